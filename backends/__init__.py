@@ -1,0 +1,1 @@
+"""verikern.backends (installed from the top-level backends/ folder)."""

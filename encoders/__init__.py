@@ -1,0 +1,1 @@
+"""verikern.encoders (installed from the top-level encoders/ folder)."""

@@ -1,0 +1,1 @@
+"""verikern.proofs (installed from the top-level proofs/ folder)."""

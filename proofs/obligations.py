@@ -1,0 +1,135 @@
+"""Proof obligations and their verdicts.
+
+Invariant: `Status.PROVED` is only ever set from an `unsat` answer of a solver
+on the obligation's negation under sound assumptions; everything the prover
+cannot decide is `Status.UNKNOWN` with a `reason`.
+"""
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+from verikern.mir.nodes import SourceLoc
+
+
+class ObligationKind(str, enum.Enum):
+    BOUNDS = "bounds"
+    RACE = "race"
+    DIVERGENCE = "divergence"
+    ASSERT = "assert"
+    INVARIANT = "invariant"
+    DIV_ZERO = "div-zero"
+
+
+class Status(str, enum.Enum):
+    PROVED = "proved"
+    FAILED = "failed"
+    UNKNOWN = "unknown"
+
+
+class KernelStatus(str, enum.Enum):
+    PROVED = "proved"
+    FAILED = "failed"
+    UNKNOWN = "unknown"
+    ERROR = "error"
+
+
+@dataclass(frozen=True)
+class Counterexample:
+    """A concrete launch that violates an obligation.
+
+    dims: launch dims (tuple, one per launch dimension); block_dim;
+    threads: the offending threads as (block, thread_idx) pairs (one or two);
+    scalars: scalar parameter values by name; shapes: array shapes by name
+    (logical dims); arrays: contents that matter, by name, as
+    {flat_index: value} maps (everything else zero);
+    facts: extra named values (the index, the element, the loop counter...).
+    """
+
+    dims: tuple[int, ...]
+    block_dim: int
+    threads: tuple[tuple[int, int], ...]
+    scalars: dict[str, Any] = field(default_factory=dict)
+    shapes: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    arrays: dict[str, dict[int, Any]] = field(default_factory=dict)
+    facts: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        return {
+            "dims": list(self.dims),
+            "block_dim": self.block_dim,
+            "threads": [{"block": b, "thread": t} for b, t in self.threads],
+            "scalars": dict(self.scalars),
+            "shapes": {k: list(v) for k, v in self.shapes.items()},
+            "arrays": {k: {str(i): v for i, v in m.items()} for k, m in self.arrays.items()},
+            "facts": dict(self.facts),
+        }
+
+
+@dataclass(frozen=True)
+class Obligation:
+    """One property to prove at one place.
+
+    loc: the access/barrier/assert/division site; for races, loc is the first
+    access and `other_loc` the second. message: one line saying what is
+    claimed or, when failed, what goes wrong ("threads 3 and 4 of block 0 both
+    access sh[4] ...").
+    """
+
+    kind: ObligationKind
+    loc: SourceLoc
+    status: Status
+    message: str
+    counterexample: Counterexample | None = None
+    confirmed: bool | None = None
+    reason: str | None = None
+    other_loc: SourceLoc | None = None
+    seconds: float = 0.0
+
+    def to_json(self) -> dict:
+        return {
+            "kind": self.kind.value,
+            "status": self.status.value,
+            "line": self.loc.line,
+            "col": self.loc.col,
+            "message": self.message,
+            "counterexample": self.counterexample.to_json() if self.counterexample else None,
+            "confirmed": self.confirmed,
+            "reason": self.reason,
+        }
+
+
+@dataclass(frozen=True)
+class KernelReport:
+    """The verdict for one kernel: status is the worst obligation status
+    (failed > unknown > proved), or ERROR with `error` (rendered KernelError)."""
+
+    file: str
+    kernel: str
+    status: KernelStatus
+    seconds: float
+    obligations: tuple[Obligation, ...] = ()
+    error: str | None = None
+    line: int = 0
+
+    @staticmethod
+    def summarize(obligations) -> KernelStatus:
+        st = {o.status for o in obligations}
+        if Status.FAILED in st:
+            return KernelStatus.FAILED
+        if Status.UNKNOWN in st:
+            return KernelStatus.UNKNOWN
+        return KernelStatus.PROVED
+
+    def to_json(self) -> dict:
+        d = {
+            "file": self.file,
+            "kernel": self.kernel,
+            "status": self.status.value,
+            "seconds": round(self.seconds, 4),
+            "obligations": [o.to_json() for o in self.obligations],
+        }
+        if self.error is not None:
+            d["error"] = self.error
+        return d

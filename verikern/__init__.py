@@ -1,0 +1,27 @@
+"""verikern: prove and run GPU kernels written in a Warp-compatible Python DSL.
+
+`import verikern as vk` gives the kernel language (`vk.kernel`, `vk.func`,
+`vk.array`, `vk.float32`, `vk.tid`, ...; see LANGUAGE.md) and `vk.launch`.
+Names are resolved lazily, so `import verikern.mir` stays cheap and never
+imports the frontend or the backends.
+"""
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+_RUNTIME_NAMES = {"launch"}
+
+
+def __getattr__(name: str):
+    if name.startswith("__"):
+        raise AttributeError(name)
+    if name in _RUNTIME_NAMES:
+        from . import runtime
+
+        return getattr(runtime, name)
+    from . import lang
+
+    try:
+        return getattr(lang, name)
+    except AttributeError:
+        raise AttributeError(f"module 'verikern' has no attribute {name!r}") from None

@@ -1,0 +1,48 @@
+"""The `verikern` command line (click). Each subcommand lives in its own module
+of this package and exposes a click command named `command`; modules are
+imported only when their command runs, so `verikern --help` stays fast."""
+from __future__ import annotations
+
+import importlib
+
+import click
+
+from verikern import __version__
+
+# name -> (module, one-line help shown by `verikern --help`)
+COMMANDS = {
+    "prove": ("verikern.cli.prove", "Prove bounds, race freedom, barrier convergence, asserts and division safety."),
+    "emit": ("verikern.cli.emit", "Print a kernel's HIR, MIR, LLVM IR or PTX."),
+    "trace": ("verikern.cli.trace", "Run a kernel on generated inputs and report races and bank conflicts."),
+    "info": ("verikern.cli.info", "Report registers, shared memory and spills per kernel (ptxas -v)."),
+}
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx):
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx, name):
+        if name not in COMMANDS:
+            return None
+        module = importlib.import_module(COMMANDS[name][0])
+        return module.command
+
+    def format_commands(self, ctx, formatter):
+        rows = [(name, COMMANDS[name][1]) for name in sorted(COMMANDS)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="verikern")
+def main():
+    """verikern: formal verification for GPU kernels written in Python.
+
+    \b
+    Examples:
+      verikern prove examples/                 prove every kernel in a folder
+      verikern prove k.py --kernel saxpy --format json
+      verikern emit k.py --kernel saxpy --ir mir
+      verikern trace k.py --kernel reduce --dim 1024 --block-dim 256
+    """

@@ -1,0 +1,528 @@
+"""MIR node classes: the one contract between the compiler and every consumer.
+
+MIR is an SSA control-flow graph of typed scalar instructions for ONE kernel.
+Everything after the compiler (simulator, SMT and C encoders, LLVM lowering)
+reads only these classes.  The full semantics of each op is in docs/MIR.md;
+executable semantics live beside these definitions (backends/simulator), never
+inside them.
+
+Invariants (checked by `verikern.mir.verifier.verify`):
+- every `Value` is defined exactly once (a scalar parameter, a phi or an
+  instruction result) and every use is dominated by its definition;
+- every block ends in exactly one terminator; phis come first and have exactly
+  one incoming operand per CFG predecessor;
+- operand types match the op's typing rule (docs/MIR.md);
+- the entry block is `blocks[0]` and has no predecessors;
+- the CFG is reducible (it comes from structured source).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import ClassVar, Union
+
+from .types import BOOL, I32, ScalarType
+
+
+@dataclass(frozen=True)
+class SourceLoc:
+    """A 1-based line and column in a kernel file."""
+
+    file: str
+    line: int
+    col: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}"
+
+
+UNKNOWN_LOC = SourceLoc("<unknown>", 0, 0)
+
+
+# --------------------------------------------------------------------- operands
+@dataclass(frozen=True)
+class Value:
+    """An SSA virtual register. `id` is unique within its kernel; `name` is a
+    printing hint (the source variable), not part of identity-relevant data."""
+
+    id: int
+    type: ScalarType
+    name: str = ""
+
+    def __str__(self) -> str:
+        return f"%{self.name}.{self.id}" if self.name else f"%{self.id}"
+
+
+@dataclass(frozen=True)
+class Const:
+    """A literal of a scalar type; `value` is already wrapped into the type's
+    range (ints), is a Python float (floats) or a bool."""
+
+    value: Union[int, float, bool]
+    type: ScalarType
+
+    def __str__(self) -> str:
+        if self.type.is_bool:
+            return "true" if self.value else "false"
+        return f"{self.value!r}:{self.type.name}"
+
+
+Operand = Union[Value, Const]
+
+
+# ----------------------------------------------------------------------- arrays
+@dataclass(frozen=True)
+class ArrayRef:
+    """An array a kernel can access: a global parameter or a shared array.
+
+    `dtype` is the scalar element type. `ndim` counts the *logical* dimensions
+    (those of `a.shape` in the source); `inner` are trailing constant
+    dimensions that come from vector/matrix element types (vec3 -> (3,),
+    mat33 -> (3, 3)). Every Load/Store/Atomic passes ndim + len(inner)
+    indices. Bounds obligations concern the logical dimensions only; inner
+    indices are compile-time constants in range by construction.
+
+    For `space == "shared"`, `shape` holds the constant logical shape and
+    `layout` is "row_major" or "column_major" (it affects only bank mapping).
+    For `space == "global"`, `shape` is None: the lengths are symbolic and read
+    with `ShapeOf`.
+    """
+
+    name: str
+    dtype: ScalarType
+    ndim: int
+    inner: tuple[int, ...] = ()
+    space: str = "global"
+    shape: tuple[int, ...] | None = None
+    layout: str = "row_major"
+
+    @property
+    def full_ndim(self) -> int:
+        return self.ndim + len(self.inner)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True)
+class ScalarParam:
+    """A scalar kernel parameter; `value` is its SSA value, defined at entry."""
+
+    name: str
+    value: Value
+
+
+Param = Union[ScalarParam, ArrayRef]
+
+
+# ------------------------------------------------------------------ instructions
+@dataclass(frozen=True)
+class Instr:
+    """Base of all non-terminator instructions. `result` is None for ops
+    without a value. Subclasses set OPCODE (the key of every dispatch table)."""
+
+    OPCODE: ClassVar[str] = "?"
+
+    def operands(self) -> tuple[Operand, ...]:
+        raise NotImplementedError(f"{type(self).__name__} must define operands()")
+
+
+BINARY_OPS = (
+    "add", "sub", "mul", "div", "floordiv", "mod",
+    "min", "max", "and", "or", "xor", "shl", "shr", "pow",
+)
+COMPARE_OPS = ("eq", "ne", "lt", "le", "gt", "ge")
+UNARY_OPS = (
+    "neg", "not", "invert", "abs",
+    "sqrt", "sqrt_precise", "sin", "cos", "tan", "exp", "log", "floor", "ceil",
+)
+SPECIAL_KINDS = ("thread_idx", "block_idx", "block_dim", "grid_dim", "launch_dim")
+ATOMIC_OPS = ("add", "sub", "min", "max", "exch", "cas", "and", "or", "xor")
+
+
+@dataclass(frozen=True)
+class BinOp(Instr):
+    """result = lhs <op> rhs; lhs, rhs and result share one type (see MIR.md)."""
+
+    OPCODE: ClassVar[str] = "binop"
+    result: Value
+    op: str
+    lhs: Operand
+    rhs: Operand
+    loc: SourceLoc
+
+    def operands(self):
+        return (self.lhs, self.rhs)
+
+
+@dataclass(frozen=True)
+class Compare(Instr):
+    """result: bool = lhs <op> rhs; lhs and rhs share one type."""
+
+    OPCODE: ClassVar[str] = "cmp"
+    result: Value
+    op: str
+    lhs: Operand
+    rhs: Operand
+    loc: SourceLoc
+
+    def operands(self):
+        return (self.lhs, self.rhs)
+
+
+@dataclass(frozen=True)
+class UnaryOp(Instr):
+    """result = op(operand); same type in and out."""
+
+    OPCODE: ClassVar[str] = "unop"
+    result: Value
+    op: str
+    operand: Operand
+    loc: SourceLoc
+
+    def operands(self):
+        return (self.operand,)
+
+
+@dataclass(frozen=True)
+class Cast(Instr):
+    """result = operand converted to result.type (rules in MIR.md)."""
+
+    OPCODE: ClassVar[str] = "cast"
+    result: Value
+    operand: Operand
+    loc: SourceLoc
+
+    def operands(self):
+        return (self.operand,)
+
+
+@dataclass(frozen=True)
+class Select(Instr):
+    """result = if_true if cond else if_false (both evaluated; no side effects)."""
+
+    OPCODE: ClassVar[str] = "select"
+    result: Value
+    cond: Operand
+    if_true: Operand
+    if_false: Operand
+    loc: SourceLoc
+
+    def operands(self):
+        return (self.cond, self.if_true, self.if_false)
+
+
+@dataclass(frozen=True)
+class Special(Instr):
+    """A launch-geometry register, always int32. kind is one of SPECIAL_KINDS;
+    `dim` selects the launch dimension for kind == "launch_dim" (0 otherwise)."""
+
+    OPCODE: ClassVar[str] = "special"
+    result: Value
+    kind: str
+    loc: SourceLoc
+    dim: int = 0
+
+    def operands(self):
+        return ()
+
+
+@dataclass(frozen=True)
+class ShapeOf(Instr):
+    """result: int32 = length of logical dimension `dim` of a global array."""
+
+    OPCODE: ClassVar[str] = "shape"
+    result: Value
+    array: ArrayRef
+    dim: int
+    loc: SourceLoc
+
+    def operands(self):
+        return ()
+
+
+@dataclass(frozen=True)
+class Load(Instr):
+    """result = array[indices]; one index per dimension (logical then inner),
+    each an integer operand of any width (interpreted by its own signedness)."""
+
+    OPCODE: ClassVar[str] = "load"
+    result: Value
+    array: ArrayRef
+    indices: tuple[Operand, ...]
+    loc: SourceLoc
+
+    def operands(self):
+        return tuple(self.indices)
+
+
+@dataclass(frozen=True)
+class Store(Instr):
+    """array[indices] = value (plain, non-atomic write)."""
+
+    OPCODE: ClassVar[str] = "store"
+    array: ArrayRef
+    indices: tuple[Operand, ...]
+    value: Operand
+    loc: SourceLoc
+
+    def operands(self):
+        return tuple(self.indices) + (self.value,)
+
+
+@dataclass(frozen=True)
+class Atomic(Instr):
+    """Atomic read-modify-write; result = the element's old value.
+    op in ATOMIC_OPS; for "cas", `compare` is set and the new value is stored
+    only when old == compare."""
+
+    OPCODE: ClassVar[str] = "atomic"
+    result: Value
+    op: str
+    array: ArrayRef
+    indices: tuple[Operand, ...]
+    value: Operand
+    loc: SourceLoc
+    compare: Operand | None = None
+
+    def operands(self):
+        extra = (self.compare,) if self.compare is not None else ()
+        return tuple(self.indices) + (self.value,) + extra
+
+
+@dataclass(frozen=True)
+class Barrier(Instr):
+    """vk.sync_threads(): every live thread of the block must reach this same
+    instruction together (block_until is lowered to a loop around it)."""
+
+    OPCODE: ClassVar[str] = "barrier"
+    loc: SourceLoc
+
+    def operands(self):
+        return ()
+
+
+@dataclass(frozen=True)
+class Assert(Instr):
+    """An obligation `cond` must hold for every thread reaching it.
+    kind is "assert" (source assert) or "invariant" (vk.invariant hint, which
+    sits first in its loop's body block and is named by LoopInfo)."""
+
+    OPCODE: ClassVar[str] = "assert"
+    cond: Operand
+    message: str
+    loc: SourceLoc
+    kind: str = "assert"
+
+    def operands(self):
+        return (self.cond,)
+
+
+@dataclass(frozen=True)
+class Requires(Instr):
+    """A launch precondition (vk.requires(cond)); `cond` is uniform (depends only
+    on scalar params, shapes and launch geometry). All Requires sit in the
+    entry block before any memory access. Provers assume it; launches that
+    break it are refused."""
+
+    OPCODE: ClassVar[str] = "requires"
+    cond: Operand
+    loc: SourceLoc
+
+    def operands(self):
+        return (self.cond,)
+
+
+@dataclass(frozen=True)
+class RequiresArray(Instr):
+    """A launch-time contract on an integer global array's contents:
+    kind "all_in_range": lo <= e < hi for every element (lo, hi operands of
+    the array's dtype); kind "all_distinct": no two elements equal (lo, hi None).
+    Same placement rule as Requires."""
+
+    OPCODE: ClassVar[str] = "requires_array"
+    kind: str
+    array: ArrayRef
+    loc: SourceLoc
+    lo: Operand | None = None
+    hi: Operand | None = None
+
+    def operands(self):
+        return tuple(x for x in (self.lo, self.hi) if x is not None)
+
+
+# Every instruction class (dispatch tables must have an entry for each).
+INSTRUCTION_CLASSES: tuple[type[Instr], ...] = (
+    BinOp, Compare, UnaryOp, Cast, Select, Special, ShapeOf,
+    Load, Store, Atomic, Barrier, Assert, Requires, RequiresArray,
+)
+
+
+@dataclass(frozen=True)
+class Phi:
+    """result = the incoming operand of the predecessor control came from."""
+
+    OPCODE: ClassVar[str] = "phi"
+    result: Value
+    incoming: tuple[tuple[str, Operand], ...]
+    loc: SourceLoc
+
+    def operands(self):
+        return tuple(v for _, v in self.incoming)
+
+
+# ------------------------------------------------------------------ terminators
+@dataclass(frozen=True)
+class Jump:
+    OPCODE: ClassVar[str] = "jmp"
+    target: str
+    loc: SourceLoc
+
+    def successors(self) -> tuple[str, ...]:
+        return (self.target,)
+
+    def operands(self):
+        return ()
+
+
+@dataclass(frozen=True)
+class Branch:
+    OPCODE: ClassVar[str] = "br"
+    cond: Operand
+    if_true: str
+    if_false: str
+    loc: SourceLoc
+
+    def successors(self) -> tuple[str, ...]:
+        return (self.if_true, self.if_false)
+
+    def operands(self):
+        return (self.cond,)
+
+
+@dataclass(frozen=True)
+class Return:
+    """The thread ends (kernel `return`, or falling off the end)."""
+
+    OPCODE: ClassVar[str] = "ret"
+    loc: SourceLoc
+
+    def successors(self) -> tuple[str, ...]:
+        return ()
+
+    def operands(self):
+        return ()
+
+
+Terminator = Union[Jump, Branch, Return]
+TERMINATOR_CLASSES = (Jump, Branch, Return)
+
+
+@dataclass(frozen=True)
+class Block:
+    label: str
+    phis: tuple[Phi, ...]
+    instrs: tuple[Instr, ...]
+    terminator: Terminator
+
+
+@dataclass(frozen=True)
+class RangeLoopInfo:
+    """For a `for v in range(start, stop, step)` loop: the counter is the phi
+    `counter` in the header; it takes start, start+step, ... while
+    (step > 0 and v < stop) or (step < 0 and v > stop), so a zero step runs
+    no iteration (the frontend rejects a literal zero step). The header holds
+    that test; the latch computes v + step with an ordinary (wrapping) BinOp
+    "add" whose result feeds the phi."""
+
+    counter: Value
+    start: Operand
+    stop: Operand
+    step: Operand
+
+
+@dataclass(frozen=True)
+class LoopInfo:
+    """A natural loop from a source `for`/`while`/`block_until`.
+
+    header: the block with the loop test (target of the back edge);
+    body: labels of every block inside the loop (header included);
+    latches: blocks with a back edge to the header;
+    exit: the block control reaches when the loop ends (also `break` target);
+    range: counter information for range loops; None for while loops;
+    invariants: the Assert(kind="invariant") instructions of vk.invariant
+    hints in this loop's body.
+    """
+
+    header: str
+    body: tuple[str, ...]
+    latches: tuple[str, ...]
+    exit: str
+    loc: SourceLoc
+    range: RangeLoopInfo | None = None
+    invariants: tuple[Assert, ...] = ()
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """One compiled kernel.
+
+    params: in source order (ScalarParam or global ArrayRef);
+    shared: the shared arrays it declares (ArrayRef with space "shared");
+    blocks: the CFG, entry first;
+    loops: every source loop, outermost first;
+    launch_ndim: 1..4, the number of launch dimensions `vk.tid()` unpacks;
+    block_dim: fixed by `@vk.kernel(block_dim=...)`, else None;
+    fast_math: the module option;
+    uses_block_features: it uses shared memory or barriers, so launches need
+    dim % block_dim == 0.
+    """
+
+    name: str
+    params: tuple[Param, ...]
+    shared: tuple[ArrayRef, ...]
+    blocks: tuple[Block, ...]
+    loops: tuple[LoopInfo, ...]
+    loc: SourceLoc
+    launch_ndim: int = 1
+    block_dim: int | None = None
+    fast_math: bool = False
+    uses_block_features: bool = False
+    _index: dict = field(default_factory=dict, compare=False, repr=False, hash=False)
+
+    def block(self, label: str) -> Block:
+        if not self._index:
+            self._index.update({b.label: b for b in self.blocks})
+        return self._index[label]
+
+    @property
+    def entry(self) -> Block:
+        return self.blocks[0]
+
+    @property
+    def arrays(self) -> tuple[ArrayRef, ...]:
+        return tuple(p for p in self.params if isinstance(p, ArrayRef)) + self.shared
+
+    @property
+    def scalar_params(self) -> tuple[ScalarParam, ...]:
+        return tuple(p for p in self.params if isinstance(p, ScalarParam))
+
+    def predecessors(self) -> dict[str, list[str]]:
+        preds: dict[str, list[str]] = {b.label: [] for b in self.blocks}
+        for b in self.blocks:
+            for s in b.terminator.successors():
+                preds[s].append(b.label)
+        return preds
+
+    def instructions(self):
+        """Every (block, instruction) pair, phis excluded, in block order."""
+        for b in self.blocks:
+            for ins in b.instrs:
+                yield b, ins
+
+
+def result_of(ins) -> Value | None:
+    """The value an instruction or phi defines, or None."""
+    return getattr(ins, "result", None)
+
+
+__all__ = [name for name in dir() if not name.startswith("_")] + ["BOOL", "I32"]

@@ -1,0 +1,175 @@
+"""MIR well-formedness checks, run between passes in tests.
+
+`verify(kernel)` raises MirVerifyError naming the first broken invariant of
+verikern.mir.nodes (single definition, dominance, phi arity, typing, terminator
+targets, requires placement). It never changes the kernel.
+"""
+from __future__ import annotations
+
+from .cfg import dominators, reverse_postorder
+from .nodes import (
+    ATOMIC_OPS, BINARY_OPS, COMPARE_OPS, SPECIAL_KINDS, UNARY_OPS,
+    Assert, Atomic, Barrier, BinOp, Branch, Cast, Compare, Const, Kernel, Load,
+    Requires, RequiresArray, Select, ShapeOf, Special, Store, UnaryOp, Value,
+)
+from .types import BOOL, I32
+
+
+class MirVerifyError(Exception):
+    """MIR broke an invariant; the message names kernel, block and instruction."""
+
+
+def _fail(k: Kernel, where: str, msg: str):
+    raise MirVerifyError(f"MIR of kernel {k.name!r}, {where}: {msg}")
+
+
+def _check_types(k: Kernel, where: str, ins) -> None:
+    def same(*ops):
+        types = {o.type for o in ops}
+        if len(types) != 1:
+            _fail(k, where, f"operand types differ: {sorted(t.name for t in types)}")
+
+    if isinstance(ins, BinOp):
+        if ins.op not in BINARY_OPS:
+            _fail(k, where, f"unknown binop {ins.op!r}")
+        same(ins.result, ins.lhs, ins.rhs)
+        if ins.op in ("and", "or", "xor") and ins.result.type.is_float:
+            _fail(k, where, f"{ins.op} on floats")
+        if ins.op in ("shl", "shr") and not ins.result.type.is_int:
+            _fail(k, where, f"{ins.op} needs integers")
+        if ins.op == "pow" and not ins.result.type.is_float:
+            _fail(k, where, "pow needs floats")
+    elif isinstance(ins, Compare):
+        if ins.op not in COMPARE_OPS:
+            _fail(k, where, f"unknown comparison {ins.op!r}")
+        same(ins.lhs, ins.rhs)
+        if ins.result.type != BOOL:
+            _fail(k, where, "comparison result must be bool")
+    elif isinstance(ins, UnaryOp):
+        if ins.op not in UNARY_OPS:
+            _fail(k, where, f"unknown unary op {ins.op!r}")
+        same(ins.result, ins.operand)
+        if ins.op == "not" and ins.result.type != BOOL:
+            _fail(k, where, "not needs bool")
+        if ins.op == "invert" and not ins.result.type.is_int:
+            _fail(k, where, "invert needs an integer")
+        if ins.op not in ("neg", "not", "invert", "abs") and not ins.result.type.is_float:
+            _fail(k, where, f"{ins.op} needs a float")
+    elif isinstance(ins, Select):
+        if ins.cond.type != BOOL:
+            _fail(k, where, "select condition must be bool")
+        same(ins.result, ins.if_true, ins.if_false)
+    elif isinstance(ins, (Special, ShapeOf)):
+        if ins.result.type != I32:
+            _fail(k, where, "geometry and shapes are int32")
+        if isinstance(ins, Special) and ins.kind not in SPECIAL_KINDS:
+            _fail(k, where, f"unknown special {ins.kind!r}")
+        if isinstance(ins, ShapeOf) and (ins.array.space != "global" or
+                                         not 0 <= ins.dim < ins.array.ndim):
+            _fail(k, where, "shape of a non-global array or a bad dimension")
+    elif isinstance(ins, (Load, Store, Atomic)):
+        if len(ins.indices) != ins.array.full_ndim:
+            _fail(k, where, f"{len(ins.indices)} indices for a "
+                            f"{ins.array.full_ndim}-d array {ins.array.name}")
+        for i in ins.indices:
+            if not i.type.is_int:
+                _fail(k, where, f"index {i} is not an integer")
+        val = ins.result if isinstance(ins, (Load, Atomic)) else ins.value
+        if val.type != ins.array.dtype:
+            _fail(k, where, f"element type {ins.array.dtype} but value {val.type}")
+        if isinstance(ins, Atomic):
+            if ins.op not in ATOMIC_OPS:
+                _fail(k, where, f"unknown atomic {ins.op!r}")
+            if ins.value.type != ins.array.dtype:
+                _fail(k, where, "atomic value type differs from the element type")
+            if (ins.op == "cas") != (ins.compare is not None):
+                _fail(k, where, "cas needs a compare operand (and only cas)")
+    elif isinstance(ins, (Assert, Requires)):
+        if ins.cond.type != BOOL:
+            _fail(k, where, "condition must be bool")
+    elif isinstance(ins, RequiresArray):
+        if ins.kind not in ("all_in_range", "all_distinct"):
+            _fail(k, where, f"unknown array contract {ins.kind!r}")
+        if not ins.array.dtype.is_int:
+            _fail(k, where, "array contracts need an integer array")
+
+
+def verify(k: Kernel) -> None:
+    """Raise MirVerifyError unless `k` satisfies every MIR invariant."""
+    labels = [b.label for b in k.blocks]
+    if len(set(labels)) != len(labels):
+        _fail(k, "CFG", "duplicate block labels")
+    known = set(labels)
+    for b in k.blocks:
+        for s in b.terminator.successors():
+            if s not in known:
+                _fail(k, f"block {b.label}", f"jump to unknown block {s}")
+    preds = k.predecessors()
+    if preds[k.entry.label]:
+        _fail(k, "entry", "the entry block has predecessors")
+    rpo = reverse_postorder(k)
+    reachable = set(rpo)
+    dom = dominators(k)
+
+    defined_in: dict[int, tuple[str, int]] = {}  # value id -> (block, position)
+    for p in k.scalar_params:
+        defined_in[p.value.id] = (k.entry.label, -1)
+    for b in k.blocks:
+        for pos, ins in enumerate((*b.phis, *b.instrs)):
+            res = getattr(ins, "result", None)
+            if res is not None:
+                if res.id in defined_in:
+                    _fail(k, f"block {b.label}", f"{res} defined twice")
+                defined_in[res.id] = (b.label, pos)
+
+    def check_use(v, b_label: str, pos: int, where: str):
+        if isinstance(v, Const):
+            return
+        if not isinstance(v, Value):
+            _fail(k, where, f"operand {v!r} is neither a Value nor a Const")
+        if v.id not in defined_in:
+            _fail(k, where, f"{v} is used but never defined")
+        d_block, d_pos = defined_in[v.id]
+        if b_label not in reachable:
+            return
+        if d_block == b_label:
+            if d_pos >= pos:
+                _fail(k, where, f"{v} used before its definition")
+        elif d_block not in dom[b_label]:
+            _fail(k, where, f"{v} does not dominate its use")
+
+    seen_memory = False
+    for b in k.blocks:
+        where_b = f"block {b.label}"
+        plist = preds[b.label]
+        for phi in b.phis:
+            srcs = [lbl for lbl, _ in phi.incoming]
+            if sorted(srcs) != sorted(plist):
+                _fail(k, where_b, f"phi {phi.result} has incoming {srcs}, "
+                                  f"predecessors are {plist}")
+            for lbl, v in phi.incoming:
+                if isinstance(v, Value) or isinstance(v, Const):
+                    if v.type != phi.result.type:
+                        _fail(k, where_b, f"phi {phi.result} mixes types")
+                # the incoming value must dominate the end of that predecessor
+                check_use(v, lbl, 10**9, where_b)
+        npos = len(b.phis)
+        for i, ins in enumerate(b.instrs):
+            where = f"{where_b}, {type(ins).__name__} at line {ins.loc.line}"
+            for v in ins.operands():
+                check_use(v, b.label, npos + i, where)
+            _check_types(k, where, ins)
+            if isinstance(ins, (Load, Store, Atomic, Barrier)):
+                seen_memory = True
+            if isinstance(ins, (Requires, RequiresArray)):
+                if b is not k.entry or seen_memory:
+                    _fail(k, where, "requires must be in the entry block "
+                                    "before any memory access")
+        t = b.terminator
+        for v in t.operands():
+            check_use(v, b.label, 10**9, f"{where_b} terminator")
+        if isinstance(t, Branch) and t.cond.type != BOOL:
+            _fail(k, where_b, "branch condition must be bool")
+    for loop in k.loops:
+        if loop.header not in known or loop.exit not in known:
+            _fail(k, "loops", f"loop at line {loop.loc.line} names unknown blocks")
