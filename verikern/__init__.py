@@ -15,11 +15,14 @@ _RUNTIME_NAMES = {"launch"}
 def __getattr__(name: str):
     if name.startswith("__"):
         raise AttributeError(name)
-    if name in _RUNTIME_NAMES:
-        from . import runtime
+    import importlib
 
+    if name in _RUNTIME_NAMES:
+        runtime = importlib.import_module(__name__ + ".runtime")
         return getattr(runtime, name)
-    from . import lang
+    if name in ("lang", "runtime"):  # a submodule not imported yet: no recursion
+        return importlib.import_module(f"{__name__}.{name}")
+    lang = importlib.import_module(__name__ + ".lang")
 
     try:
         return getattr(lang, name)

@@ -1,0 +1,313 @@
+"""The CPU target: one LLVM function runs a range of blocks, each block's
+threads as loops (ABI in backends/llvm/abi.py).
+
+Invariant: for every block b in [block_begin, block_end) the function runs
+every existing thread (linear id < launch_size) exactly as the MIR
+execution model prescribes, and returns 0, or returns the ERR_* code after
+writing the error status of the first failure it met. Without barriers, each
+thread runs to completion in turn (thread loop inside block loop). With
+barriers, the block runs in phases: every live thread resumes where it
+stopped (`thread_state[t]`: 0 = start, k + 1 = after barrier k, -1 =
+returned) and runs to its next barrier or return; values live across a
+barrier are saved per thread in `spill` (slot * block_dim + t, 8 bytes each);
+after a phase all live threads must wait at the same barrier, otherwise the
+function reports ERR_DIVERGENCE. Shared memory is refilled with the poison
+pattern (NaN / 0x5A bytes) at the start of every block.
+"""
+from __future__ import annotations
+
+import numpy as np
+from llvmlite import ir
+
+from verikern.mir.nodes import Kernel
+
+from .abi import (
+    param_name,
+    ERR_DIVERGENCE, I8, I32, I64, LoweredKernel, kernel_params, storage_type,
+    value_type,
+)
+from .barriers import find_barriers, live_across_barriers
+from .body import Emitter
+
+DONE = -1
+
+
+def shared_layout(kernel: Kernel) -> tuple[dict[str, tuple[int, int]], int]:
+    """Byte offset and size of each shared array in one block's scratch."""
+    layout, offset = {}, 0
+    for arr in kernel.shared:
+        count = int(np.prod(arr.shape or (), dtype=np.int64)) * int(
+            np.prod(arr.inner, dtype=np.int64))
+        size = count * arr.dtype.np_dtype.itemsize
+        offset = (offset + 15) // 16 * 16
+        layout[arr.name] = (offset, size)
+        offset += size
+    return layout, (offset + 15) // 16 * 16
+
+
+def shared_poison(kernel: Kernel) -> bytes:
+    """The bytes every block's shared memory starts with."""
+    layout, total = shared_layout(kernel)
+    image = bytearray(b"\x5a" * total)
+    for arr in kernel.shared:
+        off, size = layout[arr.name]
+        if arr.dtype.is_float:
+            fill = np.full(size // arr.dtype.np_dtype.itemsize, np.nan, arr.dtype.np_dtype)
+            image[off:off + size] = fill.tobytes()
+    return bytes(image)
+
+
+class CpuTarget:
+    """Target hooks for the CPU body function."""
+
+    def __init__(self, kernel: Kernel, func: ir.Function, params, layout):
+        self.kernel = kernel
+        self.func = func
+        self.layout = layout
+        args = list(func.args)
+        for arg, name in zip(args, [param_name(p) for p in params] + ["block_dim", "grid_dim", "block_begin", "block_end", "shared", "thread_state", "spill", "err"]):
+            arg.name = name
+        self.arrays, self.shapes, self.scalars, self.launch_dims = {}, {}, {}, {}
+        for slot, arg in zip(params, args):
+            if slot.kind == "array":
+                self.arrays[slot.name] = arg
+                arg.add_attribute("noalias")
+            elif slot.kind == "shape":
+                self.shapes[(slot.name, slot.dim)] = arg
+            elif slot.kind == "scalar":
+                self.scalars[slot.name] = arg
+            elif slot.kind == "launch_dim":
+                self.launch_dims[slot.dim] = arg
+            else:
+                self.size = arg
+        rest = args[len(params):]
+        (self.block_dim, self.grid_dim, self.block_begin, self.block_end,
+         self.shared, self.state, self.spill, self.err) = rest
+        self.thread = None
+        self.block = None
+        self.thread_latch = None
+        self.dispatch = None
+        self.live: list = []
+        self.slots: dict[int, int] = {}
+
+    # -- hooks used by Emitter
+    def libm_name(self, name: str) -> str:
+        return name
+
+    def special(self, em, ins):
+        kind = ins.kind
+        if kind == "thread_idx":
+            return self.thread
+        if kind == "block_idx":
+            return self.block
+        if kind == "block_dim":
+            return self.block_dim
+        if kind == "grid_dim":
+            return self.grid_dim
+        if kind == "launch_dim":
+            return self.launch_dims[ins.dim]
+        raise ValueError(f"{ins.loc}: unknown special {kind!r}")
+
+    def shape(self, em, arr, dim):
+        if arr.space == "shared":
+            return ir.Constant(I32, arr.shape[dim])
+        return self.shapes[(arr.name, dim)]
+
+    def array_base(self, em, arr):
+        elem = ir.PointerType(storage_type(arr.dtype))
+        if arr.space == "shared":
+            off = self.layout[arr.name][0]
+            raw = em.b.gep(self.shared, [ir.Constant(I64, off)], inbounds=True)
+            return em.b.bitcast(raw, elem)
+        return self.arrays[arr.name]
+
+    def report_error(self, em, code, site, detail):
+        b = em.b
+        words = [ir.Constant(I64, code), b.zext(site, I64), b.zext(self.thread, I64),
+                 b.zext(self.block, I64)] + list(detail)
+        for k, w in enumerate(words):
+            b.store(w, b.gep(self.err, [ir.Constant(I32, k)]))
+        b.ret(ir.Constant(I32, code))
+
+    def _spill_ptr(self, em, slot: int, ty):
+        b = em.b
+        stride = b.zext(self.block_dim, I64)
+        idx = b.add(b.mul(ir.Constant(I64, slot), stride), b.zext(self.thread, I64))
+        return b.bitcast(b.gep(self.spill, [idx]), ir.PointerType(ty))
+
+    def barrier(self, em, ins, barrier_id):
+        b = em.b
+        for v in self.live[barrier_id]:
+            ty = value_type(v.type)
+            b.store(b.load(em.homes[v.id]), self._spill_ptr(em, self.slots[v.id], ty))
+        b.store(ir.Constant(I32, barrier_id + 1), b.gep(self.state, [self.thread]))
+        b.branch(self.thread_latch)
+        resume = self.func.append_basic_block(f"resume.{barrier_id}")
+        self.dispatch.add_case(ir.Constant(I32, barrier_id + 1), resume)
+        b.position_at_end(resume)
+        for v in self.live[barrier_id]:
+            ty = value_type(v.type)
+            b.store(b.load(self._spill_ptr(em, self.slots[v.id], ty)), em.homes[v.id])
+
+    def ret(self, em, term):
+        if self.dispatch is not None:
+            em.b.store(ir.Constant(I32, DONE), em.b.gep(self.state, [self.thread]))
+        em.b.branch(self.thread_latch)
+
+
+def _counted_loop(b: ir.IRBuilder, func, name: str, start, stop):
+    """Open `for i in range(start, stop)`; returns (i, body, latch, exit)."""
+    pre = b.block
+    head = func.append_basic_block(f"{name}.head")
+    body = func.append_basic_block(f"{name}.body")
+    latch = func.append_basic_block(f"{name}.latch")
+    done = func.append_basic_block(f"{name}.exit")
+    b.branch(head)
+    b.position_at_end(head)
+    i = b.phi(start.type, name=name)
+    i.add_incoming(start, pre)
+    b.cbranch(b.icmp_signed("<", i, stop), body, done)
+    b.position_at_end(latch)
+    i.add_incoming(b.add(i, ir.Constant(start.type, 1), flags=["nsw"]), latch)
+    b.branch(head)
+    b.position_at_end(body)
+    return i, body, latch, done
+
+
+def build_cpu(kernel: Kernel, fast_math: bool, module: ir.Module) -> LoweredKernel:
+    params = kernel_params(kernel)
+    i8p, i32p, i64p = ir.PointerType(I8), ir.PointerType(I32), ir.PointerType(I64)
+    extra = [I32, I32, I32, I32, i8p, i32p, i64p, i64p]
+    fty = ir.FunctionType(I32, [p.type for p in params] + extra)
+    func = ir.Function(module, fty, f"vk_body_{kernel.name}")
+    func.linkage = "internal"
+    func.attributes.add("noinline")
+    layout, shared_bytes = shared_layout(kernel)
+    target = CpuTarget(kernel, func, params, layout)
+    barriers = find_barriers(kernel)
+    homes: dict[int, ir.Value] = {}
+    entry = func.append_basic_block("entry")
+    b = ir.IRBuilder(entry)
+    if barriers:
+        target.live = live_across_barriers(kernel)
+        for live in target.live:
+            for v in live:
+                if v.id not in target.slots:
+                    target.slots[v.id] = len(target.slots)
+                    homes[v.id] = b.alloca(value_type(v.type), name=f"home{v.id}")
+    ids = {(label, idx): k for k, (label, idx, _) in enumerate(barriers)}
+    em = Emitter(kernel, module, func, target, fast_math, homes, ids)
+    em.b = b
+    for p in kernel.scalar_params:
+        arg = target.scalars[p.name]
+        em.values[p.value.id] = em.from_storage(arg, p.value.type) if p.value.type.is_bool \
+            else arg
+    mir_entry = em.prepare_blocks()
+    b.position_at_end(entry)
+
+    blk, _, block_latch, exit_block = _counted_loop(b, func, "block", target.block_begin,
+                                                   target.block_end)
+    target.block = blk
+    first = b.mul(blk, target.block_dim)
+    count = b.select(b.icmp_signed("<", b.sub(target.size, first), target.block_dim),
+                     b.sub(target.size, first), target.block_dim)
+    if shared_bytes:
+        image = ir.Constant(ir.ArrayType(I8, shared_bytes), bytearray(shared_poison(kernel)))
+        poison = ir.GlobalVariable(module, image.type, f"vk_shared_poison_{kernel.name}")
+        poison.global_constant, poison.linkage, poison.initializer = True, "private", image
+        memcpy = em.intrinsic("llvm.memcpy.p0i8.p0i8.i64", ir.VoidType(),
+                              [i8p, i8p, I64, ir.IntType(1)])
+        b.call(memcpy, [target.shared, b.bitcast(poison, i8p), ir.Constant(I64, shared_bytes),
+                        ir.Constant(ir.IntType(1), 0)])
+    if barriers:
+        memset = em.intrinsic("llvm.memset.p0i8.i64", ir.VoidType(),
+                              [i8p, I8, I64, ir.IntType(1)])
+        b.call(memset, [b.bitcast(target.state, i8p), ir.Constant(I8, 0),
+                        b.mul(b.zext(count, I64), ir.Constant(I64, 4)),
+                        ir.Constant(ir.IntType(1), 0)])
+        phase = func.append_basic_block("phase")
+        b.branch(phase)
+        b.position_at_end(phase)
+    t, _, thread_latch, thread_exit = _counted_loop(b, func, "thread", ir.Constant(I32, 0),
+                                                    count)
+    target.thread, target.thread_latch = t, thread_latch
+    if barriers:
+        state = b.load(b.gep(target.state, [t]))
+        target.dispatch = b.switch(state, thread_latch)
+        target.dispatch.add_case(ir.Constant(I32, 0), mir_entry)
+    else:
+        b.branch(mir_entry)
+    em.lower_body()
+
+    b = em.b
+    b.position_at_end(thread_exit)
+    if barriers:
+        _agreement(em, target, count, phase, block_latch)
+    else:
+        b.branch(block_latch)
+    b.position_at_end(exit_block)
+    b.ret(ir.Constant(I32, 0))
+    _entry_wrapper(module, kernel, func, params)
+    return LoweredKernel(module, "cpu", kernel.name, func.name, f"vk_entry_{kernel.name}",
+                         em.sites, params, [ins.loc for _, _, ins in barriers],
+                         len(target.slots), layout, shared_bytes)
+
+
+def _agreement(em, target: CpuTarget, count, phase, block_latch) -> None:
+    """After a phase: all live threads must wait at one barrier (else error);
+    none live -> next block; otherwise run another phase."""
+    b, func = em.b, em.func
+    pre = b.block
+    head = func.append_basic_block("agree.head")
+    body = func.append_basic_block("agree.body")
+    nxt = func.append_basic_block("agree.next")
+    diverged = func.append_basic_block("agree.diverged")
+    done = func.append_basic_block("agree.done")
+    b.branch(head)
+    b.position_at_end(head)
+    j = b.phi(I32, "j")
+    first = b.phi(I32, "first")
+    first_t = b.phi(I32, "first_t")
+    for phi, v in ((j, 0), (first, DONE), (first_t, 0)):
+        phi.add_incoming(ir.Constant(I32, v), pre)
+    b.cbranch(b.icmp_signed("<", j, count), body, done)
+    b.position_at_end(body)
+    s = b.load(b.gep(target.state, [j]))
+    live = b.icmp_signed("!=", s, ir.Constant(I32, DONE))
+    none_yet = b.icmp_signed("==", first, ir.Constant(I32, DONE))
+    clash = b.and_(b.and_(live, b.not_(none_yet)), b.icmp_signed("!=", s, first))
+    b.cbranch(clash, diverged, nxt)
+    b.position_at_end(nxt)
+    take = b.and_(live, none_yet)
+    j.add_incoming(b.add(j, ir.Constant(I32, 1)), nxt)
+    first.add_incoming(b.select(take, s, first), nxt)
+    first_t.add_incoming(b.select(take, j, first_t), nxt)
+    b.branch(head)
+    b.position_at_end(diverged)
+    words = [ir.Constant(I64, ERR_DIVERGENCE), b.zext(b.sub(first, ir.Constant(I32, 1)), I64),
+             b.zext(first_t, I64), b.zext(target.block, I64),
+             b.sext(b.sub(s, ir.Constant(I32, 1)), I64), b.zext(j, I64)]
+    for k, w in enumerate(words):
+        b.store(w, b.gep(target.err, [ir.Constant(I32, k)]))
+    b.ret(ir.Constant(I32, ERR_DIVERGENCE))
+    b.position_at_end(done)
+    b.cbranch(b.icmp_signed("==", first, ir.Constant(I32, DONE)), block_latch, phase)
+
+
+def args_struct_type(params) -> ir.LiteralStructType:
+    """The C struct `vk_entry_*` reads: leading ABI params, block_dim, grid_dim."""
+    return ir.LiteralStructType([p.type for p in params] + [I32, I32])
+
+
+def _entry_wrapper(module, kernel, body, params) -> None:
+    i8p, i32p, i64p = ir.PointerType(I8), ir.PointerType(I32), ir.PointerType(I64)
+    fty = ir.FunctionType(I32, [i8p, I32, I32, i8p, i32p, i64p, i64p])
+    fn = ir.Function(module, fty, f"vk_entry_{kernel.name}")
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    st = args_struct_type(params)
+    p = b.bitcast(fn.args[0], ir.PointerType(st))
+    fields = [b.load(b.gep(p, [ir.Constant(I32, 0), ir.Constant(I32, k)]))
+              for k in range(len(st.elements))]
+    begin, end, shared, state, spill, err = fn.args[1:]
+    r = b.call(body, fields + [begin, end, shared, state, spill, err])
+    b.ret(r)

@@ -1,0 +1,285 @@
+"""Lowering of MIR value operations (BinOp, Compare, UnaryOp, Cast, Select),
+shared by every LLVM target.
+
+Invariant: each function here produces exactly the value docs/MIR.md defines,
+bit for bit as the simulator computes it, and never LLVM undefined behaviour
+or poison: integer division is guarded (zero divisor -> error check,
+INT_MIN / -1 -> wraps), shift amounts are masked to the width, float->int
+casts saturate, float16 is computed in float32 and rounded once (exact for
++ - * / sqrt), and float16/float32 transcendentals are the float64 libm
+function rounded once. Fast-math flags appear only on float ops and only when
+the kernel's fast_math is on.
+"""
+from __future__ import annotations
+
+from llvmlite import ir
+
+from verikern.mir.nodes import BinOp, Cast, Compare, Select, UnaryOp
+from verikern.mir.types import ScalarType
+
+from .abi import DOUBLE, ERR_DIV_ZERO, FLOAT, HALF, I1, I32, value_type
+
+
+class LoweringError(Exception):
+    """A MIR construct this lowering cannot translate (message names where)."""
+
+
+def _suffix(t: ir.Type) -> str:
+    if isinstance(t, ir.IntType):
+        return f"i{t.width}"
+    return {HALF: "f16", FLOAT: "f32", DOUBLE: "f64"}[t]
+
+
+def _unsupported(ins, what: str):
+    raise LoweringError(f"{ins.loc}: cannot lower {what} "
+                        f"({type(ins).__name__}); this is a compiler bug or an "
+                        f"unsupported construct")
+
+
+# ------------------------------------------------------------------ floats
+def widen(em, x: ir.Value) -> ir.Value:
+    """float16 -> float32 (exact); other floats unchanged."""
+    return em.b.fpext(x, FLOAT) if x.type == HALF else x
+
+
+def narrow(em, x: ir.Value, t: ScalarType) -> ir.Value:
+    """Round a float32 or float64 to `t` once (float64 -> float16 through
+    float32 with round-to-odd, so the result is correctly rounded)."""
+    target = value_type(t)
+    if x.type == target:
+        return x
+    b = em.b
+    if x.type == DOUBLE and target == HALF:
+        f = b.fptrunc(x, FLOAT)
+        back = b.fpext(f, DOUBLE)
+        fabs = em.intrinsic("llvm.fabs.f64", DOUBLE, [DOUBLE])
+        too_big = b.fcmp_ordered(">", b.call(fabs, [back]), b.call(fabs, [x]))
+        bits = b.bitcast(f, I32)
+        bits = b.select(too_big, b.sub(bits, ir.Constant(I32, 1)), bits)
+        inexact = b.fcmp_ordered("!=", back, x)
+        bits = b.select(inexact, b.or_(bits, ir.Constant(I32, 1)), bits)
+        return b.fptrunc(b.bitcast(bits, FLOAT), HALF)
+    return b.fptrunc(x, target)
+
+
+def _float_arith(em, op: str, a: ir.Value, c: ir.Value) -> ir.Value:
+    b, fm = em.b, em.fast
+    if op == "add":
+        return b.fadd(a, c, flags=fm)
+    if op == "sub":
+        return b.fsub(a, c, flags=fm)
+    if op == "mul":
+        return b.fmul(a, c, flags=fm)
+    if op == "div":
+        return b.fdiv(a, c, flags=fm)
+    if op == "mod":
+        return b.frem(a, c, flags=fm)
+    if op in ("min", "max"):
+        name = {"min": "minnum", "max": "maxnum"}[op]
+        fn = em.intrinsic(f"llvm.{name}.{_suffix(a.type)}", a.type, [a.type, a.type])
+        return b.call(fn, [a, c], fastmath=fm)
+    raise KeyError(op)
+
+
+def float_binop(em, ins: BinOp, a: ir.Value, c: ir.Value) -> ir.Value:
+    t = ins.result.type
+    if ins.op == "pow":
+        fn = em.libm("pow", 2)
+        r = em.b.call(fn, [_to_double(em, a), _to_double(em, c)])
+        return narrow(em, r, t)
+    if ins.op == "floordiv":
+        q = narrow(em, _float_arith(em, "div", widen(em, a), widen(em, c)), t)
+        return float_unary(em, "floor", q, t)
+    if ins.op in ("add", "sub", "mul", "div", "mod", "min", "max"):
+        return narrow(em, _float_arith(em, ins.op, widen(em, a), widen(em, c)), t)
+    _unsupported(ins, f"float binop {ins.op!r}")
+
+
+def _to_double(em, x: ir.Value) -> ir.Value:
+    return x if x.type == DOUBLE else em.b.fpext(x, DOUBLE)
+
+
+_LIBM_UNARY = ("sin", "cos", "tan", "exp", "log")
+
+
+def float_unary(em, op: str, x: ir.Value, t: ScalarType) -> ir.Value:
+    b, fm = em.b, em.fast
+    if op == "neg":
+        return b.fneg(x, flags=fm)
+    if op == "abs":
+        fn = em.intrinsic(f"llvm.fabs.{_suffix(x.type)}", x.type, [x.type])
+        return b.call(fn, [x])
+    if op in _LIBM_UNARY:
+        return narrow(em, b.call(em.libm(op, 1), [_to_double(em, x)]), t)
+    if op in ("sqrt", "sqrt_precise", "floor", "ceil"):
+        w = widen(em, x)
+        name = "sqrt" if op.startswith("sqrt") else op
+        fn = em.intrinsic(f"llvm.{name}.{_suffix(w.type)}", w.type, [w.type])
+        flags = em.fast if op == "sqrt" else ()
+        return narrow(em, b.call(fn, [w], fastmath=flags), t)
+    raise LoweringError(f"unary {op!r} is not defined on {t}")
+
+
+# -------------------------------------------------------------------- ints
+def _int_division(em, ins: BinOp, a: ir.Value, c: ir.Value, signed: bool) -> ir.Value:
+    b = em.b
+    ty = a.type
+    zero = ir.Constant(ty, 0)
+    em.check(b.icmp_unsigned("!=", c, zero), ERR_DIV_ZERO, ins.loc,
+             "integer division or modulo by zero")
+    if not signed:
+        if ins.op in ("div", "floordiv"):
+            return b.udiv(a, c)
+        return b.urem(a, c)
+    int_min = ir.Constant(ty, -(1 << (ty.width - 1)))
+    minus_one = ir.Constant(ty, -1)
+    overflow = b.and_(b.icmp_signed("==", a, int_min), b.icmp_signed("==", c, minus_one))
+    safe = b.select(overflow, ir.Constant(ty, 1), c)   # INT_MIN / 1 == INT_MIN (wrap)
+    if ins.op == "mod":
+        return b.srem(a, safe)
+    q = b.sdiv(a, safe)
+    if ins.op == "div":
+        return q
+    r = b.srem(a, safe)
+    adjust = b.and_(b.icmp_signed("!=", r, zero),
+                    b.icmp_signed("<", b.xor(r, safe), zero))
+    return b.sub(q, b.zext(adjust, ty))
+
+
+def int_binop(em, ins: BinOp, a: ir.Value, c: ir.Value) -> ir.Value:
+    b, t, op = em.b, ins.result.type, ins.op
+    signed = t.is_signed
+    if op == "add":
+        return b.add(a, c)
+    if op == "sub":
+        return b.sub(a, c)
+    if op == "mul":
+        return b.mul(a, c)
+    if op in ("div", "floordiv", "mod"):
+        return _int_division(em, ins, a, c, signed)
+    if op in ("min", "max"):
+        name = ("s" if signed else "u") + op
+        fn = em.intrinsic(f"llvm.{name}.{_suffix(a.type)}", a.type, [a.type, a.type])
+        return b.call(fn, [a, c])
+    if op == "and":
+        return b.and_(a, c)
+    if op == "or":
+        return b.or_(a, c)
+    if op == "xor":
+        return b.xor(a, c)
+    if op in ("shl", "shr"):
+        amount = b.and_(c, ir.Constant(a.type, t.bits - 1))
+        if op == "shl":
+            return b.shl(a, amount)
+        return b.ashr(a, amount) if signed else b.lshr(a, amount)
+    _unsupported(ins, f"integer binop {op!r}")
+
+
+def bool_binop(em, ins: BinOp, a: ir.Value, c: ir.Value) -> ir.Value:
+    b = em.b
+    table = {"and": b.and_, "or": b.or_, "xor": b.xor}
+    if ins.op not in table:
+        _unsupported(ins, f"bool binop {ins.op!r}")
+    return table[ins.op](a, c)
+
+
+# ------------------------------------------------------------ MIR classes
+def lower_binop(em, ins: BinOp) -> None:
+    a, c = em.operand(ins.lhs), em.operand(ins.rhs)
+    t = ins.result.type
+    if t.is_float:
+        r = float_binop(em, ins, a, c)
+    elif t.is_int:
+        r = int_binop(em, ins, a, c)
+    else:
+        r = bool_binop(em, ins, a, c)
+    em.define(ins.result, r)
+
+
+_FCMP = {"eq": ("==", True), "ne": ("!=", False), "lt": ("<", True),
+         "le": ("<=", True), "gt": (">", True), "ge": (">=", True)}
+_ICMP = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
+
+
+def lower_compare(em, ins: Compare) -> None:
+    a, c = em.operand(ins.lhs), em.operand(ins.rhs)
+    t = ins.lhs.type
+    b = em.b
+    if ins.op not in _ICMP:
+        _unsupported(ins, f"comparison {ins.op!r}")
+    if t.is_float:
+        sym, ordered = _FCMP[ins.op]
+        r = (b.fcmp_ordered if ordered else b.fcmp_unordered)(sym, a, c, flags=em.fast)
+    elif t.is_signed:
+        r = b.icmp_signed(_ICMP[ins.op], a, c)
+    else:
+        r = b.icmp_unsigned(_ICMP[ins.op], a, c)
+    em.define(ins.result, r)
+
+
+def lower_unary(em, ins: UnaryOp) -> None:
+    x = em.operand(ins.operand)
+    t = ins.result.type
+    b, op = em.b, ins.op
+    if t.is_float:
+        r = float_unary(em, op, x, t)
+    elif op == "not" and t.is_bool:
+        r = b.xor(x, ir.Constant(I1, 1))
+    elif t.is_int and op == "neg":
+        r = b.sub(ir.Constant(x.type, 0), x)
+    elif t.is_int and op == "invert":
+        r = b.xor(x, ir.Constant(x.type, -1))
+    elif t.is_int and op == "abs":
+        if t.is_signed:
+            fn = em.intrinsic(f"llvm.abs.{_suffix(x.type)}", x.type, [x.type, I1])
+            r = b.call(fn, [x, ir.Constant(I1, 0)])   # abs(INT_MIN) wraps, no poison
+        else:
+            r = x
+    else:
+        _unsupported(ins, f"unary {op!r} on {t}")
+    em.define(ins.result, r)
+
+
+def convert(em, x: ir.Value, src: ScalarType, dst: ScalarType) -> ir.Value:
+    """MIR Cast semantics from `src` to `dst` (see docs/MIR.md)."""
+    b = em.b
+    to = value_type(dst)
+    if src == dst:
+        return x
+    if dst.is_bool:
+        if src.is_float:
+            return b.fcmp_unordered("!=", x, ir.Constant(x.type, 0.0))
+        return b.icmp_unsigned("!=", x, ir.Constant(x.type, 0))
+    if src.is_bool:
+        if dst.is_int:
+            return b.zext(x, to)
+        return narrow(em, b.uitofp(x, FLOAT), dst) if dst.bits == 16 else b.uitofp(x, to)
+    if src.is_int and dst.is_int:
+        if src.bits == dst.bits:
+            return x
+        if src.bits > dst.bits:
+            return b.trunc(x, to)
+        return b.sext(x, to) if src.is_signed else b.zext(x, to)
+    if src.is_int and dst.is_float:
+        conv = b.sitofp if src.is_signed else b.uitofp
+        if dst.bits == 16:   # |x| >= 65520 is inf either way; below 2**24 f32 is exact
+            return b.fptrunc(conv(x, FLOAT), HALF)
+        return conv(x, to)
+    if src.is_float and dst.is_int:
+        w = widen(em, x)
+        kind = "fptosi" if dst.is_signed else "fptoui"
+        fn = em.intrinsic(f"llvm.{kind}.sat.{_suffix(to)}.{_suffix(w.type)}", to, [w.type])
+        return b.call(fn, [w])
+    if src.bits < dst.bits:
+        return b.fpext(x, to)
+    return narrow(em, x, dst)
+
+
+def lower_cast(em, ins: Cast) -> None:
+    x = em.operand(ins.operand)
+    em.define(ins.result, convert(em, x, ins.operand.type, ins.result.type))
+
+
+def lower_select(em, ins: Select) -> None:
+    c = em.operand(ins.cond)
+    em.define(ins.result, em.b.select(c, em.operand(ins.if_true), em.operand(ins.if_false)))

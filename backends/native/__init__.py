@@ -1,0 +1,161 @@
+"""The "cpu:native" device: MIR -> LLVM -> host machine code, blocks spread
+over the host's cores.
+
+Invariant: `run(kernel, launch, arrays, scalars)` leaves `arrays` exactly as
+the simulator (device "cpu") would for a kernel without races (bitwise for
+ints; identical floats with fast_math off), or raises the same
+KernelRuntimeError subclass at the same source location: the generated code
+checks bounds, zero divisors, asserts and barrier agreement itself and
+reports the first failure (lowest block) through an error status buffer.
+`verikern.runtime.launch` performs every launch check before calling `run`.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from verikern.backends.llvm.abi import (
+    ERR_ASSERT, ERR_BOUNDS, ERR_DIV_ZERO, ERR_DIVERGENCE, ERR_WORDS,
+)
+from verikern.errors import (
+    BarrierDivergenceError, DivisionByZeroError, KernelAssertionError,
+    KernelRuntimeError, OutOfBoundsError,
+)
+from verikern.mir.nodes import Kernel
+
+from .jit import CompiledKernel, compile_kernel
+
+__all__ = ["run", "compile_kernel", "CompiledKernel", "workers"]
+
+# below this many threads a launch runs on the calling thread
+PARALLEL_MIN_THREADS = 1 << 15
+_pool: ThreadPoolExecutor | None = None
+
+
+def workers() -> int:
+    """How many host threads run blocks in parallel."""
+    return max(1, os.cpu_count() or 1)
+
+
+def _executor() -> ThreadPoolExecutor:
+    global _pool
+    if _pool is None:
+        _pool = ThreadPoolExecutor(max_workers=workers(), thread_name_prefix="vk-native")
+    return _pool
+
+
+def _bits(value, t) -> int | float:
+    """A scalar argument as the C struct field stores it."""
+    v = t.np_dtype.type(value)
+    if t.is_float and t.bits in (32, 64):
+        return float(v)
+    if t.is_bool:
+        return int(bool(v))
+    return int(np.asarray(v).view(f"u{t.np_dtype.itemsize}")[()])
+
+
+def _pack_args(ck: CompiledKernel, kernel: Kernel, launch, arrays, scalars):
+    values = []
+    for slot in ck.lowered.params:
+        if slot.kind == "array":
+            values.append(arrays[slot.name].ctypes.data)
+        elif slot.kind == "shape":
+            values.append(int(arrays[slot.name].shape[slot.dim]))
+        elif slot.kind == "scalar":
+            values.append(_bits(scalars[slot.name], slot.scalar_type))
+        elif slot.kind == "launch_dim":
+            values.append(int(launch.dims[slot.dim]))
+        else:
+            values.append(int(launch.size))
+    values += [int(launch.block_dim), int(launch.grid_dim)]
+    return ck.args_type(*values)
+
+
+class _Scratch:
+    """Per-call-site buffers: shared memory, thread states, spills, status."""
+
+    def __init__(self, ck: CompiledKernel, block_dim: int):
+        lk = ck.lowered
+        self.shared = np.zeros(max(lk.shared_bytes, 16), np.uint8)
+        self.state = np.zeros(block_dim, np.int32)
+        self.spill = np.zeros(max(lk.spill_slots, 1) * block_dim, np.int64)
+        self.err = np.zeros(ERR_WORDS, np.int64)
+
+
+def _run_range(ck: CompiledKernel, args, begin: int, end: int, block_dim: int):
+    s = _Scratch(ck, block_dim)
+    code = ck.entry(ctypes.addressof(args), begin, end, s.shared.ctypes.data,
+                    s.state.ctypes.data, s.spill.ctypes.data, s.err.ctypes.data)
+    return (int(code), s.err.copy()) if code else None
+
+
+def _ranges(grid: int, pieces: int) -> list[tuple[int, int]]:
+    step = -(-grid // pieces)
+    return [(b, min(b + step, grid)) for b in range(0, grid, step)]
+
+
+def run(kernel: Kernel, launch, arrays: dict, scalars: dict) -> None:
+    """Run `kernel` natively; results are written into `arrays`."""
+    ck = compile_kernel(kernel)
+    work = {n: (a if a.flags.c_contiguous and a.flags.writeable else np.ascontiguousarray(a))
+            for n, a in arrays.items()}
+    args = _pack_args(ck, kernel, launch, work, scalars)
+    grid, bd = int(launch.grid_dim), int(launch.block_dim)
+    nworkers = workers()
+    if launch.size < PARALLEL_MIN_THREADS or nworkers == 1 or grid == 1:
+        failures = [_run_range(ck, args, 0, grid, bd)]
+    else:
+        chunks = _ranges(grid, nworkers * 4)
+        futures = [_executor().submit(_run_range, ck, args, b, e, bd) for b, e in chunks]
+        failures = [f.result() for f in futures]
+    for n, a in arrays.items():
+        if work[n] is not a:
+            a[...] = work[n]
+    failures = [f for f in failures if f is not None]
+    if failures:
+        code, err = min(failures, key=lambda f: int(f[1][3]))
+        raise _error(ck, kernel, launch, code, err)
+
+
+def _error(ck: CompiledKernel, kernel: Kernel, launch, code: int, err) -> KernelRuntimeError:
+    lk = ck.lowered
+    site, thread, block = int(err[1]), int(err[2]), int(err[3])
+    gtid = block * launch.block_dim + thread
+    who = f"thread {thread} of block {block} (global thread {gtid})"
+    if code == ERR_DIVERGENCE:
+        loc, other_loc = lk.barrier_locs[site], None
+        other_barrier, other_thread = int(err[4]), int(err[5])
+        if 0 <= other_barrier < len(lk.barrier_locs):
+            other_loc = lk.barrier_locs[other_barrier]
+        elsewhere = (f"waits at the barrier at line {other_loc.line}" if other_loc
+                     else "is elsewhere")
+        return BarrierDivergenceError(
+            f"barrier divergence at the barrier at line {loc.line} in kernel {kernel.name}: "
+            f"thread {thread} of block {block} waits here but thread {other_thread} of the "
+            f"same block {elsewhere}; every live thread of a block must reach the same "
+            f"barrier the same number of times",
+            loc=loc, thread=other_thread, block=block, waiting_thread=thread)
+    info = lk.sites[site]
+    if code == ERR_BOUNDS:
+        dim, index, n = int(err[4]), int(err[5]), int(err[6])
+        arr = next(a for a in kernel.arrays if a.name == info.array)
+        space = "shared" if arr.space == "shared" else "global"
+        return OutOfBoundsError(
+            f"out-of-bounds access to {space} array {arr.name} (index {index} in "
+            f"dimension {dim} is outside 0..{n - 1}) by {who} in kernel {kernel.name}",
+            loc=info.loc, thread=thread, block=block, array=arr.name, dim=dim,
+            index_value=index, global_thread=gtid)
+    if code == ERR_DIV_ZERO:
+        return DivisionByZeroError(
+            f"{info.message} in kernel {kernel.name} ({who})",
+            loc=info.loc, thread=thread, block=block, global_thread=gtid)
+    if code == ERR_ASSERT:
+        return KernelAssertionError(
+            f"{info.message} ({who}, kernel {kernel.name})",
+            loc=info.loc, thread=thread, block=block, global_thread=gtid,
+            assert_message=info.detail)
+    return KernelRuntimeError(f"native kernel {kernel.name} failed with status {code}",
+                              loc=info.loc, thread=thread, block=block)

@@ -1,0 +1,120 @@
+"""LLVM IR -> host machine code with llvmlite's MCJIT, one engine per kernel.
+
+Invariant: `compile_kernel(k)` returns the same CompiledKernel for the same
+MIR kernel object (and fast_math) for as long as the kernel object lives;
+the code is optimised with the -O3 new-pass-manager pipeline for the host CPU
+(its name and features), and the compile time is recorded.
+"""
+from __future__ import annotations
+
+import ctypes
+import threading
+import time
+import weakref
+from dataclasses import dataclass
+
+import llvmlite.binding as llvm
+from llvmlite import ir
+
+from verikern.backends.llvm import build
+from verikern.backends.llvm.abi import DOUBLE, FLOAT, HALF, LoweredKernel
+from verikern.mir.nodes import Kernel
+
+_lock = threading.Lock()
+_initialised = False
+_tm = None
+_cache: dict[tuple[int, bool], tuple[weakref.ref, "CompiledKernel"]] = {}
+# MCJIT engines are never disposed: llvmlite crashes when one is freed during
+# garbage collection, so every engine stays alive for the life of the process.
+_engines: list = []
+
+ENTRY_TYPE = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p, ctypes.c_int32,
+                              ctypes.c_int32, ctypes.c_void_p, ctypes.c_void_p,
+                              ctypes.c_void_p, ctypes.c_void_p)
+
+
+def host_target_machine():
+    """The host's target machine (CPU name and features), opt level 3."""
+    global _initialised, _tm
+    with _lock:
+        if not _initialised:
+            llvm.initialize_native_target()
+            llvm.initialize_native_asmprinter()
+            _initialised = True
+        if _tm is None:
+            target = llvm.Target.from_triple(llvm.get_process_triple())
+            _tm = target.create_target_machine(
+                cpu=llvm.get_host_cpu_name(),
+                features=llvm.get_host_cpu_features().flatten(),
+                opt=3, codemodel="jitdefault")
+        return _tm
+
+
+def _ctype(t: ir.Type):
+    if isinstance(t, ir.PointerType):
+        return ctypes.c_void_p
+    if isinstance(t, ir.IntType):
+        return {8: ctypes.c_uint8, 16: ctypes.c_uint16, 32: ctypes.c_uint32,
+                64: ctypes.c_uint64}[t.width]
+    if t == HALF:
+        return ctypes.c_uint16
+    if t == FLOAT:
+        return ctypes.c_float
+    if t == DOUBLE:
+        return ctypes.c_double
+    raise TypeError(f"no C type for LLVM type {t}")
+
+
+@dataclass
+class CompiledKernel:
+    """Machine code of one kernel plus what the launcher needs to call it."""
+
+    lowered: LoweredKernel
+    engine: object
+    entry: object
+    args_type: type
+    compile_seconds: float
+    optimized_ir: str
+
+
+def optimise(module: llvm.ModuleRef, tm) -> None:
+    pto = llvm.create_pipeline_tuning_options(speed_level=3)
+    pto.loop_vectorization = True
+    pto.slp_vectorization = True
+    pb = llvm.create_pass_builder(tm, pto)
+    pb.getModulePassManager().run(module, pb)
+
+
+def compile_kernel(kernel: Kernel, fast_math: bool | None = None) -> CompiledKernel:
+    """The compiled kernel (cached per kernel object and fast_math)."""
+    fm = kernel.fast_math if fast_math is None else bool(fast_math)
+    key = (id(kernel), fm)
+    with _lock:
+        hit = _cache.get(key)
+        if hit is not None and hit[0]() is kernel:
+            return hit[1]
+    tm = host_target_machine()
+    start = time.perf_counter()
+    lowered = build(kernel, "cpu", fm, triple=tm.triple)
+    lowered.module.data_layout = str(tm.target_data)
+    mod = llvm.parse_assembly(str(lowered.module))
+    mod.verify()
+    optimise(mod, tm)
+    engine = llvm.create_mcjit_compiler(mod, tm)
+    engine.finalize_object()
+    _engines.append(engine)
+    address = engine.get_function_address(lowered.entry_name)
+    if not address:
+        raise RuntimeError(f"native backend: {lowered.entry_name} was not compiled")
+    fields = [(f"f{k}", _ctype(p.type)) for k, p in enumerate(lowered.params)]
+    fields += [("block_dim", ctypes.c_int32), ("grid_dim", ctypes.c_int32)]
+    args_type = type(f"Args_{kernel.name}", (ctypes.Structure,), {"_fields_": fields})
+    compiled = CompiledKernel(lowered, engine, ENTRY_TYPE(address), args_type,
+                              time.perf_counter() - start, str(mod))
+    with _lock:
+        try:
+            ref = weakref.ref(kernel, lambda _r, key=key: _cache.pop(key, None))
+        except TypeError:   # not weak-referenceable: keep it alive with the entry
+            ref = (lambda k=kernel: k)
+        _cache[key] = (ref, compiled)
+    return compiled

@@ -1,0 +1,65 @@
+"""The CPU simulator: runs MIR with exact GPU semantics, many threads at once.
+
+`simulate(kernel, launch, arrays, scalars, trace=False) -> SimResult` writes
+results into `arrays` (C-contiguous numpy arrays, logical dims then inner
+dims) and raises the `verikern.errors.KernelRuntimeError` subclasses on
+out-of-bounds accesses, integer division by zero, failed asserts and barrier
+divergence.  `run(...)` is the device entry point used by `vk.launch`.
+Op semantics live in `instructions.py`/`ops.py` (the dispatch table), the
+scheduler in `engine.py`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from verikern.mir.nodes import Kernel
+
+from .engine import CHUNK_THREADS, run_contract_prefix, run_launch
+from .instructions import INSTRUCTION_TABLE, compile_instruction
+from .program import program_for
+from .trace import TraceRecorder, trace_document, write_trace
+
+
+@dataclass(frozen=True)
+class SimResult:
+    """trace: the trace events (list of dicts) when tracing, else None;
+    document: the whole JSON trace object when tracing, else None."""
+
+    trace: list | None = None
+    document: dict | None = None
+
+
+def simulate(kernel: Kernel, launch, arrays: dict, scalars: dict, trace: bool = False,
+             *, check_array_contracts: bool = True,
+             chunk_threads: int = CHUNK_THREADS) -> SimResult:
+    """Run every thread of `launch` (a LaunchConfig: dims, block_dim,
+    grid_dim, size). `arrays`/`scalars` map parameter names to values."""
+    prog = program_for(kernel)
+    recorder = TraceRecorder() if trace else None
+    run_launch(prog, launch, arrays, scalars, recorder, check_array_contracts, chunk_threads)
+    if recorder is None:
+        return SimResult()
+    events = recorder.events()
+    return SimResult(events, trace_document(kernel, launch, arrays, events))
+
+
+def check_contracts(kernel: Kernel, launch, arrays: dict, scalars: dict) -> None:
+    """Evaluate the kernel's Requires/RequiresArray contracts for this launch
+    (one lane); raises verikern.errors.ContractError when one is false."""
+    run_contract_prefix(program_for(kernel), launch, arrays, scalars)
+
+
+def run(kernel: Kernel, launch, arrays: dict, scalars: dict) -> None:
+    """Device entry point ("cpu"): contracts were checked by prepare_launch."""
+    simulate(kernel, launch, arrays, scalars, check_array_contracts=False)
+
+
+def run_traced(kernel: Kernel, launch, arrays: dict, scalars: dict, trace_path) -> SimResult:
+    """Device entry point ("cpu:trace"): runs and writes the JSON trace."""
+    result = simulate(kernel, launch, arrays, scalars, trace=True, check_array_contracts=False)
+    write_trace(trace_path, result.document)
+    return result
+
+
+__all__ = ["SimResult", "simulate", "check_contracts", "run", "run_traced",
+           "INSTRUCTION_TABLE", "compile_instruction"]

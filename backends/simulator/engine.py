@@ -1,0 +1,344 @@
+"""The SIMT scheduler: runs a decoded kernel for a whole launch, chunk by chunk.
+
+Invariant: within a chunk every lane is one thread; a thread is pending at
+exactly one segment (or has returned).  The scheduler always runs the pending
+non-barrier segment that comes first in reverse postorder (so threads leaving
+a loop wait at its exit until the loop has finished: reconvergence for the
+reducible CFGs the frontend emits); only when every pending thread waits at a
+barrier does it release the first such barrier, after checking that, for each
+block involved, every live thread of the block waits at that same barrier
+(else BarrierDivergenceError).  Phis are assigned on the edge taken, as a
+parallel copy.  Kernels with block features run in chunks of whole blocks,
+their shared arrays stacked per block and filled with poison.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from verikern.errors import BarrierDivergenceError, LaunchError
+
+from .memory import MemoryArray, element_strides
+from .program import Program
+
+CHUNK_THREADS = 1 << 22
+_FULL = None          # pending lanes: None means every lane of the chunk
+
+
+_IDS_CACHE = [np.zeros(0, dtype=np.int32)]
+_IDS_CACHE_LIMIT = 1 << 24
+
+
+def _linear_ids(start: int, n: int) -> np.ndarray:
+    """int32 ids start..start+n-1, as a read-only view of a cached arange
+    when the launch is small enough to cache."""
+    end = start + n
+    if end > _IDS_CACHE_LIMIT:
+        ids = np.arange(start, end, dtype=np.int32)
+        ids.flags.writeable = False
+        return ids
+    if _IDS_CACHE[0].shape[0] < end:
+        ids = np.arange(max(end, 1 << 16), dtype=np.int32)
+        ids.flags.writeable = False
+        _IDS_CACHE[0] = ids
+    return _IDS_CACHE[0][start:end]
+
+
+class ChunkState:
+    """What the steps of one chunk read and write (see instructions.py)."""
+
+    def __init__(self, prog: Program, launch, memory: dict, start: int, n: int,
+                 trace, check_array_contracts: bool):
+        self.prog = prog
+        self.launch = launch
+        self.memory = memory
+        self.start = start
+        self.n = n
+        self.env: dict = {}
+        self.trace = trace
+        self.check_array_contracts = check_array_contracts
+        self.first_block = start // launch.block_dim
+        nblocks = -(-(start + n) // launch.block_dim) - self.first_block
+        self.intervals = np.zeros(max(nblocks, 1), dtype=np.int64)
+        self._lin = None
+        self._thread_idx = None
+        self._block_idx = None
+        self._block_local = None
+        self.views: dict = {}          # array name -> value ids that may be views of it
+
+    # lanes ---------------------------------------------------------------
+    @property
+    def lin(self) -> np.ndarray:
+        """Global linear thread ids of the lanes (int32: sizes are < 2**31).
+        Steps may hold this array as a value: lanes never change their id."""
+        if self._lin is None:
+            self._lin = _linear_ids(self.start, self.n)
+        return self._lin
+
+    @property
+    def thread_idx(self) -> np.ndarray:
+        if self._thread_idx is None:
+            b = self.launch.block_dim
+            if b & (b - 1) == 0:
+                self._thread_idx = np.bitwise_and(self.lin, np.int32(b - 1))
+            else:
+                self._thread_idx = self.lin % np.int32(b)
+        return self._thread_idx
+
+    @property
+    def block_idx(self) -> np.ndarray:
+        if self._block_idx is None:
+            b = self.launch.block_dim
+            if b & (b - 1) == 0:
+                self._block_idx = np.right_shift(self.lin, np.int32(b.bit_length() - 1))
+            else:
+                self._block_idx = self.lin // np.int32(b)
+        return self._block_idx
+
+    def block_local_lanes(self, idx):
+        """Each active lane's block number within this chunk (int64)."""
+        if self._block_local is None:
+            self._block_local = (self.block_idx - np.int32(self.first_block)).astype(np.int64)
+        return self._block_local if idx is None else self._block_local[idx]
+
+    def lane_of(self, idx, j: int) -> int:
+        return j if idx is None else int(idx[j])
+
+    def lane_info(self, idx, j: int) -> tuple[int, int, int]:
+        """(thread_idx, block_idx, global linear id) of active lane number j."""
+        g = self.start + self.lane_of(idx, j)
+        b = self.launch.block_dim
+        return g % b, g // b, g
+
+
+def allocate_shared(kernel, nblocks: int) -> dict:
+    """Shared arrays for `nblocks` blocks, stacked, filled with poison."""
+    out = {}
+    for ref in kernel.shared:
+        shape = tuple(ref.shape or ()) + tuple(ref.inner)
+        per_block = int(np.prod(shape, dtype=np.int64)) if shape else 1
+        flat = np.empty(per_block * nblocks, dtype=ref.dtype.np_dtype)
+        if ref.dtype.is_float:
+            flat.fill(np.nan)
+        elif ref.dtype.is_bool:
+            flat.fill(True)
+        else:
+            flat.view(np.uint8).fill(0x5A)
+        out[ref.name] = MemoryArray(ref, flat, shape, element_strides(shape), per_block)
+    return out
+
+
+def global_memory(kernel, arrays: dict) -> dict:
+    out = {}
+    for p in kernel.params:
+        if not hasattr(p, "dtype"):
+            continue
+        arr = arrays[p.name]
+        if not arr.flags.c_contiguous:
+            raise LaunchError(f"kernel {kernel.name}: array {p.name} must be C-contiguous "
+                              f"for the simulator (vk.launch copies it for you)")
+        out[p.name] = MemoryArray(p, arr.reshape(-1), tuple(arr.shape),
+                                  element_strides(tuple(arr.shape)), 0)
+    return out
+
+
+def bind_scalars(kernel, scalars: dict, env: dict) -> None:
+    for p in kernel.scalar_params:
+        env[p.value.id] = p.value.type.np_dtype.type(scalars[p.name])
+
+
+def run_launch(prog: Program, launch, arrays: dict, scalars: dict, trace,
+               check_array_contracts: bool = True, chunk_threads: int = CHUNK_THREADS) -> None:
+    """Run every thread of `launch`; results land in `arrays`."""
+    kernel = prog.kernel
+    gmem = global_memory(kernel, arrays)
+    b = launch.block_dim
+    if kernel.uses_block_features or kernel.shared or prog.has_barriers:
+        per_chunk = max(1, chunk_threads // b) * b
+    else:
+        per_chunk = max(1, chunk_threads)
+    start, chunk = 0, 0
+    with np.errstate(all="ignore"):
+        while start < launch.size:
+            n = min(per_chunk, launch.size - start)
+            memory = dict(gmem)
+            if kernel.shared:
+                memory.update(allocate_shared(kernel, -(-n // b)))
+            st = ChunkState(prog, launch, memory, start, n, trace,
+                            check_array_contracts and chunk == 0)
+            bind_scalars(kernel, scalars, st.env)
+            run_chunk(prog, st)
+            start += n
+            chunk += 1
+
+
+def run_contract_prefix(prog: Program, launch, arrays: dict, scalars: dict) -> None:
+    """Evaluate the entry block's contracts for one thread (ContractError if
+    one fails)."""
+    st = ChunkState(prog, launch, global_memory(prog.kernel, arrays), 0, 1, None, True)
+    bind_scalars(prog.kernel, scalars, st.env)
+    with np.errstate(all="ignore"):
+        for step in prog.contract_steps:
+            step(st, None)
+
+
+# ------------------------------------------------------------------ schedule
+def _merge(a, b, n: int):
+    if a is _FULL or b is _FULL:
+        return _FULL
+    m = np.concatenate((a, b))
+    m.sort()
+    return _FULL if m.shape[0] == n else m
+
+
+def run_chunk(prog: Program, st: ChunkState) -> None:
+    segs = prog.segments
+    nseg = len(segs)
+    pending: list = [False] * nseg        # False: no lanes; else _FULL or idx array
+    pending[0] = _FULL
+    alive = np.ones(st.n, dtype=bool)
+    env = st.env
+    n = st.n
+    first_segment = prog.first_segment
+    phis = prog.phis
+
+    def add(k: int, lanes) -> None:
+        cur = pending[k]
+        pending[k] = lanes if cur is False else _merge(cur, lanes, n)
+
+    def transfer(src: str, dst: str, lanes) -> None:
+        copies = phis.get((src, dst))
+        if copies:
+            values = [(vid, dtype, g(st, lanes)) for vid, dtype, g in copies]
+            for vid, dtype, v in values:
+                if lanes is _FULL:
+                    env[vid] = v.copy() if type(v) is np.ndarray else np.full(n, v, dtype=dtype)
+                else:
+                    buf = env.get(vid)
+                    if type(buf) is not np.ndarray:
+                        buf = np.empty(n, dtype=dtype)
+                        env[vid] = buf
+                    buf[lanes] = v
+        add(first_segment[dst], lanes)
+
+    while True:
+        k = _next_segment(prog, pending)
+        if k < 0:
+            return
+        seg = segs[k]
+        lanes = pending[k]
+        pending[k] = False
+        if seg.barrier is not None:
+            _release_barrier(prog, st, seg, lanes, alive, pending)
+        for step, frees in zip(seg.steps, seg.frees):
+            step(st, lanes)
+            for vid in frees:
+                env.pop(vid, None)
+        term = seg.term
+        if term is None:                       # the segment ends at a barrier
+            add(k + 1, lanes)
+            continue
+        kind = term.kind
+        if kind == "jump":
+            transfer(seg.label, term.targets[0], lanes)
+        elif kind == "branch":
+            c = term.cond(st, lanes)
+            if type(c) is not np.ndarray:
+                transfer(seg.label, term.targets[0 if c else 1], lanes)
+            else:
+                if lanes is _FULL:
+                    if c.all():
+                        t, f = _FULL, False
+                    elif not c.any():
+                        t, f = False, _FULL
+                    else:
+                        t, f = np.flatnonzero(c), np.flatnonzero(~c)
+                else:
+                    t, f = lanes[c], lanes[~c]
+                    if not t.shape[0]:
+                        t = False
+                    if not f.shape[0]:
+                        f = False
+                if t is not False:
+                    transfer(seg.label, term.targets[0], t)
+                if f is not False:
+                    transfer(seg.label, term.targets[1], f)
+        elif kind == "return":
+            if lanes is _FULL:
+                alive[:] = False
+            else:
+                alive[lanes] = False
+        else:
+            raise NotImplementedError(f"simulator: unknown terminator {kind!r}")
+        for vid in seg.term_frees:
+            env.pop(vid, None)
+
+
+def _next_segment(prog: Program, pending: list) -> int:
+    """The pending segment to run next (-1: none).
+
+    The first pending segment in reverse postorder, except that threads
+    waiting at a barrier let other pending threads run first when those are
+    not at a point the barrier's block must pass through later (a
+    post-dominator): such threads may still arrive (an earlier iteration) or
+    return (an early `return`).  Threads already past a post-dominator have
+    skipped the barrier: the barrier's check then reports the divergence."""
+    segs = prog.segments
+    k = -1
+    for i in range(len(segs)):
+        if pending[i] is not False:
+            k = i
+            break
+    if k < 0 or segs[k].barrier is None:
+        return k
+    seg_k = segs[k]
+    after_barrier = prog.postdominators[seg_k.label]
+    for j in range(k + 1, len(segs)):
+        if pending[j] is False or segs[j].barrier is not None:
+            continue
+        if segs[j].label not in after_barrier:
+            return j
+    return k
+
+
+def _release_barrier(prog: Program, st: ChunkState, seg, lanes, alive, pending) -> None:
+    """Check that each block with threads waiting at `seg.barrier` has all its
+    live threads there; then count the barrier for those blocks."""
+    b = st.launch.block_dim
+    n = st.n
+    nb = -(-n // b)
+    waiting = np.arange(n) if lanes is _FULL else lanes
+    wait_counts = np.bincount(waiting // b, minlength=nb)
+    alive_counts = np.bincount(np.flatnonzero(alive) // b, minlength=nb)
+    involved = wait_counts > 0
+    bad = np.flatnonzero(involved & (wait_counts != alive_counts))
+    if bad.size:
+        blk = int(bad[0])
+        here = np.zeros(b, dtype=bool)
+        here[waiting[waiting // b == blk] - blk * b] = True
+        missing_local = np.flatnonzero(alive[blk * b:(blk + 1) * b] & ~here)
+        lane = blk * b + int(missing_local[0])
+        present = int(waiting[waiting // b == blk][0])
+        elsewhere = "has not arrived"
+        for other in prog.segments:
+            lanes_there = pending[other.index]
+            if lanes_there is False or other is seg:
+                continue
+            if lanes_there is _FULL or np.any(lanes_there == lane):
+                if other.barrier is not None:
+                    elsewhere = f"waits at the barrier at line {other.barrier.loc.line}"
+                elif other.loc is not None:
+                    elsewhere = (f"is at line {other.loc.line} without having passed "
+                                 f"this barrier")
+                else:
+                    elsewhere = f"is at block {other.label}"
+                break
+        t_here, block, _ = st.lane_info(None, present)
+        t_missing, _, _ = st.lane_info(None, lane)
+        loc = seg.barrier.loc
+        raise BarrierDivergenceError(
+            f"barrier divergence at the barrier at line {loc.line} in kernel "
+            f"{prog.kernel.name}: thread {t_here} of block {block} waits here but "
+            f"thread {t_missing} of the same block {elsewhere}; every live thread "
+            f"of a block must reach the same barrier the same number of times",
+            loc=loc, thread=t_missing, block=block, waiting_thread=t_here)
+    st.intervals[np.flatnonzero(involved)] += 1

@@ -1,0 +1,185 @@
+"""Elementwise semantics of MIR's pure ops, as numpy functions over lanes.
+
+Invariant: every function takes operands that are numpy arrays or numpy
+scalars of the MIR operand type (one lane per element) and returns a value of
+exactly the result type, computed with the semantics of docs/MIR.md: integer
+wrap-around at the type's width, `floordiv` rounding toward -inf, `mod` and
+`div` as in C, shift amounts modulo the width, float ops in the value's
+precision (transcendentals as the float64 function rounded once).  Callers
+run these under `np.errstate(all="ignore")`; division by zero is checked by
+the caller before the op runs (these functions never see a zero divisor).
+Array results are always freshly allocated (never an operand's buffer).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from verikern.mir.types import ScalarType
+
+_UNSIGNED_OF = {np.dtype(np.int8): np.uint8, np.dtype(np.int16): np.uint16,
+                np.dtype(np.int32): np.uint32, np.dtype(np.int64): np.uint64}
+
+
+def _fresh(x):
+    """A value that no other SSA value holds (arrays are copied)."""
+    return x.copy() if isinstance(x, np.ndarray) else x
+
+
+# ------------------------------------------------------------------ binary ops
+def _int_div_trunc(a, b, t: ScalarType):
+    if not t.is_signed:
+        return np.floor_divide(a, b)
+    r = np.fmod(a, b)
+    return np.floor_divide(np.subtract(a, r), b)
+
+
+def _shift_amount(b, t: ScalarType):
+    return np.bitwise_and(b, t.np_dtype.type(t.bits - 1))
+
+
+def _shl(a, b, t: ScalarType):
+    amount = _shift_amount(b, t)
+    if t.is_signed:
+        u = _UNSIGNED_OF[t.np_dtype]
+        return np.left_shift(np.asarray(a).astype(u), np.asarray(amount).astype(u)).astype(t.np_dtype)[()]
+    return np.left_shift(a, amount)
+
+
+def _shr(a, b, t: ScalarType):
+    return np.right_shift(a, _shift_amount(b, t))
+
+
+def _wide_float(fn):
+    """float16/float32: the float64 function of the widened operands, rounded once."""
+    def run(*args, t: ScalarType):
+        if t.bits == 64:
+            return fn(*args)
+        wide = [np.asarray(a, dtype=np.float64) for a in args]
+        return fn(*wide).astype(t.np_dtype)[()]
+    return run
+
+
+_pow_wide = _wide_float(np.power)
+
+# name -> (function(a, b, t) for ints, function(a, b, t) for floats, bool function)
+BINARY_SEMANTICS = {
+    "add": (lambda a, b, t: np.add(a, b), lambda a, b, t: np.add(a, b), None),
+    "sub": (lambda a, b, t: np.subtract(a, b), lambda a, b, t: np.subtract(a, b), None),
+    "mul": (lambda a, b, t: np.multiply(a, b), lambda a, b, t: np.multiply(a, b), None),
+    "div": (_int_div_trunc, lambda a, b, t: np.divide(a, b), None),
+    "floordiv": (lambda a, b, t: np.floor_divide(a, b),
+                 lambda a, b, t: np.floor(np.divide(a, b)), None),
+    "mod": (lambda a, b, t: np.fmod(a, b), lambda a, b, t: np.fmod(a, b), None),
+    "min": (lambda a, b, t: np.minimum(a, b), lambda a, b, t: np.fmin(a, b), None),
+    "max": (lambda a, b, t: np.maximum(a, b), lambda a, b, t: np.fmax(a, b), None),
+    "and": (lambda a, b, t: np.bitwise_and(a, b), None, lambda a, b, t: np.logical_and(a, b)),
+    "or": (lambda a, b, t: np.bitwise_or(a, b), None, lambda a, b, t: np.logical_or(a, b)),
+    "xor": (lambda a, b, t: np.bitwise_xor(a, b), None, lambda a, b, t: np.logical_xor(a, b)),
+    "shl": (_shl, None, None),
+    "shr": (_shr, None, None),
+    "pow": (None, lambda a, b, t: _pow_wide(a, b, t=t), None),
+}
+
+INT_DIVISION_OPS = frozenset({"div", "floordiv", "mod"})
+
+
+def binary_function(op: str, t: ScalarType):
+    """The numpy function computing `op` on operands of type `t`; raises
+    NotImplementedError for an op/type pair MIR does not define."""
+    try:
+        int_fn, float_fn, bool_fn = BINARY_SEMANTICS[op]
+    except KeyError:
+        raise NotImplementedError(f"simulator: no semantics for binary op {op!r}") from None
+    fn = bool_fn if t.is_bool else int_fn if t.is_int else float_fn
+    if fn is None:
+        raise NotImplementedError(f"simulator: binary op {op!r} is not defined on {t.name}")
+    dtype = t.np_dtype
+
+    def run(a, b):
+        r = fn(a, b, t)
+        if isinstance(r, np.ndarray):
+            return r if r.dtype == dtype else r.astype(dtype)
+        return dtype.type(r)
+    return run
+
+
+# ------------------------------------------------------------------- compares
+COMPARE_SEMANTICS = {
+    "eq": np.equal, "ne": np.not_equal, "lt": np.less,
+    "le": np.less_equal, "gt": np.greater, "ge": np.greater_equal,
+}
+
+
+def compare_function(op: str, t: ScalarType):
+    try:
+        fn = COMPARE_SEMANTICS[op]
+    except KeyError:
+        raise NotImplementedError(f"simulator: no semantics for compare op {op!r}") from None
+    return fn
+
+
+# ------------------------------------------------------------------ unary ops
+def _float_only(fn):
+    return (None, fn, None)
+
+
+UNARY_SEMANTICS = {
+    "neg": (lambda a, t: np.negative(a), lambda a, t: np.negative(a), None),
+    "not": (None, None, lambda a, t: np.logical_not(a)),
+    "invert": (lambda a, t: np.invert(a), None, None),
+    "abs": (lambda a, t: np.abs(a), lambda a, t: np.abs(a), None),
+    "sqrt": _float_only(lambda a, t: np.sqrt(a)),
+    "sqrt_precise": _float_only(lambda a, t: np.sqrt(a)),
+    "sin": _float_only(lambda a, t: _wide_float(np.sin)(a, t=t)),
+    "cos": _float_only(lambda a, t: _wide_float(np.cos)(a, t=t)),
+    "tan": _float_only(lambda a, t: _wide_float(np.tan)(a, t=t)),
+    "exp": _float_only(lambda a, t: _wide_float(np.exp)(a, t=t)),
+    "log": _float_only(lambda a, t: _wide_float(np.log)(a, t=t)),
+    "floor": _float_only(lambda a, t: np.floor(a)),
+    "ceil": _float_only(lambda a, t: np.ceil(a)),
+}
+
+
+def unary_function(op: str, t: ScalarType):
+    try:
+        int_fn, float_fn, bool_fn = UNARY_SEMANTICS[op]
+    except KeyError:
+        raise NotImplementedError(f"simulator: no semantics for unary op {op!r}") from None
+    fn = bool_fn if t.is_bool else int_fn if t.is_int else float_fn
+    if fn is None:
+        raise NotImplementedError(f"simulator: unary op {op!r} is not defined on {t.name}")
+    dtype = t.np_dtype
+
+    def run(a):
+        r = fn(a, t)
+        if isinstance(r, np.ndarray):
+            return r if r.dtype == dtype else r.astype(dtype)
+        return dtype.type(r)
+    return run
+
+
+# ---------------------------------------------------------------------- casts
+def cast_function(src: ScalarType, dst: ScalarType):
+    """Conversion per MIR.md: int->int truncates/extends by the source's
+    signedness, number->bool is `!= 0`, float->int truncates toward zero."""
+    dtype = dst.np_dtype
+    if dst.is_bool:
+        def run(a):
+            return np.not_equal(a, src.np_dtype.type(0))
+        return run
+    if src == dst:
+        return _fresh
+
+    def run(a):
+        if isinstance(a, np.ndarray):
+            return a.astype(dtype)
+        return np.asarray(a).astype(dtype)[()]
+    return run
+
+
+def select_values(cond, if_true, if_false, dtype: np.dtype):
+    """`if_true` where cond else `if_false`, as a fresh value of `dtype`."""
+    if not isinstance(cond, np.ndarray):
+        return _fresh(if_true if cond else if_false)
+    r = np.where(cond, if_true, if_false)
+    return r if r.dtype == dtype else r.astype(dtype)

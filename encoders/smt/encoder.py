@@ -1,0 +1,421 @@
+"""One thread's CFG as guarded SSA in z3.
+
+Invariant: for every real execution of the thread (every launch admitted by
+the launch facts, every memory content) and any choice of one header visit per
+loop, there is an assignment of the encoding's fresh variables under which
+every `facts` term holds, `reach[b]` is true iff the thread executes block b in
+that choice of iterations, and `val[v]` is the value v takes there. So an
+`unsat` answer to "facts and reach(site) and not property" proves the property
+at the site. Loop headers are havocked ("an arbitrary iteration"): their phis
+are fresh variables constrained only by invariants the caller has proven
+(`add_loop_facts`). Floats, loads of memory the kernel writes, atomics and
+float->int casts are fresh variables and are marked abstract.
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+
+import z3
+
+from verikern.mir.nodes import (
+    Assert, Atomic, Barrier, BinOp, Branch, Cast, Compare, Const, Jump, Kernel,
+    Load, Phi, Requires, RequiresArray, Return, Select, ShapeOf, Special, Store,
+    UnaryOp, Value,
+)
+
+from .launch import LaunchModel, ThreadIdentity
+from .semantics import (
+    UnsupportedConstruct, const_term, int_binop, int_cast, int_compare, int_unop,
+    sort_of,
+)
+
+
+@dataclass
+class LoopHavoc:
+    """The havocked header of one loop in one thread copy."""
+
+    header: str
+    reach_var: z3.BoolRef
+    phis: dict[int, z3.ExprRef]
+    shared: frozenset[int]          # phi ids whose variable is shared with another copy
+    entry_edges: list[tuple[str, str]] = field(default_factory=list)
+    latch_edges: list[tuple[str, str]] = field(default_factory=list)
+    entry_abstract: bool = False
+
+
+@dataclass
+class LoadRecord:
+    """A load executed by this copy (for array-contract facts and counterexamples)."""
+
+    site: tuple[str, int]
+    array: object
+    indices: tuple[z3.ExprRef, ...]        # widened, one per full dimension
+    value: z3.ExprRef
+    reach: z3.BoolRef
+
+
+class CfgShape:
+    """Kernel-level CFG facts shared by every copy: forward (acyclic) order,
+    back edges, loop membership."""
+
+    def __init__(self, kernel: Kernel):
+        self.kernel = kernel
+        self.loops = {lp.header: lp for lp in kernel.loops}
+        self.back_edges: set[tuple[str, str]] = set()
+        for lp in kernel.loops:
+            for latch in lp.latches:
+                self.back_edges.add((latch, lp.header))
+        preds = kernel.predecessors()
+        self.forward_preds = {lbl: [p for p in ps if (p, lbl) not in self.back_edges]
+                              for lbl, ps in preds.items()}
+        indeg = {lbl: len(ps) for lbl, ps in self.forward_preds.items()}
+        ready = [kernel.entry.label] if indeg.get(kernel.entry.label) == 0 else []
+        order, seen = [], set()
+        while ready:
+            lbl = ready.pop()
+            order.append(lbl)
+            seen.add(lbl)
+            succs = kernel.block(lbl).terminator.successors()
+            for s in reversed(succs):
+                if (lbl, s) in self.back_edges:
+                    continue
+                indeg[s] -= 1
+                if indeg[s] == 0:
+                    ready.append(s)
+        reachable = _reachable(kernel)
+        missing = [lbl for lbl in reachable if lbl not in seen]
+        if missing:
+            raise UnsupportedConstruct(
+                f"control flow with a cycle that is not a source loop (blocks {missing[:3]})")
+        self.order = order
+        self.loop_of: dict[str, list[str]] = {b.label: [] for b in kernel.blocks}
+        for lp in kernel.loops:           # outermost first
+            for lbl in lp.body:
+                self.loop_of[lbl].append(lp.header)
+        self.position = {lbl: i for i, lbl in enumerate(order)}
+        self.written = _written_arrays(kernel)
+        self.loop_bodies = {lp.header: set(lp.body) for lp in kernel.loops}
+        # exit label -> loop header, for loops left only through `exit` and
+        # containing no Return
+        self.clean_exit_of: dict[str, str] = {}
+        for lp in kernel.loops:
+            body = self.loop_bodies[lp.header]
+            leaves = {s for lbl in body for s in kernel.block(lbl).terminator.successors()
+                      if s not in body}
+            returns = any(isinstance(kernel.block(lbl).terminator, Return) for lbl in body)
+            if leaves == {lp.exit} and not returns:
+                self.clean_exit_of[lp.exit] = lp.header
+
+    def innermost_loop(self, label: str) -> str | None:
+        chain = self.loop_of.get(label) or []
+        return chain[-1] if chain else None
+
+
+def _reachable(kernel: Kernel) -> list[str]:
+    seen, stack = {kernel.entry.label}, [kernel.entry.label]
+    while stack:
+        for s in kernel.block(stack.pop()).terminator.successors():
+            if s not in seen:
+                seen.add(s)
+                stack.append(s)
+    return sorted(seen)
+
+
+class ThreadEncoding:
+    """The guarded-SSA encoding of one thread copy (see module docstring)."""
+
+    _serial = itertools.count()
+
+    def __init__(self, kernel: Kernel, shape: CfgShape, launch: LaunchModel,
+                 tag: str, shared_havoc: dict[str, dict[int, z3.ExprRef]] | None = None):
+        self.kernel = kernel
+        self.shape = shape
+        self.launch = launch
+        self.tag = tag
+        self.ident, id_facts = ThreadIdentity.fresh(tag, launch)
+        self.facts: list[z3.BoolRef] = list(id_facts)
+        self.val: dict[int, z3.ExprRef] = dict(launch.scalars)
+        self.abstract: set[int] = set()
+        self.reach: dict[str, z3.BoolRef] = {}
+        self.reach_abstract: dict[str, bool] = {}
+        self.edges: dict[tuple[str, str], z3.BoolRef] = {}
+        self.edge_abstract: dict[tuple[str, str], bool] = {}
+        self.havoc: dict[str, LoopHavoc] = {}
+        self.loads: list[LoadRecord] = []
+        self.var_loop: dict[str, str | None] = {}     # fresh var name -> innermost loop
+        self.requires_array: list[RequiresArray] = []
+        self._shared_havoc = shared_havoc or {}
+        self._current_label = ""
+        self._encode()
+
+    # ------------------------------------------------------------ helpers
+    def fresh(self, hint: str, t, loop: str | None = None) -> z3.ExprRef:
+        name = f"{self.tag}_{hint}_{next(self._serial)}"
+        self.var_loop[name] = loop if loop is not None else self.shape.innermost_loop(
+            self._current_label)
+        return z3.Const(name, sort_of(t))
+
+    def term(self, op) -> z3.ExprRef:
+        if isinstance(op, Const):
+            return const_term(op.value, op.type)
+        if isinstance(op, Value):
+            try:
+                return self.val[op.id]
+            except KeyError:
+                raise UnsupportedConstruct(f"value {op} used before its definition") from None
+        raise UnsupportedConstruct(f"operand {op!r}")
+
+    def is_abstract(self, op) -> bool:
+        return isinstance(op, Value) and op.id in self.abstract
+
+    def define(self, v: Value, term: z3.ExprRef, abstract: bool) -> None:
+        self.val[v.id] = term
+        if abstract:
+            self.abstract.add(v.id)
+
+    # ------------------------------------------------------------ encoding
+    def _encode(self) -> None:
+        k = self.kernel
+        for lbl in self.shape.order:
+            self._current_label = lbl
+            block = k.block(lbl)
+            preds = self.shape.forward_preds[lbl]
+            if lbl == k.entry.label:
+                reach, reach_abs = z3.BoolVal(True), False
+            else:
+                ins = [self.edges[(p, lbl)] for p in preds if (p, lbl) in self.edges]
+                reach = z3.Or(*ins) if len(ins) > 1 else (ins[0] if ins else z3.BoolVal(False))
+                reach_abs = any(self._edge_taint(p, lbl) for p in preds)
+            if lbl in self.shape.loops:
+                reach, reach_abs = self._havoc_header(lbl, block, reach, preds), True
+                self.reach[lbl], self.reach_abstract[lbl] = reach, reach_abs
+            else:
+                self.reach[lbl], self.reach_abstract[lbl] = reach, reach_abs
+                for phi in block.phis:
+                    self._encode_join_phi(lbl, phi)
+            for pos, ins in enumerate(block.instrs):
+                handler = INSTRUCTION_ENCODERS.get(type(ins))
+                if handler is None:
+                    raise UnsupportedConstruct(
+                        f"no SMT encoding for MIR instruction {type(ins).__name__}")
+                handler(self, lbl, pos, ins)
+            term = block.terminator
+            handler = TERMINATOR_ENCODERS.get(type(term))
+            if handler is None:
+                raise UnsupportedConstruct(
+                    f"no SMT encoding for terminator {type(term).__name__}")
+            handler(self, lbl, term)
+
+    def _edge_taint(self, src: str, dst: str) -> bool:
+        """Whether reaching `dst` along src->dst depends on an abstraction. The
+        edges into the exit of a loop without `return` are, together, as exact
+        as the loop entry: every terminating thread that enters leaves through
+        them, whatever the havocked iteration (only *which* edge depends on it)."""
+        lp = self.shape.clean_exit_of.get(dst)
+        if lp is not None and src in self.shape.loop_bodies[lp]:
+            hv = self.havoc.get(lp)
+            return hv.entry_abstract if hv is not None else True
+        return self.edge_abstract.get((src, dst), False)
+
+    def _havoc_header(self, lbl, block, entry_reach, preds) -> z3.BoolRef:
+        loop = self.shape.loops[lbl]
+        r = z3.Bool(f"{self.tag}_in_loop_{lbl}")
+        self.var_loop[str(r)] = None
+        self.facts.append(r == entry_reach)
+        shared = self._shared_havoc.get(lbl, {})
+        phis = {}
+        for phi in block.phis:
+            if phi.result.id in shared:
+                var = shared[phi.result.id]
+            else:
+                var = self.fresh(f"loop{lbl}_{phi.result.name or phi.result.id}",
+                                 phi.result.type, loop=lbl)
+            phis[phi.result.id] = var
+            self.define(phi.result, var, abstract=True)
+        hv = LoopHavoc(lbl, r, phis, frozenset(shared))
+        hv.entry_abstract = any(self.edge_abstract.get((p, lbl), False) for p in preds)
+        hv.entry_edges = [(p, lbl) for p in preds]
+        hv.latch_edges = [(latch, lbl) for latch in loop.latches]
+        self.havoc[lbl] = hv
+        return r
+
+    def _encode_join_phi(self, lbl: str, phi: Phi) -> None:
+        incoming = [(src, v) for src, v in phi.incoming if (src, lbl) in self.edges]
+        if not incoming:
+            self.define(phi.result, self.fresh("dead_phi", phi.result.type), abstract=False)
+            return
+        src, v = incoming[-1]
+        term = self.term(v)
+        abstract = self.is_abstract(v)
+        for src, v in reversed(incoming[:-1]):
+            term = z3.If(self.edges[(src, lbl)], self.term(v), term)
+            abstract = abstract or self.is_abstract(v) or self.edge_abstract[(src, lbl)]
+        if len(incoming) > 1:
+            abstract = abstract or self.edge_abstract[(incoming[-1][0], lbl)]
+        self.define(phi.result, term, abstract)
+
+    def set_edge(self, src: str, dst: str, cond: z3.BoolRef, abstract: bool) -> None:
+        if (src, dst) in self.edges:      # both branch targets equal
+            self.edges[(src, dst)] = z3.Or(self.edges[(src, dst)], cond)
+            self.edge_abstract[(src, dst)] |= abstract
+        else:
+            self.edges[(src, dst)] = cond
+            self.edge_abstract[(src, dst)] = abstract
+
+    # ------------------------------------------------------------ queries
+    def index_terms(self, ins) -> tuple[z3.ExprRef, ...]:
+        from .semantics import widen
+        return tuple(widen(self.term(i), i.type) for i in ins.indices)
+
+    def loop_facts(self, header: str, invariant_terms: list[z3.BoolRef]) -> z3.BoolRef:
+        """`in loop => invariants` for this copy's havoc of `header`."""
+        hv = self.havoc[header]
+        return z3.Implies(hv.reach_var, z3.And(*invariant_terms)) if invariant_terms \
+            else z3.BoolVal(True)
+
+
+# ---------------------------------------------------------------- dispatch
+def _enc_binop(enc: ThreadEncoding, lbl, pos, ins: BinOp):
+    t = ins.result.type
+    if t.is_float:
+        enc.define(ins.result, enc.fresh("float", t), abstract=True)
+        return
+    term = int_binop(ins.op, enc.term(ins.lhs), enc.term(ins.rhs), t)
+    enc.define(ins.result, term, enc.is_abstract(ins.lhs) or enc.is_abstract(ins.rhs))
+
+
+def _enc_compare(enc, lbl, pos, ins: Compare):
+    t = ins.lhs.type
+    if t.is_float:
+        enc.define(ins.result, enc.fresh("fcmp", ins.result.type), abstract=True)
+        return
+    term = int_compare(ins.op, enc.term(ins.lhs), enc.term(ins.rhs), t)
+    enc.define(ins.result, term, enc.is_abstract(ins.lhs) or enc.is_abstract(ins.rhs))
+
+
+def _enc_unop(enc, lbl, pos, ins: UnaryOp):
+    t = ins.result.type
+    if t.is_float:
+        enc.define(ins.result, enc.fresh("float", t), abstract=True)
+        return
+    enc.define(ins.result, int_unop(ins.op, enc.term(ins.operand), t),
+               enc.is_abstract(ins.operand))
+
+
+def _enc_cast(enc, lbl, pos, ins: Cast):
+    src, dst = ins.operand.type, ins.result.type
+    if src == dst:
+        enc.define(ins.result, enc.term(ins.operand), enc.is_abstract(ins.operand))
+        return
+    if src.is_float or dst.is_float:
+        enc.define(ins.result, enc.fresh("fcast", dst), abstract=True)
+        return
+    enc.define(ins.result, int_cast(enc.term(ins.operand), src, dst),
+               enc.is_abstract(ins.operand))
+
+
+def _enc_select(enc, lbl, pos, ins: Select):
+    term = z3.If(enc.term(ins.cond), enc.term(ins.if_true), enc.term(ins.if_false))
+    enc.define(ins.result, term, any(enc.is_abstract(o) for o in ins.operands()))
+
+
+def _enc_special(enc, lbl, pos, ins: Special):
+    launch = enc.launch
+    if ins.kind == "thread_idx":
+        term = enc.ident.thread_idx
+    elif ins.kind == "block_idx":
+        term = enc.ident.block_idx
+    elif ins.kind == "block_dim":
+        term = launch.block_dim
+    elif ins.kind == "grid_dim":
+        term = launch.grid_dim
+    elif ins.kind == "launch_dim":
+        if not 0 <= ins.dim < len(launch.dims):
+            raise UnsupportedConstruct(f"launch_dim({ins.dim}) of a "
+                                       f"{len(launch.dims)}-d launch")
+        term = launch.dims[ins.dim]
+    else:
+        raise UnsupportedConstruct(f"special register {ins.kind!r}")
+    enc.define(ins.result, term, abstract=False)
+
+
+def _enc_shape(enc, lbl, pos, ins: ShapeOf):
+    enc.define(ins.result, enc.launch.shape(ins.array, ins.dim), abstract=False)
+
+
+def _enc_load(enc, lbl, pos, ins: Load):
+    arr = ins.array
+    written = arr.name in enc.shape.written
+    value = enc.fresh(f"load_{arr.name}", ins.result.type)
+    enc.define(ins.result, value, abstract=written or arr.space == "shared")
+    enc.loads.append(LoadRecord((lbl, pos), arr, enc.index_terms(ins), value, enc.reach[lbl]))
+
+
+def _enc_atomic(enc, lbl, pos, ins: Atomic):
+    enc.define(ins.result, enc.fresh(f"atomic_{ins.array.name}", ins.result.type),
+               abstract=True)
+
+
+def _enc_nothing(enc, lbl, pos, ins):
+    """Store, Barrier, Assert: no value; the prover reads their operands."""
+
+
+def _enc_requires(enc, lbl, pos, ins: Requires):
+    enc.facts.append(enc.term(ins.cond))
+
+
+def _enc_requires_array(enc, lbl, pos, ins: RequiresArray):
+    enc.requires_array.append(ins)
+
+
+def _term_jump(enc, lbl, t: Jump):
+    enc.set_edge(lbl, t.target, enc.reach[lbl], enc.reach_abstract[lbl])
+
+
+def _term_branch(enc, lbl, t: Branch):
+    c = enc.term(t.cond)
+    r = enc.reach[lbl]
+    ab = enc.reach_abstract[lbl] or enc.is_abstract(t.cond)
+    enc.set_edge(lbl, t.if_true, z3.And(r, c), ab)
+    enc.set_edge(lbl, t.if_false, z3.And(r, z3.Not(c)), ab)
+
+
+def _term_return(enc, lbl, t: Return):
+    """The thread ends: no outgoing edge."""
+
+
+INSTRUCTION_ENCODERS = {
+    BinOp: _enc_binop,
+    Compare: _enc_compare,
+    UnaryOp: _enc_unop,
+    Cast: _enc_cast,
+    Select: _enc_select,
+    Special: _enc_special,
+    ShapeOf: _enc_shape,
+    Load: _enc_load,
+    Store: _enc_nothing,
+    Atomic: _enc_atomic,
+    Barrier: _enc_nothing,
+    Assert: _enc_nothing,
+    Requires: _enc_requires,
+    RequiresArray: _enc_requires_array,
+}
+
+# Phis are encoded by the block walker (join: ite over edges; loop header: havoc).
+PHI_ENCODING = {Phi: "ite over incoming edges, or havoc at a loop header"}
+
+TERMINATOR_ENCODERS = {
+    Jump: _term_jump,
+    Branch: _term_branch,
+    Return: _term_return,
+}
+
+def _written_arrays(kernel: Kernel) -> frozenset[str]:
+    return frozenset(ins.array.name for _, ins in kernel.instructions()
+                     if isinstance(ins, (Store, Atomic)))
+
+
+def written_arrays(kernel: Kernel) -> frozenset[str]:
+    """Names of arrays the kernel stores to or updates atomically."""
+    return _written_arrays(kernel)

@@ -1,0 +1,136 @@
+"""Symbolic launch of one kernel: launch dims, block size, grid, shapes, scalar
+parameters, and the per-thread identity of each thread copy.
+
+Invariant: `LaunchModel.facts` are exactly the hardware guarantees of
+LANGUAGE.md section 5 (1 <= block_dim <= 1024, every launch dim >= 1, total
+threads < 2**31, grid_dim = ceil(size / block_dim), size % block_dim == 0 when
+the kernel uses block features) plus the fixed parts of the launch; nothing
+about memory contents. Every thread copy adds only 0 <= thread_idx < block_dim,
+0 <= block_idx < grid_dim and block_idx*block_dim + thread_idx < size.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import z3
+
+from verikern.mir.nodes import ArrayRef, Kernel, ScalarParam
+
+from .semantics import const_term
+
+I32_BITS = 32
+
+
+def _u32(v: int) -> z3.BitVecRef:
+    return z3.BitVecVal(v, I32_BITS)
+
+
+class LaunchModel:
+    """The launch-level symbols shared by every thread copy of one kernel."""
+
+    def __init__(self, kernel: Kernel, dims: tuple[int, ...] | None,
+                 block_dim: int | None):
+        self.kernel = kernel
+        n = kernel.launch_ndim
+        if dims is not None and len(dims) != n:
+            raise ValueError(f"kernel {kernel.name} has {n} launch dimension(s) but "
+                             f"--dim gives {len(dims)}")
+        fixed_block = kernel.block_dim if kernel.block_dim is not None else block_dim
+        if block_dim is not None and kernel.block_dim is not None \
+                and block_dim != kernel.block_dim:
+            raise ValueError(f"kernel {kernel.name} fixes block_dim={kernel.block_dim} "
+                             f"but --block-dim {block_dim} was given")
+        self.dims = tuple(z3.BitVec(f"launch_dim{k}", I32_BITS) for k in range(n))
+        self.block_dim = z3.BitVec("block_dim", I32_BITS)
+        self.size = z3.BitVec("launch_size", I32_BITS)
+        self.grid_dim = z3.BitVec("grid_dim", I32_BITS)
+        facts = []
+        for d in self.dims:
+            facts.append(d >= 1)
+        prod = self.dims[0]
+        for d in self.dims[1:]:
+            facts.append(z3.BVMulNoOverflow(prod, d, signed=False))
+            prod = prod * d
+        facts.append(self.size == prod)
+        facts.append(z3.ULT(self.size, _u32(2 ** 31)))
+        facts.append(z3.And(self.block_dim >= 1, self.block_dim <= 1024))
+        # grid_dim's definition (a divider circuit, slow to bit-blast) only when
+        # the kernel reads it; thread ids are bounded without it (ThreadIdentity).
+        if any(type(ins).__name__ == "Special" and ins.kind == "grid_dim"
+               for _, ins in kernel.instructions()):
+            facts.append(self.grid_dim == z3.UDiv(self.size + self.block_dim - 1,
+                                                  self.block_dim))
+        if kernel.uses_block_features:
+            facts.append(z3.URem(self.size, self.block_dim) == 0)
+        if dims is not None:
+            for d, v in zip(self.dims, dims):
+                facts.append(d == _u32(int(v)))
+        if fixed_block is not None:
+            facts.append(self.block_dim == _u32(int(fixed_block)))
+        self.fixed_dims = tuple(dims) if dims is not None else None
+        self.fixed_block = fixed_block
+        self.shapes: dict[tuple[str, int], z3.BitVecRef] = {}
+        for a in kernel.params:
+            if isinstance(a, ArrayRef):
+                for k in range(a.ndim):
+                    s = z3.BitVec(f"shape_{a.name}_{k}", I32_BITS)
+                    self.shapes[(a.name, k)] = s
+                    facts.append(s >= 0)
+        self.scalars: dict[int, z3.ExprRef] = {}
+        for p in kernel.params:
+            if isinstance(p, ScalarParam):
+                t = p.value.type
+                if t.is_bool:
+                    self.scalars[p.value.id] = z3.Bool(f"param_{p.name}")
+                else:
+                    self.scalars[p.value.id] = z3.BitVec(f"param_{p.name}", t.bits)
+        self.facts: list[z3.BoolRef] = facts
+
+    def shape(self, array: ArrayRef, k: int) -> z3.BitVecRef:
+        """Length of logical dimension k: symbolic for global arrays, the
+        constant for shared ones."""
+        if array.space == "shared":
+            return _u32(int(array.shape[k]))
+        return self.shapes[(array.name, k)]
+
+    def small_model_hints(self) -> list[z3.BoolRef]:
+        """Soft bounds that keep counterexamples replayable (small launches,
+        small arrays); used only when they stay satisfiable."""
+        hints = [z3.ULE(self.size, _u32(4096))]
+        for s in self.shapes.values():
+            hints.append(z3.ULE(s, _u32(4096)))
+        for p in self.kernel.scalar_params:
+            t = p.value.type
+            v = self.scalars[p.value.id]
+            if t.is_int:
+                lo = -4096 if t.is_signed else 0
+                if t.is_signed:
+                    hints.append(z3.And(v >= lo, v <= 4096))
+                else:
+                    hints.append(z3.ULE(v, 4096))
+        return hints
+
+
+@dataclass(frozen=True)
+class ThreadIdentity:
+    """One symbolic thread: its block and thread index (int32) and linear id."""
+
+    tag: str
+    block_idx: z3.BitVecRef
+    thread_idx: z3.BitVecRef
+
+    @staticmethod
+    def fresh(tag: str, launch: LaunchModel) -> tuple["ThreadIdentity", list]:
+        b = z3.BitVec(f"block_idx_{tag}", I32_BITS)
+        t = z3.BitVec(f"thread_idx_{tag}", I32_BITS)
+        # b < ceil(size/B)  <=>  b*B < size (without wrap-around); then b*B + t
+        # cannot wrap either, since size < 2**31 and t < B <= 1024.
+        start = b * launch.block_dim
+        facts = [z3.ULT(t, launch.block_dim),
+                 z3.BVMulNoOverflow(b, launch.block_dim, signed=False),
+                 z3.ULT(start, launch.size), z3.ULT(start + t, launch.size)]
+        return ThreadIdentity(tag, b, t), facts
+
+
+def scalar_const(value, t):
+    return const_term(value, t)

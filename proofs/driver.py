@@ -1,0 +1,253 @@
+"""`verikern prove` without the command line: compile files, prove kernels,
+replay counterexamples, and return one `KernelReport` per kernel.
+
+Invariants:
+- user files are only ever read by `verikern.frontend.compile_file`; nothing
+  here imports or executes them;
+- a kernel's status is the worst of its obligations (failed > unknown >
+  proved) after replay; a kernel that does not compile, or whose proof
+  crashes, is ERROR with the reason -- never PROVED;
+- a failed obligation always carries `confirmed` (True/False); one whose
+  model came from an abstraction and that replay does not confirm is
+  downgraded to UNKNOWN ("possible violation, not confirmed by replay: ...").
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from pathlib import Path
+from typing import Callable, Iterable, Sequence
+
+from verikern.errors import VerikernError
+from verikern.proofs.obligations import KernelReport, KernelStatus, Obligation, Status
+
+MODULE_KERNEL = "<module>"   # the kernel name of a report about a whole file
+
+
+class ProveInputError(VerikernError):
+    """Bad input to the driver (a missing path, no kernels, a bad option)."""
+
+
+Progress = Callable[[int, int, str], None]   # (files done, files total, file just done)
+
+
+# ------------------------------------------------------------------ inputs
+def collect_files(paths: Iterable[str | os.PathLike]) -> list[Path]:
+    """Every kernel file named by `paths`: files as given, folders as every
+    .py file below them (recursively, sorted, hidden folders and
+    __pycache__ skipped); duplicates removed, order kept."""
+    out: list[Path] = []
+    seen: set[Path] = set()
+    for raw in paths:
+        p = Path(raw)
+        if p.is_dir():
+            found = sorted(
+                f for f in p.rglob("*.py")
+                if not any(part.startswith(".") or part == "__pycache__"
+                           for part in f.relative_to(p).parts[:-1])
+            )
+        elif p.is_file():
+            found = [p]
+        else:
+            raise ProveInputError(f"{raw}: no such file or folder")
+        for f in found:
+            key = f.resolve()
+            if key not in seen:
+                seen.add(key)
+                out.append(f)
+    return out
+
+
+def normalize_dims(dims) -> tuple[int, ...] | None:
+    """None, an int, or a sequence of 1..4 positive ints -> a tuple (or None)."""
+    if dims is None:
+        return None
+    if isinstance(dims, int):
+        dims = (dims,)
+    dims = tuple(int(d) for d in dims)
+    if not 1 <= len(dims) <= 4 or any(d < 1 for d in dims):
+        raise ProveInputError(f"bad launch dims {dims}: give 1 to 4 positive integers")
+    return dims
+
+
+def _kernel_names(kernel) -> frozenset[str] | None:
+    if kernel is None:
+        return None
+    if isinstance(kernel, str):
+        return frozenset(k.strip() for k in kernel.split(",") if k.strip())
+    return frozenset(kernel)
+
+
+# ------------------------------------------------------------------ one kernel
+def _is_abstracted(ob: Obligation) -> bool:
+    cex = ob.counterexample
+    if cex is not None and cex.facts.get("abstracted"):
+        return True
+    return bool(ob.reason) and "abstract" in ob.reason.lower()
+
+
+def settle(kernel_mir, obligations: Sequence[Obligation], replayer=None) -> tuple[Obligation, ...]:
+    """Replay every failed obligation and record the outcome: `confirmed`
+    set, the replay's explanation in `reason`, and abstraction-born
+    unconfirmed failures downgraded to UNKNOWN."""
+    if replayer is None:
+        from verikern.proofs.replay import replay as replayer
+    settled = []
+    for ob in obligations:
+        if ob.status is not Status.FAILED:
+            settled.append(ob)
+            continue
+        if ob.counterexample is None:
+            ok, why = False, "the prover gave no counterexample"
+        else:
+            try:
+                ok, why = replayer(kernel_mir, ob)
+            except Exception as err:  # a replay crash must not hide the failure
+                ok, why = False, f"replay crashed: {type(err).__name__}: {err}"
+        if ok:
+            settled.append(dataclasses.replace(ob, confirmed=True, reason=_join(ob.reason, f"confirmed by replay: {why}")))
+        elif _is_abstracted(ob):
+            settled.append(dataclasses.replace(
+                ob, status=Status.UNKNOWN, confirmed=False,
+                reason=f"possible violation, not confirmed by replay: {why}"
+                + (f" (prover: {ob.reason})" if ob.reason else "")))
+        else:
+            settled.append(dataclasses.replace(ob, confirmed=False, reason=_join(ob.reason, f"not confirmed by replay: {why}")))
+    return tuple(settled)
+
+
+def _join(first: str | None, second: str) -> str:
+    return f"{first}; {second}" if first else second
+
+
+def prove_mir(kernel_mir, *, file: str, dims=None, block_dim=None, timeout=10.0,
+              prover=None, replayer=None, replay: bool = True) -> KernelReport:
+    """Prove one compiled kernel and replay its failures (`replay=False`
+    skips replay: failures keep `confirmed=None` and are never downgraded)."""
+    if prover is None:
+        from verikern.proofs.prover import prove_kernel as prover
+    start = time.perf_counter()
+    line = kernel_mir.loc.line
+    try:
+        obligations = prover(kernel_mir, dims=dims, block_dim=block_dim, timeout=timeout)
+        if replay:
+            obligations = settle(kernel_mir, obligations, replayer)
+    except VerikernError as err:
+        return KernelReport(file, kernel_mir.name, KernelStatus.ERROR, time.perf_counter() - start,
+                            error=str(err), line=line)
+    except Exception as err:  # an internal prover bug is reported, never a verdict
+        return KernelReport(file, kernel_mir.name, KernelStatus.ERROR, time.perf_counter() - start,
+                            error=f"{file}:{line}: error: internal error while proving "
+                                  f"{kernel_mir.name}: {type(err).__name__}: {err}", line=line)
+    status = KernelReport.summarize(obligations)
+    return KernelReport(file, kernel_mir.name, status, time.perf_counter() - start,
+                        obligations=tuple(obligations), line=line)
+
+
+# ------------------------------------------------------------------ one file
+def _error_report(file: str, kernel: str, message: str, line: int = 0, seconds: float = 0.0) -> KernelReport:
+    return KernelReport(file, kernel, KernelStatus.ERROR, seconds, error=message, line=line)
+
+
+def prove_file(path, *, kernel=None, dims=None, block_dim=None, timeout=10.0,
+               replay: bool = True) -> list[KernelReport]:
+    """Compile `path` with the frontend (never executing it) and prove every
+    kernel in it (or those named by `kernel`), in source order."""
+    from verikern.frontend import compile_file
+
+    return _compile_and_prove(lambda: compile_file(path), str(path), kernel, dims, block_dim, timeout, replay)
+
+
+def prove_source(source: str, filename: str, *, kernel=None, dims=None, block_dim=None,
+                 timeout=10.0, replay: bool = True) -> list[KernelReport]:
+    """Like `prove_file`, for source text (e.g. a generated mutant) that
+    reports as `filename`."""
+    from verikern.frontend import compile_source
+
+    return _compile_and_prove(lambda: compile_source(source, filename), filename, kernel, dims,
+                              block_dim, timeout, replay)
+
+
+def _compile_and_prove(compile_module, file: str, kernel, dims, block_dim, timeout,
+                       replay: bool) -> list[KernelReport]:
+    dims = normalize_dims(dims)
+    wanted = _kernel_names(kernel)
+    start = time.perf_counter()
+    try:
+        module = compile_module()
+    except OSError as err:
+        return [_error_report(file, MODULE_KERNEL, f"{file}: error: cannot read the file: {err.strerror or err}")]
+    except VerikernError as err:
+        return [_error_report(file, MODULE_KERNEL, str(err), getattr(getattr(err, "loc", None), "line", 0))]
+    except SyntaxError as err:
+        return [_error_report(file, MODULE_KERNEL, f"{file}:{err.lineno or 0}:{err.offset or 0}: error: "
+                                                   f"syntax error: {err.msg}", err.lineno or 0)]
+    except Exception as err:  # a compiler bug must not stop the other files
+        return [_error_report(file, MODULE_KERNEL, f"{file}: error: internal compiler error: "
+                                                   f"{type(err).__name__}: {err}")]
+    reports: list[KernelReport] = []
+    for err in getattr(module, "errors", ()) or ():
+        reports.append(_error_report(file, MODULE_KERNEL, _render(err), getattr(getattr(err, "loc", None), "line", 0),
+                                     time.perf_counter() - start))
+    for kr in module.kernels:
+        if wanted is not None and kr.name not in wanted:
+            continue
+        line = kr.loc.line if getattr(kr, "loc", None) is not None else 0
+        if kr.error is not None or kr.mir is None:
+            message = _render(kr.error) if kr.error is not None else f"{file}:{line}: error: kernel {kr.name} did not compile"
+            reports.append(_error_report(file, kr.name, message, line))
+            continue
+        reports.append(prove_mir(kr.mir, file=file, dims=dims, block_dim=block_dim, timeout=timeout,
+                                 replay=replay))
+    return reports
+
+
+def _render(err) -> str:
+    render = getattr(err, "render", None)
+    return render() if callable(render) else str(err)
+
+
+def _prove_file_task(args) -> list[KernelReport]:
+    path, kernel, dims, block_dim, timeout = args
+    return prove_file(path, kernel=kernel, dims=dims, block_dim=block_dim, timeout=timeout)
+
+
+# ------------------------------------------------------------------ many files
+def prove_paths(paths, *, kernel=None, dims=None, block_dim=None, timeout=10.0, jobs=1,
+                progress: Progress | None = None) -> list[KernelReport]:
+    """Prove every kernel in `paths` (files, or folders searched recursively);
+    reports in file order, then source order. `jobs > 1` proves files in a
+    process pool. Raises ProveInputError for a missing path, a bad option or
+    when no file holds a kernel (or none named `kernel`)."""
+    files = collect_files(paths)
+    dims = normalize_dims(dims)
+    if block_dim is not None and not 1 <= int(block_dim) <= 1024:
+        raise ProveInputError(f"bad block dim {block_dim}: it must be between 1 and 1024")
+    if timeout is not None and timeout <= 0:
+        raise ProveInputError(f"bad timeout {timeout}: it must be positive")
+    if int(jobs) < 1:
+        raise ProveInputError(f"bad job count {jobs}: it must be at least 1")
+    if not files:
+        raise ProveInputError("no .py files found in " + ", ".join(str(p) for p in paths))
+    tasks = [(str(f), kernel, dims, block_dim, timeout) for f in files]
+    results: dict[int, list[KernelReport]] = {}
+    if jobs == 1 or len(tasks) == 1:
+        for i, task in enumerate(tasks):
+            results[i] = _prove_file_task(task)
+            if progress is not None:
+                progress(i + 1, len(tasks), task[0])
+    else:
+        with ProcessPoolExecutor(max_workers=min(int(jobs), len(tasks))) as pool:
+            futures = {pool.submit(_prove_file_task, task): i for i, task in enumerate(tasks)}
+            for done, fut in enumerate(as_completed(futures), 1):
+                i = futures[fut]
+                results[i] = fut.result()
+                if progress is not None:
+                    progress(done, len(tasks), tasks[i][0])
+    reports = [r for i in range(len(tasks)) for r in results[i]]
+    if not any(r.kernel != MODULE_KERNEL for r in reports) and not any(r.status is KernelStatus.ERROR for r in reports):
+        what = f"no kernel named {kernel}" if kernel else "no kernels"
+        raise ProveInputError(f"{what} found in " + ", ".join(str(p) for p in paths))
+    return reports

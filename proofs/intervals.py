@@ -1,0 +1,133 @@
+"""Barrier intervals: which access sites two threads of one block can execute
+between the same pair of barriers.
+
+Invariant: an interval starts at kernel entry or just after a Barrier and
+extends along every CFG path (back edges included) until the next Barrier.
+If two threads of a block execute sites s1 and s2 in the same dynamic barrier
+interval, then some start p reaches both s1 and s2 barrier-free
+(`IntervalMap.common_starts`). `crossed` records, per path, the loops whose
+back edge was taken (or that were left) since p; threads that agree on it for
+a loop whose every cycle passes a barrier are in the same iteration of it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from verikern.mir.nodes import Atomic, Barrier, Kernel, Load, Store
+
+Point = tuple[str, int]            # (block label, instruction position)
+ENTRY: Point = ("<entry>", -1)
+
+
+@dataclass(frozen=True)
+class Start:
+    point: Point                   # ENTRY or the barrier's position
+    line: int                      # source line of the barrier (0: kernel start)
+
+
+class IntervalMap:
+    """Barrier-free reachability from every interval start."""
+
+    def __init__(self, kernel: Kernel):
+        self.kernel = kernel
+        self.loop_body = {lp.header: set(lp.body) for lp in kernel.loops}
+        self.back_edges = {(latch, lp.header) for lp in kernel.loops for latch in lp.latches}
+        self.starts: list[Start] = [Start(ENTRY, 0)]
+        for b in kernel.blocks:
+            for i, ins in enumerate(b.instrs):
+                if isinstance(ins, Barrier):
+                    self.starts.append(Start((b.label, i), ins.loc.line))
+        # start point -> site -> set of crossed-sets
+        self.sites_from: dict[Point, dict[Point, set[frozenset]]] = {}
+        self.barriers_from: dict[Point, set[Point]] = {}
+        for s in self.starts:
+            if s.point == ENTRY:
+                sites, bars = self._walk(kernel.entry.label, 0)
+            else:
+                sites, bars = self._walk(s.point[0], s.point[1] + 1)
+            self.sites_from[s.point] = sites
+            self.barriers_from[s.point] = bars
+        self.barrier_every_cycle = {h for h in self.loop_body if self._every_cycle_has_barrier(h)}
+        self.loops_with_barrier = {
+            h for h, body in self.loop_body.items()
+            if any(isinstance(ins, Barrier) for lbl in body
+                   for ins in kernel.block(lbl).instrs)}
+
+    def _walk(self, label: str, pos: int):
+        sites: dict[Point, set[frozenset]] = {}
+        bars: set[Point] = set()
+        seen = set()
+        work = [(label, pos, frozenset())]
+        while work:
+            lbl, p, crossed = work.pop()
+            if (lbl, p, crossed) in seen:
+                continue
+            seen.add((lbl, p, crossed))
+            block = self.kernel.block(lbl)
+            stopped = False
+            for i in range(p, len(block.instrs)):
+                ins = block.instrs[i]
+                if isinstance(ins, Barrier):
+                    bars.add((lbl, i))
+                    stopped = True
+                    break
+                if isinstance(ins, (Load, Store, Atomic)):
+                    sites.setdefault((lbl, i), set()).add(crossed)
+            if stopped:
+                continue
+            for succ in block.terminator.successors():
+                c = set(crossed)
+                if (lbl, succ) in self.back_edges:
+                    c.add(succ)
+                for h, body in self.loop_body.items():
+                    if lbl in body and succ not in body:
+                        c.add(("left", h))
+                work.append((succ, 0, frozenset(c)))
+        return sites, bars
+
+    def _every_cycle_has_barrier(self, header: str) -> bool:
+        body = self.loop_body[header]
+        seen, work = set(), [header]
+        while work:
+            lbl = work.pop()
+            if lbl in seen:
+                continue
+            seen.add(lbl)
+            block = self.kernel.block(lbl)
+            if any(isinstance(ins, Barrier) for ins in block.instrs):
+                continue
+            for succ in block.terminator.successors():
+                if succ == header and (lbl, succ) in self.back_edges:
+                    return False
+                if succ in body:
+                    work.append(succ)
+        return True
+
+    def common_starts(self, s1: Point, s2: Point) -> list[Start]:
+        return [st for st in self.starts
+                if s1 in self.sites_from[st.point] and s2 in self.sites_from[st.point]]
+
+    def same_iteration_loops(self, s1: Point, s2: Point, starts: list[Start]) -> frozenset[str]:
+        """Loops (headers) in whose iteration two threads of a block executing s1
+        and s2 in one barrier interval must be the same."""
+        out = set()
+        for h in self.barrier_every_cycle:
+            body = self.loop_body[h]
+            if s1[0] not in body or s2[0] not in body:
+                continue
+            ok = True
+            for st in starts:
+                for c1 in self.sites_from[st.point][s1]:
+                    for c2 in self.sites_from[st.point][s2]:
+                        if ("left", h) in c1 or ("left", h) in c2 or (h in c1) != (h in c2):
+                            ok = False
+            if ok:
+                out.add(h)
+        return frozenset(out)
+
+    def describe(self, starts: list[Start]) -> str:
+        lines = sorted({st.line for st in starts})
+        if lines == [0]:
+            return "before any barrier"
+        parts = ["the kernel start" if ln == 0 else f"the barrier at line {ln}" for ln in lines]
+        return "in one barrier interval (after " + " or ".join(parts) + ")"

@@ -1,0 +1,320 @@
+"""Loop invariants: Houdini-style inference over candidate templates, and the
+proof of `vk.invariant` hints.
+
+Invariant: a candidate survives `houdini` only if z3 proved, assuming exactly
+the surviving candidates of loops whose header visits precede the checked one
+in every execution (enclosing and earlier loops; for consecution also the loop
+itself and the loops nested in it), that it holds on every entry edge
+(initiation) and is preserved along every back edge (consecution). The
+surviving sets are therefore true at every header visit of every real
+execution, and `invariant_facts` may be assumed. Hints are candidates like any
+other: they are never assumed unless proved.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import z3
+
+from verikern.encoders.smt.encoder import CfgShape, ThreadEncoding
+from verikern.encoders.smt.semantics import UnsupportedConstruct, le, lt
+from verikern.mir.nodes import Assert, BinOp, Compare, Const, Kernel, Value
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One template instance at loop `header` about phi `phi_id`.
+
+    kind: ge0 gt0 ge_init le_init pow2 cong le lt ge step_lt step_le hint;
+    bound: the operand compared against (defined outside the loop);
+    step: the constant increment for cong/step_*; hint: the Assert for "hint".
+    """
+
+    header: str
+    kind: str
+    phi_id: int = -1
+    bound: object = None
+    step: int = 0
+    hint: Assert | None = None
+    hint_site: tuple[str, int] | None = None
+
+    def build(self, enc: ThreadEncoding, state: dict[int, z3.ExprRef]) -> z3.BoolRef:
+        hv = enc.havoc[self.header]
+        if self.kind == "hint":
+            expr = z3.Implies(enc.reach[self.hint_site[0]], enc.term(self.hint.cond))
+            pairs = [(hv.phis[i], state[i]) for i in hv.phis
+                     if not hv.phis[i].eq(state[i])]
+            return z3.substitute(expr, *pairs) if pairs else expr
+        x = state[self.phi_id]
+        phi = _phi_by_id(enc.kernel, self.header, self.phi_id)
+        t = phi.result.type
+        zero = z3.BitVecVal(0, t.bits)
+        if self.kind == "ge0":
+            return x >= zero
+        if self.kind == "gt0":
+            return x > zero if t.is_signed else x != zero
+        if self.kind == "pow2":
+            return (x & (x - 1)) == zero
+        if self.kind in ("ge_init", "le_init", "cong", "step_lt", "step_le"):
+            x0 = enc.term(_entry_value(enc.kernel, self.header, phi))
+            if self.kind == "ge_init":
+                return le(x0, x, t)
+            if self.kind == "le_init":
+                return le(x, x0, t)
+            if self.kind == "cong":
+                return ((x - x0) & z3.BitVecVal(abs(self.step) - 1, t.bits)) == zero
+            u = enc.term(self.bound)
+            prev = x - z3.BitVecVal(self.step, t.bits)
+            rel = lt(prev, u, t) if self.kind == "step_lt" else le(prev, u, t)
+            return z3.Or(x == x0, rel)
+        u = enc.term(self.bound)
+        if self.kind == "le":
+            return le(x, u, t)
+        if self.kind == "lt":
+            return lt(x, u, t)
+        if self.kind == "ge":
+            return le(u, x, t)
+        raise ValueError(f"unknown candidate kind {self.kind}")
+
+    def describe(self, kernel: Kernel) -> str:
+        if self.kind == "hint":
+            return f"vk.invariant at line {self.hint.loc.line}"
+        phi = _phi_by_id(kernel, self.header, self.phi_id)
+        name = phi.result.name or str(phi.result)
+        b = self.bound
+        bname = (str(b.value) if isinstance(b, Const) else (b.name or str(b))) if b is not None else ""
+        text = {"ge0": f"{name} >= 0", "gt0": f"{name} > 0", "pow2": f"{name} & ({name}-1) == 0",
+                "ge_init": f"{name} >= initial", "le_init": f"{name} <= initial",
+                "cong": f"({name} - initial) % {abs(self.step)} == 0",
+                "le": f"{name} <= {bname}", "lt": f"{name} < {bname}", "ge": f"{name} >= {bname}",
+                "step_lt": f"{name} == initial or {name} - {self.step} < {bname}",
+                "step_le": f"{name} == initial or {name} - {self.step} <= {bname}"}
+        return text[self.kind]
+
+
+def _phi_by_id(kernel: Kernel, header: str, phi_id: int):
+    for phi in kernel.block(header).phis:
+        if phi.result.id == phi_id:
+            return phi
+    raise KeyError(phi_id)
+
+
+def _entry_value(kernel: Kernel, header: str, phi):
+    lp = next(lp for lp in kernel.loops if lp.header == header)
+    entries = [v for src, v in phi.incoming if src not in lp.latches]
+    if len(entries) != 1:
+        raise UnsupportedConstruct("loop with several entry edges")
+    return entries[0]
+
+
+def generate_candidates(kernel: Kernel, shape: CfgShape) -> dict[str, list[Candidate]]:
+    """Candidate invariants per loop header (templates of the module docstring)."""
+    defined_in: dict[int, str] = {}
+    for b in kernel.blocks:
+        for ins in (*b.phis, *b.instrs):
+            r = getattr(ins, "result", None)
+            if r is not None:
+                defined_in[r.id] = b.label
+    out: dict[str, list[Candidate]] = {}
+    for lp in kernel.loops:
+        body = set(lp.body)
+        cands: list[Candidate] = []
+        header = kernel.block(lp.header)
+        bounds = []
+        for lbl in lp.body:
+            for ins in kernel.block(lbl).instrs:
+                if isinstance(ins, Compare):
+                    for op in (ins.lhs, ins.rhs):
+                        if isinstance(op, Const) or (isinstance(op, Value)
+                                                      and defined_in.get(op.id) not in body):
+                            if op not in bounds:
+                                bounds.append(op)
+        single_entry = len([p for p in kernel.predecessors()[lp.header]
+                            if p not in lp.latches]) == 1
+        for phi in header.phis:
+            t = phi.result.type
+            if not t.is_int:
+                continue
+            pid = phi.result.id
+            kinds = ["gt0", "pow2"] + (["ge0"] if t.is_signed else [])
+            if single_entry:
+                kinds += ["ge_init", "le_init"]
+            for kind in kinds:
+                cands.append(Candidate(lp.header, kind, pid))
+            steps = set()
+            for src, nxt in phi.incoming:
+                if src in lp.latches and isinstance(nxt, Value):
+                    steps |= _constant_steps(kernel, defined_in, nxt, phi.result)
+            for u in bounds:
+                if u.type != t:
+                    continue
+                for kind in ("le", "lt", "ge"):
+                    cands.append(Candidate(lp.header, kind, pid, bound=u))
+                if single_entry:
+                    for c in steps:
+                        if c > 0:
+                            cands.append(Candidate(lp.header, "step_lt", pid, bound=u, step=c))
+                            cands.append(Candidate(lp.header, "step_le", pid, bound=u, step=c))
+            if single_entry:
+                for c in steps:
+                    if abs(c) > 1 and abs(c) & (abs(c) - 1) == 0:
+                        cands.append(Candidate(lp.header, "cong", pid, step=c))
+        for a in lp.invariants:
+            site = _find_site(kernel, a)
+            cands.append(Candidate(lp.header, "hint", hint=a, hint_site=site))
+        out[lp.header] = cands
+    return out
+
+
+def _find_site(kernel: Kernel, a: Assert) -> tuple[str, int]:
+    for b in kernel.blocks:
+        for i, ins in enumerate(b.instrs):
+            if ins is a:
+                return (b.label, i)
+    for b in kernel.blocks:
+        for i, ins in enumerate(b.instrs):
+            if ins == a:
+                return (b.label, i)
+    raise UnsupportedConstruct(f"invariant at line {a.loc.line} is not in the kernel")
+
+
+def _constant_steps(kernel, defined_in, nxt: Value, phi_val: Value) -> set[int]:
+    lbl = defined_in.get(nxt.id)
+    if lbl is None:
+        return set()
+    for ins in kernel.block(lbl).instrs:
+        if isinstance(ins, BinOp) and ins.result.id == nxt.id and ins.op in ("add", "sub"):
+            if ins.lhs == phi_val and isinstance(ins.rhs, Const):
+                c = int(ins.rhs.value)
+                return {c if ins.op == "add" else -c}
+            if ins.op == "add" and ins.rhs == phi_val and isinstance(ins.lhs, Const):
+                return {int(ins.lhs.value)}
+    return set()
+
+
+@dataclass
+class HoudiniResult:
+    """Surviving candidates per loop header, and for removed hints the phase
+    ("initiation"/"consecution"/"unsupported"/"unknown") and model that removed them."""
+
+    invariants: dict[str, list[Candidate]]
+    hint_failures: dict[int, tuple[str, object, str]] = field(default_factory=dict)
+    checks: int = 0
+
+
+def _hint_supported(enc: ThreadEncoding, shape: CfgShape, c: Candidate) -> str | None:
+    """None when the hint is a function of the loop's havocked phis and values
+    defined outside the loop; else the reason it cannot be checked."""
+    try:
+        expr = z3.Implies(enc.reach[c.hint_site[0]], enc.term(c.hint.cond))
+    except UnsupportedConstruct as e:
+        return str(e)
+    body = set(next(lp.body for lp in enc.kernel.loops if lp.header == c.header))
+    own = {str(v) for v in enc.havoc[c.header].phis.values()}
+    seen, stack = set(), [expr]
+    while stack:
+        e = stack.pop()
+        if e.get_id() in seen:
+            continue
+        seen.add(e.get_id())
+        if z3.is_const(e) and e.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+            name = str(e)
+            loop = enc.var_loop.get(name)
+            if name not in own and loop is not None and loop in body:
+                return ("the invariant depends on a value computed inside the loop "
+                        "(memory, float, or an inner loop)")
+        stack.extend(e.children())
+    return None
+
+
+def houdini(enc: ThreadEncoding, shape: CfgShape, base_facts: list, timeout_ms: int,
+            candidates: dict[str, list[Candidate]]) -> HoudiniResult:
+    """Greatest subset of `candidates` that is mutually inductive (see module doc)."""
+    kernel = enc.kernel
+    live = {h: list(cs) for h, cs in candidates.items()}
+    result = HoudiniResult(live)
+    for h, cs in live.items():
+        for c in list(cs):
+            if c.kind == "hint":
+                why = _hint_supported(enc, shape, c)
+                if why is not None:
+                    cs.remove(c)
+                    result.hint_failures[id(c.hint)] = ("unsupported", None, why)
+    order = sorted(live, key=lambda h: shape.position.get(h, 0))
+    bodies = {lp.header: set(lp.body) for lp in kernel.loops}
+
+    def facts_for(header: str, with_self: bool):
+        out = []
+        for h2 in order:
+            if h2 == header and not with_self:
+                continue
+            earlier = shape.position[h2] < shape.position[header] and h2 != header
+            inside = with_self and h2 in bodies[header]
+            if earlier or inside:
+                hv = enc.havoc[h2]
+                out.append(enc.loop_facts(h2, [c.build(enc, hv.phis) for c in live[h2]]))
+        return out
+
+    def check(header: str, edge, state, with_self: bool, phase: str) -> bool:
+        changed = False
+        while live[header]:
+            cs = live[header]
+            built = [c.build(enc, state) for c in cs]
+            solver = z3.SolverFor("QF_BV")      # fresh: keeps z3's bit-blasting preprocessing
+            solver.set("timeout", timeout_ms)
+            solver.add(*base_facts)
+            solver.add(*facts_for(header, with_self))
+            solver.add(enc.edges.get(edge, z3.BoolVal(False)))
+            solver.add(z3.Not(z3.And(*built)))
+            res = solver.check()
+            result.checks += 1
+            if res == z3.unsat:
+                return changed
+            if res == z3.sat:
+                m = solver.model()
+                drop = [c for c, b in zip(cs, built)
+                        if not z3.is_true(m.eval(b, model_completion=True))]
+            else:
+                m, drop = None, list(cs)
+                phase_use = "unknown"
+            for c in drop:
+                cs.remove(c)
+                if c.kind == "hint":
+                    result.hint_failures[id(c.hint)] = (
+                        phase if m is not None else phase_use, m, edge[0])
+            changed = True
+            if not drop:
+                break
+        return changed
+
+    changed = True
+    rounds = 0
+    while changed and rounds < 20:
+        rounds += 1
+        changed = False
+        for h in order:
+            hv = enc.havoc[h]
+            lp_phis = kernel.block(h).phis
+            for edge in hv.entry_edges:
+                state = {phi.result.id: enc.term(dict(phi.incoming)[edge[0]]) for phi in lp_phis}
+                changed |= check(h, edge, state, False, "initiation")
+            for edge in hv.latch_edges:
+                if edge not in enc.edges:
+                    continue
+                state = {phi.result.id: enc.term(dict(phi.incoming)[edge[0]]) for phi in lp_phis}
+                changed |= check(h, edge, state, True, "consecution")
+    if changed:           # no fixpoint within the round limit: keep nothing
+        for h in live:
+            live[h].clear()
+    return result
+
+
+def invariant_facts(enc: ThreadEncoding, invariants: dict[str, list[Candidate]]) -> list:
+    """`in loop => proven invariants` for every havocked loop of `enc`."""
+    out = []
+    for h, cs in invariants.items():
+        hv = enc.havoc.get(h)
+        if hv is None or not cs:
+            continue
+        out.append(enc.loop_facts(h, [c.build(enc, hv.phis) for c in cs]))
+    return out

@@ -1,0 +1,457 @@
+"""Decide every proof obligation of a MIR kernel with z3.
+
+Invariant: an obligation is PROVED only when z3 answered `unsat` to its
+negation under the sound facts of `ProofContext`; `sat` gives FAILED with a
+counterexample read from the model (fact "abstracted": true when the violating
+path went through an abstraction: a havocked loop, a float, or memory the
+kernel writes, so that only a replay can confirm it); anything else (timeout,
+`unknown`, an unsupported construct) gives UNKNOWN with the reason.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, replace
+
+import z3
+
+from verikern.encoders.smt.encoder import ThreadEncoding
+from verikern.encoders.smt.semantics import (
+    UnsupportedConstruct, bits_to_float, model_int, widen,
+)
+from verikern.mir.nodes import (
+    ArrayRef, Assert, Atomic, Barrier, BinOp, Branch, Const, Kernel, Load,
+    Return, SourceLoc, Store, Value,
+)
+from verikern.mir.types import I32
+
+from .obligations import Counterexample, Obligation, ObligationKind, Status
+from .prover_context import ProofContext
+
+Point = tuple[str, int]
+
+
+@dataclass(frozen=True)
+class ObligationSpec:
+    """What to prove, before any solving: kind, where, and the sites involved."""
+
+    kind: ObligationKind
+    loc: SourceLoc
+    site: Point
+    other: Point | None = None
+    dim: int = 0
+    other_loc: SourceLoc | None = None
+
+
+# ------------------------------------------------------------ enumeration
+def _is_write(ins) -> bool:
+    return isinstance(ins, (Store, Atomic))
+
+
+def enumerate_obligations(kernel: Kernel) -> list[ObligationSpec]:
+    """Every obligation of LANGUAGE.md section 5, in source order of sites."""
+    specs: list[ObligationSpec] = []
+    accesses: list[tuple[Point, object]] = []
+    for b in kernel.blocks:
+        for i, ins in enumerate(b.instrs):
+            site = (b.label, i)
+            if isinstance(ins, (Load, Store, Atomic)):
+                accesses.append((site, ins))
+                for k in range(ins.array.ndim):
+                    specs.append(ObligationSpec(ObligationKind.BOUNDS, ins.loc, site, dim=k))
+            elif isinstance(ins, BinOp) and ins.op in ("div", "floordiv", "mod") \
+                    and ins.result.type.is_int:
+                if not (isinstance(ins.rhs, Const) and ins.rhs.value != 0):
+                    specs.append(ObligationSpec(ObligationKind.DIV_ZERO, ins.loc, site))
+            elif isinstance(ins, Barrier):
+                specs.append(ObligationSpec(ObligationKind.DIVERGENCE, ins.loc, site))
+            elif isinstance(ins, Assert):
+                kind = ObligationKind.INVARIANT if ins.kind == "invariant" else ObligationKind.ASSERT
+                specs.append(ObligationSpec(kind, ins.loc, site))
+    for x in range(len(accesses)):
+        for y in range(x, len(accesses)):
+            (s1, a), (s2, b) = accesses[x], accesses[y]
+            if a.array.name != b.array.name or a.array.space != b.array.space:
+                continue
+            if not (_is_write(a) or _is_write(b)):
+                continue
+            if isinstance(a, Atomic) and isinstance(b, Atomic):
+                continue
+            specs.append(ObligationSpec(ObligationKind.RACE, a.loc, s1, other=s2,
+                                        other_loc=b.loc))
+    specs.sort(key=lambda s: (s.loc.line, s.loc.col, list(ObligationKind).index(s.kind)))
+    return specs
+
+
+# ------------------------------------------------------------ entry point
+def prove_kernel(kernel: Kernel, *, dims: tuple[int, ...] | None = None,
+                 block_dim: int | None = None, timeout: float = 10.0) -> tuple[Obligation, ...]:
+    """Decide every obligation of `kernel` (see the module docstring)."""
+    specs = enumerate_obligations(kernel)
+    try:
+        ctx = ProofContext(kernel, dims, block_dim, timeout)
+    except UnsupportedConstruct as e:
+        return tuple(_unknown(s, f"unsupported: {e}") for s in specs)
+    except z3.Z3Exception as e:
+        return tuple(_unknown(s, f"solver error: {e}") for s in specs)
+    out = []
+    for spec in specs:
+        t0 = time.perf_counter()
+        try:
+            ob = DECIDERS[spec.kind](ctx, spec)
+        except UnsupportedConstruct as e:
+            ob = _unknown(spec, f"unsupported: {e}")
+        except z3.Z3Exception as e:
+            ob = _unknown(spec, f"solver error: {e}")
+        out.append(replace(ob, seconds=time.perf_counter() - t0))
+    return tuple(out)
+
+
+def _unknown(spec: ObligationSpec, reason: str) -> Obligation:
+    return Obligation(spec.kind, spec.loc, Status.UNKNOWN,
+                      f"{spec.kind.value} at line {spec.loc.line} undecided: {reason}",
+                      reason=reason, other_loc=spec.other_loc)
+
+
+def _instr(ctx: ProofContext, site: Point):
+    return ctx.kernel.block(site[0]).instrs[site[1]]
+
+
+def _reach(enc: ThreadEncoding, site: Point) -> z3.BoolRef:
+    return enc.reach.get(site[0], z3.BoolVal(False))
+
+
+def _abstract_ops(enc: ThreadEncoding, site: Point, ops) -> bool:
+    return enc.reach_abstract.get(site[0], False) or any(enc.is_abstract(o) for o in ops)
+
+
+# ------------------------------------------------------------ solving
+@dataclass
+class Answer:
+    status: Status
+    model: z3.ModelRef | None = None
+    reason: str | None = None
+
+
+def solve(ctx: ProofContext, encs: list[ThreadEncoding], query: list) -> Answer:
+    facts = ctx.facts(encs)
+    s = ctx.new_solver()
+    s.add(*facts)
+    s.add(*query)
+    res = s.check()
+    if res == z3.unsat:
+        return Answer(Status.PROVED)
+    if res == z3.sat:
+        model = s.model()
+        small = ctx.new_solver()
+        small.add(*facts)
+        small.add(*query)
+        small.add(*ctx.launch.small_model_hints())
+        if small.check() == z3.sat:
+            model = small.model()
+        return Answer(Status.FAILED, model)
+    return Answer(Status.UNKNOWN, reason=f"solver answered unknown ({s.reason_unknown()})")
+
+
+def _val(m: z3.ModelRef, term, t=I32):
+    return model_int(m, term, t)
+
+
+def _wide_val(m: z3.ModelRef, term) -> int:
+    raw = m.eval(term, model_completion=True).as_long()
+    width = term.size()
+    return raw - (1 << width) if raw >= 1 << (width - 1) else raw
+
+
+def counterexample(ctx: ProofContext, m: z3.ModelRef, encs: list[ThreadEncoding],
+                   abstracted: bool, **facts) -> Counterexample:
+    launch = ctx.launch
+    dims = tuple(_val(m, d) for d in launch.dims)
+    scalars = {}
+    for p in ctx.kernel.scalar_params:
+        term = launch.scalars[p.value.id]
+        scalars[p.name] = model_int(m, term, p.value.type)
+    shapes = {}
+    for a in ctx.kernel.params:
+        if isinstance(a, ArrayRef):
+            shapes[a.name] = tuple(_val(m, launch.shapes[(a.name, k)]) for k in range(a.ndim))
+    arrays: dict[str, dict[int, object]] = {}
+    for enc in encs:
+        for rec in enc.loads:
+            arr = rec.array
+            if arr.space != "global" or arr.name in ctx.shape.written:
+                continue
+            if not z3.is_true(m.eval(rec.reach, model_completion=True)):
+                continue
+            idx = [_wide_val(m, i) for i in rec.indices]
+            full = list(shapes[arr.name]) + list(arr.inner)
+            if any(not 0 <= i < n for i, n in zip(idx, full)):
+                continue
+            flat = 0
+            for i, n in zip(idx, full):
+                flat = flat * n + i
+            raw = m.eval(rec.value, model_completion=True)
+            t = arr.dtype
+            value = bits_to_float(raw.as_long(), t.bits) if t.is_float else \
+                (z3.is_true(raw) if t.is_bool else t.wrap(raw.as_long()))
+            arrays.setdefault(arr.name, {})[flat] = value
+    threads = tuple((_val(m, e.ident.block_idx), _val(m, e.ident.thread_idx)) for e in encs)
+    facts = dict(facts)
+    if abstracted:
+        facts["abstracted"] = True
+    return Counterexample(dims=dims, block_dim=_val(m, launch.block_dim), threads=threads,
+                          scalars=scalars, shapes=shapes, arrays=arrays, facts=facts)
+
+
+def _who(cex: Counterexample, i: int = 0) -> str:
+    b, t = cex.threads[i]
+    return f"thread {t} of block {b}, block_dim {cex.block_dim}"
+
+
+_SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "div": "/", "floordiv": "//", "mod": "%",
+            "and": "&", "or": "|", "xor": "^", "shl": "<<", "shr": ">>"}
+
+
+def _name(op, ctx: ProofContext | None = None, depth: int = 0) -> str:
+    """A source-like rendering of an operand (its variable name when it has one)."""
+    if isinstance(op, Const):
+        return str(op.value)
+    if op.name:
+        return op.name
+    ins = ctx.defs.get(op.id) if ctx is not None else None
+    if ins is not None and depth < 3:
+        kind = type(ins).__name__
+        if kind == "Special":
+            return f"vk.{ins.kind}()" if ins.kind != "launch_dim" else f"vk.launch_dim({ins.dim})"
+        if kind == "ShapeOf":
+            return f"{ins.array.name}.shape[{ins.dim}]"
+        if kind == "BinOp" and ins.op in _SYMBOLS:
+            return (f"({_name(ins.lhs, ctx, depth + 1)} {_SYMBOLS[ins.op]} "
+                    f"{_name(ins.rhs, ctx, depth + 1)})")
+        if kind == "Cast":
+            return f"{ins.result.type}({_name(ins.operand, ctx, depth + 1)})"
+        if kind == "Load":
+            return f"{ins.array.name}[...]"
+    return str(op)
+
+
+def _failed(spec: ObligationSpec, message: str, cex: Counterexample) -> Obligation:
+    reason = None
+    if cex.facts.get("abstracted"):
+        reason = ("counterexample found through an abstraction (loop, float or memory "
+                  "value); a replay must confirm it")
+    return Obligation(spec.kind, spec.loc, Status.FAILED, message, counterexample=cex,
+                      reason=reason, other_loc=spec.other_loc)
+
+
+def _proved(spec: ObligationSpec, message: str) -> Obligation:
+    return Obligation(spec.kind, spec.loc, Status.PROVED, message, other_loc=spec.other_loc)
+
+
+def _undecided(spec: ObligationSpec, what: str, ans: Answer) -> Obligation:
+    return Obligation(spec.kind, spec.loc, Status.UNKNOWN, f"{what}: {ans.reason}",
+                      reason=ans.reason, other_loc=spec.other_loc)
+
+
+# ------------------------------------------------------------ deciders
+def decide_bounds(ctx: ProofContext, spec: ObligationSpec) -> Obligation:
+    ins = _instr(ctx, spec.site)
+    enc = ctx.A
+    k = spec.dim
+    arr = ins.array
+    idx_op = ins.indices[k]
+    idx = widen(enc.term(idx_op), idx_op.type)
+    size = widen(ctx.launch.shape(arr, k), I32)
+    what = f"index {k} of {arr.name} at line {spec.loc.line}"
+    ans = solve(ctx, [enc], [_reach(enc, spec.site), z3.Or(idx < 0, idx >= size)])
+    if ans.status == Status.PROVED:
+        return _proved(spec, f"{what} is always in bounds")
+    if ans.status == Status.UNKNOWN:
+        return _undecided(spec, f"{what} undecided", ans)
+    m = ans.model
+    iv, sv = _wide_val(m, idx), _wide_val(m, size)
+    cex = counterexample(ctx, m, [enc], _abstract_ops(enc, spec.site, [idx_op]),
+                         index=iv, dim=k, array=arr.name, shape=sv)
+    return _failed(spec, f"index {arr.name}[{'..., ' * (k > 0)}{_name(idx_op, ctx)}] is out of "
+                         f"bounds: {_name(idx_op, ctx)} = {iv} but {arr.name}.shape[{k}] = {sv} "
+                         f"({_who(cex)})", cex)
+
+
+def decide_div_zero(ctx: ProofContext, spec: ObligationSpec) -> Obligation:
+    ins = _instr(ctx, spec.site)
+    enc = ctx.A
+    rhs = enc.term(ins.rhs)
+    op = {"div": "division", "floordiv": "floor division", "mod": "modulo"}[ins.op]
+    ans = solve(ctx, [enc], [_reach(enc, spec.site), rhs == 0])
+    what = f"{op} at line {spec.loc.line}"
+    if ans.status == Status.PROVED:
+        return _proved(spec, f"the divisor of the {what} is never zero")
+    if ans.status == Status.UNKNOWN:
+        return _undecided(spec, f"{what} undecided", ans)
+    cex = counterexample(ctx, ans.model, [enc], _abstract_ops(enc, spec.site, [ins.rhs]),
+                         divisor=_name(ins.rhs, ctx))
+    return _failed(spec, f"{op} by zero: divisor {_name(ins.rhs, ctx)} = 0 ({_who(cex)})", cex)
+
+
+def decide_assert(ctx: ProofContext, spec: ObligationSpec) -> Obligation:
+    ins: Assert = _instr(ctx, spec.site)
+    enc = ctx.A
+    ans = solve(ctx, [enc], [_reach(enc, spec.site), z3.Not(enc.term(ins.cond))])
+    label = f"assertion at line {spec.loc.line}" + (f" ({ins.message})" if ins.message else "")
+    if ans.status == Status.PROVED:
+        return _proved(spec, f"{label} always holds")
+    if ans.status == Status.UNKNOWN:
+        return _undecided(spec, f"{label} undecided", ans)
+    cex = counterexample(ctx, ans.model, [enc], _abstract_ops(enc, spec.site, [ins.cond]))
+    return _failed(spec, f"{label} fails ({_who(cex)})", cex)
+
+
+def decide_invariant(ctx: ProofContext, spec: ObligationSpec) -> Obligation:
+    ins: Assert = _instr(ctx, spec.site)
+    label = f"invariant at line {spec.loc.line}"
+    for cs in ctx.houdini.invariants.values():
+        if any(c.kind == "hint" and c.hint is ins for c in cs):
+            return _proved(spec, f"{label} holds on loop entry and is preserved by every iteration")
+    failure = ctx.houdini.hint_failures.get(id(ins))
+    if failure is None:
+        reason = "the invariant's loop is not known to the prover"
+        return Obligation(spec.kind, spec.loc, Status.UNKNOWN, f"{label} undecided: {reason}",
+                          reason=reason)
+    phase, model, _ = failure
+    if phase in ("unsupported", "unknown") or model is None:
+        reason = failure[2] if phase == "unsupported" else "solver could not decide it"
+        return Obligation(spec.kind, spec.loc, Status.UNKNOWN, f"{label} undecided: {reason}",
+                          reason=reason)
+    enc = ctx.A
+    header = next(h for h, hv in enc.havoc.items() if spec.site[0] in
+                  next(lp.body for lp in ctx.kernel.loops if lp.header == h)
+                  and _loop_first(ctx, h, spec.site))
+    entry_abstract = any(enc.reach_abstract.get(e[0], False) for e in enc.havoc[header].entry_edges)
+    abstracted = phase == "consecution" or entry_abstract
+    cex = counterexample(ctx, model, [enc], abstracted, phase=phase)
+    if phase == "initiation":
+        msg = f"{label} is false when the loop is entered ({_who(cex)})"
+    else:
+        msg = f"{label} is not preserved by an iteration of its loop ({_who(cex)})"
+    return _failed(spec, msg, cex)
+
+
+def _loop_first(ctx, header, site) -> bool:
+    lp = next(lp for lp in ctx.kernel.loops if lp.header == header)
+    return any(a is _instr(ctx, site) for a in lp.invariants)
+
+
+def decide_race(ctx: ProofContext, spec: ObligationSpec) -> Obligation:
+    ins1, ins2 = _instr(ctx, spec.site), _instr(ctx, spec.other)
+    arr = ins1.array
+    A = ctx.A
+    what = (f"accesses to {arr.name} at lines {spec.loc.line} and {spec.other_loc.line}"
+            if spec.site != spec.other else f"access to {arr.name} at line {spec.loc.line}")
+    checks = []
+    if arr.space == "global":
+        checks.append(("blocks", None, None))
+    starts = ctx.intervals.common_starts(spec.site, spec.other)
+    if starts:
+        shared = ctx.intervals.same_iteration_loops(spec.site, spec.other, starts)
+        checks.append(("same", shared, starts))
+    undecided = None
+    for mode, shared, starts in checks:
+        B = ctx.pair(shared if mode == "same" else None)
+        i1, i2 = A.index_terms(ins1), B.index_terms(ins2)
+        q = [_reach(A, spec.site), _reach(B, spec.other)]
+        q += [a == b for a, b in zip(i1, i2)]
+        if mode == "blocks":
+            q.append(A.ident.block_idx != B.ident.block_idx)
+        else:
+            q += [A.ident.block_idx == B.ident.block_idx,
+                  A.ident.thread_idx != B.ident.thread_idx]
+        ans = solve(ctx, [A, B], q)
+        if ans.status == Status.UNKNOWN:
+            undecided = ans
+            continue
+        if ans.status == Status.FAILED:
+            m = ans.model
+            abstracted = _abstract_ops(A, spec.site, ins1.indices) or \
+                _abstract_ops(B, spec.other, ins2.indices)
+            elem = [_wide_val(m, t) for t in i1]
+            cex = counterexample(ctx, m, [A, B], abstracted, index=elem, array=arr.name,
+                                 lines=[spec.loc.line, spec.other_loc.line])
+            (b1, t1), (b2, t2) = cex.threads
+            writer = t1 if _is_write(ins1) else t2
+            writer_b = b1 if _is_write(ins1) else b2
+            el = f"{arr.name}[{', '.join(str(e) for e in elem[:arr.ndim])}]"
+            if mode == "same":
+                msg = (f"threads {t1} and {t2} of block {b1} both access {el} "
+                       f"{ctx.intervals.describe(starts)} (lines {spec.loc.line} and "
+                       f"{spec.other_loc.line}); thread {writer} writes")
+            else:
+                msg = (f"thread {t1} of block {b1} and thread {t2} of block {b2} both access "
+                       f"{el} (lines {spec.loc.line} and {spec.other_loc.line}); thread "
+                       f"{writer} of block {writer_b} writes")
+            return _failed(spec, msg, cex)
+    if undecided is not None:
+        return _undecided(spec, f"race between {what} undecided", undecided)
+    return _proved(spec, f"no two threads race on the {what}")
+
+
+def decide_divergence(ctx: ProofContext, spec: ObligationSpec) -> Obligation:
+    A = ctx.A
+    label = spec.site[0]
+    loops = [lp for lp in ctx.kernel.loops if label in lp.body]
+    B = ctx.pair(frozenset(lp.header for lp in loops))
+    same_block = [A.ident.block_idx == B.ident.block_idx,
+                  A.ident.thread_idx != B.ident.thread_idx]
+    line = spec.loc.line
+    queries = [("reach", [_reach(A, spec.site), z3.Not(_reach(B, spec.site))], None)]
+    for lp in loops:
+        for blk in lp.body:
+            t = ctx.kernel.block(blk).terminator
+            if isinstance(t, Branch) and any(s not in lp.body for s in t.successors()) \
+                    and t.if_true != t.if_false:
+                c = (A.term(t.cond), B.term(t.cond))
+                q = [A.reach[blk], B.reach[blk], c[0] != c[1]] if blk in A.reach else None
+                if q is not None:
+                    queries.append(("exit", q, (lp, t, blk)))
+            elif isinstance(t, Return) and blk in A.reach:
+                queries.append(("return", [A.reach[blk], B.havoc[lp.header].reach_var,
+                                           z3.Not(B.reach[blk])], (lp, t, blk)))
+    undecided = None
+    for kind, q, info in queries:
+        ans = solve(ctx, [A, B], same_block + q)
+        if ans.status == Status.UNKNOWN:
+            undecided = ans
+            continue
+        if ans.status == Status.PROVED:
+            continue
+        abstracted = A.reach_abstract.get(label, False) or B.reach_abstract.get(label, False)
+        if info is not None:
+            abstracted = abstracted or A.reach_abstract.get(info[2], False) or \
+                (isinstance(info[1], Branch) and (A.is_abstract(info[1].cond)
+                                                  or B.is_abstract(info[1].cond)))
+        cex = counterexample(ctx, ans.model, [A, B], abstracted, barrier_line=line)
+        (b, t1), (_, t2) = cex.threads
+        if kind == "reach":
+            msg = (f"thread {t1} of block {b} reaches the barrier at line {line} but thread "
+                   f"{t2} of the same block does not (block_dim {cex.block_dim})")
+        elif kind == "exit":
+            msg = (f"the loop at line {info[0].loc.line} contains the barrier at line {line} "
+                   f"but threads {t1} and {t2} of block {b} take different branches at line "
+                   f"{info[1].loc.line} (block_dim {cex.block_dim})")
+        else:
+            msg = (f"thread {t1} of block {b} returns at line {info[1].loc.line} inside the "
+                   f"loop with the barrier at line {line} while thread {t2} goes on")
+        return _failed(spec, msg, cex)
+    if undecided is not None:
+        return _undecided(spec, f"barrier at line {line} undecided", undecided)
+    return _proved(spec, f"every thread of a block reaches the barrier at line {line} together")
+
+
+DECIDERS = {
+    ObligationKind.BOUNDS: decide_bounds,
+    ObligationKind.RACE: decide_race,
+    ObligationKind.DIVERGENCE: decide_divergence,
+    ObligationKind.ASSERT: decide_assert,
+    ObligationKind.INVARIANT: decide_invariant,
+    ObligationKind.DIV_ZERO: decide_div_zero,
+}
+
+__all__ = ["prove_kernel", "enumerate_obligations", "ObligationSpec", "DECIDERS", "Value"]

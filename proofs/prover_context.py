@@ -1,0 +1,151 @@
+"""The per-kernel proof context: one launch model, cached thread encodings,
+proven loop invariants, and one incremental solver per thread configuration.
+
+Invariant: every fact a solver here holds is true of every real execution
+(launch facts, Requires, thread identity, proven invariants, array contracts on
+launch-time contents of arrays the kernel never writes, functional reads of
+never-written arrays). Queries are pushed on top and popped after the check.
+"""
+from __future__ import annotations
+
+import itertools
+
+import z3
+
+from verikern.encoders.smt.encoder import CfgShape, ThreadEncoding
+from verikern.encoders.smt.launch import LaunchModel
+from verikern.encoders.smt.semantics import le, lt, widen
+from verikern.mir.nodes import Kernel
+from verikern.mir.types import I32 as _I32
+
+from .intervals import IntervalMap
+from .invariants import HoudiniResult, generate_candidates, houdini, invariant_facts
+from .uniformity import varying_values
+
+
+class ProofContext:
+    """Shared encodings for all obligations of one kernel."""
+
+    def __init__(self, kernel: Kernel, dims, block_dim, timeout: float):
+        self.kernel = kernel
+        self.timeout_ms = max(1, int(timeout * 1000))
+        self.shape = CfgShape(kernel)
+        self.launch = LaunchModel(kernel, dims, block_dim)
+        self.intervals = IntervalMap(kernel)
+        self.varying = varying_values(kernel)
+        self.defs = {ins.result.id: ins for b in kernel.blocks
+                     for ins in (*b.phis, *b.instrs) if getattr(ins, "result", None) is not None}
+        self.contracts = {}
+        for _, ins in kernel.instructions():
+            if type(ins).__name__ == "RequiresArray":
+                self.contracts.setdefault(ins.array.name, []).append(ins)
+        self._encodings: dict[tuple, ThreadEncoding] = {}
+        self._solvers: dict[tuple, z3.Solver] = {}
+        self.A = self.encoding("A")
+        self.houdini: HoudiniResult = HoudiniResult({})
+        if kernel.loops:
+            cands = generate_candidates(kernel, self.shape)
+            base = list(self.launch.facts) + self.A.facts + self.single_array_facts(self.A)
+            self.houdini = houdini(self.A, self.shape, base, self.timeout_ms, cands)
+
+    # ------------------------------------------------------------ encodings
+    def encoding(self, tag: str, shared_loops: frozenset[str] = frozenset()) -> ThreadEncoding:
+        key = (tag, shared_loops)
+        enc = self._encodings.get(key)
+        if enc is None:
+            shared = {}
+            for h in shared_loops:
+                hv = self.A.havoc.get(h)
+                if hv is None:
+                    continue
+                shared[h] = {pid: var for pid, var in hv.phis.items()
+                             if pid not in self.varying}
+            suffix = "" if not shared_loops else "s" + str(len(self._encodings))
+            enc = ThreadEncoding(self.kernel, self.shape, self.launch, tag + suffix, shared)
+            self._encodings[key] = enc
+        return enc
+
+    def pair(self, shared_loops: frozenset[str] | None) -> ThreadEncoding:
+        """The second thread copy: independent (None) or sharing the uniform loop
+        phis of `shared_loops` with copy A (same iteration)."""
+        return self.encoding("B", frozenset(shared_loops or ()))
+
+    # ------------------------------------------------------------ facts
+    def in_bounds(self, enc: ThreadEncoding, rec) -> z3.BoolRef:
+        conds = []
+        for k in range(rec.array.ndim):
+            s = widen(self.launch.shape(rec.array, k), _I32)
+            conds.append(z3.And(rec.indices[k] >= 0, rec.indices[k] < s))
+        return z3.And(*conds) if conds else z3.BoolVal(True)
+
+    def single_array_facts(self, enc: ThreadEncoding) -> list:
+        """all_in_range contracts on loads of arrays the kernel never writes."""
+        out = []
+        for rec in enc.loads:
+            if rec.array.space != "global" or rec.array.name in self.shape.written:
+                continue
+            for c in self.contracts.get(rec.array.name, []):
+                if c.kind == "all_in_range":
+                    t = rec.array.dtype
+                    lo, hi = enc.term(c.lo), enc.term(c.hi)
+                    out.append(z3.Implies(z3.And(rec.reach, self.in_bounds(enc, rec)),
+                                          z3.And(le(lo, rec.value, t), lt(rec.value, hi, t))))
+        return out
+
+    def pair_array_facts(self, encs: list[ThreadEncoding]) -> list:
+        """Functional reads of never-written integer arrays; all_distinct."""
+        out = []
+        recs = [(e, r) for e in encs for r in e.loads
+                if r.array.space == "global" and r.array.name not in self.shape.written
+                and r.array.dtype.is_int]
+        for (e1, r1), (e2, r2) in itertools.combinations(recs, 2):
+            if r1.array.name != r2.array.name:
+                continue
+            same = z3.And(*[a == b for a, b in zip(r1.indices, r2.indices)])
+            guard = z3.And(r1.reach, r2.reach)
+            distinct = any(c.kind == "all_distinct"
+                           for c in self.contracts.get(r1.array.name, []))
+            if distinct:
+                guard = z3.And(guard, self.in_bounds(e1, r1), self.in_bounds(e2, r2))
+                out.append(z3.Implies(guard, same == (r1.value == r2.value)))
+            else:
+                out.append(z3.Implies(z3.And(guard, same), r1.value == r2.value))
+        return out
+
+    def facts(self, encs: list[ThreadEncoding]) -> list:
+        """Every fact of the configuration `encs` (cached per configuration)."""
+        key = tuple(e.tag for e in encs)
+        f = self._solvers.get(key)
+        if f is None:
+            f = list(self.launch.facts)
+            for e in encs:
+                f += e.facts
+                f += self.single_array_facts(e)
+                f += invariant_facts(e, self.houdini.invariants)
+            f += self.pair_array_facts(encs)
+            f += thread_identity_lemmas(self.launch, encs)
+            self._solvers[key] = f
+        return f
+
+    def new_solver(self) -> z3.Solver:
+        """A fresh solver: z3's QF_BV preprocessing (bit-blasting tactics) is
+        only used by non-incremental solvers, so every check gets its own."""
+        s = z3.SolverFor("QF_BV")
+        s.set("timeout", self.timeout_ms)
+        return s
+
+
+def thread_identity_lemmas(launch: LaunchModel, encs: list[ThreadEncoding]) -> list:
+    """True theorems about thread ids that bit-blasting finds hard: the linear id
+    b*B + t determines (b, t), since t < B."""
+    out = []
+    for e1, e2 in itertools.combinations(encs, 2):
+        l1 = e1.ident.block_idx * launch.block_dim + e1.ident.thread_idx
+        l2 = e2.ident.block_idx * launch.block_dim + e2.ident.thread_idx
+        same = z3.And(e1.ident.block_idx == e2.ident.block_idx,
+                      e1.ident.thread_idx == e2.ident.thread_idx)
+        out.append((l1 == l2) == same)
+        out.append(z3.Implies(z3.ULT(e1.ident.block_idx, e2.ident.block_idx), z3.ULT(l1, l2)))
+        out.append(z3.Implies(z3.ULT(e2.ident.block_idx, e1.ident.block_idx), z3.ULT(l2, l1)))
+    return out
+

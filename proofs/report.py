@@ -1,0 +1,312 @@
+"""Renderers for `verikern prove` results: text (default), short, JSON, SARIF.
+
+Invariants: every renderer is a pure function of the reports (no I/O); the
+JSON layout `{"verikern": VERSION, "kernels": [...]}` is stable (keys are
+only ever added, never renamed or removed); every failed obligation appears
+as an error and every unknown one as a warning in text, short and SARIF
+output; values from counterexamples are rendered JSON-safe (numpy scalars
+become Python numbers, non-finite floats become strings).
+"""
+from __future__ import annotations
+
+import json
+import math
+from typing import Any, Iterable
+
+from verikern import __version__
+from verikern.errors import source_line_at
+from verikern.mir.nodes import SourceLoc
+from verikern.proofs.obligations import (
+    KernelReport, KernelStatus, Obligation, ObligationKind, Status,
+)
+
+FORMATS = ("text", "json", "short", "sarif")
+
+_STATUS_STYLE = {
+    KernelStatus.PROVED: "bold green",
+    KernelStatus.FAILED: "bold red",
+    KernelStatus.UNKNOWN: "bold yellow",
+    KernelStatus.ERROR: "bold magenta",
+}
+
+_KIND_TEXT = {
+    ObligationKind.BOUNDS: "array index out of bounds",
+    ObligationKind.RACE: "data race",
+    ObligationKind.DIVERGENCE: "barrier divergence",
+    ObligationKind.ASSERT: "assertion can fail",
+    ObligationKind.INVARIANT: "loop invariant can fail",
+    ObligationKind.DIV_ZERO: "integer division by zero",
+}
+
+
+# ------------------------------------------------------------------ helpers
+def json_safe(value: Any) -> Any:
+    """`value` with numpy scalars/arrays, tuples and non-finite floats turned
+    into plain JSON values."""
+    if isinstance(value, dict):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    if hasattr(value, "tolist") and not isinstance(value, (str, bytes)):
+        return json_safe(value.tolist())
+    if isinstance(value, float) and not math.isfinite(value):
+        return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    return str(value)
+
+
+def _loc(ob_loc: SourceLoc, report: KernelReport) -> SourceLoc:
+    """The obligation's location, with the report's file where the loc has none."""
+    if not ob_loc.file or ob_loc.file == "<unknown>":
+        return SourceLoc(report.file, ob_loc.line, ob_loc.col)
+    return ob_loc
+
+
+def _counts(reports: Iterable[KernelReport]) -> dict[str, int]:
+    counts = {s.value: 0 for s in KernelStatus}
+    for r in reports:
+        counts[r.status.value] += 1
+    return counts
+
+
+# ------------------------------------------------------------------ short
+def render_short(reports: Iterable[KernelReport]) -> str:
+    """One `file:line:col: error|warning: ...` line per failed or unknown
+    obligation and per kernel that did not compile (for CI and editors)."""
+    lines = []
+    for r in reports:
+        if r.status is KernelStatus.ERROR:
+            first = (r.error or "error").splitlines()[0]
+            if ": error:" not in first:
+                first = f"{r.file}:{r.line}:1: error: {first}"
+            lines.append(first)
+            continue
+        for ob in r.obligations:
+            loc = _loc(ob.loc, r)
+            if ob.status is Status.FAILED:
+                lines.append(f"{loc}: error: {ob.kind.value}: {ob.message}")
+            elif ob.status is Status.UNKNOWN:
+                lines.append(f"{loc}: warning: unknown: {ob.reason or ob.message}")
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
+# ------------------------------------------------------------------ json
+def obligation_json(ob: Obligation, report: KernelReport) -> dict:
+    d = ob.to_json()
+    if ob.other_loc is not None:
+        d["other_line"] = ob.other_loc.line
+        d["other_col"] = ob.other_loc.col
+    d["seconds"] = round(ob.seconds, 4)
+    return json_safe(d)
+
+
+def to_json_data(reports: Iterable[KernelReport]) -> dict:
+    kernels = []
+    for r in reports:
+        d = r.to_json()
+        d["line"] = r.line
+        d["obligations"] = [obligation_json(ob, r) for ob in r.obligations]
+        kernels.append(json_safe(d))
+    return {"verikern": __version__, "kernels": kernels}
+
+
+def render_json(reports: Iterable[KernelReport]) -> str:
+    return json.dumps(to_json_data(reports), indent=2) + "\n"
+
+
+# ------------------------------------------------------------------ sarif
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+
+
+def _sarif_location(loc: SourceLoc) -> dict:
+    physical: dict = {"artifactLocation": {"uri": loc.file.replace("\\", "/")}}
+    if loc.line >= 1:
+        region = {"startLine": loc.line}
+        if loc.col >= 1:
+            region["startColumn"] = loc.col
+        physical["region"] = region
+    return {"physicalLocation": physical}
+
+
+def to_sarif_data(reports: Iterable[KernelReport]) -> dict:
+    """A SARIF 2.1.0 log: one run, one rule per obligation kind (plus
+    `compile-error` and `unknown`), one result per failed/unknown obligation
+    and per kernel that did not compile."""
+    rules = [{"id": k.value, "name": k.name.title().replace("_", ""),
+              "shortDescription": {"text": _KIND_TEXT[k]}} for k in ObligationKind]
+    rules.append({"id": "compile-error", "name": "CompileError",
+                  "shortDescription": {"text": "the kernel does not compile"}})
+    rule_index = {rule["id"]: i for i, rule in enumerate(rules)}
+    results = []
+    for r in reports:
+        if r.status is KernelStatus.ERROR:
+            results.append({
+                "ruleId": "compile-error", "ruleIndex": rule_index["compile-error"], "level": "error",
+                "message": {"text": r.error or "the kernel does not compile"},
+                "locations": [_sarif_location(SourceLoc(r.file, r.line, 1))],
+            })
+            continue
+        for ob in r.obligations:
+            if ob.status is Status.PROVED:
+                continue
+            failed = ob.status is Status.FAILED
+            text = ob.message if failed else f"unknown: {ob.reason or ob.message}"
+            result = {
+                "ruleId": ob.kind.value, "ruleIndex": rule_index[ob.kind.value],
+                "level": "error" if failed else "warning",
+                "message": {"text": f"{r.kernel}: {text}"},
+                "locations": [_sarif_location(_loc(ob.loc, r))],
+                "properties": json_safe({"kernel": r.kernel, "status": ob.status.value,
+                                         "confirmed": ob.confirmed,
+                                         "counterexample": ob.counterexample.to_json() if ob.counterexample else None}),
+            }
+            if ob.other_loc is not None:
+                result["relatedLocations"] = [dict(_sarif_location(_loc(ob.other_loc, r)), id=1,
+                                                   message={"text": "the other access"})]
+            results.append(result)
+    return {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {"name": "verikern", "version": __version__,
+                                "informationUri": "https://github.com/verikern/verikern",
+                                "rules": rules}},
+            "results": results,
+        }],
+    }
+
+
+def render_sarif(reports: Iterable[KernelReport]) -> str:
+    return json.dumps(to_sarif_data(reports), indent=2) + "\n"
+
+
+# ------------------------------------------------------------------ text
+def _fmt_value(v: Any) -> str:
+    v = json_safe(v)
+    return repr(v) if isinstance(v, float) else str(v)
+
+
+def _counterexample_lines(ob: Obligation) -> list[str]:
+    cex = ob.counterexample
+    if cex is None:
+        return []
+    size = math.prod(cex.dims) if cex.dims else 0
+    grid = -(-size // cex.block_dim) if cex.block_dim else 0
+    out = [f"launch: dim={tuple(cex.dims) if len(cex.dims) > 1 else cex.dims[0]}, "
+           f"block_dim={cex.block_dim} ({grid} block{'s' if grid != 1 else ''})"]
+    if cex.threads:
+        out.append("threads: " + ", ".join(
+            f"thread {t} of block {b} (tid {b * cex.block_dim + t})" for b, t in cex.threads))
+    if cex.scalars:
+        out.append("params: " + ", ".join(f"{k}={_fmt_value(v)}" for k, v in cex.scalars.items()))
+    if cex.shapes:
+        out.append("shapes: " + ", ".join(
+            f"{k}.shape={tuple(int(s) for s in v)}" for k, v in cex.shapes.items()))
+    for name, contents in cex.arrays.items():
+        items = list(contents.items())
+        shown = ", ".join(f"{name}[{i}]={_fmt_value(v)}" for i, v in items[:8])
+        more = f" (+{len(items) - 8} more)" if len(items) > 8 else ""
+        out.append(f"contents: {shown}{more} (all other elements 0)")
+    facts = {k: v for k, v in cex.facts.items() if k != "abstracted"}
+    if facts:
+        out.append("values: " + ", ".join(f"{k}={_fmt_value(v)}" for k, v in facts.items()))
+    return out
+
+
+def _source_lines(loc: SourceLoc, indent: str) -> list[str]:
+    text = source_line_at(loc) if loc.line >= 1 else None
+    if text is None:
+        return []
+    stripped = text.lstrip()
+    shift = len(text) - len(stripped)
+    caret = " " * max(loc.col - 1 - shift, 0) + "^"
+    return [indent + stripped.rstrip(), indent + caret]
+
+
+def _obligation_text(ob: Obligation, r: KernelReport) -> list[str]:
+    loc = _loc(ob.loc, r)
+    if ob.status is Status.FAILED:
+        lines = [f"  {loc}: error: {ob.kind.value}: {ob.message}"]
+    else:
+        lines = [f"  {loc}: warning: unknown: {ob.reason or ob.message}"]
+    lines += _source_lines(loc, "      ")
+    if ob.other_loc is not None and ob.other_loc != ob.loc:
+        other = _loc(ob.other_loc, r)
+        lines.append(f"    and at {other}:")
+        lines += _source_lines(other, "      ")
+    if ob.status is Status.FAILED:
+        lines.append(f"    why: {_KIND_TEXT[ob.kind]}: {ob.message}")
+        for cl in _counterexample_lines(ob):
+            lines.append(f"    {cl}")
+        verdict = {True: "confirmed", False: "NOT confirmed", None: "not replayed"}[ob.confirmed]
+        detail = f" ({ob.reason})" if ob.reason else ""
+        lines.append(f"    simulator: {verdict}{detail}")
+    elif ob.counterexample is not None:
+        for cl in _counterexample_lines(ob):
+            lines.append(f"    possible {cl}")
+    return lines
+
+
+def render_text(reports: Iterable[KernelReport], *, color: bool = False) -> str:
+    """A status line per kernel, then each failure (source line and caret,
+    counterexample, explanation, replay verdict), each unknown obligation and
+    each compile error; a summary line last. With `color`, the result is
+    rich console markup (everything else escaped)."""
+    from rich.markup import escape
+
+    reports = list(reports)
+    out: list[str] = []
+
+    def emit(text: str, style: str | None = None) -> None:
+        if not color:
+            out.append(text)
+        elif style:
+            out.append(f"[{style}]{escape(text)}[/]")
+        else:
+            out.append(escape(text))
+
+    for r in reports:
+        word = r.status.value.upper()
+        where = f"{r.file}:{r.line}" if r.line else r.file
+        if r.status is KernelStatus.ERROR:
+            head = f"{r.kernel} ({where})"
+        else:
+            n = len(r.obligations)
+            head = f"{r.kernel} ({n} obligation{'s' if n != 1 else ''}, {r.seconds:.2f} s) {where}"
+        if color:
+            out.append(f"[{_STATUS_STYLE[r.status]}]{word:<7}[/] {escape(head)}")
+        else:
+            out.append(f"{word:<7} {head}")
+        if r.status is KernelStatus.ERROR:
+            for line in (r.error or "").splitlines():
+                emit("  " + line)
+            continue
+        for ob in r.obligations:
+            if ob.status is Status.PROVED:
+                continue
+            style = "red" if ob.status is Status.FAILED else "yellow"
+            for i, line in enumerate(_obligation_text(ob, r)):
+                emit(line, style if i == 0 else None)
+    counts = _counts(reports)
+    summary = (f"{len(reports)} kernel{'s' if len(reports) != 1 else ''}: "
+               + ", ".join(f"{counts[s.value]} {s.value}" for s in KernelStatus))
+    emit(summary, "bold")
+    return "\n".join(out) + "\n"
+
+
+RENDERERS = {
+    "short": render_short,
+    "json": render_json,
+    "sarif": render_sarif,
+    "text": render_text,
+}
+
+
+def render(reports: Iterable[KernelReport], fmt: str, *, color: bool = False) -> str:
+    """Render in one of FORMATS; raises ValueError for any other name."""
+    if fmt not in RENDERERS:
+        raise ValueError(f"unknown report format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    if fmt == "text":
+        return render_text(reports, color=color)
+    return RENDERERS[fmt](reports)

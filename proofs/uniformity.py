@@ -1,0 +1,124 @@
+"""Block-uniformity of MIR values: which values are equal for every thread of a
+block that computes them at the same dynamic point.
+
+Invariant: a value reported uniform depends only on scalar parameters, array
+shapes, block_idx, block_dim, grid_dim, launch dims and constants, through pure
+operations, and (for phis) through branches whose conditions are themselves
+uniform. Loads, atomics and thread_idx are never uniform. The analysis is a
+monotone dataflow fixpoint (values only ever move from uniform to varying).
+"""
+from __future__ import annotations
+
+from verikern.mir.cfg import dominators, postdominators
+from verikern.mir.nodes import (
+    Assert, Atomic, Barrier, BinOp, Branch, Cast, Compare, Kernel, Load, Phi,
+    Requires, RequiresArray, Select, ShapeOf, Special, Store, UnaryOp, Value,
+)
+
+# How each instruction class contributes: "pure" (varying iff an operand is),
+# "varying" (always varying), "special" (depends on kind), "none" (no result).
+UNIFORMITY_RULES = {
+    BinOp: "pure", Compare: "pure", UnaryOp: "pure", Cast: "pure", Select: "pure",
+    Special: "special", ShapeOf: "pure", Load: "varying", Atomic: "varying",
+    Store: "none", Barrier: "none", Assert: "none", Requires: "none",
+    RequiresArray: "none", Phi: "phi",
+}
+
+
+def _rule(ins) -> str:
+    try:
+        return UNIFORMITY_RULES[type(ins)]
+    except KeyError:
+        raise TypeError(f"uniformity: no rule for MIR {type(ins).__name__}") from None
+
+
+def _immediate_dom(dom: dict[str, set[str]], label: str) -> str | None:
+    strict = dom[label] - {label}
+    for cand in strict:
+        if all(o == cand or o in dom[cand] for o in strict):
+            return cand
+    return None
+
+
+def _immediate_pdom(pdom: dict[str, set[str]], label: str) -> str | None:
+    strict = pdom[label] - {label}
+    for cand in strict:
+        if all(o == cand or o in pdom[cand] for o in strict):
+            return cand
+    return None
+
+
+def _join_region(kernel: Kernel, preds, label: str, idom: str | None) -> set[str]:
+    """Blocks from which `label` is reached without passing its idom (idom included)."""
+    region: set[str] = set()
+    stack = list(preds[label])
+    while stack:
+        b = stack.pop()
+        if b in region:
+            continue
+        region.add(b)
+        if b == idom:
+            continue
+        stack.extend(preds[b])
+    return region
+
+
+def controlling_branches(kernel: Kernel) -> dict[str, list[str]]:
+    """For each block with phis: the blocks whose branch decides which incoming
+    edge is taken (branches whose arms reconverge before the join excluded)."""
+    dom = dominators(kernel)
+    pdom = postdominators(kernel)
+    preds = kernel.predecessors()
+    out: dict[str, list[str]] = {}
+    for b in kernel.blocks:
+        if not b.phis:
+            continue
+        idom = _immediate_dom(dom, b.label)
+        region = _join_region(kernel, preds, b.label, idom)
+        ctl = []
+        for z in sorted(region):
+            t = kernel.block(z).terminator
+            if not isinstance(t, Branch) or t.if_true == t.if_false:
+                continue
+            p = _immediate_pdom(pdom, z)
+            if p is not None and p != b.label and p in region:
+                continue
+            ctl.append(z)
+        out[b.label] = ctl
+    return out
+
+
+def varying_values(kernel: Kernel) -> frozenset[int]:
+    """Ids of values that may differ between threads of one block."""
+    varying: set[int] = set()
+    ctl = controlling_branches(kernel)
+
+    def vary(op) -> bool:
+        return isinstance(op, Value) and op.id in varying
+
+    changed = True
+    while changed:
+        changed = False
+        for b in kernel.blocks:
+            for phi in b.phis:
+                if phi.result.id in varying:
+                    continue
+                conds = [kernel.block(z).terminator.cond for z in ctl.get(b.label, [])]
+                if any(vary(v) for _, v in phi.incoming) or any(vary(c) for c in conds):
+                    varying.add(phi.result.id)
+                    changed = True
+            for ins in b.instrs:
+                rule = _rule(ins)
+                res = getattr(ins, "result", None)
+                if rule == "none" or res is None or res.id in varying:
+                    continue
+                if rule == "varying":
+                    now = True
+                elif rule == "special":
+                    now = ins.kind == "thread_idx"
+                else:
+                    now = any(vary(o) for o in ins.operands())
+                if now:
+                    varying.add(res.id)
+                    changed = True
+    return frozenset(varying)

@@ -1,0 +1,16 @@
+# expect: failed bounds
+# Classic int32 grid-stride sum (reads only, one store per thread) with no size limits: k += stride wraps negative and still passes k < n. Witness: dim=2**30 + 1, block_dim=1, x.shape=(2**30 + 1,): thread 2**30 next reads x[2**30 + 2**30 + 1 - 2**32] = x[-2147483647].
+import verikern as vk
+
+
+@vk.kernel
+def sum_grid_stride(x: vk.array(dtype=vk.float32), out: vk.array(dtype=vk.float32)):
+    i = vk.tid()
+    stride = vk.grid_dim() * vk.block_dim()
+    acc = 0.0
+    k = i
+    while k < x.shape[0]:
+        acc += x[k]
+        k += stride
+    if i < out.shape[0]:
+        out[i] = acc

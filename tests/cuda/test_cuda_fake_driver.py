@@ -1,0 +1,225 @@
+"""backends/cuda's whole launch path (module load, allocation, copies,
+parameter packing, launch geometry, copy-back, error status) against a fake
+CUDA driver that executes the launch with the CPU simulator, reading every
+argument back out of the raw parameter buffer the real driver would get."""
+import ctypes
+
+import numpy as np
+import pytest
+
+from verikern.backends.cuda import abi, driver, runner
+from verikern.errors import OutOfBoundsError
+from verikern.mir import (
+    BOOL, F32, I32, ArrayRef, BinOp, Branch, Compare, Jump, Load, Return, ShapeOf, SourceLoc,
+    Special, Store,
+)
+from verikern.mir.builder import MirBuilder
+
+L = SourceLoc("k.py", 6, 5)
+
+
+def saxpy(guarded=True):
+    """y[i] = a * x[i] + y[i] for i = tid (guarded by i < x.shape[0] when `guarded`)."""
+    b = MirBuilder("saxpy", L)
+    x = b.array_param(ArrayRef("x", F32, 1))
+    y = b.array_param(ArrayRef("y", F32, 1))
+    a = b.scalar_param("a", F32)
+    entry, then, done = b.new_block("entry"), b.new_block("then"), b.new_block("exit")
+    b.set_block(entry)
+    t, bi, bd, m, i = (b.new_value(I32) for _ in range(5))
+    b.emit(Special(t, "thread_idx", L))
+    b.emit(Special(bi, "block_idx", L))
+    b.emit(Special(bd, "block_dim", L))
+    b.emit(BinOp(m, "mul", bi, bd, L))
+    b.emit(BinOp(i, "add", m, t, L))
+    if guarded:
+        n, c = b.new_value(I32), b.new_value(BOOL)
+        b.emit(ShapeOf(n, x, 0, L))
+        b.emit(Compare(c, "lt", i, n, L))
+        b.terminate(Branch(c, then, done, L))
+    else:
+        b.terminate(Jump(then, L))
+    b.set_block(then)
+    xv, yv, r, s = (b.new_value(F32) for _ in range(4))
+    b.emit(Load(xv, x, (i,), L))
+    b.emit(Load(yv, y, (i,), L))
+    b.emit(BinOp(r, "mul", a, xv, L))
+    b.emit(BinOp(s, "add", r, yv, L))
+    b.emit(Store(y, (i,), s, L))
+    b.terminate(Jump(done, L))
+    b.set_block(done)
+    b.terminate(Return(L))
+    return b.finish()
+
+
+class FakeDriver:
+    """The subset of cuda.bindings.driver that backends/cuda calls; device
+    memory is host memory, a launch runs the simulator."""
+
+    class CUdevice_attribute:
+        CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = "major"
+        CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = "minor"
+
+    CODES = {"bounds": 1, "div-zero": 2, "assert": 3, "divergence": 4}
+
+    def __init__(self, kernel):
+        self.kernel = kernel
+        self.memory = {}      # address -> numpy uint8 buffer
+        self.freed = []
+        self.launches = []
+        self.modules = {}
+
+    def cuGetErrorName(self, status):
+        return (0, b"CUDA_ERROR_FAKE")
+
+    def cuInit(self, flags):
+        return (0,)
+
+    def cuDeviceGetCount(self):
+        return (0, 1)
+
+    def cuDeviceGet(self, index):
+        return (0, index)
+
+    def cuDeviceGetAttribute(self, attr, dev):
+        return (0, {"major": 9, "minor": 0}[attr])
+
+    def cuDevicePrimaryCtxRetain(self, dev):
+        return (0, "ctx")
+
+    def cuCtxSetCurrent(self, ctx):
+        return (0,)
+
+    def cuModuleLoadData(self, image):
+        assert image.endswith(b"\0"), "PTX handed to the driver must be NUL-terminated"
+        handle = len(self.modules) + 1
+        self.modules[handle] = image[:-1].decode()
+        return (0, handle)
+
+    def cuModuleGetFunction(self, module, name):
+        return (0, (module, name.decode()))
+
+    def cuMemAlloc(self, nbytes):
+        buf = np.zeros(nbytes, dtype=np.uint8)
+        addr = buf.ctypes.data
+        self.memory[addr] = buf
+        return (0, addr)
+
+    def cuMemFree(self, addr):
+        self.freed.append(addr)
+        del self.memory[addr]
+        return (0,)
+
+    def cuMemcpyHtoD(self, dst, src, nbytes):
+        assert dst in self.memory and nbytes <= self.memory[dst].nbytes
+        ctypes.memmove(dst, src, nbytes)
+        return (0,)
+
+    def cuMemcpyDtoH(self, dst, src, nbytes):
+        assert src in self.memory and nbytes <= self.memory[src].nbytes
+        ctypes.memmove(dst, src, nbytes)
+        return (0,)
+
+    def cuCtxSynchronize(self):
+        return (0,)
+
+    def cuLaunchKernel(self, func, gx, gy, gz, bx, by, bz, shmem, stream, params, extra):
+        from verikern.backends.simulator import simulate
+        from verikern.runtime import LaunchConfig
+
+        module, entry = func
+        ptx_params = abi.ptx_entry_params(self.modules[module], entry)
+        argv = ctypes.cast(params, ctypes.POINTER(ctypes.c_void_p))
+        raw = [ctypes.string_at(argv[k], p.size) for k, p in enumerate(ptx_params)]
+        slots = abi.abi_slots(self.kernel)
+        ints = [int.from_bytes(r, "little", signed=True) for r in raw]
+        dims = tuple(v for s, v in zip(slots, ints) if s.kind == "launch_dim")
+        size = next(v for s, v in zip(slots, ints) if s.kind == "launch_size")
+        assert size == int(np.prod(dims)) and (gy, gz, by, bz) == (1, 1, 1, 1)
+        arrays, scalars, status_addr = {}, {}, None
+        for ref in self.kernel.params:
+            if isinstance(ref, ArrayRef):
+                k = next(j for j, s in enumerate(slots) if s.kind == "pointer" and s.name == ref.name)
+                shape = tuple(ints[k + 1 + d] for d in range(ref.ndim)) + ref.inner
+                count = int(np.prod(shape))
+                arrays[ref.name] = np.ctypeslib.as_array(
+                    ctypes.cast(ints[k], ctypes.POINTER(ctypes.c_uint8)),
+                    (count * ref.dtype.np_dtype.itemsize,)).view(ref.dtype.np_dtype).reshape(shape)
+            else:
+                k = next(j for j, s in enumerate(slots) if s.kind == "scalar" and s.name == ref.name)
+                scalars[ref.name] = np.frombuffer(raw[k], dtype=ref.value.type.np_dtype)[0]
+        status_addr = ints[-1]
+        launch = LaunchConfig(dims, bx, gx, size)
+        self.launches.append((launch, dict(scalars)))
+        try:
+            simulate(self.kernel, launch, arrays, scalars)
+        except Exception as exc:  # the GPU kernel's checks write the status instead of raising
+            words = np.array([self.CODES[exc.kind], 0, int(exc.thread or 0), int(exc.block or 0),
+                              0, 0, 0, 0], dtype=np.int64)
+            ctypes.memmove(status_addr, words.ctypes.data, 64)
+        return (0,)
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    def install(kernel):
+        fake_driver = FakeDriver(kernel)
+        monkeypatch.setattr(driver, "_import_driver", lambda: fake_driver)
+        monkeypatch.setattr(driver, "_contexts", {})
+        driver._init.cache_clear()
+        runner._module_cache.clear()
+        return fake_driver
+    yield install
+    driver._init.cache_clear()
+    runner._module_cache.clear()
+
+
+def test_runtime_launch_on_fake_gpu_matches_numpy(fake):
+    from verikern.runtime import launch
+
+    kernel = saxpy()
+    fd = fake(kernel)
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal(1000).astype(np.float32)
+    y = rng.standard_normal(1000).astype(np.float32)
+    expected = np.float32(2.5) * x + y
+    launch(kernel, 1000, [x, y, 2.5], block_dim=128, device="cuda:0")
+    np.testing.assert_array_equal(y, expected)
+    (cfg, scalars), = fd.launches
+    assert (cfg.dims, cfg.block_dim, cfg.grid_dim, cfg.size) == ((1000,), 128, 8, 1000)
+    assert scalars == {"a": np.float32(2.5)}
+    assert fd.memory == {} and len(fd.freed) == 3    # x, y and the status buffer
+    assert runner.default_arch(0) == "sm_90"
+
+
+def test_module_is_loaded_once_per_kernel_and_device(fake):
+    kernel = saxpy()
+    fd = fake(kernel)
+    from verikern.runtime import LaunchConfig
+
+    for _ in range(3):
+        runner.run(kernel, LaunchConfig((4,), 4, 1, 4),
+                   {"x": np.ones(4, np.float32), "y": np.zeros(4, np.float32)}, {"a": 1.0})
+    assert len(fd.modules) == 1 and len(fd.launches) == 3
+
+
+def test_kernel_fault_status_becomes_out_of_bounds_error(fake):
+    from verikern.runtime import LaunchConfig
+
+    kernel = saxpy(guarded=False)
+    fd = fake(kernel)
+    arrays = {"x": np.ones(6, np.float32), "y": np.zeros(8, np.float32)}
+    with pytest.raises(OutOfBoundsError, match="on cuda:0") as info:
+        runner.run(kernel, LaunchConfig((8,), 8, 1, 8), arrays, {"a": 1.0})
+    assert info.value.loc is not None and info.value.loc.line == 6
+    assert fd.memory == {}
+
+
+def test_device_index_beyond_count_is_refused(fake):
+    from verikern.errors import DeviceUnavailableError
+    from verikern.runtime import launch
+
+    fake(saxpy())
+    with pytest.raises(DeviceUnavailableError, match="no CUDA device 1: 1 device present"):
+        launch(saxpy(), 4, [np.ones(4, np.float32), np.ones(4, np.float32), 1.0], block_dim=4,
+               device="cuda:1")

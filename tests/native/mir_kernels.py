@@ -1,0 +1,166 @@
+"""Hand-built MIR kernels for the native backend tests (independent of the frontend)."""
+from __future__ import annotations
+
+from verikern.mir.builder import MirBuilder
+from verikern.mir.nodes import (
+    ArrayRef, Atomic, Barrier, BinOp, Branch, Compare, Jump, Load, Phi, Return,
+    ShapeOf, SourceLoc, Special, Store,
+)
+from verikern.mir.types import BOOL, F32, I32
+
+FILE = "hand_kernels.py"
+
+
+def loc(line: int, col: int = 5) -> SourceLoc:
+    return SourceLoc(FILE, line, col)
+
+
+def tid(bld: MirBuilder):
+    t = bld.new_value(I32, "t")
+    bi = bld.new_value(I32, "b")
+    bd = bld.new_value(I32, "bd")
+    bld.emit(Special(t, "thread_idx", loc(1)))
+    bld.emit(Special(bi, "block_idx", loc(1)))
+    bld.emit(Special(bd, "block_dim", loc(1)))
+    m = bld.new_value(I32)
+    bld.emit(BinOp(m, "mul", bi, bd, loc(1)))
+    i = bld.new_value(I32, "i")
+    bld.emit(BinOp(i, "add", m, t, loc(1)))
+    return i, t
+
+
+def saxpy(guarded: bool = True):
+    """y[i] = a * x[i] + y[i] for i < x.shape[0] (unguarded: no test)."""
+    bld = MirBuilder("saxpy", loc(1))
+    x = bld.array_param(ArrayRef("x", F32, 1))
+    y = bld.array_param(ArrayRef("y", F32, 1))
+    a = bld.scalar_param("a", F32)
+    entry = bld.new_block("entry")
+    body = bld.new_block("body")
+    done = bld.new_block("done")
+    bld.set_block(entry)
+    i, _ = tid(bld)
+    n = bld.new_value(I32, "n")
+    bld.emit(ShapeOf(n, x, 0, loc(2)))
+    c = bld.new_value(BOOL)
+    bld.emit(Compare(c, "lt", i, n, loc(3)))
+    if guarded:
+        bld.terminate(Branch(c, body, done, loc(3)))
+    else:
+        bld.terminate(Jump(body, loc(3)))
+    bld.set_block(body)
+    xv = bld.new_value(F32)
+    bld.emit(Load(xv, x, (i,), loc(4, 20)))
+    yv = bld.new_value(F32)
+    bld.emit(Load(yv, y, (i,), loc(4, 30)))
+    p = bld.new_value(F32)
+    bld.emit(BinOp(p, "mul", a, xv, loc(4)))
+    s = bld.new_value(F32)
+    bld.emit(BinOp(s, "add", p, yv, loc(4)))
+    bld.emit(Store(y, (i,), s, loc(4)))
+    bld.terminate(Jump(done, loc(4)))
+    bld.set_block(done)
+    bld.terminate(Return(loc(5)))
+    return bld.finish()
+
+
+def block_reverse(rounds_loop: bool = False):
+    """out[b*B + t] = in[b*B + (B-1-t)] through shared memory with a barrier;
+    with rounds_loop, the barrier sits in a loop of `rounds` iterations,
+    each round reversing the shared buffer again (result: reversed iff odd)."""
+    from verikern.mir.nodes import ScalarParam  # noqa: F401
+    bld = MirBuilder("block_reverse", loc(10))
+    src = bld.array_param(ArrayRef("src", I32, 1))
+    dst = bld.array_param(ArrayRef("dst", I32, 1))
+    rounds = bld.scalar_param("rounds", I32)
+    sh = bld.shared_array(ArrayRef("buf", I32, 1, space="shared", shape=(64,)))
+    entry = bld.new_block("entry")
+    head = bld.new_block("head")
+    body = bld.new_block("body")
+    done = bld.new_block("done")
+    bld.set_block(entry)
+    i, t = tid(bld)
+    v0 = bld.new_value(I32, "v0")
+    bld.emit(Load(v0, src, (i,), loc(11)))
+    bld.terminate(Jump(head, loc(12)))
+    # head: k, v phis
+    bld.set_block(head)
+    k = bld.new_value(I32, "k")
+    v = bld.new_value(I32, "v")
+    k1 = bld.new_value(I32, "k1")
+    v1 = bld.new_value(I32, "v1")
+    bld.add_phi(head, Phi(k, ((entry, bld.const(0, I32)), (body, k1)), loc(12)))
+    bld.add_phi(head, Phi(v, ((entry, v0), (body, v1)), loc(12)))
+    c = bld.new_value(BOOL)
+    bld.emit(Compare(c, "lt", k, rounds, loc(12)))
+    bld.terminate(Branch(c, body, done, loc(12)))
+    bld.set_block(body)
+    bld.emit(Store(sh, (t,), v, loc(13)))
+    bld.emit(Barrier(loc(14)))
+    bd = bld.new_value(I32)
+    bld.emit(Special(bd, "block_dim", loc(15)))
+    r = bld.new_value(I32)
+    bld.emit(BinOp(r, "sub", bd, bld.const(1, I32), loc(15)))
+    r2 = bld.new_value(I32)
+    bld.emit(BinOp(r2, "sub", r, t, loc(15)))
+    bld.emit(Load(v1, sh, (r2,), loc(15)))
+    bld.emit(Barrier(loc(16)))
+    bld.emit(BinOp(k1, "add", k, bld.const(1, I32), loc(12)))
+    bld.terminate(Jump(head, loc(12)))
+    bld.set_block(done)
+    bld.emit(Store(dst, (i,), v, loc(17)))
+    bld.terminate(Return(loc(18)))
+    return bld.finish(uses_block_features=True)
+
+
+def atomic_count():
+    """count[0] += 1 per thread via atomic add; returns old into olds[i]."""
+    bld = MirBuilder("atomic_count", loc(20))
+    cnt = bld.array_param(ArrayRef("count", I32, 1))
+    olds = bld.array_param(ArrayRef("olds", I32, 1))
+    entry = bld.new_block("entry")
+    bld.set_block(entry)
+    i, _ = tid(bld)
+    old = bld.new_value(I32)
+    bld.emit(Atomic(old, "add", cnt, (bld.const(0, I32),), bld.const(1, I32), loc(21)))
+    bld.emit(Store(olds, (i,), old, loc(22)))
+    bld.terminate(Return(loc(23)))
+    return bld.finish()
+
+
+def elementwise(kind: str, op: str, in_type, out_type=None):
+    """out[i] = op(a[i], b[i]) (kind "binop"/"cmp"), op(a[i]) ("unop"), or
+    a[i] converted to out_type ("cast"), guarded by i < out.shape[0]."""
+    from verikern.mir.nodes import Cast, UnaryOp
+    out_type = out_type or (BOOL if kind == "cmp" else in_type)
+    bld = MirBuilder(f"ew_{kind}_{op}_{in_type}_{out_type}", loc(30))
+    a = bld.array_param(ArrayRef("a", in_type, 1))
+    b = bld.array_param(ArrayRef("b", in_type, 1))
+    out = bld.array_param(ArrayRef("out", out_type, 1))
+    entry, body, done = bld.new_block("entry"), bld.new_block("body"), bld.new_block("done")
+    bld.set_block(entry)
+    i, _ = tid(bld)
+    n = bld.new_value(I32)
+    bld.emit(ShapeOf(n, out, 0, loc(31)))
+    c = bld.new_value(BOOL)
+    bld.emit(Compare(c, "lt", i, n, loc(31)))
+    bld.terminate(Branch(c, body, done, loc(31)))
+    bld.set_block(body)
+    av = bld.new_value(in_type)
+    bld.emit(Load(av, a, (i,), loc(32)))
+    bv = bld.new_value(in_type)
+    bld.emit(Load(bv, b, (i,), loc(32)))
+    r = bld.new_value(out_type)
+    if kind == "binop":
+        bld.emit(BinOp(r, op, av, bv, loc(33, 9)))
+    elif kind == "cmp":
+        bld.emit(Compare(r, op, av, bv, loc(33, 9)))
+    elif kind == "unop":
+        bld.emit(UnaryOp(r, op, av, loc(33, 9)))
+    else:
+        bld.emit(Cast(r, av, loc(33, 9)))
+    bld.emit(Store(out, (i,), r, loc(34)))
+    bld.terminate(Jump(done, loc(34)))
+    bld.set_block(done)
+    bld.terminate(Return(loc(35)))
+    return bld.finish()

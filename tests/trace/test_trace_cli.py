@@ -1,0 +1,184 @@
+"""`verikern trace` end to end: kernel files -> frontend -> cpu:trace -> reports."""
+from __future__ import annotations
+
+import json
+import textwrap
+
+import pytest
+from click.testing import CliRunner
+
+try:
+    from verikern.frontend import compile_file  # noqa: F401
+    HAVE_FRONTEND = True
+except ImportError:
+    HAVE_FRONTEND = False
+
+from verikern.cli.trace import command
+
+needs_frontend = pytest.mark.skipif(not HAVE_FRONTEND, reason="frontend not available yet")
+
+REDUCE = """\
+import verikern as vk
+
+
+@vk.kernel
+def reduce(x: vk.array(dtype=vk.float32), out: vk.array(dtype=vk.float32)):
+    sh = vk.shared.array(shape=(256,), dtype=vk.float32)
+    t = vk.thread_idx()
+    sh[t] = x[vk.tid()]
+    vk.sync_threads()
+    s = vk.block_dim() // 2
+    while s > 0:
+        if t < s:
+            sh[t] = sh[t] + sh[t + s]
+        vk.sync_threads()
+        s = s // 2
+    if t == 0:
+        out[vk.block_idx()] = sh[0]
+"""
+
+TRANSPOSE = """\
+import verikern as vk
+
+
+@vk.kernel
+def transpose(a: vk.array(dtype=vk.float32, ndim=2), b: vk.array(dtype=vk.float32, ndim=2)):
+    tile = vk.shared.array(shape=(32, WIDTH), dtype=vk.float32)
+    t = vk.thread_idx()
+    r = t // 32
+    c = t % 32
+    per_row = a.shape[1] // 32
+    br = (vk.block_idx() // per_row) * 32
+    bc = (vk.block_idx() % per_row) * 32
+    tile[r, c] = a[br + r, bc + c]
+    vk.sync_threads()
+    b[bc + r, br + c] = tile[c, r]
+"""
+
+OOB = """\
+import verikern as vk
+
+
+@vk.kernel
+def shift(x: vk.array(dtype=vk.float32), y: vk.array(dtype=vk.float32)):
+    i = vk.tid()
+    y[i] = x[i + 1]
+"""
+
+SCALE = """\
+import verikern as vk
+
+
+@vk.kernel
+def scale(x: vk.array(dtype=vk.float32), n: int, a: float):
+    vk.requires(n == 77)
+    i = vk.tid()
+    if i < n:
+        x[i] = x[i] * a
+"""
+
+
+def write(tmp_path, name, text):
+    p = tmp_path / name
+    p.write_text(text)
+    return str(p)
+
+
+def run(*args):
+    result = CliRunner().invoke(command, [str(a) for a in args], catch_exceptions=False)
+    return result.exit_code, result.output
+
+
+@needs_frontend
+def test_correct_reduction_has_no_race(tmp_path):
+    f = write(tmp_path, "reduce.py", REDUCE)
+    code, out = run(f, "--kernel", "reduce", "--dim", 512, "--block-dim", 256)
+    assert code == 0, out
+    assert "no data races" in out and "no shared-memory bank conflicts" in out
+
+
+@needs_frontend
+def test_reduction_without_barrier_races(tmp_path):
+    f = write(tmp_path, "reduce_racy.py", REDUCE.replace(
+        "        vk.sync_threads()\n        s = s // 2", "        s = s // 2"))
+    code, out = run(f, "--kernel", "reduce", "--dim", 512, "--block-dim", 256)
+    assert code == 1, out
+    assert f"{f}:13:13: error: race on sh[" in out
+    code, out = run(f, "--dim", 512, "--block-dim", 256, "--format", "json")
+    doc = json.loads(out)
+    assert code == 1 and doc["status"] == "race" and doc["kernel"] == "reduce"
+    assert {r["array"] for r in doc["races"]} == {"sh"}
+    assert all(r["kind"] == "intra-block" and r["file"] == f for r in doc["races"])
+
+
+@needs_frontend
+@pytest.mark.parametrize("width, degree", [(32, 32), (33, None)])
+def test_tiled_transpose_bank_conflicts(tmp_path, width, degree):
+    f = write(tmp_path, "t.py", TRANSPOSE.replace("WIDTH", str(width)))
+    out_path = tmp_path / "trace.json"
+    code, out = run(f, "-k", "transpose", "--dim", 4096, "--block-dim", 1024,
+                    "--out", out_path, "--format", "json")
+    doc = json.loads(out)
+    assert code == 0 and doc["races"] == [] and doc["trace"] == str(out_path)
+    assert json.loads(out_path.read_text())["verikern_trace"] == 1
+    if degree is None:
+        assert doc["bank_conflicts"] == []
+    else:
+        (c,) = doc["bank_conflicts"]
+        assert (c["line"], c["degree"], c["array"], c["op"]) == (15, degree, "tile", "read")
+        assert c["conflicted"] == c["accesses"] == 4 * 32
+        code, text = run(f, "-k", "transpose", "--dim", 4096, "--block-dim", 1024)
+        assert code == 0 and f"{f}:15:" in text and "32-way bank conflict" in text
+
+
+@needs_frontend
+def test_runtime_error_is_reported_with_location(tmp_path):
+    f = write(tmp_path, "oob.py", OOB)
+    code, out = run(f, "--dim", 64, "--block-dim", 32)
+    assert code == 1 and f"{f}:7:" in out and "Traceback" not in out
+    code, out = run(f, "--dim", 64, "--block-dim", 32, "--format", "json")
+    doc = json.loads(out)
+    assert code == 1 and doc["status"] == "runtime-error"
+    assert doc["error"]["kind"] == "bounds" and doc["error"]["line"] == 7
+
+
+@needs_frontend
+def test_unsatisfiable_requires_then_param(tmp_path):
+    f = write(tmp_path, "scale.py", SCALE)
+    code, out = run(f, "--dim", 128, "--block-dim", 64)
+    assert code == 3 and "--param" in out and "scale.py:6" in out
+    code, out = run(f, "--dim", 128, "--block-dim", 64, "--param", "n=77", "--param", "a=2")
+    assert code == 0, out
+
+
+@needs_frontend
+def test_input_errors_exit_3(tmp_path):
+    f = write(tmp_path, "scale.py", SCALE)
+    assert run(tmp_path / "missing.py", "--dim", 4)[0] == 3
+    code, out = run(f, "--kernel", "nope", "--dim", 4)
+    assert code == 3 and "no kernel named 'nope'" in out and "scale" in out
+    code, out = run(f, "--dim", 4, "--param", "zz=1")
+    assert code == 3 and "no scalar parameter 'zz'" in out
+    code, out = run(f, "--dim", 4, "--param", "n=abc")
+    assert code == 3 and "not a valid int32" in out
+    code, out = run(f, "--dim", 4, "--size", "x=2,3")
+    assert code == 3 and "not a shape for a 1-d array" in out
+    code, out = run(f, "--dim", 4, "--format", "json", "--kernel", "nope")
+    assert code == 3 and json.loads(out)["status"] == "input-error"
+    bad = write(tmp_path, "bad.py", "import verikern as vk\n\n@vk.kernel\ndef k(x: vk.array(dtype=vk.float32)):\n    y = [1]\n")
+    code, out = run(bad, "--dim", 4)
+    assert code == 3 and "bad.py:5:" in out
+
+
+def test_bad_options_exit_3(tmp_path):
+    f = write(tmp_path, "scale.py", SCALE)
+    assert run(f, "--dim", "0")[0] == 3
+    assert run(f, "--dim", "a,b")[0] == 3
+    assert run(f, "--dim", 4, "--param", "novalue")[0] == 3
+    assert run(f)[0] == 3                      # --dim is required
+
+
+def test_help_has_examples():
+    code, out = run("--help")
+    assert code == 0 and "Examples:" in out and "--param NAME=VALUE" in out
+    assert "Exit status:" in out

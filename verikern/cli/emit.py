@@ -1,0 +1,72 @@
+"""`verikern emit FILE --kernel K --ir hir|mir|llvm|ptx [--arch sm_80]`.
+
+Invariant: exit 0 with the requested IR on stdout, or a clear message on
+stderr and exit 3 (compile error, unknown kernel, missing backend); never a
+bare traceback for bad input.
+"""
+from __future__ import annotations
+
+import sys
+
+import click
+
+EXIT_ERROR = 3
+
+
+def _fail(message: str) -> None:
+    click.echo(message, err=True)
+    sys.exit(EXIT_ERROR)
+
+
+@click.command(name="emit")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--kernel", "-k", "kernel_name", default=None,
+              help="Kernel to print (required when the file has several).")
+@click.option("--ir", type=click.Choice(["hir", "mir", "llvm", "ptx"]), default="mir",
+              show_default=True, help="Which representation to print.")
+@click.option("--arch", default="sm_80", show_default=True, help="GPU architecture for --ir ptx.")
+@click.option("--no-opt", is_flag=True, help="MIR before the default pass pipeline.")
+def command(file, kernel_name, ir, arch, no_opt):
+    """Print a kernel's HIR, MIR, LLVM IR or PTX."""
+    from verikern.frontend import compile_file, compile_source
+
+    try:
+        with open(file, encoding="utf-8") as fh:
+            text = fh.read()
+    except (OSError, UnicodeDecodeError) as e:
+        _fail(f"error: cannot read {file}: {e}")
+    module = compile_source(text, file, optimize=not no_opt) if no_opt else compile_file(file)
+    if module.errors and not module.kernels:
+        _fail("\n".join(e.render() for e in module.errors))
+    names = module.kernel_names
+    if kernel_name is None:
+        if len(names) != 1:
+            _fail(f"error: {file} has kernels {', '.join(names) or '(none)'}; "
+                  "choose one with --kernel")
+        kernel_name = names[0]
+    if kernel_name not in names:
+        _fail(f"error: no kernel named {kernel_name!r} in {file}; "
+              f"kernels: {', '.join(names) or '(none)'}")
+    result = module.kernel(kernel_name)
+    if result.error is not None:
+        _fail(result.error.render())
+    if ir == "hir":
+        from verikern.hir.printer import format_kernel as format_hir
+        click.echo(format_hir(result.hir), nl=False)
+        return
+    if ir == "mir":
+        from verikern.mir.printer import format_kernel
+        click.echo(format_kernel(result.mir), nl=False)
+        return
+    try:
+        if ir == "llvm":
+            from verikern.backends.llvm import lower
+            text = lower(result.mir, target="cpu")
+        else:
+            from verikern.backends.ptx import compile_ptx
+            text = compile_ptx(result.mir, arch=arch)
+    except ImportError as e:
+        _fail(f"error: the {ir} backend is not available: {e}")
+    except Exception as e:  # a backend's own error, reported without a traceback
+        _fail(f"error: the {ir} backend failed on {kernel_name!r}: {type(e).__name__}: {e}")
+    click.echo(text, nl=not text.endswith("\n"))

@@ -1,0 +1,264 @@
+"""`verikern trace`: run one kernel on generated inputs on device "cpu:trace"
+and report the data races and shared-memory bank conflicts of that run.
+
+Invariant (exit codes): 3 for input errors (missing file, unknown kernel, a
+kernel that does not compile, bad option, inputs that cannot satisfy the
+contracts, a refused launch); else 1 if the run raced or hit a kernel runtime
+error (out of bounds, barrier divergence, assert, division by zero); else 0.
+Bank conflicts are performance findings and never change the exit code.
+A trace shows one run: no race reported is not a proof of race freedom.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import sys
+import tempfile
+
+import click
+
+EXIT_OK, EXIT_RACE, EXIT_INPUT = 0, 1, 3
+
+
+class _InputError(click.ClickException):
+    exit_code = EXIT_INPUT
+
+
+class _TraceCommand(click.Command):
+    """Bad options are input errors: exit 3 rather than click's 2."""
+
+    def make_context(self, *args, **kwargs):
+        try:
+            return super().make_context(*args, **kwargs)
+        except click.UsageError as err:
+            err.exit_code = EXIT_INPUT
+            raise
+
+
+def _parse_dims(ctx, param, value):
+    try:
+        dims = tuple(int(part) for part in value.replace("x", ",").split(","))
+    except ValueError:
+        raise click.BadParameter(f"{value!r}: give launch dims as N or N,M,... (positive integers)")
+    if not 1 <= len(dims) <= 4 or any(d < 1 for d in dims):
+        raise click.BadParameter(f"{value!r}: give 1 to 4 positive integers")
+    return dims
+
+
+def _parse_pairs(ctx, param, values):
+    out = {}
+    for item in values:
+        name, sep, text = item.partition("=")
+        if not sep or not name.strip() or not text.strip():
+            raise click.BadParameter(f"{item!r}: write NAME=VALUE")
+        if param.name == "sizes":
+            try:
+                shape = tuple(int(p) for p in text.replace("x", ",").split(","))
+            except ValueError:
+                raise click.BadParameter(f"{item!r}: write NAME=N or NAME=N,M (integers)")
+            if any(s < 0 for s in shape):
+                raise click.BadParameter(f"{item!r}: lengths must be >= 0")
+            out[name.strip()] = shape
+        else:
+            out[name.strip()] = text.strip()
+    return out
+
+
+class _Reporter:
+    """Collects the run's outcome and renders it as text (rich) or JSON."""
+
+    def __init__(self, fmt: str, header: dict):
+        self.fmt = fmt
+        self.doc = dict(header, status="ok", races=[], bank_conflicts=[], error=None)
+
+    def input_error(self, message: str):
+        if self.fmt == "json":
+            self.doc.update(status="input-error", error={"kind": "input", "message": message})
+            click.echo(json.dumps(self.doc, indent=2, sort_keys=True))
+            sys.exit(EXIT_INPUT)
+        raise _InputError(message)
+
+    def runtime_error(self, err) -> int:
+        loc = err.loc
+        self.doc.update(status="runtime-error", error={
+            "kind": err.kind, "message": err.message,
+            "file": loc.file if loc else None, "line": loc.line if loc else None,
+            "col": loc.col if loc else None, "thread": err.thread, "block": err.block})
+        if self.fmt == "json":
+            click.echo(json.dumps(self.doc, indent=2, sort_keys=True))
+        else:
+            who = ""
+            if err.thread is not None:
+                who = f"  in thread {err.thread}" + (f" of block {err.block}" if err.block is not None else "")
+            click.echo(f"{err}\n{who}".rstrip() + "\n  (kernel runtime error: "
+                       f"{err.kind}; no race analysis for an aborted run)", err=False)
+        return EXIT_RACE
+
+    def findings(self, races, conflicts, n_events: int) -> int:
+        from verikern.trace import summary_json
+
+        self.doc.update(summary_json(races, conflicts), events=n_events,
+                        status="race" if races else "ok")
+        if self.fmt == "json":
+            click.echo(json.dumps(self.doc, indent=2, sort_keys=True))
+        else:
+            self._text(races, conflicts, n_events)
+        return EXIT_RACE if races else EXIT_OK
+
+    def _text(self, races, conflicts, n_events: int) -> None:
+        from rich.console import Console
+        from rich.table import Table
+
+        console = Console(highlight=False, soft_wrap=True, width=max(100, Console().width))
+        d = self.doc
+        console.print(f"kernel {d['kernel']} ({d['file']}): dims {d['dims']}, block_dim "
+                      f"{d['block_dim']}, seed {d['seed']}: {n_events} memory accesses traced"
+                      + (f", trace in {d['trace']}" if d["trace"] else ""), markup=False)
+        if races:
+            table = Table(title=f"{len(races)} data race{'s' if len(races) > 1 else ''}")
+            for col in ("location", "element", "first access", "second access", "when", "instances"):
+                table.add_column(col)
+            for r in races:
+                first = f"{r.op} by thread {r.thread} (block {r.block}) at {r.line}:{r.col}"
+                second = (f"{r.other_op} by thread {r.other_thread} (block {r.other_block}) "
+                          f"at {r.other_line}:{r.other_col}")
+                when = (f"interval {r.interval}" if r.kind == "intra-block" else "different blocks")
+                table.add_row(f"{r.file}:{r.line}:{r.col}", f"{r.array}{list(r.index)}",
+                              first, second, when, str(r.count))
+            console.print(table)
+            for r in races:
+                console.print(r.long(), markup=False)
+        else:
+            console.print("no data races in this run (a trace covers one launch; "
+                          "`verikern prove` covers all)", markup=False)
+        if conflicts:
+            table = Table(title="shared-memory bank conflicts")
+            for col in ("location", "array", "op", "worst", "conflicting warp accesses", "example"):
+                table.add_column(col)
+            for c in conflicts:
+                table.add_row(f"{c.file}:{c.line}:{c.col}", c.array, c.op, f"{c.degree}-way",
+                              f"{c.conflicted} of {c.accesses}",
+                              f"block {c.block} warp {c.warp}: bank {c.bank}, {len(c.words)} words")
+            console.print(table)
+            for c in conflicts:
+                console.print(c.long(), markup=False)
+        else:
+            console.print("no shared-memory bank conflicts", markup=False)
+
+
+EPILOG = """\b
+Exit status:
+  0  no data race in this run (bank conflicts are reported, not failures)
+  1  a data race, or a kernel runtime error (out of bounds, barrier
+     divergence, failed assert, division by zero), reported with its location
+  3  input error: missing file, unknown kernel, compile error, bad option,
+     no inputs satisfy the kernel's requires, or a refused launch
+"""
+
+
+@click.command(cls=_TraceCommand, epilog=EPILOG,
+               context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--kernel", "-k", "kernel_name", metavar="NAME",
+              help="The kernel to run (optional when FILE has exactly one).")
+@click.option("--dim", "dims", required=True, metavar="N[,M..]", callback=_parse_dims,
+              help="Launch dims, e.g. 1024 or 64,64.")
+@click.option("--block-dim", type=click.IntRange(1, 1024), metavar="B",
+              help="Threads per block; default: the kernel's, else min(256, launch size).")
+@click.option("--param", "params", multiple=True, metavar="NAME=VALUE", callback=_parse_pairs,
+              help="Fix a scalar parameter (repeatable); default: generated.")
+@click.option("--size", "sizes", multiple=True, metavar="NAME=N[,M..]", callback=_parse_pairs,
+              help="Fix an array's shape (repeatable); default: follows the launch dims.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed for generated inputs.")
+@click.option("--out", type=click.Path(dir_okay=False), metavar="TRACE.json",
+              help="Keep the JSON trace in this file (default: a temporary file, deleted).")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+              show_default=True, help="Report format (json is stable, for tools).")
+def command(file, kernel_name, dims, block_dim, params, sizes, seed, out, fmt):
+    """Run a kernel on generated inputs on the tracing simulator, then report
+    data races (two threads touching one element without a barrier between
+    them, at least one writing) and shared-memory bank conflicts.
+
+    FILE is read, never executed. Inputs follow the launch: 1-D arrays get
+    the launch size, n-d arrays the launch dims; they respect the kernel's
+    vk.requires, vk.all_in_range and vk.all_distinct contracts.
+
+    \b
+    Examples:
+      verikern trace reduce.py --kernel reduce --dim 1024 --block-dim 256
+      verikern trace transpose.py -k transpose --dim 64,64 --block-dim 256
+      verikern trace saxpy.py --dim 1000 --param a=2.5 --size x=1000
+      verikern trace k.py --dim 4096 --out trace.json --format json
+    """
+    size = math.prod(dims)
+    header = {"file": file, "kernel": kernel_name, "dims": list(dims), "block_dim": block_dim,
+              "seed": seed, "trace": out, "events": 0}
+    rep = _Reporter(fmt, header)
+    kernel = _compile(file, kernel_name, rep)
+    header_bd = block_dim or kernel.block_dim or min(256, size)
+    rep.doc.update(kernel=kernel.name, block_dim=header_bd)
+    sys.exit(_run(kernel, file, dims, header_bd, params, sizes, seed, out, rep))
+
+
+def _compile(file, kernel_name, rep: _Reporter):
+    if not os.path.isfile(file):
+        rep.input_error(f"{file}: no such file")
+    from verikern.frontend import compile_file
+
+    module = compile_file(file)
+    names = [k.name for k in module.kernels]
+    if kernel_name is None:
+        if len(names) != 1:
+            errs = "\n".join(e.render() for e in module.errors)
+            rep.input_error((errs + "\n" if errs else "") +
+                            f"{file}: {'no kernels' if not names else 'several kernels'} "
+                            f"({', '.join(names) or 'none'}); choose one with --kernel NAME")
+        kernel_name = names[0]
+    if kernel_name not in names:
+        errs = "\n".join(e.render() for e in module.errors)
+        rep.input_error((errs + "\n" if errs else "") + f"{file}: no kernel named "
+                        f"{kernel_name!r} (kernels: {', '.join(names) or 'none'})")
+    result = module.kernel(kernel_name)
+    if result.error is not None or result.mir is None:
+        rep.input_error(result.error.render() if result.error is not None
+                        else f"{file}: kernel {kernel_name} did not compile")
+    return result.mir
+
+
+def _run(kernel, file, dims, block_dim, params, sizes, seed, out, rep: _Reporter) -> int:
+    import numpy as np
+
+    from verikern.errors import KernelRuntimeError, LaunchError
+    from verikern.inputs import InputGenerationError, coerce_scalar, make_inputs, ordered_inputs
+    from verikern.runtime import launch
+    from verikern.trace import TraceFormatError, bank_conflicts, find_races, load_trace
+
+    types = {p.name: p.value.type for p in kernel.scalar_params}
+    try:
+        fixed = {n: coerce_scalar(types[n], v, n) if n in types else v for n, v in params.items()}
+        values = make_inputs(kernel, dims, block_dim, np.random.default_rng(seed),
+                             sizes=sizes, params=fixed)
+    except InputGenerationError as err:
+        rep.input_error(str(err))
+    tmpdir = None
+    path = out
+    if path is None:
+        tmpdir = tempfile.TemporaryDirectory(prefix="verikern-trace-")
+        path = os.path.join(tmpdir.name, "trace.json")
+    try:
+        try:
+            launch(kernel, dims if len(dims) > 1 else dims[0], ordered_inputs(kernel, values),
+                   block_dim=block_dim, device="cpu:trace", trace_path=path)
+        except KernelRuntimeError as err:
+            return rep.runtime_error(err)
+        except LaunchError as err:
+            rep.input_error(f"launch refused: {err}")
+        try:
+            trace = load_trace(path, file=file)
+        except TraceFormatError as err:
+            rep.input_error(f"the simulator's trace could not be read: {err}")
+        return rep.findings(find_races(trace), bank_conflicts(trace), trace.n_events)
+    finally:
+        if tmpdir is not None:
+            tmpdir.cleanup()

@@ -1,0 +1,68 @@
+"""Parameter annotations -> HIR types (`vk.float32`, `int`, `vk.vec3`,
+`vk.array(dtype=..., ndim=...)`, Warp's `wp.array2d(dtype=...)`).
+
+Invariant: only the spellings listed in LANGUAGE.md section 2 (and their
+Warp equivalents) are accepted; anything else is an `annotation` KernelError.
+"""
+from __future__ import annotations
+
+import ast
+
+from verikern.hir.types import ArrayType
+from .typing_rules import SCALAR_ALIASES, value_type_by_name
+
+ARRAY_CTORS = {"array": None, "array1d": 1, "array2d": 2, "array3d": 3, "array4d": 4}
+
+
+def value_type(info, node: ast.AST):
+    """A scalar/vector/matrix type written in the source, or None."""
+    if isinstance(node, ast.Name) and node.id in SCALAR_ALIASES:
+        return SCALAR_ALIASES[node.id]
+    name = info.dsl_name(node)
+    if name is not None:
+        return value_type_by_name(name)
+    return None
+
+
+def parse_annotation(chk, node: ast.AST | None, what: str):
+    """The HIR type of an annotation; `what` names the thing annotated."""
+    if node is None:
+        raise chk.error(f"{what} needs a type annotation", chk.current_node, "annotation",
+                        "annotate it, e.g. `x: vk.float32` or `a: vk.array(dtype=vk.float32)`")
+    t = value_type(chk.info, node)
+    if t is not None:
+        return t
+    if isinstance(node, ast.Call):
+        name = chk.info.dsl_name(node.func)
+        if name in ARRAY_CTORS:
+            return _array_type(chk, node, ARRAY_CTORS[name], what)
+    raise chk.error(f"unknown type annotation `{ast.unparse(node)}` for {what}", node,
+                    "annotation",
+                    "use a verikern type: vk.float32, vk.int32, int, float, vk.vec3, vk.array(...)")
+
+
+def _array_type(chk, node: ast.Call, fixed_ndim, what) -> ArrayType:
+    kw = {k.arg: k.value for k in node.keywords}
+    args = list(node.args)
+    if args:
+        kw.setdefault("dtype", args[0])
+    if set(kw) - {"dtype", "ndim"} or len(args) > 1:
+        raise chk.error(f"unsupported array options in `{ast.unparse(node)}`", node, "annotation",
+                        "write vk.array(dtype=T, ndim=N)")
+    if "dtype" not in kw:
+        raise chk.error(f"the array {what} needs a dtype", node, "annotation",
+                        "write vk.array(dtype=vk.float32)")
+    dtype = value_type(chk.info, kw["dtype"])
+    if dtype is None:
+        raise chk.error(f"unknown array dtype `{ast.unparse(kw['dtype'])}`", kw["dtype"],
+                        "annotation", "use a scalar, vector or matrix type")
+    ndim = fixed_ndim or 1
+    if "ndim" in kw:
+        try:
+            ndim = chk.const_eval(kw["ndim"])
+        except Exception:
+            ndim = None
+        if not isinstance(ndim, int) or not 1 <= ndim <= 4 or \
+                (fixed_ndim is not None and ndim != fixed_ndim):
+            raise chk.error("ndim must be a constant 1..4", kw["ndim"], "annotation")
+    return ArrayType(dtype, ndim)

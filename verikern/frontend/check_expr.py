@@ -1,0 +1,358 @@
+"""Type checking of kernel expressions (AST -> typed HIR expressions).
+
+Invariant: every returned HIR expression is well typed under LANGUAGE.md
+section 2; anything else raises a located KernelError with a stable rule id.
+Compile-time constant expressions (literals, module constants and arithmetic
+on them) stay untyped until their context fixes the type.
+"""
+from __future__ import annotations
+
+import ast
+import math
+
+from verikern.hir import nodes as H
+from verikern.hir.types import (
+    BOOL, F32, I32, ArrayType, MatrixType, ScalarType, VectorType,
+)
+from .module import NotConstant
+from .typing_rules import (
+    BINOP_NAMES, COMPARE_NAMES, check_binary_types, literal_type_for, make_literal,
+)
+
+DSL_CONSTANTS = {"pi": math.pi, "e": math.e, "tau": math.tau, "inf": math.inf}
+VECTOR_FIELDS = {"x": 0, "y": 1, "z": 2, "w": 3}
+
+_FORBIDDEN_EXPRS = {
+    ast.List: ("no-lists", "lists are not allowed in kernels", "use an array parameter or a vector type"),
+    ast.ListComp: ("no-comprehensions", "comprehensions are not allowed in kernels", "write a for loop"),
+    ast.SetComp: ("no-comprehensions", "comprehensions are not allowed in kernels", "write a for loop"),
+    ast.DictComp: ("no-comprehensions", "comprehensions are not allowed in kernels", "write a for loop"),
+    ast.GeneratorExp: ("no-generators", "generators are not allowed in kernels", "write a for loop"),
+    ast.Yield: ("no-generators", "generators (yield) are not allowed in kernels", "return a value instead"),
+    ast.YieldFrom: ("no-generators", "generators (yield) are not allowed in kernels", "return a value instead"),
+    ast.Await: ("async", "await is not allowed in kernels", None),
+    ast.Dict: ("no-dicts", "dicts are not allowed in kernels", "use separate variables or arrays"),
+    ast.Set: ("no-sets", "sets are not allowed in kernels", "use separate variables or arrays"),
+    ast.Lambda: ("no-lambda", "lambda is not allowed in kernels", "define a @vk.func instead"),
+    ast.JoinedStr: ("no-strings", "strings are allowed only as assert messages", None),
+    ast.NamedExpr: ("no-walrus", "`:=` is not allowed in kernels", "assign in a separate statement"),
+    ast.Starred: ("varargs", "*-unpacking is not allowed in kernels", "pass each argument explicitly"),
+    ast.Slice: ("no-slices", "slices are not allowed in kernels", "index one element at a time"),
+    ast.Tuple: ("no-tuples", "tuples are allowed only to unpack vk.tid()", "use separate variables or a vector type"),
+}
+
+
+def _c_div(a: int, b: int) -> int:
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b >= 0) else -q
+
+
+class ExprChecker:
+    """Mixin of the kernel/func checker: expression rules. Needs the state
+    set up by `checker.BodyChecker`."""
+
+    # ---------------------------------------------------------- constants
+    def const_eval(self, node: ast.AST):
+        """The value of a compile-time constant expression (untyped int/float or
+        bool), or raise NotConstant. Integer `/` and `%` follow C (Warp)."""
+        if isinstance(node, ast.Constant):
+            if isinstance(node.value, (bool, int, float)):
+                return node.value
+            raise NotConstant
+        if isinstance(node, ast.Name):
+            if node.id in self.local_names or node.id in self.arrays:
+                raise NotConstant
+            if node.id in self.info.constants:
+                v = self.info.constants[node.id]
+                if isinstance(v, tuple):
+                    raise NotConstant
+                return v
+            raise NotConstant
+        if isinstance(node, ast.Attribute):
+            name = self.info.dsl_name(node)
+            if name in DSL_CONSTANTS:
+                return DSL_CONSTANTS[name]
+            raise NotConstant
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) \
+                and node.value.id not in self.local_names and node.value.id not in self.arrays \
+                and isinstance(self.info.constants.get(node.value.id), tuple):
+            tup = self.info.constants[node.value.id]
+            idx = self.const_eval(node.slice)
+            if isinstance(idx, int) and -len(tup) <= idx < len(tup):
+                v = tup[idx]
+                if not isinstance(v, tuple):
+                    return v
+            raise NotConstant
+        if isinstance(node, ast.UnaryOp):
+            v = self.const_eval(node.operand)
+            if isinstance(node.op, ast.USub) and not isinstance(v, bool):
+                return -v
+            if isinstance(node.op, ast.UAdd) and not isinstance(v, bool):
+                return v
+            if isinstance(node.op, ast.Invert) and isinstance(v, int) and not isinstance(v, bool):
+                return ~v
+            raise NotConstant
+        if isinstance(node, ast.BinOp) and type(node.op) in BINOP_NAMES:
+            a, b = self.const_eval(node.left), self.const_eval(node.right)
+            if isinstance(a, bool) or isinstance(b, bool):
+                raise NotConstant
+            op = BINOP_NAMES[type(node.op)]
+            both_int = isinstance(a, int) and isinstance(b, int)
+            try:
+                if op == "add":
+                    return a + b
+                if op == "sub":
+                    return a - b
+                if op == "mul":
+                    return a * b
+                if op == "div":
+                    return _c_div(a, b) if both_int else a / b
+                if op == "floordiv":
+                    return a // b if both_int else float(math.floor(a / b))
+                if op == "mod":
+                    return a - _c_div(a, b) * b if both_int else math.fmod(a, b)
+                if op == "pow" and not both_int:
+                    return float(a) ** float(b)
+                if both_int and op == "shl" and 0 <= b < 64:
+                    return a << b
+                if both_int and op == "shr" and 0 <= b < 64:
+                    return a >> b
+                if both_int and op in ("and", "or", "xor"):
+                    return {"and": a & b, "or": a | b, "xor": a ^ b}[op]
+            except (ZeroDivisionError, OverflowError):
+                raise NotConstant from None
+            raise NotConstant
+        raise NotConstant
+
+    def is_const(self, node) -> bool:
+        try:
+            self.const_eval(node)
+            return True
+        except NotConstant:
+            return False
+
+    # ------------------------------------------------------- expressions
+    def check_expr(self, node: ast.AST, expected=None) -> H.Expr:
+        """Type-check `node`; `expected` types untyped literals inside it."""
+        try:
+            value = self.const_eval(node)
+        except NotConstant:
+            pass
+        else:
+            return make_literal(self, value, expected, node)
+        method = getattr(self, "_expr_" + type(node).__name__, None)
+        if method is not None:
+            return method(node, expected)
+        if type(node) in _FORBIDDEN_EXPRS:
+            rule, msg, hint = _FORBIDDEN_EXPRS[type(node)]
+            raise self.error(msg, node, rule, hint)
+        if isinstance(node, ast.Constant):
+            if isinstance(node.value, str):
+                raise self.error("strings are allowed only as assert messages", node,
+                                 "no-strings")
+            raise self.error(f"the constant {node.value!r} is not allowed in kernels", node,
+                             "bad-constant")
+        raise self.error(f"{type(node).__name__} expressions are not allowed in kernels",
+                         node, "unsupported-expression")
+
+    def check_scalar(self, node, expected=None, what="value") -> H.Expr:
+        e = self.check_expr(node, expected)
+        if not isinstance(e.type, ScalarType):
+            raise self.error(f"{what} must be a scalar, got {e.type}", node, "type-mismatch")
+        return e
+
+    def check_cond(self, node) -> H.Expr:
+        e = self.check_expr(node, BOOL)
+        if e.type != BOOL:
+            raise self.error(f"a condition must be bool, got {e.type}", node, "condition-not-bool",
+                             "compare explicitly, e.g. `x != 0`")
+        return e
+
+    def check_int(self, node, expected=None, what="index") -> H.Expr:
+        e = self.check_expr(node, expected)
+        if not (isinstance(e.type, ScalarType) and e.type.is_int):
+            raise self.error(f"{what} must be an integer, got {e.type}", node, "index-not-int",
+                             "convert with int(...)")
+        return e
+
+    def check_pair(self, lnode, rnode, op_for_literal: str):
+        """Check two operands so that an untyped literal takes the other's type."""
+        if self.is_const(lnode) and not self.is_const(rnode):
+            r = self.check_expr(rnode)
+            return self.check_expr(lnode, literal_type_for(op_for_literal, r.type)), r
+        l = self.check_expr(lnode)
+        return l, self.check_expr(rnode, literal_type_for(op_for_literal, l.type))
+
+    def _expr_Name(self, node: ast.Name, expected):
+        name = node.id
+        if name in self.arrays:
+            return H.ArrayRefExpr(name, self.arrays[name], self.loc(node))
+        if name in self.local_names:
+            if name not in self.defined:
+                raise self.error(f"variable {name!r} may be used before it is assigned", node,
+                                 "undefined-variable",
+                                 "assign it on every path before this point (before the loop/if)")
+            return H.LocalRef(name, self.var_types[name], self.loc(node))
+        if name in self.info.constants:
+            raise self.error(f"the tuple constant {name!r} can only be indexed with a constant",
+                             node, "no-tuples", f"write {name}[0]")
+        if name in self.info.aliases:
+            raise self.error(f"the module {name!r} is not a value", node, "unknown-name")
+        if name in self.info.nonconstant or name in self.info.funcs or \
+                any(d.node.name == name for d in self.info.kernels):
+            raise self.error(f"kernel code cannot read the module-level name {name!r}: only "
+                             "literal constants are visible", node, "closure",
+                             "make it a literal constant or pass it as a parameter")
+        raise self.error(f"unknown name {name!r}", node, "unknown-name",
+                         "define it in the kernel, or make it a module-level literal constant")
+
+    def _expr_BinOp(self, node: ast.BinOp, expected):
+        if type(node.op) not in BINOP_NAMES:
+            raise self.error("the `@` operator is not supported", node, "unsupported-expression",
+                             "use vk.mul(a, b)")
+        op = BINOP_NAMES[type(node.op)]
+        l, r = self.check_pair(node.left, node.right, op)
+        t = check_binary_types(self, op, l, r, node)
+        return H.BinaryExpr(op, l, r, t, self.loc(node))
+
+    def _expr_UnaryOp(self, node: ast.UnaryOp, expected):
+        loc = self.loc(node)
+        if isinstance(node.op, ast.Not):
+            return H.UnaryExpr("not", self.check_cond(node.operand), BOOL, loc)
+        e = self.check_expr(node.operand, expected)
+        if isinstance(e.type, ArrayType):
+            raise self.error("arithmetic on an array", node, "array-arith")
+        if isinstance(node.op, ast.UAdd):
+            return e
+        if isinstance(node.op, ast.USub):
+            if e.type == BOOL:
+                raise self.error("`-` on a bool", node, "bool-arith", "convert with int(...)")
+            return H.UnaryExpr("neg", e, e.type, loc)
+        if not (isinstance(e.type, ScalarType) and e.type.is_int):
+            raise self.error(f"`~` needs an integer, got {e.type}", node, "float-bitwise")
+        return H.UnaryExpr("invert", e, e.type, loc)
+
+    def _expr_BoolOp(self, node: ast.BoolOp, expected):
+        op = "and" if isinstance(node.op, ast.And) else "or"
+        acc = self.check_cond(node.values[0])
+        for v in node.values[1:]:
+            acc = H.BoolOpExpr(op, acc, self.check_cond(v), BOOL, self.loc(node))
+        return acc
+
+    def _compare_operands(self, lnode, rnode, node):
+        l, r = self.check_pair(lnode, rnode, "eq")
+        for e, n in ((l, lnode), (r, rnode)):
+            if not isinstance(e.type, ScalarType):
+                raise self.error(f"comparisons need scalars, got {e.type}", n, "type-mismatch")
+        if l.type != r.type:
+            rule = "implicit-conversion" if l.type.is_float != r.type.is_float else "type-mismatch"
+            raise self.error(f"comparison mixes {l.type} and {r.type}", node, rule,
+                             "convert one side explicitly")
+        return l, r
+
+    def _expr_Compare(self, node: ast.Compare, expected):
+        for op in node.ops:
+            if type(op) not in COMPARE_NAMES:
+                raise self.error("only == != < <= > >= comparisons are allowed", node,
+                                 "unsupported-expression")
+        ops = tuple(COMPARE_NAMES[type(o)] for o in node.ops)
+        nodes = [node.left, *node.comparators]
+        if len(ops) == 1:
+            l, r = self._compare_operands(nodes[0], nodes[1], node)
+            if l.type == BOOL and ops[0] not in ("eq", "ne"):
+                raise self.error("bools compare only with == and !=", node, "bool-arith")
+            return H.CompareExpr(ops[0], l, r, BOOL, self.loc(node))
+        # chain: check pairwise, but each operand once
+        typed = []
+        for k in range(len(ops)):
+            l, r = self._compare_operands(nodes[k], nodes[k + 1], node)
+            if k == 0:
+                typed.append(l)
+            elif l.type != typed[-1].type:
+                raise self.error("comparison chain mixes types", node, "type-mismatch")
+            typed.append(r)
+        return H.ChainCompare(ops, tuple(typed), BOOL, self.loc(node))
+
+    def _expr_IfExp(self, node: ast.IfExp, expected):
+        cond = self.check_cond(node.test)
+        a, b = self.check_pair(node.body, node.orelse, "add")
+        if a.type != b.type:
+            raise self.error(f"the two branches have types {a.type} and {b.type}", node,
+                             "type-mismatch", "convert one branch explicitly")
+        if isinstance(a.type, ArrayType):
+            raise self.error("a conditional expression cannot choose an array", node,
+                             "array-value")
+        return H.CondExpr(cond, a, b, a.type, self.loc(node))
+
+    def _expr_Attribute(self, node: ast.Attribute, expected):
+        if self.info.dsl_name(node) is not None:
+            raise self.error(f"{ast.unparse(node)} is not a value", node, "unknown-name",
+                             "call it, e.g. vk.tid()")
+        base = self.check_expr(node.value)
+        if isinstance(base.type, ArrayType):
+            if node.attr == "shape":
+                raise self.error("a.shape must be indexed with a constant, e.g. a.shape[0]",
+                                 node, "shape-index")
+            raise self.error(f"arrays have no attribute {node.attr!r}", node, "unknown-name")
+        if isinstance(base.type, VectorType) and node.attr in VECTOR_FIELDS \
+                and VECTOR_FIELDS[node.attr] < base.type.length:
+            return H.ComponentExpr(base, VECTOR_FIELDS[node.attr], 1, F32, self.loc(node))
+        raise self.error(f"{base.type} has no attribute {node.attr!r}", node, "unknown-name")
+
+    def constant_index(self, node, limit: int, what: str) -> int:
+        try:
+            v = self.const_eval(node)
+        except NotConstant:
+            v = None
+        if not isinstance(v, int) or isinstance(v, bool):
+            raise self.error(f"{what} must be a constant integer", node,
+                             "component-not-constant", "write a literal such as 0, 1 or 2")
+        if not 0 <= v < limit:
+            raise self.error(f"{what} {v} is out of range 0..{limit - 1}", node,
+                             "component-range")
+        return v
+
+    def index_list(self, slice_node) -> list:
+        return list(slice_node.elts) if isinstance(slice_node, ast.Tuple) else [slice_node]
+
+    def check_indices(self, arr: H.ArrayRefExpr, nodes, at) -> tuple:
+        if len(nodes) != arr.type.ndim:
+            raise self.error(f"{arr.name} has {arr.type.ndim} dimension(s) but "
+                             f"{len(nodes)} index(es) were given", at, "index-count",
+                             f"index it as {arr.name}[{', '.join('ijkl'[:arr.type.ndim])}]")
+        return tuple(self.check_int(n) for n in nodes)
+
+    def _expr_Subscript(self, node: ast.Subscript, expected):
+        loc = self.loc(node)
+        v = node.value
+        if isinstance(v, ast.Attribute) and v.attr == "shape":
+            base = self.check_expr(v.value)
+            if not isinstance(base.type, ArrayType):
+                raise self.error(f"{base.type} has no shape", v, "unknown-name")
+            k = self.constant_index(node.slice, base.type.ndim, "a shape dimension")
+            if base.type.space == "shared":
+                return H.Literal(base.type.shape[k], I32, loc)
+            return H.ShapeExpr(base, k, I32, loc)
+        base = self.check_expr(v)
+        if isinstance(base.type, ArrayType):
+            idx = self.check_indices(base, self.index_list(node.slice), node)
+            return H.IndexExpr(base, idx, base.type.dtype, loc)
+        if isinstance(base.type, VectorType):
+            k = self.constant_index(node.slice, base.type.length, "a vector component")
+            return H.ComponentExpr(base, k, 1, F32, loc)
+        if isinstance(base.type, MatrixType):
+            t = base.type
+            parts = self.index_list(node.slice)
+            if len(parts) == 1:
+                r = self.constant_index(parts[0], t.rows, "a matrix row")
+                from verikern.hir.types import VECTOR_TYPES
+                return H.ComponentExpr(base, r * t.cols, t.cols, VECTOR_TYPES[f"vec{t.cols}"], loc)
+            if len(parts) == 2:
+                r = self.constant_index(parts[0], t.rows, "a matrix row")
+                c = self.constant_index(parts[1], t.cols, "a matrix column")
+                return H.ComponentExpr(base, r * t.cols + c, 1, F32, loc)
+        raise self.error(f"a value of type {base.type} cannot be indexed", node, "not-indexable")
+
+    def _expr_Call(self, node: ast.Call, expected):
+        from .builtins import check_call
+        return check_call(self, node, expected)

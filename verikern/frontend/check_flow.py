@@ -1,0 +1,142 @@
+"""Control flow and func calls in the body checker.
+
+Invariant: after an if, a variable is defined only if every branch that
+falls through defines it; after a loop, exactly the variables defined before
+it (the loop may run zero times) minus the loop variable; a func call is
+checked against the func's signature and never closes a call cycle.
+"""
+from __future__ import annotations
+
+import ast
+
+from verikern.hir import nodes as H
+from verikern.hir.types import ArrayType, ScalarType
+from .module import NotConstant
+
+
+class FlowChecker:
+    """Mixin of BodyChecker: if/while/for and func calls."""
+
+    def _branch(self, stmts, before, loop_body=False):
+        self.defined = set(before)
+        self.terminated = False
+        body = self.check_body(stmts, loop_body=loop_body)
+        return body, set(self.defined), self.terminated
+
+    def _stmt_If(self, s):
+        cond = self.check_cond(s.test)
+        before = set(self.defined)
+        then, d1, t1 = self._branch(s.body, before)
+        orelse, d2, t2 = self._branch(s.orelse, before)
+        live = [d for d, t in ((d1, t1), (d2, t2)) if not t]
+        self.terminated = not live
+        self.defined = set.intersection(*live) if live else set(before)
+        return H.If(cond, tuple(then), tuple(orelse), self.loc(s))
+
+    def _loop_body(self, stmts, before):
+        self.loop_depth += 1
+        body, _, _ = self._branch(stmts, before, loop_body=True)
+        self.loop_depth -= 1
+        self.defined = set(before)
+        self.terminated = False
+        return tuple(body)
+
+    def _stmt_While(self, s):
+        if s.orelse:
+            raise self.error("while ... else is not allowed", s.orelse[0], "loop-else",
+                             "use a flag variable")
+        cond = self.check_cond(s.test)
+        body = self._loop_body(s.body, set(self.defined))
+        return H.While(cond, body, self.loc(s))
+
+    def _stmt_For(self, s):
+        if s.orelse:
+            raise self.error("for ... else is not allowed", s.orelse[0], "loop-else",
+                             "use a flag variable")
+        it = s.iter
+        if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name)
+                and it.func.id == "range" and "range" not in self.local_names):
+            raise self.error("only `for v in range(...)` loops are allowed", it, "for-not-range",
+                             "iterate over an index: for i in range(n)")
+        if not isinstance(s.target, ast.Name):
+            raise self.error("the loop variable must be a plain name", s.target,
+                             "bad-assign-target")
+        if it.keywords or not 1 <= len(it.args) <= 3:
+            raise self.error("range() takes 1 to 3 integer arguments", it, "arity")
+        if any(isinstance(a, ast.Starred) for a in it.args):
+            raise self.error("*args are not allowed in kernels", it, "varargs")
+        var = s.target.id
+        if var in self.arrays:
+            raise self.error(f"cannot assign to the array {var!r}", s.target, "assign-to-array")
+        args = list(it.args)
+        if len(args) == 1:
+            args = [ast.copy_location(ast.Constant(0), it)] + args
+        if len(args) == 2:
+            args = args + [ast.copy_location(ast.Constant(1), it)]
+        t = self.var_types.get(var)
+        for a in args:
+            if not self.is_const(a):
+                t = self.check_int(a, what="a range() argument").type
+                break
+        typed = tuple(self.check_int(a, t, what="a range() argument") for a in args)
+        for e, a in zip(typed, args):
+            if e.type != typed[0].type:
+                raise self.error(f"range() arguments mix {typed[0].type} and {e.type}", a,
+                                 "type-mismatch", "convert them to one integer type")
+        try:
+            step = self.const_eval(args[2])
+        except NotConstant:
+            step = None
+        if step == 0:
+            raise self.error("range() step must not be zero", args[2], "range-zero-step")
+        before = set(self.defined)
+        self.declare(var, typed[0].type, s.target)
+        inner = set(self.defined)
+        self.defined = before
+        self.loop_vars.append(var)
+        body = self._loop_body(s.body, inner)
+        self.loop_vars.pop()
+        self.defined.discard(var)
+        return H.ForRange(var, typed[0], typed[1], typed[2], body, self.loc(s))
+
+    # ------------------------------------------------------------ calls
+    def check_func_call(self, node: ast.Call, name: str):
+        loc = self.loc(node)
+        if name == self.name or self.registry.reaches(name, self.name):
+            raise self.error(f"recursive call of {name!r}", node, "recursion",
+                             "rewrite the recursion as a loop")
+        info = self.registry.get(name)  # raises the func's own KernelError
+        f = info.fdef
+        if node.keywords:
+            raise self.error("funcs take positional arguments only", node.keywords[0].value,
+                             "keyword-args")
+        if any(isinstance(a, ast.Starred) for a in node.args):
+            raise self.error("*args are not allowed in kernels", node, "varargs")
+        if len(node.args) != len(f.params):
+            raise self.error(f"{name}() takes {len(f.params)} argument(s), got {len(node.args)}",
+                             node, "arity")
+        args = []
+        for p, a in zip(f.params, node.args):
+            e = self.check_expr(a, None if isinstance(p.type, ArrayType) else p.type)
+            if isinstance(p.type, ArrayType):
+                ok = isinstance(e.type, ArrayType) and e.type.dtype == p.type.dtype \
+                    and e.type.ndim == p.type.ndim
+            else:
+                ok = e.type == p.type
+            if not ok:
+                rule = "implicit-conversion" if isinstance(e.type, ScalarType) and \
+                    isinstance(p.type, ScalarType) and e.type.is_float != p.type.is_float \
+                    else "type-mismatch"
+                raise self.error(f"argument {p.name!r} of {name}() is {p.type}, got {e.type}",
+                                 a, rule, "convert the argument explicitly")
+            args.append(e)
+        self.called.add(name)
+        self.called |= info.called
+        if info.uses_block:
+            self.uses_block = True
+        if info.tid_arity is not None:
+            self.note_tid(info.tid_arity, node)
+        if info.launch_dim_max >= 0:
+            self.note_launch_dim(info.launch_dim_max)
+        return H.FuncCall(name, tuple(args), f.returns, loc)
+

@@ -1,0 +1,558 @@
+"""Type checking of kernel and func bodies: AST statements -> HIR.
+
+Invariant: a BodyChecker either returns a HIR definition that satisfies every
+rule of LANGUAGE.md sections 2-5 or raises the first violated rule as a
+located KernelError. Definite assignment is tracked (`defined`): a variable
+is readable only where every path has assigned it; a variable keeps the type
+of its first assignment for its whole life.
+"""
+from __future__ import annotations
+
+import ast
+
+from verikern.errors import KernelError
+from verikern.hir import nodes as H
+from verikern.hir.types import BOOL, I32, ArrayType, MatrixType, ScalarType, VectorType
+from .annotations import parse_annotation, value_type
+from .builtins import check_atomic_value
+from .check_expr import VECTOR_FIELDS, ExprChecker
+from .check_flow import FlowChecker
+from .module import Definition, ModuleInfo, NotConstant
+from .typing_rules import BINOP_NAMES, check_binary_types, literal_type_for
+
+_FORBIDDEN_STMTS = {
+    "Try": ("no-try", "try/except is not allowed in kernels", "check conditions with if"),
+    "TryStar": ("no-try", "try/except is not allowed in kernels", "check conditions with if"),
+    "With": ("no-with", "with is not allowed in kernels", None),
+    "AsyncWith": ("no-with", "with is not allowed in kernels", None),
+    "AsyncFor": ("async", "async for is not allowed in kernels", None),
+    "Import": ("import-in-kernel", "import inside a kernel", "import at module level"),
+    "ImportFrom": ("import-in-kernel", "import inside a kernel", "import at module level"),
+    "FunctionDef": ("nested-def", "functions cannot be defined inside kernels",
+                    "define a module-level @vk.func"),
+    "AsyncFunctionDef": ("nested-def", "functions cannot be defined inside kernels", None),
+    "ClassDef": ("nested-def", "classes cannot be defined inside kernels", None),
+    "Global": ("closure", "global is not allowed in kernels", "pass values as parameters"),
+    "Nonlocal": ("closure", "nonlocal is not allowed in kernels", None),
+    "Delete": ("unsupported-statement", "del is not allowed in kernels", None),
+    "Raise": ("no-raise", "raise is not allowed in kernels", "use assert"),
+    "Match": ("unsupported-statement", "match is not allowed in kernels", "use if/elif"),
+}
+ATOMIC_AUG = {"add": "add", "sub": "sub", "and": "and", "or": "or", "xor": "xor"}
+UNIFORM_BUILTINS = {"block_dim", "grid_dim", "launch_dim", "min", "max", "abs", "clamp"}
+
+
+def _assigned_names(body) -> set[str]:
+    out: set[str] = set()
+    for stmt in body:
+        for n in ast.walk(stmt):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                out.add(n.id)
+    return out
+
+
+def is_dsl_call(info: ModuleInfo, node, name: str) -> bool:
+    return isinstance(node, ast.Call) and info.dsl_name(node.func) == name
+
+
+class BodyChecker(FlowChecker, ExprChecker):
+    """Checks one kernel or func body (see module docstring)."""
+
+    def __init__(self, info: ModuleInfo, definition: Definition, registry):
+        self.info = info
+        self.defn = definition
+        self.node = definition.node
+        self.name = definition.node.name
+        self.is_kernel = definition.kind == "kernel"
+        self.registry = registry
+        self.current_node = definition.node
+        self.arrays: dict[str, ArrayType] = {}
+        self.param_arrays: set[str] = set()
+        self.var_types: dict = {}
+        self.defined: set[str] = set()
+        self.terminated = False
+        self.local_names = _assigned_names(self.node.body)
+        self.loop_depth = 0
+        self.loop_vars: list[str] = []
+        self.tid_arity: int | None = None
+        self.launch_dim_max = -1
+        self.uses_block = False
+        self.called: set[str] = set()
+        self.returns = None
+        self.temp_counter = 0
+
+    # ---------------------------------------------------------- helpers
+    def loc(self, node):
+        return self.info.loc(node)
+
+    def error(self, message, node, rule, hint=None):
+        return self.info.error(message, node, rule, hint)
+
+    def declare(self, name: str, t, node) -> None:
+        if name in self.var_types and self.var_types[name] != t:
+            raise self.error(f"variable {name!r} changes type from {self.var_types[name]} to {t}",
+                             node, "type-change",
+                             "use a new variable name, or convert explicitly")
+        self.var_types[name] = t
+        self.defined.add(name)
+
+    def note_tid(self, arity: int, node) -> None:
+        if self.tid_arity is not None and self.tid_arity != arity:
+            raise self.error(f"vk.tid() is used with {self.tid_arity} and {arity} dimensions",
+                             node, "tid-arity", "unpack vk.tid() the same way everywhere")
+        self.tid_arity = arity
+
+    def note_launch_dim(self, k: int) -> None:
+        self.launch_dim_max = max(self.launch_dim_max, k)
+
+    def note_memory(self, arr) -> None:
+        pass
+
+    def temp(self) -> str:
+        self.temp_counter += 1
+        name = f"$t{self.temp_counter}"
+        self.local_names.add(name)
+        return name
+
+    # ------------------------------------------------------- definitions
+    def params(self) -> tuple[H.Param, ...]:
+        a = self.node.args
+        if a.vararg or a.kwarg:
+            bad = a.vararg or a.kwarg
+            raise self.error("*args/**kwargs are not allowed", bad, "varargs",
+                             "declare each parameter with a type")
+        if a.kwonlyargs or a.posonlyargs:
+            raise self.error("keyword-only and positional-only parameters are not allowed",
+                             (a.kwonlyargs or a.posonlyargs)[0], "varargs")
+        if a.defaults:
+            raise self.error("parameters cannot have default values", a.defaults[0],
+                             "param-default")
+        out = []
+        for arg in a.args:
+            self.current_node = arg
+            t = parse_annotation(self, arg.annotation, f"parameter {arg.arg!r}")
+            if isinstance(t, ArrayType):
+                self.arrays[arg.arg] = t
+                self.param_arrays.add(arg.arg)
+                if arg.arg in self.local_names:
+                    bad = next(n for n in ast.walk(self.node) if isinstance(n, ast.Name)
+                               and n.id == arg.arg and isinstance(n.ctx, ast.Store))
+                    raise self.error(f"cannot assign to the array parameter {arg.arg!r}", bad,
+                                     "assign-to-array", "write to its elements: a[i] = ...")
+            else:
+                if self.is_kernel and not isinstance(t, ScalarType):
+                    raise self.error(f"kernel parameter {arg.arg!r} has type {t}; kernel "
+                                     "parameters are scalars or arrays", arg, "vector-param",
+                                     "pass its components as scalars or use an array")
+                self.local_names.add(arg.arg)
+                self.declare(arg.arg, t, arg)
+            out.append(H.Param(arg.arg, t, self.loc(arg)))
+        return tuple(out)
+
+    def check_kernel(self) -> H.KernelDef:
+        params = self.params()
+        if self.node.returns is not None and not (isinstance(self.node.returns, ast.Constant)
+                                                  and self.node.returns.value is None):
+            raise self.error("kernels do not return values", self.node.returns,
+                             "kernel-return-value", "write results into an array")
+        body = self.check_body(self.node.body, top=True)
+        if self.tid_arity is not None and self.launch_dim_max >= self.tid_arity:
+            raise self.error(f"vk.launch_dim({self.launch_dim_max}) in a kernel that unpacks "
+                             f"vk.tid() into {self.tid_arity} dimension(s)", self.node,
+                             "launch-dim-range")
+        ndim = self.tid_arity or max(1, self.launch_dim_max + 1)
+        funcs = tuple(self.registry.get(n).fdef for n in sorted(self.called))
+        return H.KernelDef(self.name, params, tuple(body), self.defn.loc, funcs, ndim,
+                           self.defn.block_dim, self.info.fast_math, self.uses_block)
+
+    def check_func(self) -> H.FuncDef:
+        params = self.params()
+        r = self.node.returns
+        if r is not None and not (isinstance(r, ast.Constant) and r.value is None):
+            self.returns = parse_annotation(self, r, f"the result of {self.name}")
+            if isinstance(self.returns, ArrayType):
+                raise self.error("funcs cannot return arrays", r, "array-return",
+                                 "pass the output array as a parameter")
+        self.declared_return = self.returns
+        body = self.check_body(self.node.body, top=True)
+        if not self.terminated and self.returns is not None:
+            last = self.node.body[-1]
+            raise self.error(f"func {self.name!r} can reach its end without returning a "
+                             f"{self.returns}", last, "missing-return",
+                             "return a value on every path")
+        return H.FuncDef(self.name, params, self.returns, tuple(body), self.defn.loc)
+
+    # -------------------------------------------------------- statements
+    def check_body(self, stmts, top=False, loop_body=False) -> list:
+        out = []
+        preamble = True  # still in the leading requires/invariant run
+        for i, s in enumerate(stmts):
+            self.current_node = s
+            if isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant) \
+                    and isinstance(s.value.value, str) and i == 0 and top:
+                continue  # docstring
+            is_req = isinstance(s, ast.Expr) and is_dsl_call(self.info, s.value, "requires")
+            is_inv = isinstance(s, ast.Expr) and is_dsl_call(self.info, s.value, "invariant")
+            if is_req and not (top and self.is_kernel and preamble):
+                raise self.error("vk.requires(...) must be at the top of a kernel body", s,
+                                 "requires-position",
+                                 "move it before every other statement of the kernel")
+            if is_inv and not (loop_body and preamble):
+                raise self.error("vk.invariant(...) must be the first statement of a loop body",
+                                 s, "invariant-position",
+                                 "move it to the start of the loop body")
+            if not ((is_req and top) or (is_inv and loop_body)):
+                preamble = False
+            was_terminated = self.terminated
+            r = self.check_stmt(s)
+            if was_terminated:
+                self.terminated = True
+            if r is not None:
+                out.extend(r if isinstance(r, list) else [r])
+        return out
+
+    def check_stmt(self, s):
+        kind = type(s).__name__
+        if kind in _FORBIDDEN_STMTS:
+            rule, msg, hint = _FORBIDDEN_STMTS[kind]
+            raise self.error(msg, s, rule, hint)
+        method = getattr(self, "_stmt_" + kind, None)
+        if method is None:
+            raise self.error(f"{kind} statements are not allowed in kernels", s,
+                             "unsupported-statement")
+        return method(s)
+
+    def _stmt_Pass(self, s):
+        return None
+
+    def _stmt_Break(self, s):
+        if not self.loop_depth:
+            raise self.error("break outside a loop", s, "break-outside-loop")
+        self.terminated = True
+        return H.Break(self.loc(s))
+
+    def _stmt_Continue(self, s):
+        if not self.loop_depth:
+            raise self.error("continue outside a loop", s, "break-outside-loop")
+        self.terminated = True
+        return H.Continue(self.loc(s))
+
+    def _stmt_Return(self, s):
+        loc = self.loc(s)
+        if self.is_kernel:
+            if s.value is not None:
+                raise self.error("a kernel cannot return a value", s.value,
+                                 "kernel-return-value", "write results into an array")
+            self.terminated = True
+            return H.ReturnStmt(None, loc)
+        if s.value is None:
+            if self.returns is not None:
+                raise self.error(f"{self.name!r} must return a {self.returns}", s,
+                                 "return-type")
+            self.terminated = True
+            return H.ReturnStmt(None, loc)
+        e = self.check_expr(s.value, self.returns)
+        if isinstance(e.type, ArrayType):
+            raise self.error("funcs cannot return arrays", s.value, "array-return",
+                             "pass the output array as a parameter")
+        if self.returns is None and self.declared_return is None and self.node.returns is None:
+            self.returns = self.declared_return = e.type
+        if e.type != self.returns:
+            raise self.error(f"returns {e.type} but {self.name!r} returns {self.returns}",
+                             s.value, "return-type", "convert the value explicitly")
+        self.terminated = True
+        return H.ReturnStmt(e, loc)
+
+    def _stmt_Assert(self, s):
+        cond = self.check_cond(s.test)
+        msg = ""
+        if s.msg is not None:
+            if not (isinstance(s.msg, ast.Constant) and isinstance(s.msg.value, str)):
+                raise self.error("an assert message must be a plain string literal", s.msg,
+                                 "no-strings")
+            msg = s.msg.value
+        return H.AssertStmt(cond, msg or ast.unparse(s.test), "assert", self.loc(s))
+
+    def _stmt_Expr(self, s):
+        v = s.value
+        loc = self.loc(s)
+        if isinstance(v, ast.Constant) and v.value is Ellipsis:
+            return None
+        if isinstance(v, ast.Call):
+            name = self.info.dsl_name(v.func)
+            if name == "sync_threads":
+                self._no_args(v, 0)
+                self.uses_block = True
+                return H.BarrierStmt(self.loc(v))
+            if name == "block_until":
+                self._no_args(v, 1)
+                self.uses_block = True
+                return H.BlockUntil(self.check_cond(v.args[0]), self.loc(v))
+            if name == "requires":
+                return self._requires(v)
+            if name == "invariant":
+                self._no_args(v, 1)
+                cond = self.check_cond(v.args[0])
+                return H.AssertStmt(cond, "invariant " + ast.unparse(v.args[0]), "invariant",
+                                    self.loc(v))
+        return H.ExprStmt(self.check_expr(v), loc)
+
+    def _no_args(self, call, n):
+        if call.keywords or len(call.args) != n:
+            raise self.error(f"{ast.unparse(call.func)}() takes {n} argument(s)", call, "arity")
+
+    def _requires(self, call):
+        self._no_args(call, 1)
+        arg = call.args[0]
+        loc = self.loc(call)
+        for kind in ("all_in_range", "all_distinct"):
+            if is_dsl_call(self.info, arg, kind):
+                n = 3 if kind == "all_in_range" else 1
+                self._no_args(arg, n)
+                arr = self.check_expr(arg.args[0])
+                if not (isinstance(arr.type, ArrayType) and arr.name in self.param_arrays
+                        and isinstance(arr.type.dtype, ScalarType) and arr.type.dtype.is_int):
+                    raise self.error(f"vk.{kind}() needs an integer array parameter",
+                                     arg.args[0], "contract-array")
+                lo = hi = None
+                if kind == "all_in_range":
+                    lo = self.check_expr(arg.args[1], arr.type.dtype)
+                    hi = self.check_expr(arg.args[2], arr.type.dtype)
+                    for e, n_ in ((lo, arg.args[1]), (hi, arg.args[2])):
+                        if e.type != arr.type.dtype:
+                            raise self.error(f"bound has type {e.type}, the array holds "
+                                             f"{arr.type.dtype}", n_, "type-mismatch")
+                        self._check_uniform(e, n_)
+                return H.RequiresArrayStmt(kind, arr, lo, hi, loc)
+        cond = self.check_cond(arg)
+        self._check_uniform(cond, arg)
+        return H.RequiresStmt(cond, loc)
+
+    def _check_uniform(self, e, node):
+        bad = None
+        stack = [e]
+        while stack:
+            x = stack.pop()
+            if isinstance(x, H.IndexExpr) or isinstance(x, H.FuncCall):
+                bad = "array contents or func calls"
+            elif isinstance(x, H.BuiltinCall) and x.name not in UNIFORM_BUILTINS \
+                    and x.name not in ("construct",):
+                bad = f"vk.{x.name}()"
+            elif isinstance(x, H.LocalRef) and not any(
+                    p.arg == x.name for p in self.node.args.args):
+                bad = f"the local variable {x.name!r}"
+            for f in ("lhs", "rhs", "operand", "cond", "if_true", "if_false", "value"):
+                if hasattr(x, f) and getattr(x, f) is not None and not isinstance(getattr(x, f), (str, int)):
+                    stack.append(getattr(x, f))
+            for f in ("args", "operands"):
+                if hasattr(x, f):
+                    stack.extend(getattr(x, f))
+            if bad:
+                raise self.error(f"vk.requires may only use scalar parameters, shapes and launch "
+                                 f"geometry, not {bad}", node, "requires-uniform",
+                                 "state a precondition on the launch, or use assert")
+
+    # assignments ----------------------------------------------------
+    def _stmt_Assign(self, s):
+        if len(s.targets) != 1:
+            raise self.error("chained assignment is not allowed", s, "multi-assign",
+                             "assign each variable separately")
+        return self.assign(s.targets[0], s.value, s)
+
+    def _stmt_AnnAssign(self, s):
+        if s.value is None or not isinstance(s.target, ast.Name):
+            raise self.error("an annotated assignment needs a simple name and a value", s,
+                             "bad-assign-target")
+        t = parse_annotation(self, s.annotation, f"variable {s.target.id!r}")
+        if isinstance(t, ArrayType):
+            raise self.error("local array variables are not allowed", s, "array-alias",
+                             "use the parameter directly or vk.shared.array(...)")
+        e = self.check_expr(s.value, t)
+        if e.type != t:
+            raise self.error(f"value of type {e.type} assigned to {s.target.id!r}: {t}", s.value,
+                             "implicit-conversion" if isinstance(e.type, ScalarType) and
+                             isinstance(t, ScalarType) and e.type.is_float != t.is_float
+                             else "type-mismatch", "convert explicitly")
+        self.declare(s.target.id, t, s.target)
+        return H.Assign(s.target.id, e, self.loc(s.target))
+
+    def assign(self, target, value, s):
+        loc = self.loc(target)
+        if isinstance(target, (ast.Tuple, ast.List)):
+            return self._assign_tuple(target, value, s)
+        if isinstance(target, ast.Name):
+            name = target.id
+            if is_dsl_call(self.info, value, "shared.array"):
+                return self._shared_decl(name, value, target)
+            if name in self.arrays:
+                raise self.error(f"cannot assign to the array {name!r}", target,
+                                 "assign-to-array", "write to its elements: a[i] = ...")
+            try:
+                e = self.check_expr(value, self.var_types.get(name))
+            except KernelError as err:
+                # a literal of another kind re-assigned: that is a change of type
+                if err.rule not in ("implicit-conversion", "literal-range") \
+                        or not self.is_const(value):
+                    raise
+                e = self.check_expr(value)
+            if isinstance(e.type, ArrayType):
+                raise self.error("arrays cannot be copied into local variables", value,
+                                 "array-alias", f"use {ast.unparse(value)} directly")
+            if e.type is None:
+                raise self.error(f"{ast.unparse(value)} has no value", value, "no-value")
+            if name in self.loop_vars:
+                raise self.error(f"cannot assign to the loop variable {name!r}", target,
+                                 "loop-var-assign", "use another variable")
+            self.declare(name, e.type, target)
+            return H.Assign(name, e, loc)
+        if isinstance(target, ast.Subscript):
+            return self._assign_subscript(target, value, s, loc)
+        if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+            var = self._local_vector(target.value)
+            if isinstance(var.type, VectorType) and target.attr in VECTOR_FIELDS \
+                    and VECTOR_FIELDS[target.attr] < var.type.length:
+                e = self._typed(value, var.type.dtype, what="a component")
+                return H.AssignComponent(var.name, VECTOR_FIELDS[target.attr], 1, e, loc)
+        raise self.error(f"cannot assign to `{ast.unparse(target)}`", target, "bad-assign-target",
+                         "assign to a variable, an array element a[i] or a vector component")
+
+    def _typed(self, node, t, what="value"):
+        e = self.check_expr(node, t)
+        if e.type != t:
+            raise self.error(f"{what} of type {e.type} where {t} is needed", node,
+                             "implicit-conversion" if isinstance(e.type, ScalarType) and
+                             isinstance(t, ScalarType) and e.type.is_float != t.is_float
+                             else "type-mismatch", f"convert with {t}(...)")
+        return e
+
+    def _local_vector(self, node):
+        e = self.check_expr(node)
+        if not isinstance(e, H.LocalRef) or not isinstance(e.type, (VectorType, MatrixType)):
+            raise self.error(f"cannot assign into `{ast.unparse(node)}`", node,
+                             "bad-assign-target")
+        return e
+
+    def _assign_subscript(self, target, value, s, loc):
+        base = target.value
+        if isinstance(base, ast.Name) and base.id in self.arrays:
+            arr = self.check_expr(base)
+            idx = self.check_indices(arr, self.index_list(target.slice), target)
+            v = self._typed(value, arr.type.dtype, what="stored value")
+            return H.StoreStmt(arr, idx, v, loc)
+        if isinstance(base, ast.Attribute) and base.attr == "shape":
+            raise self.error("array shapes cannot be assigned", target, "bad-assign-target")
+        if isinstance(base, ast.Name):
+            var = self._local_vector(base)
+            t = var.type
+            parts = self.index_list(target.slice)
+            if isinstance(t, VectorType) and len(parts) == 1:
+                k = self.constant_index(parts[0], t.length, "a vector component")
+                return H.AssignComponent(var.name, k, 1, self._typed(value, t.dtype), loc)
+            if isinstance(t, MatrixType) and len(parts) == 2:
+                r = self.constant_index(parts[0], t.rows, "a matrix row")
+                c = self.constant_index(parts[1], t.cols, "a matrix column")
+                return H.AssignComponent(var.name, r * t.cols + c, 1,
+                                         self._typed(value, t.dtype), loc)
+        raise self.error(f"cannot assign to `{ast.unparse(target)}`", target, "bad-assign-target",
+                         "index the array directly: a[i, j] = v")
+
+    def _assign_tuple(self, target, value, s):
+        names = target.elts
+        if is_dsl_call(self.info, value, "tid"):
+            if value.args or value.keywords:
+                raise self.error("vk.tid() takes no arguments", value, "arity")
+            if not all(isinstance(n, ast.Name) for n in names) or not 1 <= len(names) <= 4:
+                raise self.error("unpack vk.tid() into 1 to 4 plain names", target,
+                                 "bad-assign-target")
+            self.note_tid(len(names), value)
+            for n in names:
+                if n.id in self.arrays:
+                    raise self.error(f"cannot assign to the array {n.id!r}", n, "assign-to-array")
+                self.declare(n.id, I32, n)
+            return H.TidUnpack(tuple(n.id for n in names), self.loc(value))
+        if isinstance(value, ast.Tuple) and len(value.elts) == len(names):
+            temps, out = [], []
+            for v in value.elts:
+                e = self.check_expr(v)
+                t = self.temp()
+                self.declare(t, e.type, v)
+                temps.append(t)
+                out.append(H.Assign(t, e, self.loc(v)))
+            for n, t in zip(names, temps):
+                fake = ast.Name(id=t, ctx=ast.Load(), lineno=n.lineno, col_offset=n.col_offset)
+                out.append(self.assign(n, fake, s))
+            return out
+        raise self.error("tuple assignment is allowed only to unpack vk.tid() or a tuple of "
+                         "the same length", target, "no-tuples",
+                         "assign each variable separately")
+
+    def _shared_decl(self, name, call, target):
+        from .shared import shared_array_type
+        if not self.is_kernel:
+            raise self.error("shared arrays are declared in kernels only", call, "shared-decl",
+                             "declare it in the kernel and pass it to the func")
+        if name in self.arrays or name in self.var_types:
+            raise self.error(f"{name!r} is already defined", target, "shared-decl",
+                             "use a new name for each shared array")
+        t = shared_array_type(self, call)
+        self.arrays[name] = t
+        self.local_names.discard(name)
+        self.uses_block = True
+        return H.SharedDecl(name, t, self.loc(call))
+
+    def _stmt_AugAssign(self, s):
+        if type(s.op) not in BINOP_NAMES:
+            raise self.error("unsupported augmented assignment", s, "unsupported-statement")
+        op = BINOP_NAMES[type(s.op)]
+        t = s.target
+        loc = self.loc(s)
+        if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) \
+                and t.value.id in self.arrays:
+            arr = self.check_expr(t.value)
+            idx = self.check_indices(arr, self.index_list(t.slice), t)
+            if op in ATOMIC_AUG:
+                v = self.check_expr(s.value, arr.type.dtype)
+                check_atomic_value(self, ATOMIC_AUG[op], arr, (v,), (s.value,))
+                return H.AtomicUpdate(ATOMIC_AUG[op], arr, idx, v, loc)
+            out = []
+            fixed = []
+            for e in idx:
+                if isinstance(e, (H.Literal, H.LocalRef)):
+                    fixed.append(e)
+                else:
+                    tmp = self.temp()
+                    self.declare(tmp, e.type, t)
+                    out.append(H.Assign(tmp, e, e.loc))
+                    fixed.append(H.LocalRef(tmp, e.type, e.loc))
+            old = H.IndexExpr(arr, tuple(fixed), arr.type.dtype, self.loc(t))
+            rhs = self.check_expr(s.value, literal_type_for(op, old.type))
+            rt = check_binary_types(self, op, old, rhs, s)
+            if rt != arr.type.dtype:
+                raise self.error(f"result {rt} does not fit the element type {arr.type.dtype}",
+                                 s, "type-mismatch")
+            out.append(H.StoreStmt(arr, tuple(fixed), H.BinaryExpr(op, old, rhs, rt, loc), loc))
+            return out
+        if isinstance(t, ast.Name):
+            if t.id in self.arrays:
+                raise self.error(f"cannot assign to the array {t.id!r}", t, "assign-to-array")
+            if t.id in self.loop_vars:
+                raise self.error(f"cannot assign to the loop variable {t.id!r}", t,
+                                 "loop-var-assign", "use another variable")
+            cur = self.check_expr(ast.Name(id=t.id, ctx=ast.Load(), lineno=t.lineno,
+                                           col_offset=t.col_offset))
+            rhs = self.check_expr(s.value, literal_type_for(op, cur.type))
+            rt = check_binary_types(self, op, cur, rhs, s)
+            self.declare(t.id, rt, t)
+            return H.Assign(t.id, H.BinaryExpr(op, cur, rhs, rt, loc), self.loc(t))
+        # component of a local vector: v.x += ..., v[0] += ...
+        load = self.check_expr(ast.fix_missing_locations(
+            ast.copy_location(ast.Subscript(value=t.value, slice=t.slice, ctx=ast.Load())
+                              if isinstance(t, ast.Subscript) else
+                              ast.Attribute(value=t.value, attr=t.attr, ctx=ast.Load()), t)))
+        rhs = self.check_expr(s.value, literal_type_for(op, load.type))
+        rt = check_binary_types(self, op, load, rhs, s)
+        if isinstance(load, H.ComponentExpr) and isinstance(load.value, H.LocalRef) \
+                and rt == load.type:
+            return H.AssignComponent(load.value.name, load.index, load.count,
+                                     H.BinaryExpr(op, load, rhs, rt, loc), loc)
+        raise self.error(f"cannot update `{ast.unparse(t)}`", t, "bad-assign-target")

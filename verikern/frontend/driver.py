@@ -1,0 +1,131 @@
+"""compile_source / compile_file: kernel file text -> HIR -> MIR per kernel.
+
+Invariants: the file is parsed, never executed; one bad kernel never stops
+the others; every MIR kernel handed out has passed `verify` before and after
+the default pass pipeline (a failure there is reported as an `internal`
+KernelError at the kernel, never as a bare traceback).
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from verikern.errors import KernelError
+from verikern.hir import nodes as H
+from verikern.mir import nodes as M
+from verikern.mir.nodes import SourceLoc
+from verikern.mir.passes import run_default_pipeline
+from verikern.mir.verifier import MirVerifyError, verify
+from .checker import BodyChecker
+from .lower import Lowerer
+from .module import ModuleInfo, scan_module
+from .registry import FuncRegistry
+
+
+@dataclass(frozen=True)
+class KernelResult:
+    name: str
+    loc: SourceLoc
+    hir: H.KernelDef | None
+    mir: M.Kernel | None
+    error: KernelError | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+@dataclass(frozen=True)
+class ModuleResult:
+    filename: str
+    kernels: list[KernelResult] = field(default_factory=list)
+    errors: list[KernelError] = field(default_factory=list)
+    funcs: dict = field(default_factory=dict)
+
+    def kernel(self, name: str) -> KernelResult:
+        for k in self.kernels:
+            if k.name == name:
+                return k
+        have = ", ".join(k.name for k in self.kernels) or "none"
+        raise KeyError(f"no kernel named {name!r} in {self.filename} (kernels: {have})")
+
+    @property
+    def kernel_names(self) -> list[str]:
+        return [k.name for k in self.kernels]
+
+    @property
+    def all_errors(self) -> list[KernelError]:
+        return list(self.errors) + [k.error for k in self.kernels if k.error is not None]
+
+
+def lower_kernel(kdef: H.KernelDef, optimize: bool = True) -> M.Kernel:
+    """HIR kernel -> verified MIR (optionally through the default pipeline)."""
+    kernel = Lowerer(kdef).lower()
+    verify(kernel)
+    if optimize:
+        kernel = run_default_pipeline(kernel)
+        verify(kernel)
+    return kernel
+
+
+def _syntax_error(e: SyntaxError, filename: str) -> KernelError:
+    loc = SourceLoc(filename, e.lineno or 1, e.offset or 1)
+    return KernelError(f"syntax error: {e.msg}", loc, rule="syntax",
+                       hint="fix the Python syntax", source_line=e.text.rstrip("\n")
+                       if e.text else None)
+
+
+def compile_source(source: str, filename: str = "<string>", optimize: bool = True) -> ModuleResult:
+    """Compile every @kernel in `source` (see module docstring)."""
+    try:
+        tree = ast.parse(source, filename=filename)
+    except SyntaxError as e:
+        return ModuleResult(filename, [], [_syntax_error(e, filename)])
+    except ValueError as e:  # e.g. NUL bytes
+        return ModuleResult(filename, [], [KernelError(f"cannot parse: {e}",
+                                                       SourceLoc(filename, 1, 1))])
+    info = ModuleInfo(filename, source)
+    scan_module(tree, info)
+    registry = FuncRegistry(info)
+    kernels = []
+    for d in info.kernels:
+        hir = mir = err = None
+        try:
+            hir = BodyChecker(info, d, registry).check_kernel()
+        except KernelError as e:
+            err = e
+        except RecursionError:
+            err = info.error("the kernel is nested too deeply to compile", d.loc, "too-deep",
+                             "split the expression or the kernel into smaller parts")
+        if hir is not None:
+            try:
+                mir = lower_kernel(hir, optimize)
+            except (MirVerifyError, TypeError, KeyError, AssertionError, ValueError,
+                    IndexError, AttributeError) as e:
+                err = info.error(f"internal compiler error while lowering {d.node.name!r}: "
+                                 f"{type(e).__name__}: {e}", d.loc, "internal",
+                                 "please report this kernel to the verikern developers")
+                mir = None
+        kernels.append(KernelResult(d.node.name, d.loc, hir, mir, err))
+    used = {id(k.error) for k in kernels if k.error is not None}
+    errors = list(info.errors) + [e for e in registry.errors() if id(e) not in used]
+    funcs = {}
+    for name in info.funcs:
+        try:
+            funcs[name] = registry.get(name).fdef
+        except KernelError:
+            pass
+    return ModuleResult(filename, kernels, errors, funcs)
+
+
+def compile_file(path) -> ModuleResult:
+    """compile_source on the text of `path` (errors name the path)."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        return ModuleResult(str(path), [], [KernelError(f"cannot read {path}: {e}",
+                                                        SourceLoc(str(path), 1, 1),
+                                                        rule="io")])
+    return compile_source(text, str(path))

@@ -1,0 +1,243 @@
+"""Reading a kernel file without executing it: import aliases, literal
+module constants, module options and the @kernel / @func definitions.
+
+Invariant: nothing in the file is executed; only literal constants (ints,
+floats, bools, tuples, arithmetic on them and references to earlier
+constants, optionally wrapped in `vk.constant(...)`) become visible to
+kernels; every other module-level name is recorded as non-constant so a
+kernel that reads it gets a `closure` error.
+"""
+from __future__ import annotations
+
+import ast
+import operator
+from dataclasses import dataclass, field
+
+from verikern.errors import KernelError
+from verikern.mir.nodes import SourceLoc
+
+DSL_MODULES = ("verikern", "warp")
+
+
+def loc_of(filename: str, node: ast.AST) -> SourceLoc:
+    """The 1-based line and column of an AST node."""
+    return SourceLoc(filename, getattr(node, "lineno", 0), getattr(node, "col_offset", -1) + 1)
+
+
+@dataclass
+class Definition:
+    """A decorated top-level function: kind "kernel" or "func"."""
+
+    kind: str
+    node: ast.FunctionDef
+    loc: SourceLoc
+    block_dim: int | None = None
+
+
+@dataclass
+class ModuleInfo:
+    filename: str
+    source: str
+    aliases: set[str] = field(default_factory=set)       # names bound to the DSL module
+    from_imports: dict[str, str] = field(default_factory=dict)  # local name -> DSL name
+    constants: dict[str, object] = field(default_factory=dict)
+    nonconstant: set[str] = field(default_factory=set)
+    definitions: list[Definition] = field(default_factory=list)
+    fast_math: bool = False
+    errors: list[KernelError] = field(default_factory=list)
+
+    @property
+    def funcs(self) -> dict[str, Definition]:
+        return {d.node.name: d for d in self.definitions if d.kind == "func"}
+
+    @property
+    def kernels(self) -> list[Definition]:
+        return [d for d in self.definitions if d.kind == "kernel"]
+
+    def loc(self, node: ast.AST) -> SourceLoc:
+        return loc_of(self.filename, node)
+
+    def line(self, loc: SourceLoc) -> str | None:
+        lines = self.source.splitlines()
+        return lines[loc.line - 1] if 1 <= loc.line <= len(lines) else None
+
+    def error(self, message: str, node_or_loc, rule: str, hint: str | None = None) -> KernelError:
+        loc = node_or_loc if isinstance(node_or_loc, SourceLoc) else self.loc(node_or_loc)
+        return KernelError(message, loc, rule=rule, hint=hint, source_line=self.line(loc))
+
+    def dsl_name(self, node: ast.AST) -> str | None:
+        """`vk.x.y` (any DSL alias) -> "x.y"; a from-imported name -> its DSL name."""
+        parts = []
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if isinstance(node, ast.Name):
+            if node.id in self.aliases and parts:
+                return ".".join(reversed(parts))
+            if node.id in self.from_imports:
+                return ".".join([self.from_imports[node.id], *reversed(parts)])
+        return None
+
+
+_BINOPS = {
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+    ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod,
+    ast.Pow: operator.pow, ast.LShift: operator.lshift, ast.RShift: operator.rshift,
+    ast.BitAnd: operator.and_, ast.BitOr: operator.or_, ast.BitXor: operator.xor,
+}
+_UNOPS = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Invert: operator.invert,
+          ast.Not: operator.not_}
+
+
+class NotConstant(Exception):
+    pass
+
+
+def eval_module_constant(node: ast.AST, info: ModuleInfo):
+    """Evaluate a literal module-level expression with Python semantics, or
+    raise NotConstant."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, (bool, int, float)):
+        return node.value
+    if isinstance(node, ast.Name) and node.id in info.constants:
+        return info.constants[node.id]
+    if isinstance(node, ast.Tuple):
+        return tuple(eval_module_constant(e, info) for e in node.elts)
+    if isinstance(node, ast.UnaryOp) and type(node.op) in _UNOPS:
+        v = eval_module_constant(node.operand, info)
+        if isinstance(v, tuple):
+            raise NotConstant
+        return _UNOPS[type(node.op)](v)
+    if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
+        a, b = eval_module_constant(node.left, info), eval_module_constant(node.right, info)
+        if isinstance(a, tuple) or isinstance(b, tuple):
+            raise NotConstant
+        if isinstance(node.op, ast.Pow) and isinstance(b, int) and abs(b) > 256:
+            raise NotConstant
+        try:
+            return _BINOPS[type(node.op)](a, b)
+        except (ArithmeticError, ValueError, TypeError):
+            raise NotConstant from None
+    if isinstance(node, ast.Call) and info.dsl_name(node.func) == "constant" \
+            and len(node.args) == 1 and not node.keywords:
+        return eval_module_constant(node.args[0], info)
+    raise NotConstant
+
+
+def _decorator_kind(dec: ast.AST, info: ModuleInfo):
+    """('kernel'|'func', keywords) for a DSL decorator, else None."""
+    call = dec if isinstance(dec, ast.Call) else None
+    target = call.func if call else dec
+    name = info.dsl_name(target)
+    if name in ("kernel", "func"):
+        return name, (call.keywords if call else []), (call.args if call else [])
+    return None
+
+
+def _bind_target_names(target: ast.AST, out: set[str]) -> None:
+    for n in ast.walk(target):
+        if isinstance(n, ast.Name):
+            out.add(n.id)
+
+
+def scan_module(tree: ast.Module, info: ModuleInfo) -> None:
+    """Fill `info` from the top-level statements of `tree` (in order)."""
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Import):
+            for a in stmt.names:
+                root = a.name.split(".")[0]
+                if a.name in DSL_MODULES:
+                    info.aliases.add(a.asname or a.name)
+                else:
+                    info.nonconstant.add(a.asname or root)
+        elif isinstance(stmt, ast.ImportFrom):
+            for a in stmt.names:
+                local = a.asname or a.name
+                if stmt.module in DSL_MODULES and stmt.level == 0 and a.name != "*":
+                    info.from_imports[local] = a.name
+                else:
+                    info.nonconstant.add(local)
+        elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            value = stmt.value
+            simple = len(targets) == 1 and isinstance(targets[0], ast.Name) and value is not None
+            if simple:
+                try:
+                    info.constants[targets[0].id] = eval_module_constant(value, info)
+                    info.nonconstant.discard(targets[0].id)
+                    continue
+                except NotConstant:
+                    pass
+            names: set[str] = set()
+            for t in targets:
+                _bind_target_names(t, names)
+            for n in names:
+                info.constants.pop(n, None)
+                info.nonconstant.add(n)
+        elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) \
+                and info.dsl_name(stmt.value.func) == "set_module_options":
+            _module_options(stmt.value, info)
+        elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            kinds = [k for k in (_decorator_kind(d, info) for d in stmt.decorator_list) if k]
+            if not kinds:
+                info.nonconstant.add(stmt.name)
+                info.constants.pop(stmt.name, None)
+                continue
+            kind, keywords, args = kinds[0]
+            loc = info.loc(stmt)
+            if isinstance(stmt, ast.AsyncFunctionDef):
+                info.errors.append(info.error(f"{kind} {stmt.name!r} is async", stmt,
+                                              "async", "remove `async`"))
+                continue
+            block_dim = None
+            try:
+                block_dim = _decorator_block_dim(keywords, args, info, kind)
+            except KernelError as e:
+                info.errors.append(e)
+                continue
+            info.definitions.append(Definition(kind, stmt, loc, block_dim))
+            info.constants.pop(stmt.name, None)
+        elif isinstance(stmt, ast.ClassDef):
+            info.nonconstant.add(stmt.name)
+        else:
+            for n in ast.walk(stmt):
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                    info.constants.pop(n.id, None)
+                    info.nonconstant.add(n.id)
+
+
+def _decorator_block_dim(keywords, args, info: ModuleInfo, kind: str) -> int | None:
+    if args:
+        raise info.error(f"@{kind} takes keyword arguments only", args[0], "decorator-args",
+                         "write @vk.kernel(block_dim=256)")
+    block_dim = None
+    for kw in keywords:
+        if kind == "kernel" and kw.arg == "block_dim":
+            try:
+                v = eval_module_constant(kw.value, info)
+            except NotConstant:
+                v = None
+            if not isinstance(v, int) or isinstance(v, bool) or not 1 <= v <= 1024:
+                raise info.error("block_dim must be a constant integer in 1..1024", kw.value,
+                                 "block-dim", "write e.g. @vk.kernel(block_dim=256)")
+            block_dim = v
+        elif kw.arg in ("enable_backward", "module"):
+            continue  # Warp options without meaning here
+        else:
+            raise info.error(f"unknown @{kind} option {kw.arg!r}", kw.value or kw,
+                             "decorator-args", "the only option is block_dim")
+    return block_dim
+
+
+def _module_options(call: ast.Call, info: ModuleInfo) -> None:
+    if len(call.args) != 1 or not isinstance(call.args[0], ast.Dict):
+        info.errors.append(info.error("set_module_options takes one literal dict", call,
+                                      "module-options", 'write vk.set_module_options({"fast_math": True})'))
+        return
+    d = call.args[0]
+    for k, v in zip(d.keys, d.values):
+        if isinstance(k, ast.Constant) and k.value == "fast_math":
+            try:
+                info.fast_math = bool(eval_module_constant(v, info))
+            except NotConstant:
+                info.errors.append(info.error("fast_math must be a literal bool", v,
+                                              "module-options", "write True or False"))

@@ -1,0 +1,1 @@
+"""HIR: typed, structured kernels and funcs (see nodes.py, types.py, printer.py)."""

@@ -1,0 +1,375 @@
+"""HIR: the typed, structured form of one kernel or func after type checking.
+
+Invariants: every node is a frozen dataclass with a SourceLoc; every
+expression carries its final type (literals included: a literal's type is the
+one its context required); names are resolved (locals, arrays, builtins,
+funcs); the tree obeys every rule of LANGUAGE.md sections 2-4, so lowering to
+MIR never has to reject anything.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Union
+
+from verikern.mir.nodes import SourceLoc
+
+from .types import ArrayType, HirType, ScalarType
+
+
+# ------------------------------------------------------------------ expressions
+@dataclass(frozen=True)
+class Literal:
+    """A constant of a scalar type (value already in the type's range)."""
+
+    value: object
+    type: ScalarType
+    loc: SourceLoc
+
+
+@dataclass(frozen=True)
+class LocalRef:
+    """Read of a local variable or scalar/vector parameter."""
+
+    name: str
+    type: HirType
+    loc: SourceLoc
+
+
+@dataclass(frozen=True)
+class ArrayRefExpr:
+    """An array named in the source (parameter or shared array)."""
+
+    name: str
+    type: ArrayType
+    loc: SourceLoc
+
+
+@dataclass(frozen=True)
+class BinaryExpr:
+    """lhs <op> rhs; op is a MIR binary op name, or for vector/matrix
+    operands one of add, sub, mul, div (mul covers scalar*vector,
+    matrix*vector and matrix*matrix)."""
+
+    op: str
+    lhs: "Expr"
+    rhs: "Expr"
+    type: HirType
+    loc: SourceLoc
+
+
+@dataclass(frozen=True)
+class CompareExpr:
+    """A scalar comparison; result bool."""
+
+    op: str
+    lhs: "Expr"
+    rhs: "Expr"
+    type: ScalarType
+    loc: SourceLoc
+
+
+@dataclass(frozen=True)
+class ChainCompare:
+    """a < b < c ...: each middle operand evaluated once; short-circuits."""
+
+    ops: tuple[str, ...]
+    operands: tuple["Expr", ...]
+    type: ScalarType
+    loc: SourceLoc
+
+
+@dataclass(frozen=True)
+class BoolOpExpr:
+    """Short-circuit `and` / `or` of bools."""
+
+    op: str
+    lhs: "Expr"
+    rhs: "Expr"
+    type: ScalarType
+    loc: SourceLoc
+
+
+@dataclass(frozen=True)
+class UnaryExpr:
+    """op is neg, not, invert, abs or a float math function (MIR unary ops)."""
+
+    op: str
+    operand: "Expr"
+    type: HirType
+    loc: SourceLoc
+
+
+@dataclass(frozen=True)
+class CastExpr:
+    operand: "Expr"
+    type: ScalarType
+    loc: SourceLoc
+
+
+@dataclass(frozen=True)
+class CondExpr:
+    """x if cond else y."""
+
+    cond: "Expr"
+    if_true: "Expr"
+    if_false: "Expr"
+    type: HirType
+    loc: SourceLoc
+
+
+@dataclass(frozen=True)
+class IndexExpr:
+    """Element read array[indices] (one index per logical dimension)."""
+
+    array: ArrayRefExpr
+    indices: tuple["Expr", ...]
+    type: HirType
+    loc: SourceLoc
+
+
+@dataclass(frozen=True)
+class ShapeExpr:
+    """array.shape[dim] (int32)."""
+
+    array: ArrayRefExpr
+    dim: int
+    type: ScalarType
+    loc: SourceLoc
+
+
+@dataclass(frozen=True)
+class ComponentExpr:
+    """Components of a vector/matrix value: `index` is the flat component
+    index; `count` > 1 selects a matrix row (a vector)."""
+
+    value: "Expr"
+    index: int
+    count: int
+    type: HirType
+    loc: SourceLoc
+
+
+@dataclass(frozen=True)
+class BuiltinCall:
+    """A call of a builtin (`name` is the canonical vk name)."""
+
+    name: str
+    args: tuple["Expr", ...]
+    type: HirType | None
+    loc: SourceLoc
+
+
+@dataclass(frozen=True)
+class FuncCall:
+    """A call of a @vk.func (inlined by lowering)."""
+
+    func: str
+    args: tuple["Expr", ...]
+    type: HirType | None
+    loc: SourceLoc
+
+
+Expr = Union[Literal, LocalRef, ArrayRefExpr, BinaryExpr, CompareExpr, ChainCompare,
+             BoolOpExpr, UnaryExpr, CastExpr, CondExpr, IndexExpr, ShapeExpr,
+             ComponentExpr, BuiltinCall, FuncCall]
+
+
+# ------------------------------------------------------------------- statements
+@dataclass(frozen=True)
+class Assign:
+    """name = value (declares the local on first assignment)."""
+
+    name: str
+    value: Expr
+    loc: SourceLoc
+
+
+@dataclass(frozen=True)
+class AssignComponent:
+    """v[index] = value / v.x = value on a local vector or matrix."""
+
+    name: str
+    index: int
+    count: int
+    value: Expr
+    loc: SourceLoc
+
+
+@dataclass(frozen=True)
+class TidUnpack:
+    """i, j, ... = vk.tid()."""
+
+    names: tuple[str, ...]
+    loc: SourceLoc
+
+
+@dataclass(frozen=True)
+class StoreStmt:
+    """array[indices] = value."""
+
+    array: ArrayRefExpr
+    indices: tuple[Expr, ...]
+    value: Expr
+    loc: SourceLoc
+
+
+@dataclass(frozen=True)
+class AtomicUpdate:
+    """array[indices] op= value as an atomic (op: add sub and or xor)."""
+
+    op: str
+    array: ArrayRefExpr
+    indices: tuple[Expr, ...]
+    value: Expr
+    loc: SourceLoc
+
+
+@dataclass(frozen=True)
+class ExprStmt:
+    """An expression evaluated for its effect (atomics, func calls, loads)."""
+
+    value: Expr
+    loc: SourceLoc
+
+
+@dataclass(frozen=True)
+class SharedDecl:
+    name: str
+    type: ArrayType
+    loc: SourceLoc
+
+
+@dataclass(frozen=True)
+class If:
+    cond: Expr
+    then: tuple["Stmt", ...]
+    orelse: tuple["Stmt", ...]
+    loc: SourceLoc
+
+
+@dataclass(frozen=True)
+class While:
+    cond: Expr
+    body: tuple["Stmt", ...]
+    loc: SourceLoc
+
+
+@dataclass(frozen=True)
+class ForRange:
+    var: str
+    start: Expr
+    stop: Expr
+    step: Expr
+    body: tuple["Stmt", ...]
+    loc: SourceLoc
+
+
+@dataclass(frozen=True)
+class BlockUntil:
+    """vk.block_until(cond): while not cond: barrier."""
+
+    cond: Expr
+    loc: SourceLoc
+
+
+@dataclass(frozen=True)
+class Break:
+    loc: SourceLoc
+
+
+@dataclass(frozen=True)
+class Continue:
+    loc: SourceLoc
+
+
+@dataclass(frozen=True)
+class ReturnStmt:
+    value: Expr | None
+    loc: SourceLoc
+
+
+@dataclass(frozen=True)
+class BarrierStmt:
+    loc: SourceLoc
+
+
+@dataclass(frozen=True)
+class AssertStmt:
+    """kind "assert" (source assert) or "invariant" (vk.invariant, first
+    statement of a loop body)."""
+
+    cond: Expr
+    message: str
+    kind: str
+    loc: SourceLoc
+
+
+@dataclass(frozen=True)
+class RequiresStmt:
+    cond: Expr
+    loc: SourceLoc
+
+
+@dataclass(frozen=True)
+class RequiresArrayStmt:
+    """vk.requires(vk.all_in_range(a, lo, hi)) / vk.requires(vk.all_distinct(a))."""
+
+    kind: str
+    array: ArrayRefExpr
+    lo: Expr | None
+    hi: Expr | None
+    loc: SourceLoc
+
+
+Stmt = Union[Assign, AssignComponent, TidUnpack, StoreStmt, AtomicUpdate, ExprStmt,
+             SharedDecl, If, While, ForRange, BlockUntil, Break, Continue, ReturnStmt,
+             BarrierStmt, AssertStmt, RequiresStmt, RequiresArrayStmt]
+
+
+# ---------------------------------------------------------------- definitions
+@dataclass(frozen=True)
+class Param:
+    name: str
+    type: HirType
+    loc: SourceLoc
+
+
+@dataclass(frozen=True)
+class FuncDef:
+    """A @vk.func: `returns` None means it returns nothing."""
+
+    name: str
+    params: tuple[Param, ...]
+    returns: HirType | None
+    body: tuple[Stmt, ...]
+    loc: SourceLoc
+
+
+@dataclass(frozen=True)
+class KernelDef:
+    """A @vk.kernel with everything it calls resolved (`funcs` by name)."""
+
+    name: str
+    params: tuple[Param, ...]
+    body: tuple[Stmt, ...]
+    loc: SourceLoc
+    funcs: tuple[FuncDef, ...] = ()
+    launch_ndim: int = 1
+    block_dim: int | None = None
+    fast_math: bool = False
+    uses_block_features: bool = False
+
+    def func(self, name: str) -> FuncDef:
+        for f in self.funcs:
+            if f.name == name:
+                return f
+        raise KeyError(name)
+
+
+STATEMENT_CLASSES = (Assign, AssignComponent, TidUnpack, StoreStmt, AtomicUpdate,
+                     ExprStmt, SharedDecl, If, While, ForRange, BlockUntil, Break,
+                     Continue, ReturnStmt, BarrierStmt, AssertStmt, RequiresStmt,
+                     RequiresArrayStmt)
+EXPRESSION_CLASSES = (Literal, LocalRef, ArrayRefExpr, BinaryExpr, CompareExpr,
+                      ChainCompare, BoolOpExpr, UnaryExpr, CastExpr, CondExpr,
+                      IndexExpr, ShapeExpr, ComponentExpr, BuiltinCall, FuncCall)

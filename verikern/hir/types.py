@@ -1,0 +1,102 @@
+"""HIR types: machine scalars (shared with MIR), float32 vectors, matrices and
+quaternions, and arrays (global parameters or shared).
+
+Invariant: every HIR expression has exactly one of these types; vector-like
+types are value types of float32 components that MIR expands to scalars
+(component order: vectors x, y, z, w; matrices row-major; quat x, y, z, w).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Union
+
+from verikern.mir.types import (
+    BOOL, F16, F32, F64, I8, I16, I32, I64, SCALAR_TYPES, U8, U16, U32, U64,
+    ScalarType,
+)
+
+__all__ = [
+    "BOOL", "F16", "F32", "F64", "I8", "I16", "I32", "I64", "U8", "U16", "U32",
+    "U64", "SCALAR_TYPES", "ScalarType", "VectorType", "MatrixType", "ArrayType",
+    "HirType", "VECTOR_TYPES", "MATRIX_TYPES", "QUAT", "is_vectorlike",
+    "component_count", "inner_shape", "type_name",
+]
+
+
+@dataclass(frozen=True)
+class VectorType:
+    """vec2/vec3/vec4 or quat: `length` float32 components."""
+
+    name: str
+    length: int
+    dtype: ScalarType = F32
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True)
+class MatrixType:
+    """mat22/mat33/mat44: rows x cols float32 components, row-major."""
+
+    name: str
+    rows: int
+    cols: int
+    dtype: ScalarType = F32
+
+    def __str__(self) -> str:
+        return self.name
+
+
+ElementType = Union[ScalarType, VectorType, MatrixType]
+
+
+@dataclass(frozen=True)
+class ArrayType:
+    """An array: global (a kernel/func parameter; lengths read at run time) or
+    shared (declared in a kernel; `shape` constant)."""
+
+    dtype: ElementType
+    ndim: int
+    space: str = "global"
+    shape: tuple[int, ...] | None = None
+    layout: str = "row_major"
+
+    def __str__(self) -> str:
+        if self.space == "shared":
+            lay = "" if self.layout == "row_major" else f", {self.layout}"
+            return f"shared<{type_name(self.dtype)}, {self.shape}{lay}>"
+        return f"array<{type_name(self.dtype)}, {self.ndim}>"
+
+
+HirType = Union[ScalarType, VectorType, MatrixType, ArrayType]
+
+VECTOR_TYPES = {n: VectorType(n, k) for n, k in (("vec2", 2), ("vec3", 3), ("vec4", 4))}
+QUAT = VectorType("quat", 4)
+MATRIX_TYPES = {n: MatrixType(n, k, k) for n, k in (("mat22", 2), ("mat33", 3), ("mat44", 4))}
+
+
+def is_vectorlike(t) -> bool:
+    return isinstance(t, (VectorType, MatrixType))
+
+
+def component_count(t) -> int:
+    """Number of MIR scalars a value of type `t` expands to."""
+    if isinstance(t, VectorType):
+        return t.length
+    if isinstance(t, MatrixType):
+        return t.rows * t.cols
+    return 1
+
+
+def inner_shape(t) -> tuple[int, ...]:
+    """Trailing constant dimensions an element type adds to an array."""
+    if isinstance(t, VectorType):
+        return (t.length,)
+    if isinstance(t, MatrixType):
+        return (t.rows, t.cols)
+    return ()
+
+
+def type_name(t) -> str:
+    return str(t) if t is not None else "None"

@@ -1,0 +1,174 @@
+"""Constant folding with exact machine semantics (docs/MIR.md).
+
+Invariant: an instruction is folded only when all its operands are constants
+and the result is exactly what the simulator would compute: integer ops wrap
+at the type's width, `floordiv` floors, `div` truncates, `mod` takes the
+dividend's sign, shifts use the amount modulo the width; a division or
+modulo by zero is never folded (it stays for the prover and the simulator);
+float arithmetic is folded in the type's precision for + - * / neg abs and
+comparisons only. Folded instructions whose result is a constant are
+replaced by that constant at every use (the instruction itself is then dead
+and left to DCE).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..nodes import BinOp, Cast, Compare, Const, Kernel, Select, UnaryOp
+from ..types import ScalarType
+from .base import substitute
+
+_FLOAT_NP = {"float16": np.float16, "float32": np.float32, "float64": np.float64}
+
+
+def _c_div(a: int, b: int) -> int:
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b >= 0) else -q
+
+
+def fold_int_binop(op: str, a: int, b: int, t: ScalarType):
+    """The wrapped result of an integer/bool binop, or None if not foldable."""
+    if t.is_bool:
+        if op == "and":
+            return bool(a and b)
+        if op == "or":
+            return bool(a or b)
+        if op == "xor":
+            return bool(a) != bool(b)
+        return None
+    if op in ("div", "floordiv", "mod") and b == 0:
+        return None
+    if op == "add":
+        r = a + b
+    elif op == "sub":
+        r = a - b
+    elif op == "mul":
+        r = a * b
+    elif op == "div":
+        r = _c_div(a, b)
+    elif op == "floordiv":
+        r = a // b
+    elif op == "mod":
+        r = a - _c_div(a, b) * b
+    elif op == "min":
+        r = min(a, b)
+    elif op == "max":
+        r = max(a, b)
+    elif op == "and":
+        r = a & b
+    elif op == "or":
+        r = a | b
+    elif op == "xor":
+        r = a ^ b
+    elif op in ("shl", "shr"):
+        s = b & (t.bits - 1)
+        if op == "shl":
+            r = a << s
+        else:
+            r = a >> s if t.is_signed else (a & ((1 << t.bits) - 1)) >> s
+    else:
+        return None
+    return t.wrap(r)
+
+
+def fold_float_binop(op: str, a: float, b: float, t: ScalarType):
+    if op not in ("add", "sub", "mul", "div"):
+        return None
+    f = _FLOAT_NP[t.name]
+    with np.errstate(all="ignore"):
+        x, y = f(a), f(b)
+        r = {"add": x + y, "sub": x - y, "mul": x * y,
+             "div": x / y if y != 0 else None}[op]
+    if r is None:
+        return None
+    return float(f(r))
+
+
+def fold_compare(op: str, a, b) -> bool:
+    return {"eq": a == b, "ne": a != b, "lt": a < b, "le": a <= b,
+            "gt": a > b, "ge": a >= b}[op]
+
+
+def fold(ins):
+    """The constant an instruction computes, or None."""
+    ops = ins.operands()
+    if not ops or not all(isinstance(o, Const) for o in ops):
+        if isinstance(ins, Select) and isinstance(ins.cond, Const):
+            return ins.if_true if ins.cond.value else ins.if_false
+        return None
+    t = getattr(ins, "result", None).type
+    if isinstance(ins, BinOp):
+        a, b = ins.lhs.value, ins.rhs.value
+        if t.is_float:
+            r = fold_float_binop(ins.op, a, b, t)
+        else:
+            r = fold_int_binop(ins.op, a, b, t)
+        return None if r is None else Const(r, t)
+    if isinstance(ins, Compare):
+        a, b = ins.lhs.value, ins.rhs.value
+        if isinstance(a, float) and (math.isnan(a) or math.isnan(b)):
+            return Const(ins.op == "ne", t)
+        return Const(fold_compare(ins.op, a, b), t)
+    if isinstance(ins, UnaryOp):
+        a = ins.operand.value
+        if ins.op == "not":
+            return Const(not a, t)
+        if ins.op == "neg":
+            return Const(-a if t.is_float else t.wrap(-a), t)
+        if ins.op == "invert" and t.is_int:
+            return Const(t.wrap(~a), t)
+        if ins.op == "abs":
+            return Const(abs(a) if t.is_float else t.wrap(abs(a)), t)
+        return None
+    if isinstance(ins, Cast):
+        src = ins.operand.type
+        a = ins.operand.value
+        if t.is_bool:
+            return Const(a != 0, t)
+        if src.is_bool:
+            return Const(float(a) if t.is_float else int(a), t)
+        if t.is_int and src.is_int:
+            return Const(t.wrap(a), t)
+        if t.is_float and src.is_int:
+            return Const(float(_FLOAT_NP[t.name](a)), t)
+        if t.is_float and src.is_float:
+            with np.errstate(all="ignore"):
+                return Const(float(_FLOAT_NP[t.name](a)), t)
+        return None  # float -> int: out-of-range is unspecified, leave it
+    if isinstance(ins, Select):
+        return ins.if_true if ins.cond.value else ins.if_false
+    return None
+
+
+class ConstantFolding:
+    name = "const-fold"
+
+    def run(self, kernel: Kernel) -> Kernel:
+        while True:
+            mapping = {}
+            for b in kernel.blocks:
+                for ins in b.instrs:
+                    if isinstance(ins, (BinOp, Compare, UnaryOp, Cast, Select)):
+                        r = fold(ins)
+                        if r is not None:
+                            mapping[ins.result.id] = r
+            if not mapping:
+                return kernel
+            kernel = substitute(kernel, mapping)
+            # the folded instructions now compute constants nobody reads; keep
+            # iterating until nothing new folds (their operands are constants)
+            kernel = _drop(kernel, mapping)
+
+
+def _drop(kernel: Kernel, mapping) -> Kernel:
+    """Remove the folded instructions (they have no effects; a folded
+    division has a non-zero constant divisor)."""
+    from ..nodes import Block
+    from .base import rebuild
+    blocks = [Block(b.label, b.phis,
+                    tuple(i for i in b.instrs if getattr(i, "result", None) is None
+                          or i.result.id not in mapping), b.terminator)
+              for b in kernel.blocks]
+    return rebuild(kernel, blocks)
