@@ -282,48 +282,69 @@ _SITE_FINDERS: dict[str, Callable[[ast.FunctionDef], Iterator[Site]]] = {
 
 
 # ------------------------------------------------------------------ mutants
-def _count_sites(tree: ast.Module, kind: str) -> list[tuple[str, int]]:
-    """(function name, ordinal) of every site of `kind`, in walk order."""
-    out = []
-    for fn in _kernel_functions(tree):
-        n = sum(1 for _ in _SITE_FINDERS[kind](fn))
-        out.extend((fn.name, k) for k in range(n))
-    return out
+@dataclass(frozen=True)
+class MutationSite:
+    """Where a mutant of `kind` would be made: the `ordinal`-th site of that
+    kind in function `kernel` (walk order), at `loc` in the original."""
+
+    kind: str
+    loc: SourceLoc
+    description: str
+    kernel: str
+    ordinal: int
+
+    @property
+    def ident(self) -> str:
+        return f"{self.kind}@{self.loc.line}:{self.loc.col}"
 
 
-def generate(source: str, filename: str = "<mutant>", kinds=KINDS) -> list[Mutant]:
-    """Every mutant of `source` of the given kinds, ordered by kind (in KINDS
-    order) then source position. Raises SyntaxError for unparsable source."""
-    original = ast.parse(source, filename)
-    out: list[Mutant] = []
+def plan(source: str, filename: str = "<mutant>", kinds=KINDS) -> list[MutationSite]:
+    """Every mutation site of `source` of the given kinds, ordered by kind
+    (KINDS order) then source position; sites that would print identically
+    are listed once. Raises SyntaxError for unparsable source."""
+    tree = ast.parse(source, filename)
+    out: list[MutationSite] = []
     for kind in kinds:
         if kind not in _SITE_FINDERS:
             raise ValueError(f"unknown mutant kind {kind!r}; choose from {', '.join(KINDS)}")
         found = []
-        for fn_name, ordinal in _count_sites(original, kind):
-            tree = copy.deepcopy(original)
-            fn = next(f for f in _kernel_functions(tree) if f.name == fn_name)
-            node, description, apply = list(_SITE_FINDERS[kind](fn))[ordinal]
-            loc = SourceLoc(filename, getattr(node, "lineno", 0), getattr(node, "col_offset", -1) + 1)
-            apply()
-            mutated = ast.unparse(ast.fix_missing_locations(tree))
-            found.append(Mutant(kind, loc, description, fn_name, mutated + "\n"))
+        for fn in _kernel_functions(tree):
+            for ordinal, (node, description, _) in enumerate(_SITE_FINDERS[kind](fn)):
+                loc = SourceLoc(filename, getattr(node, "lineno", 0), getattr(node, "col_offset", -1) + 1)
+                found.append(MutationSite(kind, loc, description, fn.name, ordinal))
         found.sort(key=lambda m: (m.loc.line, m.loc.col))
         seen = set()
-        for m in found:     # two sites can print identically (e.g. a[i] twice)
-            if (m.ident, m.source) not in seen:
-                seen.add((m.ident, m.source))
-                out.append(m)
+        for site in found:
+            key = (site.ident, site.description)
+            if key not in seen:
+                seen.add(key)
+                out.append(site)
     return out
 
 
-def select(mutants: list[Mutant], cap: int = 8) -> list[Mutant]:
-    """At most `cap` mutants, chosen deterministically: round-robin over the
-    kinds (so every kind present is represented), each kind in source order."""
-    by_kind: dict[str, list[Mutant]] = {}
-    for m in mutants:
+def make(source: str, site: MutationSite) -> Mutant:
+    """The mutant of `source` at `site` (from `plan` on the same source)."""
+    tree = ast.parse(source, site.loc.file)
+    fn = next(f for f in _kernel_functions(tree) if f.name == site.kernel)
+    _, _, apply = list(_SITE_FINDERS[site.kind](fn))[site.ordinal]
+    apply()
+    mutated = ast.unparse(ast.fix_missing_locations(tree))
+    return Mutant(site.kind, site.loc, site.description, site.kernel, mutated + "\n")
+
+
+def generate(source: str, filename: str = "<mutant>", kinds=KINDS) -> list[Mutant]:
+    """Every mutant of `source` of the given kinds, in `plan` order."""
+    return [make(source, site) for site in plan(source, filename, kinds)]
+
+
+def select(items: list, cap: int = 8) -> list:
+    """At most `cap` mutants (or sites), chosen deterministically: round-robin
+    over the kinds (so every kind present is represented), each kind in
+    source order."""
+    by_kind: dict[str, list] = {}
+    for m in items:
         by_kind.setdefault(m.kind, []).append(m)
-    chosen: list[Mutant] = []
+    chosen: list = []
     depth = 0
     while len(chosen) < cap and any(depth < len(v) for v in by_kind.values()):
         for kind in KINDS:

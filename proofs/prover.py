@@ -132,8 +132,14 @@ class Answer:
     reason: str | None = None
 
 
-def solve(ctx: ProofContext, encs: list[ThreadEncoding], query: list) -> Answer:
-    facts = ctx.facts(encs)
+def solve(ctx: ProofContext, encs: list[ThreadEncoding], query: list,
+          sites: list[Point]) -> Answer:
+    facts = ctx.facts(encs, [s[0] for s in sites])
+    quick = ctx.new_solver()
+    quick.set("timeout", min(ctx.timeout_ms, 2000))
+    quick.add(*ctx.abstract(facts + list(query)))
+    if quick.check() == z3.unsat:       # sound: the abstraction over-approximates
+        return Answer(Status.PROVED)
     s = ctx.new_solver()
     s.add(*facts)
     s.add(*query)
@@ -262,7 +268,7 @@ def decide_bounds(ctx: ProofContext, spec: ObligationSpec) -> Obligation:
     idx = widen(enc.term(idx_op), idx_op.type)
     size = widen(ctx.launch.shape(arr, k), I32)
     what = f"index {k} of {arr.name} at line {spec.loc.line}"
-    ans = solve(ctx, [enc], [_reach(enc, spec.site), z3.Or(idx < 0, idx >= size)])
+    ans = solve(ctx, [enc], [_reach(enc, spec.site), z3.Or(idx < 0, idx >= size)], [spec.site])
     if ans.status == Status.PROVED:
         return _proved(spec, f"{what} is always in bounds")
     if ans.status == Status.UNKNOWN:
@@ -281,7 +287,7 @@ def decide_div_zero(ctx: ProofContext, spec: ObligationSpec) -> Obligation:
     enc = ctx.A
     rhs = enc.term(ins.rhs)
     op = {"div": "division", "floordiv": "floor division", "mod": "modulo"}[ins.op]
-    ans = solve(ctx, [enc], [_reach(enc, spec.site), rhs == 0])
+    ans = solve(ctx, [enc], [_reach(enc, spec.site), rhs == 0], [spec.site])
     what = f"{op} at line {spec.loc.line}"
     if ans.status == Status.PROVED:
         return _proved(spec, f"the divisor of the {what} is never zero")
@@ -295,7 +301,8 @@ def decide_div_zero(ctx: ProofContext, spec: ObligationSpec) -> Obligation:
 def decide_assert(ctx: ProofContext, spec: ObligationSpec) -> Obligation:
     ins: Assert = _instr(ctx, spec.site)
     enc = ctx.A
-    ans = solve(ctx, [enc], [_reach(enc, spec.site), z3.Not(enc.term(ins.cond))])
+    ans = solve(ctx, [enc], [_reach(enc, spec.site), z3.Not(enc.term(ins.cond))],
+                [spec.site])
     label = f"assertion at line {spec.loc.line}" + (f" ({ins.message})" if ins.message else "")
     if ans.status == Status.PROVED:
         return _proved(spec, f"{label} always holds")
@@ -364,7 +371,7 @@ def decide_race(ctx: ProofContext, spec: ObligationSpec) -> Obligation:
         else:
             q += [A.ident.block_idx == B.ident.block_idx,
                   A.ident.thread_idx != B.ident.thread_idx]
-        ans = solve(ctx, [A, B], q)
+        ans = solve(ctx, [A, B], q, [spec.site, spec.other])
         if ans.status == Status.UNKNOWN:
             undecided = ans
             continue
@@ -416,7 +423,7 @@ def decide_divergence(ctx: ProofContext, spec: ObligationSpec) -> Obligation:
                                            z3.Not(B.reach[blk])], (lp, t, blk)))
     undecided = None
     for kind, q, info in queries:
-        ans = solve(ctx, [A, B], same_block + q)
+        ans = solve(ctx, [A, B], same_block + q, [spec.site, spec.site])
         if ans.status == Status.UNKNOWN:
             undecided = ans
             continue

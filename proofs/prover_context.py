@@ -12,7 +12,8 @@ import itertools
 
 import z3
 
-from verikern.encoders.smt.encoder import CfgShape, ThreadEncoding
+from verikern.encoders.smt.encoder import CfgShape, ThreadEncoding, divmod_lemmas
+from verikern.encoders.smt.abstraction import NonlinearAbstraction
 from verikern.encoders.smt.launch import LaunchModel
 from verikern.encoders.smt.semantics import le, lt, widen
 from verikern.mir.nodes import Kernel
@@ -40,7 +41,10 @@ class ProofContext:
             if type(ins).__name__ == "RequiresArray":
                 self.contracts.setdefault(ins.array.name, []).append(ins)
         self._encodings: dict[tuple, ThreadEncoding] = {}
-        self._solvers: dict[tuple, z3.Solver] = {}
+        self._solvers: dict[tuple, list] = {}
+        self._exit_facts: dict[tuple, list] = {}
+        self.nonlinear = NonlinearAbstraction()
+        self._abstracted: dict[int, tuple] = {}
         self.A = self.encoding("A")
         self.houdini: HoudiniResult = HoudiniResult({})
         if kernel.loops:
@@ -112,8 +116,9 @@ class ProofContext:
                 out.append(z3.Implies(z3.And(guard, same), r1.value == r2.value))
         return out
 
-    def facts(self, encs: list[ThreadEncoding]) -> list:
-        """Every fact of the configuration `encs` (cached per configuration)."""
+    def facts(self, encs: list[ThreadEncoding], sites: list[str | None]) -> list:
+        """Every fact of the configuration `encs`, each copy at a site in block
+        `sites[i]` (loops not containing it are taken in their leaving iteration)."""
         key = tuple(e.tag for e in encs)
         f = self._solvers.get(key)
         if f is None:
@@ -124,8 +129,29 @@ class ProofContext:
                 f += invariant_facts(e, self.houdini.invariants)
             f += self.pair_array_facts(encs)
             f += thread_identity_lemmas(self.launch, encs)
+            for e1, e2 in itertools.combinations(encs, 2):
+                f += divmod_lemmas(e1, e2)
             self._solvers[key] = f
-        return f
+        modes = []
+        for e, lbl in zip(encs, sites):
+            mkey = (e.tag, frozenset(h for h in e.havoc
+                                     if lbl is None or lbl not in self.shape.loop_bodies[h]))
+            m = self._exit_facts.get(mkey)
+            if m is None:
+                m = self._exit_facts[mkey] = e.exit_mode_facts(lbl)
+            modes += m
+        return f + modes
+
+    def abstract(self, formulas: list) -> list:
+        """`formulas` with nonlinear terms abstracted (cached per formula)."""
+        out = []
+        todo = [f for f in formulas if f.get_id() not in self._abstracted]
+        if todo:
+            for f, a in zip(todo, self.nonlinear.apply(todo)):
+                self._abstracted[f.get_id()] = (f, a)
+        for f in formulas:
+            out.append(self._abstracted[f.get_id()][1])
+        return out
 
     def new_solver(self) -> z3.Solver:
         """A fresh solver: z3's QF_BV preprocessing (bit-blasting tactics) is

@@ -269,7 +269,9 @@ def render_text(reports: Iterable[KernelReport], *, color: bool = False) -> str:
     for r in reports:
         word = r.status.value.upper()
         where = f"{r.file}:{r.line}" if r.line else r.file
-        if r.status is KernelStatus.ERROR:
+        if r.status is KernelStatus.ERROR and r.kernel == "<module>":
+            head = f"{r.file} (the file does not compile)"
+        elif r.status is KernelStatus.ERROR:
             head = f"{r.kernel} ({where})"
         else:
             n = len(r.obligations)

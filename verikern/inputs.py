@@ -17,7 +17,7 @@ from typing import Any, Callable, Iterator, Mapping
 
 import numpy as np
 
-from verikern.errors import ContractError, LaunchError, VerikernError
+from verikern.errors import ContractError, KernelRuntimeError, LaunchError, VerikernError
 from verikern.mir.nodes import (
     ArrayRef, Assert, Atomic, Barrier, BinOp, Cast, Compare, Const, Kernel, Load, Operand,
     Phi, Requires, RequiresArray, ScalarParam, Select, ShapeOf, Special, Store, UnaryOp,
@@ -32,6 +32,10 @@ class InputGenerationError(VerikernError):
     """No generated inputs satisfy the kernel's contracts, or an override is bad."""
 
 
+class UnsupportedBoundError(InputGenerationError):
+    """An array-contract bound is not integer arithmetic on uniform values."""
+
+
 @dataclass(frozen=True)
 class ArrayContract:
     """The content contracts of one integer array: bounds are evaluated operands."""
@@ -43,126 +47,190 @@ class ArrayContract:
 
 
 # ------------------------------------------------------------ uniform values
-_INT_BINOPS: dict[str, Callable[[int, int, ScalarType], int]] = {
-    "add": lambda a, b, t: a + b,
-    "sub": lambda a, b, t: a - b,
-    "mul": lambda a, b, t: a * b,
-    "div": lambda a, b, t: _trunc_div(a, b),
-    "floordiv": lambda a, b, t: a // b,
-    "mod": lambda a, b, t: a - _trunc_div(a, b) * b,
-    "min": lambda a, b, t: min(a, b),
-    "max": lambda a, b, t: max(a, b),
-    "and": lambda a, b, t: a & b,
-    "or": lambda a, b, t: a | b,
-    "xor": lambda a, b, t: a ^ b,
-    "shl": lambda a, b, t: a << (b & (t.bits - 1)),
-    "shr": lambda a, b, t: (a if t.is_signed else a & ((1 << t.bits) - 1)) >> (b & (t.bits - 1)),
-}
-_COMPARES = {"eq": lambda a, b: a == b, "ne": lambda a, b: a != b, "lt": lambda a, b: a < b,
-             "le": lambda a, b: a <= b, "gt": lambda a, b: a > b, "ge": lambda a, b: a >= b}
+class _Unencodable(Exception):
+    """An instruction outside integer arithmetic on uniform values."""
 
 
-def _trunc_div(a: int, b: int) -> int:
-    q = abs(a) // abs(b)
-    return q if (a >= 0) == (b >= 0) else -q
-
-
-class _UniformEvaluator:
-    """Integer values of the kernel's uniform (launch-constant) SSA values:
-    scalar params, shapes, launch geometry and integer arithmetic on them."""
+class _UniformTerms:
+    """z3 terms (exact machine arithmetic) for the kernel's uniform values:
+    scalar params, shapes and launch geometry, and integer/bool arithmetic on
+    them. `shape_term(array, dim)` and `scalar_term(name)` supply the leaves
+    (constants or solver variables); `side` collects divisor != 0 facts."""
 
     def __init__(self, kernel: Kernel, dims: tuple[int, ...], block_dim: int,
-                 shapes: Mapping[str, tuple[int, ...]], scalars: Mapping[str, Any]):
+                 shape_term: Callable[[str, int], Any], scalar_term: Callable[[str], Any]):
+        import z3
+
+        self.z3 = z3
         size = math.prod(dims)
         self.geometry = {"block_dim": block_dim, "grid_dim": -(-size // block_dim)}
         self.dims = dims
-        self.shapes = shapes
-        self.values: dict[int, Any] = {p.value.id: scalars[p.name] for p in kernel.scalar_params}
+        self.shape_term = shape_term
+        self.side: list = []
+        self.terms: dict[int, Any] = {p.value.id: scalar_term(p.name) for p in kernel.scalar_params}
         self.defs = {ins.result.id: ins for _, ins in kernel.instructions()
                      if getattr(ins, "result", None) is not None}
 
-    def eval(self, op: Operand) -> int:
+    def const(self, value, t: ScalarType):
+        if t.is_bool:
+            return self.z3.BoolVal(bool(value))
+        if t.is_float:
+            raise _Unencodable("float")
+        return self.z3.BitVecVal(t.wrap(int(value)), t.bits)
+
+    def term(self, op: Operand):
         if isinstance(op, Const):
-            return int(op.value)
-        if op.id in self.values:
-            v = self.values[op.id]
-            return int(v)
-        ins = self.defs.get(op.id)
-        if ins is None:
-            raise InputGenerationError(f"cannot evaluate {op} (not a uniform value)")
-        value = self._eval_instr(ins)
-        self.values[op.id] = value
-        return value
-
-    def _eval_instr(self, ins) -> int:
-        handler = UNIFORM_TABLE.get(type(ins).OPCODE)
-        if handler is None:
-            raise InputGenerationError(f"{ins.loc}: no uniform evaluation for {type(ins).__name__}")
-        value = handler(self, ins)
-        if value is None:
-            raise InputGenerationError(
-                f"{ins.loc}: cannot evaluate this array-contract bound for input generation "
-                f"({type(ins).__name__} {getattr(ins, 'op', getattr(ins, 'kind', ''))}); "
-                "contract bounds must be integer arithmetic on parameters, shapes and "
-                "launch geometry")
-        return value
+            return self.const(op.value, op.type)
+        if op.id not in self.terms:
+            ins = self.defs.get(op.id)
+            if ins is None:
+                raise _Unencodable(f"{op} is not an instruction result")
+            handler = UNIFORM_TABLE.get(type(ins).OPCODE)
+            if handler is None:
+                raise _Unencodable(f"no entry for {type(ins).__name__}")
+            self.terms[op.id] = handler(self, ins)
+        return self.terms[op.id]
 
 
-def _special(ev: _UniformEvaluator, ins: Special) -> int | None:
+def _int_operands(u: _UniformTerms, ins, *ops):
+    if any(o.type.is_float for o in ops):
+        raise _Unencodable(f"float operand in {type(ins).__name__}")
+    return [u.term(o) for o in ops]
+
+
+def _u_binop(u: _UniformTerms, ins: BinOp):
+    z3, t = u.z3, ins.result.type
+    a, b = _int_operands(u, ins, ins.lhs, ins.rhs)
+    if t.is_bool:
+        table = {"and": z3.And, "or": z3.Or, "xor": z3.Xor}
+        if ins.op not in table:
+            raise _Unencodable(f"bool {ins.op}")
+        return table[ins.op](a, b)
+    signed = t.is_signed
+    if ins.op in ("div", "floordiv", "mod"):
+        u.side.append(b != 0)
+    lt = (lambda x, y: x < y) if signed else z3.ULT
+    ops = {
+        "add": lambda: a + b, "sub": lambda: a - b, "mul": lambda: a * b,
+        "div": lambda: a / b if signed else z3.UDiv(a, b),
+        "mod": lambda: z3.SRem(a, b) if signed else z3.URem(a, b),
+        "floordiv": lambda: (z3.If(z3.And(z3.SRem(a, b) != 0, (a < 0) != (b < 0)), a / b - 1, a / b)
+                             if signed else z3.UDiv(a, b)),
+        "min": lambda: z3.If(lt(a, b), a, b), "max": lambda: z3.If(lt(a, b), b, a),
+        "and": lambda: a & b, "or": lambda: a | b, "xor": lambda: a ^ b,
+        "shl": lambda: a << (b & (t.bits - 1)),
+        "shr": lambda: a >> (b & (t.bits - 1)) if signed else z3.LShR(a, b & (t.bits - 1)),
+    }
+    if ins.op not in ops:
+        raise _Unencodable(ins.op)
+    return ops[ins.op]()
+
+
+def _u_compare(u: _UniformTerms, ins: Compare):
+    z3 = u.z3
+    a, b = _int_operands(u, ins, ins.lhs, ins.rhs)
+    if ins.op == "eq":
+        return a == b
+    if ins.op == "ne":
+        return a != b
+    if ins.lhs.type.is_bool:
+        a, b = z3.If(a, z3.BitVecVal(1, 2), z3.BitVecVal(0, 2)), z3.If(b, z3.BitVecVal(1, 2), z3.BitVecVal(0, 2))
+    if ins.lhs.type.is_signed:
+        return {"lt": a < b, "le": a <= b, "gt": a > b, "ge": a >= b}[ins.op]
+    return {"lt": z3.ULT, "le": z3.ULE, "gt": z3.UGT, "ge": z3.UGE}[ins.op](a, b)
+
+
+def _u_cast(u: _UniformTerms, ins: Cast):
+    z3, src, dst = u.z3, ins.operand.type, ins.result.type
+    (v,) = _int_operands(u, ins, ins.operand)
+    if dst.is_float:
+        raise _Unencodable("cast to float")
+    if src.is_bool:
+        return v if dst.is_bool else z3.If(v, z3.BitVecVal(1, dst.bits), z3.BitVecVal(0, dst.bits))
+    if dst.is_bool:
+        return v != 0
+    if dst.bits > src.bits:
+        return (z3.SignExt if src.is_signed else z3.ZeroExt)(dst.bits - src.bits, v)
+    return z3.Extract(dst.bits - 1, 0, v) if dst.bits < src.bits else v
+
+
+def _u_unary(u: _UniformTerms, ins: UnaryOp):
+    z3, t = u.z3, ins.result.type
+    (v,) = _int_operands(u, ins, ins.operand)
+    if ins.op == "not":
+        return z3.Not(v)
+    if ins.op == "neg":
+        return -v
+    if ins.op == "invert":
+        return ~v
+    if ins.op == "abs":
+        return z3.If(v < 0, -v, v) if t.is_signed else v
+    raise _Unencodable(ins.op)
+
+
+def _u_select(u: _UniformTerms, ins: Select):
+    c, a, b = _int_operands(u, ins, ins.cond, ins.if_true, ins.if_false)
+    return u.z3.If(c, a, b)
+
+
+def _u_special(u: _UniformTerms, ins: Special):
     if ins.kind == "launch_dim":
-        return ev.dims[ins.dim]
-    return ev.geometry.get(ins.kind)     # thread_idx / block_idx are not uniform
+        return u.z3.BitVecVal(u.dims[ins.dim], 32)
+    if ins.kind not in u.geometry:
+        raise _Unencodable(f"{ins.kind} is not uniform")
+    return u.z3.BitVecVal(u.geometry[ins.kind], 32)
 
 
-def _binop(ev: _UniformEvaluator, ins: BinOp) -> int | None:
-    t = ins.result.type
-    if not t.is_int or ins.op not in _INT_BINOPS:
-        return None
-    a, b = ev.eval(ins.lhs), ev.eval(ins.rhs)
-    if ins.op in ("div", "floordiv", "mod") and b == 0:
-        raise InputGenerationError(f"{ins.loc}: contract bound divides by zero")
-    return t.wrap(_INT_BINOPS[ins.op](a, b, t))
+def _u_not_uniform(u: _UniformTerms, ins):
+    raise _Unencodable(f"{type(ins).__name__} is not a uniform value")
 
 
-def _compare(ev: _UniformEvaluator, ins: Compare) -> int | None:
-    if ins.lhs.type.is_float:
-        return None
-    return int(_COMPARES[ins.op](ev.eval(ins.lhs), ev.eval(ins.rhs)))
-
-
-def _cast(ev: _UniformEvaluator, ins: Cast) -> int | None:
-    t = ins.result.type
-    if ins.operand.type.is_float or t.is_float:
-        return None
-    v = ev.eval(ins.operand)
-    return int(v != 0) if t.is_bool else t.wrap(v)
-
-
-def _unary(ev: _UniformEvaluator, ins: UnaryOp) -> int | None:
-    t = ins.result.type
-    if not t.is_int or ins.op not in ("neg", "abs", "invert"):
-        return None
-    v = ev.eval(ins.operand)
-    return t.wrap({"neg": -v, "abs": abs(v), "invert": ~v}[ins.op])
-
-
-def _select(ev: _UniformEvaluator, ins: Select) -> int:
-    return ev.eval(ins.if_true) if ev.eval(ins.cond) else ev.eval(ins.if_false)
-
-
-def _not_uniform(ev: _UniformEvaluator, ins) -> None:
-    return None
-
-
-# OPCODE -> evaluation of a uniform integer value (None: not evaluable here).
-UNIFORM_TABLE: dict[str, Callable[[_UniformEvaluator, Any], int | None]] = {
-    BinOp.OPCODE: _binop, Compare.OPCODE: _compare, UnaryOp.OPCODE: _unary,
-    Cast.OPCODE: _cast, Select.OPCODE: _select, Special.OPCODE: _special,
-    ShapeOf.OPCODE: lambda ev, ins: ev.shapes[ins.array.name][ins.dim],
-    Load.OPCODE: _not_uniform, Store.OPCODE: _not_uniform, Atomic.OPCODE: _not_uniform,
-    Barrier.OPCODE: _not_uniform, Assert.OPCODE: _not_uniform, Requires.OPCODE: _not_uniform,
-    RequiresArray.OPCODE: _not_uniform, Phi.OPCODE: _not_uniform,
+# OPCODE -> z3 term of a uniform value (raises _Unencodable when it is not one).
+UNIFORM_TABLE: dict[str, Callable[[_UniformTerms, Any], Any]] = {
+    BinOp.OPCODE: _u_binop, Compare.OPCODE: _u_compare, UnaryOp.OPCODE: _u_unary,
+    Cast.OPCODE: _u_cast, Select.OPCODE: _u_select, Special.OPCODE: _u_special,
+    ShapeOf.OPCODE: lambda u, ins: u.shape_term(ins.array.name, ins.dim),
+    Load.OPCODE: _u_not_uniform, Store.OPCODE: _u_not_uniform, Atomic.OPCODE: _u_not_uniform,
+    Barrier.OPCODE: _u_not_uniform, Assert.OPCODE: _u_not_uniform,
+    Requires.OPCODE: _u_not_uniform, RequiresArray.OPCODE: _u_not_uniform,
+    Phi.OPCODE: _u_not_uniform,
 }
+
+
+class _UniformEvaluator:
+    """Concrete integer values of uniform operands for given shapes and scalars."""
+
+    def __init__(self, kernel: Kernel, dims: tuple[int, ...], block_dim: int,
+                 shapes: Mapping[str, tuple[int, ...]], scalars: Mapping[str, Any]):
+        import z3
+
+        types = {p.name: p.value.type for p in kernel.scalar_params}
+
+        def scalar(name):
+            t = types[name]
+            return z3.BoolVal(bool(scalars[name])) if t.is_bool else (
+                None if t.is_float else z3.BitVecVal(t.wrap(int(scalars[name])), t.bits))
+
+        self.shapes = shapes
+        self.terms = _UniformTerms(kernel, dims, block_dim,
+                                   lambda a, d: z3.BitVecVal(shapes[a][d], 32), scalar)
+
+    def eval(self, op: Operand) -> int:
+        z3 = self.terms.z3
+        try:
+            term = self.terms.term(op)
+        except _Unencodable as exc:
+            loc = getattr(self.terms.defs.get(getattr(op, "id", -1)), "loc", None)
+            raise UnsupportedBoundError(
+                f"{loc or '<kernel>'}: cannot evaluate this array-contract bound for input "
+                f"generation ({exc}); contract bounds must be integer arithmetic on "
+                "parameters, shapes and launch geometry") from None
+        if any(z3.is_false(z3.simplify(c)) for c in self.terms.side):
+            raise InputGenerationError("an array-contract bound divides by zero")
+        value = z3.simplify(term)
+        if z3.is_bool(value):
+            return int(z3.is_true(value))
+        return value.as_signed_long() if op.type.is_signed else value.as_long()
 
 
 def array_contracts(kernel: Kernel) -> dict[str, ArrayContract]:
@@ -371,14 +439,93 @@ def _check_overrides(kernel: Kernel, sizes: Mapping, params: Mapping) -> dict[st
 
 
 def _candidates(kernel, dims, block_dim, rng, sizes, params):
+    """(shapes, scalars) to try: the defaults, then a solution of the requires
+    (z3, keeping as many defaults as it can), then heuristic variations."""
     shape_list = list(_shape_candidates(kernel, dims, block_dim, sizes))
+    scalar_iter = _scalar_candidates(kernel, dims, block_dim, rng, params)
+    default_scalars = next(scalar_iter)
+    yield shape_list[0], default_scalars
+    solved = _solve_requires(kernel, dims, block_dim, shape_list[0], default_scalars,
+                             set(sizes), set(params))
+    if solved is not None:
+        yield solved
     attempts = 0
-    for scalars in _scalar_candidates(kernel, dims, block_dim, rng, params):
+    for scalars in itertools.chain([default_scalars], scalar_iter):
         for shapes in shape_list:
             yield shapes, scalars
             attempts += 1
             if attempts >= MAX_ATTEMPTS:
                 return
+
+
+SOLVER_TIMEOUT_MS = 3000
+
+
+def _solve_requires(kernel: Kernel, dims, block_dim: int, shapes: Mapping[str, tuple[int, ...]],
+                    scalars: Mapping[str, Any], fixed_arrays: set, fixed_params: set):
+    """Shapes and integer/bool scalars satisfying every requires that is integer
+    arithmetic (others are left to prepare_launch), changing as few of the given
+    defaults as possible; None when z3 finds no such assignment in time."""
+    import z3
+
+    shape_vars: dict[tuple[str, int], Any] = {}
+    scalar_vars: dict[str, Any] = {}
+    types = {p.name: p.value.type for p in kernel.scalar_params}
+
+    def shape_term(name, dim):
+        if name in fixed_arrays:
+            return z3.BitVecVal(shapes[name][dim], 32)
+        return shape_vars.setdefault((name, dim), z3.BitVec(f"{name}.shape[{dim}]", 32))
+
+    def scalar_term(name):
+        t = types[name]
+        if t.is_float:
+            return None
+        if name in fixed_params:
+            return z3.BoolVal(bool(scalars[name])) if t.is_bool else z3.BitVecVal(int(scalars[name]), t.bits)
+        var = z3.Bool(name) if t.is_bool else z3.BitVec(name, t.bits)
+        scalar_vars[name] = var
+        return var
+
+    terms = _UniformTerms(kernel, tuple(dims), block_dim, shape_term, scalar_term)
+    opt = z3.Optimize()
+    opt.set("timeout", SOLVER_TIMEOUT_MS)
+    encoded = 0
+    for _, ins in kernel.instructions():
+        try:
+            if isinstance(ins, Requires):
+                opt.add(terms.term(ins.cond))
+                encoded += 1
+            elif isinstance(ins, RequiresArray) and ins.lo is not None:
+                lo, hi = terms.term(ins.lo), terms.term(ins.hi)
+                opt.add(lo < hi if ins.lo.type.is_signed else z3.ULT(lo, hi))
+        except _Unencodable:
+            continue
+    if not encoded:
+        return None
+    for c in terms.side:
+        opt.add(c)
+    for (name, dim), var in shape_vars.items():
+        opt.add(var >= 0, var <= MAX_ELEMENTS)
+        opt.add_soft(var == shapes[name][dim], 2)
+        opt.add_soft(var >= 1, 1)
+    for name, var in scalar_vars.items():
+        default = scalars[name]
+        opt.add_soft(var == (z3.BoolVal(bool(default)) if types[name].is_bool
+                             else z3.BitVecVal(int(default), types[name].bits)), 2)
+    if opt.check() != z3.sat:
+        return None
+    model = opt.model()
+    new_shapes = {n: list(s) for n, s in shapes.items()}
+    for (name, dim), var in shape_vars.items():
+        new_shapes[name][dim] = model.eval(var, model_completion=True).as_signed_long()
+    new_scalars = dict(scalars)
+    for name, var in scalar_vars.items():
+        v = model.eval(var, model_completion=True)
+        t = types[name]
+        value = z3.is_true(v) if t.is_bool else (v.as_signed_long() if t.is_signed else v.as_long())
+        new_scalars[name] = coerce_scalar(t, value, name)
+    return {n: tuple(s) for n, s in new_shapes.items()}, new_scalars
 
 
 def _resolve(kernel: Kernel, dims, block_dim: int, rng: np.random.Generator,
@@ -399,7 +546,9 @@ def _resolve(kernel: Kernel, dims, block_dim: int, rng: np.random.Generator,
                     c = contracts.get(p.name)
                     values[p.name] = _fill(p, shapes[p.name], rng, c, _contract_bounds(p, c, ev))
             _launch_check(kernel, dims, block_dim, values)
-        except (ContractError, InputGenerationError) as exc:
+        except UnsupportedBoundError:
+            raise
+        except (ContractError, InputGenerationError, KernelRuntimeError) as exc:
             last = exc
             continue
         except LaunchError as exc:     # geometry, dtypes...: no other input fixes it
@@ -424,6 +573,38 @@ def make_inputs(kernel: Kernel, dims, block_dim: int, rng: np.random.Generator, 
     array name, `params` fixes scalar parameters by name.
     """
     return _resolve(kernel, dims, block_dim, rng, sizes, params)[2]
+
+
+def block_dim_candidates(kernel: Kernel, dims) -> list[int]:
+    """Block sizes to try when neither the user nor the kernel fixes one:
+    min(256, size) first, then other powers of two (dividing the launch size
+    when the kernel uses shared memory or barriers)."""
+    size = math.prod((dims,) if isinstance(dims, (int, np.integer)) else dims)
+    out = []
+    for b in (min(256, size), 128, 64, 32, 512, 1024, 16, 8, 4, 2, 1):
+        if b <= size and (not kernel.uses_block_features or size % b == 0) and b not in out:
+            out.append(b)
+    return out or [min(256, size)]
+
+
+def make_launch_inputs(kernel: Kernel, dims, rng: np.random.Generator, *,
+                       block_dim: int | None = None, sizes: Mapping[str, Any] | None = None,
+                       params: Mapping[str, Any] | None = None) -> tuple[int, dict[str, Any]]:
+    """(block_dim, inputs) like `make_inputs`; when `block_dim` is None and the
+    kernel fixes none, the first of `block_dim_candidates` whose inputs satisfy
+    the contracts. Errors are those of the first candidate."""
+    fixed = block_dim or kernel.block_dim
+    if fixed:
+        return fixed, make_inputs(kernel, dims, fixed, rng, sizes=sizes, params=params)
+    first: InputGenerationError | None = None
+    for b in block_dim_candidates(kernel, dims):
+        try:
+            return b, make_inputs(kernel, dims, b, rng, sizes=sizes, params=params)
+        except InputGenerationError as exc:
+            first = first or exc
+    assert first is not None
+    raise InputGenerationError(f"{first}\n  (tried block_dim {block_dim_candidates(kernel, dims)};"
+                               " fix one with --block-dim B)")
 
 
 # --------------------------------------------------------------- hypothesis

@@ -277,6 +277,13 @@ class KernelHandle:
             raise r.error
         return r.mir
 
+    @property
+    def ptx(self) -> str:
+        """PTX for sm_80 (other archs: verikern.backends.ptx.ptx_for(handle, arch))."""
+        from verikern.backends.ptx import ptx_for
+
+        return ptx_for(self)
+
     def __call__(self, *args, **kwargs):
         raise KernelOnlyError(f"kernel {self.name!r} cannot be called directly; launch it "
                               f"with vk.launch({self.name}, dim, inputs=[...])")

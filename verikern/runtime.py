@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from verikern.errors import LaunchError
-from verikern.mir.nodes import ArrayRef, Kernel, ScalarParam
+from verikern.mir.nodes import ArrayRef, Atomic, Kernel, ScalarParam, Store
 
 MAX_THREADS = 2 ** 31
 
@@ -153,7 +153,12 @@ def _convert_scalar(kname: str, p: ScalarParam, value):
         return t.np_dtype.type(v)
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise LaunchError(f"{where} must be a number, got {value!r}")
-    return t.np_dtype.type(value)
+    with np.errstate(over="ignore"):
+        converted = t.np_dtype.type(value)
+    if np.isinf(converted) and np.isfinite(float(value)):
+        raise LaunchError(f"{where} = {value!r} is too large for {t.name} (it would become "
+                          f"infinity); pass a value within +-{float(np.finfo(t.np_dtype).max):g}")
+    return converted
 
 
 def _check_overlap(kname: str, arrays: dict) -> None:
@@ -187,6 +192,12 @@ def prepare_launch(kernel, dim, inputs, block_dim: int = 256):
         else:
             scalars[p.name] = _convert_scalar(k.name, p, value)
     _check_overlap(k.name, arrays)
+    written = {ins.array.name for _, ins in k.instructions()
+               if isinstance(ins, (Store, Atomic)) and ins.array.space == "global"}
+    for name in sorted(written):
+        if name in arrays and not arrays[name].flags.writeable:
+            raise LaunchError(f"kernel {k.name}: argument {name} is a read-only array, but the "
+                              f"kernel writes it; pass a writeable array (e.g. {name}.copy())")
     from verikern.backends.simulator import check_contracts
     check_contracts(k, launch, {n: np.ascontiguousarray(a) for n, a in arrays.items()},
                     scalars)
@@ -224,15 +235,17 @@ def launch(kernel, dim, inputs, block_dim: int = 256, device: str = "cpu", trace
         raise LaunchError("device 'cpu:trace' writes a JSON trace: pass trace_path=... "
                           "(the file to write)")
     k, config, arrays, scalars = prepare_launch(kernel, dim, inputs, block_dim)
-    work = {name: (a if a.flags.c_contiguous else np.ascontiguousarray(a))
+    work = {name: (a if a.flags.c_contiguous and a.flags.writeable else np.array(a, order="C"))
             for name, a in arrays.items()}
     if device == "cpu:trace":
         result = fn(k, config, work, scalars, trace_path)
-    elif index is not None and "device" in inspect.signature(fn).parameters:
-        result = fn(k, config, work, scalars, device=index)
+    elif index is not None:
+        params = inspect.signature(fn).parameters
+        name = "device_index" if "device_index" in params else "device"
+        result = fn(k, config, work, scalars, **{name: index})
     else:
         result = fn(k, config, work, scalars)
     for name, a in arrays.items():
-        if work[name] is not a:
+        if work[name] is not a and a.flags.writeable:
             a[...] = work[name]
     return result

@@ -18,6 +18,7 @@ Invariants:
 from __future__ import annotations
 
 import json
+import math
 import os
 from dataclasses import dataclass
 from typing import Any, Union
@@ -44,7 +45,10 @@ class TraceFormatError(VerikernError):
 # ------------------------------------------------------------------- loading
 @dataclass(frozen=True, eq=False)
 class ArrayInfo:
-    """One array of a trace header; `shape` are the logical dimensions."""
+    """One array of a trace header: `shape` as the trace gives it (logical
+    dimensions, then vector/matrix inner ones); `inner` counts the trailing
+    inner dimensions when the header says so (optional key "inner": [3]),
+    which matters only for column-major bank mapping."""
 
     name: str
     space: str
@@ -52,6 +56,7 @@ class ArrayInfo:
     dtype: str
     layout: str
     itemsize: int
+    inner: int = 0
 
 
 @dataclass(frozen=True, eq=False)
@@ -140,7 +145,7 @@ def _columns(data: dict, file: str | None) -> Trace:
         try:
             infos.append(ArrayInfo(name, a["space"], tuple(int(s) for s in a["shape"]),
                                    str(a["dtype"]), a.get("layout", "row_major"),
-                                   int(a["itemsize"])))
+                                   int(a["itemsize"]), len(a.get("inner", ()))))
         except (KeyError, TypeError, ValueError) as exc:
             raise TraceFormatError(f"trace array {name!r} is malformed: {exc!r}") from None
         if infos[-1].space not in SPACES:
@@ -468,12 +473,16 @@ def _column_major_offset(tr: Trace, ev: np.ndarray, info: ArrayInfo) -> np.ndarr
         raise TraceFormatError(
             f"column-major shared array {info.name} has shape {list(info.shape)} but its "
             f"events carry {sorted(int(r) for r in ranks)} indices; expected {nd}")
+    logical = nd - info.inner
     offset = np.zeros(ev.size, np.int64)
     stride = 1
-    for k in range(nd):
+    for k in range(logical):            # logical dims: first index varies fastest
         offset += tr.index[ev, k] * stride
         stride *= info.shape[k]
-    return offset
+    inner = np.zeros(ev.size, np.int64)
+    for k in range(logical, nd):        # each element's inner scalars stay contiguous
+        inner = inner * info.shape[k] + tr.index[ev, k]
+    return offset * math.prod(info.shape[logical:]) + inner
 
 
 def _dynamic_occurrence(tr: Trace, events: np.ndarray) -> np.ndarray:

@@ -21,8 +21,8 @@ C struct laid out as `args_struct_type` (natural alignment).
 Error status buffer: 8 x int64, all zero on entry. The first failing thread
 writes `[code, site, thread_idx, block_idx, d0, d1, d2, d3]`; `code` is one of
 ERR_* below; `site` indexes `LoweredKernel.sites`; for bounds errors
-d0..d2 = (dimension, index, length); for barrier divergence d0 = the other
-barrier's id and d1 = the other thread.
+d0..d2 = (dimension, index, length); for barrier divergence (CPU) d0 = the
+number of threads of the block, whose states stay in `thread_state`.
 """
 from __future__ import annotations
 

@@ -40,6 +40,31 @@ def constant(c: Const) -> ir.Constant:
     return ir.Constant(ty, float(c.type.np_dtype.type(c.value)))   # rounded to the type
 
 
+def linear_id_values(kernel: Kernel) -> tuple[set[int], set[int]]:
+    """(no-wrap ids, linear ids): `block_idx * block_dim` and
+    `block_idx * block_dim + thread_idx` as the frontend lowers `vk.tid()`.
+    Both are below launch_size < 2**31 for every thread that runs (the CPU
+    loops never run others; the nvptx entry returns for them), so their
+    add/mul never wrap and the linear id lies in [0, launch_size)."""
+    special = {}
+    for _, ins in kernel.instructions():
+        if isinstance(ins, Special):
+            special[ins.result.id] = ins.kind
+    kinds = lambda ins: sorted(special.get(getattr(o, "id", None), "") for o in  # noqa: E731
+                               (ins.lhs, ins.rhs))
+    base, linear = set(), set()
+    for _, ins in kernel.instructions():
+        if isinstance(ins, BinOp) and ins.op == "mul" and ins.result.type.name == "int32" \
+                and kinds(ins) == ["block_dim", "block_idx"]:
+            base.add(ins.result.id)
+    for _, ins in kernel.instructions():
+        if isinstance(ins, BinOp) and ins.op == "add" and ins.result.type.name == "int32":
+            ids = [getattr(o, "id", None) for o in (ins.lhs, ins.rhs)]
+            if any(i in base for i in ids) and "thread_idx" in [special.get(i) for i in ids]:
+                linear.add(ins.result.id)
+    return base | linear, linear
+
+
 class Emitter:
     """State of lowering one kernel body: the builder, value map, check sites."""
 
@@ -64,6 +89,11 @@ class Emitter:
              ir.Constant(I32, 1 << 20), ir.Constant(I32, 1)])
         self.label = ""
         self.index = 0
+        self.nowrap, self.linear = linear_id_values(kernel)
+
+    def assume(self, cond: ir.Value) -> None:
+        """Tell LLVM a fact the launch guarantees (never a checked property)."""
+        self.b.call(self.intrinsic("llvm.assume", ir.VoidType(), [I1]), [cond])
 
     # ---------------------------------------------------------- values
     def operand(self, op) -> ir.Value:
@@ -77,8 +107,16 @@ class Emitter:
             raise LoweringError(f"kernel {self.kernel.name}: value {op} used before "
                                 f"its definition (MIR not in SSA form?)") from None
 
+    def assume_shapes(self, lengths) -> None:
+        """Array lengths and launch dims are int32 values >= 0."""
+        for n in lengths:
+            self.assume(self.b.icmp_signed(">=", n, ir.Constant(I32, 0)))
+
     def define(self, value: Value, v: ir.Value) -> None:
         self.values[value.id] = v
+        if value.id in self.linear:
+            self.assume(self.b.icmp_signed(">=", v, ir.Constant(I32, 0)))
+            self.assume(self.b.icmp_unsigned("<", v, self.target.launch_size))
         if value.id in self.homes:
             self.b.store(v, self.homes[value.id])
 
@@ -306,8 +344,13 @@ def _lower_assert(em: Emitter, ins: Assert) -> None:
              f"{what} failed: {ins.message or what}", note=ins.message)
 
 
+def _lower_requires(em: Emitter, ins: Requires) -> None:
+    """Checked by the launch before the kernel runs, so LLVM may assume it."""
+    em.assume(em.operand(ins.cond))
+
+
 def _lower_launch_contract(em: Emitter, ins) -> None:
-    """Requires / RequiresArray: checked by the launch before the kernel runs."""
+    """RequiresArray: checked by the launch before the kernel runs."""
 
 
 def _lower_phi(em: Emitter, ins: Phi) -> None:
@@ -340,7 +383,7 @@ LOWERING = {
     Atomic: _lower_atomic,
     Barrier: _lower_barrier,
     Assert: _lower_assert,
-    Requires: _lower_launch_contract,
+    Requires: _lower_requires,
     RequiresArray: _lower_launch_contract,
     Phi: _lower_phi,
     Jump: _lower_jump,

@@ -10,9 +10,12 @@ barriers, the block runs in phases: every live thread resumes where it
 stopped (`thread_state[t]`: 0 = start, k + 1 = after barrier k, -1 =
 returned) and runs to its next barrier or return; values live across a
 barrier are saved per thread in `spill` (slot * block_dim + t, 8 bytes each);
-after a phase all live threads must wait at the same barrier, otherwise the
-function reports ERR_DIVERGENCE. Shared memory is refilled with the poison
-pattern (NaN / 0x5A bytes) at the start of every block.
+after a phase all threads of the block must be in the same state (all
+returned, or all waiting at one barrier: a returned thread counts as
+missing, as in LANGUAGE.md section 4 and the simulator), otherwise the
+function reports ERR_DIVERGENCE and leaves the block's states in
+`thread_state` for the host to explain. Shared memory is refilled with the poison
+pattern (NaN for floats, true for bools, 0x5A bytes for ints) at the start of every block.
 """
 from __future__ import annotations
 
@@ -51,9 +54,11 @@ def shared_poison(kernel: Kernel) -> bytes:
     image = bytearray(b"\x5a" * total)
     for arr in kernel.shared:
         off, size = layout[arr.name]
+        count = size // arr.dtype.np_dtype.itemsize
         if arr.dtype.is_float:
-            fill = np.full(size // arr.dtype.np_dtype.itemsize, np.nan, arr.dtype.np_dtype)
-            image[off:off + size] = fill.tobytes()
+            image[off:off + size] = np.full(count, np.nan, arr.dtype.np_dtype).tobytes()
+        elif arr.dtype.is_bool:
+            image[off:off + size] = np.ones(count, np.bool_).tobytes()
     return bytes(image)
 
 
@@ -79,7 +84,7 @@ class CpuTarget:
             elif slot.kind == "launch_dim":
                 self.launch_dims[slot.dim] = arg
             else:
-                self.size = arg
+                self.launch_size = arg
         rest = args[len(params):]
         (self.block_dim, self.grid_dim, self.block_begin, self.block_end,
          self.shared, self.state, self.spill, self.err) = rest
@@ -198,6 +203,8 @@ def build_cpu(kernel: Kernel, fast_math: bool, module: ir.Module) -> LoweredKern
     ids = {(label, idx): k for k, (label, idx, _) in enumerate(barriers)}
     em = Emitter(kernel, module, func, target, fast_math, homes, ids)
     em.b = b
+    em.assume_shapes(list(target.shapes.values()) + list(target.launch_dims.values()))
+    em.assume(b.icmp_signed(">", target.block_dim, ir.Constant(I32, 0)))
     for p in kernel.scalar_params:
         arg = target.scalars[p.name]
         em.values[p.value.id] = em.from_storage(arg, p.value.type) if p.value.type.is_bool \
@@ -209,8 +216,8 @@ def build_cpu(kernel: Kernel, fast_math: bool, module: ir.Module) -> LoweredKern
                                                    target.block_end)
     target.block = blk
     first = b.mul(blk, target.block_dim)
-    count = b.select(b.icmp_signed("<", b.sub(target.size, first), target.block_dim),
-                     b.sub(target.size, first), target.block_dim)
+    count = b.select(b.icmp_signed("<", b.sub(target.launch_size, first), target.block_dim),
+                     b.sub(target.launch_size, first), target.block_dim)
     if shared_bytes:
         image = ir.Constant(ir.ArrayType(I8, shared_bytes), bytearray(shared_poison(kernel)))
         poison = ir.GlobalVariable(module, image.type, f"vk_shared_poison_{kernel.name}")
@@ -254,8 +261,10 @@ def build_cpu(kernel: Kernel, fast_math: bool, module: ir.Module) -> LoweredKern
 
 
 def _agreement(em, target: CpuTarget, count, phase, block_latch) -> None:
-    """After a phase: all live threads must wait at one barrier (else error);
-    none live -> next block; otherwise run another phase."""
+    """After a phase every thread of the block must be in the same state:
+    all returned (next block) or all waiting at one barrier (next phase).
+    Anything else is barrier divergence (a returned thread counts as missing,
+    LANGUAGE.md section 4); the host reads `thread_state` for the details."""
     b, func = em.b, em.func
     pre = b.block
     head = func.append_basic_block("agree.head")
@@ -263,30 +272,21 @@ def _agreement(em, target: CpuTarget, count, phase, block_latch) -> None:
     nxt = func.append_basic_block("agree.next")
     diverged = func.append_basic_block("agree.diverged")
     done = func.append_basic_block("agree.done")
+    first = b.load(b.gep(target.state, [ir.Constant(I32, 0)]))
     b.branch(head)
     b.position_at_end(head)
     j = b.phi(I32, "j")
-    first = b.phi(I32, "first")
-    first_t = b.phi(I32, "first_t")
-    for phi, v in ((j, 0), (first, DONE), (first_t, 0)):
-        phi.add_incoming(ir.Constant(I32, v), pre)
+    j.add_incoming(ir.Constant(I32, 1), pre)
     b.cbranch(b.icmp_signed("<", j, count), body, done)
     b.position_at_end(body)
     s = b.load(b.gep(target.state, [j]))
-    live = b.icmp_signed("!=", s, ir.Constant(I32, DONE))
-    none_yet = b.icmp_signed("==", first, ir.Constant(I32, DONE))
-    clash = b.and_(b.and_(live, b.not_(none_yet)), b.icmp_signed("!=", s, first))
-    b.cbranch(clash, diverged, nxt)
+    b.cbranch(b.icmp_signed("!=", s, first), diverged, nxt)
     b.position_at_end(nxt)
-    take = b.and_(live, none_yet)
     j.add_incoming(b.add(j, ir.Constant(I32, 1)), nxt)
-    first.add_incoming(b.select(take, s, first), nxt)
-    first_t.add_incoming(b.select(take, j, first_t), nxt)
     b.branch(head)
     b.position_at_end(diverged)
-    words = [ir.Constant(I64, ERR_DIVERGENCE), b.zext(b.sub(first, ir.Constant(I32, 1)), I64),
-             b.zext(first_t, I64), b.zext(target.block, I64),
-             b.sext(b.sub(s, ir.Constant(I32, 1)), I64), b.zext(j, I64)]
+    words = [ir.Constant(I64, ERR_DIVERGENCE), ir.Constant(I64, 0), b.zext(j, I64),
+             b.zext(target.block, I64), b.zext(count, I64)]
     for k, w in enumerate(words):
         b.store(w, b.gep(target.err, [ir.Constant(I32, k)]))
     b.ret(ir.Constant(I32, ERR_DIVERGENCE))

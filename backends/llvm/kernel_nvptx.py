@@ -50,7 +50,7 @@ class NvptxTarget:
             elif slot.kind == "launch_dim":
                 self.launch_dims[slot.dim] = arg
             else:
-                self.size = arg
+                self.launch_size = arg
         self.err = args[len(params)]
         self.shared = {}
         for arr in kernel.shared:
@@ -130,6 +130,7 @@ def build_nvptx(kernel: Kernel, fast_math: bool, module: ir.Module) -> LoweredKe
     for p in kernel.scalar_params:
         arg = target.scalars[p.name]
         em.values[p.value.id] = em.from_storage(arg, p.value.type)
+    em.assume_shapes(list(target.shapes.values()) + list(target.launch_dims.values()))
     tid = target.read_sreg(em, "thread_idx")
     bid = target.read_sreg(em, "block_idx")
     bdim = target.read_sreg(em, "block_dim")
@@ -138,7 +139,8 @@ def build_nvptx(kernel: Kernel, fast_math: bool, module: ir.Module) -> LoweredKe
     mir_entry = em.prepare_blocks()
     em.b.position_at_end(entry)
     gone = func.append_basic_block("outside_launch")
-    em.b.cbranch(em.b.icmp_signed(">=", linear, target.size), gone, mir_entry)
+    # unsigned: b*B + t < grid*B <= 2**31 + 1024 never wraps as unsigned
+    em.b.cbranch(em.b.icmp_unsigned(">=", linear, target.launch_size), gone, mir_entry)
     em.b.position_at_end(gone)
     em.b.ret_void()
     em.lower_body()

@@ -149,12 +149,13 @@ def _int_division(em, ins: BinOp, a: ir.Value, c: ir.Value, signed: bool) -> ir.
 def int_binop(em, ins: BinOp, a: ir.Value, c: ir.Value) -> ir.Value:
     b, t, op = em.b, ins.result.type, ins.op
     signed = t.is_signed
+    flags = ["nuw", "nsw"] if ins.result.id in em.nowrap else []
     if op == "add":
-        return b.add(a, c)
+        return b.add(a, c, flags=flags)
     if op == "sub":
         return b.sub(a, c)
     if op == "mul":
-        return b.mul(a, c)
+        return b.mul(a, c, flags=flags)
     if op in ("div", "floordiv", "mod"):
         return _int_division(em, ins, a, c, signed)
     if op in ("min", "max"):

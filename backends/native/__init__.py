@@ -24,6 +24,8 @@ from verikern.errors import (
     BarrierDivergenceError, DivisionByZeroError, KernelAssertionError,
     KernelRuntimeError, OutOfBoundsError,
 )
+from verikern.backends.llvm.barriers import find_barriers
+from verikern.mir.cfg import reverse_postorder
 from verikern.mir.nodes import Kernel
 
 from .jit import CompiledKernel, compile_kernel
@@ -89,7 +91,7 @@ def _run_range(ck: CompiledKernel, args, begin: int, end: int, block_dim: int):
     s = _Scratch(ck, block_dim)
     code = ck.entry(ctypes.addressof(args), begin, end, s.shared.ctypes.data,
                     s.state.ctypes.data, s.spill.ctypes.data, s.err.ctypes.data)
-    return (int(code), s.err.copy()) if code else None
+    return (int(code), s.err.copy(), s.state.copy()) if code else None
 
 
 def _ranges(grid: int, pieces: int) -> list[tuple[int, int]]:
@@ -116,28 +118,41 @@ def run(kernel: Kernel, launch, arrays: dict, scalars: dict) -> None:
             a[...] = work[n]
     failures = [f for f in failures if f is not None]
     if failures:
-        code, err = min(failures, key=lambda f: int(f[1][3]))
-        raise _error(ck, kernel, launch, code, err)
+        code, err, states = min(failures, key=lambda f: int(f[1][3]))
+        raise _error(ck, kernel, launch, code, err, states)
 
 
-def _error(ck: CompiledKernel, kernel: Kernel, launch, code: int, err) -> KernelRuntimeError:
+def _divergence(ck: CompiledKernel, kernel: Kernel, block: int, states) -> KernelRuntimeError:
+    """Explain a block whose threads ended a phase in different states
+    (-1: returned, k + 1: waiting at barrier k), like the simulator: the
+    barrier some threads wait at that comes first in reverse postorder, and
+    the first thread missing there."""
+    locs = ck.lowered.barrier_locs
+    rank = {label: r for r, label in enumerate(reverse_postorder(kernel))}
+    position = [(rank.get(label, len(rank)), idx) for label, idx, _ in find_barriers(kernel)]
+    barrier = min({int(s) - 1 for s in states if s > 0}, key=lambda k: position[k])
+    here = [t for t, s in enumerate(states) if s == barrier + 1]
+    missing = next(t for t, s in enumerate(states) if s != barrier + 1)
+    if states[missing] < 0:
+        elsewhere = "has returned without reaching it"
+    else:
+        elsewhere = f"waits at the barrier at line {locs[int(states[missing]) - 1].line}"
+    loc = locs[barrier]
+    return BarrierDivergenceError(
+        f"barrier divergence at the barrier at line {loc.line} in kernel {kernel.name}: "
+        f"thread {here[0]} of block {block} waits here but thread {missing} of the same "
+        f"block {elsewhere}; every thread of a block must reach the same barrier the same "
+        f"number of times", loc=loc, thread=missing, block=block, waiting_thread=here[0])
+
+
+def _error(ck: CompiledKernel, kernel: Kernel, launch, code: int, err,
+           states) -> KernelRuntimeError:
     lk = ck.lowered
     site, thread, block = int(err[1]), int(err[2]), int(err[3])
     gtid = block * launch.block_dim + thread
     who = f"thread {thread} of block {block} (global thread {gtid})"
     if code == ERR_DIVERGENCE:
-        loc, other_loc = lk.barrier_locs[site], None
-        other_barrier, other_thread = int(err[4]), int(err[5])
-        if 0 <= other_barrier < len(lk.barrier_locs):
-            other_loc = lk.barrier_locs[other_barrier]
-        elsewhere = (f"waits at the barrier at line {other_loc.line}" if other_loc
-                     else "is elsewhere")
-        return BarrierDivergenceError(
-            f"barrier divergence at the barrier at line {loc.line} in kernel {kernel.name}: "
-            f"thread {thread} of block {block} waits here but thread {other_thread} of the "
-            f"same block {elsewhere}; every live thread of a block must reach the same "
-            f"barrier the same number of times",
-            loc=loc, thread=other_thread, block=block, waiting_thread=thread)
+        return _divergence(ck, kernel, block, states[:int(err[4])])
     info = lk.sites[site]
     if code == ERR_BOUNDS:
         dim, index, n = int(err[4]), int(err[5]), int(err[6])

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from verikern.mir.nodes import Kernel
 
-from .engine import CHUNK_THREADS, run_contract_prefix, run_launch
+from .engine import CHUNK_THREADS, MAX_STEPS, run_contract_prefix, run_launch
 from .instructions import INSTRUCTION_TABLE, compile_instruction
 from .program import program_for
 from .trace import TraceRecorder, trace_document, write_trace
@@ -31,12 +31,16 @@ class SimResult:
 
 def simulate(kernel: Kernel, launch, arrays: dict, scalars: dict, trace: bool = False,
              *, check_array_contracts: bool = True,
-             chunk_threads: int = CHUNK_THREADS) -> SimResult:
+             chunk_threads: int = CHUNK_THREADS, max_steps: int = MAX_STEPS) -> SimResult:
     """Run every thread of `launch` (a LaunchConfig: dims, block_dim,
-    grid_dim, size). `arrays`/`scalars` map parameter names to values."""
+    grid_dim, size). `arrays`/`scalars` map parameter names to values.
+    check_array_contracts: also check RequiresArray (vk.launch did already);
+    chunk_threads: threads simulated at once; max_steps: scheduling steps per
+    chunk before an endless loop is reported (KernelRuntimeError)."""
     prog = program_for(kernel)
     recorder = TraceRecorder() if trace else None
-    run_launch(prog, launch, arrays, scalars, recorder, check_array_contracts, chunk_threads)
+    run_launch(prog, launch, arrays, scalars, recorder, check_array_contracts, chunk_threads,
+               max_steps)
     if recorder is None:
         return SimResult()
     events = recorder.events()

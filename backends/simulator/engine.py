@@ -6,26 +6,28 @@ non-barrier segment that comes first in reverse postorder (so threads leaving
 a loop wait at its exit until the loop has finished: reconvergence for the
 reducible CFGs the frontend emits); only when every pending thread waits at a
 barrier does it release the first such barrier, after checking that, for each
-block involved, every live thread of the block waits at that same barrier
-(else BarrierDivergenceError).  Phis are assigned on the edge taken, as a
-parallel copy.  Kernels with block features run in chunks of whole blocks,
+block involved, every thread of the block waits at that same barrier
+(else BarrierDivergenceError; a returned thread counts as missing, as in
+LANGUAGE.md section 4).  Phis are assigned on the edge taken, as a parallel copy.  Kernels with block features run in chunks of whole blocks,
 their shared arrays stacked per block and filled with poison.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from verikern.errors import BarrierDivergenceError, LaunchError
+from verikern.errors import BarrierDivergenceError, KernelRuntimeError
 
 from .memory import MemoryArray, element_strides
 from .program import Program
 
 CHUNK_THREADS = 1 << 22
+SHARED_CHUNK_BYTES = 1 << 28     # bound on the stacked shared arrays of one chunk
+MAX_STEPS = 5_000_000            # segment executions per chunk before giving up
 _FULL = None          # pending lanes: None means every lane of the chunk
 
 
 _IDS_CACHE = [np.zeros(0, dtype=np.int32)]
-_IDS_CACHE_LIMIT = 1 << 24
+_IDS_CACHE_LIMIT = 1 << 23
 
 
 def _linear_ids(start: int, n: int) -> np.ndarray:
@@ -41,6 +43,35 @@ def _linear_ids(start: int, n: int) -> np.ndarray:
         ids.flags.writeable = False
         _IDS_CACHE[0] = ids
     return _IDS_CACHE[0][start:end]
+
+
+class BufferPool:
+    """Lane-length arrays of values that died, kept for reuse (fresh
+    allocations of large arrays cost page faults).  Invariant: an array is
+    put here only when no SSA value, memory or trace refers to it."""
+
+    LIMIT_BYTES = 1 << 29
+
+    def __init__(self):
+        self.free: dict = {}
+        self.bytes = 0
+
+    def get(self, dtype, n: int):
+        stack = self.free.get((dtype, n))
+        if stack:
+            arr = stack.pop()
+            self.bytes -= arr.nbytes
+            return arr
+        return None
+
+    def put(self, arr: np.ndarray) -> None:
+        if self.bytes + arr.nbytes > self.LIMIT_BYTES:
+            return
+        self.free.setdefault((arr.dtype, arr.shape[0]), []).append(arr)
+        self.bytes += arr.nbytes
+
+
+_POOL = BufferPool()
 
 
 class ChunkState:
@@ -64,6 +95,26 @@ class ChunkState:
         self._block_idx = None
         self._block_local = None
         self.views: dict = {}          # array name -> value ids that may be views of it
+        self._shared_base: dict = {}
+        self.max_steps = MAX_STEPS
+        self.pool = _POOL
+
+    def buffer(self, dtype):
+        """A writable lane-length array of `dtype` to compute into, or None
+        (numpy then allocates)."""
+        return self.pool.get(dtype, self.n)
+
+    def release(self, vid: int) -> None:
+        """Drop value `vid`; its array goes back to the pool when it owns it."""
+        x = self.env.pop(vid, None)
+        if (type(x) is np.ndarray and x.base is None and x.flags.writeable
+                and x.shape[0] == self.n and x.ndim == 1 and x is not self._thread_idx
+                and x is not self._block_idx):
+            self.pool.put(x)
+
+    def release_all(self) -> None:
+        for vid in list(self.env):
+            self.release(vid)
 
     # lanes ---------------------------------------------------------------
     @property
@@ -100,6 +151,14 @@ class ChunkState:
             self._block_local = (self.block_idx - np.int32(self.first_block)).astype(np.int64)
         return self._block_local if idx is None else self._block_local[idx]
 
+    def shared_base(self, block_elems: int, idx):
+        """Each active lane's offset of its block's copy of a shared array."""
+        base = self._shared_base.get(block_elems)
+        if base is None:
+            base = self.block_local_lanes(None) * np.int64(block_elems)
+            self._shared_base[block_elems] = base
+        return base if idx is None else base[idx]
+
     def lane_of(self, idx, j: int) -> int:
         return j if idx is None else int(idx[j])
 
@@ -128,14 +187,12 @@ def allocate_shared(kernel, nblocks: int) -> dict:
 
 
 def global_memory(kernel, arrays: dict) -> dict:
+    """MemoryArrays over the (C-contiguous) global arrays."""
     out = {}
     for p in kernel.params:
         if not hasattr(p, "dtype"):
             continue
         arr = arrays[p.name]
-        if not arr.flags.c_contiguous:
-            raise LaunchError(f"kernel {kernel.name}: array {p.name} must be C-contiguous "
-                              f"for the simulator (vk.launch copies it for you)")
         out[p.name] = MemoryArray(p, arr.reshape(-1), tuple(arr.shape),
                                   element_strides(tuple(arr.shape)), 0)
     return out
@@ -147,13 +204,21 @@ def bind_scalars(kernel, scalars: dict, env: dict) -> None:
 
 
 def run_launch(prog: Program, launch, arrays: dict, scalars: dict, trace,
-               check_array_contracts: bool = True, chunk_threads: int = CHUNK_THREADS) -> None:
+               check_array_contracts: bool = True, chunk_threads: int = CHUNK_THREADS,
+               max_steps: int = MAX_STEPS) -> None:
     """Run every thread of `launch`; results land in `arrays`."""
     kernel = prog.kernel
-    gmem = global_memory(kernel, arrays)
+    work = {name: (a if a.flags.c_contiguous and a.flags.writeable else np.array(a, order="C"))
+            for name, a in arrays.items()}
+    gmem = global_memory(kernel, work)
     b = launch.block_dim
     if kernel.uses_block_features or kernel.shared or prog.has_barriers:
-        per_chunk = max(1, chunk_threads // b) * b
+        blocks = max(1, chunk_threads // b)
+        shared_bytes = sum(int(np.prod(tuple(r.shape or ()) + tuple(r.inner), dtype=np.int64))
+                           * r.dtype.np_dtype.itemsize for r in kernel.shared)
+        if shared_bytes:
+            blocks = max(1, min(blocks, SHARED_CHUNK_BYTES // shared_bytes))
+        per_chunk = blocks * b
     else:
         per_chunk = max(1, chunk_threads)
     start, chunk = 0, 0
@@ -165,10 +230,15 @@ def run_launch(prog: Program, launch, arrays: dict, scalars: dict, trace,
                 memory.update(allocate_shared(kernel, -(-n // b)))
             st = ChunkState(prog, launch, memory, start, n, trace,
                             check_array_contracts and chunk == 0)
+            st.max_steps = max_steps
             bind_scalars(kernel, scalars, st.env)
             run_chunk(prog, st)
+            st.release_all()
             start += n
             chunk += 1
+    for name, a in arrays.items():
+        if work[name] is not a and a.flags.writeable:
+            a[...] = work[name]
 
 
 def run_contract_prefix(prog: Program, launch, arrays: dict, scalars: dict) -> None:
@@ -186,7 +256,7 @@ def _merge(a, b, n: int):
     if a is _FULL or b is _FULL:
         return _FULL
     m = np.concatenate((a, b))
-    m.sort()
+    m.sort(kind="stable")          # two sorted runs: timsort merges them in O(n)
     return _FULL if m.shape[0] == n else m
 
 
@@ -220,11 +290,19 @@ def run_chunk(prog: Program, st: ChunkState) -> None:
                     buf[lanes] = v
         add(first_segment[dst], lanes)
 
+    steps_left = st.max_steps
     while True:
         k = _next_segment(prog, pending)
         if k < 0:
             return
         seg = segs[k]
+        steps_left -= 1
+        if steps_left < 0:
+            raise KernelRuntimeError(
+                f"kernel {prog.kernel.name} did not finish after {st.max_steps} scheduling "
+                f"steps (threads {st.start}..{st.start + st.n - 1} are still running, now at "
+                f"block {seg.label}); is there an endless loop? (raise the limit with "
+                f"simulate(..., max_steps=N))", loc=seg.loc)
         lanes = pending[k]
         pending[k] = False
         if seg.barrier is not None:
@@ -232,7 +310,7 @@ def run_chunk(prog: Program, st: ChunkState) -> None:
         for step, frees in zip(seg.steps, seg.frees):
             step(st, lanes)
             for vid in frees:
-                env.pop(vid, None)
+                st.release(vid)
         term = seg.term
         if term is None:                       # the segment ends at a barrier
             add(k + 1, lanes)
@@ -270,7 +348,7 @@ def run_chunk(prog: Program, st: ChunkState) -> None:
         else:
             raise NotImplementedError(f"simulator: unknown terminator {kind!r}")
         for vid in seg.term_frees:
-            env.pop(vid, None)
+            st.release(vid)
 
 
 def _next_segment(prog: Program, pending: list) -> int:
@@ -301,24 +379,29 @@ def _next_segment(prog: Program, pending: list) -> int:
 
 
 def _release_barrier(prog: Program, st: ChunkState, seg, lanes, alive, pending) -> None:
-    """Check that each block with threads waiting at `seg.barrier` has all its
-    live threads there; then count the barrier for those blocks."""
+    """Check that each block with threads waiting at `seg.barrier` has every
+    one of its threads there (LANGUAGE.md section 4: every thread of the block
+    reaches the same barrier the same number of times, so a thread that
+    returned before it, or waits elsewhere, is divergence); then count the
+    barrier for those blocks."""
     b = st.launch.block_dim
     n = st.n
     nb = -(-n // b)
     waiting = np.arange(n) if lanes is _FULL else lanes
     wait_counts = np.bincount(waiting // b, minlength=nb)
-    alive_counts = np.bincount(np.flatnonzero(alive) // b, minlength=nb)
+    thread_counts = np.full(nb, b, dtype=np.int64)
+    thread_counts[-1] = n - (nb - 1) * b
     involved = wait_counts > 0
-    bad = np.flatnonzero(involved & (wait_counts != alive_counts))
+    bad = np.flatnonzero(involved & (wait_counts != thread_counts))
     if bad.size:
         blk = int(bad[0])
         here = np.zeros(b, dtype=bool)
         here[waiting[waiting // b == blk] - blk * b] = True
-        missing_local = np.flatnonzero(alive[blk * b:(blk + 1) * b] & ~here)
+        missing_local = np.flatnonzero(~here[:int(thread_counts[blk])])
         lane = blk * b + int(missing_local[0])
         present = int(waiting[waiting // b == blk][0])
-        elsewhere = "has not arrived"
+        elsewhere = ("has returned without reaching it" if not alive[lane]
+                     else "has not arrived")
         for other in prog.segments:
             lanes_there = pending[other.index]
             if lanes_there is False or other is seg:
@@ -338,7 +421,7 @@ def _release_barrier(prog: Program, st: ChunkState, seg, lanes, alive, pending) 
         raise BarrierDivergenceError(
             f"barrier divergence at the barrier at line {loc.line} in kernel "
             f"{prog.kernel.name}: thread {t_here} of block {block} waits here but "
-            f"thread {t_missing} of the same block {elsewhere}; every live thread "
+            f"thread {t_missing} of the same block {elsewhere}; every thread "
             f"of a block must reach the same barrier the same number of times",
             loc=loc, thread=t_missing, block=block, waiting_thread=t_here)
     st.intervals[np.flatnonzero(involved)] += 1

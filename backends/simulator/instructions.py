@@ -79,6 +79,8 @@ def compile_binop(ins: BinOp, prog):
     a, b = operand_getter(ins.lhs), operand_getter(ins.rhs)
     vid = ins.result.id
     check_zero = ins.op in ops.INT_DIVISION_OPS and ins.result.type.is_int
+    ufunc = ops.binary_ufunc(ins.op, ins.result.type)
+    dtype = ins.result.type.np_dtype
 
     def step(st, idx):
         x, y = a(st, idx), b(st, idx)
@@ -92,6 +94,9 @@ def compile_binop(ins: BinOp, prog):
                     f"(thread {thread} of block {block}, global thread {gtid}, "
                     f"dividend {ops_value(x, j)})",
                     loc=ins.loc, thread=thread, block=block, global_thread=gtid)
+        if ufunc is not None and idx is None and (type(x) is np.ndarray or type(y) is np.ndarray):
+            st.env[vid] = ufunc(x, y, out=st.buffer(dtype))
+            return
         store_result(st, vid, fn(x, y), idx)
     return step
 
@@ -103,6 +108,14 @@ def ops_value(v, j: int):
 
 
 _MONOTONE = ("lt", "le", "gt", "ge")
+_BOOL = np.dtype(bool)
+_INT64 = np.dtype(np.int64)
+
+
+def _recycle(st, addr, pooled: bool) -> None:
+    """Give an address buffer taken from the pool back to it."""
+    if pooled:
+        st.pool.put(addr)
 
 
 def compile_compare(ins: Compare, prog):
@@ -120,6 +133,9 @@ def compile_compare(ins: Compare, prog):
             if first == fn(np.int64(st.start + st.n - 1), int(y)):
                 st.env[vid] = np.bool_(first)
                 return
+        if idx is None and (type(x) is np.ndarray or type(y) is np.ndarray):
+            st.env[vid] = fn(x, y, out=st.buffer(_BOOL))
+            return
         r = fn(x, y)
         store_result(st, vid, r if type(r) is np.ndarray else np.bool_(r), idx)
     return step
@@ -201,6 +217,10 @@ def _access(ins, prog):
     ref = ins.array
     name, shared = ref.name, ref.space == "shared"
     ndim = ref.ndim
+    if len(ins.indices) != ref.full_ndim:
+        raise NotImplementedError(
+            f"simulator: {type(ins).__name__} of {ref.name} at {ins.loc} has "
+            f"{len(ins.indices)} indices for {ref.full_ndim} dimensions (malformed MIR)")
     site = prog.sites[id(ins)]
     op_kind = "read" if isinstance(ins, Load) else "write" if isinstance(ins, Store) else "atomic"
 
@@ -233,8 +253,8 @@ def _access(ins, prog):
                 if st.trace is not None:
                     st.trace.record(st, idx, mem, ixs, np.arange(sl.start, sl.stop, sl.step),
                                     op_kind, ins.loc, site)
-                return mem, sl
-        for k in range(ndim):
+                return mem, sl, False
+        for k in range(len(ixs)):              # inner indices too (cheap: constants)
             bad = index_is_bad(ixs[k], mem.shape[k])
             if (bad.any() if type(bad) is np.ndarray else bad):
                 j = int(np.argmax(bad)) if type(bad) is np.ndarray else 0
@@ -243,12 +263,17 @@ def _access(ins, prog):
                                     thread, block, gtid)
         if (len(ixs) == 1 and not shared and type(ixs[0]) is np.ndarray
                 and ixs[0].dtype in (np.int32, np.int64)):
-            addr = ixs[0]
+            addr, pooled = ixs[0], False
         else:
-            addr = flat_address(mem, ixs, st.block_local_lanes(idx) if shared else None, n)
+            buf = st.buffer(_INT64) if idx is None else None
+            addr = flat_address(mem, ixs, st.shared_base(mem.block_elems, idx) if shared else None,
+                                n, buf)
+            if buf is not None and addr is not buf:
+                st.pool.put(buf)
+            pooled = buf is not None and addr is buf
         if st.trace is not None:
             st.trace.record(st, idx, mem, ixs, addr, op_kind, ins.loc, site)
-        return mem, addr
+        return mem, addr, pooled
     return address
 
 
@@ -261,7 +286,7 @@ def compile_load(ins: Load, prog):
     name = ins.array.name
 
     def step(st, idx):
-        mem, addr = address(st, idx)
+        mem, addr, pooled = address(st, idx)
         if type(addr) is slice:
             # a view, not a copy: a later write to this array first copies
             # every live view of it (see materialize_views)
@@ -269,7 +294,9 @@ def compile_load(ins: Load, prog):
             if not read_only:
                 st.views.setdefault(name, []).append(vid)
         else:
-            store_result(st, vid, np.take(mem.flat, addr), idx)
+            out = st.buffer(mem.flat.dtype) if idx is None else None
+            store_result(st, vid, np.take(mem.flat, addr, out=out), idx)
+            _recycle(st, addr, pooled)
     return step
 
 
@@ -287,10 +314,11 @@ def compile_store(ins: Store, prog):
     value = operand_getter(ins.value)
 
     def step(st, idx):
-        mem, addr = address(st, idx)
+        mem, addr, pooled = address(st, idx)
         if st.views:
             materialize_views(st, name)
         mem.flat[addr] = value(st, idx)
+        _recycle(st, addr, pooled)
     return step
 
 
@@ -303,13 +331,14 @@ def compile_atomic(ins: Atomic, prog):
     vid, op, name = ins.result.id, ins.op, ins.array.name
 
     def step(st, idx):
-        mem, addr = address(st, idx)
+        mem, addr, pooled = address(st, idx)
         if st.views:
             materialize_views(st, name)
         cmp = compare(st, idx) if compare is not None else None
         if type(addr) is slice:
             addr = np.arange(addr.start, addr.stop, addr.step, dtype=np.int64)
         store_result(st, vid, apply_atomic(op, mem.flat, addr, value(st, idx), cmp), idx)
+        _recycle(st, addr, pooled)
     return step
 
 

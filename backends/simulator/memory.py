@@ -44,9 +44,10 @@ def element_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
 def out_of_bounds(mem: MemoryArray, dim: int, indices: list, j: int, loc: SourceLoc,
                   kernel_name: str, thread: int, block: int, gtid: int) -> OutOfBoundsError:
     """The error for active lane number `j`, whose index `dim` is outside the shape."""
-    shown = tuple(_lane_value(v, j) for v in indices[:mem.ref.ndim])
+    shown_dims = max(mem.ref.ndim, dim + 1)
+    shown = tuple(_lane_value(v, j) for v in indices[:shown_dims])
     idx_text = ", ".join(str(v) for v in shown)
-    shape_text = ", ".join(str(s) for s in mem.shape[:mem.ref.ndim])
+    shape_text = ", ".join(str(s) for s in mem.shape[:shown_dims])
     n = mem.shape[dim]
     where = "shared" if mem.ref.space == "shared" else "global"
     msg = (f"out-of-bounds access to {where} array {mem.ref.name}[{idx_text}] "
@@ -64,35 +65,54 @@ def _lane_value(v, lane: int):
 
 
 def index_is_bad(ix, n: int):
-    """True (per lane) where `ix` is not in 0..n-1."""
+    """True (per lane) where `ix` is not in 0..n-1 (read by its own signedness)."""
     if isinstance(ix, np.ndarray):
         u = _UNSIGNED_VIEW.get(ix.dtype)
         if u is not None:
-            return ix.view(u) >= n
+            if n <= 1 << (ix.dtype.itemsize * 8 - 1):
+                return ix.view(u) >= n        # negatives read as huge unsigned values
+            return ix < 0                     # every non-negative value is < n
         return ix >= n
     v = int(ix)
     return v < 0 or v >= n
 
 
-def flat_address(mem: MemoryArray, indices: list, lane_block_local, lanes: int):
-    """The flat element address for each lane (int64 array, or int), after the
-    bounds check has passed. `lane_block_local` gives each lane's block within
-    the chunk (used for shared arrays only)."""
+def flat_address(mem: MemoryArray, indices: list, lane_base, lanes: int, out=None):
+    """The flat element address for each lane (int64 array), after the bounds
+    check has passed (so every index fits in int64 and products cannot
+    overflow). `lane_base` is each lane's offset of its block's copy (shared
+    arrays) or None; `out`: an int64 lane-length buffer to use, if any."""
     flat = None
+    const = 0
     for k, ix in enumerate(indices):
         stride = mem.strides[k]
-        if isinstance(ix, np.ndarray):
-            term = ix.astype(np.int64) if ix.dtype != np.int64 else ix
-            term = term * stride if stride != 1 else term
+        if type(ix) is not np.ndarray:
+            const += int(ix) * stride
+            continue
+        if ix.dtype == np.uint64:
+            ix = ix.astype(np.int64)
+        if flat is None:
+            if out is not None:
+                flat = out
+                if stride != 1:
+                    np.multiply(ix, np.int64(stride), dtype=np.int64, out=flat)
+                else:
+                    np.copyto(flat, ix)
+            else:
+                flat = (np.multiply(ix, np.int64(stride), dtype=np.int64) if stride != 1
+                        else ix.astype(np.int64))
+        elif stride == 1:
+            np.add(flat, ix, out=flat, dtype=np.int64)
         else:
-            term = int(ix) * stride
-        flat = term if flat is None else flat + term
+            np.add(flat, np.multiply(ix, np.int64(stride), dtype=np.int64), out=flat)
+    if lane_base is not None:
+        flat = np.add(lane_base, np.int64(const), out=out) if flat is None else \
+            np.add(flat, lane_base, out=flat)
+        const = 0
     if flat is None:
-        flat = 0
-    if mem.block_elems:
-        flat = flat + lane_block_local * mem.block_elems
-    if not isinstance(flat, np.ndarray):
-        flat = np.full(lanes, flat, dtype=np.int64)
+        return np.full(lanes, const, dtype=np.int64)
+    if const:
+        np.add(flat, np.int64(const), out=flat)
     return flat
 
 

@@ -82,6 +82,21 @@ BINARY_SEMANTICS = {
 
 INT_DIVISION_OPS = frozenset({"div", "floordiv", "mod"})
 
+# ops that are exactly one numpy ufunc (so they can write into a given buffer)
+_INT_UFUNCS = {"add": np.add, "sub": np.subtract, "mul": np.multiply,
+               "floordiv": np.floor_divide, "mod": np.fmod, "min": np.minimum,
+               "max": np.maximum, "and": np.bitwise_and, "or": np.bitwise_or,
+               "xor": np.bitwise_xor}
+_FLOAT_UFUNCS = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide,
+                 "mod": np.fmod, "min": np.fmin, "max": np.fmax}
+_BOOL_UFUNCS = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}
+
+
+def binary_ufunc(op: str, t: ScalarType):
+    """The single ufunc equal to binary_function(op, t), or None."""
+    table = _BOOL_UFUNCS if t.is_bool else _INT_UFUNCS if t.is_int else _FLOAT_UFUNCS
+    return table.get(op)
+
 
 def binary_function(op: str, t: ScalarType):
     """The numpy function computing `op` on operands of type `t`; raises

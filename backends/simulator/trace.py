@@ -27,7 +27,7 @@ class TraceRecorder:
         block_local = st.block_local_lanes(idx)
         interval = st.intervals[block_local]
         index = [np.broadcast_to(np.asarray(ix).astype(np.int64), (n,)) for ix in ixs]
-        flat = np.broadcast_to(np.asarray(addr, dtype=np.int64), (n,))
+        flat = np.broadcast_to(np.array(addr, dtype=np.int64), (n,))   # a copy
         if mem.block_elems:
             flat = flat - block_local * mem.block_elems
         self._batches.append((lin % b, lin // b, interval, mem.ref.space, mem.ref.name,
@@ -59,6 +59,8 @@ def trace_document(kernel, launch, arrays: dict, events: list[dict]) -> dict:
         dtype = ref.dtype.np_dtype
         info[ref.name] = {"space": ref.space, "shape": shape, "dtype": ref.dtype.name,
                           "layout": ref.layout, "itemsize": int(dtype.itemsize)}
+        if ref.inner:
+            info[ref.name]["inner"] = list(ref.inner)
     return {"verikern_trace": 1, "kernel": kernel.name, "file": kernel.loc.file,
             "dims": list(launch.dims),
             "block_dim": launch.block_dim, "grid_dim": launch.grid_dim,

@@ -145,6 +145,7 @@ class ThreadEncoding:
         self.loads: list[LoadRecord] = []
         self.var_loop: dict[str, str | None] = {}     # fresh var name -> innermost loop
         self.requires_array: list[RequiresArray] = []
+        self.divmods: dict[tuple, list] = {}      # (lhs, rhs) -> [n, d, quotient, remainder, type]
         self._shared_havoc = shared_havoc or {}
         self._current_label = ""
         self._encode()
@@ -264,6 +265,35 @@ class ThreadEncoding:
             self.edge_abstract[(src, dst)] = abstract
 
     # ------------------------------------------------------------ queries
+    def leaving_condition(self, header: str) -> z3.BoolRef:
+        """In the havocked iteration of loop `header`, the thread leaves the loop
+        (an edge out of its body, or a `return` inside it)."""
+        body = self.shape.loop_bodies[header]
+        conds = []
+        for lbl in body:
+            if lbl not in self.reach:
+                continue
+            term = self.kernel.block(lbl).terminator
+            if isinstance(term, Return):
+                conds.append(self.reach[lbl])
+            for succ in term.successors():
+                if succ not in body and (lbl, succ) in self.edges:
+                    conds.append(self.edges[(lbl, succ)])
+        return z3.Or(*conds) if conds else z3.BoolVal(False)
+
+    def exit_mode_facts(self, site_label: str | None) -> list:
+        """For a query about a site in `site_label`: every loop that does not
+        contain the site may be taken in its last iteration (the one that leaves
+        it), so post-loop code sees the loop's final state. Valid for every
+        terminating thread; a thread that never leaves a loop never reaches code
+        after it."""
+        out = []
+        for h, hv in self.havoc.items():
+            if site_label is not None and site_label in self.shape.loop_bodies[h]:
+                continue
+            out.append(z3.Implies(hv.reach_var, self.leaving_condition(h)))
+        return out
+
     def index_terms(self, ins) -> tuple[z3.ExprRef, ...]:
         from .semantics import widen
         return tuple(widen(self.term(i), i.type) for i in ins.indices)
@@ -281,8 +311,50 @@ def _enc_binop(enc: ThreadEncoding, lbl, pos, ins: BinOp):
     if t.is_float:
         enc.define(ins.result, enc.fresh("float", t), abstract=True)
         return
-    term = int_binop(ins.op, enc.term(ins.lhs), enc.term(ins.rhs), t)
+    a, b = enc.term(ins.lhs), enc.term(ins.rhs)
+    term = int_binop(ins.op, a, b, t)
     enc.define(ins.result, term, enc.is_abstract(ins.lhs) or enc.is_abstract(ins.rhs))
+    if ins.op in ("div", "floordiv", "mod") and t.is_int:
+        enc.facts.extend(division_lemmas(ins.op, a, b, term, t))
+        key = (_operand_key(ins.lhs), _operand_key(ins.rhs))
+        slot = enc.divmods.setdefault(key, [a, b, None, None, t])
+        slot[3 if ins.op == "mod" else 2] = term
+
+
+def _operand_key(op):
+    return ("v", op.id) if isinstance(op, Value) else ("c", op.value, op.type.name)
+
+
+def division_lemmas(op: str, a, b, r, t) -> list:
+    """Theorems about one division/remainder result that bit-blasting finds
+    slowly (they restate its range, nothing more)."""
+    zero = z3.BitVecVal(0, t.bits)
+    if not t.is_signed:
+        if op == "mod":
+            return [z3.Implies(b != zero, z3.ULT(r, b)), z3.ULE(r, a)]
+        return [z3.ULE(r, a)]
+    pos = z3.And(a >= zero, b > zero)
+    if op == "mod":
+        return [z3.Implies(pos, z3.And(r >= zero, r < b))]
+    return [z3.Implies(pos, z3.And(r >= zero, r <= a))]
+
+
+def divmod_lemmas(e1: "ThreadEncoding", e2: "ThreadEncoding") -> list:
+    """n == q*d + r: equal quotients and remainders by one positive divisor
+    mean equal non-negative dividends (for each div/mod pair on the same operands)."""
+    out = []
+    for key, (n1, d1, q1, r1, t) in e1.divmods.items():
+        other = e2.divmods.get(key)
+        if other is None or q1 is None or r1 is None:
+            continue
+        n2, d2, q2, r2, _ = other
+        zero = z3.BitVecVal(0, t.bits)
+        if t.is_signed:
+            guard = z3.And(d1 == d2, d1 > zero, n1 >= zero, n2 >= zero, q1 == q2, r1 == r2)
+        else:
+            guard = z3.And(d1 == d2, d1 != zero, q1 == q2, r1 == r2)
+        out.append(z3.Implies(guard, n1 == n2))
+    return out
 
 
 def _enc_compare(enc, lbl, pos, ins: Compare):

@@ -168,3 +168,27 @@ def test_status_raises_the_simulators_kind(words, cls, text, line):
     with pytest.raises(cls, match=re.escape(text)) as info:
         status_mod.raise_for_status(np.array(words, np.int64), _sites(), "k", "cuda:0")
     assert (info.value.loc.line if info.value.loc else None) == line
+
+
+SAXPY = '''import verikern as vk
+
+@vk.kernel
+def saxpy(x: vk.array(dtype=vk.float32), y: vk.array(dtype=vk.float32), a: vk.float32):
+    i = vk.tid()
+    if i < x.shape[0]:
+        y[i] = a * x[i] + y[i]
+'''
+
+
+@pytest.mark.skipif(AVAILABLE, reason="a CUDA device is present; this checks the no-GPU path")
+@pytest.mark.parametrize("device", ["cuda:0", "cuda", "cuda:3"])
+def test_vk_launch_on_cuda_without_gpu_is_a_clear_error(device):
+    from verikern.frontend import compile_source
+    from verikern.runtime import launch
+
+    kernel = compile_source(SAXPY, "saxpy.py").kernel("saxpy").mir
+    x, y = np.ones(8, np.float32), np.zeros(8, np.float32)
+    with pytest.raises(DeviceUnavailableError) as info:
+        launch(kernel, 8, [x, y, 2.0], block_dim=8, device=device)
+    assert str(info.value) == REASON
+    assert np.all(y == 0)

@@ -178,3 +178,21 @@ def test_bad_func_error_reported_in_module_when_unused():
     from frontend.fe_util import compile_text
     r = compile_text(K + "@vk.func\ndef f(x: float) -> float:\n    return x + vk.tid()\n")
     assert [e.rule for e in r.errors] == ["implicit-conversion"]
+
+
+def test_hostile_inputs_give_located_errors_not_tracebacks():
+    from frontend.fe_util import compile_text
+    from verikern.frontend import compile_source
+    deep = "a" + " + a" * 4000
+    r = compile_source(K + f"@vk.kernel\ndef k(o: vk.array(dtype=vk.int32), a: int):\n"
+                           f"    o[0] = {deep}\n", "deep.py")
+    errs = r.all_errors
+    assert all(e.loc.file == "deep.py" for e in errs)
+    long_sum = "a" + " + a" * 700
+    r = compile_source(K + f"@vk.kernel\ndef k(o: vk.array(dtype=vk.int32), a: int):\n"
+                           f"    o[0] = {long_sum}\n", "long.py")
+    assert r.kernels[0].error is None
+    r = compile_source("\x00", "nul.py")
+    assert r.errors[0].rule == "syntax" and r.errors[0].loc.file == "nul.py"
+    r = compile_text(K + "@vk.kernel\nasync def k():\n    pass\n")
+    assert r.errors[0].rule == "async" and r.errors[0].loc.line == 4

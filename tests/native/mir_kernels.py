@@ -164,3 +164,71 @@ def elementwise(kind: str, op: str, in_type, out_type=None):
     bld.set_block(done)
     bld.terminate(Return(loc(35)))
     return bld.finish()
+
+
+def divergent_barrier(split_returns: bool = False):
+    """Threads t < cut wait at the barrier on line 41, the others at the one on
+    line 43 (or, with split_returns, the others return at once, which is legal)."""
+    from verikern.mir.nodes import Barrier as B
+    bld = MirBuilder("divergent", loc(40))
+    out = bld.array_param(ArrayRef("out", I32, 1))
+    cut = bld.scalar_param("cut", I32)
+    entry, left, right, join = (bld.new_block("entry"), bld.new_block("left"),
+                                bld.new_block("right"), bld.new_block("join"))
+    bld.set_block(entry)
+    i, t = tid(bld)
+    c = bld.new_value(BOOL)
+    bld.emit(Compare(c, "lt", t, cut, loc(40)))
+    bld.terminate(Branch(c, left, right, loc(40)))
+    bld.set_block(left)
+    bld.emit(B(loc(41)))
+    bld.terminate(Jump(join, loc(41)))
+    bld.set_block(right)
+    if split_returns:
+        bld.terminate(Return(loc(43)))
+    else:
+        bld.emit(B(loc(43)))
+        bld.terminate(Jump(join, loc(43)))
+    bld.set_block(join)
+    bld.emit(Store(out, (i,), t, loc(44)))
+    bld.terminate(Return(loc(45)))
+    return bld.finish(uses_block_features=True)
+
+
+def grid_2d():
+    """out[i, j] = i * 1000 + j for a 2-D launch (i, j from the linear id)."""
+    bld = MirBuilder("grid_2d", loc(50))
+    out = bld.array_param(ArrayRef("out", I32, 2))
+    entry = bld.new_block("entry")
+    bld.set_block(entry)
+    lin, _ = tid(bld)
+    d1 = bld.new_value(I32)
+    bld.emit(Special(d1, "launch_dim", loc(50), dim=1))
+    i = bld.new_value(I32, "i")
+    bld.emit(BinOp(i, "floordiv", lin, d1, loc(50)))
+    j = bld.new_value(I32, "j")
+    bld.emit(BinOp(j, "mod", lin, d1, loc(50)))
+    v = bld.new_value(I32)
+    bld.emit(BinOp(v, "mul", i, bld.const(1000, I32), loc(51)))
+    w = bld.new_value(I32)
+    bld.emit(BinOp(w, "add", v, j, loc(51)))
+    bld.emit(Store(out, (i, j), w, loc(51)))
+    bld.terminate(Return(loc(52)))
+    return bld.finish(launch_ndim=2)
+
+
+def asserting():
+    """assert x[i] >= 0, "x must be non-negative" for every thread."""
+    from verikern.mir.nodes import Assert
+    bld = MirBuilder("asserting", loc(60))
+    x = bld.array_param(ArrayRef("x", I32, 1))
+    entry = bld.new_block("entry")
+    bld.set_block(entry)
+    i, _ = tid(bld)
+    v = bld.new_value(I32)
+    bld.emit(Load(v, x, (i,), loc(61)))
+    c = bld.new_value(BOOL)
+    bld.emit(Compare(c, "ge", v, bld.const(0, I32), loc(61)))
+    bld.emit(Assert(c, "x must be non-negative", loc(62)))
+    bld.terminate(Return(loc(63)))
+    return bld.finish()

@@ -19,7 +19,8 @@ from prove_cli.prove_args import driver_kwargs
 from verikern.proofs import mutate
 
 ROOT = Path(__file__).resolve().parents[2]
-MUTANTS_PER_FILE = 6
+MUTANTS_PER_EXAMPLE = 6      # examples are the realistic kernels: more mutants each
+MUTANTS_PER_CORPUS_CASE = 2
 PROOF_TIMEOUT = 5.0
 
 # (file stem, mutant ident) -> why the mutant is still a correct kernel.
@@ -28,21 +29,27 @@ ALLOWED: dict[tuple[str, str], str] = {
 
 
 def _sources():
-    out = [(p, ()) for p in sorted((ROOT / "examples").glob("*.py"))]
-    out += [(c.path, c.prove_args) for c in load_corpus() if c.expect_status == "proved"]
+    """(path, prove args, mutants per file) of every correct kernel file."""
+    out = [(p, (), MUTANTS_PER_EXAMPLE) for p in sorted((ROOT / "examples").glob("*.py"))]
+    out += [(c.path, c.prove_args, MUTANTS_PER_CORPUS_CASE)
+            for c in load_corpus() if c.expect_status == "proved"]
     return out
 
 
-def _params():
-    params = []
-    for path, args in _sources():
+def _selected():
+    """(path, prove args, site) of every mutant under test."""
+    for path, args, cap in _sources():
         try:
-            mutants = mutate.select(mutate.generate(path.read_text(), str(path)), MUTANTS_PER_FILE)
+            sites = mutate.plan(path.read_text(), str(path))
         except SyntaxError:
             continue
-        for m in mutants:
-            params.append(pytest.param(path, args, m, id=f"{path.stem}-{m.ident}"))
-    return params
+        for site in mutate.select(sites, cap):
+            yield path, args, site
+
+
+def _params():
+    return [pytest.param(path, args, site, id=f"{path.stem}-{site.ident}")
+            for path, args, site in _selected()]
 
 
 def _ready():
@@ -58,12 +65,13 @@ _missing = _ready()
 
 
 @pytest.mark.skipif(_missing is not None, reason=f"compiler/prover not ready: {_missing}")
-@pytest.mark.parametrize("path,prove_args,mutant", _params())
-def test_mutant_is_not_proved(path, prove_args, mutant):
+@pytest.mark.parametrize("path,prove_args,site", _params())
+def test_mutant_is_not_proved(path, prove_args, site):
     from verikern.proofs.driver import prove_source
     from verikern.proofs.obligations import KernelStatus
     from verikern.proofs.report import render_text
 
+    mutant = mutate.make(path.read_text(), site)
     kwargs = driver_kwargs(prove_args, timeout=PROOF_TIMEOUT)
     kwargs["kernel"] = mutant.kernel if kwargs["kernel"] is None else kwargs["kernel"]
     reports = prove_source(mutant.source, f"{path.stem}.mutant.py", replay=False, **kwargs)
@@ -77,8 +85,7 @@ def test_mutant_is_not_proved(path, prove_args, mutant):
 
 
 def test_allow_list_entries_exist_and_have_reasons():
-    idents = {(p.stem, m.ident) for p, _ in _sources()
-              for m in mutate.select(mutate.generate(p.read_text(), str(p)), MUTANTS_PER_FILE)}
+    idents = {(path.stem, site.ident) for path, _, site in _selected()}
     for key, reason in ALLOWED.items():
         assert key in idents, f"ALLOWED names a mutant that is not generated: {key}"
         assert len(reason) > 20

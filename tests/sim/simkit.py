@@ -6,7 +6,7 @@ import numpy as np
 
 from verikern.mir import builder as mb
 from verikern.mir.nodes import (
-    ArrayRef, Assert, Atomic, Barrier, BinOp, Branch, Cast, Compare, Const, Jump,
+    ArrayRef, Assert, Atomic, Barrier, BinOp, Branch, Cast, Compare, Jump,
     Load, Phi, Requires, RequiresArray, Return, Select, ShapeOf, SourceLoc, Special,
     Store, UnaryOp,
 )

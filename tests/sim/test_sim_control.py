@@ -170,3 +170,20 @@ def test_nested_loops():
     launch(k_, 40, [a, o], block_dim=16)
     expect = [sum(jj * kk for jj in range(v) for kk in range(jj)) for v in a]
     assert o.tolist() == expect
+
+
+def test_endless_loop_is_reported_not_a_hang():
+    from sim.simkit import launch_config
+    from verikern.backends.simulator import simulate
+    from verikern.errors import KernelRuntimeError
+    kb = KB("spin")
+    out = kb.arr("out", "int32")
+    loop, never = kb.block("loop"), kb.block("never")
+    kb.jump(loop)
+    kb.goto(loop)
+    kb.branch(kb.cmp("lt", kb.shape(out), kb.c(100)), loop, never)   # always true
+    kb.goto(never)
+    kb.ret()
+    k = kb.finish()
+    with pytest.raises(KernelRuntimeError, match=r"did not finish after 1000 scheduling steps"):
+        simulate(k, launch_config(4, 4), {"out": np.zeros(4, np.int32)}, {}, max_steps=1000)

@@ -287,23 +287,49 @@ def test_barrier_divergence_names_the_line():
     assert err.block == 0 and err.thread >= 5
 
 
-def test_barrier_after_early_return_of_some_threads_is_fine():
-    # threads that returned are not live: the others may pass the barrier
+def _early_return_kernel(cut):
+    """threads with thread_idx >= cut return, the others meet at a barrier."""
     kb = KB("retbar", uses_block_features=True)
     out = kb.arr("out", "int32")
     s = kb.shared("s", "int32", (8,))
     t = kb.special("thread_idx")
     leave, stay = kb.block("leave"), kb.block("stay")
-    kb.branch(kb.cmp("ge", t, kb.c(6)), leave, stay)
+    kb.branch(kb.cmp("ge", t, kb.c(cut)), leave, stay)
     kb.goto(leave)
     kb.ret()
     kb.goto(stay)
     kb.store(s, t, t)
     kb.barrier()
-    kb.store(out, kb.tid(), kb.load(s, kb.op("sub", kb.c(5), t)))
+    kb.store(out, kb.tid(), kb.load(s, kb.op("sub", kb.c(7), t)))
+    kb.ret()
+    return kb.finish()
+
+
+def test_early_return_before_a_barrier_is_divergence():
+    # LANGUAGE.md section 4 (and the corpus): every thread of the block must
+    # reach the barrier; a thread that returned first did not
+    with pytest.raises(BarrierDivergenceError) as e:
+        launch(_early_return_kernel(6), 16, [np.full(16, -1, np.int32)], block_dim=8)
+    assert e.value.thread == 6 and "has returned without reaching it" in str(e.value)
+
+
+def test_barrier_reached_by_every_thread_after_a_uniform_branch():
+    out = np.full(16, -1, np.int32)
+    launch(_early_return_kernel(8), 16, [out], block_dim=8)    # nobody leaves
+    row = [7, 6, 5, 4, 3, 2, 1, 0]
+    assert out.tolist() == row + row
+
+
+@pytest.mark.parametrize("dtype,value,length", [("int8", -1, 300), ("int8", -128, 100),
+                                                ("int16", -1, 40000), ("uint8", 255, 200),
+                                                ("int64", -2**40, 10), ("uint64", 2**63, 10)])
+def test_narrow_and_wide_index_types_are_checked_by_their_signedness(dtype, value, length):
+    kb = KB("narrow")
+    a, idx = kb.arr("a", "float32"), kb.arr("idx", dtype)
+    i = kb.tid()
+    kb.store(a, kb.load(idx, i), kb.c(1.0, "float32"))
     kb.ret()
     k = kb.finish()
-    out = np.full(16, -1, np.int32)
-    launch(k, 16, [out], block_dim=8)
-    row = [5, 4, 3, 2, 1, 0, -1, -1]
-    assert out.tolist() == row + row
+    with pytest.raises(OutOfBoundsError) as e:
+        launch(k, 2, [np.zeros(length, np.float32), np.array([0, value], dtype=dtype)], block_dim=2)
+    assert e.value.detail["index"] == (value,) and e.value.thread == 1

@@ -155,3 +155,56 @@ def test_casts():
     # int -> float rounds to nearest; float64 -> float32 rounds to nearest
     assert run_unop("cast", "int32", [16777217], "float32").tolist() == [16777216.0]
     assert run_unop("cast", "float64", [0.1], "float32").tolist() == [np.float32(0.1)]
+
+
+def test_float16_is_rounded_to_float16():
+    # 2048 + 1 is not representable in float16 (spacing 2): ties to even
+    assert run_binop("add", "float16", [2048.0, 2048.0], [1.0, 3.0]).tolist() == [2048.0, 2052.0]
+    out = run_binop("mul", "float16", [0.1], [3.0])
+    assert out.dtype == np.float16 and out[0] == np.float16(np.float16(0.1) * np.float16(3.0))
+
+
+def test_int64_and_uint64_extremes():
+    assert run_binop("add", "int64", [2**63 - 1], [1]).tolist() == [-2**63]
+    assert run_binop("sub", "uint64", [0], [1]).tolist() == [2**64 - 1]
+    assert run_binop("floordiv", "int64", [-2**63], [-1]).tolist() == [-2**63]
+    assert run_binop("shr", "uint64", [2**64 - 1], [63]).tolist() == [1]
+    assert run_binop("lt", "uint64", [2**63], [1], compare=True).tolist() == [False]
+
+
+def _wrap(v, bits, signed):
+    v &= (1 << bits) - 1
+    return v - (1 << bits) if signed and v >= 1 << (bits - 1) else v
+
+
+def _py_reference(op, a, b, bits, signed):
+    """The MIR meaning of `op`, computed with Python ints."""
+    if op in ("div", "mod"):
+        q = abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)       # truncation
+        return _wrap(q, bits, signed) if op == "div" else _wrap(a - q * b, bits, signed)
+    if op == "floordiv":
+        return _wrap(a // b, bits, signed)
+    if op in ("shl", "shr"):
+        s = b & (bits - 1)
+        return _wrap(a << s, bits, signed) if op == "shl" else _wrap(a >> s, bits, signed)
+    return _wrap({"add": a + b, "sub": a - b, "mul": a * b}[op], bits, signed)
+
+
+@pytest.mark.parametrize("dtype,bits,signed", [("int32", 32, True), ("uint32", 32, False),
+                                               ("int8", 8, True), ("uint16", 16, False),
+                                               ("int64", 64, True)])
+@settings(max_examples=15, deadline=None)
+@given(data=st.data())
+def test_integer_ops_match_python_reference(dtype, bits, signed, data):
+    lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
+    ints = st.one_of(st.integers(lo, hi), st.sampled_from([lo, hi, 0, 1, -1 if signed else 2]))
+    pairs = data.draw(st.lists(st.tuples(ints, ints), min_size=1, max_size=12))
+    a = [p[0] for p in pairs]
+    b = [p[1] for p in pairs]
+    for op in ("add", "sub", "mul", "shl", "shr"):
+        got = run_binop(op, dtype, a, b).tolist()
+        assert got == [_py_reference(op, x, y, bits, signed) for x, y in zip(a, b)], op
+    nz = [y if y != 0 else 1 for y in b]
+    for op in ("div", "floordiv", "mod"):
+        got = run_binop(op, dtype, a, nz).tolist()
+        assert got == [_py_reference(op, x, y, bits, signed) for x, y in zip(a, nz)], op

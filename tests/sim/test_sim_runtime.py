@@ -6,7 +6,6 @@ import textwrap
 import numpy as np
 import pytest
 
-from sim.simkit import compile_kernel
 from verikern.errors import ContractError, LaunchError
 from verikern.runtime import DEVICES, LaunchConfig, launch, prepare_launch
 
@@ -95,6 +94,7 @@ def test_kernel_handle_from_a_module(kernels):
     (lambda: [f32(4), f32(4), 1.5, 1.0], r"argument k \(int32\) must be an integer"),
     (lambda: [f32(4), f32(4), 2**31, 1.0], r"argument k \(int32\) = 2147483648 is out of range"),
     (lambda: [f32(4), f32(4), 1, "x"], r"argument f \(float32\) must be a number"),
+    (lambda: [f32(4), f32(4), 1, 1e300], r"argument f \(float32\) = 1e\+300 is too large for float32"),
 ])
 def test_argument_errors(kernels, inputs, pattern):
     with pytest.raises(LaunchError, match=pattern):
@@ -191,3 +191,14 @@ def test_devices(kernels, tmp_path):
 def test_not_a_kernel():
     with pytest.raises(LaunchError, match=r"expected a @vk.kernel function"):
         launch(lambda: None, 4, [])
+
+
+def test_read_only_arrays(kernels):
+    x = np.arange(4, dtype=np.float32)
+    x.flags.writeable = False
+    out = f32(4)
+    launch(kernels["scale"], 4, [x, out, 1, 2.0])          # read-only input is fine
+    assert out.tolist() == [1.0, 3.0, 5.0, 7.0]
+    out.flags.writeable = False
+    with pytest.raises(LaunchError, match=r"argument out is a read-only array, but the kernel writes it"):
+        launch(kernels["scale"], 4, [x, out, 1, 2.0])

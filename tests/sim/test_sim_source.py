@@ -155,3 +155,45 @@ def chk(a: vk.array(dtype=vk.int32), out: vk.array(dtype=vk.int32)):
     out = np.zeros(3, np.int32)
     launch(k, 3, [np.array([-7, 3, 200], np.int32), out], block_dim=4)
     assert out.tolist() == [100 // -7, 33, 0]
+
+
+def test_shared_atomics_then_barrier_then_global_atomics():
+    k = kern('''
+@vk.kernel
+def hist2(data: vk.array(dtype=vk.int32), bins: vk.array(dtype=vk.int32)):
+    s = vk.shared.array(shape=(8,), dtype=vk.int32)
+    t = vk.thread_idx()
+    if t < 8:
+        s[t] = 0
+    vk.sync_threads()
+    vk.atomic_add(s, data[vk.tid()] % 8, 1)
+    vk.sync_threads()
+    if t < 8:
+        vk.atomic_add(bins, t, s[t])
+''')
+    data = np.random.default_rng(1).integers(0, 1000, 64 * 6).astype(np.int32)
+    bins = np.zeros(8, np.int32)
+    launch(k, 64 * 6, [data, bins], block_dim=64)
+    np.testing.assert_array_equal(bins, np.bincount(data % 8, minlength=8))
+
+
+def test_uniform_while_loop_with_barriers_per_block():
+    k = kern('''
+@vk.kernel
+def rounds(out: vk.array(dtype=vk.int32)):
+    s = vk.shared.array(shape=(1,), dtype=vk.int32)
+    t = vk.thread_idx()
+    if t == 0:
+        s[0] = 0
+    vk.sync_threads()
+    n = 0
+    while n < 5:
+        if t == 0:
+            s[0] = s[0] + vk.block_idx() + 1
+        vk.sync_threads()
+        n = n + 1
+    out[vk.tid()] = s[0]
+''')
+    out = np.zeros(32 * 3, np.int32)
+    launch(k, 32 * 3, [out], block_dim=32)
+    np.testing.assert_array_equal(out, np.repeat([5, 10, 15], 32))

@@ -90,3 +90,27 @@ def test_trace_of_two_d_and_vec_arrays_has_every_index():
     assert [e["index"] for e in res.trace] == [[1, 0, 2], [1, 1, 2], [1, 2, 2]]
     assert [e["flat"] for e in res.trace] == [9 + 2, 9 + 5, 9 + 8]
     assert arr[1, :, 2].tolist() == [1.0, 1.0, 1.0]
+
+
+def test_threads_leaving_a_loop_wait_at_its_exit():
+    from sim.simkit import compile_kernel
+    k = compile_kernel('''
+import verikern as vk
+
+@vk.kernel
+def tail(n: vk.array(dtype=vk.int32), out: vk.array(dtype=vk.int32)):
+    i = vk.tid()
+    acc = 0
+    for j in range(n[i]):
+        acc += n[j]
+    out[i] = acc
+''')
+    n = np.array([0, 3, 1, 2], np.int32)
+    out = np.zeros(4, np.int32)
+    res = simulate(k, launch_config(4, 4), {"n": n, "out": out}, {}, trace=True)
+    assert out.tolist() == [0, 4, 0, 3]
+    ops = [(e["array"], e["op"], e["line"]) for e in res.trace]
+    loop_reads = [p for p, e in enumerate(ops) if e == ("n", "read", 9)]
+    writes = [p for p, e in enumerate(ops) if e[0] == "out"]
+    assert len(loop_reads) == 3 + 1 + 2 and len(writes) == 4
+    assert max(loop_reads) < min(writes)      # reconverged after the loop

@@ -77,6 +77,20 @@ def scale(x: vk.array(dtype=vk.float32), n: int, a: float):
         x[i] = x[i] * a
 """
 
+ROTATE = """\
+import verikern as vk
+
+
+@vk.kernel
+def rotate(x: vk.array(dtype=vk.float32)):
+    vk.requires(vk.block_dim() <= 128)
+    buf = vk.shared.array(shape=(128,), dtype=vk.float32)
+    t = vk.thread_idx()
+    buf[t] = x[vk.tid()]
+    vk.sync_threads()
+    x[vk.tid()] = buf[(t + 1) % vk.block_dim()]
+"""
+
 
 def write(tmp_path, name, text):
     p = tmp_path / name
@@ -116,7 +130,8 @@ def test_reduction_without_barrier_races(tmp_path):
 def test_tiled_transpose_bank_conflicts(tmp_path, width, degree):
     f = write(tmp_path, "t.py", TRANSPOSE.replace("WIDTH", str(width)))
     out_path = tmp_path / "trace.json"
-    code, out = run(f, "-k", "transpose", "--dim", 4096, "--block-dim", 1024,
+    shapes = ("--size", "a=32,64", "--size", "b=64,32")
+    code, out = run(f, "-k", "transpose", "--dim", 2048, "--block-dim", 1024, *shapes,
                     "--out", out_path, "--format", "json")
     doc = json.loads(out)
     assert code == 0 and doc["races"] == [] and doc["trace"] == str(out_path)
@@ -126,8 +141,8 @@ def test_tiled_transpose_bank_conflicts(tmp_path, width, degree):
     else:
         (c,) = doc["bank_conflicts"]
         assert (c["line"], c["degree"], c["array"], c["op"]) == (15, degree, "tile", "read")
-        assert c["conflicted"] == c["accesses"] == 4 * 32
-        code, text = run(f, "-k", "transpose", "--dim", 4096, "--block-dim", 1024)
+        assert c["conflicted"] == c["accesses"] == 2 * 32
+        code, text = run(f, "-k", "transpose", "--dim", 2048, "--block-dim", 1024, *shapes)
         assert code == 0 and f"{f}:15:" in text and "32-way bank conflict" in text
 
 
@@ -143,12 +158,22 @@ def test_runtime_error_is_reported_with_location(tmp_path):
 
 
 @needs_frontend
-def test_unsatisfiable_requires_then_param(tmp_path):
+def test_requires_are_solved_or_reported(tmp_path):
     f = write(tmp_path, "scale.py", SCALE)
-    code, out = run(f, "--dim", 128, "--block-dim", 64)
+    code, out = run(f, "--dim", 128, "--block-dim", 64, "--format", "json")
+    assert code == 0 and json.loads(out)["params"]["n"] == 77
+    code, out = run(f, "--dim", 128, "--block-dim", 64, "--param", "n=5", "--param", "a=2")
     assert code == 3 and "--param" in out and "scale.py:6" in out
-    code, out = run(f, "--dim", 128, "--block-dim", 64, "--param", "n=77", "--param", "a=2")
-    assert code == 0, out
+
+
+@needs_frontend
+def test_block_dim_is_searched_when_not_fixed(tmp_path):
+    f = write(tmp_path, "rot.py", ROTATE)
+    code, out = run(f, "--dim", 512, "--format", "json")
+    doc = json.loads(out)
+    assert code == 0 and doc["block_dim"] == 128 and doc["races"] == []
+    code, out = run(f, "--dim", 512, "--block-dim", 256)
+    assert code == 3 and "rot.py:6" in out
 
 
 @needs_frontend
@@ -182,3 +207,31 @@ def test_help_has_examples():
     code, out = run("--help")
     assert code == 0 and "Examples:" in out and "--param NAME=VALUE" in out
     assert "Exit status:" in out
+
+
+ROWSUM = """\
+import warp as wp
+
+
+@wp.kernel
+def rowsum(m: wp.array(dtype=wp.float32, ndim=2), out: wp.array(dtype=wp.float32)):
+    i, j = wp.tid()
+    out[i] = out[i] + m[i, j]
+"""
+
+
+@needs_frontend
+def test_2d_launch_plain_read_modify_write_races_and_reports_inputs(tmp_path):
+    f = write(tmp_path, "rowsum.py", ROWSUM)
+    code, out = run(f, "--dim", "8,16", "--block-dim", 32, "--format", "json", "--seed", 3)
+    doc = json.loads(out)
+    assert code == 1 and doc["shapes"] == {"m": [8, 16], "out": [128]} and doc["params"] == {}
+    kinds = {(r["kind"], r["array"], r["op"], r["other_op"]) for r in doc["races"]}
+    # threads (i, j) and (i, j') share out[i]; a row (16 threads) never spans two blocks
+    assert kinds == {("intra-block", "out", "write", "write"),
+                     ("intra-block", "out", "write", "read")}
+    assert all(r["line"] == 7 and r["other_line"] == 7 for r in doc["races"])
+    atomic = write(tmp_path, "rowsum_atomic.py",
+                   ROWSUM.replace("out[i] = out[i] + m[i, j]", "out[i] += m[i, j]"))
+    code, out = run(atomic, "--dim", "8,16", "--block-dim", 32)
+    assert code == 0, out

@@ -119,17 +119,46 @@ def test_requires_found_by_search_over_transposed_shapes():
     assert vals["a"].shape[1] == vals["b"].shape[0] and vals["a"].shape[0] == vals["b"].shape[1]
 
 
-def test_unsatisfiable_default_names_the_contract_and_the_options():
+def test_requires_solved_by_z3_with_fewest_changes():
+    kb = KB()
+    x, lo, hi, y = kb.arr("x"), kb.arr("lo", I32), kb.arr("hi", I32), kb.arr("y")
+    n = kb.scalar("n")
+    kb.require("eq", kb.shape(lo), Const(1, I32))
+    kb.require("eq", kb.shape(hi), Const(1, I32))
+    kb.require("eq", kb.binop("mul", n, Const(3, I32)), kb.shape(x))
+    kb.require("ne", n, Const(1234567, I32))
+    k = kb.finish()
+    vals = make_inputs(k, 64, 32, rng(), sizes={"x": 30})
+    assert vals["lo"].shape == vals["hi"].shape == (1,) and int(vals["n"]) == 10
+    assert vals["y"].shape == (64,)          # untouched default
+    vals = make_inputs(k, 64, 32, rng(), params={"n": 7})
+    assert vals["x"].shape == (21,) and int(vals["n"]) == 7
+
+
+def test_unsatisfiable_requires_names_the_contract_and_the_options():
     kb = KB()
     kb.arr("x")
     n = kb.scalar("n")
-    kb.require("eq", n, Const(1234567, I32), line=9)
+    kb.require("eq", n, Const(5, I32), line=9)
     k = kb.finish()
     with pytest.raises(InputGenerationError) as exc:
-        make_inputs(k, 64, 32, rng())
+        make_inputs(k, 64, 32, rng(), params={"n": 4})
     msg = str(exc.value)
     assert "--param" in msg and "--size" in msg and "k.py:9" in msg
-    assert int(make_inputs(k, 64, 32, rng(), params={"n": 1234567})["n"]) == 1234567
+    assert int(make_inputs(k, 64, 32, rng())["n"]) == 5
+
+
+def test_float_requires_left_to_the_runtime_check():
+    kb = KB()
+    kb.arr("x")
+    a = kb.scalar("a", F32)
+    c = kb.b.new_value(BOOL)
+    kb.b.emit(Compare(c, "gt", a, Const(100.0, F32), L))
+    kb.b.emit(Requires(c, SourceLoc("k.py", 12, 5)))
+    k = kb.finish()
+    with pytest.raises(InputGenerationError, match="k.py:12"):
+        make_inputs(k, 64, 32, rng())
+    assert float(make_inputs(k, 64, 32, rng(), params={"a": 150.0})["a"]) == 150.0
 
 
 def test_all_in_range_with_shape_bound_and_all_distinct():

@@ -76,8 +76,8 @@ def _print_table(rows, arch: str, path: str) -> None:
     from rich.table import Table
 
     table = Table(title=f"{path} on {arch} (ptxas -v)")
-    for col, head in zip(COLUMNS, ("kernel", "registers", "shared (static) B", "stack B",
-                                    "spill stores B", "spill loads B")):
+    for col, head in zip(COLUMNS, ("kernel", "registers", "shared B", "stack B",
+                                    "spill st B", "spill ld B")):
         table.add_column(head, justify="left" if col == "kernel" else "right")
     for row in rows:
         table.add_row(*(str(row[c]) for c in COLUMNS))

@@ -11,12 +11,12 @@ A trace shows one run: no race reported is not a proof of race freedom.
 from __future__ import annotations
 
 import json
-import math
 import os
 import sys
 import tempfile
 
 import click
+import numpy as np
 
 EXIT_OK, EXIT_RACE, EXIT_INPUT = 0, 1, 3
 
@@ -115,6 +115,10 @@ class _Reporter:
         console.print(f"kernel {d['kernel']} ({d['file']}): dims {d['dims']}, block_dim "
                       f"{d['block_dim']}, seed {d['seed']}: {n_events} memory accesses traced"
                       + (f", trace in {d['trace']}" if d["trace"] else ""), markup=False)
+        inputs = [f"{n}={v!r}" for n, v in d.get("params", {}).items()]
+        inputs += [f"{n}: {'x'.join(map(str, s)) or 'scalar'}" for n, s in d.get("shapes", {}).items()]
+        if inputs:
+            console.print("inputs: " + ", ".join(inputs), markup=False)
         if races:
             table = Table(title=f"{len(races)} data race{'s' if len(races) > 1 else ''}")
             for col in ("location", "element", "first access", "second access", "when", "instances"):
@@ -165,7 +169,8 @@ Exit status:
 @click.option("--dim", "dims", required=True, metavar="N[,M..]", callback=_parse_dims,
               help="Launch dims, e.g. 1024 or 64,64.")
 @click.option("--block-dim", type=click.IntRange(1, 1024), metavar="B",
-              help="Threads per block; default: the kernel's, else min(256, launch size).")
+              help="Threads per block; default: the kernel's, else min(256, launch size) or the "
+                   "first power of two whose launch satisfies the requires.")
 @click.option("--param", "params", multiple=True, metavar="NAME=VALUE", callback=_parse_pairs,
               help="Fix a scalar parameter (repeatable); default: generated.")
 @click.option("--size", "sizes", multiple=True, metavar="NAME=N[,M..]", callback=_parse_pairs,
@@ -191,14 +196,19 @@ def command(file, kernel_name, dims, block_dim, params, sizes, seed, out, fmt):
       verikern trace saxpy.py --dim 1000 --param a=2.5 --size x=1000
       verikern trace k.py --dim 4096 --out trace.json --format json
     """
-    size = math.prod(dims)
     header = {"file": file, "kernel": kernel_name, "dims": list(dims), "block_dim": block_dim,
-              "seed": seed, "trace": out, "events": 0}
+              "seed": seed, "trace": out, "events": 0, "params": {}, "shapes": {}}
     rep = _Reporter(fmt, header)
     kernel = _compile(file, kernel_name, rep)
-    header_bd = block_dim or kernel.block_dim or min(256, size)
-    rep.doc.update(kernel=kernel.name, block_dim=header_bd)
-    sys.exit(_run(kernel, file, dims, header_bd, params, sizes, seed, out, rep))
+    rep.doc.update(kernel=kernel.name)
+    sys.exit(_run(kernel, file, dims, block_dim, params, sizes, seed, out, rep))
+
+
+def _plain(value):
+    """A numpy scalar as the shortest Python value that reads back to it (--param)."""
+    if isinstance(value, np.floating):
+        return float(str(value))
+    return value.item() if hasattr(value, "item") else value
 
 
 def _compile(file, kernel_name, rep: _Reporter):
@@ -227,20 +237,24 @@ def _compile(file, kernel_name, rep: _Reporter):
 
 
 def _run(kernel, file, dims, block_dim, params, sizes, seed, out, rep: _Reporter) -> int:
-    import numpy as np
-
     from verikern.errors import KernelRuntimeError, LaunchError
-    from verikern.inputs import InputGenerationError, coerce_scalar, make_inputs, ordered_inputs
+    from verikern.inputs import (
+        InputGenerationError, coerce_scalar, make_launch_inputs, ordered_inputs,
+    )
     from verikern.runtime import launch
     from verikern.trace import TraceFormatError, bank_conflicts, find_races, load_trace
 
     types = {p.name: p.value.type for p in kernel.scalar_params}
     try:
         fixed = {n: coerce_scalar(types[n], v, n) if n in types else v for n, v in params.items()}
-        values = make_inputs(kernel, dims, block_dim, np.random.default_rng(seed),
-                             sizes=sizes, params=fixed)
+        block_dim, values = make_launch_inputs(kernel, dims, np.random.default_rng(seed),
+                                               block_dim=block_dim, sizes=sizes, params=fixed)
     except InputGenerationError as err:
         rep.input_error(str(err))
+    rep.doc.update(
+        block_dim=block_dim,
+        params={n: _plain(v) for n, v in values.items() if not isinstance(v, np.ndarray)},
+        shapes={n: list(v.shape) for n, v in values.items() if isinstance(v, np.ndarray)})
     tmpdir = None
     path = out
     if path is None:

@@ -13,9 +13,10 @@ import ast
 
 from verikern.hir import nodes as H
 from verikern.hir.types import (
-    BOOL, F32, I32, MATRIX_TYPES, QUAT, VECTOR_TYPES, ArrayType, MatrixType,
+    BOOL, F32, I32, QUAT, VECTOR_TYPES, ArrayType, MatrixType,
     ScalarType, VectorType,
 )
+from .module import NotConstant
 from .typing_rules import SCALAR_ALIASES, make_literal, value_type_by_name
 
 STATEMENT_BUILTINS = {"sync_threads", "block_until", "requires", "invariant"}
@@ -96,8 +97,11 @@ def _arity(chk, node, name, args, n_min, n_max=None):
 
 def _cast(chk, node, t, args) -> H.Expr:
     _arity(chk, node, t.name, args, 1)
-    if chk.is_const(args[0]):
-        v = chk.const_eval(args[0])
+    try:
+        v = chk.literal_value(args[0])
+    except NotConstant:
+        v = None
+    if v is not None:
         if t.is_float:
             return make_literal(chk, float(v), t, node)
         if t == BOOL:
@@ -162,12 +166,16 @@ def _launch_dim(chk, node, name, args, expected, loc):
 
 
 def _same_type_args(chk, node, name, args, expected):
-    consts = [chk.is_const(a) for a in args]
+    consts = [chk.is_literal_tree(a) for a in args]
     typed = [None] * len(args)
     t = expected if expected is not None and not isinstance(expected, ArrayType) else None
+    if t is None and all(consts) and any(
+            isinstance(n, ast.Constant) and isinstance(n.value, float)
+            for a in args for n in ast.walk(a)):
+        t = F32  # only literals, one of them a float: compute in float32
     for i, a in enumerate(args):
         if not consts[i]:
-            typed[i] = chk.check_expr(a)
+            typed[i] = chk.check_expr(a, t)
             t = typed[i].type
             break
     for i, a in enumerate(args):

@@ -131,11 +131,46 @@ class ExprChecker:
         except NotConstant:
             return False
 
+    def literal_value(self, node: ast.AST):
+        """The value of an untyped literal atom: a number, a module constant, a
+        DSL constant (vk.pi), a constant tuple element, or +/- one of these.
+        Arithmetic between literals is NOT folded here: it runs in the type the
+        context gives it (machine arithmetic), see `is_literal_tree`."""
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            v = self.literal_value(node.operand)
+            if isinstance(v, bool):
+                raise NotConstant
+            return -v if isinstance(node.op, ast.USub) else v
+        if isinstance(node, (ast.Constant, ast.Name, ast.Attribute, ast.Subscript)):
+            return self.const_eval(node)
+        raise NotConstant
+
+    def is_literal_tree(self, node) -> bool:
+        """Only untyped literals and arithmetic on them (no typed operand)."""
+        cache = self.__dict__.setdefault("_literal_tree_cache", {})
+        key = id(node)
+        if key not in cache:
+            cache[key] = (node, self._is_literal_tree(node))  # node kept alive: id stays unique
+        return cache[key][1]
+
+    def _is_literal_tree(self, node) -> bool:
+        try:
+            v = self.literal_value(node)
+            return not isinstance(v, bool)
+        except NotConstant:
+            pass
+        if isinstance(node, ast.BinOp) and type(node.op) in BINOP_NAMES:
+            return self.is_literal_tree(node.left) and self.is_literal_tree(node.right)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd,
+                                                                   ast.Invert)):
+            return self.is_literal_tree(node.operand)
+        return False
+
     # ------------------------------------------------------- expressions
     def check_expr(self, node: ast.AST, expected=None) -> H.Expr:
         """Type-check `node`; `expected` types untyped literals inside it."""
         try:
-            value = self.const_eval(node)
+            value = self.literal_value(node)
         except NotConstant:
             pass
         else:
@@ -175,9 +210,19 @@ class ExprChecker:
                              "convert with int(...)")
         return e
 
-    def check_pair(self, lnode, rnode, op_for_literal: str):
-        """Check two operands so that an untyped literal takes the other's type."""
-        if self.is_const(lnode) and not self.is_const(rnode):
+    def check_pair(self, lnode, rnode, op_for_literal: str, expected=None):
+        """Check two operands so that untyped literals take the other's type
+        (or `expected`, or int32/float32 when both sides are literals)."""
+        lc, rc = self.is_literal_tree(lnode), self.is_literal_tree(rnode)
+        if lc and rc:
+            if isinstance(expected, ScalarType) and expected != BOOL:
+                return self.check_expr(lnode, expected), self.check_expr(rnode, expected)
+            l = self.check_expr(lnode)
+            r = self.check_expr(rnode, literal_type_for(op_for_literal, l.type))
+            if r.type != l.type and isinstance(r.type, ScalarType) and r.type.is_float:
+                l = self.check_expr(lnode, r.type)
+            return l, r
+        if lc:
             r = self.check_expr(rnode)
             return self.check_expr(lnode, literal_type_for(op_for_literal, r.type)), r
         l = self.check_expr(lnode)
@@ -211,7 +256,7 @@ class ExprChecker:
             raise self.error("the `@` operator is not supported", node, "unsupported-expression",
                              "use vk.mul(a, b)")
         op = BINOP_NAMES[type(node.op)]
-        l, r = self.check_pair(node.left, node.right, op)
+        l, r = self.check_pair(node.left, node.right, op, expected)
         t = check_binary_types(self, op, l, r, node)
         return H.BinaryExpr(op, l, r, t, self.loc(node))
 
@@ -275,7 +320,7 @@ class ExprChecker:
 
     def _expr_IfExp(self, node: ast.IfExp, expected):
         cond = self.check_cond(node.test)
-        a, b = self.check_pair(node.body, node.orelse, "add")
+        a, b = self.check_pair(node.body, node.orelse, "add", expected)
         if a.type != b.type:
             raise self.error(f"the two branches have types {a.type} and {b.type}", node,
                              "type-mismatch", "convert one branch explicitly")

@@ -75,7 +75,7 @@ class FlowChecker:
             args = args + [ast.copy_location(ast.Constant(1), it)]
         t = self.var_types.get(var)
         for a in args:
-            if not self.is_const(a):
+            if not self.is_literal_tree(a):
                 t = self.check_int(a, what="a range() argument").type
                 break
         typed = tuple(self.check_int(a, t, what="a range() argument") for a in args)

@@ -12,12 +12,12 @@ import ast
 
 from verikern.errors import KernelError
 from verikern.hir import nodes as H
-from verikern.hir.types import BOOL, I32, ArrayType, MatrixType, ScalarType, VectorType
-from .annotations import parse_annotation, value_type
+from verikern.hir.types import I32, ArrayType, MatrixType, ScalarType, VectorType
+from .annotations import parse_annotation
 from .builtins import check_atomic_value
 from .check_expr import VECTOR_FIELDS, ExprChecker
 from .check_flow import FlowChecker
-from .module import Definition, ModuleInfo, NotConstant
+from .module import Definition, ModuleInfo
 from .typing_rules import BINOP_NAMES, check_binary_types, literal_type_for
 
 _FORBIDDEN_STMTS = {
@@ -392,7 +392,7 @@ class BodyChecker(FlowChecker, ExprChecker):
             except KernelError as err:
                 # a literal of another kind re-assigned: that is a change of type
                 if err.rule not in ("implicit-conversion", "literal-range") \
-                        or not self.is_const(value):
+                        or not self.is_literal_tree(value):
                     raise
                 e = self.check_expr(value)
             if isinstance(e.type, ArrayType):

@@ -8,6 +8,7 @@ KernelError at the kernel, never as a bare traceback).
 from __future__ import annotations
 
 import ast
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -78,10 +79,26 @@ def _syntax_error(e: SyntaxError, filename: str) -> KernelError:
 
 def compile_source(source: str, filename: str = "<string>", optimize: bool = True) -> ModuleResult:
     """Compile every @kernel in `source` (see module docstring)."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, _RECURSION_LIMIT))  # long expressions recurse deeply
+    try:
+        return _compile_source(source, filename, optimize)
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+_RECURSION_LIMIT = 12000
+
+
+def _compile_source(source: str, filename: str, optimize: bool) -> ModuleResult:
     try:
         tree = ast.parse(source, filename=filename)
     except SyntaxError as e:
         return ModuleResult(filename, [], [_syntax_error(e, filename)])
+    except (RecursionError, MemoryError):
+        return ModuleResult(filename, [], [KernelError(
+            "the file is nested too deeply to parse", SourceLoc(filename, 1, 1), rule="too-deep",
+            hint="split long expressions into several statements")])
     except ValueError as e:  # e.g. NUL bytes
         return ModuleResult(filename, [], [KernelError(f"cannot parse: {e}",
                                                        SourceLoc(filename, 1, 1))])
@@ -98,11 +115,17 @@ def compile_source(source: str, filename: str = "<string>", optimize: bool = Tru
         except RecursionError:
             err = info.error("the kernel is nested too deeply to compile", d.loc, "too-deep",
                              "split the expression or the kernel into smaller parts")
+        except Exception as e:  # a checker bug: report it at the kernel, no traceback
+            err = info.error(f"internal compiler error while checking {d.node.name!r}: "
+                             f"{type(e).__name__}: {e}", d.loc, "internal",
+                             "please report this kernel to the verikern developers")
         if hir is not None:
             try:
                 mir = lower_kernel(hir, optimize)
-            except (MirVerifyError, TypeError, KeyError, AssertionError, ValueError,
-                    IndexError, AttributeError) as e:
+            except RecursionError:
+                err = info.error("the kernel is nested too deeply to compile", d.loc,
+                                 "too-deep", "split the kernel into smaller parts")
+            except (MirVerifyError, Exception) as e:
                 err = info.error(f"internal compiler error while lowering {d.node.name!r}: "
                                  f"{type(e).__name__}: {e}", d.loc, "internal",
                                  "please report this kernel to the verikern developers")

@@ -235,7 +235,7 @@ class Lowerer(ExprLowering, BuiltinLowering):
         before_label, before_env = self.cur, dict(self.env)
         then_l = self.new_block("then")
         else_l = self.new_block("else") if s.orelse else None
-        join_l = self.new_block("endif")
+        join_l = None if s.orelse else self.new_block("endif")  # with else: made on demand
         self.terminate(Branch(c, then_l, else_l or join_l, s.loc))
         open_preds = []
         self.set_block(then_l)
@@ -253,10 +253,10 @@ class Lowerer(ExprLowering, BuiltinLowering):
         else:
             incoming.append((before_label, before_env))
         if not incoming and not open_preds:
-            self.set_block(join_l)
-            self.terminate(Return(s.loc))  # unreachable: every branch left
-            self.cur = None
+            self.cur = None  # every branch left: what follows is unreachable
             return
+        if join_l is None:
+            join_l = self.new_block("endif")
         self.b.move_block_to_end(join_l)
         self.join_into(join_l, incoming, s.loc, open_preds)
 

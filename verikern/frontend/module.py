@@ -194,6 +194,8 @@ def scan_module(tree: ast.Module, info: ModuleInfo) -> None:
             except KernelError as e:
                 info.errors.append(e)
                 continue
+            # a later definition of the same name replaces the earlier one (Python)
+            info.definitions = [d for d in info.definitions if d.node.name != stmt.name]
             info.definitions.append(Definition(kind, stmt, loc, block_dim))
             info.constants.pop(stmt.name, None)
         elif isinstance(stmt, ast.ClassDef):

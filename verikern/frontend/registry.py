@@ -58,6 +58,15 @@ class FuncRegistry:
                                             chk.launch_dim_max, frozenset(chk.called))
             except KernelError as e:
                 self._done[name] = e
+            except RecursionError:
+                self._done[name] = self.info.error(
+                    f"func {name!r} is nested too deeply to compile", self.funcs[name].loc,
+                    "too-deep", "split it into smaller funcs")
+            except Exception as e:  # a checker bug: reported, never a bare traceback
+                self._done[name] = self.info.error(
+                    f"internal compiler error while checking func {name!r}: "
+                    f"{type(e).__name__}: {e}", self.funcs[name].loc, "internal",
+                    "please report this func to the verikern developers")
         r = self._done[name]
         if isinstance(r, KernelError):
             raise r

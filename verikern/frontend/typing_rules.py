@@ -13,7 +13,7 @@ import numpy as np
 
 from verikern.hir import nodes as H
 from verikern.hir.types import (
-    BOOL, F16, F32, F64, I32, MATRIX_TYPES, QUAT, SCALAR_TYPES, VECTOR_TYPES,
+    BOOL, F16, F32, I32, MATRIX_TYPES, QUAT, SCALAR_TYPES, VECTOR_TYPES,
     ArrayType, MatrixType, ScalarType, VectorType,
 )
 

@@ -5,8 +5,8 @@ and the result is exactly what the simulator would compute: integer ops wrap
 at the type's width, `floordiv` floors, `div` truncates, `mod` takes the
 dividend's sign, shifts use the amount modulo the width; a division or
 modulo by zero is never folded (it stays for the prover and the simulator);
-float arithmetic is folded in the type's precision for + - * / neg abs and
-comparisons only. Folded instructions whose result is a constant are
+float arithmetic is folded in the type's precision for + - * / min max neg
+abs and comparisons only. Folded instructions whose result is a constant are
 replaced by that constant at every use (the instruction itself is then dead
 and left to DCE).
 """
@@ -16,7 +16,10 @@ import math
 
 import numpy as np
 
-from ..nodes import BinOp, Cast, Compare, Const, Kernel, Select, UnaryOp
+from ..nodes import (
+    INSTRUCTION_CLASSES, Assert, Atomic, Barrier, BinOp, Cast, Compare, Const, Kernel, Load,
+    Requires, RequiresArray, Select, ShapeOf, Special, Store, UnaryOp,
+)
 from ..types import ScalarType
 from .base import substitute
 
@@ -74,6 +77,12 @@ def fold_int_binop(op: str, a: int, b: int, t: ScalarType):
 
 
 def fold_float_binop(op: str, a: float, b: float, t: ScalarType):
+    if op in ("min", "max"):  # fminf/fmaxf: a NaN operand yields the other one
+        if math.isnan(a):
+            return b
+        if math.isnan(b):
+            return a
+        return min(a, b) if op == "min" else max(a, b)
     if op not in ("add", "sub", "mul", "div"):
         return None
     f = _FLOAT_NP[t.name]
@@ -91,55 +100,79 @@ def fold_compare(op: str, a, b) -> bool:
             "gt": a > b, "ge": a >= b}[op]
 
 
-def fold(ins):
-    """The constant an instruction computes, or None."""
-    ops = ins.operands()
-    if not ops or not all(isinstance(o, Const) for o in ops):
-        if isinstance(ins, Select) and isinstance(ins.cond, Const):
-            return ins.if_true if ins.cond.value else ins.if_false
-        return None
-    t = getattr(ins, "result", None).type
-    if isinstance(ins, BinOp):
-        a, b = ins.lhs.value, ins.rhs.value
-        if t.is_float:
-            r = fold_float_binop(ins.op, a, b, t)
-        else:
-            r = fold_int_binop(ins.op, a, b, t)
-        return None if r is None else Const(r, t)
-    if isinstance(ins, Compare):
-        a, b = ins.lhs.value, ins.rhs.value
-        if isinstance(a, float) and (math.isnan(a) or math.isnan(b)):
-            return Const(ins.op == "ne", t)
-        return Const(fold_compare(ins.op, a, b), t)
-    if isinstance(ins, UnaryOp):
-        a = ins.operand.value
-        if ins.op == "not":
-            return Const(not a, t)
-        if ins.op == "neg":
-            return Const(-a if t.is_float else t.wrap(-a), t)
-        if ins.op == "invert" and t.is_int:
-            return Const(t.wrap(~a), t)
-        if ins.op == "abs":
-            return Const(abs(a) if t.is_float else t.wrap(abs(a)), t)
-        return None
-    if isinstance(ins, Cast):
-        src = ins.operand.type
-        a = ins.operand.value
-        if t.is_bool:
-            return Const(a != 0, t)
-        if src.is_bool:
-            return Const(float(a) if t.is_float else int(a), t)
-        if t.is_int and src.is_int:
-            return Const(t.wrap(a), t)
-        if t.is_float and src.is_int:
+def _fold_binop(ins: BinOp, t):
+    a, b = ins.lhs.value, ins.rhs.value
+    r = fold_float_binop(ins.op, a, b, t) if t.is_float else fold_int_binop(ins.op, a, b, t)
+    return None if r is None else Const(r, t)
+
+
+def _fold_compare(ins: Compare, t):
+    a, b = ins.lhs.value, ins.rhs.value
+    if isinstance(a, float) and (math.isnan(a) or math.isnan(b)):
+        return Const(ins.op == "ne", t)
+    return Const(fold_compare(ins.op, a, b), t)
+
+
+def _fold_unary(ins: UnaryOp, t):
+    a = ins.operand.value
+    if ins.op == "not":
+        return Const(not a, t)
+    if ins.op == "neg":
+        return Const(-a if t.is_float else t.wrap(-a), t)
+    if ins.op == "invert" and t.is_int:
+        return Const(t.wrap(~a), t)
+    if ins.op == "abs":
+        return Const(abs(a) if t.is_float else t.wrap(abs(a)), t)
+    return None  # transcendental and rounding functions are left to the backends
+
+
+def _fold_cast(ins: Cast, t):
+    src = ins.operand.type
+    a = ins.operand.value
+    if t.is_bool:
+        return Const(a != 0, t)
+    if src.is_bool:
+        return Const(float(a) if t.is_float else int(a), t)
+    if t.is_int and src.is_int:
+        return Const(t.wrap(a), t)
+    if t.is_float:
+        with np.errstate(all="ignore"):
             return Const(float(_FLOAT_NP[t.name](a)), t)
-        if t.is_float and src.is_float:
-            with np.errstate(all="ignore"):
-                return Const(float(_FLOAT_NP[t.name](a)), t)
-        return None  # float -> int: out-of-range is unspecified, leave it
-    if isinstance(ins, Select):
-        return ins.if_true if ins.cond.value else ins.if_false
+    return None  # float -> int: out-of-range is unspecified, leave it
+
+
+def _fold_select(ins: Select, t):
+    return ins.if_true if ins.cond.value else ins.if_false
+
+
+def _not_foldable(ins, t):
     return None
+
+
+# OPCODE -> folder(ins, result type) called when every operand is a Const
+FOLDERS = {
+    BinOp.OPCODE: _fold_binop, Compare.OPCODE: _fold_compare, UnaryOp.OPCODE: _fold_unary,
+    Cast.OPCODE: _fold_cast, Select.OPCODE: _fold_select,
+    Special.OPCODE: _not_foldable, ShapeOf.OPCODE: _not_foldable, Load.OPCODE: _not_foldable,
+    Store.OPCODE: _not_foldable, Atomic.OPCODE: _not_foldable, Barrier.OPCODE: _not_foldable,
+    Assert.OPCODE: _not_foldable, Requires.OPCODE: _not_foldable,
+    RequiresArray.OPCODE: _not_foldable,
+}
+assert set(FOLDERS) == {c.OPCODE for c in INSTRUCTION_CLASSES}
+
+
+def fold(ins):
+    """The constant (or operand) an instruction computes, or None."""
+    folder = FOLDERS.get(ins.OPCODE)
+    if folder is None:
+        raise TypeError(f"const-fold has no rule for MIR instruction {type(ins).__name__}")
+    if isinstance(ins, Select) and isinstance(ins.cond, Const):
+        return _fold_select(ins, ins.result.type)
+    ops = ins.operands()
+    if getattr(ins, "result", None) is None or not ops \
+            or not all(isinstance(o, Const) for o in ops):
+        return None
+    return folder(ins, ins.result.type)
 
 
 class ConstantFolding:
@@ -150,10 +183,9 @@ class ConstantFolding:
             mapping = {}
             for b in kernel.blocks:
                 for ins in b.instrs:
-                    if isinstance(ins, (BinOp, Compare, UnaryOp, Cast, Select)):
-                        r = fold(ins)
-                        if r is not None:
-                            mapping[ins.result.id] = r
+                    r = fold(ins)
+                    if r is not None:
+                        mapping[ins.result.id] = r
             if not mapping:
                 return kernel
             kernel = substitute(kernel, mapping)

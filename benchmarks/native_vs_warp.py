@@ -1,0 +1,204 @@
+"""Throughput of cpu:native against the simulator, NVIDIA Warp's CPU backend
+and numpy, on saxpy and Moller-Trumbore ray-triangle intersection.
+
+Run: python benchmarks/native_vs_warp.py [--n 4194304] [--repeat 5] [--no-sim]
+
+Each column is the best of --repeat timed launches (compile / JIT time
+excluded and printed separately; the simulator runs once). Ratios are
+time(cpu:native) / time(other): <= 1.0 means cpu:native is at least as fast.
+The cpu:native results are also checked against numpy before timing.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def load_example(name: str):
+    import importlib.util
+
+    path = ROOT / "examples" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"vk_bench_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def best_of(fn, repeat: int) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+# ------------------------------------------------------------------- numpy
+def numpy_saxpy(inp):
+    return inp["a"] * inp["x"] + inp["y"]
+
+
+def numpy_ray_triangle(inp):
+    o, d = inp["origins"], inp["directions"]
+    v0, v1, v2 = inp["v0"], inp["v1"], inp["v2"]
+    e1, e2 = v1 - v0, v2 - v0
+    p = np.cross(d, e2)
+    det = np.einsum("ij,ij->i", e1, p)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        inv = np.float32(1.0) / det
+        s = o - v0
+        u = np.einsum("ij,ij->i", s, p) * inv
+        q = np.cross(s, e1)
+        v = np.einsum("ij,ij->i", d, q) * inv
+        t = np.einsum("ij,ij->i", e2, q) * inv
+    ok = (np.abs(det) > 1e-8) & (u >= 0) & (u <= 1) & (v >= 0) & (u + v <= 1) & (t > 1e-6)
+    return np.where(ok, t, np.float32(-1.0))
+
+
+# -------------------------------------------------------------------- warp
+def warp_kernels():
+    try:
+        import warp as wp
+    except ImportError:
+        return None
+    wp.config.quiet = True
+    wp.init()
+
+    @wp.kernel
+    def saxpy(x: wp.array(dtype=wp.float32), y: wp.array(dtype=wp.float32), a: wp.float32):
+        i = wp.tid()
+        if i < x.shape[0]:
+            y[i] = a * x[i] + y[i]
+
+    @wp.kernel
+    def intersect(origins: wp.array(dtype=wp.vec3), directions: wp.array(dtype=wp.vec3),
+                  v0: wp.array(dtype=wp.vec3), v1: wp.array(dtype=wp.vec3),
+                  v2: wp.array(dtype=wp.vec3), t_hit: wp.array(dtype=wp.float32)):
+        i = wp.tid()
+        if i < origins.shape[0]:
+            o = origins[i]
+            d = directions[i]
+            a = v0[i]
+            e1 = v1[i] - a
+            e2 = v2[i] - a
+            p = wp.cross(d, e2)
+            det = wp.dot(e1, p)
+            result = float(-1.0)
+            if wp.abs(det) > 1.0e-8:
+                inv = 1.0 / det
+                s = o - a
+                u = wp.dot(s, p) * inv
+                if u >= 0.0 and u <= 1.0:
+                    q = wp.cross(s, e1)
+                    v = wp.dot(d, q) * inv
+                    if v >= 0.0 and u + v <= 1.0:
+                        t = wp.dot(e2, q) * inv
+                        if t > 1.0e-6:
+                            result = t
+            t_hit[i] = result
+
+    return wp, saxpy, intersect
+
+
+def bench_warp(wk, case: str, inp, n: int, repeat: int):
+    wp, saxpy, intersect = wk
+    dev = "cpu"
+    if case == "saxpy":
+        x = wp.array(inp["x"], dtype=wp.float32, device=dev)
+        y = wp.array(inp["y"].copy(), dtype=wp.float32, device=dev)
+        args = [x, y, float(inp["a"])]
+        kernel, out = saxpy, y
+    else:
+        arrs = [wp.array(inp[k], dtype=wp.vec3, device=dev)
+                for k in ("origins", "directions", "v0", "v1", "v2")]
+        out = wp.zeros(n, dtype=wp.float32, device=dev)
+        args, kernel = arrs + [out], intersect
+    start = time.perf_counter()
+    wp.launch(kernel, dim=n, inputs=args, device=dev)
+    wp.synchronize()
+    first = time.perf_counter() - start
+
+    def once():
+        wp.launch(kernel, dim=n, inputs=args, device=dev)
+        wp.synchronize()
+
+    return best_of(once, repeat), first
+
+
+def launch_inputs(case: str, inp, n: int) -> list:
+    """The vk.launch argument list (arrays allocated once, outside the timing)."""
+    if case == "saxpy":
+        return [inp["x"], inp["y"].copy(), inp["a"]]
+    arrays = [inp[k] for k in ("origins", "directions", "v0", "v1", "v2")]
+    return arrays + [np.zeros(n, np.float32)]
+
+
+# -------------------------------------------------------------------- main
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=1 << 22)
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--no-sim", action="store_true", help="skip the (slow) simulator")
+    args = ap.parse_args()
+    n = args.n
+
+    import verikern as vk
+    from verikern.backends.native import compile_kernel, workers
+
+    wk = warp_kernels()
+    rng = np.random.default_rng(0)
+    print(f"n = {n}, host cores = {os.cpu_count()}, cpu:native workers = {workers()}")
+    rows = []
+    for case, example, kname in (("saxpy", "saxpy", "saxpy"),
+                                 ("ray_triangle", "ray_triangle", "intersect")):
+        ex = load_example(example)
+        inp = ex.make_inputs(rng, n)
+        handle = getattr(ex, kname)
+        compiled = compile_kernel(handle.mir)
+        ref = numpy_saxpy(inp) if case == "saxpy" else numpy_ray_triangle(inp)
+        launch_args = launch_inputs(case, inp, n)
+        vk.launch(handle, n, launch_args, device="cpu:native")
+        got = launch_args[-1] if case == "ray_triangle" else launch_args[1]
+        agree = float(np.mean(np.isclose(got, ref, rtol=1e-4, atol=1e-4)))
+        t_native = best_of(lambda: vk.launch(handle, n, launch_args, device="cpu:native"),
+                           args.repeat)
+        t_numpy = best_of(lambda: numpy_saxpy(inp) if case == "saxpy"
+                          else numpy_ray_triangle(inp), args.repeat)
+        t_sim = None
+        if not args.no_sim:
+            t_sim = best_of(lambda: vk.launch(handle, n, launch_args, device="cpu"), 1)
+        t_warp = warp_first = None
+        if wk is not None:
+            t_warp, warp_first = bench_warp(wk, case, inp, n, args.repeat)
+        rows.append((case, compiled.compile_seconds, t_native, t_sim, t_warp, warp_first,
+                     t_numpy, agree))
+
+    def rate(t):
+        return f"{n / t / 1e6:10.1f}" if t else "       n/a"
+
+    print("\nthroughput in million threads (elements) per second; best of "
+          f"{args.repeat} runs (simulator: 1 run)")
+    print(f"{'kernel':14} {'cpu:native':>10} {'simulator':>10} {'warp cpu':>10} "
+          f"{'numpy':>10} | {'nat/sim':>8} {'nat/warp':>8} {'nat/numpy':>9}")
+    for case, jit, tn, ts, tw, wfirst, tnp, agree in rows:
+        r = lambda t: f"{tn / t:8.3f}" if t else "     n/a"  # noqa: E731
+        print(f"{case:14} {rate(tn)} {rate(ts)} {rate(tw)} {rate(tnp)} | "
+              f"{r(ts)} {r(tw)} {tn / tnp:9.3f}")
+    print()
+    for case, jit, tn, ts, tw, wfirst, tnp, agree in rows:
+        warp_note = f", warp first launch (incl. build/load) {wfirst:.3f} s" if wfirst else ""
+        print(f"{case}: cpu:native JIT compile {jit * 1e3:.1f} ms{warp_note}; "
+              f"cpu:native agrees with numpy on {agree * 100:.2f}% of elements")
+    if wk is None:
+        print("warp-lang is not installed: the warp column is skipped")
+    print("ratios are time(cpu:native) / time(other); <= 1.0: cpu:native is as fast or faster")
+
+
+if __name__ == "__main__":
+    main()

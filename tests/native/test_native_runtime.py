@@ -1,0 +1,150 @@
+"""cpu:native runs launches like the simulator: barriers (also in loops),
+partial last blocks, 2-D launches, atomics across cores, and reports the
+same errors (bounds, division by zero, asserts, barrier divergence)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from native.mir_kernels import (
+    asserting, atomic_count, block_reverse, divergent_barrier, elementwise, grid_2d, saxpy,
+)
+from verikern.backends import native
+from verikern.backends.native.jit import compile_kernel
+from verikern.errors import (
+    BarrierDivergenceError, DivisionByZeroError, KernelAssertionError, OutOfBoundsError,
+)
+from verikern.mir.types import I32
+from verikern.runtime import launch
+
+DEVICES = ("cpu", "cpu:native")
+
+
+def both(kernel, dim, make_inputs, block_dim):
+    """Run on the simulator and natively; return both input lists."""
+    out = []
+    for dev in DEVICES:
+        inputs = make_inputs()
+        launch(kernel, dim, inputs, block_dim=block_dim, device=dev)
+        out.append(inputs)
+    return out
+
+
+@pytest.mark.parametrize("n,block", [(1, 256), (1000, 256), (1025, 128), (77, 32)])
+def test_saxpy_partial_last_block(n, block):
+    rng = np.random.default_rng(n)
+    x = rng.standard_normal(n).astype(np.float32)
+    y0 = rng.standard_normal(n).astype(np.float32)
+    sim, nat = both(saxpy(), n, lambda: [x.copy(), y0.copy(), np.float32(1.5)], block)
+    expect = np.float32(1.5) * x + y0
+    np.testing.assert_array_equal(nat[1], expect)
+    np.testing.assert_array_equal(nat[1], sim[1])
+
+
+@pytest.mark.parametrize("rounds", [0, 1, 2, 3])
+def test_barriers_in_a_loop_keep_values_per_thread(rounds):
+    n, block = 256, 64
+    src = np.arange(n, dtype=np.int32) * 3 + 1
+    sim, nat = both(block_reverse(), n,
+                    lambda: [src.copy(), np.zeros(n, np.int32), rounds], block)
+    expect = src.reshape(-1, block)
+    if rounds % 2:
+        expect = expect[:, ::-1]
+    np.testing.assert_array_equal(nat[1], expect.reshape(-1))
+    np.testing.assert_array_equal(nat[1], sim[1])
+
+
+def test_large_launch_runs_on_all_cores_with_atomics():
+    n = 1 << 17    # above PARALLEL_MIN_THREADS: blocks spread over the workers
+    assert n >= native.PARALLEL_MIN_THREADS
+    count = np.zeros(1, np.int32)
+    olds = np.full(n, -1, np.int32)
+    launch(atomic_count(), n, [count, olds], block_dim=256, device="cpu:native")
+    assert count[0] == n
+    np.testing.assert_array_equal(np.sort(olds), np.arange(n, dtype=np.int32))
+
+
+def test_2d_launch():
+    rows, cols = 37, 29
+    sim, nat = both(grid_2d(), (rows, cols), lambda: [np.zeros((rows, cols), np.int32)], 64)
+    i, j = np.meshgrid(np.arange(rows), np.arange(cols), indexing="ij")
+    np.testing.assert_array_equal(nat[0], i * 1000 + j)
+    np.testing.assert_array_equal(nat[0], sim[0])
+
+
+def _errors(kernel, dim, make_inputs, block_dim):
+    errs = []
+    for dev in DEVICES:
+        with pytest.raises(Exception) as info:
+            launch(kernel, dim, make_inputs(), block_dim=block_dim, device=dev)
+        errs.append(info.value)
+    return errs
+
+
+def test_out_of_bounds_detected_natively_like_the_simulator():
+    n = 1000   # threads 1000..1023 read x[i] past the end (no guard)
+    x = np.ones(n, np.float32)
+    sim, nat = _errors(saxpy(guarded=False), 1024,
+                       lambda: [x.copy(), np.ones(n, np.float32), np.float32(2)], 256)
+    assert isinstance(nat, OutOfBoundsError) and isinstance(sim, OutOfBoundsError)
+    assert nat.loc == sim.loc and nat.loc.line == 4 and nat.loc.col == 20
+    assert (nat.thread, nat.block) == (sim.thread, sim.block) == (1000 - 768, 3)
+    assert "index 1000 in dimension 0 is outside 0..999" in str(nat)
+    assert "hand_kernels.py:4:20" in str(nat)
+
+
+def test_division_by_zero_detected_natively():
+    k = elementwise("binop", "floordiv", I32)
+    a = np.arange(70, dtype=np.int32)
+    b = np.ones(70, np.int32)
+    b[45] = 0
+    sim, nat = _errors(k, 70, lambda: [a.copy(), b.copy(), np.zeros(70, np.int32)], 32)
+    assert isinstance(nat, DivisionByZeroError) and isinstance(sim, DivisionByZeroError)
+    assert nat.loc == sim.loc
+    assert (nat.thread, nat.block) == (sim.thread, sim.block) == (13, 1)
+
+
+def test_assert_failure_detected_natively():
+    x = np.zeros(300, np.int32)
+    x[257] = -5
+    sim, nat = _errors(asserting(), 300, lambda: [x.copy()], 128)
+    assert isinstance(nat, KernelAssertionError) and isinstance(sim, KernelAssertionError)
+    assert nat.loc == sim.loc and "x must be non-negative" in str(nat)
+    assert (nat.thread, nat.block) == (sim.thread, sim.block) == (1, 2)
+
+
+def test_barrier_divergence_detected_natively():
+    sim, nat = _errors(divergent_barrier(), 64, lambda: [np.zeros(64, np.int32), 5], 32)
+    assert isinstance(nat, BarrierDivergenceError) and isinstance(sim, BarrierDivergenceError)
+    assert nat.loc == sim.loc and nat.loc.line == 43   # first barrier in reverse postorder
+    assert (nat.thread, nat.block) == (sim.thread, sim.block) == (0, 0)
+    assert "waits at the barrier at line 41" in str(nat)
+
+
+def test_returning_before_a_barrier_is_divergence():
+    """LANGUAGE.md section 4: every thread of the block must reach the barrier;
+    a thread that returned counts as missing (as in the simulator)."""
+    sim, nat = _errors(divergent_barrier(split_returns=True), 64,
+                       lambda: [np.zeros(64, np.int32), 5], 32)
+    assert isinstance(nat, BarrierDivergenceError) and isinstance(sim, BarrierDivergenceError)
+    assert nat.loc == sim.loc and nat.loc.line == 41
+    assert (nat.thread, nat.block) == (sim.thread, sim.block) == (5, 0)
+    assert "has returned without reaching it" in str(nat)
+
+
+def test_no_divergence_when_all_threads_agree():
+    for cut in (0, 32):
+        out = [np.zeros(64, np.int32), cut]
+        launch(divergent_barrier(), 64, out, block_dim=32, device="cpu:native")
+        np.testing.assert_array_equal(out[0], np.arange(64) % 32)
+
+
+def test_compiled_once_per_kernel():
+    k = saxpy()
+    first = compile_kernel(k)
+    assert compile_kernel(k) is first
+    assert first.compile_seconds > 0
+    x = np.ones(10, np.float32)
+    for _ in range(2):
+        launch(k, 10, [x, np.zeros(10, np.float32), np.float32(1)], device="cpu:native")
+    assert compile_kernel(k) is first

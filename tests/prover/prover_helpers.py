@@ -1,0 +1,46 @@
+"""Compile a kernel from source and summarise the prover's verdicts per kind."""
+from __future__ import annotations
+
+import textwrap
+
+from verikern.frontend import compile_source
+from verikern.proofs import prove_kernel
+
+HEADER = "import verikern as vk\n\n"
+
+
+def compile_kernel(src: str):
+    res = compile_source(HEADER + textwrap.dedent(src), "<test>")
+    assert not res.errors, res.errors
+    kr = res.kernels[0]
+    assert kr.error is None and kr.mir is not None, kr.error
+    return kr.mir
+
+
+def prove_src(src: str, **kw):
+    return prove_kernel(compile_kernel(src), **kw)
+
+
+def verdicts(obligations) -> dict[str, set[str]]:
+    """kind -> set of statuses over that kind's obligations."""
+    out: dict[str, set[str]] = {}
+    for o in obligations:
+        out.setdefault(o.kind.value, set()).add(o.status.value)
+    return out
+
+
+def failing(obligations) -> set[str]:
+    return {o.kind.value for o in obligations if o.status.value == "failed"}
+
+
+def assert_verdicts(obligations, failed: set[str] = frozenset(), kinds: set[str] | None = None):
+    """Exactly the kinds in `failed` have a failed obligation; every other
+    obligation is proved; `kinds` (when given) are all present."""
+    v = verdicts(obligations)
+    msgs = [f"{o.kind.value} {o.status.value} L{o.loc.line}: {o.message}" for o in obligations]
+    assert failing(obligations) == set(failed), msgs
+    for kind, statuses in v.items():
+        if kind not in failed:
+            assert statuses == {"proved"}, msgs
+    if kinds is not None:
+        assert set(kinds) <= set(v), (kinds, msgs)

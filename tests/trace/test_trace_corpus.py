@@ -1,0 +1,53 @@
+"""`verikern trace` over the shared corpus, against the prover's expected verdicts.
+
+A race in a trace is a real race, so a kernel whose header does not expect a
+race must never show one; a race kernel whose run completes must show one.
+Every ok_/race_ kernel must get generated inputs (no input error)."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from corpus_loader import load_corpus
+
+try:
+    from verikern.frontend import compile_file
+except ImportError:     # pragma: no cover - frontend still being written
+    compile_file = None
+
+CASES = load_corpus() if compile_file is not None else []
+
+
+def _launch_args(case) -> list[str]:
+    """The corpus header's launch if it has one; else two blocks' worth of threads."""
+    kernel = compile_file(str(case.path)).kernels[0].mir
+    args = []
+    if case.option("--block-dim"):
+        args += ["--block-dim", case.option("--block-dim")]
+    block = int(case.option("--block-dim") or (kernel.block_dim if kernel else 0) or 64)
+    if case.option("--dim"):
+        return args + ["--dim", case.option("--dim")]
+    ndim = kernel.launch_ndim if kernel else 1
+    dims = {1: f"{2 * block}", 2: f"2,{2 * block}", 3: f"2,2,{block}"}.get(ndim, "2,2,2,8")
+    return args + ["--dim", dims]
+
+
+@pytest.mark.skipif(compile_file is None, reason="frontend not available yet")
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_trace_agrees_with_expected_verdict(case):
+    result = CliRunner().invoke(
+        __import__("verikern.cli.trace", fromlist=["command"]).command,
+        [str(case.path), "--format", "json", *_launch_args(case)], catch_exceptions=False)
+    doc = json.loads(result.output)
+    expects_race = "race" in case.failing_kinds
+    if not expects_race:
+        assert doc["races"] == [], f"{case.name}: trace found a race the corpus says is impossible"
+    elif doc["status"] not in ("runtime-error", "input-error"):
+        assert doc["races"], f"{case.name}: the run completed but showed no race"
+        assert all(r["file"] == str(case.path) for r in doc["races"])
+    if case.name.startswith(("ok_", "race_")):
+        assert doc["status"] != "input-error", doc["error"]
+    if case.expect_status == "proved":
+        assert result.exit_code == 0 and doc["status"] == "ok", doc["error"]
