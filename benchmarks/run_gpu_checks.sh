@@ -25,19 +25,36 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,compute_cap --format=csv
 "$PY" -c 'import sys; print("python", sys.version.split()[0], sys.executable)'
 
 step "dependencies"
+# A rented machine's system python may be "externally managed" (PEP 668) and
+# may lack pip: allow installing into it, and run pip from its wheel if needed.
+export PIP_BREAK_SYSTEM_PACKAGES=1 PIP_DISABLE_PIP_VERSION_CHECK=1
+PIP=("$PY" -m pip)
+if ! "$PY" -m pip --version >/dev/null 2>&1; then
+  pipwheel=$(ls wheels/pip-*.whl 2>/dev/null | head -1)
+  if [ -n "$pipwheel" ]; then PIP=("$PY" "$pipwheel/pip"); echo "pip: running from $pipwheel"
+  else echo "pip is missing and wheels/ has no pip wheel: installs will fail"; fi
+fi
+# Needed by the GPU tests and the benchmark: numpy, pytest, llvmlite,
+# cuda-python (and setuptools/wheel for the editable install). z3-solver,
+# click, rich and hypothesis are only installed when their wheels are at hand.
 missing=()
-for spec in numpy:numpy pytest:pytest hypothesis:hypothesis llvmlite:llvmlite z3:z3-solver \
-            click:click rich:rich cuda.bindings:cuda-python setuptools:setuptools wheel:wheel; do
+for spec in numpy:numpy pytest:pytest llvmlite:llvmlite cuda.bindings:cuda-python \
+            setuptools:setuptools wheel:wheel; do
   mod=${spec%%:*}; pkg=${spec#*:}
   "$PY" -c "import $mod" 2>/dev/null || missing+=("$pkg")
+done
+for spec in z3:z3-solver click:click rich:rich hypothesis:hypothesis; do
+  mod=${spec%%:*}; pkg=${spec#*:}
+  "$PY" -c "import $mod" 2>/dev/null && continue
+  if [ ! -d wheels ] || ls wheels | grep -qi "^${pkg//-/_}-"; then missing+=("$pkg"); fi
 done
 if [ ${#missing[@]} -gt 0 ]; then
   echo "installing: ${missing[*]}"
   if [ -d wheels ]; then
-    timeout 180 "$PY" -m pip install -q --disable-pip-version-check --no-index --find-links wheels "${missing[@]}" \
+    timeout 180 "${PIP[@]}" install -q --no-index --find-links wheels "${missing[@]}" \
       || { echo "pip install from wheels/ failed"; status=1; }
   else
-    timeout 180 "$PY" -m pip install -q --disable-pip-version-check "${missing[@]}" \
+    timeout 180 "${PIP[@]}" install -q "${missing[@]}" \
       || { echo "pip install failed (no wheels/ folder: run benchmarks/fetch_gpu_wheels.sh where there is network)"; status=1; }
   fi
 else
@@ -46,8 +63,11 @@ fi
 "$PY" -c 'import warp' 2>/dev/null && echo "warp: present (benchmark compares with it)" \
   || echo "warp: absent (benchmark runs without the Warp comparison; pip install warp-lang to add it)"
 
+# libdevice (for kernels calling sin/cos/exp/log/pow) when carried in wheels/
+[ -f wheels/libdevice.10.bc ] && export VERIKERN_LIBDEVICE="$PWD/wheels/libdevice.10.bc"
+
 step "pip install --no-deps -e ."
-timeout 120 "$PY" -m pip install -q --disable-pip-version-check --no-deps --no-build-isolation -e . \
+timeout 120 "${PIP[@]}" install -q --no-deps --no-build-isolation -e . \
   > "$RESULTS/pip_install.log" 2>&1 || { tail -20 "$RESULTS/pip_install.log"; status=1; }
 "$PY" - <<'PYEOF'
 from verikern.backends.cuda import cuda_available, default_arch

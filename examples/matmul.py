@@ -11,12 +11,16 @@ import verikern as vk
 
 TILE = 16
 THREADS = TILE * TILE
+MAX_INNER = 1 << 30
 
 
 @vk.kernel(block_dim=256)
 def matmul_tiled(a: vk.array(dtype=vk.float32, ndim=2), b: vk.array(dtype=vk.float32, ndim=2),
                  c: vk.array(dtype=vk.float32, ndim=2)):
     vk.requires(a.shape[1] == b.shape[0])
+    # range(0, kdim, TILE) steps its counter past kdim with int32 arithmetic
+    # (as Warp does): kdim <= 2**30 keeps that last step from wrapping.
+    vk.requires(a.shape[1] <= MAX_INNER)
     vk.requires(c.shape[0] == a.shape[0] and c.shape[1] == b.shape[1])
     vk.requires(vk.launch_dim(1) % THREADS == 0)
     sa = vk.shared.array(shape=(TILE, TILE), dtype=vk.float32)
@@ -30,8 +34,7 @@ def matmul_tiled(a: vk.array(dtype=vk.float32, ndim=2), b: vk.array(dtype=vk.flo
     col = bx * TILE + tx
     kdim = a.shape[1]
     acc = 0.0
-    for kt in range(kdim // TILE + 1):
-        k0 = kt * TILE
+    for k0 in range(0, kdim, TILE):
         va = 0.0
         if row < a.shape[0] and k0 + tx < kdim:
             va = a[row, k0 + tx]

@@ -1,6 +1,12 @@
 """Hillis-Steele inclusive scan within each block, double-buffered in shared
-memory: step `offset` (1, 2, 4, ...) reads row `src` and writes row 1 - src,
-with one barrier per step. out[i] is the sum of x over i's block up to i.
+memory. out[i] is the sum of x over i's block up to element i.
+
+The network always runs LOG_MAX_BLOCK steps (enough for the largest block):
+step s reads row s % 2 and writes row 1 - s % 2, adding the element `offset =
+1 << s` places back when that is still inside the block, copying otherwise;
+one barrier ends every step. With an even number of steps the result always
+ends in row 0, and every index is bounded by the loop counter alone, which
+keeps the proof free of loop invariants.
 
 Any block_dim up to 1024; the launch must be a multiple of block_dim (`run`
 pads it and the kernel treats missing elements as 0).
@@ -10,6 +16,7 @@ import numpy as np
 import verikern as vk
 
 MAX_BLOCK = 1024
+LOG_MAX_BLOCK = 10
 
 
 @vk.kernel
@@ -23,19 +30,17 @@ def block_scan(x: vk.array(dtype=vk.float32), out: vk.array(dtype=vk.float32)):
         v = x[i]
     buf[0, t] = v
     vk.sync_threads()
-    src = 0
-    offset = 1
-    while offset < vk.block_dim():
+    for step in range(LOG_MAX_BLOCK):
+        src = step % 2
         dst = 1 - src
+        offset = 1 << step
         acc = buf[src, t]
         if t >= offset:
             acc = acc + buf[src, t - offset]
         buf[dst, t] = acc
         vk.sync_threads()
-        src = dst
-        offset *= 2
     if i < x.shape[0]:
-        out[i] = buf[src, t]
+        out[i] = buf[0, t]
 
 
 # ------------------------------------------------------------------ host code

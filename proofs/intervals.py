@@ -108,18 +108,27 @@ class IntervalMap:
                 if s1 in self.sites_from[st.point] and s2 in self.sites_from[st.point]]
 
     def same_iteration_loops(self, s1: Point, s2: Point, starts: list[Start]) -> frozenset[str]:
-        """Loops (headers) in whose iteration two threads of a block executing s1
-        and s2 in one barrier interval must be the same."""
+        """Loops (headers) whose iteration two threads of a block executing s1
+        and s2 in one barrier interval must share: every cycle of the loop
+        passes a barrier, both paths from every common start crossed its back
+        edge equally often (0 or 1), and neither re-entered it through an
+        enclosing loop. A site after the loop is then in the iteration that
+        left it."""
         out = set()
         for h in self.barrier_every_cycle:
             body = self.loop_body[h]
-            if s1[0] not in body or s2[0] not in body:
+            in1, in2 = s1[0] in body, s2[0] in body
+            if not (in1 or in2):
                 continue
+            outer = {o for o, ob in self.loop_body.items() if o != h and h in ob}
             ok = True
             for st in starts:
                 for c1 in self.sites_from[st.point][s1]:
                     for c2 in self.sites_from[st.point][s2]:
-                        if ("left", h) in c1 or ("left", h) in c2 or (h in c1) != (h in c2):
+                        if (h in c1) != (h in c2) or (outer & (c1 | c2)):
+                            ok = False
+                        # inside: never left; outside: got there by leaving it
+                        if (("left", h) in c1) == in1 or (("left", h) in c2) == in2:
                             ok = False
             if ok:
                 out.add(h)

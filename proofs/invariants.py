@@ -43,7 +43,7 @@ class Candidate:
         if self.kind == "hint":
             expr = z3.Implies(enc.reach[self.hint_site[0]], enc.term(self.hint.cond))
             pairs = [(hv.phis[i], state[i]) for i in hv.phis
-                     if not hv.phis[i].eq(state[i])]
+                     if i in state and not hv.phis[i].eq(state[i])]
             return z3.substitute(expr, *pairs) if pairs else expr
         x = state[self.phi_id]
         phi = _phi_by_id(enc.kernel, self.header, self.phi_id)
@@ -123,8 +123,10 @@ def generate_candidates(kernel: Kernel, shape: CfgShape) -> dict[str, list[Candi
         bounds = []
         for lbl in lp.body:
             for ins in kernel.block(lbl).instrs:
-                if isinstance(ins, Compare):
+                if isinstance(ins, (Compare, BinOp)):
                     for op in (ins.lhs, ins.rhs):
+                        if isinstance(ins, BinOp) and not isinstance(op, Const):
+                            continue
                         if isinstance(op, Const) or (isinstance(op, Value)
                                                       and defined_in.get(op.id) not in body):
                             if op not in bounds:
@@ -228,7 +230,7 @@ def _hint_supported(enc: ThreadEncoding, shape: CfgShape, c: Candidate) -> str |
 
 
 def houdini(enc: ThreadEncoding, shape: CfgShape, base_facts: list, timeout_ms: int,
-            candidates: dict[str, list[Candidate]]) -> HoudiniResult:
+            candidates: dict[str, list[Candidate]], abstraction=None) -> HoudiniResult:
     """Greatest subset of `candidates` that is mutually inductive (see module doc)."""
     kernel = enc.kernel
     live = {h: list(cs) for h, cs in candidates.items()}
@@ -255,33 +257,60 @@ def houdini(enc: ThreadEncoding, shape: CfgShape, base_facts: list, timeout_ms: 
                 out.append(enc.loop_facts(h2, [c.build(enc, hv.phis) for c in live[h2]]))
         return out
 
+    def exact(formulas):
+        solver = z3.SolverFor("QF_BV")      # fresh: keeps z3's bit-blasting preprocessing
+        solver.set("timeout", timeout_ms)
+        solver.add(*formulas)
+        res = solver.check()
+        result.checks += 1
+        return res, (solver.model() if res == z3.sat else None)
+
     def check(header: str, edge, state, with_self: bool, phase: str) -> bool:
         changed = False
         while live[header]:
             cs = live[header]
             built = [c.build(enc, state) for c in cs]
-            solver = z3.SolverFor("QF_BV")      # fresh: keeps z3's bit-blasting preprocessing
-            solver.set("timeout", timeout_ms)
-            solver.add(*base_facts)
-            solver.add(*facts_for(header, with_self))
-            solver.add(enc.edges.get(edge, z3.BoolVal(False)))
-            solver.add(z3.Not(z3.And(*built)))
-            res = solver.check()
-            result.checks += 1
-            if res == z3.unsat:
-                return changed
-            if res == z3.sat:
-                m = solver.model()
-                drop = [c for c, b in zip(cs, built)
-                        if not z3.is_true(m.eval(b, model_completion=True))]
-            else:
-                m, drop = None, list(cs)
-                phase_use = "unknown"
+            context = list(base_facts) + facts_for(header, with_self) + [
+                enc.edges.get(edge, z3.BoolVal(False))]
+            formulas = context + [z3.Not(z3.And(*built))]
+            drop: list[Candidate] = []
+            if abstraction is not None:
+                quick = z3.SolverFor("QF_BV")
+                quick.set("timeout", min(timeout_ms, 2000))
+                quick.add(*abstraction.apply(formulas))
+                qres = quick.check()
+                result.checks += 1
+                if qres == z3.unsat:        # sound: nonlinear terms over-approximated
+                    return changed
+                if qres == z3.sat:
+                    # dropping is always sound; hints get an exact second look
+                    m = quick.model()
+                    abs_built = abstraction.apply(built)
+                    drop = [c for c, b in zip(cs, abs_built)
+                            if not z3.is_true(m.eval(b, model_completion=True))]
+                    for c, b in zip(cs, built):
+                        if c in drop and c.kind == "hint":
+                            res, hm = exact(context + [z3.Not(b)])
+                            if res == z3.unsat:
+                                drop.remove(c)
+                            else:
+                                result.hint_failures[id(c.hint)] = (
+                                    phase if hm is not None else "unknown", hm, edge[0])
+            if not drop:
+                res, m = exact(formulas)
+                if res == z3.unsat:
+                    return changed
+                if m is not None:
+                    drop = [c for c, b in zip(cs, built)
+                            if not z3.is_true(m.eval(b, model_completion=True))]
+                else:
+                    drop = list(cs)
+                for c in drop:
+                    if c.kind == "hint":
+                        result.hint_failures[id(c.hint)] = (
+                            phase if m is not None else "unknown", m, edge[0])
             for c in drop:
                 cs.remove(c)
-                if c.kind == "hint":
-                    result.hint_failures[id(c.hint)] = (
-                        phase if m is not None else phase_use, m, edge[0])
             changed = True
             if not drop:
                 break

@@ -134,12 +134,18 @@ class Answer:
 
 def solve(ctx: ProofContext, encs: list[ThreadEncoding], query: list,
           sites: list[Point]) -> Answer:
-    facts = ctx.facts(encs, [s[0] for s in sites])
+    facts = ctx.facts(encs, list(sites))
     quick = ctx.new_solver()
-    quick.set("timeout", min(ctx.timeout_ms, 2000))
+    quick.set("timeout", min(ctx.check_timeout_ms(), 2000))
     quick.add(*ctx.abstract(facts + list(query)))
     if quick.check() == z3.unsat:       # sound: the abstraction over-approximates
         return Answer(Status.PROVED)
+    for probe in ctx.launch.probes():     # concrete launches: cheap, exact counterexamples
+        p = ctx.new_solver()
+        p.set("timeout", min(ctx.check_timeout_ms(), 1500))
+        p.add(*facts, *query, *probe)
+        if p.check() == z3.sat:
+            return Answer(Status.FAILED, p.model())
     s = ctx.new_solver()
     s.add(*facts)
     s.add(*query)

@@ -9,6 +9,7 @@ never-written arrays). Queries are pushed on top and popped after the check.
 from __future__ import annotations
 
 import itertools
+import time
 
 import z3
 
@@ -16,7 +17,8 @@ from verikern.encoders.smt.encoder import CfgShape, ThreadEncoding, divmod_lemma
 from verikern.encoders.smt.abstraction import NonlinearAbstraction
 from verikern.encoders.smt.launch import LaunchModel
 from verikern.encoders.smt.semantics import le, lt, widen
-from verikern.mir.nodes import Kernel
+from verikern.mir.cfg import dominators
+from verikern.mir.nodes import Const, Kernel
 from verikern.mir.types import I32 as _I32
 
 from .intervals import IntervalMap
@@ -30,12 +32,22 @@ class ProofContext:
     def __init__(self, kernel: Kernel, dims, block_dim, timeout: float):
         self.kernel = kernel
         self.timeout_ms = max(1, int(timeout * 1000))
+        # a whole kernel gets a few obligation timeouts; past that, checks get
+        # short timeouts (and end UNKNOWN) so that one kernel cannot stall a run
+        self.deadline = time.monotonic() + max(4 * timeout, 20.0)
         self.shape = CfgShape(kernel)
         self.launch = LaunchModel(kernel, dims, block_dim)
         self.intervals = IntervalMap(kernel)
         self.varying = varying_values(kernel)
         self.defs = {ins.result.id: ins for b in kernel.blocks
                      for ins in (*b.phis, *b.instrs) if getattr(ins, "result", None) is not None}
+        self.dom = dominators(kernel)
+        self.divisions = {}
+        for b in kernel.blocks:
+            for i, ins in enumerate(b.instrs):
+                if type(ins).__name__ == "BinOp" and ins.op in ("div", "floordiv", "mod") \
+                        and ins.result.type.is_int and not isinstance(ins.rhs, Const):
+                    self.divisions[(b.label, i)] = (ins.rhs, b.label)
         self.contracts = {}
         for _, ins in kernel.instructions():
             if type(ins).__name__ == "RequiresArray":
@@ -50,7 +62,8 @@ class ProofContext:
         if kernel.loops:
             cands = generate_candidates(kernel, self.shape)
             base = list(self.launch.facts) + self.A.facts + self.single_array_facts(self.A)
-            self.houdini = houdini(self.A, self.shape, base, self.timeout_ms, cands)
+            self.houdini = houdini(self.A, self.shape, base, self.timeout_ms, cands,
+                                   NonlinearAbstraction())
 
     # ------------------------------------------------------------ encodings
     def encoding(self, tag: str, shared_loops: frozenset[str] = frozenset()) -> ThreadEncoding:
@@ -116,9 +129,12 @@ class ProofContext:
                 out.append(z3.Implies(z3.And(guard, same), r1.value == r2.value))
         return out
 
-    def facts(self, encs: list[ThreadEncoding], sites: list[str | None]) -> list:
-        """Every fact of the configuration `encs`, each copy at a site in block
-        `sites[i]` (loops not containing it are taken in their leaving iteration)."""
+    def facts(self, encs: list[ThreadEncoding], full_sites: list) -> list:
+        """Every fact of the configuration `encs`, each copy at site
+        `full_sites[i]` = (block, position): loops not containing it are taken in
+        their leaving iteration, and divisions executed before it on every path
+        did not divide by zero (the thread would have stopped there)."""
+        sites = [s[0] for s in full_sites]
         key = tuple(e.tag for e in encs)
         f = self._solvers.get(key)
         if f is None:
@@ -133,6 +149,8 @@ class ProofContext:
                 f += divmod_lemmas(e1, e2)
             self._solvers[key] = f
         modes = []
+        for e, site in zip(encs, full_sites):
+            modes += self.prior_division_facts(e, site)
         for e, lbl in zip(encs, sites):
             mkey = (e.tag, frozenset(h for h in e.havoc
                                      if lbl is None or lbl not in self.shape.loop_bodies[h]))
@@ -141,6 +159,15 @@ class ProofContext:
                 m = self._exit_facts[mkey] = e.exit_mode_facts(lbl)
             modes += m
         return f + modes
+
+    def prior_division_facts(self, enc: ThreadEncoding, site) -> list:
+        lbl, pos = site
+        out = []
+        for (dl, dp), (op, div_lbl) in self.divisions.items():
+            before = (dl == lbl and dp < pos) or (dl != lbl and dl in self.dom.get(lbl, ()))
+            if before and dl in enc.reach:
+                out.append(z3.Implies(enc.reach[dl], enc.term(op) != 0))
+        return out
 
     def abstract(self, formulas: list) -> list:
         """`formulas` with nonlinear terms abstracted (cached per formula)."""
@@ -157,8 +184,12 @@ class ProofContext:
         """A fresh solver: z3's QF_BV preprocessing (bit-blasting tactics) is
         only used by non-incremental solvers, so every check gets its own."""
         s = z3.SolverFor("QF_BV")
-        s.set("timeout", self.timeout_ms)
+        s.set("timeout", self.check_timeout_ms())
         return s
+
+    def check_timeout_ms(self) -> int:
+        left = int((self.deadline - time.monotonic()) * 1000)
+        return max(500, min(self.timeout_ms, left))
 
 
 def thread_identity_lemmas(launch: LaunchModel, encs: list[ThreadEncoding]) -> list:

@@ -164,6 +164,7 @@ BUILTIN_NAMES = (
     "tan", "exp", "log", "pow",
     "dot", "cross", "length", "length_sq", "normalize", "cw_mul", "cw_div", "mul",
     "quat_rotate", "quat_inverse", "quat_identity", "quat_from_axis_angle", "transpose",
+    "where", "select",
 )
 for _n in BUILTIN_NAMES:
     globals()[_n] = Builtin(_n)

@@ -21,6 +21,7 @@ from verikern.errors import LaunchError
 from verikern.mir.nodes import ArrayRef, Atomic, Kernel, ScalarParam, Store
 
 MAX_THREADS = 2 ** 31
+DEFAULT_BLOCK_DIM = 256
 
 
 @dataclass(frozen=True)
@@ -172,10 +173,13 @@ def _check_overlap(kname: str, arrays: dict) -> None:
                                   f"copy, e.g. {b}.copy())")
 
 
-def prepare_launch(kernel, dim, inputs, block_dim: int = 256):
+def prepare_launch(kernel, dim, inputs, block_dim: int | None = 256):
     """Check everything about a launch; return (mir.Kernel, LaunchConfig,
-    arrays, scalars).  Raises LaunchError/ContractError before anything runs."""
+    arrays, scalars).  Raises LaunchError/ContractError before anything runs.
+    block_dim None: the kernel's fixed block_dim, else 256."""
     k = _kernel_of(kernel)
+    if block_dim is None:
+        block_dim = k.block_dim or DEFAULT_BLOCK_DIM
     if not isinstance(inputs, (list, tuple)):
         raise LaunchError(f"kernel {k.name}: inputs must be a list of arguments in parameter "
                           f"order, got {type(inputs).__name__}")
@@ -226,10 +230,12 @@ def _device_runner(device: str):
     return fn, index
 
 
-def launch(kernel, dim, inputs, block_dim: int = 256, device: str = "cpu", trace_path=None):
+def launch(kernel, dim, inputs, block_dim: int | None = None, device: str = "cpu",
+           trace_path=None):
     """Run `kernel` on `dim` threads; results are written into the numpy
-    arrays of `inputs`.  device: "cpu", "cpu:trace" (needs trace_path),
-    "cpu:native", "cuda" or "cuda:N"."""
+    arrays of `inputs`.  block_dim: default the kernel's fixed block_dim
+    (@vk.kernel(block_dim=...)), else 256.  device: "cpu", "cpu:trace" (needs
+    trace_path), "cpu:native", "cuda" or "cuda:N"."""
     fn, index = _device_runner(device)
     if device == "cpu:trace" and trace_path is None:
         raise LaunchError("device 'cpu:trace' writes a JSON trace: pass trace_path=... "

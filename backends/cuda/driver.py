@@ -49,6 +49,9 @@ def driver_module():
 
 
 def error_name(drv, status) -> str:
+    name = getattr(status, "name", None)  # CUresult is an enum in cuda-python
+    if isinstance(name, str) and name.startswith("CUDA_"):
+        return name
     try:
         err, name = drv.cuGetErrorName(status)
         if int(err) == 0 and name:
@@ -76,8 +79,8 @@ def call(func_name: str, *args):
         name = error_name(drv, status)
         if func_name == "cuInit" and name in ("CUDA_ERROR_NO_DEVICE",):
             raise DeviceUnavailableError("no CUDA device: the NVIDIA driver reports 0 devices")
-        if func_name == "cuInit" and name in ("CUDA_ERROR_INSUFFICIENT_DRIVER", "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE"):
-            raise DeviceUnavailableError(f"the NVIDIA driver is too old for this cuda-python ({name})")
+        if func_name == "cuInit":
+            raise DeviceUnavailableError(f"the NVIDIA driver failed to initialise ({name})")
         raise CudaDriverError(f"{func_name} failed: {name}", name)
     if not rest:
         return None

@@ -220,9 +220,8 @@ class Emitter:
             self.blocks[label] = blk
             self.b.position_at_end(blk)
             for i, phi in enumerate(self.kernel.block(label).phis):
-                llphi = self.b.phi(value_type(phi.result.type), name=f"phi{phi.result.id}")
-                self._phis[(label, i)] = llphi
-                self.values[phi.result.id] = llphi
+                handler(phi)(self, phi)
+                self._phis[(label, i)] = self.values[phi.result.id]
         if saved is not None:
             self.b.position_at_end(saved)
         return self.blocks[self.kernel.entry.label]
@@ -354,7 +353,9 @@ def _lower_launch_contract(em: Emitter, ins) -> None:
 
 
 def _lower_phi(em: Emitter, ins: Phi) -> None:
-    raise LoweringError(f"{ins.loc}: phi outside a block header")  # created by prepare_blocks
+    """An empty LLVM phi at the top of its block; `Emitter.edge` adds the
+    incoming values once every predecessor is lowered."""
+    em.values[ins.result.id] = em.b.phi(value_type(ins.result.type), name=f"phi{ins.result.id}")
 
 
 def _lower_jump(em: Emitter, term: Jump) -> None:

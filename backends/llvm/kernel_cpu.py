@@ -14,8 +14,9 @@ after a phase all threads of the block must be in the same state (all
 returned, or all waiting at one barrier: a returned thread counts as
 missing, as in LANGUAGE.md section 4 and the simulator), otherwise the
 function reports ERR_DIVERGENCE and leaves the block's states in
-`thread_state` for the host to explain. Shared memory is refilled with the poison
-pattern (NaN for floats, true for bools, 0x5A bytes for ints) at the start of every block.
+`thread_state` for the host to explain. Shared memory is refilled with the
+poison pattern (NaN for floats, true for bools, 0x5A bytes for ints) at the
+start of every block.
 """
 from __future__ import annotations
 

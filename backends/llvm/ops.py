@@ -14,13 +14,14 @@ from __future__ import annotations
 
 from llvmlite import ir
 
+from verikern.errors import VerikernError
 from verikern.mir.nodes import BinOp, Cast, Compare, Select, UnaryOp
 from verikern.mir.types import ScalarType
 
 from .abi import DOUBLE, ERR_DIV_ZERO, FLOAT, HALF, I1, I32, value_type
 
 
-class LoweringError(Exception):
+class LoweringError(VerikernError):
     """A MIR construct this lowering cannot translate (message names where)."""
 
 
@@ -146,42 +147,61 @@ def _int_division(em, ins: BinOp, a: ir.Value, c: ir.Value, signed: bool) -> ir.
     return b.sub(q, b.zext(adjust, ty))
 
 
+def _int_minmax(em, ins, a, c):
+    name = ("s" if ins.result.type.is_signed else "u") + ins.op
+    fn = em.intrinsic(f"llvm.{name}.{_suffix(a.type)}", a.type, [a.type, a.type])
+    return em.b.call(fn, [a, c])
+
+
+def _shift(em, ins, a, c):
+    t = ins.result.type
+    amount = em.b.and_(c, ir.Constant(a.type, t.bits - 1))   # amount mod width
+    if ins.op == "shl":
+        return em.b.shl(a, amount)
+    return em.b.ashr(a, amount) if t.is_signed else em.b.lshr(a, amount)
+
+
+def _nowrap(em, ins):
+    return ["nuw", "nsw"] if ins.result.id in em.nowrap else []
+
+
+# op name -> lowering of an integer BinOp (operands already lowered)
+INT_BINARY = {
+    "add": lambda em, ins, a, c: em.b.add(a, c, flags=_nowrap(em, ins)),
+    "sub": lambda em, ins, a, c: em.b.sub(a, c),
+    "mul": lambda em, ins, a, c: em.b.mul(a, c, flags=_nowrap(em, ins)),
+    "div": lambda em, ins, a, c: _int_division(em, ins, a, c, ins.result.type.is_signed),
+    "floordiv": lambda em, ins, a, c: _int_division(em, ins, a, c,
+                                                    ins.result.type.is_signed),
+    "mod": lambda em, ins, a, c: _int_division(em, ins, a, c, ins.result.type.is_signed),
+    "min": _int_minmax,
+    "max": _int_minmax,
+    "and": lambda em, ins, a, c: em.b.and_(a, c),
+    "or": lambda em, ins, a, c: em.b.or_(a, c),
+    "xor": lambda em, ins, a, c: em.b.xor(a, c),
+    "shl": _shift,
+    "shr": _shift,
+}
+BOOL_BINARY = {
+    "and": lambda em, ins, a, c: em.b.and_(a, c),
+    "or": lambda em, ins, a, c: em.b.or_(a, c),
+    "xor": lambda em, ins, a, c: em.b.xor(a, c),
+}
+FLOAT_BINARY = ("add", "sub", "mul", "div", "mod", "min", "max", "floordiv", "pow")
+
+
 def int_binop(em, ins: BinOp, a: ir.Value, c: ir.Value) -> ir.Value:
-    b, t, op = em.b, ins.result.type, ins.op
-    signed = t.is_signed
-    flags = ["nuw", "nsw"] if ins.result.id in em.nowrap else []
-    if op == "add":
-        return b.add(a, c, flags=flags)
-    if op == "sub":
-        return b.sub(a, c)
-    if op == "mul":
-        return b.mul(a, c, flags=flags)
-    if op in ("div", "floordiv", "mod"):
-        return _int_division(em, ins, a, c, signed)
-    if op in ("min", "max"):
-        name = ("s" if signed else "u") + op
-        fn = em.intrinsic(f"llvm.{name}.{_suffix(a.type)}", a.type, [a.type, a.type])
-        return b.call(fn, [a, c])
-    if op == "and":
-        return b.and_(a, c)
-    if op == "or":
-        return b.or_(a, c)
-    if op == "xor":
-        return b.xor(a, c)
-    if op in ("shl", "shr"):
-        amount = b.and_(c, ir.Constant(a.type, t.bits - 1))
-        if op == "shl":
-            return b.shl(a, amount)
-        return b.ashr(a, amount) if signed else b.lshr(a, amount)
-    _unsupported(ins, f"integer binop {op!r}")
+    fn = INT_BINARY.get(ins.op)
+    if fn is None:
+        _unsupported(ins, f"integer binop {ins.op!r}")
+    return fn(em, ins, a, c)
 
 
 def bool_binop(em, ins: BinOp, a: ir.Value, c: ir.Value) -> ir.Value:
-    b = em.b
-    table = {"and": b.and_, "or": b.or_, "xor": b.xor}
-    if ins.op not in table:
+    fn = BOOL_BINARY.get(ins.op)
+    if fn is None:
         _unsupported(ins, f"bool binop {ins.op!r}")
-    return table[ins.op](a, c)
+    return fn(em, ins, a, c)
 
 
 # ------------------------------------------------------------ MIR classes

@@ -33,7 +33,7 @@ from .jit import CompiledKernel, compile_kernel
 __all__ = ["run", "compile_kernel", "CompiledKernel", "workers"]
 
 # below this many threads a launch runs on the calling thread
-PARALLEL_MIN_THREADS = 1 << 15
+PARALLEL_MIN_THREADS = 1 << 14
 _pool: ThreadPoolExecutor | None = None
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import llvmlite.binding as llvm
 from llvmlite import ir
 
-from verikern.backends.llvm import build
+from verikern.backends.llvm import LoweringError, build
 from verikern.backends.llvm.abi import DOUBLE, FLOAT, HALF, LoweredKernel
 from verikern.mir.nodes import Kernel
 
@@ -65,6 +65,26 @@ def _ctype(t: ir.Type):
     raise TypeError(f"no C type for LLVM type {t}")
 
 
+def _uses_float16(kernel: Kernel) -> bool:
+    from verikern.mir.nodes import result_of
+
+    if any(a.dtype.name == "float16" for a in kernel.arrays):
+        return True
+    if any(p.value.type.name == "float16" for p in kernel.scalar_params):
+        return True
+    return any((r := result_of(ins)) is not None and r.type.name == "float16"
+               for _, ins in kernel.instructions())
+
+
+def _check_host_supports(kernel: Kernel) -> None:
+    """float16 conversions are inline only with F16C; without it LLVM would
+    call runtime helpers this process may not provide."""
+    if _uses_float16(kernel) and not llvm.get_host_cpu_features().get("f16c", False):
+        raise LoweringError(
+            f"{kernel.loc}: kernel {kernel.name} uses float16, which cpu:native supports "
+            f"only on CPUs with F16C; run it on device='cpu' (the simulator)")
+
+
 @dataclass
 class CompiledKernel:
     """Machine code of one kernel plus what the launcher needs to call it."""
@@ -78,8 +98,11 @@ class CompiledKernel:
 
 
 def optimise(module: llvm.ModuleRef, tm) -> None:
+    """-O3 without the loop vectorizer: the thread loops' `if i < n` guards
+    make it emit masked stores, which measured 5x slower than the scalar loop
+    on AMD Zen 3 (benchmarks/native_vs_warp.py); SLP vectorization stays on."""
     pto = llvm.create_pipeline_tuning_options(speed_level=3)
-    pto.loop_vectorization = True
+    pto.loop_vectorization = False
     pto.slp_vectorization = True
     pb = llvm.create_pass_builder(tm, pto)
     pb.getModulePassManager().run(module, pb)
@@ -94,11 +117,18 @@ def compile_kernel(kernel: Kernel, fast_math: bool | None = None) -> CompiledKer
         if hit is not None and hit[0]() is kernel:
             return hit[1]
     tm = host_target_machine()
+    _check_host_supports(kernel)
     start = time.perf_counter()
     lowered = build(kernel, "cpu", fm, triple=tm.triple)
     lowered.module.data_layout = str(tm.target_data)
-    mod = llvm.parse_assembly(str(lowered.module))
-    mod.verify()
+    try:
+        mod = llvm.parse_assembly(str(lowered.module))
+        mod.verify()
+    except RuntimeError as exc:
+        raise LoweringError(
+            f"{kernel.loc}: internal error: the LLVM lowering of kernel {kernel.name} "
+            f"produced invalid IR ({str(exc).strip()[:500]}); run it on device='cpu' "
+            f"(the simulator) and report this bug") from None
     optimise(mod, tm)
     engine = llvm.create_mcjit_compiler(mod, tm)
     engine.finalize_object()

@@ -10,6 +10,7 @@ from .compile import (
     DEFAULT_ARCH, PtxCompileError, compile_llvm_ir, compile_ptx, compile_ptx_bundle, emit_ptx, nvptx_ir,
     parse_nvptx_ir, ptx_for,
 )
+from .libdevice import LibdeviceNotFoundError, find_libdevice
 from .toolchain import (
     PTXAS_HINT, AssembleResult, EntryResources, PtxasNotFoundError, assemble, assemble_many,
     find_ptxas, parse_ptxas_verbose, ptxas_archs, ptxas_version,
@@ -18,7 +19,7 @@ from .toolchain import (
 __all__ = [
     "MIN_SM", "ArchError", "check_arch", "llvm_knows_arch", "sm_number",
     "DEFAULT_ARCH", "PtxCompileError", "compile_llvm_ir", "compile_ptx", "compile_ptx_bundle", "emit_ptx",
-    "nvptx_ir", "parse_nvptx_ir", "ptx_for",
+    "nvptx_ir", "parse_nvptx_ir", "ptx_for", "LibdeviceNotFoundError", "find_libdevice",
     "PTXAS_HINT", "AssembleResult", "EntryResources", "PtxasNotFoundError", "assemble",
     "assemble_many", "find_ptxas", "parse_ptxas_verbose", "ptxas_archs", "ptxas_version",
 ]

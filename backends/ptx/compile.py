@@ -103,7 +103,13 @@ def nvptx_ir(kernel, fast_math: bool | None = None) -> str:
             from verikern.backends import llvm as llvm_backend
         except ImportError as exc:
             raise VerikernError(f"the LLVM lowering (verikern.backends.llvm) is not available: {exc}") from None
-        return llvm_backend.lower(kernel, target="nvptx", fast_math=fm)
+        try:
+            return llvm_backend.lower(kernel, target="nvptx", fast_math=fm)
+        except VerikernError:
+            raise
+        except Exception as exc:  # LoweringError and friends: report where, never a bare traceback
+            raise PtxCompileError(f"{kernel.loc}: kernel {kernel.name} cannot be lowered for "
+                                  f"NVPTX: {exc}") from exc
 
     return _cached(("ir", id(kernel), fm), kernel, lower)
 

@@ -12,6 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
+from verikern.errors import LaunchError
 from verikern.mir.nodes import Kernel
 
 from .engine import CHUNK_THREADS, MAX_STEPS, run_contract_prefix, run_launch
@@ -37,6 +40,7 @@ def simulate(kernel: Kernel, launch, arrays: dict, scalars: dict, trace: bool = 
     check_array_contracts: also check RequiresArray (vk.launch did already);
     chunk_threads: threads simulated at once; max_steps: scheduling steps per
     chunk before an endless loop is reported (KernelRuntimeError)."""
+    _check_arguments(kernel, launch, arrays, scalars)
     prog = program_for(kernel)
     recorder = TraceRecorder() if trace else None
     run_launch(prog, launch, arrays, scalars, recorder, check_array_contracts, chunk_threads,
@@ -45,6 +49,27 @@ def simulate(kernel: Kernel, launch, arrays: dict, scalars: dict, trace: bool = 
         return SimResult()
     events = recorder.events()
     return SimResult(events, trace_document(kernel, launch, arrays, events))
+
+
+def _check_arguments(kernel: Kernel, launch, arrays: dict, scalars: dict) -> None:
+    """What simulate needs that vk.launch's checks guarantee (for direct callers)."""
+    missing = [p.name for p in kernel.params
+               if (p.name not in arrays if hasattr(p, "dtype") else p.name not in scalars)]
+    if missing:
+        raise LaunchError(f"kernel {kernel.name}: simulate() got no value for "
+                          f"{', '.join(missing)}; pass every parameter by name in arrays/scalars "
+                          f"(verikern.runtime.prepare_launch builds them)")
+    for ref in kernel.params:
+        if hasattr(ref, "dtype"):
+            a = arrays[ref.name]
+            if (not isinstance(a, np.ndarray) or a.dtype != ref.dtype.np_dtype
+                    or a.ndim != ref.full_ndim):
+                raise LaunchError(f"kernel {kernel.name}: array {ref.name} must be a "
+                                  f"{ref.full_ndim}-D numpy array of {ref.dtype.name}; use "
+                                  f"verikern.runtime.prepare_launch to check arguments")
+    if len(launch.dims) != kernel.launch_ndim or launch.size < 1:
+        raise LaunchError(f"kernel {kernel.name}: launch {launch} does not match its "
+                          f"{kernel.launch_ndim}-D vk.tid()")
 
 
 def check_contracts(kernel: Kernel, launch, arrays: dict, scalars: dict) -> None:

@@ -23,6 +23,7 @@ from .program import Program
 CHUNK_THREADS = 1 << 22
 SHARED_CHUNK_BYTES = 1 << 28     # bound on the stacked shared arrays of one chunk
 MAX_STEPS = 5_000_000            # segment executions per chunk before giving up
+VALUE_CHUNK_BYTES = 3 << 30      # bound on the lane values of one chunk
 _FULL = None          # pending lanes: None means every lane of the chunk
 
 
@@ -97,6 +98,8 @@ class ChunkState:
         self.views: dict = {}          # array name -> value ids that may be views of it
         self._shared_base: dict = {}
         self.max_steps = MAX_STEPS
+        self.compact: dict = {}        # value id -> its array for the running segment's lanes
+        self.segment_local = frozenset()   # values used only inside the running segment
         self.pool = _POOL
 
     def buffer(self, dtype):
@@ -106,6 +109,7 @@ class ChunkState:
 
     def release(self, vid: int) -> None:
         """Drop value `vid`; its array goes back to the pool when it owns it."""
+        self.compact.pop(vid, None)
         x = self.env.pop(vid, None)
         if (type(x) is np.ndarray and x.base is None and x.flags.writeable
                 and x.shape[0] == self.n and x.ndim == 1 and x is not self._thread_idx
@@ -212,6 +216,7 @@ def run_launch(prog: Program, launch, arrays: dict, scalars: dict, trace,
             for name, a in arrays.items()}
     gmem = global_memory(kernel, work)
     b = launch.block_dim
+    chunk_threads = max(1, min(chunk_threads, VALUE_CHUNK_BYTES // max(prog.bytes_per_lane, 1)))
     if kernel.uses_block_features or kernel.shared or prog.has_barriers:
         blocks = max(1, chunk_threads // b)
         shared_bytes = sum(int(np.prod(tuple(r.shape or ()) + tuple(r.inner), dtype=np.int64))
@@ -307,19 +312,22 @@ def run_chunk(prog: Program, st: ChunkState) -> None:
         pending[k] = False
         if seg.barrier is not None:
             _release_barrier(prog, st, seg, lanes, alive, pending)
+        st.segment_local = seg.local_values
         for step, frees in zip(seg.steps, seg.frees):
             step(st, lanes)
             for vid in frees:
                 st.release(vid)
         term = seg.term
         if term is None:                       # the segment ends at a barrier
+            st.compact = {}
             add(k + 1, lanes)
             continue
         kind = term.kind
         if kind == "jump":
-            transfer(seg.label, term.targets[0], lanes)
+            transfer(seg.label, term.targets[0], lanes)    # same lanes: compact values hold
         elif kind == "branch":
             c = term.cond(st, lanes)
+            st.compact = {}                    # the branch splits the lanes
             if type(c) is not np.ndarray:
                 transfer(seg.label, term.targets[0 if c else 1], lanes)
             else:
@@ -349,6 +357,7 @@ def run_chunk(prog: Program, st: ChunkState) -> None:
             raise NotImplementedError(f"simulator: unknown terminator {kind!r}")
         for vid in seg.term_frees:
             st.release(vid)
+        st.compact = {}
 
 
 def _next_segment(prog: Program, pending: list) -> int:

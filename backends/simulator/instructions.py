@@ -36,6 +36,10 @@ def operand_getter(op):
     vid = op.id
 
     def get(st, idx):
+        if idx is not None:
+            c = st.compact.get(vid)
+            if c is not None:
+                return c
         x = st.env[vid]
         if idx is not None and type(x) is np.ndarray:
             return x[idx]
@@ -44,9 +48,16 @@ def operand_getter(op):
 
 
 def store_result(st, vid: int, res, idx) -> None:
-    """Write `res` (for the active lanes) as the value of `vid`."""
+    """Write `res` (for the active lanes) as the value of `vid`.
+
+    With some lanes active, the compact result is also kept in `st.compact`
+    (valid while the current segment runs on these lanes); a value used only
+    inside this segment lives there alone and is never scattered."""
     if idx is None or type(res) is not np.ndarray:
         st.env[vid] = res
+        return
+    st.compact[vid] = res
+    if vid in st.segment_local:
         return
     buf = st.env.get(vid)
     if type(buf) is np.ndarray and (buf.base is not None or not buf.flags.writeable):

@@ -1,12 +1,16 @@
 """A kernel decoded once for the scheduler: segments in execution priority.
 
 Invariant: `Program.segments` lists every reachable MIR block split at its
-barriers, ordered by (reverse-postorder position of the block, position in the
-block); a segment that starts right after a Barrier has `barrier` set (threads
-wait there until the whole block arrives).  `frees[i]` names the values whose
-every use lies in this segment at or before step i (they are dropped from the
-environment afterwards to bound memory); `term_frees` those last used by the
-terminator or its outgoing phi copies.
+barriers, ordered by (position of the block in `execution_order`, a reverse
+postorder in which every block of a loop precedes the loop's exits; position
+in the block); a segment that starts right after a Barrier has `barrier` set
+(threads wait there until the whole block arrives).  `frees[i]` names the
+values whose every use lies in this segment at or before step i (they are
+dropped from the environment afterwards to bound memory); `term_frees` those
+last used by the terminator or its outgoing phi copies; `local_values` the
+values that never need a lane-length copy (see instructions.store_result).  Pure instructions
+whose value nothing needs get no step (they carry no obligation and cannot
+fail); every Load/Store/Atomic/Assert/Requires/division keeps its step.
 """
 from __future__ import annotations
 
@@ -14,17 +18,17 @@ from dataclasses import dataclass, field
 
 from verikern.mir.cfg import dominators, postdominators
 from verikern.mir.nodes import (
-    Atomic, Barrier, Kernel, Load, Phi, Requires, RequiresArray, Store, Value,
+    Atomic, Barrier, BinOp, Cast, Compare, Kernel, Load, Phi, Requires, RequiresArray,
+    Select, ShapeOf, Special, Store, UnaryOp, Value,
 )
 
 from .instructions import BarrierPoint, compile_instruction, compile_linear_id
-from verikern.mir.nodes import (
-    BinOp, Cast, Compare, Select, ShapeOf, Special, UnaryOp,
-)
 
 
 @dataclass
 class Segment:
+    """A run of one block's instructions between barriers (see module doc)."""
+
     index: int
     label: str
     first: bool
@@ -35,10 +39,13 @@ class Segment:
     term_frees: tuple = ()
     positions: list = field(default_factory=list)   # instr position of each step
     loc: object = None               # where the segment's code starts (for messages)
+    local_values: frozenset = frozenset()   # used only by this segment's steps
 
 
 @dataclass
 class Program:
+    """Everything the scheduler needs about one kernel, decoded once."""
+
     kernel: Kernel
     segments: list
     first_segment: dict              # block label -> segment index
@@ -48,6 +55,7 @@ class Program:
     has_barriers: bool = False
     read_only_arrays: frozenset = frozenset()
     postdominators: dict = field(default_factory=dict)
+    bytes_per_lane: int = 0          # upper bound on value bytes one lane may hold at once
 
 
 _CACHE: dict = {}
@@ -112,6 +120,7 @@ def decode(kernel: Kernel) -> Program:
             for pred, getter in pc.incoming.items():
                 prog.phis.setdefault((pred, label), []).append((pc.result, pc.dtype, getter))
     _assign_frees(kernel, prog, uses)
+    prog.bytes_per_lane = _bytes_per_lane(kernel)
     _contract_prefix(kernel, prog)
     return prog
 
@@ -251,6 +260,8 @@ def _use_positions(kernel: Kernel) -> dict:
 
 
 def _assign_frees(kernel: Kernel, prog: Program, uses: dict) -> None:
+    phi_used = {op.id for b in kernel.blocks for phi in b.phis
+                for _, op in phi.incoming if isinstance(op, Value)}
     for seg in prog.segments:
         block = kernel.block(seg.label)
         positions = seg.positions
@@ -277,6 +288,22 @@ def _assign_frees(kernel: Kernel, prog: Program, uses: dict) -> None:
             # a use in a later segment of the same block: keep the value
         seg.frees = [tuple(f) for f in frees]
         seg.term_frees = tuple(term_frees)
+        # a Jump hands every lane of the segment to its phis, so values the
+        # phis copy may stay compact too; a Branch splits the lanes first
+        jump = seg.term is not None and seg.term.kind == "jump"
+        seg.local_values = frozenset([v for f in frees for v in f] +
+                                     [v for v in term_frees if jump or v not in phi_used])
+
+
+def _bytes_per_lane(kernel: Kernel) -> int:
+    """Every SSA value's size, summed (a bound: values also die early)."""
+    total = 0
+    for b in kernel.blocks:
+        for ins in tuple(b.phis) + tuple(b.instrs):
+            r = getattr(ins, "result", None)
+            if r is not None:
+                total += r.type.np_dtype.itemsize
+    return total + 16                      # lane ids, masks, addresses
 
 
 def _contract_prefix(kernel: Kernel, prog: Program) -> None:

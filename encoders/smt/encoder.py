@@ -24,6 +24,8 @@ from verikern.mir.nodes import (
     UnaryOp, Value,
 )
 
+from verikern.mir.types import I64 as _I64
+
 from .launch import LaunchModel, ThreadIdentity
 from .semantics import (
     UnsupportedConstruct, const_term, int_binop, int_cast, int_compare, int_unop,
@@ -95,6 +97,14 @@ class CfgShape:
                 self.loop_of[lbl].append(lp.header)
         self.position = {lbl: i for i, lbl in enumerate(order)}
         self.written = _written_arrays(kernel)
+        self.defined_in: dict[int, str] = {}
+        self.defining: dict[int, object] = {}
+        for b in kernel.blocks:
+            for ins in (*b.phis, *b.instrs):
+                r = getattr(ins, "result", None)
+                if r is not None:
+                    self.defined_in[r.id] = b.label
+                    self.defining[r.id] = ins
         self.loop_bodies = {lp.header: set(lp.body) for lp in kernel.loops}
         # exit label -> loop header, for loops left only through `exit` and
         # containing no Return
@@ -234,12 +244,52 @@ class ThreadEncoding:
                                  phi.result.type, loop=lbl)
             phis[phi.result.id] = var
             self.define(phi.result, var, abstract=True)
+        ghost = shared.get("<iteration>")
+        if ghost is None:
+            ghost = self.fresh(f"iteration_{lbl}", _I64, loop=lbl)
+        phis["<iteration>"] = ghost
+        self.facts.extend(self._additive_phi_facts(loop, block, r, ghost))
         hv = LoopHavoc(lbl, r, phis, frozenset(shared))
         hv.entry_abstract = any(self.edge_abstract.get((p, lbl), False) for p in preds)
         hv.entry_edges = [(p, lbl) for p in preds]
         hv.latch_edges = [(latch, lbl) for latch in loop.latches]
         self.havoc[lbl] = hv
         return r
+
+    def _additive_phi_facts(self, loop, block, in_loop, ghost) -> list:
+        """x == x0 + k*s (mod 2**w) in the k-th iteration, for every header phi
+        whose every back edge brings `x + s` with s defined outside the loop: a
+        theorem by induction on k (the ghost iteration counter)."""
+        body = self.shape.loop_bodies[loop.header]
+        defs = self.shape.defined_in
+        out = []
+        for phi in block.phis:
+            t = phi.result.type
+            if not t.is_int:
+                continue
+            entries = [v for src, v in phi.incoming if src not in loop.latches]
+            steps = set()
+            for src, v in phi.incoming:
+                if src not in loop.latches:
+                    continue
+                ins = self.shape.defining.get(v.id) if isinstance(v, Value) else None
+                step = None
+                if isinstance(ins, BinOp) and ins.op == "add":
+                    if ins.lhs == phi.result:
+                        step = ins.rhs
+                    elif ins.rhs == phi.result:
+                        step = ins.lhs
+                if step is None or (isinstance(step, Value) and defs.get(step.id) in body):
+                    steps = None
+                    break
+                steps.add(step)
+            if len(entries) != 1 or not steps or len(steps) != 1:
+                continue
+            (step,) = steps
+            k = z3.Extract(t.bits - 1, 0, ghost) if t.bits < 64 else ghost
+            x0 = self.term(entries[0])
+            out.append(z3.Implies(in_loop, self.val[phi.result.id] == x0 + k * self.term(step)))
+        return out
 
     def _encode_join_phi(self, lbl: str, phi: Phi) -> None:
         incoming = [(src, v) for src, v in phi.incoming if (src, lbl) in self.edges]

@@ -60,6 +60,11 @@ class LaunchModel:
                for _, ins in kernel.instructions()):
             facts.append(self.grid_dim == z3.UDiv(self.size + self.block_dim - 1,
                                                   self.block_dim))
+            # the same fact restated linearly over the product grid_dim*block_dim
+            # (both operand orders), which survives nonlinear abstraction
+            for total in (self.grid_dim * self.block_dim, self.block_dim * self.grid_dim):
+                facts += [z3.UGE(total, self.size), z3.ULT(total - self.block_dim, self.size),
+                          z3.ULT(total, _u32(2 ** 31 + 1024))]
         if kernel.uses_block_features:
             facts.append(z3.URem(self.size, self.block_dim) == 0)
         if dims is not None:
@@ -92,6 +97,25 @@ class LaunchModel:
         if array.space == "shared":
             return _u32(int(array.shape[k]))
         return self.shapes[(array.name, k)]
+
+    def probes(self) -> list[list[z3.BoolRef]]:
+        """A few concrete launches (block size and dims) to search for
+        counterexamples before the fully symbolic (nonlinear) query; empty when
+        the launch is already fixed."""
+        if self.fixed_dims is not None and self.fixed_block is not None:
+            return []
+        n = len(self.dims)
+        out = []
+        for b in ([self.fixed_block] if self.fixed_block is not None else [32, 4]):
+            if self.fixed_dims is not None:
+                dims = self.fixed_dims
+            elif n == 1:
+                dims = (2 * b if self.kernel.uses_block_features else 2 * b + 3,)
+            else:
+                dims = tuple([3] * (n - 1) + [b])
+            out.append([self.block_dim == _u32(b)] +
+                       [d == _u32(v) for d, v in zip(self.dims, dims)])
+        return out
 
     def small_model_hints(self) -> list[z3.BoolRef]:
         """Soft bounds that keep counterexamples replayable (small launches,

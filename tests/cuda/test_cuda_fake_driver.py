@@ -2,7 +2,10 @@
 parameter packing, launch geometry, copy-back, error status) against a fake
 CUDA driver that executes the launch with the CPU simulator, reading every
 argument back out of the raw parameter buffer the real driver would get."""
+import copy
 import ctypes
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -62,8 +65,8 @@ class FakeDriver:
 
     CODES = {"bounds": 1, "div-zero": 2, "assert": 3, "divergence": 4}
 
-    def __init__(self, kernel):
-        self.kernel = kernel
+    def __init__(self, kernel=None):
+        self.kernels = {kernel.name: kernel} if kernel is not None else {}
         self.memory = {}      # address -> numpy uint8 buffer
         self.freed = []
         self.launches = []
@@ -116,28 +119,62 @@ class FakeDriver:
         return (0,)
 
     def cuMemcpyDtoH(self, dst, src, nbytes):
-        assert src in self.memory and nbytes <= self.memory[src].nbytes
+        self._owner(src, nbytes)
         ctypes.memmove(dst, src, nbytes)
         return (0,)
 
     def cuCtxSynchronize(self):
         return (0,)
 
+    # used by benchmarks/gpu_saxpy_bandwidth.py
+    def cuDeviceGetName(self, length, dev):
+        return (0, b"Fake GPU\0")
+
+    def _owner(self, addr, nbytes):
+        for base, buf in self.memory.items():
+            if base <= addr and addr + nbytes <= base + buf.nbytes:
+                return
+        raise AssertionError(f"access [{addr:#x}, +{nbytes}) outside every allocation")
+
+    def cuMemsetD32(self, dst, value, count):
+        self._owner(dst, 4 * count)
+        np.ctypeslib.as_array(ctypes.cast(dst, ctypes.POINTER(ctypes.c_uint32)), (count,))[:] = value
+        return (0,)
+
+    def cuMemcpyDtoDAsync(self, dst, src, nbytes, stream):
+        self._owner(dst, nbytes)
+        self._owner(src, nbytes)
+        ctypes.memmove(dst, src, nbytes)
+        return (0,)
+
+    def cuEventCreate(self, flags):
+        return (0, object())
+
+    def cuEventRecord(self, event, stream):
+        return (0,)
+
+    def cuEventSynchronize(self, event):
+        return (0,)
+
+    def cuEventElapsedTime(self, start, end):
+        return (0, 0.5)
+
     def cuLaunchKernel(self, func, gx, gy, gz, bx, by, bz, shmem, stream, params, extra):
         from verikern.backends.simulator import simulate
         from verikern.runtime import LaunchConfig
 
         module, entry = func
+        kernel = self.kernels[entry]
         ptx_params = abi.ptx_entry_params(self.modules[module], entry)
         argv = ctypes.cast(params, ctypes.POINTER(ctypes.c_void_p))
         raw = [ctypes.string_at(argv[k], p.size) for k, p in enumerate(ptx_params)]
-        slots = abi.abi_slots(self.kernel)
+        slots = abi.abi_slots(kernel)
         ints = [int.from_bytes(r, "little", signed=True) for r in raw]
         dims = tuple(v for s, v in zip(slots, ints) if s.kind == "launch_dim")
         size = next(v for s, v in zip(slots, ints) if s.kind == "launch_size")
         assert size == int(np.prod(dims)) and (gy, gz, by, bz) == (1, 1, 1, 1)
         arrays, scalars, status_addr = {}, {}, None
-        for ref in self.kernel.params:
+        for ref in kernel.params:
             if isinstance(ref, ArrayRef):
                 k = next(j for j, s in enumerate(slots) if s.kind == "pointer" and s.name == ref.name)
                 shape = tuple(ints[k + 1 + d] for d in range(ref.ndim)) + ref.inner
@@ -152,7 +189,7 @@ class FakeDriver:
         launch = LaunchConfig(dims, bx, gx, size)
         self.launches.append((launch, dict(scalars)))
         try:
-            simulate(self.kernel, launch, arrays, scalars)
+            simulate(kernel, launch, arrays, scalars)
         except Exception as exc:  # the GPU kernel's checks write the status instead of raising
             words = np.array([self.CODES[exc.kind], 0, int(exc.thread or 0), int(exc.block or 0),
                               0, 0, 0, 0], dtype=np.int64)
@@ -162,8 +199,17 @@ class FakeDriver:
 
 @pytest.fixture
 def fake(monkeypatch):
-    def install(kernel):
+    def install(kernel=None):
+        import verikern.backends.ptx as ptx
+
         fake_driver = FakeDriver(kernel)
+        real_compile = ptx.compile_ptx
+
+        def recording_compile(k, *args, **kwargs):  # the fake needs the MIR of each entry
+            fake_driver.kernels[k.name] = k
+            return real_compile(k, *args, **kwargs)
+
+        monkeypatch.setattr(ptx, "compile_ptx", recording_compile)
         monkeypatch.setattr(driver, "_import_driver", lambda: fake_driver)
         monkeypatch.setattr(driver, "_contexts", {})
         driver._init.cache_clear()
@@ -223,3 +269,72 @@ def test_device_index_beyond_count_is_refused(fake):
     with pytest.raises(DeviceUnavailableError, match="no CUDA device 1: 1 device present"):
         launch(saxpy(), 4, [np.ones(4, np.float32), np.ones(4, np.float32), 1.0], block_dim=4,
                device="cuda:1")
+
+
+def load_example(path):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(f"vk_fake_{path.stem}", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+EXAMPLES = sorted((Path(__file__).resolve().parents[2] / "examples").glob("*.py"))
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
+def test_example_through_the_cuda_device_path(fake, path):
+    """The same harness as the GPU test (test_cuda_gpu.py), on the fake driver:
+    every argument of every example kernel survives packing and decoding."""
+    gpu_test = load_example(Path(__file__).with_name("test_cuda_gpu.py"))  # its helpers
+    fd = fake()
+    outputs_of = gpu_test.outputs_of
+    module = load_example(path)
+    inputs = module.make_inputs(np.random.default_rng(3), gpu_test.GPU_TEST_N)
+    cpu_inputs, gpu_inputs = copy.deepcopy(inputs), copy.deepcopy(inputs)
+    cpu = outputs_of(module.run(cpu_inputs, device="cpu"), cpu_inputs)
+    gpu = outputs_of(module.run(gpu_inputs, device="cuda:0"), gpu_inputs)
+    assert fd.launches, "the example never reached the cuda device"
+    assert set(gpu) == set(cpu)
+    for name in cpu:
+        gpu_test.assert_agree(name, gpu[name], cpu[name], fast_math=False)
+        np.testing.assert_array_equal(gpu[name], cpu[name])   # same simulator: bit-identical
+    assert fd.memory == {}
+
+
+def _corpus_sample():
+    from corpus_loader import load_corpus
+
+    return [c for c in load_corpus() if c.expect_status == "proved"][::6]
+
+
+@pytest.mark.parametrize("case", _corpus_sample(), ids=lambda c: c.name)
+def test_corpus_harness_through_the_cuda_device_path(fake, case):
+    """test_cuda_gpu.py's corpus harness on the fake driver (every 6th proved case)."""
+    gpu_test = load_example(Path(__file__).with_name("test_cuda_gpu.py"))
+    fd = fake()
+    gpu_test.corpus_case_agrees(case)
+    assert fd.launches and fd.memory == {}
+
+
+def test_bandwidth_benchmark_runs_and_checks_its_result(fake, capsys, tmp_path):
+    """benchmarks/gpu_saxpy_bandwidth.py end to end on the fake driver (no Warp):
+    its saxpy result check passes, and the numbers follow from the event times."""
+    import json
+
+    bench = load_example(Path(__file__).resolve().parents[2] / "benchmarks" / "gpu_saxpy_bandwidth.py")
+    fd = fake()
+    out = tmp_path / "bw.json"
+    code = bench.main(["--log2n", "12", "--reps", "2", "--warmup", "1", "--no-warp", "--json", str(out)])
+    text = capsys.readouterr().out
+    data = json.loads(out.read_text())
+    assert data["verikern"]["correct"], text
+    assert data["verikern"]["expected"] == 2.0 + 3.0 * 5       # 1 + 2 * 2 launches of y += 3 * 1
+    n = 2 ** 12
+    assert data["verikern"]["bytes_per_s"] == pytest.approx(12 * n / 0.5e-3)
+    assert data["copy"]["bytes_per_s"] == pytest.approx(8 * n / 0.5e-3)
+    assert data["verikern_over_copy"] == pytest.approx(1.5)
+    assert code == 0 and "verikern / copy" in text and "Fake GPU" in text
+    assert len(fd.launches) == 5 and fd.memory == {}

@@ -16,7 +16,7 @@ from verikern.errors import (
     BarrierDivergenceError, DeviceUnavailableError, DivisionByZeroError, KernelAssertionError,
     KernelRuntimeError, OutOfBoundsError,
 )
-from verikern.mir import BOOL, F16, F32, F64, I32, I64, U8, ArrayRef, Return, SourceLoc
+from verikern.mir import BOOL, F16, F32, F64, I64, U8, ArrayRef, Return, SourceLoc
 from verikern.mir.builder import MirBuilder
 
 L = SourceLoc("k.py", 4, 9)
@@ -192,3 +192,27 @@ def test_vk_launch_on_cuda_without_gpu_is_a_clear_error(device):
         launch(kernel, 8, [x, y, 2.0], block_dim=8, device=device)
     assert str(info.value) == REASON
     assert np.all(y == 0)
+
+
+@pytest.mark.parametrize("code,text", [
+    (100, "no CUDA device: the NVIDIA driver reports 0 devices"),
+    (803, "the NVIDIA driver failed to initialise (CUDA_ERROR_SYSTEM_DRIVER_MISMATCH)"),
+    (999, "the NVIDIA driver failed to initialise (CUDA_ERROR_UNKNOWN)"),
+])
+def test_cuinit_failures_are_device_unavailable(monkeypatch, code, text):
+    from cuda.bindings import driver as real
+
+    from verikern.backends.cuda import driver
+
+    class InitFails:
+        CUresult = real.CUresult
+
+        def cuInit(self, flags):
+            return (real.CUresult(code),)
+
+    monkeypatch.setattr(driver, "_import_driver", lambda: InitFails())
+    driver._init.cache_clear()
+    try:
+        assert driver.cuda_available(0) == (False, text)
+    finally:
+        driver._init.cache_clear()

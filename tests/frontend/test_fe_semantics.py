@@ -210,3 +210,21 @@ def test_short_circuit_prevents_out_of_bounds_load():
     out = np.zeros(4, np.int32)
     res = _differential(src, "k", (4,), {"a": a, "out": out}, {})
     np.testing.assert_array_equal(res["out"], [1 + 3 + 10, -1, 10, 10])
+
+
+def test_where_and_select_evaluate_both_values():
+    src = """
+    import verikern as vk
+
+    @vk.kernel
+    def k(a: vk.array(dtype=vk.int32), out: vk.array(dtype=vk.int32)):
+        i = vk.tid()
+        out[i] = vk.where(i < 2, a[0], a[1]) * 10 + vk.select(i < 2, 5, 7)
+    """
+    from verikern.mir import nodes as M
+    mir = compile_ok(src)
+    assert len([x for _, x in mir.instructions() if isinstance(x, M.Load)]) == 2
+    assert len(mir.blocks) == 1  # no branches: both arguments are evaluated
+    out = np.zeros(3, np.int32)
+    mir_eval.run(mir, (3,), {"a": np.array([4, 6], np.int32), "out": out}, {})
+    np.testing.assert_array_equal(out, [47, 47, 65])

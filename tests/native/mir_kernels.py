@@ -68,7 +68,6 @@ def block_reverse(rounds_loop: bool = False):
     """out[b*B + t] = in[b*B + (B-1-t)] through shared memory with a barrier;
     with rounds_loop, the barrier sits in a loop of `rounds` iterations,
     each round reversing the shared buffer again (result: reversed iff odd)."""
-    from verikern.mir.nodes import ScalarParam  # noqa: F401
     bld = MirBuilder("block_reverse", loc(10))
     src = bld.array_param(ArrayRef("src", I32, 1))
     dst = bld.array_param(ArrayRef("dst", I32, 1))
@@ -231,4 +230,34 @@ def asserting():
     bld.emit(Compare(c, "ge", v, bld.const(0, I32), loc(61)))
     bld.emit(Assert(c, "x must be non-negative", loc(62)))
     bld.terminate(Return(loc(63)))
+    return bld.finish()
+
+
+def atomic_mix(dtype, op: str, with_compare: bool = False):
+    """olds[i] = atomic_<op>(acc, i % slots, vals[i][, cmps[i]]) on array acc of
+    `dtype`; a constant added to vals first (exercises constants of dtype)."""
+    bld = MirBuilder(f"atomic_{op}_{dtype}", loc(70))
+    acc = bld.array_param(ArrayRef("acc", dtype, 1))
+    vals = bld.array_param(ArrayRef("vals", dtype, 1))
+    cmps = bld.array_param(ArrayRef("cmps", dtype, 1))
+    olds = bld.array_param(ArrayRef("olds", dtype, 1))
+    entry = bld.new_block("entry")
+    bld.set_block(entry)
+    i, _ = tid(bld)
+    slots = bld.new_value(I32)
+    bld.emit(ShapeOf(slots, acc, 0, loc(71)))
+    slot = bld.new_value(I32)
+    bld.emit(BinOp(slot, "mod", i, slots, loc(71)))
+    v = bld.new_value(dtype)
+    bld.emit(Load(v, vals, (i,), loc(72)))
+    w = bld.new_value(dtype)
+    bld.emit(BinOp(w, "add", v, bld.const(0.25 if dtype.is_float else 3, dtype), loc(72)))
+    cmp = None
+    if with_compare:
+        cmp = bld.new_value(dtype)
+        bld.emit(Load(cmp, cmps, (i,), loc(73)))
+    old = bld.new_value(dtype)
+    bld.emit(Atomic(old, op, acc, (slot,), w, loc(74), compare=cmp))
+    bld.emit(Store(olds, (i,), old, loc(75)))
+    bld.terminate(Return(loc(76)))
     return bld.finish()

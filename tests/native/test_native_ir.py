@@ -91,3 +91,33 @@ def test_cpu_module_has_body_and_entry_and_min_max_use_minnum():
 def test_unknown_target_is_refused():
     with pytest.raises(ValueError, match="unknown LLVM target"):
         lower(saxpy(), "amdgpu")
+
+
+def _corpus_and_example_kernels():
+    from pathlib import Path
+
+    from corpus_loader import load_corpus
+    from verikern.frontend import compile_file
+
+    root = Path(__file__).resolve().parents[2]
+    paths = [c.path for c in load_corpus()] + sorted((root / "examples").glob("*.py"))
+    out = []
+    for p in paths:
+        for kr in compile_file(p).kernels:
+            if kr.mir is not None:
+                out.append((f"{p.stem}:{kr.name}", kr.mir))
+    return out
+
+
+def test_every_corpus_and_example_kernel_lowers_to_valid_ir_on_both_targets():
+    llvm.initialize_all_targets()
+    llvm.initialize_all_asmprinters()
+    kernels = _corpus_and_example_kernels()
+    assert len(kernels) > 50
+    for name, k in kernels:
+        for target in ("cpu", "nvptx"):
+            text = lower(k, target)
+            try:
+                llvm.parse_assembly(text).verify()
+            except RuntimeError as exc:   # pragma: no cover - shows which kernel
+                pytest.fail(f"{name} ({target}): {exc}")

@@ -148,3 +148,86 @@ def test_compiled_once_per_kernel():
     for _ in range(2):
         launch(k, 10, [x, np.zeros(10, np.float32), np.float32(1)], device="cpu:native")
     assert compile_kernel(k) is first
+
+
+def test_fast_math_kernel_close_to_simulator():
+    """With fast_math the generated code may reassociate/contract; the
+    differential tolerance used here is 1e-6 relative (+1e-6 absolute)."""
+    from dataclasses import replace
+
+    k = replace(saxpy(), fast_math=True)
+    n = 500
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal(n).astype(np.float32)
+    y0 = rng.standard_normal(n).astype(np.float32)
+    sim, nat = both(k, n, lambda: [x.copy(), y0.copy(), np.float32(0.75)], 128)
+    np.testing.assert_allclose(nat[1], sim[1], rtol=1e-6, atol=1e-6)
+    assert compile_kernel(k).optimized_ir.count("fast") > 0
+
+
+ATOMIC_CASES = [("int32", "add"), ("int32", "sub"), ("int32", "min"), ("int32", "max"),
+                ("uint32", "min"), ("uint32", "max"), ("int32", "and"), ("int32", "or"),
+                ("int32", "xor"), ("int64", "add"), ("float32", "add"), ("float32", "min"),
+                ("float32", "max"), ("float64", "sub"), ("float16", "add")]
+
+
+@pytest.mark.parametrize("tname,op", ATOMIC_CASES)
+def test_atomics_final_value_matches_simulator(tname, op):
+    """One thread per slot (block 1 thread), so old values are deterministic
+    and every op is checked exactly; then 4 threads per slot for the final
+    value (float add: order may differ, so a tolerance; exact otherwise)."""
+    from native.mir_kernels import atomic_mix
+    from verikern.mir.types import SCALAR_TYPES
+
+    t = SCALAR_TYPES[tname]
+    k = atomic_mix(t, op)
+    rng = np.random.default_rng(2)
+    n = 64
+    if t.is_float:
+        vals = rng.uniform(-4, 4, n).astype(t.np_dtype)
+        start = rng.uniform(-4, 4, 16).astype(t.np_dtype)
+    else:
+        vals = rng.integers(-50 if t.is_signed else 0, 1000, n).astype(t.np_dtype)
+        start = rng.integers(0, 1000, 16).astype(t.np_dtype)
+    for slots in (n, 16):
+        acc0 = np.resize(start, slots).astype(t.np_dtype)
+        sim, nat = both(k, n, lambda: [acc0.copy(), vals.copy(), vals.copy(),
+                                       np.zeros(n, t.np_dtype)], 32)
+        if slots == n:
+            assert sim[3].tobytes() == nat[3].tobytes()      # old values
+            assert sim[0].tobytes() == nat[0].tobytes()
+        elif t.is_float and op in ("add", "sub"):
+            np.testing.assert_allclose(nat[0], sim[0], rtol=1e-2 if t.bits == 16 else 1e-5)
+        else:
+            assert sim[0].tobytes() == nat[0].tobytes()
+
+
+@pytest.mark.parametrize("tname", ["int32", "float32", "uint8"])
+def test_atomic_cas_and_exch_match_simulator(tname):
+    from native.mir_kernels import atomic_mix
+    from verikern.mir.types import SCALAR_TYPES
+
+    t = SCALAR_TYPES[tname]
+    n = 40
+    acc0 = np.arange(n).astype(t.np_dtype)
+    vals = (np.arange(n) * 2 + 1).astype(t.np_dtype)
+    cmps = np.where(np.arange(n) % 2 == 0, acc0, acc0 + 1).astype(t.np_dtype)
+    for op, cas in (("cas", True), ("exch", False)):
+        k = atomic_mix(t, op, with_compare=cas)
+        sim, nat = both(k, n, lambda: [acc0.copy(), vals.copy(), cmps.copy(),
+                                       np.zeros(n, t.np_dtype)], 16)
+        assert sim[0].tobytes() == nat[0].tobytes(), op
+        assert sim[3].tobytes() == nat[3].tobytes(), op
+        if op == "cas":   # even slots matched their compare value and were replaced
+            w = vals + (np.float32(0.25) if t.is_float else 3)
+            assert nat[0][0] == w.astype(t.np_dtype)[0] and nat[0][1] == acc0[1]
+
+
+def test_parallel_launch_reports_the_lowest_failing_block():
+    n_threads, n = 1 << 17, 100_000     # threads >= 100000 read past the end
+    assert n_threads >= native.PARALLEL_MIN_THREADS
+    x = np.ones(n, np.float32)
+    sim, nat = _errors(saxpy(guarded=False), n_threads,
+                       lambda: [x.copy(), np.ones(n, np.float32), np.float32(2)], 256)
+    assert isinstance(nat, OutOfBoundsError)
+    assert (nat.thread, nat.block) == (sim.thread, sim.block) == (n % 256, n // 256)

@@ -22,7 +22,7 @@ BLOCK = 32
 FLOAT_ONLY = {"pow", "sqrt", "sqrt_precise", "sin", "cos", "tan", "exp", "log",
               "floor", "ceil"}
 INT_ONLY = {"and", "or", "xor", "shl", "shr", "invert"}
-SETTINGS = settings(max_examples=3, deadline=None,
+SETTINGS = settings(max_examples=2, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow,
                                            HealthCheck.function_scoped_fixture])
 

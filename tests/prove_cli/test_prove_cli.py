@@ -225,3 +225,13 @@ def test_prove_never_executes_the_file(tmp_path):
     assert not marker.exists()
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "PROVED  k" in proc.stdout
+
+
+def test_progress_callback_sees_every_file(tmp_path):
+    from verikern.proofs.driver import prove_paths
+    a = write(tmp_path, "a.py", GOOD)
+    b = write(tmp_path, "b.py", ONE_BAD_ONE_GOOD)
+    calls = []
+    reports = prove_paths([tmp_path], progress=lambda done, total, f: calls.append((done, total, f)))
+    assert calls == [(1, 2, a), (2, 2, b)]
+    assert [(r.kernel, r.status.value) for r in reports] == [("saxpy", "proved"), ("bad", "error"), ("good", "proved")]

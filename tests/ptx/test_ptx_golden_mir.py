@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from verikern.backends.ptx import assemble, compile_ptx, find_ptxas
+from verikern.backends.ptx import assemble, compile_ptx, find_libdevice, find_ptxas
 from verikern.mir import (
     BOOL, F32, I32, ArrayRef, Atomic, Barrier, BinOp, Branch, Compare, Const, Jump, Load,
     Return, ShapeOf, SourceLoc, Special, Store, UnaryOp,
@@ -13,6 +13,8 @@ from verikern.mir.builder import MirBuilder
 
 L = SourceLoc("golden.py", 3, 5)
 ARCHS = ("sm_75", "sm_80", "sm_90", "sm_100")
+needs_libdevice = pytest.mark.skipif(find_libdevice() is None,
+                                     reason="libdevice.10.bc not found (pip install nvidia-nvvm)")
 needs_ptxas = pytest.mark.skipif(find_ptxas() is None, reason="ptxas not found (pip install 'verikern[cuda]')")
 
 
@@ -130,6 +132,7 @@ def test_fast_math_override_and_sqrt_precise():
     assert re.search(r"\bsqrt\.rn(\.ftz)?\.f32\b", precise_under_fast)
 
 
+@needs_libdevice
 def test_libdevice_math_is_linked():
     ptx = compile_ptx(div_sqrt(False, op="sin"), "sm_80")
     assert ".extern" not in ptx            # nothing left to resolve at load time
@@ -140,7 +143,7 @@ def test_libdevice_math_is_linked():
 @needs_ptxas
 @pytest.mark.parametrize("arch", ARCHS)
 @pytest.mark.parametrize("make", [block_reverse, atomics, lambda: div_sqrt(True),
-                                  lambda: div_sqrt(False, op="exp")],
+                                  pytest.param(lambda: div_sqrt(False, op="exp"), marks=needs_libdevice)],
                          ids=["block_reverse", "atomics", "div_sqrt_fast", "div_exp"])
 def test_golden_kernels_assemble(make, arch):
     kernel = make()
@@ -150,3 +153,13 @@ def test_golden_kernels_assemble(make, arch):
         assert res.shared_bytes == sum(4 * s.shape[0] for s in kernel.shared)
         assert res.entries[kernel.name].barriers == 1
     assert res.spill_stores == 0 and res.stack_bytes == 0
+
+
+def test_missing_libdevice_is_a_clear_error(monkeypatch):
+    from verikern.backends.ptx import LibdeviceNotFoundError, compile_ptx_bundle, libdevice
+
+    monkeypatch.setattr(libdevice, "_candidates", lambda: [])
+    with pytest.raises(LibdeviceNotFoundError, match="pip install nvidia-nvvm"):
+        compile_ptx_bundle([div_sqrt(False, op="log")], "sm_80")   # uncached path
+    # kernels without libdevice math do not need it
+    assert ".entry" in compile_ptx_bundle([div_sqrt(False)], "sm_80")[0]

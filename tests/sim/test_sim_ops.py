@@ -193,7 +193,7 @@ def _py_reference(op, a, b, bits, signed):
 @pytest.mark.parametrize("dtype,bits,signed", [("int32", 32, True), ("uint32", 32, False),
                                                ("int8", 8, True), ("uint16", 16, False),
                                                ("int64", 64, True)])
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=8, deadline=None)
 @given(data=st.data())
 def test_integer_ops_match_python_reference(dtype, bits, signed, data):
     lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)

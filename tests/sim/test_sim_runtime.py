@@ -157,6 +157,12 @@ def test_fixed_block_dim(kernels):
     x = f32(64)
     launch(kernels["fixed"], 64, [x], block_dim=64)
     assert x.sum() == 64
+    y = f32(128)
+    launch(kernels["fixed"], 128, [y])            # no block_dim: the kernel's own
+    assert y.sum() == 128
+    z = f32(512)
+    _, cfg, _, _ = prepare_launch(kernels["scale"], 512, [z, f32(512), 1, 1.0], block_dim=None)
+    assert cfg.block_dim == 256
 
 
 def test_two_d_dims_and_non_contiguous_results_are_written_back(kernels):
@@ -202,3 +208,28 @@ def test_read_only_arrays(kernels):
     out.flags.writeable = False
     with pytest.raises(LaunchError, match=r"argument out is a read-only array, but the kernel writes it"):
         launch(kernels["scale"], 4, [x, out, 1, 2.0])
+
+
+def test_simulate_checks_direct_arguments(kernels):
+    from verikern.backends.simulator import simulate
+    cfg = LaunchConfig((4,), 4, 1, 4)
+    with pytest.raises(LaunchError, match=r"simulate\(\) got no value for out, f"):
+        simulate(kernels["scale"], cfg, {"x": f32(4)}, {"k": 1})
+    with pytest.raises(LaunchError, match=r"array x must be a 1-D numpy array of float32"):
+        simulate(kernels["scale"], cfg, {"x": np.zeros(4), "out": f32(4)}, {"k": 1, "f": 1.0})
+
+
+def test_cuda_n_passes_the_device_index(kernels, monkeypatch):
+    import sys
+    import types
+    calls = []
+    fake = types.ModuleType("fake_cuda_device")
+
+    def run(kernel, launch_cfg, arrays, scalars, device=0):
+        calls.append((kernel.name, launch_cfg.dims, device))
+    fake.run = run
+    monkeypatch.setitem(sys.modules, "fake_cuda_device", fake)
+    monkeypatch.setitem(DEVICES, "cuda", ("fake_cuda_device", "run"))
+    launch(kernels["fixed"], 64, [f32(64)], device="cuda:3")
+    launch(kernels["fixed"], 64, [f32(64)], device="cuda")
+    assert calls == [("fixed", (64,), 3), ("fixed", (64,), 0)]

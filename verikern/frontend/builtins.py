@@ -329,6 +329,18 @@ def _mul(chk, node, name, args, expected, loc):
     return H.BinaryExpr("mul", l, r, t, loc)
 
 
+def _where(chk, node, name, args, expected, loc):
+    """Warp's where(cond, a, b) (a if cond) and select(cond, b, a) (a if cond):
+    ordinary calls, so both value arguments are always evaluated."""
+    _arity(chk, node, name, args, 3)
+    cond = chk.check_cond(args[0])
+    x, y = chk.check_pair(args[1], args[2], "add", expected)
+    if x.type != y.type or isinstance(x.type, ArrayType):
+        raise chk.error(f"vk.{name}() values have types {x.type} and {y.type}", node,
+                        "type-mismatch", "convert one value explicitly")
+    return H.BuiltinCall(name, (cond, x, y), x.type, loc)
+
+
 def _atomic(chk, node, name, args, expected, loc):
     op = ATOMICS[name]
     if not args:
@@ -374,6 +386,6 @@ BUILTIN_RULES = {
     "normalize": _normalize, "cw_mul": _cw_mul, "cw_div": _cw_mul,
     "quat_rotate": _quat_rotate, "quat_inverse": _quat_inverse,
     "quat_identity": _quat_identity, "quat_from_axis_angle": _quat_from_axis_angle,
-    "transpose": _transpose, "mul": _mul,
+    "transpose": _transpose, "mul": _mul, "where": _where, "select": _where,
     **{a: _atomic for a in ATOMICS},
 }

@@ -21,6 +21,7 @@ from .typing_rules import (
 
 DSL_CONSTANTS = {"pi": math.pi, "e": math.e, "tau": math.tau, "inf": math.inf}
 VECTOR_FIELDS = {"x": 0, "y": 1, "z": 2, "w": 3}
+_LITERAL_CALLS = ("min", "max", "abs", "clamp")  # of literals only: typed by their context
 
 _FORBIDDEN_EXPRS = {
     ast.List: ("no-lists", "lists are not allowed in kernels", "use an array parameter or a vector type"),
@@ -164,6 +165,14 @@ class ExprChecker:
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd,
                                                                    ast.Invert)):
             return self.is_literal_tree(node.operand)
+        if isinstance(node, ast.IfExp):  # `0 if c else 1`: both arms take the context type
+            return self.is_literal_tree(node.body) and self.is_literal_tree(node.orelse)
+        if isinstance(node, ast.Call) and not node.keywords and node.args:
+            name = self.info.dsl_name(node.func)
+            if name is None and isinstance(node.func, ast.Name) \
+                    and node.func.id not in self.local_names and node.func.id not in self.info.funcs:
+                name = node.func.id
+            return name in _LITERAL_CALLS and all(self.is_literal_tree(a) for a in node.args)
         return False
 
     # ------------------------------------------------------- expressions

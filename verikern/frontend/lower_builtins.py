@@ -53,6 +53,12 @@ class BuiltinLowering:
         (a,) = self._args(e)
         return tuple(self.unop(e.name, x, e.loc, hint) for x in a)
 
+    def _where(self, e, hint):
+        c, x, y = self._args(e)
+        if e.name == "select":  # select(cond, value_if_false, value_if_true)
+            x, y = y, x
+        return tuple(self.select(c[0], a, b, e.loc, hint) for a, b in zip(x, y))
+
     def _pow(self, e, hint):
         a, b = self._args(e)
         return (self.binop("pow", a[0], b[0], e.loc, hint),)
@@ -251,4 +257,5 @@ BUILTIN_LOWERING = {
     "quat_rotate": BuiltinLowering._quat_rotate, "quat_inverse": BuiltinLowering._quat_inverse,
     "quat_from_axis_angle": BuiltinLowering._quat_from_axis_angle,
     "transpose": BuiltinLowering._transpose,
+    "where": BuiltinLowering._where, "select": BuiltinLowering._where,
 }

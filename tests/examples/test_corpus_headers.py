@@ -1,0 +1,66 @@
+"""The shared kernel corpus (tests/corpus/*.py) is well formed: a valid
+header, a description line, exactly one kernel that compiles, a balance of
+correct and buggy kernels, and every obligation kind covered."""
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from corpus_loader import CORPUS_DIR, load_corpus
+from verikern.frontend import compile_file
+
+KINDS = {"bounds", "race", "divergence", "assert", "div-zero", "invariant"}
+CASES = load_corpus()
+
+
+def test_corpus_size_and_balance():
+    assert len(CASES) >= 90
+    proved = sum(c.expect_status == "proved" for c in CASES)
+    assert 0.35 <= proved / len(CASES) <= 0.65
+
+
+def test_every_kind_is_covered():
+    counts = Counter(k for c in CASES for k in c.failing_kinds)
+    assert set(counts) == KINDS
+    for kind in ("bounds", "race", "divergence"):
+        assert counts[kind] >= 5, counts
+    for kind in ("assert", "div-zero", "invariant"):
+        assert counts[kind] >= 2, counts
+
+
+def test_some_files_use_warp_names():
+    warp_files = [c for c in CASES if "import warp as wp" in c.path.read_text()]
+    assert len(warp_files) >= 3
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+def test_corpus_file_header_and_compiles(case):
+    lines = case.path.read_text().splitlines()
+    header = [ln for ln in lines if ln.startswith("#")][:3]
+    assert lines[0].startswith("# expect: ")
+    assert case.failing_kinds <= KINDS
+    assert (case.expect_status == "failed") == bool(case.failing_kinds)
+    prefix = "ok_" if case.expect_status == "proved" else None
+    if prefix:
+        assert case.name.startswith(prefix), "correct kernels are named ok_*"
+    else:
+        assert not case.name.startswith("ok_")
+        # buggy kernels say under which launch the bug shows
+        assert "Witness" in case.path.read_text(), "buggy kernels describe a witness"
+    description = [ln for ln in header if not ln.startswith(("# expect:", "# prove-args:"))]
+    assert description and len(description[0]) > 30, "a line saying what the kernel does"
+    for flag in ("--block-dim", "--dim"):
+        value = case.option(flag)
+        if value is not None:
+            assert int(value) >= 1
+    result = compile_file(case.path)
+    assert not result.errors, [e.render() for e in result.errors]
+    assert len(result.kernels) == 1, "one kernel per corpus file"
+    k = result.kernels[0]
+    assert k.error is None, k.error.render()
+    assert k.mir is not None
+
+
+def test_corpus_dir_has_only_kernel_files():
+    assert {p.suffix for p in CORPUS_DIR.iterdir() if p.is_file()} <= {".py"}
