@@ -62,8 +62,9 @@ def hamilton(a, b):
 
 
 def quat_rotate_reference(q, v):
-    """q v q* with v as a pure quaternion (q need not be exactly unit:
-    q v q^-1 scaled by |q|^2, which is what Warp's formula computes)."""
+    """q v q* with v as a pure quaternion: the rotation by a unit quaternion
+    (the inputs are unit up to float32 rounding, which keeps this within the
+    test tolerance of Warp's formula v(2w^2 - 1) + 2w(u x v) + 2u(u . v))."""
     pure = np.concatenate([v, np.zeros((len(v), 1))], axis=1)
     conj = q * np.array([-1.0, -1.0, -1.0, 1.0])
     return hamilton(hamilton(q, pure), conj)[:, :3]

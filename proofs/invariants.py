@@ -230,9 +230,11 @@ def _hint_supported(enc: ThreadEncoding, shape: CfgShape, c: Candidate) -> str |
 
 
 def houdini(enc: ThreadEncoding, shape: CfgShape, base_facts: list, timeout_ms: int,
-            candidates: dict[str, list[Candidate]], abstraction=None) -> HoudiniResult:
+            candidates: dict[str, list[Candidate]], abstraction=None,
+            probes: list | None = None) -> HoudiniResult:
     """Greatest subset of `candidates` that is mutually inductive (see module doc)."""
     kernel = enc.kernel
+    probes = probes or []
     live = {h: list(cs) for h, cs in candidates.items()}
     result = HoudiniResult(live)
     for h, cs in live.items():
@@ -257,9 +259,16 @@ def houdini(enc: ThreadEncoding, shape: CfgShape, base_facts: list, timeout_ms: 
                 out.append(enc.loop_facts(h2, [c.build(enc, hv.phis) for c in live[h2]]))
         return out
 
-    def exact(formulas):
+    def exact(formulas, short: bool = False):
+        for probe in probes:            # concrete launches find real models fast
+            p = z3.SolverFor("QF_BV")
+            p.set("timeout", min(timeout_ms, 1000))
+            p.add(*formulas, *probe)
+            result.checks += 1
+            if p.check() == z3.sat:
+                return z3.sat, p.model()
         solver = z3.SolverFor("QF_BV")      # fresh: keeps z3's bit-blasting preprocessing
-        solver.set("timeout", timeout_ms)
+        solver.set("timeout", min(timeout_ms, 1000) if short else timeout_ms)
         solver.add(*formulas)
         res = solver.check()
         result.checks += 1
@@ -283,13 +292,22 @@ def houdini(enc: ThreadEncoding, shape: CfgShape, base_facts: list, timeout_ms: 
                 if qres == z3.unsat:        # sound: nonlinear terms over-approximated
                     return changed
                 if qres == z3.sat:
-                    # dropping is always sound; hints get an exact second look
-                    m = quick.model()
-                    abs_built = abstraction.apply(built)
-                    drop = [c for c, b in zip(cs, abs_built)
+                    # a short exact look first; failing that, drop what the
+                    # abstract model falsifies (dropping is always sound)
+                    res, em = exact(formulas, short=True)
+                    if res == z3.unsat:
+                        return changed
+                    if em is not None:
+                        m, vals = em, built
+                    else:
+                        m, vals = quick.model(), abstraction.apply(built)
+                    drop = [c for c, b in zip(cs, vals)
                             if not z3.is_true(m.eval(b, model_completion=True))]
                     for c, b in zip(cs, built):
                         if c in drop and c.kind == "hint":
+                            if em is not None:
+                                result.hint_failures[id(c.hint)] = (phase, em, edge[0])
+                                continue
                             res, hm = exact(context + [z3.Not(b)])
                             if res == z3.unsat:
                                 drop.remove(c)

@@ -337,17 +337,22 @@ def generate(source: str, filename: str = "<mutant>", kinds=KINDS) -> list[Mutan
     return [make(source, site) for site in plan(source, filename, kinds)]
 
 
-def select(items: list, cap: int = 8) -> list:
+def select(items: list, cap: int = 8, start: int = 0) -> list:
     """At most `cap` mutants (or sites), chosen deterministically: round-robin
-    over the kinds (so every kind present is represented), each kind in
-    source order."""
+    over the kinds present (so each is represented when cap allows), each
+    kind in source order; the round starts at the `start`-th kind present
+    (rotate it across files to spread small caps over every kind)."""
     by_kind: dict[str, list] = {}
     for m in items:
         by_kind.setdefault(m.kind, []).append(m)
+    present = [k for k in KINDS if k in by_kind]
+    if present:
+        s = start % len(present)
+        present = present[s:] + present[:s]
     chosen: list = []
     depth = 0
     while len(chosen) < cap and any(depth < len(v) for v in by_kind.values()):
-        for kind in KINDS:
+        for kind in present:
             group = by_kind.get(kind, [])
             if depth < len(group) and len(chosen) < cap:
                 chosen.append(group[depth])

@@ -63,7 +63,7 @@ class ProofContext:
             cands = generate_candidates(kernel, self.shape)
             base = list(self.launch.facts) + self.A.facts + self.single_array_facts(self.A)
             self.houdini = houdini(self.A, self.shape, base, self.timeout_ms, cands,
-                                   NonlinearAbstraction())
+                                   NonlinearAbstraction(), self.launch.probes())
 
     # ------------------------------------------------------------ encodings
     def encoding(self, tag: str, shared_loops: frozenset[str] = frozenset()) -> ThreadEncoding:

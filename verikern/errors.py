@@ -33,7 +33,7 @@ def source_line_at(loc: SourceLoc, source: str | None = None) -> str | None:
     """The text of line `loc.line` from `source`, or from the file on disk."""
     try:
         text = source if source is not None else open(loc.file, encoding="utf-8").read()
-    except OSError:
+    except (OSError, ValueError):     # missing, unreadable or not UTF-8
         return None
     lines = text.splitlines()
     if 1 <= loc.line <= len(lines):

@@ -7,6 +7,10 @@ contract that failed and the --param/--size options that would fix it.
 Array contents respect `all_in_range` (values in [lo, hi)) and `all_distinct`
 (distinct values) by construction; `inputs_strategy` gives the same inputs as
 hypothesis strategies.
+
+Candidates, in order: launch-shaped defaults; then a z3 model of the integer
+`requires` (exact machine arithmetic, changing as few defaults as it can);
+then heuristic variations. z3 only proposes: `prepare_launch` decides.
 """
 from __future__ import annotations
 
@@ -263,8 +267,9 @@ def _shape_candidates(kernel: Kernel, dims: tuple[int, ...], block_dim: int,
     """Logical shapes for every global array: the launch-shaped default first
     (1-D arrays: the launch size; n-d arrays: launch dim k for dimension k, or
     an even split of the launch size when the array has more dimensions than
-    the launch), then square, transposed and launch-size variants. Overrides
-    in `sizes` are kept in every candidate."""
+    the launch), then square, reversed and launch-size variants (relations
+    between shapes are left to `_solve_requires`). Overrides in `sizes` are
+    kept in every candidate."""
     arrays = _global_arrays(kernel)
     size = math.prod(dims)
 
@@ -288,14 +293,6 @@ def _shape_candidates(kernel: Kernel, dims: tuple[int, ...], block_dim: int,
     rules.append(lambda a: per_dim(a, tuple(reversed(dims))))
     seen = set()
     base = [{a.name: sizes.get(a.name) or rule(a) for a in arrays} for rule in rules]
-    two_d = [a.name for a in arrays if a.ndim >= 2 and a.name not in sizes]
-    # mixes where some 2-D arrays are transposed (e.g. out of a transpose)
-    for flips in itertools.product((False, True), repeat=min(len(two_d), 4)):
-        shapes = dict(base[0])
-        for name, flip in zip(two_d, flips):
-            if flip:
-                shapes[name] = tuple(reversed(shapes[name]))
-        base.append(shapes)
     for k, shapes in enumerate(base):
         key = tuple(sorted(shapes.items()))
         total = sum(math.prod(s) for s in shapes.values())
@@ -559,7 +556,7 @@ def _resolve(kernel: Kernel, dims, block_dim: int, rng: np.random.Generator,
         f"(launch {list(dims)}, block_dim {block_dim}); the last candidate failed with:\n"
         f"  {last}\n"
         "  pass the values yourself: --param NAME=VALUE for scalars, --size NAME=N[,M] "
-        "for array shapes")
+        "for array shapes (or change --dim / --block-dim if it constrains the launch)")
 
 
 def make_inputs(kernel: Kernel, dims, block_dim: int, rng: np.random.Generator, *,

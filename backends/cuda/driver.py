@@ -87,6 +87,19 @@ def call(func_name: str, *args):
     return rest[0] if len(rest) == 1 else rest
 
 
+def event_done(event) -> bool:
+    """cuEventQuery: True when the event completed, False while the GPU is
+    still busy before it; any other status raises CudaDriverError."""
+    drv = driver_module()
+    status = drv.cuEventQuery(event)[0]
+    if int(status) == 0:
+        return True
+    name = error_name(drv, status)
+    if name == "CUDA_ERROR_NOT_READY":
+        return False
+    raise CudaDriverError(f"cuEventQuery failed: {name}", name)
+
+
 @functools.lru_cache(maxsize=1)
 def _init() -> None:
     call("cuInit", 0)

@@ -9,7 +9,9 @@ rejects it, assembled with ptxas for the device's own arch instead.
 """
 from __future__ import annotations
 
+import os
 import threading
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,6 +26,8 @@ from .status import raise_for_status
 # the newest of these not above it (the driver JIT-compiles PTX forward).
 _FALLBACK_ARCHS = ("sm_120", "sm_100", "sm_90", "sm_89", "sm_86", "sm_80", "sm_75")
 NO_DEVICE_ARCH = "sm_80"
+DEFAULT_TIMEOUT_S = 300.0
+EVENT_DISABLE_TIMING = 2  # CU_EVENT_DISABLE_TIMING
 
 _module_cache: dict = {}
 _module_lock = threading.Lock()
@@ -115,9 +119,16 @@ def error_sites(kernel, fast_math: bool | None):
     return list(build(kernel, "nvptx", fm).sites)
 
 
+def _load_image(image: bytes):
+    """cuModuleLoadData on a host buffer passed by address (the form every
+    cuda-python version accepts); the buffer lives until the call returns."""
+    buffer = np.frombuffer(image, dtype=np.uint8)
+    return cu.call("cuModuleLoadData", buffer.ctypes.data)
+
+
 def _load_module(ptx: str, device_index: int):
     try:
-        return cu.call("cuModuleLoadData", ptx.encode() + b"\0"), "ptx-jit"
+        return _load_image(ptx.encode() + b"\0"), "ptx-jit"
     except cu.CudaDriverError as jit_error:
         from verikern.backends.ptx import assemble, find_ptxas
 
@@ -129,7 +140,7 @@ def _load_module(ptx: str, device_index: int):
             raise cu.CudaDriverError(
                 f"the driver could not JIT the PTX ({jit_error}) and ptxas failed too:\n{result.log}",
                 jit_error.name) from None
-        return cu.call("cuModuleLoadData", result.cubin), "ptxas-cubin"
+        return _load_image(result.cubin), "ptxas-cubin"
 
 
 class DeviceArrays:
@@ -197,17 +208,41 @@ def launch_loaded(loaded: LoadedKernel, launch, pointers: dict[str, int],
     del packed  # the driver copied the parameter values when the launch was enqueued
 
 
-def synchronize(kernel_name: str) -> None:
-    """cuCtxSynchronize, with a kernel fault turned into a KernelRuntimeError."""
+def _timeout_s() -> float:
+    """Seconds a launch may run before `synchronize` gives up (VERIKERN_CUDA_TIMEOUT_S)."""
     try:
+        return float(os.environ.get("VERIKERN_CUDA_TIMEOUT_S", DEFAULT_TIMEOUT_S))
+    except ValueError:
+        return DEFAULT_TIMEOUT_S
+
+
+def synchronize(kernel_name: str, timeout_s: float | None = None) -> None:
+    """Wait for the launched work, at most `timeout_s` (never hang on an endless
+    kernel); a kernel fault becomes a KernelRuntimeError, a timeout too."""
+    timeout = _timeout_s() if timeout_s is None else timeout_s
+    hint = (f"run it with device='cpu' to locate the problem, and restart the process "
+            f"(the CUDA context is unusable after a fault)")
+    event = cu.call("cuEventCreate", EVENT_DISABLE_TIMING)
+    try:
+        cu.call("cuEventRecord", event, 0)
+        deadline, pause = time.monotonic() + timeout, 1e-5
+        while not cu.event_done(event):
+            if time.monotonic() > deadline:
+                raise KernelRuntimeError(
+                    f"kernel {kernel_name} did not finish within {timeout:g} s on the GPU (an "
+                    f"endless loop, or a block_until that never holds?); {hint}")
+            time.sleep(pause)
+            pause = min(pause * 2, 1e-3)
         cu.call("cuCtxSynchronize")
     except cu.CudaDriverError as exc:
-        hint = (f"kernel {kernel_name} faulted on the GPU ({exc.name}); run it with "
-                f"device='cpu' to locate the failing access, and restart the process "
-                f"(the CUDA context is unusable after a fault)")
         if exc.name == "CUDA_ERROR_ASSERT":
             raise KernelAssertionError(f"an assert failed in kernel {kernel_name} on the GPU; {hint}") from None
-        raise KernelRuntimeError(hint) from None
+        raise KernelRuntimeError(f"kernel {kernel_name} faulted on the GPU ({exc.name}); {hint}") from None
+    finally:
+        try:
+            cu.call("cuEventDestroy", event)
+        except cu.CudaDriverError:
+            pass
 
 
 def run(kernel, launch, arrays: dict[str, np.ndarray], scalars: dict, *,

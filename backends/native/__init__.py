@@ -21,12 +21,12 @@ from verikern.backends.llvm.abi import (
     ERR_ASSERT, ERR_BOUNDS, ERR_DIV_ZERO, ERR_DIVERGENCE, ERR_WORDS,
 )
 from verikern.errors import (
-    BarrierDivergenceError, DivisionByZeroError, KernelAssertionError,
+    BarrierDivergenceError, LaunchError, DivisionByZeroError, KernelAssertionError,
     KernelRuntimeError, OutOfBoundsError,
 )
 from verikern.backends.llvm.barriers import find_barriers
 from verikern.mir.cfg import reverse_postorder
-from verikern.mir.nodes import Kernel
+from verikern.mir.nodes import Atomic, Kernel, Store
 
 from .jit import CompiledKernel, compile_kernel
 
@@ -102,7 +102,15 @@ def _ranges(grid: int, pieces: int) -> list[tuple[int, int]]:
 def run(kernel: Kernel, launch, arrays: dict, scalars: dict) -> None:
     """Run `kernel` natively; results are written into `arrays`."""
     ck = compile_kernel(kernel)
-    work = {n: (a if a.flags.c_contiguous and a.flags.writeable else np.ascontiguousarray(a))
+    written = {ins.array.name for _, ins in kernel.instructions()
+               if isinstance(ins, (Store, Atomic))}
+    for n, a in arrays.items():
+        if not a.flags.writeable and n in written:
+            raise LaunchError(f"kernel {kernel.name}: argument {n} is a read-only numpy array "
+                              f"but the kernel writes to it; pass a writeable copy "
+                              f"({n}.copy())")
+    work = {n: (a if a.flags.c_contiguous and a.flags.writeable
+                else np.array(a, order="C", copy=True))
             for n, a in arrays.items()}
     args = _pack_args(ck, kernel, launch, work, scalars)
     grid, bd = int(launch.grid_dim), int(launch.block_dim)
@@ -114,7 +122,7 @@ def run(kernel: Kernel, launch, arrays: dict, scalars: dict) -> None:
         futures = [_executor().submit(_run_range, ck, args, b, e, bd) for b, e in chunks]
         failures = [f.result() for f in futures]
     for n, a in arrays.items():
-        if work[n] is not a:
+        if work[n] is not a and a.flags.writeable:
             a[...] = work[n]
     failures = [f for f in failures if f is not None]
     if failures:

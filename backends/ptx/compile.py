@@ -21,7 +21,7 @@ from .arch import NVPTX_TRIPLE, check_arch, nvptx_target
 from .libdevice import link_libdevice
 
 DEFAULT_ARCH = "sm_80"
-_CACHE_LIMIT = 256
+_CACHE_LIMIT = 1024
 _cache: dict = {}
 _cache_lock = threading.Lock()
 
@@ -94,24 +94,24 @@ def _cached(key, kernel, make):
     return value
 
 
+def _lower(kernel, fast_math: bool) -> str:
+    try:
+        from verikern.backends import llvm as llvm_backend
+    except ImportError as exc:
+        raise VerikernError(f"the LLVM lowering (verikern.backends.llvm) is not available: {exc}") from None
+    try:
+        return llvm_backend.lower(kernel, target="nvptx", fast_math=fast_math)
+    except VerikernError:
+        raise
+    except Exception as exc:  # report where, never a bare traceback
+        raise PtxCompileError(f"{kernel.loc}: kernel {kernel.name} cannot be lowered for "
+                              f"NVPTX: {exc}") from exc
+
+
 def nvptx_ir(kernel, fast_math: bool | None = None) -> str:
     """The NVPTX LLVM IR of a MIR kernel from verikern.backends.llvm (memoised)."""
     fm = bool(kernel.fast_math) if fast_math is None else bool(fast_math)
-
-    def lower():
-        try:
-            from verikern.backends import llvm as llvm_backend
-        except ImportError as exc:
-            raise VerikernError(f"the LLVM lowering (verikern.backends.llvm) is not available: {exc}") from None
-        try:
-            return llvm_backend.lower(kernel, target="nvptx", fast_math=fm)
-        except VerikernError:
-            raise
-        except Exception as exc:  # LoweringError and friends: report where, never a bare traceback
-            raise PtxCompileError(f"{kernel.loc}: kernel {kernel.name} cannot be lowered for "
-                                  f"NVPTX: {exc}") from exc
-
-    return _cached(("ir", id(kernel), fm), kernel, lower)
+    return _cached(("ir", id(kernel), fm), kernel, lambda: _lower(kernel, fm))
 
 
 def compile_ptx(kernel, arch: str = DEFAULT_ARCH, fast_math: bool | None = None, *,
@@ -140,8 +140,7 @@ def compile_ptx_bundle(kernels, arch: str = DEFAULT_ARCH, fast_math: bool | None
     for index, kernel in enumerate(kernels):
         renamed = replace(kernel, name=f"k{index}_{kernel.name}", _index={})
         fm = bool(kernel.fast_math) if fast_math is None else bool(fast_math)
-        ir = _cached(("bundle-ir", id(kernel), index, fm), kernel,
-                     lambda: nvptx_ir(renamed, fm))
+        ir = _cached(("bundle-ir", id(kernel), index, fm), kernel, lambda: _lower(renamed, fm))
         module = parse_nvptx_ir(ir, kernel.name)
         entries.append(renamed.name)
         if bundle is None:

@@ -52,17 +52,17 @@ class AssembleResult:
     ok: ptxas exited 0; the resource fields are those of the first `.entry`
     in the module (verikern emits one kernel per module), `entries` has every
     entry by name; `cubin` is the assembled binary when ok; `log` is ptxas's
-    complete output (stdout then stderr).
+    complete output (stdout then stderr); `arch` the GPU name assembled for.
     """
 
     ok: bool
-    arch: str
     registers: int
     shared_bytes: int
     spill_stores: int
     spill_loads: int
     stack_bytes: int
     log: str
+    arch: str = ""
     entries: dict = field(default_factory=dict, compare=False)
     cubin: bytes | None = field(default=None, repr=False, compare=False)
 
@@ -214,8 +214,8 @@ def assemble(ptx: str, arch: str = "sm_80", *, ptxas: Path | None = None,
         try:
             proc = subprocess.run(cmd, capture_output=True, text=True, timeout=PTXAS_TIMEOUT_S)
         except subprocess.TimeoutExpired:
-            return AssembleResult(False, arch, 0, 0, 0, 0, 0,
-                                  f"ptxas did not finish within {PTXAS_TIMEOUT_S} s: {' '.join(cmd)}")
+            return AssembleResult(False, 0, 0, 0, 0, 0,
+                                  f"ptxas did not finish within {PTXAS_TIMEOUT_S} s: {' '.join(cmd)}", arch)
         log = (proc.stdout + proc.stderr).replace(str(src), "kernel.ptx")
         ok = proc.returncode == 0
         cubin = out.read_bytes() if ok and out.exists() else None
@@ -227,8 +227,8 @@ def assemble(ptx: str, arch: str = "sm_80", *, ptxas: Path | None = None,
     if res is None and entries:
         res = next(iter(entries.values()))
     res = res or EntryResources(name=first or "")
-    return AssembleResult(ok, arch, res.registers, res.shared_bytes, res.spill_stores,
-                          res.spill_loads, res.stack_bytes, log, entries, cubin)
+    return AssembleResult(ok, res.registers, res.shared_bytes, res.spill_stores,
+                          res.spill_loads, res.stack_bytes, log, arch, entries, cubin)
 
 
 def _explain_failure(log: str, arch: str, exe: Path) -> str:

@@ -78,6 +78,13 @@ def check_contracts(kernel: Kernel, launch, arrays: dict, scalars: dict) -> None
     run_contract_prefix(program_for(kernel), launch, arrays, scalars)
 
 
+def free_buffers() -> None:
+    """Drop the simulator's cached lane buffers (at most 256 MiB are kept
+    between launches for reuse)."""
+    from .engine import _POOL
+    _POOL.clear()
+
+
 def run(kernel: Kernel, launch, arrays: dict, scalars: dict) -> None:
     """Device entry point ("cpu"): contracts were checked by prepare_launch."""
     simulate(kernel, launch, arrays, scalars, check_array_contracts=False)
@@ -90,5 +97,5 @@ def run_traced(kernel: Kernel, launch, arrays: dict, scalars: dict, trace_path) 
     return result
 
 
-__all__ = ["SimResult", "simulate", "check_contracts", "run", "run_traced",
+__all__ = ["SimResult", "simulate", "check_contracts", "run", "run_traced", "free_buffers",
            "INSTRUCTION_TABLE", "compile_instruction"]

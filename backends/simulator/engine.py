@@ -51,7 +51,7 @@ class BufferPool:
     allocations of large arrays cost page faults).  Invariant: an array is
     put here only when no SSA value, memory or trace refers to it."""
 
-    LIMIT_BYTES = 1 << 29
+    LIMIT_BYTES = 1 << 28
 
     def __init__(self):
         self.free: dict = {}
@@ -64,6 +64,10 @@ class BufferPool:
             self.bytes -= arr.nbytes
             return arr
         return None
+
+    def clear(self) -> None:
+        self.free.clear()
+        self.bytes = 0
 
     def put(self, arr: np.ndarray) -> None:
         if self.bytes + arr.nbytes > self.LIMIT_BYTES:

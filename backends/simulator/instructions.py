@@ -5,7 +5,11 @@ Invariant: `INSTRUCTION_TABLE` has an entry for every class in
 raises for anything else (never skips).  A compiled step is a closure
 `step(st, idx)` that executes one instruction for the active lanes (`idx is
 None`: every lane of the chunk; else an int64 array of lane numbers) and
-writes its result into `st.env` without disturbing inactive lanes.
+writes its result into `st.env` without disturbing inactive lanes (values
+used only inside the running segment may live in `st.compact` alone).  Every
+array held in `st.env` belongs to that one value (results are fresh arrays or
+pool buffers), except read-only views (of memory, of lane ids), which are
+copied before anything writes through them.
 """
 from __future__ import annotations
 

@@ -2,8 +2,8 @@
 variables.
 
 Invariant: `NonlinearAbstraction.apply` maps formulas to formulas in which every
-product of two non-constant terms and every division/remainder by a non-constant
-term is replaced, consistently across all formulas given to the same
+product of two non-constant terms, every division/remainder by a non-constant
+term and every product-overflow predicate is replaced, consistently across all formulas given to the same
 abstraction, by one fresh variable. Any model of the original formulas extends
 to a model of the abstracted ones (give each fresh variable the value of the
 term it replaces), so `unsat` for the abstracted formulas proves `unsat` for
@@ -19,6 +19,10 @@ _NONLINEAR = {
     z3.Z3_OP_BUREM_I, z3.Z3_OP_BSMOD_I,
 }
 _DIVISIONS = _NONLINEAR - {z3.Z3_OP_BMUL}
+# overflow predicates of products bit-blast to multipliers too
+_OVERFLOW_PREDICATES = {
+    getattr(z3, name) for name in ("Z3_OP_BUMUL_NO_OVFL", "Z3_OP_BSMUL_NO_OVFL",
+                                   "Z3_OP_BSMUL_NO_UDFL") if hasattr(z3, name)}
 
 
 class NonlinearAbstraction:
@@ -32,6 +36,8 @@ class NonlinearAbstraction:
         if not z3.is_app(e):
             return False
         k = e.decl().kind()
+        if k in _OVERFLOW_PREDICATES:
+            return True
         if k not in _NONLINEAR:
             return False
         args = e.children()

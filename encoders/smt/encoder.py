@@ -279,7 +279,9 @@ class ThreadEncoding:
                         step = ins.rhs
                     elif ins.rhs == phi.result:
                         step = ins.lhs
-                if step is None or (isinstance(step, Value) and defs.get(step.id) in body):
+                # constant steps only: a symbolic one makes k*s a multiplier
+                # circuit in every query, for little gain
+                if step is None or not isinstance(step, Const):
                     steps = None
                     break
                 steps.add(step)

@@ -4,6 +4,7 @@ CUDA driver that executes the launch with the CPU simulator, reading every
 argument back out of the raw parameter buffer the real driver would get."""
 import copy
 import ctypes
+import re
 import sys
 from pathlib import Path
 
@@ -94,9 +95,9 @@ class FakeDriver:
         return (0,)
 
     def cuModuleLoadData(self, image):
-        assert image.endswith(b"\0"), "PTX handed to the driver must be NUL-terminated"
+        assert isinstance(image, int), "the image is passed by address"
         handle = len(self.modules) + 1
-        self.modules[handle] = image[:-1].decode()
+        self.modules[handle] = ctypes.string_at(image).decode()   # NUL-terminated PTX
         return (0, handle)
 
     def cuModuleGetFunction(self, module, name):
@@ -124,7 +125,7 @@ class FakeDriver:
         return (0,)
 
     def cuCtxSynchronize(self):
-        return (0,)
+        return (self.sync_status,)
 
     # used by benchmarks/gpu_saxpy_bandwidth.py
     def cuDeviceGetName(self, length, dev):
@@ -151,6 +152,21 @@ class FakeDriver:
         return (0, object())
 
     def cuEventRecord(self, event, stream):
+        return (0,)
+
+    busy_polls = 2  # cuEventQuery answers NOT_READY this many times per event
+    sync_status = 0
+
+    def cuEventQuery(self, event):
+        from cuda.bindings.driver import CUresult
+
+        self.polls = getattr(self, "polls", 0) + 1
+        if self.busy_polls is None or self.polls <= self.busy_polls:
+            return (CUresult.CUDA_ERROR_NOT_READY,)
+        self.polls = 0
+        return (0,)
+
+    def cuEventDestroy(self, event):
         return (0,)
 
     def cuEventSynchronize(self, event):
@@ -338,3 +354,37 @@ def test_bandwidth_benchmark_runs_and_checks_its_result(fake, capsys, tmp_path):
     assert data["verikern_over_copy"] == pytest.approx(1.5)
     assert code == 0 and "verikern / copy" in text and "Fake GPU" in text
     assert len(fd.launches) == 5 and fd.memory == {}
+
+
+def _small_launch():
+    from verikern.runtime import LaunchConfig
+
+    return LaunchConfig((8,), 8, 1, 8), {"x": np.ones(8, np.float32), "y": np.zeros(8, np.float32)}
+
+
+def test_endless_kernel_times_out_instead_of_hanging(fake, monkeypatch):
+    from verikern.errors import KernelRuntimeError
+
+    fd = fake(saxpy())
+    fd.busy_polls = None                      # the GPU never finishes
+    monkeypatch.setenv("VERIKERN_CUDA_TIMEOUT_S", "0.05")
+    cfg, arrays = _small_launch()
+    with pytest.raises(KernelRuntimeError, match="did not finish within 0.05 s"):
+        runner.run(fd.kernels["saxpy"], cfg, arrays, {"a": 1.0})
+    assert fd.memory == {}
+
+
+@pytest.mark.parametrize("status,cls,text", [
+    ("CUDA_ERROR_ILLEGAL_ADDRESS", "KernelRuntimeError", "faulted on the GPU (CUDA_ERROR_ILLEGAL_ADDRESS)"),
+    ("CUDA_ERROR_ASSERT", "KernelAssertionError", "an assert failed in kernel saxpy"),
+])
+def test_kernel_fault_reported_by_the_driver(fake, status, cls, text):
+    import verikern.errors as errors
+    from cuda.bindings.driver import CUresult
+
+    fd = fake(saxpy())
+    fd.sync_status = getattr(CUresult, status)
+    cfg, arrays = _small_launch()
+    with pytest.raises(getattr(errors, cls), match=re.escape(text)):
+        runner.run(fd.kernels["saxpy"], cfg, arrays, {"a": 1.0})
+    assert fd.memory == {}

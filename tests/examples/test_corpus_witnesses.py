@@ -174,13 +174,24 @@ def launch_candidates(case, mir):
     """(dims, block_dim) pairs to try, smallest first."""
     fixed = mir.block_dim or (int(case.option("--block-dim")) if case.option("--block-dim") else None)
     blocks = [fixed] if fixed else [64, 128, 32]
-    if mir.launch_ndim == 1:
+    if case.option("--dim"):
+        dims = [(int(case.option("--dim")),)]
+    elif mir.launch_ndim == 1:
         dims = [(256,), (384,)]
     else:
         dims = [(3, 5), (2, 512), (2, 3, 4)[:mir.launch_ndim]]
     return [(d, b) for d in dims for b in blocks]
 
 
+# keep loop trip counts small (the generator would pick large sizes/params)
+OVERRIDES = {
+    "ok_matmul_tiled": ({"a": (20, 24), "b": (24, 30), "c": (20, 30)}, {}),
+    "ok_matmul_naive": ({"a": (3, 7), "b": (7, 5), "c": (3, 5)}, {}),
+    "ok_loop_barrier_uniform_trip_count": ({}, {"steps": 3}),
+    "ok_barrier_loop_uniform_count_from_shape": ({"x": (100,)}, {}),
+    "ok_invariant_loop_counter_range": ({}, {"n": 20}),
+    "ok_range_step_bounded_length": ({"x": (300,)}, {"start": 3, "stop": 200}),
+}
 PROVED = [n for n, c in sorted(CASES.items()) if c.expect_status == "proved"]
 
 
@@ -194,7 +205,8 @@ def test_correct_kernel_runs_cleanly_and_race_free(name, tmp_path):
     rng = np.random.default_rng(11)
     for dims, block_dim in launch_candidates(case, mir):
         try:
-            values = make_inputs(mir, dims, block_dim, rng)
+            sizes, params = OVERRIDES.get(name, ({}, {}))
+            values = make_inputs(mir, dims, block_dim, rng, sizes=sizes, params=params)
         except (InputGenerationError, LaunchError):
             continue
         trace = tmp_path / "trace.json"

@@ -343,3 +343,5 @@ def test_corpus_and_examples_compile_to_verified_mir(path):
     for k in r.kernels:
         assert k.error is None, k.error.render()
         verify(k.mir)
+        assert format_hir(k.hir).startswith(("func ", "kernel "))
+        assert format_kernel(k.mir).startswith(f"kernel {k.name}(")

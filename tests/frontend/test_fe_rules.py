@@ -104,6 +104,8 @@ CASES = [
     ("multi-assign", K + f"@vk.kernel\ndef k({A}):\n    x = y = 1\n", "x = y", 0),
     ("loop-var-assign", K + f"@vk.kernel\ndef k({A}):\n    for i in range(3):\n        i = 5\n",
      "i = 5", 0),
+    ("loop-var-assign", K + f"@vk.kernel\ndef k({A}):\n    for i in range(3):\n"
+                            "        for i in range(2):\n            pass\n", "i in range(2)", 0),
     ("param-default", K + "@vk.kernel\ndef k(n: int = 3):\n    pass\n", "3)", 0),
     ("no-raise", K + f"@vk.kernel\ndef k({A}):\n    raise ValueError()\n", "raise", 0),
     ("nested-def", K + f"@vk.kernel\ndef k({A}):\n    def g():\n        pass\n", "def g", 0),

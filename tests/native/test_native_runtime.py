@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from native.mir_kernels import (
     asserting, atomic_count, block_reverse, divergent_barrier, elementwise, grid_2d, saxpy,
@@ -231,3 +233,47 @@ def test_parallel_launch_reports_the_lowest_failing_block():
                        lambda: [x.copy(), np.ones(n, np.float32), np.float32(2)], 256)
     assert isinstance(nat, OutOfBoundsError)
     assert (nat.thread, nat.block) == (sim.thread, sim.block) == (n % 256, n // 256)
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.integers(1, 900), st.sampled_from([1, 3, 32, 64, 100, 256, 1024]),
+       st.integers(0, 2**32 - 1))
+def test_launch_shapes_saxpy_hypothesis(n, block, seed):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(n).astype(np.float32)
+    y0 = rng.standard_normal(n).astype(np.float32)
+    sim, nat = both(saxpy(), n, lambda: [x.copy(), y0.copy(), np.float32(-0.5)], block)
+    assert sim[1].tobytes() == nat[1].tobytes()
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.integers(1, 40), st.integers(1, 40), st.sampled_from([1, 5, 32, 128]))
+def test_launch_shapes_2d_hypothesis(rows, cols, block):
+    sim, nat = both(grid_2d(), (rows, cols), lambda: [np.zeros((rows, cols), np.int32)], block)
+    i, j = np.indices((rows, cols))
+    np.testing.assert_array_equal(nat[0], i * 1000 + j)
+    assert sim[0].tobytes() == nat[0].tobytes()
+
+
+@settings(max_examples=8, deadline=None)
+@given(st.sampled_from([1, 2, 16, 64]), st.integers(1, 5), st.integers(0, 3))
+def test_barrier_kernel_block_sizes_hypothesis(block, blocks, rounds):
+    n = block * blocks
+    src = np.arange(n, dtype=np.int32) * 7 - 3
+    sim, nat = both(block_reverse(), n, lambda: [src.copy(), np.zeros(n, np.int32), rounds],
+                    block)
+    assert sim[1].tobytes() == nat[1].tobytes()
+
+
+def test_read_only_arrays():
+    from verikern.errors import LaunchError
+
+    n = 50
+    x = np.arange(n, dtype=np.float32)
+    x.flags.writeable = False                      # read-only input: fine
+    y = np.zeros(n, np.float32)
+    launch(saxpy(), n, [x, y, np.float32(2)], device="cpu:native")
+    np.testing.assert_array_equal(y, 2 * x)
+    y.flags.writeable = False                      # read-only output: refused
+    with pytest.raises(LaunchError, match="argument y is a read-only"):
+        launch(saxpy(), n, [x.copy(), y, np.float32(2)], device="cpu:native")

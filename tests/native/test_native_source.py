@@ -39,6 +39,15 @@ SOURCE = textwrap.dedent('''
             v = x[i]
             y[i] = v * v * vk.float16(0.5) + vk.sin(v) - vk.float16(0.1)
 
+    @vk.kernel(block_dim=16)
+    def shuffle_cm(x: vk.array(dtype=vk.float32), out: vk.array(dtype=vk.float32)):
+        s = vk.shared.array(shape=(4, 4), dtype=vk.float32, layout="column_major")
+        t = vk.thread_idx()
+        i = vk.tid()
+        s[t % 4, t // 4] = x[i]
+        vk.sync_threads()
+        out[i] = s[t // 4, t % 4]
+
     @vk.kernel
     def gather_div(idx: vk.array(dtype=vk.int64), d: vk.array(dtype=vk.int32),
                    src: vk.array(dtype=vk.int32), out: vk.array(dtype=vk.int32)):
@@ -92,6 +101,14 @@ def test_loop_with_break_and_int64_output(kernels):
 def test_float16_arithmetic_bitwise_equal(kernels):
     x = np.linspace(-3, 3, 101).astype(np.float16)
     sim, nat = both(kernels["half_poly"], 101, lambda: [x.copy(), np.zeros(101, np.float16)], 32)
+    assert sim[1].tobytes() == nat[1].tobytes()
+
+
+def test_column_major_shared_array_with_barrier(kernels):
+    x = np.arange(64, dtype=np.float32)
+    sim, nat = both(kernels["shuffle_cm"], 64, lambda: [x.copy(), np.zeros(64, np.float32)], 16)
+    expect = x.reshape(4, 4, 4).transpose(0, 2, 1).reshape(-1)   # per-block transpose
+    np.testing.assert_array_equal(nat[1], expect)
     assert sim[1].tobytes() == nat[1].tobytes()
 
 

@@ -19,12 +19,20 @@ from prove_cli.prove_args import driver_kwargs
 from verikern.proofs import mutate
 
 ROOT = Path(__file__).resolve().parents[2]
-MUTANTS_PER_EXAMPLE = 6      # examples are the realistic kernels: more mutants each
-MUTANTS_PER_CORPUS_CASE = 2
+# The prover needs up to ~10 s of CPU for a tiled shared-memory kernel, so the
+# caps keep this file to a few minutes of CPU: examples are the realistic
+# kernels (more mutants each); corpus cases get one each, the kind rotating
+# from file to file so that every kind is exercised.
+MUTANTS_PER_EXAMPLE = 3
+MUTANTS_PER_CORPUS_CASE = 1
 PROOF_TIMEOUT = 3.0           # a mutant that times out is 'unknown': not proved, fine
 
 # (file stem, mutant ident) -> why the mutant is still a correct kernel.
 ALLOWED: dict[tuple[str, str], str] = {
+    ("block_reduce", "drop-requires@17:5"):
+        "the requires only asks for a power-of-two block_dim, which the SUM needs; memory "
+        "safety does not: threads t < s read buf[t + s] < 2*s <= block_dim <= 1024 and write "
+        "buf[t], disjoint index ranges, with a barrier after every halving step",
 }
 
 
@@ -38,12 +46,12 @@ def _sources():
 
 def _selected():
     """(path, prove args, site) of every mutant under test."""
-    for path, args, cap in _sources():
+    for n, (path, args, cap) in enumerate(_sources()):
         try:
             sites = mutate.plan(path.read_text(), str(path))
         except SyntaxError:
             continue
-        for site in mutate.select(sites, cap):
+        for site in mutate.select(sites, cap, start=n):
             yield path, args, site
 
 
@@ -84,7 +92,8 @@ def test_mutant_is_not_proved(path, prove_args, site):
 
 
 def test_allow_list_entries_exist_and_have_reasons():
-    idents = {(path.stem, site.ident) for path, _, site in _selected()}
+    idents = {(path.stem, site.ident) for path, _, _ in _sources()
+              for site in mutate.plan(path.read_text(), str(path))}
     for key, reason in ALLOWED.items():
         assert key in idents, f"ALLOWED names a mutant that is not generated: {key}"
         assert len(reason) > 20
@@ -162,6 +171,8 @@ def test_selection_is_deterministic_and_covers_every_kind():
     assert first == mutate.select(list(mutants), 6)
     assert [m.kind for m in first] == list(mutate.KINDS)
     assert len(mutate.select(mutants, 100)) == len(mutants)
+    rotated = mutate.select(mutants, 2, start=2)
+    assert [m.kind for m in rotated] == list(mutate.KINDS[2:4])
 
 
 POLARITY_SAMPLE = '''\

@@ -75,7 +75,7 @@ OPS = ["add", "sub", "mul", "div", "floordiv", "mod", "min", "max", "and", "or",
        "shl", "shr"]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=120, deadline=None)
 @given(st.sampled_from(OPS), st.sampled_from([I8, U8, I32, U32]), st.integers(), st.integers())
 def test_binops_match_reference(op, t, a, b):
     a, b = t.wrap(a), t.wrap(b)
@@ -97,7 +97,7 @@ def test_int_min_division_wraps():
     assert _eval(int_binop("mod", z3.BitVecVal(-7 & 0xFF, 8), z3.BitVecVal(2, 8), I8), I8) == -1
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(st.sampled_from(["eq", "ne", "lt", "le", "gt", "ge"]), st.sampled_from([I8, U8]),
        st.integers(), st.integers())
 def test_compares_use_signedness(op, t, a, b):
@@ -109,7 +109,7 @@ def test_compares_use_signedness(op, t, a, b):
     assert _eval(int_compare(op, za, zb, t), BOOL) == expect
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(st.sampled_from([I8, U8, I32, U32, I64]), st.sampled_from([I8, U8, I32, U32, I64, BOOL]),
        st.integers())
 def test_casts_match_reference(src, dst, a):

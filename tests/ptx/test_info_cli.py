@@ -56,6 +56,7 @@ def test_json_reports_ptxas_numbers(kernel_file):
     assert set(rows) == {"scale", "tile_sum"}
     assert rows["tile_sum"]["shared_bytes"] == 128 * 4
     assert rows["scale"]["shared_bytes"] == 0
+    assert (rows["tile_sum"]["barriers"], rows["scale"]["barriers"]) == (1, 0)
     assert all(r["registers"] > 0 and r["arch"] == "sm_90" for r in rows.values())
     assert all(r["spill_stores"] == 0 and r["stack_bytes"] == 0 for r in rows.values())
 

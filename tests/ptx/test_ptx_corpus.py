@@ -6,6 +6,7 @@ Speed: each arch gets ONE PTX module holding every kernel (compile_ptx_bundle)
 and ONE ptxas run; only when that fails is each kernel assembled alone, to
 name the culprits."""
 import re
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -49,14 +50,19 @@ def bundles(compiled):
     from verikern.backends.ptx import LibdeviceNotFoundError
 
     kernels, _ = compiled
-    out = {}
-    for arch in ARCHS:
-        try:
-            ptx, entries = compile_ptx_bundle([k for _, k in kernels], arch)
-        except LibdeviceNotFoundError as exc:
-            pytest.skip(str(exc))
-        out[arch] = (ptx, entries, assemble(ptx, arch) if PTXAS else None)
-    return out
+    out, pending = {}, {}
+    # ptxas for one arch runs (in its own process) while LLVM compiles the next
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        for arch in ARCHS:
+            try:
+                ptx, entries = compile_ptx_bundle([k for _, k in kernels], arch)
+            except LibdeviceNotFoundError as exc:
+                pytest.skip(str(exc))
+            out[arch] = (ptx, entries)
+            if PTXAS:
+                pending[arch] = pool.submit(assemble, ptx, arch)
+        return {arch: (ptx, entries, pending[arch].result() if PTXAS else None)
+                for arch, (ptx, entries) in out.items()}
 
 
 def entry_body(ptx: str, entry: str) -> str:

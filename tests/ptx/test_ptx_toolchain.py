@@ -181,3 +181,45 @@ def test_missing_ptxas_is_a_clear_error(monkeypatch, tmp_path):
     assert toolchain.find_ptxas() is None
     with pytest.raises(PtxasNotFoundError, match=r"pip install 'verikern\[cuda\]'"):
         assemble(".version 7.0\n", "sm_80")
+
+
+@needs_ptxas
+def test_too_new_ptx_isa_explains():
+    ptx = compile_llvm_ir(PRECISE_IR, "sm_80").replace(".version 7.0", ".version 99.0")
+    res = assemble(ptx, "sm_80")
+    assert not res.ok
+    assert "PTX ISA version is newer than this ptxas" in res.log
+
+
+def test_ptxas_from_cuda_home(monkeypatch, tmp_path):
+    from verikern.backends.ptx import toolchain
+
+    fake = tmp_path / "bin" / "ptxas"
+    fake.parent.mkdir()
+    fake.write_text("#!/bin/sh\necho 'Cuda compilation tools, release 12.8, V12.8.93'\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", "")
+    monkeypatch.setenv("CUDA_HOME", str(tmp_path))
+    assert toolchain.find_ptxas() == fake
+    assert toolchain.ptxas_version(fake) == (12, 8)
+
+
+def test_ptxas_from_the_nvcc_wheel(monkeypatch):
+    from verikern.backends.ptx import toolchain
+
+    wheel = [p for p in toolchain._wheel_ptxas_paths() if p.is_file()]
+    if not wheel:
+        pytest.skip("the nvidia-cuda-nvcc wheel is not installed")
+    monkeypatch.setenv("PATH", "")
+    monkeypatch.delenv("CUDA_HOME", raising=False)
+    monkeypatch.delenv("CUDA_PATH", raising=False)
+    assert toolchain.find_ptxas() == wheel[0]
+
+
+def test_assemble_result_field_order():
+    from dataclasses import fields
+
+    from verikern.backends.ptx import AssembleResult
+
+    assert [f.name for f in fields(AssembleResult)][:7] == [
+        "ok", "registers", "shared_bytes", "spill_stores", "spill_loads", "stack_bytes", "log"]

@@ -188,11 +188,17 @@ def test_input_errors_exit_3(tmp_path):
     assert code == 3 and "not a valid int32" in out
     code, out = run(f, "--dim", 4, "--size", "x=2,3")
     assert code == 3 and "not a shape for a 1-d array" in out
+    code, out = run(f, "--dim", 128, "--out", tmp_path / "no" / "such" / "dir.json")
+    assert code == 3 and "cannot write the trace" in out
     code, out = run(f, "--dim", 4, "--format", "json", "--kernel", "nope")
     assert code == 3 and json.loads(out)["status"] == "input-error"
     bad = write(tmp_path, "bad.py", "import verikern as vk\n\n@vk.kernel\ndef k(x: vk.array(dtype=vk.float32)):\n    y = [1]\n")
     code, out = run(bad, "--dim", 4)
     assert code == 3 and "bad.py:5:" in out
+    binary = tmp_path / "binary.py"
+    binary.write_bytes(b"\xff\xfe not utf-8")
+    code, out = run(binary, "--dim", 4)
+    assert code == 3 and "binary.py" in out and "Traceback" not in out
 
 
 def test_bad_options_exit_3(tmp_path):

@@ -20,17 +20,24 @@ except ImportError:     # pragma: no cover - frontend still being written
 CASES = load_corpus() if compile_file is not None else []
 
 
+# Small explicit shapes where the launch-shaped defaults make long inner loops.
+SMALL_SHAPES = {
+    "matmul_tiled": ["--size", "a=16,32", "--size", "b=32,16", "--size", "c=16,16"],
+}
+
+
 def _launch_args(case) -> list[str]:
-    """The corpus header's launch if it has one; else two blocks' worth of threads."""
+    """The corpus header's launch if it has one; else two blocks' worth of
+    threads (1-D) or two rows of one block (2-D)."""
     kernel = compile_file(str(case.path)).kernels[0].mir
-    args = []
+    args = [a for key, extra in SMALL_SHAPES.items() if key in case.name for a in extra]
     if case.option("--block-dim"):
         args += ["--block-dim", case.option("--block-dim")]
     block = int(case.option("--block-dim") or (kernel.block_dim if kernel else 0) or 64)
     if case.option("--dim"):
         return args + ["--dim", case.option("--dim")]
     ndim = kernel.launch_ndim if kernel else 1
-    dims = {1: f"{2 * block}", 2: f"2,{2 * block}", 3: f"2,2,{block}"}.get(ndim, "2,2,2,8")
+    dims = {1: f"{2 * block}", 2: f"2,{block}", 3: f"2,2,{block}"}.get(ndim, "2,2,2,8")
     return args + ["--dim", dims]
 
 

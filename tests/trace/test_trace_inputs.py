@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 
 from verikern.inputs import (
     InputGenerationError, coerce_scalar, inputs_strategy, make_inputs, ordered_inputs,
@@ -286,3 +286,77 @@ def test_non_uniform_bound_is_a_clear_error():
     kb.in_range(idx, Const(0, I32), kb.special("thread_idx"))
     with pytest.raises(InputGenerationError, match="cannot evaluate this array-contract bound"):
         make_inputs(kb.finish(), 32, 32, rng())
+
+
+# ------------------------------------------- uniform arithmetic vs MIR.md
+from hypothesis import strategies as st  # noqa: E402
+
+from verikern.mir import U32  # noqa: E402
+
+
+def _reference(op, a, b, t):
+    """MIR.md integer semantics, written directly in Python."""
+    bits = t.bits
+    def trunc(x, y):
+        q = abs(x) // abs(y)
+        return q if (x >= 0) == (y >= 0) else -q
+    r = {"add": lambda: a + b, "sub": lambda: a - b, "mul": lambda: a * b,
+         "div": lambda: trunc(a, b), "floordiv": lambda: a // b,
+         "mod": lambda: a - trunc(a, b) * b, "min": lambda: min(a, b), "max": lambda: max(a, b),
+         "and": lambda: a & b, "or": lambda: a | b, "xor": lambda: a ^ b,
+         "shl": lambda: a << (b & (bits - 1)),
+         "shr": lambda: (a if t.is_signed else a & ((1 << bits) - 1)) >> (b & (bits - 1))}[op]()
+    return t.wrap(r)
+
+
+OPS = ["add", "sub", "mul", "div", "floordiv", "mod", "min", "max", "and", "or", "xor", "shl", "shr"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from(OPS), st.sampled_from([I32, U32]), st.integers(-2**31, 2**32 - 1),
+       st.integers(-2**31, 2**32 - 1))
+@example("floordiv", I32, -2**31, -1)
+@example("div", I32, -2**31, -1)
+@example("mod", I32, -2**31, -1)
+@example("floordiv", I32, -7, 2)
+@example("mod", I32, -7, 2)
+@example("div", I32, 7, -2)
+@example("shr", I32, -8, 33)
+@example("shr", U32, 2**31, 1)
+@example("shl", I32, 1, 31)
+@example("min", U32, 2**32 - 1, 1)
+def test_uniform_arithmetic_matches_mir_semantics(op, t, a, b):
+    from verikern.inputs import InputGenerationError, _UniformEvaluator
+
+    a, b = t.wrap(a), t.wrap(b)
+    kb = KB()
+    kb.arr("x")
+    pa, pb = kb.scalar("a", t), kb.scalar("b", t)
+    r = kb.binop(op, pa, pb, t)
+    k = kb.finish()
+    ev = _UniformEvaluator(k, (4,), 4, {"x": (4,)}, {"a": a, "b": b})
+    if op in ("div", "floordiv", "mod") and b == 0:
+        with pytest.raises(InputGenerationError, match="divides by zero"):
+            ev.eval(r)
+    else:
+        assert ev.eval(r) == _reference(op, a, b, t)
+
+
+@pytest.mark.parametrize("src, dst, value, expected", [
+    ("int32", "uint8", 300, 44), ("int32", "uint8", -1, 255), ("uint32", "int64", 2**32 - 1, 2**32 - 1),
+    ("int8", "int32", -5, -5), ("uint8", "int32", 200, 200), ("int64", "int32", 2**32 + 7, 7),
+    ("uint32", "int32", 2**31, -2**31), ("bool", "int32", True, 1), ("int32", "bool", 7, 1),
+])
+def test_uniform_casts_match_mir_semantics(src, dst, value, expected):
+    from verikern.inputs import _UniformEvaluator
+    from verikern.mir import SCALAR_TYPES
+    from verikern.mir.nodes import Cast
+
+    s, d = SCALAR_TYPES[src], SCALAR_TYPES[dst]
+    kb = KB()
+    kb.arr("x")
+    p = kb.scalar("p", s)
+    r = kb.b.new_value(d)
+    kb.b.emit(Cast(r, p, L))
+    ev = _UniformEvaluator(kb.finish(), (4,), 4, {"x": (4,)}, {"p": s.wrap(int(value))})
+    assert ev.eval(r) == expected

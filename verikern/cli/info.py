@@ -63,9 +63,11 @@ def collect(path: str, kernel: str | None, arch: str, fast_math: bool | None):
         if not asm.ok:
             failures.append((result.name, asm.log))
             continue
+        entry = asm.entries.get(result.name)
         rows.append({"kernel": result.name, "arch": arch, "registers": asm.registers,
                      "shared_bytes": asm.shared_bytes, "stack_bytes": asm.stack_bytes,
-                     "spill_stores": asm.spill_stores, "spill_loads": asm.spill_loads})
+                     "spill_stores": asm.spill_stores, "spill_loads": asm.spill_loads,
+                     "barriers": entry.barriers if entry is not None else 0})
     if not results and not errors:
         errors.append(f"{path}: no @kernel functions found")
     return rows, errors, failures

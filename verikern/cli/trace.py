@@ -88,11 +88,8 @@ class _Reporter:
         if self.fmt == "json":
             click.echo(json.dumps(self.doc, indent=2, sort_keys=True))
         else:
-            who = ""
-            if err.thread is not None:
-                who = f"  in thread {err.thread}" + (f" of block {err.block}" if err.block is not None else "")
-            click.echo(f"{err}\n{who}".rstrip() + "\n  (kernel runtime error: "
-                       f"{err.kind}; no race analysis for an aborted run)", err=False)
+            click.echo(f"{err}\n  (kernel runtime error: {err.kind}; the run stopped, so there "
+                       "is no race or bank-conflict report)")
         return EXIT_RACE
 
     def findings(self, races, conflicts, n_events: int) -> int:
@@ -187,7 +184,9 @@ def command(file, kernel_name, dims, block_dim, params, sizes, seed, out, fmt):
 
     FILE is read, never executed. Inputs follow the launch: 1-D arrays get
     the launch size, n-d arrays the launch dims; they respect the kernel's
-    vk.requires, vk.all_in_range and vk.all_distinct contracts.
+    vk.requires, vk.all_in_range and vk.all_distinct contracts. A trace shows
+    one run: "no race" here is evidence, not proof (`verikern prove` covers
+    every launch).
 
     \b
     Examples:
@@ -216,7 +215,10 @@ def _compile(file, kernel_name, rep: _Reporter):
         rep.input_error(f"{file}: no such file")
     from verikern.frontend import compile_file
 
-    module = compile_file(file)
+    try:
+        module = compile_file(file)
+    except (OSError, UnicodeDecodeError) as err:
+        rep.input_error(f"{file}: cannot read: {err}")
     names = [k.name for k in module.kernels]
     if kernel_name is None:
         if len(names) != 1:
@@ -268,6 +270,8 @@ def _run(kernel, file, dims, block_dim, params, sizes, seed, out, rep: _Reporter
             return rep.runtime_error(err)
         except LaunchError as err:
             rep.input_error(f"launch refused: {err}")
+        except OSError as err:
+            rep.input_error(f"cannot write the trace to {path}: {err.strerror or err}")
         try:
             trace = load_trace(path, file=file)
         except TraceFormatError as err:

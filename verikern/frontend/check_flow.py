@@ -66,6 +66,9 @@ class FlowChecker:
         if any(isinstance(a, ast.Starred) for a in it.args):
             raise self.error("*args are not allowed in kernels", it, "varargs")
         var = s.target.id
+        if var in self.loop_vars:
+            raise self.error(f"the inner loop reuses the loop variable {var!r}", s.target,
+                             "loop-var-assign", "give the inner loop its own variable")
         if var in self.arrays:
             raise self.error(f"cannot assign to the array {var!r}", s.target, "assign-to-array")
         args = list(it.args)
