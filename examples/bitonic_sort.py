@@ -2,9 +2,9 @@
 
 Block b sorts keys[b*B : (b+1)*B] ascending (B = block_dim, a power of two
 up to 1024); keys past the end are padded with INT32_MAX, which sorts last
-and is never written back. In every step thread t compares buf[t] with its
-partner buf[t ^ j] only when t ^ j > t, so the pairs of one step are
-disjoint; a barrier ends every step.
+and is never written back. In every step thread t compare-exchanges buf[t]
+and its partner buf[t ^ j] (min first in ascending runs) only when t ^ j > t,
+so the pairs of one step are disjoint; a barrier ends every step.
 """
 import numpy as np
 
@@ -33,10 +33,14 @@ def bitonic_sort_blocks(keys: vk.array(dtype=vk.int32)):
             if p > t:
                 a = buf[t]
                 b = buf[p]
-                ascending = (t & k) == 0
-                if (ascending and a > b) or ((not ascending) and a < b):
-                    buf[t] = b
-                    buf[p] = a
+                lo = vk.min(a, b)
+                hi = vk.max(a, b)
+                if (t & k) == 0:
+                    buf[t] = lo
+                    buf[p] = hi
+                else:
+                    buf[t] = hi
+                    buf[p] = lo
             vk.sync_threads()
             j //= 2
         k *= 2

@@ -243,7 +243,12 @@ def prove_paths(paths, *, kernel=None, dims=None, block_dim=None, timeout=10.0, 
             futures = {pool.submit(_prove_file_task, task): i for i, task in enumerate(tasks)}
             for done, fut in enumerate(as_completed(futures), 1):
                 i = futures[fut]
-                results[i] = fut.result()
+                try:
+                    results[i] = fut.result()
+                except Exception as err:  # a worker died (e.g. a solver crash): report, go on
+                    results[i] = [_error_report(tasks[i][0], MODULE_KERNEL,
+                                                f"{tasks[i][0]}: error: internal error: the proof worker "
+                                                f"failed: {type(err).__name__}: {err}")]
                 if progress is not None:
                     progress(done, len(tasks), tasks[i][0])
     reports = [r for i in range(len(tasks)) for r in results[i]]

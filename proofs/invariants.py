@@ -161,6 +161,13 @@ def generate_candidates(kernel: Kernel, shape: CfgShape) -> dict[str, list[Candi
                 for c in steps:
                     if abs(c) > 1 and abs(c) & (abs(c) - 1) == 0:
                         cands.append(Candidate(lp.header, "cong", pid, step=c))
+        unique, seen = [], set()
+        for c in cands:
+            key = c.describe(kernel)
+            if key not in seen:
+                seen.add(key)
+                unique.append(c)
+        cands = unique
         for a in lp.invariants:
             site = _find_site(kernel, a)
             cands.append(Candidate(lp.header, "hint", hint=a, hint_site=site))
@@ -260,7 +267,7 @@ def houdini(enc: ThreadEncoding, shape: CfgShape, base_facts: list, timeout_ms: 
         return out
 
     def exact(formulas, short: bool = False):
-        for probe in probes:            # concrete launches find real models fast
+        for probe in ([] if short else probes):   # concrete launches: real models, fast
             p = z3.SolverFor("QF_BV")
             p.set("timeout", min(timeout_ms, 1000))
             p.add(*formulas, *probe)
@@ -268,7 +275,7 @@ def houdini(enc: ThreadEncoding, shape: CfgShape, base_facts: list, timeout_ms: 
             if p.check() == z3.sat:
                 return z3.sat, p.model()
         solver = z3.SolverFor("QF_BV")      # fresh: keeps z3's bit-blasting preprocessing
-        solver.set("timeout", min(timeout_ms, 1000) if short else timeout_ms)
+        solver.set("timeout", min(timeout_ms, 500) if short else timeout_ms)
         solver.add(*formulas)
         res = solver.check()
         result.checks += 1

@@ -29,6 +29,18 @@ _STATUS_STYLE = {
     KernelStatus.ERROR: "bold magenta",
 }
 
+_EXPLANATION = {
+    ObligationKind.BOUNDS: "an index can leave its array on this launch: guard the access or state the "
+                           "shape relation with vk.requires",
+    ObligationKind.RACE: "two threads can access one element without a barrier between them, at least one "
+                         "writing: add vk.sync_threads(), use an atomic, or give each thread its own element",
+    ObligationKind.DIVERGENCE: "not every live thread of the block reaches this barrier the same number of "
+                               "times: make the condition around it uniform across the block",
+    ObligationKind.ASSERT: "the assert is false for this launch",
+    ObligationKind.INVARIANT: "the loop invariant is false on entry or is not kept by an iteration",
+    ObligationKind.DIV_ZERO: "the divisor can be zero on this launch: guard it or require it nonzero",
+}
+
 _KIND_TEXT = {
     ObligationKind.BOUNDS: "array index out of bounds",
     ObligationKind.RACE: "data race",
@@ -236,11 +248,12 @@ def _obligation_text(ob: Obligation, r: KernelReport) -> list[str]:
         lines.append(f"    and at {other}:")
         lines += _source_lines(other, "      ")
     if ob.status is Status.FAILED:
-        lines.append(f"    why: {_KIND_TEXT[ob.kind]}: {ob.message}")
+        lines.append(f"    why: {_EXPLANATION[ob.kind]}")
         for cl in _counterexample_lines(ob):
             lines.append(f"    {cl}")
         verdict = {True: "confirmed", False: "NOT confirmed", None: "not replayed"}[ob.confirmed]
-        detail = f" ({ob.reason})" if ob.reason else ""
+        reason = (ob.reason or "").replace("not confirmed by replay: ", "").replace("confirmed by replay: ", "")
+        detail = f": {reason}" if reason else ""
         lines.append(f"    simulator: {verdict}{detail}")
     elif ob.counterexample is not None:
         for cl in _counterexample_lines(ob):

@@ -21,10 +21,14 @@ def bitonic_sort_block(keys: vk.array(dtype=vk.int32)):
             if p > t:
                 a = buf[t]
                 b = buf[p]
-                ascending = (t & k) == 0
-                if (ascending and a > b) or ((not ascending) and a < b):
-                    buf[t] = b
-                    buf[p] = a
+                lo = vk.min(a, b)
+                hi = vk.max(a, b)
+                if (t & k) == 0:
+                    buf[t] = lo
+                    buf[p] = hi
+                else:
+                    buf[t] = hi
+                    buf[p] = lo
             vk.sync_threads()
             j //= 2
         k *= 2

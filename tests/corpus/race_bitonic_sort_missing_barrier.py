@@ -1,5 +1,5 @@
 # expect: failed race
-# Bitonic sort of a 64-key block with the per-step barrier moved after the whole network. Witness: dim=64 (block_dim 64): in step k=2, j=1 thread 0 writes buf[1]; in step k=4, j=2 thread 1 reads buf[1] (and thread 3 writes buf[1]) with no barrier between.
+# Bitonic sort of a 64-key block with the per-step barrier moved after the whole network. Witness: dim=64 (block_dim 64): in step k=2, j=1 thread 0 writes buf[1]; in step k=4, j=2 thread 1 reads buf[1] (and thread 3 writes buf[1]) with no barrier between; every compare-exchange writes both elements, so any keys show it.
 import verikern as vk
 
 
@@ -21,10 +21,14 @@ def bitonic_sort_block_racy(keys: vk.array(dtype=vk.int32)):
             if p > t:
                 a = buf[t]
                 b = buf[p]
-                ascending = (t & k) == 0
-                if (ascending and a > b) or ((not ascending) and a < b):
-                    buf[t] = b
-                    buf[p] = a
+                lo = vk.min(a, b)
+                hi = vk.max(a, b)
+                if (t & k) == 0:
+                    buf[t] = lo
+                    buf[p] = hi
+                else:
+                    buf[t] = hi
+                    buf[p] = lo
             j //= 2
         k *= 2
     vk.sync_threads()

@@ -131,6 +131,7 @@ CASES = [
     ("component-range", K + f"@vk.kernel\ndef k({A}):\n    v = vk.vec3()\n    a[0] = v[3]\n",
      "3]", 0),
     ("syntax", K + "@vk.kernel\ndef k(:\n    pass\n", "k(:", 0),
+    ("syntax", K + "@vk.kernel\ndef k(n: int, n: int):\n    pass\n", "n: int):", 0),
 ]
 
 

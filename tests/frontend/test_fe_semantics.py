@@ -228,3 +228,16 @@ def test_where_and_select_evaluate_both_values():
     out = np.zeros(3, np.int32)
     mir_eval.run(mir, (3,), {"a": np.array([4, 6], np.int32), "out": out}, {})
     np.testing.assert_array_equal(out, [47, 47, 65])
+
+
+def test_store_evaluates_value_before_target_like_python():
+    src = """
+    import verikern as vk
+
+    @vk.kernel
+    def k(cnt: vk.array(dtype=vk.int32), out: vk.array(dtype=vk.int32)):
+        out[vk.atomic_add(cnt, 0, 1)] = vk.atomic_add(cnt, 0, 1) + 10
+    """
+    cnt = np.zeros(1, np.int32)
+    out = np.zeros(4, np.int32)
+    _differential(src, "k", (2,), {"cnt": cnt, "out": out}, {})

@@ -98,9 +98,10 @@ def test_text_shows_status_lines_source_caret_counterexample_and_replay(kernel_f
     assert "    launch: dim=8, block_dim=4 (2 blocks)" in lines
     assert "    threads: thread 3 of block 1 (tid 7)" in lines
     assert "    params: n=7" in lines
+    assert any(line.startswith("    why: an index can leave its array") for line in lines)
     assert "    shapes: x.shape=(7,)" in lines
     assert "    contents: idx[2]=9 (all other elements 0)" in lines
-    assert any(line.startswith("    simulator: confirmed (") for line in lines)
+    assert "    simulator: confirmed: OutOfBoundsError at line 6" in lines
     assert f"  {kernel_file}:6:5: warning: unknown: solver timeout after 10 s" in lines
     assert lines[-1] == "3 kernels: 1 proved, 1 failed, 0 unknown, 1 error"
 
@@ -119,7 +120,7 @@ def test_text_reports_unconfirmed_failure():
     ob = obligation(status=Status.FAILED, message="bad", counterexample=cex(), confirmed=False,
                     reason="not confirmed by replay: launch too large to replay: 4194304 threads")
     text = rep.render_text([report([ob])])
-    assert "    simulator: NOT confirmed (not confirmed by replay: launch too large" in text
+    assert "    simulator: NOT confirmed: launch too large to replay: 4194304 threads\n" in text
 
 
 def test_render_rejects_unknown_format():
@@ -152,3 +153,4 @@ def test_sarif_required_fields_by_hand():
 def test_every_kernel_status_has_a_style():
     assert set(rep._STATUS_STYLE) == set(KernelStatus)
     assert set(rep._KIND_TEXT) == set(ObligationKind)
+    assert set(rep._EXPLANATION) == set(ObligationKind)

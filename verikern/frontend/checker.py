@@ -128,8 +128,13 @@ class BodyChecker(FlowChecker, ExprChecker):
             raise self.error("parameters cannot have default values", a.defaults[0],
                              "param-default")
         out = []
+        seen: set[str] = set()
         for arg in a.args:
             self.current_node = arg
+            if arg.arg in seen:
+                raise self.error(f"duplicate parameter {arg.arg!r}", arg, "syntax",
+                                 "give every parameter its own name")
+            seen.add(arg.arg)
             t = parse_annotation(self, arg.annotation, f"parameter {arg.arg!r}")
             if isinstance(t, ArrayType):
                 self.arrays[arg.arg] = t

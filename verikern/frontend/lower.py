@@ -167,8 +167,8 @@ class Lowerer(ExprLowering, BuiltinLowering):
 
     def _store(self, s: H.StoreStmt):
         arr = self.arrays[s.array.name]
+        vals = self.lower_expr(s.value)  # Python evaluates the value before the target
         idx = self.lower_indices(s.indices)
-        vals = self.lower_expr(s.value)
         for inner, v in zip(self.inner_indices(arr), vals):
             self.emit(Store(arr, idx + inner, v, s.loc))
 

@@ -173,6 +173,15 @@ def scan_module(tree: ast.Module, info: ModuleInfo) -> None:
             for n in names:
                 info.constants.pop(n, None)
                 info.nonconstant.add(n)
+        elif isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name) \
+                and stmt.target.id in info.constants:
+            name = stmt.target.id
+            try:  # N += 1 on a constant: still a constant
+                info.constants[name] = eval_module_constant(ast.BinOp(
+                    left=ast.Name(id=name, ctx=ast.Load()), op=stmt.op, right=stmt.value), info)
+            except NotConstant:
+                info.constants.pop(name, None)
+                info.nonconstant.add(name)
         elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) \
                 and info.dsl_name(stmt.value.func) == "set_module_options":
             _module_options(stmt.value, info)

@@ -291,8 +291,10 @@ class Atomic(Instr):
 
 @dataclass(frozen=True)
 class Barrier(Instr):
-    """vk.sync_threads(): every live thread of the block must reach this same
-    instruction together (block_until is lowered to a loop around it)."""
+    """vk.sync_threads(): every thread of the block must reach this same
+    instruction together, the same number of times; a thread that returned
+    while others wait here is divergence (block_until is lowered to a loop
+    around it)."""
 
     OPCODE: ClassVar[str] = "barrier"
     loc: SourceLoc
