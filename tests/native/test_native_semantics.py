@@ -22,7 +22,7 @@ BLOCK = 32
 FLOAT_ONLY = {"pow", "sqrt", "sqrt_precise", "sin", "cos", "tan", "exp", "log",
               "floor", "ceil"}
 INT_ONLY = {"and", "or", "xor", "shl", "shr", "invert"}
-SETTINGS = settings(max_examples=2, deadline=None,
+SETTINGS = settings(max_examples=2, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow,
                                            HealthCheck.function_scoped_fixture])
 
@@ -87,11 +87,16 @@ def run(k, device, *inputs):
     return out
 
 
-def assert_same(sim, nat, what):
+def assert_same(sim, nat, what, any_zero_sign=False):
+    """Bitwise equal, except NaN payloads and, with any_zero_sign, the sign of
+    a zero (min/max of +0 and -0: fminf leaves it open and numpy's fmin
+    itself answers differently for short and long arrays)."""
     if sim.dtype.kind == "f":
         both_nan = np.isnan(sim) & np.isnan(nat)
         u = f"u{sim.dtype.itemsize}"
         bad = ~both_nan & (sim.view(u) != nat.view(u))
+        if any_zero_sign:
+            bad &= ~((sim == 0) & (nat == 0))
     else:
         bad = sim != nat
     assert not bad.any(), (f"{what}: first difference at {np.flatnonzero(bad)[:3]}: "
@@ -116,7 +121,7 @@ def test_every_op_matches_simulator(tname):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 assert_same(run(k, "cpu", a, rhs), run(k, "cpu:native", a, rhs),
-                            f"{kind} {op} on {tname}")
+                            f"{kind} {op} on {tname}", any_zero_sign=op in ("min", "max"))
 
     check()
 
