@@ -279,9 +279,10 @@ class ThreadEncoding:
                         step = ins.rhs
                     elif ins.rhs == phi.result:
                         step = ins.lhs
-                # constant steps only: a symbolic one makes k*s a multiplier
-                # circuit in every query, for little gain
-                if step is None or not isinstance(step, Const):
+                # constant steps only (literal, or fixed by the launch): a symbolic
+                # one makes k*s a multiplier circuit in every query
+                if step is None or (isinstance(step, Value) and defs.get(step.id) in body) \
+                        or not z3.is_bv_value(z3.simplify(self.term(step))):
                     steps = None
                     break
                 steps.add(step)

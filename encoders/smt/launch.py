@@ -40,10 +40,24 @@ class LaunchModel:
                 and block_dim != kernel.block_dim:
             raise ValueError(f"kernel {kernel.name} fixes block_dim={kernel.block_dim} "
                              f"but --block-dim {block_dim} was given")
-        self.dims = tuple(z3.BitVec(f"launch_dim{k}", I32_BITS) for k in range(n))
-        self.block_dim = z3.BitVec("block_dim", I32_BITS)
+        # fixed parts of the launch are literals (cheaper than equations)
+        if dims is not None:
+            self.dims = tuple(_u32(int(v)) for v in dims)
+        else:
+            self.dims = tuple(z3.BitVec(f"launch_dim{k}", I32_BITS) for k in range(n))
+        self.block_dim = _u32(int(fixed_block)) if fixed_block is not None \
+            else z3.BitVec("block_dim", I32_BITS)
         self.size = z3.BitVec("launch_size", I32_BITS)
         self.grid_dim = z3.BitVec("grid_dim", I32_BITS)
+        if dims is not None:
+            total = 1
+            for v in dims:
+                total *= int(v)
+            if not 1 <= total < 2 ** 31 or any(int(v) < 1 for v in dims):
+                raise ValueError(f"launch dims {tuple(dims)} are outside the hardware limits")
+            self.size = _u32(total)
+            if fixed_block is not None:
+                self.grid_dim = _u32(-(-total // int(fixed_block)))
         facts = []
         for d in self.dims:
             facts.append(d >= 1)
@@ -67,11 +81,6 @@ class LaunchModel:
                           z3.ULT(total, _u32(2 ** 31 + 1024))]
         if kernel.uses_block_features:
             facts.append(z3.URem(self.size, self.block_dim) == 0)
-        if dims is not None:
-            for d, v in zip(self.dims, dims):
-                facts.append(d == _u32(int(v)))
-        if fixed_block is not None:
-            facts.append(self.block_dim == _u32(int(fixed_block)))
         self.fixed_dims = tuple(dims) if dims is not None else None
         self.fixed_block = fixed_block
         self.shapes: dict[tuple[str, int], z3.BitVecRef] = {}
