@@ -242,7 +242,7 @@ def houdini(enc: ThreadEncoding, shape: CfgShape, base_facts: list, timeout_ms: 
     """Greatest subset of `candidates` that is mutually inductive (see module doc)."""
     kernel = enc.kernel
     probes = probes or []
-    live = {h: list(cs) for h, cs in candidates.items()}
+    live = {h: list(cs) for h, cs in candidates.items() if h in enc.havoc}
     result = HoudiniResult(live)
     for h, cs in live.items():
         for c in list(cs):

@@ -93,6 +93,11 @@ def prove_kernel(kernel: Kernel, *, dims: tuple[int, ...] | None = None,
         return tuple(_unknown(s, f"unsupported: {e}") for s in specs)
     except z3.Z3Exception as e:
         return tuple(_unknown(s, f"solver error: {e}") for s in specs)
+    except ValueError as e:          # a launch fixed outside the hardware limits
+        return tuple(_unknown(s, f"bad launch: {e}") for s in specs)
+    except Exception as e:           # never crash, never prove: report it
+        return tuple(_unknown(s, f"internal prover error ({type(e).__name__}: {e})")
+                     for s in specs)
     out = []
     for spec in specs:
         t0 = time.perf_counter()
@@ -102,6 +107,8 @@ def prove_kernel(kernel: Kernel, *, dims: tuple[int, ...] | None = None,
             ob = _unknown(spec, f"unsupported: {e}")
         except z3.Z3Exception as e:
             ob = _unknown(spec, f"solver error: {e}")
+        except Exception as e:       # never crash, never prove: report it
+            ob = _unknown(spec, f"internal prover error ({type(e).__name__}: {e})")
         out.append(replace(ob, seconds=time.perf_counter() - t0))
     return tuple(out)
 
@@ -424,7 +431,7 @@ def decide_divergence(ctx: ProofContext, spec: ObligationSpec) -> Obligation:
                 q = [A.reach[blk], B.reach[blk], c[0] != c[1]] if blk in A.reach else None
                 if q is not None:
                     queries.append(("exit", q, (lp, t, blk)))
-            elif isinstance(t, Return) and blk in A.reach:
+            elif isinstance(t, Return) and blk in A.reach and lp.header in B.havoc:
                 queries.append(("return", [A.reach[blk], B.havoc[lp.header].reach_var,
                                            z3.Not(B.reach[blk])], (lp, t, blk)))
     undecided = None

@@ -16,6 +16,7 @@ import z3
 from verikern.encoders.smt.encoder import CfgShape, ThreadEncoding, divmod_lemmas
 from verikern.encoders.smt.abstraction import NonlinearAbstraction
 from verikern.encoders.smt.launch import LaunchModel
+from verikern.encoders.smt.semantics import UnsupportedConstruct
 from verikern.encoders.smt.semantics import le, lt, widen
 from verikern.mir.cfg import dominators
 from verikern.mir.nodes import Const, Kernel
@@ -58,12 +59,24 @@ class ProofContext:
         self.nonlinear = NonlinearAbstraction()
         self._abstracted: dict[int, tuple] = {}
         self.A = self.encoding("A")
+        self._check_admissible()
         self.houdini: HoudiniResult = HoudiniResult({})
         if kernel.loops:
             cands = generate_candidates(kernel, self.shape)
             base = list(self.launch.facts) + self.A.facts + self.single_array_facts(self.A)
             self.houdini = houdini(self.A, self.shape, base, self.timeout_ms, cands,
                                    NonlinearAbstraction(), self.launch.probes())
+
+    def _check_admissible(self) -> None:
+        """Refuse to prove anything vacuously: some launch must satisfy the
+        requires and the hardware limits."""
+        s = self.new_solver()
+        s.add(*self.launch.facts, *self.A.facts)
+        res = s.check()
+        if res == z3.unsat:
+            raise UnsupportedConstruct(
+                "no launch satisfies the kernel's requires together with the hardware "
+                "limits (and the fixed --dim/--block-dim); nothing can be proved")
 
     # ------------------------------------------------------------ encodings
     def encoding(self, tag: str, shared_loops: frozenset[str] = frozenset()) -> ThreadEncoding:

@@ -40,6 +40,8 @@ class LaunchModel:
                 and block_dim != kernel.block_dim:
             raise ValueError(f"kernel {kernel.name} fixes block_dim={kernel.block_dim} "
                              f"but --block-dim {block_dim} was given")
+        if fixed_block is not None and not 1 <= int(fixed_block) <= 1024:
+            raise ValueError(f"block_dim {fixed_block} is outside 1..1024")
         # fixed parts of the launch are literals (cheaper than equations)
         if dims is not None:
             self.dims = tuple(_u32(int(v)) for v in dims)
@@ -56,6 +58,10 @@ class LaunchModel:
             if not 1 <= total < 2 ** 31 or any(int(v) < 1 for v in dims):
                 raise ValueError(f"launch dims {tuple(dims)} are outside the hardware limits")
             self.size = _u32(total)
+            if fixed_block is not None and kernel.uses_block_features and total % int(fixed_block):
+                raise ValueError(f"kernel {kernel.name} uses shared memory or barriers, so the "
+                                 f"launch size {total} must be a multiple of block_dim "
+                                 f"{fixed_block}")
             if fixed_block is not None:
                 self.grid_dim = _u32(-(-total // int(fixed_block)))
         facts = []

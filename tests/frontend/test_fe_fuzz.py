@@ -28,7 +28,9 @@ def _exprs(lits):
             inner.map(lambda e: f"(~{e})"),
             st.tuples(st.sampled_from(["min", "max"]), inner, inner).map(
                 lambda t: f"vk.{t[0]}({t[1]}, {t[2]})"),
-            st.tuples(inner, inner, inner).map(lambda t: f"({t[0]} if {t[1]} < {t[2]} else {t[0]})"),
+            # a typed left operand: `0 < 2147483648` alone would be two int32 literals
+            st.tuples(inner, st.sampled_from(["a", "b", "c"]), inner).map(
+                lambda t: f"({t[0]} if {t[1]} < {t[2]} else {t[0]})"),
         )
     return st.recursive(leaf, extend, max_leaves=8)
 

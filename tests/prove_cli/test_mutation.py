@@ -33,6 +33,12 @@ ALLOWED: dict[tuple[str, str], str] = {
         "the requires only asks for a power-of-two block_dim, which the SUM needs; memory "
         "safety does not: threads t < s read buf[t + s] < 2*s <= block_dim <= 1024 and write "
         "buf[t], disjoint index ranges, with a barrier after every halving step",
+    ("ok_swap_pairs_no_overflow", "index-shift@10:15"):
+        "t = x[2 * i + 1] reads the thread's own odd element, in bounds under the guard "
+        "i < x.shape[0] // 2; a wrong swap, but no out-of-bounds access and no race",
+    ("ok_vec3_cross_next_guarded", "index-shift@11:13"):
+        "out[i + 1] is in bounds under the guard i + 1 < v.shape[0] == out.shape[0], and "
+        "distinct threads still write distinct elements; a wrong result, but memory-safe",
 }
 
 

@@ -238,3 +238,8 @@ def test_concrete_launch_fills_recorded_contents_and_zeros():
 def test_no_counterexample_is_not_confirmed():
     ok, why = replay(store_at_tid(), Obligation(ObligationKind.BOUNDS, L(3), Status.FAILED, "m"))
     assert not ok and why == "no counterexample to replay"
+
+
+def test_every_obligation_kind_has_a_confirmation_rule():
+    from verikern.proofs import replay as replay_module
+    assert set(replay_module._EXPECTED_ERROR) == set(ObligationKind)
