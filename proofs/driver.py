@@ -90,24 +90,30 @@ def _is_abstracted(ob: Obligation) -> bool:
 
 def settle(kernel_mir, obligations: Sequence[Obligation], replayer=None) -> tuple[Obligation, ...]:
     """Replay every failed obligation and record the outcome: `confirmed`
-    set, the replay's explanation in `reason`, and abstraction-born
-    unconfirmed failures downgraded to UNKNOWN."""
+    set, the replay's explanation in `reason` (and the counterexample the
+    replay confirmed, when it had to pick array contents), and
+    abstraction-born unconfirmed failures downgraded to UNKNOWN.
+    `replayer(kernel, ob)` returns (ok, why) or (ok, why, witness)."""
     if replayer is None:
-        from verikern.proofs.replay import replay as replayer
+        from verikern.proofs.replay import replay_with_witness as replayer
     settled = []
     for ob in obligations:
         if ob.status is not Status.FAILED:
             settled.append(ob)
             continue
+        witness = None
         if ob.counterexample is None:
             ok, why = False, "the prover gave no counterexample"
         else:
             try:
-                ok, why = replayer(kernel_mir, ob)
+                answer = replayer(kernel_mir, ob)
+                ok, why = answer[0], answer[1]
+                witness = answer[2] if len(answer) > 2 else None
             except Exception as err:  # a replay crash must not hide the failure
                 ok, why = False, f"replay crashed: {type(err).__name__}: {err}"
         if ok:
-            settled.append(dataclasses.replace(ob, confirmed=True, reason=_join(ob.reason, f"confirmed by replay: {why}")))
+            settled.append(dataclasses.replace(ob, confirmed=True, counterexample=witness or ob.counterexample,
+                                               reason=_join(ob.reason, f"confirmed by replay: {why}")))
         elif _is_abstracted(ob):
             settled.append(dataclasses.replace(
                 ob, status=Status.UNKNOWN, confirmed=False,

@@ -48,6 +48,12 @@ class IntervalMap:
             self.sites_from[s.point] = sites
             self.barriers_from[s.point] = bars
         self.barrier_every_cycle = {h for h in self.loop_body if self._every_cycle_has_barrier(h)}
+        self.header_exit_only = {
+            h for h, body in self.loop_body.items()
+            if all(succ in body or lbl == h for lbl in body
+                   for succ in kernel.block(lbl).terminator.successors())
+            and not any(type(kernel.block(lbl).terminator).__name__ == "Return"
+                        for lbl in body)}
         self.loops_with_barrier = {
             h for h, body in self.loop_body.items()
             if any(isinstance(ins, Barrier) for lbl in body
@@ -111,9 +117,16 @@ class IntervalMap:
         """Loops (headers) whose iteration two threads of a block executing s1
         and s2 in one barrier interval must share: every cycle of the loop
         passes a barrier, both paths from every common start crossed its back
-        edge equally often (0 or 1), and neither re-entered it through an
-        enclosing loop. A site after the loop is then in the iteration that
-        left it."""
+        edge equally often (0 or 1), and both re-entered it through enclosing
+        loops alike or not at all. A site after the loop is then in the
+        iteration that left it. Path pairs in which, after the same back edges,
+        one thread stays in the loop and the other leaves it are impossible
+        (the exits of loops with barriers are block-uniform: divergence
+        obligations) and are ignored."""
+        combos = [(c1, c2) for st in starts
+                  for c1 in self.sites_from[st.point][s1]
+                  for c2 in self.sites_from[st.point][s2]
+                  if not self._diverged(s1, s2, c1, c2)]
         out = set()
         for h in self.barrier_every_cycle:
             body = self.loop_body[h]
@@ -122,17 +135,38 @@ class IntervalMap:
                 continue
             outer = {o for o, ob in self.loop_body.items() if o != h and h in ob}
             ok = True
-            for st in starts:
-                for c1 in self.sites_from[st.point][s1]:
-                    for c2 in self.sites_from[st.point][s2]:
-                        if (h in c1) != (h in c2) or (outer & (c1 | c2)):
-                            ok = False
-                        # inside: never left; outside: got there by leaving it
-                        if (("left", h) in c1) == in1 or (("left", h) in c2) == in2:
-                            ok = False
+            for c1, c2 in combos:
+                left1, left2 = ("left", h) in c1, ("left", h) in c2
+                if (h in c1) != (h in c2):
+                    ok = False
+                elif outer & (c1 | c2):
+                    if not (in1 and in2) or (outer & c1) != (outer & c2) or left1 != left2:
+                        ok = False
+                # inside: never left; outside: got there by leaving it
+                elif left1 == in1 or left2 == in2:
+                    ok = False
             if ok:
                 out.add(h)
         return frozenset(out)
+
+    def _diverged(self, s1: Point, s2: Point, c1: frozenset, c2: frozenset) -> bool:
+        """Path pair impossible for two threads of one barrier interval: after
+        the same number of back edges of a loop with barriers whose only way out
+        is its header, one thread stayed in the loop and the other left it,
+        i.e. they decided its (block-uniform, by the divergence obligations)
+        exit test differently at the same header visit. Crossing counts are
+        equal when neither crossed, or both did and every cycle has a barrier."""
+        for g in self.loops_with_barrier & self.header_exit_only:
+            both = g in c1 and g in c2
+            if not ((g not in c1 and g not in c2) or (both and g in self.barrier_every_cycle)):
+                continue
+            body = self.loop_body[g]
+            left1, left2 = ("left", g) in c1, ("left", g) in c2
+            stay1 = s1[0] in body and s1[0] != g and not left1
+            stay2 = s2[0] in body and s2[0] != g and not left2
+            if (stay1 and left2) or (stay2 and left1):
+                return True
+        return False
 
     def describe(self, starts: list[Start]) -> str:
         lines = sorted({st.line for st in starts})

@@ -9,9 +9,11 @@ error, a refused launch, a launch too large or too slow to simulate -- is
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 import signal
 import threading
+import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -120,9 +122,11 @@ def _fill_contracts(kernel: Kernel, arr: np.ndarray, ref: ArrayRef, recorded: se
             flat[i] = lo
 
 
-def concrete_launch(kernel: Kernel, cex: Counterexample) -> ConcreteLaunch:
-    """The launch of `cex` as simulator inputs. Raises ValueError when the
-    counterexample lacks something the launch needs (an array's shape)."""
+def concrete_launch(kernel: Kernel, cex: Counterexample, fill: dict | None = None) -> ConcreteLaunch:
+    """The launch of `cex` as simulator inputs. `fill` maps array names to a
+    content (a number, "ramp" for 0, 1, 2, ... or "alternating") that replaces the
+    recorded contents. Raises ValueError when the counterexample lacks
+    something the launch needs (an array's shape)."""
     dims = tuple(int(d) for d in cex.dims)
     size = _thread_count(dims)
     note = ""
@@ -154,7 +158,16 @@ def concrete_launch(kernel: Kernel, cex: Counterexample) -> ConcreteLaunch:
         if elements > 1 << 26:
             raise ValueError(f"array {p.name!r} too large to replay: {elements} elements")
         arr = np.zeros(shape + tuple(p.inner), dtype=p.dtype.np_dtype)
-        _fill_array(arr, p, cex.arrays.get(p.name, {}), cex.scalars, kernel)
+        if fill and p.name in fill:
+            flat = arr.reshape(-1)
+            if fill[p.name] == "ramp":
+                flat[:] = np.arange(flat.size) % max(1 << (p.dtype.bits - 1) - 1, 1)
+            elif fill[p.name] == "alternating":      # 1, -1, 1, ... (ints: 0, 1, 0, ...)
+                flat[:] = (1 - 2 * (np.arange(flat.size) % 2)) if p.dtype.is_float else np.arange(flat.size) % 2
+            else:
+                flat[:] = fill[p.name]
+        else:
+            _fill_array(arr, p, cex.arrays.get(p.name, {}), cex.scalars, kernel)
         inputs.append(arr)
     return ConcreteLaunch(dims, int(cex.block_dim), tuple(inputs), note)
 
@@ -257,35 +270,55 @@ def _find_race(document: dict, lines: tuple[int, int]) -> str | None:
     return None
 
 
+#: Scheduling steps a race replay simulates before it judges the partial
+#: trace (a race in the first iterations of a 2**31-iteration loop shows early).
+RACE_MAX_STEPS = 2_000
+
+
+def _traced_run(kernel: Kernel, launch: ConcreteLaunch) -> tuple[dict, Exception | None]:
+    """Simulate with tracing, at most RACE_MAX_STEPS scheduling steps, and
+    return the trace of every access that happened -- also when the run
+    stopped early at a runtime error, the step limit or the time limit --
+    with that stopping error (or None)."""
+    import verikern.runtime as runtime
+    import verikern.backends.simulator as simulator
+    from verikern.backends.simulator.engine import run_launch
+
+    dim = launch.dims[0] if len(launch.dims) == 1 else launch.dims
+    k, config, arrays, scalars = runtime.prepare_launch(kernel, dim, list(launch.inputs), launch.block_dim)
+    recorder = simulator.TraceRecorder()
+    stopped = None
+    try:
+        run_launch(simulator.program_for(k), config, arrays, scalars, recorder, False,
+                   max_steps=RACE_MAX_STEPS)
+    except (errors.KernelRuntimeError, ReplayTimeout) as err:
+        stopped = err
+    return simulator.trace_document(k, config, arrays, recorder.events()), stopped
+
+
 def _confirm_race(kernel: Kernel, launch: ConcreteLaunch, obligation: Obligation) -> tuple[bool, str]:
     lines = _race_lines(obligation)
-    try:
-        document = _simulate(kernel, launch, trace=True)
-    except errors.DataRaceError as err:
-        line = err.loc.line if err.loc is not None else None
+    document, stopped = _traced_run(kernel, launch)
+    if isinstance(stopped, errors.DataRaceError):
+        line = stopped.loc.line if stopped.loc is not None else None
         if line in lines:
-            return True, f"the simulator detected the race at {_where(err)}"
-        return False, f"the simulator detected a different race, at {_where(err)}"
-    if document is None or "verikern_trace" not in document:
-        return False, "the simulator returned no trace"
+            return True, f"the simulator detected the race at {_where(stopped)}"
     found = _find_race(document, lines)
-    if found is None:
+    if found is not None:
+        early = "" if stopped is None else " (in the accesses before the run stopped)"
+        return True, "the simulator trace shows it" + early + ": " + found
+    if stopped is None:
         return False, (f"the trace shows no conflicting accesses at lines {lines[0]} and {lines[1]}"
                        " (the race may depend on values the counterexample does not fix)")
-    return True, "the simulator trace shows it: " + found
+    what = ("the time limit" if isinstance(stopped, ReplayTimeout)
+            else f"{type(stopped).__name__} at {_where(stopped)}")
+    return False, (f"the trace shows no conflicting accesses at lines {lines[0]} and {lines[1]} "
+                   f"before the run stopped ({what})")
 
 
-def replay(kernel: Kernel, obligation: Obligation, *, timeout: float = REPLAY_TIMEOUT) -> tuple[bool, str]:
-    """Confirm `obligation`'s counterexample on the simulator: (True, how) when
-    the simulated launch shows the violation at the obligation's line, else
-    (False, why not)."""
-    cex = obligation.counterexample
-    if cex is None:
-        return False, "no counterexample to replay"
-    try:
-        launch = concrete_launch(kernel, cex)
-    except ValueError as err:
-        return False, str(err)
+def _attempt(kernel: Kernel, obligation: Obligation, launch: ConcreteLaunch,
+             timeout: float) -> tuple[bool, str]:
+    """Simulate `launch` once and judge it against `obligation`."""
     expected = _EXPECTED_ERROR.get(obligation.kind)
     if expected is None:
         raise ValueError(f"replay: no confirmation rule for obligation kind {obligation.kind!r}")
@@ -297,7 +330,7 @@ def replay(kernel: Kernel, obligation: Obligation, *, timeout: float = REPLAY_TI
                 return ok, why + note
             _simulate(kernel, launch, trace=False)
     except ReplayTimeout:
-        return False, f"replay timed out after {timeout:g} s{note}"
+        return False, f"replay timed out after {timeout:.3g} s{note}"
     except errors.LaunchError as err:
         return False, f"the launch was refused: {getattr(err, 'message', None) or err}"
     except expected as err:
@@ -311,3 +344,76 @@ def replay(kernel: Kernel, obligation: Obligation, *, timeout: float = REPLAY_TI
                        f"at {_where(err)}: {err.message}{note}")
     return False, f"the simulated launch ran without a {obligation.kind.value} violation{note}"
 
+
+#: Uniform array contents tried when an abstraction-born counterexample's own
+#: contents show nothing (its float and memory values are not concrete):
+#: (float arrays, integer arrays) per variant.
+CONTENT_VARIANTS: tuple[tuple[float, Any], ...] = (
+    (-1.0, -1), (1.0e9, "ramp"), ("alternating", "alternating"), (float("nan"), 1),
+    (-1.0e9, 1 << 30),
+)
+
+
+def _is_abstracted(obligation: Obligation) -> bool:
+    cex = obligation.counterexample
+    return bool(cex is not None and cex.facts.get("abstracted")) or \
+        "abstract" in (obligation.reason or "").lower()
+
+
+def _variant_fills(kernel: Kernel) -> list[dict]:
+    """One fill per CONTENT_VARIANTS entry, over the global arrays without
+    launch contracts (those keep the prover's contents)."""
+    contracted = {ins.array.name for _, ins in kernel.instructions() if isinstance(ins, RequiresArray)}
+    arrays = [p for p in kernel.params if isinstance(p, ArrayRef) and p.name not in contracted]
+    fills = []
+    for float_fill, int_fill in CONTENT_VARIANTS:
+        fill = {}
+        for a in arrays:
+            if a.dtype.is_float:
+                fill[a.name] = float_fill
+            elif a.dtype.is_int:
+                fill[a.name] = int_fill
+        if fill:
+            fills.append(fill)
+    return fills
+
+
+def replay_with_witness(kernel: Kernel, obligation: Obligation, *,
+                        timeout: float = REPLAY_TIMEOUT) -> tuple[bool, str, Counterexample | None]:
+    """`replay`, and for an abstraction-born counterexample whose contents
+    show nothing, a few uniform array contents (CONTENT_VARIANTS) within the
+    same time budget. The third item is the counterexample that was
+    confirmed when it differs from the obligation's (its `facts["fill"]`
+    names the contents), else None."""
+    cex = obligation.counterexample
+    if cex is None:
+        return False, "no counterexample to replay", None
+    try:
+        launch = concrete_launch(kernel, cex)
+    except ValueError as err:
+        return False, str(err), None
+    deadline = time.monotonic() + timeout
+    ok, why = _attempt(kernel, obligation, launch, timeout)
+    if ok or not _is_abstracted(obligation) or "ran without" not in why and "no conflicting" not in why:
+        return ok, why, None
+    for fill in _variant_fills(kernel):
+        remaining = deadline - time.monotonic()
+        if remaining < 0.5:
+            break
+        ok2, why2 = _attempt(kernel, obligation, concrete_launch(kernel, cex, fill), remaining)
+        if ok2:
+            shown = {k: (v if not isinstance(v, float) or v == v else "nan") for k, v in fill.items()}
+            witness = dataclasses.replace(
+                cex, arrays={k: v for k, v in cex.arrays.items() if k not in fill},
+                facts={**cex.facts, "fill": shown})
+            return True, (f"{why2}, with array contents {shown} everywhere (the prover's "
+                          "contents came from an abstraction)"), witness
+    return False, why, None
+
+
+def replay(kernel: Kernel, obligation: Obligation, *, timeout: float = REPLAY_TIMEOUT) -> tuple[bool, str]:
+    """Confirm `obligation`'s counterexample on the simulator: (True, how) when
+    the simulated launch shows the violation at the obligation's line, else
+    (False, why not)."""
+    ok, why, _ = replay_with_witness(kernel, obligation, timeout=timeout)
+    return ok, why

@@ -367,6 +367,8 @@ def _enc_binop(enc: ThreadEncoding, lbl, pos, ins: BinOp):
     a, b = enc.term(ins.lhs), enc.term(ins.rhs)
     term = int_binop(ins.op, a, b, t)
     enc.define(ins.result, term, enc.is_abstract(ins.lhs) or enc.is_abstract(ins.rhs))
+    if ins.op == "mul" and t.is_int:
+        enc.facts.extend(widening_product_lemmas(enc, ins, a, b, term, t))
     if ins.op in ("div", "floordiv", "mod") and t.is_int:
         enc.facts.extend(division_lemmas(ins.op, a, b, term, t))
         key = (_operand_key(ins.lhs), _operand_key(ins.rhs))
@@ -378,14 +380,49 @@ def _operand_key(op):
     return ("v", op.id) if isinstance(op, Value) else ("c", op.value, op.type.name)
 
 
+def _value_bits(enc, op) -> int | None:
+    """Bits the operand's value really needs: the source width of a widening
+    cast, or the width of a literal; None when it may use its whole type."""
+    if isinstance(op, Const):
+        if int(op.value) < 0 and not op.type.is_signed:
+            return None
+        return max(1, abs(int(op.value)).bit_length() + 1)
+    ins = enc.shape.defining.get(op.id)
+    if isinstance(ins, Cast) and ins.operand.type.is_int and \
+            ins.operand.type.bits < ins.result.type.bits:
+        if ins.operand.type.is_signed and not ins.result.type.is_signed:
+            return None             # sign-extended into an unsigned type: may be huge
+        return ins.operand.type.bits + (0 if ins.operand.type.is_signed else 1)
+    return None
+
+
+def widening_product_lemmas(enc, ins, a, b, r, t) -> list:
+    """A product of two values that fit in half the width cannot wrap: it is
+    non-negative when both factors are, and bounded (true theorems that survive
+    the nonlinear abstraction)."""
+    ba, bb = _value_bits(enc, ins.lhs), _value_bits(enc, ins.rhs)
+    if ba is None or bb is None:
+        return []
+    magnitude = (ba - 1) + (bb - 1)          # |a| < 2**(ba-1), |b| < 2**(bb-1)
+    if magnitude > t.bits - (1 if t.is_signed else 0):
+        return []
+    zero = z3.BitVecVal(0, t.bits)
+    limit = z3.BitVecVal((1 << magnitude) - 1, t.bits)
+    if not t.is_signed:
+        return [z3.ULE(r, limit)]
+    return [z3.Implies(z3.And(a >= zero, b >= zero), z3.And(r >= zero, r <= limit))]
+
+
 def division_lemmas(op: str, a, b, r, t) -> list:
     """Theorems about one division/remainder result that bit-blasting finds
-    slowly (they restate its range, nothing more)."""
+    slowly (they restate its range, nothing more). Each is guarded by a
+    non-zero divisor: z3 gives division by zero its own values, and a lemma
+    must never exclude them (the div-zero obligation asks for exactly that)."""
     zero = z3.BitVecVal(0, t.bits)
     if not t.is_signed:
         if op == "mod":
-            return [z3.Implies(b != zero, z3.ULT(r, b)), z3.ULE(r, a)]
-        return [z3.ULE(r, a)]
+            return [z3.Implies(b != zero, z3.And(z3.ULT(r, b), z3.ULE(r, a)))]
+        return [z3.Implies(b != zero, z3.ULE(r, a))]
     pos = z3.And(a >= zero, b > zero)
     if op == "mod":
         return [z3.Implies(pos, z3.And(r >= zero, r < b))]

@@ -80,6 +80,7 @@ class LaunchModel:
                for _, ins in kernel.instructions()):
             facts.append(self.grid_dim == z3.UDiv(self.size + self.block_dim - 1,
                                                   self.block_dim))
+            facts += [self.grid_dim >= 1, z3.ULE(self.grid_dim, self.size)]
             # the same fact restated linearly over the product grid_dim*block_dim
             # (both operand orders), which survives nonlinear abstraction
             for total in (self.grid_dim * self.block_dim, self.block_dim * self.grid_dim):
@@ -168,7 +169,34 @@ class ThreadIdentity:
         facts = [z3.ULT(t, launch.block_dim),
                  z3.BVMulNoOverflow(b, launch.block_dim, signed=False),
                  z3.ULT(start, launch.size), z3.ULT(start + t, launch.size)]
+        facts += _tid_lemmas(start + t, launch)
         return ThreadIdentity(tag, b, t), facts
+
+
+def _tid_lemmas(linear, launch: LaunchModel) -> list:
+    """vk.tid()'s first component linear // (D1*...*Dn-1) is below D0 (the
+    frontend's lowering, MIR.md), stated on the very terms the encoder builds
+    so that it survives the nonlinear abstraction."""
+    from verikern.mir.types import I32
+    from .semantics import int_binop
+    dims = launch.dims
+    if len(dims) < 2:
+        return []
+    rest = dims[1:]
+    products = []
+    left = rest[0]
+    for d in rest[1:]:
+        left = left * d
+    products.append(left)
+    right = rest[-1]
+    for d in reversed(rest[:-1]):
+        right = d * right
+    products.append(right)
+    out = []
+    for p in products:
+        q = int_binop("floordiv", linear, p, I32)
+        out.append(z3.And(q >= 0, q < dims[0]))
+    return out
 
 
 def scalar_const(value, t):

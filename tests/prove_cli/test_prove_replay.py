@@ -243,3 +243,45 @@ def test_no_counterexample_is_not_confirmed():
 def test_every_obligation_kind_has_a_confirmation_rule():
     from verikern.proofs import replay as replay_module
     assert set(replay_module._EXPECTED_ERROR) == set(ObligationKind)
+
+
+def load_float_index():
+    """k(x: array f32, y: array f32): y[int(x[tid])] = 1.0 for tid < x.shape[0]  (line 3)"""
+    from verikern.mir.nodes import Cast, Load
+    b = MirBuilder("k", L(1, 1))
+    x = b.array_param(ArrayRef("x", T.F32, 1))
+    y = b.array_param(ArrayRef("y", T.F32, 1))
+    entry, then, done = b.new_block("entry"), b.new_block("then"), b.new_block("done")
+    b.set_block(entry)
+    i, _ = _tid(b)
+    n = b.new_value(T.I32)
+    b.emit(ShapeOf(n, x, 0, L(2)))
+    c = b.new_value(T.BOOL)
+    b.emit(Compare(c, "lt", i, n, L(2)))
+    b.terminate(Branch(c, then, done, L(2)))
+    b.set_block(then)
+    v = b.new_value(T.F32)
+    b.emit(Load(v, x, (i,), L(3)))
+    j = b.new_value(T.I32)
+    b.emit(Cast(j, v, L(3)))
+    b.emit(Store(y, (j,), Const(1.0, T.F32), L(3)))
+    b.terminate(Jump(done, L(3)))
+    b.set_block(done)
+    b.terminate(Return(L(4)))
+    return b.finish()
+
+
+def test_abstracted_float_counterexample_is_confirmed_with_tried_contents():
+    from verikern.proofs.replay import replay_with_witness
+    k = load_float_index()
+    # the prover's float value (0.0) is abstract: with it, y[0] is in bounds
+    cex = Counterexample((2,), 2, ((0, 0),), shapes={"x": (2,), "y": (4,)}, arrays={"x": {0: 0.0}},
+                         facts={"abstracted": True})
+    ok, why, witness = replay_with_witness(k, ob(ObligationKind.BOUNDS, cex))
+    assert ok, why
+    assert "with array contents {'x': -1.0, 'y': -1.0} everywhere" in why
+    assert witness.facts["fill"] == {"x": -1.0, "y": -1.0} and "x" not in witness.arrays
+    # the same model without the abstraction mark is judged as given: not confirmed
+    concrete = Counterexample((2,), 2, ((0, 0),), shapes={"x": (2,), "y": (4,)}, arrays={"x": {0: 0.0}})
+    ok, why, witness = replay_with_witness(k, ob(ObligationKind.BOUNDS, concrete))
+    assert not ok and witness is None and "ran without a bounds violation" in why

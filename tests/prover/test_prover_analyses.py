@@ -155,3 +155,18 @@ def test_atomic_cas_and_shared_atomics():
                 x[vk.block_idx()] = cnt[0]
     """)
     assert {o.status.value for o in obs} == {"proved"}
+
+
+def test_unsigned_division_by_zero_with_known_dividend_fails():
+    # a range lemma about the quotient must not hide z3's value of x / 0
+    obs = prove_src("""
+        @vk.kernel
+        def k(x: vk.array(dtype=vk.uint32), d: vk.uint32):
+            i = vk.tid()
+            if i < x.shape[0]:
+                x[i] = vk.uint32(5) // d + vk.uint32(7) % d
+    """)
+    dz = sorted((o for o in obs if o.kind.value == "div-zero"), key=lambda o: o.loc.col)
+    # the first division stops a thread with d == 0, so the modulo after it is safe
+    assert [o.status.value for o in dz] == ["failed", "proved"]
+    assert dz[0].counterexample.scalars["d"] == 0
