@@ -1,11 +1,15 @@
 """Replay a failed obligation's counterexample on the simulator.
 
-Invariant: `replay` answers `(True, why)` only when the simulator, run on the
-concrete launch the counterexample describes (arrays zero-filled except the
-recorded contents), actually exhibits the violation the obligation names at
-the obligation's source line; every other outcome -- a different error, no
-error, a refused launch, a launch too large or too slow to simulate -- is
-`(False, why)` with the reason.
+Invariant: `replay` answers `(True, why)` only when the simulator, run on a
+concrete launch with the counterexample's dims, block size, scalars and
+shapes, actually exhibits the violation the obligation names at the
+obligation's source line (for races: two threads' conflicting accesses at
+the two lines in the trace of the accesses that ran). The arrays hold the
+recorded contents, zeros elsewhere; only for a counterexample the prover
+marks as coming from an abstraction are a few uniform contents tried as
+well, and the one that shows the violation is returned as the witness.
+Every other outcome -- a different error, no error, a refused launch, a
+launch too large or too slow to simulate -- is `(False, why)`.
 """
 from __future__ import annotations
 
@@ -211,22 +215,22 @@ def _time_limit(seconds: float):
         signal.signal(signal.SIGALRM, previous)
 
 
-def _simulate(kernel: Kernel, launch: ConcreteLaunch, trace: bool) -> dict | None:
+def _prepare(kernel: Kernel, launch: ConcreteLaunch):
     """Check the launch like vk.launch does (so a counterexample that breaks
-    a `requires` is refused), then simulate it. Returns the JSON trace
-    document (docs/INTERFACES.md) when tracing, else None."""
+    a `requires` or an array contract is refused): (kernel, config, arrays,
+    scalars) for the simulator."""
     import verikern.runtime as runtime
-    import verikern.backends.simulator as simulator
 
     dim = launch.dims[0] if len(launch.dims) == 1 else launch.dims
-    k, config, arrays, scalars = runtime.prepare_launch(kernel, dim, list(launch.inputs), launch.block_dim)
-    result = simulator.simulate(k, config, arrays, scalars, trace=trace)
-    if not trace:
-        return None
-    document = getattr(result, "document", None)
-    if document is None and getattr(result, "trace", None) is not None:
-        document = {"events": result.trace}
-    return document
+    return runtime.prepare_launch(kernel, dim, list(launch.inputs), launch.block_dim)
+
+
+def _simulate(kernel: Kernel, launch: ConcreteLaunch) -> None:
+    """Check, then simulate the launch (raising the simulator's errors)."""
+    import verikern.backends.simulator as simulator
+
+    k, config, arrays, scalars = _prepare(kernel, launch)
+    simulator.simulate(k, config, arrays, scalars)
 
 
 # -------------------------------------------------------------- confirmation
@@ -280,12 +284,10 @@ def _traced_run(kernel: Kernel, launch: ConcreteLaunch) -> tuple[dict, Exception
     return the trace of every access that happened -- also when the run
     stopped early at a runtime error, the step limit or the time limit --
     with that stopping error (or None)."""
-    import verikern.runtime as runtime
     import verikern.backends.simulator as simulator
     from verikern.backends.simulator.engine import run_launch
 
-    dim = launch.dims[0] if len(launch.dims) == 1 else launch.dims
-    k, config, arrays, scalars = runtime.prepare_launch(kernel, dim, list(launch.inputs), launch.block_dim)
+    k, config, arrays, scalars = _prepare(kernel, launch)
     recorder = simulator.TraceRecorder()
     stopped = None
     try:
@@ -328,7 +330,7 @@ def _attempt(kernel: Kernel, obligation: Obligation, launch: ConcreteLaunch,
             if obligation.kind is ObligationKind.RACE:
                 ok, why = _confirm_race(kernel, launch, obligation)
                 return ok, why + note
-            _simulate(kernel, launch, trace=False)
+            _simulate(kernel, launch)
     except ReplayTimeout:
         return False, f"replay timed out after {timeout:.3g} s{note}"
     except errors.LaunchError as err:

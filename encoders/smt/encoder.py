@@ -371,6 +371,11 @@ def _enc_binop(enc: ThreadEncoding, lbl, pos, ins: BinOp):
         enc.facts.extend(widening_product_lemmas(enc, ins, a, b, term, t))
     if ins.op in ("div", "floordiv", "mod") and t.is_int:
         enc.facts.extend(division_lemmas(ins.op, a, b, term, t))
+    if ins.op == "mod" and t.is_int and isinstance(ins.lhs, Value):
+        inner = enc.shape.defining.get(ins.lhs.id)
+        if isinstance(inner, BinOp) and inner.op == "mod":
+            enc.facts.append(nested_mod_lemma(enc.term(inner.lhs), enc.term(inner.rhs), b,
+                                              term, t))
         key = (_operand_key(ins.lhs), _operand_key(ins.rhs))
         slot = enc.divmods.setdefault(key, [a, b, None, None, t])
         slot[3 if ins.op == "mod" else 2] = term
@@ -427,6 +432,17 @@ def division_lemmas(op: str, a, b, r, t) -> list:
     if op == "mod":
         return [z3.Implies(pos, z3.And(r >= zero, r < b))]
     return [z3.Implies(pos, z3.And(r >= zero, r <= a))]
+
+
+def nested_mod_lemma(a, m, k, r, t):
+    """(a % m) % k == a % k when k divides m (a >= 0, m, k > 0): a theorem that
+    keeps, e.g., (tid % D1) % 256 == tid % 256 under the nonlinear abstraction."""
+    zero = z3.BitVecVal(0, t.bits)
+    if t.is_signed:
+        guard = z3.And(a >= zero, m > zero, k > zero, z3.SRem(m, k) == zero)
+        return z3.Implies(guard, r == z3.SRem(a, k))
+    guard = z3.And(m != zero, k != zero, z3.URem(m, k) == zero)
+    return z3.Implies(guard, r == z3.URem(a, k))
 
 
 def divmod_lemmas(e1: "ThreadEncoding", e2: "ThreadEncoding") -> list:

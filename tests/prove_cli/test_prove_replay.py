@@ -285,3 +285,24 @@ def test_abstracted_float_counterexample_is_confirmed_with_tried_contents():
     concrete = Counterexample((2,), 2, ((0, 0),), shapes={"x": (2,), "y": (4,)}, arrays={"x": {0: 0.0}})
     ok, why, witness = replay_with_witness(k, ob(ObligationKind.BOUNDS, concrete))
     assert not ok and witness is None and "ran without a bounds violation" in why
+
+
+def test_race_is_confirmed_from_the_accesses_before_a_later_error():
+    """x[tid // 2] = 1.0 (line 3, racing), then assert tid < 0 (line 5): the
+    run stops at the assert, but the race already happened."""
+    b = MirBuilder("k", L(1, 1))
+    x = b.array_param(ArrayRef("x", T.F32, 1))
+    b.set_block(b.new_block("entry"))
+    i, _ = _tid(b)
+    j = b.new_value(T.I32)
+    b.emit(BinOp(j, "floordiv", i, Const(2, T.I32), L(3)))
+    b.emit(Store(x, (j,), Const(1.0, T.F32), L(3)))
+    c = b.new_value(T.BOOL)
+    b.emit(Compare(c, "lt", i, Const(0, T.I32), L(5)))
+    b.emit(Assert(c, "never", L(5)))
+    b.terminate(Return(L(6)))
+    k = b.finish()
+    cex = Counterexample((4,), 4, ((0, 0), (0, 1)), shapes={"x": (4,)})
+    ok, why = replay(k, ob(ObligationKind.RACE, cex, line=3, other=3))
+    assert ok, why
+    assert "before the run stopped" in why
