@@ -2,7 +2,8 @@
 
 One run over the corpus with 2 worker processes (`--jobs`): prints each
 kernel's prove time (prove + replay, measured in its worker), the median and
-the wall time of the whole run, each next to its target. Every case is
+the wall time of the whole run, each next to its target, and how many failed
+obligations replay confirmed. Every case is
 proved with its own `# prove-args:`.
 
     python benchmarks/prove_corpus.py [--jobs 2] [--corpus DIR]
@@ -40,7 +41,10 @@ def prove_case(path: str):
 
     case = parse_header(Path(path))
     reports = prove_file(path, **_kwargs(case.prove_args))
-    return path, [(r.kernel, r.status.value, r.seconds) for r in reports]
+    return path, [(r.kernel, r.status.value, r.seconds,
+                   sum(o.status.value == "failed" for o in r.obligations),
+                   sum(o.status.value == "failed" and o.confirmed is True for o in r.obligations))
+                  for r in reports]
 
 
 def main(argv=None) -> int:
@@ -59,16 +63,20 @@ def main(argv=None) -> int:
     total = time.perf_counter() - start
 
     times: list[float] = []
+    failed = confirmed = 0
     print(f"{'file:kernel':<60} {'status':<8} {'seconds':>8}")
     for path, rows in results:
-        for kernel, status, seconds in rows:
+        for kernel, status, seconds, n_failed, n_confirmed in rows:
             times.append(seconds)
+            failed += n_failed
+            confirmed += n_confirmed
             print(f"{Path(path).stem + ':' + kernel:<60} {status:<8} {seconds:>8.3f}")
     median = statistics.median(times) if times else float("nan")
     median_ok = median < MEDIAN_TARGET_S
     total_ok = total < TOTAL_TARGET_S
     print()
     print(f"kernels: {len(times)} in {len(files)} files, one run with {args.jobs} jobs")
+    print(f"failed obligations confirmed by replay: {confirmed} of {failed}")
     print(f"median per kernel:    {median:8.3f} s   target < {MEDIAN_TARGET_S} s   {'ok' if median_ok else 'MISSED'}")
     print(f"whole corpus, {args.jobs} jobs: {total:8.3f} s   target < {TOTAL_TARGET_S:.0f} s    "
           f"{'ok' if total_ok else 'MISSED'}")

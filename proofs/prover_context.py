@@ -1,10 +1,12 @@
 """The per-kernel proof context: one launch model, cached thread encodings,
-proven loop invariants, and one incremental solver per thread configuration.
+proven loop invariants, and the cached facts of each thread configuration.
 
-Invariant: every fact a solver here holds is true of every real execution
-(launch facts, Requires, thread identity, proven invariants, array contracts on
-launch-time contents of arrays the kernel never writes, functional reads of
-never-written arrays). Queries are pushed on top and popped after the check.
+Invariant: every fact handed to a solver from here is true of every real
+execution (launch facts, Requires, thread identity and its lemmas, proven
+invariants, array contracts on launch-time contents of arrays the kernel never
+writes, functional reads of never-written arrays, divisions executed earlier
+did not divide by zero). Each check gets a fresh solver (z3's bit-blasting
+preprocessing is only used by non-incremental solvers).
 """
 from __future__ import annotations
 
@@ -165,8 +167,7 @@ class ProofContext:
         for e, site in zip(encs, full_sites):
             modes += self.prior_division_facts(e, site)
         for e, lbl in zip(encs, sites):
-            mkey = (e.tag, frozenset(h for h in e.havoc
-                                     if lbl is None or lbl not in self.shape.loop_bodies[h]))
+            mkey = (e.tag, lbl)
             m = self._exit_facts.get(mkey)
             if m is None:
                 m = self._exit_facts[mkey] = e.exit_mode_facts(lbl)

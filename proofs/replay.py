@@ -276,7 +276,7 @@ def _find_race(document: dict, lines: tuple[int, int]) -> str | None:
 
 #: Scheduling steps a race replay simulates before it judges the partial
 #: trace (a race in the first iterations of a 2**31-iteration loop shows early).
-RACE_MAX_STEPS = 2_000
+RACE_MAX_STEPS = 500
 
 
 def _traced_run(kernel: Kernel, launch: ConcreteLaunch) -> tuple[dict, Exception | None]:

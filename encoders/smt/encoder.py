@@ -97,6 +97,8 @@ class CfgShape:
                 self.loop_of[lbl].append(lp.header)
         self.position = {lbl: i for i, lbl in enumerate(order)}
         self.written = _written_arrays(kernel)
+        from verikern.mir.cfg import dominators
+        self.dominators = dominators(kernel)
         self.defined_in: dict[int, str] = {}
         self.defining: dict[int, object] = {}
         for b in kernel.blocks:
@@ -342,7 +344,11 @@ class ThreadEncoding:
         after it."""
         out = []
         for h, hv in self.havoc.items():
-            if site_label is not None and site_label in self.shape.loop_bodies[h]:
+            if site_label is None or site_label in self.shape.loop_bodies[h]:
+                continue
+            # only loops that every path to the site has left: a loop after the
+            # site (or beside it) may never end, and must not hide the site
+            if self.shape.loops[h].exit not in self.shape.dominators.get(site_label, ()):
                 continue
             out.append(z3.Implies(hv.reach_var, self.leaving_condition(h)))
         return out
@@ -371,14 +377,14 @@ def _enc_binop(enc: ThreadEncoding, lbl, pos, ins: BinOp):
         enc.facts.extend(widening_product_lemmas(enc, ins, a, b, term, t))
     if ins.op in ("div", "floordiv", "mod") and t.is_int:
         enc.facts.extend(division_lemmas(ins.op, a, b, term, t))
+        key = (_operand_key(ins.lhs), _operand_key(ins.rhs))
+        slot = enc.divmods.setdefault(key, [a, b, None, None, t])
+        slot[3 if ins.op == "mod" else 2] = term
     if ins.op == "mod" and t.is_int and isinstance(ins.lhs, Value):
         inner = enc.shape.defining.get(ins.lhs.id)
         if isinstance(inner, BinOp) and inner.op == "mod":
             enc.facts.append(nested_mod_lemma(enc.term(inner.lhs), enc.term(inner.rhs), b,
                                               term, t))
-        key = (_operand_key(ins.lhs), _operand_key(ins.rhs))
-        slot = enc.divmods.setdefault(key, [a, b, None, None, t])
-        slot[3 if ins.op == "mod" else 2] = term
 
 
 def _operand_key(op):

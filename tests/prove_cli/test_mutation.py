@@ -66,19 +66,6 @@ def _params():
             for path, args, site in _selected()]
 
 
-def _ready():
-    try:
-        from verikern.frontend import compile_source  # noqa: F401
-        from verikern.proofs.prover import prove_kernel  # noqa: F401
-    except ImportError as err:
-        return str(err)
-    return None
-
-
-_missing = _ready()
-
-
-@pytest.mark.skipif(_missing is not None, reason=f"compiler/prover not ready: {_missing}")
 @pytest.mark.parametrize("path,prove_args,site", _params())
 def test_mutant_is_not_proved(path, prove_args, site):
     from verikern.proofs.driver import prove_source

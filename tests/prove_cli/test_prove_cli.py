@@ -7,7 +7,6 @@ import subprocess
 import sys
 import textwrap
 
-import pytest
 from click.testing import CliRunner
 
 from prove_cli.helpers_prove import obligation
@@ -59,21 +58,6 @@ import verikern as vk
 def broken(x: vk.array(dtype=vk.float32):
     x[0] = 1.0
 '''
-
-
-def _frontend_ready():
-    try:
-        from verikern.frontend import compile_source  # noqa: F401
-        from verikern.proofs.prover import prove_kernel  # noqa: F401
-        import verikern.backends.simulator  # noqa: F401
-        import verikern.runtime  # noqa: F401
-    except ImportError as err:
-        return str(err)
-    return None
-
-
-_missing = _frontend_ready()
-pytestmark = pytest.mark.skipif(_missing is not None, reason=f"compiler/prover not ready: {_missing}")
 
 
 def write(tmp_path, name, text):

@@ -381,3 +381,30 @@ def test_false_invariant_failed():
     assert_verdicts(obs, failed={"invariant"})
     (inv,) = obs
     assert inv.counterexample.scalars["n"] > 0
+
+
+def test_symbolic_2d_launch_race_freedom_is_proved():
+    # needs the div/mod lemmas on vk.tid()'s lowering; no launch is fixed
+    obs = prove_src("""
+        @vk.kernel
+        def k(a: vk.array(dtype=vk.float32, ndim=2), s: vk.float32):
+            i, j = vk.tid()
+            if i < a.shape[0] and j < a.shape[1]:
+                a[i, j] = s * a[i, j]
+    """, timeout=5.0)
+    assert_verdicts(obs, kinds={"bounds", "race", "div-zero"})
+
+
+def test_tiled_indices_nested_modulo_race_free():
+    # (j % D1) % 256 == j % 256 when 256 divides D1: threads of a block own
+    # distinct tile cells
+    obs = prove_src("""
+        @vk.kernel(block_dim=256)
+        def k(c: vk.array(dtype=vk.float32, ndim=2)):
+            vk.requires(vk.launch_dim(1) % 256 == 0)
+            sa = vk.shared.array(shape=(16, 16), dtype=vk.float32)
+            by, j = vk.tid()
+            t = j % 256
+            sa[t // 16, t % 16] = 1.0
+    """, timeout=5.0)
+    assert_verdicts(obs, kinds={"bounds", "race"})
