@@ -33,6 +33,9 @@ ALLOWED: dict[tuple[str, str], str] = {
         "the requires only asks for a power-of-two block_dim, which the SUM needs; memory "
         "safety does not: threads t < s read buf[t + s] < 2*s <= block_dim <= 1024 and write "
         "buf[t], disjoint index ranges, with a barrier after every halving step",
+    ("matmul", "guard-bound@37:24"):
+        "range(0, kdim + 1, TILE) may run one more tile, but every load is still guarded by "
+        "k0 + tx < kdim / k0 + ty < kdim and kdim <= 2**30 keeps the counter from wrapping",
     ("ok_swap_pairs_no_overflow", "index-shift@10:15"):
         "t = x[2 * i + 1] reads the thread's own odd element, in bounds under the guard "
         "i < x.shape[0] // 2; a wrong swap, but no out-of-bounds access and no race",
