@@ -357,7 +357,6 @@ def _atomic(chk, node, name, args, expected, loc):
     idx = tuple(chk.check_int(a) for a in args[1:1 + arr.type.ndim])
     vals = tuple(chk.check_expr(a, arr.type.dtype) for a in args[1 + arr.type.ndim:])
     check_atomic_value(chk, op, arr, vals, args[1 + arr.type.ndim:])
-    chk.note_memory(arr)
     return H.BuiltinCall(name, (arr, *idx, *vals), arr.type.dtype, loc)
 
 

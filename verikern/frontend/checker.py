@@ -105,9 +105,6 @@ class BodyChecker(FlowChecker, ExprChecker):
     def note_launch_dim(self, k: int) -> None:
         self.launch_dim_max = max(self.launch_dim_max, k)
 
-    def note_memory(self, arr) -> None:
-        pass
-
     def temp(self) -> str:
         self.temp_counter += 1
         name = f"$t{self.temp_counter}"
