@@ -99,6 +99,30 @@ def kernel_params(kernel: Kernel, addrspace: int = 0) -> list[ParamSlot]:
     return slots
 
 
+def bind_abi_args(target, func, params, extra_names) -> list:
+    """Name `func`'s arguments after the ABI slots `params` followed by the
+    target's `extra_names`, and record them on `target` (arrays, shapes,
+    scalars, launch_dims, launch_size; arrays marked noalias). Returns the
+    arguments after the ABI slots (the target's extras), in order."""
+    args = list(func.args)
+    for arg, name in zip(args, [param_name(p) for p in params] + list(extra_names)):
+        arg.name = name
+    target.arrays, target.shapes, target.scalars, target.launch_dims = {}, {}, {}, {}
+    for slot, arg in zip(params, args):
+        if slot.kind == "array":
+            target.arrays[slot.name] = arg
+            arg.add_attribute("noalias")
+        elif slot.kind == "shape":
+            target.shapes[(slot.name, slot.dim)] = arg
+        elif slot.kind == "scalar":
+            target.scalars[slot.name] = arg
+        elif slot.kind == "launch_dim":
+            target.launch_dims[slot.dim] = arg
+        else:
+            target.launch_size = arg
+    return args[len(params):]
+
+
 def param_name(slot: ParamSlot) -> str:
     """A readable LLVM argument name for an ABI slot."""
     if slot.kind == "shape":

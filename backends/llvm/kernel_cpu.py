@@ -26,7 +26,7 @@ from llvmlite import ir
 from verikern.mir.nodes import Kernel
 
 from .abi import (
-    param_name,
+    bind_abi_args,
     ERR_DIVERGENCE, I8, I32, I64, LoweredKernel, kernel_params, storage_type,
     value_type,
 )
@@ -70,23 +70,9 @@ class CpuTarget:
         self.kernel = kernel
         self.func = func
         self.layout = layout
-        args = list(func.args)
-        for arg, name in zip(args, [param_name(p) for p in params] + ["block_dim", "grid_dim", "block_begin", "block_end", "shared", "thread_state", "spill", "err"]):
-            arg.name = name
-        self.arrays, self.shapes, self.scalars, self.launch_dims = {}, {}, {}, {}
-        for slot, arg in zip(params, args):
-            if slot.kind == "array":
-                self.arrays[slot.name] = arg
-                arg.add_attribute("noalias")
-            elif slot.kind == "shape":
-                self.shapes[(slot.name, slot.dim)] = arg
-            elif slot.kind == "scalar":
-                self.scalars[slot.name] = arg
-            elif slot.kind == "launch_dim":
-                self.launch_dims[slot.dim] = arg
-            else:
-                self.launch_size = arg
-        rest = args[len(params):]
+        rest = bind_abi_args(self, func, params, [
+            "block_dim", "grid_dim", "block_begin", "block_end", "shared",
+            "thread_state", "spill", "err"])
         (self.block_dim, self.grid_dim, self.block_begin, self.block_end,
          self.shared, self.state, self.spill, self.err) = rest
         self.thread = None

@@ -17,7 +17,7 @@ from llvmlite import ir
 
 from verikern.mir.nodes import Kernel
 
-from .abi import param_name, I32, I64, LoweredKernel, kernel_params, storage_type
+from .abi import bind_abi_args, I32, I64, LoweredKernel, kernel_params, storage_type
 from .barriers import find_barriers
 from .body import Emitter
 
@@ -35,23 +35,7 @@ class NvptxTarget:
         self.kernel = kernel
         self.module = module
         self.func = func
-        self.arrays, self.shapes, self.scalars, self.launch_dims = {}, {}, {}, {}
-        args = list(func.args)
-        for arg, name in zip(args, [param_name(p) for p in params] + ["err"]):
-            arg.name = name
-        for slot, arg in zip(params, args):
-            if slot.kind == "array":
-                self.arrays[slot.name] = arg
-                arg.add_attribute("noalias")
-            elif slot.kind == "shape":
-                self.shapes[(slot.name, slot.dim)] = arg
-            elif slot.kind == "scalar":
-                self.scalars[slot.name] = arg
-            elif slot.kind == "launch_dim":
-                self.launch_dims[slot.dim] = arg
-            else:
-                self.launch_size = arg
-        self.err = args[len(params)]
+        (self.err,) = bind_abi_args(self, func, params, ["err"])
         self.shared = {}
         for arr in kernel.shared:
             count = int(np.prod(arr.shape or (), dtype=np.int64)) * int(
