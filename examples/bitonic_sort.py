@@ -44,12 +44,6 @@ def bitonic_sort_blocks(keys: vk.array(dtype=vk.int32)):
             vk.sync_threads()
             j //= 2
         k *= 2
-    # Redundant at run time (the last step already ended with a barrier, and
-    # with block_dim 1 nothing was exchanged), but it lets the prover separate
-    # the sorting phase from the write-back without reasoning about how the
-    # nested loops exit; verikern's prover reports an unconfirmed possible race
-    # without it.
-    vk.sync_threads()
     if i < keys.shape[0]:
         keys[i] = buf[t]
 

@@ -8,6 +8,9 @@ interval, then some start p reaches both s1 and s2 barrier-free
 (`IntervalMap.common_starts`). `crossed` records, per path, the loops whose
 back edge was taken (or that were left) since p; threads that agree on it for
 a loop whose every cycle passes a barrier are in the same iteration of it.
+`entered` names loops proven (by the caller, with z3) to run their body at
+least once whenever they are entered: a path through such a loop from its
+entry passes a barrier if every cycle of it does.
 """
 from __future__ import annotations
 
@@ -28,8 +31,9 @@ class Start:
 class IntervalMap:
     """Barrier-free reachability from every interval start."""
 
-    def __init__(self, kernel: Kernel):
+    def __init__(self, kernel: Kernel, entered: frozenset[str] = frozenset()):
         self.kernel = kernel
+        self.entered = entered
         self.loop_body = {lp.header: set(lp.body) for lp in kernel.loops}
         self.back_edges = {(latch, lp.header) for lp in kernel.loops for latch in lp.latches}
         self.starts: list[Start] = [Start(ENTRY, 0)]
@@ -47,7 +51,6 @@ class IntervalMap:
                 sites, bars = self._walk(s.point[0], s.point[1] + 1)
             self.sites_from[s.point] = sites
             self.barriers_from[s.point] = bars
-        self.barrier_every_cycle = {h for h in self.loop_body if self._every_cycle_has_barrier(h)}
         self.header_exit_only = {
             h for h, body in self.loop_body.items()
             if all(succ in body or lbl == h for lbl in body
@@ -58,17 +61,25 @@ class IntervalMap:
             h for h, body in self.loop_body.items()
             if any(isinstance(ins, Barrier) for lbl in body
                    for ins in kernel.block(lbl).instrs)}
+        # innermost loops first: an outer loop's cycles may pass through an
+        # inner loop that always runs (and so always passes a barrier)
+        self.barrier_every_cycle: set[str] = set()
+        for h in sorted(self.loop_body, key=lambda h: len(self.loop_body[h])):
+            if self._every_cycle_has_barrier(h):
+                self.barrier_every_cycle.add(h)
 
     def _walk(self, label: str, pos: int):
         sites: dict[Point, set[frozenset]] = {}
         bars: set[Point] = set()
         seen = set()
-        work = [(label, pos, frozenset())]
+        # `fresh`: `entered` loops the path came into from outside and has not
+        # yet gone around; leaving one at its header is infeasible
+        work = [(label, pos, frozenset(), frozenset())]
         while work:
-            lbl, p, crossed = work.pop()
-            if (lbl, p, crossed) in seen:
+            lbl, p, crossed, fresh = work.pop()
+            if (lbl, p, crossed, fresh) in seen:
                 continue
-            seen.add((lbl, p, crossed))
+            seen.add((lbl, p, crossed, fresh))
             block = self.kernel.block(lbl)
             stopped = False
             for i in range(p, len(block.instrs)):
@@ -82,13 +93,19 @@ class IntervalMap:
             if stopped:
                 continue
             for succ in block.terminator.successors():
-                c = set(crossed)
+                if lbl in fresh and succ not in self.loop_body[lbl]:
+                    continue
+                c, f = set(crossed), set(fresh)
                 if (lbl, succ) in self.back_edges:
                     c.add(succ)
+                    f.discard(succ)
+                elif succ in self.entered and lbl not in self.loop_body[succ]:
+                    f.add(succ)
                 for h, body in self.loop_body.items():
                     if lbl in body and succ not in body:
                         c.add(("left", h))
-                work.append((succ, 0, frozenset(c)))
+                        f.discard(h)
+                work.append((succ, 0, frozenset(c), frozenset(f)))
         return sites, bars
 
     def _every_cycle_has_barrier(self, header: str) -> bool:
@@ -105,9 +122,20 @@ class IntervalMap:
             for succ in block.terminator.successors():
                 if succ == header and (lbl, succ) in self.back_edges:
                     return False
-                if succ in body:
-                    work.append(succ)
+                if succ not in body:
+                    continue
+                if self._always_passes_barrier(succ, lbl):
+                    continue
+                work.append(succ)
         return True
+
+    def _always_passes_barrier(self, header: str, pred: str) -> bool:
+        """Entering loop `header` from `pred` (outside it), the thread passes a
+        barrier before leaving: its body runs at least once (`entered`), it is
+        left only at its header, and every cycle of it passes a barrier."""
+        body = self.loop_body.get(header)
+        return (body is not None and pred not in body and header in self.entered
+                and header in self.barrier_every_cycle and header in self.header_exit_only)
 
     def common_starts(self, s1: Point, s2: Point) -> list[Start]:
         return [st for st in self.starts

@@ -267,9 +267,9 @@ def houdini(enc: ThreadEncoding, shape: CfgShape, base_facts: list, timeout_ms: 
         return out
 
     def exact(formulas, short: bool = False):
-        for probe in ([] if short else probes):   # concrete launches: real models, fast
+        for probe in probes:              # concrete launches: real models, fast
             p = z3.SolverFor("QF_BV")
-            p.set("timeout", min(timeout_ms, 1000))
+            p.set("timeout", min(timeout_ms, 300 if short else 1000))
             p.add(*formulas, *probe)
             result.checks += 1
             if p.check() == z3.sat:

@@ -40,7 +40,6 @@ class ProofContext:
         self.deadline = time.monotonic() + max(4 * timeout, 20.0)
         self.shape = CfgShape(kernel)
         self.launch = LaunchModel(kernel, dims, block_dim)
-        self.intervals = IntervalMap(kernel)
         self.varying = varying_values(kernel)
         self.defs = {ins.result.id: ins for b in kernel.blocks
                      for ins in (*b.phis, *b.instrs) if getattr(ins, "result", None) is not None}
@@ -68,6 +67,7 @@ class ProofContext:
             base = list(self.launch.facts) + self.A.facts + self.single_array_facts(self.A)
             self.houdini = houdini(self.A, self.shape, base, self.timeout_ms, cands,
                                    NonlinearAbstraction(), self.launch.probes())
+        self.intervals = IntervalMap(kernel, self._loops_always_entered())
 
     def _check_admissible(self) -> None:
         """Refuse to prove anything vacuously: some launch must satisfy the
@@ -79,6 +79,46 @@ class ProofContext:
             raise UnsupportedConstruct(
                 "no launch satisfies the kernel's requires together with the hardware "
                 "limits (and the fixed --dim/--block-dim); nothing can be proved")
+
+    def _loops_always_entered(self) -> frozenset[str]:
+        """Loops with a barrier whose header, on every entry from outside the
+        loop, goes into the body: z3 proved that no entry state (under the
+        launch facts, requires, contracts and proven invariants of the other
+        loops) takes an exit edge of the header."""
+        enc, out, base = self.A, set(), None
+        for lp in self.kernel.loops:
+            h, hv = lp.header, self.A.havoc.get(lp.header)
+            body = set(lp.body)
+            if hv is None or not any(type(ins).__name__ == "Barrier" for lbl in body
+                                     for ins in self.kernel.block(lbl).instrs):
+                continue
+            exits = [enc.edges[(h, s)] for s in set(self.kernel.block(h).terminator.successors())
+                     if s not in body and (h, s) in enc.edges]
+            if not exits:
+                continue
+            if base is None:
+                base = list(self.launch.facts) + enc.facts + self.single_array_facts(enc) + \
+                    invariant_facts(enc, self.houdini.invariants)
+            if all(self._enters_body(hv, edge, z3.Or(*exits), base)
+                   for edge in hv.entry_edges if edge in enc.edges):
+                out.add(h)
+        return frozenset(out)
+
+    def _enters_body(self, hv, edge, leaving, base) -> bool:
+        """Along entry edge `edge`, the header's exit condition is false."""
+        pairs = [(hv.reach_var, z3.BoolVal(True))]
+        for phi in self.kernel.block(hv.header).phis:
+            pairs.append((hv.phis[phi.result.id], self.A.term(dict(phi.incoming)[edge[0]])))
+        query = base + [self.A.edges[edge], z3.substitute(leaving, *pairs)]
+        quick = self.new_solver()
+        quick.set("timeout", min(self.check_timeout_ms(), 2000))
+        quick.add(*NonlinearAbstraction().apply(query))
+        if quick.check() == z3.unsat:
+            return True
+        exact = self.new_solver()
+        exact.set("timeout", min(self.check_timeout_ms(), 2000))
+        exact.add(*query)
+        return exact.check() == z3.unsat
 
     # ------------------------------------------------------------ encodings
     def encoding(self, tag: str, shared_loops: frozenset[str] = frozenset()) -> ThreadEncoding:
