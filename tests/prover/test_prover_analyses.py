@@ -9,6 +9,7 @@ import z3
 sys.path.insert(0, os.path.dirname(__file__))
 
 from prover_helpers import compile_kernel, prove_src  # noqa: E402
+from verikern.proofs import prove_kernel  # noqa: E402
 
 from verikern.encoders.smt.abstraction import NonlinearAbstraction  # noqa: E402
 from verikern.proofs.intervals import IntervalMap  # noqa: E402
@@ -170,3 +171,53 @@ def test_unsigned_division_by_zero_with_known_dividend_fails():
     # the first division stops a thread with d == 0, so the modulo after it is safe
     assert [o.status.value for o in dz] == ["failed", "proved"]
     assert dz[0].counterexample.scalars["d"] == 0
+
+
+ZERO_TRIP_RACE = """
+    @vk.kernel(block_dim=64)
+    def k(x: vk.array(dtype=vk.int32)):
+        buf = vk.shared.array(shape=(64,), dtype=vk.int32)
+        t = vk.thread_idx()
+        buf[t] = t
+        vk.sync_threads()
+        v = 0
+        for k in range(3):
+            v = buf[(t + 1) % 64]
+            j = INNER
+            while j > 0:
+                vk.sync_threads()
+                j -= 1
+            buf[t] = v
+            vk.sync_threads()
+        if vk.tid() < x.shape[0]:
+            x[vk.tid()] = v
+"""
+
+
+def _inner_header(kernel) -> str:
+    return min(kernel.loops, key=lambda lp: len(lp.body)).header
+
+
+def test_inner_loop_that_may_not_run_keeps_outer_interval_open():
+    """j = k % 2 skips the inner loop when k is even: then thread t reads
+    buf[t+1] and its neighbour writes it with no barrier between (a real
+    race); the inner loop must not be taken as always entered."""
+    k = compile_kernel(ZERO_TRIP_RACE.replace("INNER", "k % 2"))
+    from verikern.proofs.prover_context import ProofContext
+    ctx = ProofContext(k, None, None, 10.0)
+    assert _inner_header(k) not in ctx.intervals.entered
+    obs = prove_kernel(k)
+    races = [o for o in obs if o.kind.value == "race" and o.status.value == "failed"]
+    assert races, [o.message for o in obs]
+
+
+def test_inner_loop_that_always_runs_closes_outer_interval():
+    """j = k % 2 + 1 >= 1: the inner loop's barrier always separates the
+    read of buf[t+1] from the neighbour's write of it."""
+    k = compile_kernel(ZERO_TRIP_RACE.replace("INNER", "k % 2 + 1"))
+    from verikern.proofs.prover_context import ProofContext
+    ctx = ProofContext(k, None, None, 10.0)
+    assert _inner_header(k) in ctx.intervals.entered
+    obs = prove_kernel(k)
+    assert all(o.status.value == "proved" for o in obs), \
+        [o.message for o in obs if o.status.value != "proved"]
