@@ -184,6 +184,42 @@ class ProofContext:
                 out.append(z3.Implies(z3.And(guard, same), r1.value == r2.value))
         return out
 
+    def stable_shared_read_facts(self, encs: list[ThreadEncoding]) -> list:
+        """Two threads of one block executing the same shared-memory load in
+        the same iteration of every loop with a barrier around it, where no
+        store or atomic to that array shares a barrier interval with the
+        load, read equal elements as equal values: both run the load in one
+        dynamic barrier interval (divergence freedom), in which the array does
+        not change."""
+        if len(encs) != 2:
+            return []
+        a, b = encs
+        out = []
+        for ra in a.loads:
+            if ra.array.space != "shared" or not self._stable_shared_load(ra.site):
+                continue
+            loops = [h for h in self.shape.loop_of.get(ra.site[0], [])
+                     if h in self.intervals.loops_with_barrier]
+            if any("<iteration>" not in b.havoc[h].shared for h in loops if h in b.havoc):
+                continue
+            for rb in b.loads:
+                if rb.site != ra.site:
+                    continue
+                same = z3.And(a.ident.block_idx == b.ident.block_idx, ra.reach, rb.reach,
+                              *[x == y for x, y in zip(ra.indices, rb.indices)])
+                out.append(z3.Implies(same, ra.value == rb.value))
+        return out
+
+    def _stable_shared_load(self, site) -> bool:
+        name = self.kernel.block(site[0]).instrs[site[1]].array.name
+        for b in self.kernel.blocks:
+            for i, ins in enumerate(b.instrs):
+                if type(ins).__name__ in ("Store", "Atomic") and ins.array.name == name \
+                        and ins.array.space == "shared" \
+                        and self.intervals.common_starts((b.label, i), site):
+                    return False
+        return True
+
     def facts(self, encs: list[ThreadEncoding], full_sites: list) -> list:
         """Every fact of the configuration `encs`, each copy at site
         `full_sites[i]` = (block, position): loops not containing it are taken in
@@ -199,6 +235,7 @@ class ProofContext:
                 f += self.single_array_facts(e)
                 f += invariant_facts(e, self.houdini.invariants)
             f += self.pair_array_facts(encs)
+            f += self.stable_shared_read_facts(encs)
             f += thread_identity_lemmas(self.launch, encs)
             for e1, e2 in itertools.combinations(encs, 2):
                 f += divmod_lemmas(e1, e2)

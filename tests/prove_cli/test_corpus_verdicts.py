@@ -40,8 +40,6 @@ KNOWN_IMPRECISE: dict[str, str] = {
         "floats are not modelled: the divergence depends on float data the model leaves free",
     "invariant_fails_loop_bound_hint":
         "the counterexample needs about 1.6e9 threads, too many to replay",
-    "ok_block_until_shared_flag":
-        "shared memory contents are not modelled: the uniform shared flag looks thread-dependent",
     "ok_grid_stride_loop_bounded":
         "false race alarm: a symbolic stride needs an invariant the inference does not find",
     "ok_invariant_grid_stride_int64":

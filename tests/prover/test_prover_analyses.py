@@ -221,3 +221,37 @@ def test_inner_loop_that_always_runs_closes_outer_interval():
     obs = prove_kernel(k)
     assert all(o.status.value == "proved" for o in obs), \
         [o.message for o in obs if o.status.value != "proved"]
+
+
+SHARED_FLAG_LOOP = """
+    @vk.kernel(block_dim=64)
+    def k(x: vk.array(dtype=vk.int32)):
+        flag = vk.shared.array(shape=(1,), dtype=vk.int32)
+        t = vk.thread_idx()
+        for it in range(4):
+            if t == 0:
+                flag[0] = it
+            SYNC
+            if flag[0] > 2:
+                vk.sync_threads()
+            vk.sync_threads()
+        if vk.tid() < x.shape[0]:
+            x[vk.tid()] = t
+"""
+
+
+def test_shared_flag_published_by_a_barrier_is_block_uniform():
+    """Thread 0 writes the flag, a barrier publishes it, and every thread of
+    the block then reads one value: the barrier under `if flag[0] > 2` is
+    reached by all or none."""
+    obs = prove_src(SHARED_FLAG_LOOP.replace("SYNC", "vk.sync_threads()"))
+    assert all(o.status.value == "proved" for o in obs), \
+        [o.message for o in obs if o.status.value != "proved"]
+
+
+def test_shared_flag_read_in_the_writing_interval_is_not_uniform():
+    """Without the publishing barrier thread 0 may write the flag while
+    others read it: the read is racy and the barrier under it may diverge."""
+    obs = prove_src(SHARED_FLAG_LOOP.replace("SYNC", "pass"))
+    kinds = {o.kind.value for o in obs if o.status.value != "proved"}
+    assert {"race", "divergence"} <= kinds, [o.message for o in obs]
