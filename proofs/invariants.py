@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 import z3
 
 from verikern.encoders.smt.encoder import CfgShape, ThreadEncoding
-from verikern.encoders.smt.semantics import UnsupportedConstruct, le, lt
+from verikern.encoders.smt.lemmas import RemainderLemmas
+from verikern.encoders.smt.semantics import UnsupportedConstruct, int_binop, le, lt
 from verikern.mir.nodes import Assert, BinOp, Compare, Const, Kernel, Value
 
 
@@ -25,8 +26,9 @@ from verikern.mir.nodes import Assert, BinOp, Compare, Const, Kernel, Value
 class Candidate:
     """One template instance at loop `header` about phi `phi_id`.
 
-    kind: ge0 gt0 ge_init le_init pow2 cong le lt ge step_lt step_le hint;
-    bound: the operand compared against (defined outside the loop);
+    kind: ge0 gt0 ge_init le_init pow2 cong cong_sym le lt ge step_lt step_le hint;
+    bound: the operand compared against, or the step of cong_sym (defined
+    outside the loop);
     step: the constant increment for cong/step_*; hint: the Assert for "hint".
     """
 
@@ -55,8 +57,11 @@ class Candidate:
             return x > zero if t.is_signed else x != zero
         if self.kind == "pow2":
             return (x & (x - 1)) == zero
-        if self.kind in ("ge_init", "le_init", "cong", "step_lt", "step_le"):
+        if self.kind in ("ge_init", "le_init", "cong", "step_lt", "step_le", "cong_sym"):
             x0 = enc.term(_entry_value(enc.kernel, self.header, phi))
+            if self.kind == "cong_sym":
+                u = enc.term(self.bound)
+                return int_binop("mod", x, u, t) == int_binop("mod", x0, u, t)
             if self.kind == "ge_init":
                 return le(x0, x, t)
             if self.kind == "le_init":
@@ -86,6 +91,7 @@ class Candidate:
         text = {"ge0": f"{name} >= 0", "gt0": f"{name} > 0", "pow2": f"{name} & ({name}-1) == 0",
                 "ge_init": f"{name} >= initial", "le_init": f"{name} <= initial",
                 "cong": f"({name} - initial) % {abs(self.step)} == 0",
+                "cong_sym": f"{name} % {bname} == initial % {bname}",
                 "le": f"{name} <= {bname}", "lt": f"{name} < {bname}", "ge": f"{name} >= {bname}",
                 "step_lt": f"{name} == initial or {name} - {self.step} < {bname}",
                 "step_le": f"{name} == initial or {name} - {self.step} <= {bname}"}
@@ -161,6 +167,10 @@ def generate_candidates(kernel: Kernel, shape: CfgShape) -> dict[str, list[Candi
                 for c in steps:
                     if abs(c) > 1 and abs(c) & (abs(c) - 1) == 0:
                         cands.append(Candidate(lp.header, "cong", pid, step=c))
+                for src, nxt in phi.incoming:
+                    if src in lp.latches and isinstance(nxt, Value):
+                        for u in _loop_invariant_steps(kernel, defined_in, body, nxt, phi.result):
+                            cands.append(Candidate(lp.header, "cong_sym", pid, bound=u))
         unique, seen = [], set()
         for c in cands:
             key = c.describe(kernel)
@@ -201,6 +211,21 @@ def _constant_steps(kernel, defined_in, nxt: Value, phi_val: Value) -> set[int]:
     return set()
 
 
+def _loop_invariant_steps(kernel, defined_in, body, nxt: Value, phi_val: Value) -> list:
+    """`s` when `nxt` is phi + s (or s + phi) with s a value defined outside
+    the loop (a grid-stride step)."""
+    lbl = defined_in.get(nxt.id)
+    if lbl is None:
+        return []
+    for ins in kernel.block(lbl).instrs:
+        if isinstance(ins, BinOp) and ins.result.id == nxt.id and ins.op == "add":
+            for mine, other in ((ins.lhs, ins.rhs), (ins.rhs, ins.lhs)):
+                if mine == phi_val and isinstance(other, Value) \
+                        and defined_in.get(other.id) not in body:
+                    return [other]
+    return []
+
+
 @dataclass
 class HoudiniResult:
     """Surviving candidates per loop header, and for removed hints the phase
@@ -238,10 +263,14 @@ def _hint_supported(enc: ThreadEncoding, shape: CfgShape, c: Candidate) -> str |
 
 def houdini(enc: ThreadEncoding, shape: CfgShape, base_facts: list, timeout_ms: int,
             candidates: dict[str, list[Candidate]], abstraction=None,
-            probes: list | None = None) -> HoudiniResult:
+            probes: list | None = None, lemmas: RemainderLemmas | None = None) -> HoudiniResult:
     """Greatest subset of `candidates` that is mutually inductive (see module doc)."""
     kernel = enc.kernel
     probes = probes or []
+
+    def with_lemmas(formulas: list) -> list:
+        return formulas + lemmas.for_formulas(formulas) if lemmas is not None else formulas
+
     live = {h: list(cs) for h, cs in candidates.items() if h in enc.havoc}
     result = HoudiniResult(live)
     for h, cs in live.items():
@@ -288,7 +317,7 @@ def houdini(enc: ThreadEncoding, shape: CfgShape, base_facts: list, timeout_ms: 
             built = [c.build(enc, state) for c in cs]
             context = list(base_facts) + facts_for(header, with_self) + [
                 enc.edges.get(edge, z3.BoolVal(False))]
-            formulas = context + [z3.Not(z3.And(*built))]
+            formulas = with_lemmas(context + [z3.Not(z3.And(*built))])
             drop: list[Candidate] = []
             if abstraction is not None:
                 quick = z3.SolverFor("QF_BV")
@@ -315,7 +344,7 @@ def houdini(enc: ThreadEncoding, shape: CfgShape, base_facts: list, timeout_ms: 
                             if em is not None:
                                 result.hint_failures[id(c.hint)] = (phase, em, edge[0])
                                 continue
-                            res, hm = exact(context + [z3.Not(b)])
+                            res, hm = exact(with_lemmas(context + [z3.Not(b)]))
                             if res == z3.unsat:
                                 drop.remove(c)
                             else:

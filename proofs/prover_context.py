@@ -18,6 +18,7 @@ import z3
 from verikern.encoders.smt.encoder import CfgShape, ThreadEncoding, divmod_lemmas
 from verikern.encoders.smt.abstraction import NonlinearAbstraction
 from verikern.encoders.smt.launch import LaunchModel
+from verikern.encoders.smt.lemmas import RemainderLemmas
 from verikern.encoders.smt.semantics import UnsupportedConstruct
 from verikern.encoders.smt.semantics import le, lt, widen
 from verikern.mir.cfg import dominators
@@ -58,6 +59,7 @@ class ProofContext:
         self._solvers: dict[tuple, list] = {}
         self._exit_facts: dict[tuple, list] = {}
         self.nonlinear = NonlinearAbstraction()
+        self.lemmas = RemainderLemmas()
         self._abstracted: dict[int, tuple] = {}
         self.A = self.encoding("A")
         self._check_admissible()
@@ -66,12 +68,18 @@ class ProofContext:
             cands = generate_candidates(kernel, self.shape)
             base = list(self.launch.facts) + self.A.facts + self.single_array_facts(self.A)
             self.houdini = houdini(self.A, self.shape, base, self.timeout_ms, cands,
-                                   NonlinearAbstraction(), self.launch.probes())
+                                   NonlinearAbstraction(), self.launch.probes(), self.lemmas)
         self.intervals = IntervalMap(kernel, self._loops_always_entered())
 
     def _check_admissible(self) -> None:
         """Refuse to prove anything vacuously: some launch must satisfy the
         requires and the hardware limits."""
+        for probe in self.launch.probes():      # a concrete launch: usually quick
+            p = self.new_solver()
+            p.set("timeout", 500)
+            p.add(*self.launch.facts, *self.A.facts, *probe)
+            if p.check() == z3.sat:
+                return
         s = self.new_solver()
         s.add(*self.launch.facts, *self.A.facts)
         res = s.check()
@@ -239,6 +247,7 @@ class ProofContext:
             f += thread_identity_lemmas(self.launch, encs)
             for e1, e2 in itertools.combinations(encs, 2):
                 f += divmod_lemmas(e1, e2)
+            f += self.lemmas.for_formulas(f)
             self._solvers[key] = f
         modes = []
         for e, site in zip(encs, full_sites):

@@ -409,8 +409,8 @@ def _value_bits(enc, op) -> int | None:
 
 def widening_product_lemmas(enc, ins, a, b, r, t) -> list:
     """A product of two values that fit in half the width cannot wrap: it is
-    non-negative when both factors are, and bounded (true theorems that survive
-    the nonlinear abstraction)."""
+    non-negative (positive) when both factors are, and bounded (true theorems
+    that survive the nonlinear abstraction)."""
     ba, bb = _value_bits(enc, ins.lhs), _value_bits(enc, ins.rhs)
     if ba is None or bb is None:
         return []
@@ -419,9 +419,28 @@ def widening_product_lemmas(enc, ins, a, b, r, t) -> list:
         return []
     zero = z3.BitVecVal(0, t.bits)
     limit = z3.BitVecVal((1 << magnitude) - 1, t.bits)
+    out = _narrow_product_lemma(enc, ins, r)
     if not t.is_signed:
-        return [z3.ULE(r, limit)]
-    return [z3.Implies(z3.And(a >= zero, b >= zero), z3.And(r >= zero, r <= limit))]
+        return out + [z3.ULE(r, limit), z3.Implies(z3.And(a != zero, b != zero), r != zero)]
+    return out + [z3.Implies(z3.And(a >= zero, b >= zero), z3.And(r >= zero, r <= limit)),
+                  z3.Implies(z3.And(a > zero, b > zero), r > zero)]
+
+
+def _narrow_product_lemma(enc, ins, r) -> list:
+    """The low w bits of a product of two values widened from w-bit integers
+    are the w-bit product of the originals (multiplication is compatible with
+    reduction mod 2**w), e.g. int64(g) * int64(b) restates g * b of the launch."""
+    narrow = []
+    for op in (ins.lhs, ins.rhs):
+        d = enc.shape.defining.get(op.id) if isinstance(op, Value) else None
+        if not (isinstance(d, Cast) and d.operand.type.is_int and
+                d.operand.type.bits < d.result.type.bits):
+            return []
+        narrow.append(d.operand)
+    w = narrow[0].type.bits
+    if narrow[1].type.bits != w:
+        return []
+    return [z3.Extract(w - 1, 0, r) == enc.term(narrow[0]) * enc.term(narrow[1])]
 
 
 def division_lemmas(op: str, a, b, r, t) -> list:

@@ -40,10 +40,6 @@ KNOWN_IMPRECISE: dict[str, str] = {
         "floats are not modelled: the divergence depends on float data the model leaves free",
     "invariant_fails_loop_bound_hint":
         "the counterexample needs about 1.6e9 threads, too many to replay",
-    "ok_grid_stride_loop_bounded":
-        "false race alarm: a symbolic stride needs an invariant the inference does not find",
-    "ok_invariant_grid_stride_int64":
-        "the hint needs a 64-bit remainder by a symbolic value: times out",
     "race_barrier_loop_missing_trailing_sync":
         "the model picks arrays too large to replay although small witnesses exist",
     "race_matmul_tiled_missing_first_barrier":
