@@ -59,7 +59,9 @@ class ProofContext:
         self._solvers: dict[tuple, list] = {}
         self._exit_facts: dict[tuple, list] = {}
         self.nonlinear = NonlinearAbstraction()
-        self.lemmas = RemainderLemmas()
+        # remainder lemmas only where a remainder by a variable can occur (a
+        # symbolic `%` in the kernel, or a symbolic-stride congruence candidate)
+        self.lemmas = RemainderLemmas() if self._may_use_remainders() else None
         self._abstracted: dict[int, tuple] = {}
         self.A = self.encoding("A")
         self._check_admissible()
@@ -70,6 +72,15 @@ class ProofContext:
             self.houdini = houdini(self.A, self.shape, base, self.timeout_ms, cands,
                                    NonlinearAbstraction(), self.launch.probes(), self.lemmas)
         self.intervals = IntervalMap(kernel, self._loops_always_entered())
+
+    def _may_use_remainders(self) -> bool:
+        if any(self.kernel.block(lbl).instrs[i].op == "mod" for lbl, i in self.divisions):
+            return True
+        if any(a.kind == "invariant" for _, a in self.kernel.instructions()
+               if type(a).__name__ == "Assert"):
+            return True
+        cands = generate_candidates(self.kernel, self.shape) if self.kernel.loops else {}
+        return any(c.kind == "cong_sym" for cs in cands.values() for c in cs)
 
     def _check_admissible(self) -> None:
         """Refuse to prove anything vacuously: some launch must satisfy the
@@ -247,7 +258,8 @@ class ProofContext:
             f += thread_identity_lemmas(self.launch, encs)
             for e1, e2 in itertools.combinations(encs, 2):
                 f += divmod_lemmas(e1, e2)
-            f += self.lemmas.for_formulas(f)
+            if self.lemmas is not None:
+                f += self.lemmas.for_formulas(f)
             self._solvers[key] = f
         modes = []
         for e, site in zip(encs, full_sites):
