@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 import z3
 
 from verikern.encoders.smt.encoder import ThreadEncoding
+from verikern.encoders.smt.launch import SMALL_MODEL_TIERS
 from verikern.encoders.smt.semantics import (
     UnsupportedConstruct, bits_to_float, model_int, widen,
 )
@@ -139,39 +140,60 @@ class Answer:
     reason: str | None = None
 
 
+#: Time for the search of a smaller model in the smallest tier once a
+#: counterexample exists (ms); the last tier gets the check's whole budget.
+SMALL_TIER_MS = 1500
+
+
+def _smaller_model(ctx: ProofContext, attempts: list[tuple[list, int | None]]) -> z3.ModelRef | None:
+    """The model of the first (constraints, time limit ms) attempt that z3
+    finds satisfiable in time; None when none is. Only picks among
+    counterexamples: the constraints include the violation query."""
+    for constraints, ms in attempts:
+        s = ctx.new_solver()
+        if ms is not None:
+            s.set("timeout", min(ctx.check_timeout_ms(), ms))
+        s.add(*constraints)
+        if s.check() == z3.sat:
+            return s.model()
+    return None
+
+
 def solve(ctx: ProofContext, encs: list[ThreadEncoding], query: list,
           sites: list[Point]) -> Answer:
+    """PROVED when the query is unsat (under the abstraction or exactly);
+    FAILED with a model when it is sat -- the model taken from the smallest
+    satisfiable tier of `LaunchModel.small_model_tiers` (small launches and
+    arrays replay fast), else the unbounded one; UNKNOWN otherwise."""
     facts = ctx.facts(encs, list(sites))
     quick = ctx.new_solver()
     quick.set("timeout", min(ctx.check_timeout_ms(), 2000))
     quick.add(*ctx.abstract(facts + list(query)))
     if quick.check() == z3.unsat:       # sound: the abstraction over-approximates
         return Answer(Status.PROVED)
+    base = facts + list(query)
+    tiers = ctx.launch.small_model_tiers()
     for probe in ctx.launch.probes():     # concrete launches: cheap, exact counterexamples
         p = ctx.new_solver()
         p.set("timeout", min(ctx.check_timeout_ms(), 1500))
-        p.add(*facts, *query, *probe)
+        p.add(*base, *probe)
         if p.check() == z3.sat:
             model = p.model()
-            p.add(*ctx.launch.small_model_hints())      # replayable sizes when possible
-            if p.check() == z3.sat:
-                model = p.model()
-            return Answer(Status.FAILED, model)
+            attempts = [(base + probe + tiers[0], SMALL_TIER_MS)]
+            compact = ctx.launch.compact_probe(_val(model, ctx.launch.block_dim))
+            if compact is not None and _val(model, ctx.launch.size) > SMALL_MODEL_TIERS[0][0]:
+                attempts.append((base + compact + tiers[0], SMALL_TIER_MS))  # fewer threads
+            attempts += [(base + probe + hints, SMALL_TIER_MS) for hints in tiers[1:]]
+            return Answer(Status.FAILED, _smaller_model(ctx, attempts) or model)
     s = ctx.new_solver()
-    s.add(*facts)
-    s.add(*query)
+    s.add(*base)
     res = s.check()
     if res == z3.unsat:
         return Answer(Status.PROVED)
     if res == z3.sat:
         model = s.model()
-        small = ctx.new_solver()
-        small.add(*facts)
-        small.add(*query)
-        small.add(*ctx.launch.small_model_hints())
-        if small.check() == z3.sat:
-            model = small.model()
-        return Answer(Status.FAILED, model)
+        attempts = [(base + hints, SMALL_TIER_MS) for hints in tiers[:-1]] + [(base + tiers[-1], None)]
+        return Answer(Status.FAILED, _smaller_model(ctx, attempts) or model)
     return Answer(Status.UNKNOWN, reason=f"solver answered unknown ({s.reason_unknown()})")
 
 

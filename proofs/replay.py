@@ -5,193 +5,39 @@ concrete launch with the counterexample's dims, block size, scalars and
 shapes, actually exhibits the violation the obligation names at the
 obligation's source line (for races: two threads' conflicting accesses at
 the two lines in the trace of the accesses that ran). The arrays hold the
-recorded contents, zeros elsewhere; only for a counterexample the prover
-marks as coming from an abstraction are a few uniform contents tried as
-well, and the one that shows the violation is returned as the witness.
-Every other outcome -- a different error, no error, a refused launch, a
-launch too large or too slow to simulate -- is `(False, why)`.
+recorded contents, zeros elsewhere. A launch too large to simulate runs
+shrunk or only its offending blocks (a legal schedule; the explanation
+says so). Only for a counterexample the prover marks as coming from an
+abstraction are variants tried as well -- uniform contents, array shapes
+grown to cover the launch, or shapes and scalars clamped when the arrays
+are too large -- and the variant that shows the violation is returned as
+the witness, describing exactly the launch, shapes, scalars and contents
+that ran. Every other outcome -- a different error, no error, a refused
+launch, a launch too large or too slow to simulate -- is `(False, why)`.
 """
 from __future__ import annotations
 
 import dataclasses
-import math
 import signal
 import threading
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 import verikern.errors as errors
-from verikern.mir.nodes import (
-    ArrayRef, Const, Kernel, RequiresArray, ScalarParam, Special, Value,
-)
+from verikern.mir.nodes import ArrayRef, Kernel
 from verikern.proofs.obligations import Counterexample, Obligation, ObligationKind
+from verikern.proofs.replay_launch import (  # noqa: F401  (re-exported)
+    MAX_REPLAY_THREADS, ConcreteLaunch, clamped, concrete_launch, contracted_arrays,
+    covering_shapes, with_shapes,
+)
 
-#: Launches with more threads than this are not simulated (the simulator
-#: interprets every thread).
-MAX_REPLAY_THREADS = 1 << 20
 #: Wall-clock limit for one replay (seconds).
 REPLAY_TIMEOUT = 20.0
 
 
 class ReplayTimeout(Exception):
     """The simulation ran past REPLAY_TIMEOUT."""
-
-
-@dataclass(frozen=True)
-class ConcreteLaunch:
-    """What the simulator runs: launch dims, block size and one input per
-    kernel parameter (numpy arrays for arrays, Python numbers for scalars),
-    in parameter order. `note` says how it differs from the counterexample
-    (e.g. a shrunk launch), or is empty."""
-
-    dims: tuple[int, ...]
-    block_dim: int
-    inputs: tuple[Any, ...]
-    note: str = ""
-
-
-# ---------------------------------------------------------------- the launch
-def _thread_count(dims) -> int:
-    return int(math.prod(int(d) for d in dims))
-
-
-def _uses_geometry(kernel: Kernel) -> bool:
-    """True when the kernel reads the grid size or the launch dims, so that a
-    smaller launch would run different code for the same thread."""
-    for _, ins in kernel.instructions():
-        if isinstance(ins, Special) and ins.kind in ("grid_dim", "launch_dim"):
-            return True
-    return False
-
-
-def _shrink(kernel: Kernel, cex: Counterexample, size: int) -> tuple[tuple[int, ...], str] | None:
-    """A 1-D launch of just enough whole blocks to contain every offending
-    thread, when that leaves each offending thread's ids unchanged; else None."""
-    if len(cex.dims) != 1 or _uses_geometry(kernel) or not cex.threads:
-        return None
-    last = max(b * cex.block_dim + t for b, t in cex.threads)
-    blocks = last // cex.block_dim + 1
-    new_size = min(size, blocks * cex.block_dim)
-    if new_size > MAX_REPLAY_THREADS:
-        return None
-    return (new_size,), f"replayed on a launch shrunk from {size} to {new_size} threads (offending threads unchanged)"
-
-
-def _operand_value(op, scalars: dict[str, Any], kernel: Kernel):
-    """A contract bound as a Python number when it is a constant or a scalar
-    parameter; None otherwise."""
-    if isinstance(op, Const):
-        return op.value
-    if isinstance(op, Value):
-        for p in kernel.scalar_params:
-            if p.value == op and p.name in scalars:
-                return scalars[p.name]
-    return None
-
-
-def _fill_contracts(kernel: Kernel, arr: np.ndarray, ref: ArrayRef, recorded: set[int],
-                    scalars: dict[str, Any]) -> None:
-    """Fill the unrecorded elements of an integer array so that its
-    `all_in_range` / `all_distinct` launch contracts hold where possible
-    (zeros would break them and the launch would be refused)."""
-    lo = hi = None
-    distinct = False
-    for _, ins in kernel.instructions():
-        if isinstance(ins, RequiresArray) and ins.array.name == ref.name:
-            if ins.kind == "all_in_range":
-                lo = _operand_value(ins.lo, scalars, kernel)
-                hi = _operand_value(ins.hi, scalars, kernel)
-            elif ins.kind == "all_distinct":
-                distinct = True
-    flat = arr.reshape(-1)
-    free = [i for i in range(flat.size) if i not in recorded]
-    if not free:
-        return
-    if distinct:
-        used = {int(flat[i]) for i in recorded}
-        start = int(lo) if lo is not None else 0
-        stop = int(hi) if hi is not None else start + flat.size + len(used) + 1
-        candidates = (v for v in range(start, stop) if v not in used)
-        for i in free:
-            v = next(candidates, None)
-            if v is None:
-                break
-            flat[i] = v
-    elif lo is not None and (hi is None or int(lo) < int(hi)):
-        for i in free:
-            flat[i] = lo
-
-
-def concrete_launch(kernel: Kernel, cex: Counterexample, fill: dict | None = None) -> ConcreteLaunch:
-    """The launch of `cex` as simulator inputs. `fill` maps array names to a
-    content (a number, "ramp" for 0, 1, 2, ... or "alternating") that replaces the
-    recorded contents. Raises ValueError when the counterexample lacks
-    something the launch needs (an array's shape)."""
-    dims = tuple(int(d) for d in cex.dims)
-    size = _thread_count(dims)
-    note = ""
-    if size > MAX_REPLAY_THREADS:
-        shrunk = _shrink(kernel, cex, size)
-        if shrunk is None:
-            raise ValueError(f"launch too large to replay: {size} threads")
-        dims, note = shrunk
-    inputs: list[Any] = []
-    for p in kernel.params:
-        if isinstance(p, ScalarParam):
-            value = cex.scalars.get(p.name, 0)
-            t = p.value.type
-            if t.is_bool:
-                value = bool(value)
-            elif t.is_int:
-                value = t.wrap(int(value))
-            else:
-                value = float(value)
-            inputs.append(t.np_dtype.type(value))
-            continue
-        if p.name not in cex.shapes:
-            raise ValueError(f"the counterexample gives no shape for array {p.name!r}")
-        shape = tuple(int(s) for s in cex.shapes[p.name])
-        if len(shape) != p.ndim:
-            raise ValueError(f"array {p.name!r}: counterexample shape {shape} has "
-                             f"{len(shape)} dims, the kernel's array has {p.ndim}")
-        elements = math.prod(shape)
-        if elements > 1 << 26:
-            raise ValueError(f"array {p.name!r} too large to replay: {elements} elements")
-        arr = np.zeros(shape + tuple(p.inner), dtype=p.dtype.np_dtype)
-        if fill and p.name in fill:
-            flat = arr.reshape(-1)
-            if fill[p.name] == "ramp":
-                flat[:] = np.arange(flat.size) % max(1 << (p.dtype.bits - 1) - 1, 1)
-            elif fill[p.name] == "alternating":      # 1, -1, 1, ... (ints: 0, 1, 0, ...)
-                flat[:] = (1 - 2 * (np.arange(flat.size) % 2)) if p.dtype.is_float else np.arange(flat.size) % 2
-            else:
-                flat[:] = fill[p.name]
-        else:
-            _fill_array(arr, p, cex.arrays.get(p.name, {}), cex.scalars, kernel)
-        inputs.append(arr)
-    return ConcreteLaunch(dims, int(cex.block_dim), tuple(inputs), note)
-
-
-def _fill_array(arr: np.ndarray, ref: ArrayRef, contents: dict, scalars, kernel) -> None:
-    """Write the recorded {flat_index: value} contents. A flat index counts
-    logical elements (row-major); with vector/matrix elements a value is a
-    sequence of the components, or a scalar for a flat index over components."""
-    logical = arr.reshape((-1,) + tuple(ref.inner)) if ref.inner else arr.reshape(-1)
-    recorded: set[int] = set()
-    for key, value in contents.items():
-        i = int(key)
-        if ref.inner and isinstance(value, (list, tuple)):
-            logical[i] = np.asarray(value, dtype=arr.dtype).reshape(ref.inner)
-            recorded.add(i)
-        else:
-            arr.reshape(-1)[i] = value
-            recorded.add(i)
-    if ref.dtype.is_int and not ref.inner:
-        _fill_contracts(kernel, arr, ref, recorded, scalars)
 
 
 # ---------------------------------------------------------------- running it
@@ -230,7 +76,7 @@ def _simulate(kernel: Kernel, launch: ConcreteLaunch) -> None:
     import verikern.backends.simulator as simulator
 
     k, config, arrays, scalars = _prepare(kernel, launch)
-    simulator.simulate(k, config, arrays, scalars)
+    simulator.simulate(k, config, arrays, scalars, blocks=launch.blocks)
 
 
 # -------------------------------------------------------------- confirmation
@@ -292,7 +138,7 @@ def _traced_run(kernel: Kernel, launch: ConcreteLaunch) -> tuple[dict, Exception
     stopped = None
     try:
         run_launch(simulator.program_for(k), config, arrays, scalars, recorder, False,
-                   max_steps=RACE_MAX_STEPS)
+                   max_steps=RACE_MAX_STEPS, blocks=launch.blocks)
     except (errors.KernelRuntimeError, ReplayTimeout) as err:
         stopped = err
     return simulator.trace_document(k, config, arrays, recorder.events()), stopped
@@ -349,10 +195,11 @@ def _attempt(kernel: Kernel, obligation: Obligation, launch: ConcreteLaunch,
 
 #: Uniform array contents tried when an abstraction-born counterexample's own
 #: contents show nothing (its float and memory values are not concrete):
-#: (float arrays, integer arrays) per variant.
+#: (float arrays, integer arrays) per variant. A descending ramp makes sorts
+#: and other data-dependent swaps do their work.
 CONTENT_VARIANTS: tuple[tuple[float, Any], ...] = (
-    (-1.0, -1), (1.0e9, "ramp"), ("alternating", "alternating"), (float("nan"), 1),
-    (-1.0e9, 1 << 30),
+    (-1.0, -1), (1.0e9, "ramp"), ("alternating", "alternating"), ("descending", "descending"),
+    (float("nan"), 1), (-1.0e9, 1 << 30),
 )
 
 
@@ -365,7 +212,7 @@ def _is_abstracted(obligation: Obligation) -> bool:
 def _variant_fills(kernel: Kernel) -> list[dict]:
     """One fill per CONTENT_VARIANTS entry, over the global arrays without
     launch contracts (those keep the prover's contents)."""
-    contracted = {ins.array.name for _, ins in kernel.instructions() if isinstance(ins, RequiresArray)}
+    contracted = contracted_arrays(kernel)
     arrays = [p for p in kernel.params if isinstance(p, ArrayRef) and p.name not in contracted]
     fills = []
     for float_fill, int_fill in CONTENT_VARIANTS:
@@ -380,36 +227,115 @@ def _variant_fills(kernel: Kernel) -> list[dict]:
     return fills
 
 
-def replay_with_witness(kernel: Kernel, obligation: Obligation, *,
-                        timeout: float = REPLAY_TIMEOUT) -> tuple[bool, str, Counterexample | None]:
-    """`replay`, and for an abstraction-born counterexample whose contents
-    show nothing, a few uniform array contents (CONTENT_VARIANTS) within the
-    same time budget. The third item is the counterexample that was
-    confirmed when it differs from the obligation's (its `facts["fill"]`
-    names the contents), else None."""
-    cex = obligation.counterexample
-    if cex is None:
-        return False, "no counterexample to replay", None
-    try:
-        launch = concrete_launch(kernel, cex)
-    except ValueError as err:
-        return False, str(err), None
-    deadline = time.monotonic() + timeout
-    ok, why = _attempt(kernel, obligation, launch, timeout)
-    if ok or not _is_abstracted(obligation) or "ran without" not in why and "no conflicting" not in why:
-        return ok, why, None
+def _fills_something(fill: dict, shapes: dict) -> bool:
+    """False when every array `fill` names has no element (the fill then
+    changes nothing)."""
+    return any(all(int(s) > 0 for s in shapes.get(name, (0,))) for name in fill)
+
+
+def _variants(kernel: Kernel, cex: Counterexample):
+    """The other launches tried for an abstraction-born counterexample, in
+    order, as (counterexample, fill or None, how it differs from the
+    prover's): each fill on the prover's shapes, then the shapes grown to
+    cover the launch (`covering_shapes`) with the prover's contents and
+    with each fill. Every variant is a Counterexample first, so the witness
+    reported is exactly what ran."""
+    fills = _variant_fills(kernel)
+    for fill in fills:
+        if _fills_something(fill, cex.shapes):
+            yield cex, fill, ""
+    for shapes in covering_shapes(kernel, cex):
+        grown = with_shapes(kernel, cex, shapes)
+        changed = ", ".join(f"{name}.shape={shapes[name]}" for name in shapes
+                            if tuple(shapes[name]) != tuple(cex.shapes.get(name, ())))
+        how = f"on array shapes grown to cover the launch ({changed})"
+        yield grown, None, how
+        for fill in fills:
+            yield grown, fill, how
+
+
+def _shrunk_variants(kernel: Kernel, cex: Counterexample):
+    """For a counterexample whose arrays are too large to allocate: the
+    same launch with shapes and integer scalars clamped (`clamped`) to
+    the larger of 64 and the largest launch dim, with the prover's contents
+    and with each fill."""
+    limit = max(64, max(int(d) for d in cex.dims))
+    small = clamped(kernel, cex, limit)
+    if small is None:
+        return
+    changed = [f"{name}.shape={small.shapes[name]}" for name in small.shapes
+               if tuple(small.shapes[name]) != tuple(cex.shapes.get(name, ()))]
+    changed += [f"{name}={small.scalars[name]}" for name in small.scalars
+                if small.scalars[name] != cex.scalars.get(name)]
+    how = f"on array shapes and scalars clamped to at most {limit} ({', '.join(changed)})"
+    yield small, None, how
     for fill in _variant_fills(kernel):
+        yield small, fill, how
+
+
+def _witness(variant: Counterexample, fill: dict | None) -> tuple[Counterexample, str]:
+    """The counterexample a confirmed variant ran, and the words for its contents."""
+    if not fill:
+        return variant, "with the prover's recorded contents"
+    shown = {k: (v if not isinstance(v, float) or v == v else "nan") for k, v in fill.items()}
+    witness = dataclasses.replace(
+        variant, arrays={k: v for k, v in variant.arrays.items() if k not in fill},
+        facts={**variant.facts, "fill": shown})
+    return witness, f"with array contents {shown} everywhere"
+
+
+def _try_variants(kernel: Kernel, obligation: Obligation, variants,
+                  deadline: float) -> tuple[tuple[str, Counterexample] | None, int]:
+    """((why, witness) for the first of `variants` ((counterexample, fill,
+    how) triples) that the simulator confirms before `deadline`, or None;
+    the number of variants run)."""
+    tried = 0
+    for variant, fill, how in variants:
         remaining = deadline - time.monotonic()
         if remaining < 0.5:
             break
-        ok2, why2 = _attempt(kernel, obligation, concrete_launch(kernel, cex, fill), remaining)
-        if ok2:
-            shown = {k: (v if not isinstance(v, float) or v == v else "nan") for k, v in fill.items()}
-            witness = dataclasses.replace(
-                cex, arrays={k: v for k, v in cex.arrays.items() if k not in fill},
-                facts={**cex.facts, "fill": shown})
-            return True, (f"{why2}, with array contents {shown} everywhere (the prover's "
-                          "contents came from an abstraction)"), witness
+        try:
+            launch = concrete_launch(kernel, variant, fill)
+        except ValueError:
+            continue
+        tried += 1
+        ok, why = _attempt(kernel, obligation, launch, remaining)
+        if ok:
+            witness, contents = _witness(variant, fill)
+            where = f" {how}" if how else ""
+            return (f"{why}, {contents}{where} (the prover's contents came from an "
+                    "abstraction)", witness), tried
+    return None, tried
+
+
+def replay_with_witness(kernel: Kernel, obligation: Obligation, *,
+                        timeout: float = REPLAY_TIMEOUT) -> tuple[bool, str, Counterexample | None]:
+    """`replay`, and for an abstraction-born counterexample whose own launch
+    shows nothing, a few variants (uniform contents CONTENT_VARIANTS, shapes
+    grown to cover the launch) within the same time budget -- or, when its
+    arrays are too large to allocate, the launch with shapes and scalars
+    clamped (`_shrunk_variants`). The third item is the counterexample that
+    was confirmed when it differs from the obligation's (its shapes and
+    scalars, and `facts["fill"]` naming the contents), else None."""
+    cex = obligation.counterexample
+    if cex is None:
+        return False, "no counterexample to replay", None
+    deadline = time.monotonic() + timeout
+    try:
+        launch = concrete_launch(kernel, cex)
+    except ValueError as err:
+        ok, why, variants = False, str(err), _shrunk_variants(kernel, cex)
+    else:
+        ok, why = _attempt(kernel, obligation, launch, timeout)
+        # any outcome but a timeout (the budget is spent) may differ on other contents
+        variants = iter(()) if why.startswith("replay timed out") else _variants(kernel, cex)
+    if ok or not _is_abstracted(obligation):
+        return ok, why, None
+    found, tried = _try_variants(kernel, obligation, variants, deadline)
+    if found is not None:
+        return True, found[0], found[1]
+    if tried:
+        why += f" (nor did {tried} other array contents or shapes tried)"
     return False, why, None
 
 

@@ -34,17 +34,27 @@ class SimResult:
 
 def simulate(kernel: Kernel, launch, arrays: dict, scalars: dict, trace: bool = False,
              *, check_array_contracts: bool = True,
-             chunk_threads: int = CHUNK_THREADS, max_steps: int = MAX_STEPS) -> SimResult:
+             chunk_threads: int = CHUNK_THREADS, max_steps: int = MAX_STEPS,
+             blocks=None) -> SimResult:
     """Run every thread of `launch` (a LaunchConfig: dims, block_dim,
     grid_dim, size). `arrays`/`scalars` map parameter names to values.
     check_array_contracts: also check RequiresArray (vk.launch did already);
     chunk_threads: threads simulated at once; max_steps: scheduling steps per
-    chunk before an endless loop is reported (KernelRuntimeError)."""
+    chunk before an endless loop is reported (KernelRuntimeError);
+    blocks: None (all), or only these block indices, with their real ids in
+    the unchanged launch geometry (blocks never synchronise with each other,
+    so running some first is a legal schedule). A block index outside the
+    grid is a LaunchError."""
     _check_arguments(kernel, launch, arrays, scalars)
+    if blocks is not None:
+        bad = [k for k in blocks if not 0 <= int(k) < launch.grid_dim]
+        if bad:
+            raise LaunchError(f"kernel {kernel.name}: block {bad[0]} is not in the launch "
+                              f"(grid_dim {launch.grid_dim})")
     prog = program_for(kernel)
     recorder = TraceRecorder() if trace else None
     run_launch(prog, launch, arrays, scalars, recorder, check_array_contracts, chunk_threads,
-               max_steps)
+               max_steps, blocks)
     if recorder is None:
         return SimResult()
     events = recorder.events()

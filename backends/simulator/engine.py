@@ -213,8 +213,14 @@ def bind_scalars(kernel, scalars: dict, env: dict) -> None:
 
 def run_launch(prog: Program, launch, arrays: dict, scalars: dict, trace,
                check_array_contracts: bool = True, chunk_threads: int = CHUNK_THREADS,
-               max_steps: int = MAX_STEPS) -> None:
-    """Run every thread of `launch`; results land in `arrays`."""
+               max_steps: int = MAX_STEPS, blocks=None) -> None:
+    """Run every thread of `launch`; results land in `arrays`.
+
+    blocks: None, or the block indices to run (in increasing order), each
+    with its real ids under the unchanged launch geometry (dims, grid_dim,
+    block_dim); the other blocks do not run. Blocks never synchronise with
+    each other, so this is the start of a legal schedule of the launch in
+    which these blocks run first."""
     kernel = prog.kernel
     work = {name: (a if a.flags.c_contiguous and a.flags.writeable else np.array(a, order="C"))
             for name, a in arrays.items()}
@@ -222,18 +228,17 @@ def run_launch(prog: Program, launch, arrays: dict, scalars: dict, trace,
     b = launch.block_dim
     chunk_threads = max(1, min(chunk_threads, VALUE_CHUNK_BYTES // max(prog.bytes_per_lane, 1)))
     if kernel.uses_block_features or kernel.shared or prog.has_barriers:
-        blocks = max(1, chunk_threads // b)
+        blocks_per_chunk = max(1, chunk_threads // b)
         shared_bytes = sum(int(np.prod(tuple(r.shape or ()) + tuple(r.inner), dtype=np.int64))
                            * r.dtype.np_dtype.itemsize for r in kernel.shared)
         if shared_bytes:
-            blocks = max(1, min(blocks, SHARED_CHUNK_BYTES // shared_bytes))
-        per_chunk = blocks * b
+            blocks_per_chunk = max(1, min(blocks_per_chunk, SHARED_CHUNK_BYTES // shared_bytes))
+        per_chunk = blocks_per_chunk * b
     else:
         per_chunk = max(1, chunk_threads)
-    start, chunk = 0, 0
+    chunk = 0
     with np.errstate(all="ignore"):
-        while start < launch.size:
-            n = min(per_chunk, launch.size - start)
+        for start, n in chunk_ranges(launch, per_chunk, blocks):
             memory = dict(gmem)
             if kernel.shared:
                 memory.update(allocate_shared(kernel, -(-n // b)))
@@ -243,11 +248,40 @@ def run_launch(prog: Program, launch, arrays: dict, scalars: dict, trace,
             bind_scalars(kernel, scalars, st.env)
             run_chunk(prog, st)
             st.release_all()
-            start += n
             chunk += 1
     for name, a in arrays.items():
         if work[name] is not a and a.flags.writeable:
             a[...] = work[name]
+
+
+def chunk_ranges(launch, per_chunk: int, blocks=None):
+    """The (first thread, thread count) ranges to run, in order: the whole
+    launch in chunks of `per_chunk` threads, or, when `blocks` is given,
+    just those blocks (sorted, duplicates dropped), consecutive ones merged
+    into chunks of at most max(1, per_chunk // block_dim) blocks (each
+    such range starts at a block boundary and ends at one, or at the end of
+    the launch). Raises ValueError for a block index outside 0..grid_dim-1."""
+    if blocks is None:
+        start = 0
+        while start < launch.size:
+            n = min(per_chunk, launch.size - start)
+            yield start, n
+            start += n
+        return
+    b = launch.block_dim
+    ordered = sorted({int(k) for k in blocks})
+    bad = [k for k in ordered if not 0 <= k < launch.grid_dim]
+    if bad:
+        raise ValueError(f"block {bad[0]} is not in the launch (grid_dim {launch.grid_dim})")
+    per_run = max(1, per_chunk // b)
+    run: list[int] = []
+    for k in ordered + [None]:
+        if run and (k is None or k != run[-1] + 1 or len(run) >= per_run):
+            start = run[0] * b
+            yield start, min((run[-1] + 1) * b, launch.size) - start
+            run = []
+        if k is not None:
+            run.append(k)
 
 
 def run_contract_prefix(prog: Program, launch, arrays: dict, scalars: dict) -> None:

@@ -133,22 +133,47 @@ class LaunchModel:
                        [d == _u32(v) for d, v in zip(self.dims, dims)])
         return out
 
-    def small_model_hints(self) -> list[z3.BoolRef]:
-        """Soft bounds that keep counterexamples replayable (small launches,
-        small arrays); used only when they stay satisfiable."""
-        hints = [z3.ULE(self.size, _u32(4096))]
+    def compact_probe(self, block: int) -> list[z3.BoolRef] | None:
+        """A concrete multi-dimensional launch with fewer threads than the
+        one `probes` gives for block size `block`: two blocks along the last
+        dimension, 1 in the others (a search hint only, like `probes`).
+        None when the launch is 1-D or its dims are fixed."""
+        n = len(self.dims)
+        if self.fixed_dims is not None or n == 1:
+            return None
+        dims = tuple([1] * (n - 1) + [2 * int(block)])
+        return [self.block_dim == _u32(int(block))] + \
+            [d == _u32(v) for d, v in zip(self.dims, dims)]
+
+    def small_model_hints(self, size_limit: int = 4096, shape_limit: int = 4096,
+                          scalar_limit: int = 4096) -> list[z3.BoolRef]:
+        """Soft bounds that keep counterexamples replayable (a launch of at
+        most `size_limit` threads, array dims of at most `shape_limit`,
+        integer scalars within +-`scalar_limit`); used only when they stay
+        satisfiable, so they never change a verdict."""
+        hints = [z3.ULE(self.size, _u32(size_limit))]
         for s in self.shapes.values():
-            hints.append(z3.ULE(s, _u32(4096)))
+            hints.append(z3.ULE(s, _u32(shape_limit)))
         for p in self.kernel.scalar_params:
             t = p.value.type
             v = self.scalars[p.value.id]
-            if t.is_int:
-                lo = -4096 if t.is_signed else 0
+            if t.is_int:      # the limit clamped to the type (z3 would wrap it)
                 if t.is_signed:
-                    hints.append(z3.And(v >= lo, v <= 4096))
+                    lim = min(scalar_limit, (1 << (t.bits - 1)) - 1)
+                    hints.append(z3.And(v >= -lim, v <= lim))
                 else:
-                    hints.append(z3.ULE(v, 4096))
+                    hints.append(z3.ULE(v, min(scalar_limit, (1 << t.bits) - 1)))
         return hints
+
+    def small_model_tiers(self) -> list[list[z3.BoolRef]]:
+        """`small_model_hints` for each of SMALL_MODEL_TIERS, smallest first."""
+        return [self.small_model_hints(*tier) for tier in SMALL_MODEL_TIERS]
+
+
+#: Soft size tiers for counterexample models, smallest first, as (launch
+#: threads, array dim, |integer scalar|) limits: a replay simulates every
+#: thread, so the smallest satisfiable tier replays fastest.
+SMALL_MODEL_TIERS: tuple[tuple[int, int, int], ...] = ((512, 64, 64), (4096, 4096, 4096))
 
 
 @dataclass(frozen=True)

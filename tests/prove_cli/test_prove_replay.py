@@ -207,6 +207,9 @@ def test_too_large_launch_is_not_replayed_unless_it_can_shrink():
     assert ok and f"shrunk from {huge} to 256 threads" in why
     far = Counterexample((huge,), 256, ((huge // 256 - 1, 255),), shapes={"x": (3,)})
     ok, why = replay(store_at_tid(), ob(ObligationKind.BOUNDS, far))
+    assert ok and f"only block {huge // 256 - 1} of the {huge // 256} blocks" in why
+    nobody = Counterexample((huge,), 256, (), shapes={"x": (3,)})
+    ok, why = replay(store_at_tid(), ob(ObligationKind.BOUNDS, nobody))
     assert not ok and why == f"launch too large to replay: {huge} threads"
 
 
