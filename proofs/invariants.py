@@ -263,8 +263,11 @@ def _hint_supported(enc: ThreadEncoding, shape: CfgShape, c: Candidate) -> str |
 
 def houdini(enc: ThreadEncoding, shape: CfgShape, base_facts: list, timeout_ms: int,
             candidates: dict[str, list[Candidate]], abstraction=None,
-            probes: list | None = None, lemmas: RemainderLemmas | None = None) -> HoudiniResult:
-    """Greatest subset of `candidates` that is mutually inductive (see module doc)."""
+            probes: list | None = None, lemmas: RemainderLemmas | None = None,
+            small_tiers: list[list] | None = None) -> HoudiniResult:
+    """Greatest subset of `candidates` that is mutually inductive (see module
+    doc); a removed hint's model is taken within the first satisfiable tier of
+    `small_tiers` (replayable launch and array sizes), if any."""
     kernel = enc.kernel
     probes = probes or []
 
@@ -295,14 +298,48 @@ def houdini(enc: ThreadEncoding, shape: CfgShape, base_facts: list, timeout_ms: 
                 out.append(enc.loop_facts(h2, [c.build(enc, hv.phis) for c in live[h2]]))
         return out
 
-    def exact(formulas, short: bool = False):
-        for probe in probes:              # concrete launches: real models, fast
+    def probe_model(formulas):
+        """A model under one of the concrete launches (a real execution
+        state, so whatever it falsifies may be dropped), or None."""
+        for probe in probes:
             p = z3.SolverFor("QF_BV")
-            p.set("timeout", min(timeout_ms, 300 if short else 1000))
+            p.set("timeout", min(timeout_ms, 300))
             p.add(*formulas, *probe)
             result.checks += 1
             if p.check() == z3.sat:
-                return z3.sat, p.model()
+                return p.model()
+        return None
+
+    def small_model(formulas):
+        """A model of `formulas` within the smallest satisfiable tier of
+        replayable sizes, or None."""
+        attempts = [probe + hints for hints in small_tiers or [] for probe in probes]
+        attempts += list(small_tiers or [])
+        for hints in attempts:             # concrete launches first: fast
+            s = z3.SolverFor("QF_BV")
+            s.set("timeout", min(timeout_ms, 400))
+            s.add(*with_lemmas(formulas), *hints)
+            result.checks += 1
+            if s.check() == z3.sat:
+                return s.model()
+        return None
+
+    def hint_failed(c: Candidate, built, context, phase: str, model, edge) -> None:
+        """Record why hint `c` fell: its phase and a model (a small one when
+        one exists), or "unknown" without a model."""
+        if model is None:
+            result.hint_failures[id(c.hint)] = ("unknown", None, edge[0])
+            return
+        replayable = small_tiers and all(
+            z3.is_true(model.eval(h, model_completion=True)) for h in small_tiers[-1])
+        small = None if replayable else small_model(context + [z3.Not(built)])
+        result.hint_failures[id(c.hint)] = (phase, small or model, edge[0])
+
+    def exact(formulas, short: bool = False):
+        if not short:
+            m = probe_model(formulas)
+            if m is not None:
+                return z3.sat, m
         solver = z3.SolverFor("QF_BV")      # fresh: keeps z3's bit-blasting preprocessing
         solver.set("timeout", min(timeout_ms, 500) if short else timeout_ms)
         solver.add(*formulas)
@@ -312,6 +349,7 @@ def houdini(enc: ThreadEncoding, shape: CfgShape, base_facts: list, timeout_ms: 
 
     def check(header: str, edge, state, with_self: bool, phase: str) -> bool:
         changed = False
+        probe_first = bool(probes)
         while live[header]:
             cs = live[header]
             built = [c.build(enc, state) for c in cs]
@@ -319,7 +357,10 @@ def houdini(enc: ThreadEncoding, shape: CfgShape, base_facts: list, timeout_ms: 
                 enc.edges.get(edge, z3.BoolVal(False))]
             formulas = with_lemmas(context + [z3.Not(z3.And(*built))])
             drop: list[Candidate] = []
-            if abstraction is not None:
+            # while candidates fall, a concrete launch usually shows it fastest
+            em = probe_model(formulas) if probe_first else None
+            probe_first = em is not None
+            if em is None and abstraction is not None:
                 quick = z3.SolverFor("QF_BV")
                 quick.set("timeout", min(timeout_ms, 2000))
                 quick.add(*abstraction.apply(formulas))
@@ -333,23 +374,23 @@ def houdini(enc: ThreadEncoding, shape: CfgShape, base_facts: list, timeout_ms: 
                     res, em = exact(formulas, short=True)
                     if res == z3.unsat:
                         return changed
-                    if em is not None:
-                        m, vals = em, built
-                    else:
+                    if em is None:
                         m, vals = quick.model(), abstraction.apply(built)
-                    drop = [c for c, b in zip(cs, vals)
-                            if not z3.is_true(m.eval(b, model_completion=True))]
-                    for c, b in zip(cs, built):
-                        if c in drop and c.kind == "hint":
-                            if em is not None:
-                                result.hint_failures[id(c.hint)] = (phase, em, edge[0])
-                                continue
-                            res, hm = exact(with_lemmas(context + [z3.Not(b)]))
-                            if res == z3.unsat:
-                                drop.remove(c)
-                            else:
-                                result.hint_failures[id(c.hint)] = (
-                                    phase if hm is not None else "unknown", hm, edge[0])
+                        drop = [c for c, b in zip(cs, vals)
+                                if not z3.is_true(m.eval(b, model_completion=True))]
+                        for c, b in zip(cs, built):
+                            if c in drop and c.kind == "hint":
+                                res, hm = exact(with_lemmas(context + [z3.Not(b)]))
+                                if res == z3.unsat:
+                                    drop.remove(c)
+                                else:
+                                    hint_failed(c, b, context, phase, hm, edge)
+            if em is not None:
+                drop = [c for c, b in zip(cs, built)
+                        if not z3.is_true(em.eval(b, model_completion=True))]
+                for c, b in zip(cs, built):
+                    if c in drop and c.kind == "hint":
+                        hint_failed(c, b, context, phase, em, edge)
             if not drop:
                 res, m = exact(formulas)
                 if res == z3.unsat:
@@ -359,10 +400,9 @@ def houdini(enc: ThreadEncoding, shape: CfgShape, base_facts: list, timeout_ms: 
                             if not z3.is_true(m.eval(b, model_completion=True))]
                 else:
                     drop = list(cs)
-                for c in drop:
-                    if c.kind == "hint":
-                        result.hint_failures[id(c.hint)] = (
-                            phase if m is not None else "unknown", m, edge[0])
+                for c, b in zip(cs, built):
+                    if c in drop and c.kind == "hint":
+                        hint_failed(c, b, context, phase, m, edge)
             for c in drop:
                 cs.remove(c)
             changed = True

@@ -70,7 +70,8 @@ class ProofContext:
             cands = generate_candidates(kernel, self.shape)
             base = list(self.launch.facts) + self.A.facts + self.single_array_facts(self.A)
             self.houdini = houdini(self.A, self.shape, base, self.timeout_ms, cands,
-                                   NonlinearAbstraction(), self.launch.probes(), self.lemmas)
+                                   NonlinearAbstraction(), self.launch.probes(), self.lemmas,
+                                   self.launch.small_model_tiers())
         self.intervals = IntervalMap(kernel, self._loops_always_entered())
 
     def _may_use_remainders(self) -> bool:
