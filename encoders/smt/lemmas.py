@@ -2,7 +2,7 @@
 
 Invariant: every formula `RemainderLemmas.for_formulas` returns is a theorem
 of bit-vector arithmetic about remainder terms (`bvsrem` / `bvurem` by a
-non-constant divisor) occurring in the given formulas, so adding it to any
+non-constant divisor) occurring in formulas given to it, so adding it to any
 query changes no answer of an exact solver. They matter for the nonlinear
 abstraction (which replaces each remainder by a fresh variable) and for
 64-bit remainders that z3 times out on:
@@ -17,21 +17,6 @@ import z3
 
 _REMAINDERS = {z3.Z3_OP_BSREM, z3.Z3_OP_BUREM, z3.Z3_OP_BSREM_I, z3.Z3_OP_BUREM_I}
 _SIGNED = {z3.Z3_OP_BSREM, z3.Z3_OP_BSREM_I}
-
-
-def _remainder_terms(root: z3.ExprRef, seen: set[int]) -> list[z3.ExprRef]:
-    """Remainders by a non-constant divisor inside `root` (iterative walk)."""
-    out, stack = [], [root]
-    while stack:
-        e = stack.pop()
-        i = e.get_id()
-        if i in seen or not z3.is_app(e):
-            continue
-        seen.add(i)
-        if e.decl().kind() in _REMAINDERS and not z3.is_bv_value(e.arg(1)):
-            out.append(e)
-        stack.extend(e.children())
-    return out
 
 
 def _rem(signed: bool, n, d):
@@ -65,37 +50,47 @@ def _single_lemmas(r: z3.ExprRef) -> tuple[list[z3.BoolRef], list[z3.ExprRef]]:
 
 
 class RemainderLemmas:
-    """Lemma instances for the remainder terms of formulas (cached per formula)."""
+    """Lemma instances for every remainder term met so far.
+
+    One instance serves one proof context: each formula node is walked once
+    (nodes are kept alive, so z3 ids stay unique), and `for_formulas` returns
+    the lemmas of every remainder term seen in any formula given so far -- a
+    superset of those the current formulas need, all of them theorems."""
 
     def __init__(self):
-        self._terms: dict[int, tuple[z3.ExprRef, list[z3.ExprRef]]] = {}
-        self._single: dict[int, tuple[list, list]] = {}
+        self._seen: dict[int, z3.ExprRef] = {}
+        self._terms: dict[int, z3.ExprRef] = {}
+        self._lemmas: list[z3.BoolRef] = []
 
-    def _terms_of(self, f: z3.ExprRef) -> list[z3.ExprRef]:
-        hit = self._terms.get(f.get_id())
-        if hit is None:
-            hit = self._terms[f.get_id()] = (f, _remainder_terms(f, set()))
-        return hit[1]
+    def _walk(self, root: z3.ExprRef) -> list[z3.ExprRef]:
+        found, stack = [], [root]
+        while stack:
+            e = stack.pop()
+            i = e.get_id()
+            if i in self._seen or not z3.is_app(e):
+                continue
+            self._seen[i] = e
+            if e.decl().kind() in _REMAINDERS and not z3.is_bv_value(e.arg(1)):
+                found.append(e)
+            stack.extend(e.children())
+        return found
+
+    def _add(self, r: z3.ExprRef) -> None:
+        if r.get_id() in self._terms:
+            return
+        self._seen.setdefault(r.get_id(), r)
+        single, extra = _single_lemmas(r)
+        for other in self._terms.values():
+            if r.decl().kind() == other.decl().kind() and r.arg(1).eq(other.arg(1)) \
+                    and r.arg(0).sort() == other.arg(0).sort():
+                self._lemmas.append(z3.Implies(r.arg(0) == other.arg(0), r == other))
+        self._terms[r.get_id()] = r
+        self._lemmas += single
+        for e in extra:
+            self._add(e)
 
     def for_formulas(self, formulas) -> list[z3.BoolRef]:
-        terms: dict[int, z3.ExprRef] = {}
         for f in formulas:
-            for r in self._terms_of(f):
-                terms.setdefault(r.get_id(), r)
-        if not terms:
-            return []
-        out = []
-        for r in list(terms.values()):
-            hit = self._single.get(r.get_id())
-            if hit is None:
-                hit = self._single[r.get_id()] = (*_single_lemmas(r), r)
-            out += hit[0]
-            for extra in hit[1]:
-                terms.setdefault(extra.get_id(), extra)
-        rems = list(terms.values())
-        for i, r1 in enumerate(rems):
-            for r2 in rems[i + 1:]:
-                if r1.decl().kind() == r2.decl().kind() and r1.arg(1).eq(r2.arg(1)) \
-                        and r1.arg(0).sort() == r2.arg(0).sort():
-                    out.append(z3.Implies(r1.arg(0) == r2.arg(0), r1 == r2))
-        return out
+            for r in self._walk(f):
+                self._add(r)
+        return list(self._lemmas)
