@@ -9,7 +9,10 @@ Invariants:
   crashes, is ERROR with the reason -- never PROVED;
 - a failed obligation always carries `confirmed` (True/False); one whose
   model came from an abstraction and that replay does not confirm is
-  downgraded to UNKNOWN ("possible violation, not confirmed by replay: ...").
+  downgraded to UNKNOWN ("possible violation, not confirmed by replay: ...");
+- before that, and for UNKNOWN obligations, an exact counterexample from
+  peeled loop iterations (proofs.peeling) takes the obligation's place, with
+  the same kind and location, only when replay confirms it.
 """
 from __future__ import annotations
 
@@ -88,32 +91,43 @@ def _is_abstracted(ob: Obligation) -> bool:
     return bool(ob.reason) and "abstract" in ob.reason.lower()
 
 
-def settle(kernel_mir, obligations: Sequence[Obligation], replayer=None) -> tuple[Obligation, ...]:
+#: Wall-clock seconds `settle` may spend on one kernel searching peeled loop
+#: iterations for exact counterexamples (proofs.peeling), all obligations
+#: together (soft: a solver query that started in time may finish later).
+EXACT_SEARCH_BUDGET = 6.0
+
+
+def settle(kernel_mir, obligations: Sequence[Obligation], replayer=None, *, dims=None,
+           block_dim=None, exact_search=None) -> tuple[Obligation, ...]:
     """Replay every failed obligation and record the outcome: `confirmed`
     set, the replay's explanation in `reason` (and the counterexample the
     replay confirmed, when it had to pick array contents), and
     abstraction-born unconfirmed failures downgraded to UNKNOWN.
-    `replayer(kernel, ob)` returns (ok, why) or (ok, why, witness)."""
+    `replayer(kernel, ob)` returns (ok, why) or (ok, why, witness).
+    A failure replay does not confirm, and an UNKNOWN obligation, is first
+    searched for an exact counterexample in peeled loop iterations
+    (`exact_search(kernel, ob, dims=, block_dim=, budget=)`, default
+    proofs.peeling.exact_counterexample, within EXACT_SEARCH_BUDGET); one that
+    replay confirms replaces it (same kind and location)."""
     if replayer is None:
         from verikern.proofs.replay import replay_with_witness as replayer
+    search = _ExactSearch(kernel_mir, replayer, dims, block_dim, exact_search)
     settled = []
     for ob in obligations:
+        if ob.status is Status.UNKNOWN:
+            settled.append(search.confirmed(ob) or ob)
+            continue
         if ob.status is not Status.FAILED:
             settled.append(ob)
             continue
-        witness = None
-        if ob.counterexample is None:
-            ok, why = False, "the prover gave no counterexample"
-        else:
-            try:
-                answer = replayer(kernel_mir, ob)
-                ok, why = answer[0], answer[1]
-                witness = answer[2] if len(answer) > 2 else None
-            except Exception as err:  # a replay crash must not hide the failure
-                ok, why = False, f"replay crashed: {type(err).__name__}: {err}"
+        ok, why, witness = _replay(replayer, kernel_mir, ob)
         if ok:
             settled.append(dataclasses.replace(ob, confirmed=True, counterexample=witness or ob.counterexample,
                                                reason=_join(ob.reason, f"confirmed by replay: {why}")))
+            continue
+        exact = search.confirmed(ob)
+        if exact is not None:
+            settled.append(exact)
         elif _is_abstracted(ob):
             settled.append(dataclasses.replace(
                 ob, status=Status.UNKNOWN, confirmed=False,
@@ -122,6 +136,58 @@ def settle(kernel_mir, obligations: Sequence[Obligation], replayer=None) -> tupl
         else:
             settled.append(dataclasses.replace(ob, confirmed=False, reason=_join(ob.reason, f"not confirmed by replay: {why}")))
     return tuple(settled)
+
+
+def _replay(replayer, kernel_mir, ob: Obligation):
+    """(confirmed, why, witness or None); a replay crash is an unconfirmed answer."""
+    if ob.counterexample is None:
+        return False, "the prover gave no counterexample", None
+    try:
+        answer = replayer(kernel_mir, ob)
+    except Exception as err:  # a replay crash must not hide the failure
+        return False, f"replay crashed: {type(err).__name__}: {err}", None
+    return answer[0], answer[1], (answer[2] if len(answer) > 2 else None)
+
+
+class _ExactSearch:
+    """Exact counterexamples from peeled loop iterations for one kernel,
+    within one shared time budget for the searches (replays are bounded by
+    the replayer). Only ever yields failures that replay confirmed on the
+    kernel itself."""
+
+    def __init__(self, kernel_mir, replayer, dims, block_dim, exact_search):
+        self.kernel = kernel_mir
+        self.replayer = replayer
+        self.dims, self.block_dim = dims, block_dim
+        self.search = exact_search
+        self.spent = 0.0
+
+    def confirmed(self, ob: Obligation) -> Obligation | None:
+        """A confirmed FAILED obligation for `ob`'s site found in a peeled
+        iteration, or None (no kernel, no time left, nothing found or not
+        confirmed)."""
+        left = EXACT_SEARCH_BUDGET - self.spent
+        if self.kernel is None or left <= 0.5 or not getattr(self.kernel, "loops", ()):
+            return None
+        if self.search is None:
+            from verikern.proofs.peeling import exact_counterexample as search
+            self.search = search
+        start = time.monotonic()
+        try:
+            found = self.search(self.kernel, ob, dims=self.dims, block_dim=self.block_dim,
+                                budget=left)
+        except Exception:  # the search is an extra: it must never cost a verdict
+            return None
+        finally:
+            self.spent += time.monotonic() - start
+        if found is None or found.status is not Status.FAILED:
+            return None
+        ok, why, witness = _replay(self.replayer, self.kernel, found)
+        if not ok:
+            return None
+        return dataclasses.replace(found, confirmed=True, seconds=ob.seconds,
+                                   counterexample=witness or found.counterexample,
+                                   reason=_join(found.reason, f"confirmed by replay: {why}"))
 
 
 def _join(first: str | None, second: str) -> str:
@@ -139,7 +205,8 @@ def prove_mir(kernel_mir, *, file: str, dims=None, block_dim=None, timeout=10.0,
     try:
         obligations = prover(kernel_mir, dims=dims, block_dim=block_dim, timeout=timeout)
         if replay:
-            obligations = settle(kernel_mir, obligations, replayer)
+            obligations = settle(kernel_mir, obligations, replayer, dims=dims,
+                                 block_dim=block_dim)
     except VerikernError as err:
         return KernelReport(file, kernel_mir.name, KernelStatus.ERROR, time.perf_counter() - start,
                             error=str(err), line=line)
