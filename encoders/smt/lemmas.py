@@ -1,4 +1,12 @@
-"""Instances of remainder theorems that bit-blasting cannot find on its own.
+"""Instances of arithmetic theorems that bit-blasting finds slowly or not at all.
+
+Per MIR instruction (stated by the encoder on the very terms it builds, so
+they survive the nonlinear abstraction): the range of a division or
+remainder, products of half-width factors that cannot wrap, the narrow
+product inside a widened one, nested remainders, and equal quotient and
+remainder meaning equal dividends across two thread copies.
+
+Per formula (`RemainderLemmas`):
 
 Invariant: every formula `RemainderLemmas.for_formulas` returns is a theorem
 of bit-vector arithmetic about remainder terms (`bvsrem` / `bvurem` by a
@@ -14,6 +22,8 @@ abstraction (which replaces each remainder by a fresh variable) and for
 from __future__ import annotations
 
 import z3
+
+from verikern.mir.nodes import Cast, Const, Value
 
 _REMAINDERS = {z3.Z3_OP_BSREM, z3.Z3_OP_BUREM, z3.Z3_OP_BSREM_I, z3.Z3_OP_BUREM_I}
 _SIGNED = {z3.Z3_OP_BSREM, z3.Z3_OP_BSREM_I}
@@ -94,3 +104,101 @@ class RemainderLemmas:
             for r in self._walk(f):
                 self._add(r)
         return list(self._lemmas)
+
+
+# ------------------------------------------------------ per-instruction lemmas
+def _value_bits(enc, op) -> int | None:
+    """Bits the operand's value really needs: the source width of a widening
+    cast, or the width of a literal; None when it may use its whole type."""
+    if isinstance(op, Const):
+        if int(op.value) < 0 and not op.type.is_signed:
+            return None
+        return max(1, abs(int(op.value)).bit_length() + 1)
+    ins = enc.shape.defining.get(op.id)
+    if isinstance(ins, Cast) and ins.operand.type.is_int and \
+            ins.operand.type.bits < ins.result.type.bits:
+        if ins.operand.type.is_signed and not ins.result.type.is_signed:
+            return None             # sign-extended into an unsigned type: may be huge
+        return ins.operand.type.bits + (0 if ins.operand.type.is_signed else 1)
+    return None
+
+
+def widening_product_lemmas(enc, ins, a, b, r, t) -> list:
+    """A product of two values that fit in half the width cannot wrap: it is
+    non-negative (positive) when both factors are, and bounded (true theorems
+    that survive the nonlinear abstraction)."""
+    ba, bb = _value_bits(enc, ins.lhs), _value_bits(enc, ins.rhs)
+    if ba is None or bb is None:
+        return []
+    magnitude = (ba - 1) + (bb - 1)          # |a| < 2**(ba-1), |b| < 2**(bb-1)
+    if magnitude > t.bits - (1 if t.is_signed else 0):
+        return []
+    zero = z3.BitVecVal(0, t.bits)
+    limit = z3.BitVecVal((1 << magnitude) - 1, t.bits)
+    out = _narrow_product_lemma(enc, ins, r)
+    if not t.is_signed:
+        return out + [z3.ULE(r, limit), z3.Implies(z3.And(a != zero, b != zero), r != zero)]
+    return out + [z3.Implies(z3.And(a >= zero, b >= zero), z3.And(r >= zero, r <= limit)),
+                  z3.Implies(z3.And(a > zero, b > zero), r > zero)]
+
+
+def _narrow_product_lemma(enc, ins, r) -> list:
+    """The low w bits of a product of two values widened from w-bit integers
+    are the w-bit product of the originals (multiplication is compatible with
+    reduction mod 2**w), e.g. int64(g) * int64(b) restates g * b of the launch."""
+    narrow = []
+    for op in (ins.lhs, ins.rhs):
+        d = enc.shape.defining.get(op.id) if isinstance(op, Value) else None
+        if not (isinstance(d, Cast) and d.operand.type.is_int and
+                d.operand.type.bits < d.result.type.bits):
+            return []
+        narrow.append(d.operand)
+    w = narrow[0].type.bits
+    if narrow[1].type.bits != w:
+        return []
+    return [z3.Extract(w - 1, 0, r) == enc.term(narrow[0]) * enc.term(narrow[1])]
+
+
+def division_lemmas(op: str, a, b, r, t) -> list:
+    """Theorems about one division/remainder result that bit-blasting finds
+    slowly (they restate its range, nothing more). Each is guarded by a
+    non-zero divisor: z3 gives division by zero its own values, and a lemma
+    must never exclude them (the div-zero obligation asks for exactly that)."""
+    zero = z3.BitVecVal(0, t.bits)
+    if not t.is_signed:
+        if op == "mod":
+            return [z3.Implies(b != zero, z3.And(z3.ULT(r, b), z3.ULE(r, a)))]
+        return [z3.Implies(b != zero, z3.ULE(r, a))]
+    pos = z3.And(a >= zero, b > zero)
+    if op == "mod":
+        return [z3.Implies(pos, z3.And(r >= zero, r < b))]
+    return [z3.Implies(pos, z3.And(r >= zero, r <= a))]
+
+
+def nested_mod_lemma(a, m, k, r, t):
+    """(a % m) % k == a % k when k divides m (a >= 0, m, k > 0): a theorem that
+    keeps, e.g., (tid % D1) % 256 == tid % 256 under the nonlinear abstraction."""
+    zero = z3.BitVecVal(0, t.bits)
+    if t.is_signed:
+        guard = z3.And(a >= zero, m > zero, k > zero, z3.SRem(m, k) == zero)
+        return z3.Implies(guard, r == z3.SRem(a, k))
+    guard = z3.And(m != zero, k != zero, z3.URem(m, k) == zero)
+    return z3.Implies(guard, r == z3.URem(a, k))
+
+
+def divmod_lemmas(e1: "ThreadEncoding", e2: "ThreadEncoding") -> list:
+    """n == q*d + r: equal quotients and remainders by one positive divisor
+    mean equal non-negative dividends (for each div/mod pair on the same operands)."""
+    out = []
+    for key, (n1, d1, q1, r1, t) in e1.divmods.items():
+        other = e2.divmods.get(key)
+        if other is None or q1 is None or r1 is None:
+            continue
+        n2, d2, q2, r2, _ = other
+        zero = z3.BitVecVal(0, t.bits)
+        if t.is_signed:
+            guard = z3.And(d1 == d2, d1 > zero, n1 >= zero, n2 >= zero, q1 == q2, r1 == r2)
+        else:
+            guard = z3.And(d1 == d2, d1 != zero, q1 == q2, r1 == r2)
+        out.append(z3.Implies(guard, n1 == n2))
+    return out
