@@ -32,24 +32,6 @@ def _prove(path, prove_args=(), timeout=None):
 KNOWN_IMPRECISE: dict[str, str] = {
     "bounds_race_reduce_wrong_guard":
         "the race is real but replay stops at the earlier out-of-bounds error, so it is not confirmed",
-    "bounds_range_step_counter_wraps":
-        "no exact loop unrolling: the model asks for a launch or array too large to replay",
-    "bounds_grid_stride_int32_overflow":
-        "the loop abstraction's model (x.shape = 0) does not reproduce on the simulator",
-    "divergence_barrier_data_dependent":
-        "floats are not modelled: the divergence depends on float data the model leaves free",
-    "invariant_fails_loop_bound_hint":
-        "the counterexample needs about 1.6e9 threads, too many to replay",
-    "race_barrier_loop_missing_trailing_sync":
-        "the model picks arrays too large to replay although small witnesses exist",
-    "race_matmul_tiled_missing_first_barrier":
-        "replaying the 2-D tiled launch can pass the 20 s replay limit on a loaded 2-core "
-        "machine; the race then ends unknown (precise when unloaded)",
-    "race_matmul_tiled_missing_second_barrier":
-        "replaying the 2-D tiled launch can pass the 20 s replay limit on a loaded 2-core "
-        "machine; the race then ends unknown (precise when unloaded)",
-    "race_odd_even_sort_all_pairs":
-        "the race is data-dependent (shared contents not modelled): found but not confirmed",
 }
 
 
