@@ -12,7 +12,8 @@ Invariants:
   downgraded to UNKNOWN ("possible violation, not confirmed by replay: ...");
 - before that, and for UNKNOWN obligations, an exact counterexample from
   peeled loop iterations (proofs.peeling) takes the obligation's place, with
-  the same kind and location, only when replay confirms it.
+  the same kind and location, when replay confirms it, or when replay stops
+  at a different runtime error first (then it stays unconfirmed, saying why).
 """
 from __future__ import annotations
 
@@ -94,7 +95,7 @@ def _is_abstracted(ob: Obligation) -> bool:
 #: Wall-clock seconds `settle` may spend on one kernel searching peeled loop
 #: iterations for exact counterexamples (proofs.peeling), all obligations
 #: together (soft: a solver query that started in time may finish later).
-EXACT_SEARCH_BUDGET = 6.0
+EXACT_SEARCH_BUDGET = 10.0
 
 
 def settle(kernel_mir, obligations: Sequence[Obligation], replayer=None, *, dims=None,
@@ -153,7 +154,8 @@ class _ExactSearch:
     """Exact counterexamples from peeled loop iterations for one kernel,
     within one shared time budget for the searches (replays are bounded by
     the replayer). Only ever yields failures that replay confirmed on the
-    kernel itself."""
+    kernel itself, or whose replay stopped at another runtime error first
+    (then `confirmed=False`, the reason says so; the model is exact)."""
 
     def __init__(self, kernel_mir, replayer, dims, block_dim, exact_search):
         self.kernel = kernel_mir
@@ -184,10 +186,22 @@ class _ExactSearch:
             return None
         ok, why, witness = _replay(self.replayer, self.kernel, found)
         if not ok:
-            return None
+            if not _stopped_by_other_error(why):
+                return None
+            # exact, but the launch ends at another (reported) error before
+            # this violation happens: a failure that says why it is unconfirmed
+            return dataclasses.replace(found, confirmed=False, seconds=ob.seconds,
+                                       reason=_join(found.reason, f"not confirmed by replay: {why}"))
         return dataclasses.replace(found, confirmed=True, seconds=ob.seconds,
                                    counterexample=witness or found.counterexample,
                                    reason=_join(found.reason, f"confirmed by replay: {why}"))
+
+
+def _stopped_by_other_error(why: str) -> bool:
+    """The replay explanation says the simulation stopped at a different
+    runtime error before it could show this violation."""
+    return "different error first" in why or (
+        "before the run stopped" in why and "Error" in why)
 
 
 def _join(first: str | None, second: str) -> str:

@@ -45,9 +45,9 @@ DEFAULT_ITERATIONS = 3
 DEFAULT_ROUNDS = (DEFAULT_ITERATIONS, 12)
 #: Wall-clock seconds one `exact_counterexample` call may spend (soft: one
 #: solver query that started in time may finish a little later).
-DEFAULT_BUDGET = 4.0
+DEFAULT_BUDGET = 8.0
 #: Per-query solver timeout (seconds) in the peeled kernel's context.
-QUERY_TIMEOUT = 2.0
+QUERY_TIMEOUT = 4.0
 #: At most this many pairs of copies are tried for one race obligation.
 MAX_RACE_PAIRS = 9
 

@@ -3,8 +3,10 @@
 Invariant: `replay` answers `(True, why)` only when the simulator, run on a
 concrete launch with the counterexample's dims, block size, scalars and
 shapes, actually exhibits the violation the obligation names at the
-obligation's source line (for races: two threads' conflicting accesses at
-the two lines in the trace of the accesses that ran). The arrays hold the
+obligation's source position -- line and column, and the same array for
+bounds; for divergence, its barrier (for races: two threads' conflicting
+accesses to its array at its two positions in the trace of the accesses
+that ran). The arrays hold the
 recorded contents, zeros elsewhere. A launch too large to simulate runs
 shrunk or only its offending blocks (a legal schedule; the explanation
 says so). Only for a counterexample the prover marks as coming from an
@@ -88,9 +90,6 @@ _EXPECTED_ERROR: dict[ObligationKind, type] = {
     ObligationKind.DIVERGENCE: errors.BarrierDivergenceError,
     ObligationKind.RACE: errors.DataRaceError,
 }
-#: Kinds whose simulator error must point at the obligation's own line.
-_LINE_CHECKED = {ObligationKind.BOUNDS, ObligationKind.DIV_ZERO,
-                 ObligationKind.ASSERT, ObligationKind.INVARIANT}
 
 
 def _where(err: errors.KernelRuntimeError) -> str:
@@ -106,16 +105,44 @@ def _race_lines(obligation: Obligation) -> tuple[int, int]:
     return obligation.loc.line, other.line
 
 
-def _find_race(document: dict, lines: tuple[int, int]) -> str | None:
-    """A description of a race in the trace between accesses at the two
-    lines (distinct threads, one element, same barrier interval of one block
-    or different blocks for global arrays, at least one writing, not both
-    atomic -- verikern.trace.find_races decides); None if there is none."""
+def _position(loc) -> tuple[int, int] | None:
+    return None if loc is None else (loc.line, loc.col)
+
+
+def _array_of(obligation: Obligation) -> str | None:
+    cex = obligation.counterexample
+    return cex.facts.get("array") if cex is not None else None
+
+
+def _same_site(err: errors.KernelRuntimeError, obligation: Obligation) -> bool:
+    """The simulator's error is the obligation's violation: the same source
+    position (line and column), and for bounds the same array; for
+    divergence, the obligation's barrier is the one threads wait at or the
+    one the missing thread waits at."""
+    at = _position(obligation.loc)
+    if obligation.kind is ObligationKind.DIVERGENCE:
+        return at in (_position(err.loc), _position(err.detail.get("other_barrier")))
+    if _position(err.loc) != at:
+        return False
+    if obligation.kind is ObligationKind.BOUNDS:
+        wanted = _array_of(obligation)
+        return wanted is None or err.detail.get("array") == wanted
+    return True
+
+
+def _find_race(document: dict, obligation: Obligation) -> str | None:
+    """A description of a race in the trace between accesses at the
+    obligation's two source positions on its array (distinct threads, one
+    element, same barrier interval of one block or different blocks for
+    global arrays, at least one writing, not both atomic --
+    verikern.trace.find_races decides); None if there is none."""
     from verikern.trace import find_races
 
-    wanted = sorted(lines)
+    wanted = sorted([_position(obligation.loc), _position(obligation.other_loc or obligation.loc)])
+    array = _array_of(obligation)
     for race in find_races(document):
-        if sorted((race.line, race.other_line)) == wanted:
+        if sorted([(race.line, race.col), (race.other_line, race.other_col)]) == wanted \
+                and (array is None or race.array == array):
             return race.short().split(": error: ", 1)[-1]
     return None
 
@@ -148,10 +175,11 @@ def _confirm_race(kernel: Kernel, launch: ConcreteLaunch, obligation: Obligation
     lines = _race_lines(obligation)
     document, stopped = _traced_run(kernel, launch)
     if isinstance(stopped, errors.DataRaceError):
-        line = stopped.loc.line if stopped.loc is not None else None
-        if line in lines:
+        positions = {_position(obligation.loc), _position(obligation.other_loc or obligation.loc)}
+        if _position(stopped.loc) in positions and \
+                stopped.detail.get("array", _array_of(obligation)) == _array_of(obligation):
             return True, f"the simulator detected the race at {_where(stopped)}"
-    found = _find_race(document, lines)
+    found = _find_race(document, obligation)
     if found is not None:
         early = "" if stopped is None else " (in the accesses before the run stopped)"
         return True, "the simulator trace shows it" + early + ": " + found
@@ -182,10 +210,11 @@ def _attempt(kernel: Kernel, obligation: Obligation, launch: ConcreteLaunch,
     except errors.LaunchError as err:
         return False, f"the launch was refused: {getattr(err, 'message', None) or err}"
     except expected as err:
-        if obligation.kind in _LINE_CHECKED:
-            if err.loc is None or err.loc.line != obligation.loc.line:
-                return False, (f"the simulator raised {type(err).__name__} at {_where(err)}, "
-                               f"not at line {obligation.loc.line}{note}")
+        if not _same_site(err, obligation):
+            at = obligation.loc
+            return False, (f"the simulator stopped at a different error first "
+                           f"({type(err).__name__} at {_where(err)}, not at line {at.line}:"
+                           f"{at.col}): {err.message}{note}")
         return True, f"the simulator raised {type(err).__name__} at {_where(err)}{note}"
     except errors.KernelRuntimeError as err:
         return False, (f"the simulator stopped at a different error first: {type(err).__name__} "

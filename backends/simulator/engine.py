@@ -449,12 +449,14 @@ def _release_barrier(prog: Program, st: ChunkState, seg, lanes, alive, pending) 
         present = int(waiting[waiting // b == blk][0])
         elsewhere = ("has returned without reaching it" if not alive[lane]
                      else "has not arrived")
+        other_barrier = None
         for other in prog.segments:
             lanes_there = pending[other.index]
             if lanes_there is False or other is seg:
                 continue
             if lanes_there is _FULL or np.any(lanes_there == lane):
                 if other.barrier is not None:
+                    other_barrier = other.barrier.loc
                     elsewhere = f"waits at the barrier at line {other.barrier.loc.line}"
                 elif other.loc is not None:
                     elsewhere = (f"is at line {other.loc.line} without having passed "
@@ -470,5 +472,6 @@ def _release_barrier(prog: Program, st: ChunkState, seg, lanes, alive, pending) 
             f"{prog.kernel.name}: thread {t_here} of block {block} waits here but "
             f"thread {t_missing} of the same block {elsewhere}; every thread "
             f"of a block must reach the same barrier the same number of times",
-            loc=loc, thread=t_missing, block=block, waiting_thread=t_here)
+            loc=loc, thread=t_missing, block=block, waiting_thread=t_here,
+            other_barrier=other_barrier)
     st.intervals[np.flatnonzero(involved)] += 1

@@ -183,12 +183,19 @@ def test_peeled_invariant_becomes_an_assert_and_fails_identically():
         ("error", "KernelAssertionError")
 
 
-def test_loops_with_barriers_are_left_alone():
+@pytest.mark.parametrize("iterations", [1, 2])
+def test_loops_with_barriers_are_peeled_with_their_barriers(iterations):
+    """Each peeled iteration keeps both barriers, and the block computes the
+    same sums: (n * (n - 1) / 2) for every thread."""
     k = _mir(WITH_BARRIER)
-    peeled, sites = peel_loops(k, 2)
-    assert peeled.blocks == k.blocks and peeled.loops == k.loops
-    assert sum(isinstance(i, Barrier) for _, i in peeled.instructions()) == 2
-    assert all(not v for v in sites.iterations.values())
+    peeled, sites = peel_loops(k, iterations)
+    verify(peeled)
+    assert sum(isinstance(i, Barrier) for _, i in peeled.instructions()) == 2 * (iterations + 1)
+    for n in (0, 1, 2, 3, 5):
+        inputs = [np.zeros(8, np.int32), np.int32(n)]
+        expected = _run(k, 8, inputs)
+        assert expected == ([n * (n - 1) // 2] * 8,)
+        assert _run(peeled, 8, inputs) == expected, n
 
 
 def test_budget_stops_peeling():

@@ -29,10 +29,7 @@ def _prove(path, prove_args=(), timeout=None):
 # expected verdict (issue 3 stays open for them). Each is still checked for
 # soundness below: a buggy kernel's kinds are never all proved, and a correct
 # kernel never gets a confirmed failure.
-KNOWN_IMPRECISE: dict[str, str] = {
-    "bounds_race_reduce_wrong_guard":
-        "the race is real but replay stops at the earlier out-of-bounds error, so it is not confirmed",
-}
+KNOWN_IMPRECISE: dict[str, str] = {}
 
 
 def _soundness(case, obligations, reports):

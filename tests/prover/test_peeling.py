@@ -3,6 +3,7 @@ by the driver's `settle`: found in a peeled iteration, not abstracted,
 confirmed by the simulator; nothing for correct kernels."""
 import re
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -182,6 +183,39 @@ def test_settle_tries_unknown_obligations_too(found_ok):
         assert out.status is Status.FAILED and out.confirmed is True
     else:
         assert out is unknown
+
+
+def test_settle_keeps_an_exact_failure_that_another_error_hides():
+    """Replay of an exact counterexample that stops at a different runtime
+    error first: the failure stays, unconfirmed, and says why."""
+    k = _kernel(COUNTER_WRAPS)
+    spec = _spec(k, ObligationKind.BOUNDS, 12)
+    unknown = Obligation(ObligationKind.BOUNDS, spec.loc, Status.UNKNOWN, "undecided",
+                         reason="solver answered unknown")
+    exact = exact_counterexample(k, spec, budget=20)
+    why = "the simulator stopped at a different error first: OutOfBoundsError at line 3"
+    (out,) = driver.settle(k, [unknown], lambda kernel, ob: (False, why),
+                           exact_search=lambda *a, **kw: exact)
+    assert out.status is Status.FAILED and out.confirmed is False
+    assert "not confirmed by replay" in out.reason and "different error first" in out.reason
+
+
+def test_exact_race_in_a_peeled_barrier_loop_is_reported_though_an_earlier_error_hides_it():
+    """The corpus reduction with guard t <= s: in iteration 1 thread 64 reads
+    buf[128] (out of bounds, the launch stops) in the very statement where it
+    writes buf[64] while thread 0 reads buf[64]. The race is found exactly in
+    the peeled first iteration, and reported unconfirmed with the reason."""
+    from verikern.proofs.driver import prove_file
+    path = Path(__file__).resolve().parents[1] / "corpus" / "bounds_race_reduce_wrong_guard.py"
+    (report,) = prove_file(path)
+    races = [o for o in report.obligations if o.kind is ObligationKind.RACE
+             and o.status is Status.FAILED]
+    assert races, [o.message for o in report.obligations]
+    race = races[0]
+    assert race.confirmed is False and "iteration 1 of the loop" in race.reason
+    assert "OutOfBoundsError" in race.reason
+    b = race.counterexample.threads
+    assert sorted(t for _, t in b) == [0, 64] and race.counterexample.facts["index"] == [64]
 
 
 # j = i + (iteration - 1) wraps for the last threads of a launch of 2**31 - 1

@@ -17,7 +17,7 @@ from verikern.backends.simulator.engine import chunk_ranges
 from verikern.errors import (BarrierDivergenceError, KernelAssertionError, LaunchError,
                              OutOfBoundsError)
 from verikern.frontend import compile_source
-from verikern.mir.nodes import SourceLoc
+from verikern.mir.nodes import Assert, Atomic, Barrier, BinOp, Load, SourceLoc, Store
 from verikern.proofs.obligations import Counterexample, Obligation, ObligationKind, Status
 from verikern.proofs.replay import concrete_launch, replay, replay_with_witness
 from verikern.proofs.replay_launch import (
@@ -38,12 +38,31 @@ def kernel(src: str):
     return kr.mir
 
 
-def obligation(kind, cex, line, other=None, abstracted=True) -> Obligation:
+_SITE_CLASSES = {
+    ObligationKind.BOUNDS: (Load, Store, Atomic), ObligationKind.RACE: (Load, Store, Atomic),
+    ObligationKind.DIVERGENCE: (Barrier,), ObligationKind.ASSERT: (Assert,),
+    ObligationKind.INVARIANT: (Assert,), ObligationKind.DIV_ZERO: (BinOp,),
+}
+
+
+def _site_loc(k, kind, line, array=None) -> SourceLoc:
+    """The source position of the first instruction of `kind`'s sites on
+    `line` (on `array`, when given): replay matches line and column."""
+    for _, ins in k.instructions():
+        if isinstance(ins, _SITE_CLASSES[kind]) and ins.loc.line == line and \
+                (array is None or getattr(getattr(ins, "array", None), "name", None) == array):
+            return ins.loc
+    raise AssertionError(f"no {kind.value} site on line {line}")
+
+
+def obligation(k, kind, cex, line, other=None, abstracted=True) -> Obligation:
     if abstracted:
         cex = Counterexample(cex.dims, cex.block_dim, cex.threads, cex.scalars, cex.shapes,
                              cex.arrays, {**cex.facts, "abstracted": True})
-    other_loc = SourceLoc(FILE, other, 5) if other is not None else None
-    return Obligation(kind, SourceLoc(FILE, line, 5), Status.FAILED, "m", cex, other_loc=other_loc)
+    array = cex.facts.get("array")
+    other_loc = _site_loc(k, kind, other, array) if other is not None else None
+    return Obligation(kind, _site_loc(k, kind, line, array), Status.FAILED, "m", cex,
+                      other_loc=other_loc)
 
 
 def run_witness(k, witness: Counterexample):
@@ -134,7 +153,7 @@ def test_int32_grid_stride_overflow_is_confirmed_by_running_only_the_offending_b
     k = 1 + (2**31 - 1) wraps to -2**31 < len(x) and x[-2**31] is read."""
     k = kernel(GRID_STRIDE)
     cex = Counterexample((2 ** 31 - 1,), 1, ((1, 0),), shapes={"x": (2,), "out": (2,)})
-    ok, why, witness = replay_with_witness(k, obligation(ObligationKind.BOUNDS, cex, 10))
+    ok, why, witness = replay_with_witness(k, obligation(k, ObligationKind.BOUNDS, cex, 10))
     assert ok, why
     assert "OutOfBoundsError at line 10 (thread 0 of block 1)" in why
     assert f"only block 1 of the {2 ** 31 - 1} blocks of the launch ran" in why
@@ -149,7 +168,7 @@ def test_int32_grid_stride_overflow_is_confirmed_by_running_only_the_offending_b
 def test_the_guarded_grid_stride_loop_is_not_confirmed_on_the_same_huge_launch():
     k = kernel(GRID_STRIDE_SAFE)
     cex = Counterexample((2 ** 31 - 1,), 1, ((1, 0),), shapes={"x": (2,), "out": (2,)})
-    ok, why = replay(k, obligation(ObligationKind.BOUNDS, cex, 10))
+    ok, why = replay(k, obligation(k, ObligationKind.BOUNDS, cex, 10))
     assert not ok and "ran without a bounds violation" in why
     assert "only block 1 of" in why
 
@@ -167,11 +186,11 @@ def test_a_two_dimensional_launch_too_large_runs_only_the_offending_blocks():
     assert math.prod(dims) > MAX_REPLAY_THREADS
     last_block = math.prod(dims) // 256 - 1
     cex = Counterexample(dims, 256, ((last_block, 255),), shapes={"x": dims})
-    ok, why = replay(k, obligation(ObligationKind.BOUNDS, cex, 6, abstracted=False))
+    ok, why = replay(k, obligation(k, ObligationKind.BOUNDS, cex, 6, abstracted=False))
     assert ok and "OutOfBoundsError at line 6 (thread 255 of block 8191)" in why
     assert "only block 8191 of the 8192 blocks" in why
     inner = Counterexample(dims, 256, ((0, 3),), shapes={"x": dims})
-    ok, why = replay(k, obligation(ObligationKind.BOUNDS, inner, 6, abstracted=False))
+    ok, why = replay(k, obligation(k, ObligationKind.BOUNDS, inner, 6, abstracted=False))
     assert not ok and "ran without a bounds violation" in why
 
 
@@ -196,7 +215,7 @@ def test_data_dependent_divergence_is_confirmed_on_shapes_that_cover_the_launch(
     k = kernel(DATA_BARRIER)
     cex = Counterexample((64,), 32, ((0, 9), (0, 0)), shapes={"x": (0,), "out": (0,)},
                          facts={"barrier_line": 10})
-    ok, why, witness = replay_with_witness(k, obligation(ObligationKind.DIVERGENCE, cex, 10))
+    ok, why, witness = replay_with_witness(k, obligation(k, ObligationKind.DIVERGENCE, cex, 10))
     assert ok, why
     assert "on array shapes grown to cover the launch (x.shape=(64,), out.shape=(64,))" in why
     assert witness.shapes == {"x": (64,), "out": (64,)}
@@ -221,9 +240,9 @@ def test_variants_are_tried_after_a_different_error_stopped_the_prover_launch():
             y[i] = v
         """)
     cex = Counterexample((8,), 4, ((0, 1), (0, 0)), shapes={"x": (0,), "y": (8,)})
-    ok, why = replay(k, obligation(ObligationKind.DIVERGENCE, cex, 8, abstracted=False))
+    ok, why = replay(k, obligation(k, ObligationKind.DIVERGENCE, cex, 8, abstracted=False))
     assert not ok and "OutOfBoundsError at line 6" in why
-    ok, why, witness = replay_with_witness(k, obligation(ObligationKind.DIVERGENCE, cex, 8))
+    ok, why, witness = replay_with_witness(k, obligation(k, ObligationKind.DIVERGENCE, cex, 8))
     assert ok and "BarrierDivergenceError at line 8" in why, why
     assert witness.shapes == {"x": (8,), "y": (8,)}
 
@@ -232,7 +251,7 @@ def test_without_the_abstraction_mark_no_variant_is_tried():
     k = kernel(DATA_BARRIER)
     cex = Counterexample((64,), 32, ((0, 9), (0, 0)), shapes={"x": (0,), "out": (0,)})
     ok, why, witness = replay_with_witness(
-        k, obligation(ObligationKind.DIVERGENCE, cex, 10, abstracted=False))
+        k, obligation(k, ObligationKind.DIVERGENCE, cex, 10, abstracted=False))
     assert not ok and witness is None and "other array contents" not in why
 
 
@@ -267,7 +286,7 @@ def test_sort_race_is_confirmed_once_the_keys_cover_the_launch():
     every key is the same and nothing swaps; covering shapes make it race."""
     k = kernel(ODD_EVEN.replace("PARITY ", ""))
     cex = Counterexample((128,), 64, ((1, 14), (1, 13)), shapes={"keys": (0,)})
-    ok, why, witness = replay_with_witness(k, obligation(ObligationKind.RACE, cex, 15, other=19))
+    ok, why, witness = replay_with_witness(k, obligation(k, ObligationKind.RACE, cex, 15, other=19))
     assert ok, why
     assert witness.shapes == {"keys": (128,)} and "fill" in witness.facts
     from verikern.trace import find_races
@@ -279,7 +298,7 @@ def test_sort_race_is_confirmed_once_the_keys_cover_the_launch():
 def test_the_correct_odd_even_sort_is_never_confirmed_by_any_variant(lines):
     k = kernel(ODD_EVEN.replace("PARITY ", "(t + phase) % 2 == 0 and "))
     cex = Counterexample((128,), 64, ((1, 14), (1, 13)), shapes={"keys": (0,)})
-    ok, why, witness = replay_with_witness(k, obligation(ObligationKind.RACE, cex, lines[0],
+    ok, why, witness = replay_with_witness(k, obligation(k, ObligationKind.RACE, cex, lines[0],
                                                          other=lines[1]))
     assert not ok and witness is None, why
     assert "other array contents or shapes tried" in why
@@ -336,7 +355,7 @@ HUGE_HINT_CEX = Counterexample((67,), 32, ((0, 2),), scalars={"n": 402650190},
 
 def test_an_abstracted_counterexample_with_huge_arrays_is_confirmed_on_clamped_sizes():
     k = kernel(BAD_HINT)
-    ok, why, witness = replay_with_witness(k, obligation(ObligationKind.INVARIANT, HUGE_HINT_CEX, 10))
+    ok, why, witness = replay_with_witness(k, obligation(k, ObligationKind.INVARIANT, HUGE_HINT_CEX, 10))
     assert ok and "KernelAssertionError at line 10" in why, why
     assert "clamped to at most 67 (x.shape=(67,), n=67)" in why
     assert witness.scalars == {"n": 67} and witness.shapes == {"x": (67,), "out": (4,)}
@@ -349,10 +368,10 @@ def test_an_abstracted_counterexample_with_huge_arrays_is_confirmed_on_clamped_s
 def test_huge_arrays_are_not_clamped_for_a_concrete_counterexample_or_a_correct_kernel():
     k = kernel(BAD_HINT)
     ok, why, witness = replay_with_witness(
-        k, obligation(ObligationKind.INVARIANT, HUGE_HINT_CEX, 10, abstracted=False))
+        k, obligation(k, ObligationKind.INVARIANT, HUGE_HINT_CEX, 10, abstracted=False))
     assert not ok and witness is None and "too large to replay" in why
     correct = kernel(BAD_HINT.replace("k < 10", "k < n"))
-    ok, why, witness = replay_with_witness(correct, obligation(ObligationKind.INVARIANT, HUGE_HINT_CEX, 10))
+    ok, why, witness = replay_with_witness(correct, obligation(correct, ObligationKind.INVARIANT, HUGE_HINT_CEX, 10))
     assert not ok and witness is None and "too large to replay" in why
     assert "other array contents or shapes tried" in why
 
@@ -372,7 +391,7 @@ def three_down(x: vk.array(dtype=vk.int32)):
 def test_only_the_descending_fill_confirms_a_violation_that_needs_unsorted_data():
     k = kernel(DESCENDING_ONLY)
     cex = Counterexample((1,), 1, ((0, 0),), shapes={"x": (4,)})
-    ok, why, witness = replay_with_witness(k, obligation(ObligationKind.ASSERT, cex, 7))
+    ok, why, witness = replay_with_witness(k, obligation(k, ObligationKind.ASSERT, cex, 7))
     assert ok and "KernelAssertionError at line 7" in why, why
     assert witness.facts["fill"] == {"x": "descending"}
     with pytest.raises(KernelAssertionError):
@@ -424,7 +443,7 @@ def test_a_two_dimensional_probe_counterexample_comes_from_the_smallest_tier():
         """)
     cex = _failed(prove_kernel(k, timeout=10.0), ObligationKind.RACE)
     assert math.prod(cex.dims) <= 512 and all(s <= 64 for s in cex.shapes["out"]), cex
-    assert replay(k, obligation(ObligationKind.RACE, cex, 7, other=7, abstracted=False))[0]
+    assert replay(k, obligation(k, ObligationKind.RACE, cex, 7, other=7, abstracted=False))[0]
 
 
 def test_a_fixed_launch_counterexample_gets_small_arrays_and_scalars():
@@ -460,7 +479,7 @@ def test_tiers_are_soft_a_bug_that_needs_a_large_scalar_is_still_found():
         """)
     cex = _failed(prove_kernel(k, timeout=10.0), ObligationKind.BOUNDS)
     assert cex.scalars["n"] > 5000 and cex.shapes["x"][0] <= cex.scalars["n"]
-    assert replay(k, obligation(ObligationKind.BOUNDS, cex, 7, abstracted=False))[0]
+    assert replay(k, obligation(k, ObligationKind.BOUNDS, cex, 7, abstracted=False))[0]
 
 
 def test_small_model_hints_clamp_limits_to_narrow_scalar_types():

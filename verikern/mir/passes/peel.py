@@ -21,11 +21,11 @@ Invariants:
 - the `SiteMap` maps every (label, instruction position) of the result to
   the site of the input it copies, and names the peeled iteration(s) a
   copied block belongs to;
-- loops that contain a Barrier are not peeled (race and divergence proofs
-  reason about barrier intervals of whole loops), nor loops whose shape the
-  simple SSA repair here does not cover (an exit other than `LoopInfo.exit`,
-  a value of the loop used where the exit does not dominate); they are left
-  exactly as they are.
+- a peeled iteration keeps its barriers (every thread that runs the copy
+  runs them, as it would the loop's iteration);
+- loops whose shape the simple SSA repair here does not cover (an exit other
+  than `LoopInfo.exit`, a value of the loop used where the exit does not
+  dominate) are left exactly as they are.
 """
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 
 from ..cfg import dominators
 from ..nodes import (
-    Assert, Barrier, Block, Branch, Jump, Kernel, LoopInfo, Phi, Value,
+    Assert, Block, Branch, Jump, Kernel, LoopInfo, Phi, Value,
 )
 from .base import rewrite_instr
 
@@ -187,13 +187,11 @@ class _Peeler:
     def _repairs_needed(self, loop: LoopInfo, body: set[str]) -> list[Value] | None:
         """Values of the loop used outside it (other than by the exit's phis
         on edges from the loop), which need a phi at the exit; None when the
-        loop cannot be peeled (barrier, other exits, undominated uses)."""
+        loop cannot be peeled (other exits, undominated uses)."""
         k = self.kernel
         preds = k.predecessors()
         for lbl in loop.body:
             b = k.block(lbl)
-            if any(isinstance(ins, Barrier) for ins in b.instrs):
-                return None
             if any(s not in body and s != loop.exit for s in b.terminator.successors()):
                 return None
         if loop.exit in body or any(p in body for p in preds[loop.header]

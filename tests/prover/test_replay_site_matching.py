@@ -1,0 +1,109 @@
+"""Replay confirms an obligation only by its own violation: the same line and
+column (and array for bounds and races; for divergence, the same barrier),
+never by a different bug on the same line.
+
+Each kernel has one obligation that can never be violated next to a real
+bug on the same source line (found by a red-team review: replay used to
+compare only line numbers). The safe obligation must not come back
+FAILED and confirmed; the real bug still must."""
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from verikern.proofs.driver import prove_file
+from verikern.proofs.obligations import Status
+
+SAME_LINE_BOUNDS = """
+    @vk.kernel
+    def k(a: vk.array(dtype=vk.int32), c: vk.array(dtype=vk.int32), b: vk.array(dtype=vk.int32), out: vk.array(dtype=vk.int32)):
+        vk.requires(c.shape[0] >= 1)
+        vk.requires(a.shape[0] == out.shape[0])
+        i = vk.tid()
+        if i < a.shape[0]:
+            a[i] = 0
+            out[i] = c[a[i]] + b[i + 1]
+"""
+
+FUNC_BOUNDS = """
+    @vk.func
+    def get(arr: vk.array(dtype=vk.int32), i: int) -> int:
+        return arr[i]
+
+    @vk.kernel
+    def k(a: vk.array(dtype=vk.int32), c: vk.array(dtype=vk.int32), b: vk.array(dtype=vk.int32), out: vk.array(dtype=vk.int32)):
+        vk.requires(c.shape[0] >= 1)
+        vk.requires(a.shape[0] == out.shape[0])
+        i = vk.tid()
+        if i < a.shape[0]:
+            a[i] = 0
+            x = get(c, a[i])
+            y = get(b, i + 1)
+            out[i] = x + y
+"""
+
+OTHER_BARRIER = """
+    @vk.kernel(block_dim=32)
+    def k(x: vk.array(dtype=vk.float32), out: vk.array(dtype=vk.int32)):
+        vk.requires(x.shape[0] >= 1)
+        t = vk.thread_idx()
+        if x[0] > 0.5:
+            vk.sync_threads()
+        if t < 3:
+            vk.sync_threads()
+"""
+
+SAME_LINE_RACE = """
+    @vk.kernel
+    def k(p: vk.array(dtype=vk.int32), b: vk.array(dtype=vk.int32), a: vk.array(dtype=vk.int32)):
+        vk.requires(p.shape[0] == b.shape[0])
+        vk.requires(a.shape[0] >= 1)
+        i = vk.tid()
+        if i < p.shape[0]:
+            p[i] = i
+            b[p[i]] = 1; a[0] = i
+"""
+
+SAME_LINE_DIVISION = """
+    @vk.kernel
+    def k(a: vk.array(dtype=vk.int32), d: vk.array(dtype=vk.int32), out: vk.array(dtype=vk.int32), z: vk.int32):
+        vk.requires(a.shape[0] == out.shape[0])
+        vk.requires(a.shape[0] == d.shape[0])
+        vk.requires(z == 0)
+        i = vk.tid()
+        if i < a.shape[0]:
+            d[i] = 3
+            out[i] = a[i] // d[i] + a[i] // z
+"""
+
+
+def _obligations(tmp_path, src):
+    path = tmp_path / "kernel.py"
+    path.write_text("import verikern as vk\n\n" + textwrap.dedent(src).lstrip("\n"))
+    (report,) = prove_file(path)
+    return report.obligations
+
+
+def _failed(obs, kind, line, col, confirmed=True, text=""):
+    return [ob for ob in obs if ob.kind.value == kind and (ob.loc.line, ob.loc.col) == (line, col)
+            and ob.status is Status.FAILED and ob.confirmed is confirmed and text in ob.message]
+
+
+# (kernel, kind, safe position, real position, text naming the safe one) -- positions
+# count the "import verikern as vk" header and the blank line after it
+@pytest.mark.parametrize("src, kind, safe, real, safe_text", [
+    (SAME_LINE_BOUNDS, "bounds", (10, 18), (10, 28), "c["),
+    (FUNC_BOUNDS, "bounds", (5, 12), (5, 12), "c["),
+    (OTHER_BARRIER, "divergence", (8, 9), (10, 9), ""),
+    (SAME_LINE_RACE, "race", (10, 9), (10, 22), ""),
+    (SAME_LINE_DIVISION, "div-zero", (11, 18), (11, 33), ""),
+], ids=["bounds-same-line", "bounds-same-func", "divergence-other-barrier",
+        "race-same-line", "div-zero-same-line"])
+def test_only_the_obligations_own_violation_confirms_it(tmp_path, src, kind, safe, real, safe_text):
+    obs = _obligations(tmp_path, src)
+    wrong = _failed(obs, kind, *safe, text=safe_text)
+    assert not wrong, "confirmed by another violation:\n" + "\n".join(
+        f"{ob.message} | {ob.reason}" for ob in wrong)
+    assert _failed(obs, kind, *real), "\n".join(f"{ob.loc.line}:{ob.loc.col} {ob.kind.value} "
+                                                f"{ob.status.value} {ob.message}" for ob in obs)
