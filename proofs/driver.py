@@ -186,7 +186,8 @@ class _ExactSearch:
             return None
         ok, why, witness = _replay(self.replayer, self.kernel, found)
         if not ok:
-            if not _stopped_by_other_error(why):
+            from verikern.proofs.replay import stopped_early
+            if not stopped_early(why):
                 return None
             # exact, but the launch ends at another (reported) error before
             # this violation happens: a failure that says why it is unconfirmed
@@ -195,13 +196,6 @@ class _ExactSearch:
         return dataclasses.replace(found, confirmed=True, seconds=ob.seconds,
                                    counterexample=witness or found.counterexample,
                                    reason=_join(found.reason, f"confirmed by replay: {why}"))
-
-
-def _stopped_by_other_error(why: str) -> bool:
-    """The replay explanation says the simulation stopped at a different
-    runtime error before it could show this violation."""
-    return "different error first" in why or (
-        "before the run stopped" in why and "Error" in why)
 
 
 def _join(first: str | None, second: str) -> str:

@@ -159,12 +159,22 @@ def _smaller_model(ctx: ProofContext, attempts: list[tuple[list, int | None]]) -
     return None
 
 
+def _clean_path_first(ctx: ProofContext, encs, sites, model, constraints) -> list:
+    """An attempt that also keeps the threads' earlier accesses in bounds,
+    when `model` breaks one (a replay would stop at that error first)."""
+    hints = ctx.prior_access_hints(encs, list(sites))
+    if not hints or all(z3.is_true(model.eval(h, model_completion=True)) for h in hints):
+        return []
+    return [(constraints + hints, SMALL_TIER_MS)]
+
+
 def solve(ctx: ProofContext, encs: list[ThreadEncoding], query: list,
           sites: list[Point]) -> Answer:
     """PROVED when the query is unsat (under the abstraction or exactly);
     FAILED with a model when it is sat -- the model taken from the smallest
     satisfiable tier of `LaunchModel.small_model_tiers` (small launches and
-    arrays replay fast), else the unbounded one; UNKNOWN otherwise."""
+    arrays replay fast), else the unbounded one, preferring one where the
+    threads' earlier accesses stay in bounds; UNKNOWN otherwise."""
     facts = ctx.facts(encs, list(sites))
     quick = ctx.new_solver()
     quick.set("timeout", min(ctx.check_timeout_ms(), 2000))
@@ -179,7 +189,8 @@ def solve(ctx: ProofContext, encs: list[ThreadEncoding], query: list,
         p.add(*base, *probe)
         if p.check() == z3.sat:
             model = p.model()
-            attempts = [(base + probe + tiers[0], SMALL_TIER_MS)]
+            attempts = _clean_path_first(ctx, encs, sites, model, base + probe + tiers[0])
+            attempts += [(base + probe + tiers[0], SMALL_TIER_MS)]
             compact = ctx.launch.compact_probe(_val(model, ctx.launch.block_dim))
             if compact is not None and _val(model, ctx.launch.size) > SMALL_MODEL_TIERS[0][0]:
                 attempts.append((base + compact + tiers[0], SMALL_TIER_MS))  # fewer threads
@@ -192,7 +203,8 @@ def solve(ctx: ProofContext, encs: list[ThreadEncoding], query: list,
         return Answer(Status.PROVED)
     if res == z3.sat:
         model = s.model()
-        attempts = [(base + hints, SMALL_TIER_MS) for hints in tiers[:-1]] + [(base + tiers[-1], None)]
+        attempts = _clean_path_first(ctx, encs, sites, model, base + tiers[0])
+        attempts += [(base + hints, SMALL_TIER_MS) for hints in tiers[:-1]] + [(base + tiers[-1], None)]
         return Answer(Status.FAILED, _smaller_model(ctx, attempts) or model)
     return Answer(Status.UNKNOWN, reason=f"solver answered unknown ({s.reason_unknown()})")
 

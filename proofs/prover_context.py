@@ -58,6 +58,7 @@ class ProofContext:
         self._encodings: dict[tuple, ThreadEncoding] = {}
         self._solvers: dict[tuple, list] = {}
         self._exit_facts: dict[tuple, list] = {}
+        self._prior_access: dict[tuple, list] = {}
         self.nonlinear = NonlinearAbstraction()
         # remainder lemmas only where a remainder by a variable can occur (a
         # symbolic `%` in the kernel, or a symbolic-stride congruence candidate)
@@ -272,6 +273,40 @@ class ProofContext:
                 m = self._exit_facts[mkey] = e.exit_mode_facts(lbl)
             modes += m
         return f + modes
+
+    def prior_access_hints(self, encs: list[ThreadEncoding], full_sites: list) -> list:
+        """For each copy at its site: the accesses it executed before the
+        site on every path (earlier in the block, or in a dominating block)
+        were in bounds. Not used for proofs -- only to prefer counterexamples
+        whose threads do not stop at an earlier error, so replay can show
+        the violation asked about."""
+        out = []
+        for enc, (lbl, pos) in zip(encs, full_sites):
+            key = (enc.tag, lbl, pos)
+            hints = self._prior_access.get(key)
+            if hints is None:
+                hints = []
+                for b in self.kernel.blocks:
+                    if b.label not in enc.reach or not (
+                            b.label == lbl or b.label in self.dom.get(lbl, ())):
+                        continue
+                    for i, ins in enumerate(b.instrs):
+                        if b.label == lbl and i >= pos:
+                            break
+                        if type(ins).__name__ in ("Load", "Store", "Atomic"):
+                            idx = enc.index_terms(ins)[:ins.array.ndim]
+                            hints.append(z3.Implies(enc.reach[b.label],
+                                                    self._within(ins.array, idx)))
+                self._prior_access[key] = hints
+            out += hints
+        return out
+
+    def _within(self, array, indices) -> z3.BoolRef:
+        conds = []
+        for k, i in enumerate(indices):
+            n = widen(self.launch.shape(array, k), _I32)
+            conds += [i >= 0, i < n]
+        return z3.And(*conds) if conds else z3.BoolVal(True)
 
     def prior_division_facts(self, enc: ThreadEncoding, site) -> list:
         lbl, pos = site

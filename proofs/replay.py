@@ -31,7 +31,7 @@ from verikern.mir.nodes import ArrayRef, Kernel
 from verikern.proofs.obligations import Counterexample, Obligation, ObligationKind
 from verikern.proofs.replay_launch import (  # noqa: F401  (re-exported)
     MAX_REPLAY_THREADS, ConcreteLaunch, clamped, concrete_launch, contracted_arrays,
-    covering_shapes, with_shapes,
+    covering_shapes, focused, with_shapes,
 )
 
 #: Wall-clock limit for one replay (seconds).
@@ -78,7 +78,7 @@ def _simulate(kernel: Kernel, launch: ConcreteLaunch) -> None:
     import verikern.backends.simulator as simulator
 
     k, config, arrays, scalars = _prepare(kernel, launch)
-    simulator.simulate(k, config, arrays, scalars, blocks=launch.blocks)
+    simulator.simulate(k, config, arrays, scalars, blocks=launch.blocks, threads=launch.threads)
 
 
 # -------------------------------------------------------------- confirmation
@@ -165,7 +165,7 @@ def _traced_run(kernel: Kernel, launch: ConcreteLaunch) -> tuple[dict, Exception
     stopped = None
     try:
         run_launch(simulator.program_for(k), config, arrays, scalars, recorder, False,
-                   max_steps=RACE_MAX_STEPS, blocks=launch.blocks)
+                   max_steps=RACE_MAX_STEPS, blocks=launch.blocks, threads=launch.threads)
     except (errors.KernelRuntimeError, ReplayTimeout) as err:
         stopped = err
     return simulator.trace_document(k, config, arrays, recorder.events()), stopped
@@ -356,6 +356,11 @@ def replay_with_witness(kernel: Kernel, obligation: Obligation, *,
         ok, why, variants = False, str(err), _shrunk_variants(kernel, cex)
     else:
         ok, why = _attempt(kernel, obligation, launch, timeout)
+        alone = focused(kernel, launch, cex) if not ok and stopped_early(why) else None
+        if alone is not None and deadline - time.monotonic() > 0.5:
+            ok2, why2 = _attempt(kernel, obligation, alone, deadline - time.monotonic())
+            if ok2:
+                return True, why2, None
         # any outcome but a timeout (the budget is spent) may differ on other contents
         variants = iter(()) if why.startswith("replay timed out") else _variants(kernel, cex)
     if ok or not _is_abstracted(obligation):
@@ -366,6 +371,12 @@ def replay_with_witness(kernel: Kernel, obligation: Obligation, *,
     if tried:
         why += f" (nor did {tried} other array contents or shapes tried)"
     return False, why, None
+
+
+def stopped_early(why: str) -> bool:
+    """The replay stopped at another runtime error before it could show
+    the violation."""
+    return "different error first" in why or ("before the run stopped" in why and "Error" in why)
 
 
 def replay(kernel: Kernel, obligation: Obligation, *, timeout: float = REPLAY_TIMEOUT) -> tuple[bool, str]:

@@ -17,7 +17,7 @@ what it ran.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -45,14 +45,50 @@ class ConcreteLaunch:
     """What the simulator runs: launch dims, block size and one input per
     kernel parameter (numpy arrays for arrays, Python numbers for scalars),
     in parameter order. `blocks` is None (every block runs) or the block
-    indices that run, with their real ids. `note` says how the run differs
-    from the counterexample's whole launch, or is empty."""
+    indices that run, with their real ids; `threads` likewise the global
+    thread ids that run (kernels without barriers or shared memory only).
+    `note` says how the run differs from the counterexample's whole launch,
+    or is empty."""
 
     dims: tuple[int, ...]
     block_dim: int
     inputs: tuple[Any, ...]
     note: str = ""
     blocks: tuple[int, ...] | None = None
+    threads: tuple[int, ...] | None = None
+
+
+def focused(kernel: Kernel, launch: ConcreteLaunch, cex: Counterexample) -> ConcreteLaunch | None:
+    """The same launch with only the offending threads running (a kernel
+    without barriers or shared memory) or only their blocks, first: a legal
+    schedule of the whole launch in which other threads cannot stop the run
+    at their own errors before the offending ones act; None when that is
+    what `launch` already runs."""
+    if not cex.threads:
+        return None
+    ids = tuple(sorted({int(b) * int(cex.block_dim) + int(t) for b, t in cex.threads}))
+    independent = not (kernel.uses_block_features or kernel.shared or any(
+        type(ins).__name__ == "Barrier" for _, ins in kernel.instructions()))
+    if independent:
+        if launch.threads == ids:
+            return None
+        which = ", ".join(str(i) for i in ids)
+        return replace(launch, blocks=None, threads=ids, note=_join_notes(
+            launch.note, f"only global thread{'s' * (len(ids) > 1)} {which} ran, first (threads "
+                         "without barriers or shared memory never wait for each other, so "
+                         "running them first is a legal schedule of the launch)"))
+    blocks = tuple(sorted({int(b) for b, _ in cex.threads}))
+    if launch.blocks == blocks:
+        return None
+    which = ", ".join(str(b) for b in blocks)
+    return replace(launch, blocks=blocks, note=_join_notes(
+        launch.note, f"only block{'s' * (len(blocks) > 1)} {which} ran, first (blocks never "
+                     "synchronise with each other, so running them first is a legal schedule "
+                     "of the launch)"))
+
+
+def _join_notes(first: str, second: str) -> str:
+    return f"{first}; {second}" if first else second
 
 
 # ---------------------------------------------------------------- geometry

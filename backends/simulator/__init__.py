@@ -35,7 +35,7 @@ class SimResult:
 def simulate(kernel: Kernel, launch, arrays: dict, scalars: dict, trace: bool = False,
              *, check_array_contracts: bool = True,
              chunk_threads: int = CHUNK_THREADS, max_steps: int = MAX_STEPS,
-             blocks=None) -> SimResult:
+             blocks=None, threads=None) -> SimResult:
     """Run every thread of `launch` (a LaunchConfig: dims, block_dim,
     grid_dim, size). `arrays`/`scalars` map parameter names to values.
     check_array_contracts: also check RequiresArray (vk.launch did already);
@@ -44,7 +44,10 @@ def simulate(kernel: Kernel, launch, arrays: dict, scalars: dict, trace: bool = 
     blocks: None (all), or only these block indices, with their real ids in
     the unchanged launch geometry (blocks never synchronise with each other,
     so running some first is a legal schedule). A block index outside the
-    grid is a LaunchError."""
+    grid is a LaunchError. threads: None (all), or only these global thread
+    ids, one by one, in a kernel without barriers or shared memory (threads
+    that never wait for each other run in any order); a LaunchError
+    otherwise."""
     _check_arguments(kernel, launch, arrays, scalars)
     if blocks is not None:
         bad = [k for k in blocks if not 0 <= int(k) < launch.grid_dim]
@@ -53,8 +56,13 @@ def simulate(kernel: Kernel, launch, arrays: dict, scalars: dict, trace: bool = 
                               f"(grid_dim {launch.grid_dim})")
     prog = program_for(kernel)
     recorder = TraceRecorder() if trace else None
-    run_launch(prog, launch, arrays, scalars, recorder, check_array_contracts, chunk_threads,
-               max_steps, blocks)
+    try:
+        run_launch(prog, launch, arrays, scalars, recorder, check_array_contracts,
+                   chunk_threads, max_steps, blocks, threads)
+    except ValueError as err:
+        if threads is None:
+            raise
+        raise LaunchError(f"kernel {kernel.name}: {err}") from None
     if recorder is None:
         return SimResult()
     events = recorder.events()

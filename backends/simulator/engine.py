@@ -213,14 +213,18 @@ def bind_scalars(kernel, scalars: dict, env: dict) -> None:
 
 def run_launch(prog: Program, launch, arrays: dict, scalars: dict, trace,
                check_array_contracts: bool = True, chunk_threads: int = CHUNK_THREADS,
-               max_steps: int = MAX_STEPS, blocks=None) -> None:
+               max_steps: int = MAX_STEPS, blocks=None, threads=None) -> None:
     """Run every thread of `launch`; results land in `arrays`.
 
     blocks: None, or the block indices to run (in increasing order), each
     with its real ids under the unchanged launch geometry (dims, grid_dim,
     block_dim); the other blocks do not run. Blocks never synchronise with
     each other, so this is the start of a legal schedule of the launch in
-    which these blocks run first."""
+    which these blocks run first.
+    threads: None, or the global thread ids to run, one at a time, in a
+    kernel without barriers or shared memory (threads that never wait for
+    each other may run in any order, so this too starts a legal schedule);
+    ValueError for a kernel with block features."""
     kernel = prog.kernel
     work = {name: (a if a.flags.c_contiguous and a.flags.writeable else np.array(a, order="C"))
             for name, a in arrays.items()}
@@ -236,9 +240,19 @@ def run_launch(prog: Program, launch, arrays: dict, scalars: dict, trace,
         per_chunk = blocks_per_chunk * b
     else:
         per_chunk = max(1, chunk_threads)
+    if threads is not None:
+        if kernel.uses_block_features or kernel.shared or prog.has_barriers:
+            raise ValueError(f"kernel {kernel.name} has barriers or shared memory: its "
+                             "threads cannot run alone")
+        bad = [t for t in threads if not 0 <= int(t) < launch.size]
+        if bad:
+            raise ValueError(f"thread {bad[0]} is not in the launch (size {launch.size})")
+        ranges = [(int(t), 1) for t in sorted({int(t) for t in threads})]
+    else:
+        ranges = chunk_ranges(launch, per_chunk, blocks)
     chunk = 0
     with np.errstate(all="ignore"):
-        for start, n in chunk_ranges(launch, per_chunk, blocks):
+        for start, n in ranges:
             memory = dict(gmem)
             if kernel.shared:
                 memory.update(allocate_shared(kernel, -(-n // b)))

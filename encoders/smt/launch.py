@@ -146,7 +146,7 @@ class LaunchModel:
             [d == _u32(v) for d, v in zip(self.dims, dims)]
 
     def small_model_hints(self, size_limit: int = 4096, shape_limit: int = 4096,
-                          scalar_limit: int = 4096) -> list[z3.BoolRef]:
+                          scalar_limit: int | None = 4096) -> list[z3.BoolRef]:
         """Soft bounds that keep counterexamples replayable (a launch of at
         most `size_limit` threads, array dims of at most `shape_limit`,
         integer scalars within +-`scalar_limit`); used only when they stay
@@ -154,7 +154,7 @@ class LaunchModel:
         hints = [z3.ULE(self.size, _u32(size_limit))]
         for s in self.shapes.values():
             hints.append(z3.ULE(s, _u32(shape_limit)))
-        for p in self.kernel.scalar_params:
+        for p in self.kernel.scalar_params if scalar_limit is not None else ():
             t = p.value.type
             v = self.scalars[p.value.id]
             if t.is_int:      # the limit clamped to the type (z3 would wrap it)
@@ -171,9 +171,12 @@ class LaunchModel:
 
 
 #: Soft size tiers for counterexample models, smallest first, as (launch
-#: threads, array dim, |integer scalar|) limits: a replay simulates every
-#: thread, so the smallest satisfiable tier replays fastest.
-SMALL_MODEL_TIERS: tuple[tuple[int, int, int], ...] = ((512, 64, 64), (4096, 4096, 4096))
+#: threads, array dim, |integer scalar| or None for no limit) limits: a
+#: replay simulates every thread and allocates every array, so the smallest
+#: satisfiable tier replays fastest; scalars go free last (a product of two
+#: parameters that wraps needs large values, not large arrays).
+SMALL_MODEL_TIERS: tuple[tuple[int, int, int | None], ...] = (
+    (512, 64, 64), (4096, 4096, 4096), (4096, 4096, None))
 
 
 @dataclass(frozen=True)

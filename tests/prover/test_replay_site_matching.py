@@ -107,3 +107,52 @@ def test_only_the_obligations_own_violation_confirms_it(tmp_path, src, kind, saf
         f"{ob.message} | {ob.reason}" for ob in wrong)
     assert _failed(obs, kind, *real), "\n".join(f"{ob.loc.line}:{ob.loc.col} {ob.kind.value} "
                                                 f"{ob.status.value} {ob.message}" for ob in obs)
+
+
+STENCIL_NO_HALO = """
+    @vk.kernel
+    def k(x: vk.array(dtype=vk.float32), out: vk.array(dtype=vk.float32)):
+        vk.requires(out.shape[0] == x.shape[0])
+        i = vk.tid()
+        if i < x.shape[0]:
+            out[i] = x[i - 1] + x[i] + x[i + 1]
+"""
+
+
+def test_a_violation_hidden_by_another_threads_error_is_confirmed_running_that_thread_alone(tmp_path):
+    """Thread 0 always faults on x[i - 1] first; x[i + 1] of the last thread is
+    confirmed by running only the offending thread (no barriers, so a legal
+    schedule), and the explanation says so."""
+    obs = _obligations(tmp_path, STENCIL_NO_HALO)
+    right = [ob for ob in obs if ob.kind.value == "bounds" and ob.loc.col == 36]
+    assert right and right[0].status is Status.FAILED and right[0].confirmed, right
+    assert "only global thread" in right[0].reason
+
+
+def test_simulating_only_some_threads(tmp_path):
+    """The simulator option behind it: only the named threads run (others
+    leave their outputs untouched); a kernel with barriers refuses it."""
+    import numpy as np
+
+    import verikern.backends.simulator as simulator
+    from verikern.errors import LaunchError
+    from verikern.frontend import compile_source
+    from verikern.runtime import prepare_launch
+
+    src = """
+        @vk.kernel
+        def k(out: vk.array(dtype=vk.int32)):
+            i = vk.tid()
+            if i < out.shape[0]:
+                out[i] = i + 1
+    """
+    k = compile_source("import verikern as vk\n" + textwrap.dedent(src), "k.py").kernels[0].mir
+    out = np.zeros(8, np.int32)
+    mir, config, arrays, scalars = prepare_launch(k, 8, [out], 4)
+    simulator.simulate(mir, config, arrays, scalars, threads=(2, 6))
+    assert arrays["out"].tolist() == [0, 0, 3, 0, 0, 0, 7, 0]
+    barrier = compile_source("import verikern as vk\n" + textwrap.dedent(src).replace(
+        "i = vk.tid()", "i = vk.tid()\n    vk.sync_threads()"), "k.py").kernels[0].mir
+    mir, config, arrays, scalars = prepare_launch(barrier, 8, [np.zeros(8, np.int32)], 4)
+    with pytest.raises(LaunchError, match="barriers or shared memory"):
+        simulator.simulate(mir, config, arrays, scalars, threads=(2,))
