@@ -247,6 +247,9 @@ class ProofContext:
         their leaving iteration, and divisions executed before it on every path
         did not divide by zero (the thread would have stopped there)."""
         sites = [s[0] for s in full_sites]
+        early = self._pre_contract_facts(encs, full_sites)
+        if early is not None:
+            return early
         key = tuple(e.tag for e in encs)
         f = self._solvers.get(key)
         if f is None:
@@ -273,6 +276,24 @@ class ProofContext:
                 m = self._exit_facts[mkey] = e.exit_mode_facts(lbl)
             modes += m
         return f + modes
+
+    def _pre_contract_facts(self, encs: list[ThreadEncoding], full_sites: list) -> list | None:
+        """For a site evaluated while the launch is still checking its
+        `requires` (a division inside one), the facts that hold there: the
+        launch, each copy's encoding without the requires not yet checked
+        (nothing proven from them either: no invariants, no contracts), and
+        earlier divisions. None for sites after every requires."""
+        late: set[int] = set()
+        for e, (lbl, pos) in zip(encs, full_sites):
+            late |= {fact.get_id() for (rl, rp), fact in e.requires_at
+                     if rl == lbl and rp >= pos}
+        if not late:
+            return None
+        out = list(self.launch.facts)
+        for e, site in zip(encs, full_sites):
+            out += [f for f in e.facts if f.get_id() not in late]
+            out += self.prior_division_facts(e, site)
+        return out + thread_identity_lemmas(self.launch, encs)
 
     def prior_access_hints(self, encs: list[ThreadEncoding], full_sites: list) -> list:
         """For each copy at its site: the accesses it executed before the

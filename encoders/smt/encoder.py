@@ -160,6 +160,7 @@ class ThreadEncoding:
         self.loads: list[LoadRecord] = []
         self.var_loop: dict[str, str | None] = {}     # fresh var name -> innermost loop
         self.requires_array: list[RequiresArray] = []
+        self.requires_at: list[tuple[tuple[str, int], z3.BoolRef]] = []   # (site, fact)
         self.divmods: dict[tuple, list] = {}      # (lhs, rhs) -> [n, d, quotient, remainder, type]
         self._shared_havoc = shared_havoc or {}
         self._current_label = ""
@@ -471,7 +472,9 @@ def _enc_nothing(enc, lbl, pos, ins):
 
 
 def _enc_requires(enc, lbl, pos, ins: Requires):
-    enc.facts.append(enc.term(ins.cond))
+    fact = enc.term(ins.cond)
+    enc.facts.append(fact)
+    enc.requires_at.append(((lbl, pos), fact))
 
 
 def _enc_requires_array(enc, lbl, pos, ins: RequiresArray):

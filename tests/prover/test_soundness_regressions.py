@@ -82,6 +82,17 @@ CASES = {
                 k += 1
     """, "divergence", (32,), 32, {"out": np.zeros(1, np.int32)}, {},
         errors.BarrierDivergenceError),
+    # a division inside a requires, checked under that very requires (z3's
+    # value of n // 0 made it false, so d == 0 looked impossible)
+    "division_inside_requires": ("""
+        @vk.kernel
+        def k(x: vk.array(dtype=vk.int32), n: vk.int32, d: vk.int32):
+            vk.requires(n // d > 2)
+            i = vk.tid()
+            if i < x.shape[0]:
+                x[i] = n
+    """, "div-zero", (1,), 1, {"x": np.zeros(1, np.int32)}, {"n": 7, "d": 0},
+        errors.DivisionByZeroError),
     # a func's return inside a loop with a barrier leaves the loop early
     "divergence_func_return_in_loop": ("""
         @vk.func

@@ -136,7 +136,13 @@ class ExprLowering:
         b = self.lower_expr(e.rhs)
         lt, rt = e.lhs.type, e.rhs.type
         if not isinstance(e.type, (VectorType, MatrixType)) and len(a) == 1 and len(b) == 1:
-            return (self.binop(e.op, a[0], b[0], e.loc, hint),)
+            divisor = b[0]
+            guard = getattr(self, "_guard", None)
+            if guard is not None and e.op in _FAULTING_INT_OPS and e.type.is_int:
+                # evaluated eagerly but needed only where `guard` holds: elsewhere
+                # divide by 1, as if this operand had been skipped
+                divisor = self.select(guard, divisor, self.const(1, divisor.type), e.loc)
+            return (self.binop(e.op, a[0], divisor, e.loc, hint),)
         return self.vector_binary(e.op, a, b, lt, rt, e.type, e.loc, hint)
 
     def _compare(self, e: H.CompareExpr, hint):
@@ -154,17 +160,34 @@ class ExprLowering:
         if k + 1 == len(e.ops):
             return c
         rest = e.operands[k + 2:]
-        if self._eager or all(self.is_safe(x) for x in rest):
+        if all(self.is_safe(x) for x in rest):
             r = self._chain_from(nxt, k + 1, e, hint)
+            return self.binop("and", c, r, e.loc, hint)
+        if self._eager:
+            r = self._guarded(c, e.loc, lambda: self._chain_from(nxt, k + 1, e, hint))
             return self.binop("and", c, r, e.loc, hint)
         (v,) = self._when(c, lambda: (self._chain_from(nxt, k + 1, e, hint),),
                           (self.const(False, BOOL),), e.loc, hint)
         return v
 
+    def _guarded(self, cond, loc, lower):
+        """`lower()` with the eager-evaluation guard narrowed by `cond` (the
+        condition under which Python would evaluate that operand at all)."""
+        prev = getattr(self, "_guard", None)
+        self._guard = cond if prev is None else self.binop("and", prev, cond, loc)
+        try:
+            return lower()
+        finally:
+            self._guard = prev
+
     def _boolop(self, e: H.BoolOpExpr, hint):
         (a,) = self.lower_expr(e.lhs)
-        if self._eager or self.is_safe(e.rhs):
+        if self.is_safe(e.rhs):
             (b,) = self.lower_expr(e.rhs)
+            return (self.binop(e.op, a, b, e.loc, hint),)
+        if self._eager:         # no branches: divisions in rhs see a guard instead
+            when = a if e.op == "and" else self.unop("not", a, e.loc)
+            (b,) = self._guarded(when, e.loc, lambda: self.lower_expr(e.rhs))
             return (self.binop(e.op, a, b, e.loc, hint),)
         if e.op == "and":
             return self._when(a, lambda: self.lower_expr(e.rhs), (self.const(False, BOOL),),
@@ -186,8 +209,13 @@ class ExprLowering:
     def _cond(self, e: H.CondExpr, hint):
         (c,) = self.lower_expr(e.cond)
         if self._eager or (self.is_safe(e.if_true) and self.is_safe(e.if_false)):
-            a = self.lower_expr(e.if_true)
-            b = self.lower_expr(e.if_false)
+            if self._eager:
+                a = self._guarded(c, e.loc, lambda: self.lower_expr(e.if_true))
+                nc = self.unop("not", c, e.loc)
+                b = self._guarded(nc, e.loc, lambda: self.lower_expr(e.if_false))
+            else:
+                a = self.lower_expr(e.if_true)
+                b = self.lower_expr(e.if_false)
             return tuple(self.select(c, x, y, e.loc, hint) for x, y in zip(a, b))
         start_env = dict(self.env)
         then_l, else_l, join_l = (self.new_block("ct"), self.new_block("cf"),
