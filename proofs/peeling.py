@@ -32,7 +32,8 @@ from contextlib import contextmanager
 
 import z3
 
-from verikern.mir.nodes import Block, Branch, Jump, Kernel, Return
+from verikern.mir.cfg import retarget as _retarget
+from verikern.mir.nodes import Block, Kernel, Return
 from verikern.mir.passes.peel import SiteMap, peel_loops
 
 from .obligations import Obligation, ObligationKind, Status
@@ -112,15 +113,6 @@ def truncate_loops(kernel: Kernel) -> Kernel:
             (src, v) for src, v in phi.incoming if src in reachable)) for phi in b.phis)
         kept.append(Block(b.label, phis, b.instrs, b.terminator))
     return dataclasses.replace(kernel, blocks=tuple(kept), loops=(), _index={})
-
-
-def _retarget(term, f):
-    """A terminator with each successor label d replaced by f(d)."""
-    if isinstance(term, Jump):
-        return dataclasses.replace(term, target=f(term.target))
-    if isinstance(term, Branch):
-        return dataclasses.replace(term, if_true=f(term.if_true), if_false=f(term.if_false))
-    return term
 
 
 def _reachable(blocks) -> set[str]:

@@ -5,7 +5,9 @@ kernels never hit Python's recursion limit.
 """
 from __future__ import annotations
 
-from .nodes import Kernel
+import dataclasses
+
+from .nodes import Branch, Jump, Kernel
 
 
 def reverse_postorder(k: Kernel) -> list[str]:
@@ -81,3 +83,12 @@ def immediate_postdominator(k: Kernel, label: str, pdom=None) -> str | None:
         if all(other == cand or other in pdom[cand] for other in strict):
             return cand
     return None
+
+
+def retarget(term, f):
+    """The terminator `term` with each successor label d replaced by f(d)."""
+    if isinstance(term, Jump):
+        return dataclasses.replace(term, target=f(term.target))
+    if isinstance(term, Branch):
+        return dataclasses.replace(term, if_true=f(term.if_true), if_false=f(term.if_false))
+    return term

@@ -33,9 +33,9 @@ import dataclasses
 import itertools
 from dataclasses import dataclass, field
 
-from ..cfg import dominators
+from ..cfg import dominators, retarget as _retarget
 from ..nodes import (
-    Assert, Block, Branch, Jump, Kernel, LoopInfo, Phi, Value,
+    Assert, Block, Kernel, LoopInfo, Phi, Value,
 )
 from .base import rewrite_instr
 
@@ -396,15 +396,6 @@ class _Peeler:
             self.sites.origin[new] = self.sites.origin[lbl]
             self.sites.iterations[new] = self.sites.iterations[lbl] + \
                 ((loop.loc.line, iteration),)
-
-
-def _retarget(term, f):
-    """A terminator with each successor label d replaced by f(d)."""
-    if isinstance(term, Jump):
-        return dataclasses.replace(term, target=f(term.target))
-    if isinstance(term, Branch):
-        return dataclasses.replace(term, if_true=f(term.if_true), if_false=f(term.if_false))
-    return term
 
 
 def _copy_loop(lp: LoopInfo, labels, val, renamed_asserts) -> LoopInfo:
