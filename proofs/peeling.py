@@ -15,7 +15,10 @@ Invariants:
   is dropped;
 - a failure is returned only when its model is not marked abstracted (the
   violating path lies in peeled, exact iterations, and the values involved
-  are exact); the caller still confirms it by replay on the original kernel;
+  are exact); for divergence no thread copy of the model goes on into a
+  cut-off loop (its proof context has the cut block as infeasible), so a
+  thread cut off there never passes for one that skips the barrier; the
+  caller still confirms it by replay on the original kernel;
 - the returned obligation has the kind, source location(s) and other_loc of
   the original obligation; its message and reason name the iteration;
 - every search runs under a wall-clock deadline (a few seconds), checked
@@ -63,7 +66,24 @@ class PeeledContext:
         self.sites = sites
         self._launch = (dims, block_dim)
         self._ctx: ProofContext | None = None
+        self._divergence_ctx: ProofContext | None = None
         self.error: str | None = None
+
+    def context_for(self, kind: ObligationKind) -> ProofContext | None:
+        """The context to decide an obligation of `kind` in. For divergence,
+        no thread copy may go on into a cut-off loop: as a `return` it would
+        look like a thread that stops instead of reaching the barrier (a
+        cross-thread claim the under-approximation does not support); one
+        thread's own violations stay real up to the cut, so other kinds use
+        `ctx`."""
+        if kind is not ObligationKind.DIVERGENCE or self.ctx is None:
+            return self.ctx
+        if self._divergence_ctx is None:
+            cut = frozenset(b.label for b in self._ctx.kernel.blocks) - \
+                frozenset(b.label for b in self.kernel.blocks)
+            self._divergence_ctx = ProofContext(self._ctx.kernel, *self._launch, QUERY_TIMEOUT,
+                                                infeasible=cut)
+        return self._divergence_ctx
 
     @property
     def ctx(self) -> ProofContext | None:
@@ -313,14 +333,15 @@ def _decide_copy(peeled: PeeledContext, spec: ObligationSpec, copy: ObligationSp
     the copy's exact counterexample, or None. When the first model is too
     large to replay, the decider runs again under looser size hints (only
     the arrays kept small) while time remains."""
-    ob = _exact_failure(peeled.ctx, copy, None)
+    ctx = peeled.context_for(copy.kind)
+    ob = _exact_failure(ctx, copy, None)
     tiers = iter(_HINT_TIERS)
     while ob is not None and not _replayable(ob.counterexample) \
             and time.monotonic() < deadline:
         tier = next(tiers, None)
         if tier is None:
             break
-        again = _exact_failure(peeled.ctx, copy, tier)
+        again = _exact_failure(ctx, copy, tier)
         if again is not None and _size_rank(again.counterexample) < \
                 _size_rank(ob.counterexample):
             ob = again

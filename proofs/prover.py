@@ -159,17 +159,18 @@ def _smaller_model(ctx: ProofContext, attempts: list[tuple[list, int | None]]) -
     return None
 
 
-def _clean_path_first(ctx: ProofContext, encs, sites, model, constraints) -> list:
-    """An attempt that also keeps the threads' earlier accesses in bounds,
-    when `model` breaks one (a replay would stop at that error first)."""
-    hints = ctx.prior_access_hints(encs, list(sites))
+def _clean_path_first(ctx: ProofContext, encs, sites, model, constraints, prefer=()) -> list:
+    """An attempt that also keeps the threads' earlier accesses (and
+    `prefer`: e.g. the other dimensions of the access itself) in bounds, when
+    `model` breaks one (a replay would stop at that error first)."""
+    hints = ctx.prior_access_hints(encs, list(sites)) + list(prefer)
     if not hints or all(z3.is_true(model.eval(h, model_completion=True)) for h in hints):
         return []
     return [(constraints + hints, SMALL_TIER_MS)]
 
 
 def solve(ctx: ProofContext, encs: list[ThreadEncoding], query: list,
-          sites: list[Point]) -> Answer:
+          sites: list[Point], prefer=()) -> Answer:
     """PROVED when the query is unsat (under the abstraction or exactly);
     FAILED with a model when it is sat -- the model taken from the smallest
     satisfiable tier of `LaunchModel.small_model_tiers` (small launches and
@@ -189,7 +190,7 @@ def solve(ctx: ProofContext, encs: list[ThreadEncoding], query: list,
         p.add(*base, *probe)
         if p.check() == z3.sat:
             model = p.model()
-            attempts = _clean_path_first(ctx, encs, sites, model, base + probe + tiers[0])
+            attempts = _clean_path_first(ctx, encs, sites, model, base + probe + tiers[0], prefer)
             attempts += [(base + probe + tiers[0], SMALL_TIER_MS)]
             compact = ctx.launch.compact_probe(_val(model, ctx.launch.block_dim))
             if compact is not None and _val(model, ctx.launch.size) > SMALL_MODEL_TIERS[0][0]:
@@ -203,7 +204,7 @@ def solve(ctx: ProofContext, encs: list[ThreadEncoding], query: list,
         return Answer(Status.PROVED)
     if res == z3.sat:
         model = s.model()
-        attempts = _clean_path_first(ctx, encs, sites, model, base + tiers[0])
+        attempts = _clean_path_first(ctx, encs, sites, model, base + tiers[0], prefer)
         attempts += [(base + hints, SMALL_TIER_MS) for hints in tiers[:-1]] + [(base + tiers[-1], None)]
         return Answer(Status.FAILED, _smaller_model(ctx, attempts) or model)
     return Answer(Status.UNKNOWN, reason=f"solver answered unknown ({s.reason_unknown()})")
@@ -319,7 +320,12 @@ def decide_bounds(ctx: ProofContext, spec: ObligationSpec) -> Obligation:
     idx = widen(enc.term(idx_op), idx_op.type)
     size = widen(ctx.launch.shape(arr, k), I32)
     what = f"index {k} of {arr.name} at line {spec.loc.line}"
-    ans = solve(ctx, [enc], [_reach(enc, spec.site), z3.Or(idx < 0, idx >= size)], [spec.site])
+    # the simulator checks dimensions in order: prefer models whose earlier
+    # dimensions are in bounds, so that replay reaches this one
+    earlier = [ctx.within(arr, [widen(enc.term(ins.indices[j]), ins.indices[j].type)
+                                 for j in range(k)])] if k else []
+    ans = solve(ctx, [enc], [_reach(enc, spec.site), z3.Or(idx < 0, idx >= size)], [spec.site],
+                prefer=earlier)
     if ans.status == Status.PROVED:
         return _proved(spec, f"{what} is always in bounds")
     if ans.status == Status.UNKNOWN:

@@ -33,8 +33,13 @@ from .uniformity import varying_values
 class ProofContext:
     """Shared encodings for all obligations of one kernel."""
 
-    def __init__(self, kernel: Kernel, dims, block_dim, timeout: float):
+    def __init__(self, kernel: Kernel, dims, block_dim, timeout: float,
+                 infeasible: frozenset[str] = frozenset()):
+        """`infeasible`: blocks no thread copy may reach in any query (for a
+        caller that only searches counterexamples in part of the kernel; a
+        proof under it covers only the rest)."""
         self.kernel = kernel
+        self.infeasible = infeasible
         self.timeout_ms = max(1, int(timeout * 1000))
         # a whole kernel gets a few obligation timeouts; past that, checks get
         # short timeouts (and end UNKNOWN) so that one kernel cannot stall a run
@@ -256,6 +261,7 @@ class ProofContext:
             f = list(self.launch.facts)
             for e in encs:
                 f += e.facts
+                f += [z3.Not(e.reach[lbl]) for lbl in self.infeasible if lbl in e.reach]
                 f += self.single_array_facts(e)
                 f += invariant_facts(e, self.houdini.invariants)
             f += self.pair_array_facts(encs)
@@ -317,12 +323,12 @@ class ProofContext:
                         if type(ins).__name__ in ("Load", "Store", "Atomic"):
                             idx = enc.index_terms(ins)[:ins.array.ndim]
                             hints.append(z3.Implies(enc.reach[b.label],
-                                                    self._within(ins.array, idx)))
+                                                    self.within(ins.array, idx)))
                 self._prior_access[key] = hints
             out += hints
         return out
 
-    def _within(self, array, indices) -> z3.BoolRef:
+    def within(self, array, indices) -> z3.BoolRef:
         conds = []
         for k, i in enumerate(indices):
             n = widen(self.launch.shape(array, k), _I32)

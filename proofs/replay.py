@@ -126,8 +126,45 @@ def _same_site(err: errors.KernelRuntimeError, obligation: Obligation) -> bool:
         return False
     if obligation.kind is ObligationKind.BOUNDS:
         wanted = _array_of(obligation)
-        return wanted is None or err.detail.get("array") == wanted
+        dim = obligation.counterexample.facts.get("dim") if obligation.counterexample else None
+        return (wanted is None or err.detail.get("array") == wanted) and \
+            (dim is None or err.detail.get("dim", dim) == dim)
     return True
+
+
+_SITE_CLASSES = {
+    ObligationKind.BOUNDS: ("Load", "Store", "Atomic"), ObligationKind.RACE: ("Load", "Store", "Atomic"),
+    ObligationKind.DIVERGENCE: ("Barrier",), ObligationKind.ASSERT: ("Assert",),
+    ObligationKind.INVARIANT: ("Assert",), ObligationKind.DIV_ZERO: ("BinOp",),
+}
+
+
+def _ambiguous(kernel: Kernel, obligation: Obligation) -> int:
+    """How many instructions of the obligation's kind stand at its source
+    position (on its array), when more than one: a func inlined at several
+    calls puts copies at one position, and the simulator's error cannot say
+    which copy failed. 0 when the position is unambiguous."""
+    classes = _SITE_CLASSES.get(obligation.kind, ())
+    array = _array_of(obligation)
+    at = {_position(obligation.loc), _position(obligation.other_loc or obligation.loc)}
+    copies: dict[tuple, set] = {}      # (position, instruction class) -> distinct copies
+    for n, (_, ins) in enumerate(kernel.instructions()):
+        cls = type(ins).__name__
+        if cls not in classes or _position(ins.loc) not in at:
+            continue
+        if cls == "BinOp" and ins.op not in ("div", "floordiv", "mod"):
+            continue
+        if array is not None and getattr(getattr(ins, "array", None), "name", array) != array:
+            continue
+        if hasattr(ins, "array"):        # the components of one vector access are one copy
+            ident = tuple(map(repr, ins.indices[:ins.array.ndim]))
+        elif cls == "BinOp":
+            ident = (repr(ins.lhs), repr(ins.rhs))
+        else:
+            ident = (n,)
+        copies.setdefault((_position(ins.loc), cls), set()).add(ident)
+    most = max((len(v) for v in copies.values()), default=0)
+    return most if most > 1 else 0
 
 
 def _find_race(document: dict, obligation: Obligation) -> str | None:
@@ -349,6 +386,11 @@ def replay_with_witness(kernel: Kernel, obligation: Obligation, *,
     cex = obligation.counterexample
     if cex is None:
         return False, "no counterexample to replay", None
+    copies = _ambiguous(kernel, obligation)
+    if copies:
+        return False, (f"{copies} inlined copies (a func called more than once) stand at "
+                       f"line {obligation.loc.line}:{obligation.loc.col}; the simulator's error "
+                       "could not say which copy failed"), None
     deadline = time.monotonic() + timeout
     try:
         launch = concrete_launch(kernel, cex)

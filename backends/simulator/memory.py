@@ -55,7 +55,7 @@ def out_of_bounds(mem: MemoryArray, dim: int, indices: list, j: int, loc: Source
            f"0..{n - 1}) by thread {thread} of block {block} (global thread {gtid}) "
            f"in kernel {kernel_name}")
     return OutOfBoundsError(msg, loc=loc, thread=thread, block=block, array=mem.ref.name,
-                            index=shown, global_thread=gtid)
+                            index=shown, global_thread=gtid, dim=dim)
 
 
 def _lane_value(v, lane: int):

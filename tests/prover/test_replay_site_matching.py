@@ -156,3 +156,79 @@ def test_simulating_only_some_threads(tmp_path):
     mir, config, arrays, scalars = prepare_launch(barrier, 8, [np.zeros(8, np.int32)], 4)
     with pytest.raises(LaunchError, match="barriers or shared memory"):
         simulator.simulate(mir, config, arrays, scalars, threads=(2,))
+
+
+# ----------------------------------------------- second red-team review
+FUNC_SAME_ARRAY = """
+    @vk.func
+    def get(arr: vk.array(dtype=vk.int32), i: int) -> int:
+        return arr[i]
+
+    @vk.kernel
+    def k(a: vk.array(dtype=vk.int32), b: vk.array(dtype=vk.int32), out: vk.array(dtype=vk.int32)):
+        vk.requires(b.shape[0] >= 1)
+        vk.requires(a.shape[0] == out.shape[0])
+        i = vk.tid()
+        if i < a.shape[0]:
+            a[i] = 0
+            x = get(b, a[i])
+            y = get(b, i + 1)
+            out[i] = x + y
+"""
+
+OTHER_DIMENSION = """
+    @vk.kernel
+    def k(m: vk.array(dtype=vk.int32, ndim=2), a: vk.array(dtype=vk.int32), out: vk.array(dtype=vk.int32)):
+        vk.requires(m.shape[0] >= 1)
+        vk.requires(a.shape[0] == out.shape[0])
+        i = vk.tid()
+        if i < a.shape[0]:
+            a[i] = 0
+            out[i] = m[a[i], i + 1]
+"""
+
+# every thread toggles u an even number of times: all reach the barrier loop;
+# the launch then stops at the division by z == 0 after every barrier
+UNIFORM_AFTER_PEELED_LOOP = """
+    @vk.kernel(block_dim=32)
+    def k(a: vk.array(dtype=vk.int32), z: vk.int32):
+        vk.requires(a.shape[0] >= 64)
+        vk.requires(z == 0)
+        t = vk.thread_idx()
+        u = 0
+        for q in range(2 * (t % 4)):
+            u = 1 - u
+        s = 0
+        if u == 0:
+            for j in range(4):
+                s = s + j
+                vk.sync_threads()
+        a[vk.tid()] = s // z
+"""
+
+
+def test_two_calls_of_one_func_on_one_array_are_not_told_apart(tmp_path):
+    """Both inlined accesses stand at 5:12 on array b; the simulator's error
+    cannot say which call failed, so neither is confirmed by it."""
+    obs = _obligations(tmp_path, FUNC_SAME_ARRAY)
+    at = [ob for ob in obs if ob.kind.value == "bounds" and (ob.loc.line, ob.loc.col) == (5, 12)]
+    assert len(at) == 2 and not any(ob.confirmed for ob in at), [ob.reason for ob in at]
+    assert any(ob.status is Status.FAILED for ob in at)
+    assert all("inlined copies" in (ob.reason or "") for ob in at if ob.status is Status.FAILED)
+
+
+def test_a_bounds_failure_in_one_dimension_does_not_confirm_another(tmp_path):
+    obs = _obligations(tmp_path, OTHER_DIMENSION)
+    at = [ob for ob in obs if ob.kind.value == "bounds" and (ob.loc.line, ob.loc.col) == (10, 18)]
+    by_dim = {ob.counterexample.facts["dim"]: ob for ob in at if ob.counterexample is not None}
+    assert 0 not in by_dim or not by_dim[0].confirmed
+    assert by_dim[1].status is Status.FAILED and by_dim[1].confirmed
+
+
+def test_peeled_search_never_takes_a_thread_cut_off_at_a_loop_for_one_that_skips_a_barrier(tmp_path):
+    obs = _obligations(tmp_path, UNIFORM_AFTER_PEELED_LOOP)
+    barrier = [ob for ob in obs if ob.kind.value == "divergence"]
+    assert barrier and all(ob.status is not Status.FAILED for ob in barrier), \
+        [f"{ob.message} | {ob.reason}" for ob in barrier]
+    assert any(ob.kind.value == "div-zero" and ob.status is Status.FAILED and ob.confirmed
+               for ob in obs)
