@@ -21,9 +21,14 @@ abstraction (which replaces each remainder by a fresh variable) and for
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import z3
 
 from verikern.mir.nodes import Cast, Const, Value
+
+if TYPE_CHECKING:                     # the encoder imports this module
+    from .encoder import ThreadEncoding
 
 _REMAINDERS = {z3.Z3_OP_BSREM, z3.Z3_OP_BUREM, z3.Z3_OP_BSREM_I, z3.Z3_OP_BUREM_I}
 _SIGNED = {z3.Z3_OP_BSREM, z3.Z3_OP_BSREM_I}

@@ -287,7 +287,6 @@ class _Peeler:
                                 if p not in loop.latches}
         self._renamed_outside = {}
         repair_phis: dict[int, Value] = {}
-        exit_block = k.block(loop.exit)
         exit_preds = list(k.predecessors()[loop.exit])
         new_repairs = []
         for v in repairs:
