@@ -124,7 +124,8 @@ def settle(kernel_mir, obligations: Sequence[Obligation], replayer=None, *, dims
         ok, why, witness = _replay(replayer, kernel_mir, ob)
         if ok:
             settled.append(dataclasses.replace(ob, confirmed=True, counterexample=witness or ob.counterexample,
-                                               reason=_join(ob.reason, f"confirmed by replay: {why}")))
+                                               reason=_join(_settled_reason(ob.reason),
+                                                            f"confirmed by replay: {why}")))
             continue
         exact = search.confirmed(ob)
         if exact is not None:
@@ -196,6 +197,13 @@ class _ExactSearch:
         return dataclasses.replace(found, confirmed=True, seconds=ob.seconds,
                                    counterexample=witness or found.counterexample,
                                    reason=_join(found.reason, f"confirmed by replay: {why}"))
+
+
+def _settled_reason(reason: str | None) -> str | None:
+    """The prover's reason once replay has spoken: drop its request for one."""
+    if reason is None:
+        return None
+    return reason.replace("; a replay must confirm it", "") or None
 
 
 def _join(first: str | None, second: str) -> str:

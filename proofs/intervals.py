@@ -196,6 +196,20 @@ class IntervalMap:
                 return True
         return False
 
+    def through_barrier_loop(self, s1: Point, s2: Point, starts: list[Start]) -> bool:
+        """Whether some barrier-free path from a common start to s1 or s2 goes
+        around or out of a loop that contains a barrier: the two-thread query
+        does not encode which iterations skipped that barrier, so a race
+        found through such a path needs a replay to be believed."""
+        for st in starts:
+            for site in (s1, s2):
+                for crossed in self.sites_from[st.point].get(site, ()):
+                    for x in crossed:
+                        h = x[1] if isinstance(x, tuple) else x
+                        if h in self.loops_with_barrier:
+                            return True
+        return False
+
     def describe(self, starts: list[Start]) -> str:
         lines = sorted({st.line for st in starts})
         if lines == [0]:

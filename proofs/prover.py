@@ -435,7 +435,9 @@ def decide_race(ctx: ProofContext, spec: ObligationSpec) -> Obligation:
         if ans.status == Status.FAILED:
             m = ans.model
             abstracted = _abstract_ops(A, spec.site, ins1.indices) or \
-                _abstract_ops(B, spec.other, ins2.indices)
+                _abstract_ops(B, spec.other, ins2.indices) or \
+                (mode == "same" and ctx.intervals.through_barrier_loop(spec.site, spec.other,
+                                                                       starts))
             elem = [_wide_val(m, t) for t in i1]
             cex = counterexample(ctx, m, [A, B], abstracted, index=elem, array=arr.name,
                                  lines=[spec.loc.line, spec.other_loc.line])

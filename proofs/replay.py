@@ -142,8 +142,9 @@ _SITE_CLASSES = {
 def _ambiguous(kernel: Kernel, obligation: Obligation) -> int:
     """How many instructions of the obligation's kind stand at its source
     position (on its array), when more than one: a func inlined at several
-    calls puts copies at one position, and the simulator's error cannot say
-    which copy failed. 0 when the position is unambiguous."""
+    calls puts copies at one position, as do chained operations (`n // d // e`),
+    and the simulator's error cannot say which one failed. 0 when the
+    position is unambiguous."""
     classes = _SITE_CLASSES.get(obligation.kind, ())
     array = _array_of(obligation)
     at = {_position(obligation.loc), _position(obligation.other_loc or obligation.loc)}
@@ -388,9 +389,10 @@ def replay_with_witness(kernel: Kernel, obligation: Obligation, *,
         return False, "no counterexample to replay", None
     copies = _ambiguous(kernel, obligation)
     if copies:
-        return False, (f"{copies} inlined copies (a func called more than once) stand at "
-                       f"line {obligation.loc.line}:{obligation.loc.col}; the simulator's error "
-                       "could not say which copy failed"), None
+        return False, (f"{copies} operations of this kind stand at line {obligation.loc.line}:"
+                       f"{obligation.loc.col} (inlined copies of a func called more than once, "
+                       "or chained operations); the simulator's error could not say which one "
+                       "failed"), None
     deadline = time.monotonic() + timeout
     try:
         launch = concrete_launch(kernel, cex)
