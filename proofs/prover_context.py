@@ -56,6 +56,8 @@ class ProofContext:
                 if type(ins).__name__ == "BinOp" and ins.op in ("div", "floordiv", "mod") \
                         and ins.result.type.is_int and not isinstance(ins.rhs, Const):
                     self.divisions[(b.label, i)] = (ins.rhs, b.label)
+        self.asserts = [(b.label, i) for b in kernel.blocks for i, ins in enumerate(b.instrs)
+                        if type(ins).__name__ == "Assert"]
         self.contracts = {}
         for _, ins in kernel.instructions():
             if type(ins).__name__ == "RequiresArray":
@@ -249,8 +251,9 @@ class ProofContext:
     def facts(self, encs: list[ThreadEncoding], full_sites: list) -> list:
         """Every fact of the configuration `encs`, each copy at site
         `full_sites[i]` = (block, position): loops not containing it are taken in
-        their leaving iteration, and divisions executed before it on every path
-        did not divide by zero (the thread would have stopped there)."""
+        their leaving iteration, and divisions and asserts executed before it on
+        every path did not divide by zero and held (the launch would have
+        stopped there)."""
         sites = [s[0] for s in full_sites]
         early = self._pre_contract_facts(encs, full_sites)
         if early is not None:
@@ -275,6 +278,7 @@ class ProofContext:
         modes = []
         for e, site in zip(encs, full_sites):
             modes += self.prior_division_facts(e, site)
+            modes += self.prior_assert_facts(e, site)
         for e, lbl in zip(encs, sites):
             mkey = (e.tag, lbl)
             m = self._exit_facts.get(mkey)
@@ -334,6 +338,19 @@ class ProofContext:
             n = widen(self.launch.shape(array, k), _I32)
             conds += [i >= 0, i < n]
         return z3.And(*conds) if conds else z3.BoolVal(True)
+
+    def prior_assert_facts(self, enc: ThreadEncoding, site) -> list:
+        """Asserts (and invariants) the copy executed before `site` on every
+        path held: a failing one stops the launch before the site (its own
+        obligation reports it)."""
+        lbl, pos = site
+        out = []
+        for dl, dp in self.asserts:
+            before = (dl == lbl and dp < pos) or (dl != lbl and dl in self.dom.get(lbl, ()))
+            if before and dl in enc.reach:
+                cond = self.kernel.block(dl).instrs[dp].cond
+                out.append(z3.Implies(enc.reach[dl], enc.term(cond)))
+        return out
 
     def prior_division_facts(self, enc: ThreadEncoding, site) -> list:
         lbl, pos = site

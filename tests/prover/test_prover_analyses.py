@@ -255,3 +255,18 @@ def test_shared_flag_read_in_the_writing_interval_is_not_uniform():
     obs = prove_src(SHARED_FLAG_LOOP.replace("SYNC", "pass"))
     kinds = {o.kind.value for o in obs if o.status.value != "proved"}
     assert {"race", "divergence"} <= kinds, [o.message for o in obs]
+
+
+def test_an_access_after_an_assert_assumes_it_held():
+    """A failing assert stops the launch, so the access after it is in bounds
+    whenever it runs; the assert itself is the failure reported."""
+    obs = prove_src("""
+        @vk.kernel
+        def k(a: vk.array(dtype=vk.int32), n: vk.int32):
+            i = vk.tid()
+            j = i + n
+            assert j >= 0 and j < a.shape[0], "j in range"
+            a[j] = 7
+    """)
+    by_kind = {o.kind.value: o.status.value for o in obs if o.kind.value in ("assert", "bounds")}
+    assert by_kind == {"assert": "failed", "bounds": "proved"}, [o.message for o in obs]
