@@ -172,11 +172,7 @@ class ProofContext:
 
     # ------------------------------------------------------------ facts
     def in_bounds(self, enc: ThreadEncoding, rec) -> z3.BoolRef:
-        conds = []
-        for k in range(rec.array.ndim):
-            s = widen(self.launch.shape(rec.array, k), _I32)
-            conds.append(z3.And(rec.indices[k] >= 0, rec.indices[k] < s))
-        return z3.And(*conds) if conds else z3.BoolVal(True)
+        return self.within(rec.array, rec.indices[:rec.array.ndim])
 
     def single_array_facts(self, enc: ThreadEncoding) -> list:
         """all_in_range contracts on loads of arrays the kernel never writes."""
@@ -318,13 +314,11 @@ class ProofContext:
             if hints is None:
                 hints = []
                 for b in self.kernel.blocks:
-                    if b.label not in enc.reach or not (
-                            b.label == lbl or b.label in self.dom.get(lbl, ())):
+                    if b.label not in enc.reach:
                         continue
                     for i, ins in enumerate(b.instrs):
-                        if b.label == lbl and i >= pos:
-                            break
-                        if type(ins).__name__ in ("Load", "Store", "Atomic"):
+                        if type(ins).__name__ in ("Load", "Store", "Atomic") and \
+                                self.runs_before((b.label, i), (lbl, pos)):
                             idx = enc.index_terms(ins)[:ins.array.ndim]
                             hints.append(z3.Implies(enc.reach[b.label],
                                                     self.within(ins.array, idx)))
@@ -343,23 +337,25 @@ class ProofContext:
         """Asserts (and invariants) the copy executed before `site` on every
         path held: a failing one stops the launch before the site (its own
         obligation reports it)."""
-        lbl, pos = site
         out = []
         for dl, dp in self.asserts:
-            before = (dl == lbl and dp < pos) or (dl != lbl and dl in self.dom.get(lbl, ()))
-            if before and dl in enc.reach:
+            if self.runs_before((dl, dp), site) and dl in enc.reach:
                 cond = self.kernel.block(dl).instrs[dp].cond
                 out.append(z3.Implies(enc.reach[dl], enc.term(cond)))
         return out
 
     def prior_division_facts(self, enc: ThreadEncoding, site) -> list:
-        lbl, pos = site
         out = []
-        for (dl, dp), (op, div_lbl) in self.divisions.items():
-            before = (dl == lbl and dp < pos) or (dl != lbl and dl in self.dom.get(lbl, ()))
-            if before and dl in enc.reach:
+        for (dl, dp), (op, _) in self.divisions.items():
+            if self.runs_before((dl, dp), site) and dl in enc.reach:
                 out.append(z3.Implies(enc.reach[dl], enc.term(op) != 0))
         return out
+
+    def runs_before(self, point, site) -> bool:
+        """Every path to `site` runs `point` first: earlier in the same block,
+        or in a block that dominates the site's."""
+        (pl, pp), (sl, sp) = point, site
+        return pp < sp if pl == sl else pl in self.dom.get(sl, ())
 
     def abstract(self, formulas: list) -> list:
         """`formulas` with nonlinear terms abstracted (cached per formula)."""
