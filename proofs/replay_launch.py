@@ -77,14 +77,10 @@ def focused(kernel: Kernel, launch: ConcreteLaunch, cex: Counterexample) -> Conc
             launch.note, f"only global thread{'s' * (len(ids) > 1)} {which} ran, first (threads "
                          "without barriers or shared memory never wait for each other, so "
                          "running them first is a legal schedule of the launch)"))
-    blocks = tuple(sorted({int(b) for b, _ in cex.threads}))
-    if launch.blocks == blocks:
+    subset = offending_blocks(cex, thread_count(launch.dims))
+    if subset is None or launch.blocks == subset[0]:
         return None
-    which = ", ".join(str(b) for b in blocks)
-    return replace(launch, blocks=blocks, note=_join_notes(
-        launch.note, f"only block{'s' * (len(blocks) > 1)} {which} ran, first (blocks never "
-                     "synchronise with each other, so running them first is a legal schedule "
-                     "of the launch)"))
+    return replace(launch, blocks=subset[0], note=_join_notes(launch.note, subset[1]))
 
 
 def _join_notes(first: str, second: str) -> str:
