@@ -1,0 +1,162 @@
+"""Warp's own example kernels through verikern: compile, then prove.
+
+Reads the example files of the installed warp-lang in place (never copies
+them, never imports warp: the package folder is found with
+`importlib.util.find_spec`, or given with --warp-dir), compiles every kernel
+named in benchmarks/data/warp-examples-in-scope.txt with
+`verikern.frontend.compile_source`, proves those that compile with
+`verikern.proofs.driver.prove_mir`, and prints per kernel: compiled or the
+first error (rule and message), the verdict, and the totals.
+
+    python benchmarks/warp_examples.py [--warp-dir DIR] [--no-prove] [--timeout S]
+                                       [--only SUBSTRING] [--json OUT]
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import inspect
+import json
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+IN_SCOPE = HERE / "data" / "warp-examples-in-scope.txt"
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One in-scope kernel: `path` relative to the folder holding `warp/`."""
+
+    path: str
+    line: int
+    name: str
+    nesting: str
+
+
+def read_in_scope(path: Path = IN_SCOPE) -> list[Entry]:
+    out = []
+    for raw in path.read_text(encoding="utf-8").splitlines():
+        if not raw.strip() or raw.startswith("#"):
+            continue
+        where, nesting, *_ = raw.split("\t") + ["", ""]
+        file, line, name = where.rsplit(":", 2)
+        out.append(Entry(file, int(line), name, nesting))
+    return out
+
+
+def warp_root(warp_dir: str | None) -> Path:
+    """The folder that holds the `warp` package (entries start with `warp/`)."""
+    if warp_dir:
+        p = Path(warp_dir).resolve()
+        return p.parent if p.name == "warp" else p
+    spec = importlib.util.find_spec("warp")
+    if spec is None or not spec.submodule_search_locations:
+        raise SystemExit("warp-lang is not installed: pip install warp-lang, or pass --warp-dir")
+    return Path(list(spec.submodule_search_locations)[0]).parent
+
+
+def _prove_kwargs(timeout: float | None) -> dict:
+    """The budget keyword the driver accepts today (the options may change)."""
+    from verikern.proofs.driver import prove_mir
+
+    params = inspect.signature(prove_mir).parameters
+    if timeout is None:
+        return {}
+    for key in ("timeout", "budget", "rlimit"):
+        if key in params:
+            return {key: timeout}
+    return {}
+
+
+def _find_kernel(module, entry: Entry):
+    """The kernel result of `entry` (by name, nearest to its line)."""
+    same = [k for k in module.kernels if k.name == entry.name]
+    if not same:
+        return None
+    return min(same, key=lambda k: abs(k.loc.line - entry.line))
+
+
+def run(entries, root: Path, prove: bool, timeout: float | None, out=sys.stdout) -> list[dict]:
+    from verikern.frontend import compile_source
+
+    modules: dict[str, object] = {}
+    rows = []
+    kwargs = _prove_kwargs(timeout)
+    for e in entries:
+        src_path = root / e.path
+        if e.path not in modules:
+            try:
+                text = src_path.read_text(encoding="utf-8")
+            except OSError as err:
+                modules[e.path] = err
+            else:
+                modules[e.path] = compile_source(text, e.path)
+        module = modules[e.path]
+        row = {"kernel": f"{e.path}:{e.line}:{e.name}", "compiled": False, "error": None,
+               "verdict": None, "seconds": 0.0}
+        if isinstance(module, OSError):
+            row["error"] = f"io: {module}"
+        else:
+            kr = _find_kernel(module, e)
+            if kr is None:
+                errs = [x for x in module.errors]
+                row["error"] = (f"{errs[0].rule}: {errs[0].message} (line {errs[0].loc.line})"
+                                if errs else "not-found: no kernel of this name was found")
+            elif kr.error is not None:
+                row["error"] = f"{kr.error.rule}: {kr.error.message} (line {kr.error.loc.line})"
+            else:
+                row["compiled"] = True
+                if prove:
+                    from verikern.proofs.driver import prove_mir
+
+                    t0 = time.perf_counter()
+                    rep = prove_mir(kr.mir, file=e.path, **kwargs)
+                    row["seconds"] = round(time.perf_counter() - t0, 3)
+                    row["verdict"] = rep.status.value
+                    if rep.status.value == "error":
+                        row["error"] = (rep.error or "").splitlines()[0]
+        rows.append(row)
+        verdict = row["verdict"] or ("compiled" if row["compiled"] else "ERROR")
+        detail = f"  {row['seconds']:.2f}s" if row["verdict"] else ""
+        print(f"{verdict:9s} {row['kernel']}{detail}", file=out)
+        if row["error"] and not row["compiled"]:
+            print(f"          {row['error']}", file=out)
+        out.flush()
+    return rows
+
+
+def totals(rows) -> dict:
+    t = {"kernels": len(rows), "compiled": sum(r["compiled"] for r in rows)}
+    for v in ("proved", "failed", "unknown", "error"):
+        t[v] = sum(r["verdict"] == v for r in rows)
+    return t
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--warp-dir", help="the installed warp package folder (default: found)")
+    ap.add_argument("--list", type=Path, default=IN_SCOPE, help="the in-scope kernel list")
+    ap.add_argument("--no-prove", action="store_true", help="compile only")
+    ap.add_argument("--timeout", type=float, default=10.0, help="prover budget per kernel")
+    ap.add_argument("--only", help="only kernels whose file:line:name contains this")
+    ap.add_argument("--json", type=Path, help="also write the rows and totals as JSON")
+    args = ap.parse_args(argv)
+    entries = read_in_scope(args.list)
+    if args.only:
+        entries = [e for e in entries if args.only in f"{e.path}:{e.line}:{e.name}"]
+    root = warp_root(args.warp_dir)
+    start = time.perf_counter()
+    rows = run(entries, root, not args.no_prove, args.timeout)
+    t = totals(rows)
+    print(f"\ncompiled {t['compiled']}/{t['kernels']}; proved {t['proved']}, failed {t['failed']}, "
+          f"unknown {t['unknown']}, error {t['error']} ({time.perf_counter() - start:.1f} s)")
+    if args.json:
+        args.json.write_text(json.dumps({"rows": rows, "totals": t}, indent=1), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
