@@ -1,5 +1,7 @@
 # expect: failed assert
 # A @vk.func halves its argument and asserts it is even; the kernel passes the thread id. Witness: dim=2, out.shape=(2,): thread 1 calls half_even(1).
+# bug: 10:5 assert
+# witness assert: dim=2, block_dim=2, out=zeros(int32, 2)
 import verikern as vk
 
 

@@ -1,5 +1,7 @@
 # expect: failed assert
 # Asserts that x is not empty, but shapes may be 0. Witness: dim=1, x.shape=(0,): thread 0 fails the assert.
+# bug: 10:5 assert
+# witness assert: dim=1, block_dim=1, x=zeros(float32, 0), out=zeros(float32, 1)
 import verikern as vk
 
 

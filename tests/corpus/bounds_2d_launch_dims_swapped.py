@@ -1,5 +1,7 @@
 # expect: failed bounds
 # Zeroes a 2-D array without a guard but the requires ties launch dims to the transposed shape. Witness: dim=(2, 1), a.shape=(1, 2): thread (1, 0) writes a[1, 0].
+# bug: 12:5 bounds
+# witness bounds: dim=(2, 1), block_dim=2, a=zeros(float32, (1, 2))
 import verikern as vk
 
 

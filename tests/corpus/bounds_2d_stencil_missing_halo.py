@@ -1,5 +1,10 @@
 # expect: failed bounds
 # 5-point Laplacian guarded only by i < rows and j < cols (no halo guard). Witness: dim=(1, 1), a.shape=out.shape=(1, 1): thread (0, 0) reads a[-1, 0].
+# bug: 16:21 bounds
+# bug: 16:35 bounds
+# bug: 16:49 bounds
+# bug: 16:63 bounds
+# witness bounds: dim=(1, 1), block_dim=1, a=zeros(float32, (1, 1)), out=zeros(float32, (1, 1))
 import verikern as vk
 
 

@@ -1,5 +1,7 @@
 # expect: failed bounds
 # 3x3 convolution that forgets the zero-padding check on the neighbour. Witness: dim=(1, 1), img.shape=out.shape=(1, 1), w.shape=(3, 3): thread (0, 0) reads img[-1, -1].
+# bug: 17:36 bounds
+# witness bounds: dim=(1, 1), block_dim=1, img=zeros(float32, (1, 1)), w=zeros(float32, (3, 3)), out=zeros(float32, (1, 1))
 import verikern as vk
 
 

@@ -1,5 +1,7 @@
 # expect: failed bounds
 # Unflattens a row-major matrix; the requires flat.shape[0] == rows * cols wraps in int32 (contracts use machine arithmetic). Witness: rows=65537, cols=65536 (product wraps to 65536), flat.shape=(65536,), out.shape=(2, 1), dim=(2, 1): thread (1, 0) reads flat[65536].
+# bug: 14:21 bounds
+# witness bounds: dim=(2, 1), block_dim=2, flat=zeros(float32, 65536), out=zeros(float32, (2, 1)), rows=65537, cols=65536
 import verikern as vk
 
 

@@ -1,5 +1,8 @@
 # expect: failed bounds
 # Scales the first n elements, guarded by i < n where n is a parameter never tied to the shapes. Witness: n=2, x.shape=out.shape=(1,), dim=2: thread 1 reads x[1].
+# bug: 14:9 bounds
+# bug: 14:22 bounds
+# witness bounds: dim=2, block_dim=2, x=zeros(float32, 1), out=zeros(float32, 1), n=2, a=1.0
 import verikern as vk
 
 

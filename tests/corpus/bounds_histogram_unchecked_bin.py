@@ -1,5 +1,7 @@
 # expect: failed bounds
 # Histogram of floats in [0, 1) into 16 bins computed as int(x * 16) with no clamp; values outside [0, 1) are not excluded. Witness: dim=1, x=[-1.0], hist.shape=(16,): thread 0 adds into hist[-16].
+# bug: 14:9 bounds
+# witness bounds: dim=1, block_dim=1, x=array(float32, [-1.0]), hist=zeros(int32, 16)
 import verikern as vk
 
 

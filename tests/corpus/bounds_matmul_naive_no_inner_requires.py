@@ -1,5 +1,7 @@
 # expect: failed bounds
 # Naive matmul that never requires a.shape[1] == b.shape[0]. Witness: dim=(1, 1), a.shape=(1, 2), b.shape=(1, 1), c.shape=(1, 1): thread (0, 0) reads b[1, 0] at k=1.
+# bug: 15:30 bounds
+# witness bounds: dim=(1, 1), block_dim=1, a=zeros(float32, (1, 2)), b=zeros(float32, (1, 1)), c=zeros(float32, (1, 1))
 import verikern as vk
 
 

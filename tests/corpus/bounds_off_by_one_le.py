@@ -1,5 +1,7 @@
 # expect: failed bounds
 # Zeroes x with the guard i <= x.shape[0] (off by one). Witness: dim=1, x.shape=(0,): thread 0 writes x[0].
+# bug: 12:9 bounds
+# witness bounds: dim=1, block_dim=1, x=zeros(float32, 0)
 import verikern as vk
 
 

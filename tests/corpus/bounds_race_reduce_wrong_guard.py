@@ -1,5 +1,8 @@
 # expect: failed bounds,race
 # Block tree reduction whose step guard is t <= s instead of t < s. Witness: dim=128 (block_dim 128), step s=64: thread 64 reads buf[128] (out of bounds) and writes buf[64] while thread 0 reads buf[64] in the same interval (race).
+# bug: 22:31 bounds
+# bug: 22:31 race 22:13
+# witness bounds: dim=128, block_dim=128, x=zeros(float32, 128), partial=zeros(float32, 1)
 import verikern as vk
 
 

@@ -1,5 +1,7 @@
 # expect: failed bounds
 # Block tree reduction over a 128-element shared buffer, but nothing fixes or bounds block_dim. Witness: dim=256, block_dim=256: thread 128 writes buf[128].
+# bug: 16:5 bounds
+# witness bounds: dim=256, block_dim=256, x=zeros(float32, 256), partial=zeros(float32, 1)
 import verikern as vk
 
 

@@ -1,5 +1,7 @@
 # expect: failed bounds
 # Hillis-Steele scan (two barriers per step, so race-free) that reads buf[t - offset] without checking t >= offset. Witness: dim=64 (block_dim 64), offset=1: thread 0 reads buf[-1].
+# bug: 21:24 bounds
+# witness bounds: dim=64, block_dim=64, x=zeros(float32, 64), out=zeros(float32, 64)
 import verikern as vk
 
 

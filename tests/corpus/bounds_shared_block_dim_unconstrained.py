@@ -1,5 +1,8 @@
 # expect: failed bounds
 # Rotates each block by one element through a 128-element shared buffer, but nothing bounds block_dim. Witness: dim=256, block_dim=256: thread 128 writes buf[128].
+# bug: 16:9 bounds
+# bug: 19:18 bounds
+# witness bounds: dim=256, block_dim=256, x=zeros(float32, 256), out=zeros(float32, 256)
 import verikern as vk
 
 

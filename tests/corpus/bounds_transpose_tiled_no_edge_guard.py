@@ -1,5 +1,7 @@
 # expect: failed bounds
 # Tiled transpose that guards the tile load but not the store to out, so partial edge tiles write past the matrix. Witness: dim=(1, 256), a.shape=out.shape=(1, 1): thread 1 (tx=1, ty=0) writes out[0, 1].
+# bug: 27:9 bounds
+# witness bounds: dim=(1, 256), block_dim=256, a=zeros(float32, (1, 1)), out=zeros(float32, (1, 1))
 import verikern as vk
 
 

@@ -1,5 +1,7 @@
 # expect: failed divergence
 # Synchronises only the threads whose element is positive (no shared memory, so nothing races). Witness: dim=2, block_dim=2, x=[1.0, -1.0]: thread 0 reaches the barrier, thread 1 does not.
+# bug: 15:9 divergence
+# witness divergence: dim=2, block_dim=2, x=array(float32, [1.0, -1.0]), out=zeros(float32, 2)
 import verikern as vk
 
 

@@ -1,5 +1,7 @@
 # expect: failed divergence
 # Doubles x through shared memory but the barrier sits in a branch on the thread index. Witness: dim=64 (block_dim 64): thread 0 reaches the barrier, thread 32 does not. Each thread touches only buf[t], so there is no race.
+# bug: 17:9 divergence
+# witness divergence: dim=64, block_dim=64, x=zeros(float32, 64), out=zeros(float32, 64)
 import verikern as vk
 
 

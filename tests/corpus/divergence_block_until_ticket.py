@@ -1,5 +1,7 @@
 # expect: failed divergence
 # block_until on a condition that takes a per-thread ticket from a shared atomic counter, so it is not uniform. Witness: dim=64 (block_dim 64): the thread that draws ticket 40 leaves the loop and reaches the second barrier while the thread that draws ticket 0 waits at the loop's barrier.
+# bug: 15:5 divergence
+# witness divergence: dim=64, block_dim=64, out=zeros(int32, 64)
 import verikern as vk
 
 

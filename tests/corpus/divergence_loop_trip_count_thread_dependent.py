@@ -1,5 +1,7 @@
 # expect: failed divergence
 # Each thread passes t % 4 barriers in a loop, a thread-dependent count. Witness: dim=64 (block_dim 64): thread 0 passes no barrier, thread 1 passes one.
+# bug: 14:9 divergence
+# witness divergence: dim=64, block_dim=64, out=zeros(float32, 64)
 import verikern as vk
 
 

@@ -1,5 +1,7 @@
 # expect: failed invariant
 # Block tree reduction whose hint claims s >= 2 inside the `s //= 2` loop; the last step runs with s = 1. Witness: dim=128 (block_dim 128), any x: the seventh entry to the loop body (s = 64, 32, ..., 2, 1) has s=1. The rest of the kernel is correct.
+# bug: 20:9 invariant
+# witness invariant: dim=128, block_dim=128, x=zeros(float32, 128), partial=zeros(float32, 1)
 import verikern as vk
 
 

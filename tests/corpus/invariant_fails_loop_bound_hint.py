@@ -1,5 +1,7 @@
 # expect: failed invariant
 # Sums the first n elements with a wrong loop-invariant hint k < 10 (nothing bounds n by 10). Witness: n=11, x.shape=(11,), out.shape=(1,), dim=1: at k=10 the hint is false. Bounds hold since n <= len(x).
+# bug: 15:13 invariant
+# witness invariant: dim=1, block_dim=1, x=zeros(float32, 11), out=zeros(float32, 1), n=11
 import verikern as vk
 
 

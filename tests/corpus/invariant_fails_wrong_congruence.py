@@ -1,5 +1,7 @@
 # expect: failed invariant
 # int64 grid-stride sum with the wrong hint k % stride == 0 (it is k % stride == i). Witness: dim=2, block_dim=2, x.shape=(2,), out.shape=(2,): thread 1 enters the loop with k=1, stride=2. The loop only reads, so bounds need just k >= 0.
+# bug: 15:9 invariant
+# witness invariant: dim=2, block_dim=2, x=zeros(float32, 2), out=zeros(float32, 2)
 import verikern as vk
 
 

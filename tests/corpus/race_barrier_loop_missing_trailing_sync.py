@@ -1,5 +1,7 @@
 # expect: failed race
 # Tile-by-tile sum without the barrier after reading the staged tile: the next step's store buf[t] races with other threads still reading the previous tile. Witness: dim=64 (block_dim 64), x.shape=(64,) (two steps): thread 0 stores buf[0] in step 1 while thread 1 reads buf[0] in step 0.
+# bug: 20:9 race 23:20
+# witness race: dim=64, block_dim=64, x=zeros(float32, 64), out=zeros(float32, 64)
 import verikern as vk
 
 

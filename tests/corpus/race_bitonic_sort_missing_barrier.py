@@ -1,5 +1,7 @@
 # expect: failed race
 # Bitonic sort of a 64-key block with the per-step barrier moved after the whole network. Witness: dim=64 (block_dim 64): in step k=2, j=1 thread 0 writes buf[1]; in step k=4, j=2 thread 1 reads buf[1] (and thread 3 writes buf[1]) with no barrier between; every compare-exchange writes both elements, so any keys show it.
+# bug: 24:21 race 30:21
+# witness race: dim=64, block_dim=64, keys=zeros(int32, 64)
 import verikern as vk
 
 

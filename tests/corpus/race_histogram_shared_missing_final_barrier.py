@@ -1,5 +1,7 @@
 # expect: failed race
 # Block-privatised histogram without the barrier before flushing the shared bins. Witness: dim=64 (block_dim 64), bins=[0]*64, hist.shape=(16,): thread 0's plain read of local[0] races with thread 1's atomic add to local[0].
+# bug: 21:9 race 23:32
+# witness race: dim=64, block_dim=64, bins=zeros(int32, 64), hist=zeros(int32, 16)
 import verikern as vk
 
 NBINS = 16

@@ -1,5 +1,8 @@
 # expect: failed race
 # Repeated 3-point smoothing in shared memory with only one barrier per step: a thread's write of step k races with its neighbour's read of step k. Witness: dim=64 (block_dim 64), steps=1: thread 1 writes buf[1] while thread 0 reads buf[1].
+# bug: 24:20 race 28:9
+# bug: 26:21 race 28:9
+# witness race: dim=64, block_dim=64, x=zeros(float32, 64), out=zeros(float32, 64), steps=1
 import verikern as vk
 
 

@@ -1,5 +1,8 @@
 # expect: failed race
 # Tiled matmul without the barrier after using a tile, so the next tile's loads overwrite elements other threads still read. Witness: dim=(1, 256), a.shape=(16, 16), b.shape=(16, 16): thread 1 reads sa[0, 0] in tile 0 while thread 0 writes sa[0, 0] for tile 1.
+# bug: 32:9 race 39:20
+# bug: 36:9 race 39:33
+# witness race: dim=(1, 256), block_dim=256, a=zeros(float32, (16, 16)), b=zeros(float32, (16, 16)), c=zeros(float32, (16, 16))
 import verikern as vk
 
 TILE = 16

@@ -1,5 +1,9 @@
 # expect: failed race
 # Odd-even transposition sort that forgets the parity test, so neighbouring pairs overlap. Witness: dim=64 (block_dim 64), phase 0: thread 0 writes buf[1] while thread 1 reads buf[1].
+# bug: 22:17 race 26:17
+# bug: 23:17 race 25:17
+# bug: 25:17 race 26:17
+# witness race: dim=64, block_dim=64, keys=array(int32, [2, 1, 0])
 import verikern as vk
 
 

@@ -1,5 +1,7 @@
 # expect: failed race
 # Block tree reduction with no barrier inside the `s //= 2` loop. Witness: dim=128 (block_dim 128), any x: thread 32 writes buf[32] in step s=64 while thread 0 reads buf[32] in step s=32, no barrier between.
+# bug: 21:31 race 21:13
+# witness race: dim=128, block_dim=128, x=zeros(float32, 128), partial=zeros(float32, 1)
 import verikern as vk
 
 

@@ -1,5 +1,7 @@
 # expect: failed race
 # Hillis-Steele scan in place with one barrier per step: buf[t] += buf[t - offset] reads an element another thread writes in the same step. Witness: dim=64 (block_dim 64), offset=1: thread 1 writes buf[1] while thread 2 reads buf[1].
+# bug: 22:31 race 22:13
+# witness race: dim=64, block_dim=64, x=zeros(float32, 64), out=zeros(float32, 64)
 import verikern as vk
 
 

@@ -1,5 +1,7 @@
 # expect: failed race
 # Reverses each block of 128 elements through shared memory but without the barrier. Witness: dim=128, block_dim=128, x.shape=(128,): thread 127 writes buf[127] while thread 0 reads buf[127].
+# bug: 16:9 race 18:18
+# witness race: dim=128, block_dim=128, x=zeros(float32, 128), out=zeros(float32, 128)
 import verikern as vk
 
 

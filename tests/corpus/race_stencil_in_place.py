@@ -1,5 +1,8 @@
 # expect: failed race
 # 3-point smoothing done in place (halo-guarded, so bounds hold). Witness: dim=4, x.shape=(4,): thread 1 writes x[1] while thread 2 reads x[1], no barrier.
+# bug: 13:23 race 13:9
+# bug: 13:34 race 13:9
+# witness race: dim=4, block_dim=4, x=zeros(float32, 4)
 import verikern as vk
 
 

@@ -1,5 +1,7 @@
-"""Acceptance: every corpus kernel gets its expected verdict, every failure
-is confirmed by replay (or says why not), and every example is proved."""
+"""Acceptance: every corpus kernel gets its expected verdict, every buggy
+kernel fails at each site its `# bug:` header names (kind, line and column;
+both accesses of a race), every failure is confirmed by replay (or says why
+not), and every example is proved."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -59,6 +61,31 @@ def _precise(case, obligations, reports):
             assert ob.counterexample is not None, _describe(reports)
             assert ob.confirmed is True or (ob.confirmed is False and ob.reason and "not confirmed by replay" in ob.reason), \
                 _describe(reports)
+    _failed_at_the_bug_sites(case, obligations, reports)
+
+
+def _site(loc) -> tuple[int, int]:
+    return (loc.line, loc.col)
+
+
+def _failed_at_the_bug_sites(case, obligations, reports):
+    """Every `# bug:` site of the header has a failed obligation of its kind
+    reported exactly there (for a race, at exactly that pair of accesses)."""
+    failed = [ob for ob in obligations if ob.status is Status.FAILED]
+    for ob in failed:
+        assert Path(ob.loc.file).resolve() == case.path.resolve(), (ob.loc, _describe(reports))
+    for bug in case.bugs:
+        of_kind = [ob for ob in failed if ob.kind.value == bug.kind]
+        if bug.kind == "race":
+            hits = [ob for ob in of_kind
+                    if ob.other_loc is not None and {_site(ob.loc), _site(ob.other_loc)} == bug.pair()]
+        else:
+            hits = [ob for ob in of_kind if _site(ob.loc) == bug.site]
+        reported = sorted(f"{o.loc.line}:{o.loc.col} {o.kind.value}"
+                          + (f" {o.other_loc.line}:{o.other_loc.col}" if o.other_loc and o.kind.value == "race" else "")
+                          for o in failed)
+        assert hits, (f"{case.name}: no failed {bug.kind} obligation at the buggy site '# bug: {bug}'; "
+                      f"failed ones: {reported}\n" + _describe(reports))
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])

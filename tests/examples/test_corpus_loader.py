@@ -1,0 +1,78 @@
+"""The corpus header parser (tests/corpus_loader.py): `# bug:` sites and
+`# witness` launches are read exactly, and malformed headers are refused."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from corpus_loader import BugSite, CorpusHeaderError, parse_header
+
+BODY = "import verikern as vk\n"
+
+
+def header(tmp_path, *lines):
+    path = tmp_path / "k.py"
+    path.write_text("\n".join(lines) + "\n" + BODY)
+    return path
+
+
+def test_bug_sites_and_witnesses_are_read_exactly(tmp_path):
+    case = parse_header(header(
+        tmp_path, "# expect: failed bounds,race", "# A kernel.", "# bug: 12:18 bounds",
+        "# bug: 19:31 race 19:13",
+        "# witness bounds: dim=(2, 1), block_dim=2, a=zeros(float32, (1, 2)), "
+        "idx=array(int32, [-1, 4]), n=-5, s=2.5"))
+    assert case.bugs == (BugSite("bounds", 12, 18), BugSite("race", 19, 31, (19, 13)))
+    assert case.bugs[1].pair() == {(19, 31), (19, 13)}
+    (w,) = case.witnesses
+    assert (w.kind, w.dims, w.dim, w.block_dim) == ("bounds", (2, 1), (2, 1), 2)
+    values = w.inputs()
+    assert list(values) == ["a", "idx", "n", "s"]
+    assert values["a"].dtype == np.float32 and values["a"].shape == (1, 2) and not values["a"].any()
+    np.testing.assert_array_equal(values["idx"], np.array([-1, 4], np.int32))
+    assert values["idx"].dtype == np.int32
+    assert values["n"] == -5 and values["s"] == 2.5
+    values["a"][0, 0] = 1.0
+    assert not w.inputs()["a"].any(), "every call makes fresh arrays"
+
+
+def test_a_1d_witness_launches_with_an_int_dim(tmp_path):
+    case = parse_header(header(tmp_path, "# expect: failed assert", "# A kernel.", "# bug: 8:5 assert",
+                               "# witness assert: dim=1, block_dim=1, out=array(int32, [[1, 2], [3, 4]])"))
+    (w,) = case.witnesses
+    assert w.dim == 1 and w.inputs()["out"].shape == (2, 2)
+
+
+def test_no_witness_needs_a_reason_and_is_recorded(tmp_path):
+    case = parse_header(header(tmp_path, "# expect: failed assert", "# A kernel.", "# bug: 8:5 assert",
+                               "# witness: none (needs 2**31 threads)"))
+    assert case.witnesses == () and case.no_witness == "needs 2**31 threads"
+
+
+@pytest.mark.parametrize("lines,message", [
+    (["# expect: failed bounds", "# A kernel.", "# witness: none (x)"], "needs a '# bug: LINE:COL KIND'"),
+    (["# expect: failed bounds", "# bug: 3:4 race 5:6", "# witness: none (x)"], "needs a '# bug: LINE:COL KIND'"),
+    (["# expect: failed bounds", "# bug: 3:4 bounds"], "or one '# witness: none"),
+    (["# expect: failed race", "# bug: 3:4 race", "# witness: none (x)"], "names both accesses"),
+    (["# expect: failed bounds", "# bug: 3:4 bounds 5:6", "# witness: none (x)"], "names both accesses"),
+    (["# expect: failed bounds", "# bug: 3 bounds", "# witness: none (x)"], "LINE:COL"),
+    (["# expect: failed bounds", "# bug: 0:4 bounds", "# witness: none (x)"], "LINE:COL"),
+    (["# expect: failed bounds", "# bug: 3:4 oob", "# witness: none (x)"], "KIND one of"),
+    (["# expect: proved", "# bug: 3:4 bounds"], "a correct kernel"),
+    (["# expect: failed bounds", "# bug: 3:4 bounds", "# witness race: dim=1, block_dim=1"], "do not fail"),
+    (["# expect: failed bounds", "# bug: 3:4 bounds", "# witness bounds: dim=1"], "needs dim= and block_dim="),
+    (["# expect: failed bounds", "# bug: 3:4 bounds", "# witness bounds: dim=1, block_dim=1, x=__import__('os')"],
+     "an array is zeros"),
+    (["# expect: failed bounds", "# bug: 3:4 bounds", "# witness bounds: dim=1, block_dim=1, x=zeros(object, 1)"],
+     "an array is zeros"),
+    (["# expect: failed bounds", "# bug: 3:4 bounds", "# witness bounds: dim=1, block_dim=1, n=len([1])"],
+     "an array is zeros"),
+    (["# expect: failed bounds", "# bug: 3:4 bounds", "# witness bounds: dim=1, block_dim=1, n='a'"],
+     "must be an int or a float"),
+    (["# expect: failed bounds", "# bug: 3:4 bounds", "# witness bounds: dim=0, block_dim=1"], "positive"),
+])
+def test_malformed_headers_are_refused_with_the_file_and_line(tmp_path, lines, message):
+    path = header(tmp_path, *lines)
+    with pytest.raises(CorpusHeaderError, match=message) as info:
+        parse_header(path)
+    assert str(path) in str(info.value)
