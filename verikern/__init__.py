@@ -9,7 +9,7 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-_RUNTIME_NAMES = {"launch"}
+_RUNTIME_NAMES = {"launch", "check_launch"}
 
 
 def __getattr__(name: str):

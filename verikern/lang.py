@@ -159,7 +159,7 @@ BUILTIN_NAMES = (
     "sync_threads", "block_until",
     "atomic_add", "atomic_sub", "atomic_min", "atomic_max", "atomic_exch", "atomic_cas",
     "atomic_and", "atomic_or", "atomic_xor",
-    "requires", "all_in_range", "all_distinct", "invariant",
+    "all_in_range", "all_distinct", "invariant",
     "min", "max", "clamp", "abs", "floor", "ceil", "sqrt", "sqrt_precise", "sin", "cos",
     "tan", "exp", "log", "pow",
     "dot", "cross", "length", "length_sq", "normalize", "cw_mul", "cw_div", "mul",
@@ -168,6 +168,20 @@ BUILTIN_NAMES = (
 )
 for _n in BUILTIN_NAMES:
     globals()[_n] = Builtin(_n)
+
+
+def requires(condition):
+    """`@vk.requires(lambda x, y: ...)` above or below `@vk.kernel` /
+    `@wp.kernel`: a launch precondition (LANGUAGE.md section 5). At run time
+    the decorator returns the kernel unchanged, so Warp launches it as
+    before; the frontend reads the lambda from the source, the prover assumes
+    it and vk.launch / vk.check_launch check it. The in-body form
+    `vk.requires(cond)` is kernel code, never run in Python."""
+    if callable(condition) and not isinstance(condition, Builtin):
+        return lambda kernel_or_function: kernel_or_function
+    raise KernelOnlyError(
+        "vk.requires(cond) can only be used inside a @vk.kernel body; above or below the "
+        "@kernel decorator write @vk.requires(lambda x, y: ...)")
 
 
 class _SharedNamespace:

@@ -55,6 +55,11 @@ def _kernel_of(kernel) -> Kernel:
     mir = getattr(kernel, "mir", None)
     if isinstance(mir, Kernel):
         return mir
+    fn = getattr(kernel, "func", None)   # a Warp kernel object: compile its source file
+    if callable(fn) and hasattr(fn, "__code__"):
+        from verikern.lang import KernelHandle
+
+        return KernelHandle(fn).mir
     raise LaunchError(f"vk.launch: expected a @vk.kernel function or a verikern.mir.Kernel, "
                       f"got {type(kernel).__name__}")
 
@@ -173,6 +178,45 @@ def _check_overlap(kname: str, arrays: dict) -> None:
                                   f"copy, e.g. {b}.copy())")
 
 
+def _user_params(k: Kernel) -> list[tuple[str, list]]:
+    """The kernel's parameters as the user writes them: a vector/matrix/quat
+    parameter `v` is lowered to consecutive MIR scalars `v[0]`, `v[1]`, ..."""
+    out: list[tuple[str, list]] = []
+    for p in k.params:
+        base = p.name.split("[", 1)[0]
+        if "[" in p.name and out and out[-1][0] == base:
+            out[-1][1].append(p)
+        else:
+            out.append((base, [p]))
+    return out
+
+
+def _expand_components(k: Kernel, inputs: list) -> list:
+    """`inputs` in user parameter order (a vector value for a vector
+    parameter) or already one value per MIR parameter -> one per MIR parameter."""
+    groups = _user_params(k)
+    if len(inputs) == len(k.params):   # no component params, or already expanded
+        return inputs
+    if len(inputs) != len(groups):
+        names = ", ".join(name for name, _ in groups)
+        raise LaunchError(f"kernel {k.name}: takes {len(groups)} argument(s) ({names}), "
+                          f"but inputs has {len(inputs)}")
+    out = []
+    for (name, ps), value in zip(groups, inputs):
+        if len(ps) == 1 and "[" not in ps[0].name:
+            out.append(value)
+            continue
+        try:
+            comps = np.asarray(value, dtype=np.float64).reshape(-1)
+        except (TypeError, ValueError):
+            comps = None
+        if comps is None or comps.size != len(ps):
+            raise LaunchError(f"kernel {k.name}: argument {name} has {len(ps)} components, "
+                              f"got {value!r}; pass a tuple or array of {len(ps)} numbers")
+        out.extend(c.item() for c in comps)
+    return out
+
+
 def prepare_launch(kernel, dim, inputs, block_dim: int | None = 256):
     """Check everything about a launch; return (mir.Kernel, LaunchConfig,
     arrays, scalars).  Raises LaunchError/ContractError before anything runs.
@@ -183,10 +227,7 @@ def prepare_launch(kernel, dim, inputs, block_dim: int | None = 256):
     if not isinstance(inputs, (list, tuple)):
         raise LaunchError(f"kernel {k.name}: inputs must be a list of arguments in parameter "
                           f"order, got {type(inputs).__name__}")
-    if len(inputs) != len(k.params):
-        names = ", ".join(p.name for p in k.params)
-        raise LaunchError(f"kernel {k.name}: takes {len(k.params)} argument(s) ({names}), "
-                          f"but inputs has {len(inputs)}")
+    inputs = _expand_components(k, list(inputs))
     launch = launch_config(k, dim, block_dim)
     arrays: dict = {}
     scalars: dict = {}
@@ -230,17 +271,36 @@ def _device_runner(device: str):
     return fn, index
 
 
+def _all_args(inputs, outputs) -> list:
+    """`inputs` then `outputs`, as `wp.launch` orders them (parameter order)."""
+    if outputs is None:
+        return inputs
+    if not isinstance(outputs, (list, tuple)) or not isinstance(inputs, (list, tuple)):
+        raise LaunchError("inputs and outputs must be lists of arguments in parameter order")
+    return list(inputs) + list(outputs)
+
+
+def check_launch(kernel, dim, inputs, block_dim: int | None = None, outputs=None) -> None:
+    """Check a launch's arguments, geometry and contracts (decorator or
+    in-body `requires`, array contracts) without running it; raises
+    LaunchError/ContractError. `kernel` may be a @vk.kernel, a MIR Kernel or
+    a Warp kernel object (its function's source file is compiled)."""
+    prepare_launch(kernel, dim, _all_args(inputs, outputs), block_dim)
+
+
 def launch(kernel, dim, inputs, block_dim: int | None = None, device: str = "cpu",
-           trace_path=None):
+           trace_path=None, outputs=None):
     """Run `kernel` on `dim` threads; results are written into the numpy
-    arrays of `inputs`.  block_dim: default the kernel's fixed block_dim
-    (@vk.kernel(block_dim=...)), else 256.  device: "cpu", "cpu:trace" (needs
-    trace_path), "cpu:native", "cuda" or "cuda:N"."""
+    arrays of `inputs` (and `outputs`, which follow `inputs` in parameter
+    order, as in `wp.launch`).  block_dim: default the kernel's fixed
+    block_dim (@vk.kernel(block_dim=...)), else 256.  device: "cpu",
+    "cpu:trace" (needs trace_path), "cpu:native", "cuda" or "cuda:N"."""
     fn, index = _device_runner(device)
     if device == "cpu:trace" and trace_path is None:
         raise LaunchError("device 'cpu:trace' writes a JSON trace: pass trace_path=... "
                           "(the file to write)")
-    k, config, arrays, scalars = prepare_launch(kernel, dim, inputs, block_dim)
+    k, config, arrays, scalars = prepare_launch(kernel, dim, _all_args(inputs, outputs),
+                                                block_dim)
     work = {name: (a if a.flags.c_contiguous and a.flags.writeable else np.array(a, order="C"))
             for name, a in arrays.items()}
     if device == "cpu:trace":

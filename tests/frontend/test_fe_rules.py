@@ -89,7 +89,6 @@ CASES = [
      "a[0] > 0.0", 0),
     ("requires-uniform", K + f"@vk.kernel\ndef k({A}):\n    vk.requires(vk.tid() > 0)\n",
      "vk.tid() > 0", 0),
-    ("vector-param", K + "@vk.kernel\ndef k(v: vk.vec3):\n    pass\n", "v: vk.vec3", 0),
     ("annotation", K + "@vk.kernel\ndef k(x):\n    pass\n", "x)", 0),
     ("annotation", K + "@vk.kernel\ndef k(x: str):\n    pass\n", "str", 0),
     ("no-tuples", K + f"@vk.kernel\ndef k({A}):\n    x, y = 1, 2, 3\n", "x, y", 0),

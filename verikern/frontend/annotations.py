@@ -36,9 +36,45 @@ def parse_annotation(chk, node: ast.AST | None, what: str):
         name = chk.info.dsl_name(node.func)
         if name in ARRAY_CTORS:
             return _array_type(chk, node, ARRAY_CTORS[name], what)
+    if isinstance(node, ast.Subscript):
+        name = chk.info.dsl_name(node.value)
+        if name in ARRAY_CTORS:
+            return _subscript_array_type(chk, node, ARRAY_CTORS[name], what)
     raise chk.error(f"unknown type annotation `{ast.unparse(node)}` for {what}", node,
                     "annotation",
                     "use a verikern type: vk.float32, vk.int32, int, float, vk.vec3, vk.array(...)")
+
+
+def _literal_int(chk, node):
+    """`2` or `Literal[2]` / `typing.Literal[2]` as an int, else None."""
+    if isinstance(node, ast.Subscript):
+        base = node.value
+        name = base.attr if isinstance(base, ast.Attribute) else getattr(base, "id", None)
+        if name == "Literal":
+            node = node.slice
+    try:
+        v = chk.const_eval(node)
+    except Exception:
+        return None
+    return v if isinstance(v, int) and not isinstance(v, bool) else None
+
+
+def _subscript_array_type(chk, node: ast.Subscript, fixed_ndim, what) -> ArrayType:
+    """Warp 1.19's `wp.array[T]`, `wp.array[T, Literal[N]]`, `wp.array2d[T]`."""
+    parts = list(node.slice.elts) if isinstance(node.slice, ast.Tuple) else [node.slice]
+    if len(parts) > 2 or (len(parts) == 2 and fixed_ndim is not None):
+        raise chk.error(f"unsupported array annotation `{ast.unparse(node)}`", node,
+                        "annotation", "write wp.array[T] or wp.array[T, Literal[N]]")
+    dtype = value_type(chk.info, parts[0])
+    if dtype is None:
+        raise chk.error(f"unknown array dtype `{ast.unparse(parts[0])}`", parts[0],
+                        "annotation", "use a scalar, vector or matrix type")
+    ndim = fixed_ndim or 1
+    if len(parts) == 2:
+        ndim = _literal_int(chk, parts[1])
+        if ndim is None or not 1 <= ndim <= 4:
+            raise chk.error("ndim must be a constant 1..4", parts[1], "annotation")
+    return ArrayType(dtype, ndim)
 
 
 def _array_type(chk, node: ast.Call, fixed_ndim, what) -> ArrayType:

@@ -16,6 +16,7 @@ from verikern.hir.types import (
     BOOL, F32, I32, QUAT, VECTOR_TYPES, ArrayType, MatrixType,
     ScalarType, VectorType,
 )
+from .builtins_warp import DESUGARED, desugar, positional_args
 from .module import NotConstant
 from .typing_rules import SCALAR_ALIASES, make_literal, value_type_by_name
 
@@ -67,14 +68,15 @@ def check_call(chk, node: ast.Call, expected) -> H.Expr:
     if name == "shared.array":
         raise chk.error("vk.shared.array(...) must be assigned to a variable: "
                         "`s = vk.shared.array(shape=..., dtype=...)`", node, "shared-decl")
-    if name != "launch_dim" and node.keywords:
-        raise chk.error(f"vk.{name}() takes no keyword arguments", node.keywords[0].value,
-                        "keyword-args")
     if any(isinstance(a, ast.Starred) for a in node.args):
         raise chk.error("*args are not allowed in kernels", node, "varargs",
                         "pass each argument explicitly")
     loc = chk.loc(node)
     args = node.args
+    if name != "launch_dim":
+        args = positional_args(chk, node, name)
+    if name in DESUGARED:
+        return chk.check_expr(desugar(chk, node, name, args), expected)
     t = SCALAR_ALIASES.get(name) or value_type_by_name(name)
     if isinstance(t, ScalarType):
         return _cast(chk, node, t, args)

@@ -142,10 +142,6 @@ class BodyChecker(FlowChecker, ExprChecker):
                     raise self.error(f"cannot assign to the array parameter {arg.arg!r}", bad,
                                      "assign-to-array", "write to its elements: a[i] = ...")
             else:
-                if self.is_kernel and not isinstance(t, ScalarType):
-                    raise self.error(f"kernel parameter {arg.arg!r} has type {t}; kernel "
-                                     "parameters are scalars or arrays", arg, "vector-param",
-                                     "pass its components as scalars or use an array")
                 self.local_names.add(arg.arg)
                 self.declare(arg.arg, t, arg)
             out.append(H.Param(arg.arg, t, self.loc(arg)))
@@ -157,7 +153,7 @@ class BodyChecker(FlowChecker, ExprChecker):
                                                   and self.node.returns.value is None):
             raise self.error("kernels do not return values", self.node.returns,
                              "kernel-return-value", "write results into an array")
-        body = self.check_body(self.node.body, top=True)
+        body = self.decorator_requires(params) + self.check_body(self.node.body, top=True)
         if self.tid_arity is not None and self.launch_dim_max >= self.tid_arity:
             raise self.error(f"vk.launch_dim({self.launch_dim_max}) in a kernel that unpacks "
                              f"vk.tid() into {self.tid_arity} dimension(s)", self.node,
@@ -292,6 +288,18 @@ class BodyChecker(FlowChecker, ExprChecker):
                 return H.BlockUntil(self.check_cond(v.args[0]), self.loc(v))
             if name == "requires":
                 return self._requires(v)
+            if name in ("printf", "print") or (name is None and isinstance(v.func, ast.Name)
+                                                and v.func.id == "print"
+                                                and "print" not in self.local_names):
+                return None   # Warp's printing: no meaning for proofs or results
+            if name in ("expect_eq", "expect_neq"):  # Warp's test assertion: an assert
+                from .builtins_warp import positional_args
+                a, b = (positional_args(self, v, name) + [None, None])[:2]
+                if a is None or b is None or len(v.args) + len(v.keywords) != 2:
+                    raise self.error(f"wp.{name}() takes 2 arguments", v, "arity")
+                op = ast.Eq() if name == "expect_eq" else ast.NotEq()
+                test = ast.copy_location(ast.Compare(left=a, ops=[op], comparators=[b]), v)
+                return H.AssertStmt(self.check_cond(test), ast.unparse(v), "assert", loc)
             if name == "invariant":
                 self._no_args(v, 1)
                 cond = self.check_cond(v.args[0])
@@ -329,6 +337,44 @@ class BodyChecker(FlowChecker, ExprChecker):
         cond = self.check_cond(arg)
         self._check_uniform(cond, arg)
         return H.RequiresStmt(cond, loc)
+
+    def decorator_requires(self, params) -> list:
+        """`@vk.requires(lambda x, y: cond)` decorators (LANGUAGE.md section 5),
+        each checked exactly as the in-body `vk.requires(cond)`; the lambda's
+        parameters must be kernel parameters, and every kernel parameter the
+        body reads must be one of them (as Python would evaluate it)."""
+        out = []
+        names = {p.name for p in params}
+        for dec in self.defn.requires:
+            self.current_node = dec
+            if dec.keywords or len(dec.args) != 1 or not isinstance(dec.args[0], ast.Lambda):
+                raise self.error("@vk.requires takes one lambda over kernel parameters", dec,
+                                 "requires-decorator",
+                                 "write @vk.requires(lambda x, y: x.shape[0] == y.shape[0])")
+            lam = dec.args[0]
+            a = lam.args
+            if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs or a.defaults:
+                raise self.error("the requires lambda takes plain parameter names only", lam,
+                                 "requires-decorator", "write lambda x, y: ...")
+            own = [x.arg for x in a.args]
+            for x in a.args:
+                if x.arg not in names:
+                    raise self.error(f"the requires lambda names {x.arg!r}, which is not a "
+                                     f"parameter of kernel {self.name!r}", x,
+                                     "requires-decorator",
+                                     "name the lambda's parameters after the kernel's")
+            for n in ast.walk(lam.body):
+                if isinstance(n, ast.Name) and n.id in names and n.id not in own:
+                    raise self.error(f"the requires lambda reads {n.id!r} without naming it "
+                                     "as a lambda parameter", n, "requires-decorator",
+                                     f"add {n.id} to the lambda's parameters")
+                if isinstance(n, ast.Lambda):
+                    raise self.error("a lambda inside a requires lambda", n,
+                                     "requires-decorator")
+            call = ast.copy_location(ast.Call(func=dec.func, args=[lam.body], keywords=[]),
+                                     lam.body)
+            out.append(self._requires(call))
+        return out
 
     def _check_uniform(self, e, node):
         bad = None

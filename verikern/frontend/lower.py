@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from verikern.hir import nodes as H
-from verikern.hir.types import ArrayType, ScalarType, inner_shape
+from verikern.hir.types import ArrayType, ScalarType, component_count, inner_shape
 from verikern.mir.builder import MirBuilder
 from verikern.mir.nodes import (
     ArrayRef, Assert, Barrier, Branch, Jump, LoopInfo, Phi, RangeLoopInfo, Requires,
@@ -134,8 +134,11 @@ class Lowerer(ExprLowering, BuiltinLowering):
         for p in k.params:
             if isinstance(p.type, ArrayType):
                 self.arrays[p.name] = self.b.array_param(mir_array(p.name, p.type))
-            else:
+            elif isinstance(p.type, ScalarType):
                 self.env[p.name] = (self.b.scalar_param(p.name, p.type),)
+            else:  # vector/matrix/quat: one MIR scalar param per component, `v[k]`
+                self.env[p.name] = tuple(self.b.scalar_param(f"{p.name}[{i}]", p.type.dtype)
+                                         for i in range(component_count(p.type)))
         self.lower_stmts(k.body)
         if self.cur is not None:
             self.terminate(Return(k.loc))

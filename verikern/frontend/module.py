@@ -10,6 +10,7 @@ kernel that reads it gets a `closure` error.
 from __future__ import annotations
 
 import ast
+import math
 import operator
 from dataclasses import dataclass, field
 
@@ -32,6 +33,8 @@ class Definition:
     node: ast.FunctionDef
     loc: SourceLoc
     block_dim: int | None = None
+    # `@vk.requires(lambda x, y: ...)` decorators, top to bottom (kernels only)
+    requires: tuple[ast.Call, ...] = ()
 
 
 @dataclass
@@ -45,6 +48,8 @@ class ModuleInfo:
     definitions: list[Definition] = field(default_factory=list)
     fast_math: bool = False
     errors: list[KernelError] = field(default_factory=list)
+    std_modules: dict[str, str] = field(default_factory=dict)  # local name -> "math"/"numpy"
+    type_aliases: dict[str, ast.AST] = field(default_factory=dict)  # name -> type expression
 
     @property
     def funcs(self) -> dict[str, Definition]:
@@ -120,7 +125,54 @@ def eval_module_constant(node: ast.AST, info: ModuleInfo):
     if isinstance(node, ast.Call) and info.dsl_name(node.func) == "constant" \
             and len(node.args) == 1 and not node.keywords:
         return eval_module_constant(node.args[0], info)
+    if isinstance(node, ast.Attribute):
+        std = _std_name(node, info)
+        if std in _STD_CONSTANTS:
+            return _STD_CONSTANTS[std]
+    if isinstance(node, ast.Call) and not node.keywords:
+        std = _std_name(node.func, info)
+        if std is None and isinstance(node.func, ast.Name) and node.func.id in _PY_BUILTINS \
+                and node.func.id not in info.nonconstant and node.func.id not in info.constants:
+            std = node.func.id
+        fn = _STD_FUNCS.get(std) if std else None
+        if fn is not None:
+            args = [eval_module_constant(a, info) for a in node.args]
+            if any(isinstance(a, tuple) for a in args):
+                raise NotConstant
+            try:
+                v = fn(*args)
+            except (ArithmeticError, ValueError, TypeError):
+                raise NotConstant from None
+            if isinstance(v, float) and not math.isfinite(v):
+                raise NotConstant
+            return v
     raise NotConstant
+
+
+# Pure functions of the standard library and numpy that module constants may
+# use (`DT = 0.95 * DX / math.sqrt(3.0)`): evaluated on literal arguments
+# only, never on anything the file computes at run time.
+_STD_CONSTANTS = {"math.pi": math.pi, "math.e": math.e, "math.tau": math.tau,
+                  "numpy.pi": math.pi, "numpy.e": math.e}
+_MATH_FUNCS = ("sqrt", "exp", "log", "log2", "log10", "sin", "cos", "tan", "asin", "acos",
+               "atan", "atan2", "sinh", "cosh", "tanh", "floor", "ceil", "radians",
+               "degrees", "pow", "fabs", "hypot")
+_STD_FUNCS = {f"math.{n}": getattr(math, n) for n in _MATH_FUNCS}
+_STD_FUNCS.update({f"numpy.{n}": getattr(math, n) for n in
+                   ("sqrt", "exp", "log", "log2", "log10", "sin", "cos", "tan", "sinh",
+                    "cosh", "tanh", "radians", "degrees")})
+_STD_FUNCS.update({"math.floor": lambda x: int(math.floor(x)),
+                   "math.ceil": lambda x: int(math.ceil(x))})
+_PY_BUILTINS = {"round": round, "float": float, "int": int, "abs": abs, "min": min, "max": max}
+_STD_FUNCS.update(_PY_BUILTINS)
+
+
+def _std_name(node: ast.AST, info: ModuleInfo) -> str | None:
+    """`math.sqrt` / `np.pi` (through the file's import aliases) -> "math.sqrt"."""
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
+            and node.value.id in info.std_modules:
+        return f"{info.std_modules[node.value.id]}.{node.attr}"
+    return None
 
 
 def _decorator_kind(dec: ast.AST, info: ModuleInfo):
@@ -147,6 +199,8 @@ def scan_module(tree: ast.Module, info: ModuleInfo) -> None:
                 root = a.name.split(".")[0]
                 if a.name in DSL_MODULES:
                     info.aliases.add(a.asname or a.name)
+                elif a.name in ("math", "numpy"):
+                    info.std_modules[a.asname or a.name] = a.name
                 else:
                     info.nonconstant.add(a.asname or root)
         elif isinstance(stmt, ast.ImportFrom):
@@ -193,6 +247,13 @@ def scan_module(tree: ast.Module, info: ModuleInfo) -> None:
                 continue
             kind, keywords, args = kinds[0]
             loc = info.loc(stmt)
+            reqs = tuple(d for d in stmt.decorator_list
+                         if isinstance(d, ast.Call) and info.dsl_name(d.func) == "requires")
+            if reqs and kind != "kernel":
+                info.errors.append(info.error(
+                    f"@vk.requires on the func {stmt.name!r}: contracts belong to kernels",
+                    reqs[0], "requires-position", "state it on the kernels that call the func"))
+                continue
             if isinstance(stmt, ast.AsyncFunctionDef):
                 info.errors.append(info.error(f"{kind} {stmt.name!r} is async", stmt,
                                               "async", "remove `async`"))
@@ -205,7 +266,7 @@ def scan_module(tree: ast.Module, info: ModuleInfo) -> None:
                 continue
             # a later definition of the same name replaces the earlier one (Python)
             info.definitions = [d for d in info.definitions if d.node.name != stmt.name]
-            info.definitions.append(Definition(kind, stmt, loc, block_dim))
+            info.definitions.append(Definition(kind, stmt, loc, block_dim, reqs))
             info.constants.pop(stmt.name, None)
         elif isinstance(stmt, ast.ClassDef):
             info.nonconstant.add(stmt.name)

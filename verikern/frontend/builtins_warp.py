@@ -1,0 +1,167 @@
+"""Warp builtins beyond LANGUAGE.md's core list, and Warp's keyword
+spellings of builtin arguments (LANGUAGE.md section 4: "Warp's own builtins
+on the types above keep Warp's meaning").
+
+Invariant: every builtin here is rewritten into source-level expressions of
+the core language (so every backend, the simulator and the prover give it
+exactly the meaning of the formula in Warp's C++ headers, with no new MIR
+op); an argument that the formula uses more than once must be free of side
+effects (no atomics and no func calls), else a `warp-builtin-args` error asks
+for a variable. Keyword arguments are matched to Warp's parameter names.
+"""
+from __future__ import annotations
+
+import ast
+
+#: Warp 1.19's parameter names of the builtins that take keywords.
+WARP_PARAMS = {
+    "min": ("a", "b"), "max": ("a", "b"), "clamp": ("x", "low", "high"), "abs": ("x",),
+    "lerp": ("a", "b", "t"), "mod": ("a", "b"), "identity": ("n", "dtype"),
+    "quat_rpy": ("roll", "pitch", "yaw"), "floor": ("x",), "ceil": ("x",), "sqrt": ("x",),
+    "sin": ("x",), "cos": ("x",), "tan": ("x",), "exp": ("x",), "log": ("x",),
+    "pow": ("x", "y"), "dot": ("a", "b"), "cross": ("a", "b"), "length": ("a",),
+    "length_sq": ("a",), "normalize": ("a",), "quat_rotate": ("quat", "vec"),
+    "where": ("cond", "value_if_true", "value_if_false"),
+    "select": ("cond", "value_if_false", "value_if_true"),
+    "quat_from_axis_angle": ("axis", "angle"), "transpose": ("a",), "cw_mul": ("a", "b"),
+    "cw_div": ("a", "b"), "smoothstep": ("a", "b", "x"), "sign": ("x",),
+    "expect_eq": ("a", "b"), "expect_neq": ("a", "b"), "static": ("expr",),
+}
+#: builtins rewritten here (the rest of WARP_PARAMS only gets keyword matching)
+DESUGARED = {"lerp", "mod", "identity", "quat_rpy", "smoothstep", "sign", "static"}
+_ALIAS = "__verikern_dsl__"   # a synthetic DSL module alias for generated calls
+_SIDE_EFFECTS = ("atomic_",)
+
+
+def positional_args(chk, node: ast.Call, name: str) -> list:
+    """The call's arguments in Warp's parameter order (keywords matched by name)."""
+    if not node.keywords:
+        return list(node.args)
+    params = WARP_PARAMS.get(name)
+    if params is None:
+        raise chk.error(f"vk.{name}() takes no keyword arguments", node.keywords[0].value,
+                        "keyword-args")
+    args = list(node.args) + [None] * (len(params) - len(node.args))
+    for kw in node.keywords:
+        if kw.arg not in params:
+            raise chk.error(f"vk.{name}() has no parameter {kw.arg!r} (Warp names them "
+                            f"{', '.join(params)})", kw.value, "keyword-args")
+        k = params.index(kw.arg)
+        if k < len(node.args) or args[k] is not None:
+            raise chk.error(f"vk.{name}() got {kw.arg!r} twice", kw.value, "keyword-args")
+        args[k] = kw.value
+    while args and args[-1] is None:
+        args.pop()
+    if any(a is None for a in args):
+        missing = params[args.index(None)]
+        raise chk.error(f"vk.{name}() is missing the argument {missing!r}", node, "arity")
+    return args
+
+
+def _dsl(chk, name: str, args, like) -> ast.Call:
+    chk.info.aliases.add(_ALIAS)
+    func = ast.Attribute(value=ast.Name(id=_ALIAS, ctx=ast.Load()), attr=name, ctx=ast.Load())
+    return _at(ast.Call(func=func, args=list(args), keywords=[]), like)
+
+
+def _at(node, like):
+    for n in ast.walk(node):
+        if not hasattr(n, "lineno") or getattr(n, "lineno", None) is None:
+            ast.copy_location(n, like)
+    return node
+
+
+def _bin(a, op, b, like):
+    return _at(ast.BinOp(left=a, op=op, right=b), like)
+
+
+def _num(v, like):
+    return _at(ast.Constant(v), like)
+
+
+def _pure(chk, node, what: str, call) -> None:
+    for n in ast.walk(node):
+        if isinstance(n, ast.Call):
+            dsl = chk.info.dsl_name(n.func) or ""
+            if dsl.startswith(_SIDE_EFFECTS) or (isinstance(n.func, ast.Name)
+                                                 and n.func.id in chk.info.funcs):
+                raise chk.error(f"the argument {ast.unparse(node)!r} of {what}() has side "
+                                "effects and the builtin uses it more than once", node,
+                                "warp-builtin-args", "assign it to a variable first")
+
+
+def _arity(chk, node, name, args, n):
+    if len(args) != n:
+        raise chk.error(f"vk.{name}() takes {n} argument(s), got {len(args)}", node, "arity")
+
+
+def desugar(chk, node: ast.Call, name: str, args: list):
+    """The core-language expression a Warp builtin call means (Warp's formula)."""
+    if name == "static":
+        _arity(chk, node, name, args, 1)
+        try:
+            v = chk.const_eval(args[0])
+        except Exception:
+            raise chk.error("wp.static() needs an expression of compile-time constants",
+                            args[0], "static-not-constant",
+                            "use literals and module-level constants only") from None
+        return _num(v, node)
+    if name == "mod":   # Warp: a % b on ints (C), fmod on floats: the `%` of LANGUAGE.md
+        _arity(chk, node, name, args, 2)
+        return _bin(args[0], ast.Mod(), args[1], node)
+    if name == "lerp":  # a*(1-t) + b*t
+        _arity(chk, node, name, args, 3)
+        a, b, t = args
+        _pure(chk, t, name, node)
+        return _bin(_bin(a, ast.Mult(), _bin(_num(1.0, node), ast.Sub(), t, node), node),
+                    ast.Add(), _bin(b, ast.Mult(), t, node), node)
+    if name == "smoothstep":  # t = clamp((x-a)/(b-a), 0, 1); t*t*(3-2t)
+        _arity(chk, node, name, args, 3)
+        for x in args:
+            _pure(chk, x, name, node)
+        a, b, x = args
+        t = _dsl(chk, "clamp", [_bin(_bin(x, ast.Sub(), a, node), ast.Div(),
+                                     _bin(b, ast.Sub(), a, node), node),
+                                _num(0.0, node), _num(1.0, node)], node)
+        return _bin(_bin(t, ast.Mult(), t, node), ast.Mult(),
+                    _bin(_num(3.0, node), ast.Sub(), _bin(_num(2.0, node), ast.Mult(), t, node),
+                         node), node)
+    if name == "sign":  # x < 0 ? -1 : 1
+        _arity(chk, node, name, args, 1)
+        _pure(chk, args[0], name, node)
+        test = _at(ast.Compare(left=args[0], ops=[ast.Lt()], comparators=[_num(0, node)]), node)
+        return _at(ast.IfExp(test=test, body=_at(ast.UnaryOp(op=ast.USub(), operand=_num(1, node)),
+                                                 node), orelse=_num(1, node)), node)
+    if name == "identity":
+        _arity(chk, node, name, args, 2)
+        try:
+            n = chk.const_eval(args[0])
+        except Exception:
+            n = None
+        if n not in (2, 3, 4):
+            raise chk.error("wp.identity(n=...) needs a constant n of 2, 3 or 4", args[0],
+                            "identity-size")
+        comps = [_num(1.0 if r == c else 0.0, node) for r in range(n) for c in range(n)]
+        return _dsl(chk, f"mat{n}{n}", comps, node)
+    if name == "quat_rpy":
+        _arity(chk, node, name, args, 3)
+        for x in args:
+            _pure(chk, x, name, node)
+        roll, pitch, yaw = args
+
+        def half(fn, angle):
+            return _dsl(chk, fn, [_bin(angle, ast.Mult(), _num(0.5, node), node)], node)
+
+        cy, sy = (lambda: half("cos", yaw)), (lambda: half("sin", yaw))
+        cr, sr = (lambda: half("cos", roll)), (lambda: half("sin", roll))
+        cp, sp = (lambda: half("cos", pitch)), (lambda: half("sin", pitch))
+
+        def prod(f, g, h):
+            return _bin(_bin(f(), ast.Mult(), g(), node), ast.Mult(), h(), node)
+
+        w = _bin(prod(cy, cr, cp), ast.Add(), prod(sy, sr, sp), node)
+        x = _bin(prod(cy, sr, cp), ast.Sub(), prod(sy, cr, sp), node)
+        y = _bin(prod(cy, cr, sp), ast.Add(), prod(sy, sr, cp), node)
+        z = _bin(prod(sy, cr, cp), ast.Sub(), prod(cy, sr, sp), node)
+        return _dsl(chk, "quat", [x, y, z, w], node)
+    return None
