@@ -1,0 +1,179 @@
+"""Warp-style kernels (written for this project) run under real Warp on its
+CPU device and under verikern's simulator and `cpu:native` on the same
+inputs, with equal results (LANGUAGE.md section 6 tolerance); the decorator
+contracts leave Warp's behaviour unchanged, and `vk.check_launch` /
+`vk.launch(outputs=...)` accept Warp kernel objects and Warp arrays."""
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import verikern as vk
+from verikern.errors import ContractError, LaunchError
+from verikern.proofs.driver import prove_file
+
+wp = pytest.importorskip("warp")
+
+HERE = Path(__file__).resolve().parent
+RTOL = ATOL = 1e-6
+DEVICES = ("cpu", "cpu:native")
+
+
+@pytest.fixture(scope="module")
+def warp(tmp_path_factory):
+    wp.config.quiet = True
+    wp.config.kernel_cache_dir = str(tmp_path_factory.mktemp("warp_cache"))
+    wp.init()
+    return wp
+
+
+def load(name: str):
+    spec = importlib.util.spec_from_file_location(f"verikern_warp_compat_{name}", HERE / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def warp_value(v, dtype):
+    if dtype is None:
+        return v
+    if isinstance(dtype, str):  # a vector/matrix/quat kernel argument
+        return getattr(wp, dtype)(*np.asarray(v, dtype=np.float32).reshape(-1).tolist())
+    return wp.array(v, dtype=dtype, device="cpu")
+
+
+def run_everywhere(kernel, dim, values, dtypes):
+    """(warp results, {device: verikern results}) for every argument."""
+    theirs = [warp_value(v.copy() if isinstance(v, np.ndarray) else v, t)
+              for v, t in zip(values, dtypes)]
+    wp.launch(kernel, dim=dim, inputs=theirs, device="cpu")
+    wp.synchronize_device("cpu")
+    warp_out = [t.numpy() if isinstance(t, wp.array) else None for t in theirs]
+    ours = {}
+    for dev in DEVICES:
+        args = [v.copy() if isinstance(v, np.ndarray) else v for v in values]
+        vk.launch(kernel, dim, args, block_dim=32, device=dev)
+        ours[dev] = args
+    return warp_out, ours
+
+
+def assert_same(warp_out, ours, values):
+    for dev, args in ours.items():
+        for k, (w, o) in enumerate(zip(warp_out, args)):
+            if w is not None:
+                np.testing.assert_allclose(o, w.reshape(o.shape), rtol=RTOL, atol=ATOL,
+                                           err_msg=f"argument {k} on {dev}")
+
+
+def f32(rng, *shape, lo=-2.0, hi=2.0):
+    return rng.uniform(lo, hi, shape).astype(np.float32)
+
+
+def test_array_spellings_and_module_constants(warp):
+    m = load("kernels_spellings")
+    rng = np.random.default_rng(1)
+    a, b = f32(rng, 40), f32(rng, 40)
+    warp_out, ours = run_everywhere(m.spell_1d, 40, [a, b, np.zeros(40, np.float32)],
+                                    [float, float, float])
+    assert_same(warp_out, ours, None)
+    np.testing.assert_allclose(warp_out[2], a * b + 0.25 + 3.0, rtol=1e-6)   # independent reference
+
+    mm, nn = f32(rng, 5, 7), f32(rng, 5, 7)
+    warp_out, ours = run_everywhere(m.spell_2d, (5, 7), [mm, nn, np.zeros((5, 7, 3), np.float32)],
+                                    [float, float, wp.vec3])
+    assert_same(warp_out, ours, None)
+    assert warp_out[2][3, 4].tolist() == [mm[3, 4], nn[3, 4], 34.0]
+
+
+def test_vector_matrix_quat_parameters(warp):
+    m = load("kernels_spellings")
+    rng = np.random.default_rng(2)
+    pts = f32(rng, 33, 3)
+    u, M = f32(rng, 3), f32(rng, 3, 3)
+    q = f32(rng, 4)
+    q /= np.linalg.norm(q)
+    values = [pts, u, M, q, 1.5, np.zeros((33, 3), np.float32)]
+    warp_out, ours = run_everywhere(m.transform, 33, values,
+                                    [wp.vec3, "vec3", "mat33", "quat", None, wp.vec3])
+    assert_same(warp_out, ours, values)
+    # independent reference: rotate M p + 1.5 u by q (x, y, z, w) with numpy
+    x, y, z, w = q.astype(np.float64)
+    R = np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+                  [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+                  [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
+    want = (R @ (pts.astype(np.float64) @ M.T.astype(np.float64) + 1.5 * u).T).T
+    np.testing.assert_allclose(warp_out[5], want, rtol=1e-4, atol=1e-4)
+
+
+def test_warp_builtins_and_keywords(warp):
+    m = load("kernels_builtins")
+    rng = np.random.default_rng(3)
+    x = f32(rng, 50, lo=-1.0, hi=3.0)
+    warp_out, ours = run_everywhere(m.scalar_builtins, 50, [x, np.zeros(50, np.float32)],
+                                    [float, float])
+    assert_same(warp_out, ours, None)
+    xd = x.astype(np.float64)
+    t = np.clip(xd, 0, 1)
+    want = (xd * 0.75 + 2.0 * 0.25) + np.fmod(xd, 0.75) + t * t * (3 - 2 * t) \
+        + np.where(xd - 1 < 0, -1.0, 1.0) + np.clip(xd, 0.5, 2.5) + np.arange(50) % 3
+    np.testing.assert_allclose(warp_out[1], want, rtol=1e-5, atol=1e-5)
+
+    ang = f32(rng, 20)
+    values = [ang, np.zeros((20, 4), np.float32), np.zeros((20, 3, 3), np.float32),
+              np.zeros((20, 3), np.float32)]
+    warp_out, ours = run_everywhere(m.vector_builtins, 20, values,
+                                    [float, wp.quat, wp.mat33, wp.vec3])
+    assert_same(warp_out, ours, values)
+    np.testing.assert_allclose(warp_out[2][7], np.eye(3) * ang[7], rtol=1e-6)
+
+
+def test_atomics_and_contents_contracts(warp):
+    m = load("kernels_spellings")
+    rng = np.random.default_rng(4)
+    vals = np.arange(10, dtype=np.float32)   # small integers: the atomic sum is exact
+    idx = rng.integers(0, 10, 64).astype(np.int32)
+    warp_out, ours = run_everywhere(m.gather_add, 64, [idx, vals, np.zeros(1, np.float32)],
+                                    [wp.int32, float, float])
+    assert_same(warp_out, ours, None)
+    assert warp_out[2][0] == float(vals[idx].sum())
+    bad = idx.copy()
+    bad[5] = 10
+    with pytest.raises(ContractError, match="all_in_range"):
+        vk.check_launch(m.gather_add, 64, [bad, vals], outputs=[np.zeros(1, np.float32)])
+
+
+def test_decorators_leave_warp_unchanged(warp):
+    m = load("kernels_spellings")
+    assert isinstance(m.spell_1d, wp.Kernel) and isinstance(m.transform, wp.Kernel)
+    assert m.spell_1d.key.endswith("spell_1d")
+    marker = object()
+    assert vk.requires(lambda a: True)(marker) is marker
+    with pytest.raises(Exception, match="inside a @vk.kernel body"):
+        vk.requires(True)
+    # Warp launches a launch the contract refuses (Warp does not check contracts) ...
+    a, b = np.ones(8, np.float32), np.ones(8, np.float32)
+    out = wp.zeros(8, dtype=float, device="cpu")
+    wp.launch(m.spell_1d, dim=4, inputs=[wp.array(a, device="cpu"), wp.array(b, device="cpu")],
+              outputs=[out], device="cpu")
+    assert out.numpy().tolist() == [4.25] * 4 + [0.0] * 4
+    # ... and verikern checks it without running it, on Warp arrays too
+    vk.check_launch(m.spell_1d, 8, [wp.array(a, device="cpu"), wp.array(b, device="cpu")],
+                    outputs=[out])
+    with pytest.raises(ContractError, match="launch_dim"):
+        vk.check_launch(m.spell_1d, 4, [a, b, np.zeros(8, np.float32)])
+    with pytest.raises(ContractError, match="out.shape"):
+        vk.launch(m.spell_1d, 8, [a, b], outputs=[np.zeros(7, np.float32)])
+    with pytest.raises(LaunchError, match="3 components"):
+        vk.check_launch(m.transform, 2, [np.zeros((2, 3), np.float32), (1.0, 2.0),
+                                         np.eye(3), (0, 0, 0, 1), 1.0,
+                                         np.zeros((2, 3), np.float32)])
+
+
+def test_compat_kernels_are_proved():
+    reports = prove_file(HERE / "kernels_spellings.py") + prove_file(HERE / "kernels_builtins.py")
+    assert {r.kernel: r.status.value for r in reports} == {
+        "spell_1d": "proved", "spell_2d": "proved", "transform": "proved",
+        "gather_add": "proved", "scalar_builtins": "proved", "vector_builtins": "proved"}
