@@ -285,7 +285,9 @@ def check_launch(kernel, dim, inputs, block_dim: int | None = None, outputs=None
     in-body `requires`, array contracts) without running it; raises
     LaunchError/ContractError. `kernel` may be a @vk.kernel, a MIR Kernel or
     a Warp kernel object (its function's source file is compiled)."""
-    prepare_launch(kernel, dim, _all_args(inputs, outputs), block_dim)
+    args = [v.numpy() if not isinstance(v, np.ndarray) and callable(getattr(v, "numpy", None))
+            and hasattr(v, "shape") else v for v in _all_args(inputs, outputs)]
+    prepare_launch(kernel, dim, args, block_dim)   # Warp arrays are checked through .numpy()
 
 
 def launch(kernel, dim, inputs, block_dim: int | None = None, device: str = "cpu",

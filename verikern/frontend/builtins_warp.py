@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import ast
 
+from verikern.hir.types import BOOL, ScalarType
+
 #: Warp 1.19's parameter names of the builtins that take keywords.
 WARP_PARAMS = {
     "min": ("a", "b"), "max": ("a", "b"), "clamp": ("x", "low", "high"), "abs": ("x",),
@@ -126,12 +128,16 @@ def desugar(chk, node: ast.Call, name: str, args: list):
         return _bin(_bin(t, ast.Mult(), t, node), ast.Mult(),
                     _bin(_num(3.0, node), ast.Sub(), _bin(_num(2.0, node), ast.Mult(), t, node),
                          node), node)
-    if name == "sign":  # x < 0 ? -1 : 1
+    if name == "sign":  # x < T(0) ? T(-1) : T(1), in the type T of x
         _arity(chk, node, name, args, 1)
         _pure(chk, args[0], name, node)
+        t = chk.check_expr(args[0]).type
+        if not isinstance(t, ScalarType) or t == BOOL:
+            raise chk.error(f"wp.sign() on {t}: verikern takes a number here", args[0],
+                            "type-mismatch", "apply it to each component")
         test = _at(ast.Compare(left=args[0], ops=[ast.Lt()], comparators=[_num(0, node)]), node)
-        return _at(ast.IfExp(test=test, body=_at(ast.UnaryOp(op=ast.USub(), operand=_num(1, node)),
-                                                 node), orelse=_num(1, node)), node)
+        return _at(ast.IfExp(test=test, body=_dsl(chk, t.name, [_num(-1, node)], node),
+                             orelse=_dsl(chk, t.name, [_num(1, node)], node)), node)
     if name == "identity":
         _arity(chk, node, name, args, 2)
         try:
