@@ -12,7 +12,7 @@ import verikern as vk
 from corpus_loader import CORPUS_DIR
 from verikern.frontend import compile_file
 
-wp = pytest.importorskip("warp")
+wp = pytest.importorskip("warp", reason="NVIDIA Warp is not installed (pip install warp-lang)")
 
 
 def warp_kernel(name):

@@ -7,15 +7,8 @@ import textwrap
 import pytest
 from click.testing import CliRunner
 
-try:
-    from verikern.frontend import compile_file  # noqa: F401
-    HAVE_FRONTEND = True
-except ImportError:
-    HAVE_FRONTEND = False
-
 from verikern.cli.trace import command
 
-needs_frontend = pytest.mark.skipif(not HAVE_FRONTEND, reason="frontend not available yet")
 
 REDUCE = """\
 import verikern as vk
@@ -103,7 +96,6 @@ def run(*args):
     return result.exit_code, result.output
 
 
-@needs_frontend
 def test_correct_reduction_has_no_race(tmp_path):
     f = write(tmp_path, "reduce.py", REDUCE)
     code, out = run(f, "--kernel", "reduce", "--dim", 512, "--block-dim", 256)
@@ -111,7 +103,6 @@ def test_correct_reduction_has_no_race(tmp_path):
     assert "no data races" in out and "no shared-memory bank conflicts" in out
 
 
-@needs_frontend
 def test_reduction_without_barrier_races(tmp_path):
     f = write(tmp_path, "reduce_racy.py", REDUCE.replace(
         "        vk.sync_threads()\n        s = s // 2", "        s = s // 2"))
@@ -125,7 +116,6 @@ def test_reduction_without_barrier_races(tmp_path):
     assert all(r["kind"] == "intra-block" and r["file"] == f for r in doc["races"])
 
 
-@needs_frontend
 @pytest.mark.parametrize("width, degree", [(32, 32), (33, None)])
 def test_tiled_transpose_bank_conflicts(tmp_path, width, degree):
     f = write(tmp_path, "t.py", TRANSPOSE.replace("WIDTH", str(width)))
@@ -146,7 +136,6 @@ def test_tiled_transpose_bank_conflicts(tmp_path, width, degree):
         assert code == 0 and f"{f}:15:" in text and "32-way bank conflict" in text
 
 
-@needs_frontend
 def test_runtime_error_is_reported_with_location(tmp_path):
     f = write(tmp_path, "oob.py", OOB)
     code, out = run(f, "--dim", 64, "--block-dim", 32)
@@ -157,7 +146,6 @@ def test_runtime_error_is_reported_with_location(tmp_path):
     assert doc["error"]["kind"] == "bounds" and doc["error"]["line"] == 7
 
 
-@needs_frontend
 def test_requires_are_solved_or_reported(tmp_path):
     f = write(tmp_path, "scale.py", SCALE)
     code, out = run(f, "--dim", 128, "--block-dim", 64, "--format", "json")
@@ -166,7 +154,6 @@ def test_requires_are_solved_or_reported(tmp_path):
     assert code == 3 and "--param" in out and "scale.py:6" in out
 
 
-@needs_frontend
 def test_block_dim_is_searched_when_not_fixed(tmp_path):
     f = write(tmp_path, "rot.py", ROTATE)
     code, out = run(f, "--dim", 512, "--format", "json")
@@ -176,7 +163,6 @@ def test_block_dim_is_searched_when_not_fixed(tmp_path):
     assert code == 3 and "rot.py:6" in out
 
 
-@needs_frontend
 def test_input_errors_exit_3(tmp_path):
     f = write(tmp_path, "scale.py", SCALE)
     assert run(tmp_path / "missing.py", "--dim", 4)[0] == 3
@@ -226,7 +212,6 @@ def rowsum(m: wp.array(dtype=wp.float32, ndim=2), out: wp.array(dtype=wp.float32
 """
 
 
-@needs_frontend
 def test_2d_launch_plain_read_modify_write_races_and_reports_inputs(tmp_path):
     f = write(tmp_path, "rowsum.py", ROWSUM)
     code, out = run(f, "--dim", "8,16", "--block-dim", 32, "--format", "json", "--seed", 3)

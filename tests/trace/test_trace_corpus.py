@@ -12,12 +12,9 @@ from click.testing import CliRunner
 
 from corpus_loader import load_corpus
 
-try:
-    from verikern.frontend import compile_file
-except ImportError:     # pragma: no cover - frontend still being written
-    compile_file = None
+from verikern.frontend import compile_file
 
-CASES = load_corpus() if compile_file is not None else []
+CASES = load_corpus()
 
 
 # Small explicit shapes where the launch-shaped defaults make long inner loops.
@@ -41,7 +38,6 @@ def _launch_args(case) -> list[str]:
     return args + ["--dim", dims]
 
 
-@pytest.mark.skipif(compile_file is None, reason="frontend not available yet")
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_trace_agrees_with_expected_verdict(case):
     result = CliRunner().invoke(
