@@ -32,7 +32,7 @@ def _kwargs(prove_args) -> dict:
     from verikern.cli.prove import command
 
     p = command.make_context("prove", ["<path>", *prove_args]).params
-    return {"kernel": p["kernel"], "dims": p["dims"], "block_dim": p["block_dim"], "timeout": p["timeout"]}
+    return {"kernel": p["kernel"], "dims": p["dims"], "block_dim": p["block_dim"], "budget": p["budget"]}
 
 
 def prove_case(path: str):

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
 from verikern.errors import VerikernError
+from verikern.proofs.budget import MEGA, SolverBudget, fresh_context, rlimit_count
 from verikern.proofs.obligations import KernelReport, KernelStatus, Obligation, Status
 
 MODULE_KERNEL = "<module>"   # the kernel name of a report about a whole file
@@ -92,10 +93,10 @@ def _is_abstracted(ob: Obligation) -> bool:
     return bool(ob.reason) and "abstract" in ob.reason.lower()
 
 
-#: Wall-clock seconds `settle` may spend on one kernel searching peeled loop
+#: z3 resource units `settle` may spend on one kernel searching peeled loop
 #: iterations for exact counterexamples (proofs.peeling), all obligations
-#: together (soft: a solver query that started in time may finish later).
-EXACT_SEARCH_BUDGET = 10.0
+#: together (checked before each search and query: deterministic).
+EXACT_SEARCH_BUDGET = 10 * MEGA
 
 
 def settle(kernel_mir, obligations: Sequence[Obligation], replayer=None, *, dims=None,
@@ -153,8 +154,8 @@ def _replay(replayer, kernel_mir, ob: Obligation):
 
 class _ExactSearch:
     """Exact counterexamples from peeled loop iterations for one kernel,
-    within one shared time budget for the searches (replays are bounded by
-    the replayer). Only ever yields failures that replay confirmed on the
+    within one shared work budget for the searches (z3 resource units;
+    replays are bounded by the replayer). Only ever yields failures that replay confirmed on the
     kernel itself, or whose replay stopped at another runtime error first
     (then `confirmed=False`, the reason says so; the model is exact)."""
 
@@ -163,26 +164,26 @@ class _ExactSearch:
         self.replayer = replayer
         self.dims, self.block_dim = dims, block_dim
         self.search = exact_search
-        self.spent = 0.0
+        self.spent = 0
 
     def confirmed(self, ob: Obligation) -> Obligation | None:
         """A confirmed FAILED obligation for `ob`'s site found in a peeled
         iteration, or None (no kernel, no time left, nothing found or not
         confirmed)."""
         left = EXACT_SEARCH_BUDGET - self.spent
-        if self.kernel is None or left <= 0.5 or not getattr(self.kernel, "loops", ()):
+        if self.kernel is None or left <= MEGA // 2 or not getattr(self.kernel, "loops", ()):
             return None
         if self.search is None:
             from verikern.proofs.peeling import exact_counterexample as search
             self.search = search
-        start = time.monotonic()
+        start = rlimit_count()
         try:
             found = self.search(self.kernel, ob, dims=self.dims, block_dim=self.block_dim,
                                 budget=left)
         except Exception:  # the search is an extra: it must never cost a verdict
             return None
         finally:
-            self.spent += time.monotonic() - start
+            self.spent += rlimit_count() - start
         if found is None or found.status is not Status.FAILED:
             return None
         ok, why, witness = _replay(self.replayer, self.kernel, found)
@@ -210,16 +211,21 @@ def _join(first: str | None, second: str) -> str:
     return f"{first}; {second}" if first else second
 
 
-def prove_mir(kernel_mir, *, file: str, dims=None, block_dim=None, timeout=10.0,
+def prove_mir(kernel_mir, *, file: str, dims=None, block_dim=None, budget: float | None = None,
               prover=None, replayer=None, replay: bool = True) -> KernelReport:
     """Prove one compiled kernel and replay its failures (`replay=False`
-    skips replay: failures keep `confirmed=None` and are never downgraded)."""
+    skips replay: failures keep `confirmed=None` and are never downgraded).
+    `budget`: million z3 resource units per check (None: the default of
+    proofs.budget); the proof runs in a z3 context of its own, so its
+    answer does not depend on what was proved before in this process."""
     if prover is None:
         from verikern.proofs.prover import prove_kernel as prover
     start = time.perf_counter()
     line = kernel_mir.loc.line
     try:
-        obligations = prover(kernel_mir, dims=dims, block_dim=block_dim, timeout=timeout)
+        fresh_context()
+        obligations = prover(kernel_mir, dims=dims, block_dim=block_dim,
+                             budget=SolverBudget.from_megaunits(budget))
         if replay:
             obligations = settle(kernel_mir, obligations, replayer, dims=dims,
                                  block_dim=block_dim)
@@ -240,26 +246,26 @@ def _error_report(file: str, kernel: str, message: str, line: int = 0, seconds: 
     return KernelReport(file, kernel, KernelStatus.ERROR, seconds, error=message, line=line)
 
 
-def prove_file(path, *, kernel=None, dims=None, block_dim=None, timeout=10.0,
+def prove_file(path, *, kernel=None, dims=None, block_dim=None, budget: float | None = None,
                replay: bool = True) -> list[KernelReport]:
     """Compile `path` with the frontend (never executing it) and prove every
     kernel in it (or those named by `kernel`), in source order."""
     from verikern.frontend import compile_file
 
-    return _compile_and_prove(lambda: compile_file(path), str(path), kernel, dims, block_dim, timeout, replay)
+    return _compile_and_prove(lambda: compile_file(path), str(path), kernel, dims, block_dim, budget, replay)
 
 
 def prove_source(source: str, filename: str, *, kernel=None, dims=None, block_dim=None,
-                 timeout=10.0, replay: bool = True) -> list[KernelReport]:
+                 budget: float | None = None, replay: bool = True) -> list[KernelReport]:
     """Like `prove_file`, for source text (e.g. a generated mutant) that
     reports as `filename`."""
     from verikern.frontend import compile_source
 
     return _compile_and_prove(lambda: compile_source(source, filename), filename, kernel, dims,
-                              block_dim, timeout, replay)
+                              block_dim, budget, replay)
 
 
-def _compile_and_prove(compile_module, file: str, kernel, dims, block_dim, timeout,
+def _compile_and_prove(compile_module, file: str, kernel, dims, block_dim, budget,
                        replay: bool) -> list[KernelReport]:
     dims = normalize_dims(dims)
     wanted = _kernel_names(kernel)
@@ -288,7 +294,7 @@ def _compile_and_prove(compile_module, file: str, kernel, dims, block_dim, timeo
             message = _render(kr.error) if kr.error is not None else f"{file}:{line}: error: kernel {kr.name} did not compile"
             reports.append(_error_report(file, kr.name, message, line))
             continue
-        reports.append(prove_mir(kr.mir, file=file, dims=dims, block_dim=block_dim, timeout=timeout,
+        reports.append(prove_mir(kr.mir, file=file, dims=dims, block_dim=block_dim, budget=budget,
                                  replay=replay))
     return reports
 
@@ -299,12 +305,12 @@ def _render(err) -> str:
 
 
 def _prove_file_task(args) -> list[KernelReport]:
-    path, kernel, dims, block_dim, timeout = args
-    return prove_file(path, kernel=kernel, dims=dims, block_dim=block_dim, timeout=timeout)
+    path, kernel, dims, block_dim, budget = args
+    return prove_file(path, kernel=kernel, dims=dims, block_dim=block_dim, budget=budget)
 
 
 # ------------------------------------------------------------------ many files
-def prove_paths(paths, *, kernel=None, dims=None, block_dim=None, timeout=10.0, jobs=1,
+def prove_paths(paths, *, kernel=None, dims=None, block_dim=None, budget: float | None = None, jobs=1,
                 progress: Progress | None = None) -> list[KernelReport]:
     """Prove every kernel in `paths` (files, or folders searched recursively);
     reports in file order, then source order. `jobs > 1` proves files in a
@@ -314,13 +320,14 @@ def prove_paths(paths, *, kernel=None, dims=None, block_dim=None, timeout=10.0, 
     dims = normalize_dims(dims)
     if block_dim is not None and not 1 <= int(block_dim) <= 1024:
         raise ProveInputError(f"bad block dim {block_dim}: it must be between 1 and 1024")
-    if timeout is not None and timeout <= 0:
-        raise ProveInputError(f"bad timeout {timeout}: it must be positive")
+    if budget is not None and not budget > 0:
+        raise ProveInputError(f"bad solver budget {budget}: it must be a positive number "
+                              "(million z3 resource units per check)")
     if int(jobs) < 1:
         raise ProveInputError(f"bad job count {jobs}: it must be at least 1")
     if not files:
         raise ProveInputError("no .py files found in " + ", ".join(str(p) for p in paths))
-    tasks = [(str(f), kernel, dims, block_dim, timeout) for f in files]
+    tasks = [(str(f), kernel, dims, block_dim, budget) for f in files]
     results: dict[int, list[KernelReport]] = {}
     if jobs == 1 or len(tasks) == 1:
         for i, task in enumerate(tasks):

@@ -21,6 +21,15 @@ from verikern.encoders.smt.lemmas import RemainderLemmas
 from verikern.encoders.smt.semantics import UnsupportedConstruct, int_binop, le, lt
 from verikern.mir.nodes import Assert, BinOp, Compare, Const, Kernel, Value
 
+from .budget import MEGA, SolverBudget
+
+#: Work limits of Houdini's checks (z3 resource units): a concrete-launch
+#: probe, a small-model search, a short exact look, the abstract quick check.
+HOUDINI_PROBE_RLIMIT = 3 * MEGA // 10
+HOUDINI_SMALL_RLIMIT = 4 * MEGA // 10
+HOUDINI_SHORT_RLIMIT = MEGA // 2
+HOUDINI_QUICK_RLIMIT = 2 * MEGA
+
 
 @dataclass(frozen=True)
 class Candidate:
@@ -261,7 +270,7 @@ def _hint_supported(enc: ThreadEncoding, shape: CfgShape, c: Candidate) -> str |
     return None
 
 
-def houdini(enc: ThreadEncoding, shape: CfgShape, base_facts: list, timeout_ms: int,
+def houdini(enc: ThreadEncoding, shape: CfgShape, base_facts: list, budget: SolverBudget,
             candidates: dict[str, list[Candidate]], abstraction=None,
             probes: list | None = None, lemmas: RemainderLemmas | None = None,
             small_tiers: list[list] | None = None) -> HoudiniResult:
@@ -302,8 +311,7 @@ def houdini(enc: ThreadEncoding, shape: CfgShape, base_facts: list, timeout_ms: 
         """A model under one of the concrete launches (a real execution
         state, so whatever it falsifies may be dropped), or None."""
         for probe in probes:
-            p = z3.SolverFor("QF_BV")
-            p.set("timeout", min(timeout_ms, 300))
+            p = budget.solver(HOUDINI_PROBE_RLIMIT)
             p.add(*formulas, *probe)
             result.checks += 1
             if p.check() == z3.sat:
@@ -316,8 +324,7 @@ def houdini(enc: ThreadEncoding, shape: CfgShape, base_facts: list, timeout_ms: 
         attempts = [probe + hints for hints in small_tiers or [] for probe in probes]
         attempts += list(small_tiers or [])
         for hints in attempts:             # concrete launches first: fast
-            s = z3.SolverFor("QF_BV")
-            s.set("timeout", min(timeout_ms, 400))
+            s = budget.solver(HOUDINI_SMALL_RLIMIT)
             s.add(*with_lemmas(formulas), *hints)
             result.checks += 1
             if s.check() == z3.sat:
@@ -340,8 +347,7 @@ def houdini(enc: ThreadEncoding, shape: CfgShape, base_facts: list, timeout_ms: 
             m = probe_model(formulas)
             if m is not None:
                 return z3.sat, m
-        solver = z3.SolverFor("QF_BV")      # fresh: keeps z3's bit-blasting preprocessing
-        solver.set("timeout", min(timeout_ms, 500) if short else timeout_ms)
+        solver = budget.solver(HOUDINI_SHORT_RLIMIT if short else None)
         solver.add(*formulas)
         res = solver.check()
         result.checks += 1
@@ -361,8 +367,7 @@ def houdini(enc: ThreadEncoding, shape: CfgShape, base_facts: list, timeout_ms: 
             em = probe_model(formulas) if probe_first else None
             probe_first = em is not None
             if em is None and abstraction is not None:
-                quick = z3.SolverFor("QF_BV")
-                quick.set("timeout", min(timeout_ms, 2000))
+                quick = budget.solver(HOUDINI_QUICK_RLIMIT)
                 quick.add(*abstraction.apply(formulas))
                 qres = quick.check()
                 result.checks += 1

@@ -21,15 +21,14 @@ Invariants:
   caller still confirms it by replay on the original kernel;
 - the returned obligation has the kind, source location(s) and other_loc of
   the original obligation; its message and reason name the iteration;
-- every search runs under a wall-clock deadline (a few seconds), checked
-  before each solver query.
+- every search runs under a deterministic work budget (z3 resource units,
+  `proofs.budget`), checked before each solver query.
 """
 from __future__ import annotations
 
 import dataclasses
 import math
 import re
-import time
 from collections import OrderedDict
 from contextlib import contextmanager
 
@@ -39,19 +38,26 @@ from verikern.mir.cfg import retarget as _retarget
 from verikern.mir.nodes import Block, Kernel, Return
 from verikern.mir.passes.peel import SiteMap, peel_loops
 
+from .budget import MEGA, SolverBudget, rlimit_count
 from .obligations import Obligation, ObligationKind, Status
 from .prover import DECIDERS, ObligationSpec, enumerate_obligations
 from .prover_context import ProofContext
 
 #: Iterations peeled in front of every loop: a few first, then more while
-#: the time budget lasts (an off-by-one past a constant bound of 10...).
+#: the work budget lasts (an off-by-one past a constant bound of 10...).
 DEFAULT_ITERATIONS = 3
 DEFAULT_ROUNDS = (DEFAULT_ITERATIONS, 12)
-#: Wall-clock seconds one `exact_counterexample` call may spend (soft: one
-#: solver query that started in time may finish a little later).
-DEFAULT_BUDGET = 8.0
-#: Per-query solver timeout (seconds) in the peeled kernel's context.
-QUERY_TIMEOUT = 4.0
+#: z3 resource units one `exact_counterexample` call may spend (checked
+#: before each query: one query that started within it may finish past it).
+DEFAULT_BUDGET = 8 * MEGA
+#: Per-query work limit (z3 resource units) in the peeled kernel's context.
+QUERY_RLIMIT = 4 * MEGA
+
+
+def _query_budget() -> SolverBudget:
+    """Budget of a peeled context: each query at most QUERY_RLIMIT; the
+    search as a whole is bounded by `exact_counterexample`'s budget."""
+    return SolverBudget(QUERY_RLIMIT, total=1 << 62)
 #: At most this many pairs of copies are tried for one race obligation.
 MAX_RACE_PAIRS = 9
 
@@ -81,7 +87,7 @@ class PeeledContext:
         if self._divergence_ctx is None:
             cut = frozenset(b.label for b in self._ctx.kernel.blocks) - \
                 frozenset(b.label for b in self.kernel.blocks)
-            self._divergence_ctx = ProofContext(self._ctx.kernel, *self._launch, QUERY_TIMEOUT,
+            self._divergence_ctx = ProofContext(self._ctx.kernel, *self._launch, _query_budget(),
                                                 infeasible=cut)
         return self._divergence_ctx
 
@@ -93,7 +99,7 @@ class PeeledContext:
         if self._ctx is None and self.error is None:
             try:
                 self._ctx = ProofContext(truncate_loops(self.kernel), *self._launch,
-                                         QUERY_TIMEOUT)
+                                         _query_budget())
             except Exception as err:   # unsupported, bad launch, solver error: no search
                 self.error = f"{type(err).__name__}: {err}"
         return self._ctx
@@ -193,18 +199,21 @@ def specs_for(kernel: Kernel, obligation: Obligation | ObligationSpec) -> list[O
 def exact_counterexample(kernel: Kernel, obligation: Obligation | ObligationSpec, *,
                          dims=None, block_dim=None,
                          iterations: int | tuple[int, ...] = DEFAULT_ROUNDS,
-                         budget: float = DEFAULT_BUDGET) -> Obligation | None:
+                         budget: int = DEFAULT_BUDGET) -> Obligation | None:
     """A FAILED obligation with an exact (not abstracted) counterexample found
     in a peeled iteration of the obligation's site(s), or None (see the
     module docstring). `dims`/`block_dim` fix the launch as for the prover;
     `iterations` is a peel count or increasing counts tried in turn while
-    the `budget` (seconds) lasts."""
-    deadline = time.monotonic() + budget
+    the `budget` (z3 resource units) lasts."""
+    start = rlimit_count()
+
+    def spent() -> bool:
+        return rlimit_count() - start >= budget
     specs = [s for s in specs_for(kernel, obligation) if _in_a_loop(kernel, s)]
     rounds = (iterations,) if isinstance(iterations, int) else tuple(iterations)
     done = 0                      # iterations already searched by an earlier round
     for count in rounds:
-        if not specs or time.monotonic() >= deadline:
+        if not specs or spent():
             return None
         peeled = peeled_context(kernel, dims, block_dim, count)
         copies = [(spec, copy) for spec in specs for copy in _copies(peeled, spec)
@@ -214,9 +223,9 @@ def exact_counterexample(kernel: Kernel, obligation: Obligation | ObligationSpec
         if peeled.ctx is None:
             return None
         for spec, copy in copies:
-            if time.monotonic() >= deadline:
+            if spent():
                 return None
-            found = _decide_copy(peeled, spec, copy, deadline)
+            found = _decide_copy(peeled, spec, copy, spent)
             if found is not None:
                 return found
         done = count
@@ -328,16 +337,16 @@ def _depth(sites: SiteMap, site) -> int:
 
 
 def _decide_copy(peeled: PeeledContext, spec: ObligationSpec, copy: ObligationSpec,
-                 deadline: float) -> Obligation | None:
+                 spent) -> Obligation | None:
     """Run the decider on one copy; the original obligation, failed with
     the copy's exact counterexample, or None. When the first model is too
     large to replay, the decider runs again under looser size hints (only
-    the arrays kept small) while time remains."""
+    the arrays kept small) while the budget lasts (`spent()` is False)."""
     ctx = peeled.context_for(copy.kind)
     ob = _exact_failure(ctx, copy, None)
     tiers = iter(_HINT_TIERS)
     while ob is not None and not _replayable(ob.counterexample) \
-            and time.monotonic() < deadline:
+            and not spent():
         tier = next(tiers, None)
         if tier is None:
             break

@@ -4,8 +4,8 @@ Invariant: an obligation is PROVED only when z3 answered `unsat` to its
 negation under the sound facts of `ProofContext`; `sat` gives FAILED with a
 counterexample read from the model (fact "abstracted": true when the violating
 path went through an abstraction: a havocked loop, a float, or memory the
-kernel writes, so that only a replay can confirm it); anything else (timeout,
-`unknown`, an unsupported construct) gives UNKNOWN with the reason.
+kernel writes, so that only a replay can confirm it); anything else (an
+exhausted solver budget, `unknown`, an unsupported construct) gives UNKNOWN with the reason.
 """
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ from verikern.mir.nodes import (
 )
 from verikern.mir.types import I32
 
+from .budget import MEGA, SolverBudget, unknown_reason
 from .obligations import Counterexample, Obligation, ObligationKind, Status
 from .prover_context import ProofContext
 
@@ -85,11 +86,13 @@ def enumerate_obligations(kernel: Kernel) -> list[ObligationSpec]:
 
 # ------------------------------------------------------------ entry point
 def prove_kernel(kernel: Kernel, *, dims: tuple[int, ...] | None = None,
-                 block_dim: int | None = None, timeout: float = 10.0) -> tuple[Obligation, ...]:
-    """Decide every obligation of `kernel` (see the module docstring)."""
+                 block_dim: int | None = None,
+                 budget: SolverBudget | None = None) -> tuple[Obligation, ...]:
+    """Decide every obligation of `kernel` (see the module docstring) within
+    `budget` (a default `SolverBudget` when None)."""
     specs = enumerate_obligations(kernel)
     try:
-        ctx = ProofContext(kernel, dims, block_dim, timeout)
+        ctx = ProofContext(kernel, dims, block_dim, budget)
     except UnsupportedConstruct as e:
         return tuple(_unknown(s, f"unsupported: {e}") for s in specs)
     except z3.Z3Exception as e:
@@ -140,19 +143,21 @@ class Answer:
     reason: str | None = None
 
 
-#: Time for the search of a smaller model in the smallest tier once a
-#: counterexample exists (ms); the last tier gets the check's whole budget.
-SMALL_TIER_MS = 1500
+#: Work for the search of a smaller model in one tier once a counterexample
+#: exists (z3 resource units); the last tier gets the check's whole budget.
+SMALL_TIER_RLIMIT = 3 * MEGA // 2
+#: Work of the quick check under the nonlinear abstraction.
+QUICK_RLIMIT = 2 * MEGA
+#: Work of one concrete-launch probe.
+PROBE_RLIMIT = 3 * MEGA // 2
 
 
 def _smaller_model(ctx: ProofContext, attempts: list[tuple[list, int | None]]) -> z3.ModelRef | None:
-    """The model of the first (constraints, time limit ms) attempt that z3
-    finds satisfiable in time; None when none is. Only picks among
+    """The model of the first (constraints, work limit) attempt that z3
+    finds satisfiable within its limit; None when none is. Only picks among
     counterexamples: the constraints include the violation query."""
-    for constraints, ms in attempts:
-        s = ctx.new_solver()
-        if ms is not None:
-            s.set("timeout", min(ctx.check_timeout_ms(), ms))
+    for constraints, rlimit in attempts:
+        s = ctx.new_solver(rlimit)
         s.add(*constraints)
         if s.check() == z3.sat:
             return s.model()
@@ -166,7 +171,7 @@ def _clean_path_first(ctx: ProofContext, encs, sites, model, constraints, prefer
     hints = ctx.prior_access_hints(encs, list(sites)) + list(prefer)
     if not hints or all(z3.is_true(model.eval(h, model_completion=True)) for h in hints):
         return []
-    return [(constraints + hints, SMALL_TIER_MS)]
+    return [(constraints + hints, SMALL_TIER_RLIMIT)]
 
 
 def solve(ctx: ProofContext, encs: list[ThreadEncoding], query: list,
@@ -177,25 +182,23 @@ def solve(ctx: ProofContext, encs: list[ThreadEncoding], query: list,
     arrays replay fast), else the unbounded one, preferring one where the
     threads' earlier accesses stay in bounds; UNKNOWN otherwise."""
     facts = ctx.facts(encs, list(sites))
-    quick = ctx.new_solver()
-    quick.set("timeout", min(ctx.check_timeout_ms(), 2000))
+    quick = ctx.new_solver(QUICK_RLIMIT)
     quick.add(*ctx.abstract(facts + list(query)))
     if quick.check() == z3.unsat:       # sound: the abstraction over-approximates
         return Answer(Status.PROVED)
     base = facts + list(query)
     tiers = ctx.launch.small_model_tiers()
     for probe in ctx.launch.probes():     # concrete launches: cheap, exact counterexamples
-        p = ctx.new_solver()
-        p.set("timeout", min(ctx.check_timeout_ms(), 1500))
+        p = ctx.new_solver(PROBE_RLIMIT)
         p.add(*base, *probe)
         if p.check() == z3.sat:
             model = p.model()
             attempts = _clean_path_first(ctx, encs, sites, model, base + probe + tiers[0], prefer)
-            attempts += [(base + probe + tiers[0], SMALL_TIER_MS)]
+            attempts += [(base + probe + tiers[0], SMALL_TIER_RLIMIT)]
             compact = ctx.launch.compact_probe(_val(model, ctx.launch.block_dim))
             if compact is not None and _val(model, ctx.launch.size) > SMALL_MODEL_TIERS[0][0]:
-                attempts.append((base + compact + tiers[0], SMALL_TIER_MS))  # fewer threads
-            attempts += [(base + probe + hints, SMALL_TIER_MS) for hints in tiers[1:]]
+                attempts.append((base + compact + tiers[0], SMALL_TIER_RLIMIT))  # fewer threads
+            attempts += [(base + probe + hints, SMALL_TIER_RLIMIT) for hints in tiers[1:]]
             return Answer(Status.FAILED, _smaller_model(ctx, attempts) or model)
     s = ctx.new_solver()
     s.add(*base)
@@ -205,9 +208,9 @@ def solve(ctx: ProofContext, encs: list[ThreadEncoding], query: list,
     if res == z3.sat:
         model = s.model()
         attempts = _clean_path_first(ctx, encs, sites, model, base + tiers[0], prefer)
-        attempts += [(base + hints, SMALL_TIER_MS) for hints in tiers[:-1]] + [(base + tiers[-1], None)]
+        attempts += [(base + hints, SMALL_TIER_RLIMIT) for hints in tiers[:-1]] + [(base + tiers[-1], None)]
         return Answer(Status.FAILED, _smaller_model(ctx, attempts) or model)
-    return Answer(Status.UNKNOWN, reason=f"solver answered unknown ({s.reason_unknown()})")
+    return Answer(Status.UNKNOWN, reason=unknown_reason(s))
 
 
 def _val(m: z3.ModelRef, term, t=I32):
@@ -481,7 +484,7 @@ def decide_divergence(ctx: ProofContext, spec: ObligationSpec) -> Obligation:
                 queries.append(("return", both_in + [z3.Xor(A.reach[blk], B.reach[blk])],
                                 (lp, t, blk)))
                 continue
-            for succ in set(t.successors()):
+            for succ in dict.fromkeys(t.successors()):   # ordered: a stable query order
                 if succ in lp.body or (blk, succ) not in A.edges:
                     continue
                 # in the same iteration, one thread leaves along this edge and

@@ -11,7 +11,6 @@ preprocessing is only used by non-incremental solvers).
 from __future__ import annotations
 
 import itertools
-import time
 
 import z3
 
@@ -25,25 +24,30 @@ from verikern.mir.cfg import dominators
 from verikern.mir.nodes import Const, Kernel
 from verikern.mir.types import I32 as _I32
 
+from .budget import MEGA, SolverBudget
 from .intervals import IntervalMap
 from .invariants import HoudiniResult, generate_candidates, houdini, invariant_facts
 from .uniformity import varying_values
 
 
+#: Work of a concrete-launch admissibility probe (z3 resource units).
+ADMISSIBLE_PROBE_RLIMIT = MEGA // 2
+#: Work of the quick checks of `_enters_body` (abstract, then exact).
+QUICK_RLIMIT = 2 * MEGA
+
+
 class ProofContext:
     """Shared encodings for all obligations of one kernel."""
 
-    def __init__(self, kernel: Kernel, dims, block_dim, timeout: float,
+    def __init__(self, kernel: Kernel, dims, block_dim, budget: SolverBudget | None = None,
                  infeasible: frozenset[str] = frozenset()):
-        """`infeasible`: blocks no thread copy may reach in any query (for a
+        """`budget`: the solver work this kernel may spend (a default one when
+        None); `infeasible`: blocks no thread copy may reach in any query (for a
         caller that only searches counterexamples in part of the kernel; a
         proof under it covers only the rest)."""
         self.kernel = kernel
         self.infeasible = infeasible
-        self.timeout_ms = max(1, int(timeout * 1000))
-        # a whole kernel gets a few obligation timeouts; past that, checks get
-        # short timeouts (and end UNKNOWN) so that one kernel cannot stall a run
-        self.deadline = time.monotonic() + max(4 * timeout, 20.0)
+        self.budget = budget if budget is not None else SolverBudget()
         self.shape = CfgShape(kernel)
         self.launch = LaunchModel(kernel, dims, block_dim)
         self.varying = varying_values(kernel)
@@ -77,7 +81,7 @@ class ProofContext:
         if kernel.loops:
             cands = generate_candidates(kernel, self.shape)
             base = list(self.launch.facts) + self.A.facts + self.single_array_facts(self.A)
-            self.houdini = houdini(self.A, self.shape, base, self.timeout_ms, cands,
+            self.houdini = houdini(self.A, self.shape, base, self.budget, cands,
                                    NonlinearAbstraction(), self.launch.probes(), self.lemmas,
                                    self.launch.small_model_tiers())
         self.intervals = IntervalMap(kernel, self._loops_always_entered())
@@ -95,8 +99,7 @@ class ProofContext:
         """Refuse to prove anything vacuously: some launch must satisfy the
         requires and the hardware limits."""
         for probe in self.launch.probes():      # a concrete launch: usually quick
-            p = self.new_solver()
-            p.set("timeout", 500)
+            p = self.new_solver(ADMISSIBLE_PROBE_RLIMIT)
             p.add(*self.launch.facts, *self.A.facts, *probe)
             if p.check() == z3.sat:
                 return
@@ -120,7 +123,7 @@ class ProofContext:
             if hv is None or not any(type(ins).__name__ == "Barrier" for lbl in body
                                      for ins in self.kernel.block(lbl).instrs):
                 continue
-            exits = [enc.edges[(h, s)] for s in set(self.kernel.block(h).terminator.successors())
+            exits = [enc.edges[(h, s)] for s in dict.fromkeys(self.kernel.block(h).terminator.successors())
                      if s not in body and (h, s) in enc.edges]
             if not exits:
                 continue
@@ -138,13 +141,11 @@ class ProofContext:
         for phi in self.kernel.block(hv.header).phis:
             pairs.append((hv.phis[phi.result.id], self.A.term(dict(phi.incoming)[edge[0]])))
         query = base + [self.A.edges[edge], z3.substitute(leaving, *pairs)]
-        quick = self.new_solver()
-        quick.set("timeout", min(self.check_timeout_ms(), 2000))
+        quick = self.new_solver(QUICK_RLIMIT)
         quick.add(*NonlinearAbstraction().apply(query))
         if quick.check() == z3.unsat:
             return True
-        exact = self.new_solver()
-        exact.set("timeout", min(self.check_timeout_ms(), 2000))
+        exact = self.new_solver(QUICK_RLIMIT)
         exact.add(*query)
         return exact.check() == z3.unsat
 
@@ -368,16 +369,10 @@ class ProofContext:
             out.append(self._abstracted[f.get_id()][1])
         return out
 
-    def new_solver(self) -> z3.Solver:
-        """A fresh solver: z3's QF_BV preprocessing (bit-blasting tactics) is
-        only used by non-incremental solvers, so every check gets its own."""
-        s = z3.SolverFor("QF_BV")
-        s.set("timeout", self.check_timeout_ms())
-        return s
-
-    def check_timeout_ms(self) -> int:
-        left = int((self.deadline - time.monotonic()) * 1000)
-        return max(500, min(self.timeout_ms, left))
+    def new_solver(self, cap: int | None = None) -> z3.Solver:
+        """A fresh solver limited by the kernel's budget (at most `cap` z3
+        resource units): see `proofs.budget`."""
+        return self.budget.solver(cap)
 
 
 def thread_identity_lemmas(launch: LaunchModel, encs: list[ThreadEncoding]) -> list:

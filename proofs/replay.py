@@ -15,14 +15,17 @@ grown to cover the launch, or shapes and scalars clamped when the arrays
 are too large -- and the variant that shows the violation is returned as
 the witness, describing exactly the launch, shapes, scalars and contents
 that ran. Every other outcome -- a different error, no error, a refused
-launch, a launch too large or too slow to simulate -- is `(False, why)`.
+launch, a launch too large to simulate or one that spends the replay's work
+budget -- is `(False, why)`. The budget counts simulated work
+(`WorkMeter` warp-steps, shared by every launch one replay runs), so the
+outcome is the same on any machine at any load; a wall-clock limit far
+above it stays as a safety net only, and says so when it stops a replay.
 """
 from __future__ import annotations
 
 import dataclasses
 import signal
 import threading
-import time
 from contextlib import contextmanager
 from typing import Any
 
@@ -34,12 +37,18 @@ from verikern.proofs.replay_launch import (  # noqa: F401  (re-exported)
     covering_shapes, focused, with_shapes,
 )
 
-#: Wall-clock limit for one replay (seconds).
-REPLAY_TIMEOUT = 20.0
+#: Simulated work one replay (every launch it runs, variants included) may
+#: spend, in warp-steps (`WorkMeter`): deterministic, unlike seconds.
+REPLAY_BUDGET = 500_000
+#: Below this much work left, no further variant is started.
+MIN_VARIANT_WORK = 10_000
+#: Wall-clock safety net of one replay (seconds), far above what the budget
+#: needs; reaching it is reported as machine-dependent.
+SAFETY_NET_S = 300.0
 
 
 class ReplayTimeout(Exception):
-    """The simulation ran past REPLAY_TIMEOUT."""
+    """The simulation ran past the wall-clock safety net SAFETY_NET_S."""
 
 
 # ---------------------------------------------------------------- running it
@@ -73,12 +82,14 @@ def _prepare(kernel: Kernel, launch: ConcreteLaunch):
     return runtime.prepare_launch(kernel, dim, list(launch.inputs), launch.block_dim)
 
 
-def _simulate(kernel: Kernel, launch: ConcreteLaunch) -> None:
-    """Check, then simulate the launch (raising the simulator's errors)."""
+def _simulate(kernel: Kernel, launch: ConcreteLaunch, meter) -> None:
+    """Check, then simulate the launch (raising the simulator's errors),
+    charging `meter`."""
     import verikern.backends.simulator as simulator
 
     k, config, arrays, scalars = _prepare(kernel, launch)
-    simulator.simulate(k, config, arrays, scalars, blocks=launch.blocks, threads=launch.threads)
+    simulator.simulate(k, config, arrays, scalars, blocks=launch.blocks, threads=launch.threads,
+                       meter=meter)
 
 
 # -------------------------------------------------------------- confirmation
@@ -190,11 +201,11 @@ def _find_race(document: dict, obligation: Obligation) -> str | None:
 RACE_MAX_STEPS = 500
 
 
-def _traced_run(kernel: Kernel, launch: ConcreteLaunch) -> tuple[dict, Exception | None]:
+def _traced_run(kernel: Kernel, launch: ConcreteLaunch, meter) -> tuple[dict, Exception | None]:
     """Simulate with tracing, at most RACE_MAX_STEPS scheduling steps, and
     return the trace of every access that happened -- also when the run
-    stopped early at a runtime error, the step limit or the time limit --
-    with that stopping error (or None)."""
+    stopped early at a runtime error, the step limit, the work budget or the
+    safety net -- with that stopping error (or None)."""
     import verikern.backends.simulator as simulator
     from verikern.backends.simulator.engine import run_launch
 
@@ -203,15 +214,17 @@ def _traced_run(kernel: Kernel, launch: ConcreteLaunch) -> tuple[dict, Exception
     stopped = None
     try:
         run_launch(simulator.program_for(k), config, arrays, scalars, recorder, False,
-                   max_steps=RACE_MAX_STEPS, blocks=launch.blocks, threads=launch.threads)
-    except (errors.KernelRuntimeError, ReplayTimeout) as err:
+                   max_steps=RACE_MAX_STEPS, blocks=launch.blocks, threads=launch.threads,
+                   meter=meter)
+    except (errors.KernelRuntimeError, errors.SimulationBudgetExceeded, ReplayTimeout) as err:
         stopped = err
     return simulator.trace_document(k, config, arrays, recorder.events()), stopped
 
 
-def _confirm_race(kernel: Kernel, launch: ConcreteLaunch, obligation: Obligation) -> tuple[bool, str]:
+def _confirm_race(kernel: Kernel, launch: ConcreteLaunch, obligation: Obligation,
+                  meter) -> tuple[bool, str]:
     lines = _race_lines(obligation)
-    document, stopped = _traced_run(kernel, launch)
+    document, stopped = _traced_run(kernel, launch, meter)
     if isinstance(stopped, errors.DataRaceError):
         positions = {_position(obligation.loc), _position(obligation.other_loc or obligation.loc)}
         if _position(stopped.loc) in positions and \
@@ -224,27 +237,38 @@ def _confirm_race(kernel: Kernel, launch: ConcreteLaunch, obligation: Obligation
     if stopped is None:
         return False, (f"the trace shows no conflicting accesses at lines {lines[0]} and {lines[1]}"
                        " (the race may depend on values the counterexample does not fix)")
-    what = ("the time limit" if isinstance(stopped, ReplayTimeout)
-            else f"{type(stopped).__name__} at {_where(stopped)}")
+    if isinstance(stopped, ReplayTimeout):
+        what = _SAFETY_NET_WORDS
+    elif isinstance(stopped, errors.SimulationBudgetExceeded):
+        what = f"the replay's budget of {stopped.limit} warp-steps was spent"
+    else:
+        what = f"{type(stopped).__name__} at {_where(stopped)}"
     return False, (f"the trace shows no conflicting accesses at lines {lines[0]} and {lines[1]} "
                    f"before the run stopped ({what})")
 
 
+_SAFETY_NET_WORDS = (f"the wall-clock safety net of {SAFETY_NET_S:g} s was reached (this "
+                     "outcome depends on the machine's speed)")
+
+
 def _attempt(kernel: Kernel, obligation: Obligation, launch: ConcreteLaunch,
-             timeout: float) -> tuple[bool, str]:
-    """Simulate `launch` once and judge it against `obligation`."""
+             meter) -> tuple[bool, str]:
+    """Simulate `launch` once, charging `meter`, and judge it against
+    `obligation`."""
     expected = _EXPECTED_ERROR.get(obligation.kind)
     if expected is None:
         raise ValueError(f"replay: no confirmation rule for obligation kind {obligation.kind!r}")
     note = f"; {launch.note}" if launch.note else ""
     try:
-        with _time_limit(timeout):
+        with _time_limit(SAFETY_NET_S):
             if obligation.kind is ObligationKind.RACE:
-                ok, why = _confirm_race(kernel, launch, obligation)
+                ok, why = _confirm_race(kernel, launch, obligation, meter)
                 return ok, why + note
-            _simulate(kernel, launch)
+            _simulate(kernel, launch, meter)
     except ReplayTimeout:
-        return False, f"replay timed out after {timeout:.3g} s{note}"
+        return False, f"replay stopped: {_SAFETY_NET_WORDS}{note}"
+    except errors.SimulationBudgetExceeded as err:
+        return False, f"replay spent its budget of {err.limit} simulated warp-steps{note}"
     except errors.LaunchError as err:
         return False, f"the launch was refused: {getattr(err, 'message', None) or err}"
     except expected as err:
@@ -352,21 +376,20 @@ def _witness(variant: Counterexample, fill: dict | None) -> tuple[Counterexample
 
 
 def _try_variants(kernel: Kernel, obligation: Obligation, variants,
-                  deadline: float) -> tuple[tuple[str, Counterexample] | None, int]:
+                  meter) -> tuple[tuple[str, Counterexample] | None, int]:
     """((why, witness) for the first of `variants` ((counterexample, fill,
-    how) triples) that the simulator confirms before `deadline`, or None;
-    the number of variants run)."""
+    how) triples) that the simulator confirms while `meter` has work left,
+    or None; the number of variants run)."""
     tried = 0
     for variant, fill, how in variants:
-        remaining = deadline - time.monotonic()
-        if remaining < 0.5:
+        if meter.left < MIN_VARIANT_WORK:
             break
         try:
             launch = concrete_launch(kernel, variant, fill)
         except ValueError:
             continue
         tried += 1
-        ok, why = _attempt(kernel, obligation, launch, remaining)
+        ok, why = _attempt(kernel, obligation, launch, meter)
         if ok:
             witness, contents = _witness(variant, fill)
             where = f" {how}" if how else ""
@@ -376,10 +399,11 @@ def _try_variants(kernel: Kernel, obligation: Obligation, variants,
 
 
 def replay_with_witness(kernel: Kernel, obligation: Obligation, *,
-                        timeout: float = REPLAY_TIMEOUT) -> tuple[bool, str, Counterexample | None]:
+                        budget: int = REPLAY_BUDGET) -> tuple[bool, str, Counterexample | None]:
     """`replay`, and for an abstraction-born counterexample whose own launch
     shows nothing, a few variants (uniform contents CONTENT_VARIANTS, shapes
-    grown to cover the launch) within the same time budget -- or, when its
+    grown to cover the launch) within the same work budget (`budget`
+    warp-steps for every launch together) -- or, when its
     arrays are too large to allocate, the launch with shapes and scalars
     clamped (`_shrunk_variants`). The third item is the counterexample that
     was confirmed when it differs from the obligation's (its shapes and
@@ -393,23 +417,25 @@ def replay_with_witness(kernel: Kernel, obligation: Obligation, *,
                        f"{obligation.loc.col} (inlined copies of a func called more than once, "
                        "or chained operations); the simulator's error could not say which one "
                        "failed"), None
-    deadline = time.monotonic() + timeout
+    from verikern.backends.simulator import WorkMeter
+
+    meter = WorkMeter(budget)
     try:
         launch = concrete_launch(kernel, cex)
     except ValueError as err:
         ok, why, variants = False, str(err), _shrunk_variants(kernel, cex)
     else:
-        ok, why = _attempt(kernel, obligation, launch, timeout)
+        ok, why = _attempt(kernel, obligation, launch, meter)
         alone = focused(kernel, launch, cex) if not ok and stopped_early(why) else None
-        if alone is not None and deadline - time.monotonic() > 0.5:
-            ok2, why2 = _attempt(kernel, obligation, alone, deadline - time.monotonic())
+        if alone is not None and meter.left >= MIN_VARIANT_WORK:
+            ok2, why2 = _attempt(kernel, obligation, alone, meter)
             if ok2:
                 return True, why2, None
-        # any outcome but a timeout (the budget is spent) may differ on other contents
-        variants = iter(()) if why.startswith("replay timed out") else _variants(kernel, cex)
+        # any outcome but a spent budget may differ on other contents
+        variants = _variants(kernel, cex) if meter.left >= MIN_VARIANT_WORK else iter(())
     if ok or not _is_abstracted(obligation):
         return ok, why, None
-    found, tried = _try_variants(kernel, obligation, variants, deadline)
+    found, tried = _try_variants(kernel, obligation, variants, meter)
     if found is not None:
         return True, found[0], found[1]
     if tried:
@@ -423,9 +449,9 @@ def stopped_early(why: str) -> bool:
     return "different error first" in why or ("before the run stopped" in why and "Error" in why)
 
 
-def replay(kernel: Kernel, obligation: Obligation, *, timeout: float = REPLAY_TIMEOUT) -> tuple[bool, str]:
+def replay(kernel: Kernel, obligation: Obligation, *, budget: int = REPLAY_BUDGET) -> tuple[bool, str]:
     """Confirm `obligation`'s counterexample on the simulator: (True, how) when
     the simulated launch shows the violation at the obligation's line, else
     (False, why not)."""
-    ok, why, _ = replay_with_witness(kernel, obligation, timeout=timeout)
+    ok, why, _ = replay_with_witness(kernel, obligation, budget=budget)
     return ok, why

@@ -77,6 +77,17 @@ class DeviceUnavailableError(LaunchError):
     """The requested device (e.g. cuda:0) is missing; the message says what."""
 
 
+class SimulationBudgetExceeded(VerikernError):
+    """A simulation spent its work budget (`WorkMeter`) before it finished: a
+    limit of the caller's (e.g. replay), not a bug of the kernel."""
+
+    def __init__(self, message: str, used: int, limit: int):
+        super().__init__(message)
+        self.message = message
+        self.used = used
+        self.limit = limit
+
+
 class KernelRuntimeError(VerikernError):
     """A kernel misbehaved while running (simulator or native checks).
 

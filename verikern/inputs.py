@@ -264,14 +264,17 @@ def _candidates(kernel, dims, block_dim, rng, sizes, params):
                 return
 
 
-SOLVER_TIMEOUT_MS = 3000
+#: Work limit of the input solver (z3 resource units: deterministic, unlike
+#: seconds); a wall-clock limit far above it stays as a safety net only.
+SOLVER_RLIMIT = 3_000_000
+SOLVER_SAFETY_NET_MS = 300_000
 
 
 def _solve_requires(kernel: Kernel, dims, block_dim: int, shapes: Mapping[str, tuple[int, ...]],
                     scalars: Mapping[str, Any], fixed_arrays: set, fixed_params: set):
     """Shapes and integer/bool scalars satisfying every requires that is integer
     arithmetic (others are left to prepare_launch), changing as few of the given
-    defaults as possible; None when z3 finds no such assignment in time."""
+    defaults as possible; None when z3 finds no such assignment within its budget."""
     import z3
 
     shape_vars: dict[tuple[str, int], Any] = {}
@@ -295,7 +298,8 @@ def _solve_requires(kernel: Kernel, dims, block_dim: int, shapes: Mapping[str, t
 
     terms = _UniformTerms(kernel, tuple(dims), block_dim, shape_term, scalar_term)
     opt = z3.Optimize()
-    opt.set("timeout", SOLVER_TIMEOUT_MS)
+    opt.set("rlimit", SOLVER_RLIMIT)
+    opt.set("timeout", SOLVER_SAFETY_NET_MS)
     encoded = 0
     for _, ins in kernel.instructions():
         try:

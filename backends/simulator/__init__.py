@@ -17,7 +17,7 @@ import numpy as np
 from verikern.errors import LaunchError
 from verikern.mir.nodes import Kernel
 
-from .engine import CHUNK_THREADS, MAX_STEPS, run_contract_prefix, run_launch
+from .engine import CHUNK_THREADS, MAX_STEPS, WorkMeter, run_contract_prefix, run_launch
 from .instructions import INSTRUCTION_TABLE, compile_instruction
 from .program import program_for
 from .trace import TraceRecorder, trace_document, write_trace
@@ -35,7 +35,7 @@ class SimResult:
 def simulate(kernel: Kernel, launch, arrays: dict, scalars: dict, trace: bool = False,
              *, check_array_contracts: bool = True,
              chunk_threads: int = CHUNK_THREADS, max_steps: int = MAX_STEPS,
-             blocks=None, threads=None) -> SimResult:
+             blocks=None, threads=None, meter: WorkMeter | None = None) -> SimResult:
     """Run every thread of `launch` (a LaunchConfig: dims, block_dim,
     grid_dim, size). `arrays`/`scalars` map parameter names to values.
     check_array_contracts: also check RequiresArray (vk.launch did already);
@@ -47,7 +47,8 @@ def simulate(kernel: Kernel, launch, arrays: dict, scalars: dict, trace: bool = 
     grid is a LaunchError. threads: None (all), or only these global thread
     ids, one by one, in a kernel without barriers or shared memory (threads
     that never wait for each other run in any order); a LaunchError
-    otherwise."""
+    otherwise. meter: a WorkMeter bounding the simulated work
+    (SimulationBudgetExceeded when spent; see engine.WorkMeter)."""
     _check_arguments(kernel, launch, arrays, scalars)
     if blocks is not None:
         bad = [k for k in blocks if not 0 <= int(k) < launch.grid_dim]
@@ -58,7 +59,7 @@ def simulate(kernel: Kernel, launch, arrays: dict, scalars: dict, trace: bool = 
     recorder = TraceRecorder() if trace else None
     try:
         run_launch(prog, launch, arrays, scalars, recorder, check_array_contracts,
-                   chunk_threads, max_steps, blocks, threads)
+                   chunk_threads, max_steps, blocks, threads, meter)
     except ValueError as err:
         if threads is None:
             raise
@@ -115,5 +116,5 @@ def run_traced(kernel: Kernel, launch, arrays: dict, scalars: dict, trace_path) 
     return result
 
 
-__all__ = ["SimResult", "simulate", "check_contracts", "run", "run_traced", "free_buffers",
+__all__ = ["SimResult", "WorkMeter", "simulate", "check_contracts", "run", "run_traced", "free_buffers",
            "INSTRUCTION_TABLE", "compile_instruction"]

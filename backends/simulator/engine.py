@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from verikern.errors import BarrierDivergenceError, KernelRuntimeError
+from verikern.errors import BarrierDivergenceError, KernelRuntimeError, SimulationBudgetExceeded
 
 from .memory import MemoryArray, element_strides
 from .program import Program
@@ -25,6 +25,29 @@ SHARED_CHUNK_BYTES = 1 << 28     # bound on the stacked shared arrays of one chu
 MAX_STEPS = 5_000_000            # segment executions per chunk before giving up
 VALUE_CHUNK_BYTES = 3 << 30      # bound on the lane values of one chunk
 _FULL = None          # pending lanes: None means every lane of the chunk
+
+
+class WorkMeter:
+    """Simulated work, counted deterministically (the same launch costs the
+    same on every machine): each segment execution costs its number of
+    steps times the 32-thread warps it runs, at least one. Passing `limit`
+    raises SimulationBudgetExceeded, so a caller bounds a simulation by
+    work instead of by seconds."""
+
+    def __init__(self, limit: int):
+        self.limit = int(limit)
+        self.used = 0
+
+    @property
+    def left(self) -> int:
+        return self.limit - self.used
+
+    def charge(self, steps: int, lanes: int, kernel_name: str) -> None:
+        self.used += max(1, steps) * max(1, -(-lanes // 32))
+        if self.used > self.limit:
+            raise SimulationBudgetExceeded(
+                f"kernel {kernel_name}: the simulation spent its budget of {self.limit} "
+                f"warp-steps before it finished", self.used, self.limit)
 
 
 _IDS_CACHE = [np.zeros(0, dtype=np.int32)]
@@ -102,6 +125,7 @@ class ChunkState:
         self.views: dict = {}          # array name -> value ids that may be views of it
         self._shared_base: dict = {}
         self.max_steps = MAX_STEPS
+        self.meter: WorkMeter | None = None
         self.compact: dict = {}        # value id -> its array for the running segment's lanes
         self.segment_local = frozenset()   # values used only inside the running segment
         self.pool = _POOL
@@ -213,7 +237,8 @@ def bind_scalars(kernel, scalars: dict, env: dict) -> None:
 
 def run_launch(prog: Program, launch, arrays: dict, scalars: dict, trace,
                check_array_contracts: bool = True, chunk_threads: int = CHUNK_THREADS,
-               max_steps: int = MAX_STEPS, blocks=None, threads=None) -> None:
+               max_steps: int = MAX_STEPS, blocks=None, threads=None,
+               meter: WorkMeter | None = None) -> None:
     """Run every thread of `launch`; results land in `arrays`.
 
     blocks: None, or the block indices to run (in increasing order), each
@@ -224,7 +249,9 @@ def run_launch(prog: Program, launch, arrays: dict, scalars: dict, trace,
     threads: None, or the global thread ids to run, one at a time, in a
     kernel without barriers or shared memory (threads that never wait for
     each other may run in any order, so this too starts a legal schedule);
-    ValueError for a kernel with block features."""
+    ValueError for a kernel with block features.
+    meter: None, or the WorkMeter that every chunk's segment executions are
+    charged to (SimulationBudgetExceeded once it is spent)."""
     kernel = prog.kernel
     work = {name: (a if a.flags.c_contiguous and a.flags.writeable else np.array(a, order="C"))
             for name, a in arrays.items()}
@@ -259,6 +286,7 @@ def run_launch(prog: Program, launch, arrays: dict, scalars: dict, trace,
             st = ChunkState(prog, launch, memory, start, n, trace,
                             check_array_contracts and chunk == 0)
             st.max_steps = max_steps
+            st.meter = meter
             bind_scalars(kernel, scalars, st.env)
             run_chunk(prog, st)
             st.release_all()
@@ -362,6 +390,9 @@ def run_chunk(prog: Program, st: ChunkState) -> None:
                 f"simulate(..., max_steps=N))", loc=seg.loc)
         lanes = pending[k]
         pending[k] = False
+        if st.meter is not None:
+            st.meter.charge(len(seg.steps), n if lanes is _FULL else lanes.shape[0],
+                            prog.kernel.name)
         if seg.barrier is not None:
             _release_barrier(prog, st, seg, lanes, alive, pending)
         st.segment_local = seg.local_values

@@ -108,7 +108,8 @@ def test_input_errors_exit_3(tmp_path):
     assert prove(str(tmp_path / "missing.py"))[0] == 3
     assert prove(good, "--dim", "0")[0] == 3
     assert prove(good, "--block-dim", "2000")[0] == 3
-    assert prove(good, "--timeout", "-1")[0] == 3
+    assert prove(good, "--budget", "-1")[0] == 3
+    assert prove(good, "--budget", "0")[0] == 3
     assert prove(good, "--format", "xml")[0] == 3
     code, out = prove(good, "--kernel", "nope")
     assert code == 3 and "no kernel named nope" in out
@@ -163,13 +164,15 @@ def test_dim_and_block_dim_reach_the_prover(tmp_path, monkeypatch):
     import verikern.proofs.prover as prover
     seen = {}
 
-    def record(kernel, *, dims=None, block_dim=None, timeout=10.0):
-        seen.update(dims=dims, block_dim=block_dim, timeout=timeout)
+    def record(kernel, *, dims=None, block_dim=None, budget=None):
+        seen.update(dims=dims, block_dim=block_dim, per_check=budget.per_check, total=budget.total)
         return (obligation(),)
     monkeypatch.setattr(prover, "prove_kernel", record)
-    code, _ = prove(write(tmp_path, "good.py", GOOD), "--dim", "64,32", "--block-dim", "128", "--timeout", "3")
+    code, _ = prove(write(tmp_path, "good.py", GOOD), "--dim", "64,32", "--block-dim", "128", "--budget", "3")
     assert code == 0
-    assert seen == {"dims": (64, 32), "block_dim": 128, "timeout": 3.0}
+    # 3 million z3 resource units per check; the kernel's total is the default floor
+    assert seen == {"dims": (64, 32), "block_dim": 128, "per_check": 3_000_000,
+                    "total": 20_000_000}
 
 
 def test_output_file_and_sarif(tmp_path):

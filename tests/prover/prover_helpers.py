@@ -5,6 +5,7 @@ import textwrap
 
 from verikern.frontend import compile_source
 from verikern.proofs import prove_kernel
+from verikern.proofs.budget import SolverBudget
 
 HEADER = "import verikern as vk\n\n"
 
@@ -17,8 +18,11 @@ def compile_kernel(src: str):
     return kr.mir
 
 
-def prove_src(src: str, **kw):
-    return prove_kernel(compile_kernel(src), **kw)
+def prove_src(src: str, budget: float | None = None, *, timeout: float | None = None, **kw):
+    """Prove the kernel of `src`; `budget` in million z3 resource units per
+    check (`timeout` is its old name, one unit per former second)."""
+    budget = budget if budget is not None else timeout
+    return prove_kernel(compile_kernel(src), budget=SolverBudget.from_megaunits(budget), **kw)
 
 
 def verdicts(obligations) -> dict[str, set[str]]:

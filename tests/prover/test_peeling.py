@@ -9,6 +9,7 @@ import pytest
 
 from verikern.frontend import compile_source
 from verikern.proofs import driver
+from verikern.proofs.budget import MEGA
 from verikern.proofs.obligations import (
     Counterexample, Obligation, ObligationKind, Status,
 )
@@ -73,7 +74,7 @@ def _spec(kernel, kind: ObligationKind, line: int):
 
 def test_counter_wrap_found_exactly_in_the_second_iteration_and_confirmed():
     k = _kernel(COUNTER_WRAPS)
-    ob = exact_counterexample(k, _spec(k, ObligationKind.BOUNDS, 12), budget=20)
+    ob = exact_counterexample(k, _spec(k, ObligationKind.BOUNDS, 12), budget=20 * MEGA)
     assert ob is not None and ob.status is Status.FAILED
     cex = ob.counterexample
     assert not cex.facts.get("abstracted")
@@ -90,7 +91,7 @@ def test_counter_wrap_found_exactly_in_the_second_iteration_and_confirmed():
 
 def test_wrong_invariant_hint_fails_in_its_first_false_iteration():
     k = _kernel(BAD_HINT)
-    ob = exact_counterexample(k, _spec(k, ObligationKind.INVARIANT, 11), budget=20)
+    ob = exact_counterexample(k, _spec(k, ObligationKind.INVARIANT, 11), budget=20 * MEGA)
     assert ob is not None and ob.kind is ObligationKind.INVARIANT
     assert ob.counterexample.facts["iteration"] == "iteration 4 of the loop at line 10"
     assert ob.counterexample.scalars["n"] >= 4
@@ -102,7 +103,7 @@ def test_wrong_invariant_hint_fails_in_its_first_false_iteration():
 def test_three_peeled_iterations_alone_do_not_reach_the_fourth():
     k = _kernel(BAD_HINT)
     assert exact_counterexample(k, _spec(k, ObligationKind.INVARIANT, 11), iterations=3,
-                                budget=20) is None
+                                budget=20 * MEGA) is None
 
 
 def test_correct_kernel_gets_no_counterexample():
@@ -110,13 +111,13 @@ def test_correct_kernel_gets_no_counterexample():
     specs = enumerate_obligations(k)
     assert specs
     for spec in specs:
-        assert exact_counterexample(k, spec, budget=20) is None, spec
+        assert exact_counterexample(k, spec, budget=20 * MEGA) is None, spec
 
 
 def test_fixed_launch_is_respected():
     k = _kernel(COUNTER_WRAPS)
     ob = exact_counterexample(k, _spec(k, ObligationKind.BOUNDS, 12), dims=(5,), block_dim=4,
-                              budget=20)
+                              budget=20 * MEGA)
     assert ob is not None
     assert ob.counterexample.dims == (5,) and ob.counterexample.block_dim == 4
 
@@ -176,7 +177,7 @@ def test_settle_tries_unknown_obligations_too(found_ok):
     spec = _spec(k, ObligationKind.BOUNDS, 12)
     unknown = Obligation(ObligationKind.BOUNDS, spec.loc, Status.UNKNOWN, "undecided",
                          reason="solver answered unknown")
-    exact = exact_counterexample(k, spec, budget=20)
+    exact = exact_counterexample(k, spec, budget=20 * MEGA)
     (out,) = driver.settle(k, [unknown], lambda kernel, ob: (found_ok, "replayed"),
                            exact_search=lambda *a, **kw: exact)
     if found_ok:
@@ -192,7 +193,7 @@ def test_settle_keeps_an_exact_failure_that_another_error_hides():
     spec = _spec(k, ObligationKind.BOUNDS, 12)
     unknown = Obligation(ObligationKind.BOUNDS, spec.loc, Status.UNKNOWN, "undecided",
                          reason="solver answered unknown")
-    exact = exact_counterexample(k, spec, budget=20)
+    exact = exact_counterexample(k, spec, budget=20 * MEGA)
     why = "the simulator stopped at a different error first: OutOfBoundsError at line 3"
     (out,) = driver.settle(k, [unknown], lambda kernel, ob: (False, why),
                            exact_search=lambda *a, **kw: exact)
@@ -235,7 +236,7 @@ def shifted(x: vk.array(dtype=vk.float32), n: vk.int32):
 
 def test_wrap_that_needs_the_largest_launch_is_found_in_the_third_iteration():
     k = _kernel(SHIFTED)
-    ob = exact_counterexample(k, _spec(k, ObligationKind.BOUNDS, 10), budget=20)
+    ob = exact_counterexample(k, _spec(k, ObligationKind.BOUNDS, 10), budget=20 * MEGA)
     assert ob is not None
     cex = ob.counterexample
     assert cex.facts["iteration"] == "iteration 3 of the loop at line 8"
@@ -248,7 +249,7 @@ def test_wrap_that_needs_the_largest_launch_is_found_in_the_third_iteration():
 def test_race_between_iterations_of_neighbouring_threads_is_exact():
     k = _kernel(SHIFTED)
     (spec,) = [s for s in enumerate_obligations(k) if s.kind is ObligationKind.RACE]
-    ob = exact_counterexample(k, spec, budget=20)
+    ob = exact_counterexample(k, spec, budget=20 * MEGA)
     assert ob is not None and not ob.counterexample.facts.get("abstracted")
     # thread t in iteration a and thread u in iteration b write x[t + a - 1] == x[u + b - 1]
     (b1, t1), (b2, t2) = ob.counterexample.threads
@@ -297,7 +298,7 @@ def nest(out: vk.array(dtype=vk.int32), n: vk.int32, m: vk.int32):
 
 def test_nested_loops_are_peeled_inside_peeled_iterations():
     k = _kernel(NESTED)
-    ob = exact_counterexample(k, _spec(k, ObligationKind.ASSERT, 11), budget=20)
+    ob = exact_counterexample(k, _spec(k, ObligationKind.ASSERT, 11), budget=20 * MEGA)
     assert ob is not None
     # r == 1 and c == 1: the 2nd inner iteration of the 2nd outer iteration
     assert ob.counterexample.facts["iteration"] == \

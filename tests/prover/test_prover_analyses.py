@@ -204,7 +204,7 @@ def test_inner_loop_that_may_not_run_keeps_outer_interval_open():
     race); the inner loop must not be taken as always entered."""
     k = compile_kernel(ZERO_TRIP_RACE.replace("INNER", "k % 2"))
     from verikern.proofs.prover_context import ProofContext
-    ctx = ProofContext(k, None, None, 10.0)
+    ctx = ProofContext(k, None, None)
     assert _inner_header(k) not in ctx.intervals.entered
     obs = prove_kernel(k)
     races = [o for o in obs if o.kind.value == "race" and o.status.value == "failed"]
@@ -216,7 +216,7 @@ def test_inner_loop_that_always_runs_closes_outer_interval():
     read of buf[t+1] from the neighbour's write of it."""
     k = compile_kernel(ZERO_TRIP_RACE.replace("INNER", "k % 2 + 1"))
     from verikern.proofs.prover_context import ProofContext
-    ctx = ProofContext(k, None, None, 10.0)
+    ctx = ProofContext(k, None, None)
     assert _inner_header(k) in ctx.intervals.entered
     obs = prove_kernel(k)
     assert all(o.status.value == "proved" for o in obs), \

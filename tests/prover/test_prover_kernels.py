@@ -391,7 +391,7 @@ def test_symbolic_2d_launch_race_freedom_is_proved():
             i, j = vk.tid()
             if i < a.shape[0] and j < a.shape[1]:
                 a[i, j] = s * a[i, j]
-    """, timeout=5.0)
+    """, budget=5)
     assert_verdicts(obs, kinds={"bounds", "race", "div-zero"})
 
 
@@ -406,5 +406,5 @@ def test_tiled_indices_nested_modulo_race_free():
             by, j = vk.tid()
             t = j % 256
             sa[t // 16, t % 16] = 1.0
-    """, timeout=5.0)
+    """, budget=5)
     assert_verdicts(obs, kinds={"bounds", "race"})

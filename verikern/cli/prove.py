@@ -88,15 +88,17 @@ def _progress_reporter():
               help="Fix the launch dims (e.g. 1024 or 64,64); default: every launch the requires admit.")
 @click.option("--block-dim", type=click.IntRange(1, 1024), metavar="B",
               help="Fix the block size (1..1024); default: the kernel's, else every block size.")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=10.0, show_default=True,
-              metavar="S", help="Solver time limit per obligation, in seconds.")
+@click.option("--budget", type=click.FloatRange(min=0, min_open=True), default=10.0, show_default=True,
+              metavar="N", help="Solver work per check, in millions of z3 resource units (about a "
+              "second each on a typical machine). It counts work, not time, so every machine gives "
+              "the same verdicts; a check that needs more ends 'unknown' saying so.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
               help="Prove N files in parallel (processes).")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "short", "sarif"]), default="text",
               show_default=True, help="Report format.")
 @click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), metavar="FILE",
               help="Write the report to FILE instead of stdout.")
-def command(paths, kernel, dims, block_dim, timeout, jobs, fmt, output):
+def command(paths, kernel, dims, block_dim, budget, jobs, fmt, output):
     """Prove that kernels are free of out-of-bounds accesses, data races,
     barrier divergence, failing asserts and division by zero.
 
@@ -118,6 +120,7 @@ def command(paths, kernel, dims, block_dim, timeout, jobs, fmt, output):
       verikern prove examples/ --jobs 2
       verikern prove k.py --kernel reduce --dim 1024 --block-dim 256
       verikern prove k.py --format short          # file:line:col: error: ...
+      verikern prove big.py --budget 40           # more solver work per check
       verikern prove src/ --format sarif -o verikern.sarif
     """
     from verikern.proofs import driver, report
@@ -125,7 +128,7 @@ def command(paths, kernel, dims, block_dim, timeout, jobs, fmt, output):
     callback, close = _progress_reporter() if fmt == "text" or output else (None, lambda: None)
     try:
         reports = driver.prove_paths(list(paths), kernel=kernel, dims=dims, block_dim=block_dim,
-                                     timeout=timeout, jobs=jobs, progress=callback)
+                                     budget=budget, jobs=jobs, progress=callback)
     except driver.ProveInputError as err:
         raise _InputErrorExit(str(err))
     finally:

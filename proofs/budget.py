@@ -1,0 +1,131 @@
+"""Deterministic solver work: z3 resource limits instead of seconds.
+
+Invariant: every solver a proof uses comes from `SolverBudget.solver`, so it
+carries a z3 resource limit (`rlimit`, counted in z3's own work units) and
+fixed random seeds, and runs in a z3 context that `fresh_context` made for
+this kernel's proof alone. The same kernel and options therefore make the
+same queries with the same limits, and get the same answers and the same
+models, on any machine at any load. A wall-clock limit remains only as an
+outer safety net (`SAFETY_NET_S` per check, far above what the budget
+needs); a check it stops is UNKNOWN with a reason that says the verdict then
+depends on the machine (`is_safety_net`).
+
+Units: `--budget N` is N million z3 resource units per check. On a typical
+2-core machine z3 spends roughly a million units per second on this
+project's bit-vector queries, so the default of 10 allows about ten seconds.
+"""
+from __future__ import annotations
+
+import z3
+
+#: One million z3 resource units (the unit of `--budget`).
+MEGA = 1_000_000
+#: Default work for one full check (the per-obligation budget), in z3 units.
+DEFAULT_CHECK_RLIMIT = 10 * MEGA
+#: A kernel's whole proof may spend this many full checks' worth of work;
+#: past that, each check still gets `MIN_CHECK_RLIMIT` (then ends UNKNOWN
+#: early) so that one kernel cannot stall a run.
+KERNEL_CHECKS = 4
+#: The kernel's total is at least this much, whatever the per-check budget.
+MIN_KERNEL_RLIMIT = 20 * MEGA
+#: The least work any check gets, however much the kernel has spent.
+MIN_CHECK_RLIMIT = MEGA // 2
+#: Fixed random seeds of every solver.
+SEED = 0
+#: Wall-clock safety net of one check (seconds): far beyond what any budget
+#: above needs on a working machine; reaching it makes the check UNKNOWN.
+SAFETY_NET_S = 300.0
+
+
+def fresh_context() -> None:
+    """Give the rest of this kernel's proof a z3 context of its own.
+
+    z3's answers (and its resource counts) depend on every term created in
+    the context before, so a proof that shared the process-wide context with
+    earlier kernels (another file in the same worker process, another test)
+    could pick another model. Terms made before stay valid in their old
+    context; they must not be mixed with new ones (nothing in the prover
+    keeps z3 terms across kernels)."""
+    z3.z3._main_ctx = None
+
+
+def rlimit_count() -> int:
+    """z3's resource count of the current context so far."""
+    stats = z3.SolverFor("QF_BV").statistics()
+    for key in stats.keys():
+        if key == "rlimit count":
+            return int(stats.get_key_value(key))
+    return 0
+
+
+class SolverBudget:
+    """The solver work one kernel's proof may spend (see module docstring).
+
+    `per_check` bounds one check, `total` the whole kernel (the count is z3's
+    own, read from the context, so it covers every check made through this
+    budget and anything else z3 did meanwhile)."""
+
+    def __init__(self, per_check: int = DEFAULT_CHECK_RLIMIT, total: int | None = None):
+        if per_check <= 0:
+            raise ValueError(f"bad solver budget {per_check}: it must be positive")
+        self.per_check = int(per_check)
+        self.total = int(total) if total is not None else \
+            max(KERNEL_CHECKS * self.per_check, MIN_KERNEL_RLIMIT)
+        self._start = rlimit_count()
+
+    @classmethod
+    def from_megaunits(cls, budget: float | None) -> "SolverBudget":
+        """The budget of `--budget N` (N million units per check; None: default)."""
+        if budget is None:
+            return cls()
+        if budget <= 0:
+            raise ValueError(f"bad solver budget {budget}: it must be positive")
+        return cls(max(1, int(budget * MEGA)))
+
+    @property
+    def spent(self) -> int:
+        return rlimit_count() - self._start
+
+    def limit(self, cap: int | None = None) -> int:
+        """The rlimit of the next check: the per-check budget, at most `cap`
+        and what the kernel has left, at least MIN_CHECK_RLIMIT (or `cap`
+        when that is smaller)."""
+        left = self.total - self.spent
+        limit = min(self.per_check, max(left, MIN_CHECK_RLIMIT))
+        return max(1, min(limit, cap) if cap is not None else limit)
+
+    def solver(self, cap: int | None = None) -> z3.Solver:
+        """A fresh QF_BV solver limited to `limit(cap)` units (z3's
+        bit-blasting preprocessing is only used by non-incremental solvers,
+        so every check gets its own)."""
+        s = z3.SolverFor("QF_BV")
+        s.set("rlimit", self.limit(cap))
+        s.set("random_seed", SEED)
+        s.set("timeout", int(SAFETY_NET_S * 1000))
+        return s
+
+    def scaled(self, fraction: float) -> "SolverBudget":
+        """A budget for a sub-search: `fraction` of this one's per-check and
+        total work, counted from now."""
+        return SolverBudget(max(1, int(self.per_check * fraction)),
+                            max(1, int(self.total * fraction)))
+
+
+def unknown_reason(solver: z3.Solver) -> str:
+    """Why `solver` answered unknown, in the words reports use."""
+    why = solver.reason_unknown()
+    if is_safety_net(why):
+        return (f"the wall-clock safety net of {SAFETY_NET_S:g} s per check was reached "
+                "(this verdict depends on the machine's speed; raise --budget or simplify "
+                "the kernel)")
+    if "resource" in why:
+        return "the solver budget was exhausted (raise --budget to give each check more work)"
+    return f"the solver answered unknown ({why})"
+
+
+def is_safety_net(reason: str) -> bool:
+    return reason in ("timeout", "canceled")
+
+
+__all__ = ["SolverBudget", "fresh_context", "rlimit_count", "unknown_reason", "MEGA",
+           "DEFAULT_CHECK_RLIMIT", "SAFETY_NET_S"]
