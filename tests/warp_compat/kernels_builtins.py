@@ -19,7 +19,10 @@ def scalar_builtins(x: wp.array[float], out: wp.array[float]):
     wp.expect_eq(k, i % 3)
     print(k)
     wp.printf("%d\n", i)
-    out[i] = a + b + c + d + e + float(k)
+    r = wp.radians(v) + wp.degrees(v)
+    if v < i:   # a mixed comparison: Warp converts the int to float, as C does
+        r = r + 100.0
+    out[i] = a + b + c + d + e + float(k) + r
 
 
 @vk.requires(lambda ang, q, m, v: ang.shape[0] == vk.launch_dim())
@@ -32,4 +35,5 @@ def vector_builtins(ang: wp.array[float], q: wp.array[wp.quat], m: wp.array[wp.m
     t = ang[i]
     q[i] = wp.quat_rpy(t, 0.5 * t, yaw=0.25)
     m[i] = wp.identity(n=3, dtype=float) * t
-    v[i] = wp.lerp(wp.vec3(1.0, 2.0, 3.0), wp.vec3(-1.0, 0.0, 4.0), 0.5 * t)
+    w = wp.lerp(wp.vec3(1.0, 2.0, 3.0), wp.vec3(-1.0, 0.0, 4.0), 0.5 * t)
+    v[i] = wp.quat_rotate_inv(q[i], w)

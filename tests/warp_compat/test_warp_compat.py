@@ -118,7 +118,8 @@ def test_warp_builtins_and_keywords(warp):
     xd = x.astype(np.float64)
     t = np.clip(xd, 0, 1)
     want = (xd * 0.75 + 2.0 * 0.25) + np.fmod(xd, 0.75) + t * t * (3 - 2 * t) \
-        + np.where(xd - 1 < 0, -1.0, 1.0) + np.clip(xd, 0.5, 2.5) + np.arange(50) % 3
+        + np.where(xd - 1 < 0, -1.0, 1.0) + np.clip(xd, 0.5, 2.5) + np.arange(50) % 3 \
+        + np.radians(xd) + np.degrees(xd) + np.where(xd < np.arange(50), 100.0, 0.0)
     np.testing.assert_allclose(warp_out[1], want, rtol=1e-5, atol=1e-5)
 
     ang = f32(rng, 20)

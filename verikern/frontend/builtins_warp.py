@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import ast
 
-from verikern.hir.types import BOOL, ScalarType
+from verikern.hir.types import BOOL, F32, F64, ScalarType
 
 #: Warp 1.19's parameter names of the builtins that take keywords.
 WARP_PARAMS = {
@@ -27,10 +27,13 @@ WARP_PARAMS = {
     "select": ("cond", "value_if_false", "value_if_true"),
     "quat_from_axis_angle": ("axis", "angle"), "transpose": ("a",), "cw_mul": ("a", "b"),
     "cw_div": ("a", "b"), "smoothstep": ("a", "b", "x"), "sign": ("x",),
-    "expect_eq": ("a", "b"), "expect_neq": ("a", "b"), "static": ("expr",),
+    "expect_eq": ("a", "b"), "radians": ("x",), "quat_rotate_inv": ("quat", "vec"), "degrees": ("x",), "expect_neq": ("a", "b"), "static": ("expr",),
 }
 #: builtins rewritten here (the rest of WARP_PARAMS only gets keyword matching)
-DESUGARED = {"lerp", "mod", "identity", "quat_rpy", "smoothstep", "sign", "static"}
+DESUGARED = {"lerp", "mod", "identity", "quat_rpy", "smoothstep", "sign", "static", "radians",
+             "degrees", "quat_rotate_inv"}
+_DEG_TO_RAD = 0.01745329251994329577     # Warp's builtin.h constants (double)
+_RAD_TO_DEG = 57.29577951308232087679
 _ALIAS = "__verikern_dsl__"   # a synthetic DSL module alias for generated calls
 _SIDE_EFFECTS = ("atomic_",)
 
@@ -128,6 +131,19 @@ def desugar(chk, node: ast.Call, name: str, args: list):
         return _bin(_bin(t, ast.Mult(), t, node), ast.Mult(),
                     _bin(_num(3.0, node), ast.Sub(), _bin(_num(2.0, node), ast.Mult(), t, node),
                          node), node)
+    if name == "quat_rotate_inv":  # Warp's formula = quat_rotate with the vector part negated
+        _arity(chk, node, name, args, 2)
+        return _dsl(chk, "quat_rotate", [_dsl(chk, "quat_inverse", [args[0]], node), args[1]],
+                    node)
+    if name in ("radians", "degrees"):  # C: float x * a double constant, rounded back
+        _arity(chk, node, name, args, 1)
+        t = chk.check_expr(args[0]).type
+        if t not in (F32, F64):
+            raise chk.error(f"wp.{name}() needs a float32 or float64, got {t}", args[0],
+                            "type-mismatch", "convert it with float(...)")
+        k = _num(_DEG_TO_RAD if name == "radians" else _RAD_TO_DEG, node)
+        wide = _bin(_dsl(chk, "float64", [args[0]], node), ast.Mult(), k, node)
+        return wide if t == F64 else _dsl(chk, "float32", [wide], node)
     if name == "sign":  # x < T(0) ? T(-1) : T(1), in the type T of x
         _arity(chk, node, name, args, 1)
         _pure(chk, args[0], name, node)

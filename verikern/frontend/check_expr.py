@@ -298,6 +298,11 @@ class ExprChecker:
         for e, n in ((l, lnode), (r, rnode)):
             if not isinstance(e.type, ScalarType):
                 raise self.error(f"comparisons need scalars, got {e.type}", n, "type-mismatch")
+        if l.type != r.type and BOOL not in (l.type, r.type) and (l.type.is_float or r.type.is_float):
+            # Warp compiles a mixed comparison to C++, which converts the int side
+            # (or the narrower float) to the float type: the same meaning here
+            ft = max((t for t in (l.type, r.type) if t.is_float), key=lambda t: t.bits)
+            l, r = (e if e.type == ft else H.CastExpr(e, ft, e.loc) for e in (l, r))
         if l.type != r.type:
             rule = "implicit-conversion" if l.type.is_float != r.type.is_float else "type-mismatch"
             raise self.error(f"comparison mixes {l.type} and {r.type}", node, rule,
