@@ -137,10 +137,21 @@ def _reachable(kernel: Kernel) -> list[str]:
     return sorted(seen)
 
 
+def _serial() -> "itertools.count[int]":
+    """The counter that makes fresh variable names unique within the current
+    z3 context. It lives on the context, so names (and with them z3's
+    variable order and models) do not depend on what earlier proofs in this
+    process created."""
+    ctx = z3.main_ctx()
+    counter = getattr(ctx, "_verikern_serial", None)
+    if counter is None:
+        counter = itertools.count()
+        ctx._verikern_serial = counter
+    return counter
+
+
 class ThreadEncoding:
     """The guarded-SSA encoding of one thread copy (see module docstring)."""
-
-    _serial = itertools.count()
 
     def __init__(self, kernel: Kernel, shape: CfgShape, launch: LaunchModel,
                  tag: str, shared_havoc: dict[str, dict[int, z3.ExprRef]] | None = None):
@@ -168,7 +179,7 @@ class ThreadEncoding:
 
     # ------------------------------------------------------------ helpers
     def fresh(self, hint: str, t, loop: str | None = None) -> z3.ExprRef:
-        name = f"{self.tag}_{hint}_{next(self._serial)}"
+        name = f"{self.tag}_{hint}_{next(_serial())}"
         self.var_loop[name] = loop if loop is not None else self.shape.innermost_loop(
             self._current_label)
         return z3.Const(name, sort_of(t))
