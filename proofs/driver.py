@@ -100,7 +100,8 @@ EXACT_SEARCH_BUDGET = 10 * MEGA
 
 
 def settle(kernel_mir, obligations: Sequence[Obligation], replayer=None, *, dims=None,
-           block_dim=None, exact_search=None) -> tuple[Obligation, ...]:
+           block_dim=None, exact_search=None,
+           search_budget: int = EXACT_SEARCH_BUDGET) -> tuple[Obligation, ...]:
     """Replay every failed obligation and record the outcome: `confirmed`
     set, the replay's explanation in `reason` (and the counterexample the
     replay confirmed, when it had to pick array contents), and
@@ -109,11 +110,11 @@ def settle(kernel_mir, obligations: Sequence[Obligation], replayer=None, *, dims
     A failure replay does not confirm, and an UNKNOWN obligation, is first
     searched for an exact counterexample in peeled loop iterations
     (`exact_search(kernel, ob, dims=, block_dim=, budget=)`, default
-    proofs.peeling.exact_counterexample, within EXACT_SEARCH_BUDGET); one that
+    proofs.peeling.exact_counterexample, within `search_budget` z3 units); one that
     replay confirms replaces it (same kind and location)."""
     if replayer is None:
         from verikern.proofs.replay import replay_with_witness as replayer
-    search = _ExactSearch(kernel_mir, replayer, dims, block_dim, exact_search)
+    search = _ExactSearch(kernel_mir, replayer, dims, block_dim, exact_search, search_budget)
     settled = []
     for ob in obligations:
         if ob.status is Status.UNKNOWN:
@@ -159,18 +160,19 @@ class _ExactSearch:
     kernel itself, or whose replay stopped at another runtime error first
     (then `confirmed=False`, the reason says so; the model is exact)."""
 
-    def __init__(self, kernel_mir, replayer, dims, block_dim, exact_search):
+    def __init__(self, kernel_mir, replayer, dims, block_dim, exact_search, budget: int):
         self.kernel = kernel_mir
         self.replayer = replayer
         self.dims, self.block_dim = dims, block_dim
         self.search = exact_search
         self.spent = 0
+        self.budget = budget
 
     def confirmed(self, ob: Obligation) -> Obligation | None:
         """A confirmed FAILED obligation for `ob`'s site found in a peeled
         iteration, or None (no kernel, no time left, nothing found or not
         confirmed)."""
-        left = EXACT_SEARCH_BUDGET - self.spent
+        left = self.budget - self.spent
         if self.kernel is None or left <= MEGA // 2 or not getattr(self.kernel, "loops", ()):
             return None
         if self.search is None:
@@ -224,11 +226,12 @@ def prove_mir(kernel_mir, *, file: str, dims=None, block_dim=None, budget: float
     line = kernel_mir.loc.line
     try:
         fresh_context()
-        obligations = prover(kernel_mir, dims=dims, block_dim=block_dim,
-                             budget=SolverBudget.from_megaunits(budget))
+        solver_budget = SolverBudget.from_megaunits(budget)
+        obligations = prover(kernel_mir, dims=dims, block_dim=block_dim, budget=solver_budget)
         if replay:
             obligations = settle(kernel_mir, obligations, replayer, dims=dims,
-                                 block_dim=block_dim)
+                                 block_dim=block_dim,
+                                 search_budget=min(EXACT_SEARCH_BUDGET, solver_budget.per_check))
     except VerikernError as err:
         return KernelReport(file, kernel_mir.name, KernelStatus.ERROR, time.perf_counter() - start,
                             error=str(err), line=line)

@@ -74,6 +74,8 @@ class PeeledContext:
         self._ctx: ProofContext | None = None
         self._divergence_ctx: ProofContext | None = None
         self.error: str | None = None
+        #: the work limit of every query in this context (set per search)
+        self.budget = _query_budget()
 
     def context_for(self, kind: ObligationKind) -> ProofContext | None:
         """The context to decide an obligation of `kind` in. For divergence,
@@ -87,7 +89,7 @@ class PeeledContext:
         if self._divergence_ctx is None:
             cut = frozenset(b.label for b in self._ctx.kernel.blocks) - \
                 frozenset(b.label for b in self.kernel.blocks)
-            self._divergence_ctx = ProofContext(self._ctx.kernel, *self._launch, _query_budget(),
+            self._divergence_ctx = ProofContext(self._ctx.kernel, *self._launch, self.budget,
                                                 infeasible=cut)
         return self._divergence_ctx
 
@@ -99,7 +101,7 @@ class PeeledContext:
         if self._ctx is None and self.error is None:
             try:
                 self._ctx = ProofContext(truncate_loops(self.kernel), *self._launch,
-                                         _query_budget())
+                                         self.budget)
             except Exception as err:   # unsupported, bad launch, solver error: no search
                 self.error = f"{type(err).__name__}: {err}"
         return self._ctx
@@ -216,6 +218,8 @@ def exact_counterexample(kernel: Kernel, obligation: Obligation | ObligationSpec
         if not specs or spent():
             return None
         peeled = peeled_context(kernel, dims, block_dim, count)
+        # each query gets at most the whole search's work
+        peeled.budget.per_check = max(1, min(QUERY_RLIMIT, budget))
         copies = [(spec, copy) for spec in specs for copy in _copies(peeled, spec)
                   if _copy_depth(peeled.sites, copy) > done]
         if not copies:
