@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 
+import pytest
 from hypothesis import settings
 
 # --- hypothesis profiles -----------------------------------------------------
@@ -20,3 +21,21 @@ def hypothesis_profile_name(environ=os.environ) -> str:
 
 
 settings.load_profile(hypothesis_profile_name())
+
+
+# --- test tiers ----------------------------------------------------------------
+@pytest.hookimpl(tryfirst=True)  # before `-m` selects by marker
+def pytest_collection_modifyitems(config, items):
+    """Mark the slow tier (tables in tests/tiers.py; `pytest -m "not slow"` is the fast one)."""
+    from tiers import mark_slow
+
+    mark_slow(items)
+
+
+def pytest_ignore_collect(collection_path, config):
+    """With `-m "not slow"`, files whose tests are all slow are not even imported."""
+    from tiers import fast_tier_only, ignored_in_fast_tier
+
+    if fast_tier_only(config.option.markexpr) and ignored_in_fast_tier(collection_path):
+        return True
+    return None

@@ -13,7 +13,8 @@ import threading
 
 from verikern.errors import DeviceUnavailableError, VerikernError
 
-INSTALL_HINT = "cuda-python is not installed: pip install 'verikern[cuda]'"
+# cuda-python is a dependency of verikern; only a broken install lacks it.
+INSTALL_HINT = "cuda-python is not installed: pip install cuda-python"
 NO_DRIVER = "no NVIDIA driver: libcuda.so.1 not found"
 
 _lock = threading.RLock()

@@ -1,0 +1,149 @@
+"""Test tiers: which tests are `slow` (see README.md, "Developer notes").
+
+`pytest` runs everything (CI, `.ci/run`). `pytest -m "not slow"` is the inner
+loop of development: it must finish in under 60 s on 2 cores and still cover
+every layer (frontend, MIR, simulator, native, PTX, prover, replay, CLI).
+
+The slow marker is added at collection time (tests/conftest.py calls
+`mark_slow`) from the tables below, so that one place says what the fast
+tier leaves out:
+
+- SLOW_FILES: every test of the file is slow.
+- SLOW_TESTS: every case of these test functions is slow.
+- CORPUS_WIDE: test functions parametrized over the corpus (tests/corpus) or
+  the examples; only the cases of FAST_CORPUS / FAST_EXAMPLES stay fast, so
+  the fast tier still runs each layer on a few small kernels of every kind.
+- FAST_PARAMS: other parametrized test functions; only the listed case ids
+  stay fast.
+
+Invariant: every entry names an existing test file (and function); the
+check in tests/test_repository.py fails on a stale entry. Marking only adds
+the `slow` marker; it never skips or deselects anything by itself.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+TESTS_DIR = Path(__file__).resolve().parent
+
+SLOW_FILES = frozenset({
+    "tests/packaging/test_wheel_layout.py",        # builds a wheel with pip
+    "tests/prove_cli/test_prove_benchmark.py",     # runs benchmarks/prove_corpus.py
+    "tests/prove_cli/test_prove_differential.py",  # random kernels: prover vs simulator
+    "tests/prove_cli/test_mutation.py",            # proves every mutant of the corpus
+    "tests/ptx/test_ptx_corpus.py",                # the whole corpus through ptxas
+    "tests/examples/test_corpus_warp.py",          # real Warp (compiles kernels with clang)
+    "tests/warp_compat/test_warp_compat.py",       # real Warp, as above
+})
+
+SLOW_TESTS = frozenset({
+    "tests/native/test_native_ir.py::test_every_corpus_and_example_kernel_lowers_to_valid_ir_on_both_targets",
+    "tests/frontend/test_fe_programs.py::test_random_programs_match_python",
+    "tests/trace/test_trace_races.py::test_large_trace_is_fast",
+    "tests/test_hypothesis_profiles.py::test_ci_environment_selects_the_ci_profile_and_local_runs_the_dev_one",
+    "tests/prover/test_replay_site_matching.py::test_chained_divisions_at_one_position_are_not_told_apart",
+    "tests/prover/test_replay_more.py::test_sort_race_is_confirmed_once_the_keys_cover_the_launch",
+    "tests/prover/test_replay_more.py::test_the_correct_odd_even_sort_is_never_confirmed_by_any_variant",
+    "tests/prover/test_prover_kernels.py::test_division_by_parameter",
+    "tests/prover/test_lemmas.py::test_grid_stride_loop_with_a_step_that_can_alias_races",
+    "tests/prover/test_lemmas.py::test_grid_stride_loop_with_bounded_sizes_is_race_free",
+})
+
+FAST_PARAMS = {
+    "tests/native/test_native_semantics.py::test_every_op_matches_simulator": {"int32"},
+    "tests/native/test_native_semantics.py::test_every_cast_matches_simulator": {"int32", "float16"},
+    "tests/prover/test_replay_site_matching.py::test_only_the_obligations_own_violation_confirms_it":
+        {"bounds-same-line", "race-same-line"},
+    "tests/prover/test_lemmas.py::test_every_remainder_lemma_is_a_theorem": {"SRem"},
+    "tests/prover/test_soundness_regressions.py::test_prover_fails_the_buggy_obligation_at_the_marked_line":
+        {"assert_of_a_later_iteration", "divergence_two_exits", "divergence_nested_break",
+         "access_before_the_assert_in_a_loop", "invariant_fails_on_inner_loop_reentry"},
+    "tests/trace/test_trace_cli.py::test_tiled_transpose_bank_conflicts": {"33-None"},
+}
+
+CORPUS_WIDE = frozenset({
+    "tests/prove_cli/test_corpus_verdicts.py::test_corpus_verdict",
+    "tests/prove_cli/test_corpus_verdicts.py::test_example_is_proved",
+    "tests/trace/test_trace_corpus.py::test_trace_agrees_with_expected_verdict",
+    "tests/examples/test_corpus_witnesses.py::test_witness_raises_the_documented_error_at_the_buggy_site",
+    "tests/examples/test_corpus_witnesses.py::test_race_witness_shows_every_buggy_pair_in_the_trace",
+    "tests/examples/test_corpus_witnesses.py::test_correct_kernel_runs_cleanly_and_race_free",
+    "tests/sim/test_sim_corpus.py::test_corpus_kernel_decodes",
+    "tests/sim/test_sim_corpus.py::test_proved_corpus_kernels_run_cleanly",
+    "tests/native/test_native_corpus.py::test_proved_corpus_kernel_matches_simulator",
+    "tests/native/test_native_corpus.py::test_corpus_kernel_on_hypothesis_inputs",
+    "tests/native/test_native_corpus.py::test_failing_corpus_kernel_fails_the_same_way",
+    "tests/native/test_native_examples.py::test_example_native_equals_simulator",
+    "tests/cuda/test_cuda_fake_driver.py::test_example_through_the_cuda_device_path",
+    "tests/cuda/test_cuda_fake_driver.py::test_corpus_harness_through_the_cuda_device_path",
+})
+
+# Small kernels that keep every obligation kind, both verdicts, shared memory,
+# barriers, atomics and 2-D launches in the fast tier.
+FAST_CORPUS = frozenset({
+    "ok_copy_guard_both_shapes", "bounds_off_by_one_le", "bounds_negative_index_left_neighbor",
+    "ok_2d_guarded", "bounds_2d_swapped_guard",
+    "race_all_threads_write_slot0", "ok_atomic_counter_global", "race_reduce_missing_barrier",
+    "ok_barrier_block_uniform_branch", "divergence_barrier_thread_dependent_branch",
+    "assert_fails_shape_positive", "ok_assert_thread_geometry",
+    "divzero_mod_by_shape_unguarded", "ok_mod_by_shape_inside_guard",
+    "invariant_fails_loop_bound_hint", "ok_invariant_loop_counter_range",
+})
+FAST_EXAMPLES = frozenset({"saxpy", "block_reduce"})
+
+
+def _names(folder: Path) -> list[str]:
+    return sorted((p.stem for p in folder.glob("*.py")), key=len, reverse=True)
+
+
+_CASE_NAMES = _names(TESTS_DIR / "corpus") + _names(TESTS_DIR.parent / "examples")
+FAST_CASES = FAST_CORPUS | FAST_EXAMPLES
+
+
+def case_of(callspec_id: str) -> str | None:
+    """The corpus kernel or example a parametrized case runs (the longest
+    name the case id starts with, followed by its end or '-'), else None."""
+    for name in _CASE_NAMES:
+        if callspec_id == name or callspec_id.startswith(name + "-"):
+            return name
+    return None
+
+
+def is_slow(nodeid: str, callspec_id: str | None) -> bool:
+    """Whether the tables above make the test `nodeid` slow."""
+    path, _, rest = nodeid.partition("::")
+    function = rest.split("[", 1)[0]
+    if path in SLOW_FILES or f"{path}::{function}" in SLOW_TESTS:
+        return True
+    if callspec_id is None:
+        return False
+    if f"{path}::{function}" in CORPUS_WIDE:
+        return case_of(callspec_id) not in FAST_CASES
+    fast = FAST_PARAMS.get(f"{path}::{function}")
+    return fast is not None and callspec_id not in fast
+
+
+def fast_tier_only(markexpr: str | None) -> bool:
+    """True for `-m "not slow"`, where the files of SLOW_FILES need not even
+    be collected (their collection can take seconds by itself)."""
+    return " ".join((markexpr or "").split()) == "not slow"
+
+
+def ignored_in_fast_tier(path: Path) -> bool:
+    """Whether `path` is one of SLOW_FILES (collection is skipped for it in
+    the fast tier; every one of its tests would be deselected anyway)."""
+    try:
+        rel = Path(path).resolve().relative_to(TESTS_DIR.parent).as_posix()
+    except ValueError:
+        return False
+    return rel in SLOW_FILES
+
+
+def mark_slow(items) -> None:
+    """Add the `slow` marker to every collected item the tables name."""
+    for item in items:
+        spec = getattr(item, "callspec", None)
+        if is_slow(item.nodeid, spec.id if spec is not None else None):
+            item.add_marker(pytest.mark.slow)
