@@ -1,22 +1,43 @@
-"""Random small kernels for the differential soundness test: generators of
-kernels (global-array arithmetic, loops, atomics; shared memory, barriers,
-barrier loops, block_until) and of launches, and the check that every
-obligation the prover marks proved holds on simulator runs of admitted
-launches (no runtime error at a proved site, no race in the trace between
-the two sites of a proved race obligation). Written by a red-team review.
+"""Random small kernels and launches for the differential soundness test
+(`differential_check.check` proves a kernel, then runs it on the simulator).
+
+Families, each `source(r) -> kernel text` and `launches(r, kern) -> (dims,
+block_dim, inputs)` tuples:
+
+- `global`: global-array arithmetic with loads whose values steer indices,
+  conditions and divisors, asserts, loops with `vk.invariant` hints, atomics;
+- `shared`: shared memory, barriers (also in uniform and thread-dependent
+  branches), barrier loops, break/continue and block_until;
+- `grid`: 2-D and 3-D launches over 2-D / 3-D arrays.
+
+Array contents are never all zero: each array gets one of CONTENTS (random
+values, a ramp, a descending ramp, a non-zero constant). Every kernel ends
+with a guarded write, so most kernels have a proved obligation that a
+completed launch checks. Originally written by a red-team review.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from verikern.backends.simulator import simulate
-from verikern.errors import ContractError, KernelRuntimeError, LaunchError
-from verikern.frontend import compile_source
-from verikern.proofs.driver import prove_mir
-from verikern.proofs.obligations import Status
-from verikern.runtime import prepare_launch
-from verikern.trace import find_races
+CONTENTS = ("random", "ramp", "descending", "constant")
 
+
+def contents(r, n: int, shape=None) -> np.ndarray:
+    """An int32 array of `n` elements (reshaped to `shape`) with varied contents."""
+    kind = r.choice(CONTENTS)
+    if kind == "random":
+        flat = [r.randint(-4, 40) for _ in range(n)]
+    elif kind == "ramp":
+        flat = list(range(n))
+    elif kind == "descending":
+        flat = list(range(n - 1, -1, -1))
+    else:
+        flat = [r.choice([1, 2, 3, 7, -1])] * n
+    arr = np.array(flat, dtype=np.int32)
+    return arr.reshape(shape) if shape is not None else arr
+
+
+# ------------------------------------------------------------------ expressions
 def atom(r, names):
     c = r.random()
     if c < 0.45:
@@ -53,21 +74,37 @@ def requires(r):
     return "\n".join(f"    vk.requires({p})" for p in parts)
 
 
+# ------------------------------------------------------------------ global family
+def _invariant_loop(r, names):
+    """A counting loop with an invariant hint (true or not, provable or not)."""
+    start = r.choice(["0", "1", "i % 4", "m"])
+    step = r.choice(["1", "2", "m"])
+    bound = r.choice(["n", "m + 3", "8", "a.shape[0]"])
+    inv = r.choice([f"w >= {start}", "w >= 0", f"w <= {bound}", f"w < {bound}",
+                    f"w >= 0 and w < {bound}", f"(w - {start}) % {step} == 0", "w >= 1"])
+    body = r.choice(["        if w < a.shape[0]:\n            vk.atomic_add(a, w, 1)",
+                     f"        v = v + w // {r.choice(['m', 'step', '2', 'v + 1'])}".replace("step", step),
+                     "        if w >= 0 and w < b.shape[0]:\n            v = v + b[w]"])
+    return (f"    w = {start}\n    while w < {bound}:\n        vk.invariant({inv})\n"
+            f"{body}\n        w += {step}")
+
+
 def body(r):
-    names = ["i", "n", "m"]
-    lines = ["    i = vk.tid()"]
+    names = ["i", "n", "m", "v"]
+    lines = ["    i = vk.tid()", "    v = 0",
+             f"    if i < b.shape[0]:\n        v = b[{r.choice(['i', 'b.shape[0] - 1 - i', 'i // 2'])}]"]
     if r.random() < 0.5:
         lines.append(f"    j = {expr(r, names, 2)}")
         names.append("j")
     kind = r.random()
-    if kind < 0.35:
+    if kind < 0.25:
         lines.append(f"    if {cond(r, names)}:")
         lines.append(f"        a[{expr(r, names, 2)}] = b[{expr(r, names, 1)}]")
-    elif kind < 0.55:
+    elif kind < 0.45:
         lines.append(f"    if {cond(r, names)}:")
         lines.append(f"        assert {cond(r, names, 0)}")
         lines.append(f"        a[{expr(r, names, 1)}] = 1")
-    elif kind < 0.8:
+    elif kind < 0.6:
         lines.append(f"    k = {expr(r, names, 1)}")
         lines.append(f"    while k < {expr(r, names, 1)}:")
         lines.append("        if k >= 0 and k < a.shape[0]:")
@@ -75,10 +112,15 @@ def body(r):
         lines.append(f"        k += {r.choice(['1', '2', 'm', 'vk.block_dim()', 'n'])}")
         lines.append(f"    if {cond(r, names)}:")
         lines.append(f"        b[{expr(r, names, 1)}] = k")
+    elif kind < 0.85:
+        lines.append(_invariant_loop(r, names))
     else:
         lines.append(f"    for r in range({expr(r, names, 1)}):")
         lines.append(f"        if {cond(r, names + ['r'], 0)}:")
         lines.append(f"            a[{expr(r, names + ['r'], 1)}] += r")
+    if r.random() < 0.5:
+        lines.append(f"    assert {r.choice(['v >= -4', 'v < 40', 'v != 3', 'i >= 0', 'v * 2 >= v'])}")
+    lines.append(f"    if i < a.shape[0]:\n        a[i] = {r.choice(['v', 'i', f'v // {atom(r, names)}', 'v % m'])}")
     return "\n".join(lines)
 
 
@@ -100,9 +142,10 @@ def global_launches(r, kern, count=12):
             dim = fixed * r.randint(1, 3)
         sa = r.choice([0, 1, n if n >= 0 else 0, max(n, 0) * max(m, 0) % 300, dim, r.randint(0, 120)])
         sb = r.choice([0, 1, sa, m if m >= 0 else 0, r.randint(0, 120)])
-        yield dim, bd, n, m, sa, sb
+        yield (dim,), bd, [contents(r, sa), contents(r, sb), n, m]
 
 
+# ------------------------------------------------------------------ shared family
 def sidx(r, names):
     return r.choice(["t", "t + 1", "t - 1", "(t + 1) % BD", "BD - 1 - t", "t // 2", "t * 2",
                      "(t * 2) % BD", "0", "n", "t + n", "(t + m) % BD",
@@ -111,7 +154,7 @@ def sidx(r, names):
 
 def tcond(r, names):
     return r.choice(["t < n", "t == 0", "t % 2 == 0", "t < BD - 1", "t > 0", "n > 3",
-                     "m > t", "t >= 1 and t <= n", "t * 2 < BD", "True"]
+                     "m > t", "t >= 1 and t <= n", "t * 2 < BD", "True", "t < BD", "x >= 0"]
                     + (["r < t", "t % (r + 1) == 0", "r == n - 1"] if "r" in names else []))
 
 
@@ -124,27 +167,32 @@ def block(r, names, depth, ind):
     out = []
     for _ in range(r.randint(1, 3)):
         c = r.random()
-        if c < 0.3:
+        if c < 0.25:
             out.append(f"{pad}if {tcond(r, names)}:")
             out.append(f"{pad}    s[{sidx(r, names)}] = {r.choice(['t', 'n', 'x', '1'])}")
-        elif c < 0.45:
+        elif c < 0.38:
             out.append(f"{pad}s[{sidx(r, names)}] = t")
-        elif c < 0.6:
-            out.append(f"{pad}x = x + s[{sidx(r, names)}]")
-        elif c < 0.75:
+        elif c < 0.5:
+            out.append(f"{pad}x = x + s[{sidx(r, names)}] // {r.choice(['m', 'n', '2', 'x + 1'])}")
+        elif c < 0.65:
             out.append(f"{pad}vk.sync_threads()")
-        elif c < 0.82:
+        elif c < 0.72:
             out.append(f"{pad}if {ucond(r, names)}:")
             out.append(f"{pad}    vk.sync_threads()")
-        elif c < 0.88:
+        elif c < 0.78:
+            out.append(f"{pad}if {tcond(r, names)}:")
+            out.append(f"{pad}    vk.sync_threads()")
+        elif c < 0.84:
             out.append(f"{pad}vk.atomic_add(s, {sidx(r, names)}, 1)")
-        elif c < 0.91:
+        elif c < 0.87:
             out.append(f"{pad}vk.block_until({r.choice(['s[0] >= 0', 'n > 0', 's[n] == s[n]', 'x >= 0'])})")
-        elif c < 0.94 and "r" in names:
+        elif c < 0.9 and "r" in names:
             out.append(f"{pad}if {r.choice(['r == n - 1', 'r > m', 't > r', 'r * 2 > n'])}:")
             out.append(f"{pad}    {r.choice(['break', 'continue'])}")
         elif depth > 0 and "r" not in names:
             out.append(f"{pad}for r in range({r.choice(['n', 'm', '2', 'n - 1', 'BD // 2', 't % 2 + n', 'vk.max(n, 1)'])}):")
+            if r.random() < 0.4:
+                out.append(f"{pad}    vk.invariant({r.choice(['r >= 0', 'r < n', 'r < BD', 'r >= 1'])})")
             out += block(r, names + ["r"], depth - 1, ind + 1)
         else:
             out.append(f"{pad}if {tcond(r, names)}:")
@@ -163,6 +211,7 @@ def shared_kernel_source(r):
             f"    vk.requires({req})\n    vk.requires({reqm})\n"
             f"    s = vk.shared.array(shape=(BD,), dtype=vk.int32)\n"
             f"    t = vk.thread_idx()\n    i = vk.tid()\n    x = 0\n"
+            f"    if i < b.shape[0]:\n        x = b[i]\n"
             f"{body}\n"
             f"    if i < a.shape[0]:\n        a[i] = x\n")
 
@@ -174,43 +223,50 @@ def shared_launches(r, kern, count=12):
         m = r.randint(0, bd)
         dim = bd * r.randint(1, 3)
         sa = r.choice([0, dim, r.randint(0, 3 * bd)])
-        yield dim, bd, n, m, sa, 4
+        sb = r.choice([4, dim, r.randint(0, 3 * bd)])
+        yield (dim,), bd, [contents(r, sa), contents(r, sb), n, m]
 
 
-def check(src, r, tag, gen):
-    mod = compile_source(src, f"fuzz_{tag}.py")
-    if mod.errors or not mod.kernels or mod.kernels[0].mir is None:
-        return "compile-error"
-    kern = mod.kernels[0].mir
-    rep = prove_mir(kern, file=f"fuzz_{tag}.py", timeout=5.0, replay=False)
-    proved = [o for o in rep.obligations if o.status is Status.PROVED]
-    if not proved:
-        return "none-proved"
-    proved_sites = {(o.kind.value, o.loc.line, o.loc.col) for o in proved}
-    proved_races = {tuple(sorted([(o.loc.line, o.loc.col), (o.other_loc.line, o.other_loc.col)]))
-                    for o in proved if o.kind.value == "race"}
-    admitted = 0
-    for dim, bd, n, m, sa, sb in gen(r, kern):
-        a, b = np.zeros(sa, np.int32), np.zeros(sb, np.int32)
-        try:
-            k2, cfg, arrays, scalars = prepare_launch(kern, dim, [a, b, n, m], bd)
-        except (ContractError, LaunchError):
-            continue
-        except KernelRuntimeError as e:     # a fault inside the requires
-            key = (e.kind, e.loc.line, e.loc.col) if e.loc else None
-            if key in proved_sites:
-                return f"FALSE PROOF (contract eval) {key} dim={dim} bd={bd} n={n} m={m} sa={sa} sb={sb}: {e.message}"
-            continue
-        admitted += 1
-        try:
-            res = simulate(k2, cfg, arrays, scalars, trace=True, max_steps=200000)
-        except KernelRuntimeError as e:
-            key = (e.kind, e.loc.line, e.loc.col) if e.loc else None
-            if key in proved_sites:
-                return f"FALSE PROOF {key} dim={dim} bd={bd} n={n} m={m} sa={sa} sb={sb}: {e.message}"
-            continue
-        for race in find_races(res.document):
-            pair = tuple(sorted([(race.line, race.col), (race.other_line, race.other_col)]))
-            if pair in proved_races:
-                return f"FALSE PROOF race {pair} dim={dim} bd={bd} n={n} m={m} sa={sa} sb={sb}: {race}"
-    return f"ok ({len(proved)} proved, {admitted} launches)"
+# ------------------------------------------------------------------ grid family
+def grid_kernel_source(r):
+    nd = r.choice([2, 3])
+    ids = ["i", "j", "l"][:nd]
+    names = ids + ["n", "m", "v"]
+    shape_guard = " and ".join(f"{x} < a.shape[{k}]" for k, x in enumerate(ids))
+    idx = ", ".join(r.choice([x, f"{x} + 1", f"{x} - 1", f"{x} // 2", "n", f"{x} % m"]) for x in ids)
+    val = r.choice(["v", "i + j", "v // m", "n % (v + 1)", "1"])
+    lines = [f"    {', '.join(ids)} = vk.tid()", "    v = 0",
+             f"    if {ids[-1]} < b.shape[0]:\n        v = b[{ids[-1]}]"]
+    c = r.random()
+    if c < 0.4:
+        lines.append(f"    if {cond(r, names, 0)}:\n        a[{idx}] = {val}")
+    elif c < 0.7:
+        lines.append(f"    if {shape_guard}:\n        assert {cond(r, names, 0)}\n        a[{idx}] = {val}")
+    else:
+        lines.append(f"    for q in range({r.choice(['n', 'm', '3'])}):\n"
+                     f"        vk.invariant({r.choice(['q >= 0', 'q < n', 'q < 3', 'q >= 1'])})\n"
+                     f"        if {shape_guard}:\n            a[{', '.join(ids)}] += q")
+    lines.append(f"    if {shape_guard}:\n        a[{', '.join(ids)}] = {r.choice(['v', val, 'j'])}")
+    return (f"import verikern as vk\n\n\n@vk.kernel\n"
+            f"def k(a: vk.array(dtype=vk.int32, ndim={nd}), b: vk.array(dtype=vk.int32), "
+            f"n: vk.int32, m: vk.int32):\n"
+            f"    vk.requires(n >= 0 and n < 8)\n    vk.requires(m >= 1)\n"
+            + "\n".join(lines) + "\n")
+
+
+def grid_launches(r, kern, count=10):
+    nd = kern.launch_ndim
+    for _ in range(count):
+        dims = tuple(r.choice([1, 2, 3, 5, 8]) for _ in range(nd))
+        shape = tuple(max(0, d + r.choice([-1, 0, 0, 1, 2])) for d in dims)
+        sb = r.choice([0, 3, dims[-1], r.randint(0, 10)])
+        n, m = r.randint(-1, 8), r.choice([0, 1, 2, 3, 7])
+        yield dims, r.choice([1, 4, 32, 64]), [contents(r, int(np.prod(shape)), shape),
+                                               contents(r, sb), n, m]
+
+
+FAMILIES = {
+    "global": (global_kernel_source, global_launches),
+    "shared": (shared_kernel_source, shared_launches),
+    "grid": (grid_kernel_source, grid_launches),
+}
