@@ -1,7 +1,7 @@
 """verikern: prove and run GPU kernels written in a Warp-compatible Python DSL.
 
 `import verikern as vk` gives the kernel language (`vk.kernel`, `vk.func`,
-`vk.array`, `vk.float32`, `vk.tid`, ...; see LANGUAGE.md) and `vk.launch`.
+`vk.array`, `vk.float32`, `vk.tid`, ...; see docs/LANGUAGE.md) and `vk.launch`.
 Names are resolved lazily, so `import verikern.mir` stays cheap and never
 imports the frontend or the backends.
 """

@@ -12,7 +12,7 @@ returned) and runs to its next barrier or return; values live across a
 barrier are saved per thread in `spill` (slot * block_dim + t, 8 bytes each);
 after a phase all threads of the block must be in the same state (all
 returned, or all waiting at one barrier: a returned thread counts as
-missing, as in LANGUAGE.md section 4 and the simulator), otherwise the
+missing, as in docs/LANGUAGE.md section 4 and the simulator), otherwise the
 function reports ERR_DIVERGENCE and leaves the block's states in
 `thread_state` for the host to explain. Shared memory is refilled with the
 poison pattern (NaN for floats, true for bools, 0x5A bytes for ints) at the
@@ -251,7 +251,7 @@ def _agreement(em, target: CpuTarget, count, phase, block_latch) -> None:
     """After a phase every thread of the block must be in the same state:
     all returned (next block) or all waiting at one barrier (next phase).
     Anything else is barrier divergence (a returned thread counts as missing,
-    LANGUAGE.md section 4); the host reads `thread_state` for the details."""
+    docs/LANGUAGE.md section 4); the host reads `thread_state` for the details."""
     b, func = em.b, em.func
     pre = b.block
     head = func.append_basic_block("agree.head")

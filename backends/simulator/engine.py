@@ -8,7 +8,7 @@ reducible CFGs the frontend emits); only when every pending thread waits at a
 barrier does it release the first such barrier, after checking that, for each
 block involved, every thread of the block waits at that same barrier
 (else BarrierDivergenceError; a returned thread counts as missing, as in
-LANGUAGE.md section 4).  Phis are assigned on the edge taken, as a parallel copy.  Kernels with block features run in chunks of whole blocks,
+docs/LANGUAGE.md section 4).  Phis are assigned on the edge taken, as a parallel copy.  Kernels with block features run in chunks of whole blocks,
 their shared arrays stacked per block and filled with poison.
 """
 from __future__ import annotations
@@ -472,7 +472,7 @@ def _next_segment(prog: Program, pending: list) -> int:
 
 def _release_barrier(prog: Program, st: ChunkState, seg, lanes, alive, pending) -> None:
     """Check that each block with threads waiting at `seg.barrier` has every
-    one of its threads there (LANGUAGE.md section 4: every thread of the block
+    one of its threads there (docs/LANGUAGE.md section 4: every thread of the block
     reaches the same barrier the same number of times, so a thread that
     returned before it, or waits elsewhere, is divergence); then count the
     barrier for those blocks."""

@@ -175,7 +175,7 @@ def unary_function(op: str, t: ScalarType):
 
 # ---------------------------------------------------------------------- casts
 def cast_function(src: ScalarType, dst: ScalarType):
-    """Conversion per MIR.md: int->int truncates/extends by the source's
+    """Conversion per docs/MIR.md: int->int truncates/extends by the source's
     signedness, number->bool is `!= 0`, float->int truncates toward zero."""
     dtype = dst.np_dtype
     if dst.is_bool:

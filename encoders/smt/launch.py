@@ -2,7 +2,7 @@
 parameters, and the per-thread identity of each thread copy.
 
 Invariant: `LaunchModel.facts` are exactly the hardware guarantees of
-LANGUAGE.md section 5 (1 <= block_dim <= 1024, every launch dim >= 1, total
+docs/LANGUAGE.md section 5 (1 <= block_dim <= 1024, every launch dim >= 1, total
 threads < 2**31, grid_dim = ceil(size / block_dim), size % block_dim == 0 when
 the kernel uses block features) plus the fixed parts of the launch; nothing
 about memory contents. Every thread copy adds only 0 <= thread_idx < block_dim,
@@ -203,7 +203,7 @@ class ThreadIdentity:
 
 def _tid_lemmas(linear, launch: LaunchModel) -> list:
     """vk.tid()'s first component linear // (D1*...*Dn-1) is below D0 (the
-    frontend's lowering, MIR.md), stated on the very terms the encoder builds
+    frontend's lowering, docs/MIR.md), stated on the very terms the encoder builds
     so that it survives the nonlinear abstraction."""
     from verikern.mir.types import I32
     from .semantics import int_binop

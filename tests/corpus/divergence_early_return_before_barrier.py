@@ -1,5 +1,5 @@
 # expect: failed divergence
-# Reverses each block through shared memory, but threads past the end of x return before the barrier, so not every thread of the block reaches it (LANGUAGE.md section 4). Witness: dim=64 (block_dim 64), x.shape=out.shape=(1,): thread 0 reaches the barrier, thread 1 has returned.
+# Reverses each block through shared memory, but threads past the end of x return before the barrier, so not every thread of the block reaches it (docs/LANGUAGE.md section 4). Witness: dim=64 (block_dim 64), x.shape=out.shape=(1,): thread 0 reaches the barrier, thread 1 has returned.
 # bug: 17:5 divergence
 # witness divergence: dim=64, block_dim=64, x=zeros(float32, 1), out=zeros(float32, 1)
 import verikern as vk

@@ -1,6 +1,6 @@
 """On a real NVIDIA GPU (marked `gpu`; skipped with the reason elsewhere):
 every example and every corpus kernel that the prover accepts runs on cuda:0
-and agrees with the simulator within LANGUAGE.md section 6's tolerance."""
+and agrees with the simulator within docs/LANGUAGE.md section 6's tolerance."""
 import copy
 import importlib.util
 import sys
@@ -17,7 +17,7 @@ requires_gpu = pytest.mark.skipif(not AVAILABLE, reason=REASON or "no CUDA devic
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted((ROOT / "examples").glob("*.py"))
-# LANGUAGE.md section 6: 1e-6 relative or 4 ULP for + - * / sqrt (fast_math off).
+# docs/LANGUAGE.md section 6: 1e-6 relative or 4 ULP for + - * / sqrt (fast_math off).
 RTOL, ULPS = 1e-6, 4
 # fast_math on (div.approx, sqrt.approx, flushed denormals): the tolerance this
 # suite uses, stated in every failure message.

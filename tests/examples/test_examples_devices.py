@@ -1,6 +1,6 @@
 """The examples on the other devices: the native CPU backend (LLVM) and, on a
 machine with an NVIDIA GPU, cuda:0. Each must match the numpy reference and
-agree with the simulator (LANGUAGE.md section 6: devices agree up to float
+agree with the simulator (docs/LANGUAGE.md section 6: devices agree up to float
 tolerance; integer results exactly)."""
 from __future__ import annotations
 

@@ -124,7 +124,7 @@ def test_barrier_divergence_detected_natively():
 
 
 def test_returning_before_a_barrier_is_divergence():
-    """LANGUAGE.md section 4: every thread of the block must reach the barrier;
+    """docs/LANGUAGE.md section 4: every thread of the block must reach the barrier;
     a thread that returned counts as missing (as in the simulator)."""
     sim, nat = _errors(divergent_barrier(split_returns=True), 64,
                        lambda: [np.zeros(64, np.int32), 5], 32)

@@ -306,7 +306,7 @@ def _early_return_kernel(cut):
 
 
 def test_early_return_before_a_barrier_is_divergence():
-    # LANGUAGE.md section 4 (and the corpus): every thread of the block must
+    # docs/LANGUAGE.md section 4 (and the corpus): every thread of the block must
     # reach the barrier; a thread that returned first did not
     with pytest.raises(BarrierDivergenceError) as e:
         launch(_early_return_kernel(6), 16, [np.full(16, -1, np.int32)], block_dim=8)

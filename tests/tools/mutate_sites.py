@@ -19,7 +19,7 @@ Site = tuple[ast.AST, str, Callable[[], None]]
 
 _EXITS = (ast.Return, ast.Continue, ast.Break)
 _DIVISIONS = (ast.FloorDiv, ast.Mod, ast.Div)
-#: Augmented assignments on an array element that are atomic (LANGUAGE.md).
+#: Augmented assignments on an array element that are atomic (docs/LANGUAGE.md).
 _ATOMIC_AUG = (ast.Add, ast.Sub, ast.BitAnd, ast.BitOr, ast.BitXor)
 _ATOMIC_CALLS = ("atomic_add", "atomic_sub", "atomic_min", "atomic_max", "atomic_exch",
                  "atomic_cas", "atomic_and", "atomic_or", "atomic_xor")

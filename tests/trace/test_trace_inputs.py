@@ -288,14 +288,14 @@ def test_non_uniform_bound_is_a_clear_error():
         make_inputs(kb.finish(), 32, 32, rng())
 
 
-# ------------------------------------------- uniform arithmetic vs MIR.md
+# ------------------------------------------- uniform arithmetic vs docs/MIR.md
 from hypothesis import strategies as st  # noqa: E402
 
 from verikern.mir import U32  # noqa: E402
 
 
 def _reference(op, a, b, t):
-    """MIR.md integer semantics, written directly in Python."""
+    """docs/MIR.md integer semantics, written directly in Python."""
     bits = t.bits
     def trunc(x, y):
         q = abs(x) // abs(y)

@@ -1,4 +1,4 @@
-"""Warp builtins beyond LANGUAGE.md's core list, called as Warp code calls
+"""Warp builtins beyond docs/LANGUAGE.md's core list, called as Warp code calls
 them (keyword arguments included), for verikern's compatibility suite."""
 import warp as wp
 

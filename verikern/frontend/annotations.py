@@ -1,7 +1,7 @@
 """Parameter annotations -> HIR types (`vk.float32`, `int`, `vk.vec3`,
 `vk.array(dtype=..., ndim=...)`, Warp's `wp.array2d(dtype=...)`).
 
-Invariant: only the spellings listed in LANGUAGE.md section 2 (and their
+Invariant: only the spellings listed in docs/LANGUAGE.md section 2 (and their
 Warp equivalents) are accepted; anything else is an `annotation` KernelError.
 """
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Typing rules of LANGUAGE.md section 2: literals, annotations, operators.
+"""Typing rules of docs/LANGUAGE.md section 2: literals, annotations, operators.
 
 Invariant: no implicit int<->float conversion ever happens; an untyped
 literal (Python int/float in the source, or constant arithmetic on them)

@@ -3,7 +3,7 @@
 Invariants: every node is a frozen dataclass with a SourceLoc; every
 expression carries its final type (literals included: a literal's type is the
 one its context required); names are resolved (locals, arrays, builtins,
-funcs); the tree obeys every rule of LANGUAGE.md sections 2-4, so lowering to
+funcs); the tree obeys every rule of docs/LANGUAGE.md sections 2-4, so lowering to
 MIR never has to reject anything.
 """
 from __future__ import annotations

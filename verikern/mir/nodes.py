@@ -141,7 +141,7 @@ ATOMIC_OPS = ("add", "sub", "min", "max", "exch", "cas", "and", "or", "xor")
 
 @dataclass(frozen=True)
 class BinOp(Instr):
-    """result = lhs <op> rhs; lhs, rhs and result share one type (see MIR.md)."""
+    """result = lhs <op> rhs; lhs, rhs and result share one type (see docs/MIR.md)."""
 
     OPCODE: ClassVar[str] = "binop"
     result: Value
@@ -185,7 +185,7 @@ class UnaryOp(Instr):
 
 @dataclass(frozen=True)
 class Cast(Instr):
-    """result = operand converted to result.type (rules in MIR.md)."""
+    """result = operand converted to result.type (rules in docs/MIR.md)."""
 
     OPCODE: ClassVar[str] = "cast"
     result: Value

@@ -1,0 +1,202 @@
+"""The repository stands alone: every link in README.md and docs/*.md resolves
+to a file (and heading) in it, every `*.md` path named in a tracked file
+exists, no tracked file names an absolute path of one machine, and the test
+tiers of tests/tiers.py name tests that exist."""
+from __future__ import annotations
+
+import ast
+import re
+import shutil
+import subprocess
+import unicodedata
+from pathlib import Path
+
+import pytest
+
+import tiers
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+# [text](target "title") and reference definitions `[id]: target`
+INLINE_LINK = re.compile(r"!?\[(?:[^\]\\]|\\.)*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+REFERENCE_LINK = re.compile(r"^\s{0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s+.*)?$", re.M)
+FENCE = re.compile(r"^(```|~~~).*?^\1", re.M | re.S)
+# A path-like token naming a Markdown file: segments of [\w.-] joined by '/'
+# and not part of a longer path or a URL.
+MD_PATH = re.compile(r"(?<![\w/.:-])((?:[\w.-]+/)*[\w-][\w.-]*\.md)\b")
+# Absolute paths that exist on one machine only.  Spelled in pieces so that
+# this file does not match itself.
+_ROOTS = ("work", "root", "home", "tmp", "Users", "scratch")
+MACHINE_PATH = re.compile(r"(?<![\w.~-])/(?:" + "|".join(_ROOTS) + r")/[\w.-]")
+
+
+def repo_files() -> list[Path]:
+    """Tracked files plus untracked ones git does not ignore (what the next
+    commit can contain); skips when this is not a git work tree."""
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed (apt-get install git): cannot list the repository's files")
+    proc = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                          cwd=ROOT, capture_output=True, text=True)
+    if proc.returncode != 0:
+        pytest.skip(f"not a git work tree ({proc.stderr.strip()}): clone the repository to run this check")
+    return sorted({ROOT / name for name in proc.stdout.split("\0") if name and (ROOT / name).is_file()})
+
+
+def text_of(path: Path) -> str | None:
+    """The file's text, or None for a binary file (a NUL byte or not UTF-8)."""
+    data = path.read_bytes()
+    if b"\0" in data[:8192]:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def github_slug(heading: str) -> str:
+    """The anchor GitHub gives a heading: lower case, punctuation dropped,
+    spaces turned into '-'."""
+    text = re.sub(r"[`*_]", "", heading.strip()).lower()
+    text = "".join(ch for ch in text if ch in " -" or unicodedata.category(ch)[0] in "LN")
+    return text.replace(" ", "-")
+
+
+def anchors(path: Path) -> set[str]:
+    body = FENCE.sub("", path.read_text())
+    slugs: dict[str, int] = {}
+    out = set()
+    for m in re.finditer(r"^#{1,6}\s+(.*?)\s*#*\s*$", body, re.M):
+        slug = github_slug(m.group(1))
+        n = slugs.get(slug, 0)
+        slugs[slug] = n + 1
+        out.add(slug if n == 0 else f"{slug}-{n}")
+    return out
+
+
+def link_targets(text: str) -> list[str]:
+    body = FENCE.sub("", text)
+    body = re.sub(r"`[^`\n]*`", "", body)  # code spans are not links
+    return INLINE_LINK.findall(body) + REFERENCE_LINK.findall(body)
+
+
+def broken_links(doc: Path) -> list[str]:
+    """Every relative link of `doc` that names no file (or no heading) of the repository."""
+    bad = []
+    for target in link_targets(doc.read_text()):
+        if re.match(r"^[a-z][a-z0-9+.-]*:", target, re.I):  # http:, https:, mailto:
+            continue
+        path_part, _, anchor = target.partition("#")
+        dest = (doc.parent / path_part).resolve() if path_part else doc
+        if not dest.exists() or ROOT not in (dest, *dest.parents):
+            bad.append(f"{doc.relative_to(ROOT)}: {target} (no such file in the repository)")
+        elif anchor and dest.suffix == ".md" and anchor not in anchors(dest):
+            bad.append(f"{doc.relative_to(ROOT)}: {target} (no heading #{anchor})")
+    return bad
+
+
+def machine_paths(text: str) -> list[tuple[int, str]]:
+    """(line number, line) of every absolute machine path in `text`."""
+    return [(n, line.strip()) for n, line in enumerate(text.splitlines(), 1)
+            if MACHINE_PATH.search(line)]
+
+
+def unresolved_md_paths(path: Path, text: str) -> list[str]:
+    """`*.md` paths named in `text` that name no file of the repository,
+    neither relative to its root nor to the file's own folder."""
+    def inside(candidate: Path) -> bool:
+        real = candidate.resolve()
+        return real.is_file() and ROOT in real.parents
+
+    if path.suffix == ".md":  # links are checked by test_every_relative_link_resolves
+        text = INLINE_LINK.sub(lambda m: "\n" * m.group(0).count("\n"), text)
+    bad = []
+    for m in MD_PATH.finditer(text):
+        name = m.group(1)
+        if not (inside(ROOT / name) or inside(path.parent / name)):
+            line = text.count("\n", 0, m.start()) + 1
+            bad.append(f"{path.relative_to(ROOT)}:{line}: {name}")
+    return bad
+
+
+# ------------------------------------------------------------------ the checks
+def test_the_language_reference_is_in_the_repository():
+    text = (ROOT / "docs" / "LANGUAGE.md").read_text()
+    for section in ("## 1. A kernel file", "## 2. Types", "## 3. Threads, blocks and launches",
+                    "## 4. Statements and builtins", "## 5. Contracts and what a proof means",
+                    "## 6. Floats"):
+        assert section in text
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_every_relative_link_resolves(doc):
+    assert broken_links(doc) == []
+
+
+def test_markdown_paths_named_anywhere_exist():
+    bad = []
+    for path in repo_files():
+        text = text_of(path)
+        if text is not None and path != Path(__file__).resolve():  # its examples are deliberate
+            bad += unresolved_md_paths(path, text)
+    assert bad == [], "Markdown files named but not in the repository:\n" + "\n".join(bad)
+
+
+def test_no_absolute_machine_paths():
+    found = []
+    for path in repo_files():
+        text = text_of(path)
+        if text is None:
+            continue
+        found += [f"{path.relative_to(ROOT)}:{n}: {line}" for n, line in machine_paths(text)]
+    assert found == [], ("absolute paths of one machine (use paths relative to the repository, "
+                         "tmp_path or tempfile):\n" + "\n".join(found))
+
+
+def test_the_checks_themselves_catch_what_they_look_for(tmp_path):
+    fixed = "/" + "tmp" + "/x.json"
+    assert machine_paths(f'open("{fixed}")\nok = tmp_path / "x"\n') == [(1, f'open("{fixed}")')]
+    assert machine_paths("/usr/local/cuda/bin/ptxas and https://example.org/home/x") == []
+    doc = ROOT / "docs" / "MIR.md"
+    assert link_targets("[a](../README.md) [b](missing.md#x) `[c](nope.md)`\n[d]: PROVER.md\n") == [
+        "../README.md", "missing.md#x", "PROVER.md"]
+    assert github_slug("5. Contracts and what a proof means") == "5-contracts-and-what-a-proof-means"
+    assert github_slug("What `vk.requires` means") == "what-vkrequires-means"
+    code = ROOT / "verikern" / "lang.py"
+    assert unresolved_md_paths(code, "see docs/PROVER.md,\nLANGUAGE.md and README.md") == [
+        "verikern/lang.py:2: LANGUAGE.md"]
+    assert unresolved_md_paths(doc, "PROVER.md, ../shared/LANGUAGE.md, https://x.org/a/B.md") == [
+        "docs/MIR.md:1: ../shared/LANGUAGE.md"]
+    fake = tmp_path / "n.md"
+    fake.write_text("# Title\n")
+    assert anchors(fake) == {"title"}
+
+
+def test_tier_tables_name_existing_tests():
+    stale = []
+    named = {*tiers.SLOW_TESTS, *tiers.CORPUS_WIDE, *tiers.FAST_PARAMS}
+    for entry in sorted(tiers.SLOW_FILES | {n.split("::")[0] for n in named}):
+        if not (ROOT / entry).is_file():
+            stale.append(entry)
+    for entry in sorted(named):
+        file, _, function = entry.partition("::")
+        if (ROOT / file).is_file():
+            tree = ast.parse((ROOT / file).read_text())
+            if function not in {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}:
+                stale.append(entry)
+    cases = set(tiers._CASE_NAMES)
+    stale += sorted(tiers.FAST_CASES - cases)
+    assert stale == [], "tests/tiers.py names tests that do not exist:\n" + "\n".join(stale)
+
+
+def test_tier_rules():
+    assert tiers.case_of("bounds_off_by_one_le") == "bounds_off_by_one_le"
+    assert tiers.case_of("race_reduce_missing_barrier-race") == "race_reduce_missing_barrier"
+    assert tiers.case_of("saxpy") == "saxpy" and tiers.case_of("int32") is None
+    wide = "tests/prove_cli/test_corpus_verdicts.py::test_corpus_verdict"
+    assert not tiers.is_slow(wide + "[bounds_off_by_one_le]", "bounds_off_by_one_le")
+    assert tiers.is_slow(wide + "[ok_matmul_tiled]", "ok_matmul_tiled")
+    assert tiers.is_slow("tests/ptx/test_ptx_corpus.py::test_all_kernels_assemble[sm_80]", "sm_80")
+    assert not tiers.is_slow("tests/frontend/test_fe_rules.py::test_x", None)
+    assert tiers.fast_tier_only(" not  slow ") and not tiers.fast_tier_only("slow")
+    assert not tiers.fast_tier_only(None)
