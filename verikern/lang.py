@@ -172,7 +172,7 @@ for _n in BUILTIN_NAMES:
 
 def requires(condition):
     """`@vk.requires(lambda x, y: ...)` above or below `@vk.kernel` /
-    `@wp.kernel`: a launch precondition (LANGUAGE.md section 5). At run time
+    `@wp.kernel`: a launch precondition (docs/LANGUAGE.md section 5). At run time
     the decorator returns the kernel unchanged, so Warp launches it as
     before; the frontend reads the lambda from the source, the prover assumes
     it and vk.launch / vk.check_launch check it. The in-body form

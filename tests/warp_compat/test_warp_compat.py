@@ -1,6 +1,6 @@
 """Warp-style kernels (written for this project) run under real Warp on its
 CPU device and under verikern's simulator and `cpu:native` on the same
-inputs, with equal results (LANGUAGE.md section 6 tolerance); the decorator
+inputs, with equal results (docs/LANGUAGE.md section 6 tolerance); the decorator
 contracts leave Warp's behaviour unchanged, and `vk.check_launch` /
 `vk.launch(outputs=...)` accept Warp kernel objects and Warp arrays."""
 from __future__ import annotations

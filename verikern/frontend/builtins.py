@@ -1,5 +1,5 @@
 """Builtin calls inside kernels: resolution of the callee and the typing
-rule of each builtin (LANGUAGE.md sections 2-5).
+rule of each builtin (docs/LANGUAGE.md sections 2-5).
 
 Invariant: a call is either a builtin listed in BUILTIN_RULES (keyed by its
 canonical vk name), a cast to a scalar type, a vector/matrix constructor, or
@@ -85,7 +85,7 @@ def check_call(chk, node: ast.Call, expected) -> H.Expr:
     rule = BUILTIN_RULES.get(name)
     if rule is None:
         raise chk.error(f"vk.{name} is not a verikern builtin", node.func, "call-not-allowed",
-                        "see LANGUAGE.md section 4 for the builtins")
+                        "see docs/LANGUAGE.md section 4 for the builtins")
     return rule(chk, node, name, args, expected, loc)
 
 

@@ -1,5 +1,5 @@
-"""Warp builtins beyond LANGUAGE.md's core list, and Warp's keyword
-spellings of builtin arguments (LANGUAGE.md section 4: "Warp's own builtins
+"""Warp builtins beyond docs/LANGUAGE.md's core list, and Warp's keyword
+spellings of builtin arguments (docs/LANGUAGE.md section 4: "Warp's own builtins
 on the types above keep Warp's meaning").
 
 Invariant: every builtin here is rewritten into source-level expressions of
@@ -111,7 +111,7 @@ def desugar(chk, node: ast.Call, name: str, args: list):
                             args[0], "static-not-constant",
                             "use literals and module-level constants only") from None
         return _num(v, node)
-    if name == "mod":   # Warp: a % b on ints (C), fmod on floats: the `%` of LANGUAGE.md
+    if name == "mod":   # Warp: a % b on ints (C), fmod on floats: the `%` of docs/LANGUAGE.md
         _arity(chk, node, name, args, 2)
         return _bin(args[0], ast.Mod(), args[1], node)
     if name == "lerp":  # a*(1-t) + b*t

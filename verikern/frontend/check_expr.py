@@ -1,6 +1,6 @@
 """Type checking of kernel expressions (AST -> typed HIR expressions).
 
-Invariant: every returned HIR expression is well typed under LANGUAGE.md
+Invariant: every returned HIR expression is well typed under docs/LANGUAGE.md
 section 2; anything else raises a located KernelError with a stable rule id.
 Compile-time constant expressions (literals, module constants and arithmetic
 on them) stay untyped until their context fixes the type.

@@ -1,7 +1,7 @@
 """Type checking of kernel and func bodies: AST statements -> HIR.
 
 Invariant: a BodyChecker either returns a HIR definition that satisfies every
-rule of LANGUAGE.md sections 2-5 or raises the first violated rule as a
+rule of docs/LANGUAGE.md sections 2-5 or raises the first violated rule as a
 located KernelError. Definite assignment is tracked (`defined`): a variable
 is readable only where every path has assigned it; a variable keeps the type
 of its first assignment for its whole life.
@@ -339,7 +339,7 @@ class BodyChecker(FlowChecker, ExprChecker):
         return H.RequiresStmt(cond, loc)
 
     def decorator_requires(self, params) -> list:
-        """`@vk.requires(lambda x, y: cond)` decorators (LANGUAGE.md section 5),
+        """`@vk.requires(lambda x, y: cond)` decorators (docs/LANGUAGE.md section 5),
         each checked exactly as the in-body `vk.requires(cond)`; the lambda's
         parameters must be kernel parameters, and every kernel parameter the
         body reads must be one of them (as Python would evaluate it)."""
