@@ -36,8 +36,7 @@ def run_on(module, name, inputs, device, block_dim):
     except DeviceUnavailableError as exc:
         if not device.startswith("cuda"):
             raise
-        pytest.skip(f"{device} unavailable (needs an NVIDIA GPU, its driver and "
-                    f"pip install 'verikern[cuda]'): {exc}")
+        pytest.skip(f"{device} unavailable (needs an NVIDIA GPU and its driver): {exc}")
 
 
 def differential(name, device, n=45, block_dim=64):
