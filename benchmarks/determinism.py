@@ -58,7 +58,7 @@ def prove_json(paths: list[str], jobs: int, hash_seed: int) -> tuple[dict, float
     """The parsed `verikern prove --format json` report and its wall time."""
     env = dict(os.environ, PYTHONHASHSEED=str(hash_seed))
     cmd = [sys.executable, "-m", "verikern.cli", "prove", *paths, "--format", "json",
-           "--jobs", str(jobs)]
+           "--jobs", str(jobs), "--no-cache"]
     start = time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT)
     seconds = time.perf_counter() - start

@@ -2,8 +2,9 @@
 replay counterexamples, and return one `KernelReport` per kernel.
 
 Invariants:
-- user files are only ever read by `verikern.frontend.compile_file`; nothing
-  here imports or executes them;
+- user files are only ever read by `verikern.frontend.compile_file` (and
+  read as bytes for the report's sha256 and contract text); nothing here
+  imports or executes them;
 - a kernel's status is the worst of its obligations (failed > unknown >
   proved) after replay; a kernel that does not compile, or whose proof
   crashes, is ERROR with the reason -- never PROVED;
@@ -87,10 +88,7 @@ def _kernel_names(kernel) -> frozenset[str] | None:
 
 # ------------------------------------------------------------------ one kernel
 def _is_abstracted(ob: Obligation) -> bool:
-    cex = ob.counterexample
-    if cex is not None and cex.facts.get("abstracted"):
-        return True
-    return bool(ob.reason) and "abstract" in ob.reason.lower()
+    return ob.counterexample is not None and ob.counterexample.abstracted
 
 
 #: z3 resource units `settle` may spend on one kernel searching peeled loop
@@ -106,14 +104,16 @@ def settle(kernel_mir, obligations: Sequence[Obligation], replayer=None, *, dims
     set, the replay's explanation in `reason` (and the counterexample the
     replay confirmed, when it had to pick array contents), and
     abstraction-born unconfirmed failures downgraded to UNKNOWN.
-    `replayer(kernel, ob)` returns (ok, why) or (ok, why, witness).
+    `replayer(kernel, ob)` returns a `ReplayOutcome` (or, for simple
+    replayers, (ok, why) or (ok, why, witness)). Decisions read only the
+    outcome's verdict and the counterexample's typed fields.
     A failure replay does not confirm, and an UNKNOWN obligation, is first
     searched for an exact counterexample in peeled loop iterations
     (`exact_search(kernel, ob, dims=, block_dim=, budget=)`, default
     proofs.peeling.exact_counterexample, within `search_budget` z3 units); one that
     replay confirms replaces it (same kind and location)."""
     if replayer is None:
-        from verikern.proofs.replay import replay_with_witness as replayer
+        from verikern.proofs.replay import replay_outcome as replayer
     search = _ExactSearch(kernel_mir, replayer, dims, block_dim, exact_search, search_budget)
     settled = []
     for ob in obligations:
@@ -123,11 +123,12 @@ def settle(kernel_mir, obligations: Sequence[Obligation], replayer=None, *, dims
         if ob.status is not Status.FAILED:
             settled.append(ob)
             continue
-        ok, why, witness = _replay(replayer, kernel_mir, ob)
-        if ok:
-            settled.append(dataclasses.replace(ob, confirmed=True, counterexample=witness or ob.counterexample,
-                                               reason=_join(_settled_reason(ob.reason),
-                                                            f"confirmed by replay: {why}")))
+        out = _replay(replayer, kernel_mir, ob)
+        if out.confirmed:
+            settled.append(dataclasses.replace(ob, confirmed=True,
+                                               counterexample=out.witness or ob.counterexample,
+                                               reason=_join(ob.reason,
+                                                            f"confirmed by replay: {out.why}")))
             continue
         exact = search.confirmed(ob)
         if exact is not None:
@@ -135,30 +136,37 @@ def settle(kernel_mir, obligations: Sequence[Obligation], replayer=None, *, dims
         elif _is_abstracted(ob):
             settled.append(dataclasses.replace(
                 ob, status=Status.UNKNOWN, confirmed=False,
-                reason=f"possible violation, not confirmed by replay: {why}"
+                reason=f"possible violation, not confirmed by replay: {out.why}"
                 + (f" (prover: {ob.reason})" if ob.reason else "")))
         else:
-            settled.append(dataclasses.replace(ob, confirmed=False, reason=_join(ob.reason, f"not confirmed by replay: {why}")))
+            settled.append(dataclasses.replace(ob, confirmed=False,
+                                               reason=_join(ob.reason, f"not confirmed by replay: {out.why}")))
     return tuple(settled)
 
 
 def _replay(replayer, kernel_mir, ob: Obligation):
-    """(confirmed, why, witness or None); a replay crash is an unconfirmed answer."""
+    """The replayer's ReplayOutcome; a replay crash is an unconfirmed one."""
+    from verikern.proofs.replay import ReplayOutcome, ReplayVerdict
+
     if ob.counterexample is None:
-        return False, "the prover gave no counterexample", None
+        return ReplayOutcome(ReplayVerdict.NO_COUNTEREXAMPLE, "the prover gave no counterexample")
     try:
         answer = replayer(kernel_mir, ob)
     except Exception as err:  # a replay crash must not hide the failure
-        return False, f"replay crashed: {type(err).__name__}: {err}", None
-    return answer[0], answer[1], (answer[2] if len(answer) > 2 else None)
+        return ReplayOutcome(ReplayVerdict.NO_VIOLATION,
+                             f"replay crashed: {type(err).__name__}: {err}")
+    if isinstance(answer, ReplayOutcome):
+        return answer
+    return ReplayOutcome(ReplayVerdict.CONFIRMED if answer[0] else ReplayVerdict.NO_VIOLATION,
+                         answer[1], answer[2] if len(answer) > 2 else None)
 
 
 class _ExactSearch:
     """Exact counterexamples from peeled loop iterations for one kernel,
     within one shared work budget for the searches (z3 resource units;
-    replays are bounded by the replayer). Only ever yields failures that replay confirmed on the
-    kernel itself, or whose replay stopped at another runtime error first
-    (then `confirmed=False`, the reason says so; the model is exact)."""
+    replays are bounded by the replayer). Only ever yields failures that replay
+    confirmed on the kernel itself, or whose replay stopped at another runtime
+    error first (then `confirmed=False`, the reason says so; the model is exact)."""
 
     def __init__(self, kernel_mir, replayer, dims, block_dim, exact_search, budget: int):
         self.kernel = kernel_mir
@@ -170,8 +178,10 @@ class _ExactSearch:
 
     def confirmed(self, ob: Obligation) -> Obligation | None:
         """A confirmed FAILED obligation for `ob`'s site found in a peeled
-        iteration, or None (no kernel, no time left, nothing found or not
+        iteration, or None (no kernel, no budget left, nothing found or not
         confirmed)."""
+        from verikern.proofs.replay import ReplayVerdict
+
         left = self.budget - self.spent
         if self.kernel is None or left <= MEGA // 2 or not getattr(self.kernel, "loops", ()):
             return None
@@ -188,25 +198,17 @@ class _ExactSearch:
             self.spent += rlimit_count() - start
         if found is None or found.status is not Status.FAILED:
             return None
-        ok, why, witness = _replay(self.replayer, self.kernel, found)
-        if not ok:
-            from verikern.proofs.replay import stopped_early
-            if not stopped_early(why):
+        out = _replay(self.replayer, self.kernel, found)
+        if not out.confirmed:
+            if out.verdict is not ReplayVerdict.OTHER_ERROR_FIRST:
                 return None
             # exact, but the launch ends at another (reported) error before
             # this violation happens: a failure that says why it is unconfirmed
             return dataclasses.replace(found, confirmed=False, seconds=ob.seconds,
-                                       reason=_join(found.reason, f"not confirmed by replay: {why}"))
+                                       reason=_join(found.reason, f"not confirmed by replay: {out.why}"))
         return dataclasses.replace(found, confirmed=True, seconds=ob.seconds,
-                                   counterexample=witness or found.counterexample,
-                                   reason=_join(found.reason, f"confirmed by replay: {why}"))
-
-
-def _settled_reason(reason: str | None) -> str | None:
-    """The prover's reason once replay has spoken: drop its request for one."""
-    if reason is None:
-        return None
-    return reason.replace("; a replay must confirm it", "") or None
+                                   counterexample=out.witness or found.counterexample,
+                                   reason=_join(found.reason, f"confirmed by replay: {out.why}"))
 
 
 def _join(first: str | None, second: str) -> str:
@@ -250,12 +252,18 @@ def _error_report(file: str, kernel: str, message: str, line: int = 0, seconds: 
 
 
 def prove_file(path, *, kernel=None, dims=None, block_dim=None, budget: float | None = None,
-               replay: bool = True) -> list[KernelReport]:
+               replay: bool = True, cache=None) -> list[KernelReport]:
     """Compile `path` with the frontend (never executing it) and prove every
-    kernel in it (or those named by `kernel`), in source order."""
+    kernel in it (or those named by `kernel`), in source order. `cache`: a
+    proofs.cache.ProofCache consulted per kernel (None: no cache)."""
     from verikern.frontend import compile_file
 
-    return _compile_and_prove(lambda: compile_file(path), str(path), kernel, dims, block_dim, budget, replay)
+    try:
+        data = Path(path).read_bytes()      # hashed and quoted in the report's scope only
+    except OSError:
+        data = None
+    return _compile_and_prove(lambda: compile_file(path), str(path), kernel, dims, block_dim, budget,
+                              replay, data, cache)
 
 
 def prove_source(source: str, filename: str, *, kernel=None, dims=None, block_dim=None,
@@ -265,11 +273,11 @@ def prove_source(source: str, filename: str, *, kernel=None, dims=None, block_di
     from verikern.frontend import compile_source
 
     return _compile_and_prove(lambda: compile_source(source, filename), filename, kernel, dims,
-                              block_dim, budget, replay)
+                              block_dim, budget, replay, source.encode())
 
 
 def _compile_and_prove(compile_module, file: str, kernel, dims, block_dim, budget,
-                       replay: bool) -> list[KernelReport]:
+                       replay: bool, data: bytes | None = None, cache=None) -> list[KernelReport]:
     dims = normalize_dims(dims)
     wanted = _kernel_names(kernel)
     start = time.perf_counter()
@@ -297,9 +305,33 @@ def _compile_and_prove(compile_module, file: str, kernel, dims, block_dim, budge
             message = _render(kr.error) if kr.error is not None else f"{file}:{line}: error: kernel {kr.name} did not compile"
             reports.append(_error_report(file, kr.name, message, line))
             continue
-        reports.append(prove_mir(kr.mir, file=file, dims=dims, block_dim=block_dim, budget=budget,
-                                 replay=replay))
+        reports.append(_prove_scoped(kr.mir, file, dims, block_dim, budget, replay, data, cache))
     return reports
+
+
+def _prove_scoped(kernel_mir, file: str, dims, block_dim, budget, replay: bool, data: bytes | None,
+                  cache) -> KernelReport:
+    """prove_mir with the report's scope (proofs.scope) attached, through `cache` when given."""
+    from verikern.proofs.scope import scope_of, sha256_bytes
+
+    start = time.perf_counter()
+    source = data.decode("utf-8", "replace") if data is not None else None
+    scope = scope_of(kernel_mir, source=source, source_sha256=sha256_bytes(data) if data is not None else None,
+                     dims=dims, block_dim=block_dim, budget=budget)
+    key = None
+    if cache is not None:
+        from verikern.proofs.cache import with_cached
+
+        key = cache.key(file=file, kernel=kernel_mir.name, mir_sha256=scope.mir_sha256, dims=dims,
+                        block_dim=block_dim, budget=budget, replay=replay)
+        hit = cache.get(key)
+        if hit is not None and hit.file == file and hit.kernel == kernel_mir.name:
+            return dataclasses.replace(with_cached(hit, time.perf_counter() - start), scope=scope)
+    report = dataclasses.replace(prove_mir(kernel_mir, file=file, dims=dims, block_dim=block_dim,
+                                           budget=budget, replay=replay), scope=scope)
+    if key is not None:
+        cache.put(key, report)
+    return report
 
 
 def _render(err) -> str:
@@ -308,16 +340,20 @@ def _render(err) -> str:
 
 
 def _prove_file_task(args) -> list[KernelReport]:
-    path, kernel, dims, block_dim, budget = args
-    return prove_file(path, kernel=kernel, dims=dims, block_dim=block_dim, budget=budget)
+    path, kernel, dims, block_dim, budget, cache = args
+    return prove_file(path, kernel=kernel, dims=dims, block_dim=block_dim, budget=budget, cache=cache)
 
 
 # ------------------------------------------------------------------ many files
 def prove_paths(paths, *, kernel=None, dims=None, block_dim=None, budget: float | None = None, jobs=1,
-                progress: Progress | None = None) -> list[KernelReport]:
+                progress: Progress | None = None, cache=None, executor: str = "local",
+                scheduler: str | None = None) -> list[KernelReport]:
     """Prove every kernel in `paths` (files, or folders searched recursively);
     reports in file order, then source order. `jobs > 1` proves files in a
-    process pool. Raises ProveInputError for a missing path, a bad option or
+    process pool; `executor="dask"` sends them to the dask.distributed
+    scheduler at `scheduler` instead (proofs.distributed), with the same
+    reports. `cache` (a proofs.cache.ProofCache) is consulted per kernel
+    wherever the proof runs. Raises ProveInputError for a missing path, a bad option or
     when no file holds a kernel (or none named `kernel`)."""
     files = collect_files(paths)
     dims = normalize_dims(dims)
@@ -330,9 +366,18 @@ def prove_paths(paths, *, kernel=None, dims=None, block_dim=None, budget: float 
         raise ProveInputError(f"bad job count {jobs}: it must be at least 1")
     if not files:
         raise ProveInputError("no .py files found in " + ", ".join(str(p) for p in paths))
-    tasks = [(str(f), kernel, dims, block_dim, budget) for f in files]
+    tasks = [(str(f), kernel, dims, block_dim, budget, cache) for f in files]
     results: dict[int, list[KernelReport]] = {}
-    if jobs == 1 or len(tasks) == 1:
+    if executor == "dask":
+        from verikern.proofs.distributed import prove_tasks_on_dask
+
+        try:
+            results = prove_tasks_on_dask(_prove_file_task, tasks, scheduler, progress)
+        except (ImportError, OSError, ValueError) as err:
+            raise ProveInputError(f"dask executor: {err}") from err
+    elif executor != "local":
+        raise ProveInputError(f"unknown executor {executor!r}: choose local or dask")
+    elif jobs == 1 or len(tasks) == 1:
         for i, task in enumerate(tasks):
             results[i] = _prove_file_task(task)
             if progress is not None:

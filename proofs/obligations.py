@@ -12,6 +12,9 @@ from typing import Any
 
 from verikern.mir.nodes import SourceLoc
 
+#: A MIR site: (block label, instruction index).
+Point = tuple[str, int]
+
 
 class ObligationKind(str, enum.Enum):
     BOUNDS = "bounds"
@@ -36,6 +39,19 @@ class KernelStatus(str, enum.Enum):
 
 
 @dataclass(frozen=True)
+class ObligationSpec:
+    """What to prove, before any solving: kind, where, and the sites involved
+    (for races `other` is the second access; for bounds `dim` the index)."""
+
+    kind: ObligationKind
+    loc: SourceLoc
+    site: Point
+    other: Point | None = None
+    dim: int = 0
+    other_loc: SourceLoc | None = None
+
+
+@dataclass(frozen=True)
 class Counterexample:
     """A concrete launch that violates an obligation.
 
@@ -44,7 +60,10 @@ class Counterexample:
     scalars: scalar parameter values by name; shapes: array shapes by name
     (logical dims); arrays: contents that matter, by name, as
     {flat_index: value} maps (everything else zero);
-    facts: extra named values (the index, the element, the loop counter...).
+    facts: extra named values (the index, the element, the loop counter...);
+    abstracted: the violating path went through an abstraction (a havocked
+    loop, a float, memory the kernel writes), so only a replay can show the
+    violation is real.
     """
 
     dims: tuple[int, ...]
@@ -54,6 +73,7 @@ class Counterexample:
     shapes: dict[str, tuple[int, ...]] = field(default_factory=dict)
     arrays: dict[str, dict[int, Any]] = field(default_factory=dict)
     facts: dict[str, Any] = field(default_factory=dict)
+    abstracted: bool = False
 
     def to_json(self) -> dict:
         return {
@@ -64,6 +84,7 @@ class Counterexample:
             "shapes": {k: list(v) for k, v in self.shapes.items()},
             "arrays": {k: {str(i): v for i, v in m.items()} for k, m in self.arrays.items()},
             "facts": dict(self.facts),
+            "abstracted": self.abstracted,
         }
 
 
@@ -74,7 +95,8 @@ class Obligation:
     loc: the access/barrier/assert/division site; for races, loc is the first
     access and `other_loc` the second. message: one line saying what is
     claimed or, when failed, what goes wrong ("threads 3 and 4 of block 0 both
-    access sh[4] ...").
+    access sh[4] ..."). spec: the ObligationSpec it decides (None for one
+    built by hand); decisions read it, never the message.
     """
 
     kind: ObligationKind
@@ -86,6 +108,7 @@ class Obligation:
     reason: str | None = None
     other_loc: SourceLoc | None = None
     seconds: float = 0.0
+    spec: ObligationSpec | None = field(default=None, compare=False, repr=False)
 
     def to_json(self) -> dict:
         return {
@@ -103,7 +126,8 @@ class Obligation:
 @dataclass(frozen=True)
 class KernelReport:
     """The verdict for one kernel: status is the worst obligation status
-    (failed > unknown > proved), or ERROR with `error` (rendered KernelError)."""
+    (failed > unknown > proved), or ERROR with `error` (rendered KernelError).
+    `scope` and `cached` are rendered by proofs.report, not by `to_json`."""
 
     file: str
     kernel: str
@@ -112,6 +136,10 @@ class KernelReport:
     obligations: tuple[Obligation, ...] = ()
     error: str | None = None
     line: int = 0
+    #: What the verdict rests on (proofs.scope.Scope), when the kernel compiled.
+    scope: Any = None
+    #: True when the verdict was read from the proof cache (proofs.cache).
+    cached: bool = False
 
     @staticmethod
     def summarize(obligations) -> KernelStatus:

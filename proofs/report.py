@@ -1,8 +1,14 @@
-"""Renderers for `verikern prove` results: text (default), short, JSON, SARIF.
+"""Renderers for `verikern prove` results: text (default), short, JSON, SARIF
+(proofs.report_sarif, with JUnit), HTML and Markdown (proofs.report_html).
 
-Invariants: every renderer is a pure function of the reports (no I/O); the
-JSON layout `{"verikern": VERSION, "kernels": [...]}` is stable (keys are
-only ever added, never renamed or removed); every failed obligation appears
+Invariants: every renderer is a function of the reports and the run context
+(it reads the kernel files only to quote source lines and fingerprint
+findings); the JSON layout `{"verikern": VERSION, "kernels": [...]}` is
+stable (keys are only ever added, never renamed or removed; it is described
+by docs/schemas/verikern-report.schema.json, whose version is
+SCHEMA_VERSION); apart from keys named "seconds" it is the same on every run
+of the same proofs, except the "cached" flags (so it records the options
+that decide verdicts, not the command line, which differs with --jobs); every failed obligation appears
 as an error and every unknown one as a warning in text, short and SARIF
 output; values from counterexamples are rendered JSON-safe (numpy scalars
 become Python numbers, non-finite floats become strings).
@@ -11,6 +17,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from verikern import __version__
@@ -20,7 +27,19 @@ from verikern.proofs.obligations import (
     KernelReport, KernelStatus, Obligation, ObligationKind, Status,
 )
 
-FORMATS = ("text", "json", "short", "sarif")
+FORMATS = ("text", "json", "short", "sarif", "junit")
+#: The version of the JSON report layout (docs/schemas/verikern-report.schema.json):
+#: the minor number grows when keys are added, the major one if any ever changed.
+SCHEMA_VERSION = "1.0"
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """How the reports were made: the command line and the options that
+    decide verdicts (kernel filter, dims, block_dim, budget), as JSON values."""
+
+    command: tuple[str, ...] = ()
+    options: dict = field(default_factory=dict)
 
 _STATUS_STYLE = {
     KernelStatus.PROVED: "bold green",
@@ -104,93 +123,76 @@ def render_short(reports: Iterable[KernelReport]) -> str:
 
 
 # ------------------------------------------------------------------ json
-def obligation_json(ob: Obligation, report: KernelReport) -> dict:
+def obligation_json(ob: Obligation, report: KernelReport, fingerprint: str | None = None) -> dict:
+    from verikern.proofs.fingerprint import engine_of
+
     d = ob.to_json()
     if ob.other_loc is not None:
         d["other_line"] = ob.other_loc.line
         d["other_col"] = ob.other_loc.col
     d["seconds"] = round(ob.seconds, 4)
+    d["engine"] = engine_of(ob)
+    if fingerprint is not None:
+        d["fingerprint"] = fingerprint
     return json_safe(d)
 
 
-def to_json_data(reports: Iterable[KernelReport]) -> dict:
+def sources_of(reports: Iterable[KernelReport]) -> list[dict]:
+    """Every source file once, in order, with the sha256 its proofs saw (None: unreadable)."""
+    from verikern.proofs.scope import sha256_file
+
+    out: dict[str, str | None] = {}
+    for r in reports:
+        if r.file in out:
+            continue
+        out[r.file] = r.scope.source_sha256 if r.scope is not None else sha256_file(r.file)
+    return [{"path": path, "sha256": digest} for path, digest in out.items()]
+
+
+def to_json_data(reports: Iterable[KernelReport], context: RunContext | None = None) -> dict:
+    """The JSON report (schema: docs/schemas/verikern-report.schema.json)."""
+    from verikern.proofs.fingerprint import error_fingerprint, fingerprints
+    from verikern.proofs.scope import ARRAY_BOUND, HARDWARE_LIMITS, NOT_CHECKED, versions
+
+    reports = list(reports)
+    context = context or RunContext()
     kernels = []
+    texts: dict = {}
     for r in reports:
         d = r.to_json()
         d["line"] = r.line
-        d["obligations"] = [obligation_json(ob, r) for ob in r.obligations]
-        kernels.append(json_safe(d))
-    return {"verikern": __version__, "kernels": kernels}
-
-
-def render_json(reports: Iterable[KernelReport]) -> str:
-    return json.dumps(to_json_data(reports), indent=2) + "\n"
-
-
-# ------------------------------------------------------------------ sarif
-SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-
-
-def _sarif_location(loc: SourceLoc) -> dict:
-    physical: dict = {"artifactLocation": {"uri": loc.file.replace("\\", "/")}}
-    if loc.line >= 1:
-        region = {"startLine": loc.line}
-        if loc.col >= 1:
-            region["startColumn"] = loc.col
-        physical["region"] = region
-    return {"physicalLocation": physical}
-
-
-def to_sarif_data(reports: Iterable[KernelReport]) -> dict:
-    """A SARIF 2.1.0 log: one run, one rule per obligation kind (plus
-    `compile-error` and `unknown`), one result per failed/unknown obligation
-    and per kernel that did not compile."""
-    rules = [{"id": k.value, "name": k.name.title().replace("_", ""),
-              "shortDescription": {"text": _KIND_TEXT[k]}} for k in ObligationKind]
-    rules.append({"id": "compile-error", "name": "CompileError",
-                  "shortDescription": {"text": "the kernel does not compile"}})
-    rule_index = {rule["id"]: i for i, rule in enumerate(rules)}
-    results = []
-    for r in reports:
+        prints = fingerprints(r, texts)
+        d["obligations"] = [obligation_json(ob, r, fp) for ob, fp in zip(r.obligations, prints)]
+        d["scope"] = r.scope.to_json() if r.scope is not None else None
+        d["cached"] = bool(r.cached)
         if r.status is KernelStatus.ERROR:
-            results.append({
-                "ruleId": "compile-error", "ruleIndex": rule_index["compile-error"], "level": "error",
-                "message": {"text": r.error or "the kernel does not compile"},
-                "locations": [_sarif_location(SourceLoc(r.file, r.line, 1))],
-            })
-            continue
-        for ob in r.obligations:
-            if ob.status is Status.PROVED:
-                continue
-            failed = ob.status is Status.FAILED
-            text = ob.message if failed else f"unknown: {ob.reason or ob.message}"
-            result = {
-                "ruleId": ob.kind.value, "ruleIndex": rule_index[ob.kind.value],
-                "level": "error" if failed else "warning",
-                "message": {"text": f"{r.kernel}: {text}"},
-                "locations": [_sarif_location(_loc(ob.loc, r))],
-                "properties": json_safe({"kernel": r.kernel, "status": ob.status.value,
-                                         "confirmed": ob.confirmed,
-                                         "counterexample": ob.counterexample.to_json() if ob.counterexample else None}),
-            }
-            if ob.other_loc is not None:
-                result["relatedLocations"] = [dict(_sarif_location(_loc(ob.other_loc, r)), id=1,
-                                                   message={"text": "the other access"})]
-            results.append(result)
-    return {
-        "$schema": SARIF_SCHEMA,
-        "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {"name": "verikern", "version": __version__,
-                                "informationUri": "https://github.com/verikern/verikern",
-                                "rules": rules}},
-            "results": results,
-        }],
-    }
+            d["fingerprint"] = error_fingerprint(r)
+        kernels.append(json_safe(d))
+    return {"verikern": __version__, "schema_version": SCHEMA_VERSION, "versions": versions(),
+            "options": json_safe(dict(context.options)),
+            "assumptions": {"hardware_limits": list(HARDWARE_LIMITS), "array_bound": ARRAY_BOUND,
+                            "not_checked": list(NOT_CHECKED)},
+            "sources": sources_of(reports), "summary": _counts(reports), "kernels": kernels}
 
 
-def render_sarif(reports: Iterable[KernelReport]) -> str:
-    return json.dumps(to_sarif_data(reports), indent=2) + "\n"
+def render_json(reports: Iterable[KernelReport], context: RunContext | None = None) -> str:
+    return json.dumps(to_json_data(reports, context), indent=2) + "\n"
+
+
+def to_sarif_data(reports: Iterable[KernelReport], context: RunContext | None = None) -> dict:
+    from verikern.proofs.report_sarif import to_sarif_data as sarif
+
+    return sarif(reports, context)
+
+
+def render_sarif(reports: Iterable[KernelReport], context: RunContext | None = None) -> str:
+    return json.dumps(to_sarif_data(reports, context), indent=2) + "\n"
+
+
+def render_junit(reports: Iterable[KernelReport], context: RunContext | None = None) -> str:
+    from verikern.proofs.report_sarif import render_junit as junit
+
+    return junit(reports, context)
 
 
 # ------------------------------------------------------------------ text
@@ -220,7 +222,7 @@ def _counterexample_lines(ob: Obligation) -> list[str]:
         shown = ", ".join(f"{name}[{i}]={_fmt_value(v)}" for i, v in items[:8])
         more = f" (+{len(items) - 8} more)" if len(items) > 8 else ""
         out.append(f"contents: {shown}{more} (all other elements 0)")
-    facts = {k: v for k, v in cex.facts.items() if k != "abstracted"}
+    facts = dict(cex.facts)
     if facts:
         out.append("values: " + ", ".join(f"{k}={_fmt_value(v)}" for k, v in facts.items()))
     return out
@@ -261,11 +263,36 @@ def _obligation_text(ob: Obligation, r: KernelReport) -> list[str]:
     return lines
 
 
-def render_text(reports: Iterable[KernelReport], *, color: bool = False) -> str:
-    """A status line per kernel, then each failure (source line and caret,
-    counterexample, explanation, replay verdict), each unknown obligation and
-    each compile error; a summary line last. With `color`, the result is
-    rich console markup (everything else escaped)."""
+def scope_line(r: KernelReport) -> str | None:
+    """One line: what the kernel's verdict assumed (the full scope is in --format json)."""
+    sc = r.scope
+    if sc is None:
+        return None
+    contracts = "; ".join(c.text if c.kind == "requires" else f"{c.kind}: {c.text}" for c in sc.contracts)
+    launch = (f"dim={tuple(sc.dims) if len(sc.dims) > 1 else sc.dims[0]}" if sc.dims is not None
+              else "every launch")
+    block = f"block_dim={sc.block_dim}" if sc.block_dim is not None else "every block_dim"
+    cached = ", from the cache" if r.cached else ""
+    return (f"  assumes: {contracts or 'no requires'}; {launch}, {block}; budget {sc.budget:g}M "
+            f"units/check; mir sha256 {sc.mir_sha256[:16]}{cached}")
+
+
+def versions_line() -> str:
+    from verikern.proofs.scope import versions
+
+    v = versions()
+    return (f"verikern {v['verikern']}, z3 {v['z3']}, Python {v['python']}; every proof assumes "
+            "the hardware limits of docs/LANGUAGE.md section 5 and does not check float accuracy "
+            "or termination (--format json states the full scope)")
+
+
+def render_text(reports: Iterable[KernelReport], *, color: bool = False,
+                context: RunContext | None = None) -> str:
+    """A status line per kernel and a line of what it assumed, then each
+    failure (source line and caret, counterexample, explanation, replay
+    verdict), each unknown obligation and each compile error; the versions
+    and a summary line last. With `color`, the result is rich console markup
+    (everything else escaped)."""
     from rich.markup import escape
 
     reports = list(reports)
@@ -297,6 +324,9 @@ def render_text(reports: Iterable[KernelReport], *, color: bool = False) -> str:
             for line in (r.error or "").splitlines():
                 emit("  " + line)
             continue
+        assumed = scope_line(r)
+        if assumed is not None:
+            emit(assumed, "dim")
         for ob in r.obligations:
             if ob.status is Status.PROVED:
                 continue
@@ -306,22 +336,24 @@ def render_text(reports: Iterable[KernelReport], *, color: bool = False) -> str:
     counts = _counts(reports)
     summary = (f"{len(reports)} kernel{'s' if len(reports) != 1 else ''}: "
                + ", ".join(f"{counts[s.value]} {s.value}" for s in KernelStatus))
+    emit(versions_line(), "dim")
     emit(summary, "bold")
     return "\n".join(out) + "\n"
 
 
 RENDERERS = {
-    "short": render_short,
+    "short": lambda reports, context: render_short(reports),
     "json": render_json,
     "sarif": render_sarif,
-    "text": render_text,
+    "junit": render_junit,
 }
 
 
-def render(reports: Iterable[KernelReport], fmt: str, *, color: bool = False) -> str:
+def render(reports: Iterable[KernelReport], fmt: str, *, color: bool = False,
+           context: RunContext | None = None) -> str:
     """Render in one of FORMATS; raises ValueError for any other name."""
+    if fmt == "text":
+        return render_text(reports, color=color, context=context)
     if fmt not in RENDERERS:
         raise ValueError(f"unknown report format {fmt!r}; choose one of {', '.join(FORMATS)}")
-    if fmt == "text":
-        return render_text(reports, color=color)
-    return RENDERERS[fmt](reports)
+    return RENDERERS[fmt](reports, context)

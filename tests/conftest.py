@@ -22,6 +22,11 @@ def hypothesis_profile_name(environ=os.environ) -> str:
 
 settings.load_profile(hypothesis_profile_name())
 
+# --- proof cache ----------------------------------------------------------------
+# No test reads or fills the user's proof cache (a stale or monkeypatched verdict
+# must never leak between runs); cache tests pass --cache-dir / a ProofCache.
+os.environ["VERIKERN_NO_CACHE"] = "1"
+
 
 # --- test tiers ----------------------------------------------------------------
 @pytest.hookimpl(tryfirst=True)  # before `-m` selects by marker

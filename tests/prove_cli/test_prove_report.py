@@ -61,7 +61,7 @@ def test_short_is_empty_when_everything_is_proved():
 
 def test_json_schema_is_stable(kernel_file):
     data = json.loads(rep.render_json(sample_reports(kernel_file)))
-    assert TOP_KEYS == set(data)
+    assert TOP_KEYS <= set(data)       # keys are only ever added
     assert data["verikern"] == __version__
     assert [k["status"] for k in data["kernels"]] == ["failed", "proved", "error"]
     for k in data["kernels"]:

@@ -3,12 +3,17 @@
 Invariant (exit codes): 1 if any obligation failed; else 3 if any input
 error (missing path, no kernels, bad option, a kernel that does not
 compile); else 2 if any obligation is unknown; else 0 (everything proved).
+With --baseline only findings not in the baseline count, and with
+--fail-on failed unknown obligations do not (proofs.baseline.gate_exit_code).
 """
 from __future__ import annotations
 
+import json
 import sys
 
 import click
+
+from verikern.cli.common import InputErrorExit, make_cache, proof_options, run_options, run_proofs, write_output
 
 EXIT_PROVED, EXIT_FAILED, EXIT_UNKNOWN, EXIT_INPUT = 0, 1, 2, 3
 
@@ -27,20 +32,7 @@ def exit_code(reports) -> int:
     return EXIT_PROVED
 
 
-def _parse_dims(ctx, param, value):
-    if value is None:
-        return None
-    try:
-        dims = tuple(int(part) for part in value.replace("x", ",").split(","))
-    except ValueError:
-        raise click.BadParameter(f"{value!r}: give launch dims as N or N,M,... (positive integers)")
-    if not 1 <= len(dims) <= 4 or any(d < 1 for d in dims):
-        raise click.BadParameter(f"{value!r}: give 1 to 4 positive integers")
-    return dims
-
-
-class _InputErrorExit(click.ClickException):
-    exit_code = EXIT_INPUT
+_InputErrorExit = InputErrorExit
 
 
 class _ProveCommand(click.Command):
@@ -82,35 +74,35 @@ def _progress_reporter():
 
 @click.command(cls=_ProveCommand, context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
-@click.option("--kernel", "-k", "kernel", metavar="NAME",
-              help="Prove only the kernel(s) with this name (comma-separated for several).")
-@click.option("--dim", "dims", metavar="N[,M..]", callback=_parse_dims,
-              help="Fix the launch dims (e.g. 1024 or 64,64); default: every launch the requires admit.")
-@click.option("--block-dim", type=click.IntRange(1, 1024), metavar="B",
-              help="Fix the block size (1..1024); default: the kernel's, else every block size.")
-@click.option("--budget", type=click.FloatRange(min=0, min_open=True), default=10.0, show_default=True,
-              metavar="N", help="Solver work per check, in millions of z3 resource units (about a "
-              "second each on a typical machine). It counts work, not time, so every machine gives "
-              "the same verdicts; a check that needs more ends 'unknown' saying so.")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
-              help="Prove N files in parallel (processes).")
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "short", "sarif"]), default="text",
+@proof_options
+@run_options
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "short", "sarif", "junit"]), default="text",
               show_default=True, help="Report format.")
 @click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), metavar="FILE",
               help="Write the report to FILE instead of stdout.")
-def command(paths, kernel, dims, block_dim, budget, jobs, fmt, output):
+@click.option("--fail-on", type=click.Choice(["failed", "unknown"]), default=None,
+              help="Which findings fail the run: 'failed' (unknown ones exit 0) or 'unknown' "
+              "(both; the default).")
+@click.option("--baseline", type=click.Path(dir_okay=False), metavar="FILE",
+              help="A JSON or SARIF report of accepted findings: those (matched by fingerprint) do "
+              "not fail the run; new and fixed findings are listed on stderr.")
+def command(paths, kernel, dims, block_dim, budget, jobs, executor, scheduler, cache_dir, no_cache,
+            fmt, output, fail_on, baseline):
     """Prove that kernels are free of out-of-bounds accesses, data races,
     barrier divergence, failing asserts and division by zero.
 
     PATH is a kernel file or a folder (every .py file below it). The files
     are read, never executed. Each failure comes with a concrete launch that
-    the simulator replays to confirm it.
+    the simulator replays to confirm it. Verdicts are cached by the kernel's
+    MIR, the options and the tool versions (--no-cache, --cache-dir;
+    VERIKERN_NO_CACHE=1 turns the default cache off).
 
     \b
     Exit status:
-      0  every obligation proved
+      0  every obligation proved (or only accepted / allowed findings)
       1  some obligation failed (a bug, with a counterexample)
-      2  nothing failed, but some obligation is unknown (see the reasons)
+      2  nothing failed, but some obligation is unknown (see the reasons;
+         0 with --fail-on failed)
       3  input error: missing path, no kernels, bad option, or a kernel
          that does not compile (unless something failed)
 
@@ -122,29 +114,39 @@ def command(paths, kernel, dims, block_dim, budget, jobs, fmt, output):
       verikern prove k.py --format short          # file:line:col: error: ...
       verikern prove big.py --budget 40           # more solver work per check
       verikern prove src/ --format sarif -o verikern.sarif
+      verikern prove src/ --baseline accepted.json --fail-on failed
+      verikern prove src/ --executor dask --scheduler tcp://10.0.0.5:8786
     """
-    from verikern.proofs import driver, report
+    from verikern.proofs import report
+    from verikern.proofs.baseline import BaselineError, compare, gate_exit_code, load_baseline
 
+    accepted = None
+    if baseline is not None:
+        try:
+            accepted = load_baseline(baseline)
+        except BaselineError as err:
+            raise _InputErrorExit(str(err))
+    cache = make_cache(cache_dir, no_cache)
     callback, close = _progress_reporter() if fmt == "text" or output else (None, lambda: None)
     try:
-        reports = driver.prove_paths(list(paths), kernel=kernel, dims=dims, block_dim=block_dim,
-                                     budget=budget, jobs=jobs, progress=callback)
-    except driver.ProveInputError as err:
-        raise _InputErrorExit(str(err))
+        reports, context = run_proofs(paths, kernel=kernel, dims=dims, block_dim=block_dim, budget=budget,
+                                      jobs=jobs, executor=executor, scheduler=scheduler, cache=cache,
+                                      progress=callback)
     finally:
         close()
+    gate = compare(reports, accepted) if accepted is not None else None
     color = fmt == "text" and output is None and sys.stdout.isatty()
-    text = report.render(reports, fmt, color=color)
-    if output is not None:
-        try:
-            with open(output, "w", encoding="utf-8") as fh:
-                fh.write(text)
-        except OSError as err:
-            raise _InputErrorExit(f"cannot write {output}: {err.strerror or err}")
-    elif color:
+    text = report.render(reports, fmt, color=color, context=context)
+    if gate is not None and fmt == "json":
+        data = json.loads(text)
+        data["baseline"] = dict(gate.to_json(), file=baseline)
+        text = json.dumps(data, indent=2) + "\n"
+    if output is None and color:
         from rich.console import Console
 
         Console(highlight=False, soft_wrap=True).print(text, end="")
     else:
-        click.echo(text, nl=False)
-    sys.exit(exit_code(reports))
+        write_output(text, output)
+    if gate is not None:
+        click.echo("\n".join(gate.summary_lines()), err=True)
+    sys.exit(gate_exit_code(reports, fail_on=fail_on, baseline=gate))

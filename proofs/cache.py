@@ -1,0 +1,191 @@
+"""The proof cache: a kernel's verdict, kept on disk by what determines it.
+
+Key: sha256 over the cache format, the file path as given, the kernel name,
+the sha256 of the kernel's MIR text, the options (dims, block_dim, budget,
+replay) and the versions of verikern and z3. The verdict is a function of
+exactly these (budgets count solver work, not seconds: proofs.budget), so a
+hit gives the report a fresh run would give, bit for bit apart from timing.
+
+Entries are JSON files `<key[:2]>/<key>.json` holding the key, the report
+and a sha256 checksum of the canonical report text. Invariants:
+- an entry is used only if it parses, its format and key match the lookup
+  and its checksum matches its content; anything else (corrupt, truncated,
+  foreign, from another version) is ignored, never trusted, and the kernel
+  is proved again (the entry is then overwritten);
+- writes are atomic (a temporary file in the same folder, then os.replace),
+  so several processes or machines may share one folder;
+- only reports that a re-run would reproduce are stored: never ERROR
+  reports, never verdicts that hit the wall-clock safety net.
+
+The default folder is the platform's cache folder (platformdirs when
+installed, else $XDG_CACHE_HOME or ~/.cache) + "/verikern/proofs";
+$VERIKERN_CACHE_DIR overrides it, and VERIKERN_NO_CACHE=1 turns the cache off
+for every command that has not been given --cache-dir.
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from verikern import __version__
+from verikern.mir.nodes import SourceLoc
+from verikern.proofs.obligations import (
+    Counterexample, KernelReport, KernelStatus, Obligation, ObligationKind, Status,
+)
+
+FORMAT = 1
+
+
+def default_cache_dir() -> Path:
+    """$VERIKERN_CACHE_DIR, else the platform's user cache folder + verikern/proofs."""
+    if os.environ.get("VERIKERN_CACHE_DIR"):
+        return Path(os.environ["VERIKERN_CACHE_DIR"])
+    try:
+        import platformdirs
+
+        base = Path(platformdirs.user_cache_dir("verikern", appauthor=False))
+    except ImportError:
+        root = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        base = Path(root) / "verikern"
+    return base / "proofs"
+
+
+def cache_disabled_by_env(environ=os.environ) -> bool:
+    return environ.get("VERIKERN_NO_CACHE", "").strip().lower() not in ("", "0", "false", "no")
+
+
+def _canonical(data) -> str:
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+
+
+@dataclass(frozen=True)
+class ProofCache:
+    """A cache folder (picklable: it travels to worker processes and Dask workers)."""
+
+    root: str
+
+    # ------------------------------------------------------------------ keys
+    @staticmethod
+    def key(*, file: str, kernel: str, mir_sha256: str, dims, block_dim, budget, replay: bool) -> str:
+        import z3
+
+        fields = {"format": FORMAT, "file": str(file), "kernel": kernel, "mir": mir_sha256,
+                  "dims": list(dims) if dims is not None else None,
+                  "block_dim": int(block_dim) if block_dim is not None else None,
+                  "budget": float(budget) if budget is not None else None, "replay": bool(replay),
+                  "verikern": __version__, "z3": z3.get_version_string()}
+        return hashlib.sha256(_canonical(fields).encode()).hexdigest()
+
+    def _path(self, key: str) -> Path:
+        return Path(self.root) / key[:2] / f"{key}.json"
+
+    # ------------------------------------------------------------------ get / put
+    def get(self, key: str) -> KernelReport | None:
+        """The stored report for `key`, or None (missing, or not trustworthy)."""
+        try:
+            entry = json.loads(self._path(key).read_text(encoding="utf-8"))
+            if not isinstance(entry, dict) or entry.get("format") != FORMAT or entry.get("key") != key:
+                return None
+            report = entry["report"]
+            if entry.get("checksum") != hashlib.sha256(_canonical(report).encode()).hexdigest():
+                return None
+            return report_from_data(report)
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            return None
+
+    def put(self, key: str, report: KernelReport) -> bool:
+        """Store `report` atomically; False when it is not cacheable or the write failed."""
+        if not cacheable(report):
+            return False
+        data = report_to_data(report)
+        entry = {"format": FORMAT, "key": key, "report": data,
+                 "checksum": hashlib.sha256(_canonical(data).encode()).hexdigest()}
+        path = self._path(key)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=path.parent)
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                    fh.write(_canonical(entry))
+                os.replace(tmp, path)
+            except BaseException:
+                try:
+                    os.unlink(tmp)
+                except OSError:
+                    pass
+                raise
+        except OSError:
+            return False       # a read-only or full cache never costs a verdict
+        return True
+
+
+def cacheable(report: KernelReport) -> bool:
+    """Only verdicts that any re-run reproduces (see module docstring)."""
+    from verikern.proofs.budget import SAFETY_NET_S
+
+    if report.status is KernelStatus.ERROR:
+        return False
+    marker = f"safety net of {SAFETY_NET_S:g} s"
+    return not any(ob.reason and marker in ob.reason for ob in report.obligations)
+
+
+# ------------------------------------------------------------------ (de)serialisation
+def _cex_to_data(cex: Counterexample | None):
+    from verikern.proofs.report import json_safe
+
+    if cex is None:
+        return None
+    return json_safe({"dims": list(cex.dims), "block_dim": cex.block_dim,
+                      "threads": [list(t) for t in cex.threads], "scalars": cex.scalars,
+                      "shapes": {k: list(v) for k, v in cex.shapes.items()},
+                      "arrays": {k: [[int(i), v] for i, v in m.items()] for k, m in cex.arrays.items()},
+                      "facts": cex.facts})
+
+
+def _cex_from_data(d) -> Counterexample | None:
+    if d is None:
+        return None
+    return Counterexample(tuple(d["dims"]), d["block_dim"], tuple(tuple(t) for t in d["threads"]),
+                          dict(d["scalars"]), {k: tuple(v) for k, v in d["shapes"].items()},
+                          {k: {int(i): v for i, v in pairs} for k, pairs in d["arrays"].items()},
+                          dict(d["facts"]))
+
+
+def _loc_data(loc: SourceLoc | None):
+    return None if loc is None else [loc.file, loc.line, loc.col]
+
+
+def _loc_from(d) -> SourceLoc | None:
+    return None if d is None else SourceLoc(d[0], d[1], d[2])
+
+
+def report_to_data(r: KernelReport) -> dict:
+    return {"file": r.file, "kernel": r.kernel, "status": r.status.value, "seconds": r.seconds,
+            "line": r.line, "error": r.error,
+            "scope": r.scope.to_json() if r.scope is not None else None,
+            "obligations": [{"kind": ob.kind.value, "loc": _loc_data(ob.loc), "status": ob.status.value,
+                             "message": ob.message, "counterexample": _cex_to_data(ob.counterexample),
+                             "confirmed": ob.confirmed, "reason": ob.reason,
+                             "other_loc": _loc_data(ob.other_loc), "seconds": ob.seconds}
+                            for ob in r.obligations]}
+
+
+def report_from_data(d: dict) -> KernelReport:
+    from verikern.proofs.scope import Scope
+
+    obs = tuple(Obligation(ObligationKind(o["kind"]), _loc_from(o["loc"]), Status(o["status"]),
+                           o["message"], _cex_from_data(o["counterexample"]), o["confirmed"],
+                           o["reason"], _loc_from(o["other_loc"]), float(o["seconds"]))
+                for o in d["obligations"])
+    return KernelReport(d["file"], d["kernel"], KernelStatus(d["status"]), float(d["seconds"]), obs,
+                        d["error"], d["line"],
+                        scope=Scope.from_json(d["scope"]) if d["scope"] is not None else None)
+
+
+def with_cached(report: KernelReport, seconds: float) -> KernelReport:
+    return dataclasses.replace(report, cached=True, seconds=seconds)

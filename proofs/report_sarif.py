@@ -1,0 +1,197 @@
+"""Reports for tools: SARIF 2.1.0 (code scanning) and JUnit XML (CI test views).
+
+SARIF invariants: one run; one rule per obligation kind plus
+`compile-error`, each with a description and help text; one result per
+failed obligation (level error), per unknown one (level warning) and per
+kernel or file that does not compile (error), each with a stable
+`partialFingerprints["verikern/v1"]` (proofs.fingerprint) and, for failures,
+the counterexample in its properties; the artifacts carry the sha256 of
+each source file, and the run's properties carry the scope of every kernel
+(assumptions, budgets, MIR hash), the versions and the options. The log
+validates against the OASIS 2.1.0 schema.
+
+JUnit invariants: one test suite per file, one test case per kernel, one
+<failure> per failed obligation, one <error> per unknown obligation (an
+unknown is not a pass) and per compile error; a proved kernel has none.
+"""
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from typing import Iterable
+
+from verikern import __version__
+from verikern.mir.nodes import SourceLoc
+from verikern.proofs.fingerprint import VERSION as FP_KEY, engine_of, error_fingerprint, fingerprints
+from verikern.proofs.obligations import KernelReport, KernelStatus, ObligationKind, Status
+from verikern.proofs.report import (
+    _EXPLANATION, _KIND_TEXT, RunContext, SCHEMA_VERSION, _counterexample_lines, _counts, _loc,
+    json_safe, scope_line, sources_of,
+)
+
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+INFORMATION_URI = "https://github.com/verikern/verikern"
+
+_HELP = {
+    ObligationKind.BOUNDS: "Every array index must stay inside its array on every launch the requires "
+                           "admit. Guard the access (if i < a.shape[0]) or state the shape relation "
+                           "with vk.requires.",
+    ObligationKind.RACE: "Two distinct threads must not access one element without a barrier between "
+                         "them when at least one writes and not both are atomic. Add vk.sync_threads(), "
+                         "use an atomic, or give each thread its own element.",
+    ObligationKind.DIVERGENCE: "Every live thread of a block must reach each barrier the same number "
+                               "of times. Make the condition or loop around the barrier uniform "
+                               "across the block.",
+    ObligationKind.ASSERT: "An assert must hold for every thread of every admitted launch and every "
+                           "array content.",
+    ObligationKind.INVARIANT: "A vk.invariant hint must hold on loop entry and be kept by every "
+                              "iteration; the prover proves it, never trusts it.",
+    ObligationKind.DIV_ZERO: "An integer division or modulo must never have a zero divisor. Guard it "
+                             "or require the divisor nonzero.",
+}
+
+
+def _sarif_location(loc: SourceLoc) -> dict:
+    physical: dict = {"artifactLocation": {"uri": loc.file.replace("\\", "/")}}
+    if loc.line >= 1:
+        region = {"startLine": loc.line}
+        if loc.col >= 1:
+            region["startColumn"] = loc.col
+        physical["region"] = region
+    return {"physicalLocation": physical}
+
+
+def _rules() -> list[dict]:
+    rules = []
+    for k in ObligationKind:
+        rules.append({"id": k.value, "name": k.name.title().replace("_", ""),
+                      "shortDescription": {"text": _KIND_TEXT[k]},
+                      "fullDescription": {"text": _EXPLANATION[k]},
+                      "help": {"text": _HELP[k], "markdown": f"**{_KIND_TEXT[k]}**: {_HELP[k]}"},
+                      "defaultConfiguration": {"level": "error"},
+                      "properties": {"tags": ["correctness", "gpu"]}})
+    text = "The kernel must compile: verikern proves nothing about a kernel it cannot compile."
+    rules.append({"id": "compile-error", "name": "CompileError",
+                  "shortDescription": {"text": "the kernel does not compile"},
+                  "fullDescription": {"text": text}, "help": {"text": text},
+                  "defaultConfiguration": {"level": "error"}})
+    return rules
+
+
+def to_sarif_data(reports: Iterable[KernelReport], context: RunContext | None = None) -> dict:
+    """The SARIF 2.1.0 log (see module docstring)."""
+    from verikern.proofs.scope import ARRAY_BOUND, HARDWARE_LIMITS, NOT_CHECKED, versions
+
+    reports = list(reports)
+    context = context or RunContext()
+    rules = _rules()
+    rule_index = {rule["id"]: i for i, rule in enumerate(rules)}
+    results = []
+    texts: dict = {}
+    for r in reports:
+        if r.status is KernelStatus.ERROR:
+            results.append({
+                "ruleId": "compile-error", "ruleIndex": rule_index["compile-error"], "level": "error",
+                "message": {"text": r.error or "the kernel does not compile"},
+                "locations": [_sarif_location(SourceLoc(r.file, r.line, 1))],
+                "partialFingerprints": {FP_KEY: error_fingerprint(r)},
+            })
+            continue
+        for ob, fp in zip(r.obligations, fingerprints(r, texts)):
+            if ob.status is Status.PROVED:
+                continue
+            failed = ob.status is Status.FAILED
+            text = ob.message if failed else f"unknown: {ob.reason or ob.message}"
+            result = {
+                "ruleId": ob.kind.value, "ruleIndex": rule_index[ob.kind.value],
+                "level": "error" if failed else "warning",
+                "message": {"text": f"{r.kernel}: {text}"},
+                "locations": [_sarif_location(_loc(ob.loc, r))],
+                "partialFingerprints": {FP_KEY: fp},
+                "properties": json_safe({"kernel": r.kernel, "status": ob.status.value,
+                                         "confirmed": ob.confirmed, "reason": ob.reason,
+                                         "engine": engine_of(ob), "cached": r.cached,
+                                         "counterexample": ob.counterexample.to_json() if ob.counterexample else None}),
+            }
+            if ob.other_loc is not None:
+                result["relatedLocations"] = [dict(_sarif_location(_loc(ob.other_loc, r)), id=1,
+                                                   message={"text": "the other access"})]
+            results.append(result)
+    v = versions()
+    invocation = {"executionSuccessful": True}
+    if context.command:
+        invocation["commandLine"] = " ".join(context.command)
+        invocation["arguments"] = list(context.command[1:])
+    artifacts = []
+    for src in sources_of(reports):
+        art = {"location": {"uri": src["path"].replace("\\", "/")}}
+        if src["sha256"]:
+            art["hashes"] = {"sha-256": src["sha256"]}
+        artifacts.append(art)
+    kernels = [json_safe({"file": r.file, "kernel": r.kernel, "status": r.status.value, "cached": r.cached,
+                          "scope": r.scope.to_json() if r.scope is not None else None}) for r in reports]
+    return {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {"name": "verikern", "version": __version__, "semanticVersion": __version__,
+                                "informationUri": INFORMATION_URI, "rules": rules}},
+            "invocations": [invocation],
+            "artifacts": artifacts,
+            "results": results,
+            "properties": {"schema_version": SCHEMA_VERSION, "versions": v,
+                           "options": json_safe(dict(context.options)),
+                           "assumptions": {"hardware_limits": list(HARDWARE_LIMITS),
+                                           "array_bound": ARRAY_BOUND, "not_checked": list(NOT_CHECKED)},
+                           "summary": _counts(reports), "kernels": kernels},
+        }],
+    }
+
+
+# ------------------------------------------------------------------ junit
+def render_junit(reports: Iterable[KernelReport], context: RunContext | None = None) -> str:
+    """JUnit XML (see module docstring)."""
+    from verikern.proofs.scope import versions
+
+    reports = list(reports)
+    root = ET.Element("testsuites", name="verikern")
+    suites: dict[str, ET.Element] = {}
+    totals = {"tests": 0, "failures": 0, "errors": 0}
+    for r in reports:
+        suite = suites.get(r.file)
+        if suite is None:
+            suite = suites[r.file] = ET.SubElement(root, "testsuite", name=r.file)
+            props = ET.SubElement(suite, "properties")
+            for key, value in versions().items():
+                ET.SubElement(props, "property", name=key, value=value)
+            for key in ("tests", "failures", "errors"):
+                suite.set(key, "0")
+        case = ET.SubElement(suite, "testcase", classname=r.file, name=r.kernel, time=f"{r.seconds:.3f}")
+        counts = {"tests": 1, "failures": 0, "errors": 0}
+        if r.status is KernelStatus.ERROR:
+            first = (r.error or "error").splitlines()[0]
+            el = ET.SubElement(case, "error", type="compile-error", message=first)
+            el.text = r.error or ""
+            counts["errors"] += 1
+        for ob in r.obligations:
+            loc = _loc(ob.loc, r)
+            if ob.status is Status.FAILED:
+                el = ET.SubElement(case, "failure", type=ob.kind.value, message=f"{loc}: {ob.message}")
+                verdict = {True: "confirmed", False: "NOT confirmed", None: "not replayed"}[ob.confirmed]
+                el.text = "\n".join([*_counterexample_lines(ob), f"simulator: {verdict}"]
+                                    + ([f"reason: {ob.reason}"] if ob.reason else []))
+                counts["failures"] += 1
+            elif ob.status is Status.UNKNOWN:
+                el = ET.SubElement(case, "error", type="unknown",
+                                   message=f"{loc}: unknown: {ob.reason or ob.message}")
+                el.text = ob.message
+                counts["errors"] += 1
+        assumed = scope_line(r)
+        if assumed is not None:
+            ET.SubElement(case, "system-out").text = assumed.strip()
+        for key, n in counts.items():
+            suite.set(key, str(int(suite.get(key)) + n))
+            totals[key] += n
+    for key, n in totals.items():
+        root.set(key, str(n))
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"

@@ -1,0 +1,211 @@
+"""What a verdict rests on: the scope that every report states per kernel.
+
+A `Scope` records, for one proved kernel, the contracts the prover assumed
+(each `vk.requires` and content contract, as its source text), the launch it
+was fixed to (`--dim`, `--block-dim` or the kernel's own block size), the
+solver budget, and the sha256 of the source file and of the kernel's MIR
+text (`verikern.mir.printer.format_kernel`). Tool-wide facts (hardware
+limits, the array-size bound, what verikern does not check, versions) are
+constants and functions here, so every renderer states the same thing.
+
+Invariants: a Scope is built only from the compiled MIR, the options and the
+file's bytes (never by executing the file); `HARDWARE_LIMITS` and
+`ARRAY_BOUND` say exactly what encoders.smt.launch assumes (see its module
+docstring); `NOT_CHECKED` lists every property a `proved` verdict does not
+cover. A Scope is JSON-round-trippable (`to_json` / `from_json`).
+"""
+from __future__ import annotations
+
+import ast
+import hashlib
+import platform
+import sys
+from dataclasses import dataclass
+
+from verikern import __version__
+
+#: What every proof assumes about the hardware (docs/LANGUAGE.md section 5).
+HARDWARE_LIMITS = (
+    "1 <= block_dim <= 1024",
+    "every launch dimension >= 1",
+    "total thread count < 2**31",
+    "grid_dim = ceil(launch size / block_dim); launch size % block_dim == 0 when the kernel "
+    "uses shared memory or barriers",
+)
+#: The array-size bound the prover assumes (`--max-array-bytes` is not
+#: implemented yet: no bound on an array's size in bytes).
+ARRAY_BOUND = ("every array dimension is in [0, 2**31); no bound on an array's size in bytes "
+               "(--max-array-bytes is not implemented yet, so a counterexample may use an array "
+               "larger than 2**40 bytes)")
+#: What a `proved` verdict does not establish.
+NOT_CHECKED = (
+    "float accuracy: float values are unknown to the prover unless a property needs them",
+    "termination: a proof covers the accesses that happen; it does not show that loops end",
+    "reads of shared-array elements no thread wrote (obligation kind 'uninit' is not checked yet)",
+    "whether a launch obeys the requires: vk.launch and vk.check_launch check that at run time",
+    "every obligation that ended 'unknown' is not established",
+)
+
+
+def sha256_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def sha256_file(path: str) -> str | None:
+    """The sha256 of the file's bytes, or None when it cannot be read."""
+    try:
+        with open(path, "rb") as fh:
+            return sha256_bytes(fh.read())
+    except OSError:
+        return None
+
+
+def mir_text(kernel_mir) -> str:
+    from verikern.mir.printer import format_kernel
+
+    return format_kernel(kernel_mir)
+
+
+def versions() -> dict[str, str]:
+    """Versions of the tool, its solver and the platform (no cross-check solver is used)."""
+    import z3
+
+    return {"verikern": __version__, "z3": z3.get_version_string(),
+            "python": platform.python_version(), "platform": platform.platform(terse=True),
+            "implementation": sys.implementation.name}
+
+
+@dataclass(frozen=True)
+class Contract:
+    """One assumed contract: `kind` is "requires" or the content contract's
+    kind ("all_in_range", "all_distinct"); `text` its normalised source text."""
+
+    kind: str
+    line: int
+    col: int
+    text: str
+
+    def to_json(self) -> dict:
+        return {"kind": self.kind, "line": self.line, "col": self.col, "text": self.text}
+
+
+@dataclass(frozen=True)
+class Scope:
+    """The assumptions and identity of one kernel's proof (see module docstring).
+
+    dims: the fixed launch dims (None: every launch the requires admit);
+    block_dim: the fixed block size and `block_dim_from` where it came from
+    ("option", "kernel"; None: every block size); budget: million z3
+    resource units per check."""
+
+    contracts: tuple[Contract, ...]
+    dims: tuple[int, ...] | None
+    block_dim: int | None
+    block_dim_from: str | None
+    launch_ndim: int
+    budget: float
+    mir_sha256: str
+    source_sha256: str | None
+
+    def to_json(self) -> dict:
+        from verikern.proofs.budget import KERNEL_CHECKS, MEGA, MIN_KERNEL_RLIMIT
+
+        per_check = int(self.budget * MEGA)
+        return {
+            "contracts": [c.to_json() for c in self.contracts],
+            "launch": {"dims": list(self.dims) if self.dims is not None else None,
+                       "block_dim": self.block_dim, "block_dim_from": self.block_dim_from,
+                       "launch_ndim": self.launch_ndim},
+            "hardware_limits": list(HARDWARE_LIMITS),
+            "array_bound": ARRAY_BOUND,
+            "not_checked": list(NOT_CHECKED),
+            "budget": {"per_check_million_units": self.budget,
+                       "kernel_total_units": max(KERNEL_CHECKS * per_check, MIN_KERNEL_RLIMIT),
+                       "exact_search_units": min(10 * MEGA, per_check)},
+            "mir_sha256": self.mir_sha256,
+            "source_sha256": self.source_sha256,
+        }
+
+    @classmethod
+    def from_json(cls, d: dict) -> "Scope":
+        launch = d["launch"]
+        return cls(tuple(Contract(c["kind"], c["line"], c["col"], c["text"]) for c in d["contracts"]),
+                   tuple(launch["dims"]) if launch["dims"] is not None else None,
+                   launch["block_dim"], launch["block_dim_from"], launch["launch_ndim"],
+                   float(d["budget"]["per_check_million_units"]), d["mir_sha256"], d["source_sha256"])
+
+    def assumption_lines(self) -> list[str]:
+        """The assumptions in words, one per line (text, Markdown and HTML reports)."""
+        out = [f"requires {c.text}  (line {c.line})" if c.kind == "requires"
+               else f"{c.kind} contract {c.text}  (line {c.line})" for c in self.contracts]
+        if not self.contracts:
+            out.append("no requires: every launch and every argument")
+        dims = (f"launch dims fixed to {tuple(self.dims) if len(self.dims) > 1 else self.dims[0]}"
+                if self.dims is not None else f"every {self.launch_ndim}-D launch the requires admit")
+        block = (f"block_dim fixed to {self.block_dim} (by the {self.block_dim_from})"
+                 if self.block_dim is not None else "every block_dim from 1 to 1024")
+        out += [dims, block, "hardware: " + "; ".join(HARDWARE_LIMITS), "arrays: " + ARRAY_BOUND]
+        return out
+
+
+def contracts_of(kernel_mir, source: str | None) -> tuple[Contract, ...]:
+    """Every requires / content contract of the kernel, in order, one per
+    source site, with its source text (the call, or a decorator lambda's body)."""
+    from verikern.mir.nodes import Requires, RequiresArray
+
+    tree = None
+    if source is not None:
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:
+            tree = None
+    seen: set[tuple[str, int, int]] = set()
+    out = []
+    for block in kernel_mir.blocks:
+        for ins in block.instrs:
+            if not isinstance(ins, (Requires, RequiresArray)):
+                continue
+            kind = "requires" if isinstance(ins, Requires) else ins.kind
+            key = (kind, ins.loc.line, ins.loc.col)
+            if key in seen:
+                continue
+            seen.add(key)
+            out.append(Contract(kind, ins.loc.line, ins.loc.col,
+                                _text_at(tree, source, ins.loc.line, ins.loc.col)))
+    return tuple(out)
+
+
+def _text_at(tree, source: str | None, line: int, col: int) -> str:
+    """The source text of the largest expression starting at line:col (1-based col)."""
+    best = None
+    if tree is not None:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.expr) and node.lineno == line and node.col_offset + 1 == col:
+                if (isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords
+                        and getattr(node.func, "attr", getattr(node.func, "id", "")) == "requires"):
+                    node = node.args[0]          # vk.requires(cond): the condition
+                seg = ast.get_source_segment(source, node)
+                if seg is not None and (best is None or len(seg) > len(best)):
+                    best = seg
+    if best is None and source is not None:
+        lines = source.splitlines()
+        best = lines[line - 1] if 1 <= line <= len(lines) else "<source unavailable>"
+    return " ".join((best or "<source unavailable>").split())
+
+
+def scope_of(kernel_mir, *, source: str | None, source_sha256: str | None, dims, block_dim,
+             budget: float | None) -> Scope:
+    """The Scope of proving `kernel_mir` with these options (`budget`: None = the default)."""
+    from verikern.proofs.budget import DEFAULT_CHECK_RLIMIT, MEGA
+
+    if block_dim is not None:
+        fixed, origin = int(block_dim), "option"
+    elif kernel_mir.block_dim is not None:
+        fixed, origin = int(kernel_mir.block_dim), "kernel"
+    else:
+        fixed, origin = None, None
+    return Scope(contracts_of(kernel_mir, source),
+                 tuple(int(d) for d in dims) if dims is not None else None,
+                 fixed, origin, kernel_mir.launch_ndim,
+                 float(budget) if budget is not None else DEFAULT_CHECK_RLIMIT / MEGA,
+                 sha256_bytes(mir_text(kernel_mir).encode()), source_sha256)

@@ -1,0 +1,120 @@
+"""Options and steps shared by `prove`, `report`, `check-report` and `selftest`.
+
+Invariant: every command that proves goes through `run_proofs`, so the
+cache, the executor and the recorded options (`RunContext`) are the same
+everywhere; the options recorded are exactly those that decide verdicts.
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+EXIT_INPUT = 3
+
+
+class InputErrorExit(click.ClickException):
+    exit_code = EXIT_INPUT
+
+
+def parse_dims(ctx, param, value):
+    if value is None:
+        return None
+    try:
+        dims = tuple(int(part) for part in value.replace("x", ",").split(","))
+    except ValueError:
+        raise click.BadParameter(f"{value!r}: give launch dims as N or N,M,... (positive integers)")
+    if not 1 <= len(dims) <= 4 or any(d < 1 for d in dims):
+        raise click.BadParameter(f"{value!r}: give 1 to 4 positive integers")
+    return dims
+
+
+def proof_options(func):
+    """The options that decide verdicts (recorded in every report)."""
+    for deco in reversed([
+        click.option("--kernel", "-k", "kernel", metavar="NAME",
+                     help="Prove only the kernel(s) with this name (comma-separated for several)."),
+        click.option("--dim", "dims", metavar="N[,M..]", callback=parse_dims,
+                     help="Fix the launch dims (e.g. 1024 or 64,64); default: every launch the requires admit."),
+        click.option("--block-dim", type=click.IntRange(1, 1024), metavar="B",
+                     help="Fix the block size (1..1024); default: the kernel's, else every block size."),
+        click.option("--budget", type=click.FloatRange(min=0, min_open=True), default=10.0, show_default=True,
+                     metavar="N", help="Solver work per check, in millions of z3 resource units (about a "
+                     "second each on a typical machine). It counts work, not time, so every machine gives "
+                     "the same verdicts; a check that needs more ends 'unknown' saying so."),
+    ]):
+        func = deco(func)
+    return func
+
+
+def run_options(func):
+    """How proofs run (never recorded as deciding verdicts): jobs, executor, cache."""
+    for deco in reversed([
+        click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
+                     help="Prove N files in parallel (local processes)."),
+        click.option("--executor", type=click.Choice(["local", "dask"]), default="local", show_default=True,
+                     help="Where proofs run: local processes (--jobs) or a dask.distributed cluster."),
+        click.option("--scheduler", metavar="ADDRESS",
+                     help="The dask scheduler's address (with --executor dask), e.g. tcp://host:8786."),
+        click.option("--cache-dir", type=click.Path(file_okay=False), metavar="DIR",
+                     help="Proof cache folder (default: the platform's cache folder; may be shared)."),
+        click.option("--no-cache", is_flag=True, help="Neither read nor write the proof cache."),
+    ]):
+        func = deco(func)
+    return func
+
+
+def make_cache(cache_dir, no_cache: bool, *, default_on: bool = True):
+    """The ProofCache to use, or None: --no-cache wins; then --cache-dir; then
+    the default folder unless VERIKERN_NO_CACHE=1 or `default_on` is False."""
+    from verikern.proofs.cache import ProofCache, cache_disabled_by_env, default_cache_dir
+
+    if no_cache:
+        return None
+    if cache_dir:
+        return ProofCache(str(cache_dir))
+    if not default_on or cache_disabled_by_env():
+        return None
+    return ProofCache(str(default_cache_dir()))
+
+
+def options_record(kernel, dims, block_dim, budget) -> dict:
+    return {"kernel": kernel, "dims": list(dims) if dims is not None else None,
+            "block_dim": block_dim, "budget": budget}
+
+
+def command_line() -> tuple[str, ...]:
+    """The command as the user typed it (program name shortened to `verikern`)."""
+    argv = list(sys.argv)
+    if argv and (os.path.basename(argv[0]) in ("verikern", "__main__.py") or argv[0] == "-m"):
+        argv[0] = "verikern"
+    return tuple(argv)
+
+
+def run_proofs(paths, *, kernel, dims, block_dim, budget, jobs=1, executor="local", scheduler=None,
+               cache=None, progress=None):
+    """(reports, RunContext) for these options; input errors exit 3."""
+    from verikern.proofs import driver
+    from verikern.proofs.report import RunContext
+
+    if executor == "dask" and not scheduler:
+        raise InputErrorExit("--executor dask needs --scheduler ADDRESS (the dask scheduler)")
+    try:
+        reports = driver.prove_paths(list(paths), kernel=kernel, dims=dims, block_dim=block_dim,
+                                     budget=budget, jobs=jobs, progress=progress, cache=cache,
+                                     executor=executor, scheduler=scheduler)
+    except driver.ProveInputError as err:
+        raise InputErrorExit(str(err))
+    return reports, RunContext(command_line(), options_record(kernel, dims, block_dim, budget))
+
+
+def write_output(text: str, output) -> None:
+    if output is None:
+        click.echo(text, nl=False)
+        return
+    try:
+        with open(output, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    except OSError as err:
+        raise InputErrorExit(f"cannot write {output}: {err.strerror or err}")
