@@ -12,6 +12,7 @@ other: they are never assumed unless proved.
 """
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass, field
 
 import z3
@@ -235,13 +236,33 @@ def _loop_invariant_steps(kernel, defined_in, body, nxt: Value, phi_val: Value) 
     return []
 
 
+class HintPhase(str, enum.Enum):
+    """Why a `vk.invariant` hint was removed."""
+
+    INITIATION = "initiation"        # false on some loop entry (model: that entry)
+    CONSECUTION = "consecution"      # not preserved by some iteration
+    UNSUPPORTED = "unsupported"      # not a function of the loop's phis (detail: why)
+    UNDECIDED = "unknown"            # the solver gave no answer within its budget
+
+
+@dataclass(frozen=True)
+class HintFailure:
+    """A removed hint: the phase, a model that shows it (None for the last
+    two phases), and the detail (the block of the failing edge, or why the
+    hint is unsupported)."""
+
+    phase: HintPhase
+    model: object | None
+    detail: str
+
+
 @dataclass
 class HoudiniResult:
-    """Surviving candidates per loop header, and for removed hints the phase
-    ("initiation"/"consecution"/"unsupported"/"unknown") and model that removed them."""
+    """Surviving candidates per loop header, and for each removed hint
+    (keyed by its Assert instruction) the HintFailure that removed it."""
 
     invariants: dict[str, list[Candidate]]
-    hint_failures: dict[int, tuple[str, object, str]] = field(default_factory=dict)
+    hint_failures: dict[Assert, HintFailure] = field(default_factory=dict)
     checks: int = 0
 
 
@@ -291,7 +312,7 @@ def houdini(enc: ThreadEncoding, shape: CfgShape, base_facts: list, budget: Solv
                 why = _hint_supported(enc, shape, c)
                 if why is not None:
                     cs.remove(c)
-                    result.hint_failures[id(c.hint)] = ("unsupported", None, why)
+                    result.hint_failures[c.hint] = HintFailure(HintPhase.UNSUPPORTED, None, why)
     order = sorted(live, key=lambda h: shape.position.get(h, 0))
     bodies = {lp.header: set(lp.body) for lp in kernel.loops}
 
@@ -335,12 +356,12 @@ def houdini(enc: ThreadEncoding, shape: CfgShape, base_facts: list, budget: Solv
         """Record why hint `c` fell: its phase and a model (a small one when
         one exists), or "unknown" without a model."""
         if model is None:
-            result.hint_failures[id(c.hint)] = ("unknown", None, edge[0])
+            result.hint_failures[c.hint] = HintFailure(HintPhase.UNDECIDED, None, edge[0])
             return
         replayable = small_tiers and all(
             z3.is_true(model.eval(h, model_completion=True)) for h in small_tiers[-1])
         small = None if replayable else small_model(context + [z3.Not(built)])
-        result.hint_failures[id(c.hint)] = (phase, small or model, edge[0])
+        result.hint_failures[c.hint] = HintFailure(HintPhase(phase), small or model, edge[0])
 
     def exact(formulas, short: bool = False):
         if not short:

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import re
 from collections import OrderedDict
 from contextlib import contextmanager
 
@@ -175,17 +174,17 @@ def peeled_context(kernel: Kernel, dims=None, block_dim=None,
 
 
 def specs_for(kernel: Kernel, obligation: Obligation | ObligationSpec) -> list[ObligationSpec]:
-    """The specs of `kernel` an obligation is about (for a bounds obligation of
-    a multi-dimensional access, the dimension its counterexample or message
-    names, else every dimension)."""
+    """The specs of `kernel` an obligation is about: the spec it was decided
+    from, else those matching its kind and location (for a bounds obligation
+    of a multi-dimensional access, the dimension its counterexample names,
+    else every dimension)."""
     if isinstance(obligation, ObligationSpec):
         return [obligation]
+    if obligation.spec is not None:
+        return [obligation.spec]
     dim = None
     if obligation.counterexample is not None:
         dim = obligation.counterexample.facts.get("dim")
-    elif obligation.kind is ObligationKind.BOUNDS:        # "index 1 of a at line 7 undecided"
-        named = re.match(r"index (\d+) of ", obligation.message or "")
-        dim = int(named.group(1)) if named else None
     out = []
     for spec in enumerate_obligations(kernel):
         if spec.kind is not obligation.kind or spec.loc != obligation.loc:
@@ -331,7 +330,7 @@ def _exact_failure(ctx: ProofContext, copy: ObligationSpec, tier) -> Obligation 
     except Exception:                  # the search only ever adds failures: skip it
         return None
     cex = ob.counterexample
-    if ob.status is not Status.FAILED or cex is None or cex.facts.get("abstracted"):
+    if ob.status is not Status.FAILED or cex is None or cex.abstracted:
         return None
     return ob
 
@@ -377,7 +376,7 @@ def _decide_copy(peeled: PeeledContext, spec: ObligationSpec, copy: ObligationSp
         counterexample=dataclasses.replace(cex, facts=facts),
         reason=f"found exactly in {where} (loops peeled)" if where else
         "found exactly with loops peeled",
-        other_loc=spec.other_loc)
+        other_loc=spec.other_loc, spec=spec)
 
 
 __all__ = ["exact_counterexample", "peeled_context", "specs_for", "PeeledContext",

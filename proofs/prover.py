@@ -2,7 +2,7 @@
 
 Invariant: an obligation is PROVED only when z3 answered `unsat` to its
 negation under the sound facts of `ProofContext`; `sat` gives FAILED with a
-counterexample read from the model (fact "abstracted": true when the violating
+counterexample read from the model (`Counterexample.abstracted` when the violating
 path went through an abstraction: a havocked loop, a float, or memory the
 kernel writes, so that only a replay can confirm it); anything else (an
 exhausted solver budget, `unknown`, an unsupported construct) gives UNKNOWN with the reason.
@@ -26,22 +26,12 @@ from verikern.mir.nodes import (
 from verikern.mir.types import I32
 
 from .budget import MEGA, SolverBudget, unknown_reason
-from .obligations import Counterexample, Obligation, ObligationKind, Status
+from .obligations import (  # noqa: F401  (ObligationSpec, Point re-exported)
+    Counterexample, Obligation, ObligationKind, ObligationSpec, Point, Status,
+)
+from .invariants import HintPhase
 from .prover_context import ProofContext
 
-Point = tuple[str, int]
-
-
-@dataclass(frozen=True)
-class ObligationSpec:
-    """What to prove, before any solving: kind, where, and the sites involved."""
-
-    kind: ObligationKind
-    loc: SourceLoc
-    site: Point
-    other: Point | None = None
-    dim: int = 0
-    other_loc: SourceLoc | None = None
 
 
 # ------------------------------------------------------------ enumeration
@@ -120,7 +110,7 @@ def prove_kernel(kernel: Kernel, *, dims: tuple[int, ...] | None = None,
 def _unknown(spec: ObligationSpec, reason: str) -> Obligation:
     return Obligation(spec.kind, spec.loc, Status.UNKNOWN,
                       f"{spec.kind.value} at line {spec.loc.line} undecided: {reason}",
-                      reason=reason, other_loc=spec.other_loc)
+                      reason=reason, other_loc=spec.other_loc, spec=spec)
 
 
 def _instr(ctx: ProofContext, site: Point):
@@ -256,11 +246,9 @@ def counterexample(ctx: ProofContext, m: z3.ModelRef, encs: list[ThreadEncoding]
                 (z3.is_true(raw) if t.is_bool else t.wrap(raw.as_long()))
             arrays.setdefault(arr.name, {})[flat] = value
     threads = tuple((_val(m, e.ident.block_idx), _val(m, e.ident.thread_idx)) for e in encs)
-    facts = dict(facts)
-    if abstracted:
-        facts["abstracted"] = True
     return Counterexample(dims=dims, block_dim=_val(m, launch.block_dim), threads=threads,
-                          scalars=scalars, shapes=shapes, arrays=arrays, facts=facts)
+                          scalars=scalars, shapes=shapes, arrays=arrays, facts=dict(facts),
+                          abstracted=abstracted)
 
 
 def _who(cex: Counterexample, i: int = 0) -> str:
@@ -297,20 +285,20 @@ def _name(op, ctx: ProofContext | None = None, depth: int = 0) -> str:
 
 def _failed(spec: ObligationSpec, message: str, cex: Counterexample) -> Obligation:
     reason = None
-    if cex.facts.get("abstracted"):
-        reason = ("counterexample found through an abstraction (loop, float or memory "
-                  "value); a replay must confirm it")
+    if cex.abstracted:
+        reason = "counterexample found through an abstraction (loop, float or memory value)"
     return Obligation(spec.kind, spec.loc, Status.FAILED, message, counterexample=cex,
-                      reason=reason, other_loc=spec.other_loc)
+                      reason=reason, other_loc=spec.other_loc, spec=spec)
 
 
 def _proved(spec: ObligationSpec, message: str) -> Obligation:
-    return Obligation(spec.kind, spec.loc, Status.PROVED, message, other_loc=spec.other_loc)
+    return Obligation(spec.kind, spec.loc, Status.PROVED, message, other_loc=spec.other_loc,
+                      spec=spec)
 
 
 def _undecided(spec: ObligationSpec, what: str, ans: Answer) -> Obligation:
     return Obligation(spec.kind, spec.loc, Status.UNKNOWN, f"{what}: {ans.reason}",
-                      reason=ans.reason, other_loc=spec.other_loc)
+                      reason=ans.reason, other_loc=spec.other_loc, spec=spec)
 
 
 # ------------------------------------------------------------ deciders
@@ -378,24 +366,24 @@ def decide_invariant(ctx: ProofContext, spec: ObligationSpec) -> Obligation:
     for cs in ctx.houdini.invariants.values():
         if any(c.kind == "hint" and c.hint is ins for c in cs):
             return _proved(spec, f"{label} holds on loop entry and is preserved by every iteration")
-    failure = ctx.houdini.hint_failures.get(id(ins))
+    failure = ctx.houdini.hint_failures.get(ins)
     if failure is None:
         reason = "the invariant's loop is not known to the prover"
         return Obligation(spec.kind, spec.loc, Status.UNKNOWN, f"{label} undecided: {reason}",
-                          reason=reason)
-    phase, model, _ = failure
-    if phase in ("unsupported", "unknown") or model is None:
-        reason = failure[2] if phase == "unsupported" else "solver could not decide it"
+                          reason=reason, spec=spec)
+    phase, model = failure.phase, failure.model
+    if phase in (HintPhase.UNSUPPORTED, HintPhase.UNDECIDED) or model is None:
+        reason = failure.detail if phase is HintPhase.UNSUPPORTED else "solver could not decide it"
         return Obligation(spec.kind, spec.loc, Status.UNKNOWN, f"{label} undecided: {reason}",
-                          reason=reason)
+                          reason=reason, spec=spec)
     enc = ctx.A
     header = next(h for h, hv in enc.havoc.items() if spec.site[0] in
                   next(lp.body for lp in ctx.kernel.loops if lp.header == h)
                   and _loop_first(ctx, h, spec.site))
     entry_abstract = any(enc.reach_abstract.get(e[0], False) for e in enc.havoc[header].entry_edges)
-    abstracted = phase == "consecution" or entry_abstract
-    cex = counterexample(ctx, model, [enc], abstracted, phase=phase)
-    if phase == "initiation":
+    abstracted = phase is HintPhase.CONSECUTION or entry_abstract
+    cex = counterexample(ctx, model, [enc], abstracted, phase=phase.value)
+    if phase is HintPhase.INITIATION:
         msg = f"{label} is false when the loop is entered ({_who(cex)})"
     else:
         msg = f"{label} is not preserved by an iteration of its loop ({_who(cex)})"

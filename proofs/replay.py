@@ -24,9 +24,11 @@ above it stays as a safety net only, and says so when it stops a replay.
 from __future__ import annotations
 
 import dataclasses
+import enum
 import signal
 import threading
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 import verikern.errors as errors
@@ -221,30 +223,74 @@ def _traced_run(kernel: Kernel, launch: ConcreteLaunch, meter) -> tuple[dict, Ex
     return simulator.trace_document(k, config, arrays, recorder.events()), stopped
 
 
+class ReplayVerdict(str, enum.Enum):
+    """How one replay ended (decisions read this, never the words of `why`)."""
+
+    CONFIRMED = "confirmed"                  # the obligation's own violation happened
+    OTHER_ERROR_FIRST = "other-error-first"  # the run stopped at another runtime error
+    NO_VIOLATION = "no-violation"            # the launch ran without this violation
+    REFUSED = "refused"                      # the launch breaks a requires or contract
+    TOO_LARGE = "too-large"                  # the launch or its arrays cannot be built
+    OUT_OF_BUDGET = "out-of-budget"          # the work budget (warp-steps) was spent
+    SAFETY_NET = "safety-net"                # the wall-clock safety net stopped it
+    AMBIGUOUS = "ambiguous"                  # several operations stand at the position
+    NO_COUNTEREXAMPLE = "no-counterexample"  # nothing to replay
+
+
+@dataclass(frozen=True)
+class ReplayOutcome:
+    """The typed result of a replay: its verdict, the explanation for
+    reports, and the counterexample that was confirmed when it differs from
+    the obligation's (a variant's shapes, scalars and fill), else None."""
+
+    verdict: ReplayVerdict
+    why: str
+    witness: Counterexample | None = None
+
+    @property
+    def confirmed(self) -> bool:
+        return self.verdict is ReplayVerdict.CONFIRMED
+
+    def noted(self, note: str) -> "ReplayOutcome":
+        return dataclasses.replace(self, why=self.why + note)
+
+
+def _stop_verdict(stopped: Exception) -> ReplayVerdict:
+    if isinstance(stopped, ReplayTimeout):
+        return ReplayVerdict.SAFETY_NET
+    if isinstance(stopped, errors.SimulationBudgetExceeded):
+        return ReplayVerdict.OUT_OF_BUDGET
+    return ReplayVerdict.OTHER_ERROR_FIRST
+
+
 def _confirm_race(kernel: Kernel, launch: ConcreteLaunch, obligation: Obligation,
-                  meter) -> tuple[bool, str]:
+                  meter) -> ReplayOutcome:
     lines = _race_lines(obligation)
     document, stopped = _traced_run(kernel, launch, meter)
     if isinstance(stopped, errors.DataRaceError):
         positions = {_position(obligation.loc), _position(obligation.other_loc or obligation.loc)}
         if _position(stopped.loc) in positions and \
                 stopped.detail.get("array", _array_of(obligation)) == _array_of(obligation):
-            return True, f"the simulator detected the race at {_where(stopped)}"
+            return ReplayOutcome(ReplayVerdict.CONFIRMED,
+                                 f"the simulator detected the race at {_where(stopped)}")
     found = _find_race(document, obligation)
     if found is not None:
         early = "" if stopped is None else " (in the accesses before the run stopped)"
-        return True, "the simulator trace shows it" + early + ": " + found
+        return ReplayOutcome(ReplayVerdict.CONFIRMED,
+                             "the simulator trace shows it" + early + ": " + found)
     if stopped is None:
-        return False, (f"the trace shows no conflicting accesses at lines {lines[0]} and {lines[1]}"
-                       " (the race may depend on values the counterexample does not fix)")
+        return ReplayOutcome(ReplayVerdict.NO_VIOLATION, (
+            f"the trace shows no conflicting accesses at lines {lines[0]} and {lines[1]}"
+            " (the race may depend on values the counterexample does not fix)"))
     if isinstance(stopped, ReplayTimeout):
         what = _SAFETY_NET_WORDS
     elif isinstance(stopped, errors.SimulationBudgetExceeded):
         what = f"the replay's budget of {stopped.limit} warp-steps was spent"
     else:
         what = f"{type(stopped).__name__} at {_where(stopped)}"
-    return False, (f"the trace shows no conflicting accesses at lines {lines[0]} and {lines[1]} "
-                   f"before the run stopped ({what})")
+    return ReplayOutcome(_stop_verdict(stopped), (
+        f"the trace shows no conflicting accesses at lines {lines[0]} and {lines[1]} "
+        f"before the run stopped ({what})"))
 
 
 _SAFETY_NET_WORDS = (f"the wall-clock safety net of {SAFETY_NET_S:g} s was reached (this "
@@ -252,36 +298,42 @@ _SAFETY_NET_WORDS = (f"the wall-clock safety net of {SAFETY_NET_S:g} s was reach
 
 
 def _attempt(kernel: Kernel, obligation: Obligation, launch: ConcreteLaunch,
-             meter) -> tuple[bool, str]:
+             meter) -> ReplayOutcome:
     """Simulate `launch` once, charging `meter`, and judge it against
     `obligation`."""
     expected = _EXPECTED_ERROR.get(obligation.kind)
     if expected is None:
         raise ValueError(f"replay: no confirmation rule for obligation kind {obligation.kind!r}")
     note = f"; {launch.note}" if launch.note else ""
+    V = ReplayVerdict
     try:
         with _time_limit(SAFETY_NET_S):
             if obligation.kind is ObligationKind.RACE:
-                ok, why = _confirm_race(kernel, launch, obligation, meter)
-                return ok, why + note
+                return _confirm_race(kernel, launch, obligation, meter).noted(note)
             _simulate(kernel, launch, meter)
     except ReplayTimeout:
-        return False, f"replay stopped: {_SAFETY_NET_WORDS}{note}"
+        return ReplayOutcome(V.SAFETY_NET, f"replay stopped: {_SAFETY_NET_WORDS}{note}")
     except errors.SimulationBudgetExceeded as err:
-        return False, f"replay spent its budget of {err.limit} simulated warp-steps{note}"
+        return ReplayOutcome(V.OUT_OF_BUDGET,
+                             f"replay spent its budget of {err.limit} simulated warp-steps{note}")
     except errors.LaunchError as err:
-        return False, f"the launch was refused: {getattr(err, 'message', None) or err}"
+        return ReplayOutcome(V.REFUSED, "the launch was refused: "
+                             f"{getattr(err, 'message', None) or err}")
     except expected as err:
         if not _same_site(err, obligation):
             at = obligation.loc
-            return False, (f"the simulator stopped at a different error first "
-                           f"({type(err).__name__} at {_where(err)}, not at line {at.line}:"
-                           f"{at.col}): {err.message}{note}")
-        return True, f"the simulator raised {type(err).__name__} at {_where(err)}{note}"
+            return ReplayOutcome(V.OTHER_ERROR_FIRST, (
+                f"the simulator stopped at a different error first ({type(err).__name__} at "
+                f"{_where(err)}, not at line {at.line}:{at.col}): {err.message}{note}"))
+        return ReplayOutcome(V.CONFIRMED,
+                             f"the simulator raised {type(err).__name__} at {_where(err)}{note}")
     except errors.KernelRuntimeError as err:
-        return False, (f"the simulator stopped at a different error first: {type(err).__name__} "
-                       f"at {_where(err)}: {err.message}{note}")
-    return False, f"the simulated launch ran without a {obligation.kind.value} violation{note}"
+        return ReplayOutcome(V.OTHER_ERROR_FIRST, (
+            f"the simulator stopped at a different error first: {type(err).__name__} "
+            f"at {_where(err)}: {err.message}{note}"))
+    return ReplayOutcome(V.NO_VIOLATION,
+                         f"the simulated launch ran without a {obligation.kind.value} "
+                         f"violation{note}")
 
 
 #: Uniform array contents tried when an abstraction-born counterexample's own
@@ -296,8 +348,7 @@ CONTENT_VARIANTS: tuple[tuple[float, Any], ...] = (
 
 def _is_abstracted(obligation: Obligation) -> bool:
     cex = obligation.counterexample
-    return bool(cex is not None and cex.facts.get("abstracted")) or \
-        "abstract" in (obligation.reason or "").lower()
+    return cex is not None and cex.abstracted
 
 
 def _variant_fills(kernel: Kernel) -> list[dict]:
@@ -376,10 +427,10 @@ def _witness(variant: Counterexample, fill: dict | None) -> tuple[Counterexample
 
 
 def _try_variants(kernel: Kernel, obligation: Obligation, variants,
-                  meter) -> tuple[tuple[str, Counterexample] | None, int]:
-    """((why, witness) for the first of `variants` ((counterexample, fill,
-    how) triples) that the simulator confirms while `meter` has work left,
-    or None; the number of variants run)."""
+                  meter) -> tuple[ReplayOutcome | None, int]:
+    """(the confirmed outcome, with its witness, of the first of `variants`
+    ((counterexample, fill, how) triples) that the simulator confirms while
+    `meter` has work left, or None; the number of variants run)."""
     tried = 0
     for variant, fill, how in variants:
         if meter.left < MIN_VARIANT_WORK:
@@ -389,69 +440,72 @@ def _try_variants(kernel: Kernel, obligation: Obligation, variants,
         except ValueError:
             continue
         tried += 1
-        ok, why = _attempt(kernel, obligation, launch, meter)
-        if ok:
+        outcome = _attempt(kernel, obligation, launch, meter)
+        if outcome.confirmed:
             witness, contents = _witness(variant, fill)
             where = f" {how}" if how else ""
-            return (f"{why}, {contents}{where} (the prover's contents came from an "
-                    "abstraction)", witness), tried
+            return ReplayOutcome(ReplayVerdict.CONFIRMED, (
+                f"{outcome.why}, {contents}{where} (the prover's contents came from an "
+                "abstraction)"), witness), tried
     return None, tried
 
 
-def replay_with_witness(kernel: Kernel, obligation: Obligation, *,
-                        budget: int = REPLAY_BUDGET) -> tuple[bool, str, Counterexample | None]:
-    """`replay`, and for an abstraction-born counterexample whose own launch
-    shows nothing, a few variants (uniform contents CONTENT_VARIANTS, shapes
-    grown to cover the launch) within the same work budget (`budget`
-    warp-steps for every launch together) -- or, when its
+def replay_outcome(kernel: Kernel, obligation: Obligation, *,
+                   budget: int = REPLAY_BUDGET) -> ReplayOutcome:
+    """Replay `obligation`'s counterexample, and for an abstraction-born one
+    whose own launch shows nothing, a few variants (uniform contents
+    CONTENT_VARIANTS, shapes grown to cover the launch) within the same work
+    budget (`budget` warp-steps for every launch together) -- or, when its
     arrays are too large to allocate, the launch with shapes and scalars
-    clamped (`_shrunk_variants`). The third item is the counterexample that
-    was confirmed when it differs from the obligation's (its shapes and
-    scalars, and `facts["fill"]` naming the contents), else None."""
+    clamped (`_shrunk_variants`). When a run stops at another runtime error
+    first, the offending threads (or blocks) run again first, alone."""
+    V = ReplayVerdict
     cex = obligation.counterexample
     if cex is None:
-        return False, "no counterexample to replay", None
+        return ReplayOutcome(V.NO_COUNTEREXAMPLE, "no counterexample to replay")
     copies = _ambiguous(kernel, obligation)
     if copies:
-        return False, (f"{copies} operations of this kind stand at line {obligation.loc.line}:"
-                       f"{obligation.loc.col} (inlined copies of a func called more than once, "
-                       "or chained operations); the simulator's error could not say which one "
-                       "failed"), None
+        return ReplayOutcome(V.AMBIGUOUS, (
+            f"{copies} operations of this kind stand at line {obligation.loc.line}:"
+            f"{obligation.loc.col} (inlined copies of a func called more than once, "
+            "or chained operations); the simulator's error could not say which one failed"))
     from verikern.backends.simulator import WorkMeter
 
     meter = WorkMeter(budget)
     try:
         launch = concrete_launch(kernel, cex)
     except ValueError as err:
-        ok, why, variants = False, str(err), _shrunk_variants(kernel, cex)
+        outcome, variants = ReplayOutcome(V.TOO_LARGE, str(err)), _shrunk_variants(kernel, cex)
     else:
-        ok, why = _attempt(kernel, obligation, launch, meter)
-        alone = focused(kernel, launch, cex) if not ok and stopped_early(why) else None
+        outcome = _attempt(kernel, obligation, launch, meter)
+        alone = focused(kernel, launch, cex) \
+            if outcome.verdict is V.OTHER_ERROR_FIRST else None
         if alone is not None and meter.left >= MIN_VARIANT_WORK:
-            ok2, why2 = _attempt(kernel, obligation, alone, meter)
-            if ok2:
-                return True, why2, None
+            again = _attempt(kernel, obligation, alone, meter)
+            if again.confirmed:
+                return again
         # any outcome but a spent budget may differ on other contents
         variants = _variants(kernel, cex) if meter.left >= MIN_VARIANT_WORK else iter(())
-    if ok or not _is_abstracted(obligation):
-        return ok, why, None
+    if outcome.confirmed or not _is_abstracted(obligation):
+        return outcome
     found, tried = _try_variants(kernel, obligation, variants, meter)
     if found is not None:
-        return True, found[0], found[1]
+        return found
     if tried:
-        why += f" (nor did {tried} other array contents or shapes tried)"
-    return False, why, None
+        outcome = outcome.noted(f" (nor did {tried} other array contents or shapes tried)")
+    return outcome
 
 
-def stopped_early(why: str) -> bool:
-    """The replay stopped at another runtime error before it could show
-    the violation."""
-    return "different error first" in why or ("before the run stopped" in why and "Error" in why)
+def replay_with_witness(kernel: Kernel, obligation: Obligation, *,
+                        budget: int = REPLAY_BUDGET) -> tuple[bool, str, Counterexample | None]:
+    """`replay_outcome` as (confirmed, why, witness or None)."""
+    out = replay_outcome(kernel, obligation, budget=budget)
+    return out.confirmed, out.why, out.witness
 
 
 def replay(kernel: Kernel, obligation: Obligation, *, budget: int = REPLAY_BUDGET) -> tuple[bool, str]:
     """Confirm `obligation`'s counterexample on the simulator: (True, how) when
     the simulated launch shows the violation at the obligation's line, else
     (False, why not)."""
-    ok, why, _ = replay_with_witness(kernel, obligation, budget=budget)
-    return ok, why
+    out = replay_outcome(kernel, obligation, budget=budget)
+    return out.confirmed, out.why

@@ -271,7 +271,7 @@ def test_abstracted_float_counterexample_is_confirmed_with_tried_contents():
     k = load_float_index()
     # the prover's float value (0.0) is abstract: with it, y[0] is in bounds
     cex = Counterexample((2,), 2, ((0, 0),), shapes={"x": (2,), "y": (4,)}, arrays={"x": {0: 0.0}},
-                         facts={"abstracted": True})
+                         abstracted=True)
     ok, why, witness = replay_with_witness(k, ob(ObligationKind.BOUNDS, cex))
     assert ok, why
     assert "with array contents {'x': -1.0, 'y': -1.0} everywhere" in why

@@ -21,7 +21,7 @@ SARIF_SCHEMA = Path(__file__).resolve().parents[1] / "data" / "sarif-schema-2.1.
 TOP_KEYS = {"verikern", "kernels"}
 KERNEL_KEYS = {"file", "kernel", "status", "seconds", "obligations"}
 OBLIGATION_KEYS = {"kind", "status", "line", "col", "message", "counterexample", "confirmed"}
-CEX_KEYS = {"dims", "block_dim", "threads", "scalars", "shapes", "arrays", "facts"}
+CEX_KEYS = {"dims", "block_dim", "threads", "scalars", "shapes", "arrays", "facts", "abstracted"}
 
 
 @pytest.fixture

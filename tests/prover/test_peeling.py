@@ -10,6 +10,7 @@ import pytest
 from verikern.frontend import compile_source
 from verikern.proofs import driver
 from verikern.proofs.budget import MEGA
+from verikern.proofs.replay import ReplayOutcome, ReplayVerdict
 from verikern.proofs.obligations import (
     Counterexample, Obligation, ObligationKind, Status,
 )
@@ -77,7 +78,7 @@ def test_counter_wrap_found_exactly_in_the_second_iteration_and_confirmed():
     ob = exact_counterexample(k, _spec(k, ObligationKind.BOUNDS, 12), budget=20 * MEGA)
     assert ob is not None and ob.status is Status.FAILED
     cex = ob.counterexample
-    assert not cex.facts.get("abstracted")
+    assert not cex.abstracted
     assert cex.facts["iteration"] == "iteration 2 of the loop at line 10"
     assert ob.loc.line == 12 and ob.kind is ObligationKind.BOUNDS
     start, stop = cex.scalars["start"], cex.scalars["stop"]
@@ -131,7 +132,7 @@ def test_specs_for_an_obligation_match_kind_and_location():
 
 
 def _abstract_failure(loc) -> Obligation:
-    cex = Counterexample(dims=(1,), block_dim=1, threads=((0, 0),), facts={"abstracted": True})
+    cex = Counterexample(dims=(1,), block_dim=1, threads=((0, 0),), abstracted=True)
     return Obligation(ObligationKind.BOUNDS, loc, Status.FAILED, "x[k] out of bounds",
                       counterexample=cex, reason="counterexample found through an abstraction")
 
@@ -195,10 +196,18 @@ def test_settle_keeps_an_exact_failure_that_another_error_hides():
                          reason="solver answered unknown")
     exact = exact_counterexample(k, spec, budget=20 * MEGA)
     why = "the simulator stopped at a different error first: OutOfBoundsError at line 3"
-    (out,) = driver.settle(k, [unknown], lambda kernel, ob: (False, why),
+    hidden = ReplayOutcome(ReplayVerdict.OTHER_ERROR_FIRST, why)
+    (out,) = driver.settle(k, [unknown], lambda kernel, ob: hidden,
                            exact_search=lambda *a, **kw: exact)
     assert out.status is Status.FAILED and out.confirmed is False
     assert "not confirmed by replay" in out.reason and "different error first" in out.reason
+    # the decision reads the verdict, not the words: any other verdict drops it
+    for verdict in ReplayVerdict:
+        if verdict in (ReplayVerdict.OTHER_ERROR_FIRST, ReplayVerdict.CONFIRMED):
+            continue
+        (out,) = driver.settle(k, [unknown], lambda kernel, ob: ReplayOutcome(verdict, why),
+                               exact_search=lambda *a, **kw: exact)
+        assert out is unknown, verdict
 
 
 def test_exact_race_in_a_peeled_barrier_loop_is_reported_though_an_earlier_error_hides_it():
@@ -250,7 +259,7 @@ def test_race_between_iterations_of_neighbouring_threads_is_exact():
     k = _kernel(SHIFTED)
     (spec,) = [s for s in enumerate_obligations(k) if s.kind is ObligationKind.RACE]
     ob = exact_counterexample(k, spec, budget=20 * MEGA)
-    assert ob is not None and not ob.counterexample.facts.get("abstracted")
+    assert ob is not None and not ob.counterexample.abstracted
     # thread t in iteration a and thread u in iteration b write x[t + a - 1] == x[u + b - 1]
     (b1, t1), (b2, t2) = ob.counterexample.threads
     bd = ob.counterexample.block_dim
@@ -275,7 +284,7 @@ def test_specs_for_an_undecided_bounds_obligation_keep_its_dimension():
     assert [s.dim for s in specs] == [0, 1]
     for spec in specs:
         ob = Obligation(ObligationKind.BOUNDS, spec.loc, Status.UNKNOWN,
-                        f"index {spec.dim} of a at line {spec.loc.line} undecided: timeout")
+                        "reworded: any message at all", spec=spec)
         assert specs_for(k, ob) == [spec]
     anonymous = Obligation(ObligationKind.BOUNDS, specs[0].loc, Status.UNKNOWN, "undecided")
     assert specs_for(k, anonymous) == specs

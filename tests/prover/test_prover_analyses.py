@@ -123,7 +123,7 @@ def test_float_conditions_are_abstracted_not_trusted():
     """)
     bad = [o for o in obs if o.status.value != "proved"]
     # reachable only through a float test: never proved, flagged as abstracted
-    assert bad and all(o.counterexample is None or o.counterexample.facts.get("abstracted")
+    assert bad and all(o.counterexample is None or o.counterexample.abstracted
                        for o in bad)
 
 

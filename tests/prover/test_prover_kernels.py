@@ -41,7 +41,7 @@ def test_unguarded_access_fails_with_counterexample():
     assert blk * cex.block_dim + t == cex.facts["index"]
     assert cex.facts["index"] >= cex.shapes["x"][0]
     assert "out of bounds" in b.message and "\n" not in b.message
-    assert not cex.facts.get("abstracted")
+    assert not cex.abstracted
 
 
 def test_2d_guard_proved_and_off_by_one_failed():

@@ -59,7 +59,7 @@ def _site_loc(k, kind, line, array=None) -> SourceLoc:
 def obligation(k, kind, cex, line, other=None, abstracted=True) -> Obligation:
     if abstracted:
         cex = Counterexample(cex.dims, cex.block_dim, cex.threads, cex.scalars, cex.shapes,
-                             cex.arrays, {**cex.facts, "abstracted": True})
+                             cex.arrays, cex.facts, abstracted=True)
     array = cex.facts.get("array")
     other_loc = _site_loc(k, kind, other, array) if other is not None else None
     return Obligation(kind, _site_loc(k, kind, line, array), Status.FAILED, "m", cex,
