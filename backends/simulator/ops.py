@@ -5,7 +5,10 @@ scalars of the MIR operand type (one lane per element) and returns a value of
 exactly the result type, computed with the semantics of docs/MIR.md: integer
 wrap-around at the type's width, `floordiv` rounding toward -inf, `mod` and
 `div` as in C, shift amounts modulo the width, float ops in the value's
-precision (transcendentals as the float64 function rounded once).  Callers
+precision (transcendentals as the float64 function rounded once, that
+function being the C library's own, called through `libm.py` exactly as
+cpu:native calls it, never numpy's SIMD loops, whose last bit depends on the
+machine).  Callers
 run these under `np.errstate(all="ignore")`; division by zero is checked by
 the caller before the op runs (these functions never see a zero divisor).
 Array results are always freshly allocated (never an operand's buffer).
@@ -15,6 +18,8 @@ from __future__ import annotations
 import numpy as np
 
 from verikern.mir.types import ScalarType
+
+from . import libm
 
 _UNSIGNED_OF = {np.dtype(np.int8): np.uint8, np.dtype(np.int16): np.uint16,
                 np.dtype(np.int32): np.uint32, np.dtype(np.int64): np.uint64}
@@ -49,17 +54,27 @@ def _shr(a, b, t: ScalarType):
     return np.right_shift(a, _shift_amount(b, t))
 
 
-def _wide_float(fn):
-    """float16/float32: the float64 function of the widened operands, rounded once."""
-    def run(*args, t: ScalarType):
-        if t.bits == 64:
-            return fn(*args)
-        wide = [np.asarray(a, dtype=np.float64) for a in args]
-        return fn(*wide).astype(t.np_dtype)[()]
-    return run
+def _round_once(r, t: ScalarType):
+    """A float64 result rounded once to the float type `t`."""
+    if t.bits == 64:
+        return r
+    dtype = t.np_dtype
+    return r.astype(dtype) if isinstance(r, np.ndarray) else dtype.type(r)
 
 
-_pow_wide = _wide_float(np.power)
+def _libm_float(name: str):
+    """`(a, t)` or `(a, b, t)` -> the C library's float64 `name`
+    (libm.FUNCTIONS) of the operands widened to float64, rounded once to the
+    operands' type `t` (exact for float64)."""
+    if libm.FUNCTIONS[name] == 1:
+        def unary(a, t: ScalarType):
+            return _round_once(libm.apply(name, a), t)
+        return unary
+
+    def binary(a, b, t: ScalarType):
+        return _round_once(libm.apply(name, a, b), t)
+    return binary
+
 
 # name -> (function(a, b, t) for ints, function(a, b, t) for floats, bool function)
 BINARY_SEMANTICS = {
@@ -77,7 +92,7 @@ BINARY_SEMANTICS = {
     "xor": (lambda a, b, t: np.bitwise_xor(a, b), None, lambda a, b, t: np.logical_xor(a, b)),
     "shl": (_shl, None, None),
     "shr": (_shr, None, None),
-    "pow": (None, lambda a, b, t: _pow_wide(a, b, t=t), None),
+    "pow": (None, _libm_float("pow"), None),
 }
 
 INT_DIVISION_OPS = frozenset({"div", "floordiv", "mod"})
@@ -145,11 +160,11 @@ UNARY_SEMANTICS = {
     "abs": (lambda a, t: np.abs(a), lambda a, t: np.abs(a), None),
     "sqrt": _float_only(lambda a, t: np.sqrt(a)),
     "sqrt_precise": _float_only(lambda a, t: np.sqrt(a)),
-    "sin": _float_only(lambda a, t: _wide_float(np.sin)(a, t=t)),
-    "cos": _float_only(lambda a, t: _wide_float(np.cos)(a, t=t)),
-    "tan": _float_only(lambda a, t: _wide_float(np.tan)(a, t=t)),
-    "exp": _float_only(lambda a, t: _wide_float(np.exp)(a, t=t)),
-    "log": _float_only(lambda a, t: _wide_float(np.log)(a, t=t)),
+    "sin": _float_only(_libm_float("sin")),
+    "cos": _float_only(_libm_float("cos")),
+    "tan": _float_only(_libm_float("tan")),
+    "exp": _float_only(_libm_float("exp")),
+    "log": _float_only(_libm_float("log")),
     "floor": _float_only(lambda a, t: np.floor(a)),
     "ceil": _float_only(lambda a, t: np.ceil(a)),
 }
