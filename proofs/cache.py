@@ -2,7 +2,8 @@
 
 Key: sha256 over the cache format, the file path as given, the kernel name,
 the sha256 of the kernel's MIR text, the options (dims, block_dim, budget,
-replay) and the versions of verikern and z3. The verdict is a function of
+replay), the versions of verikern and z3 and the sha256 of verikern's own
+code (`code_hash`). The verdict is a function of
 exactly these (budgets count solver work, not seconds: proofs.budget), so a
 hit gives the report a fresh run would give, bit for bit apart from timing.
 
@@ -25,6 +26,7 @@ for every command that has not been given --cache-dir.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 import os
@@ -59,6 +61,25 @@ def cache_disabled_by_env(environ=os.environ) -> bool:
     return environ.get("VERIKERN_NO_CACHE", "").strip().lower() not in ("", "0", "false", "no")
 
 
+@functools.lru_cache(maxsize=1)
+def code_hash() -> str:
+    """sha256 of verikern's own Python code (the package and its encoders,
+    backends and proofs): a development build whose prover changed never
+    reads verdicts cached by another build of the same version."""
+    import importlib
+
+    digest = hashlib.sha256()
+    for name in ("verikern", "verikern.encoders", "verikern.backends", "verikern.proofs"):
+        root = Path(importlib.import_module(name).__file__).parent
+        for path in sorted(root.rglob("*.py")):
+            rel = path.relative_to(root).as_posix()
+            if rel.startswith("selftest_corpus/") or "__pycache__" in rel:
+                continue
+            digest.update(f"{name}/{rel}\0".encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
 def _canonical(data) -> str:
     return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
 
@@ -78,7 +99,7 @@ class ProofCache:
                   "dims": list(dims) if dims is not None else None,
                   "block_dim": int(block_dim) if block_dim is not None else None,
                   "budget": float(budget) if budget is not None else None, "replay": bool(replay),
-                  "verikern": __version__, "z3": z3.get_version_string()}
+                  "verikern": __version__, "code": code_hash(), "z3": z3.get_version_string()}
         return hashlib.sha256(_canonical(fields).encode()).hexdigest()
 
     def _path(self, key: str) -> Path:
@@ -136,24 +157,32 @@ def cacheable(report: KernelReport) -> bool:
 
 # ------------------------------------------------------------------ (de)serialisation
 def _cex_to_data(cex: Counterexample | None):
+    """Every field of the counterexample (whatever fields the class has), JSON-safe."""
     from verikern.proofs.report import json_safe
 
     if cex is None:
         return None
-    return json_safe({"dims": list(cex.dims), "block_dim": cex.block_dim,
-                      "threads": [list(t) for t in cex.threads], "scalars": cex.scalars,
-                      "shapes": {k: list(v) for k, v in cex.shapes.items()},
-                      "arrays": {k: [[int(i), v] for i, v in m.items()] for k, m in cex.arrays.items()},
-                      "facts": cex.facts})
+    out = {}
+    for f in dataclasses.fields(cex):
+        value = getattr(cex, f.name)
+        if f.name == "arrays":
+            value = {k: [[int(i), v] for i, v in m.items()] for k, m in value.items()}
+        out[f.name] = json_safe(value)
+    return out
 
 
 def _cex_from_data(d) -> Counterexample | None:
     if d is None:
         return None
-    return Counterexample(tuple(d["dims"]), d["block_dim"], tuple(tuple(t) for t in d["threads"]),
-                          dict(d["scalars"]), {k: tuple(v) for k, v in d["shapes"].items()},
-                          {k: {int(i): v for i, v in pairs} for k, pairs in d["arrays"].items()},
-                          dict(d["facts"]))
+    names = {f.name for f in dataclasses.fields(Counterexample)}
+    if set(d) != names:
+        raise ValueError("the entry's counterexample has other fields than this version's")
+    kw = dict(d)
+    kw["dims"] = tuple(d["dims"])
+    kw["threads"] = tuple(tuple(t) for t in d["threads"])
+    kw["shapes"] = {k: tuple(v) for k, v in d["shapes"].items()}
+    kw["arrays"] = {k: {int(i): v for i, v in pairs} for k, pairs in d["arrays"].items()}
+    return Counterexample(**kw)
 
 
 def _loc_data(loc: SourceLoc | None):
