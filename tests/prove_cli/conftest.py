@@ -53,13 +53,17 @@ def _mutation_lines():
         verdict = (f"floor {SCORE_FLOOR[name]:.0%}" if complete
                    else f"partial run: {n} of {size} mutants, floor not checked")
         lines.append(f"mutation score ({name} set): {caught}/{n} caught = {frac:.1%} ({verdict}); "
-                     f"unknown {outcomes['unknown']}, proved {outcomes['proved']} (allow-listed), "
+                     f"unknown {outcomes['unknown']}, proved {outcomes['proved']} "
+                     f"({sum(1 for r in results if r['allowed'])} allow-listed), "
                      f"error {outcomes['error']}; {sum(r['cpu_s'] for r in results):.0f} s CPU")
         kinds = defaultdict(Counter)
         for r in results:
             kinds[r["kind"]][r["outcome"]] += 1
         lines.append("  by kind: " + ", ".join(
             f"{k} {c['caught']}/{sum(c.values())}" for k, c in sorted(kinds.items())))
+        unknown = sorted(f"{r['key'][0]}:{r['key'][1]}" for r in results if r["outcome"] == "unknown")
+        if unknown:
+            lines.append(f"  unknown: {', '.join(unknown[:10])}" + (" ..." if len(unknown) > 10 else ""))
         if complete and frac < SCORE_FLOOR[name] and not any(name in f for f in _FLOOR_FAILURES):
             _FLOOR_FAILURES.append(f"mutation score of the {name} set {frac:.1%} is below its floor "
                                    f"{SCORE_FLOOR[name]:.0%} (tests/prove_cli/mutation_set.py)")

@@ -1,7 +1,7 @@
 """The mutants the mutation tests prove, and how each one's verdict is read.
 
-Sources: every example in examples/ and every `# expect: proved` corpus
-case. Two sets, both deterministic:
+Sources: every example in examples/, the kernels of mutation_sources/
+and every `# expect: proved` corpus case. Two sets, both deterministic:
 
 - `fast`: per file, up to FAST_PER_EXAMPLE / FAST_PER_CORPUS_CASE compiled
   mutants chosen round-robin over the kinds (the first kind rotating from
@@ -64,8 +64,14 @@ class Planned:
         return f"{self.source.path.stem}-{self.mutant.ident}"
 
 
+#: Correct kernels written for the operators the other sources rarely
+#: reach (guarded asserts, division guards, every atomic, invariants).
+EXTRA_SOURCES = Path(__file__).resolve().parent / "mutation_sources"
+
+
 def sources() -> list[Source]:
     out = [Source(p, (), FAST_PER_EXAMPLE) for p in sorted((ROOT / "examples").glob("*.py"))]
+    out += [Source(p, (), FAST_PER_EXAMPLE) for p in sorted(EXTRA_SOURCES.glob("*.py"))]
     out += [Source(c.path, c.prove_args, FAST_PER_CORPUS_CASE)
             for c in load_corpus() if c.expect_status == "proved"]
     return out
