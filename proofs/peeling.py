@@ -153,21 +153,23 @@ def _reachable(blocks) -> set[str]:
     return seen
 
 
-_CACHE: "OrderedDict[tuple, tuple[Kernel, PeeledContext]]" = OrderedDict()
+_CACHE: "OrderedDict[tuple, tuple[Kernel, PeeledContext, z3.Context]]" = OrderedDict()
 _CACHE_SIZE = 4
 
 
 def peeled_context(kernel: Kernel, dims=None, block_dim=None,
                    iterations: int = DEFAULT_ITERATIONS) -> PeeledContext:
-    """The (cached, per kernel object and launch) peeled kernel and context."""
+    """The (cached, per kernel object, launch and z3 context) peeled kernel
+    and context: a proof in a fresh z3 context never reuses one built in an
+    earlier context, whose history would change its answers."""
     key = (id(kernel), dims, block_dim, iterations)
     hit = _CACHE.get(key)
-    if hit is not None and hit[0] is kernel:
+    if hit is not None and hit[0] is kernel and hit[2] is z3.main_ctx():
         _CACHE.move_to_end(key)
         return hit[1]
     peeled, sites = peel_loops(kernel, iterations, outer_only=True)
     result = PeeledContext(peeled, sites, dims, block_dim)
-    _CACHE[key] = (kernel, result)
+    _CACHE[key] = (kernel, result, z3.main_ctx())
     while len(_CACHE) > _CACHE_SIZE:
         _CACHE.popitem(last=False)
     return result
