@@ -16,7 +16,16 @@ project's bit-vector queries, so the default of 10 allows about ten seconds.
 """
 from __future__ import annotations
 
+import logging
+import os
+from pathlib import Path
+
 import z3
+
+LOG = logging.getLogger("verikern.proofs.solver")
+#: Environment variable naming a folder: every query is written there as
+#: SMT-LIB 2 (`verikern prove --dump-smt DIR` sets it).
+DUMP_ENV = "VERIKERN_DUMP_SMT"
 
 #: One million z3 resource units (the unit of `--budget`).
 MEGA = 1_000_000
@@ -65,22 +74,27 @@ class SolverBudget:
     own, read from the context, so it covers every check made through this
     budget and anything else z3 did meanwhile)."""
 
-    def __init__(self, per_check: int = DEFAULT_CHECK_RLIMIT, total: int | None = None):
+    def __init__(self, per_check: int = DEFAULT_CHECK_RLIMIT, total: int | None = None,
+                 label: str = ""):
+        """`label` prefixes the names of this budget's queries (logs, dumps)."""
         if per_check <= 0:
             raise ValueError(f"bad solver budget {per_check}: it must be positive")
         self.per_check = int(per_check)
         self.total = int(total) if total is not None else \
             max(KERNEL_CHECKS * self.per_check, MIN_KERNEL_RLIMIT)
         self._start = rlimit_count()
+        self.label = label
+        self.topic = ""          # what the queries are about now (an obligation)
+        self.queries = 0
 
     @classmethod
-    def from_megaunits(cls, budget: float | None) -> "SolverBudget":
+    def from_megaunits(cls, budget: float | None, label: str = "") -> "SolverBudget":
         """The budget of `--budget N` (N million units per check; None: default)."""
         if budget is None:
-            return cls()
+            return cls(label=label)
         if budget <= 0:
             raise ValueError(f"bad solver budget {budget}: it must be positive")
-        return cls(max(1, int(budget * MEGA)))
+        return cls(max(1, int(budget * MEGA)), label=label)
 
     @property
     def spent(self) -> int:
@@ -94,21 +108,46 @@ class SolverBudget:
         limit = min(self.per_check, max(left, MIN_CHECK_RLIMIT))
         return max(1, min(limit, cap) if cap is not None else limit)
 
-    def solver(self, cap: int | None = None) -> z3.Solver:
+    def solver(self, cap: int | None = None, purpose: str = "check") -> z3.Solver:
         """A fresh QF_BV solver limited to `limit(cap)` units (z3's
         bit-blasting preprocessing is only used by non-incremental solvers,
-        so every check gets its own)."""
-        s = z3.SolverFor("QF_BV")
+        so every check gets its own). Its checks are logged under
+        `verikern.proofs.solver` and, when `VERIKERN_DUMP_SMT` names a
+        folder, written there as SMT-LIB (`purpose` names the query)."""
+        self.queries += 1
+        s = LoggedSolver(f"{self.label}{self.queries:05d}.{self.topic}{purpose}")
         s.set("rlimit", self.limit(cap))
         s.set("random_seed", SEED)
         s.set("timeout", int(SAFETY_NET_S * 1000))
         return s
 
-    def scaled(self, fraction: float) -> "SolverBudget":
-        """A budget for a sub-search: `fraction` of this one's per-check and
-        total work, counted from now."""
-        return SolverBudget(max(1, int(self.per_check * fraction)),
-                            max(1, int(self.total * fraction)))
+
+class LoggedSolver(z3.Solver):
+    """A QF_BV solver whose every check is logged (DEBUG: the query's name,
+    answer and the z3 units it spent) and, with VERIKERN_DUMP_SMT set,
+    written as an SMT-LIB 2 file named after the query."""
+
+    def __init__(self, name: str):
+        ctx = z3.main_ctx()
+        super().__init__(solver=z3.Z3_mk_solver_for_logic(ctx.ref(), z3.to_symbol("QF_BV", ctx)),
+                         ctx=ctx)
+        self.name = name
+
+    def check(self, *assumptions):
+        before = rlimit_count()
+        result = super().check(*assumptions)
+        LOG.debug("%s: %s (%d z3 units)", self.name, result, rlimit_count() - before)
+        folder = os.environ.get(DUMP_ENV)
+        if folder:
+            path = Path(folder) / f"{_safe(self.name)}.smt2"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(f"; verikern query {self.name}: z3 answered {result}\n"
+                            "(set-logic QF_BV)\n" + self.to_smt2())
+        return result
+
+
+def _safe(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "._-" else "_" for c in name)
 
 
 def unknown_reason(solver: z3.Solver) -> str:
@@ -127,5 +166,5 @@ def is_safety_net(reason: str) -> bool:
     return reason in ("timeout", "canceled")
 
 
-__all__ = ["SolverBudget", "fresh_context", "rlimit_count", "unknown_reason", "MEGA",
+__all__ = ["SolverBudget", "LoggedSolver", "DUMP_ENV", "fresh_context", "rlimit_count", "unknown_reason", "MEGA",
            "DEFAULT_CHECK_RLIMIT", "SAFETY_NET_S"]

@@ -19,6 +19,7 @@ Invariants:
 from __future__ import annotations
 
 import dataclasses
+import logging
 import os
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -29,6 +30,7 @@ from verikern.errors import VerikernError
 from verikern.proofs.budget import MEGA, SolverBudget, fresh_context, rlimit_count
 from verikern.proofs.obligations import KernelReport, KernelStatus, Obligation, Status
 
+LOG = logging.getLogger("verikern.proofs.driver")
 MODULE_KERNEL = "<module>"   # the kernel name of a report about a whole file
 
 
@@ -228,7 +230,8 @@ def prove_mir(kernel_mir, *, file: str, dims=None, block_dim=None, budget: float
     line = kernel_mir.loc.line
     try:
         fresh_context()
-        solver_budget = SolverBudget.from_megaunits(budget)
+        solver_budget = SolverBudget.from_megaunits(
+            budget, label=f"{Path(file).stem}.{kernel_mir.name}.")
         obligations = prover(kernel_mir, dims=dims, block_dim=block_dim, budget=solver_budget)
         if replay:
             obligations = settle(kernel_mir, obligations, replayer, dims=dims,
@@ -242,6 +245,9 @@ def prove_mir(kernel_mir, *, file: str, dims=None, block_dim=None, budget: float
                             error=f"{file}:{line}: error: internal error while proving "
                                   f"{kernel_mir.name}: {type(err).__name__}: {err}", line=line)
     status = KernelReport.summarize(obligations)
+    LOG.info("%s::%s: %s (%d obligations, %d solver queries, %.2f million z3 units)",
+             file, kernel_mir.name, status.value, len(obligations), solver_budget.queries,
+             rlimit_count() / MEGA)
     return KernelReport(file, kernel_mir.name, status, time.perf_counter() - start,
                         obligations=tuple(obligations), line=line)
 

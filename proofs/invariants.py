@@ -332,7 +332,7 @@ def houdini(enc: ThreadEncoding, shape: CfgShape, base_facts: list, budget: Solv
         """A model under one of the concrete launches (a real execution
         state, so whatever it falsifies may be dropped), or None."""
         for probe in probes:
-            p = budget.solver(HOUDINI_PROBE_RLIMIT)
+            p = budget.solver(HOUDINI_PROBE_RLIMIT, "houdini-probe")
             p.add(*formulas, *probe)
             result.checks += 1
             if p.check() == z3.sat:
@@ -345,7 +345,7 @@ def houdini(enc: ThreadEncoding, shape: CfgShape, base_facts: list, budget: Solv
         attempts = [probe + hints for hints in small_tiers or [] for probe in probes]
         attempts += list(small_tiers or [])
         for hints in attempts:             # concrete launches first: fast
-            s = budget.solver(HOUDINI_SMALL_RLIMIT)
+            s = budget.solver(HOUDINI_SMALL_RLIMIT, "houdini-small-model")
             s.add(*with_lemmas(formulas), *hints)
             result.checks += 1
             if s.check() == z3.sat:
@@ -368,7 +368,7 @@ def houdini(enc: ThreadEncoding, shape: CfgShape, base_facts: list, budget: Solv
             m = probe_model(formulas)
             if m is not None:
                 return z3.sat, m
-        solver = budget.solver(HOUDINI_SHORT_RLIMIT if short else None)
+        solver = budget.solver(HOUDINI_SHORT_RLIMIT if short else None, "houdini-exact")
         solver.add(*formulas)
         res = solver.check()
         result.checks += 1
@@ -388,7 +388,7 @@ def houdini(enc: ThreadEncoding, shape: CfgShape, base_facts: list, budget: Solv
             em = probe_model(formulas) if probe_first else None
             probe_first = em is not None
             if em is None and abstraction is not None:
-                quick = budget.solver(HOUDINI_QUICK_RLIMIT)
+                quick = budget.solver(HOUDINI_QUICK_RLIMIT, "houdini-abstract")
                 quick.add(*abstraction.apply(formulas))
                 qres = quick.check()
                 result.checks += 1

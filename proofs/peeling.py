@@ -56,7 +56,7 @@ QUERY_RLIMIT = 4 * MEGA
 def _query_budget() -> SolverBudget:
     """Budget of a peeled context: each query at most QUERY_RLIMIT; the
     search as a whole is bounded by `exact_counterexample`'s budget."""
-    return SolverBudget(QUERY_RLIMIT, total=1 << 62)
+    return SolverBudget(QUERY_RLIMIT, total=1 << 62, label="peeled.")
 #: At most this many pairs of copies are tried for one race obligation.
 MAX_RACE_PAIRS = 9
 

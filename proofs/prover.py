@@ -95,6 +95,7 @@ def prove_kernel(kernel: Kernel, *, dims: tuple[int, ...] | None = None,
     out = []
     for spec in specs:
         t0 = time.perf_counter()
+        ctx.budget.topic = f"{spec.kind.value}-{spec.loc.line}-{spec.loc.col}."
         try:
             ob = DECIDERS[spec.kind](ctx, spec)
         except UnsupportedConstruct as e:
@@ -147,7 +148,7 @@ def _smaller_model(ctx: ProofContext, attempts: list[tuple[list, int | None]]) -
     finds satisfiable within its limit; None when none is. Only picks among
     counterexamples: the constraints include the violation query."""
     for constraints, rlimit in attempts:
-        s = ctx.new_solver(rlimit)
+        s = ctx.new_solver(rlimit, "smaller-model")
         s.add(*constraints)
         if s.check() == z3.sat:
             return s.model()
@@ -172,14 +173,14 @@ def solve(ctx: ProofContext, encs: list[ThreadEncoding], query: list,
     arrays replay fast), else the unbounded one, preferring one where the
     threads' earlier accesses stay in bounds; UNKNOWN otherwise."""
     facts = ctx.facts(encs, list(sites))
-    quick = ctx.new_solver(QUICK_RLIMIT)
+    quick = ctx.new_solver(QUICK_RLIMIT, "abstract")
     quick.add(*ctx.abstract(facts + list(query)))
     if quick.check() == z3.unsat:       # sound: the abstraction over-approximates
         return Answer(Status.PROVED)
     base = facts + list(query)
     tiers = ctx.launch.small_model_tiers()
     for probe in ctx.launch.probes():     # concrete launches: cheap, exact counterexamples
-        p = ctx.new_solver(PROBE_RLIMIT)
+        p = ctx.new_solver(PROBE_RLIMIT, "probe")
         p.add(*base, *probe)
         if p.check() == z3.sat:
             model = p.model()
@@ -190,7 +191,7 @@ def solve(ctx: ProofContext, encs: list[ThreadEncoding], query: list,
                 attempts.append((base + compact + tiers[0], SMALL_TIER_RLIMIT))  # fewer threads
             attempts += [(base + probe + hints, SMALL_TIER_RLIMIT) for hints in tiers[1:]]
             return Answer(Status.FAILED, _smaller_model(ctx, attempts) or model)
-    s = ctx.new_solver()
+    s = ctx.new_solver(purpose="exact")
     s.add(*base)
     res = s.check()
     if res == z3.unsat:

@@ -99,11 +99,11 @@ class ProofContext:
         """Refuse to prove anything vacuously: some launch must satisfy the
         requires and the hardware limits."""
         for probe in self.launch.probes():      # a concrete launch: usually quick
-            p = self.new_solver(ADMISSIBLE_PROBE_RLIMIT)
+            p = self.new_solver(ADMISSIBLE_PROBE_RLIMIT, "admissible-probe")
             p.add(*self.launch.facts, *self.A.facts, *probe)
             if p.check() == z3.sat:
                 return
-        s = self.new_solver()
+        s = self.new_solver(purpose="admissible")
         s.add(*self.launch.facts, *self.A.facts)
         res = s.check()
         if res == z3.unsat:
@@ -141,11 +141,11 @@ class ProofContext:
         for phi in self.kernel.block(hv.header).phis:
             pairs.append((hv.phis[phi.result.id], self.A.term(dict(phi.incoming)[edge[0]])))
         query = base + [self.A.edges[edge], z3.substitute(leaving, *pairs)]
-        quick = self.new_solver(QUICK_RLIMIT)
+        quick = self.new_solver(QUICK_RLIMIT, "loop-entered-abstract")
         quick.add(*NonlinearAbstraction().apply(query))
         if quick.check() == z3.unsat:
             return True
-        exact = self.new_solver(QUICK_RLIMIT)
+        exact = self.new_solver(QUICK_RLIMIT, "loop-entered")
         exact.add(*query)
         return exact.check() == z3.unsat
 
@@ -369,10 +369,10 @@ class ProofContext:
             out.append(self._abstracted[f.get_id()][1])
         return out
 
-    def new_solver(self, cap: int | None = None) -> z3.Solver:
+    def new_solver(self, cap: int | None = None, purpose: str = "check") -> z3.Solver:
         """A fresh solver limited by the kernel's budget (at most `cap` z3
-        resource units): see `proofs.budget`."""
-        return self.budget.solver(cap)
+        resource units), its queries named by `purpose`: see `proofs.budget`."""
+        return self.budget.solver(cap, purpose)
 
 
 def thread_identity_lemmas(launch: LaunchModel, encs: list[ThreadEncoding]) -> list:

@@ -86,6 +86,9 @@ def options_record(kernel, dims, block_dim, budget) -> dict:
 
 def command_line() -> tuple[str, ...]:
     """The command as the user typed it (program name shortened to `verikern`)."""
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None and "verikern.argv" in ctx.meta:
+        return ("verikern", *ctx.meta["verikern.argv"])
     argv = list(sys.argv)
     if argv and (os.path.basename(argv[0]) in ("verikern", "__main__.py") or argv[0] == "-m"):
         argv[0] = "verikern"
@@ -118,3 +121,45 @@ def write_output(text: str, output) -> None:
             fh.write(text)
     except OSError as err:
         raise InputErrorExit(f"cannot write {output}: {err.strerror or err}")
+
+
+def _set_verbosity(ctx, param, value):
+    """-v: one line per kernel on stderr (logger `verikern`); -vv: every solver query too."""
+    if value:
+        import logging
+
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("%(name)s: %(message)s"))
+        log = logging.getLogger("verikern")
+        log.addHandler(handler)
+        log.setLevel(logging.INFO if value == 1 else logging.DEBUG)
+    return value
+
+
+def _set_dump_smt(ctx, param, value):
+    """--dump-smt DIR: every solver query is written to DIR as SMT-LIB 2 (the
+    variable is inherited by local worker processes); the cache is off, so
+    that every query runs."""
+    if value:
+        from verikern.proofs.budget import DUMP_ENV
+
+        os.makedirs(value, exist_ok=True)
+        os.environ[DUMP_ENV] = os.path.abspath(value)
+        os.environ["VERIKERN_NO_CACHE"] = "1"
+    return value
+
+
+def debug_options(func):
+    """-v/-vv and --dump-smt: seeing what the prover does (they never change a verdict)."""
+    for deco in reversed([
+        click.option("-v", "--verbose", count=True, expose_value=False, callback=_set_verbosity,
+                     help="Log each kernel's verdict and solver work on stderr; -vv logs every "
+                     "solver query (its name, answer and z3 units)."),
+        click.option("--dump-smt", type=click.Path(file_okay=False), metavar="DIR",
+                     expose_value=False, callback=_set_dump_smt,
+                     help="Write every solver query to DIR as an SMT-LIB 2 file named "
+                     "FILE.KERNEL.NNNNN.KIND-LINE-COL.PURPOSE.smt2 (turns the default cache off; "
+                     "local executor only)."),
+    ]):
+        func = deco(func)
+    return func

@@ -13,7 +13,8 @@ import sys
 
 import click
 
-from verikern.cli.common import InputErrorExit, make_cache, proof_options, run_options, run_proofs, write_output
+from verikern.cli.common import (InputErrorExit, debug_options, make_cache, proof_options, run_options,
+                                 run_proofs, write_output)
 
 EXIT_PROVED, EXIT_FAILED, EXIT_UNKNOWN, EXIT_INPUT = 0, 1, 2, 3
 
@@ -76,6 +77,7 @@ def _progress_reporter():
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
 @proof_options
 @run_options
+@debug_options
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "short", "sarif", "junit"]), default="text",
               show_default=True, help="Report format.")
 @click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), metavar="FILE",
