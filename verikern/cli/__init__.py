@@ -15,10 +15,17 @@ COMMANDS = {
     "emit": ("verikern.cli.emit", "Print a kernel's HIR, MIR, LLVM IR or PTX."),
     "trace": ("verikern.cli.trace", "Run a kernel on generated inputs and report races and bank conflicts."),
     "info": ("verikern.cli.info", "Report registers, shared memory and spills per kernel (ptxas -v)."),
+    "report": ("verikern.cli.report", "Prove and write a self-contained sign-off document (HTML or Markdown)."),
+    "check-report": ("verikern.cli.check_report", "Re-run the proofs of a JSON report and check that everything still matches."),
+    "selftest": ("verikern.cli.selftest", "Prove the shipped corpus and print a qualification summary."),
 }
 
 
 class LazyGroup(click.Group):
+    def parse_args(self, ctx, args):
+        ctx.meta["verikern.argv"] = tuple(args)     # the exact command, for reports
+        return super().parse_args(ctx, args)
+
     def list_commands(self, ctx):
         return sorted(COMMANDS)
 
