@@ -1,0 +1,161 @@
+"""`verikern check-report REPORT.json`: the assessor's re-check.
+
+Re-proves the files a JSON report (`verikern prove --format json`) names,
+with the options it records (or those given here), and says whether every
+source hash, every verdict, every assumption and every option still
+matches.
+
+Invariants: nothing recorded is trusted: every verdict is proved again
+(no proof cache unless --cache-dir is given); a mismatch of any kind, a
+kernel that is gone or new, or a source file that changed or cannot be
+read, is reported and makes the exit status 1.
+
+Exit status: 0 everything matches; 1 something differs (each difference
+listed); 3 the report cannot be read or is not a verikern JSON report of a
+known layout, or the re-run could not start (a bad option, no file).
+"""
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from verikern.cli.common import InputErrorExit, make_cache, parse_dims, run_proofs
+
+EXIT_MATCH, EXIT_MISMATCH = 0, 1
+#: Per-obligation fields that make up a verdict.
+VERDICT_KEYS = ("kind", "line", "col", "status", "confirmed", "fingerprint")
+#: Scope fields compared as recorded (everything the verdict assumed).
+SCOPE_KEYS = ("contracts", "launch", "hardware_limits", "array_bound", "not_checked", "budget",
+              "mir_sha256", "source_sha256")
+
+
+def load_report(path: str) -> dict:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except OSError as err:
+        raise InputErrorExit(f"{path}: cannot read the report: {err.strerror or err}")
+    except ValueError as err:
+        raise InputErrorExit(f"{path}: not JSON: {err}")
+    if not isinstance(data, dict) or not isinstance(data.get("kernels"), list) \
+            or not isinstance(data.get("options"), dict) or not isinstance(data.get("sources"), list):
+        raise InputErrorExit(f"{path}: not a verikern JSON report with options and sources "
+                             "(write one with: verikern prove ... --format json -o report.json)")
+    if str(data.get("schema_version", "")).split(".")[0] != "1":
+        raise InputErrorExit(f"{path}: report layout {data.get('schema_version')!r} is not one this "
+                             "verikern reads (1.x)")
+    return data
+
+
+def compare(recorded: dict, fresh: dict, options: dict) -> list[str]:
+    """Every difference between the recorded report and the re-run, in words."""
+    diffs = []
+    for key in ("kernel", "dims", "block_dim", "budget"):
+        if recorded["options"].get(key) != options.get(key):
+            diffs.append(f"option {key}: the report says {recorded['options'].get(key)!r}, "
+                         f"the re-check used {options.get(key)!r}")
+    now = {s["path"]: s["sha256"] for s in fresh["sources"]}
+    for src in recorded["sources"]:
+        if src["path"] not in now:
+            diffs.append(f"source {src['path']}: not proved again")
+        elif now[src["path"]] is None:
+            diffs.append(f"source {src['path']}: cannot be read now")
+        elif now[src["path"]] != src["sha256"]:
+            diffs.append(f"source {src['path']}: sha256 {src['sha256']} in the report, "
+                         f"{now[src['path']]} now (the file changed)")
+    old = {(k["file"], k["kernel"]): k for k in recorded["kernels"]}
+    new = {(k["file"], k["kernel"]): k for k in fresh["kernels"]}
+    for key in old.keys() - new.keys():
+        diffs.append(f"kernel {key[1]} ({key[0]}): in the report, gone now")
+    for key in new.keys() - old.keys():
+        diffs.append(f"kernel {key[1]} ({key[0]}): not in the report")
+    for key in [k for k in old if k in new]:
+        a, b = old[key], new[key]
+        where = f"kernel {key[1]} ({key[0]})"
+        if a.get("status") != b.get("status"):
+            diffs.append(f"{where}: verdict {a.get('status')} in the report, {b.get('status')} now")
+        va = [tuple(ob.get(f) for f in VERDICT_KEYS) for ob in a.get("obligations", [])]
+        vb = [tuple(ob.get(f) for f in VERDICT_KEYS) for ob in b.get("obligations", [])]
+        if va != vb:
+            changed = [f"{x[0]} at {x[1]}:{x[2]} {x[3]} -> " + (f"{y[0]} at {y[1]}:{y[2]} {y[3]}" if y else "gone")
+                       for x, y in _pairs(va, vb) if x != y]
+            diffs.append(f"{where}: obligation verdicts differ: " + "; ".join(changed[:5]))
+        sa, sb = a.get("scope") or {}, b.get("scope") or {}
+        for field in SCOPE_KEYS:
+            if sa.get(field) != sb.get(field):
+                diffs.append(f"{where}: assumption {field}: {json.dumps(sa.get(field))} in the report, "
+                             f"{json.dumps(sb.get(field))} now")
+    return diffs
+
+
+def _pairs(a: list, b: list):
+    for i in range(max(len(a), len(b))):
+        x = a[i] if i < len(a) else ("-", 0, 0, "missing", None, None)
+        yield x, (b[i] if i < len(b) else None)
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("report_file", type=click.Path(dir_okay=False), metavar="REPORT.json")
+@click.option("--kernel", "-k", metavar="NAME", help="Re-check with this kernel filter instead of the recorded one.")
+@click.option("--dim", "dims", metavar="N[,M..]", callback=parse_dims,
+              help="Re-check with these launch dims instead of the recorded ones.")
+@click.option("--block-dim", type=click.IntRange(1, 1024), metavar="B",
+              help="Re-check with this block size instead of the recorded one.")
+@click.option("--budget", type=click.FloatRange(min=0, min_open=True), metavar="N",
+              help="Re-check with this solver budget instead of the recorded one.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
+              help="Prove N files in parallel.")
+@click.option("--cache-dir", type=click.Path(file_okay=False), metavar="DIR",
+              help="Read verdicts from this proof cache (default: none, every proof runs again).")
+def command(report_file, kernel, dims, block_dim, budget, jobs, cache_dir):
+    """Re-run the proofs recorded in REPORT.json and check that every source
+    hash, verdict, assumption and option still matches.
+
+    \b
+    Exit status:
+      0  everything matches
+      1  something differs (each difference is listed)
+      3  the report cannot be read, or the re-run cannot start
+
+    \b
+    Examples:
+      verikern prove src/ --format json -o report.json
+      verikern check-report report.json
+    """
+    from verikern.proofs.report import to_json_data
+
+    recorded = load_report(report_file)
+    opts = dict(recorded["options"])
+    given = {"kernel": kernel, "dims": list(dims) if dims is not None else None, "block_dim": block_dim,
+             "budget": budget}
+    for key, value in given.items():
+        if value is not None:
+            opts[key] = value
+    paths = [s["path"] for s in recorded["sources"]]
+    if not paths:
+        raise InputErrorExit(f"{report_file}: the report names no source file")
+    missing = [p for p in paths if not _exists(p)]
+    fresh_reports, context = run_proofs(
+        [p for p in paths if p not in missing], kernel=opts.get("kernel"), dims=opts.get("dims"),
+        block_dim=opts.get("block_dim"), budget=opts.get("budget"), jobs=jobs,
+        cache=make_cache(cache_dir, False, default_on=False)) if len(missing) < len(paths) else ([], None)
+    fresh = to_json_data(fresh_reports, context)
+    diffs = [f"source {p}: missing now" for p in missing] + compare(recorded, fresh, opts)
+    n = len(recorded["kernels"])
+    if diffs:
+        for d in diffs:
+            click.echo(f"MISMATCH {d}")
+        click.echo(f"{report_file}: {len(diffs)} difference(s) over {n} kernel(s): the report does NOT "
+                   "match a re-run")
+        sys.exit(EXIT_MISMATCH)
+    click.echo(f"{report_file}: every source hash, verdict, assumption and option of {n} kernel(s) "
+               f"matches a re-run (verikern {fresh['versions']['verikern']}, z3 {fresh['versions']['z3']})")
+    sys.exit(EXIT_MATCH)
+
+
+def _exists(path: str) -> bool:
+    import os
+
+    return os.path.exists(path)
