@@ -365,7 +365,7 @@ def _strengthen(cmp: ast.Compare, positive: bool) -> ast.Compare:
     if op is ast.NotEq:
         new.ops[-1] = ast.Eq()
         return new
-    up = op in (ast.Gt, ast.GtE, ast.Eq, ast.Is)
+    up = op in (ast.Gt, ast.GtE, ast.Eq)
     new.comparators[-1] = _shift(cmp.comparators[-1], 1 if up == positive else -1)
     return new
 
