@@ -29,4 +29,4 @@ def _packages():
 
 _dirs, _pkgs = _packages()
 setup(package_dir=_dirs, packages=_pkgs,
-      package_data={"verikern": ["py.typed"]})
+      package_data={"verikern": ["py.typed", "selftest_corpus/*.py"]})   # `verikern selftest`

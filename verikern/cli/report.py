@@ -32,7 +32,7 @@ def command(paths, kernel, dims, block_dim, budget, jobs, executor, scheduler, c
     \b
     Examples:
       verikern report examples/ -o report.html
-      verikern report src/ --md -o REPORT.md
+      verikern report src/ --md          # Markdown on stdout
     """
     from verikern.cli.prove import exit_code
     from verikern.proofs.report_html import render_html, render_markdown

@@ -1,0 +1,75 @@
+"""`verikern selftest`: prove the shipped corpus with its expected verdicts
+and print a qualification summary (verikern.selftest).
+
+Exit status: 0 every verdict as expected; 1 some verdict is not.
+"""
+from __future__ import annotations
+
+import sys
+
+import click
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--only", metavar="TEXT", help="Run only the cases whose file name contains TEXT.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
+              help="Prove N cases in parallel (processes).")
+@click.option("--cache-dir", type=click.Path(file_okay=False), metavar="DIR",
+              help="Read and write verdicts in this proof cache (default: none, every proof runs).")
+def command(only, jobs, cache_dir):
+    """Prove every kernel of the corpus shipped with verikern and check each
+    verdict against the one the case expects: the evidence a
+    tool-qualification kit needs (tool version, z3 version, corpus hash,
+    every verdict as expected or not).
+
+    \b
+    Examples:
+      verikern selftest --jobs 2
+      verikern selftest --only race
+    """
+    from concurrent.futures import ProcessPoolExecutor
+
+    from verikern.proofs.scope import versions
+    from verikern import selftest
+    from verikern.selftest import cases, corpus_hash, expected_text
+
+    selected = cases(only=only)
+    if not selected:
+        raise click.ClickException(f"no corpus case matches {only!r}")
+    v = versions()
+    click.echo("verikern qualification self-test")
+    click.echo(f"  tool: verikern {v['verikern']}; z3 {v['z3']}; Python {v['python']}; {v['platform']}")
+    click.echo(f"  corpus: {len(selected)} of {len(list(selftest.CORPUS.glob('*.py')))} cases, sha256 {corpus_hash()}")
+    tasks = [(str(c.path), c.prove_args, cache_dir) for c in selected]
+    if jobs > 1 and len(tasks) > 1:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            outcomes = list(pool.map(_run_case, tasks))
+    else:
+        outcomes = [_run_case(t) for t in tasks]
+    bad = 0
+    for case, (got, ok, cached) in zip(selected, outcomes):
+        bad += not ok
+        tag = "as expected" if ok else "NOT AS EXPECTED"
+        click.echo(f"  {'ok ' if ok else 'BAD'} {case.path.name}: expected {expected_text(case)}, got {got}"
+                   f" -- {tag}{' (cached)' if cached else ''}")
+    if bad:
+        click.echo(f"FAILED: {bad} of {len(selected)} verdicts not as expected")
+        sys.exit(1)
+    click.echo(f"PASSED: all {len(selected)} verdicts as expected")
+
+
+def _run_case(task):
+    """(got, ok, cached) for one case: proved with its own prove-args, never executed."""
+    path, prove_args, cache_dir = task
+    from pathlib import Path
+
+    from verikern.cli.prove import command as prove_command
+    from verikern.proofs.cache import ProofCache
+    from verikern.proofs.driver import prove_file
+    from verikern.selftest import judge, parse_case
+
+    params = prove_command.make_context("prove", [path, *prove_args]).params
+    reports = prove_file(path, kernel=params["kernel"], dims=params["dims"], block_dim=params["block_dim"],
+                         budget=params["budget"], cache=ProofCache(cache_dir) if cache_dir else None)
+    outcome = judge(parse_case(Path(path)), reports)
+    return outcome.got, outcome.ok, outcome.cached

@@ -1,0 +1,89 @@
+"""The qualification self-test: prove the corpus shipped with verikern
+(`verikern/selftest_corpus/`, a byte-for-byte copy of the repository's
+tests/corpus, kept identical by tests/report/test_selftest.py) and compare
+every verdict with the one its header expects.
+
+Header lines used (tests/corpus_loader.py documents the full format):
+`# expect: proved` or `# expect: failed KIND[,KIND...]`, and optionally
+`# prove-args: ...` (the options the case is proved with).
+
+Invariants: a case passes only when it gets exactly its expected verdict:
+`proved` means every kernel of the file PROVED; `failed K` means the set of
+kinds with a failed obligation is exactly K and nothing is unknown or an
+error. The corpus hash is the sha256 over the sorted file names and bytes,
+so a summary names exactly the corpus it ran.
+"""
+from __future__ import annotations
+
+import hashlib
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+
+CORPUS = Path(__file__).resolve().parent / "selftest_corpus"
+
+
+@dataclass(frozen=True)
+class Case:
+    path: Path
+    expect: str                       # "proved" or "failed"
+    kinds: frozenset[str]             # failing kinds (empty when proved)
+    prove_args: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    case: Case
+    got: str                          # "proved", "failed K,K", "unknown", "error"
+    ok: bool
+    cached: bool
+
+
+def parse_case(path: Path) -> Case:
+    expect, kinds, args = None, frozenset(), ()
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.startswith("#"):
+            break
+        body = line[1:].strip()
+        if body.startswith("expect:"):
+            words = body[len("expect:"):].split()
+            expect = words[0]
+            kinds = frozenset(words[1].split(",")) if len(words) > 1 else frozenset()
+        elif body.startswith("prove-args:"):
+            args = tuple(shlex.split(body[len("prove-args:"):]))
+    if expect not in ("proved", "failed") or (expect == "failed") != bool(kinds):
+        raise ValueError(f"{path}: the header has no valid '# expect:' line")
+    return Case(path, expect, kinds, args)
+
+
+def cases(corpus: Path | None = None, only: str | None = None) -> list[Case]:
+    corpus = CORPUS if corpus is None else corpus
+    return [parse_case(p) for p in sorted(corpus.glob("*.py")) if only is None or only in p.stem]
+
+
+def corpus_hash(corpus: Path | None = None) -> str:
+    digest = hashlib.sha256()
+    for p in sorted((CORPUS if corpus is None else corpus).glob("*.py")):
+        digest.update(p.name.encode() + b"\0" + p.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def judge(case: Case, reports) -> Outcome:
+    from verikern.proofs.obligations import KernelStatus, Status
+
+    statuses = {r.status for r in reports}
+    failed = frozenset(ob.kind.value for r in reports for ob in r.obligations if ob.status is Status.FAILED)
+    if KernelStatus.ERROR in statuses or not reports:
+        got = "error"
+    elif any(ob.status is Status.UNKNOWN for r in reports for ob in r.obligations):
+        got = "unknown" + (f" (failed {','.join(sorted(failed))})" if failed else "")
+    elif failed:
+        got = "failed " + ",".join(sorted(failed))
+    else:
+        got = "proved"
+    want = "proved" if case.expect == "proved" else "failed " + ",".join(sorted(case.kinds))
+    return Outcome(case, got, got == want, bool(reports) and all(r.cached for r in reports))
+
+
+def expected_text(case: Case) -> str:
+    return "proved" if case.expect == "proved" else "failed " + ",".join(sorted(case.kinds))

@@ -1,0 +1,17 @@
+# expect: proved
+# Reverses each block of 128 elements through shared memory; block_dim is fixed by a requires instead of the decorator.
+import verikern as vk
+
+
+@vk.kernel
+def reverse_block(x: vk.array(dtype=vk.float32), out: vk.array(dtype=vk.float32)):
+    vk.requires(vk.block_dim() == 128)
+    vk.requires(out.shape[0] == x.shape[0])
+    buf = vk.shared.array(shape=(128,), dtype=vk.float32)
+    t = vk.thread_idx()
+    i = vk.tid()
+    if i < x.shape[0]:
+        buf[t] = x[i]
+    vk.sync_threads()
+    if i < out.shape[0]:
+        out[i] = buf[127 - t]
