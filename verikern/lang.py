@@ -269,6 +269,10 @@ class KernelHandle:
                               "kernels in a .py file", self.loc, rule="no-source",
                               hint="verikern compiles kernels from their file's source")
         module = _compile_cached(self.source_file)
+        same = [k for k in module.kernels if k.name == self.name]
+        if len(same) > 1:   # kernel factories: the one whose `def` follows our first line
+            after = [k for k in same if k.loc.line >= self.line]
+            return min(after or same, key=lambda k: k.loc.line)
         try:
             return module.kernel(self.name)
         except KeyError:

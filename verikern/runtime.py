@@ -191,16 +191,71 @@ def _user_params(k: Kernel) -> list[tuple[str, list]]:
     return out
 
 
-def _expand_components(k: Kernel, inputs: list) -> list:
+def _python_function(kernel):
+    """The Python function behind a @vk.kernel handle or a Warp kernel object."""
+    for attr in ("fn", "func"):
+        f = getattr(kernel, attr, None)
+        if callable(f) and hasattr(f, "__code__"):
+            return f
+    return None
+
+
+def _lookup_captured(fn, name: str, seen: set):
+    """The value `name` has for `fn` (its closure, then its globals), also
+    searched in the funcs it reads; raises KeyError when none has it."""
+    if id(fn) in seen:
+        raise KeyError(name)
+    seen.add(id(fn))
+    try:
+        cv = inspect.getclosurevars(fn)
+    except (TypeError, ValueError):
+        raise KeyError(name) from None
+    if name in cv.nonlocals:
+        return cv.nonlocals[name]
+    if name in cv.globals:
+        return cv.globals[name]
+    for v in list(cv.nonlocals.values()) + list(cv.globals.values()):
+        inner = _python_function(v) or (v if inspect.isfunction(v) else None)
+        if inner is not None:
+            try:
+                return _lookup_captured(inner, name, seen)
+            except KeyError:
+                pass
+    raise KeyError(name)
+
+
+def _captured_values(kernel, k: Kernel, names: list[str]) -> list:
+    """The values of the constants a kernel captures (hidden `@name` params),
+    read from its function's closure or module as Warp reads them at launch."""
+    fn = _python_function(kernel)
+    out = []
+    for n in names:
+        try:
+            if fn is None:
+                raise KeyError(n)
+            out.append(_lookup_captured(fn, n[1:], set()))
+        except KeyError:
+            raise LaunchError(f"kernel {k.name}: it reads {n[1:]!r} from the code around it; "
+                              "launch the kernel object (the decorated function) so its value "
+                              "can be read, or pass a value for every parameter including "
+                              f"{n}") from None
+    return out
+
+
+def _expand_components(k: Kernel, inputs: list, kernel=None) -> list:
     """`inputs` in user parameter order (a vector value for a vector
-    parameter) or already one value per MIR parameter -> one per MIR parameter."""
-    groups = _user_params(k)
+    parameter; captured constants read from the kernel's function) or
+    already one value per MIR parameter -> one per MIR parameter."""
     if len(inputs) == len(k.params):   # no component params, or already expanded
         return inputs
-    if len(inputs) != len(groups):
-        names = ", ".join(name for name, _ in groups)
-        raise LaunchError(f"kernel {k.name}: takes {len(groups)} argument(s) ({names}), "
+    groups = _user_params(k)
+    user = [g for g in groups if not g[0].startswith("@")]
+    if len(inputs) != len(user):
+        names = ", ".join(name for name, _ in user)
+        raise LaunchError(f"kernel {k.name}: takes {len(user)} argument(s) ({names}), "
                           f"but inputs has {len(inputs)}")
+    captured = [name for name, _ in groups if name.startswith("@")]
+    inputs = list(inputs) + _captured_values(kernel, k, captured)   # captures come last
     out = []
     for (name, ps), value in zip(groups, inputs):
         if len(ps) == 1 and "[" not in ps[0].name:
@@ -227,7 +282,7 @@ def prepare_launch(kernel, dim, inputs, block_dim: int | None = 256):
     if not isinstance(inputs, (list, tuple)):
         raise LaunchError(f"kernel {k.name}: inputs must be a list of arguments in parameter "
                           f"order, got {type(inputs).__name__}")
-    inputs = _expand_components(k, list(inputs))
+    inputs = _expand_components(k, list(inputs), kernel)
     launch = launch_config(k, dim, block_dim)
     arrays: dict = {}
     scalars: dict = {}

@@ -37,3 +37,18 @@ def vector_builtins(ang: wp.array[float], q: wp.array[wp.quat], m: wp.array[wp.m
     m[i] = wp.identity(n=3, dtype=float) * t
     w = wp.lerp(wp.vec3(1.0, 2.0, 3.0), wp.vec3(-1.0, 0.0, 4.0), 0.5 * t)
     v[i] = wp.quat_rotate_inv(q[i], w)
+
+
+@vk.requires(lambda f, n, u: f.shape[0] == vk.launch_dim() and n.shape[0] == vk.launch_dim())
+@vk.requires(lambda f, u: u.shape[0] == f.shape[0])
+@wp.kernel
+def random_numbers(seed: int, f: wp.array[float], n: wp.array[int], u: wp.array[wp.uint32]):
+    i = wp.tid()
+    state = wp.rand_init(seed, i)
+    f[i] = wp.randf(state) + 10.0 * wp.randf(state, -1.0, 1.0)
+    if wp.randf(state) < 0.5:
+        n[i] = wp.randi(state, -5, 7)
+    else:
+        n[i] = wp.randi(state)
+    other = wp.rand_init(seed)
+    u[i] = wp.randu(other) + wp.randu(state)

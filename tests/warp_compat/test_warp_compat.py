@@ -173,8 +173,58 @@ def test_decorators_leave_warp_unchanged(warp):
                                          np.zeros((2, 3), np.float32)])
 
 
+@pytest.mark.slow
 def test_compat_kernels_are_proved():
     reports = prove_file(HERE / "kernels_spellings.py") + prove_file(HERE / "kernels_builtins.py")
     assert {r.kernel: r.status.value for r in reports} == {
         "spell_1d": "proved", "spell_2d": "proved", "transform": "proved",
-        "gather_add": "proved", "scalar_builtins": "proved", "vector_builtins": "proved"}
+        "gather_add": "proved", "scalar_builtins": "proved", "vector_builtins": "proved",
+        "random_numbers": "proved"}
+
+
+def test_kernel_factories_read_their_captures_as_warp_does(warp):
+    m = load("kernels_factories")
+    rng = np.random.default_rng(5)
+    a = f32(rng, 30)
+    for kernel, factor, n in ((m.scale_2_1, 2.0, 1), (m.scale_3_5, 3.0, 5)):
+        warp_out, ours = run_everywhere(kernel, 30, [a], [float])
+        assert_same(warp_out, ours, None)
+        want = a.astype(np.float64)
+        for _ in range(3):
+            want = want * factor + n + 0.5 * 4.0
+        np.testing.assert_allclose(warp_out[0], want, rtol=1e-5)
+    src = f32(rng, 160)
+    warp_out, ours = run_everywhere(m.gather_3, 10, [src, np.zeros(10, np.float32)],
+                                    [float, float])
+    assert_same(warp_out, ours, None)
+    assert warp_out[1].tolist() == src[::3][:10].tolist()
+    with pytest.raises(ContractError):   # 11 > 160 // 16: the contract is checked
+        vk.check_launch(m.gather_3, 11, [src, np.zeros(11, np.float32)])
+
+
+def test_factory_kernels_are_proved_for_every_captured_value():
+    reports = prove_file(HERE / "kernels_factories.py")
+    assert [(r.kernel, r.status.value) for r in reports] == [("scale", "proved"),
+                                                             ("gather", "proved")]
+
+
+def test_random_numbers_are_warps_exact_sequence(warp):
+    m = load("kernels_builtins")
+    values = [1234, np.zeros(70, np.float32), np.zeros(70, np.int32), np.zeros(70, np.uint32)]
+    warp_out, ours = run_everywhere(m.random_numbers, 70, values, [None, float, wp.int32, wp.uint32])
+    for dev, args in ours.items():
+        for k in (1, 2, 3):
+            assert np.array_equal(args[k], warp_out[k]), (dev, k)   # bit for bit
+    assert len(set(warp_out[3].tolist())) > 60        # a real sequence, not a constant
+    # independent reference for one value: rand_pcg as written in Warp's rand.h
+    def pcg(x):
+        b = (x * 747796405 + 2891336453) & 0xFFFFFFFF
+        c = (((b >> ((b >> 28) + 4)) ^ b) * 277803737) & 0xFFFFFFFF
+        return (c >> 22) ^ c
+    f32 = np.float32
+    state = pcg((1234 + pcg(5)) & 0xFFFFFFFF)
+    state = pcg(state)
+    v1 = f32(state >> 8) * f32(2.0 ** -24)
+    state = pcg(state)
+    v2 = f32(2.0) * (f32(state >> 8) * f32(2.0 ** -24)) + f32(-1.0)
+    assert warp_out[1][5] == v1 + f32(10.0) * v2

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ast
 
-from verikern.hir.types import ArrayType
+from verikern.hir.types import ArrayType, TupleType
 from .typing_rules import SCALAR_ALIASES, value_type_by_name
 
 ARRAY_CTORS = {"array": None, "array1d": 1, "array2d": 2, "array3d": 3, "array4d": 4}
@@ -40,6 +40,15 @@ def parse_annotation(chk, node: ast.AST | None, what: str):
         name = chk.info.dsl_name(node.value)
         if name in ARRAY_CTORS:
             return _subscript_array_type(chk, node, ARRAY_CTORS[name], what)
+        base = node.value
+        base_name = base.attr if isinstance(base, ast.Attribute) else getattr(base, "id", None)
+        if base_name in ("tuple", "Tuple") and what.startswith("the result"):
+            parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            elems = tuple(parse_annotation(chk, p, what) for p in parts)
+            if any(isinstance(e, (ArrayType, TupleType)) for e in elems):
+                raise chk.error("a tuple result holds scalars, vectors and matrices only", node,
+                                "annotation")
+            return TupleType(elems)
     raise chk.error(f"unknown type annotation `{ast.unparse(node)}` for {what}", node,
                     "annotation",
                     "use a verikern type: vk.float32, vk.int32, int, float, vk.vec3, vk.array(...)")

@@ -41,6 +41,10 @@ def callee_name(chk, func: ast.AST) -> tuple[str, str]:
         if n in chk.local_names or n in chk.arrays:
             raise chk.error(f"{n!r} is a variable, not a function", func, "call-not-allowed")
         if n in chk.info.funcs:
+            if n in chk.info.ambiguous_funcs:
+                raise chk.error(f"several functions of this file define a func named {n!r}; "
+                                "verikern cannot tell which one this call means", func,
+                                "ambiguous-func", "give each func its own name")
             return "func", n
         if n in PYTHON_BUILTINS:
             return "builtin", PYTHON_BUILTINS[n]

@@ -107,6 +107,14 @@ def desugar(chk, node: ast.Call, name: str, args: list):
         try:
             v = chk.const_eval(args[0])
         except Exception:
+            v = None
+        if v is None:
+            from .module import NotConstant, eval_module_constant
+            try:
+                v = eval_module_constant(args[0], chk.info)
+            except NotConstant:
+                v = None
+        if not isinstance(v, (bool, int, float)):
             raise chk.error("wp.static() needs an expression of compile-time constants",
                             args[0], "static-not-constant",
                             "use literals and module-level constants only") from None

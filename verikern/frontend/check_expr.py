@@ -14,6 +14,7 @@ from verikern.hir import nodes as H
 from verikern.hir.types import (
     BOOL, F32, I32, ArrayType, MatrixType, ScalarType, VectorType,
 )
+from .factories import capture_of, capture_ref
 from .module import NotConstant
 from .typing_rules import (
     BINOP_NAMES, COMPARE_NAMES, check_binary_types, literal_type_for, make_literal,
@@ -63,6 +64,11 @@ class ExprChecker:
         if isinstance(node, ast.Name):
             if node.id in self.local_names or node.id in self.arrays:
                 raise NotConstant
+            cap = capture_of(self, node.id)
+            if cap is not None:
+                if cap.known and not isinstance(cap.value, tuple):
+                    return cap.value
+                raise NotConstant
             if node.id in self.info.constants:
                 v = self.info.constants[node.id]
                 if isinstance(v, tuple):
@@ -76,8 +82,8 @@ class ExprChecker:
             raise NotConstant
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) \
                 and node.value.id not in self.local_names and node.value.id not in self.arrays \
-                and isinstance(self.info.constants.get(node.value.id), tuple):
-            tup = self.info.constants[node.value.id]
+                and isinstance(self._tuple_constant(node.value.id), tuple):
+            tup = self._tuple_constant(node.value.id)
             idx = self.const_eval(node.slice)
             if isinstance(idx, int) and -len(tup) <= idx < len(tup):
                 v = tup[idx]
@@ -124,6 +130,12 @@ class ExprChecker:
                 raise NotConstant from None
             raise NotConstant
         raise NotConstant
+
+    def _tuple_constant(self, name):
+        cap = capture_of(self, name)
+        if cap is not None:
+            return cap.value if cap.known else None
+        return self.info.constants.get(name)
 
     def is_const(self, node) -> bool:
         try:
@@ -247,6 +259,9 @@ class ExprChecker:
                                  "undefined-variable",
                                  "assign it on every path before this point (before the loop/if)")
             return H.LocalRef(name, self.var_types[name], self.loc(node))
+        cap = capture_of(self, name)
+        if cap is not None and not (cap.known and isinstance(cap.value, tuple)):
+            return capture_ref(self, cap, node)
         if name in self.info.constants:
             raise self.error(f"the tuple constant {name!r} can only be indexed with a constant",
                              node, "no-tuples", f"write {name}[0]")

@@ -2,7 +2,9 @@
 
 Invariant: after an if, a variable is defined only if every branch that
 falls through defines it; after a loop, exactly the variables defined before
-it (the loop may run zero times) minus the loop variable; a func call is
+it (the loop may run zero times) minus the loop variable, plus, for a loop
+over a constant non-empty range without break/continue, those its body
+always defines (it runs at least once); a func call is
 checked against the func's signature and never closes a call cycle.
 """
 from __future__ import annotations
@@ -10,7 +12,9 @@ from __future__ import annotations
 import ast
 
 from verikern.hir import nodes as H
-from verikern.hir.types import ArrayType, ScalarType
+from verikern.hir.types import (
+    ArrayType, MatrixType, ScalarType, TupleType, VectorType, component_count,
+)
 from .module import NotConstant
 
 
@@ -97,14 +101,49 @@ class FlowChecker:
         inner = set(self.defined)
         self.defined = before
         self.loop_vars.append(var)
-        body = self._loop_body(s.body, inner)
+        self.loop_depth += 1
+        body, end_defined, _ = self._branch(s.body, inner, loop_body=True)
+        self.loop_depth -= 1
+        self.defined = set(before)
+        self.terminated = False
         self.loop_vars.pop()
         self.defined.discard(var)
-        return H.ForRange(var, typed[0], typed[1], typed[2], body, self.loc(s))
+        loop = H.ForRange(var, typed[0], typed[1], typed[2], tuple(body), self.loc(s))
+        return self._runs_once_defs(s, args, before, end_defined, var) + [loop]
+
+    def _runs_once_defs(self, s, args, before, end_defined, var) -> list:
+        """A loop over a constant range with at least one iteration and no
+        break/continue runs its body to the end at least once, so (as in
+        Python and Warp) the names the body always assigns are defined after
+        it. They get a typed zero before the loop: the body never reads it
+        (it cannot read a name before assigning it), so it is never observed."""
+        try:
+            trip = len(range(*(int(self.const_eval(a)) for a in args)))
+        except (NotConstant, TypeError, ValueError):
+            return []
+        if trip < 1 or any(isinstance(n, (ast.Break, ast.Continue)) for n in ast.walk(s)):
+            return []
+        out = []
+        loc = self.loc(s)
+        for name in sorted(end_defined - before - {var}):
+            t = self.var_types.get(name)
+            if name.startswith("$") or t is None:
+                continue
+            if isinstance(t, ScalarType):
+                zero = H.Literal(False if t.is_bool else (0.0 if t.is_float else 0), t, loc)
+            elif isinstance(t, (VectorType, MatrixType)):
+                zero = H.BuiltinCall("construct", tuple(H.Literal(0.0, t.dtype, loc) for _ in
+                                                        range(component_count(t))), t, loc)
+            else:
+                continue
+            out.append(H.Assign(name, zero, loc))
+            self.defined.add(name)
+        return out
 
     # ------------------------------------------------------------ calls
     def check_func_call(self, node: ast.Call, name: str):
         loc = self.loc(node)
+        tuple_ok, self.tuple_ok = self.tuple_ok, False   # only this call may be unpacked
         if name == self.name or self.registry.reaches(name, self.name):
             raise self.error(f"recursive call of {name!r}", node, "recursion",
                              "rewrite the recursion as a loop")
@@ -133,8 +172,15 @@ class FlowChecker:
                 raise self.error(f"argument {p.name!r} of {name}() is {p.type}, got {e.type}",
                                  a, rule, "convert the argument explicitly")
             args.append(e)
+        if isinstance(f.returns, TupleType) and not tuple_ok:
+            raise self.error(f"{name}() returns a tuple: unpack it, e.g. `a, b = {name}(...)`",
+                             node, "no-tuples")
         self.called.add(name)
         self.called |= info.called
+        for cap, t in info.captures:
+            if self.captures.setdefault(cap, t) != t:
+                raise self.error(f"{name}() and its caller see {cap!r} with different types",
+                                 node, "capture-type")
         if info.uses_block:
             self.uses_block = True
         if info.tid_arity is not None:

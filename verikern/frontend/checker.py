@@ -9,14 +9,19 @@ of its first assignment for its whole life.
 from __future__ import annotations
 
 import ast
+import copy
 
 from verikern.errors import KernelError
 from verikern.hir import nodes as H
-from verikern.hir.types import I32, ArrayType, MatrixType, ScalarType, VectorType
+from verikern.hir.types import (
+    I32, ArrayType, MatrixType, ScalarType, TupleType, VectorType, component_count,
+)
 from .annotations import parse_annotation
 from .builtins import check_atomic_value
 from .check_expr import VECTOR_FIELDS, ExprChecker
 from .check_flow import FlowChecker
+from .factories import CAPTURE_PREFIX
+from .rand import RAND_BUILTINS, has_rand, hoist
 from .module import Definition, ModuleInfo
 from .typing_rules import BINOP_NAMES, check_binary_types, literal_type_for
 
@@ -55,6 +60,12 @@ def is_dsl_call(info: ModuleInfo, node, name: str) -> bool:
     return isinstance(node, ast.Call) and info.dsl_name(node.func) == name
 
 
+def has_rand_header(chk, s) -> bool:
+    """A random-number call in the test or range of an if/for/while."""
+    header = getattr(s, "test", None) or getattr(s, "iter", None)
+    return header is not None and has_rand(chk, header)
+
+
 class BodyChecker(FlowChecker, ExprChecker):
     """Checks one kernel or func body (see module docstring)."""
 
@@ -80,6 +91,8 @@ class BodyChecker(FlowChecker, ExprChecker):
         self.called: set[str] = set()
         self.returns = None
         self.temp_counter = 0
+        self.captures: dict = {}   # captured unknown constants read: name -> type
+        self.tuple_ok = False      # a tuple-returning func call may appear here
 
     # ---------------------------------------------------------- helpers
     def loc(self, node):
@@ -160,6 +173,9 @@ class BodyChecker(FlowChecker, ExprChecker):
                              "launch-dim-range")
         ndim = self.tid_arity or max(1, self.launch_dim_max + 1)
         funcs = tuple(self.registry.get(n).fdef for n in sorted(self.called))
+        # captured unknown constants: hidden scalar parameters after the others
+        params = params + tuple(H.Param(CAPTURE_PREFIX + n, t, self.defn.loc)
+                                for n, t in sorted(self.captures.items()))
         return H.KernelDef(self.name, params, tuple(body), self.defn.loc, funcs, ndim,
                            self.defn.block_dim, self.info.fast_math, self.uses_block)
 
@@ -210,6 +226,20 @@ class BodyChecker(FlowChecker, ExprChecker):
         return out
 
     def check_stmt(self, s):
+        if any(isinstance(n, ast.Call) and self.info.dsl_name(n.func) in RAND_BUILTINS
+               for n in ast.walk(s)) and not isinstance(s, (ast.If, ast.For, ast.While)) \
+                or isinstance(s, (ast.If, ast.For, ast.While)) and has_rand_header(self, s):
+            pre, s = hoist(self, copy.deepcopy(s))
+            out = []
+            for p in pre:
+                r = self.check_stmt(p)
+                out.extend(r if isinstance(r, list) else [r] if r is not None else [])
+            r = self._check_stmt(s)
+            out.extend(r if isinstance(r, list) else [r] if r is not None else [])
+            return out
+        return self._check_stmt(s)
+
+    def _check_stmt(self, s):
         kind = type(s).__name__
         if kind in _FORBIDDEN_STMTS:
             rule, msg, hint = _FORBIDDEN_STMTS[kind]
@@ -249,7 +279,14 @@ class BodyChecker(FlowChecker, ExprChecker):
                                  "return-type")
             self.terminated = True
             return H.ReturnStmt(None, loc)
-        e = self.check_expr(s.value, self.returns)
+        if isinstance(s.value, ast.Tuple) and s.value.elts:
+            e = self._tuple_value(s.value)
+        else:
+            self.tuple_ok = isinstance(s.value, ast.Call)
+            try:
+                e = self.check_expr(s.value, self.returns)
+            finally:
+                self.tuple_ok = False
         if isinstance(e.type, ArrayType):
             raise self.error("funcs cannot return arrays", s.value, "array-return",
                              "pass the output array as a parameter")
@@ -386,7 +423,7 @@ class BodyChecker(FlowChecker, ExprChecker):
             elif isinstance(x, H.BuiltinCall) and x.name not in UNIFORM_BUILTINS \
                     and x.name not in ("construct",):
                 bad = f"vk.{x.name}()"
-            elif isinstance(x, H.LocalRef) and not any(
+            elif isinstance(x, H.LocalRef) and not x.name.startswith(CAPTURE_PREFIX) and not any(
                     p.arg == x.name for p in self.node.args.args):
                 bad = f"the local variable {x.name!r}"
             for f in ("lhs", "rhs", "operand", "cond", "if_true", "if_false", "value"):
@@ -435,8 +472,11 @@ class BodyChecker(FlowChecker, ExprChecker):
             if name in self.arrays:
                 raise self.error(f"cannot assign to the array {name!r}", target,
                                  "assign-to-array", "write to its elements: a[i] = ...")
+            prev = self.var_types.get(name)
+            if isinstance(prev, ScalarType) and prev.is_float and self._int_literal(value):
+                prev = None   # `v = 1.0` then `v = 2`: Warp rejects the change of type too
             try:
-                e = self.check_expr(value, self.var_types.get(name))
+                e = self.check_expr(value, prev)
             except KernelError as err:
                 # a literal of another kind re-assigned: that is a change of type
                 if err.rule not in ("implicit-conversion", "literal-range") \
@@ -463,6 +503,54 @@ class BodyChecker(FlowChecker, ExprChecker):
                 return H.AssignComponent(var.name, VECTOR_FIELDS[target.attr], 1, e, loc)
         raise self.error(f"cannot assign to `{ast.unparse(target)}`", target, "bad-assign-target",
                          "assign to a variable, an array element a[i] or a vector component")
+
+    def _tuple_value(self, node: ast.Tuple):
+        """`return a, b` in a func: a tuple of the elements' components."""
+        want = self.returns.elems if isinstance(self.returns, TupleType) and \
+            len(self.returns.elems) == len(node.elts) else (None,) * len(node.elts)
+        elems = tuple(self.check_expr(v, t) for v, t in zip(node.elts, want))
+        for e, v in zip(elems, node.elts):
+            if isinstance(e.type, (ArrayType, TupleType)) or e.type is None:
+                raise self.error(f"a tuple result cannot hold {e.type}", v, "no-tuples")
+        t = TupleType(tuple(e.type for e in elems))
+        return H.BuiltinCall("construct", elems, t, self.loc(node))
+
+    def _unpack_call(self, target, value, s):
+        """`x, y = f(...)` for a func that returns a tuple."""
+        self.tuple_ok = True
+        try:
+            e = self.check_expr(value)
+        finally:
+            self.tuple_ok = False
+        if not isinstance(e.type, TupleType) or len(e.type.elems) != len(target.elts):
+            return None
+        tmp = self.temp()
+        self.declare(tmp, e.type, value)
+        loc = self.loc(value)
+        out = [H.Assign(tmp, e, loc)]
+        offset = 0
+        for n, t in zip(target.elts, e.type.elems):
+            if not isinstance(n, ast.Name):
+                raise self.error("unpack a tuple result into plain names", n,
+                                 "bad-assign-target")
+            if n.id in self.arrays or n.id in self.loop_vars:
+                raise self.error(f"cannot assign to {n.id!r}", n, "bad-assign-target")
+            k = component_count(t)
+            part = H.ComponentExpr(H.LocalRef(tmp, e.type, loc), offset, k, t, loc)
+            offset += k
+            self.declare(n.id, t, n)
+            out.append(H.Assign(n.id, part, self.loc(n)))
+        return out
+
+    def _int_literal(self, node) -> bool:
+        """An untyped literal (tree) with a Python int value, e.g. `2` or `N * 2`."""
+        if not self.is_literal_tree(node):
+            return False
+        try:
+            v = self.const_eval(node)
+        except Exception:
+            return False
+        return isinstance(v, int) and not isinstance(v, bool)
 
     def _typed(self, node, t, what="value"):
         e = self.check_expr(node, t)
@@ -518,6 +606,10 @@ class BodyChecker(FlowChecker, ExprChecker):
                     raise self.error(f"cannot assign to the array {n.id!r}", n, "assign-to-array")
                 self.declare(n.id, I32, n)
             return H.TidUnpack(tuple(n.id for n in names), self.loc(value))
+        if isinstance(value, ast.Call) and not is_dsl_call(self.info, value, "tid"):
+            out = self._unpack_call(target, value, s)
+            if out is not None:
+                return out
         if isinstance(value, ast.Tuple) and len(value.elts) == len(names):
             temps, out = [], []
             for v in value.elts:

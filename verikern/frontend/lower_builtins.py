@@ -204,6 +204,8 @@ class BuiltinLowering:
                 new_arrays[p.name] = self.arrays[a.name]
             else:
                 new_env[p.name] = self.lower_expr(a, hint=p.name)
+        # captured constants (`@name`, kernel parameters) stay visible inside funcs
+        new_env.update({n: v for n, v in self.env.items() if n.startswith("@")})
         saved = (self.env, self.arrays, self.loops)
         self.env, self.arrays, self.loops = new_env, new_arrays, []
         ctx = FuncContext()

@@ -35,6 +35,10 @@ class Definition:
     block_dim: int | None = None
     # `@vk.requires(lambda x, y: ...)` decorators, top to bottom (kernels only)
     requires: tuple[ast.Call, ...] = ()
+    # for a definition inside a function (a kernel factory): the names it can
+    # capture from the enclosing functions (name -> factories.Capture); None
+    # at module level
+    scope: dict | None = None
 
 
 @dataclass
@@ -50,6 +54,11 @@ class ModuleInfo:
     errors: list[KernelError] = field(default_factory=list)
     std_modules: dict[str, str] = field(default_factory=dict)  # local name -> "math"/"numpy"
     type_aliases: dict[str, ast.AST] = field(default_factory=dict)  # name -> type expression
+    # module-level names first bound to a literal, later rebound at run time
+    # (e.g. under `if __name__ == "__main__":`): name -> the literal's value,
+    # whose type the kernel sees; the value itself is unknown
+    rebound: dict[str, object] = field(default_factory=dict)
+    ambiguous_funcs: set[str] = field(default_factory=set)  # funcs defined in several scopes
 
     @property
     def funcs(self) -> dict[str, Definition]:
@@ -185,6 +194,16 @@ def _decorator_kind(dec: ast.AST, info: ModuleInfo):
     return None
 
 
+def _rebind(info: ModuleInfo, name: str) -> None:
+    """`name` may get a value the file computes at run time (inside an if,
+    a loop, a with or a try: e.g. `if __name__ == "__main__": N = args.n`):
+    kernels see an unknown value of the type of its literal binding."""
+    old = info.constants.pop(name, None)
+    if isinstance(old, (bool, int, float)) and name not in info.nonconstant:
+        info.rebound[name] = old
+    info.nonconstant.add(name)
+
+
 def _bind_target_names(target: ast.AST, out: set[str]) -> None:
     for n in ast.walk(target):
         if isinstance(n, ast.Name):
@@ -224,8 +243,9 @@ def scan_module(tree: ast.Module, info: ModuleInfo) -> None:
             names: set[str] = set()
             for t in targets:
                 _bind_target_names(t, names)
-            for n in names:
+            for n in names:   # replaced for good: its literal says nothing of its type
                 info.constants.pop(n, None)
+                info.rebound.pop(n, None)
                 info.nonconstant.add(n)
         elif isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name) \
                 and stmt.target.id in info.constants:
@@ -240,41 +260,54 @@ def scan_module(tree: ast.Module, info: ModuleInfo) -> None:
                 and info.dsl_name(stmt.value.func) == "set_module_options":
             _module_options(stmt.value, info)
         elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            kinds = [k for k in (_decorator_kind(d, info) for d in stmt.decorator_list) if k]
-            if not kinds:
+            if not register_definition(stmt, info):
                 info.nonconstant.add(stmt.name)
                 info.constants.pop(stmt.name, None)
+                from .factories import scan_factory
+                scan_factory(stmt, info, {})
                 continue
-            kind, keywords, args = kinds[0]
-            loc = info.loc(stmt)
-            reqs = tuple(d for d in stmt.decorator_list
-                         if isinstance(d, ast.Call) and info.dsl_name(d.func) == "requires")
-            if reqs and kind != "kernel":
-                info.errors.append(info.error(
-                    f"@vk.requires on the func {stmt.name!r}: contracts belong to kernels",
-                    reqs[0], "requires-position", "state it on the kernels that call the func"))
-                continue
-            if isinstance(stmt, ast.AsyncFunctionDef):
-                info.errors.append(info.error(f"{kind} {stmt.name!r} is async", stmt,
-                                              "async", "remove `async`"))
-                continue
-            block_dim = None
-            try:
-                block_dim = _decorator_block_dim(keywords, args, info, kind)
-            except KernelError as e:
-                info.errors.append(e)
-                continue
-            # a later definition of the same name replaces the earlier one (Python)
-            info.definitions = [d for d in info.definitions if d.node.name != stmt.name]
-            info.definitions.append(Definition(kind, stmt, loc, block_dim, reqs))
             info.constants.pop(stmt.name, None)
         elif isinstance(stmt, ast.ClassDef):
             info.nonconstant.add(stmt.name)
         else:
             for n in ast.walk(stmt):
                 if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
-                    info.constants.pop(n.id, None)
-                    info.nonconstant.add(n.id)
+                    _rebind(info, n.id)
+
+
+def register_definition(stmt, info: ModuleInfo, scope=None) -> bool:
+    """Record a @kernel/@func definition (True), or return False for a plain
+    function. `scope`: the names a nested definition captures from its
+    enclosing functions (None at module level)."""
+    kinds = [k for k in (_decorator_kind(d, info) for d in stmt.decorator_list) if k]
+    if not kinds:
+        return False
+    kind, keywords, args = kinds[0]
+    loc = info.loc(stmt)
+    reqs = tuple(d for d in stmt.decorator_list
+                 if isinstance(d, ast.Call) and info.dsl_name(d.func) == "requires")
+    if reqs and kind != "kernel":
+        info.errors.append(info.error(
+            f"@vk.requires on the func {stmt.name!r}: contracts belong to kernels",
+            reqs[0], "requires-position", "state it on the kernels that call the func"))
+        return True
+    if isinstance(stmt, ast.AsyncFunctionDef):
+        info.errors.append(info.error(f"{kind} {stmt.name!r} is async", stmt,
+                                      "async", "remove `async`"))
+        return True
+    try:
+        block_dim = _decorator_block_dim(keywords, args, info, kind)
+    except KernelError as e:
+        info.errors.append(e)
+        return True
+    same = [d for d in info.definitions if d.node.name == stmt.name]
+    if scope is None and all(d.scope is None for d in same):
+        # a later module-level definition of the same name replaces the earlier one (Python)
+        info.definitions = [d for d in info.definitions if d.node.name != stmt.name]
+    elif kind == "func" and any(d.kind == "func" for d in same):
+        info.ambiguous_funcs.add(stmt.name)
+    info.definitions.append(Definition(kind, stmt, loc, block_dim, reqs, scope))
+    return True
 
 
 def _decorator_block_dim(keywords, args, info: ModuleInfo, kind: str) -> int | None:

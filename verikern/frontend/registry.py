@@ -22,6 +22,7 @@ class FuncInfo:
     tid_arity: int | None
     launch_dim_max: int
     called: frozenset
+    captures: tuple = ()     # (name, type) of captured unknown constants it reads
 
 
 class FuncRegistry:
@@ -55,7 +56,8 @@ class FuncRegistry:
             try:
                 fdef = chk.check_func()
                 self._done[name] = FuncInfo(fdef, chk.uses_block, chk.tid_arity,
-                                            chk.launch_dim_max, frozenset(chk.called))
+                                            chk.launch_dim_max, frozenset(chk.called),
+                                            tuple(sorted(chk.captures.items())))
             except KernelError as e:
                 self._done[name] = e
             except RecursionError:

@@ -18,7 +18,7 @@ from verikern.mir.types import (
 __all__ = [
     "BOOL", "F16", "F32", "F64", "I8", "I16", "I32", "I64", "U8", "U16", "U32",
     "U64", "SCALAR_TYPES", "ScalarType", "VectorType", "MatrixType", "ArrayType",
-    "HirType", "VECTOR_TYPES", "MATRIX_TYPES", "QUAT", "is_vectorlike",
+    "HirType", "TupleType", "VECTOR_TYPES", "MATRIX_TYPES", "QUAT", "is_vectorlike",
     "component_count", "inner_shape", "type_name",
 ]
 
@@ -69,7 +69,19 @@ class ArrayType:
         return f"array<{type_name(self.dtype)}, {self.ndim}>"
 
 
-HirType = Union[ScalarType, VectorType, MatrixType, ArrayType]
+@dataclass(frozen=True)
+class TupleType:
+    """What a @func returns with `return a, b` (Warp's tuple returns): only
+    ever unpacked at the call (`x, y = f(...)`); its components are the
+    elements' components in order."""
+
+    elems: tuple
+
+    def __str__(self) -> str:
+        return "tuple[" + ", ".join(type_name(t) for t in self.elems) + "]"
+
+
+HirType = Union[ScalarType, VectorType, MatrixType, ArrayType, TupleType]
 
 VECTOR_TYPES = {n: VectorType(n, k) for n, k in (("vec2", 2), ("vec3", 3), ("vec4", 4))}
 QUAT = VectorType("quat", 4)
@@ -86,6 +98,8 @@ def component_count(t) -> int:
         return t.length
     if isinstance(t, MatrixType):
         return t.rows * t.cols
+    if isinstance(t, TupleType):
+        return sum(component_count(e) for e in t.elems)
     return 1
 
 

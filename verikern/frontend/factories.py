@@ -1,0 +1,185 @@
+"""Kernel factories: @kernel / @func definitions inside plain functions, and
+the names they capture (docs/LANGUAGE.md section 1).
+
+Invariant: a captured name is either a literal constant (bound exactly once
+in its function, to a literal expression: its value is known) or an unknown
+constant of a type read from the source (a parameter annotation, literal
+assignments of one kind, or a cast such as `wp.float32(...)`); the kernel
+gets it as a hidden scalar parameter `@name`, so one proof covers every value
+it can take, and launches read its value from the function's closure. A name
+whose type cannot be read stays a `Capture` with type None, an error only
+where a kernel reads it. Nothing is executed.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from verikern.hir.types import BOOL, F32, I32, ScalarType
+from .annotations import value_type
+from .module import ModuleInfo, NotConstant, eval_module_constant, register_definition
+
+CAPTURE_PREFIX = "@"
+
+
+@dataclass(frozen=True)
+class Capture:
+    """A name a nested definition sees from an enclosing function."""
+
+    name: str
+    origin: str                  # the enclosing function's name
+    value: object = None         # the literal value when `known`
+    known: bool = False
+    type: ScalarType | None = None
+
+
+def capture_of(chk, name: str):
+    """The Capture a definition sees for `name` (enclosing functions first,
+    then a module-level name rebound at run time), or None."""
+    scope = chk.defn.scope
+    if scope is not None and name in scope:
+        return scope[name]
+    if name in chk.info.rebound and name not in chk.info.constants:
+        v = chk.info.rebound[name]
+        return Capture(name, "<module>", type=literal_type(v))
+    return None
+
+
+def capture_ref(chk, cap: Capture, node):
+    """A read of an unknown captured constant: the hidden parameter `@name`."""
+    from verikern.hir import nodes as H
+
+    if cap.type is None:
+        where = "the module (rebound at run time)" if cap.origin == "<module>" \
+            else f"the enclosing function {cap.origin!r}"
+        raise chk.error(f"the kernel reads {cap.name!r} from {where}, and verikern cannot "
+                        "read its type from the source", node, "capture-type",
+                        f"annotate it ({cap.name}: int), bind it to a literal, or to a cast "
+                        f"such as wp.int32(...)")
+    chk.captures[cap.name] = cap.type
+    return H.LocalRef(CAPTURE_PREFIX + cap.name, cap.type, chk.loc(node))
+
+
+def literal_type(value) -> ScalarType | None:
+    """The kernel type of a captured Python literal (Warp: int32, float32, bool)."""
+    if isinstance(value, bool):
+        return BOOL
+    if isinstance(value, int):
+        return I32 if I32.min_value <= value <= I32.max_value else None
+    if isinstance(value, float):
+        return F32
+    return None
+
+
+def _own_nodes(body):
+    """The statements and expressions of a function body, not those of the
+    functions, lambdas and classes nested in it."""
+    stack = list(body)
+    while stack:
+        n = stack.pop()
+        yield n
+        for c in ast.iter_child_nodes(n):
+            if not isinstance(c, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda,
+                                  ast.ClassDef)):
+                stack.append(c)
+
+
+def _nested_defs(body):
+    """The function definitions directly inside `body` (through if/for/with/try)."""
+    stack = list(body)
+    out = []
+    while stack:
+        n = stack.pop(0)
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            out.append(n)
+            continue
+        if isinstance(n, ast.ClassDef):
+            continue
+        for field in ("body", "orelse", "finalbody", "handlers"):
+            stack.extend(getattr(n, field, []) or [])
+    return out
+
+
+def _value_kind_type(node, info: ModuleInfo, scope: dict):
+    """The type of a value expression, when the source shows it."""
+    if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords:
+        name = info.dsl_name(node.func)
+        if name == "constant":
+            return _value_kind_type(node.args[0], info, scope)
+        t = value_type(info, node.func)
+        if isinstance(t, ScalarType):
+            return t
+    try:
+        return literal_type(_eval(node, info, scope))
+    except NotConstant:
+        return None
+
+
+def _eval(node, info: ModuleInfo, scope: dict):
+    """eval_module_constant, refusing names the enclosing functions rebind."""
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name) and n.id in scope:
+            cap = scope[n.id]
+            if not cap.known:
+                raise NotConstant
+    saved = dict(info.constants)
+    try:
+        info.constants.update({k: c.value for k, c in scope.items() if c.known})
+        return eval_module_constant(node, info)
+    finally:
+        info.constants.clear()
+        info.constants.update(saved)
+
+
+def scan_factory(fn: ast.FunctionDef, info: ModuleInfo, outer: dict) -> None:
+    """Record the @kernel/@func definitions inside `fn` (at any depth), each
+    with the names it can capture (see module docstring)."""
+    scope = dict(outer)
+    a = fn.args
+    for arg in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg]:
+        if arg is None:
+            continue
+        t = value_type(info, arg.annotation) if arg.annotation is not None else None
+        scope[arg.arg] = Capture(arg.arg, fn.name,
+                                 type=t if isinstance(t, ScalarType) else None)
+    simple: dict[str, list] = {}
+    other: set[str] = set()
+    inner = _nested_defs(fn.body)
+    inner_names = {d.name for d in inner}
+    simple_targets: set[int] = set()
+    for n in _own_nodes(fn.body):
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
+            simple.setdefault(n.targets[0].id, []).append(n.value)
+            simple_targets.add(id(n.targets[0]))
+        elif isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name) and n.value is not None:
+            simple.setdefault(n.target.id, []).append(n.value)
+            simple_targets.add(id(n.target))
+    for n in _own_nodes(fn.body):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and id(n) not in simple_targets:
+            other.add(n.id)
+        elif isinstance(n, (ast.Import, ast.ImportFrom)):
+            other.update((al.asname or al.name).split(".")[0] for al in n.names)
+    for name in other - set(simple):
+        scope[name] = Capture(name, fn.name)
+    for name, values in simple.items():
+        if name in inner_names:
+            continue
+        if name in other or len(values) > 1:
+            kinds = {_value_kind_type(v, info, scope) for v in values}
+            t = kinds.pop() if len(kinds) == 1 and name not in other else None
+            scope[name] = Capture(name, fn.name, type=t)
+            continue
+        try:
+            v = _eval(values[0], info, scope)
+        except NotConstant:
+            scope[name] = Capture(name, fn.name, type=_value_kind_type(values[0], info, scope))
+            continue
+        if isinstance(v, (bool, int, float, tuple)):
+            scope[name] = Capture(name, fn.name, value=v, known=True, type=literal_type(v))
+        else:
+            scope[name] = Capture(name, fn.name)
+    for name in inner_names:
+        scope.pop(name, None)
+    for d in inner:
+        if not register_definition(d, info, scope):
+            scan_factory(d, info, scope)
