@@ -44,3 +44,18 @@ def pytest_ignore_collect(collection_path, config):
     if fast_tier_only(config.option.markexpr) and ignored_in_fast_tier(collection_path):
         return True
     return None
+
+
+# --- golden files ----------------------------------------------------------------
+def pytest_addoption(parser):
+    parser.addoption("--update-goldens", action="store_true", default=False,
+                     help="rewrite the golden files tests compare against (as "
+                          "VERIKERN_UPDATE_GOLDENS=1; see tests/goldens.py)")
+
+
+@pytest.fixture
+def update_goldens(request) -> bool:
+    """Whether this run rewrites golden files (tests/goldens.py)."""
+    from goldens import update_requested
+
+    return update_requested(request.config)
