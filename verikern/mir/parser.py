@@ -241,6 +241,7 @@ class _Parser:
         head = self.lines[self.pos]
         self.pos += 1
         self.defs, self.arrays = {}, {}
+        name, params, attrs = self.header(head)
         start = self.pos
         while self.pos < len(self.lines) and not self.lines[self.pos].at("}"):
             ln = self.lines[self.pos]       # pre-scan: every result definition
@@ -252,7 +253,6 @@ class _Parser:
         if self.pos == len(self.lines):
             self.lines[-1].fail_at(len(self.lines[-1].text) + 1, "expected '}' closing the kernel")
         end, self.pos = self.pos, start
-        name, params, attrs = self.header(head)
         kloc = head.loc(UNKNOWN_LOC)
         default = SourceLoc(kloc.file, 0, 0)
         shared, loops = [], []
