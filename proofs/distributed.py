@@ -5,7 +5,8 @@
 proof cache included) to the cluster and puts the answers back in file
 order. Invariants: the reports are exactly those of a local run (every
 proof runs in a fresh z3 context and counts solver work, not seconds:
-proofs.budget), in the same order; a task that raises on a worker becomes an
+proofs.budget; a worker runs one proof at a time, whatever its thread
+count, because that context is process-wide), in the same order; a task that raises on a worker becomes an
 ERROR report for its file, never a verdict; the client is closed afterwards,
 and the cluster itself is left running (verikern never starts or stops it).
 The cache folder, when given, must be one path that every worker sees (a
@@ -13,8 +14,23 @@ shared file system); workers that cannot write it simply prove again.
 """
 from __future__ import annotations
 
+import threading
 import uuid
 from typing import Callable, Sequence
+
+
+#: How long to try reaching the scheduler.
+CONNECT_TIMEOUT = "20s"
+
+#: One proof at a time per worker process: z3's default context, which each
+#: proof replaces (proofs.budget.fresh_context), is process-wide, so two
+#: proofs in two threads of one worker would disturb each other.
+_PROOF_LOCK = threading.Lock()
+
+
+def _one_at_a_time(task: Callable, args: tuple):
+    with _PROOF_LOCK:
+        return task(args)
 
 
 def prove_tasks_on_dask(task: Callable, tasks: Sequence[tuple], scheduler, progress=None) -> dict:
@@ -30,12 +46,12 @@ def prove_tasks_on_dask(task: Callable, tasks: Sequence[tuple], scheduler, progr
 
     results: dict[int, list] = {}
     try:
-        client = Client(scheduler, timeout="30s")
+        client = Client(scheduler, timeout=CONNECT_TIMEOUT)
     except (OSError, TimeoutError) as err:
         raise OSError(f"cannot reach the dask scheduler at {scheduler}: {err}") from err
     try:
         run = uuid.uuid4().hex      # keys unique to this run: never another run's results
-        futures = [client.submit(task, args, pure=False, key=f"verikern-prove-{run}-{i}")
+        futures = [client.submit(_one_at_a_time, task, args, pure=False, key=f"verikern-prove-{run}-{i}")
                    for i, args in enumerate(tasks)]
         index = {fut.key: i for i, fut in enumerate(futures)}
         for done, fut in enumerate(as_completed(futures), 1):
