@@ -245,3 +245,13 @@ def test_parse_kernel_wants_exactly_one_kernel():
         parse_kernel(one + one)
     with pytest.raises(MirParseError, match="expected one kernel, found 0"):
         parse_kernel("; nothing here\n")
+
+
+def test_the_example_in_docs_mir_parses_verifies_and_prints_back():
+    section = (ROOT / "docs" / "MIR.md").read_text().split("## Text format", 1)[1]
+    example = section.split("```\n", 2)[1]
+    assert example.startswith("kernel ")
+    k = parse_kernel(example, "docs/MIR.md")
+    verify(k)
+    assert format_kernel(k) == example
+    assert k.loops[0].invariants == (k.block("body2").instrs[0],)
