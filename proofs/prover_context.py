@@ -26,7 +26,8 @@ from verikern.mir.types import I32 as _I32
 
 from .budget import MEGA, SolverBudget
 from .intervals import IntervalMap
-from .invariants import HoudiniResult, generate_candidates, houdini, invariant_facts
+from .houdini import houdini
+from .invariants import HoudiniResult, generate_candidates, invariant_facts
 from .uniformity import varying_values
 
 

@@ -127,8 +127,15 @@ class Emitter:
         return fn
 
     def libm(self, name: str, nargs: int) -> ir.Function:
+        """The target's float64 math function `name`. A C library function is
+        marked `nobuiltin`, so LLVM never replaces a call by other code
+        (`pow(x, 2.0)` by `x*x`, `pow(2.0, x)` by `exp2(x)`): the result is
+        the library's, exactly as the simulator computes it."""
         sym = self.target.libm_name(name)
-        return self.intrinsic(sym, DOUBLE, [DOUBLE] * nargs)
+        fn = self.intrinsic(sym, DOUBLE, [DOUBLE] * nargs)
+        if sym == name and "nobuiltin" not in fn.attributes:
+            fn.attributes.add("nobuiltin")
+        return fn
 
     # ---------------------------------------------------------- checks
     def add_site(self, code: int, loc, message: str, array: str = "",

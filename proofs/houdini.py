@@ -1,0 +1,217 @@
+"""Houdini: the greatest mutually inductive subset of candidate invariants.
+
+Invariant: a candidate survives only if z3 proved, assuming exactly the
+surviving candidates of loops whose header visits precede the checked one in
+every execution (enclosing and earlier loops; for consecution also the loop
+itself and the loops nested in it), that it holds on every entry edge
+(initiation) and is preserved along every back edge (consecution); see
+proofs/invariants.py for the candidates and `invariant_facts`. Dropping a
+candidate is always sound, so any model of a real execution state (a
+concrete-launch probe, an exact model, a model of the nonlinear
+over-approximation) may drop what it falsifies; only `unsat` keeps one.
+Every query runs within the kernel's SolverBudget (deterministic work).
+"""
+from __future__ import annotations
+
+import z3
+
+from verikern.encoders.smt.encoder import CfgShape, ThreadEncoding
+from verikern.encoders.smt.lemmas import RemainderLemmas
+
+from .budget import SolverBudget
+from .invariants import (
+    HOUDINI_PROBE_RLIMIT, HOUDINI_QUICK_RLIMIT, HOUDINI_SHORT_RLIMIT, HOUDINI_SMALL_RLIMIT,
+    Candidate, HintFailure, HintPhase, HoudiniResult, _hint_supported,
+)
+
+#: Rounds over all loops before Houdini gives up on a fixpoint (and keeps nothing).
+MAX_ROUNDS = 20
+
+
+class Houdini:
+    """One run of Houdini over one thread encoding (see module docstring).
+    A removed hint's model is taken within the first satisfiable tier of
+    `small_tiers` (replayable launch and array sizes), if any."""
+
+    def __init__(self, enc: ThreadEncoding, shape: CfgShape, base_facts: list,
+                 budget: SolverBudget, candidates: dict[str, list[Candidate]],
+                 abstraction=None, probes: list | None = None,
+                 lemmas: RemainderLemmas | None = None, small_tiers: list[list] | None = None):
+        self.enc, self.shape, self.base_facts, self.budget = enc, shape, base_facts, budget
+        self.abstraction, self.probes = abstraction, probes or []
+        self.lemmas, self.small_tiers = lemmas, small_tiers
+        self.live = {h: list(cs) for h, cs in candidates.items() if h in enc.havoc}
+        self.result = HoudiniResult(self.live)
+        for cs in self.live.values():
+            for c in list(cs):
+                if c.kind == "hint":
+                    why = _hint_supported(enc, shape, c)
+                    if why is not None:
+                        cs.remove(c)
+                        self.result.hint_failures[c.hint] = HintFailure(HintPhase.UNSUPPORTED,
+                                                                        None, why)
+        self.order = sorted(self.live, key=lambda h: shape.position.get(h, 0))
+        self.bodies = {lp.header: set(lp.body) for lp in enc.kernel.loops}
+
+    # ------------------------------------------------------------ facts
+    def with_lemmas(self, formulas: list) -> list:
+        return formulas + self.lemmas.for_formulas(formulas) if self.lemmas is not None else formulas
+
+    def facts_for(self, header: str, with_self: bool) -> list:
+        """The surviving candidates of the loops whose visits precede `header`'s."""
+        out = []
+        for h2 in self.order:
+            if h2 == header and not with_self:
+                continue
+            earlier = self.shape.position[h2] < self.shape.position[header] and h2 != header
+            inside = with_self and h2 in self.bodies[header]
+            if earlier or inside:
+                hv = self.enc.havoc[h2]
+                out.append(self.enc.loop_facts(h2, [c.build(self.enc, hv.phis) for c in self.live[h2]]))
+        return out
+
+    # ------------------------------------------------------------ queries
+    def _solve(self, formulas: list, cap: int | None, purpose: str) -> tuple:
+        s = self.budget.solver(cap, purpose)
+        s.add(*formulas)
+        self.result.checks += 1
+        res = s.check()
+        return res, (s.model() if res == z3.sat else None)
+
+    def probe_model(self, formulas: list):
+        """A model under one of the concrete launches (a real execution
+        state, so whatever it falsifies may be dropped), or None."""
+        for probe in self.probes:
+            res, m = self._solve(list(formulas) + list(probe), HOUDINI_PROBE_RLIMIT, "houdini-probe")
+            if res == z3.sat:
+                return m
+        return None
+
+    def small_model(self, formulas: list):
+        """A model of `formulas` within the smallest satisfiable tier of
+        replayable sizes, or None (concrete launches first: fast)."""
+        tiers = self.small_tiers or []
+        attempts = [probe + hints for hints in tiers for probe in self.probes] + list(tiers)
+        for hints in attempts:
+            res, m = self._solve(self.with_lemmas(formulas) + list(hints), HOUDINI_SMALL_RLIMIT,
+                                 "houdini-small-model")
+            if res == z3.sat:
+                return m
+        return None
+
+    def exact(self, formulas: list, short: bool = False) -> tuple:
+        """(answer, model or None) of the exact query (a probe first unless `short`)."""
+        if not short:
+            m = self.probe_model(formulas)
+            if m is not None:
+                return z3.sat, m
+        return self._solve(formulas, HOUDINI_SHORT_RLIMIT if short else None, "houdini-exact")
+
+    def hint_failed(self, c: Candidate, built, context: list, phase: str, model, edge) -> None:
+        """Record why hint `c` fell: its phase and a model (a small one when
+        one exists), or UNDECIDED without a model."""
+        if model is None:
+            self.result.hint_failures[c.hint] = HintFailure(HintPhase.UNDECIDED, None, edge[0])
+            return
+        tiers = self.small_tiers
+        replayable = tiers and all(z3.is_true(model.eval(h, model_completion=True))
+                                   for h in tiers[-1])
+        small = None if replayable else self.small_model(context + [z3.Not(built)])
+        self.result.hint_failures[c.hint] = HintFailure(HintPhase(phase), small or model, edge[0])
+
+    # ------------------------------------------------------------ the fixpoint
+    @staticmethod
+    def _falsified(model, cs, values) -> list[Candidate]:
+        return [c for c, b in zip(cs, values) if not z3.is_true(model.eval(b, model_completion=True))]
+
+    def check(self, header: str, edge, state, with_self: bool, phase: str) -> bool:
+        """Drop the candidates of `header` that do not hold along `edge`
+        (initiation) or are not preserved (consecution); whether any fell."""
+        enc, live = self.enc, self.live
+        changed = False
+        probe_first = bool(self.probes)
+        while live[header]:
+            cs = live[header]
+            built = [c.build(enc, state) for c in cs]
+            context = list(self.base_facts) + self.facts_for(header, with_self) + [
+                enc.edges.get(edge, z3.BoolVal(False))]
+            formulas = self.with_lemmas(context + [z3.Not(z3.And(*built))])
+            drop: list[Candidate] = []
+            # while candidates fall, a concrete launch usually shows it fastest
+            em = self.probe_model(formulas) if probe_first else None
+            probe_first = em is not None
+            if em is None and self.abstraction is not None:
+                quick = self.budget.solver(HOUDINI_QUICK_RLIMIT, "houdini-abstract")
+                quick.add(*self.abstraction.apply(formulas))
+                qres = quick.check()
+                self.result.checks += 1
+                if qres == z3.unsat:        # sound: nonlinear terms over-approximated
+                    return changed
+                if qres == z3.sat:
+                    # a short exact look first; failing that, drop what the
+                    # abstract model falsifies (dropping is always sound)
+                    res, em = self.exact(formulas, short=True)
+                    if res == z3.unsat:
+                        return changed
+                    if em is None:
+                        drop = self._falsified(quick.model(), cs, self.abstraction.apply(built))
+                        for c, b in zip(cs, built):
+                            if c in drop and c.kind == "hint":
+                                res, hm = self.exact(self.with_lemmas(context + [z3.Not(b)]))
+                                if res == z3.unsat:
+                                    drop.remove(c)
+                                else:
+                                    self.hint_failed(c, b, context, phase, hm, edge)
+            if em is not None:
+                drop = self._falsified(em, cs, built)
+                for c, b in zip(cs, built):
+                    if c in drop and c.kind == "hint":
+                        self.hint_failed(c, b, context, phase, em, edge)
+            if not drop:
+                res, m = self.exact(formulas)
+                if res == z3.unsat:
+                    return changed
+                drop = self._falsified(m, cs, built) if m is not None else list(cs)
+                for c, b in zip(cs, built):
+                    if c in drop and c.kind == "hint":
+                        self.hint_failed(c, b, context, phase, m, edge)
+            for c in drop:
+                cs.remove(c)
+            changed = True
+            if not drop:
+                break
+        return changed
+
+    def run(self) -> HoudiniResult:
+        enc = self.enc
+        changed, rounds = True, 0
+        while changed and rounds < MAX_ROUNDS:
+            rounds += 1
+            changed = False
+            for h in self.order:
+                hv = enc.havoc[h]
+                lp_phis = enc.kernel.block(h).phis
+                for edge in hv.entry_edges:
+                    state = {phi.result.id: enc.term(dict(phi.incoming)[edge[0]]) for phi in lp_phis}
+                    changed |= self.check(h, edge, state, False, "initiation")
+                for edge in hv.latch_edges:
+                    if edge not in enc.edges:
+                        continue
+                    state = {phi.result.id: enc.term(dict(phi.incoming)[edge[0]]) for phi in lp_phis}
+                    changed |= self.check(h, edge, state, True, "consecution")
+        if changed:           # no fixpoint within the round limit: keep nothing
+            for h in self.live:
+                self.live[h].clear()
+        return self.result
+
+
+def houdini(enc: ThreadEncoding, shape: CfgShape, base_facts: list, budget: SolverBudget,
+            candidates: dict[str, list[Candidate]], abstraction=None,
+            probes: list | None = None, lemmas: RemainderLemmas | None = None,
+            small_tiers: list[list] | None = None) -> HoudiniResult:
+    """`Houdini(...).run()`."""
+    return Houdini(enc, shape, base_facts, budget, candidates, abstraction, probes, lemmas,
+                   small_tiers).run()
+
+
+__all__ = ["Houdini", "houdini", "MAX_ROUNDS"]
