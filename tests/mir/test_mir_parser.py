@@ -229,6 +229,10 @@ _HEAD = "kernel k(a: array<int32, 1>, %n.0: int32) [launch_ndim=1] {\nentry0:\n"
      "  ret\n}\n", 6, 1, "phis must come before"),
     ("  assert true, unquoted\n  ret\n}\n", 3, 16, "expected the assert's message (a string)"),
     ("  ret $\n}\n", 3, 7, "unexpected character '$'"),
+    ("  ret\nkernel k2() [] {\nentry0:\n  ret\n}\n", 4, 1,
+     "expected '}' closing the kernel before the next one"),
+    ("  ret\n}\nkernel k2() [] {\nentry0:\n  ret\n", 7, 6, "expected '}' closing the kernel"),
+    ("  ret  ; 3\n}\n", 3, 8, "found '3'"),
 ])
 def test_parse_errors_name_line_column_and_what_was_expected(body, line, col, message):
     with pytest.raises(MirParseError) as info:

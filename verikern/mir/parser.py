@@ -24,10 +24,10 @@ import re
 from dataclasses import dataclass
 
 from .nodes import (
-    ATOMIC_OPS, BINARY_OPS, COMPARE_OPS, SPECIAL_KINDS, UNARY_OPS, ArrayRef, Assert, Atomic,
-    Barrier, BinOp, Block, Branch, Cast, Compare, Const, Jump, Kernel, Load, LoopInfo, Phi,
-    RangeLoopInfo, Requires, RequiresArray, Return, ScalarParam, Select, ShapeOf, SourceLoc,
-    Special, Store, UnaryOp, Value, UNKNOWN_LOC,
+    ATOMIC_OPS, BINARY_OPS, COMPARE_OPS, SPECIAL_KINDS, UNARY_OPS, UNKNOWN_LOC, ArrayRef,
+    Assert, Atomic, Barrier, BinOp, Block, Branch, Cast, Compare, Const, Jump, Kernel, Load,
+    LoopInfo, Phi, RangeLoopInfo, Requires, RequiresArray, Return, ScalarParam, Select,
+    ShapeOf, SourceLoc, Special, Store, UnaryOp, Value,
 )
 from .types import BOOL, SCALAR_TYPES, ScalarType
 
@@ -245,6 +245,8 @@ class _Parser:
         start = self.pos
         while self.pos < len(self.lines) and not self.lines[self.pos].at("}"):
             ln = self.lines[self.pos]       # pre-scan: every result definition
+            if ln.at("kernel") and not _is_label(ln):
+                ln.fail_at(1, "expected '}' closing the kernel before the next one")
             if ln.peek().kind == "value" and ln.at_colon():
                 tok, ln.i = ln.peek(), 2
                 self.define(ln, tok, ln.scalar_type())
