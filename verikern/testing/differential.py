@@ -1,0 +1,290 @@
+"""Differential runs: every generated launch on every backend, outputs
+compared; and the pytest-facing test-function makers.
+
+Invariants:
+- A `Mismatch` is only ever reported for a launch the kernel's contracts
+  admit (see strategies), after hypothesis has shrunk it, with both
+  outputs at the first differing element and a diagnosis (kernel bug or
+  backend disagreement, see explain).
+- The first backend is the reference; every other backend is compared
+  with it. Warp performs no runtime checks, so when the reference stopped
+  with a runtime error the `warp` result is not compared on that input.
+- Test functions made by `differential` / `matches` are ordinary hypothesis
+  tests: the active settings profile applies, and `@settings(...)` on top
+  of them overrides it.
+"""
+from __future__ import annotations
+
+import hashlib
+import inspect
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from .backends import DEFAULT_BACKENDS, Backend, resolve_backends, safe_run
+from .compare import Difference, RunError, Tolerance, first_difference
+from .strategies import Launch, launches
+from .target import KernelUnderTest, TestingError, kernel_under_test
+
+
+@dataclass(frozen=True, eq=False)
+class Mismatch:
+    """Two backends disagree on `launch`."""
+
+    target: KernelUnderTest
+    launch: Launch
+    left: str
+    right: str
+    difference: Difference
+    tolerance: Tolerance
+    diagnosis: Any = None          # explain.Diagnosis, filled in after shrinking
+    replay: str | None = None      # the saved launch
+
+    def report(self, command: str | None = None) -> str:
+        t = self.target
+        lines = [f"{t.where}: kernel {t.name}: {self.left} and {self.right} disagree "
+                 f"(floats compared within {self.tolerance}, NaN equal to NaN)"]
+        lines += ["  " + ln for ln in self.difference.describe(self.left, self.right).splitlines()]
+        lines.append("  input (shrunk):")
+        lines += ["    " + ln for ln in self.launch.describe().splitlines()]
+        if self.diagnosis is not None:
+            lines.append("  diagnosis: " + self.diagnosis.text.replace("\n", "\n  "))
+        if command:
+            lines.append(f"  reproduce: {command}")
+        return "\n".join(lines)
+
+
+class DifferentialFailure(AssertionError):
+    """A differential or reference test failed; `mismatch` says where."""
+
+    def __init__(self, mismatch: Mismatch, command: str | None = None):
+        self.mismatch = mismatch
+        super().__init__(mismatch.report(command))
+
+
+@dataclass(frozen=True, eq=False)
+class FuzzResult:
+    """The outcome of `fuzz` for one kernel."""
+
+    target: KernelUnderTest
+    compared: tuple[str, ...]
+    dropped: tuple[tuple[str, str], ...]
+    examples: int
+    seconds: float
+    mismatch: Mismatch | None = None
+    error: str | None = None
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def status(self) -> str:
+        if self.error:
+            return "error"
+        if self.mismatch is not None:
+            return "mismatch"
+        return "agree" if len(self.compared) >= 2 else "skipped"
+
+
+def available_backends(target: KernelUnderTest, names) -> tuple[list[Backend], list[tuple[str, str]]]:
+    """(backends that can run `target` here, [(name, why not)] for the others)."""
+    ok, dropped = [], []
+    for b in resolve_backends(names):
+        reason = b.unavailable(target)
+        if reason is None:
+            ok.append(b)
+        else:
+            dropped.append((b.name, reason))
+    return ok, dropped
+
+
+def compare_launch(target: KernelUnderTest, backends: Sequence[Backend], launch: Launch,
+                   tol: Tolerance) -> Mismatch | None:
+    """Run `launch` on every backend; the first disagreement with backends[0]."""
+    ref = safe_run(backends[0], target, launch)
+    for b in backends[1:]:
+        if b.name == "warp" and isinstance(ref, RunError):
+            continue
+        out = safe_run(b, target, launch)
+        diff = first_difference(ref, out, tol)
+        if diff is not None:
+            return Mismatch(target, launch, backends[0].name, b.name, diff, tol)
+    return None
+
+
+def _settings(overrides: dict):
+    from hypothesis import HealthCheck, settings
+
+    base = settings()   # the active profile
+    checks = set(base.suppress_health_check) | {HealthCheck.too_slow, HealthCheck.filter_too_much,
+                                                 HealthCheck.data_too_large}
+    kw = {"deadline": None, "suppress_health_check": list(checks)}
+    kw.update(overrides)
+    return settings(base, **kw)
+
+
+def fuzz(kernel, backends=DEFAULT_BACKENDS, *, examples: int = 100, seed: int | None = None,
+         on_example: Callable[[int], None] | None = None, diagnose: bool = True,
+         replay_dir: str | None = None, command: Callable[[str], str] | None = None,
+         launch: Launch | None = None, **strategy_options) -> FuzzResult:
+    """Compare `backends` on `examples` generated launches of `kernel` (or on
+    the single given `launch`). Unavailable backends drop out (with the
+    reason in `dropped`); fewer than two left means nothing is compared.
+    A mismatch is shrunk, diagnosed (`diagnose`), saved under `replay_dir`
+    (when given) and returned, never raised."""
+    from hypothesis import given
+    from hypothesis import seed as hseed
+    from hypothesis.errors import Unsatisfiable
+
+    target = kernel_under_test(kernel)
+    start = time.perf_counter()
+    runnable, dropped = available_backends(target, backends)
+    notes = tuple(f"{name} dropped out: {why}" for name, why in dropped)
+    if len(runnable) < 2:
+        return FuzzResult(target, tuple(b.name for b in runnable), tuple(dropped), 0,
+                          time.perf_counter() - start, notes=notes +
+                          ("fewer than two backends can run this kernel: nothing compared",))
+    tol = Tolerance.for_kernel(target.mir)
+    count = [0]
+    found: list[Mismatch] = []
+
+    def check(lnch: Launch) -> None:
+        count[0] += 1
+        if on_example is not None:
+            on_example(count[0])
+        m = compare_launch(target, runnable, lnch, tol)
+        if m is not None:
+            found.append(m)
+            raise DifferentialFailure(m)
+
+    mismatch = None
+    error = None
+    if launch is not None:
+        try:
+            check(launch)
+        except DifferentialFailure as exc:
+            mismatch = exc.mismatch
+    else:
+        strategy = launches(target, **strategy_options)
+        test = given(strategy)(check)
+        test = _settings({"max_examples": examples, "database": None,
+                          **({"derandomize": False} if seed is not None else {})})(test)
+        if seed is not None:
+            test = hseed(seed)(test)
+        try:
+            test()
+        except DifferentialFailure as exc:
+            mismatch = exc.mismatch    # the shrunk example: hypothesis re-raises its error
+        except Unsatisfiable:
+            error = (f"{target.where}: kernel {target.name}: no generated launch satisfied its "
+                     "contracts; fix sizes or parameters (--size/--param) or raise --max-threads")
+    if mismatch is not None:
+        mismatch = _finish(mismatch, diagnose, replay_dir)
+    return FuzzResult(target, tuple(b.name for b in runnable), tuple(dropped), count[0],
+                      time.perf_counter() - start, mismatch, error, notes)
+
+
+def _finish(m: Mismatch, diagnose: bool, replay_dir: str | None) -> Mismatch:
+    from .explain import diagnose as run_diagnosis, save_launch
+
+    diag = run_diagnosis(m.target, m.launch) if diagnose else None
+    path = None
+    if replay_dir is not None:
+        digest = hashlib.sha1(m.launch.describe(limit=1 << 30).encode()).hexdigest()[:10]
+        path = save_launch(m.launch, os.path.join(replay_dir, f"{m.target.name}-{digest}.npz"))
+    return Mismatch(m.target, m.launch, m.left, m.right, m.difference, m.tolerance, diag, path)
+
+
+# ------------------------------------------------------------- pytest API
+def differential(kernel, backends=DEFAULT_BACKENDS, **strategy_options):
+    """A test function (collect it as `test_x = differential(k, ...)`) that
+    runs hypothesis-generated launches of `kernel` on every backend and
+    fails when two disagree; backends that are not available here drop out
+    (the test skips when fewer than two remain). Hypothesis settings and
+    profiles apply as to any hypothesis test, and `@settings(...)` stacked
+    on the result overrides them."""
+    from hypothesis import given
+    from hypothesis import strategies as st
+
+    state: dict[str, Any] = {}
+
+    def setup():
+        if "target" not in state:
+            target = kernel_under_test(kernel)
+            state["target"] = target
+            state["backends"], state["dropped"] = available_backends(target, backends)
+        return state["target"], state["backends"], state["dropped"]
+
+    def test_differential(launch):
+        import pytest
+
+        target, runnable, dropped = setup()
+        if len(runnable) < 2:
+            pytest.skip("; ".join(f"{n}: {why}" for n, why in dropped) or "fewer than two backends")
+        m = compare_launch(target, runnable, launch, Tolerance.for_kernel(target.mir))
+        if m is not None:
+            from .explain import diagnose
+
+            raise DifferentialFailure(Mismatch(m.target, m.launch, m.left, m.right,
+                                               m.difference, m.tolerance, diagnose(target, launch)))
+
+    strategy = st.deferred(lambda: launches(setup()[0], **strategy_options))
+    test = given(launch=strategy)(test_differential)
+    test.__name__ = test.__qualname__ = f"differential_{getattr(kernel, 'name', 'kernel')}"
+    return test
+
+
+def matches(kernel, reference, *, backends=("cpu",), rtol: float = 1e-5, atol: float = 1e-6,
+            float_range=(-1e3, 1e3), **strategy_options):
+    """A test function checking `kernel` against `reference`, a numpy
+    function of the launch's values (a dict by parameter name; also given
+    `dims=` and `block_dim=` when it accepts them) that returns the expected
+    arrays by name. Floats agree within rtol/atol (NaN equal to NaN),
+    integers and bools exactly. Floats are drawn from `float_range`."""
+    from hypothesis import given
+    from hypothesis import strategies as st
+
+    params = inspect.signature(reference).parameters
+    extra = {n for n in ("dims", "block_dim") if n in params}
+
+    def test_matches(launch):
+        target = kernel_under_test(kernel)
+        values = {n: (v.copy() if isinstance(v, np.ndarray) else v) for n, v in launch.values.items()}
+        kwargs = {k: v for k, v in (("dims", launch.dims), ("block_dim", launch.block_dim)) if k in extra}
+        expected = reference(values, **kwargs)
+        for b in resolve_backends(backends):
+            got = safe_run(b, target, launch)
+            diff = _reference_difference(got, expected, rtol, atol)
+            if diff is not None:
+                tol = Tolerance(rtol, 0)
+                raise DifferentialFailure(Mismatch(target, launch, b.name, "reference", diff, tol))
+
+    strategy = st.deferred(lambda: launches(kernel_under_test(kernel), float_range=float_range,
+                                            **strategy_options))
+    test = given(launch=strategy)(test_matches)
+    test.__name__ = test.__qualname__ = f"matches_{getattr(kernel, 'name', 'kernel')}"
+    return test
+
+
+def _reference_difference(got, expected, rtol, atol) -> Difference | None:
+    if isinstance(got, RunError):
+        return Difference(None, (), str(got), "returns results")
+    for name, want in expected.items():
+        if name not in got:
+            raise TestingError(f"the reference returns {name!r}, which is not an array parameter "
+                               f"of the kernel (arrays: {', '.join(got)})")
+        a = np.asarray(got[name])
+        w = np.asarray(want).reshape(a.shape) if np.size(want) == a.size else np.asarray(want)
+        if w.shape != a.shape:
+            return Difference(name, (), f"shape {list(a.shape)}", f"shape {list(w.shape)}")
+        if a.dtype.kind == "f" or w.dtype.kind == "f":
+            ok = np.isclose(a.astype(np.float64), w.astype(np.float64), rtol=rtol, atol=atol,
+                            equal_nan=True)
+        else:
+            ok = a == w
+        if not np.all(ok):
+            bad = np.argwhere(~np.asarray(ok))
+            idx = tuple(int(i) for i in bad[0])
+            return Difference(name, idx, repr(a[idx].item()), repr(w[idx].item()), int(bad.shape[0]))
+    return None
