@@ -15,6 +15,7 @@ COMMANDS = {
     "emit": ("verikern.cli.emit", "Print a kernel's HIR, MIR, LLVM IR or PTX."),
     "trace": ("verikern.cli.trace", "Run a kernel on generated inputs and report races and bank conflicts."),
     "info": ("verikern.cli.info", "Report registers, shared memory and spills per kernel (ptxas -v)."),
+    "fuzz": ("verikern.cli.fuzz", "Compare backends (cpu, cpu:native, cuda, warp) on generated launches."),
     "report": ("verikern.cli.report", "Prove and write a self-contained sign-off document (HTML or Markdown)."),
     "check-report": ("verikern.cli.check_report", "Re-run the proofs of a JSON report and check that everything still matches."),
     "selftest": ("verikern.cli.selftest", "Prove the shipped corpus and print a qualification summary."),

@@ -9,6 +9,7 @@ that read constants from the code around them cannot be launched, and the
 """
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import sys
 from dataclasses import dataclass
@@ -103,7 +104,7 @@ def import_kernel_module(file):
     constants from their module) does this; `verikern prove` never does."""
     path = str(Path(file).resolve())
     if path not in _IMPORTED:
-        name = f"verikern_fuzz_{abs(hash(path)):x}_{Path(path).stem}"
+        name = f"verikern_fuzz_{hashlib.sha1(path.encode()).hexdigest()[:12]}_{Path(path).stem}"
         spec = importlib.util.spec_from_file_location(name, path)
         if spec is None or spec.loader is None:
             raise TestingError(f"{file}: cannot be imported as a Python module")

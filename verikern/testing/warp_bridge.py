@@ -17,6 +17,7 @@ rejects is reported with Warp's own message.
 from __future__ import annotations
 
 import ast
+import hashlib
 import types
 
 import numpy as np
@@ -174,7 +175,7 @@ def _warp_kernel(target: KernelUnderTest):
             if fn is None:
                 raise TestingError(f"{target.where}: {target.name} is neither a @vk.kernel nor "
                                    "a Warp kernel after importing its file")
-            module_name = f"verikern_warp_{abs(hash(target.file)):x}"
+            module_name = "verikern_warp_" + hashlib.sha1(str(target.file).encode()).hexdigest()[:12]
             new, aliases = _rebind(wp, fn, module_name, _shim(wp))
             built = wp.Kernel(func=new, key=target.name, module=wp.get_module(module_name),
                               code_transformers=[_StripContracts(aliases)])
