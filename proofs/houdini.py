@@ -19,6 +19,7 @@ from verikern.encoders.smt.encoder import CfgShape, ThreadEncoding
 from verikern.encoders.smt.lemmas import RemainderLemmas
 
 from .budget import SolverBudget
+from .solving import check
 from .invariants import (
     HOUDINI_PROBE_RLIMIT, HOUDINI_QUICK_RLIMIT, HOUDINI_SHORT_RLIMIT, HOUDINI_SMALL_RLIMIT,
     Candidate, HintFailure, HintPhase, HoudiniResult, _hint_supported,
@@ -72,32 +73,32 @@ class Houdini:
 
     # ------------------------------------------------------------ queries
     def _solve(self, formulas: list, cap: int | None, purpose: str) -> tuple:
-        s = self.budget.solver(cap, purpose)
-        s.add(*formulas)
         self.result.checks += 1
-        res = s.check()
-        return res, (s.model() if res == z3.sat else None)
+        res, model, _ = check(self.budget, formulas, cap, purpose)
+        return res, model
+
+    def _first_model(self, attempts, purpose: str):
+        """The model of the first satisfiable (formulas, cap) attempt (built
+        lazily, in order), or None."""
+        for formulas, cap in attempts:
+            res, model = self._solve(formulas, cap, purpose)
+            if res == z3.sat:
+                return model
+        return None
 
     def probe_model(self, formulas: list):
         """A model under one of the concrete launches (a real execution
         state, so whatever it falsifies may be dropped), or None."""
-        for probe in self.probes:
-            res, m = self._solve(list(formulas) + list(probe), HOUDINI_PROBE_RLIMIT, "houdini-probe")
-            if res == z3.sat:
-                return m
-        return None
+        return self._first_model([(list(formulas) + list(probe), HOUDINI_PROBE_RLIMIT)
+                                  for probe in self.probes], "houdini-probe")
 
     def small_model(self, formulas: list):
         """A model of `formulas` within the smallest satisfiable tier of
         replayable sizes, or None (concrete launches first: fast)."""
         tiers = self.small_tiers or []
-        attempts = [probe + hints for hints in tiers for probe in self.probes] + list(tiers)
-        for hints in attempts:
-            res, m = self._solve(self.with_lemmas(formulas) + list(hints), HOUDINI_SMALL_RLIMIT,
-                                 "houdini-small-model")
-            if res == z3.sat:
-                return m
-        return None
+        hint_sets = [probe + hints for hints in tiers for probe in self.probes] + list(tiers)
+        return self._first_model(((self.with_lemmas(formulas) + list(hints), HOUDINI_SMALL_RLIMIT)
+                                  for hints in hint_sets), "houdini-small-model")
 
     def exact(self, formulas: list, short: bool = False) -> tuple:
         """(answer, model or None) of the exact query (a probe first unless `short`)."""
@@ -141,10 +142,9 @@ class Houdini:
             em = self.probe_model(formulas) if probe_first else None
             probe_first = em is not None
             if em is None and self.abstraction is not None:
-                quick = self.budget.solver(HOUDINI_QUICK_RLIMIT, "houdini-abstract")
-                quick.add(*self.abstraction.apply(formulas))
-                qres = quick.check()
                 self.result.checks += 1
+                qres, qmodel, _ = check(self.budget, self.abstraction.apply(formulas),
+                                        HOUDINI_QUICK_RLIMIT, "houdini-abstract")
                 if qres == z3.unsat:        # sound: nonlinear terms over-approximated
                     return changed
                 if qres == z3.sat:
@@ -154,7 +154,7 @@ class Houdini:
                     if res == z3.unsat:
                         return changed
                     if em is None:
-                        drop = self._falsified(quick.model(), cs, self.abstraction.apply(built))
+                        drop = self._falsified(qmodel, cs, self.abstraction.apply(built))
                         for c, b in zip(cs, built):
                             if c in drop and c.kind == "hint":
                                 res, hm = self.exact(self.with_lemmas(context + [z3.Not(b)]))

@@ -10,7 +10,7 @@ exhausted solver budget, `unknown`, an unsupported construct) gives UNKNOWN with
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import z3
 
@@ -25,12 +25,13 @@ from verikern.mir.nodes import (
 )
 from verikern.mir.types import I32
 
-from .budget import MEGA, SolverBudget, unknown_reason
+from .budget import MEGA, SolverBudget
 from .obligations import (  # noqa: F401  (ObligationSpec, Point re-exported)
     Counterexample, Obligation, ObligationKind, ObligationSpec, Point, Status,
 )
 from .invariants import HintPhase
 from .prover_context import ProofContext
+from .solving import Answer, decide
 
 
 
@@ -127,13 +128,6 @@ def _abstract_ops(enc: ThreadEncoding, site: Point, ops) -> bool:
 
 
 # ------------------------------------------------------------ solving
-@dataclass
-class Answer:
-    status: Status
-    model: z3.ModelRef | None = None
-    reason: str | None = None
-
-
 #: Work for the search of a smaller model in one tier once a counterexample
 #: exists (z3 resource units); the last tier gets the check's whole budget.
 SMALL_TIER_RLIMIT = 3 * MEGA // 2
@@ -141,18 +135,6 @@ SMALL_TIER_RLIMIT = 3 * MEGA // 2
 QUICK_RLIMIT = 2 * MEGA
 #: Work of one concrete-launch probe.
 PROBE_RLIMIT = 3 * MEGA // 2
-
-
-def _smaller_model(ctx: ProofContext, attempts: list[tuple[list, int | None]]) -> z3.ModelRef | None:
-    """The model of the first (constraints, work limit) attempt that z3
-    finds satisfiable within its limit; None when none is. Only picks among
-    counterexamples: the constraints include the violation query."""
-    for constraints, rlimit in attempts:
-        s = ctx.new_solver(rlimit, "smaller-model")
-        s.add(*constraints)
-        if s.check() == z3.sat:
-            return s.model()
-    return None
 
 
 def _clean_path_first(ctx: ProofContext, encs, sites, model, constraints, prefer=()) -> list:
@@ -167,41 +149,30 @@ def _clean_path_first(ctx: ProofContext, encs, sites, model, constraints, prefer
 
 def solve(ctx: ProofContext, encs: list[ThreadEncoding], query: list,
           sites: list[Point], prefer=()) -> Answer:
-    """PROVED when the query is unsat (under the abstraction or exactly);
-    FAILED with a model when it is sat -- the model taken from the smallest
-    satisfiable tier of `LaunchModel.small_model_tiers` (small launches and
-    arrays replay fast), else the unbounded one, preferring one where the
-    threads' earlier accesses stay in bounds; UNKNOWN otherwise."""
+    """`solving.decide` on the query under the context's facts: PROVED when it
+    is unsat (under the abstraction or exactly); FAILED with a model when it
+    is sat -- the model taken from the smallest satisfiable tier of
+    `LaunchModel.small_model_tiers` (small launches and arrays replay fast),
+    else the unbounded one, preferring one where the threads' earlier
+    accesses stay in bounds; UNKNOWN otherwise."""
     facts = ctx.facts(encs, list(sites))
-    quick = ctx.new_solver(QUICK_RLIMIT, "abstract")
-    quick.add(*ctx.abstract(facts + list(query)))
-    if quick.check() == z3.unsat:       # sound: the abstraction over-approximates
-        return Answer(Status.PROVED)
     base = facts + list(query)
     tiers = ctx.launch.small_model_tiers()
-    for probe in ctx.launch.probes():     # concrete launches: cheap, exact counterexamples
-        p = ctx.new_solver(PROBE_RLIMIT, "probe")
-        p.add(*base, *probe)
-        if p.check() == z3.sat:
-            model = p.model()
-            attempts = _clean_path_first(ctx, encs, sites, model, base + probe + tiers[0], prefer)
-            attempts += [(base + probe + tiers[0], SMALL_TIER_RLIMIT)]
-            compact = ctx.launch.compact_probe(_val(model, ctx.launch.block_dim))
-            if compact is not None and _val(model, ctx.launch.size) > SMALL_MODEL_TIERS[0][0]:
-                attempts.append((base + compact + tiers[0], SMALL_TIER_RLIMIT))  # fewer threads
-            attempts += [(base + probe + hints, SMALL_TIER_RLIMIT) for hints in tiers[1:]]
-            return Answer(Status.FAILED, _smaller_model(ctx, attempts) or model)
-    s = ctx.new_solver(purpose="exact")
-    s.add(*base)
-    res = s.check()
-    if res == z3.unsat:
-        return Answer(Status.PROVED)
-    if res == z3.sat:
-        model = s.model()
-        attempts = _clean_path_first(ctx, encs, sites, model, base + tiers[0], prefer)
-        attempts += [(base + hints, SMALL_TIER_RLIMIT) for hints in tiers[:-1]] + [(base + tiers[-1], None)]
-        return Answer(Status.FAILED, _smaller_model(ctx, attempts) or model)
-    return Answer(Status.UNKNOWN, reason=unknown_reason(s))
+
+    def refine(model, probe):
+        if probe is None:             # the exact query's model
+            attempts = _clean_path_first(ctx, encs, sites, model, base + tiers[0], prefer)
+            return attempts + [(base + hints, SMALL_TIER_RLIMIT) for hints in tiers[:-1]] + \
+                [(base + tiers[-1], None)]
+        attempts = _clean_path_first(ctx, encs, sites, model, base + probe + tiers[0], prefer)
+        attempts += [(base + probe + tiers[0], SMALL_TIER_RLIMIT)]
+        compact = ctx.launch.compact_probe(_val(model, ctx.launch.block_dim))
+        if compact is not None and _val(model, ctx.launch.size) > SMALL_MODEL_TIERS[0][0]:
+            attempts.append((base + compact + tiers[0], SMALL_TIER_RLIMIT))  # fewer threads
+        return attempts + [(base + probe + hints, SMALL_TIER_RLIMIT) for hints in tiers[1:]]
+
+    return decide(ctx.budget, base, abstract=ctx.abstract(base), abstract_cap=QUICK_RLIMIT,
+                  probes=ctx.launch.probes(), probe_cap=PROBE_RLIMIT, refine=refine)
 
 
 def _val(m: z3.ModelRef, term, t=I32):

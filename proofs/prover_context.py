@@ -26,6 +26,7 @@ from verikern.mir.types import I32 as _I32
 
 from .budget import MEGA, SolverBudget
 from .intervals import IntervalMap
+from .solving import check, first_model
 from .houdini import houdini
 from .invariants import HoudiniResult, generate_candidates, invariant_facts
 from .uniformity import varying_values
@@ -99,14 +100,11 @@ class ProofContext:
     def _check_admissible(self) -> None:
         """Refuse to prove anything vacuously: some launch must satisfy the
         requires and the hardware limits."""
-        for probe in self.launch.probes():      # a concrete launch: usually quick
-            p = self.new_solver(ADMISSIBLE_PROBE_RLIMIT, "admissible-probe")
-            p.add(*self.launch.facts, *self.A.facts, *probe)
-            if p.check() == z3.sat:
-                return
-        s = self.new_solver(purpose="admissible")
-        s.add(*self.launch.facts, *self.A.facts)
-        res = s.check()
+        facts = list(self.launch.facts) + self.A.facts
+        probes = [(facts + probe, ADMISSIBLE_PROBE_RLIMIT) for probe in self.launch.probes()]
+        if first_model(self.budget, probes, "admissible-probe") is not None:
+            return                             # a concrete launch: usually quick
+        res, _, _ = check(self.budget, facts, None, "admissible")
         if res == z3.unsat:
             raise UnsupportedConstruct(
                 "no launch satisfies the kernel's requires together with the hardware "
@@ -142,13 +140,10 @@ class ProofContext:
         for phi in self.kernel.block(hv.header).phis:
             pairs.append((hv.phis[phi.result.id], self.A.term(dict(phi.incoming)[edge[0]])))
         query = base + [self.A.edges[edge], z3.substitute(leaving, *pairs)]
-        quick = self.new_solver(QUICK_RLIMIT, "loop-entered-abstract")
-        quick.add(*NonlinearAbstraction().apply(query))
-        if quick.check() == z3.unsat:
+        if check(self.budget, NonlinearAbstraction().apply(query), QUICK_RLIMIT,
+                 "loop-entered-abstract")[0] == z3.unsat:
             return True
-        exact = self.new_solver(QUICK_RLIMIT, "loop-entered")
-        exact.add(*query)
-        return exact.check() == z3.unsat
+        return check(self.budget, query, QUICK_RLIMIT, "loop-entered")[0] == z3.unsat
 
     # ------------------------------------------------------------ encodings
     def encoding(self, tag: str, shared_loops: frozenset[str] = frozenset()) -> ThreadEncoding:

@@ -1,0 +1,88 @@
+"""The prover's one solve strategy; every query goes through here.
+
+Invariant: PROVED only from an `unsat` answer -- of the query under the
+nonlinear over-approximation (sound: every model of the exact query gives one
+of the abstraction) or of the exact query; FAILED only with a model of the
+exact query (a concrete-launch probe is the exact query plus equalities that
+fix the launch, so its models are models of the exact query; refinements only
+add constraints to a satisfiable query, so theirs are too); anything else is
+UNKNOWN with the reason. Every solver comes from the kernel's SolverBudget
+(deterministic work), and queries run in a fixed order.
+
+The strategy, cheapest first: (1) the abstract query, (2) each concrete-launch
+probe in turn, (3) the exact query; a model found by (2) or (3) is then
+refined (`refine(model, probe)` lists stricter attempts, e.g. small sizes
+that replay fast) and the first satisfiable attempt's model is kept.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Iterable, Sequence
+
+import z3
+
+from .budget import SolverBudget, unknown_reason
+from .obligations import Status
+
+#: (constraints, work limit or None for the check's whole budget)
+Attempt = tuple[list, "int | None"]
+
+
+@dataclass
+class Answer:
+    status: Status
+    model: z3.ModelRef | None = None
+    reason: str | None = None
+
+
+def check(budget: SolverBudget, formulas: Sequence, cap: int | None = None,
+          purpose: str = "check") -> tuple[z3.CheckSatResult, z3.ModelRef | None, z3.Solver]:
+    """One query: (answer, model when sat, the solver)."""
+    s = budget.solver(cap, purpose)
+    s.add(*formulas)
+    res = s.check()
+    return res, (s.model() if res == z3.sat else None), s
+
+
+def first_model(budget: SolverBudget, attempts: Iterable[Attempt],
+                purpose: str) -> z3.ModelRef | None:
+    """The model of the first attempt z3 finds satisfiable within its limit, or None."""
+    for constraints, cap in attempts:
+        res, model, _ = check(budget, constraints, cap, purpose)
+        if res == z3.sat:
+            return model
+    return None
+
+
+def decide(budget: SolverBudget, exact: list, *, abstract: list | None = None,
+           abstract_cap: int | None = None, probes: Sequence[list] = (),
+           probe_cap: int | None = None,
+           refine: Callable[[z3.ModelRef, list | None], list[Attempt]] | None = None,
+           purpose: str = "") -> Answer:
+    """PROVED when `abstract` (an over-approximation of `exact`) or `exact`
+    is unsat; FAILED with a model of `exact` (from a probe, else the exact
+    query; refined by the first satisfiable attempt of `refine(model, probe)`);
+    UNKNOWN with the reason otherwise (see the module docstring)."""
+    if abstract is not None:
+        res, _, _ = check(budget, abstract, abstract_cap, purpose + "abstract")
+        if res == z3.unsat:
+            return Answer(Status.PROVED)
+    for probe in probes:
+        res, model, _ = check(budget, list(exact) + list(probe), probe_cap, purpose + "probe")
+        if res == z3.sat:
+            return Answer(Status.FAILED, _refined(budget, model, probe, refine, purpose))
+    res, model, solver = check(budget, exact, None, purpose + "exact")
+    if res == z3.unsat:
+        return Answer(Status.PROVED)
+    if res == z3.sat:
+        return Answer(Status.FAILED, _refined(budget, model, None, refine, purpose))
+    return Answer(Status.UNKNOWN, reason=unknown_reason(solver))
+
+
+def _refined(budget, model, probe, refine, purpose) -> z3.ModelRef:
+    if refine is None:
+        return model
+    return first_model(budget, refine(model, probe), purpose + "smaller-model") or model
+
+
+__all__ = ["Answer", "Attempt", "check", "first_model", "decide"]
