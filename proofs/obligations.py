@@ -51,6 +51,19 @@ class ObligationSpec:
     other_loc: SourceLoc | None = None
 
 
+def obligation_id(spec: ObligationSpec) -> str:
+    """A stable, readable id of an obligation: `kind@line:col`, with `#dim`
+    for a bounds obligation's index and `+line:col` for a race's second
+    access (used by `emit --ir smt2 --obligation`, the C encoder's assert
+    messages and cross-checks)."""
+    out = f"{spec.kind.value}@{spec.loc.line}:{spec.loc.col}"
+    if spec.kind is ObligationKind.BOUNDS:
+        out += f"#{spec.dim}"
+    if spec.other_loc is not None:
+        out += f"+{spec.other_loc.line}:{spec.other_loc.col}"
+    return out
+
+
 @dataclass(frozen=True)
 class Counterexample:
     """A concrete launch that violates an obligation.
