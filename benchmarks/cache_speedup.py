@@ -6,7 +6,9 @@ with one fresh cache folder and print both wall times and their ratio
 
 Also checks that the second report equals the first apart from timing
 fields and the "cached" flags (every verdict of the second run cached);
-exits 1 when it does not or when the ratio is below the target.
+exits 1 when it does not or when the ratio is below the target. The cache
+key includes a hash of verikern's own code, so run it on a tree nobody edits
+meanwhile (an edit between the runs makes every entry stale, by design).
 """
 from __future__ import annotations
 
