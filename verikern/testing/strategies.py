@@ -378,7 +378,7 @@ def launches(kernel, *, dims=None, block_dim: int | None = None,
             t_dims = rest + (t_block * draw(st.integers(1, per)),)
         else:
             t_dims = tuple(draw(dim_target) for _ in range(k.launch_ndim))
-        pool = list(dict.fromkeys(t_dims))   # lengths equal to the launch or to other arrays
+        pool = list(dict.fromkeys(t_dims + (0,)))   # the launch's lengths, empty, other arrays'
         t_shapes = []
         for a in arrays:
             shape = sizes.get(a.name)
