@@ -29,4 +29,5 @@ def _packages():
 
 _dirs, _pkgs = _packages()
 setup(package_dir=_dirs, packages=_pkgs,
-      package_data={"verikern": ["py.typed", "selftest_corpus/*.py"]})   # `verikern selftest`
+      package_data={"verikern": ["py.typed", "selftest_corpus/*.py"],   # `verikern selftest`
+                    "verikern.encoders.c": ["verikern_harness.h"]})   # C replay header

@@ -1,0 +1,34 @@
+"""MIR -> CBMC-compatible C11 (installed as verikern.encoders.c).
+
+`emit_c(kernel)` writes one self-contained C file: the kernel as a resumable
+C function over explicit thread and block ids (`emitter`), exact machine
+arithmetic (`ops`, `prelude`), and a verification harness (`harness`) whose
+inputs come from `nondet_*()` functions, with `__CPROVER_assume` for the
+hardware limits and every contract and `__CPROVER_assert` for every
+obligation the prover enumerates (message: `<obligation id> <kind>
+<file>:<line>:<col>`).  Compiled with `-DVERIKERN_REPLAY` and the shipped
+header `verikern_harness.h` (`HEADER_DIR`), the same file is a program that
+reads a counterexample JSON and runs the launch concretely (`replay`).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from verikern.mir.nodes import Kernel
+
+from .emitter import INSTRUCTIONS, TERMINATORS, obligation_message  # noqa: F401
+from .ops import CEncodeError  # noqa: F401
+
+#: The folder holding verikern_harness.h (package data).
+HEADER_DIR = Path(__file__).resolve().parent
+
+
+def emit_c(kernel: Kernel, *, dims: tuple[int, ...] | None = None,
+           block_dim: int | None = None) -> str:
+    """The C encoding of `kernel`; `dims` / `block_dim` fix the launch as the
+    prover's --dim / --block-dim do.  Raises CEncodeError for what the C
+    encoder does not translate (float16)."""
+    from verikern.proofs.prover import enumerate_obligations
+
+    from .harness import HarnessEmitter
+    return HarnessEmitter(kernel, enumerate_obligations(kernel), dims, block_dim).file()

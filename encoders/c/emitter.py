@@ -1,0 +1,427 @@
+"""MIR kernel -> the C step function `vk_step` (one thread, resumable).
+
+`vk_step(L, S, T, R, role)` runs thread T (its block and thread index in T)
+from where it stopped until it reaches a barrier (returns the barrier's
+number, T->pc set to resume after it) or returns (returns -1).  Every SSA
+value lives in the thread state struct `vk_thread` (field `v<id>`), so a
+thread resumes anywhere; phi copies happen on CFG edges through temporaries
+(parallel assignment).
+
+Obligations are checked where the prover places them (the same enumeration,
+`verikern.proofs.prover.enumerate_obligations`), each `VK_CHECK` carrying
+`"<obligation id> <kind> <file>:<line>:<col>"` (`obligation_id`):
+- bounds: one check per logical dimension of every access, before it;
+- div-zero: before every integer division whose divisor is not a non-zero
+  constant;
+- assert / invariant: the condition itself;
+- race: two-thread instrumentation -- `role` 1 (thread T1) records its
+  accesses in R, `role` 2 (thread T2) checks each access against T1's records
+  of the same barrier interval (the driver clears them at each barrier when
+  both threads share a block; shared arrays only conflict within a block);
+- divergence: in the driver (encoders/c/harness.py), which sees where both
+  threads stopped.
+
+`INSTRUCTIONS` is the one dispatch table, keyed by instruction OPCODE (every
+class of `verikern.mir.nodes.INSTRUCTION_CLASSES`); `TERMINATORS` by
+terminator OPCODE.  A missing entry raises, it never skips.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from verikern.mir.facts import is_int_division, writes_memory
+from verikern.mir.nodes import (
+    Atomic, Barrier, Branch, Const, Jump, Kernel, Load, Return, Store, Value,
+)
+from verikern.proofs.obligations import ObligationKind, ObligationSpec, obligation_id
+
+from . import ops
+from .ops import CEncodeError, ctype
+
+
+def c_string(text: str) -> str:
+    """A C string literal of `text` (ASCII; everything else escaped)."""
+    out = []
+    for ch in text:
+        o = ord(ch)
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif 32 <= o < 127 and ch != "?":
+            out.append(ch)
+        else:
+            for byte in ch.encode("utf-8"):
+                out.append(f"\\{byte:03o}")
+    return '"' + "".join(out) + '"'
+
+
+def obligation_message(spec: ObligationSpec, file: str) -> str:
+    """The message of the C check of `spec`: its id, kind and file:line:col."""
+    return f"{obligation_id(spec)} {spec.kind.value} {file}:{spec.loc.line}:{spec.loc.col}"
+
+
+def identifier(prefix: str, index: int, name: str) -> str:
+    safe = "".join(ch if ch.isascii() and (ch.isalnum() or ch == "_") else "_" for ch in name)
+    return f"{prefix}{index}_{safe}"
+
+
+@dataclass
+class Names:
+    """C names of a kernel's parameters and arrays (stable, collision-free)."""
+
+    scalars: dict = field(default_factory=dict)     # value id -> field of vk_launch
+    arrays: dict = field(default_factory=dict)      # (space, name) -> field name
+
+    @staticmethod
+    def of(kernel: Kernel) -> "Names":
+        n = Names()
+        for i, p in enumerate(kernel.params):
+            if hasattr(p, "value"):
+                n.scalars[p.value.id] = identifier("s", i, p.name)
+            else:
+                n.arrays[("global", p.name)] = identifier("g", i, p.name)
+        for i, a in enumerate(kernel.shared):
+            n.arrays[("shared", a.name)] = identifier("sh", i, a.name)
+        return n
+
+
+class StepEmitter:
+    """Writes `vk_step` for one kernel (see the module docstring)."""
+
+    def __init__(self, kernel: Kernel, specs: list[ObligationSpec]):
+        self.k = kernel
+        self.file = kernel.loc.file
+        self.names = Names.of(kernel)
+        self.lines: list[str] = []
+        self.by_site: dict = {}
+        for s in specs:
+            self.by_site.setdefault(s.site, []).append(s)
+        # race specs: access site -> [(other site, spec)] (checked when T2 is here)
+        self.race_partners: dict = {}
+        for s in specs:
+            if s.kind is ObligationKind.RACE:
+                self.race_partners.setdefault(s.other, []).append((s.site, s))
+                if s.other != s.site:
+                    self.race_partners.setdefault(s.site, []).append((s.other, s))
+        self.access_sites: dict = {}
+        self.barriers: dict = {}
+        for b in kernel.blocks:
+            for i, ins in enumerate(b.instrs):
+                if isinstance(ins, (Load, Store, Atomic)):
+                    self.access_sites[(b.label, i)] = len(self.access_sites)
+                elif isinstance(ins, Barrier):
+                    self.barriers[(b.label, i)] = len(self.barriers)
+        self.written = frozenset(ins.array.name for _, ins in kernel.instructions()
+                                 if writes_memory(ins) and ins.array.space == "global")
+        self.targets = {s for b in kernel.blocks for s in b.terminator.successors()}
+        self.values: dict[int, Value] = {}
+        self._collect_values()
+
+    # -------------------------------------------------------------- helpers
+    def _collect_values(self) -> None:
+        for p in self.k.scalar_params:
+            self.values[p.value.id] = p.value
+        for b in self.k.blocks:
+            for ins in (*b.phis, *b.instrs):
+                r = getattr(ins, "result", None)
+                if r is not None:
+                    self.values[r.id] = r
+        for v in self.values.values():
+            if v.type.is_float and v.type.bits == 16:
+                raise CEncodeError(f"{self.file}: float16 values are not supported by the C "
+                                   f"encoder (value {v} of kernel {self.k.name}); use float32")
+
+    def operand(self, op) -> str:
+        if isinstance(op, Const):
+            if op.type.is_float and op.type.bits == 16:
+                raise CEncodeError(f"{self.file}: float16 constants are not supported by the "
+                                   "C encoder")
+            return ops.const(op.value, op.type)
+        if op.id in self.names.scalars:
+            return f"L->{self.names.scalars[op.id]}"
+        return f"T->v{op.id}"
+
+    def emit(self, text: str, indent: int = 1) -> None:
+        self.lines.append("    " * indent + text)
+
+    def check(self, cond: str, spec: ObligationSpec) -> None:
+        self.emit(f"VK_CHECK({cond}, {c_string(obligation_message(spec, self.file))});")
+
+    def specs_at(self, site, kind: ObligationKind) -> list[ObligationSpec]:
+        return [s for s in self.by_site.get(site, []) if s.kind is kind]
+
+    def array_field(self, arr) -> str:
+        return self.names.arrays[(arr.space, arr.name)]
+
+    def dims_of(self, arr) -> list[str]:
+        """C expressions of every dimension of `arr` (logical, then inner)."""
+        if arr.space == "shared":
+            logical = [f"{n}u" for n in arr.shape]
+        else:
+            logical = [f"(uint64_t)L->{self.array_field(arr)}_shape[{k}]"
+                       for k in range(arr.ndim)]
+        return logical + [f"{n}u" for n in arr.inner]
+
+    def pointer(self, arr) -> str:
+        base = "S" if arr.space == "shared" else "L"
+        return f"{base}->{self.array_field(arr)}"
+
+    # -------------------------------------------------------------- function
+    def function(self) -> str:
+        self.lines = []
+        self.emit("static int vk_step(vk_launch *L, vk_block *S, vk_thread *T, "
+                  "vk_race *R, int role) {", 0)
+        self.emit("(void)L; (void)S; (void)R; (void)role;")
+        self.emit("switch (T->pc) {")
+        self.emit(f"case 0: goto {self.label(self.k.entry.label)};", 2)
+        for site, n in self.barriers.items():
+            self.emit(f"case {n + 1}: goto B{n};", 2)
+        self.emit("default: return -1;", 2)
+        self.emit("}")
+        for b in self.k.blocks:
+            if b.label in self.targets or b is self.k.entry:
+                self.emit(f"{self.label(b.label)}:;", 0)
+            for i, ins in enumerate(b.instrs):
+                fn = INSTRUCTIONS.get(ins.OPCODE)
+                if fn is None:
+                    raise CEncodeError(f"{ins.loc}: the C encoder has no entry for "
+                                       f"{type(ins).__name__}")
+                self.emit(f"/* {ins.loc.line}:{ins.loc.col} {ins.OPCODE} */")
+                fn(self, (b.label, i), ins)
+            fn = TERMINATORS.get(b.terminator.OPCODE)
+            if fn is None:
+                raise CEncodeError(f"{b.terminator.loc}: the C encoder has no entry for "
+                                   f"{type(b.terminator).__name__}")
+            fn(self, b.label, b.terminator)
+        self.emit("}", 0)
+        return "\n".join(self.lines) + "\n"
+
+    @staticmethod
+    def label(lbl: str) -> str:
+        return "L_" + "".join(ch if ch.isascii() and ch.isalnum() else "_" for ch in lbl)
+
+    def edge(self, src: str, dst: str, indent: int) -> None:
+        """Phi copies of edge src -> dst (parallel), then the jump."""
+        copies = []
+        for phi in self.k.block(dst).phis:
+            incoming = dict(phi.incoming)
+            if src in incoming:
+                copies.append((phi.result, self.operand(incoming[src])))
+        if len(copies) == 1:
+            r, v = copies[0]
+            self.emit(f"T->v{r.id} = {v};", indent)
+        elif copies:
+            self.emit("{", indent)
+            for j, (r, v) in enumerate(copies):
+                self.emit(f"{ctype(r.type)} t{j} = {v};", indent + 1)
+            for j, (r, _) in enumerate(copies):
+                self.emit(f"T->v{r.id} = t{j};", indent + 1)
+            self.emit("}", indent)
+        self.emit(f"goto {self.label(dst)};", indent)
+
+    # -------------------------------------------------------------- accesses
+    def access(self, site, ins) -> str:
+        """Bounds checks, the flat element index in T->flat, race
+        instrumentation; returns the element's lvalue."""
+        arr = ins.array
+        dims = self.dims_of(arr)
+        for k in range(arr.ndim):
+            idx = ins.indices[k]
+            t = idx.type
+            i = self.operand(idx)
+            if t.is_signed:
+                ok = f"(int64_t)({i}) >= 0 && (uint64_t)(int64_t)({i}) < {dims[k]}"
+            else:
+                ok = f"(uint64_t)({i}) < {dims[k]}"
+            for spec in self.specs_at(site, ObligationKind.BOUNDS):
+                if spec.dim == k:
+                    self.check(ok, spec)
+            if not any(s.dim == k for s in self.specs_at(site, ObligationKind.BOUNDS)):
+                # memory safety even where no obligation was enumerated
+                self.emit(f"if (!({ok})) {{ T->pc = -1; return -1; }}")
+        flat = "0u"
+        for k, idx in enumerate(ins.indices):
+            i = self.operand(idx)
+            term = f"(uint64_t)(int64_t)({i})" if idx.type.is_signed else f"(uint64_t)({i})"
+            flat = term if k == 0 else f"({flat}) * {dims[k]} + {term}"
+        self.emit(f"T->flat = {flat};")
+        n = self.access_sites[site]
+        partners = self.race_partners.get(site, [])
+        shared = arr.space == "shared"
+        if partners:
+            self.emit("if (role == 2) {")
+            for other, spec in partners:
+                hit = f"vk_race_hit(R, {self.access_sites[other]}, T->flat)"
+                if shared:
+                    hit = f"R->same_block && {hit}"
+                self.emit(f"VK_CHECK(!({hit}), "
+                          f"{c_string(obligation_message(spec, self.file))});", 2)
+            self.emit("}")
+        if partners:       # symmetric: a site with a race partner is recorded for T1
+            self.emit(f"if (role == 1) vk_race_record(R, {n}, T->flat);")
+        return f"{self.pointer(arr)}[T->flat]"
+
+    def havoc_load(self, arr) -> bool:
+        return arr.space == "shared" or arr.name in self.written
+
+
+def _nondet(t) -> str:
+    return "nondet_bool" if t.is_bool else "nondet_" + (
+        ("float" if t.bits == 32 else "double") if t.is_float else t.name)
+
+
+# ------------------------------------------------------------------ table
+def _binop(e: StepEmitter, site, ins):
+    a, b = e.operand(ins.lhs), e.operand(ins.rhs)
+    if is_int_division(ins):
+        for spec in e.specs_at(site, ObligationKind.DIV_ZERO):
+            e.check(f"({b}) != 0", spec)
+    e.emit(f"T->v{ins.result.id} = {ops.binary(ins.op, a, b, ins.result.type)};")
+
+
+def _compare(e, site, ins):
+    e.emit(f"T->v{ins.result.id} = "
+           f"{ops.compare(ins.op, e.operand(ins.lhs), e.operand(ins.rhs), ins.lhs.type)};")
+
+
+def _unop(e, site, ins):
+    e.emit(f"T->v{ins.result.id} = {ops.unary(ins.op, e.operand(ins.operand), ins.result.type)};")
+
+
+def _cast(e, site, ins):
+    e.emit(f"T->v{ins.result.id} = "
+           f"{ops.cast(e.operand(ins.operand), ins.operand.type, ins.result.type)};")
+
+
+def _select(e, site, ins):
+    e.emit(f"T->v{ins.result.id} = ({e.operand(ins.cond)}) ? ({e.operand(ins.if_true)}) "
+           f": ({e.operand(ins.if_false)});")
+
+
+_SPECIALS = {"thread_idx": "T->tidx", "block_idx": "T->bidx",
+             "block_dim": "L->block_dim", "grid_dim": "L->grid_dim"}
+
+
+def _special(e, site, ins):
+    src = f"L->dim[{ins.dim}]" if ins.kind == "launch_dim" else _SPECIALS[ins.kind]
+    e.emit(f"T->v{ins.result.id} = {src};")
+
+
+def _shape(e, site, ins):
+    e.emit(f"T->v{ins.result.id} = L->{e.array_field(ins.array)}_shape[{ins.dim}];")
+
+
+def _load(e, site, ins):
+    lv = e.access(site, ins)
+    if e.havoc_load(ins.array):
+        lv = f"VK_WRITTEN_LOAD({_nondet(ins.result.type)}, {lv})"
+    e.emit(f"T->v{ins.result.id} = {lv};")
+
+
+def _store(e, site, ins):
+    lv = e.access(site, ins)
+    e.emit(f"{lv} = {e.operand(ins.value)};")
+
+
+def _atomic(e, site, ins):
+    lv = e.access(site, ins)
+    t = ins.result.type
+    old, v = f"T->v{ins.result.id}", e.operand(ins.value)
+    e.emit(f"{old} = VK_WRITTEN_LOAD({_nondet(t)}, {lv});")
+    if ins.op == "exch":
+        new = v
+    elif ins.op == "cas":
+        new = f"(({old}) == ({e.operand(ins.compare)}) ? ({v}) : ({old}))"
+    elif ins.op in ("min", "max", "add", "sub", "and", "or", "xor"):
+        new = ops.binary(ins.op, old, v, t)
+    else:
+        raise CEncodeError(f"{ins.loc}: atomic op {ins.op!r} is unknown")
+    e.emit(f"{lv} = {new};")
+
+
+def _barrier(e, site, ins):
+    n = e.barriers[site]
+    e.emit(f"T->pc = {n + 1}; return {n};")
+    e.emit(f"B{n}:;", 0)
+
+
+def _assert(e, site, ins):
+    kind = ObligationKind.INVARIANT if ins.kind == "invariant" else ObligationKind.ASSERT
+    for spec in e.specs_at(site, kind):
+        e.check(e.operand(ins.cond), spec)
+
+
+def _requires(e, site, ins):
+    e.emit(f"VK_ASSUME({e.operand(ins.cond)}, "
+           f"{c_string(f'requires {e.file}:{ins.loc.line}:{ins.loc.col}')});")
+
+
+def _requires_array(e, site, ins):
+    arr = ins.array
+    t = arr.dtype
+    ptr = e.pointer(arr)
+    count = " * ".join(e.dims_of(arr))
+    msg = c_string(f"requires {e.file}:{ins.loc.line}:{ins.loc.col}")
+    n = site_number(e, site)
+    if ins.kind == "all_in_range":
+        lo, hi = e.operand(ins.lo), e.operand(ins.hi)
+        e.emit(f"if (!(L->contracts_checked & (1ull << {n}))) {{")
+        e.emit("#ifdef VERIKERN_REPLAY", 0)
+        e.emit(f"for (uint64_t i = 0; i < {count}; i++) "
+               f"VK_ASSUME(({lo}) <= {ptr}[i] && {ptr}[i] < ({hi}), {msg});", 2)
+        e.emit("#else", 0)
+        e.emit(f"{ctype(t)} lo = {lo}, hi = {hi};", 2)
+        e.emit(f"__CPROVER_assume(__CPROVER_forall {{ uint64_t i; (i < {count}) ==> "
+               f"(lo <= {ptr}[i] && {ptr}[i] < hi) }});", 2)
+        e.emit("#endif", 0)
+        e.emit(f"L->contracts_checked |= (1ull << {n});", 2)
+        e.emit("}")
+    elif ins.kind == "all_distinct":
+        e.emit(f"if (!(L->contracts_checked & (1ull << {n}))) {{")
+        e.emit("#ifdef VERIKERN_REPLAY", 0)
+        e.emit(f"VK_ASSUME(vk_all_distinct({ptr}, sizeof({ptr}[0]), {count}, "
+               f"{'1' if t.is_signed else '0'}), {msg});", 2)
+        e.emit("#else", 0)
+        e.emit(f"__CPROVER_assume(__CPROVER_forall {{ uint64_t i; __CPROVER_forall {{ uint64_t j; "
+               f"(i < {count} && j < {count} && i != j) ==> ({ptr}[i] != {ptr}[j]) }} }});", 2)
+        e.emit("#endif", 0)
+        e.emit(f"L->contracts_checked |= (1ull << {n});", 2)
+        e.emit("}")
+    else:
+        raise CEncodeError(f"{ins.loc}: array contract {ins.kind!r} is unknown")
+
+
+def site_number(e: StepEmitter, site) -> int:
+    """The number of an array contract (bit of vk_launch.contracts_checked)."""
+    sites = [(b.label, i) for b in e.k.blocks for i, ins in enumerate(b.instrs)
+             if ins.OPCODE == "requires_array"]
+    n = sites.index(site)
+    if n >= 64:
+        raise CEncodeError(f"{e.file}: more than 64 array contracts")
+    return n
+
+
+INSTRUCTIONS = {
+    "binop": _binop, "cmp": _compare, "unop": _unop, "cast": _cast, "select": _select,
+    "special": _special, "shape": _shape, "load": _load, "store": _store,
+    "atomic": _atomic, "barrier": _barrier, "assert": _assert, "requires": _requires,
+    "requires_array": _requires_array,
+}
+
+
+def _jump(e: StepEmitter, lbl, t: Jump):
+    e.edge(lbl, t.target, 1)
+
+
+def _branch(e: StepEmitter, lbl, t: Branch):
+    e.emit(f"if ({e.operand(t.cond)}) {{")
+    e.edge(lbl, t.if_true, 2)
+    e.emit("} else {")
+    e.edge(lbl, t.if_false, 2)
+    e.emit("}")
+
+
+def _return(e: StepEmitter, lbl, t: Return):
+    e.emit("T->pc = -1; return -1;")
+
+
+TERMINATORS = {"jmp": _jump, "br": _branch, "ret": _return}

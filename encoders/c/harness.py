@@ -1,0 +1,281 @@
+"""The C file around `vk_step`: state structs, race instrumentation, the
+divergence checks and `main` (the verification harness / replay driver).
+
+Invariants of the generated `main`:
+- inputs are read in one place, each through a `VK_IN_*` macro: a
+  `nondet_*()` call for CBMC, the counterexample file's value for replay
+  (`"dims"`, `"block_dim"`, `"threads"`, `"scalars"`, `"shapes"`,
+  `"arrays"`: the JSON of `Counterexample.to_json`);
+- the hardware limits of docs/LANGUAGE.md section 5 (1 <= block_dim <= 1024,
+  every dimension >= 1, fewer than 2**31 threads, size % block_dim == 0 when
+  the kernel uses shared memory or barriers, a block_dim fixed by the kernel
+  or by the caller), every `requires` and every array contract are assumed
+  (`VK_ASSUME`) before any obligation is checked;
+- CBMC: two threads T1 != T2 of the launch (T2 optional, so one-thread
+  launches are covered) run, in lockstep by barrier intervals when they share
+  a block; loads of elements other threads may write are unknown.  Replay:
+  every thread of the launch runs, block by block (T1's block first, then
+  T2's, then the others in order), each block interval by interval, threads
+  in order; T1 and T2 (the counterexample's threads) carry the race
+  instrumentation.
+"""
+from __future__ import annotations
+
+from verikern.mir.nodes import ArrayRef, Kernel
+
+from .emitter import StepEmitter, c_string, obligation_message
+from .ops import ctype
+from verikern.proofs.obligations import ObligationKind
+
+_RACE = r"""
+#ifdef VERIKERN_REPLAY
+typedef struct { int same_block; size_t n, cap; int *site; uint64_t *flat; } vk_race;
+static inline void vk_race_record(vk_race *R, int site, uint64_t flat) {
+    if (R->n == R->cap) {
+        R->cap = R->cap ? 2 * R->cap : 64;
+        R->site = (int *)vk_realloc(R->site, R->cap * sizeof(int));
+        R->flat = (uint64_t *)vk_realloc(R->flat, R->cap * sizeof(uint64_t));
+    }
+    R->site[R->n] = site; R->flat[R->n] = flat; R->n++;
+}
+static inline bool vk_race_hit(const vk_race *R, int site, uint64_t flat) {
+    for (size_t i = 0; i < R->n; i++)
+        if (R->site[i] == site && R->flat[i] == flat) return true;
+    return false;
+}
+static inline void vk_race_clear(vk_race *R) { R->n = 0; }
+#define VK_CHECK_GROUP(c, msg) do { if (!(c)) vk_report(msg); } while (0)
+#else
+/* GPUVerify-style: T1 keeps one access it chose nondeterministically */
+typedef struct { int same_block; bool valid; int site; uint64_t flat; } vk_race;
+static inline void vk_race_record(vk_race *R, int site, uint64_t flat) {
+    if (nondet_bool()) { R->valid = true; R->site = site; R->flat = flat; }
+}
+static inline bool vk_race_hit(const vk_race *R, int site, uint64_t flat) {
+    return R->valid && R->site == site && R->flat == flat;
+}
+static inline void vk_race_clear(vk_race *R) { R->valid = false; }
+#define VK_CHECK_GROUP(c, msg) VK_CHECK(c, msg)
+static inline void vk_end_group(void) { }
+static inline void *vk_alloc(uint64_t n, size_t size) { return malloc(n * size + 1); }
+static inline void vk_poison(void *p, uint64_t n, size_t size, int is_float) {
+    (void)p; (void)n; (void)size; (void)is_float;   /* CBMC: malloc'd memory is unknown */
+}
+#endif
+"""
+
+
+def _in(t, section: str, key: str | None, idx: str) -> str:
+    nd = "nondet_bool" if t.is_bool else "nondet_" + (
+        ("float" if t.bits == 32 else "double") if t.is_float else t.name)
+    macro = "VK_IN_FLOAT" if t.is_float else "VK_IN_UINT" if t.kind == "uint" else "VK_IN_INT"
+    k = c_string(key) if key is not None else "NULL"
+    return f"{macro}({nd}, {ctype(t)}, \"{section}\", {k}, {idx})"
+
+
+class HarnessEmitter:
+    """Writes the whole C file for one kernel (see the module docstring)."""
+
+    def __init__(self, kernel: Kernel, specs, dims=None, block_dim=None):
+        self.k = kernel
+        self.step = StepEmitter(kernel, specs)
+        self.specs = specs
+        self.fixed_dims = tuple(dims) if dims else None
+        self.fixed_block = block_dim if block_dim is not None else kernel.block_dim
+
+    def structs(self) -> str:
+        n = self.step.names
+        out = ["typedef struct {",
+               "    int32_t dim[4]; int32_t size, block_dim, grid_dim;",
+               "    uint64_t contracts_checked;"]
+        for p in self.k.scalar_params:
+            out.append(f"    {ctype(p.value.type)} {n.scalars[p.value.id]};")
+        for p in self.k.params:
+            if isinstance(p, ArrayRef):
+                f = n.arrays[("global", p.name)]
+                out.append(f"    {ctype(p.dtype)} *{f}; int32_t {f}_shape[{p.ndim}];")
+        out.append("} vk_launch;")
+        out.append("typedef struct {")
+        for a in self.k.shared:
+            out.append(f"    {ctype(a.dtype)} *{n.arrays[('shared', a.name)]};")
+        out.append("    int unused;")
+        out.append("} vk_block;")
+        out.append("typedef struct {")
+        out.append("    int pc; int32_t bidx, tidx; uint64_t flat;")
+        for vid, v in sorted(self.step.values.items()):
+            if vid not in n.scalars:
+                out.append(f"    {ctype(v.type)} v{vid};")
+        out.append("} vk_thread;")
+        return "\n".join(out) + "\n"
+
+    def divergence(self) -> str:
+        out = ["static void vk_check_divergence(int s1, int s2) {",
+               "    (void)s1; (void)s2;"]
+        for site, k in self.step.barriers.items():
+            for spec in self.step.specs_at(site, ObligationKind.DIVERGENCE):
+                msg = c_string(obligation_message(spec, self.step.file))
+                out.append(f"    VK_CHECK_GROUP(!(s1 != s2 && (s1 == {k} || s2 == {k})), {msg});")
+        out.append("    vk_end_group();")
+        out.append("}")
+        return "\n".join(out) + "\n"
+
+    def shared_alloc(self) -> str:
+        out = ["static void vk_block_alloc(vk_block *S) {", "    memset(S, 0, sizeof *S);"]
+        for a in self.k.shared:
+            f = self.step.names.arrays[("shared", a.name)]
+            count = 1
+            for d in (*a.shape, *a.inner):
+                count *= d
+            out.append(f"    S->{f} = ({ctype(a.dtype)} *)vk_alloc({count}u, sizeof({ctype(a.dtype)}));")
+            out.append(f"    vk_poison(S->{f}, {count}u, sizeof({ctype(a.dtype)}), "
+                       f"{1 if a.dtype.is_float else 0});")
+        out.append("}")
+        out.append("static void vk_block_free(vk_block *S) {")
+        for a in self.k.shared:
+            out.append(f"    free(S->{self.step.names.arrays[('shared', a.name)]});")
+        out.append("    (void)S;\n}")
+        return "\n".join(out) + "\n"
+
+    def launch_inputs(self) -> list[str]:
+        k = self.k
+        n = self.step.names
+        hw = c_string("hardware limits (docs/LANGUAGE.md section 5)")
+        out = ["    vk_launch L; memset(&L, 0, sizeof L);", "    uint64_t size = 1;"]
+        for d in range(k.launch_ndim):
+            out.append(f"    L.dim[{d}] = VK_IN_INT(nondet_int32, int32_t, \"dims\", NULL, {d});")
+            out.append(f"    VK_ASSUME(L.dim[{d}] >= 1, {hw});")
+            out.append(f"    size *= (uint64_t)L.dim[{d}];")
+            out.append(f"    VK_ASSUME(size < 2147483648u, {hw});")
+            if self.fixed_dims:
+                out.append(f"    VK_ASSUME(L.dim[{d}] == {self.fixed_dims[d]}, "
+                           f"{c_string('the launch --dim')});")
+        out.append("    L.block_dim = VK_IN_INT(nondet_int32, int32_t, \"block_dim\", NULL, -1);")
+        out.append(f"    VK_ASSUME(L.block_dim >= 1 && L.block_dim <= 1024, {hw});")
+        if self.fixed_block is not None:
+            out.append(f"    VK_ASSUME(L.block_dim == {self.fixed_block}, "
+                       f"{c_string('the fixed block_dim')});")
+        if k.uses_block_features:
+            out.append(f"    VK_ASSUME(size % (uint64_t)L.block_dim == 0, {hw});")
+        out.append("    L.size = (int32_t)size;")
+        out.append("    L.grid_dim = (int32_t)((size + (uint64_t)L.block_dim - 1) / "
+                   "(uint64_t)L.block_dim);")
+        for p in k.scalar_params:
+            out.append(f"    L.{n.scalars[p.value.id]} = "
+                       f"{_in(p.value.type, 'scalars', p.name, '-1')};")
+        for p in k.params:
+            if not isinstance(p, ArrayRef):
+                continue
+            f = n.arrays[("global", p.name)]
+            count = "1u"
+            for d in range(p.ndim):
+                out.append(f"    L.{f}_shape[{d}] = VK_IN_INT(nondet_int32, int32_t, \"shapes\", "
+                           f"{c_string(p.name)}, {d});")
+                out.append(f"    VK_ASSUME(L.{f}_shape[{d}] >= 0, {hw});")
+                count += f" * (uint64_t)L.{f}_shape[{d}]"
+            for d in p.inner:
+                count += f" * {d}u"
+            t = ctype(p.dtype)
+            out.append(f"    L.{f} = ({t} *)vk_alloc({count}, sizeof({t}));")
+            conv = ("v.i != 0" if p.dtype.is_bool else f"({t})v.d" if p.dtype.is_float
+                    else f"({t})v.i" if p.dtype.is_signed else f"({t})v.u")
+            out.append("#ifdef VERIKERN_REPLAY")
+            out.append(f"    for (size_t j = 0; j < vk_in_array_size({c_string(p.name)}); j++) {{")
+            out.append("        uint64_t flat; vk_number v;")
+            out.append(f"        vk_in_array_entry({c_string(p.name)}, j, &flat, &v);")
+            out.append(f"        if (flat < {count}) L.{f}[flat] = {conv};")
+            out.append("    }")
+            out.append("#endif")
+        return out
+
+    def main(self) -> str:
+        out = ["int main(int argc, char **argv) {",
+               "    (void)argc; (void)argv;",
+               "#ifdef VERIKERN_REPLAY",
+               "    vk_harness_open(argc, argv);",
+               "#endif"]
+        out += self.launch_inputs()
+        thr = c_string("the threads exist in the launch")
+        out += [
+            "    int32_t b1, t1, b2 = -1, t2 = -1; bool has2;",
+            "#ifdef VERIKERN_REPLAY",
+            '    b1 = (int32_t)vk_in_i64("threads", "block", 0);',
+            '    t1 = (int32_t)vk_in_i64("threads", "thread", 0);',
+            '    has2 = vk_in_count("threads") > 1;',
+            '    if (has2) { b2 = (int32_t)vk_in_i64("threads", "block", 1); '
+            't2 = (int32_t)vk_in_i64("threads", "thread", 1); }',
+            "#else",
+            "    b1 = nondet_int32(); t1 = nondet_int32(); has2 = nondet_bool();",
+            "    if (has2) { b2 = nondet_int32(); t2 = nondet_int32(); }",
+            "#endif",
+            f"    VK_ASSUME(b1 >= 0 && b1 < L.grid_dim && t1 >= 0 && t1 < L.block_dim && "
+            f"(int64_t)b1 * L.block_dim + t1 < L.size, {thr});",
+            f"    VK_ASSUME(!has2 || (b2 >= 0 && b2 < L.grid_dim && t2 >= 0 && t2 < L.block_dim "
+            f"&& (int64_t)b2 * L.block_dim + t2 < L.size && (b1 != b2 || t1 != t2)), {thr});",
+            "    if (has2 && (b2 < b1 || (b2 == b1 && t2 < t1))) {   /* T1 runs first */",
+            "        int32_t x = b1; b1 = b2; b2 = x; x = t1; t1 = t2; t2 = x;",
+            "    }",
+            "    vk_race R; memset(&R, 0, sizeof R); R.same_block = has2 && b1 == b2;",
+            "#ifdef VERIKERN_REPLAY",
+            "    vk_run_block(&L, b1, &R, b1, t1, b2, t2);",
+            "    if (has2 && b2 != b1) vk_run_block(&L, b2, &R, b1, t1, b2, t2);",
+            "    for (int32_t b = 0; b < L.grid_dim; b++)",
+            "        if (b != b1 && !(has2 && b == b2)) vk_run_block(&L, b, &R, b1, t1, b2, t2);",
+            "    vk_ok();",
+            "#else",
+            "    vk_block S1, S2; vk_block_alloc(&S1); vk_block_alloc(&S2);",
+            "    vk_thread th1, th2; memset(&th1, 0, sizeof th1); memset(&th2, 0, sizeof th2);",
+            "    th1.bidx = b1; th1.tidx = t1; th2.bidx = b2; th2.tidx = t2;",
+            "    if (R.same_block) {",
+            "        for (;;) {",
+            "            int s1 = vk_step(&L, &S1, &th1, &R, 1);",
+            "            int s2 = vk_step(&L, &S1, &th2, &R, 2);",
+            "            vk_check_divergence(s1, s2);",
+            "            if (s1 < 0) break;",
+            "            vk_race_clear(&R);",
+            "        }",
+            "    } else {",
+            "        while (vk_step(&L, &S1, &th1, &R, 1) >= 0) { }",
+            "        if (has2) while (vk_step(&L, &S2, &th2, &R, 2) >= 0) { }",
+            "    }",
+            "#endif",
+            "    return 0;",
+            "}",
+        ]
+        return "\n".join(out) + "\n"
+
+    def run_block(self) -> str:
+        return r"""
+#ifdef VERIKERN_REPLAY
+static void vk_run_block(vk_launch *L, int32_t b, vk_race *R,
+                         int32_t b1, int32_t t1, int32_t b2, int32_t t2) {
+    int64_t left = (int64_t)L->size - (int64_t)b * L->block_dim;
+    int32_t n = left < L->block_dim ? (int32_t)left : L->block_dim;
+    vk_thread *th = (vk_thread *)vk_alloc((uint64_t)n, sizeof(vk_thread));
+    int *st = (int *)vk_alloc((uint64_t)n, sizeof(int));
+    vk_block S; vk_block_alloc(&S);
+    for (int32_t t = 0; t < n; t++) { th[t].bidx = b; th[t].tidx = t; }
+    for (;;) {
+        for (int32_t t = 0; t < n; t++) {
+            int role = (b == b1 && t == t1) ? 1 : (b == b2 && t == t2) ? 2 : 0;
+            st[t] = vk_step(L, &S, &th[t], R, role);
+        }
+        for (int32_t t = 1; t < n; t++) vk_check_divergence(st[0], st[t]);
+        if (st[0] < 0) break;
+        if (R->same_block && b == b1) vk_race_clear(R);
+    }
+    vk_block_free(&S);
+    free(th); free(st);
+}
+#endif
+"""
+
+    def file(self) -> str:
+        from .prelude import prelude
+        k = self.k
+        head = (f"/* verikern C encoding of kernel {k.name} ({k.loc}).\n"
+                " * CBMC:   cbmc THIS.c --unwinding-assertions --unwind N\n"
+                " * replay: cc -std=c11 -DVERIKERN_REPLAY -I<verikern/encoders/c> THIS.c -lm\n"
+                " *         ./a.out counterexample.json\n"
+                " * Each check's message is '<obligation id> <kind> <file>:<line>:<col>'. */\n")
+        return (head + prelude() + _RACE + self.structs() + self.step.function()
+                + self.divergence() + self.shared_alloc() + self.run_block() + self.main())

@@ -1,0 +1,209 @@
+"""MIR scalar operations as C11 expressions with MIR's exact semantics.
+
+Every builder takes C expressions for the operands (already of the operand
+type's C type) and returns a C expression of the result type.  Invariants:
+- no expression has undefined behaviour for any operand values: integer
+  arithmetic is done on an unsigned type at least as wide as `unsigned int`
+  (so integer promotion never yields a signed overflow) and brought back to a
+  signed type with the `vk_sN` helpers of the prelude (bit-exact, no
+  implementation-defined conversion); divisions go through helpers that are
+  total (INT_MIN / -1 wraps, a zero divisor yields 0 -- the division's
+  `div-zero` obligation is checked before it);
+- shifts take the amount modulo the width; `shr` is arithmetic on signed
+  types (computed as `~(~a >> s)` for negative a, never shifting a negative);
+- floats are C float/double in the value's precision; `pow sin cos tan exp
+  log` are the C library's double functions of the widened operands, rounded
+  once (docs/MIR.md); float16 is not supported by the C encoder.
+
+The tables (`INT_BINARY`, `BOOL_BINARY`, `FLOAT_BINARY`, `INT_UNARY`,
+`BOOL_UNARY`, `FLOAT_UNARY`, `COMPARE`) are keyed by MIR op name and cover
+exactly the op table `verikern.mir.ops` (tests/mir/test_op_table.py).
+"""
+from __future__ import annotations
+
+from verikern.mir.types import ScalarType
+
+
+class CEncodeError(Exception):
+    """The kernel uses something the C encoder does not translate; the message
+    starts with file:line:col of the construct."""
+
+
+def ctype(t: ScalarType) -> str:
+    if t.is_bool:
+        return "bool"
+    if t.is_int:
+        return f"{'int' if t.is_signed else 'uint'}{t.bits}_t"
+    if t.bits == 32:
+        return "float"
+    if t.bits == 64:
+        return "double"
+    raise CEncodeError(f"{t.name} has no C type in the C encoder (float16 is not supported)")
+
+
+def utype(t: ScalarType) -> str:
+    """The unsigned type integer arithmetic on t is done in (never promoted)."""
+    return "uint64_t" if t.bits > 32 else "uint32_t"
+
+
+def wrap(t: ScalarType, uexpr: str) -> str:
+    """An expression of utype(t) reduced to t (two's complement, no UB)."""
+    if t.is_signed:
+        return f"vk_s{t.bits}({uexpr})"
+    return f"(({ctype(t)})({uexpr}))"
+
+
+def _u(t: ScalarType, a: str) -> str:
+    return f"(({utype(t)})({a}))"
+
+
+def _fsuffix(t: ScalarType) -> str:
+    return "f" if t.bits == 32 else ""
+
+
+def _libm(t: ScalarType, fn: str, *args: str) -> str:
+    """A C library double function of the widened operands, rounded once to t."""
+    call = f"{fn}(" + ", ".join(f"(double)({a})" for a in args) + ")"
+    return f"(({ctype(t)}){call})"
+
+
+# ------------------------------------------------------------------ binary
+def _iarith(sym):
+    return lambda a, b, t: wrap(t, f"{_u(t, a)} {sym} {_u(t, b)}")
+
+
+def _helper(name):
+    return lambda a, b, t: f"vk_{name}_{'i' if t.is_signed else 'u'}{t.bits}({a}, {b})"
+
+
+def _shl(a, b, t):
+    return wrap(t, f"{_u(t, a)} << ({_u(t, b)} & {t.bits - 1}u)")
+
+
+def _shr(a, b, t):
+    if t.is_signed:
+        return f"vk_shr_i{t.bits}({a}, (unsigned)({_u(t, b)} & {t.bits - 1}u))"
+    return f"(({ctype(t)})({a} >> ({_u(t, b)} & {t.bits - 1}u)))"
+
+
+INT_BINARY = {
+    "add": _iarith("+"), "sub": _iarith("-"), "mul": _iarith("*"),
+    "div": _helper("div"), "floordiv": _helper("floordiv"), "mod": _helper("mod"),
+    "min": lambda a, b, t: f"(({a}) < ({b}) ? ({a}) : ({b}))",
+    "max": lambda a, b, t: f"(({a}) > ({b}) ? ({a}) : ({b}))",
+    "and": _iarith("&"), "or": _iarith("|"), "xor": _iarith("^"),
+    "shl": _shl, "shr": _shr,
+}
+
+BOOL_BINARY = {
+    "and": lambda a, b, t: f"(({a}) && ({b}))",
+    "or": lambda a, b, t: f"(({a}) || ({b}))",
+    "xor": lambda a, b, t: f"(({a}) != ({b}))",
+}
+
+
+def _farith(sym):
+    return lambda a, b, t: f"(({ctype(t)})(({a}) {sym} ({b})))"
+
+
+FLOAT_BINARY = {
+    "add": _farith("+"), "sub": _farith("-"), "mul": _farith("*"), "div": _farith("/"),
+    "floordiv": lambda a, b, t: f"floor{_fsuffix(t)}(({ctype(t)})(({a}) / ({b})))",
+    "mod": lambda a, b, t: f"fmod{_fsuffix(t)}({a}, {b})",
+    "min": lambda a, b, t: f"fmin{_fsuffix(t)}({a}, {b})",
+    "max": lambda a, b, t: f"fmax{_fsuffix(t)}({a}, {b})",
+    "pow": lambda a, b, t: _libm(t, "pow", a, b),
+}
+
+# ------------------------------------------------------------------ compare
+_CMP = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
+COMPARE = {op: (lambda sym: lambda a, b, t: f"(({a}) {sym} ({b}))")(sym)
+           for op, sym in _CMP.items()}
+
+# ------------------------------------------------------------------ unary
+INT_UNARY = {
+    "neg": lambda a, t: wrap(t, f"({utype(t)})0u - {_u(t, a)}"),
+    "invert": lambda a, t: wrap(t, f"~{_u(t, a)}"),
+    "abs": lambda a, t: (f"(({a}) < 0 ? {wrap(t, f'({utype(t)})0u - {_u(t, a)}')} : ({a}))"
+                         if t.is_signed else f"({a})"),
+}
+
+BOOL_UNARY = {"not": lambda a, t: f"(!({a}))"}
+
+
+def _fcall(fn):
+    return lambda a, t: f"{fn}{_fsuffix(t)}({a})"
+
+
+def _flibm(fn):
+    return lambda a, t: _libm(t, fn, a)
+
+
+FLOAT_UNARY = {
+    "neg": lambda a, t: f"(-({a}))",
+    "abs": _fcall("fabs"),
+    "sqrt": _fcall("sqrt"), "sqrt_precise": _fcall("sqrt"),
+    "sin": _flibm("sin"), "cos": _flibm("cos"), "tan": _flibm("tan"),
+    "exp": _flibm("exp"), "log": _flibm("log"),
+    "floor": _fcall("floor"), "ceil": _fcall("ceil"),
+}
+
+
+def binary(op: str, a: str, b: str, t: ScalarType) -> str:
+    table = BOOL_BINARY if t.is_bool else INT_BINARY if t.is_int else FLOAT_BINARY
+    if op not in table:
+        raise CEncodeError(f"binary op {op!r} is not defined on {t.name}")
+    return table[op](a, b, t)
+
+
+def unary(op: str, a: str, t: ScalarType) -> str:
+    table = BOOL_UNARY if t.is_bool else INT_UNARY if t.is_int else FLOAT_UNARY
+    if op not in table:
+        raise CEncodeError(f"unary op {op!r} is not defined on {t.name}")
+    return table[op](a, t)
+
+
+def compare(op: str, a: str, b: str, t: ScalarType) -> str:
+    if op not in COMPARE:
+        raise CEncodeError(f"comparison {op!r} is unknown")
+    return COMPARE[op](a, b, t)
+
+
+# ------------------------------------------------------------------ casts
+def cast(a: str, src: ScalarType, dst: ScalarType) -> str:
+    """MIR Cast: int->int by the source's signedness, bool<->number, int->float
+    rounded, float->int truncated (0 when out of range or NaN: MIR leaves it
+    unspecified), float->float rounded."""
+    if src == dst:
+        return f"({a})"
+    if src.is_bool:
+        return f"(({ctype(dst)})(({a}) ? 1 : 0))"
+    if dst.is_bool:
+        return f"(({a}) != 0)"
+    if src.is_int and dst.is_int:
+        if dst.is_signed:
+            return wrap(dst, f"(({utype(dst)})({a}))")
+        return f"(({ctype(dst)})({a}))"
+    if dst.is_float:
+        return f"(({ctype(dst)})({a}))"
+    return f"vk_f2{'i' if dst.is_signed else 'u'}{dst.bits}((double)({a}))"
+
+
+# ------------------------------------------------------------------ constants
+def const(value, t: ScalarType) -> str:
+    """A C literal of exactly `value` in type t (floats as hex literals)."""
+    if t.is_bool:
+        return "1" if value else "0"
+    if t.is_int:
+        v = t.wrap(int(value))
+        if t.is_signed:
+            lit = f"(-{-(v + 1)}LL - 1)" if v < 0 else f"{v}LL"
+        else:
+            lit = f"{v}ULL"
+        return f"(({ctype(t)}){lit})"
+    x = float(value)
+    if x != x:
+        return f"(({ctype(t)})NAN)"
+    if x in (float("inf"), float("-inf")):
+        return f"(({ctype(t)})({'-' if x < 0 else ''}INFINITY))"
+    return f"(({ctype(t)}){x.hex()})"

@@ -1,0 +1,119 @@
+"""The C helper functions every emitted file starts with (`prelude()`).
+
+Invariants: every helper is `static inline` (an unused one draws no warning),
+total (defined for every argument value) and free of undefined and
+implementation-defined behaviour; the mode macros are the only place where
+the CBMC harness and the concrete replay program differ:
+
+- CBMC (default): `VK_CHECK(c, msg)` is `__CPROVER_assert(c, msg)` followed
+  by `__CPROVER_assume(c)` (a path that broke an obligation goes no further,
+  as a thread the simulator stops); `VK_ASSUME` is `__CPROVER_assume`;
+  inputs come from `nondet_*()` functions (declared, never defined).
+- replay (`-DVERIKERN_REPLAY`, with verikern_harness.h on the include path):
+  `VK_CHECK` prints `VERIKERN-FAIL <msg>` and exits 1 on the first failure,
+  `VK_ASSUME` exits 3 (`VERIKERN-INADMISSIBLE`), inputs are read from the
+  counterexample JSON named on the command line.
+"""
+from __future__ import annotations
+
+_SIGNED = (8, 16, 32, 64)
+
+
+def _wrap_helpers() -> str:
+    out = []
+    for bits in _SIGNED:
+        u = "uint64_t" if bits == 64 else "uint32_t"
+        mask = (1 << bits) - 1
+        sign = 1 << (bits - 1)
+        low = sign - 1
+        suf = "ULL" if bits == 64 else "u"
+        s = "int64_t" if bits == 64 else "int32_t"
+        out.append(
+            f"static inline int{bits}_t vk_s{bits}({u} u) {{\n"
+            f"    u &= 0x{mask:X}{suf};\n"
+            f"    return (u & 0x{sign:X}{suf}) ? (int{bits}_t)(-({s})(~u & 0x{low:X}{suf}) - 1)"
+            f" : (int{bits}_t)u;\n}}\n")
+    return "".join(out)
+
+
+def _division_helpers() -> str:
+    out = []
+    for bits in _SIGNED:
+        t, u = f"int{bits}_t", ("uint64_t" if bits == 64 else "uint32_t")
+        out.append(
+            f"static inline {t} vk_div_i{bits}({t} a, {t} b) {{\n"
+            f"    if (b == 0) return 0;\n"
+            f"    if (b == -1) return vk_s{bits}(({u})0u - ({u})a);\n"
+            f"    return ({t})(a / b);\n}}\n"
+            f"static inline {t} vk_mod_i{bits}({t} a, {t} b) {{\n"
+            f"    if (b == 0 || b == -1) return 0;\n"
+            f"    return ({t})(a % b);\n}}\n"
+            f"static inline {t} vk_floordiv_i{bits}({t} a, {t} b) {{\n"
+            f"    if (b == 0) return 0;\n"
+            f"    if (b == -1) return vk_s{bits}(({u})0u - ({u})a);\n"
+            f"    {t} q = ({t})(a / b);\n"
+            f"    if (a % b != 0 && ((a < 0) != (b < 0))) q = ({t})(q - 1);\n"
+            f"    return q;\n}}\n"
+            f"static inline {t} vk_shr_i{bits}({t} a, unsigned s) {{\n"
+            f"    return a < 0 ? ({t})~((~a) >> s) : ({t})(a >> s);\n}}\n")
+        ut = f"uint{bits}_t"
+        out.append(
+            f"static inline {ut} vk_div_u{bits}({ut} a, {ut} b) {{ return b == 0 ? 0 : ({ut})(a / b); }}\n"
+            f"static inline {ut} vk_floordiv_u{bits}({ut} a, {ut} b) {{ return b == 0 ? 0 : ({ut})(a / b); }}\n"
+            f"static inline {ut} vk_mod_u{bits}({ut} a, {ut} b) {{ return b == 0 ? 0 : ({ut})(a % b); }}\n")
+    return "".join(out)
+
+
+def _float_to_int_helpers() -> str:
+    out = []
+    for bits in _SIGNED:
+        lo, hi = -(2 ** (bits - 1)), 2 ** (bits - 1)
+        # x > lo - 1 is exact for bits <= 32; for 64 bits lo itself is the
+        # smallest double that truncates into range
+        cond_lo = f"x > {float(lo - 1)!r}" if bits <= 32 else f"x >= {float(lo)!r}"
+        out.append(
+            f"static inline int{bits}_t vk_f2i{bits}(double x) {{\n"
+            f"    return ({cond_lo} && x < {float(hi)!r}) ? (int{bits}_t)x : 0;\n}}\n")
+        out.append(
+            f"static inline uint{bits}_t vk_f2u{bits}(double x) {{\n"
+            f"    return (x > -1.0 && x < {float(2 ** bits)!r}) ? (uint{bits}_t)x : 0u;\n}}\n")
+    return "".join(out)
+
+
+_MODES = r"""
+#ifdef VERIKERN_REPLAY
+#include "verikern_harness.h"
+#define VK_CHECK(c, msg) do { if (!(c)) vk_fail(msg); } while (0)
+#define VK_ASSUME(c, msg) do { if (!(c)) vk_inadmissible(msg); } while (0)
+#define VK_IN_INT(nd, T, sec, key, idx) ((T)vk_in_i64(sec, key, idx))
+#define VK_IN_UINT(nd, T, sec, key, idx) ((T)vk_in_u64(sec, key, idx))
+#define VK_IN_FLOAT(nd, T, sec, key, idx) ((T)vk_in_f64(sec, key, idx))
+#define VK_WRITTEN_LOAD(nd, lvalue) (lvalue)
+#else
+#define VK_CHECK(c, msg) do { __CPROVER_assert((c), msg); __CPROVER_assume(c); } while (0)
+#define VK_ASSUME(c, msg) __CPROVER_assume(c)
+#define VK_IN_INT(nd, T, sec, key, idx) ((T)nd())
+#define VK_IN_UINT(nd, T, sec, key, idx) ((T)nd())
+#define VK_IN_FLOAT(nd, T, sec, key, idx) ((T)nd())
+/* two-thread abstraction: an element of an array the kernel writes may have
+   been written by any other thread, so its value is unknown */
+#define VK_WRITTEN_LOAD(nd, lvalue) (nd())
+_Bool nondet_bool(void);
+int8_t nondet_int8(void);
+int16_t nondet_int16(void);
+int32_t nondet_int32(void);
+int64_t nondet_int64(void);
+uint8_t nondet_uint8(void);
+uint16_t nondet_uint16(void);
+uint32_t nondet_uint32(void);
+uint64_t nondet_uint64(void);
+float nondet_float(void);
+double nondet_double(void);
+#endif
+"""
+
+
+def prelude() -> str:
+    return ("#include <stdbool.h>\n#include <stdint.h>\n#include <stdlib.h>\n"
+            "#include <string.h>\n#include <math.h>\n" + _MODES + "\n"
+            + _wrap_helpers() + _division_helpers() + _float_to_int_helpers())
