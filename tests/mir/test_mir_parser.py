@@ -21,10 +21,11 @@ from prove_cli.differential_kernels import FAMILIES
 from verikern.frontend import compile_source
 from verikern.mir import (
     BOOL, F32, I32, ArrayRef, Assert, Barrier, BinOp, Branch, Cast, Compare, Const, Jump, Load,
-    Phi, Return, Select, ShapeOf, SourceLoc, Special, Store, format_kernel, verify,
+    Phi, Return, ScalarParam, Select, ShapeOf, SourceLoc, Special, Store, format_kernel,
+    verify,
 )
 from verikern.mir.builder import MirBuilder
-from verikern.mir.nodes import LoopInfo, RangeLoopInfo, UNKNOWN_LOC
+from verikern.mir.nodes import SPECIAL_KINDS, UNKNOWN_LOC, LoopInfo, RangeLoopInfo
 from verikern.mir.parser import MirParseError, parse_kernel, parse_module
 from verikern.mir.passes.peel import peel_loops
 from verikern.mir.types import SCALAR_TYPES
@@ -124,6 +125,30 @@ def test_awkward_constants_messages_names_and_files_round_trip(t, data, message,
     b.emit(Assert(c, message, SourceLoc(other, line, 0)))
     b.terminate(Return(SourceLoc(kfile, line + 1, col)))
     round_trip(b.finish(fast_math=data.draw(st.booleans())))
+
+
+@settings(max_examples=100, deadline=None)
+@given(t=_types, inner=st.lists(st.integers(1, 4), max_size=2),
+       shape=st.lists(st.integers(1, 64), min_size=1, max_size=3),
+       layout=st.sampled_from(["row_major", "column_major"]), pname=_names,
+       ginner=st.lists(st.integers(1, 4), max_size=2), ndim=st.integers(1, 3),
+       kind=st.sampled_from(SPECIAL_KINDS), dim=st.integers(0, 3))
+def test_array_shapes_layouts_and_parameter_names_round_trip(t, inner, shape, layout, pname,
+                                                             ginner, ndim, kind, dim):
+    b = MirBuilder("arrays", SourceLoc("a.py", 1, 1))
+    g = b.array_param(ArrayRef("g", t, ndim, tuple(ginner)))
+    sh = b.shared_array(ArrayRef("s", t, len(shape), tuple(inner), "shared", tuple(shape), layout))
+    v = b.new_value(I32, "v")
+    b.params.append(ScalarParam(pname + "_", v))     # a parameter named unlike its value
+    b.set_block(b.new_block("entry"))
+    d = b.new_value(I32)
+    b.emit(Special(d, kind, SourceLoc("a.py", 2, 1), dim))
+    x = b.new_value(t)
+    b.emit(Load(x, g, (v,) * ndim + tuple(Const(0, I32) for _ in ginner), SourceLoc("a.py", 3, 1)))
+    b.emit(Store(sh, (d,) * len(shape) + tuple(Const(0, I32) for _ in inner), x,
+                 SourceLoc("a.py", 4, 1)))
+    b.terminate(Return(SourceLoc("a.py", 5, 1)))
+    round_trip(b.finish(uses_block_features=True, launch_ndim=4, block_dim=256))
 
 
 def test_unknown_locations_print_nothing_and_parse_back():
