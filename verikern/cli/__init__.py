@@ -19,6 +19,7 @@ COMMANDS = {
     "report": ("verikern.cli.report", "Prove and write a self-contained sign-off document (HTML or Markdown)."),
     "check-report": ("verikern.cli.check_report", "Re-run the proofs of a JSON report and check that everything still matches."),
     "selftest": ("verikern.cli.selftest", "Prove the shipped corpus and print a qualification summary."),
+    "replay": ("verikern.cli.replay", "Run a counterexample through the kernel's C encoding (a check independent of the simulator)."),
 }
 
 
