@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar, Union
 
+from . import ops as _ops
 from .types import BOOL, I32, ScalarType
 
 
@@ -126,15 +127,11 @@ class Instr:
         raise NotImplementedError(f"{type(self).__name__} must define operands()")
 
 
-BINARY_OPS = (
-    "add", "sub", "mul", "div", "floordiv", "mod",
-    "min", "max", "and", "or", "xor", "shl", "shr", "pow",
-)
-COMPARE_OPS = ("eq", "ne", "lt", "le", "gt", "ge")
-UNARY_OPS = (
-    "neg", "not", "invert", "abs",
-    "sqrt", "sqrt_precise", "sin", "cos", "tan", "exp", "log", "floor", "ceil",
-)
+# op names come from the op table (verikern.mir.ops), which also says on which
+# types each op is defined and what it computes
+BINARY_OPS = tuple(_ops.BINARY)
+COMPARE_OPS = tuple(_ops.COMPARE)
+UNARY_OPS = tuple(_ops.UNARY)
 SPECIAL_KINDS = ("thread_idx", "block_idx", "block_dim", "grid_dim", "launch_dim")
 ATOMIC_OPS = ("add", "sub", "min", "max", "exch", "cas", "and", "or", "xor")
 

@@ -2,16 +2,18 @@
 
 `verify(kernel)` raises MirVerifyError naming the first broken invariant of
 verikern.mir.nodes (single definition, dominance, phi arity, typing, terminator
-targets, requires placement). It never changes the kernel.
+targets, requires placement); op/type pairs are those of the op table
+(verikern.mir.ops). It never changes the kernel.
 """
 from __future__ import annotations
 
 from .cfg import dominators, reverse_postorder
 from .nodes import (
-    ATOMIC_OPS, BINARY_OPS, COMPARE_OPS, SPECIAL_KINDS, UNARY_OPS,
-    Assert, Atomic, Barrier, BinOp, Branch, Cast, Compare, Const, Kernel, Load,
+    ATOMIC_OPS, SPECIAL_KINDS,
+    Assert, Atomic, BinOp, Branch, Cast, Compare, Const, Kernel, Load,
     Requires, RequiresArray, Select, ShapeOf, Special, Store, UnaryOp, Value,
 )
+from .facts import accesses_memory, is_barrier, type_error
 from .types import BOOL, I32
 
 
@@ -29,32 +31,17 @@ def _check_types(k: Kernel, where: str, ins) -> None:
         if len(types) != 1:
             _fail(k, where, f"operand types differ: {sorted(t.name for t in types)}")
 
-    if isinstance(ins, BinOp):
-        if ins.op not in BINARY_OPS:
-            _fail(k, where, f"unknown binop {ins.op!r}")
-        same(ins.result, ins.lhs, ins.rhs)
-        if ins.op in ("and", "or", "xor") and ins.result.type.is_float:
-            _fail(k, where, f"{ins.op} on floats")
-        if ins.op in ("shl", "shr") and not ins.result.type.is_int:
-            _fail(k, where, f"{ins.op} needs integers")
-        if ins.op == "pow" and not ins.result.type.is_float:
-            _fail(k, where, "pow needs floats")
-    elif isinstance(ins, Compare):
-        if ins.op not in COMPARE_OPS:
-            _fail(k, where, f"unknown comparison {ins.op!r}")
-        same(ins.lhs, ins.rhs)
-        if ins.result.type != BOOL:
-            _fail(k, where, "comparison result must be bool")
-    elif isinstance(ins, UnaryOp):
-        if ins.op not in UNARY_OPS:
-            _fail(k, where, f"unknown unary op {ins.op!r}")
-        same(ins.result, ins.operand)
-        if ins.op == "not" and ins.result.type != BOOL:
-            _fail(k, where, "not needs bool")
-        if ins.op == "invert" and not ins.result.type.is_int:
-            _fail(k, where, "invert needs an integer")
-        if ins.op not in ("neg", "not", "invert", "abs") and not ins.result.type.is_float:
-            _fail(k, where, f"{ins.op} needs a float")
+    if isinstance(ins, (BinOp, Compare, UnaryOp)):
+        # op/type pairs come from the op table (verikern.mir.ops)
+        problem = type_error(ins)
+        if problem is not None:
+            _fail(k, where, problem)
+        if isinstance(ins, Compare):
+            same(ins.lhs, ins.rhs)
+            if ins.result.type != BOOL:
+                _fail(k, where, "comparison result must be bool")
+        else:
+            same(ins.result, *ins.operands())
     elif isinstance(ins, Select):
         if ins.cond.type != BOOL:
             _fail(k, where, "select condition must be bool")
@@ -159,7 +146,7 @@ def verify(k: Kernel) -> None:
             for v in ins.operands():
                 check_use(v, b.label, npos + i, where)
             _check_types(k, where, ins)
-            if isinstance(ins, (Load, Store, Atomic, Barrier)):
+            if accesses_memory(ins) or is_barrier(ins):
                 seen_memory = True
             if isinstance(ins, (Requires, RequiresArray)):
                 if b is not k.entry or seen_memory:

@@ -1,7 +1,8 @@
 """Constant folding with exact machine semantics (docs/MIR.md).
 
 Invariant: an instruction is folded only when all its operands are constants
-and the result is exactly what the simulator would compute: integer ops wrap
+and the result is exactly what the simulator would compute: integer and bool
+ops are the op table's reference semantics (verikern.mir.ops): integer ops wrap
 at the type's width, `floordiv` floors, `div` truncates, `mod` takes the
 dividend's sign, shifts use the amount modulo the width; a division or
 modulo by zero is never folded (it stays for the prover and the simulator);
@@ -20,60 +21,21 @@ from ..nodes import (
     INSTRUCTION_CLASSES, Assert, Atomic, Barrier, BinOp, Cast, Compare, Const, Kernel, Load,
     Requires, RequiresArray, Select, ShapeOf, Special, Store, UnaryOp,
 )
+from ..ops import UndefinedOp, binary_reference, compare_reference, unary_reference
 from ..types import ScalarType
 from .base import substitute
 
 _FLOAT_NP = {"float16": np.float16, "float32": np.float32, "float64": np.float64}
 
 
-def _c_div(a: int, b: int) -> int:
-    q = abs(a) // abs(b)
-    return q if (a >= 0) == (b >= 0) else -q
-
-
 def fold_int_binop(op: str, a: int, b: int, t: ScalarType):
-    """The wrapped result of an integer/bool binop, or None if not foldable."""
-    if t.is_bool:
-        if op == "and":
-            return bool(a and b)
-        if op == "or":
-            return bool(a or b)
-        if op == "xor":
-            return bool(a) != bool(b)
+    """The wrapped result of an integer/bool binop (the op table's reference
+    semantics), or None if not foldable (a zero divisor, or an op the table
+    does not define on t)."""
+    try:
+        return binary_reference(op, a, b, t)
+    except (ZeroDivisionError, UndefinedOp):
         return None
-    if op in ("div", "floordiv", "mod") and b == 0:
-        return None
-    if op == "add":
-        r = a + b
-    elif op == "sub":
-        r = a - b
-    elif op == "mul":
-        r = a * b
-    elif op == "div":
-        r = _c_div(a, b)
-    elif op == "floordiv":
-        r = a // b
-    elif op == "mod":
-        r = a - _c_div(a, b) * b
-    elif op == "min":
-        r = min(a, b)
-    elif op == "max":
-        r = max(a, b)
-    elif op == "and":
-        r = a & b
-    elif op == "or":
-        r = a | b
-    elif op == "xor":
-        r = a ^ b
-    elif op in ("shl", "shr"):
-        s = b & (t.bits - 1)
-        if op == "shl":
-            r = a << s
-        else:
-            r = a >> s if t.is_signed else (a & ((1 << t.bits) - 1)) >> s
-    else:
-        return None
-    return t.wrap(r)
 
 
 def fold_float_binop(op: str, a: float, b: float, t: ScalarType):
@@ -96,6 +58,7 @@ def fold_float_binop(op: str, a: float, b: float, t: ScalarType):
 
 
 def fold_compare(op: str, a, b) -> bool:
+    """Compare two constants of one type (floats: not NaN, see _fold_compare)."""
     return {"eq": a == b, "ne": a != b, "lt": a < b, "le": a <= b,
             "gt": a > b, "ge": a >= b}[op]
 
@@ -108,21 +71,24 @@ def _fold_binop(ins: BinOp, t):
 
 def _fold_compare(ins: Compare, t):
     a, b = ins.lhs.value, ins.rhs.value
-    if isinstance(a, float) and (math.isnan(a) or math.isnan(b)):
+    if not ins.lhs.type.is_float:
+        return Const(compare_reference(ins.op, a, b, ins.lhs.type), t)
+    if math.isnan(a) or math.isnan(b):
         return Const(ins.op == "ne", t)
     return Const(fold_compare(ins.op, a, b), t)
 
 
 def _fold_unary(ins: UnaryOp, t):
     a = ins.operand.value
-    if ins.op == "not":
-        return Const(not a, t)
+    if not t.is_float:
+        try:
+            return Const(unary_reference(ins.op, a, t), t)
+        except UndefinedOp:
+            return None
     if ins.op == "neg":
-        return Const(-a if t.is_float else t.wrap(-a), t)
-    if ins.op == "invert" and t.is_int:
-        return Const(t.wrap(~a), t)
+        return Const(-a, t)
     if ins.op == "abs":
-        return Const(abs(a) if t.is_float else t.wrap(abs(a)), t)
+        return Const(abs(a), t)
     return None  # transcendental and rounding functions are left to the backends
 
 

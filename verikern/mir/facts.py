@@ -1,0 +1,96 @@
+"""Predicates on MIR instructions, read from the op table (`verikern.mir.ops`).
+
+Every layer that asks "can this instruction trap", "does it touch memory",
+"may it go when unused", "is it well typed" or "which instruction defines
+this value" calls these functions; none re-derives the answer from op names
+or class names.
+
+Invariants:
+- `is_int_division(ins)` holds exactly for the BinOps that carry a `div-zero`
+  obligation (a trapping op on integer operands), whatever the divisor;
+  `may_trap(ins)` for those whose divisor is not a non-zero constant.
+- `removable_if_unused(ins)` holds only for pure instructions that cannot
+  trap: passes never remove an access, barrier, assert or requires.
+- `type_error(ins)` is None exactly when the op/type pair of a BinOp, Compare
+  or UnaryOp is in the op table (operand agreement is checked by the verifier).
+"""
+from __future__ import annotations
+
+from .nodes import INSTRUCTION_CLASSES, BinOp, Compare, Const, Kernel, UnaryOp
+from .ops import BINARY, COMPARE, INSTRUCTION_FACTS, UNARY, InstrFacts
+
+assert set(INSTRUCTION_FACTS) == {c.OPCODE for c in INSTRUCTION_CLASSES}, \
+    "verikern.mir.ops.INSTRUCTION_FACTS must have one entry per instruction class"
+
+
+def instr_facts(ins) -> InstrFacts:
+    """The table entry of an instruction; raises for anything else (never guesses)."""
+    try:
+        return INSTRUCTION_FACTS[ins.OPCODE]
+    except (KeyError, AttributeError):
+        raise TypeError(f"no op-table entry for {type(ins).__name__}") from None
+
+
+def is_int_division(ins) -> bool:
+    """An integer div/floordiv/mod (anything the table marks `traps`)."""
+    return isinstance(ins, BinOp) and ins.op in BINARY and BINARY[ins.op].traps \
+        and ins.result.type.is_int
+
+
+def may_trap(ins) -> bool:
+    """An integer division whose divisor is not a non-zero constant."""
+    return is_int_division(ins) and not (isinstance(ins.rhs, Const) and ins.rhs.value != 0)
+
+
+def reads_memory(ins) -> bool:
+    return instr_facts(ins).reads_memory
+
+
+def writes_memory(ins) -> bool:
+    return instr_facts(ins).writes_memory
+
+
+def accesses_memory(ins) -> bool:
+    """Load, Store or Atomic: reads or writes array elements."""
+    f = instr_facts(ins)
+    return f.reads_memory or f.writes_memory
+
+
+def is_barrier(ins) -> bool:
+    return instr_facts(ins).barrier
+
+
+def removable_if_unused(ins) -> bool:
+    """Pure and unable to trap: DCE may drop it when nothing reads its result."""
+    return instr_facts(ins).pure and not may_trap(ins)
+
+
+def type_error(ins) -> str | None:
+    """Why a BinOp/Compare/UnaryOp's op is not defined on its operand type, or None."""
+    if isinstance(ins, BinOp):
+        table, what, t = BINARY, "binary op", ins.lhs.type
+    elif isinstance(ins, Compare):
+        table, what, t = COMPARE, "comparison", ins.lhs.type
+    elif isinstance(ins, UnaryOp):
+        table, what, t = UNARY, "unary op", ins.operand.type
+    else:
+        return None
+    info = table.get(ins.op)
+    if info is None:
+        return f"unknown {what} {ins.op!r}"
+    if not info.allows(t):
+        allowed = ", ".join(sorted(info.types))
+        return f"{what} {ins.op!r} is not defined on {t.name} (only on {allowed})"
+    return None
+
+
+def definitions(kernel: Kernel, phis: bool = True) -> dict[int, object]:
+    """Value id -> the instruction (or, with `phis`, the Phi) that defines it.
+    Scalar parameters have no entry."""
+    out: dict[int, object] = {}
+    for b in kernel.blocks:
+        for ins in (*b.phis, *b.instrs) if phis else b.instrs:
+            r = getattr(ins, "result", None)
+            if r is not None:
+                out[r.id] = ins
+    return out
