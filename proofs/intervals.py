@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from verikern.mir.nodes import Atomic, Barrier, Kernel, Load, Store
+from verikern.mir.facts import accesses_memory, is_barrier
+from verikern.mir.nodes import Barrier, Kernel, Return
 
 Point = tuple[str, int]            # (block label, instruction position)
 ENTRY: Point = ("<entry>", -1)
@@ -55,7 +56,7 @@ class IntervalMap:
             h for h, body in self.loop_body.items()
             if all(succ in body or lbl == h for lbl in body
                    for succ in kernel.block(lbl).terminator.successors())
-            and not any(type(kernel.block(lbl).terminator).__name__ == "Return"
+            and not any(isinstance(kernel.block(lbl).terminator, Return)
                         for lbl in body)}
         self.loops_with_barrier = {
             h for h, body in self.loop_body.items()
@@ -84,11 +85,11 @@ class IntervalMap:
             stopped = False
             for i in range(p, len(block.instrs)):
                 ins = block.instrs[i]
-                if isinstance(ins, Barrier):
+                if is_barrier(ins):
                     bars.add((lbl, i))
                     stopped = True
                     break
-                if isinstance(ins, (Load, Store, Atomic)):
+                if accesses_memory(ins):
                     sites.setdefault((lbl, i), set()).add(crossed)
             if stopped:
                 continue

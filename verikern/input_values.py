@@ -3,7 +3,8 @@ geometry and integer arithmetic on them) for input generation.
 
 Invariant: `_UniformEvaluator.eval` returns the value the operand takes in
 every thread of a launch with the given dims, block size, shapes and scalars
-(exact machine arithmetic through z3's simplifier), or raises
+(exact machine arithmetic: the SMT encoder's terms of the op table's
+semantics, evaluated by z3's simplifier), or raises
 `UnsupportedBoundError` for an operand that is not uniform, and
 `InputGenerationError` when evaluating it would divide by zero.
 """
@@ -17,6 +18,7 @@ from verikern.mir.nodes import (
     Assert, Atomic, Barrier, BinOp, Cast, Compare, Const, Kernel, Load, Operand,
     Phi, Requires, RequiresArray, Select, ShapeOf, Special, Store, UnaryOp,
 )
+from verikern.mir.facts import definitions, is_int_division
 from verikern.mir.types import ScalarType
 
 
@@ -42,15 +44,17 @@ class _UniformTerms:
                  shape_term: Callable[[str, int], Any], scalar_term: Callable[[str], Any]):
         import z3
 
+        from verikern.encoders.smt import semantics
+
         self.z3 = z3
+        self.sem = semantics
         size = math.prod(dims)
         self.geometry = {"block_dim": block_dim, "grid_dim": -(-size // block_dim)}
         self.dims = dims
         self.shape_term = shape_term
         self.side: list = []
         self.terms: dict[int, Any] = {p.value.id: scalar_term(p.name) for p in kernel.scalar_params}
-        self.defs = {ins.result.id: ins for _, ins in kernel.instructions()
-                     if getattr(ins, "result", None) is not None}
+        self.defs = definitions(kernel, phis=False)
 
     def const(self, value, t: ScalarType):
         if t.is_bool:
@@ -79,74 +83,38 @@ def _int_operands(u: _UniformTerms, ins, *ops):
     return [u.term(o) for o in ops]
 
 
+def _exact(u: _UniformTerms, fn, *args):
+    """A term from the SMT encoder's exact semantics (the op table's reference
+    semantics in z3); an op/type pair it does not define is not encodable."""
+    try:
+        return fn(*args)
+    except u.sem.UnsupportedConstruct as e:
+        raise _Unencodable(str(e)) from None
+
+
 def _u_binop(u: _UniformTerms, ins: BinOp):
-    z3, t = u.z3, ins.result.type
     a, b = _int_operands(u, ins, ins.lhs, ins.rhs)
-    if t.is_bool:
-        table = {"and": z3.And, "or": z3.Or, "xor": z3.Xor}
-        if ins.op not in table:
-            raise _Unencodable(f"bool {ins.op}")
-        return table[ins.op](a, b)
-    signed = t.is_signed
-    if ins.op in ("div", "floordiv", "mod"):
+    if is_int_division(ins):
         u.side.append(b != 0)
-    lt = (lambda x, y: x < y) if signed else z3.ULT
-    ops = {
-        "add": lambda: a + b, "sub": lambda: a - b, "mul": lambda: a * b,
-        "div": lambda: a / b if signed else z3.UDiv(a, b),
-        "mod": lambda: z3.SRem(a, b) if signed else z3.URem(a, b),
-        "floordiv": lambda: (z3.If(z3.And(z3.SRem(a, b) != 0, (a < 0) != (b < 0)), a / b - 1, a / b)
-                             if signed else z3.UDiv(a, b)),
-        "min": lambda: z3.If(lt(a, b), a, b), "max": lambda: z3.If(lt(a, b), b, a),
-        "and": lambda: a & b, "or": lambda: a | b, "xor": lambda: a ^ b,
-        "shl": lambda: a << (b & (t.bits - 1)),
-        "shr": lambda: a >> (b & (t.bits - 1)) if signed else z3.LShR(a, b & (t.bits - 1)),
-    }
-    if ins.op not in ops:
-        raise _Unencodable(ins.op)
-    return ops[ins.op]()
+    return _exact(u, u.sem.int_binop, ins.op, a, b, ins.result.type)
 
 
 def _u_compare(u: _UniformTerms, ins: Compare):
-    z3 = u.z3
     a, b = _int_operands(u, ins, ins.lhs, ins.rhs)
-    if ins.op == "eq":
-        return a == b
-    if ins.op == "ne":
-        return a != b
-    if ins.lhs.type.is_bool:
-        a, b = z3.If(a, z3.BitVecVal(1, 2), z3.BitVecVal(0, 2)), z3.If(b, z3.BitVecVal(1, 2), z3.BitVecVal(0, 2))
-    if ins.lhs.type.is_signed:
-        return {"lt": a < b, "le": a <= b, "gt": a > b, "ge": a >= b}[ins.op]
-    return {"lt": z3.ULT, "le": z3.ULE, "gt": z3.UGT, "ge": z3.UGE}[ins.op](a, b)
+    return _exact(u, u.sem.int_compare, ins.op, a, b, ins.lhs.type)
 
 
 def _u_cast(u: _UniformTerms, ins: Cast):
-    z3, src, dst = u.z3, ins.operand.type, ins.result.type
+    src, dst = ins.operand.type, ins.result.type
     (v,) = _int_operands(u, ins, ins.operand)
     if dst.is_float:
         raise _Unencodable("cast to float")
-    if src.is_bool:
-        return v if dst.is_bool else z3.If(v, z3.BitVecVal(1, dst.bits), z3.BitVecVal(0, dst.bits))
-    if dst.is_bool:
-        return v != 0
-    if dst.bits > src.bits:
-        return (z3.SignExt if src.is_signed else z3.ZeroExt)(dst.bits - src.bits, v)
-    return z3.Extract(dst.bits - 1, 0, v) if dst.bits < src.bits else v
+    return u.sem.int_cast(v, src, dst)
 
 
 def _u_unary(u: _UniformTerms, ins: UnaryOp):
-    z3, t = u.z3, ins.result.type
     (v,) = _int_operands(u, ins, ins.operand)
-    if ins.op == "not":
-        return z3.Not(v)
-    if ins.op == "neg":
-        return -v
-    if ins.op == "invert":
-        return ~v
-    if ins.op == "abs":
-        return z3.If(v < 0, -v, v) if t.is_signed else v
-    raise _Unencodable(ins.op)
+    return _exact(u, u.sem.int_unop, ins.op, v, ins.result.type)
 
 
 def _u_select(u: _UniformTerms, ins: Select):

@@ -8,7 +8,9 @@ INT_MIN / -1 -> wraps), shift amounts are masked to the width, float->int
 casts saturate, float16 is computed in float32 and rounded once (exact for
 + - * / sqrt), and float16/float32 transcendentals are the float64 libm
 function rounded once. Fast-math flags appear only on float ops and only when
-the kernel's fast_math is on.
+the kernel's fast_math is on.  The tables INT_BINARY, BOOL_BINARY,
+FLOAT_BINARY, INT_UNARY, BOOL_UNARY, FLOAT_UNARY and the comparison tables
+cover exactly the op/type pairs of verikern.mir.ops (tests/mir/test_op_table.py).
 """
 from __future__ import annotations
 
@@ -82,43 +84,77 @@ def _float_arith(em, op: str, a: ir.Value, c: ir.Value) -> ir.Value:
     raise KeyError(op)
 
 
-def float_binop(em, ins: BinOp, a: ir.Value, c: ir.Value) -> ir.Value:
+def _float_pow(em, ins, a, c):
+    r = em.b.call(em.libm("pow", 2), [_to_double(em, a), _to_double(em, c)])
+    return narrow(em, r, ins.result.type)
+
+
+def _float_floordiv(em, ins, a, c):
     t = ins.result.type
-    if ins.op == "pow":
-        fn = em.libm("pow", 2)
-        r = em.b.call(fn, [_to_double(em, a), _to_double(em, c)])
-        return narrow(em, r, t)
-    if ins.op == "floordiv":
-        q = narrow(em, _float_arith(em, "div", widen(em, a), widen(em, c)), t)
-        return float_unary(em, "floor", q, t)
-    if ins.op in ("add", "sub", "mul", "div", "mod", "min", "max"):
-        return narrow(em, _float_arith(em, ins.op, widen(em, a), widen(em, c)), t)
-    _unsupported(ins, f"float binop {ins.op!r}")
+    q = narrow(em, _float_arith(em, "div", widen(em, a), widen(em, c)), t)
+    return float_unary(em, "floor", q, t)
+
+
+def _float_basic(em, ins, a, c):
+    return narrow(em, _float_arith(em, ins.op, widen(em, a), widen(em, c)), ins.result.type)
+
+
+# op name -> lowering of a float BinOp (operands already lowered)
+FLOAT_BINARY = {
+    "add": _float_basic, "sub": _float_basic, "mul": _float_basic, "div": _float_basic,
+    "mod": _float_basic, "min": _float_basic, "max": _float_basic,
+    "floordiv": _float_floordiv, "pow": _float_pow,
+}
+
+
+def float_binop(em, ins: BinOp, a: ir.Value, c: ir.Value) -> ir.Value:
+    fn = FLOAT_BINARY.get(ins.op)
+    if fn is None:
+        _unsupported(ins, f"float binop {ins.op!r}")
+    return fn(em, ins, a, c)
 
 
 def _to_double(em, x: ir.Value) -> ir.Value:
     return x if x.type == DOUBLE else em.b.fpext(x, DOUBLE)
 
 
-_LIBM_UNARY = ("sin", "cos", "tan", "exp", "log")
+def _libm_unary(name: str):
+    def run(em, x, t):
+        return narrow(em, em.b.call(em.libm(name, 1), [_to_double(em, x)]), t)
+    return run
 
 
-def float_unary(em, op: str, x: ir.Value, t: ScalarType) -> ir.Value:
-    b, fm = em.b, em.fast
-    if op == "neg":
-        return b.fneg(x, flags=fm)
-    if op == "abs":
-        fn = em.intrinsic(f"llvm.fabs.{_suffix(x.type)}", x.type, [x.type])
-        return b.call(fn, [x])
-    if op in _LIBM_UNARY:
-        return narrow(em, b.call(em.libm(op, 1), [_to_double(em, x)]), t)
-    if op in ("sqrt", "sqrt_precise", "floor", "ceil"):
+def _rounding_intrinsic(op: str):
+    """sqrt, sqrt_precise, floor, ceil: the LLVM intrinsic in the widened
+    type, rounded once (exact for these); only `sqrt` takes fast-math flags."""
+    def run(em, x, t):
         w = widen(em, x)
         name = "sqrt" if op.startswith("sqrt") else op
         fn = em.intrinsic(f"llvm.{name}.{_suffix(w.type)}", w.type, [w.type])
         flags = em.fast if op == "sqrt" else ()
-        return narrow(em, b.call(fn, [w], fastmath=flags), t)
-    raise LoweringError(f"unary {op!r} is not defined on {t}")
+        return narrow(em, em.b.call(fn, [w], fastmath=flags), t)
+    return run
+
+
+def _float_abs(em, x, t):
+    fn = em.intrinsic(f"llvm.fabs.{_suffix(x.type)}", x.type, [x.type])
+    return em.b.call(fn, [x])
+
+
+# op name -> lowering of a float UnaryOp: (em, operand, type) -> value
+FLOAT_UNARY = {
+    "neg": lambda em, x, t: em.b.fneg(x, flags=em.fast),
+    "abs": _float_abs,
+    **{name: _libm_unary(name) for name in ("sin", "cos", "tan", "exp", "log")},
+    **{name: _rounding_intrinsic(name) for name in ("sqrt", "sqrt_precise", "floor", "ceil")},
+}
+
+
+def float_unary(em, op: str, x: ir.Value, t: ScalarType) -> ir.Value:
+    fn = FLOAT_UNARY.get(op)
+    if fn is None:
+        raise LoweringError(f"unary {op!r} is not defined on {t}")
+    return fn(em, x, t)
 
 
 # -------------------------------------------------------------------- ints
@@ -187,7 +223,6 @@ BOOL_BINARY = {
     "or": lambda em, ins, a, c: em.b.or_(a, c),
     "xor": lambda em, ins, a, c: em.b.xor(a, c),
 }
-FLOAT_BINARY = ("add", "sub", "mul", "div", "mod", "min", "max", "floordiv", "pow")
 
 
 def int_binop(em, ins: BinOp, a: ir.Value, c: ir.Value) -> ir.Value:
@@ -217,47 +252,56 @@ def lower_binop(em, ins: BinOp) -> None:
     em.define(ins.result, r)
 
 
-_FCMP = {"eq": ("==", True), "ne": ("!=", False), "lt": ("<", True),
-         "le": ("<=", True), "gt": (">", True), "ge": (">=", True)}
-_ICMP = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
+# op name -> (fcmp predicate, ordered) for floats / icmp predicate for ints and bools
+FLOAT_COMPARE = {"eq": ("==", True), "ne": ("!=", False), "lt": ("<", True),
+                 "le": ("<=", True), "gt": (">", True), "ge": (">=", True)}
+INT_COMPARE = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
 
 
 def lower_compare(em, ins: Compare) -> None:
     a, c = em.operand(ins.lhs), em.operand(ins.rhs)
     t = ins.lhs.type
     b = em.b
-    if ins.op not in _ICMP:
+    if ins.op not in (FLOAT_COMPARE if t.is_float else INT_COMPARE):
         _unsupported(ins, f"comparison {ins.op!r}")
     if t.is_float:
-        sym, ordered = _FCMP[ins.op]
+        sym, ordered = FLOAT_COMPARE[ins.op]
         r = (b.fcmp_ordered if ordered else b.fcmp_unordered)(sym, a, c, flags=em.fast)
     elif t.is_signed:
-        r = b.icmp_signed(_ICMP[ins.op], a, c)
+        r = b.icmp_signed(INT_COMPARE[ins.op], a, c)
     else:
-        r = b.icmp_unsigned(_ICMP[ins.op], a, c)
+        r = b.icmp_unsigned(INT_COMPARE[ins.op], a, c)
     em.define(ins.result, r)
+
+
+def _int_abs(em, x, t):
+    if not t.is_signed:
+        return x
+    fn = em.intrinsic(f"llvm.abs.{_suffix(x.type)}", x.type, [x.type, I1])
+    return em.b.call(fn, [x, ir.Constant(I1, 0)])   # abs(INT_MIN) wraps, no poison
+
+
+# op name -> lowering of an integer / bool UnaryOp: (em, operand, type) -> value
+INT_UNARY = {
+    "neg": lambda em, x, t: em.b.sub(ir.Constant(x.type, 0), x),
+    "invert": lambda em, x, t: em.b.xor(x, ir.Constant(x.type, -1)),
+    "abs": _int_abs,
+}
+BOOL_UNARY = {
+    "not": lambda em, x, t: em.b.xor(x, ir.Constant(I1, 1)),
+}
 
 
 def lower_unary(em, ins: UnaryOp) -> None:
     x = em.operand(ins.operand)
     t = ins.result.type
-    b, op = em.b, ins.op
     if t.is_float:
-        r = float_unary(em, op, x, t)
-    elif op == "not" and t.is_bool:
-        r = b.xor(x, ir.Constant(I1, 1))
-    elif t.is_int and op == "neg":
-        r = b.sub(ir.Constant(x.type, 0), x)
-    elif t.is_int and op == "invert":
-        r = b.xor(x, ir.Constant(x.type, -1))
-    elif t.is_int and op == "abs":
-        if t.is_signed:
-            fn = em.intrinsic(f"llvm.abs.{_suffix(x.type)}", x.type, [x.type, I1])
-            r = b.call(fn, [x, ir.Constant(I1, 0)])   # abs(INT_MIN) wraps, no poison
-        else:
-            r = x
+        r = float_unary(em, ins.op, x, t)
     else:
-        _unsupported(ins, f"unary {op!r} on {t}")
+        fn = (INT_UNARY if t.is_int else BOOL_UNARY).get(ins.op)
+        if fn is None:
+            _unsupported(ins, f"unary {ins.op!r} on {t}")
+        r = fn(em, x, t)
     em.define(ins.result, r)
 
 

@@ -26,7 +26,8 @@ from verikern.errors import (
 )
 from verikern.backends.llvm.barriers import find_barriers
 from verikern.mir.cfg import reverse_postorder
-from verikern.mir.nodes import Atomic, Kernel, Store
+from verikern.mir.facts import writes_memory
+from verikern.mir.nodes import Kernel
 
 from .jit import CompiledKernel, compile_kernel
 
@@ -102,8 +103,7 @@ def _ranges(grid: int, pieces: int) -> list[tuple[int, int]]:
 def run(kernel: Kernel, launch, arrays: dict, scalars: dict) -> None:
     """Run `kernel` natively; results are written into `arrays`."""
     ck = compile_kernel(kernel)
-    written = {ins.array.name for _, ins in kernel.instructions()
-               if isinstance(ins, (Store, Atomic))}
+    written = {ins.array.name for _, ins in kernel.instructions() if writes_memory(ins)}
     for n, a in arrays.items():
         if not a.flags.writeable and n in written:
             raise LaunchError(f"kernel {kernel.name}: argument {n} is a read-only numpy array "

@@ -20,6 +20,7 @@ import numpy as np
 from verikern.errors import (
     ContractError, DivisionByZeroError, KernelAssertionError, source_line_at,
 )
+from verikern.mir.facts import is_int_division
 from verikern.mir.nodes import (
     Assert, Atomic, Barrier, BinOp, Branch, Cast, Compare, Const, Jump, Load,
     Phi, Requires, RequiresArray, Return, Select, ShapeOf, Special, Store,
@@ -93,7 +94,7 @@ def compile_binop(ins: BinOp, prog):
     fn = ops.binary_function(ins.op, ins.result.type)
     a, b = operand_getter(ins.lhs), operand_getter(ins.rhs)
     vid = ins.result.id
-    check_zero = ins.op in ops.INT_DIVISION_OPS and ins.result.type.is_int
+    check_zero = is_int_division(ins)
     ufunc = ops.binary_ufunc(ins.op, ins.result.type)
     dtype = ins.result.type.np_dtype
 

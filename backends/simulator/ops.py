@@ -76,7 +76,9 @@ def _libm_float(name: str):
     return binary
 
 
-# name -> (function(a, b, t) for ints, function(a, b, t) for floats, bool function)
+# name -> (function(a, b, t) for ints, function(a, b, t) for floats, bool function);
+# an entry is set exactly where verikern.mir.ops.BINARY allows the op on that
+# type class (tests/mir/test_op_table.py)
 BINARY_SEMANTICS = {
     "add": (lambda a, b, t: np.add(a, b), lambda a, b, t: np.add(a, b), None),
     "sub": (lambda a, b, t: np.subtract(a, b), lambda a, b, t: np.subtract(a, b), None),
@@ -94,8 +96,6 @@ BINARY_SEMANTICS = {
     "shr": (_shr, None, None),
     "pow": (None, _libm_float("pow"), None),
 }
-
-INT_DIVISION_OPS = frozenset({"div", "floordiv", "mod"})
 
 # ops that are exactly one numpy ufunc (so they can write into a given buffer)
 _INT_UFUNCS = {"add": np.add, "sub": np.subtract, "mul": np.multiply,

@@ -17,9 +17,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from verikern.mir.cfg import dominators, postdominators
+from verikern.mir.facts import (
+    accesses_memory, definitions, is_barrier, removable_if_unused, writes_memory,
+)
 from verikern.mir.nodes import (
-    Atomic, Barrier, BinOp, Cast, Compare, Kernel, Load, Phi, Requires, RequiresArray,
-    Select, ShapeOf, Special, Store, UnaryOp, Value,
+    Barrier, BinOp, Instr, Kernel, Phi, Requires, RequiresArray, Special, Value,
 )
 
 from .instructions import BarrierPoint, compile_instruction, compile_linear_id
@@ -75,13 +77,12 @@ def program_for(kernel: Kernel) -> Program:
 
 def decode(kernel: Kernel) -> Program:
     prog = Program(kernel, [], {}, {}, {}, [])
-    written = {ins.array.name for _, ins in kernel.instructions()
-               if isinstance(ins, (Store, Atomic))}
+    written = {ins.array.name for _, ins in kernel.instructions() if writes_memory(ins)}
     prog.read_only_arrays = frozenset(a.name for a in kernel.arrays
                                       if a.space == "global" and a.name not in written)
     site = 0
     for _, ins in kernel.instructions():
-        if isinstance(ins, (Load, Store, Atomic)):
+        if accesses_memory(ins):
             prog.sites[id(ins)] = site
             site += 1
     order = execution_order(kernel)
@@ -177,25 +178,17 @@ def execution_order(kernel: Kernel) -> list:
     return post
 
 
-_INT_DIV = ("div", "floordiv", "mod")
-
-
 def _is_pure(ins) -> bool:
-    """No effect but its result (cannot raise): safe to skip when unused."""
-    if isinstance(ins, BinOp):
-        return not (ins.op in _INT_DIV and ins.result.type.is_int)
-    return isinstance(ins, (Compare, UnaryOp, Cast, Select, Special, ShapeOf))
+    """No effect but its result (cannot raise): safe to skip when unused
+    (phis and terminators are never skipped this way)."""
+    return isinstance(ins, Instr) and removable_if_unused(ins)
 
 
 def _linear_id_instructions(kernel: Kernel) -> set:
     """ids of BinOps computing block_idx * block_dim + thread_idx (the
     frontend's lowering of vk.tid()): the simulator reads the lane's linear id
     instead (equal: the launch has fewer than 2**31 threads, so no wrap)."""
-    defs = {}
-    for _, ins in kernel.instructions():
-        r = getattr(ins, "result", None)
-        if r is not None:
-            defs[r.id] = ins
+    defs = definitions(kernel, phis=False)
 
     def special(op, kind):
         d = defs.get(op.id) if isinstance(op, Value) else None
@@ -313,7 +306,7 @@ def _contract_prefix(kernel: Kernel, prog: Program) -> None:
     block = kernel.block(entry.label)
     last = -1
     for pos, ins in enumerate(block.instrs):
-        if isinstance(ins, (Store, Atomic, Barrier)):
+        if writes_memory(ins) or is_barrier(ins):
             break
         if isinstance(ins, (Requires, RequiresArray)):
             last = pos

@@ -24,6 +24,7 @@ from verikern.mir.nodes import (
     UnaryOp, Value,
 )
 
+from verikern.mir.facts import definitions, is_int_division, writes_memory
 from verikern.mir.types import I64 as _I64
 
 from .launch import LaunchModel, ThreadIdentity
@@ -102,14 +103,10 @@ class CfgShape:
         self.written = _written_arrays(kernel)
         from verikern.mir.cfg import dominators
         self.dominators = dominators(kernel)
-        self.defined_in: dict[int, str] = {}
-        self.defining: dict[int, object] = {}
-        for b in kernel.blocks:
-            for ins in (*b.phis, *b.instrs):
-                r = getattr(ins, "result", None)
-                if r is not None:
-                    self.defined_in[r.id] = b.label
-                    self.defining[r.id] = ins
+        self.defining: dict[int, object] = definitions(kernel)
+        self.defined_in: dict[int, str] = {
+            r.id: b.label for b in kernel.blocks for ins in (*b.phis, *b.instrs)
+            if (r := getattr(ins, "result", None)) is not None}
         self.loop_bodies = {lp.header: set(lp.body) for lp in kernel.loops}
         # exit label -> loop header, for loops left only through `exit` and
         # containing no Return
@@ -390,7 +387,7 @@ def _enc_binop(enc: ThreadEncoding, lbl, pos, ins: BinOp):
     enc.define(ins.result, term, enc.is_abstract(ins.lhs) or enc.is_abstract(ins.rhs))
     if ins.op == "mul" and t.is_int:
         enc.facts.extend(widening_product_lemmas(enc, ins, a, b, term, t))
-    if ins.op in ("div", "floordiv", "mod") and t.is_int:
+    if is_int_division(ins):
         enc.facts.extend(division_lemmas(ins.op, a, b, term, t))
         key = (_operand_key(ins.lhs), _operand_key(ins.rhs))
         slot = enc.divmods.setdefault(key, [a, b, None, None, t])
@@ -536,7 +533,7 @@ TERMINATOR_ENCODERS = {
 
 def _written_arrays(kernel: Kernel) -> frozenset[str]:
     return frozenset(ins.array.name for _, ins in kernel.instructions()
-                     if isinstance(ins, (Store, Atomic)))
+                     if writes_memory(ins))
 
 
 def written_arrays(kernel: Kernel) -> frozenset[str]:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import z3
 
-from verikern.mir.nodes import ArrayRef, Kernel, ScalarParam
+from verikern.mir.nodes import ArrayRef, Kernel, ScalarParam, Special
 
 from .semantics import const_term
 
@@ -76,7 +76,7 @@ class LaunchModel:
         facts.append(z3.And(self.block_dim >= 1, self.block_dim <= 1024))
         # grid_dim's definition (a divider circuit, slow to bit-blast) only when
         # the kernel reads it; thread ids are bounded without it (ThreadIdentity).
-        if any(type(ins).__name__ == "Special" and ins.kind == "grid_dim"
+        if any(isinstance(ins, Special) and ins.kind == "grid_dim"
                for _, ins in kernel.instructions()):
             facts.append(self.grid_dim == z3.UDiv(self.size + self.block_dim - 1,
                                                   self.block_dim))

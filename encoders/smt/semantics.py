@@ -3,7 +3,10 @@
 Invariant: every function here returns a z3 term whose value, for every
 assignment of its inputs, equals the value docs/MIR.md prescribes for the same
 machine operation (two's-complement wrap-around, C remainder, floor division,
-shift amounts modulo the width). Integers are `BitVec(type.bits)`, bools are z3
+shift amounts modulo the width): the reference semantics of verikern.mir.ops.
+The tables INT_BINARY, BOOL_BINARY, COMPARE, INT_UNARY and BOOL_UNARY cover
+exactly the int and bool entries of the op table (tests/mir/test_op_table.py);
+a division by zero yields z3's value (the div-zero obligation excludes it). Integers are `BitVec(type.bits)`, bools are z3
 `Bool`; floats never reach this module (the encoder abstracts them).
 """
 from __future__ import annotations
@@ -68,91 +71,104 @@ def le(a, b, t: ScalarType):
     return a <= b if t.is_signed else z3.ULE(a, b)
 
 
-def int_binop(op: str, a, b, t: ScalarType):
-    """Result of an integer (or bool, for and/or/xor) BinOp."""
-    if t.is_bool:
-        if op == "and":
-            return z3.And(a, b)
-        if op == "or":
-            return z3.Or(a, b)
-        if op == "xor":
-            return z3.Xor(a, b)
-        if op == "min":
-            return z3.And(a, b)
-        if op == "max":
-            return z3.Or(a, b)
-        raise UnsupportedConstruct(f"binary {op} on bool")
-    signed = t.is_signed
-    if op == "add":
-        return a + b
-    if op == "sub":
-        return a - b
-    if op == "mul":
-        return a * b
-    if op == "div":
-        return a / b if signed else z3.UDiv(a, b)
-    if op == "mod":
-        return z3.SRem(a, b) if signed else z3.URem(a, b)
-    if op == "floordiv":
-        if not signed:
-            return z3.UDiv(a, b)
-        q = a / b
-        r = z3.SRem(a, b)
-        zero = z3.BitVecVal(0, t.bits)
-        adjust = z3.And(r != zero, (a < zero) != (b < zero))
-        return z3.If(adjust, q - 1, q)
-    if op == "min":
-        return z3.If(lt(a, b, t), a, b)
-    if op == "max":
-        return z3.If(lt(b, a, t), a, b)
-    if op == "and":
-        return a & b
-    if op == "or":
-        return a | b
-    if op == "xor":
-        return a ^ b
-    if op in ("shl", "shr"):
+def _floordiv(a, b, t: ScalarType):
+    if not t.is_signed:
+        return z3.UDiv(a, b)
+    q = a / b
+    r = z3.SRem(a, b)
+    zero = z3.BitVecVal(0, t.bits)
+    adjust = z3.And(r != zero, (a < zero) != (b < zero))
+    return z3.If(adjust, q - 1, q)
+
+
+def _shift(op: str):
+    def run(a, b, t: ScalarType):
         amount = b & z3.BitVecVal(t.bits - 1, t.bits)
         if op == "shl":
             return a << amount
-        return a >> amount if signed else z3.LShR(a, amount)
-    raise UnsupportedConstruct(f"integer binary op {op!r}")
+        return a >> amount if t.is_signed else z3.LShR(a, amount)
+    return run
+
+
+# op -> term of an integer BinOp (the "int" entries of verikern.mir.ops.BINARY)
+INT_BINARY = {
+    "add": lambda a, b, t: a + b,
+    "sub": lambda a, b, t: a - b,
+    "mul": lambda a, b, t: a * b,
+    "div": lambda a, b, t: a / b if t.is_signed else z3.UDiv(a, b),
+    "floordiv": _floordiv,
+    "mod": lambda a, b, t: z3.SRem(a, b) if t.is_signed else z3.URem(a, b),
+    "min": lambda a, b, t: z3.If(lt(a, b, t), a, b),
+    "max": lambda a, b, t: z3.If(lt(b, a, t), a, b),
+    "and": lambda a, b, t: a & b,
+    "or": lambda a, b, t: a | b,
+    "xor": lambda a, b, t: a ^ b,
+    "shl": _shift("shl"),
+    "shr": _shift("shr"),
+}
+# op -> term of a bool BinOp (the "bool" entries of verikern.mir.ops.BINARY)
+BOOL_BINARY = {
+    "and": lambda a, b, t: z3.And(a, b),
+    "or": lambda a, b, t: z3.Or(a, b),
+    "xor": lambda a, b, t: z3.Xor(a, b),
+}
+
+
+def int_binop(op: str, a, b, t: ScalarType):
+    """Result of an integer (or bool, for and/or/xor) BinOp; raises
+    UnsupportedConstruct for an op/type pair MIR does not define."""
+    fn = (BOOL_BINARY if t.is_bool else INT_BINARY).get(op)
+    if fn is None:
+        raise UnsupportedConstruct(f"binary {op!r} on {t}")
+    return fn(a, b, t)
+
+
+def _bool_as_bv(x):
+    return z3.If(x, z3.BitVecVal(1, 1), z3.BitVecVal(0, 1))
+
+
+def _ordered(signed_fn, unsigned_fn):
+    def run(a, b, t: ScalarType):
+        if t.is_bool:                     # false < true
+            return unsigned_fn(_bool_as_bv(a), _bool_as_bv(b))
+        return (signed_fn if t.is_signed else unsigned_fn)(a, b)
+    return run
+
+
+# op -> term of a Compare on int or bool operands (every entry of COMPARE)
+COMPARE = {
+    "eq": lambda a, b, t: a == b,
+    "ne": lambda a, b, t: a != b,
+    "lt": _ordered(lambda a, b: a < b, z3.ULT),
+    "le": _ordered(lambda a, b: a <= b, z3.ULE),
+    "gt": _ordered(lambda a, b: a > b, z3.UGT),
+    "ge": _ordered(lambda a, b: a >= b, z3.UGE),
+}
 
 
 def int_compare(op: str, a, b, t: ScalarType):
-    if op == "eq":
-        return a == b
-    if op == "ne":
-        return a != b
-    if t.is_bool:
-        a = z3.If(a, z3.BitVecVal(1, 1), z3.BitVecVal(0, 1))
-        b = z3.If(b, z3.BitVecVal(1, 1), z3.BitVecVal(0, 1))
-        signed = False
-    else:
-        signed = t.is_signed
-    if op == "lt":
-        return a < b if signed else z3.ULT(a, b)
-    if op == "le":
-        return a <= b if signed else z3.ULE(a, b)
-    if op == "gt":
-        return a > b if signed else z3.UGT(a, b)
-    if op == "ge":
-        return a >= b if signed else z3.UGE(a, b)
-    raise UnsupportedConstruct(f"comparison {op!r}")
+    fn = COMPARE.get(op)
+    if fn is None:
+        raise UnsupportedConstruct(f"comparison {op!r}")
+    return fn(a, b, t)
+
+
+# op -> term of an integer UnaryOp / a bool UnaryOp
+INT_UNARY = {
+    "neg": lambda a, t: -a,
+    "invert": lambda a, t: ~a,
+    "abs": lambda a, t: z3.If(a < 0, -a, a) if t.is_signed else a,
+}
+BOOL_UNARY = {
+    "not": lambda a, t: z3.Not(a),
+}
 
 
 def int_unop(op: str, a, t: ScalarType):
-    if op == "not" and t.is_bool:
-        return z3.Not(a)
-    if op == "neg" and t.is_int:
-        return -a
-    if op == "invert" and t.is_int:
-        return ~a
-    if op == "abs" and t.is_int:
-        if not t.is_signed:
-            return a
-        return z3.If(a < 0, -a, a)
-    raise UnsupportedConstruct(f"unary {op!r} on {t}")
+    fn = (BOOL_UNARY if t.is_bool else INT_UNARY if t.is_int else {}).get(op)
+    if fn is None:
+        raise UnsupportedConstruct(f"unary {op!r} on {t}")
+    return fn(a, t)
 
 
 def int_cast(a, src: ScalarType, dst: ScalarType):

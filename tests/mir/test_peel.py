@@ -8,7 +8,7 @@ import pytest
 
 import verikern.errors as errors
 from verikern.frontend import compile_source
-from verikern.mir.nodes import Assert, Barrier
+from verikern.mir.nodes import Assert, Barrier, Load
 from verikern.mir.passes.peel import peel_loops
 from verikern.mir.verifier import verify
 from verikern.runtime import launch
@@ -126,7 +126,7 @@ def test_peeled_copies_keep_source_locations_and_map_back():
     peeled, sites = peel_loops(k, 2)
     original_sites = {(b.label, i): ins.loc for b in k.blocks for i, ins in enumerate(b.instrs)}
     load_site = next((b.label, i) for b in k.blocks for i, ins in enumerate(b.instrs)
-                     if type(ins).__name__ == "Load")
+                     if isinstance(ins, Load))
     for b in peeled.blocks:
         for i, ins in enumerate(b.instrs):
             assert ins.loc == original_sites[sites[(b.label, i)]]

@@ -13,33 +13,21 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from native.mir_kernels import elementwise
-from verikern.mir.nodes import BINARY_OPS, COMPARE_OPS, UNARY_OPS
+from verikern.mir.ops import BINARY, COMPARE, UNARY
 from verikern.mir.types import SCALAR_TYPES
 from verikern.runtime import launch
 
 N = 70          # two blocks of 32 and a partial third
 BLOCK = 32
-FLOAT_ONLY = {"pow", "sqrt", "sqrt_precise", "sin", "cos", "tan", "exp", "log",
-              "floor", "ceil"}
-INT_ONLY = {"and", "or", "xor", "shl", "shr", "invert"}
 SETTINGS = settings(max_examples=2, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow,
                                            HealthCheck.function_scoped_fixture])
 
 
 def ops_for(t):
-    out = []
-    for kind, names in (("binop", BINARY_OPS), ("cmp", COMPARE_OPS), ("unop", UNARY_OPS)):
-        for op in names:
-            if t.is_bool:
-                ok = op in ("and", "or", "xor", "eq", "ne", "not")
-            elif t.is_float:
-                ok = op not in INT_ONLY and op != "not"
-            else:
-                ok = op not in FLOAT_ONLY and op != "not"
-            if ok:
-                out.append((kind, op))
-    return out
+    """Every (kind, op) MIR defines on t (the op table, verikern.mir.ops)."""
+    return [(kind, op) for kind, table in (("binop", BINARY), ("cmp", COMPARE), ("unop", UNARY))
+            for op, info in table.items() if info.allows(t)]
 
 
 @functools.lru_cache(maxsize=None)

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from verikern.backends.simulator import simulate
 from verikern.errors import ContractError, KernelAssertionError, KernelRuntimeError, LaunchError
 from verikern.frontend import compile_source
+from verikern.mir.facts import is_barrier
 from verikern.proofs.driver import prove_mir
 from verikern.proofs.obligations import Status
 from verikern.runtime import prepare_launch
@@ -83,7 +84,7 @@ def _wholly_proved(obligations):
 
 def _independent(kern) -> bool:
     return not (kern.uses_block_features or kern.shared or any(
-        type(ins).__name__ == "Barrier" for _, ins in kern.instructions()))
+        is_barrier(ins) for _, ins in kern.instructions()))
 
 
 def check(src: str, r, tag: str, launches) -> Result:
