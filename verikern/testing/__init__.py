@@ -19,9 +19,9 @@ import importlib
 _NAMES = {
     "launches": "strategies", "Launch": "strategies", "float_values": "strategies",
     "int_values": "strategies",
-    "fuzz": "differential", "differential": "differential", "matches": "differential",
-    "FuzzResult": "differential", "Mismatch": "differential",
-    "DifferentialFailure": "differential", "compare_launch": "differential",
+    "fuzz": "fuzzing", "differential": "fuzzing", "matches": "fuzzing",
+    "FuzzResult": "fuzzing", "Mismatch": "fuzzing",
+    "DifferentialFailure": "fuzzing", "compare_launch": "fuzzing",
     "Backend": "backends", "BACKENDS": "backends", "resolve_backends": "backends",
     "Tolerance": "compare", "first_difference": "compare",
     "KernelUnderTest": "target", "kernel_under_test": "target", "compile_kernels": "target",

@@ -22,12 +22,15 @@ FAST_RTOL, FAST_ULPS = 1e-5, 64
 class Tolerance:
     rtol: float = RTOL
     ulps: int = ULPS
+    atol: float = 0.0
 
     @staticmethod
     def for_kernel(kernel) -> "Tolerance":
         return Tolerance(FAST_RTOL, FAST_ULPS) if getattr(kernel, "fast_math", False) else Tolerance()
 
     def __str__(self) -> str:
+        if self.atol:
+            return f"rtol {self.rtol:g}, atol {self.atol:g}"
         return f"{self.rtol:g} relative or {self.ulps} ULP"
 
 

@@ -257,7 +257,7 @@ def matches(kernel, reference, *, backends=("cpu",), rtol: float = 1e-5, atol: f
             got = safe_run(b, target, launch)
             diff = _reference_difference(got, expected, rtol, atol)
             if diff is not None:
-                tol = Tolerance(rtol, 0)
+                tol = Tolerance(rtol, 0, atol)
                 raise DifferentialFailure(Mismatch(target, launch, b.name, "reference", diff, tol))
 
     strategy = st.deferred(lambda: launches(kernel_under_test(kernel), float_range=float_range,
