@@ -277,7 +277,7 @@ def test_parse_kernel_wants_exactly_one_kernel():
 
 
 def test_the_example_in_docs_mir_parses_verifies_and_prints_back():
-    section = (ROOT / "docs" / "MIR.md").read_text().split("## Text format", 1)[1]
+    section = (ROOT / "docs/MIR.md").read_text().split("## Text format", 1)[1]
     example = section.split("```\n", 2)[1]
     assert example.startswith("kernel ")
     k = parse_kernel(example, "docs/MIR.md")
