@@ -14,6 +14,7 @@ from verikern.hir import nodes as H
 from verikern.hir.types import (
     BOOL, F32, I32, ArrayType, MatrixType, ScalarType, VectorType,
 )
+from verikern.mir.ops import trunc_div as _c_div  # C division on unbounded ints
 from .factories import capture_of, capture_ref
 from .module import NotConstant
 from .typing_rules import (
@@ -42,11 +43,6 @@ _FORBIDDEN_EXPRS = {
     ast.Slice: ("no-slices", "slices are not allowed in kernels", "index one element at a time"),
     ast.Tuple: ("no-tuples", "tuples are allowed only to unpack vk.tid()", "use separate variables or a vector type"),
 }
-
-
-def _c_div(a: int, b: int) -> int:
-    q = abs(a) // abs(b)
-    return q if (a >= 0) == (b >= 0) else -q
 
 
 class ExprChecker:
