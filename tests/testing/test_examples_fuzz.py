@@ -1,0 +1,40 @@
+"""Every example agrees across `cpu`, `cpu:native` and real Warp on
+generated launches (edge values included). Examples that use block-level
+features (shared arrays, barriers, thread_idx/block_idx/block_dim) are not
+valid Warp: for them `warp` drops out saying so, and cpu and cpu:native are
+still compared. Slow: Warp compiles each kernel with its C++ compiler."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from verikern.testing import compile_kernels, fuzz
+from verikern.testing.target import with_object
+
+pytest.importorskip("warp", reason="NVIDIA Warp is not installed (pip install warp-lang)")
+pytestmark = pytest.mark.slow
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+# Kernels written without block-level features: Warp runs them as they are.
+VALID_WARP = {"saxpy", "intersect", "transform_points", "conv3x3", "histogram_global"}
+CASES = [(f.name, k.name) for f in sorted(EXAMPLES.glob("*.py")) for k in compile_kernels(f)]
+
+
+def test_every_example_kernel_is_covered():
+    assert {k for _, k in CASES} >= VALID_WARP and len(CASES) >= 11
+
+
+@pytest.mark.parametrize("file, kernel", CASES, ids=[k for _, k in CASES])
+def test_example_agrees_across_cpu_native_and_warp(file, kernel):
+    (target,) = compile_kernels(EXAMPLES / file, [kernel])
+    target = with_object(target)
+    r = fuzz(target, ["cpu", "cpu:native", "warp"], examples=8, seed=0)
+    assert r.mismatch is None, r.mismatch.report()
+    assert r.status == "agree" and r.examples == 8
+    if kernel in VALID_WARP:
+        assert r.compared == ("cpu", "cpu:native", "warp"), r.notes
+    else:
+        assert r.compared == ("cpu", "cpu:native")
+        assert len(r.dropped) == 1 and r.dropped[0][0] == "warp"
+        assert "is not valid Warp: it uses" in r.dropped[0][1]
