@@ -20,9 +20,8 @@ from .nodes import (
 def _array_type(a: ArrayRef) -> str:
     inner = "".join(f"[{n}]" for n in a.inner)
     if a.space == "shared":
-        dims = ", ".join(str(n) for n in a.shape or ())
-        lay = "" if a.layout == "row_major" else f", {a.layout}"
-        return f"shared {a.dtype}{inner}[{dims}{lay}]"
+        dims = [str(n) for n in a.shape or ()] + ([] if a.layout == "row_major" else [a.layout])
+        return f"shared {a.dtype}{inner}[{', '.join(dims)}]"
     return f"array<{a.dtype}{inner}, {a.ndim}>"
 
 
