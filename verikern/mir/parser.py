@@ -4,7 +4,9 @@
 kernels one after another. The grammar is in docs/MIR.md ("Text format").
 
 Invariants:
-- exact inverse of the printer: for every Kernel k the printer accepts,
+- exact inverse of the printer: for every Kernel k the printer accepts whose
+  names (kernel, arrays, values, block labels) are identifier characters and
+  dots, as the frontend and the passes make them,
   `parse_kernel(format_kernel(k)) == k` field by field (source locations,
   value ids, names and types, loops with their latches, range counters and
   invariants, shared arrays, parameters, attributes) and therefore
