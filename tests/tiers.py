@@ -54,6 +54,7 @@ SLOW_TESTS = frozenset({
 })
 
 FAST_PARAMS = {
+    "tests/mir/test_op_table.py::test_native_matches_reference": {"int64"},
     "tests/native/test_native_semantics.py::test_every_op_matches_simulator": {"int32"},
     "tests/native/test_native_semantics.py::test_every_cast_matches_simulator": {"int32", "float16"},
     "tests/prover/test_replay_site_matching.py::test_only_the_obligations_own_violation_confirms_it":
