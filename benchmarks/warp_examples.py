@@ -8,7 +8,7 @@ named in benchmarks/data/warp-examples-in-scope.txt with
 `verikern.proofs.driver.prove_mir`, and prints per kernel: compiled or the
 first error (rule and message), the verdict, and the totals.
 
-    python benchmarks/warp_examples.py [--warp-dir DIR] [--no-prove] [--timeout S]
+    python benchmarks/warp_examples.py [--warp-dir DIR] [--no-prove] [--budget B]
                                        [--only SUBSTRING] [--json OUT]
 """
 from __future__ import annotations
@@ -58,16 +58,17 @@ def warp_root(warp_dir: str | None) -> Path:
     return Path(list(spec.submodule_search_locations)[0]).parent
 
 
-def _prove_kwargs(timeout: float | None) -> dict:
-    """The budget keyword the driver accepts today (the options may change)."""
+def _prove_kwargs(budget: float | None) -> dict:
+    """The budget keyword the driver accepts (`budget`: millions of z3
+    resource units per check; older drivers took `timeout`)."""
     from verikern.proofs.driver import prove_mir
 
     params = inspect.signature(prove_mir).parameters
-    if timeout is None:
+    if budget is None:
         return {}
-    for key in ("timeout", "budget", "rlimit"):
+    for key in ("budget", "timeout"):
         if key in params:
-            return {key: timeout}
+            return {key: budget}
     return {}
 
 
@@ -79,12 +80,12 @@ def _find_kernel(module, entry: Entry):
     return min(same, key=lambda k: abs(k.loc.line - entry.line))
 
 
-def run(entries, root: Path, prove: bool, timeout: float | None, out=sys.stdout) -> list[dict]:
+def run(entries, root: Path, prove: bool, budget: float | None, out=sys.stdout) -> list[dict]:
     from verikern.frontend import compile_source
 
     modules: dict[str, object] = {}
     rows = []
-    kwargs = _prove_kwargs(timeout)
+    kwargs = _prove_kwargs(budget)
     for e in entries:
         src_path = root / e.path
         if e.path not in modules:
@@ -140,7 +141,8 @@ def main(argv=None) -> int:
     ap.add_argument("--warp-dir", help="the installed warp package folder (default: found)")
     ap.add_argument("--list", type=Path, default=IN_SCOPE, help="the in-scope kernel list")
     ap.add_argument("--no-prove", action="store_true", help="compile only")
-    ap.add_argument("--timeout", type=float, default=10.0, help="prover budget per kernel")
+    ap.add_argument("--budget", type=float, default=None,
+                    help="prover budget per check (the driver's unit; default: its default)")
     ap.add_argument("--only", help="only kernels whose file:line:name contains this")
     ap.add_argument("--json", type=Path, help="also write the rows and totals as JSON")
     args = ap.parse_args(argv)
@@ -149,7 +151,7 @@ def main(argv=None) -> int:
         entries = [e for e in entries if args.only in f"{e.path}:{e.line}:{e.name}"]
     root = warp_root(args.warp_dir)
     start = time.perf_counter()
-    rows = run(entries, root, not args.no_prove, args.timeout)
+    rows = run(entries, root, not args.no_prove, args.budget)
     t = totals(rows)
     print(f"\ncompiled {t['compiled']}/{t['kernels']}; proved {t['proved']}, failed {t['failed']}, "
           f"unknown {t['unknown']}, error {t['error']} ({time.perf_counter() - start:.1f} s)")

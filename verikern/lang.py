@@ -282,6 +282,15 @@ class KernelHandle:
                               self.loc, rule="no-source",
                               hint="decorate it at module level with @vk.kernel") from None
 
+    def overloads(self) -> list:
+        """The compiled wp.overload instances of a generic kernel (`name__0`, ...)."""
+        if not self.source_file or not os.path.exists(self.source_file):
+            return []
+        module = _compile_cached(self.source_file)
+        prefix = self.name + "__"
+        return [k for k in module.kernels
+                if k.name.startswith(prefix) and k.name[len(prefix):].isdigit()]
+
     @property
     def hir(self):
         r = self.result()

@@ -49,17 +49,35 @@ def _device_names() -> str:
     return ", ".join(sorted(DEVICES)) + ", cuda:N"
 
 
-def _kernel_of(kernel) -> Kernel:
+def _kernel_of(kernel, inputs=None) -> Kernel:
+    """The MIR kernel to launch: a MIR Kernel, a @vk.kernel handle or a Warp
+    kernel object (its function's file is compiled); for a generic kernel,
+    the first of its wp.overload instances that takes `inputs`."""
     if isinstance(kernel, Kernel):
         return kernel
-    mir = getattr(kernel, "mir", None)
-    if isinstance(mir, Kernel):
-        return mir
-    fn = getattr(kernel, "func", None)   # a Warp kernel object: compile its source file
-    if callable(fn) and hasattr(fn, "__code__"):
-        from verikern.lang import KernelHandle
+    from verikern.errors import KernelError
+    from verikern.lang import KernelHandle
 
-        return KernelHandle(fn).mir
+    handle = kernel if isinstance(kernel, KernelHandle) else None
+    fn = getattr(kernel, "func", None)   # a Warp kernel object: compile its source file
+    if handle is None and callable(fn) and hasattr(fn, "__code__"):
+        handle = KernelHandle(fn)
+    if handle is None:
+        mir = getattr(kernel, "mir", None)
+        if isinstance(mir, Kernel):
+            return mir
+    else:
+        try:
+            return handle.mir
+        except KernelError:
+            overloads = [r for r in handle.overloads() if r.mir is not None]
+            if not overloads or inputs is None:
+                raise
+            for r in overloads:
+                if _takes(r.mir, inputs, kernel):
+                    return r.mir
+            raise LaunchError(f"kernel {handle.name}: none of its wp.overload instances takes "
+                              "these arguments (check the dtypes)") from None
     raise LaunchError(f"vk.launch: expected a @vk.kernel function or a verikern.mir.Kernel, "
                       f"got {type(kernel).__name__}")
 
@@ -272,11 +290,25 @@ def _expand_components(k: Kernel, inputs: list, kernel=None) -> list:
     return out
 
 
+def _takes(k: Kernel, inputs, kernel) -> bool:
+    """Whether `inputs` have the types of `k`'s parameters."""
+    try:
+        values = _expand_components(k, list(inputs), kernel)
+        for p, v in zip(k.params, values):
+            if isinstance(p, ArrayRef):
+                _check_array(k.name, p, v)
+            else:
+                _convert_scalar(k.name, p, v)
+    except LaunchError:
+        return False
+    return True
+
+
 def prepare_launch(kernel, dim, inputs, block_dim: int | None = 256):
     """Check everything about a launch; return (mir.Kernel, LaunchConfig,
     arrays, scalars).  Raises LaunchError/ContractError before anything runs.
     block_dim None: the kernel's fixed block_dim, else 256."""
-    k = _kernel_of(kernel)
+    k = _kernel_of(kernel, inputs if isinstance(inputs, (list, tuple)) else None)
     if block_dim is None:
         block_dim = k.block_dim or DEFAULT_BLOCK_DIM
     if not isinstance(inputs, (list, tuple)):

@@ -272,3 +272,55 @@ def test_random_numbers_follow_warps_pcg():
     s1 = pcg(pcg(7))
     assert out[0] == s1
     assert f[0] == np.float32(pcg(s1) >> 8) * np.float32(2.0 ** -24)
+
+
+OVERLOADS = "from typing import Any\n" + W + '''
+@wp.func
+def f(x: float) -> float:
+    return x * 2.0
+
+@wp.func
+def f(x: int) -> int:
+    return x * 3
+
+@wp.func
+def f(x: float) -> float:
+    return x * 5.0
+
+@wp.func
+def add(a: Any, b: Any):
+    return a + b
+'''
+
+
+def test_overloads_replace_same_signature_and_generics_specialize():
+    src = OVERLOADS + ("@wp.kernel\ndef k(a: wp.array[float], b: wp.array[int]):\n"
+                       "    a[0] = f(1.0) + add(0.5, 0.25)\n    b[0] = f(2) + add(1, 2)\n")
+    k = compile_ok(src)
+    a, b = np.zeros(1, np.float32), np.zeros(1, np.int32)
+    vk.launch(k, 1, [a, b])
+    assert a[0] == 5.75 and b[0] == 9      # the later f(float) replaced the first one
+
+
+@pytest.mark.parametrize("use, rule, needle", [
+    ("a[0] = f(wp.vec2(1.0, 2.0))", "no-overload", "f(wp.vec2"),
+    ("a[0] = add(1.0, 2)", "implicit-conversion", "a + b"),
+])
+def test_overload_errors(use, rule, needle):
+    src = OVERLOADS + f"@wp.kernel\ndef k(a: wp.array[float]):\n    {use}\n"
+    e = first_error(src)
+    assert e.rule == rule
+    assert (e.loc.line, e.loc.col) == marker_loc(src, needle)
+
+
+def test_generic_kernel_needs_overload_declarations():
+    src = "from typing import Any\n" + W + ("@wp.kernel\ndef g(a: wp.array[Any]):\n    pass\n\n"
+                                           "wp.overload(g, [wp.array[float]])\n"
+                                           "wp.overload(g, {'a': wp.array[int]})\n"
+                                           "@wp.kernel\ndef h(x: Any):\n    pass\n")
+    r = compile_text(src)
+    assert r.kernel_names == ["g__0", "g__1", "h"]
+    assert [p.type for p in r.kernel("g__1").hir.params] == [ArrayType(I32, 1)]
+    e = r.kernel("h").error
+    assert e.rule == "generic-kernel" and "wp.overload(h" in e.hint
+    assert (e.loc.line, e.loc.col) == marker_loc(src, "x: Any")

@@ -228,3 +228,28 @@ def test_random_numbers_are_warps_exact_sequence(warp):
     state = pcg(state)
     v2 = f32(2.0) * (f32(state >> 8) * f32(2.0 ** -24)) + f32(-1.0)
     assert warp_out[1][5] == v1 + f32(10.0) * v2
+
+
+def test_overloads_and_generics(warp):
+    m = load("kernels_generic")
+    rng = np.random.default_rng(6)
+    a, b = f32(rng, 25), rng.integers(-50, 50, 25).astype(np.int32)
+    values = [a, b, np.zeros(25, np.float32)]
+    warp_out, ours = run_everywhere(m.overloaded, 25, values, [float, wp.int32, float])
+    assert_same(warp_out, ours, values)
+    np.testing.assert_allclose(warp_out[2], a * 2 + b * 3 + 0.75 + 5, rtol=1e-6)
+    assert warp_out[1].tolist() == [50] * 25
+    ints = rng.integers(-9, 9, 12).astype(np.int32)
+    warp_out, ours = run_everywhere(m.generic_shift, 12, [ints, 7, np.zeros(12, np.int32)],
+                                    [wp.int32, None, wp.int32])
+    assert_same(warp_out, ours, None)
+    assert warp_out[2].tolist() == (ints + 7).tolist()
+    vecs = f32(rng, 12, 3)
+    warp_out, ours = run_everywhere(m.generic_shift, 12, [vecs, (1.0, 2.0, 3.0),
+                                                          np.zeros((12, 3), np.float32)],
+                                    [wp.vec3, "vec3", wp.vec3])
+    assert_same(warp_out, ours, None)
+    np.testing.assert_allclose(warp_out[2], vecs + [1, 2, 3], rtol=1e-6)
+    reports = prove_file(HERE / "kernels_generic.py")
+    assert [(r.kernel, r.status.value) for r in reports] == [
+        ("overloaded", "proved"), ("generic_shift__0", "proved"), ("generic_shift__1", "proved")]

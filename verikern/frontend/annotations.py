@@ -8,19 +8,62 @@ from __future__ import annotations
 
 import ast
 
-from verikern.hir.types import ArrayType, TupleType
+from verikern.hir.types import (
+    BOOL, ArrayType, ScalarType, TupleType, matrix_type, quat_type, vector_type,
+)
 from .typing_rules import SCALAR_ALIASES, value_type_by_name
 
 ARRAY_CTORS = {"array": None, "array1d": 1, "array2d": 2, "array3d": 3, "array4d": 4}
 
 
-def value_type(info, node: ast.AST):
-    """A scalar/vector/matrix type written in the source, or None."""
+def value_type(info, node: ast.AST, _depth: int = 0):
+    """A scalar/vector/matrix type written in the source, or None: a name
+    (`float`, `wp.vec3d`), `wp.types.vector(length=3, dtype=float)`,
+    `wp.types.matrix(shape=(3, 3), dtype=float)`, `wp.types.quaternion(dtype=...)`,
+    or a module-level alias of one of these."""
     if isinstance(node, ast.Name) and node.id in SCALAR_ALIASES:
         return SCALAR_ALIASES[node.id]
+    if isinstance(node, ast.Name) and node.id in info.type_aliases and _depth < 8:
+        return value_type(info, info.type_aliases[node.id], _depth + 1)
+    if isinstance(node, ast.Call):
+        return _type_constructor(info, node, _depth)
     name = info.dsl_name(node)
     if name is not None:
         return value_type_by_name(name)
+    return None
+
+
+_TYPE_CTORS = {"types.vector": ("length", "dtype"), "vector": ("length", "dtype"),
+               "vec": ("length", "dtype"), "types.matrix": ("shape", "dtype"),
+               "matrix": ("shape", "dtype"), "mat": ("shape", "dtype"),
+               "types.quaternion": ("dtype",), "quaternion": ("dtype",)}
+
+
+def _type_constructor(info, node: ast.Call, depth: int):
+    from .module import NotConstant, eval_module_constant
+
+    name = info.dsl_name(node.func)
+    params = _TYPE_CTORS.get(name)
+    if params is None or len(node.args) > len(params):
+        return None
+    kw = dict(zip(params, node.args))
+    kw.update({k.arg: k.value for k in node.keywords})
+    if set(kw) - set(params) or "dtype" not in kw:
+        return None
+    dtype = value_type(info, kw["dtype"], depth + 1)
+    if not isinstance(dtype, ScalarType) or dtype == BOOL:
+        return None
+    if params[0] == "dtype":
+        return quat_type(dtype) if dtype.is_float else None
+    try:
+        size = eval_module_constant(kw[params[0]], info)
+    except (NotConstant, KeyError):
+        return None
+    if params[0] == "length" and isinstance(size, int) and 1 <= size <= 64:
+        return vector_type(size, dtype)
+    if params[0] == "shape" and isinstance(size, tuple) and len(size) == 2 and \
+            all(isinstance(x, int) and 1 <= x <= 16 for x in size) and dtype.is_float:
+        return matrix_type(size[0], size[1], dtype)
     return None
 
 

@@ -14,7 +14,7 @@ import ast
 from verikern.hir import nodes as H
 from verikern.hir.types import (
     BOOL, F32, I32, QUAT, VECTOR_TYPES, ArrayType, MatrixType,
-    ScalarType, VectorType,
+    ScalarType, VectorType, is_quat, vector_type,
 )
 from .builtins_warp import DESUGARED, desugar, positional_args
 from .module import NotConstant
@@ -40,6 +40,8 @@ def callee_name(chk, func: ast.AST) -> tuple[str, str]:
         n = func.id
         if n in chk.local_names or n in chk.arrays:
             raise chk.error(f"{n!r} is a variable, not a function", func, "call-not-allowed")
+        if n in chk.info.type_aliases:
+            return "type", n
         if n in chk.info.funcs:
             if n in chk.info.ambiguous_funcs:
                 raise chk.error(f"several functions of this file define a func named {n!r}; "
@@ -63,6 +65,11 @@ def check_call(chk, node: ast.Call, expected) -> H.Expr:
     kind, name = callee_name(chk, node.func)
     if kind == "func":
         return chk.check_func_call(node, name)
+    if kind == "type":   # a module-level type alias used as a constructor or cast
+        from .annotations import value_type
+        t = value_type(chk.info, node.func)
+        return _cast(chk, node, t, node.args) if isinstance(t, ScalarType) else \
+            _construct(chk, node, t, node.args)
     if name in STATEMENT_BUILTINS:
         raise chk.error(f"vk.{name}() is a statement, not a value", node, "statement-only",
                         f"call vk.{name}(...) on its own line")
@@ -123,28 +130,32 @@ def _cast(chk, node, t, args) -> H.Expr:
 
 def _construct(chk, node, t, args) -> H.Expr:
     n = t.length if isinstance(t, VectorType) else t.rows * t.cols
+    ct = t.dtype
     loc = chk.loc(node)
+    zero = 0.0 if ct.is_float else 0
     if not args:
-        return H.BuiltinCall("construct", tuple(H.Literal(0.0, F32, loc) for _ in range(n)), t, loc)
+        return H.BuiltinCall("construct", tuple(H.Literal(zero, ct, loc) for _ in range(n)), t, loc)
     if len(args) == 1 and n > 1:
-        e = chk.check_expr(args[0], F32)
+        e = chk.check_expr(args[0], ct)
         if e.type == t:
             return e
-        if e.type == F32:
+        if e.type == ct:
             return H.BuiltinCall("construct", (e,) * n, t, loc)
     if isinstance(t, MatrixType) and len(args) == t.rows:
         rows = [chk.check_expr(a) for a in args]
-        row_t = VECTOR_TYPES[f"vec{t.cols}"]
+        row_t = vector_type(t.cols, ct)
         if all(r.type == row_t for r in rows):
             return H.BuiltinCall("construct_rows", tuple(rows), t, loc)
     if len(args) != n:
-        raise chk.error(f"vk.{t.name}() takes {n} float32 components, got {len(args)}", node,
+        raise chk.error(f"vk.{t.name}() takes {n} {ct} components, got {len(args)}", node,
                         "arity")
-    comps = tuple(chk.check_expr(a, F32) for a in args)
+    comps = tuple(chk.check_expr(a, ct) for a in args)
     for c, a in zip(comps, args):
-        if c.type != F32:
-            raise chk.error(f"vk.{t.name} components are float32, got {c.type}", a,
-                            "implicit-conversion", "convert with float(...)")
+        if c.type != ct:
+            raise chk.error(f"vk.{t.name} components are {ct}, got {c.type}", a,
+                            "implicit-conversion" if isinstance(c.type, ScalarType)
+                            and c.type.is_float != ct.is_float else "type-mismatch",
+                            f"convert with {ct}(...)")
     return H.BuiltinCall("construct", comps, t, loc)
 
 
@@ -261,14 +272,14 @@ def _vector_args(chk, node, name, args, n, allowed):
 
 
 def _is_vec(t):
-    return isinstance(t, VectorType) and t != QUAT
+    return isinstance(t, VectorType) and not is_quat(t)
 
 
 def _dot(chk, node, name, args, expected, loc):
     a, b = _vector_args(chk, node, name, args, 2, _is_vec)
     if a.type != b.type:
         raise chk.error(f"vk.dot() of {a.type} and {b.type}", node, "type-mismatch")
-    return H.BuiltinCall("dot", (a, b), F32, loc)
+    return H.BuiltinCall("dot", (a, b), a.type.dtype, loc)
 
 
 def _cw_mul(chk, node, name, args, expected, loc):
@@ -279,17 +290,22 @@ def _cw_mul(chk, node, name, args, expected, loc):
 
 
 def _cross(chk, node, name, args, expected, loc):
-    a, b = _vector_args(chk, node, name, args, 2, lambda t: t == VECTOR_TYPES["vec3"])
+    a, b = _vector_args(chk, node, name, args, 2,
+                        lambda t: _is_vec(t) and t.length == 3 and t.dtype.is_float)
+    if a.type != b.type:
+        raise chk.error(f"vk.cross() of {a.type} and {b.type}", node, "type-mismatch")
     return H.BuiltinCall("cross", (a, b), a.type, loc)
 
 
 def _length(chk, node, name, args, expected, loc):
-    (a,) = _vector_args(chk, node, name, args, 1, lambda t: isinstance(t, VectorType))
-    return H.BuiltinCall(name, (a,), F32, loc)
+    (a,) = _vector_args(chk, node, name, args, 1,
+                        lambda t: isinstance(t, VectorType) and t.dtype.is_float)
+    return H.BuiltinCall(name, (a,), a.type.dtype, loc)
 
 
 def _normalize(chk, node, name, args, expected, loc):
-    (a,) = _vector_args(chk, node, name, args, 1, lambda t: isinstance(t, VectorType))
+    (a,) = _vector_args(chk, node, name, args, 1,
+                        lambda t: isinstance(t, VectorType) and t.dtype.is_float)
     return H.BuiltinCall("normalize", (a,), a.type, loc)
 
 

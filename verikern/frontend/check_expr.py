@@ -366,7 +366,8 @@ class ExprChecker:
             raise self.error(f"arrays have no attribute {node.attr!r}", node, "unknown-name")
         if isinstance(base.type, VectorType) and node.attr in VECTOR_FIELDS \
                 and VECTOR_FIELDS[node.attr] < base.type.length:
-            return H.ComponentExpr(base, VECTOR_FIELDS[node.attr], 1, F32, self.loc(node))
+            return H.ComponentExpr(base, VECTOR_FIELDS[node.attr], 1, base.type.dtype,
+                                   self.loc(node))
         raise self.error(f"{base.type} has no attribute {node.attr!r}", node, "unknown-name")
 
     def constant_index(self, node, limit: int, what: str) -> int:
@@ -409,18 +410,18 @@ class ExprChecker:
             return H.IndexExpr(base, idx, base.type.dtype, loc)
         if isinstance(base.type, VectorType):
             k = self.constant_index(node.slice, base.type.length, "a vector component")
-            return H.ComponentExpr(base, k, 1, F32, loc)
+            return H.ComponentExpr(base, k, 1, base.type.dtype, loc)
         if isinstance(base.type, MatrixType):
             t = base.type
             parts = self.index_list(node.slice)
             if len(parts) == 1:
                 r = self.constant_index(parts[0], t.rows, "a matrix row")
-                from verikern.hir.types import VECTOR_TYPES
-                return H.ComponentExpr(base, r * t.cols, t.cols, VECTOR_TYPES[f"vec{t.cols}"], loc)
+                from verikern.hir.types import vector_type
+                return H.ComponentExpr(base, r * t.cols, t.cols, vector_type(t.cols, t.dtype), loc)
             if len(parts) == 2:
                 r = self.constant_index(parts[0], t.rows, "a matrix row")
                 c = self.constant_index(parts[1], t.cols, "a matrix column")
-                return H.ComponentExpr(base, r * t.cols + c, 1, F32, loc)
+                return H.ComponentExpr(base, r * t.cols + c, 1, t.dtype, loc)
         raise self.error(f"a value of type {base.type} cannot be indexed", node, "not-indexable")
 
     def _expr_Call(self, node: ast.Call, expected):

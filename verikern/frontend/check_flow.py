@@ -15,7 +15,10 @@ from verikern.hir import nodes as H
 from verikern.hir.types import (
     ArrayType, MatrixType, ScalarType, TupleType, VectorType, component_count,
 )
+from verikern.errors import KernelError
+from .annotations import parse_annotation
 from .module import NotConstant
+from .registry import is_any
 
 
 class FlowChecker:
@@ -141,22 +144,26 @@ class FlowChecker:
         return out
 
     # ------------------------------------------------------------ calls
-    def check_func_call(self, node: ast.Call, name: str):
-        loc = self.loc(node)
-        tuple_ok, self.tuple_ok = self.tuple_ok, False   # only this call may be unpacked
-        if name == self.name or self.registry.reaches(name, self.name):
-            raise self.error(f"recursive call of {name!r}", node, "recursion",
-                             "rewrite the recursion as a loop")
-        info = self.registry.get(name)  # raises the func's own KernelError
-        f = info.fdef
-        if node.keywords:
-            raise self.error("funcs take positional arguments only", node.keywords[0].value,
-                             "keyword-args")
-        if any(isinstance(a, ast.Starred) for a in node.args):
-            raise self.error("*args are not allowed in kernels", node, "varargs")
-        if len(node.args) != len(f.params):
-            raise self.error(f"{name}() takes {len(f.params)} argument(s), got {len(node.args)}",
-                             node, "arity")
+    def _generic_types(self, d, node, name) -> tuple:
+        """The types a generic func is specialized to at this call: each
+        `Any` parameter takes its argument's type (a literal its default)."""
+        out = []
+        for p, a in zip(d.node.args.args, node.args):
+            if is_any(self.info, p.annotation):
+                e = self.check_expr(a)
+                if e.type is None or isinstance(e.type, TupleType):
+                    raise self.error(f"argument {p.arg!r} of {name}() has no value type", a,
+                                     "type-mismatch")
+                if isinstance(p.annotation, (ast.Subscript, ast.Call)) and \
+                        not isinstance(e.type, ArrayType):
+                    raise self.error(f"argument {p.arg!r} of {name}() must be an array", a,
+                                     "type-mismatch")
+                out.append(e.type)
+            else:
+                out.append(parse_annotation(self, p.annotation, f"parameter {p.arg!r}"))
+        return tuple(out)
+
+    def _match_args(self, f, node, name) -> list:
         args = []
         for p, a in zip(f.params, node.args):
             e = self.check_expr(a, None if isinstance(p.type, ArrayType) else p.type)
@@ -172,6 +179,45 @@ class FlowChecker:
                 raise self.error(f"argument {p.name!r} of {name}() is {p.type}, got {e.type}",
                                  a, rule, "convert the argument explicitly")
             args.append(e)
+        return args
+
+    def check_func_call(self, node: ast.Call, name: str):
+        loc = self.loc(node)
+        tuple_ok, self.tuple_ok = self.tuple_ok, False   # only this call may be unpacked
+        if name == self.name or self.registry.reaches(name, self.name):
+            raise self.error(f"recursive call of {name!r}", node, "recursion",
+                             "rewrite the recursion as a loop")
+        if node.keywords:
+            raise self.error("funcs take positional arguments only", node.keywords[0].value,
+                             "keyword-args")
+        if any(isinstance(a, ast.Starred) for a in node.args):
+            raise self.error("*args are not allowed in kernels", node, "varargs")
+        cands = self.registry.candidates(name)
+        failure = None
+        for index, d, generic in cands:
+            if len(d.node.args.args) != len(node.args):
+                failure = failure or self.error(
+                    f"{name}() takes {len(d.node.args.args)} argument(s), got {len(node.args)}",
+                    node, "arity")
+                continue
+            types = self._generic_types(d, node, name) if generic else None
+            info = self.registry.get(self.registry.key(name, index, types))  # its own errors
+            f = info.fdef
+            try:
+                args = self._match_args(f, node, name)
+            except KernelError as e:
+                if len(cands) == 1:
+                    raise
+                failure = failure if failure is not None and failure.rule != "arity" else e
+                continue
+            name = f.name
+            break
+        else:
+            if len(cands) > 1:
+                raise self.error(f"no overload of {name}() takes these arguments "
+                                 f"({failure.message})", node, "no-overload",
+                                 "convert the arguments to the types of one overload")
+            raise failure
         if isinstance(f.returns, TupleType) and not tuple_ok:
             raise self.error(f"{name}() returns a tuple: unpack it, e.g. `a, b = {name}(...)`",
                              node, "no-tuples")

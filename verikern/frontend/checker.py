@@ -23,6 +23,7 @@ from .check_flow import FlowChecker
 from .factories import CAPTURE_PREFIX
 from .rand import RAND_BUILTINS, has_rand, hoist
 from .module import Definition, ModuleInfo
+from .registry import is_any
 from .typing_rules import BINOP_NAMES, check_binary_types, literal_type_for
 
 _FORBIDDEN_STMTS = {
@@ -69,7 +70,11 @@ def has_rand_header(chk, s) -> bool:
 class BodyChecker(FlowChecker, ExprChecker):
     """Checks one kernel or func body (see module docstring)."""
 
-    def __init__(self, info: ModuleInfo, definition: Definition, registry):
+    def __init__(self, info: ModuleInfo, definition: Definition, registry, param_types=None,
+                 func_key: str | None = None):
+        self.param_types = param_types   # a generic func's specialization: one type per param
+        self.param_anns: dict = {}       # a generic kernel's wp.overload: name -> annotation
+        self.func_key = func_key or definition.node.name
         self.info = info
         self.defn = definition
         self.node = definition.node
@@ -145,7 +150,17 @@ class BodyChecker(FlowChecker, ExprChecker):
                 raise self.error(f"duplicate parameter {arg.arg!r}", arg, "syntax",
                                  "give every parameter its own name")
             seen.add(arg.arg)
-            t = parse_annotation(self, arg.annotation, f"parameter {arg.arg!r}")
+            if self.param_types is not None:
+                t = self.param_types[len(out)]
+            elif arg.arg in self.param_anns:
+                t = parse_annotation(self, self.param_anns[arg.arg], f"parameter {arg.arg!r}")
+            elif is_any(self.info, arg.annotation):
+                raise self.error(f"the generic parameter {arg.arg!r} (Any) has no concrete type "
+                                 "here", arg, "generic-kernel",
+                                 f"declare its types with wp.overload({self.name}, [...]) in this "
+                                 "file, or annotate a concrete type")
+            else:
+                t = parse_annotation(self, arg.annotation, f"parameter {arg.arg!r}")
             if isinstance(t, ArrayType):
                 self.arrays[arg.arg] = t
                 self.param_arrays.add(arg.arg)
@@ -176,13 +191,14 @@ class BodyChecker(FlowChecker, ExprChecker):
         # captured unknown constants: hidden scalar parameters after the others
         params = params + tuple(H.Param(CAPTURE_PREFIX + n, t, self.defn.loc)
                                 for n, t in sorted(self.captures.items()))
-        return H.KernelDef(self.name, params, tuple(body), self.defn.loc, funcs, ndim,
+        return H.KernelDef(self.func_key, params, tuple(body), self.defn.loc, funcs, ndim,
                            self.defn.block_dim, self.info.fast_math, self.uses_block)
 
     def check_func(self) -> H.FuncDef:
         params = self.params()
         r = self.node.returns
-        if r is not None and not (isinstance(r, ast.Constant) and r.value is None):
+        if r is not None and not (isinstance(r, ast.Constant) and r.value is None) \
+                and not is_any(self.info, r):
             self.returns = parse_annotation(self, r, f"the result of {self.name}")
             if isinstance(self.returns, ArrayType):
                 raise self.error("funcs cannot return arrays", r, "array-return",
@@ -194,7 +210,7 @@ class BodyChecker(FlowChecker, ExprChecker):
             raise self.error(f"func {self.name!r} can reach its end without returning a "
                              f"{self.returns}", last, "missing-return",
                              "return a value on every path")
-        return H.FuncDef(self.name, params, self.returns, tuple(body), self.defn.loc)
+        return H.FuncDef(self.func_key, params, self.returns, tuple(body), self.defn.loc)
 
     # -------------------------------------------------------- statements
     def check_body(self, stmts, top=False, loop_body=False) -> list:
@@ -290,7 +306,8 @@ class BodyChecker(FlowChecker, ExprChecker):
         if isinstance(e.type, ArrayType):
             raise self.error("funcs cannot return arrays", s.value, "array-return",
                              "pass the output array as a parameter")
-        if self.returns is None and self.declared_return is None and self.node.returns is None:
+        if self.returns is None and self.declared_return is None and (
+                self.node.returns is None or is_any(self.info, self.node.returns)):
             self.returns = self.declared_return = e.type
         if e.type != self.returns:
             raise self.error(f"returns {e.type} but {self.name!r} returns {self.returns}",

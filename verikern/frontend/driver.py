@@ -106,10 +106,14 @@ def _compile_source(source: str, filename: str, optimize: bool) -> ModuleResult:
     scan_module(tree, info)
     registry = FuncRegistry(info)
     kernels = []
-    for d in info.kernels:
+    for d, name, anns, oerr in _kernel_instances(info):
         hir = mir = err = None
         try:
-            hir = BodyChecker(info, d, registry).check_kernel()
+            if oerr is not None:
+                raise oerr
+            chk = BodyChecker(info, d, registry, func_key=name)
+            chk.param_anns = anns
+            hir = chk.check_kernel()
         except KernelError as e:
             err = e
         except RecursionError:
@@ -130,7 +134,7 @@ def _compile_source(source: str, filename: str, optimize: bool) -> ModuleResult:
                                  f"{type(e).__name__}: {e}", d.loc, "internal",
                                  "please report this kernel to the verikern developers")
                 mir = None
-        kernels.append(KernelResult(d.node.name, d.loc, hir, mir, err))
+        kernels.append(KernelResult(name, d.loc, hir, mir, err))
     used = {id(k.error) for k in kernels if k.error is not None}
     errors = list(info.errors) + [e for e in registry.errors() if id(e) not in used]
     funcs = {}
@@ -140,6 +144,31 @@ def _compile_source(source: str, filename: str, optimize: bool) -> ModuleResult:
         except KernelError:
             pass
     return ModuleResult(filename, kernels, errors, funcs)
+
+
+def _kernel_instances(info: ModuleInfo):
+    """(definition, kernel name, {param: annotation}, error) per kernel to
+    compile: one per `wp.overload(kernel, [...] or {...})` of a generic
+    kernel (named `kernel__0`, `kernel__1`, ... in order), else the kernel."""
+    for d in info.kernels:
+        calls = info.overloads.get(d.node.name) if d.scope is None else None
+        if not calls:
+            yield d, d.node.name, {}, None
+            continue
+        params = [a.arg for a in d.node.args.args]
+        for k, call in enumerate(calls):
+            name, err, anns = f"{d.node.name}__{k}", None, {}
+            spec = call.args[1] if len(call.args) == 2 and not call.keywords else None
+            if isinstance(spec, (ast.List, ast.Tuple)) and len(spec.elts) == len(params):
+                anns = dict(zip(params, spec.elts))
+            elif isinstance(spec, ast.Dict) and all(
+                    isinstance(key, ast.Constant) and key.value in params for key in spec.keys):
+                anns = {key.value: v for key, v in zip(spec.keys, spec.values)}
+            else:
+                err = info.error(f"cannot read this wp.overload of {d.node.name!r}", call,
+                                 "generic-kernel", "write wp.overload(kernel, [T1, T2, ...]) "
+                                 "with one type per parameter, or a dict {name: type}")
+            yield d, name, anns, err
 
 
 def compile_file(path) -> ModuleResult:

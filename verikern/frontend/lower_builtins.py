@@ -10,7 +10,9 @@ phis in one block.
 from __future__ import annotations
 
 from verikern.hir import nodes as H
-from verikern.hir.types import F32, QUAT, MatrixType, VectorType, component_count
+from verikern.hir.types import (
+    F32, QUAT, MatrixType, ScalarType, VectorType, component_count, is_quat,
+)
 from verikern.mir.nodes import Atomic, Jump, Phi
 
 
@@ -104,7 +106,7 @@ class BuiltinLowering:
         """Warp: a / length(a) when length(a) > 0, else the zero vector."""
         (a,) = self._args(e)
         ln = self.unop("sqrt", self.dot(a, a, e.loc), e.loc)
-        zero = self.const(0.0, F32)
+        zero = self.const(0.0, ln.type)
         pos = self.cmp("gt", ln, zero, e.loc)
         return tuple(self.select(pos, self.binop("div", x, ln, e.loc), zero, e.loc, hint)
                      for x in a)
@@ -154,11 +156,11 @@ class BuiltinLowering:
             return tuple(self.binop(op, x, y, loc, hint) for x, y in zip(a, b))
         if op == "div":
             return tuple(self.binop("div", x, b[0], loc, hint) for x in a)
-        if lt == QUAT and rt == QUAT:
+        if is_quat(lt) and lt == rt:
             return self.quat_mul(a, b, loc)
-        if len(b) == 1 and rt == F32:
+        if len(b) == 1 and isinstance(rt, ScalarType):
             return tuple(self.binop("mul", x, b[0], loc, hint) for x in a)
-        if len(a) == 1 and lt == F32:
+        if len(a) == 1 and isinstance(lt, ScalarType):
             return tuple(self.binop("mul", a[0], y, loc, hint) for y in b)
         if isinstance(lt, MatrixType) and isinstance(rt, VectorType):
             return tuple(self.dot(a[r * lt.cols:(r + 1) * lt.cols], b, loc, hint)

@@ -59,6 +59,7 @@ class ModuleInfo:
     # whose type the kernel sees; the value itself is unknown
     rebound: dict[str, object] = field(default_factory=dict)
     ambiguous_funcs: set[str] = field(default_factory=set)  # funcs defined in several scopes
+    overloads: dict[str, list] = field(default_factory=dict)  # kernel -> wp.overload(...) calls
 
     @property
     def funcs(self) -> dict[str, Definition]:
@@ -240,6 +241,12 @@ def scan_module(tree: ast.Module, info: ModuleInfo) -> None:
                     continue
                 except NotConstant:
                     pass
+            if simple:
+                from .annotations import value_type
+                if value_type(info, value) is not None:   # `vec5 = wp.types.vector(5, float)`
+                    info.type_aliases[targets[0].id] = value
+                else:
+                    info.type_aliases.pop(targets[0].id, None)
             names: set[str] = set()
             for t in targets:
                 _bind_target_names(t, names)
@@ -259,6 +266,10 @@ def scan_module(tree: ast.Module, info: ModuleInfo) -> None:
         elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) \
                 and info.dsl_name(stmt.value.func) == "set_module_options":
             _module_options(stmt.value, info)
+        elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) \
+                and info.dsl_name(stmt.value.func) == "overload" and stmt.value.args \
+                and isinstance(stmt.value.args[0], ast.Name):
+            info.overloads.setdefault(stmt.value.args[0].id, []).append(stmt.value)
         elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
             if not register_definition(stmt, info):
                 info.nonconstant.add(stmt.name)
@@ -302,12 +313,19 @@ def register_definition(stmt, info: ModuleInfo, scope=None) -> bool:
         return True
     same = [d for d in info.definitions if d.node.name == stmt.name]
     if scope is None and all(d.scope is None for d in same):
-        # a later module-level definition of the same name replaces the earlier one (Python)
-        info.definitions = [d for d in info.definitions if d.node.name != stmt.name]
+        # a later module-level definition of the same name replaces the earlier one
+        # (Python), except a @func with other parameter types: a Warp overload
+        info.definitions = [d for d in info.definitions if d.node.name != stmt.name or (
+            kind == "func" and d.kind == "func" and _signature(d.node) != _signature(stmt))]
     elif kind == "func" and any(d.kind == "func" for d in same):
         info.ambiguous_funcs.add(stmt.name)
     info.definitions.append(Definition(kind, stmt, loc, block_dim, reqs, scope))
     return True
+
+
+def _signature(fn: ast.FunctionDef) -> tuple:
+    return tuple(ast.unparse(a.annotation) if a.annotation is not None else ""
+                 for a in fn.args.args)
 
 
 def _decorator_block_dim(keywords, args, info: ModuleInfo, kind: str) -> int | None:

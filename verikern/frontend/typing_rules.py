@@ -8,13 +8,14 @@ representable in that type.
 from __future__ import annotations
 
 import ast
+import re
 
 import numpy as np
 
 from verikern.hir import nodes as H
 from verikern.hir.types import (
-    BOOL, F16, F32, I32, MATRIX_TYPES, QUAT, SCALAR_TYPES, VECTOR_TYPES,
-    ArrayType, MatrixType, ScalarType, VectorType,
+    BOOL, DTYPE_SUFFIX, F16, F32, I32, MATRIX_TYPES, QUAT, SCALAR_TYPES, VECTOR_TYPES,
+    ArrayType, MatrixType, ScalarType, VectorType, is_quat, matrix_type, quat_type, vector_type,
 )
 
 SCALAR_ALIASES = {"int": I32, "float": F32, "bool": BOOL}
@@ -44,7 +45,26 @@ def value_type_by_name(name: str):
         return VECTOR_TYPES[name]
     if name in MATRIX_TYPES:
         return MATRIX_TYPES[name]
-    return EXTRA_TYPE_NAMES.get(name)
+    if name in EXTRA_TYPE_NAMES:
+        return EXTRA_TYPE_NAMES[name]
+    m = _WARP_TYPE_NAME.match(name)
+    if m is None:
+        return None
+    kind, size, suffix = m.group(1), m.group(2), m.group(3) or "f"
+    dtype = _SUFFIX_DTYPE.get(suffix)
+    if dtype is None:
+        return None
+    if kind == "vec":
+        return vector_type(int(size), dtype)
+    if kind == "quat":
+        return quat_type(dtype) if dtype.is_float else None
+    if dtype.is_float and size[0] == size[1]:
+        return matrix_type(int(size[0]), int(size[1]), dtype)
+    return None
+
+
+_WARP_TYPE_NAME = re.compile(r"^(vec|mat|quat)([2-4]|22|33|44|)(h|f|d|b|ub|s|us|i|ui|l|ul)?$")
+_SUFFIX_DTYPE = {v: k for k, v in DTYPE_SUFFIX.items()}
 
 
 def round_float(value: float, t: ScalarType) -> float:
@@ -91,7 +111,7 @@ def make_literal(checker, value, t, node) -> H.Literal:
 def literal_type_for(op: str, other) -> object:
     """The type an untyped literal operand takes next to an operand of type `other`."""
     if isinstance(other, (VectorType, MatrixType)):
-        return F32 if op in ("mul", "div") else other
+        return other.dtype if op in ("mul", "div") else other
     return other
 
 
@@ -132,21 +152,24 @@ def _vector_binary_type(checker, op, lt, rt, node):
         if lt == rt:
             return lt
     elif op == "mul":
-        if isinstance(lt, (VectorType, MatrixType)) and rt == F32 and lt != QUAT:
+        if isinstance(lt, (VectorType, MatrixType)) and rt == lt.dtype and not is_quat(lt):
             return lt
-        if lt == F32 and isinstance(rt, (VectorType, MatrixType)) and rt != QUAT:
+        if isinstance(rt, (VectorType, MatrixType)) and lt == rt.dtype and not is_quat(rt):
             return rt
-        if isinstance(lt, MatrixType) and isinstance(rt, VectorType) and rt != QUAT \
-                and lt.cols == rt.length:
-            return VECTOR_TYPES[f"vec{lt.rows}"]
-        if isinstance(lt, MatrixType) and isinstance(rt, MatrixType) and lt.cols == rt.rows:
-            return MATRIX_TYPES[f"mat{lt.rows}{rt.cols}"] if lt.rows == rt.cols else None
-        if lt == QUAT and rt == QUAT:
-            return QUAT
-        if lt == QUAT and rt == F32 or lt == F32 and rt == QUAT:
-            return QUAT
+        if isinstance(lt, MatrixType) and isinstance(rt, VectorType) and not is_quat(rt) \
+                and lt.cols == rt.length and lt.dtype == rt.dtype:
+            return vector_type(lt.rows, lt.dtype)
+        if isinstance(lt, MatrixType) and isinstance(rt, MatrixType) and lt.cols == rt.rows \
+                and lt.dtype == rt.dtype and lt.rows == rt.cols:
+            return matrix_type(lt.rows, rt.cols, lt.dtype)
+        if is_quat(lt) and lt == rt:
+            return lt
+        if is_quat(lt) and rt == lt.dtype:
+            return lt
+        if is_quat(rt) and lt == rt.dtype:
+            return rt
     elif op == "div":
-        if isinstance(lt, (VectorType, MatrixType)) and rt == F32:
+        if isinstance(lt, (VectorType, MatrixType)) and rt == lt.dtype:
             return lt
     hint = ("vector and scalar operands cannot be mixed in + and -; "
             "build a vector, e.g. vk.vec2(s, s)")

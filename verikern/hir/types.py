@@ -1,8 +1,9 @@
-"""HIR types: machine scalars (shared with MIR), float32 vectors, matrices and
-quaternions, and arrays (global parameters or shared).
+"""HIR types: machine scalars (shared with MIR), vectors, matrices and
+quaternions (float32 by default; Warp's vec3d, vec2h, vec4i, ... have other
+component types), and arrays (global parameters or shared).
 
 Invariant: every HIR expression has exactly one of these types; vector-like
-types are value types of float32 components that MIR expands to scalars
+types are value types of `dtype` components that MIR expands to scalars
 (component order: vectors x, y, z, w; matrices row-major; quat x, y, z, w).
 """
 from __future__ import annotations
@@ -19,7 +20,8 @@ __all__ = [
     "BOOL", "F16", "F32", "F64", "I8", "I16", "I32", "I64", "U8", "U16", "U32",
     "U64", "SCALAR_TYPES", "ScalarType", "VectorType", "MatrixType", "ArrayType",
     "HirType", "TupleType", "VECTOR_TYPES", "MATRIX_TYPES", "QUAT", "is_vectorlike",
-    "component_count", "inner_shape", "type_name",
+    "component_count", "inner_shape", "type_name", "vector_type", "matrix_type", "quat_type",
+    "is_quat", "DTYPE_SUFFIX",
 ]
 
 
@@ -86,6 +88,33 @@ HirType = Union[ScalarType, VectorType, MatrixType, ArrayType, TupleType]
 VECTOR_TYPES = {n: VectorType(n, k) for n, k in (("vec2", 2), ("vec3", 3), ("vec4", 4))}
 QUAT = VectorType("quat", 4)
 MATRIX_TYPES = {n: MatrixType(n, k, k) for n, k in (("mat22", 2), ("mat33", 3), ("mat44", 4))}
+
+
+#: Warp's type-name suffixes of vector/matrix component types (vec3d, vec2h, vec4i, ...)
+DTYPE_SUFFIX = {F16: "h", F32: "f", F64: "d", I8: "b", U8: "ub", I16: "s", U16: "us", I32: "i",
+                U32: "ui", I64: "l", U64: "ul"}
+
+
+def vector_type(length: int, dtype: ScalarType = F32) -> VectorType:
+    """The vector type of `length` components of `dtype` (float32: vec2..vec4)."""
+    if dtype == F32 and f"vec{length}" in VECTOR_TYPES:
+        return VECTOR_TYPES[f"vec{length}"]
+    return VectorType(f"vec{length}{DTYPE_SUFFIX[dtype]}", length, dtype)
+
+
+def matrix_type(rows: int, cols: int, dtype: ScalarType = F32) -> MatrixType:
+    """The matrix type rows x cols of `dtype` (float32: mat22..mat44)."""
+    if dtype == F32 and rows == cols and f"mat{rows}{cols}" in MATRIX_TYPES:
+        return MATRIX_TYPES[f"mat{rows}{cols}"]
+    return MatrixType(f"mat{rows}{cols}{DTYPE_SUFFIX[dtype]}", rows, cols, dtype)
+
+
+def quat_type(dtype: ScalarType = F32) -> VectorType:
+    return QUAT if dtype == F32 else VectorType(f"quat{DTYPE_SUFFIX[dtype]}", 4, dtype)
+
+
+def is_quat(t) -> bool:
+    return isinstance(t, VectorType) and t.name.startswith("quat")
 
 
 def is_vectorlike(t) -> bool:
