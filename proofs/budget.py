@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 from pathlib import Path
 
 import z3
@@ -26,6 +27,9 @@ LOG = logging.getLogger("verikern.proofs.solver")
 #: Environment variable naming a folder: every query is written there as
 #: SMT-LIB 2 (`verikern prove --dump-smt DIR` sets it).
 DUMP_ENV = "VERIKERN_DUMP_SMT"
+#: Environment variable naming a second solver that re-decides every query
+#: (proofs.crosscheck; `verikern prove --cross-check NAME` sets it).
+CROSS_ENV = "VERIKERN_CROSS_CHECK"
 
 #: One million z3 resource units (the unit of `--budget`).
 MEGA = 1_000_000
@@ -86,6 +90,9 @@ class SolverBudget:
         self.label = label
         self.topic = ""          # what the queries are about now (an obligation)
         self.queries = 0
+        self.cross_checks: list = []   # proofs.crosscheck.CrossCheck, in query order
+        #: when a list: every decided query as (name, topic, answer, SMT-LIB text)
+        self.captured: list | None = None
 
     @classmethod
     def from_megaunits(cls, budget: float | None, label: str = "") -> "SolverBudget":
@@ -115,7 +122,8 @@ class SolverBudget:
         `verikern.proofs.solver` and, when `VERIKERN_DUMP_SMT` names a
         folder, written there as SMT-LIB (`purpose` names the query)."""
         self.queries += 1
-        s = LoggedSolver(f"{self.label}{self.queries:05d}.{self.topic}{purpose}")
+        s = LoggedSolver(f"{self.label}{self.queries:05d}.{self.topic}{purpose}", self)
+        s.topic = self.topic
         s.set("rlimit", self.limit(cap))
         s.set("random_seed", SEED)
         s.set("timeout", int(SAFETY_NET_S * 1000))
@@ -127,11 +135,16 @@ class LoggedSolver(z3.Solver):
     answer and the z3 units it spent) and, with VERIKERN_DUMP_SMT set,
     written as an SMT-LIB 2 file named after the query."""
 
-    def __init__(self, name: str):
+    def __init__(self, name: str, budget: "SolverBudget | None" = None):
         ctx = z3.main_ctx()
         super().__init__(solver=z3.Z3_mk_solver_for_logic(ctx.ref(), z3.to_symbol("QF_BV", ctx)),
                          ctx=ctx)
         self.name = name
+        self.budget = budget
+
+    def smtlib(self) -> str:
+        """The query as a standard SMT-LIB 2 script (QF_BV, ending in check-sat)."""
+        return "(set-logic QF_BV)\n" + standard_smtlib(self.to_smt2())
 
     def check(self, *assumptions):
         before = rlimit_count()
@@ -141,9 +154,50 @@ class LoggedSolver(z3.Solver):
         if folder:
             path = Path(folder) / f"{_safe(self.name)}.smt2"
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(f"; verikern query {self.name}: z3 answered {result}\n"
-                            "(set-logic QF_BV)\n" + self.to_smt2())
+            path.write_text(f"; verikern query {self.name}: z3 answered {result}\n" + self.smtlib())
+        if self.budget is not None and self.budget.captured is not None:
+            self.budget.captured.append((self.name, self.topic, str(result), self.smtlib()))
+        other = os.environ.get(CROSS_ENV)
+        if other and self.budget is not None and result in (z3.sat, z3.unsat) and not assumptions:
+            from .crosscheck import recheck
+
+            record = recheck(other, self.name, self.smtlib(), str(result))
+            LOG.debug("%s: %s answered %s", self.name, other, record.other_answer)
+            self.budget.cross_checks.append(record)
         return result
+
+
+#: z3's internal spellings of standard operators (SMT-LIB 2.6 semantics,
+#: division by zero included).
+_Z3_INTERNAL = {"bvudiv_i": "bvudiv", "bvsdiv_i": "bvsdiv", "bvurem_i": "bvurem",
+                "bvsrem_i": "bvsrem", "bvsmod_i": "bvsmod"}
+
+
+def standard_smtlib(text: str) -> str:
+    """z3's SMT-LIB output in standard SMT-LIB: internal operator names
+    renamed, and `(bvumul_noovfl a b)` (z3's unsigned no-overflow predicate)
+    written as `(not (bvumulo a b))`; anything else is left as it is (a
+    solver that cannot read it answers unknown, never agreement)."""
+    text = re.sub(r"\b(" + "|".join(_Z3_INTERNAL) + r")\b", lambda m: _Z3_INTERNAL[m.group(1)], text)
+    marker = "(bvumul_noovfl "
+    out, i = [], 0
+    while True:
+        j = text.find(marker, i)
+        if j < 0:
+            out.append(text[i:])
+            return "".join(out)
+        depth, k = 0, j
+        while True:                       # the matching close of this application
+            if text[k] == "(":
+                depth += 1
+            elif text[k] == ")":
+                depth -= 1
+                if depth == 0:
+                    break
+            k += 1
+        inner = standard_smtlib(text[j + len(marker):k])
+        out.append(text[i:j] + "(not (bvumulo " + inner + "))")
+        i = k + 1
 
 
 def _safe(name: str) -> str:

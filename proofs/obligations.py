@@ -122,6 +122,10 @@ class Obligation:
     other_loc: SourceLoc | None = None
     seconds: float = 0.0
     spec: ObligationSpec | None = field(default=None, compare=False, repr=False)
+    #: second solvers that re-decided every query this verdict rests on alike
+    cross_checked: tuple[str, ...] = ()
+    #: queries this verdict rests on where a second solver answered otherwise
+    disagreements: tuple[str, ...] = ()
 
     def to_json(self) -> dict:
         return {
@@ -133,6 +137,8 @@ class Obligation:
             "counterexample": self.counterexample.to_json() if self.counterexample else None,
             "confirmed": self.confirmed,
             "reason": self.reason,
+            **({"cross_checked_by": list(self.cross_checked)} if self.cross_checked else {}),
+            **({"disagreements": list(self.disagreements)} if self.disagreements else {}),
         }
 
 

@@ -67,12 +67,19 @@ def mir_text(kernel_mir) -> str:
 
 
 def versions() -> dict[str, str]:
-    """Versions of the tool, its solver and the platform (no cross-check solver is used)."""
+    """Versions of the tool, its solver(s) and the platform (the cross-check
+    solver too, when `--cross-check` named one)."""
     import z3
 
-    return {"verikern": __version__, "z3": z3.get_version_string(),
-            "python": platform.python_version(), "platform": platform.platform(terse=True),
-            "implementation": sys.implementation.name}
+    from .crosscheck import configured, version
+
+    out = {"verikern": __version__, "z3": z3.get_version_string(),
+           "python": platform.python_version(), "platform": platform.platform(terse=True),
+           "implementation": sys.implementation.name}
+    second = configured()
+    if second:
+        out[second] = version(second) or "unknown"
+    return out
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ def test_dump_smt_writes_every_query_and_each_re_decides_alike(tmp_path, monkeyp
     files = sorted(out.glob("*.smt2"))
     names = [f.name for f in files]
     assert names and all(n.startswith("bounds_off_by_one_le.zero_off_by_one.") for n in names)
-    assert any(".bounds-12-9." in n for n in names) and any(".race-12-9." in n for n in names)
+    assert any(".bounds_12_9_0." in n for n in names) and any(".race_12_9_12_9." in n for n in names)
     for f in files:
         text = f.read_text()
         answer = re.match(r"; verikern query \S+: z3 answered (\w+)", text).group(1)
@@ -55,5 +55,5 @@ def test_verbose_logs_each_kernel_and_very_verbose_each_query(monkeypatch):
     err2 = two.stderr if hasattr(two, "stderr") else two.output
     assert re.search(r"ok_saxpy_guarded.py::saxpy: proved \(\d+ obligations, \d+ solver queries", err1)
     assert "solver: ok_saxpy_guarded.saxpy.00001.admissible-probe: sat" not in err1
-    assert re.search(r"solver: ok_saxpy_guarded\.saxpy\.\d{5}\.bounds-\d+-\d+\.abstract: unsat "
+    assert re.search(r"solver: ok_saxpy_guarded\.saxpy\.\d{5}\.bounds@\d+:\d+#\d\.abstract: unsat "
                      r"\(\d+ z3 units\)", err2)

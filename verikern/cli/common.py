@@ -158,8 +158,34 @@ def debug_options(func):
         click.option("--dump-smt", type=click.Path(file_okay=False), metavar="DIR",
                      expose_value=False, callback=_set_dump_smt,
                      help="Write every solver query to DIR as an SMT-LIB 2 file named "
-                     "FILE.KERNEL.NNNNN.KIND-LINE-COL.PURPOSE.smt2 (turns the default cache off; "
+                     "FILE.KERNEL.NNNNN.OBLIGATION.PURPOSE.smt2 (turns the default cache off; "
                      "local executor only)."),
     ]):
         func = deco(func)
     return func
+
+
+def _set_cross_check(ctx, param, value):
+    """--cross-check NAME: every z3 answer is re-decided by NAME (the variable is
+    inherited by local worker processes); the cache is off, so every query runs."""
+    if value:
+        from verikern.proofs.budget import CROSS_ENV
+        from verikern.proofs.crosscheck import unavailable
+
+        why = unavailable(value)
+        if why is not None:
+            raise click.BadParameter(why, ctx=ctx, param=param)
+        os.environ[CROSS_ENV] = value
+        os.environ["VERIKERN_NO_CACHE"] = "1"
+    return value
+
+
+def cross_check_option(func):
+    """--cross-check cvc5|bitwuzla: a second solver re-decides every query (proofs/crosscheck.py)."""
+    return click.option(
+        "--cross-check", type=click.Choice(["cvc5", "bitwuzla"]), metavar="SOLVER",
+        expose_value=False, callback=_set_cross_check,
+        help="Re-decide every solver query with SOLVER (cvc5 or bitwuzla, from its SMT-LIB "
+             "text). Obligations record the solvers that agreed (JSON: cross_checked_by); a "
+             "disagreement makes the verdicts resting on it unknown and the run exit 3. "
+             "Turns the default cache off; local executor only.")(func)

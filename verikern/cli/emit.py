@@ -18,15 +18,31 @@ def _fail(message: str) -> None:
     sys.exit(EXIT_ERROR)
 
 
+def _write(text: str, output) -> None:
+    if output is None:
+        click.echo(text, nl=not text.endswith("\n"))
+        return
+    try:
+        with open(output, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    except OSError as e:
+        _fail(f"error: cannot write {output}: {e}")
+
+
 @click.command(name="emit")
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--kernel", "-k", "kernel_name", default=None,
               help="Kernel to print (required when the file has several).")
-@click.option("--ir", type=click.Choice(["hir", "mir", "llvm", "ptx"]), default="mir",
+@click.option("--ir", type=click.Choice(["hir", "mir", "llvm", "ptx", "smt2", "c"]), default="mir",
               show_default=True, help="Which representation to print.")
 @click.option("--arch", default="sm_80", show_default=True, help="GPU architecture for --ir ptx.")
 @click.option("--no-opt", is_flag=True, help="MIR before the default pass pipeline.")
-def command(file, kernel_name, ir, arch, no_opt):
+@click.option("--output", "-o", "output", type=click.Path(dir_okay=False), default=None,
+              help="Write to this file instead of stdout (--ir c: the C harness).")
+@click.option("--obligation", metavar="ID", default=None,
+              help="With --ir smt2: only this obligation's queries (ids as kind@line:col[#dim]"
+              "[+line:col], e.g. bounds@12:9#0) and the shared ones.")
+def command(file, kernel_name, ir, arch, no_opt, obligation, output=None):
     """Print a kernel's HIR, MIR, LLVM IR or PTX."""
     from verikern.frontend import compile_file, compile_source
 
@@ -57,6 +73,23 @@ def command(file, kernel_name, ir, arch, no_opt):
     if ir == "mir":
         from verikern.mir.printer import format_kernel
         click.echo(format_kernel(result.mir), nl=False)
+        return
+    if ir == "c":
+        from verikern.encoders.c import CEncodeError, emit_c
+        try:
+            text = emit_c(result.mir)
+        except CEncodeError as e:
+            _fail(f"error: {e}")
+        _write(text, output)
+        return
+    if ir == "smt2":
+        from verikern.proofs.smtlib_export import obligation_queries, render
+        groups = obligation_queries(result.mir)
+        ids = [key for key, _ in groups if key != "shared"]
+        if obligation is not None and obligation not in ids:
+            _fail(f"error: no obligation {obligation!r} in {kernel_name}; obligations: "
+                  f"{', '.join(ids) or '(none)'}")
+        click.echo(render(result.mir, groups, obligation))
         return
     try:
         if ir == "llvm":

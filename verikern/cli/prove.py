@@ -13,8 +13,8 @@ import sys
 
 import click
 
-from verikern.cli.common import (InputErrorExit, debug_options, make_cache, proof_options, run_options,
-                                 run_proofs, write_output)
+from verikern.cli.common import (InputErrorExit, cross_check_option, debug_options,
+                                 make_cache, proof_options, run_options, run_proofs, write_output)
 
 EXIT_PROVED, EXIT_FAILED, EXIT_UNKNOWN, EXIT_INPUT = 0, 1, 2, 3
 
@@ -78,6 +78,7 @@ def _progress_reporter():
 @proof_options
 @run_options
 @debug_options
+@cross_check_option
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "short", "sarif", "junit"]), default="text",
               show_default=True, help="Report format.")
 @click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), metavar="FILE",
@@ -151,4 +152,10 @@ def command(paths, kernel, dims, block_dim, budget, jobs, executor, scheduler, c
         write_output(text, output)
     if gate is not None:
         click.echo("\n".join(gate.summary_lines()), err=True)
+    disagreements = [q for r in reports for ob in r.obligations for q in ob.disagreements]
+    if disagreements:
+        click.echo(f"error: the cross-check solver disagreed with z3 on {len(disagreements)} "
+                   f"quer{'y' if len(disagreements) == 1 else 'ies'} (first: {disagreements[0]}); "
+                   "the verdicts resting on them are reported unknown", err=True)
+        sys.exit(EXIT_INPUT)
     sys.exit(gate_exit_code(reports, fail_on=fail_on, baseline=gate))
