@@ -156,7 +156,7 @@ def _imported(target, with_object):
 
 def _run_all(file, targets, backends, examples, seed, options, replay, save_dir):
     from verikern.errors import VerikernError
-    from verikern.testing.differential import fuzz
+    from verikern.testing.fuzzing import fuzz
     from verikern.testing.explain import load_launch
     from verikern.testing.target import TestingError
 
@@ -206,7 +206,8 @@ def _report(file, results, backends) -> int:
     from rich.console import Console
     from rich.table import Table
 
-    console = Console(highlight=False, soft_wrap=True, width=max(100, Console().width))
+    console = Console(highlight=False, soft_wrap=True,
+                      width=max(100, Console().width) if sys.stdout.isatty() else 200)
     code = EXIT_OK
     for r, command in results:
         for note in r.notes:
