@@ -21,7 +21,10 @@ from verikern.encoders.smt.lemmas import RemainderLemmas
 from verikern.encoders.smt.semantics import UnsupportedConstruct
 from verikern.encoders.smt.semantics import le, lt, widen
 from verikern.mir.cfg import dominators
-from verikern.mir.nodes import Const, Kernel
+from verikern.mir.facts import (
+    accesses_memory, definitions, is_barrier, is_int_division, writes_memory,
+)
+from verikern.mir.nodes import Assert, Const, Kernel, RequiresArray
 from verikern.mir.types import I32 as _I32
 
 from .budget import MEGA, SolverBudget
@@ -53,20 +56,18 @@ class ProofContext:
         self.shape = CfgShape(kernel)
         self.launch = LaunchModel(kernel, dims, block_dim)
         self.varying = varying_values(kernel)
-        self.defs = {ins.result.id: ins for b in kernel.blocks
-                     for ins in (*b.phis, *b.instrs) if getattr(ins, "result", None) is not None}
+        self.defs = definitions(kernel)
         self.dom = dominators(kernel)
         self.divisions = {}
         for b in kernel.blocks:
             for i, ins in enumerate(b.instrs):
-                if type(ins).__name__ == "BinOp" and ins.op in ("div", "floordiv", "mod") \
-                        and ins.result.type.is_int and not isinstance(ins.rhs, Const):
+                if is_int_division(ins) and not isinstance(ins.rhs, Const):
                     self.divisions[(b.label, i)] = (ins.rhs, b.label)
         self.asserts = [(b.label, i) for b in kernel.blocks for i, ins in enumerate(b.instrs)
-                        if type(ins).__name__ == "Assert"]
+                        if isinstance(ins, Assert)]
         self.contracts = {}
         for _, ins in kernel.instructions():
-            if type(ins).__name__ == "RequiresArray":
+            if isinstance(ins, RequiresArray):
                 self.contracts.setdefault(ins.array.name, []).append(ins)
         self._encodings: dict[tuple, ThreadEncoding] = {}
         self._solvers: dict[tuple, list] = {}
@@ -92,7 +93,7 @@ class ProofContext:
         if any(self.kernel.block(lbl).instrs[i].op == "mod" for lbl, i in self.divisions):
             return True
         if any(a.kind == "invariant" for _, a in self.kernel.instructions()
-               if type(a).__name__ == "Assert"):
+               if isinstance(a, Assert)):
             return True
         cands = generate_candidates(self.kernel, self.shape) if self.kernel.loops else {}
         return any(c.kind == "cong_sym" for cs in cands.values() for c in cs)
@@ -119,7 +120,7 @@ class ProofContext:
         for lp in self.kernel.loops:
             h, hv = lp.header, self.A.havoc.get(lp.header)
             body = set(lp.body)
-            if hv is None or not any(type(ins).__name__ == "Barrier" for lbl in body
+            if hv is None or not any(is_barrier(ins) for lbl in body
                                      for ins in self.kernel.block(lbl).instrs):
                 continue
             exits = [enc.edges[(h, s)] for s in dict.fromkeys(self.kernel.block(h).terminator.successors())
@@ -235,7 +236,7 @@ class ProofContext:
         name = self.kernel.block(site[0]).instrs[site[1]].array.name
         for b in self.kernel.blocks:
             for i, ins in enumerate(b.instrs):
-                if type(ins).__name__ in ("Store", "Atomic") and ins.array.name == name \
+                if writes_memory(ins) and ins.array.name == name \
                         and ins.array.space == "shared" \
                         and self.intervals.common_starts((b.label, i), site):
                     return False
@@ -314,7 +315,7 @@ class ProofContext:
                     if b.label not in enc.reach:
                         continue
                     for i, ins in enumerate(b.instrs):
-                        if type(ins).__name__ in ("Load", "Store", "Atomic") and \
+                        if accesses_memory(ins) and \
                                 self.runs_before((b.label, i), (lbl, pos)):
                             idx = enc.index_terms(ins)[:ins.array.ndim]
                             hints.append(z3.Implies(enc.reach[b.label],

@@ -32,7 +32,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import verikern.errors as errors
-from verikern.mir.nodes import ArrayRef, Kernel
+from verikern.mir.facts import is_int_division
+from verikern.mir.nodes import ArrayRef, Assert, Atomic, Barrier, BinOp, Kernel, Load, Store
 from verikern.proofs.obligations import Counterexample, Obligation, ObligationKind
 from verikern.proofs.replay_launch import (  # noqa: F401  (re-exported)
     MAX_REPLAY_THREADS, ConcreteLaunch, clamped, concrete_launch, contracted_arrays,
@@ -146,9 +147,9 @@ def _same_site(err: errors.KernelRuntimeError, obligation: Obligation) -> bool:
 
 
 _SITE_CLASSES = {
-    ObligationKind.BOUNDS: ("Load", "Store", "Atomic"), ObligationKind.RACE: ("Load", "Store", "Atomic"),
-    ObligationKind.DIVERGENCE: ("Barrier",), ObligationKind.ASSERT: ("Assert",),
-    ObligationKind.INVARIANT: ("Assert",), ObligationKind.DIV_ZERO: ("BinOp",),
+    ObligationKind.BOUNDS: (Load, Store, Atomic), ObligationKind.RACE: (Load, Store, Atomic),
+    ObligationKind.DIVERGENCE: (Barrier,), ObligationKind.ASSERT: (Assert,),
+    ObligationKind.INVARIANT: (Assert,), ObligationKind.DIV_ZERO: (BinOp,),
 }
 
 
@@ -163,16 +164,16 @@ def _ambiguous(kernel: Kernel, obligation: Obligation) -> int:
     at = {_position(obligation.loc), _position(obligation.other_loc or obligation.loc)}
     copies: dict[tuple, set] = {}      # (position, instruction class) -> distinct copies
     for n, (_, ins) in enumerate(kernel.instructions()):
-        cls = type(ins).__name__
+        cls = type(ins)
         if cls not in classes or _position(ins.loc) not in at:
             continue
-        if cls == "BinOp" and ins.op not in ("div", "floordiv", "mod"):
+        if cls is BinOp and not is_int_division(ins):
             continue
         if array is not None and getattr(getattr(ins, "array", None), "name", array) != array:
             continue
         if hasattr(ins, "array"):        # the components of one vector access are one copy
             ident = tuple(map(repr, ins.indices[:ins.array.ndim]))
-        elif cls == "BinOp":
+        elif cls is BinOp:
             ident = (repr(ins.lhs), repr(ins.rhs))
         else:
             ident = (n,)

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from verikern.mir.facts import is_barrier
 from verikern.mir.nodes import (
     ArrayRef, Const, Kernel, RequiresArray, ScalarParam, Special, Value,
 )
@@ -68,7 +69,7 @@ def focused(kernel: Kernel, launch: ConcreteLaunch, cex: Counterexample) -> Conc
         return None
     ids = tuple(sorted({int(b) * int(cex.block_dim) + int(t) for b, t in cex.threads}))
     independent = not (kernel.uses_block_features or kernel.shared or any(
-        type(ins).__name__ == "Barrier" for _, ins in kernel.instructions()))
+        is_barrier(ins) for _, ins in kernel.instructions()))
     if independent:
         if launch.threads == ids:
             return None
