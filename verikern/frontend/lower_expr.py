@@ -12,12 +12,14 @@ from __future__ import annotations
 from verikern.hir import nodes as H
 from verikern.hir.types import BOOL, I32, MatrixType, VectorType
 from verikern.mir.builder import MirBuilder
+from verikern.mir.ops import BINARY
 from verikern.mir.nodes import (
     BinOp, Branch, Cast, Compare, Const, Jump, Load, Phi, Select, ShapeOf, Special,
     UnaryOp,
 )
 
-_FAULTING_INT_OPS = ("div", "floordiv", "mod")
+# integer ops whose zero divisor traps (the op table, verikern.mir.ops)
+_FAULTING_INT_OPS = frozenset(name for name, info in BINARY.items() if info.traps)
 
 
 class ExprLowering:
