@@ -6,9 +6,10 @@ this value" calls these functions; none re-derives the answer from op names
 or class names.
 
 Invariants:
-- `is_int_division(ins)` holds exactly for the BinOps that carry a `div-zero`
-  obligation (a trapping op on integer operands), whatever the divisor;
-  `may_trap(ins)` for those whose divisor is not a non-zero constant.
+- `is_int_division(ins)` holds exactly for the BinOps of a trapping op on
+  integer operands (div, floordiv, mod), whatever the divisor; `may_trap(ins)`
+  for those whose divisor is not a non-zero constant: these carry the
+  `div-zero` obligation and can raise at run time.
 - `removable_if_unused(ins)` holds only for pure instructions that cannot
   trap: passes never remove an access, barrier, assert or requires.
 - `type_error(ins)` is None exactly when the op/type pair of a BinOp, Compare
