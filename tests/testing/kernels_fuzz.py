@@ -76,3 +76,11 @@ def copy_all(f: vk.array(dtype=vk.float32), g: vk.array(dtype=vk.float32),
     if i < s.shape[0] and i < u.shape[0] and i < b.shape[0]:
         if b[i]:
             s[i] = s[i] + vk.int32(u[i]) + k
+
+
+@vk.kernel
+def root_precise(x: vk.array(dtype=vk.float32), y: vk.array(dtype=vk.float32)):
+    vk.requires(y.shape[0] == x.shape[0])
+    i = vk.tid()
+    if i < x.shape[0]:
+        y[i] = vk.sqrt_precise(x[i])     # verikern only: Warp has no sqrt_precise

@@ -38,3 +38,21 @@ def test_example_agrees_across_cpu_native_and_warp(file, kernel):
         assert r.compared == ("cpu", "cpu:native")
         assert len(r.dropped) == 1 and r.dropped[0][0] == "warp"
         assert "is not valid Warp: it uses" in r.dropped[0][1]
+
+
+def test_every_element_type_and_edge_value_agrees_under_warp():
+    (target,) = compile_kernels(Path(__file__).resolve().parent / "kernels_fuzz.py", ["copy_all"])
+    r = fuzz(with_object(target), ["cpu", "cpu:native", "warp"], examples=40, seed=3)
+    assert r.mismatch is None, r.mismatch.report()
+    assert r.compared == ("cpu", "cpu:native", "warp")
+
+
+def test_a_kernel_warp_rejects_drops_out_with_warps_message():
+    here = Path(__file__).resolve().parent / "kernels_fuzz.py"
+    for name, says in (("root_precise", "sqrt_precise"), ("tight", "vk.launch_dim()")):
+        (target,) = compile_kernels(here, [name])
+        r = fuzz(with_object(target), ["cpu", "cpu:native", "warp"], examples=3, seed=0)
+        assert r.status == "agree" and r.compared == ("cpu", "cpu:native")
+        (dropped,) = r.dropped
+        assert dropped[0] == "warp" and f"kernel {name} is not valid Warp" in dropped[1]
+        assert says in dropped[1] and "kernels_fuzz.py:" in dropped[1]

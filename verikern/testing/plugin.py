@@ -117,6 +117,7 @@ class ProofItem(pytest.Item):
         return self.path, max(0, self.line - 1), f"prove {self.kernel or '<module>'}"
 
 
+@pytest.hookimpl(tryfirst=True)   # before -k / -m deselect, so they apply to proof items too
 def pytest_collection_modifyitems(session, config, items):
     """Append the proof items (PATH may lie outside the collected test paths)."""
     root = config.getoption("verikern_prove")

@@ -10,9 +10,10 @@ the launches generated). This needs the kernel's Python function, so the
 user's file is imported (executed).
 
 Invariant: a kernel that uses block-level features (shared arrays,
-barriers, `thread_idx`/`block_idx`/`block_dim`/`grid_dim`) is not valid
-Warp and is reported so, never approximated; any other construct Warp
-rejects is reported with Warp's own message.
+barriers, `thread_idx`/`block_idx`/`block_dim`/`grid_dim`) or
+`launch_dim` in its body is not valid Warp and is reported so, never
+approximated; any other construct Warp rejects is reported with Warp's own
+message when the kernel is built, before any launch is compared.
 """
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ from .compare import RunError
 from .strategies import Launch
 from .target import KernelUnderTest, TestingError, with_object
 
-_NOT_WARP_SPECIALS = ("thread_idx", "block_idx", "block_dim", "grid_dim")
+_NOT_WARP_SPECIALS = ("thread_idx", "block_idx", "block_dim", "grid_dim", "launch_dim")
 _BUILT: dict[tuple[str, str], object] = {}
 _ANY = object()   # _StripContracts: any `X.requires(...)`
 
@@ -42,8 +43,8 @@ def _warp():
 
 
 def block_features(target: KernelUnderTest) -> list[str]:
-    """The block-level features the kernel uses that Warp kernels do not
-    have: shared arrays and barriers (from the MIR), and the block builtins
+    """The features the kernel uses that Warp kernels do not have: shared
+    arrays and barriers (from the MIR), and the block and launch builtins
     named in the kernel's body outside its contracts (from the source; the
     MIR lowers `vk.tid()` to them too)."""
     mir = target.mir
@@ -182,6 +183,7 @@ def _warp_kernel(target: KernelUnderTest):
             for arg in built.adj.args:
                 if arg.type is None:
                     raise TestingError(f"{target.where}: argument {arg.label} has no Warp type")
+        wp.load_module(built.module, device="cpu")   # Warp's own checks run now, not mid-run
     except TestingError as exc:
         _BUILT[key] = exc
         raise
@@ -214,7 +216,9 @@ def run_on_warp(target: KernelUnderTest, launch: Launch):
         else:   # a vector/matrix/quat parameter: its MIR components in order
             args.append(arg.type(*[float(launch.values[p.name]) for p in ps]))
     try:
-        wp.launch(kernel, dim=launch.dims, inputs=args, device="cpu", block_dim=launch.block_dim)
+        # no block_dim: Warp kernels have no block-level features, and Warp builds
+        # a module per block size
+        wp.launch(kernel, dim=launch.dims, inputs=args, device="cpu")
         wp.synchronize_device("cpu")
     except Exception as exc:
         return RunError("backend-error", f"Warp: {type(exc).__name__}: {exc}")
