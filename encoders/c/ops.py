@@ -89,8 +89,8 @@ def _shr(a, b, t):
 INT_BINARY = {
     "add": _iarith("+"), "sub": _iarith("-"), "mul": _iarith("*"),
     "div": _helper("div"), "floordiv": _helper("floordiv"), "mod": _helper("mod"),
-    "min": lambda a, b, t: f"(({a}) < ({b}) ? ({a}) : ({b}))",
-    "max": lambda a, b, t: f"(({a}) > ({b}) ? ({a}) : ({b}))",
+    "min": lambda a, b, t: _minmax("min", "<")(a, b, t),
+    "max": lambda a, b, t: _minmax("max", ">")(a, b, t),
     "and": _iarith("&"), "or": _iarith("|"), "xor": _iarith("^"),
     "shl": _shl, "shr": _shr,
 }
@@ -117,8 +117,27 @@ FLOAT_BINARY = {
 
 # ------------------------------------------------------------------ compare
 _CMP = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
-COMPARE = {op: (lambda sym: lambda a, b, t: f"(({a}) {sym} ({b}))")(sym)
-           for op, sym in _CMP.items()}
+
+
+def _cmp(op, sym):
+    # unsigned and bool comparisons go through the prelude's vk_cmp_* helpers,
+    # so a comparison with a literal 0 draws no -Wtype-limits warning
+    def build(a, b, t):
+        if t.is_bool or (t.is_int and not t.is_signed):
+            return f"vk_{op}_{'b' if t.is_bool else f'u{t.bits}'}({a}, {b})"
+        return f"(({a}) {sym} ({b}))"
+    return build
+
+
+COMPARE = {op: _cmp(op, sym) for op, sym in _CMP.items()}
+
+
+def _minmax(op, sym):
+    def build(a, b, t):
+        if not t.is_signed:
+            return f"vk_{op}_u{t.bits}({a}, {b})"
+        return f"(({a}) {sym} ({b}) ? ({a}) : ({b}))"
+    return build
 
 # ------------------------------------------------------------------ unary
 INT_UNARY = {

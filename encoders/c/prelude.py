@@ -113,7 +113,20 @@ double nondet_double(void);
 """
 
 
+def _compare_helpers() -> str:
+    cmp = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
+    out = []
+    for suffix, t in [(f"u{b}", f"uint{b}_t") for b in _SIGNED] + [("b", "bool")]:
+        for op, sym in cmp.items():
+            out.append(f"static inline bool vk_{op}_{suffix}({t} a, {t} b) {{ return a {sym} b; }}\n")
+        if suffix != "b":
+            out.append(f"static inline {t} vk_min_{suffix}({t} a, {t} b) {{ return a < b ? a : b; }}\n"
+                       f"static inline {t} vk_max_{suffix}({t} a, {t} b) {{ return a > b ? a : b; }}\n")
+    return "".join(out)
+
+
 def prelude() -> str:
     return ("#include <stdbool.h>\n#include <stdint.h>\n#include <stdlib.h>\n"
             "#include <string.h>\n#include <math.h>\n" + _MODES + "\n"
-            + _wrap_helpers() + _division_helpers() + _float_to_int_helpers())
+            + _wrap_helpers() + _division_helpers() + _float_to_int_helpers()
+            + _compare_helpers())
