@@ -51,10 +51,21 @@ SLOW_TESTS = frozenset({
     "tests/prover/test_prover_kernels.py::test_division_by_parameter",
     "tests/prover/test_lemmas.py::test_grid_stride_loop_with_a_step_that_can_alias_races",
     "tests/prover/test_lemmas.py::test_grid_stride_loop_with_bounded_sizes_is_race_free",
+    "tests/report/test_report_html.py::test_html_renders_in_headless_chromium",
+    "tests/testing/test_strategies.py::test_shrinking_reaches_the_minimal_launch",
+    "tests/testing/test_strategies.py::test_edge_values_are_drawn",
+    "tests/testing/test_strategies.py::test_tight_contracts_are_never_broken_and_still_varied",
+    "tests/testing/test_pytest_plugin.py::test_differential_and_matches_pass_and_fail",
+    "tests/testing/test_fuzz_cli.py::test_a_mismatch_is_shown_and_its_command_reproduces_it",
+    "tests/testing/test_fuzz.py::test_a_wrong_backend_is_caught_and_shrunk",
+    "tests/testing/test_fuzz.py::test_a_racy_kernel_is_reported_as_a_kernel_bug_end_to_end",
+    "tests/mir/test_mir_parser.py::test_awkward_constants_messages_names_and_files_round_trip",
 })
 
 FAST_PARAMS = {
     "tests/mir/test_op_table.py::test_native_matches_reference": {"int64"},
+    "tests/mir/test_op_table.py::test_reference_against_numpy": {"int32"},
+    "tests/mir/test_op_table.py::test_simulator_matches_reference": {"int32", "bool"},
     "tests/native/test_native_semantics.py::test_every_op_matches_simulator": {"int32"},
     "tests/native/test_native_semantics.py::test_every_cast_matches_simulator": {"int32", "float16"},
     "tests/prover/test_replay_site_matching.py::test_only_the_obligations_own_violation_confirms_it":
@@ -70,6 +81,8 @@ FAST_PARAMS = {
 }
 
 CORPUS_WIDE = frozenset({
+    "tests/prover/test_typed_decisions.py::test_rewording_every_message_changes_no_decision",
+    "tests/mir/test_mir_parser.py::test_every_corpus_and_example_kernel_round_trips",
     "tests/prove_cli/test_corpus_verdicts.py::test_corpus_verdict",
     "tests/prove_cli/test_corpus_verdicts.py::test_example_is_proved",
     "tests/trace/test_trace_corpus.py::test_trace_agrees_with_expected_verdict",
