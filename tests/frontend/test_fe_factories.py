@@ -90,3 +90,32 @@ def test_factory_capture_is_proved_for_every_value():
     ''')
     verdicts = {r.kernel: r.status.value for r in prove_source(src, "f.py")}
     assert verdicts == {"guarded": "proved", "unguarded": "failed"}
+
+
+def test_codegen_options_are_accepted_and_fast_math_is_read():
+    src = W + ('@wp.kernel(launch_bounds=64, cluster_dim=2, enable_backward=False, '
+               'module="unique", module_options={"fast_math": True})\n'
+               "def k(a: wp.array[float]):\n    a[0] = 1.0\n"
+               "@wp.kernel(grid_stride=True)\ndef j(a: wp.array[float]):\n    a[0] = 1.0\n")
+    r = compile_text(src)
+    assert not r.all_errors
+    assert r.kernel("k").mir.fast_math is True and r.kernel("j").mir.fast_math is False
+    bad = W + "@wp.kernel(colour=1)\ndef k(a: wp.array[float]):\n    pass\n"
+    e = first_error(bad)
+    assert e.rule == "decorator-args" and (e.loc.line, e.loc.col) == marker_loc(bad, "1)")
+
+
+def test_kernels_built_in_methods():
+    src = W + '''
+class TestThing:
+    SCALE = 3
+
+    def test_scale(self, n: int):
+        @wp.kernel
+        def k(a: wp.array[int]):
+            a[0] = n * 2
+        return k
+'''
+    r = compile_text(src)
+    assert not r.all_errors, [e.render() for e in r.all_errors]
+    assert [p.name for p in r.kernels[0].mir.params] == ["a", "@n"]

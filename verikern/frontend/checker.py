@@ -192,7 +192,8 @@ class BodyChecker(FlowChecker, ExprChecker):
         params = params + tuple(H.Param(CAPTURE_PREFIX + n, t, self.defn.loc)
                                 for n, t in sorted(self.captures.items()))
         return H.KernelDef(self.func_key, params, tuple(body), self.defn.loc, funcs, ndim,
-                           self.defn.block_dim, self.info.fast_math, self.uses_block)
+                           self.defn.block_dim, self.info.fast_math if self.defn.fast_math is None
+                           else self.defn.fast_math, self.uses_block)
 
     def check_func(self) -> H.FuncDef:
         params = self.params()

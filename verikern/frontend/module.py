@@ -39,6 +39,7 @@ class Definition:
     # capture from the enclosing functions (name -> factories.Capture); None
     # at module level
     scope: dict | None = None
+    fast_math: bool | None = None    # @wp.kernel(module_options={"fast_math": ...})
 
 
 @dataclass
@@ -60,6 +61,7 @@ class ModuleInfo:
     rebound: dict[str, object] = field(default_factory=dict)
     ambiguous_funcs: set[str] = field(default_factory=set)  # funcs defined in several scopes
     overloads: dict[str, list] = field(default_factory=dict)  # kernel -> wp.overload(...) calls
+    kernel_fast_math: bool | None = None   # scratch: the decorator being read
 
     @property
     def funcs(self) -> dict[str, Definition]:
@@ -280,6 +282,10 @@ def scan_module(tree: ast.Module, info: ModuleInfo) -> None:
             info.constants.pop(stmt.name, None)
         elif isinstance(stmt, ast.ClassDef):
             info.nonconstant.add(stmt.name)
+            from .factories import scan_factory
+            for method in stmt.body:   # kernels built in methods (class scope is not visible)
+                if isinstance(method, ast.FunctionDef) and not register_definition(method, info, {}):
+                    scan_factory(method, info, {})
         else:
             for n in ast.walk(stmt):
                 if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
@@ -306,6 +312,7 @@ def register_definition(stmt, info: ModuleInfo, scope=None) -> bool:
         info.errors.append(info.error(f"{kind} {stmt.name!r} is async", stmt,
                                       "async", "remove `async`"))
         return True
+    info.kernel_fast_math = None
     try:
         block_dim = _decorator_block_dim(keywords, args, info, kind)
     except KernelError as e:
@@ -319,7 +326,8 @@ def register_definition(stmt, info: ModuleInfo, scope=None) -> bool:
             kind == "func" and d.kind == "func" and _signature(d.node) != _signature(stmt))]
     elif kind == "func" and any(d.kind == "func" for d in same):
         info.ambiguous_funcs.add(stmt.name)
-    info.definitions.append(Definition(kind, stmt, loc, block_dim, reqs, scope))
+    info.definitions.append(Definition(kind, stmt, loc, block_dim, reqs, scope,
+                                       info.kernel_fast_math))
     return True
 
 
@@ -343,12 +351,37 @@ def _decorator_block_dim(keywords, args, info: ModuleInfo, kind: str) -> int | N
                 raise info.error("block_dim must be a constant integer in 1..1024", kw.value,
                                  "block-dim", "write e.g. @vk.kernel(block_dim=256)")
             block_dim = v
-        elif kw.arg in ("enable_backward", "module"):
-            continue  # Warp options without meaning here
+        elif kw.arg in _MEANINGLESS_OPTIONS:
+            continue  # Warp options that do not change what the kernel computes
+        elif kind == "kernel" and kw.arg == "module_options":
+            info.kernel_fast_math = _fast_math_option(kw.value, info)
         else:
             raise info.error(f"unknown @{kind} option {kw.arg!r}", kw.value or kw,
-                             "decorator-args", "the only option is block_dim")
+                             "decorator-args", "verikern reads block_dim, module_options "
+                             "and Warp's code-generation options")
     return block_dim
+
+
+#: Warp 1.19 @kernel/@func options that only steer code generation or naming
+_MEANINGLESS_OPTIONS = frozenset({
+    "enable_backward", "module", "name", "launch_bounds", "cuda_max_registers",
+    "enable_cuda_smem_spilling", "cluster_dim", "entry_point_abi", "grid_stride", "inline",
+})
+
+
+def _fast_math_option(node, info: ModuleInfo):
+    """`module_options={"fast_math": True, ...}`: the kernel's fast_math (None: the module's)."""
+    if not isinstance(node, ast.Dict):
+        raise info.error("module_options must be a literal dict", node, "decorator-args",
+                         'write module_options={"fast_math": True}')
+    for k, v in zip(node.keys, node.values):
+        if isinstance(k, ast.Constant) and k.value == "fast_math":
+            try:
+                return bool(eval_module_constant(v, info))
+            except NotConstant:
+                raise info.error("fast_math must be a literal bool", v, "module-options",
+                                 "write True or False") from None
+    return None
 
 
 def _module_options(call: ast.Call, info: ModuleInfo) -> None:
