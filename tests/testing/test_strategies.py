@@ -68,11 +68,12 @@ def test_edge_values_are_drawn():
         found.update({"u1"} if (u == 1).any() else set())
         found.update({"u255"} if (u == 255).any() else set())
         found.update({"empty"} if f.size == 0 else set())
-        found.update({"k=INT_MIN"} if int(launch.values["k"]) == np.iinfo(np.int32).min else set())
+        k = int(launch.values["k"])
+        found.update({"k=INT_MIN/MAX"} if k in (np.iinfo(np.int32).min, np.iinfo(np.int32).max) else set())
 
     collect()
     assert found >= {"nan", "+inf", "-inf", "-0.0", "subnormal", "INT_MIN", "INT_MAX", "u0", "u1",
-                     "u255", "empty", "k=INT_MIN"}, found
+                     "u255", "empty", "k=INT_MIN/MAX"}, found
 
 
 def test_shrinking_reaches_the_minimal_launch():
@@ -97,6 +98,15 @@ def test_fixed_sizes_params_and_dims_are_kept():
         assert launch.dims == (50,) and launch.values["x"].shape == (60,)
         assert launch.values["y"].shape == (60,)       # solved from the requires
         assert launch.values["a"] == np.float32(2.5)
+
+    check()
+
+
+def test_cover_gives_one_thread_per_element():
+    @FAST
+    @given(launches(KERNELS["tight"], cover="m"))
+    def check(launch):
+        assert launch.dims == launch.values["m"].shape
 
     check()
 

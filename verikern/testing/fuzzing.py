@@ -24,6 +24,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from verikern.mir.nodes import ArrayRef
+
 from .backends import DEFAULT_BACKENDS, Backend, resolve_backends, safe_run
 from .compare import Difference, RunError, Tolerance, first_difference
 from .strategies import Launch, launches
@@ -241,7 +243,10 @@ def matches(kernel, reference, *, backends=("cpu",), rtol: float = 1e-5, atol: f
     function of the launch's values (a dict by parameter name; also given
     `dims=` and `block_dim=` when it accepts them) that returns the expected
     arrays by name. Floats agree within rtol/atol (NaN equal to NaN),
-    integers and bools exactly. Floats are drawn from `float_range`."""
+    integers and bools exactly. Floats are drawn from `float_range`. The
+    launch has one thread per element of the first array parameter (pass
+    `cover="name"` for another array, `cover=None` for free launches, and
+    then a reference taking `dims`)."""
     from hypothesis import given
     from hypothesis import strategies as st
 
@@ -260,8 +265,14 @@ def matches(kernel, reference, *, backends=("cpu",), rtol: float = 1e-5, atol: f
                 tol = Tolerance(rtol, 0, atol)
                 raise DifferentialFailure(Mismatch(target, launch, b.name, "reference", diff, tol))
 
-    strategy = st.deferred(lambda: launches(kernel_under_test(kernel), float_range=float_range,
-                                            **strategy_options))
+    def strategy_for():
+        target = kernel_under_test(kernel)
+        arrays = [p.name for p in target.mir.params if isinstance(p, ArrayRef)]
+        options = {"float_range": float_range, "cover": arrays[0] if arrays else None}
+        options.update(strategy_options)
+        return launches(target, **options)
+
+    strategy = st.deferred(strategy_for)
     test = given(launch=strategy)(test_matches)
     test.__name__ = test.__qualname__ = f"matches_{getattr(kernel, 'name', 'kernel')}"
     return test

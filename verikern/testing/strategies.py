@@ -155,8 +155,10 @@ class LaunchSolver:
     def __init__(self, target: KernelUnderTest, *, max_threads: int = MAX_THREADS,
                  max_extent: int = 1 << 16, fixed_shapes: Mapping[str, tuple] | None = None,
                  fixed_scalars: Mapping[str, Any] | None = None,
-                 fixed_dims: tuple[int, ...] | None = None, fixed_block: int | None = None):
+                 fixed_dims: tuple[int, ...] | None = None, fixed_block: int | None = None,
+                 cover: str | None = None):
         self.target = target
+        self.cover = cover
         self.kernel = target.mir
         self.max_threads = max_threads
         self.max_extent = max_extent
@@ -220,6 +222,10 @@ class LaunchSolver:
         if self.fixed_dims:
             for d, v in zip(dim_vars, self.fixed_dims):
                 hard.append(d == v)
+        if self.cover is not None:   # one thread per element of this array
+            ndim = next(a.ndim for a in k.params if isinstance(a, ArrayRef) and a.name == self.cover)
+            for i in range(min(ndim, k.launch_ndim)):
+                hard.append(dim_vars[i] == shape_term(self.cover, i))
         if k.uses_block_features:
             hard.append(z3.URem(size, block) == 0)
         counts = {}
@@ -319,7 +325,7 @@ def launches(kernel, *, dims=None, block_dim: int | None = None,
              sizes: Mapping[str, Any] | None = None, params: Mapping[str, Any] | None = None,
              elements: Mapping[str, Any] | None = None, finite: bool = False, float_range=None,
              max_threads: int = MAX_THREADS, max_extent: int = MAX_EXTENT,
-             max_elements: int = MAX_ELEMENTS):
+             max_elements: int = MAX_ELEMENTS, cover: str | None = None):
     """A hypothesis strategy of `Launch`es of `kernel` (a @vk.kernel, a Warp
     kernel object, a MIR Kernel or a KernelUnderTest) that its contracts admit.
 
@@ -330,7 +336,9 @@ def launches(kernel, *, dims=None, block_dim: int | None = None,
     array, by name. finite: no NaN or infinities in floats; float_range:
     (lo, hi) bounds for floats. max_threads: the
     largest launch; max_extent: the largest drawn array length (the
-    contracts may force longer ones, up to max_elements in all).
+    contracts may force longer ones, up to max_elements in all). cover:
+    the name of an array whose shape the launch dims follow (one thread per
+    element; for references written over whole arrays).
     """
     from hypothesis import strategies as st
 
@@ -351,6 +359,9 @@ def launches(kernel, *, dims=None, block_dim: int | None = None,
     arrays = [p for p in k.params if isinstance(p, ArrayRef)]
     scalars = [p for p in k.scalar_params if not p.name.startswith("@")]
     _check_names(target, sizes, params, elements or {}, arrays, scalars)
+    if cover is not None and cover not in {a.name for a in arrays}:
+        raise TestingError(f"{target.where}: cover={cover!r}: kernel {target.name} has no array "
+                           f"parameter {cover!r} (arrays: {', '.join(a.name for a in arrays) or 'none'})")
     fixed_scalars = {n: v for n, v in params.items() if not isinstance(v, st.SearchStrategy)}
     types = {p.name: p.value.type for p in k.scalar_params}
     fixed_scalars = {n: coerce_scalar(types[n], v, n) for n, v in fixed_scalars.items()}
@@ -359,7 +370,7 @@ def launches(kernel, *, dims=None, block_dim: int | None = None,
         dims = (int(dims),) if isinstance(dims, (int, np.integer)) else tuple(int(d) for d in dims)
     solver = LaunchSolver(target, max_threads=max(max_threads, math.prod(dims or (1,))),
                           fixed_shapes=sizes, fixed_scalars=fixed_scalars, fixed_dims=dims,
-                          fixed_block=block_dim)
+                          fixed_block=block_dim, cover=cover)
     contracts = array_contracts(k)
     dim_target = st.integers(1, max_threads) if k.launch_ndim == 1 else \
         st.integers(1, max(1, int(round(max_threads ** (1.0 / k.launch_ndim)))))
