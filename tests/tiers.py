@@ -66,14 +66,14 @@ FAST_PARAMS = {
     "tests/mir/test_op_table.py::test_native_matches_reference": {"int64"},
     "tests/mir/test_op_table.py::test_reference_against_numpy": {"int32"},
     "tests/mir/test_op_table.py::test_simulator_matches_reference": {"int32", "bool"},
+    "tests/mir/test_op_table.py::test_smt_semantics_match_reference": {"int32", "bool"},
     "tests/native/test_native_semantics.py::test_every_op_matches_simulator": {"int32"},
     "tests/native/test_native_semantics.py::test_every_cast_matches_simulator": {"int32", "float16"},
     "tests/prover/test_replay_site_matching.py::test_only_the_obligations_own_violation_confirms_it":
         {"bounds-same-line", "race-same-line"},
     "tests/prover/test_lemmas.py::test_every_remainder_lemma_is_a_theorem": {"SRem"},
     "tests/prover/test_soundness_regressions.py::test_prover_fails_the_buggy_obligation_at_the_marked_line":
-        {"assert_of_a_later_iteration", "divergence_two_exits", "divergence_nested_break",
-         "access_before_the_assert_in_a_loop", "invariant_fails_on_inner_loop_reentry"},
+        {"divergence_nested_break", "divergence_two_exits", "access_before_the_assert_in_a_loop"},
     "tests/ptx/test_ptx_golden_mir.py::test_golden_kernels_assemble":
         {"block_reverse-sm_80", "atomics-sm_90", "div_sqrt_fast-sm_100", "div_exp-sm_75"},
     "tests/frontend/test_fe_requires_short_circuit.py::test_guarded_division_in_requires_is_proved_and_never_faults":
