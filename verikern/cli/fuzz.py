@@ -178,10 +178,11 @@ def _run_all(file, targets, backends, examples, seed, options, replay, save_dir)
             try:
                 launch = load_launch(replay) if replay else None
                 r = fuzz(t, backends, examples=examples, seed=seed, on_example=tick,
-                         replay_dir=save_dir, launch=launch, **options)
+                         replay_dir=None if replay else save_dir, launch=launch, **options)
             except (TestingError, VerikernError, ValueError, OSError) as err:
                 raise _InputError(str(err))
-            results.append((r, command(r.mismatch.replay) if r.mismatch and r.mismatch.replay else None))
+            saved = replay or (r.mismatch.replay if r.mismatch else None)
+            results.append((r, command(saved) if r.mismatch and saved else None))
             done[0] = base + (1 if replay else examples)
     finally:
         if bar is not None:
