@@ -324,3 +324,31 @@ def test_generic_kernel_needs_overload_declarations():
     e = r.kernel("h").error
     assert e.rule == "generic-kernel" and "wp.overload(h" in e.hint
     assert (e.loc.line, e.loc.col) == marker_loc(src, "x: Any")
+
+
+def test_generic_kernel_typed_by_its_launch_sites():
+    src = "from typing import Any\nimport numpy as np\n" + W + '''
+@wp.kernel
+def fill(a: wp.array[Any], value: Any):
+    i = wp.tid()
+    a[i] = value
+
+def run(n):
+    ints = wp.zeros(8, dtype=int)
+    wp.launch(fill, dim=8, inputs=[ints, 3])
+    vs = wp.empty(shape=(8,), dtype=wp.vec3)
+    wp.launch(fill, 8, inputs=[vs, wp.vec3(1.0, 2.0, 3.0)])
+    wp.launch(fill, 8, inputs=[wp.zeros(8, dtype=int)], outputs=[])
+    wp.launch(fill, n, inputs=[wp.array(np.zeros(n), dtype=float), 1.0])
+    wp.launch(fill, n, inputs=[wp.zeros(n, dtype=float), 1.0])
+    wp.launch(fill, 8, inputs=[wp.zeros(8, dtype=wp.int32), 5])
+'''
+    r = compile_text(src)
+    assert not r.all_errors, [e.render() for e in r.all_errors]
+    # uncertain sites (unknown data ndim, a shape that may be a tuple, a missing argument)
+    # are skipped; the same typing twice gives one instance
+    assert [[str(p.type) for p in k.hir.params] for k in r.kernels] == [
+        ["array<int32, 1>", "int32"], ["array<vec3, 1>", "vec3"]]
+    a = np.zeros(4, np.int32)
+    vk.launch(r.kernel("fill__0").mir, 4, [a, 9])
+    assert a.tolist() == [9] * 4

@@ -152,13 +152,16 @@ class BodyChecker(FlowChecker, ExprChecker):
             seen.add(arg.arg)
             if self.param_types is not None:
                 t = self.param_types[len(out)]
-            elif arg.arg in self.param_anns:
-                t = parse_annotation(self, self.param_anns[arg.arg], f"parameter {arg.arg!r}")
+            elif arg.arg in self.param_anns:   # wp.overload annotation, or a launch site's type
+                ann = self.param_anns[arg.arg]
+                t = parse_annotation(self, ann, f"parameter {arg.arg!r}") \
+                    if isinstance(ann, ast.AST) else ann
             elif is_any(self.info, arg.annotation):
                 raise self.error(f"the generic parameter {arg.arg!r} (Any) has no concrete type "
                                  "here", arg, "generic-kernel",
                                  f"declare its types with wp.overload({self.name}, [...]) in this "
-                                 "file, or annotate a concrete type")
+                                 "file, launch it there with arguments of evident types "
+                                 "(e.g. wp.zeros(n, dtype=float)), or annotate a concrete type")
             else:
                 t = parse_annotation(self, arg.annotation, f"parameter {arg.arg!r}")
             if isinstance(t, ArrayType):

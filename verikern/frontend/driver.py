@@ -21,7 +21,8 @@ from verikern.mir.verifier import MirVerifyError, verify
 from .checker import BodyChecker
 from .lower import Lowerer
 from .module import ModuleInfo, scan_module
-from .registry import FuncRegistry
+from . import launch_sites
+from .registry import FuncRegistry, is_any
 
 
 @dataclass(frozen=True)
@@ -104,6 +105,7 @@ def _compile_source(source: str, filename: str, optimize: bool) -> ModuleResult:
                                                        SourceLoc(filename, 1, 1))])
     info = ModuleInfo(filename, source)
     scan_module(tree, info)
+    launch_sites.collect(tree, info)
     registry = FuncRegistry(info)
     kernels = []
     for d, name, anns, oerr in _kernel_instances(info):
@@ -153,7 +155,12 @@ def _kernel_instances(info: ModuleInfo):
     for d in info.kernels:
         calls = info.overloads.get(d.node.name) if d.scope is None else None
         if not calls:
-            yield d, d.node.name, {}, None
+            typed = launch_sites.instances(info, d.node) if any(
+                is_any(info, a.annotation) for a in d.node.args.args) else []
+            if not typed:
+                yield d, d.node.name, {}, None
+            for k, anns in enumerate(typed):   # typed by the file's wp.launch sites
+                yield d, f"{d.node.name}__{k}", anns, None
             continue
         params = [a.arg for a in d.node.args.args]
         for k, call in enumerate(calls):

@@ -62,6 +62,7 @@ class ModuleInfo:
     ambiguous_funcs: set[str] = field(default_factory=set)  # funcs defined in several scopes
     overloads: dict[str, list] = field(default_factory=dict)  # kernel -> wp.overload(...) calls
     kernel_fast_math: bool | None = None   # scratch: the decorator being read
+    launch_sites: dict[str, list] = field(default_factory=dict)  # kernel -> [(wp.launch, fn)]
 
     @property
     def funcs(self) -> dict[str, Definition]:
