@@ -26,6 +26,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
+from verikern.encoders.smt.launch import launch_option_error
 from verikern.errors import VerikernError
 from verikern.proofs.budget import MEGA, SolverBudget, fresh_context, rlimit_count
 from verikern.proofs.obligations import KernelReport, KernelStatus, Obligation, Status
@@ -228,6 +229,10 @@ def prove_mir(kernel_mir, *, file: str, dims=None, block_dim=None, budget: float
         from verikern.proofs.prover import prove_kernel as prover
     start = time.perf_counter()
     line = kernel_mir.loc.line
+    bad_launch = launch_option_error(kernel_mir, dims, block_dim)
+    if bad_launch is not None:          # one input error, not one warning per obligation
+        return KernelReport(file, kernel_mir.name, KernelStatus.ERROR, time.perf_counter() - start,
+                            error=f"{file}:{line}: error: {bad_launch}", line=line)
     try:
         fresh_context()
         solver_budget = SolverBudget.from_megaunits(

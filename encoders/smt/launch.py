@@ -25,6 +25,23 @@ def _u32(v: int) -> z3.BitVecRef:
     return z3.BitVecVal(v, I32_BITS)
 
 
+def launch_option_error(kernel: Kernel, dims: tuple[int, ...] | None,
+                        block_dim: int | None) -> str | None:
+    """Why a fixed launch (--dim, --block-dim) cannot apply to `kernel`, or None."""
+    n = kernel.launch_ndim
+    if dims is not None and len(dims) != n:
+        return (f"kernel {kernel.name} has {n} launch dimension(s) but --dim gives "
+                f"{len(dims)}: give {n} dims (e.g. --dim {','.join(['64'] * n)})")
+    if block_dim is not None and kernel.block_dim is not None and block_dim != kernel.block_dim:
+        return (f"kernel {kernel.name} fixes block_dim={kernel.block_dim} "
+                f"(@vk.kernel(block_dim={kernel.block_dim})) but --block-dim {block_dim} was "
+                f"given: drop --block-dim or give {kernel.block_dim}")
+    fixed_block = kernel.block_dim if kernel.block_dim is not None else block_dim
+    if fixed_block is not None and not 1 <= int(fixed_block) <= 1024:
+        return f"block_dim {fixed_block} is outside 1..1024"
+    return None
+
+
 class LaunchModel:
     """The launch-level symbols shared by every thread copy of one kernel."""
 
@@ -32,16 +49,10 @@ class LaunchModel:
                  block_dim: int | None):
         self.kernel = kernel
         n = kernel.launch_ndim
-        if dims is not None and len(dims) != n:
-            raise ValueError(f"kernel {kernel.name} has {n} launch dimension(s) but "
-                             f"--dim gives {len(dims)}")
+        bad = launch_option_error(kernel, dims, block_dim)
+        if bad is not None:
+            raise ValueError(bad)
         fixed_block = kernel.block_dim if kernel.block_dim is not None else block_dim
-        if block_dim is not None and kernel.block_dim is not None \
-                and block_dim != kernel.block_dim:
-            raise ValueError(f"kernel {kernel.name} fixes block_dim={kernel.block_dim} "
-                             f"but --block-dim {block_dim} was given")
-        if fixed_block is not None and not 1 <= int(fixed_block) <= 1024:
-            raise ValueError(f"block_dim {fixed_block} is outside 1..1024")
         # fixed parts of the launch are literals (cheaper than equations)
         if dims is not None:
             self.dims = tuple(_u32(int(v)) for v in dims)
