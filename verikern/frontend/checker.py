@@ -14,15 +14,21 @@ import copy
 from verikern.errors import KernelError
 from verikern.hir import nodes as H
 from verikern.hir.types import (
-    I32, ArrayType, MatrixType, ScalarType, TupleType, VectorType, component_count,
+    I32,
+    ArrayType,
+    MatrixType,
+    ScalarType,
+    VectorType,
 )
+
 from .annotations import parse_annotation
 from .builtins import check_atomic_value
 from .check_expr import VECTOR_FIELDS, ExprChecker
 from .check_flow import FlowChecker
+from .check_warp import UNIFORM_BUILTINS, WarpChecks, is_dsl_call  # noqa: F401
 from .factories import CAPTURE_PREFIX
-from .rand import RAND_BUILTINS, has_rand, hoist
 from .module import Definition, ModuleInfo
+from .rand import RAND_BUILTINS, has_rand, hoist
 from .registry import is_any
 from .typing_rules import BINOP_NAMES, check_binary_types, literal_type_for
 
@@ -45,7 +51,6 @@ _FORBIDDEN_STMTS = {
     "Match": ("unsupported-statement", "match is not allowed in kernels", "use if/elif"),
 }
 ATOMIC_AUG = {"add": "add", "sub": "sub", "and": "and", "or": "or", "xor": "xor"}
-UNIFORM_BUILTINS = {"block_dim", "grid_dim", "launch_dim", "min", "max", "abs", "clamp"}
 
 
 def _assigned_names(body) -> set[str]:
@@ -57,17 +62,13 @@ def _assigned_names(body) -> set[str]:
     return out
 
 
-def is_dsl_call(info: ModuleInfo, node, name: str) -> bool:
-    return isinstance(node, ast.Call) and info.dsl_name(node.func) == name
-
-
 def has_rand_header(chk, s) -> bool:
     """A random-number call in the test or range of an if/for/while."""
     header = getattr(s, "test", None) or getattr(s, "iter", None)
     return header is not None and has_rand(chk, header)
 
 
-class BodyChecker(FlowChecker, ExprChecker):
+class BodyChecker(WarpChecks, FlowChecker, ExprChecker):
     """Checks one kernel or func body (see module docstring)."""
 
     def __init__(self, info: ModuleInfo, definition: Definition, registry, param_types=None,
@@ -369,95 +370,6 @@ class BodyChecker(FlowChecker, ExprChecker):
         if call.keywords or len(call.args) != n:
             raise self.error(f"{ast.unparse(call.func)}() takes {n} argument(s)", call, "arity")
 
-    def _requires(self, call):
-        self._no_args(call, 1)
-        arg = call.args[0]
-        loc = self.loc(call)
-        for kind in ("all_in_range", "all_distinct"):
-            if is_dsl_call(self.info, arg, kind):
-                n = 3 if kind == "all_in_range" else 1
-                self._no_args(arg, n)
-                arr = self.check_expr(arg.args[0])
-                if not (isinstance(arr.type, ArrayType) and arr.name in self.param_arrays
-                        and isinstance(arr.type.dtype, ScalarType) and arr.type.dtype.is_int):
-                    raise self.error(f"vk.{kind}() needs an integer array parameter",
-                                     arg.args[0], "contract-array")
-                lo = hi = None
-                if kind == "all_in_range":
-                    lo = self.check_expr(arg.args[1], arr.type.dtype)
-                    hi = self.check_expr(arg.args[2], arr.type.dtype)
-                    for e, n_ in ((lo, arg.args[1]), (hi, arg.args[2])):
-                        if e.type != arr.type.dtype:
-                            raise self.error(f"bound has type {e.type}, the array holds "
-                                             f"{arr.type.dtype}", n_, "type-mismatch")
-                        self._check_uniform(e, n_)
-                return H.RequiresArrayStmt(kind, arr, lo, hi, loc)
-        cond = self.check_cond(arg)
-        self._check_uniform(cond, arg)
-        return H.RequiresStmt(cond, loc)
-
-    def decorator_requires(self, params) -> list:
-        """`@vk.requires(lambda x, y: cond)` decorators (docs/LANGUAGE.md section 5),
-        each checked exactly as the in-body `vk.requires(cond)`; the lambda's
-        parameters must be kernel parameters, and every kernel parameter the
-        body reads must be one of them (as Python would evaluate it)."""
-        out = []
-        names = {p.name for p in params}
-        for dec in self.defn.requires:
-            self.current_node = dec
-            if dec.keywords or len(dec.args) != 1 or not isinstance(dec.args[0], ast.Lambda):
-                raise self.error("@vk.requires takes one lambda over kernel parameters", dec,
-                                 "requires-decorator",
-                                 "write @vk.requires(lambda x, y: x.shape[0] == y.shape[0])")
-            lam = dec.args[0]
-            a = lam.args
-            if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs or a.defaults:
-                raise self.error("the requires lambda takes plain parameter names only", lam,
-                                 "requires-decorator", "write lambda x, y: ...")
-            own = [x.arg for x in a.args]
-            for x in a.args:
-                if x.arg not in names:
-                    raise self.error(f"the requires lambda names {x.arg!r}, which is not a "
-                                     f"parameter of kernel {self.name!r}", x,
-                                     "requires-decorator",
-                                     "name the lambda's parameters after the kernel's")
-            for n in ast.walk(lam.body):
-                if isinstance(n, ast.Name) and n.id in names and n.id not in own:
-                    raise self.error(f"the requires lambda reads {n.id!r} without naming it "
-                                     "as a lambda parameter", n, "requires-decorator",
-                                     f"add {n.id} to the lambda's parameters")
-                if isinstance(n, ast.Lambda):
-                    raise self.error("a lambda inside a requires lambda", n,
-                                     "requires-decorator")
-            call = ast.copy_location(ast.Call(func=dec.func, args=[lam.body], keywords=[]),
-                                     lam.body)
-            out.append(self._requires(call))
-        return out
-
-    def _check_uniform(self, e, node):
-        bad = None
-        stack = [e]
-        while stack:
-            x = stack.pop()
-            if isinstance(x, H.IndexExpr) or isinstance(x, H.FuncCall):
-                bad = "array contents or func calls"
-            elif isinstance(x, H.BuiltinCall) and x.name not in UNIFORM_BUILTINS \
-                    and x.name not in ("construct",):
-                bad = f"vk.{x.name}()"
-            elif isinstance(x, H.LocalRef) and not x.name.startswith(CAPTURE_PREFIX) and not any(
-                    p.arg == x.name for p in self.node.args.args):
-                bad = f"the local variable {x.name!r}"
-            for f in ("lhs", "rhs", "operand", "cond", "if_true", "if_false", "value"):
-                if hasattr(x, f) and getattr(x, f) is not None and not isinstance(getattr(x, f), (str, int)):
-                    stack.append(getattr(x, f))
-            for f in ("args", "operands"):
-                if hasattr(x, f):
-                    stack.extend(getattr(x, f))
-            if bad:
-                raise self.error(f"vk.requires may only use scalar parameters, shapes and launch "
-                                 f"geometry, not {bad}", node, "requires-uniform",
-                                 "state a precondition on the launch, or use assert")
-
     # assignments ----------------------------------------------------
     def _stmt_Assign(self, s):
         if len(s.targets) != 1:
@@ -524,54 +436,6 @@ class BodyChecker(FlowChecker, ExprChecker):
                 return H.AssignComponent(var.name, VECTOR_FIELDS[target.attr], 1, e, loc)
         raise self.error(f"cannot assign to `{ast.unparse(target)}`", target, "bad-assign-target",
                          "assign to a variable, an array element a[i] or a vector component")
-
-    def _tuple_value(self, node: ast.Tuple):
-        """`return a, b` in a func: a tuple of the elements' components."""
-        want = self.returns.elems if isinstance(self.returns, TupleType) and \
-            len(self.returns.elems) == len(node.elts) else (None,) * len(node.elts)
-        elems = tuple(self.check_expr(v, t) for v, t in zip(node.elts, want))
-        for e, v in zip(elems, node.elts):
-            if isinstance(e.type, (ArrayType, TupleType)) or e.type is None:
-                raise self.error(f"a tuple result cannot hold {e.type}", v, "no-tuples")
-        t = TupleType(tuple(e.type for e in elems))
-        return H.BuiltinCall("construct", elems, t, self.loc(node))
-
-    def _unpack_call(self, target, value, s):
-        """`x, y = f(...)` for a func that returns a tuple."""
-        self.tuple_ok = True
-        try:
-            e = self.check_expr(value)
-        finally:
-            self.tuple_ok = False
-        if not isinstance(e.type, TupleType) or len(e.type.elems) != len(target.elts):
-            return None
-        tmp = self.temp()
-        self.declare(tmp, e.type, value)
-        loc = self.loc(value)
-        out = [H.Assign(tmp, e, loc)]
-        offset = 0
-        for n, t in zip(target.elts, e.type.elems):
-            if not isinstance(n, ast.Name):
-                raise self.error("unpack a tuple result into plain names", n,
-                                 "bad-assign-target")
-            if n.id in self.arrays or n.id in self.loop_vars:
-                raise self.error(f"cannot assign to {n.id!r}", n, "bad-assign-target")
-            k = component_count(t)
-            part = H.ComponentExpr(H.LocalRef(tmp, e.type, loc), offset, k, t, loc)
-            offset += k
-            self.declare(n.id, t, n)
-            out.append(H.Assign(n.id, part, self.loc(n)))
-        return out
-
-    def _int_literal(self, node) -> bool:
-        """An untyped literal (tree) with a Python int value, e.g. `2` or `N * 2`."""
-        if not self.is_literal_tree(node):
-            return False
-        try:
-            v = self.const_eval(node)
-        except Exception:
-            return False
-        return isinstance(v, int) and not isinstance(v, bool)
 
     def _typed(self, node, t, what="value"):
         e = self.check_expr(node, t)
