@@ -1,6 +1,6 @@
 """Contracts and Warp-specific parts of the body checker: `vk.requires`
 (in the body and as `@vk.requires(lambda ...)` decorators), func tuple
-results and Warp's type-change rule for re-assigned literals (LANGUAGE.md
+results and Warp's type-change rule for re-assigned literals (docs/LANGUAGE.md
 sections 4 and 5).
 
 Invariant: a decorator contract is checked exactly as the in-body
