@@ -282,8 +282,9 @@ def versions_line() -> str:
 
     v = versions()
     return (f"verikern {v['verikern']}, z3 {v['z3']}, Python {v['python']}; every proof assumes "
-            "the hardware limits of docs/LANGUAGE.md section 5 and does not check float accuracy "
-            "or termination (--format json states the full scope)")
+            "1 <= block_dim <= 1024, launch dims >= 1, fewer than 2**31 threads and array dims "
+            "below 2**31 (no bound in bytes yet), and does not check float accuracy or "
+            "termination (--format json states the full scope)")
 
 
 def render_text(reports: Iterable[KernelReport], *, color: bool = False,

@@ -168,10 +168,10 @@ def test_dim_and_block_dim_reach_the_prover(tmp_path, monkeypatch):
         seen.update(dims=dims, block_dim=block_dim, per_check=budget.per_check, total=budget.total)
         return (obligation(),)
     monkeypatch.setattr(prover, "prove_kernel", record)
-    code, _ = prove(write(tmp_path, "good.py", GOOD), "--dim", "64,32", "--block-dim", "128", "--budget", "3")
+    code, _ = prove(write(tmp_path, "good.py", GOOD), "--dim", "64", "--block-dim", "128", "--budget", "3")
     assert code == 0
     # 3 million z3 resource units per check; the kernel's total is the default floor
-    assert seen == {"dims": (64, 32), "block_dim": 128, "per_check": 3_000_000,
+    assert seen == {"dims": (64,), "block_dim": 128, "per_check": 3_000_000,
                     "total": 20_000_000}
 
 
