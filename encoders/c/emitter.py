@@ -175,7 +175,7 @@ class StepEmitter:
         self.emit(f"case 0: goto {self.label(self.k.entry.label)};", 2)
         for site, n in self.barriers.items():
             self.emit(f"case {n + 1}: goto B{n};", 2)
-        self.emit("default: return -1;", 2)
+        self.emit("default: return T->pc;   /* -1 returned, -3 stopped at a failure */", 2)
         self.emit("}")
         for b in self.k.blocks:
             if b.label in self.targets or b is self.k.entry:
@@ -187,6 +187,7 @@ class StepEmitter:
                                        f"{type(ins).__name__}")
                 self.emit(f"/* {ins.loc.line}:{ins.loc.col} {ins.OPCODE} */")
                 fn(self, (b.label, i), ins)
+            self.emit("if (T->dead) { T->pc = -3; return -3; }")
             fn = TERMINATORS.get(b.terminator.OPCODE)
             if fn is None:
                 raise CEncodeError(f"{b.terminator.loc}: the C encoder has no entry for "
@@ -219,46 +220,57 @@ class StepEmitter:
         self.emit(f"goto {self.label(dst)};", indent)
 
     # -------------------------------------------------------------- accesses
-    def access(self, site, ins) -> str:
-        """Bounds checks, the flat element index in T->flat, race
-        instrumentation; returns the element's lvalue."""
+    def access(self, site, ins, body, otherwise=None) -> None:
+        """Bounds checks (T->inb: all in bounds), then, when in bounds, the
+        flat element index in T->flat, the race instrumentation and
+        `body(lvalue)`; `otherwise()` when not (replay goes on after a failed
+        bounds check without touching memory; CBMC assumes the check)."""
         arr = ins.array
         dims = self.dims_of(arr)
+        self.emit("T->inb = 1;")
         for k in range(arr.ndim):
             idx = ins.indices[k]
-            t = idx.type
             i = self.operand(idx)
-            if t.is_signed:
+            if idx.type.is_signed:
                 ok = f"(int64_t)({i}) >= 0 && (uint64_t)(int64_t)({i}) < {dims[k]}"
             else:
                 ok = f"(uint64_t)({i}) < {dims[k]}"
-            for spec in self.specs_at(site, ObligationKind.BOUNDS):
-                if spec.dim == k:
-                    self.check(ok, spec)
-            if not any(s.dim == k for s in self.specs_at(site, ObligationKind.BOUNDS)):
-                # memory safety even where no obligation was enumerated
-                self.emit(f"if (!({ok})) {{ T->pc = -1; return -1; }}")
+            specs = [s for s in self.specs_at(site, ObligationKind.BOUNDS) if s.dim == k]
+            for spec in specs:
+                self.soft_check(ok, spec, "if (!", ") T->inb = 0;")
+            if not specs:      # memory safety even where no obligation was enumerated
+                self.emit(f"if (!({ok})) T->inb = 0;")
+        self.emit("if (T->inb) {")
         flat = "0u"
         for k, idx in enumerate(ins.indices):
             i = self.operand(idx)
             term = f"(uint64_t)(int64_t)({i})" if idx.type.is_signed else f"(uint64_t)({i})"
             flat = term if k == 0 else f"({flat}) * {dims[k]} + {term}"
-        self.emit(f"T->flat = {flat};")
+        self.emit(f"T->flat = {flat};", 2)
         n = self.access_sites[site]
         partners = self.race_partners.get(site, [])
-        shared = arr.space == "shared"
         if partners:
-            self.emit("if (role == 2) {")
+            self.emit("if (role == 2) {", 2)
             for other, spec in partners:
                 hit = f"vk_race_hit(R, {self.access_sites[other]}, T->flat)"
-                if shared:
+                if arr.space == "shared":
                     hit = f"R->same_block && {hit}"
-                self.emit(f"VK_CHECK(!({hit}), "
-                          f"{c_string(obligation_message(spec, self.file))});", 2)
-            self.emit("}")
-        if partners:       # symmetric: a site with a race partner is recorded for T1
-            self.emit(f"if (role == 1) vk_race_record(R, {n}, T->flat);")
-        return f"{self.pointer(arr)}[T->flat]"
+                self.soft_check(f"!({hit})", spec, "(void)", ";", indent=3, macro="VK_RACE_CHECK")
+            self.emit("}", 2)
+            # symmetric: a site with a race partner is recorded for T1
+            self.emit(f"if (role == 1) vk_race_record(R, {n}, T->flat);", 2)
+        body(f"{self.pointer(arr)}[T->flat]")
+        if otherwise is not None:
+            self.emit("} else {")
+            otherwise()
+        self.emit("}")
+
+    def soft_check(self, cond: str, spec, before: str, after: str, indent: int = 1,
+                   macro: str = "VK_SOFT_CHECK") -> None:
+        """A check after whose failure replay goes on (bounds, div-zero: to the
+        end of the MIR block; race: on)."""
+        msg = c_string(obligation_message(spec, self.file))
+        self.emit(f"{before}{macro}({cond}, {msg}){after}", indent)
 
     def havoc_load(self, arr) -> bool:
         return arr.space == "shared" or arr.name in self.written
@@ -274,7 +286,7 @@ def _binop(e: StepEmitter, site, ins):
     a, b = e.operand(ins.lhs), e.operand(ins.rhs)
     if is_int_division(ins):
         for spec in e.specs_at(site, ObligationKind.DIV_ZERO):
-            e.check(f"({b}) != 0", spec)
+            e.soft_check(f"({b}) != 0", spec, "(void)", ";")
     e.emit(f"T->v{ins.result.id} = {ops.binary(ins.op, a, b, ins.result.type)};")
 
 
@@ -311,22 +323,22 @@ def _shape(e, site, ins):
 
 
 def _load(e, site, ins):
-    lv = e.access(site, ins)
-    if e.havoc_load(ins.array):
-        lv = f"VK_WRITTEN_LOAD({_nondet(ins.result.type)}, {lv})"
-    e.emit(f"T->v{ins.result.id} = {lv};")
+    r = f"T->v{ins.result.id}"
+
+    def body(lv):
+        if e.havoc_load(ins.array):
+            lv = f"VK_WRITTEN_LOAD({_nondet(ins.result.type)}, {lv})"
+        e.emit(f"{r} = {lv};", 2)
+    e.access(site, ins, body, lambda: e.emit(f"{r} = 0;", 2))
 
 
 def _store(e, site, ins):
-    lv = e.access(site, ins)
-    e.emit(f"{lv} = {e.operand(ins.value)};")
+    e.access(site, ins, lambda lv: e.emit(f"{lv} = {e.operand(ins.value)};", 2))
 
 
 def _atomic(e, site, ins):
-    lv = e.access(site, ins)
     t = ins.result.type
     old, v = f"T->v{ins.result.id}", e.operand(ins.value)
-    e.emit(f"{old} = VK_WRITTEN_LOAD({_nondet(t)}, {lv});")
     if ins.op == "exch":
         new = v
     elif ins.op == "cas":
@@ -335,11 +347,16 @@ def _atomic(e, site, ins):
         new = ops.binary(ins.op, old, v, t)
     else:
         raise CEncodeError(f"{ins.loc}: atomic op {ins.op!r} is unknown")
-    e.emit(f"{lv} = {new};")
+
+    def body(lv):
+        e.emit(f"{old} = VK_WRITTEN_LOAD({_nondet(t)}, {lv});", 2)
+        e.emit(f"{lv} = {new};", 2)
+    e.access(site, ins, body, lambda: e.emit(f"{old} = 0;", 2))
 
 
 def _barrier(e, site, ins):
     n = e.barriers[site]
+    e.emit("if (T->dead) { T->pc = -3; return -3; }")
     e.emit(f"T->pc = {n + 1}; return {n};")
     e.emit(f"B{n}:;", 0)
 

@@ -44,7 +44,7 @@ static inline bool vk_race_hit(const vk_race *R, int site, uint64_t flat) {
     return false;
 }
 static inline void vk_race_clear(vk_race *R) { R->n = 0; }
-#define VK_CHECK_GROUP(c, msg) do { if (!(c)) vk_report(msg); } while (0)
+#define VK_CHECK_GROUP(c, msg) do { if (!(c)) vk_report_group(msg); } while (0)
 #else
 /* GPUVerify-style: T1 keeps one access it chose nondeterministically */
 typedef struct { int same_block; bool valid; int site; uint64_t flat; } vk_race;
@@ -101,7 +101,7 @@ class HarnessEmitter:
         out.append("    int unused;")
         out.append("} vk_block;")
         out.append("typedef struct {")
-        out.append("    int pc; int32_t bidx, tidx; uint64_t flat;")
+        out.append("    int pc; int32_t bidx, tidx; uint64_t flat; bool inb, dead;")
         for vid, v in sorted(self.step.values.items()):
             if vid not in n.scalars:
                 out.append(f"    {ctype(v.type)} v{vid};")
@@ -216,10 +216,7 @@ class HarnessEmitter:
             "    }",
             "    vk_race R; memset(&R, 0, sizeof R); R.same_block = has2 && b1 == b2;",
             "#ifdef VERIKERN_REPLAY",
-            "    vk_run_block(&L, b1, &R, b1, t1, b2, t2);",
-            "    if (has2 && b2 != b1) vk_run_block(&L, b2, &R, b1, t1, b2, t2);",
-            "    for (int32_t b = 0; b < L.grid_dim; b++)",
-            "        if (b != b1 && !(has2 && b == b2)) vk_run_block(&L, b, &R, b1, t1, b2, t2);",
+            *self.replay_schedule(),
             "    vk_ok();",
             "#else",
             "    vk_block S1, S2; vk_block_alloc(&S1); vk_block_alloc(&S2);",
@@ -243,11 +240,45 @@ class HarnessEmitter:
         ]
         return "\n".join(out) + "\n"
 
+    def independent(self) -> bool:
+        """No barrier, no shared memory: threads never wait for each other."""
+        return not (self.k.uses_block_features or self.k.shared or self.step.barriers)
+
+    def replay_schedule(self) -> list[str]:
+        """T1 and T2 first (alone when threads are independent, else their
+        blocks), then every other block in order: a legal schedule in which
+        other threads cannot end the run before the counterexample's act."""
+        if self.independent():
+            return [
+                "    vk_run_thread(&L, b1, t1, &R, 1);",
+                "    if (has2) vk_run_thread(&L, b2, t2, &R, 2);",
+                "    if (vk_failures) vk_ok();   /* exits 1: what T1 and T2 failed is the answer */",
+                "    for (int32_t b = 0; b < L.grid_dim; b++) vk_run_block(&L, b, &R, b1, t1, "
+                "has2 ? b2 : -1, t2, 1);",
+            ]
+        return [
+            "    vk_run_block(&L, b1, &R, b1, t1, b2, t2, 0);",
+            "    if (has2 && b2 != b1) vk_run_block(&L, b2, &R, b1, t1, b2, t2, 0);",
+            "    if (vk_failures) vk_ok();   /* exits 1 */",
+            "    for (int32_t b = 0; b < L.grid_dim; b++)",
+            "        if (b != b1 && !(has2 && b == b2)) vk_run_block(&L, b, &R, b1, t1, b2, t2, 0);",
+        ]
+
     def run_block(self) -> str:
-        return r"""
-#ifdef VERIKERN_REPLAY
+        thread = r"""
+static void vk_run_thread(vk_launch *L, int32_t b, int32_t t, vk_race *R, int role) {
+    vk_block S; vk_block_alloc(&S);
+    vk_thread *th = (vk_thread *)vk_alloc(1u, sizeof(vk_thread));
+    th->bidx = b; th->tidx = t;
+    (void)vk_step(L, &S, th, R, role);
+    vk_block_free(&S);
+    free(th);
+}
+""" if self.independent() else ""
+        return "\n#ifdef VERIKERN_REPLAY" + thread + r"""
+/* skip: T1 and T2 already ran (independent threads) */
 static void vk_run_block(vk_launch *L, int32_t b, vk_race *R,
-                         int32_t b1, int32_t t1, int32_t b2, int32_t t2) {
+                         int32_t b1, int32_t t1, int32_t b2, int32_t t2, int skip) {
     int64_t left = (int64_t)L->size - (int64_t)b * L->block_dim;
     int32_t n = left < L->block_dim ? (int32_t)left : L->block_dim;
     vk_thread *th = (vk_thread *)vk_alloc((uint64_t)n, sizeof(vk_thread));
@@ -257,10 +288,15 @@ static void vk_run_block(vk_launch *L, int32_t b, vk_race *R,
     for (;;) {
         for (int32_t t = 0; t < n; t++) {
             int role = (b == b1 && t == t1) ? 1 : (b == b2 && t == t2) ? 2 : 0;
-            st[t] = vk_step(L, &S, &th[t], R, role);
+            st[t] = (skip && role) ? -1 : vk_step(L, &S, &th[t], R, skip ? 0 : role);
         }
-        for (int32_t t = 1; t < n; t++) vk_check_divergence(st[0], st[t]);
-        if (st[0] < 0) break;
+        int ref = -3;   /* a thread that stopped at a failure (-3) waits for nothing */
+        for (int32_t t = 0; t < n; t++) {
+            if (st[t] == -3) continue;
+            if (ref == -3) ref = st[t];
+            else vk_check_divergence(ref, st[t]);
+        }
+        if (ref < 0) break;
         if (R->same_block && b == b1) vk_race_clear(R);
     }
     vk_block_free(&S);

@@ -10,7 +10,13 @@ the CBMC harness and the concrete replay program differ:
   as a thread the simulator stops); `VK_ASSUME` is `__CPROVER_assume`;
   inputs come from `nondet_*()` functions (declared, never defined).
 - replay (`-DVERIKERN_REPLAY`, with verikern_harness.h on the include path):
-  `VK_CHECK` prints `VERIKERN-FAIL <msg>` and exits 1 on the first failure,
+  `VK_CHECK` (asserts, invariants, divergence) prints `VERIKERN-FAIL <msg>`
+  and exits 1; `VK_SOFT_CHECK` (bounds, div-zero, race) prints it once per
+  obligation and the thread finishes its MIR block (the access is skipped,
+  the division gives 0, so every check of the statement is seen) and stops
+  there; `VK_RACE_CHECK` reports and lets the thread go on (a race does not
+  change what the sequential schedule computes); the other threads go on,
+  and the program exits 1 at the end;
   `VK_ASSUME` exits 3 (`VERIKERN-INADMISSIBLE`), inputs are read from the
   counterexample JSON named on the command line.
 """
@@ -84,6 +90,8 @@ _MODES = r"""
 #ifdef VERIKERN_REPLAY
 #include "verikern_harness.h"
 #define VK_CHECK(c, msg) do { if (!(c)) vk_fail(msg); } while (0)
+#define VK_SOFT_CHECK(c, msg) ((c) ? 1 : (vk_report(msg), T->dead = 1, 0))
+#define VK_RACE_CHECK(c, msg) ((c) ? 1 : (vk_report(msg), 0))
 #define VK_ASSUME(c, msg) do { if (!(c)) vk_inadmissible(msg); } while (0)
 #define VK_IN_INT(nd, T, sec, key, idx) ((T)vk_in_i64(sec, key, idx))
 #define VK_IN_UINT(nd, T, sec, key, idx) ((T)vk_in_u64(sec, key, idx))
@@ -91,6 +99,8 @@ _MODES = r"""
 #define VK_WRITTEN_LOAD(nd, lvalue) (lvalue)
 #else
 #define VK_CHECK(c, msg) do { __CPROVER_assert((c), msg); __CPROVER_assume(c); } while (0)
+#define VK_SOFT_CHECK(c, msg) (__CPROVER_assert((c), msg), __CPROVER_assume(c), 1)
+#define VK_RACE_CHECK(c, msg) VK_SOFT_CHECK(c, msg)
 #define VK_ASSUME(c, msg) __CPROVER_assume(c)
 #define VK_IN_INT(nd, T, sec, key, idx) ((T)nd())
 #define VK_IN_UINT(nd, T, sec, key, idx) ((T)nd())

@@ -88,6 +88,59 @@ def parse_output(returncode: int, stdout: str) -> CRun:
     return CRun("error", (), stdout or f"exit status {returncode}")
 
 
+#: Arrays with more elements than this keep the counterexample's sparse
+#: contents (the completion below would write every element into the JSON).
+MAX_COMPLETED_ELEMENTS = 1 << 18
+
+
+def counterexample_from_json(d: dict):
+    """A proofs.obligations.Counterexample from its `to_json()` form."""
+    from verikern.proofs.obligations import Counterexample
+    return Counterexample(
+        dims=tuple(int(x) for x in d["dims"]), block_dim=int(d["block_dim"]),
+        threads=tuple((int(t["block"]), int(t["thread"])) for t in d.get("threads", [])),
+        scalars=dict(d.get("scalars", {})),
+        shapes={k: tuple(int(x) for x in v) for k, v in d.get("shapes", {}).items()},
+        arrays={k: {int(i): v for i, v in m.items()} for k, m in d.get("arrays", {}).items()},
+        facts=dict(d.get("facts", {})), abstracted=bool(d.get("abstracted", False)))
+
+
+def completed_counterexample(kernel, d: dict) -> dict:
+    """The counterexample with every array's contents written out as the
+    prover's replay builds them (proofs.replay_launch.concrete_launch: the
+    recorded elements, the `fill` a replay used -- facts["fill"] --, values
+    meeting the array contracts in the free elements, zero elsewhere), as
+    {component-flat index: value} maps of the non-zero elements.  This is
+    input construction only; nothing runs on the simulator.  Arrays over
+    MAX_COMPLETED_ELEMENTS elements, or a counterexample the construction
+    refuses, keep the recorded contents."""
+    from verikern.mir.nodes import ArrayRef
+    from verikern.proofs.replay_launch import concrete_launch
+    try:
+        cex = counterexample_from_json(d)
+        fill = d.get("facts", {}).get("fill")
+        if isinstance(fill, dict):
+            fill = {k: (float("nan") if v == "nan" else v) for k, v in fill.items()}
+        else:
+            fill = None
+        launch = concrete_launch(kernel, cex, fill)
+    except (ValueError, KeyError, TypeError, OverflowError):
+        return d
+    arrays = dict(d.get("arrays", {}))
+    for p, value in zip(kernel.params, launch.inputs):
+        if not isinstance(p, ArrayRef) or value is None:
+            continue
+        flat = value.reshape(-1)
+        if flat.size > MAX_COMPLETED_ELEMENTS:
+            continue
+        items = {}
+        for i in (flat != 0).nonzero()[0].tolist():     # NaN != 0 too
+            v = flat[i].item()
+            items[str(i)] = int(v) if isinstance(v, bool) else v
+        arrays[p.name] = items
+    return {**d, "arrays": arrays}
+
+
 class CReplay:
     """One kernel's replay program, compiled once in a temporary folder."""
 
@@ -104,8 +157,11 @@ class CReplay:
                                + proc.stderr[-2000:])
         self._n = 0
 
-    def run(self, counterexample: dict, timeout: float = 60) -> CRun:
-        """Run the launch of `counterexample` (Counterexample.to_json())."""
+    def run(self, counterexample: dict, timeout: float = 60, complete: bool = True) -> CRun:
+        """Run the launch of `counterexample` (Counterexample.to_json()), its
+        contents completed as the prover's replay builds them (`complete`)."""
+        if complete:
+            counterexample = completed_counterexample(self.kernel, counterexample)
         self._n += 1
         path = Path(self._tmp.name) / f"ce{self._n}.json"
         path.write_text(json.dumps(counterexample), encoding="utf-8")

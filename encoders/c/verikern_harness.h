@@ -8,7 +8,9 @@
  * listed are zero).  Every input the CBMC harness takes from a nondet_*()
  * function is read from there instead; a failed check prints
  *     VERIKERN-FAIL <obligation id> <kind> <file>:<line>:<col>
- * and exits 1 (checks failing at the same point are all printed), a broken
+ * once per obligation; asserts, invariants and barrier divergence end the run
+ * (exit 1), bounds, division-by-zero and race failures let it go on (the
+ * access is skipped, the division gives 0) and it exits 1 at the end; a broken
  * assumption (requires, hardware limit) prints VERIKERN-INADMISSIBLE and exits
  * 3, unreadable input prints VERIKERN-INPUT-ERROR and exits 4, a failed
  * allocation VERIKERN-NO-MEMORY and exits 5; a run without failure prints
@@ -60,19 +62,32 @@ static inline void vk_poison(void *p, uint64_t n, size_t size, int is_float) {
 }
 
 static int vk_failures = 0;
+static int vk_group_failures = 0;
 
+/* print a failed check once per message (an obligation fails in many threads) */
 static inline void vk_report(const char *msg) {
+    static const char *seen[512];
+    static int nseen = 0;
+    for (int i = 0; i < nseen; i++)
+        if (seen[i] == msg || strcmp(seen[i], msg) == 0) return;
+    if (nseen < 512) seen[nseen++] = msg;
     printf("VERIKERN-FAIL %s\n", msg);
     vk_failures++;
 }
 
+static inline void vk_report_group(const char *msg) {
+    vk_report(msg);
+    vk_group_failures++;
+}
+
 static inline void vk_end_group(void) {
-    if (vk_failures) { fflush(stdout); exit(1); }
+    if (vk_group_failures) { fflush(stdout); exit(1); }
 }
 
 static inline void vk_fail(const char *msg) {
     vk_report(msg);
-    vk_end_group();
+    fflush(stdout);
+    exit(1);
 }
 
 static inline void vk_inadmissible(const char *msg) {
@@ -82,6 +97,7 @@ static inline void vk_inadmissible(const char *msg) {
 }
 
 static inline void vk_ok(void) {
+    if (vk_failures) { fflush(stdout); exit(1); }
     printf("VERIKERN-OK\n");
     fflush(stdout);
     exit(0);
