@@ -259,6 +259,12 @@ class StepEmitter:
             self.emit("}", 2)
             # symmetric: a site with a race partner is recorded for T1
             self.emit(f"if (role == 1) vk_race_record(R, {n}, T->flat);", 2)
+            write = "1" if writes_memory(ins) else "0"
+            atomic = "1" if isinstance(ins, Atomic) else "0"
+            self.emit("#ifdef VERIKERN_REPLAY", 0)
+            self.emit(f"vk_shadow_access({self.pointer(arr)}_shadow, T->flat, (int64_t)T->bidx * "
+                      f"L->block_dim + T->tidx, L->block_dim, S->epoch, {n}, {write}, {atomic});", 2)
+            self.emit("#endif", 0)
         body(f"{self.pointer(arr)}[T->flat]")
         if otherwise is not None:
             self.emit("} else {")
@@ -271,6 +277,12 @@ class StepEmitter:
         end of the MIR block; race: on)."""
         msg = c_string(obligation_message(spec, self.file))
         self.emit(f"{before}{macro}({cond}, {msg}){after}", indent)
+
+    def shadowed(self, arr) -> bool:
+        """Does an access of `arr` take part in a race obligation?"""
+        return any(ins.array.name == arr.name and ins.array.space == arr.space
+                   for (lbl, i), _ in ((s, None) for s in self.race_partners)
+                   for ins in [self.k.block(lbl).instrs[i]])
 
     def havoc_load(self, arr) -> bool:
         return arr.space == "shared" or arr.name in self.written

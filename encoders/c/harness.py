@@ -44,6 +44,9 @@ static inline bool vk_race_hit(const vk_race *R, int site, uint64_t flat) {
     return false;
 }
 static inline void vk_race_clear(vk_race *R) { R->n = 0; }
+/* shadow memory of one element: thread id + 1 (0: none), epoch, site */
+typedef struct { int64_t w, r1, r2; int32_t we, r1e, r2e; int ws, r1s, r2s; bool wa; } vk_shadow;
+#define VK_MAX_SHADOW (1u << 22)
 #define VK_CHECK_GROUP(c, msg) do { if (!(c)) vk_report_group(msg); } while (0)
 #else
 /* GPUVerify-style: T1 keeps one access it chose nondeterministically */
@@ -62,6 +65,35 @@ static inline void vk_poison(void *p, uint64_t n, size_t size, int is_float) {
     (void)p; (void)n; (void)size; (void)is_float;   /* CBMC: malloc'd memory is unknown */
 }
 #endif
+"""
+
+
+_SHADOW = r"""
+/* Replay: every access of a shadowed array is checked against the element's
+   last writer and two last readers from other threads that no barrier
+   separates from it (other blocks: never), so a race between any two threads
+   of the launch is reported, not only one between T1 and T2. */
+static inline void vk_race_found(int a, int b) {
+    if (vk_race_messages[a][b] != NULL) vk_report(vk_race_messages[a][b]);
+}
+static inline bool vk_concurrent(int64_t who, int32_t ep, int64_t tid, int32_t B, int32_t epoch) {
+    return who != 0 && who - 1 != tid && ((who - 1) / B != tid / B || ep == epoch);
+}
+static inline void vk_shadow_access(void *shadow, uint64_t f, int64_t tid, int32_t B,
+                                    int32_t epoch, int site, bool write, bool atomic) {
+    if (shadow == NULL) return;
+    vk_shadow *e = (vk_shadow *)shadow + f;
+    if (vk_concurrent(e->w, e->we, tid, B, epoch) && !(e->wa && atomic)) vk_race_found(e->ws, site);
+    if (write) {
+        if (vk_concurrent(e->r1, e->r1e, tid, B, epoch)) vk_race_found(e->r1s, site);
+        if (vk_concurrent(e->r2, e->r2e, tid, B, epoch)) vk_race_found(e->r2s, site);
+        e->w = tid + 1; e->we = epoch; e->ws = site; e->wa = atomic;
+    } else if (e->r1 == 0 || e->r1 == tid + 1 || !vk_concurrent(e->r1, e->r1e, tid, B, epoch)) {
+        e->r1 = tid + 1; e->r1e = epoch; e->r1s = site;
+    } else {
+        e->r2 = tid + 1; e->r2e = epoch; e->r2s = site;
+    }
+}
 """
 
 
@@ -93,12 +125,14 @@ class HarnessEmitter:
         for p in self.k.params:
             if isinstance(p, ArrayRef):
                 f = n.arrays[("global", p.name)]
-                out.append(f"    {ctype(p.dtype)} *{f}; int32_t {f}_shape[{p.ndim}];")
+                out.append(f"    {ctype(p.dtype)} *{f}; int32_t {f}_shape[{p.ndim}]; "
+                           f"void *{f}_shadow;")
         out.append("} vk_launch;")
         out.append("typedef struct {")
         for a in self.k.shared:
-            out.append(f"    {ctype(a.dtype)} *{n.arrays[('shared', a.name)]};")
-        out.append("    int unused;")
+            f = n.arrays[('shared', a.name)]
+            out.append(f"    {ctype(a.dtype)} *{f}; void *{f}_shadow;")
+        out.append("    int32_t epoch;   /* barrier intervals the block completed */")
         out.append("} vk_block;")
         out.append("typedef struct {")
         out.append("    int pc; int32_t bidx, tidx; uint64_t flat; bool inb, dead;")
@@ -107,6 +141,24 @@ class HarnessEmitter:
                 out.append(f"    {ctype(v.type)} v{vid};")
         out.append("} vk_thread;")
         return "\n".join(out) + "\n"
+
+    def race_table(self) -> str:
+        """Replay: the race obligation of each pair of access sites (NULL: none)
+        and the shadow-memory check every access of a shadowed array makes."""
+        n = len(self.step.access_sites)
+        pairs = {}
+        for site, partners in self.step.race_partners.items():
+            for other, spec in partners:
+                a, b = self.step.access_sites[site], self.step.access_sites[other]
+                msg = c_string(obligation_message(spec, self.step.file))
+                pairs[(a, b)] = pairs[(b, a)] = msg
+        if not pairs:
+            return ""
+        rows = ",\n".join("    {" + ", ".join(pairs.get((a, b), "NULL") for b in range(n)) + "}"
+                          for a in range(n))
+        return ("#ifdef VERIKERN_REPLAY\n"
+                f"static const char *const vk_race_messages[{n}][{n}] = {{\n{rows}\n}};\n"
+                + _SHADOW + "#endif\n")
 
     def divergence(self) -> str:
         out = ["static void vk_check_divergence(int s1, int s2) {",
@@ -129,10 +181,15 @@ class HarnessEmitter:
             out.append(f"    S->{f} = ({ctype(a.dtype)} *)vk_alloc({count}u, sizeof({ctype(a.dtype)}));")
             out.append(f"    vk_poison(S->{f}, {count}u, sizeof({ctype(a.dtype)}), "
                        f"{1 if a.dtype.is_float else 0});")
+            if self.step.shadowed(a):
+                out.append("#ifdef VERIKERN_REPLAY")
+                out.append(f"    S->{f}_shadow = vk_alloc({count}u, sizeof(vk_shadow));")
+                out.append("#endif")
         out.append("}")
         out.append("static void vk_block_free(vk_block *S) {")
         for a in self.k.shared:
-            out.append(f"    free(S->{self.step.names.arrays[('shared', a.name)]});")
+            f = self.step.names.arrays[('shared', a.name)]
+            out.append(f"    free(S->{f}); free(S->{f}_shadow);")
         out.append("    (void)S;\n}")
         return "\n".join(out) + "\n"
 
@@ -179,6 +236,9 @@ class HarnessEmitter:
             conv = ("v.i != 0" if p.dtype.is_bool else f"({t})v.d" if p.dtype.is_float
                     else f"({t})v.i" if p.dtype.is_signed else f"({t})v.u")
             out.append("#ifdef VERIKERN_REPLAY")
+            if self.step.shadowed(p):
+                out.append(f"    if ({count} <= VK_MAX_SHADOW) "
+                           f"L.{f}_shadow = vk_alloc({count}, sizeof(vk_shadow));")
             out.append(f"    for (size_t j = 0; j < vk_in_array_size({c_string(p.name)}); j++) {{")
             out.append("        uint64_t flat; vk_number v;")
             out.append(f"        vk_in_array_entry({c_string(p.name)}, j, &flat, &v);")
@@ -298,6 +358,7 @@ static void vk_run_block(vk_launch *L, int32_t b, vk_race *R,
         }
         if (ref < 0) break;
         if (R->same_block && b == b1) vk_race_clear(R);
+        S.epoch++;
     }
     vk_block_free(&S);
     free(th); free(st);
@@ -313,5 +374,5 @@ static void vk_run_block(vk_launch *L, int32_t b, vk_race *R,
                 " * replay: cc -std=c11 -DVERIKERN_REPLAY -I<verikern/encoders/c> THIS.c -lm\n"
                 " *         ./a.out counterexample.json\n"
                 " * Each check's message is '<obligation id> <kind> <file>:<line>:<col>'. */\n")
-        return (head + prelude() + _RACE + self.structs() + self.step.function()
+        return (head + prelude() + _RACE + self.structs() + self.race_table() + self.step.function()
                 + self.divergence() + self.shared_alloc() + self.run_block() + self.main())
