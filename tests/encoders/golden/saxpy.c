@@ -1,0 +1,522 @@
+/* verikern C encoding of kernel saxpy (saxpy.py:13:1).
+ * CBMC:   cbmc THIS.c --unwinding-assertions --unwind N
+ * replay: cc -std=c11 -DVERIKERN_REPLAY -I<verikern/encoders/c> THIS.c -lm
+ *         ./a.out counterexample.json
+ * Each check's message is '<obligation id> <kind> <file>:<line>:<col>'. */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+
+#ifdef VERIKERN_REPLAY
+#include "verikern_harness.h"
+#define VK_CHECK(c, msg) do { if (!(c)) vk_fail(msg); } while (0)
+#define VK_SOFT_CHECK(c, msg) ((c) ? 1 : (vk_report(msg), T->dead = 1, 0))
+#define VK_RACE_CHECK(c, msg) ((c) ? 1 : (vk_report(msg), 0))
+#define VK_ASSUME(c, msg) do { if (!(c)) vk_inadmissible(msg); } while (0)
+#define VK_IN_INT(nd, T, sec, key, idx) ((T)vk_in_i64(sec, key, idx))
+#define VK_IN_UINT(nd, T, sec, key, idx) ((T)vk_in_u64(sec, key, idx))
+#define VK_IN_FLOAT(nd, T, sec, key, idx) ((T)vk_in_f64(sec, key, idx))
+#define VK_WRITTEN_LOAD(nd, lvalue) (lvalue)
+#else
+#define VK_CHECK(c, msg) do { __CPROVER_assert((c), msg); __CPROVER_assume(c); } while (0)
+#define VK_SOFT_CHECK(c, msg) (__CPROVER_assert((c), msg), __CPROVER_assume(c), 1)
+#define VK_RACE_CHECK(c, msg) VK_SOFT_CHECK(c, msg)
+#define VK_ASSUME(c, msg) __CPROVER_assume(c)
+#define VK_IN_INT(nd, T, sec, key, idx) ((T)nd())
+#define VK_IN_UINT(nd, T, sec, key, idx) ((T)nd())
+#define VK_IN_FLOAT(nd, T, sec, key, idx) ((T)nd())
+/* two-thread abstraction: an element of an array the kernel writes may have
+   been written by any other thread, so its value is unknown */
+#define VK_WRITTEN_LOAD(nd, lvalue) (nd())
+_Bool nondet_bool(void);
+int8_t nondet_int8(void);
+int16_t nondet_int16(void);
+int32_t nondet_int32(void);
+int64_t nondet_int64(void);
+uint8_t nondet_uint8(void);
+uint16_t nondet_uint16(void);
+uint32_t nondet_uint32(void);
+uint64_t nondet_uint64(void);
+float nondet_float(void);
+double nondet_double(void);
+#endif
+
+static inline int8_t vk_s8(uint32_t u) {
+    u &= 0xFFu;
+    return (u & 0x80u) ? (int8_t)(-(int32_t)(~u & 0x7Fu) - 1) : (int8_t)u;
+}
+static inline int16_t vk_s16(uint32_t u) {
+    u &= 0xFFFFu;
+    return (u & 0x8000u) ? (int16_t)(-(int32_t)(~u & 0x7FFFu) - 1) : (int16_t)u;
+}
+static inline int32_t vk_s32(uint32_t u) {
+    u &= 0xFFFFFFFFu;
+    return (u & 0x80000000u) ? (int32_t)(-(int32_t)(~u & 0x7FFFFFFFu) - 1) : (int32_t)u;
+}
+static inline int64_t vk_s64(uint64_t u) {
+    u &= 0xFFFFFFFFFFFFFFFFULL;
+    return (u & 0x8000000000000000ULL) ? (int64_t)(-(int64_t)(~u & 0x7FFFFFFFFFFFFFFFULL) - 1) : (int64_t)u;
+}
+static inline int8_t vk_div_i8(int8_t a, int8_t b) {
+    if (b == 0) return 0;
+    if (b == -1) return vk_s8((uint32_t)0u - (uint32_t)a);
+    return (int8_t)(a / b);
+}
+static inline int8_t vk_mod_i8(int8_t a, int8_t b) {
+    if (b == 0 || b == -1) return 0;
+    return (int8_t)(a % b);
+}
+static inline int8_t vk_floordiv_i8(int8_t a, int8_t b) {
+    if (b == 0) return 0;
+    if (b == -1) return vk_s8((uint32_t)0u - (uint32_t)a);
+    int8_t q = (int8_t)(a / b);
+    if (a % b != 0 && ((a < 0) != (b < 0))) q = (int8_t)(q - 1);
+    return q;
+}
+static inline int8_t vk_shr_i8(int8_t a, unsigned s) {
+    return a < 0 ? (int8_t)~((~a) >> s) : (int8_t)(a >> s);
+}
+static inline uint8_t vk_div_u8(uint8_t a, uint8_t b) { return b == 0 ? 0 : (uint8_t)(a / b); }
+static inline uint8_t vk_floordiv_u8(uint8_t a, uint8_t b) { return b == 0 ? 0 : (uint8_t)(a / b); }
+static inline uint8_t vk_mod_u8(uint8_t a, uint8_t b) { return b == 0 ? 0 : (uint8_t)(a % b); }
+static inline int16_t vk_div_i16(int16_t a, int16_t b) {
+    if (b == 0) return 0;
+    if (b == -1) return vk_s16((uint32_t)0u - (uint32_t)a);
+    return (int16_t)(a / b);
+}
+static inline int16_t vk_mod_i16(int16_t a, int16_t b) {
+    if (b == 0 || b == -1) return 0;
+    return (int16_t)(a % b);
+}
+static inline int16_t vk_floordiv_i16(int16_t a, int16_t b) {
+    if (b == 0) return 0;
+    if (b == -1) return vk_s16((uint32_t)0u - (uint32_t)a);
+    int16_t q = (int16_t)(a / b);
+    if (a % b != 0 && ((a < 0) != (b < 0))) q = (int16_t)(q - 1);
+    return q;
+}
+static inline int16_t vk_shr_i16(int16_t a, unsigned s) {
+    return a < 0 ? (int16_t)~((~a) >> s) : (int16_t)(a >> s);
+}
+static inline uint16_t vk_div_u16(uint16_t a, uint16_t b) { return b == 0 ? 0 : (uint16_t)(a / b); }
+static inline uint16_t vk_floordiv_u16(uint16_t a, uint16_t b) { return b == 0 ? 0 : (uint16_t)(a / b); }
+static inline uint16_t vk_mod_u16(uint16_t a, uint16_t b) { return b == 0 ? 0 : (uint16_t)(a % b); }
+static inline int32_t vk_div_i32(int32_t a, int32_t b) {
+    if (b == 0) return 0;
+    if (b == -1) return vk_s32((uint32_t)0u - (uint32_t)a);
+    return (int32_t)(a / b);
+}
+static inline int32_t vk_mod_i32(int32_t a, int32_t b) {
+    if (b == 0 || b == -1) return 0;
+    return (int32_t)(a % b);
+}
+static inline int32_t vk_floordiv_i32(int32_t a, int32_t b) {
+    if (b == 0) return 0;
+    if (b == -1) return vk_s32((uint32_t)0u - (uint32_t)a);
+    int32_t q = (int32_t)(a / b);
+    if (a % b != 0 && ((a < 0) != (b < 0))) q = (int32_t)(q - 1);
+    return q;
+}
+static inline int32_t vk_shr_i32(int32_t a, unsigned s) {
+    return a < 0 ? (int32_t)~((~a) >> s) : (int32_t)(a >> s);
+}
+static inline uint32_t vk_div_u32(uint32_t a, uint32_t b) { return b == 0 ? 0 : (uint32_t)(a / b); }
+static inline uint32_t vk_floordiv_u32(uint32_t a, uint32_t b) { return b == 0 ? 0 : (uint32_t)(a / b); }
+static inline uint32_t vk_mod_u32(uint32_t a, uint32_t b) { return b == 0 ? 0 : (uint32_t)(a % b); }
+static inline int64_t vk_div_i64(int64_t a, int64_t b) {
+    if (b == 0) return 0;
+    if (b == -1) return vk_s64((uint64_t)0u - (uint64_t)a);
+    return (int64_t)(a / b);
+}
+static inline int64_t vk_mod_i64(int64_t a, int64_t b) {
+    if (b == 0 || b == -1) return 0;
+    return (int64_t)(a % b);
+}
+static inline int64_t vk_floordiv_i64(int64_t a, int64_t b) {
+    if (b == 0) return 0;
+    if (b == -1) return vk_s64((uint64_t)0u - (uint64_t)a);
+    int64_t q = (int64_t)(a / b);
+    if (a % b != 0 && ((a < 0) != (b < 0))) q = (int64_t)(q - 1);
+    return q;
+}
+static inline int64_t vk_shr_i64(int64_t a, unsigned s) {
+    return a < 0 ? (int64_t)~((~a) >> s) : (int64_t)(a >> s);
+}
+static inline uint64_t vk_div_u64(uint64_t a, uint64_t b) { return b == 0 ? 0 : (uint64_t)(a / b); }
+static inline uint64_t vk_floordiv_u64(uint64_t a, uint64_t b) { return b == 0 ? 0 : (uint64_t)(a / b); }
+static inline uint64_t vk_mod_u64(uint64_t a, uint64_t b) { return b == 0 ? 0 : (uint64_t)(a % b); }
+static inline int8_t vk_f2i8(double x) {
+    return (x > -129.0 && x < 128.0) ? (int8_t)x : 0;
+}
+static inline uint8_t vk_f2u8(double x) {
+    return (x > -1.0 && x < 256.0) ? (uint8_t)x : 0u;
+}
+static inline int16_t vk_f2i16(double x) {
+    return (x > -32769.0 && x < 32768.0) ? (int16_t)x : 0;
+}
+static inline uint16_t vk_f2u16(double x) {
+    return (x > -1.0 && x < 65536.0) ? (uint16_t)x : 0u;
+}
+static inline int32_t vk_f2i32(double x) {
+    return (x > -2147483649.0 && x < 2147483648.0) ? (int32_t)x : 0;
+}
+static inline uint32_t vk_f2u32(double x) {
+    return (x > -1.0 && x < 4294967296.0) ? (uint32_t)x : 0u;
+}
+static inline int64_t vk_f2i64(double x) {
+    return (x >= -9.223372036854776e+18 && x < 9.223372036854776e+18) ? (int64_t)x : 0;
+}
+static inline uint64_t vk_f2u64(double x) {
+    return (x > -1.0 && x < 1.8446744073709552e+19) ? (uint64_t)x : 0u;
+}
+static inline bool vk_eq_u8(uint8_t a, uint8_t b) { return a == b; }
+static inline bool vk_ne_u8(uint8_t a, uint8_t b) { return a != b; }
+static inline bool vk_lt_u8(uint8_t a, uint8_t b) { return a < b; }
+static inline bool vk_le_u8(uint8_t a, uint8_t b) { return a <= b; }
+static inline bool vk_gt_u8(uint8_t a, uint8_t b) { return a > b; }
+static inline bool vk_ge_u8(uint8_t a, uint8_t b) { return a >= b; }
+static inline uint8_t vk_min_u8(uint8_t a, uint8_t b) { return a < b ? a : b; }
+static inline uint8_t vk_max_u8(uint8_t a, uint8_t b) { return a > b ? a : b; }
+static inline bool vk_eq_u16(uint16_t a, uint16_t b) { return a == b; }
+static inline bool vk_ne_u16(uint16_t a, uint16_t b) { return a != b; }
+static inline bool vk_lt_u16(uint16_t a, uint16_t b) { return a < b; }
+static inline bool vk_le_u16(uint16_t a, uint16_t b) { return a <= b; }
+static inline bool vk_gt_u16(uint16_t a, uint16_t b) { return a > b; }
+static inline bool vk_ge_u16(uint16_t a, uint16_t b) { return a >= b; }
+static inline uint16_t vk_min_u16(uint16_t a, uint16_t b) { return a < b ? a : b; }
+static inline uint16_t vk_max_u16(uint16_t a, uint16_t b) { return a > b ? a : b; }
+static inline bool vk_eq_u32(uint32_t a, uint32_t b) { return a == b; }
+static inline bool vk_ne_u32(uint32_t a, uint32_t b) { return a != b; }
+static inline bool vk_lt_u32(uint32_t a, uint32_t b) { return a < b; }
+static inline bool vk_le_u32(uint32_t a, uint32_t b) { return a <= b; }
+static inline bool vk_gt_u32(uint32_t a, uint32_t b) { return a > b; }
+static inline bool vk_ge_u32(uint32_t a, uint32_t b) { return a >= b; }
+static inline uint32_t vk_min_u32(uint32_t a, uint32_t b) { return a < b ? a : b; }
+static inline uint32_t vk_max_u32(uint32_t a, uint32_t b) { return a > b ? a : b; }
+static inline bool vk_eq_u64(uint64_t a, uint64_t b) { return a == b; }
+static inline bool vk_ne_u64(uint64_t a, uint64_t b) { return a != b; }
+static inline bool vk_lt_u64(uint64_t a, uint64_t b) { return a < b; }
+static inline bool vk_le_u64(uint64_t a, uint64_t b) { return a <= b; }
+static inline bool vk_gt_u64(uint64_t a, uint64_t b) { return a > b; }
+static inline bool vk_ge_u64(uint64_t a, uint64_t b) { return a >= b; }
+static inline uint64_t vk_min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+static inline uint64_t vk_max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
+static inline bool vk_eq_b(bool a, bool b) { return a == b; }
+static inline bool vk_ne_b(bool a, bool b) { return a != b; }
+static inline bool vk_lt_b(bool a, bool b) { return a < b; }
+static inline bool vk_le_b(bool a, bool b) { return a <= b; }
+static inline bool vk_gt_b(bool a, bool b) { return a > b; }
+static inline bool vk_ge_b(bool a, bool b) { return a >= b; }
+
+#ifdef VERIKERN_REPLAY
+typedef struct { int same_block; size_t n, cap; int *site; uint64_t *flat; } vk_race;
+static inline void vk_race_record(vk_race *R, int site, uint64_t flat) {
+    if (R->n == R->cap) {
+        R->cap = R->cap ? 2 * R->cap : 64;
+        R->site = (int *)vk_realloc(R->site, R->cap * sizeof(int));
+        R->flat = (uint64_t *)vk_realloc(R->flat, R->cap * sizeof(uint64_t));
+    }
+    R->site[R->n] = site; R->flat[R->n] = flat; R->n++;
+}
+static inline bool vk_race_hit(const vk_race *R, int site, uint64_t flat) {
+    for (size_t i = 0; i < R->n; i++)
+        if (R->site[i] == site && R->flat[i] == flat) return true;
+    return false;
+}
+static inline void vk_race_clear(vk_race *R) { R->n = 0; }
+/* shadow memory of one element: thread id + 1 (0: none), epoch, site */
+typedef struct { int64_t w, r1, r2; int32_t we, r1e, r2e; int ws, r1s, r2s; bool wa; } vk_shadow;
+#define VK_MAX_SHADOW (1u << 22)
+#define VK_CHECK_GROUP(c, msg) do { if (!(c)) vk_report_group(msg); } while (0)
+#else
+/* GPUVerify-style: T1 keeps one access it chose nondeterministically */
+typedef struct { int same_block; bool valid; int site; uint64_t flat; } vk_race;
+static inline void vk_race_record(vk_race *R, int site, uint64_t flat) {
+    if (nondet_bool()) { R->valid = true; R->site = site; R->flat = flat; }
+}
+static inline bool vk_race_hit(const vk_race *R, int site, uint64_t flat) {
+    return R->valid && R->site == site && R->flat == flat;
+}
+static inline void vk_race_clear(vk_race *R) { R->valid = false; }
+#define VK_CHECK_GROUP(c, msg) VK_CHECK(c, msg)
+static inline void vk_end_group(void) { }
+static inline void *vk_alloc(uint64_t n, size_t size) { return malloc(n * size + 1); }
+static inline void vk_poison(void *p, uint64_t n, size_t size, int is_float) {
+    (void)p; (void)n; (void)size; (void)is_float;   /* CBMC: malloc'd memory is unknown */
+}
+#endif
+typedef struct {
+    int32_t dim[4]; int32_t size, block_dim, grid_dim;
+    uint64_t contracts_checked;
+    float s2_a;
+    float *g0_x; int32_t g0_x_shape[1]; void *g0_x_shadow;
+    float *g1_y; int32_t g1_y_shape[1]; void *g1_y_shadow;
+} vk_launch;
+typedef struct {
+    int32_t epoch;   /* barrier intervals the block completed */
+} vk_block;
+typedef struct {
+    int pc; int32_t bidx, tidx; uint64_t flat; bool inb, dead;
+    int32_t v1;
+    int32_t v2;
+    bool v3;
+    int32_t v4;
+    int32_t v5;
+    int32_t v6;
+    int32_t v7;
+    int32_t v8;
+    int32_t v9;
+    bool v10;
+    float v11;
+    float v12;
+    float v13;
+    float v14;
+} vk_thread;
+#ifdef VERIKERN_REPLAY
+static const char *const vk_race_messages[3][3] = {
+    {NULL, NULL, NULL},
+    {NULL, NULL, "race@17:27+17:9 race saxpy.py:17:27"},
+    {NULL, "race@17:27+17:9 race saxpy.py:17:27", "race@17:9+17:9 race saxpy.py:17:9"}
+};
+
+/* Replay: every access of a shadowed array is checked against the element's
+   last writer and two last readers from other threads that no barrier
+   separates from it (other blocks: never), so a race between any two threads
+   of the launch is reported, not only one between T1 and T2. */
+static inline void vk_race_found(int a, int b) {
+    if (vk_race_messages[a][b] != NULL) vk_report(vk_race_messages[a][b]);
+}
+static inline bool vk_concurrent(int64_t who, int32_t ep, int64_t tid, int32_t B, int32_t epoch) {
+    return who != 0 && who - 1 != tid && ((who - 1) / B != tid / B || ep == epoch);
+}
+static inline void vk_shadow_access(void *shadow, uint64_t f, int64_t tid, int32_t B,
+                                    int32_t epoch, int site, bool write, bool atomic) {
+    if (shadow == NULL) return;
+    vk_shadow *e = (vk_shadow *)shadow + f;
+    if (vk_concurrent(e->w, e->we, tid, B, epoch) && !(e->wa && atomic)) vk_race_found(e->ws, site);
+    if (write) {
+        if (vk_concurrent(e->r1, e->r1e, tid, B, epoch)) vk_race_found(e->r1s, site);
+        if (vk_concurrent(e->r2, e->r2e, tid, B, epoch)) vk_race_found(e->r2s, site);
+        e->w = tid + 1; e->we = epoch; e->ws = site; e->wa = atomic;
+    } else if (e->r1 == 0 || e->r1 == tid + 1 || !vk_concurrent(e->r1, e->r1e, tid, B, epoch)) {
+        e->r1 = tid + 1; e->r1e = epoch; e->r1s = site;
+    } else {
+        e->r2 = tid + 1; e->r2e = epoch; e->r2s = site;
+    }
+}
+#endif
+static int vk_step(vk_launch *L, vk_block *S, vk_thread *T, vk_race *R, int role) {
+    (void)L; (void)S; (void)R; (void)role;
+    switch (T->pc) {
+        case 0: goto L_entry0;
+        default: return T->pc;   /* -1 returned, -3 stopped at a failure */
+    }
+L_entry0:;
+    /* 14:17 shape */
+    T->v1 = L->g0_x_shape[0];
+    /* 14:31 shape */
+    T->v2 = L->g1_y_shape[0];
+    /* 14:17 cmp */
+    T->v3 = ((T->v1) == (T->v2));
+    /* 14:5 requires */
+    VK_ASSUME(T->v3, "requires saxpy.py:14:5");
+    /* 15:9 special */
+    T->v4 = T->bidx;
+    /* 15:9 special */
+    T->v5 = L->block_dim;
+    /* 15:9 special */
+    T->v6 = T->tidx;
+    /* 15:9 binop */
+    T->v7 = vk_s32(((uint32_t)(T->v4)) * ((uint32_t)(T->v5)));
+    /* 15:9 binop */
+    T->v8 = vk_s32(((uint32_t)(T->v7)) + ((uint32_t)(T->v6)));
+    /* 16:12 shape */
+    T->v9 = L->g0_x_shape[0];
+    /* 16:8 cmp */
+    T->v10 = ((T->v8) < (T->v9));
+    if (T->dead) { T->pc = -3; return -3; }
+    if (T->v10) {
+        goto L_then1;
+    } else {
+        goto L_endif2;
+    }
+L_then1:;
+    /* 17:20 load */
+    T->inb = 1;
+    if (!VK_SOFT_CHECK((int64_t)(T->v8) >= 0 && (uint64_t)(int64_t)(T->v8) < (uint64_t)L->g0_x_shape[0], "bounds@17:20#0 bounds saxpy.py:17:20")) T->inb = 0;
+    if (T->inb) {
+        T->flat = (uint64_t)(int64_t)(T->v8);
+        T->v11 = L->g0_x[T->flat];
+    } else {
+        T->v11 = 0;
+    }
+    /* 17:16 binop */
+    T->v12 = ((float)((L->s2_a) * (T->v11)));
+    /* 17:27 load */
+    T->inb = 1;
+    if (!VK_SOFT_CHECK((int64_t)(T->v8) >= 0 && (uint64_t)(int64_t)(T->v8) < (uint64_t)L->g1_y_shape[0], "bounds@17:27#0 bounds saxpy.py:17:27")) T->inb = 0;
+    if (T->inb) {
+        T->flat = (uint64_t)(int64_t)(T->v8);
+        if (role == 2) {
+            (void)VK_RACE_CHECK(!(vk_race_hit(R, 2, T->flat)), "race@17:27+17:9 race saxpy.py:17:27");
+        }
+        if (role == 1) vk_race_record(R, 1, T->flat);
+#ifdef VERIKERN_REPLAY
+        vk_shadow_access(L->g1_y_shadow, T->flat, (int64_t)T->bidx * L->block_dim + T->tidx, L->block_dim, S->epoch, 1, 0, 0);
+#endif
+        T->v13 = VK_WRITTEN_LOAD(nondet_float, L->g1_y[T->flat]);
+    } else {
+        T->v13 = 0;
+    }
+    /* 17:16 binop */
+    T->v14 = ((float)((T->v12) + (T->v13)));
+    /* 17:9 store */
+    T->inb = 1;
+    if (!VK_SOFT_CHECK((int64_t)(T->v8) >= 0 && (uint64_t)(int64_t)(T->v8) < (uint64_t)L->g1_y_shape[0], "bounds@17:9#0 bounds saxpy.py:17:9")) T->inb = 0;
+    if (T->inb) {
+        T->flat = (uint64_t)(int64_t)(T->v8);
+        if (role == 2) {
+            (void)VK_RACE_CHECK(!(vk_race_hit(R, 2, T->flat)), "race@17:9+17:9 race saxpy.py:17:9");
+            (void)VK_RACE_CHECK(!(vk_race_hit(R, 1, T->flat)), "race@17:27+17:9 race saxpy.py:17:27");
+        }
+        if (role == 1) vk_race_record(R, 2, T->flat);
+#ifdef VERIKERN_REPLAY
+        vk_shadow_access(L->g1_y_shadow, T->flat, (int64_t)T->bidx * L->block_dim + T->tidx, L->block_dim, S->epoch, 2, 1, 0);
+#endif
+        L->g1_y[T->flat] = T->v14;
+    }
+    if (T->dead) { T->pc = -3; return -3; }
+    goto L_endif2;
+L_endif2:;
+    if (T->dead) { T->pc = -3; return -3; }
+    T->pc = -1; return -1;
+}
+static void vk_check_divergence(int s1, int s2) {
+    (void)s1; (void)s2;
+    vk_end_group();
+}
+static void vk_block_alloc(vk_block *S) {
+    memset(S, 0, sizeof *S);
+}
+static void vk_block_free(vk_block *S) {
+    (void)S;
+}
+
+#ifdef VERIKERN_REPLAY
+static void vk_run_thread(vk_launch *L, int32_t b, int32_t t, vk_race *R, int role) {
+    vk_block S; vk_block_alloc(&S);
+    vk_thread *th = (vk_thread *)vk_alloc(1u, sizeof(vk_thread));
+    th->bidx = b; th->tidx = t;
+    (void)vk_step(L, &S, th, R, role);
+    vk_block_free(&S);
+    free(th);
+}
+
+/* skip: T1 and T2 already ran (independent threads) */
+static void vk_run_block(vk_launch *L, int32_t b, vk_race *R,
+                         int32_t b1, int32_t t1, int32_t b2, int32_t t2, int skip) {
+    int64_t left = (int64_t)L->size - (int64_t)b * L->block_dim;
+    int32_t n = left < L->block_dim ? (int32_t)left : L->block_dim;
+    vk_thread *th = (vk_thread *)vk_alloc((uint64_t)n, sizeof(vk_thread));
+    int *st = (int *)vk_alloc((uint64_t)n, sizeof(int));
+    vk_block S; vk_block_alloc(&S);
+    for (int32_t t = 0; t < n; t++) { th[t].bidx = b; th[t].tidx = t; }
+    for (;;) {
+        for (int32_t t = 0; t < n; t++) {
+            int role = (b == b1 && t == t1) ? 1 : (b == b2 && t == t2) ? 2 : 0;
+            st[t] = (skip && role) ? -1 : vk_step(L, &S, &th[t], R, skip ? 0 : role);
+        }
+        int ref = -3;   /* a thread that stopped at a failure (-3) waits for nothing */
+        for (int32_t t = 0; t < n; t++) {
+            if (st[t] == -3) continue;
+            if (ref == -3) ref = st[t];
+            else vk_check_divergence(ref, st[t]);
+        }
+        if (ref < 0) break;
+        if (R->same_block && b == b1) vk_race_clear(R);
+        S.epoch++;
+    }
+    vk_block_free(&S);
+    free(th); free(st);
+}
+#endif
+int main(int argc, char **argv) {
+    (void)argc; (void)argv;
+#ifdef VERIKERN_REPLAY
+    vk_harness_open(argc, argv);
+#endif
+    vk_launch L; memset(&L, 0, sizeof L);
+    uint64_t size = 1;
+    L.dim[0] = VK_IN_INT(nondet_int32, int32_t, "dims", NULL, 0);
+    VK_ASSUME(L.dim[0] >= 1, "hardware limits (docs/LANGUAGE.md section 5)");
+    size *= (uint64_t)L.dim[0];
+    VK_ASSUME(size < 2147483648u, "hardware limits (docs/LANGUAGE.md section 5)");
+    L.block_dim = VK_IN_INT(nondet_int32, int32_t, "block_dim", NULL, -1);
+    VK_ASSUME(L.block_dim >= 1 && L.block_dim <= 1024, "hardware limits (docs/LANGUAGE.md section 5)");
+    L.size = (int32_t)size;
+    L.grid_dim = (int32_t)((size + (uint64_t)L.block_dim - 1) / (uint64_t)L.block_dim);
+    L.s2_a = VK_IN_FLOAT(nondet_float, float, "scalars", "a", -1);
+    L.g0_x_shape[0] = VK_IN_INT(nondet_int32, int32_t, "shapes", "x", 0);
+    VK_ASSUME(L.g0_x_shape[0] >= 0, "hardware limits (docs/LANGUAGE.md section 5)");
+    L.g0_x = (float *)vk_alloc(1u * (uint64_t)L.g0_x_shape[0], sizeof(float));
+#ifdef VERIKERN_REPLAY
+    for (size_t j = 0; j < vk_in_array_size("x"); j++) {
+        uint64_t flat; vk_number v;
+        vk_in_array_entry("x", j, &flat, &v);
+        if (flat < 1u * (uint64_t)L.g0_x_shape[0]) L.g0_x[flat] = (float)v.d;
+    }
+#endif
+    L.g1_y_shape[0] = VK_IN_INT(nondet_int32, int32_t, "shapes", "y", 0);
+    VK_ASSUME(L.g1_y_shape[0] >= 0, "hardware limits (docs/LANGUAGE.md section 5)");
+    L.g1_y = (float *)vk_alloc(1u * (uint64_t)L.g1_y_shape[0], sizeof(float));
+#ifdef VERIKERN_REPLAY
+    if (1u * (uint64_t)L.g1_y_shape[0] <= VK_MAX_SHADOW) L.g1_y_shadow = vk_alloc(1u * (uint64_t)L.g1_y_shape[0], sizeof(vk_shadow));
+    for (size_t j = 0; j < vk_in_array_size("y"); j++) {
+        uint64_t flat; vk_number v;
+        vk_in_array_entry("y", j, &flat, &v);
+        if (flat < 1u * (uint64_t)L.g1_y_shape[0]) L.g1_y[flat] = (float)v.d;
+    }
+#endif
+    int32_t b1, t1, b2 = -1, t2 = -1; bool has2;
+#ifdef VERIKERN_REPLAY
+    b1 = (int32_t)vk_in_i64("threads", "block", 0);
+    t1 = (int32_t)vk_in_i64("threads", "thread", 0);
+    has2 = vk_in_count("threads") > 1;
+    if (has2) { b2 = (int32_t)vk_in_i64("threads", "block", 1); t2 = (int32_t)vk_in_i64("threads", "thread", 1); }
+#else
+    b1 = nondet_int32(); t1 = nondet_int32(); has2 = nondet_bool();
+    if (has2) { b2 = nondet_int32(); t2 = nondet_int32(); }
+#endif
+    VK_ASSUME(b1 >= 0 && b1 < L.grid_dim && t1 >= 0 && t1 < L.block_dim && (int64_t)b1 * L.block_dim + t1 < L.size, "the threads exist in the launch");
+    VK_ASSUME(!has2 || (b2 >= 0 && b2 < L.grid_dim && t2 >= 0 && t2 < L.block_dim && (int64_t)b2 * L.block_dim + t2 < L.size && (b1 != b2 || t1 != t2)), "the threads exist in the launch");
+    if (has2 && (b2 < b1 || (b2 == b1 && t2 < t1))) {   /* T1 runs first */
+        int32_t x = b1; b1 = b2; b2 = x; x = t1; t1 = t2; t2 = x;
+    }
+    vk_race R; memset(&R, 0, sizeof R); R.same_block = has2 && b1 == b2;
+#ifdef VERIKERN_REPLAY
+    vk_run_thread(&L, b1, t1, &R, 1);
+    if (has2) vk_run_thread(&L, b2, t2, &R, 2);
+    if (vk_failures) vk_ok();   /* exits 1: what T1 and T2 failed is the answer */
+    for (int32_t b = 0; b < L.grid_dim; b++) vk_run_block(&L, b, &R, b1, t1, has2 ? b2 : -1, t2, 1);
+    vk_ok();
+#else
+    vk_block S1, S2; vk_block_alloc(&S1); vk_block_alloc(&S2);
+    vk_thread th1, th2; memset(&th1, 0, sizeof th1); memset(&th2, 0, sizeof th2);
+    th1.bidx = b1; th1.tidx = t1; th2.bidx = b2; th2.tidx = t2;
+    if (R.same_block) {
+        for (;;) {
+            int s1 = vk_step(&L, &S1, &th1, &R, 1);
+            int s2 = vk_step(&L, &S1, &th2, &R, 2);
+            vk_check_divergence(s1, s2);
+            if (s1 < 0) break;
+            vk_race_clear(&R);
+        }
+    } else {
+        while (vk_step(&L, &S1, &th1, &R, 1) >= 0) { }
+        if (has2) while (vk_step(&L, &S2, &th2, &R, 2) >= 0) { }
+    }
+#endif
+    return 0;
+}
