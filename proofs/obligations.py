@@ -126,6 +126,8 @@ class Obligation:
     cross_checked: tuple[str, ...] = ()
     #: queries this verdict rests on where a second solver answered otherwise
     disagreements: tuple[str, ...] = ()
+    #: engines whose concrete run reproduced this failure ("simulator", "c")
+    confirmed_by: tuple[str, ...] = ()
 
     def to_json(self) -> dict:
         return {
@@ -139,6 +141,7 @@ class Obligation:
             "reason": self.reason,
             **({"cross_checked_by": list(self.cross_checked)} if self.cross_checked else {}),
             **({"disagreements": list(self.disagreements)} if self.disagreements else {}),
+            **({"confirmed_by": list(self.confirmed_by)} if self.confirmed_by else {}),
         }
 
 

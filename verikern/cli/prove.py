@@ -79,6 +79,9 @@ def _progress_reporter():
 @run_options
 @debug_options
 @cross_check_option
+@click.option("--confirm-with", "confirm_with", type=click.Choice(["c"]), default=None,
+              help="Also run every counterexample through the kernel's C encoding (needs a C "
+              "compiler); obligations record who confirmed them (JSON: confirmed_by).")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "short", "sarif", "junit"]), default="text",
               show_default=True, help="Report format.")
 @click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), metavar="FILE",
@@ -90,7 +93,7 @@ def _progress_reporter():
               help="A JSON or SARIF report of accepted findings: those (matched by fingerprint) do "
               "not fail the run; new and fixed findings are listed on stderr.")
 def command(paths, kernel, dims, block_dim, budget, jobs, executor, scheduler, cache_dir, no_cache,
-            fmt, output, fail_on, baseline):
+            fmt, output, fail_on, baseline, confirm_with=None):
     """Prove that kernels are free of out-of-bounds accesses, data races,
     barrier divergence, failing asserts and division by zero.
 
@@ -137,6 +140,9 @@ def command(paths, kernel, dims, block_dim, budget, jobs, executor, scheduler, c
                                       progress=callback)
     finally:
         close()
+    if confirm_with == "c":
+        from verikern.proofs.confirm_c import confirm_reports
+        reports = confirm_reports(reports)
     gate = compare(reports, accepted) if accepted is not None else None
     color = fmt == "text" and output is None and sys.stdout.isatty()
     text = report.render(reports, fmt, color=color, context=context)
