@@ -75,3 +75,8 @@ def test_every_source_package_is_in_the_wheel(wheel_names):
 def test_console_script_declared(wheel_names):
     ep = next(n for n in wheel_names.namelist() if n.endswith("entry_points.txt"))
     assert "verikern = verikern.cli:main" in wheel_names.read(ep).decode()
+
+
+def test_c_replay_header_is_package_data(wheel_names):
+    """`verikern replay` compiles against verikern_harness.h from the installed package."""
+    assert "verikern/encoders/c/verikern_harness.h" in wheel_names.namelist()
