@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 from verikern.backends.llvm import ops as llvm_ops
 from verikern.backends.simulator import ops as sim_ops
+from verikern.encoders.c import ops as c_ops
 from verikern.encoders.smt import semantics as smt
 from verikern.mir import facts, nodes
 from verikern.mir import ops as T
@@ -81,6 +82,12 @@ BACKEND_TABLES = [
     ("LLVM INT_COMPARE/FLOAT_COMPARE", "compare", ALL,
      lambda: _by_class(int=llvm_ops.INT_COMPARE, bool=llvm_ops.INT_COMPARE,
                        float=llvm_ops.FLOAT_COMPARE)),
+    ("C INT_BINARY/BOOL_BINARY/FLOAT_BINARY", "binary", ALL,
+     lambda: _by_class(int=c_ops.INT_BINARY, bool=c_ops.BOOL_BINARY, float=c_ops.FLOAT_BINARY)),
+    ("C INT_UNARY/BOOL_UNARY/FLOAT_UNARY", "unary", ALL,
+     lambda: _by_class(int=c_ops.INT_UNARY, bool=c_ops.BOOL_UNARY, float=c_ops.FLOAT_UNARY)),
+    ("C COMPARE", "compare", ALL,
+     lambda: _by_class(int=c_ops.COMPARE, bool=c_ops.COMPARE, float=c_ops.COMPARE)),
 ]
 
 
@@ -113,7 +120,7 @@ def test_a_new_op_is_reported_missing_from_every_backend_table(monkeypatch):
         int_ref=lambda a, b, t: a))
     reports = {name: coverage_problems(name, kind, classes, provided)
                for name, kind, classes, provided in BACKEND_TABLES if kind == "binary"}
-    assert len(reports) == 3
+    assert len(reports) == 4
     for name, problems in reports.items():
         assert problems == [f"{name} lacks rotl on int"], problems
 
