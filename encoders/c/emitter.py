@@ -173,7 +173,7 @@ class StepEmitter:
         self.emit("(void)L; (void)S; (void)R; (void)role;")
         self.emit("switch (T->pc) {")
         self.emit(f"case 0: goto {self.label(self.k.entry.label)};", 2)
-        for site, n in self.barriers.items():
+        for n in self.barriers.values():
             self.emit(f"case {n + 1}: goto B{n};", 2)
         self.emit("default: return T->pc;   /* -1 returned, -3 stopped at a failure */", 2)
         self.emit("}")

@@ -21,6 +21,8 @@ exactly the op table `verikern.mir.ops` (tests/mir/test_op_table.py).
 """
 from __future__ import annotations
 
+import math
+
 from verikern.mir.types import ScalarType
 
 
@@ -221,7 +223,7 @@ def const(value, t: ScalarType) -> str:
             lit = f"{v}ULL"
         return f"(({ctype(t)}){lit})"
     x = float(value)
-    if x != x:
+    if math.isnan(x):
         return f"(({ctype(t)})NAN)"
     if x in (float("inf"), float("-inf")):
         return f"(({ctype(t)})({'-' if x < 0 else ''}INFINITY))"

@@ -66,7 +66,9 @@ class CRun:
         if self.status == "failed":
             first = "; ".join(line.split(" ", 1)[1] for line in self.output.splitlines()
                               if line.startswith("VERIKERN-FAIL "))
-            if obligation_id is None or obligation_id in self.failed_ids:
+            if obligation_id is None:
+                return f"the C program failed ({first})"
+            if obligation_id in self.failed_ids:
                 return f"the C program failed the same obligation ({first})"
             return f"the C program failed another obligation first ({first})"
         if self.status == "ok":

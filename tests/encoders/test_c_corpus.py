@@ -113,7 +113,7 @@ def test_admissible_launches_of_a_proved_kernel_never_fail_a_check(case):
     from verikern.testing import TestingError, launches
 
     rng = random.Random(case.name)
-    for name, mir in _kernels(case.path):
+    for name, mir in _kernels(case.path):     # `run` is called within its iteration
         try:
             strategy = launches(mir, max_threads=256)
         except TestingError as e:
