@@ -1,6 +1,6 @@
 """The qualification self-test: prove the corpus shipped with verikern
-(`verikern/selftest_corpus/`, a byte-for-byte copy of the repository's
-tests/corpus, kept identical by tests/report/test_selftest.py) and compare
+(`verikern/selftest_corpus/`: the repository's tests/corpus is a link to it,
+so the shipped corpus and the tests' are one set of files) and compare
 every verdict with the one its header expects.
 
 Header lines used (tests/corpus_loader.py documents the full format):
