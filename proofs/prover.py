@@ -19,9 +19,10 @@ from verikern.encoders.smt.launch import SMALL_MODEL_TIERS
 from verikern.encoders.smt.semantics import (
     UnsupportedConstruct, bits_to_float, model_int, widen,
 )
+from verikern.mir import facts
 from verikern.mir.nodes import (
-    ArrayRef, Assert, Atomic, Barrier, BinOp, Branch, Const, Kernel, Load,
-    Return, SourceLoc, Store,
+    ArrayRef, Assert, Atomic, BinOp, Branch, Cast, Const, Kernel, Load, Return, ShapeOf,
+    Special,
 )
 from verikern.mir.types import I32
 
@@ -36,10 +37,6 @@ from .solving import Answer, decide
 
 
 # ------------------------------------------------------------ enumeration
-def _is_write(ins) -> bool:
-    return isinstance(ins, (Store, Atomic))
-
-
 def enumerate_obligations(kernel: Kernel) -> list[ObligationSpec]:
     """Every obligation of docs/LANGUAGE.md section 5, in source order of sites."""
     specs: list[ObligationSpec] = []
@@ -47,15 +44,13 @@ def enumerate_obligations(kernel: Kernel) -> list[ObligationSpec]:
     for b in kernel.blocks:
         for i, ins in enumerate(b.instrs):
             site = (b.label, i)
-            if isinstance(ins, (Load, Store, Atomic)):
+            if facts.accesses_memory(ins):
                 accesses.append((site, ins))
                 for k in range(ins.array.ndim):
                     specs.append(ObligationSpec(ObligationKind.BOUNDS, ins.loc, site, dim=k))
-            elif isinstance(ins, BinOp) and ins.op in ("div", "floordiv", "mod") \
-                    and ins.result.type.is_int:
-                if not (isinstance(ins.rhs, Const) and ins.rhs.value != 0):
-                    specs.append(ObligationSpec(ObligationKind.DIV_ZERO, ins.loc, site))
-            elif isinstance(ins, Barrier):
+            elif facts.may_trap(ins):
+                specs.append(ObligationSpec(ObligationKind.DIV_ZERO, ins.loc, site))
+            elif facts.is_barrier(ins):
                 specs.append(ObligationSpec(ObligationKind.DIVERGENCE, ins.loc, site))
             elif isinstance(ins, Assert):
                 kind = ObligationKind.INVARIANT if ins.kind == "invariant" else ObligationKind.ASSERT
@@ -65,7 +60,7 @@ def enumerate_obligations(kernel: Kernel) -> list[ObligationSpec]:
             (s1, a), (s2, b) = accesses[x], accesses[y]
             if a.array.name != b.array.name or a.array.space != b.array.space:
                 continue
-            if not (_is_write(a) or _is_write(b)):
+            if not (facts.writes_memory(a) or facts.writes_memory(b)):
                 continue
             if isinstance(a, Atomic) and isinstance(b, Atomic):
                 continue
@@ -264,17 +259,16 @@ def _name(op, ctx: ProofContext | None = None, depth: int = 0) -> str:
         return op.name
     ins = ctx.defs.get(op.id) if ctx is not None else None
     if ins is not None and depth < 3:
-        kind = type(ins).__name__
-        if kind == "Special":
+        if isinstance(ins, Special):
             return f"vk.{ins.kind}()" if ins.kind != "launch_dim" else f"vk.launch_dim({ins.dim})"
-        if kind == "ShapeOf":
+        if isinstance(ins, ShapeOf):
             return f"{ins.array.name}.shape[{ins.dim}]"
-        if kind == "BinOp" and ins.op in _SYMBOLS:
+        if isinstance(ins, BinOp) and ins.op in _SYMBOLS:
             return (f"({_name(ins.lhs, ctx, depth + 1)} {_SYMBOLS[ins.op]} "
                     f"{_name(ins.rhs, ctx, depth + 1)})")
-        if kind == "Cast":
+        if isinstance(ins, Cast):
             return f"{ins.result.type}({_name(ins.operand, ctx, depth + 1)})"
-        if kind == "Load":
+        if isinstance(ins, Load):
             return f"{ins.array.name}[...]"
     return str(op)
 
@@ -429,8 +423,8 @@ def decide_race(ctx: ProofContext, spec: ObligationSpec) -> Obligation:
             cex = counterexample(ctx, m, [A, B], abstracted, index=elem, array=arr.name,
                                  lines=[spec.loc.line, spec.other_loc.line])
             (b1, t1), (b2, t2) = cex.threads
-            writer = t1 if _is_write(ins1) else t2
-            writer_b = b1 if _is_write(ins1) else b2
+            writer = t1 if facts.writes_memory(ins1) else t2
+            writer_b = b1 if facts.writes_memory(ins1) else b2
             el = f"{arr.name}[{', '.join(str(e) for e in elem[:arr.ndim])}]"
             if mode == "same":
                 msg = (f"threads {t1} and {t2} of block {b1} both access {el} "

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from verikern.errors import LaunchError
-from verikern.mir.nodes import ArrayRef, Atomic, Kernel, ScalarParam, Store
+from verikern.mir import facts
+from verikern.mir.nodes import ArrayRef, Kernel, ScalarParam
 
 MAX_THREADS = 2 ** 31
 DEFAULT_BLOCK_DIM = 256
@@ -325,7 +326,7 @@ def prepare_launch(kernel, dim, inputs, block_dim: int | None = 256):
             scalars[p.name] = _convert_scalar(k.name, p, value)
     _check_overlap(k.name, arrays)
     written = {ins.array.name for _, ins in k.instructions()
-               if isinstance(ins, (Store, Atomic)) and ins.array.space == "global"}
+               if facts.writes_memory(ins) and ins.array.space == "global"}
     for name in sorted(written):
         if name in arrays and not arrays[name].flags.writeable:
             raise LaunchError(f"kernel {k.name}: argument {name} is a read-only array, but the "
