@@ -19,6 +19,7 @@ from __future__ import annotations
 import logging
 import os
 import re
+import time
 from pathlib import Path
 
 import z3
@@ -148,7 +149,10 @@ class LoggedSolver(z3.Solver):
 
     def check(self, *assumptions):
         before = rlimit_count()
+        started = time.monotonic()
         result = super().check(*assumptions)
+        # only for telling the safety net from the budget when z3 says "canceled"
+        self.hit_safety_net = time.monotonic() - started >= SAFETY_NET_S
         LOG.debug("%s: %s (%d z3 units)", self.name, result, rlimit_count() - before)
         folder = os.environ.get(DUMP_ENV)
         if folder:
@@ -207,11 +211,14 @@ def _safe(name: str) -> str:
 def unknown_reason(solver: z3.Solver) -> str:
     """Why `solver` answered unknown, in the words reports use."""
     why = solver.reason_unknown()
-    if is_safety_net(why):
+    # z3 says "canceled" both when its resource limit stops a tactic and when
+    # the timeout does: only a check that really ran the safety net's length
+    # was stopped by it
+    if is_safety_net(why) and getattr(solver, "hit_safety_net", True):
         return (f"the wall-clock safety net of {SAFETY_NET_S:g} s per check was reached "
                 "(this verdict depends on the machine's speed; raise --budget or simplify "
                 "the kernel)")
-    if "resource" in why:
+    if "resource" in why or is_safety_net(why):
         return "the solver budget was exhausted (raise --budget to give each check more work)"
     return f"the solver answered unknown ({why})"
 
