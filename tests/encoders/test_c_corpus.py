@@ -116,10 +116,20 @@ def test_admissible_launches_of_a_proved_kernel_never_fail_a_check(case):
 
     from verikern.testing import TestingError, launches
 
+    from hypothesis import strategies as st
+
     rng = random.Random(case.name)
+    # the launches the proof covers: the case's own --dim/--block-dim; integer
+    # scalars small, so that loops they bound finish (the C run has a time limit)
+    dims = case.option("--dim")
+    block_dim = case.option("--block-dim")
     for name, mir in _kernels(case.path):     # `run` is called within its iteration
+        small = {p.name: st.integers(0, 64) for p in mir.scalar_params
+                 if p.value.type.is_int and not p.name.startswith("@")}
         try:
-            strategy = launches(mir, max_threads=256)
+            strategy = launches(mir, max_threads=256, params=small,
+                                dims=tuple(int(d) for d in dims.split(",")) if dims else None,
+                                block_dim=int(block_dim) if block_dim else None)
         except TestingError as e:
             pytest.skip(str(e))
         with CReplay(mir) as replay:
