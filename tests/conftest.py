@@ -10,7 +10,9 @@ from hypothesis import settings
 # Hypothesis profiles: `ci` (when $CI is set, as in .ci/run: derandomized, no example database, 100 examples) and `dev` (local default: random, 200 examples); HYPOTHESIS_PROFILE=ci|dev overrides; a test's own max_examples wins.
 settings.register_profile("ci", derandomize=True, database=None, max_examples=100, deadline=None,
                           print_blob=True)
-settings.register_profile("dev", max_examples=200, deadline=None)
+# explicit: under CI Hypothesis's own "ci" profile is the default that unnamed settings inherit
+settings.register_profile("dev", parent=settings.get_profile("default"), max_examples=200,
+                          deadline=None, derandomize=False)
 
 
 def hypothesis_profile_name(environ=os.environ) -> str:
