@@ -25,6 +25,7 @@ for every command that has not been given --cache-dir.
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import hashlib
@@ -135,10 +136,8 @@ class ProofCache:
                     fh.write(_canonical(entry))
                 os.replace(tmp, path)
             except BaseException:
-                try:
+                with contextlib.suppress(OSError):    # best effort: the write failed anyway
                     os.unlink(tmp)
-                except OSError:
-                    pass
                 raise
         except OSError:
             return False       # a read-only or full cache never costs a verdict

@@ -17,6 +17,7 @@ kernel files' current text (source listings) and the generation time.
 from __future__ import annotations
 
 import ast
+import contextlib
 import html
 import json
 from datetime import datetime, timezone
@@ -65,14 +66,12 @@ def _kernel_lines(source: str | None, r: KernelReport) -> list[int]:
     obligation line outside it (inlined functions), in order."""
     lines: set[int] = set()
     if source is not None:
-        try:
+        with contextlib.suppress(SyntaxError):   # a file that no longer parses: obligation lines only
             for node in ast.walk(ast.parse(source)):
                 if isinstance(node, ast.FunctionDef) and node.name == r.kernel:
                     first = min([node.lineno] + [d.lineno for d in node.decorator_list])
                     lines.update(range(first, (node.end_lineno or node.lineno) + 1))
                     break
-        except SyntaxError:
-            pass
     for ob in r.obligations:
         for loc in (ob.loc, ob.other_loc):
             if loc is not None and loc.line >= 1:

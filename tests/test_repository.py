@@ -165,8 +165,8 @@ def test_the_checks_themselves_catch_what_they_look_for(tmp_path):
     code = ROOT / "verikern" / "lang.py"
     assert unresolved_md_paths(code, "see docs/PROVER.md,\nLANGUAGE.md and README.md") == [
         "verikern/lang.py:2: LANGUAGE.md"]
-    assert unresolved_md_paths(doc, "PROVER.md, ../shared/LANGUAGE.md, https://x.org/a/B.md") == [
-        "docs/MIR.md:1: ../shared/LANGUAGE.md"]
+    assert unresolved_md_paths(doc, "PROVER.md, ../outside/LANGUAGE.md, https://x.org/a/B.md") == [
+        "docs/MIR.md:1: ../outside/LANGUAGE.md"]
     fake = tmp_path / "n.md"
     fake.write_text("# Title\n")
     assert anchors(fake) == {"title"}

@@ -9,6 +9,7 @@ arrays when a contiguous copy had to be made.
 """
 from __future__ import annotations
 
+import contextlib
 import importlib
 import inspect
 import numbers
@@ -236,10 +237,8 @@ def _lookup_captured(fn, name: str, seen: set):
     for v in list(cv.nonlocals.values()) + list(cv.globals.values()):
         inner = _python_function(v) or (v if inspect.isfunction(v) else None)
         if inner is not None:
-            try:
+            with contextlib.suppress(KeyError):          # not there: look further
                 return _lookup_captured(inner, name, seen)
-            except KeyError:
-                pass
     raise KeyError(name)
 
 
