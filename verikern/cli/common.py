@@ -30,6 +30,26 @@ def parse_dims(ctx, param, value):
     return dims
 
 
+def parse_pairs(ctx, param, values):
+    """NAME=VALUE options: shapes (`--size NAME=N[,M..]`) as tuples of ints, other values as text."""
+    out = {}
+    for item in values:
+        name, sep, text = item.partition("=")
+        if not sep or not name.strip() or not text.strip():
+            raise click.BadParameter(f"{item!r}: write NAME=VALUE")
+        if param.name == "sizes":
+            try:
+                shape = tuple(int(p) for p in text.replace("x", ",").split(","))
+            except ValueError:
+                raise click.BadParameter(f"{item!r}: write NAME=N or NAME=N,M (integers)")
+            if any(s < 0 for s in shape):
+                raise click.BadParameter(f"{item!r}: lengths must be >= 0")
+            out[name.strip()] = shape
+        else:
+            out[name.strip()] = text.strip()
+    return out
+
+
 def proof_options(func):
     """The options that decide verdicts (recorded in every report)."""
     for deco in reversed([

@@ -14,6 +14,8 @@ import sys
 
 import click
 
+from verikern.cli.common import parse_pairs
+
 EXIT_OK, EXIT_MISMATCH, EXIT_INPUT = 0, 1, 3
 DEFAULT_BACKENDS = "cpu,cpu:native"
 
@@ -45,25 +47,6 @@ def _parse_backends(ctx, param, value):
     return names
 
 
-def _parse_pairs(ctx, param, values):
-    out = {}
-    for item in values:
-        name, sep, text = item.partition("=")
-        if not sep or not name.strip() or not text.strip():
-            raise click.BadParameter(f"{item!r}: write NAME=VALUE")
-        if param.name == "sizes":
-            try:
-                shape = tuple(int(p) for p in text.replace("x", ",").split(","))
-            except ValueError:
-                raise click.BadParameter(f"{item!r}: write NAME=N or NAME=N,M (integers)")
-            if any(s < 0 for s in shape):
-                raise click.BadParameter(f"{item!r}: lengths must be >= 0")
-            out[name.strip()] = shape
-        else:
-            out[name.strip()] = text.strip()
-    return out
-
-
 EPILOG = """\b
 Exit status:
   0  every compared kernel agreed on every generated launch
@@ -91,9 +74,9 @@ Exit status:
 @click.option("--max-threads", type=click.IntRange(1, 1 << 20), default=1024, show_default=True,
               metavar="N", help="The largest launch generated.")
 @click.option("--finite", is_flag=True, help="No NaN or infinities in generated floats.")
-@click.option("--param", "params", multiple=True, metavar="NAME=VALUE", callback=_parse_pairs,
+@click.option("--param", "params", multiple=True, metavar="NAME=VALUE", callback=parse_pairs,
               help="Fix a scalar parameter (repeatable).")
-@click.option("--size", "sizes", multiple=True, metavar="NAME=N[,M..]", callback=_parse_pairs,
+@click.option("--size", "sizes", multiple=True, metavar="NAME=N[,M..]", callback=parse_pairs,
               help="Fix an array's shape (repeatable).")
 @click.option("--replay", type=click.Path(dir_okay=False, exists=True), metavar="FILE.npz",
               help="Run only the launch saved in FILE.npz (as printed after a mismatch).")

@@ -18,6 +18,8 @@ import tempfile
 import click
 import numpy as np
 
+from verikern.cli.common import parse_dims, parse_pairs
+
 EXIT_OK, EXIT_RACE, EXIT_INPUT = 0, 1, 3
 
 
@@ -34,35 +36,6 @@ class _TraceCommand(click.Command):
         except click.UsageError as err:
             err.exit_code = EXIT_INPUT
             raise
-
-
-def _parse_dims(ctx, param, value):
-    try:
-        dims = tuple(int(part) for part in value.replace("x", ",").split(","))
-    except ValueError:
-        raise click.BadParameter(f"{value!r}: give launch dims as N or N,M,... (positive integers)")
-    if not 1 <= len(dims) <= 4 or any(d < 1 for d in dims):
-        raise click.BadParameter(f"{value!r}: give 1 to 4 positive integers")
-    return dims
-
-
-def _parse_pairs(ctx, param, values):
-    out = {}
-    for item in values:
-        name, sep, text = item.partition("=")
-        if not sep or not name.strip() or not text.strip():
-            raise click.BadParameter(f"{item!r}: write NAME=VALUE")
-        if param.name == "sizes":
-            try:
-                shape = tuple(int(p) for p in text.replace("x", ",").split(","))
-            except ValueError:
-                raise click.BadParameter(f"{item!r}: write NAME=N or NAME=N,M (integers)")
-            if any(s < 0 for s in shape):
-                raise click.BadParameter(f"{item!r}: lengths must be >= 0")
-            out[name.strip()] = shape
-        else:
-            out[name.strip()] = text.strip()
-    return out
 
 
 class _Reporter:
@@ -163,14 +136,14 @@ Exit status:
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--kernel", "-k", "kernel_name", metavar="NAME",
               help="The kernel to run (optional when FILE has exactly one).")
-@click.option("--dim", "dims", required=True, metavar="N[,M..]", callback=_parse_dims,
+@click.option("--dim", "dims", required=True, metavar="N[,M..]", callback=parse_dims,
               help="Launch dims, e.g. 1024 or 64,64.")
 @click.option("--block-dim", type=click.IntRange(1, 1024), metavar="B",
               help="Threads per block; default: the kernel's, else min(256, launch size) or the "
                    "first power of two whose launch satisfies the requires.")
-@click.option("--param", "params", multiple=True, metavar="NAME=VALUE", callback=_parse_pairs,
+@click.option("--param", "params", multiple=True, metavar="NAME=VALUE", callback=parse_pairs,
               help="Fix a scalar parameter (repeatable); default: generated.")
-@click.option("--size", "sizes", multiple=True, metavar="NAME=N[,M..]", callback=_parse_pairs,
+@click.option("--size", "sizes", multiple=True, metavar="NAME=N[,M..]", callback=parse_pairs,
               help="Fix an array's shape (repeatable); default: follows the launch dims.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed for generated inputs.")
 @click.option("--out", type=click.Path(dir_okay=False), metavar="TRACE.json",
