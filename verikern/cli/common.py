@@ -18,6 +18,36 @@ class InputErrorExit(click.ClickException):
     exit_code = EXIT_INPUT
 
 
+class InputErrorCommand(click.Command):
+    """Bad options and arguments are input errors: exit 3, not click's 2
+    (2 means 'unknown' for prove)."""
+
+    def make_context(self, *args, **kwargs):
+        try:
+            return super().make_context(*args, **kwargs)
+        except click.UsageError as err:
+            err.exit_code = EXIT_INPUT
+            raise
+
+
+def select_kernel(module, file, kernel_name, fail):
+    """The KernelResult named `kernel_name` in a compiled `module` (the only
+    kernel when None); `fail(message)` for every way that cannot be."""
+    if module.errors and not module.kernels:
+        fail("\n".join(e.render() for e in module.errors))
+    names = module.kernel_names
+    if kernel_name is None:
+        if len(names) != 1:
+            fail(f"error: {file} has kernels {', '.join(names) or '(none)'}; choose one with --kernel")
+        kernel_name = names[0]
+    if kernel_name not in names:
+        fail(f"error: no kernel named {kernel_name!r} in {file}; kernels: {', '.join(names) or '(none)'}")
+    result = module.kernel(kernel_name)
+    if result.error is not None:
+        fail(result.error.render())
+    return result
+
+
 def parse_dims(ctx, param, value):
     if value is None:
         return None

@@ -52,20 +52,10 @@ def command(file, kernel_name, ir, arch, no_opt, obligation, output=None):
     except (OSError, UnicodeDecodeError) as e:
         _fail(f"error: cannot read {file}: {e}")
     module = compile_source(text, file, optimize=not no_opt) if no_opt else compile_file(file)
-    if module.errors and not module.kernels:
-        _fail("\n".join(e.render() for e in module.errors))
-    names = module.kernel_names
-    if kernel_name is None:
-        if len(names) != 1:
-            _fail(f"error: {file} has kernels {', '.join(names) or '(none)'}; "
-                  "choose one with --kernel")
-        kernel_name = names[0]
-    if kernel_name not in names:
-        _fail(f"error: no kernel named {kernel_name!r} in {file}; "
-              f"kernels: {', '.join(names) or '(none)'}")
-    result = module.kernel(kernel_name)
-    if result.error is not None:
-        _fail(result.error.render())
+    from verikern.cli.common import select_kernel
+
+    result = select_kernel(module, file, kernel_name, _fail)
+    kernel_name = result.name
     if ir == "hir":
         from verikern.hir.printer import format_kernel as format_hir
         click.echo(format_hir(result.hir), nl=False)

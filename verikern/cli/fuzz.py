@@ -14,7 +14,7 @@ import sys
 
 import click
 
-from verikern.cli.common import parse_pairs
+from verikern.cli.common import InputErrorCommand, parse_pairs
 
 EXIT_OK, EXIT_MISMATCH, EXIT_INPUT = 0, 1, 3
 DEFAULT_BACKENDS = "cpu,cpu:native"
@@ -24,15 +24,6 @@ class _InputError(click.ClickException):
     exit_code = EXIT_INPUT
 
 
-class _FuzzCommand(click.Command):
-    """Bad options are input errors: exit 3 rather than click's 2."""
-
-    def make_context(self, *args, **kwargs):
-        try:
-            return super().make_context(*args, **kwargs)
-        except click.UsageError as err:
-            err.exit_code = EXIT_INPUT
-            raise
 
 
 def _parse_backends(ctx, param, value):
@@ -57,7 +48,7 @@ Exit status:
 """
 
 
-@click.command(cls=_FuzzCommand, epilog=EPILOG,
+@click.command(cls=InputErrorCommand, epilog=EPILOG,
                context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--kernel", "-k", "kernels", metavar="NAME[,NAME..]",

@@ -13,20 +13,13 @@ import sys
 
 import click
 
+from verikern.cli.common import InputErrorCommand
+
 EXIT_OK, EXIT_PTXAS_FAILED, EXIT_INPUT = 0, 1, 3
 
 COLUMNS = ("kernel", "registers", "shared_bytes", "stack_bytes", "spill_stores", "spill_loads")
 
 
-class _InfoCommand(click.Command):
-    """Bad options and arguments are input errors: exit 3."""
-
-    def make_context(self, *args, **kwargs):
-        try:
-            return super().make_context(*args, **kwargs)
-        except click.UsageError as err:
-            err.exit_code = EXIT_INPUT
-            raise
 
 
 def _fail(message: str, code: int = EXIT_INPUT):
@@ -86,7 +79,7 @@ def _print_table(rows, arch: str, path: str) -> None:
     Console().print(table)
 
 
-@click.command(cls=_InfoCommand)
+@click.command(cls=InputErrorCommand)
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--kernel", "kernel", default=None, help="Only this kernel (default: every kernel).")
 @click.option("--arch", default="sm_80", show_default=True,

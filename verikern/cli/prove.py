@@ -13,7 +13,7 @@ import sys
 
 import click
 
-from verikern.cli.common import (InputErrorExit, cross_check_option, debug_options,
+from verikern.cli.common import (InputErrorCommand, InputErrorExit, cross_check_option, debug_options,
                                  make_cache, proof_options, run_options, run_proofs, write_output)
 
 EXIT_PROVED, EXIT_FAILED, EXIT_UNKNOWN, EXIT_INPUT = 0, 1, 2, 3
@@ -36,16 +36,6 @@ def exit_code(reports) -> int:
 _InputErrorExit = InputErrorExit
 
 
-class _ProveCommand(click.Command):
-    """Bad options and arguments are input errors: exit 3, not click's 2
-    (2 means 'unknown' here)."""
-
-    def make_context(self, *args, **kwargs):
-        try:
-            return super().make_context(*args, **kwargs)
-        except click.UsageError as err:
-            err.exit_code = EXIT_INPUT
-            raise
 
 
 def _progress_reporter():
@@ -73,7 +63,7 @@ def _progress_reporter():
     return callback, close
 
 
-@click.command(cls=_ProveCommand, context_settings={"help_option_names": ["-h", "--help"]})
+@click.command(cls=InputErrorCommand, context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
 @proof_options
 @run_options

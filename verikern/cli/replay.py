@@ -80,20 +80,10 @@ def command(file, kernel_name, ce_path, obligation):
         module = compile_file(file)
     except OSError as e:
         _fail(f"error: cannot read {file}: {e}")
-    if module.errors and not module.kernels:
-        _fail("\n".join(e.render() for e in module.errors))
-    names = module.kernel_names
-    if kernel_name is None:
-        if len(names) != 1:
-            _fail(f"error: {file} has kernels {', '.join(names) or '(none)'}; "
-                  "choose one with --kernel")
-        kernel_name = names[0]
-    if kernel_name not in names:
-        _fail(f"error: no kernel named {kernel_name!r} in {file}; "
-              f"kernels: {', '.join(names) or '(none)'}")
-    result = module.kernel(kernel_name)
-    if result.error is not None:
-        _fail(result.error.render())
+    from verikern.cli.common import select_kernel
+
+    result = select_kernel(module, file, kernel_name, _fail)
+    kernel_name = result.name
     cases = select_counterexamples(data, kernel_name, obligation)
     if not cases:
         _fail(f"error: {ce_path} holds no counterexample for kernel {kernel_name}"

@@ -18,7 +18,7 @@ import tempfile
 import click
 import numpy as np
 
-from verikern.cli.common import parse_dims, parse_pairs
+from verikern.cli.common import InputErrorCommand, parse_dims, parse_pairs
 
 EXIT_OK, EXIT_RACE, EXIT_INPUT = 0, 1, 3
 
@@ -27,15 +27,6 @@ class _InputError(click.ClickException):
     exit_code = EXIT_INPUT
 
 
-class _TraceCommand(click.Command):
-    """Bad options are input errors: exit 3 rather than click's 2."""
-
-    def make_context(self, *args, **kwargs):
-        try:
-            return super().make_context(*args, **kwargs)
-        except click.UsageError as err:
-            err.exit_code = EXIT_INPUT
-            raise
 
 
 class _Reporter:
@@ -131,7 +122,7 @@ Exit status:
 """
 
 
-@click.command(cls=_TraceCommand, epilog=EPILOG,
+@click.command(cls=InputErrorCommand, epilog=EPILOG,
                context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--kernel", "-k", "kernel_name", metavar="NAME",
