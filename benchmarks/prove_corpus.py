@@ -37,7 +37,7 @@ def _kwargs(prove_args) -> dict:
 
 def prove_case(path: str):
     """(path, [(kernel, status, seconds)]) for one corpus file."""
-    from verikern.proofs.driver import prove_file
+    from verikern.app.prove import prove_file
 
     case = parse_header(Path(path))
     reports = prove_file(path, **_kwargs(case.prove_args))

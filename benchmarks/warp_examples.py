@@ -5,7 +5,7 @@ them, never imports warp: the package folder is found with
 `importlib.util.find_spec`, or given with --warp-dir), compiles every kernel
 named in benchmarks/data/warp-examples-in-scope.txt with
 `verikern.frontend.compile_source`, proves those that compile with
-`verikern.proofs.driver.prove_mir`, and prints per kernel: compiled or the
+`verikern.proofs.pipeline.prove_mir`, and prints per kernel: compiled or the
 first error (rule and message), the verdict, and the totals.
 
     python benchmarks/warp_examples.py [--warp-dir DIR] [--no-prove] [--budget B]
@@ -61,7 +61,7 @@ def warp_root(warp_dir: str | None) -> Path:
 def _prove_kwargs(budget: float | None) -> dict:
     """The budget keyword the driver accepts (`budget`: millions of z3
     resource units per check; older drivers took `timeout`)."""
-    from verikern.proofs.driver import prove_mir
+    from verikern.proofs.pipeline import prove_mir
 
     params = inspect.signature(prove_mir).parameters
     if budget is None:
@@ -111,7 +111,7 @@ def run(entries, root: Path, prove: bool, budget: float | None, out=sys.stdout) 
             else:
                 row["compiled"] = True
                 if prove:
-                    from verikern.proofs.driver import prove_mir
+                    from verikern.proofs.pipeline import prove_mir
 
                     t0 = time.perf_counter()
                     rep = prove_mir(kr.mir, file=e.path, **kwargs)

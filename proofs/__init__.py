@@ -1,16 +1,19 @@
-"""verikern.proofs (installed from the top-level proofs/ folder).
+"""verikern.proofs (installed from the top-level proofs/ folder), by role:
 
-`prove_kernel` decides every obligation of one MIR kernel (proofs/prover.py);
-`prove_file` (proofs/driver.py) compiles a file, proves and replays.
+- `obligations`: the data model (obligations, counterexamples, verdicts);
+- `analysis/`: MIR analyses that never touch a solver (uniformity, barrier intervals);
+- `deciding/`: the z3 prover, its one solve strategy, budgets, invariants,
+  peeled iterations, a second solver and the SMT-LIB export;
+- `confirming/`: replay of counterexamples on the simulator and through C;
+- `reporting/`: renderers (text, JSON, SARIF, HTML), scopes, fingerprints, gates;
+- `pipeline`: one kernel's proof, decided then settled by replay.
+
+`prove_kernel` decides every obligation of one MIR kernel
+(proofs/deciding/prover.py); `prove_mir` (proofs/pipeline.py) also replays.
+Compiling files is the application's job (verikern.app), above this package.
 """
-from .obligations import (  # noqa: F401
+from verikern.proofs.deciding.prover import prove_kernel  # noqa: F401
+from verikern.proofs.obligations import (  # noqa: F401
     Counterexample, KernelReport, KernelStatus, Obligation, ObligationKind, Status,
 )
-from .prover import prove_kernel  # noqa: F401
-
-
-def __getattr__(name):
-    if name == "prove_file":
-        from .driver import prove_file
-        return prove_file
-    raise AttributeError(f"module 'verikern.proofs' has no attribute {name!r}")
+from verikern.proofs.pipeline import prove_mir  # noqa: F401

@@ -10,7 +10,8 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any
 
-from verikern.mir.nodes import SourceLoc
+from verikern.mir import facts
+from verikern.mir.nodes import Assert, Atomic, Kernel, SourceLoc
 
 #: A MIR site: (block label, instruction index).
 Point = tuple[str, int]
@@ -149,7 +150,7 @@ class Obligation:
 class KernelReport:
     """The verdict for one kernel: status is the worst obligation status
     (failed > unknown > proved), or ERROR with `error` (rendered KernelError).
-    `scope` and `cached` are rendered by proofs.report, not by `to_json`."""
+    `scope` and `cached` are rendered by proofs.reporting.render, not by `to_json`."""
 
     file: str
     kernel: str
@@ -158,9 +159,9 @@ class KernelReport:
     obligations: tuple[Obligation, ...] = ()
     error: str | None = None
     line: int = 0
-    #: What the verdict rests on (proofs.scope.Scope), when the kernel compiled.
+    #: What the verdict rests on (proofs.reporting.scope.Scope), when the kernel compiled.
     scope: Any = None
-    #: True when the verdict was read from the proof cache (proofs.cache).
+    #: True when the verdict was read from the proof cache (verikern.app.cache).
     cached: bool = False
 
     @staticmethod
@@ -183,3 +184,36 @@ class KernelReport:
         if self.error is not None:
             d["error"] = self.error
         return d
+
+
+def enumerate_obligations(kernel: Kernel) -> list[ObligationSpec]:
+    """Every obligation of docs/LANGUAGE.md section 5, in source order of sites."""
+    specs: list[ObligationSpec] = []
+    accesses: list[tuple[Point, object]] = []
+    for b in kernel.blocks:
+        for i, ins in enumerate(b.instrs):
+            site = (b.label, i)
+            if facts.accesses_memory(ins):
+                accesses.append((site, ins))
+                for k in range(ins.array.ndim):
+                    specs.append(ObligationSpec(ObligationKind.BOUNDS, ins.loc, site, dim=k))
+            elif facts.may_trap(ins):
+                specs.append(ObligationSpec(ObligationKind.DIV_ZERO, ins.loc, site))
+            elif facts.is_barrier(ins):
+                specs.append(ObligationSpec(ObligationKind.DIVERGENCE, ins.loc, site))
+            elif isinstance(ins, Assert):
+                kind = ObligationKind.INVARIANT if ins.kind == "invariant" else ObligationKind.ASSERT
+                specs.append(ObligationSpec(kind, ins.loc, site))
+    for x in range(len(accesses)):
+        for y in range(x, len(accesses)):
+            (s1, a), (s2, b) = accesses[x], accesses[y]
+            if a.array.name != b.array.name or a.array.space != b.array.space:
+                continue
+            if not (facts.writes_memory(a) or facts.writes_memory(b)):
+                continue
+            if isinstance(a, Atomic) and isinstance(b, Atomic):
+                continue
+            specs.append(ObligationSpec(ObligationKind.RACE, a.loc, s1, other=s2,
+                                        other_loc=b.loc))
+    specs.sort(key=lambda s: (s.loc.line, s.loc.col, list(ObligationKind).index(s.kind)))
+    return specs

@@ -1,6 +1,6 @@
 """Input generation for a MIR kernel and a launch.
 
-Invariant: `make_inputs` returns only inputs that `verikern.runtime.prepare_launch`
+Invariant: `make_inputs` returns only inputs that `verikern.backends.launch.prepare_mir_launch`
 accepted (argument dtypes and ranks, every `vk.requires`, every array contract);
 when no candidate is accepted it raises `InputGenerationError` naming the
 contract that failed and the --param/--size options that would fix it.
@@ -21,6 +21,7 @@ from typing import Any, Callable, Iterator, Mapping
 
 import numpy as np
 
+from verikern.backends.launch import prepare_mir_launch
 from verikern.errors import ContractError, KernelRuntimeError, LaunchError
 from verikern.mir.nodes import (
     ArrayRef, Kernel, Operand, Requires, RequiresArray, ScalarParam,
@@ -217,9 +218,8 @@ def ordered_inputs(kernel: Kernel, values: Mapping[str, Any]) -> list:
 
 def _launch_check(kernel: Kernel, dims: tuple[int, ...], block_dim: int,
                   values: Mapping[str, Any]) -> None:
-    from verikern.runtime import prepare_launch
 
-    prepare_launch(kernel, dims if len(dims) > 1 else dims[0], ordered_inputs(kernel, values), block_dim)
+    prepare_mir_launch(kernel, dims if len(dims) > 1 else dims[0], ordered_inputs(kernel, values), block_dim)
 
 
 def _check_overrides(kernel: Kernel, sizes: Mapping, params: Mapping) -> dict[str, tuple[int, ...]]:

@@ -12,30 +12,16 @@ from __future__ import annotations
 import contextlib
 import importlib
 import inspect
-import numbers
 import re
-from dataclasses import dataclass
 
 import numpy as np
 
+from verikern.backends.launch import (  # noqa: F401  (re-exported: vk's launch API)
+    DEFAULT_BLOCK_DIM, MAX_THREADS, LaunchConfig, check_array, convert_scalar, launch_config,
+    prepare_mir_launch,
+)
 from verikern.errors import LaunchError
-from verikern.mir import facts
-from verikern.mir.nodes import ArrayRef, Kernel, ScalarParam
-
-MAX_THREADS = 2 ** 31
-DEFAULT_BLOCK_DIM = 256
-
-
-@dataclass(frozen=True)
-class LaunchConfig:
-    """dims: the launch shape (1..4 positive ints); size = prod(dims) < 2**31;
-    grid_dim = ceil(size / block_dim)."""
-
-    dims: tuple[int, ...]
-    block_dim: int
-    grid_dim: int
-    size: int
-
+from verikern.mir.nodes import ArrayRef, Kernel
 
 # device name -> (module, function name); "cuda:N" is matched separately
 DEVICES: dict[str, tuple[str, str]] = {
@@ -82,120 +68,6 @@ def _kernel_of(kernel, inputs=None) -> Kernel:
                               "these arguments (check the dtypes)") from None
     raise LaunchError(f"vk.launch: expected a @vk.kernel function or a verikern.mir.Kernel, "
                       f"got {type(kernel).__name__}")
-
-
-# ------------------------------------------------------------- launch shape
-def launch_config(kernel: Kernel, dim, block_dim) -> LaunchConfig:
-    name = kernel.name
-    if isinstance(dim, (numbers.Integral,)) and not isinstance(dim, bool):
-        dims = (int(dim),)
-    elif isinstance(dim, (tuple, list)) and dim and all(
-            isinstance(d, numbers.Integral) and not isinstance(d, bool) for d in dim):
-        dims = tuple(int(d) for d in dim)
-    else:
-        raise LaunchError(f"kernel {name}: dim must be a positive int or a tuple of 1 to 4 "
-                          f"positive ints, got {dim!r}")
-    if len(dims) > 4:
-        raise LaunchError(f"kernel {name}: dim has {len(dims)} dimensions; at most 4 are "
-                          f"allowed")
-    if any(d < 1 for d in dims):
-        raise LaunchError(f"kernel {name}: every launch dimension must be >= 1, got "
-                          f"{dims}; skip the launch instead of launching zero threads")
-    if len(dims) != kernel.launch_ndim:
-        raise LaunchError(f"kernel {name}: it unpacks vk.tid() into {kernel.launch_ndim} "
-                          f"index(es), so dim must have {kernel.launch_ndim} dimension(s); "
-                          f"got {dims}")
-    if not isinstance(block_dim, numbers.Integral) or isinstance(block_dim, bool):
-        raise LaunchError(f"kernel {name}: block_dim must be an int, got {block_dim!r}")
-    block_dim = int(block_dim)
-    if not 1 <= block_dim <= 1024:
-        raise LaunchError(f"kernel {name}: block_dim must be in 1..1024, got {block_dim}")
-    if kernel.block_dim is not None and block_dim != kernel.block_dim:
-        raise LaunchError(f"kernel {name}: it is declared with @vk.kernel(block_dim="
-                          f"{kernel.block_dim}); launch it with block_dim={kernel.block_dim}, "
-                          f"not {block_dim}")
-    size = 1
-    for d in dims:
-        size *= d
-    if size >= MAX_THREADS:
-        raise LaunchError(f"kernel {name}: the launch has {size} threads; the total must be "
-                          f"below 2**31")
-    if kernel.uses_block_features and size % block_dim != 0:
-        raise LaunchError(f"kernel {name}: it uses shared memory or barriers, so the launch "
-                          f"size ({size}) must be a multiple of block_dim ({block_dim}); "
-                          f"pad the launch to {-(-size // block_dim) * block_dim} threads and "
-                          f"guard the extra ones")
-    return LaunchConfig(dims, block_dim, -(-size // block_dim), size)
-
-
-# ------------------------------------------------------------------ arguments
-def _array_type_text(ref: ArrayRef) -> str:
-    inner = f" of {'x'.join(map(str, ref.inner))} elements" if ref.inner else ""
-    return f"{ref.ndim}-D array of {ref.dtype.name}{inner}"
-
-
-def _check_array(kname: str, ref: ArrayRef, value) -> np.ndarray:
-    where = f"kernel {kname}: argument {ref.name}"
-    if not isinstance(value, np.ndarray):
-        raise LaunchError(f"{where} must be a numpy array ({_array_type_text(ref)}), got "
-                          f"{type(value).__name__}; wrap it with numpy.asarray(..., "
-                          f"dtype=numpy.{ref.dtype.np_dtype.name})")
-    want = ref.dtype.np_dtype
-    if value.dtype != want:
-        raise LaunchError(f"{where} has dtype {value.dtype}, but the kernel declares "
-                          f"{ref.dtype.name}; convert it with .astype(numpy.{want.name})")
-    full = ref.ndim + len(ref.inner)
-    if value.ndim != full:
-        shape_hint = "(n, " + ", ".join(map(str, ref.inner)) + ")" if ref.inner else ""
-        extra = f" with shape {shape_hint}" if ref.inner else ""
-        raise LaunchError(f"{where} has {value.ndim} dimension(s), but the kernel declares a "
-                          f"{_array_type_text(ref)}: pass a {full}-D numpy array{extra}")
-    if ref.inner and tuple(value.shape[ref.ndim:]) != tuple(ref.inner):
-        raise LaunchError(f"{where} has shape {value.shape}; its trailing dimensions must be "
-                          f"{tuple(ref.inner)} for elements of this type")
-    if any(s >= MAX_THREADS for s in value.shape[:ref.ndim]):
-        raise LaunchError(f"{where} has a dimension of 2**31 elements or more, which "
-                          f"a.shape (int32) cannot describe")
-    return value
-
-
-def _convert_scalar(kname: str, p: ScalarParam, value):
-    t = p.value.type
-    where = f"kernel {kname}: argument {p.name} ({t.name})"
-    if isinstance(value, np.ndarray) and value.ndim == 0:
-        value = value[()]
-    if t.is_bool:
-        if isinstance(value, (bool, np.bool_)):
-            return np.bool_(value)
-        raise LaunchError(f"{where} must be a bool, got {value!r}")
-    if t.is_int:
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-            raise LaunchError(f"{where} must be an integer, got {value!r} "
-                              f"({type(value).__name__}); convert it with int(...)")
-        v = int(value)
-        if not t.min_value <= v <= t.max_value:
-            raise LaunchError(f"{where} = {v} is out of range {t.min_value}..{t.max_value}; "
-                              f"pass a value that fits {t.name}")
-        return t.np_dtype.type(v)
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise LaunchError(f"{where} must be a number, got {value!r}")
-    with np.errstate(over="ignore"):
-        converted = t.np_dtype.type(value)
-    if np.isinf(converted) and np.isfinite(float(value)):
-        raise LaunchError(f"{where} = {value!r} is too large for {t.name} (it would become "
-                          f"infinity); pass a value within +-{float(np.finfo(t.np_dtype).max):g}")
-    return converted
-
-
-def _check_overlap(kname: str, arrays: dict) -> None:
-    names = list(arrays)
-    for i, a in enumerate(names):
-        for b in names[i + 1:]:
-            x, y = arrays[a], arrays[b]
-            if np.may_share_memory(x, y) and np.shares_memory(x, y):
-                raise LaunchError(f"kernel {kname}: arguments {a} and {b} overlap in memory; "
-                                  f"array arguments of one launch must be distinct (pass a "
-                                  f"copy, e.g. {b}.copy())")
 
 
 def _user_params(k: Kernel) -> list[tuple[str, list]]:
@@ -296,9 +168,9 @@ def _takes(k: Kernel, inputs, kernel) -> bool:
         values = _expand_components(k, list(inputs), kernel)
         for p, v in zip(k.params, values):
             if isinstance(p, ArrayRef):
-                _check_array(k.name, p, v)
+                check_array(k.name, p, v)
             else:
-                _convert_scalar(k.name, p, v)
+                convert_scalar(k.name, p, v)
     except LaunchError:
         return False
     return True
@@ -307,33 +179,14 @@ def _takes(k: Kernel, inputs, kernel) -> bool:
 def prepare_launch(kernel, dim, inputs, block_dim: int | None = 256):
     """Check everything about a launch; return (mir.Kernel, LaunchConfig,
     arrays, scalars).  Raises LaunchError/ContractError before anything runs.
-    block_dim None: the kernel's fixed block_dim, else 256."""
+    block_dim None: the kernel's fixed block_dim, else 256.  `kernel` may be
+    a @vk.kernel handle, a Warp kernel object or a MIR Kernel; `inputs` in
+    user parameter order (verikern.backends.launch checks the MIR launch)."""
     k = _kernel_of(kernel, inputs if isinstance(inputs, (list, tuple)) else None)
-    if block_dim is None:
-        block_dim = k.block_dim or DEFAULT_BLOCK_DIM
     if not isinstance(inputs, (list, tuple)):
         raise LaunchError(f"kernel {k.name}: inputs must be a list of arguments in parameter "
                           f"order, got {type(inputs).__name__}")
-    inputs = _expand_components(k, list(inputs), kernel)
-    launch = launch_config(k, dim, block_dim)
-    arrays: dict = {}
-    scalars: dict = {}
-    for p, value in zip(k.params, inputs):
-        if isinstance(p, ArrayRef):
-            arrays[p.name] = _check_array(k.name, p, value)
-        else:
-            scalars[p.name] = _convert_scalar(k.name, p, value)
-    _check_overlap(k.name, arrays)
-    written = {ins.array.name for _, ins in k.instructions()
-               if facts.writes_memory(ins) and ins.array.space == "global"}
-    for name in sorted(written):
-        if name in arrays and not arrays[name].flags.writeable:
-            raise LaunchError(f"kernel {k.name}: argument {name} is a read-only array, but the "
-                              f"kernel writes it; pass a writeable array (e.g. {name}.copy())")
-    from verikern.backends.simulator import check_contracts
-    check_contracts(k, launch, {n: np.ascontiguousarray(a) for n, a in arrays.items()},
-                    scalars)
-    return k, launch, arrays, scalars
+    return prepare_mir_launch(k, dim, _expand_components(k, list(inputs), kernel), block_dim)
 
 
 # ------------------------------------------------------------------- devices

@@ -28,7 +28,7 @@ def emit_c(kernel: Kernel, *, dims: tuple[int, ...] | None = None,
     """The C encoding of `kernel`; `dims` / `block_dim` fix the launch as the
     prover's --dim / --block-dim do.  Raises CEncodeError for what the C
     encoder does not translate (float16)."""
-    from verikern.proofs.prover import enumerate_obligations
+    from verikern.proofs.obligations import enumerate_obligations
 
     from .harness import HarnessEmitter
     return HarnessEmitter(kernel, enumerate_obligations(kernel), dims, block_dim).file()

@@ -8,7 +8,7 @@ thread resumes anywhere; phi copies happen on CFG edges through temporaries
 (parallel assignment).
 
 Obligations are checked where the prover places them (the same enumeration,
-`verikern.proofs.prover.enumerate_obligations`), each `VK_CHECK` carrying
+`verikern.proofs.deciding.prover.enumerate_obligations`), each `VK_CHECK` carrying
 `"<obligation id> <kind> <file>:<line>:<col>"` (`obligation_id`):
 - bounds: one check per logical dimension of every access, before it;
 - div-zero: before every integer division whose divisor is not a non-zero

@@ -1,4 +1,4 @@
-"""MIR -> SMT (z3) encoding used by the prover (verikern.proofs.prover).
+"""MIR -> SMT (z3) encoding used by the prover (verikern.proofs.deciding.prover).
 
 - `semantics`: exact bit-vector meaning of each MIR integer operation;
 - `launch`: the symbolic launch (dims, block size, grid, shapes, parameters)

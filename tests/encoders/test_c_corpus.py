@@ -24,7 +24,7 @@ import pytest
 
 from corpus_loader import load_corpus
 from verikern.encoders.c import HEADER_DIR, emit_c
-from verikern.encoders.c.replay import CFLAGS, CReplay
+from verikern.proofs.confirming.c_replay import CFLAGS, CReplay
 from verikern.frontend import compile_file
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -68,7 +68,7 @@ def test_c_of_every_kernel_compiles_warning_free(folder, compiler, tmp_path):
 @pytest.mark.parametrize("case", FAILING, ids=[c.name for c in FAILING])
 def test_confirmed_counterexample_fails_the_same_obligation_in_c(case):
     from prove_cli.prove_args import driver_kwargs
-    from verikern.proofs.driver import prove_file
+    from verikern.app.prove import prove_file
     from verikern.proofs.obligations import Status, obligation_id
 
     reports = prove_file(case.path, **driver_kwargs(case.prove_args))

@@ -72,7 +72,7 @@ def test_a_func_name_defined_in_two_factories_is_ambiguous():
 
 
 def test_factory_capture_is_proved_for_every_value():
-    from verikern.proofs.driver import prove_source
+    from verikern.app.prove import prove_source
     import textwrap
     src = W + textwrap.dedent('''
     def make(k: int):

@@ -141,7 +141,7 @@ def test_decorator_requires_is_checked_by_launch():
 
 
 def test_decorator_requires_is_proved_like_in_body():
-    from verikern.proofs.driver import prove_source
+    from verikern.app.prove import prove_source
     text = compile_text(DECORATED)   # noqa: F841 (compiles)
     import textwrap
     reports = prove_source(textwrap.dedent(DECORATED), "d.py")

@@ -27,7 +27,7 @@ from verikern.backends.simulator import simulate
 from verikern.errors import ContractError, KernelAssertionError, KernelRuntimeError, LaunchError
 from verikern.frontend import compile_source
 from verikern.mir.facts import is_barrier
-from verikern.proofs.driver import prove_mir
+from verikern.proofs.pipeline import prove_mir
 from verikern.proofs.obligations import Status
 from verikern.runtime import prepare_launch
 from verikern.trace import find_races

@@ -17,13 +17,13 @@ CASES = load_corpus()
 
 
 def _describe(reports) -> str:
-    from verikern.proofs.report import render_text
+    from verikern.proofs.reporting.render import render_text
     return render_text(reports)
 
 
 def _prove(path, prove_args=(), timeout=None):
     """Reports for one file, proved with the case's own prove-args."""
-    from verikern.proofs.driver import prove_file
+    from verikern.app.prove import prove_file
     return tuple(prove_file(path, **driver_kwargs(prove_args, timeout=timeout)))
 
 

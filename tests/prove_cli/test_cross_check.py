@@ -12,9 +12,9 @@ import z3
 from click.testing import CliRunner
 
 from verikern.cli import main
-from verikern.proofs import crosscheck
-from verikern.proofs.budget import CROSS_ENV, standard_smtlib
-from verikern.proofs.driver import prove_file
+from verikern.proofs.deciding import crosscheck
+from verikern.proofs.deciding.budget import CROSS_ENV, standard_smtlib
+from verikern.app.prove import prove_file
 from verikern.proofs.obligations import Status
 
 CORPUS = Path(__file__).resolve().parents[1] / "corpus"

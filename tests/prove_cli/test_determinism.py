@@ -12,8 +12,8 @@ import pytest
 
 from verikern.backends.simulator import WorkMeter
 from verikern.errors import SimulationBudgetExceeded
-from verikern.proofs.budget import MEGA, MIN_CHECK_RLIMIT, SolverBudget, fresh_context
-from verikern.proofs.driver import prove_file
+from verikern.proofs.deciding.budget import MEGA, MIN_CHECK_RLIMIT, SolverBudget, fresh_context
+from verikern.app.prove import prove_file
 from verikern.proofs.obligations import Status
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -49,7 +49,7 @@ def test_reports_identical_across_hash_seeds_job_counts_and_load():
 
 
 def _report(path: str) -> dict:
-    from verikern.proofs.report import render
+    from verikern.proofs.reporting.render import render
     return strip_timing(json.loads(render(prove_file(path), "json")))
 
 
@@ -108,8 +108,8 @@ def test_work_meter_counts_warp_steps_and_stops():
 
 def test_replay_reports_a_spent_work_budget(tmp_path):
     from verikern.frontend import compile_file
-    from verikern.proofs.prover import prove_kernel
-    from verikern.proofs.replay import replay
+    from verikern.proofs.deciding.prover import prove_kernel
+    from verikern.proofs.confirming.replay import replay
 
     src = tmp_path / "spin.py"
     src.write_text(

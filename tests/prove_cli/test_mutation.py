@@ -32,7 +32,7 @@ def _params(name):
 
 
 def _prove(planned):
-    from verikern.proofs.driver import prove_source
+    from verikern.app.prove import prove_source
 
     kwargs = driver_kwargs(planned.source.prove_args, budget=MUTANT_BUDGET)
     if kwargs["kernel"] is None:
@@ -43,7 +43,7 @@ def _prove(planned):
 def _check(planned, set_name, record_property):
     import time
 
-    from verikern.proofs.report import render_text
+    from verikern.proofs.reporting.render import render_text
 
     start = time.process_time()
     reports = _prove(planned)
@@ -100,9 +100,9 @@ def test_every_kind_is_in_the_fast_set_and_only_benign_candidates_are_dropped(re
 @pytest.mark.parametrize("path", sorted(EXTRA_SOURCES.glob("*.py")), ids=lambda p: p.stem)
 def test_mutation_sources_are_proved(path):
     """A mutant means something only if the kernel it mutates is proved."""
-    from verikern.proofs.driver import prove_file
+    from verikern.app.prove import prove_file
     from verikern.proofs.obligations import KernelStatus
-    from verikern.proofs.report import render_text
+    from verikern.proofs.reporting.render import render_text
 
     reports = prove_file(path, **driver_kwargs((), budget=MUTANT_BUDGET))
     assert reports and all(r.status is KernelStatus.PROVED for r in reports), render_text(reports)

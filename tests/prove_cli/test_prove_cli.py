@@ -93,7 +93,7 @@ def test_failure_exits_1_with_a_confirmed_counterexample(tmp_path):
 
 
 def test_unknown_exits_2(tmp_path, monkeypatch):
-    import verikern.proofs.prover as prover
+    import verikern.proofs.deciding.prover as prover
 
     def undecided(kernel, **kw):
         return (obligation(status=Status.UNKNOWN, reason="solver timeout after 0.1 s"),)
@@ -161,7 +161,7 @@ def test_kernel_filter_and_folder_input(tmp_path):
 
 
 def test_dim_and_block_dim_reach_the_prover(tmp_path, monkeypatch):
-    import verikern.proofs.prover as prover
+    import verikern.proofs.deciding.prover as prover
     seen = {}
 
     def record(kernel, *, dims=None, block_dim=None, budget=None):
@@ -215,7 +215,7 @@ def test_prove_never_executes_the_file(tmp_path):
 
 
 def test_progress_callback_sees_every_file(tmp_path):
-    from verikern.proofs.driver import prove_paths
+    from verikern.app.prove import prove_paths
     a = write(tmp_path, "a.py", GOOD)
     b = write(tmp_path, "b.py", ONE_BAD_ONE_GOOD)
     calls = []

@@ -14,7 +14,7 @@ CORPUS = Path(__file__).resolve().parents[1] / "corpus"
 
 
 def test_dump_smt_writes_every_query_and_each_re_decides_alike(tmp_path, monkeypatch):
-    from verikern.proofs.budget import DUMP_ENV
+    from verikern.proofs.deciding.budget import DUMP_ENV
 
     # the option sets these for the process: restore them after the test
     monkeypatch.setenv(DUMP_ENV, "")

@@ -6,7 +6,8 @@ import pytest
 
 from prove_cli.helpers_prove import cex, obligation, report
 from verikern.cli.prove import exit_code
-from verikern.proofs import driver
+from verikern.app import prove as driver
+from verikern.proofs import pipeline
 from verikern.proofs.obligations import KernelReport, KernelStatus, Status
 
 
@@ -24,21 +25,21 @@ def _replayer(answer):
 
 def test_confirmed_failure_stays_failed_and_says_how():
     ob = obligation(status=Status.FAILED, counterexample=cex())
-    (out,) = driver.settle(None, [ob], _replayer((True, "OutOfBoundsError at line 5")))
+    (out,) = pipeline.settle(None, [ob], _replayer((True, "OutOfBoundsError at line 5")))
     assert out.status is Status.FAILED and out.confirmed is True
     assert out.reason == "confirmed by replay: OutOfBoundsError at line 5"
 
 
 def test_unconfirmed_concrete_failure_stays_failed_with_confirmed_false():
     ob = obligation(status=Status.FAILED, counterexample=cex())
-    (out,) = driver.settle(None, [ob], _replayer((False, "depends on float values")))
+    (out,) = pipeline.settle(None, [ob], _replayer((False, "depends on float values")))
     assert out.status is Status.FAILED and out.confirmed is False
     assert out.reason == "not confirmed by replay: depends on float values"
 
 
 def test_unconfirmed_failure_from_an_abstraction_becomes_unknown():
     ob = obligation(status=Status.FAILED, counterexample=cex(abstracted=True))
-    (out,) = driver.settle(None, [ob], _replayer((False, "no violation")))
+    (out,) = pipeline.settle(None, [ob], _replayer((False, "no violation")))
     assert out.status is Status.UNKNOWN and out.confirmed is False
     assert out.reason.startswith("possible violation, not confirmed by replay: no violation")
     assert KernelReport.summarize([out]) is KernelStatus.UNKNOWN
@@ -49,19 +50,19 @@ def test_the_typed_mark_decides_not_the_words_of_a_reason():
     abstracted (decisions never read message text)."""
     ob = obligation(status=Status.FAILED, counterexample=cex(),
                     reason="loop abstracted by its invariant")
-    (out,) = driver.settle(None, [ob], _replayer((False, "no violation")))
+    (out,) = pipeline.settle(None, [ob], _replayer((False, "no violation")))
     assert out.status is Status.FAILED and out.confirmed is False
 
 
 def test_confirmed_failure_from_an_abstraction_stays_failed():
     ob = obligation(status=Status.FAILED, counterexample=cex(abstracted=True))
-    (out,) = driver.settle(None, [ob], _replayer((True, "seen")))
+    (out,) = pipeline.settle(None, [ob], _replayer((True, "seen")))
     assert out.status is Status.FAILED and out.confirmed is True
 
 
 def test_replay_crash_does_not_hide_the_failure():
     ob = obligation(status=Status.FAILED, counterexample=cex())
-    (out,) = driver.settle(None, [ob], _replayer(RuntimeError("boom")))
+    (out,) = pipeline.settle(None, [ob], _replayer(RuntimeError("boom")))
     assert out.status is Status.FAILED and out.confirmed is False
     assert "replay crashed: RuntimeError: boom" in out.reason
 
@@ -70,13 +71,13 @@ def test_only_failed_obligations_are_replayed():
     replay = _replayer((True, "x"))
     obs = [obligation(), obligation(status=Status.UNKNOWN, reason="timeout"),
            obligation(status=Status.FAILED, counterexample=cex())]
-    out = driver.settle(None, obs, replay)
+    out = pipeline.settle(None, obs, replay)
     assert len(replay.calls) == 1 and out[:2] == tuple(obs[:2])
 
 
 def test_failure_without_counterexample_is_unconfirmed():
     ob = obligation(status=Status.FAILED)
-    (out,) = driver.settle(None, [ob], _replayer((True, "never called")))
+    (out,) = pipeline.settle(None, [ob], _replayer((True, "never called")))
     assert out.confirmed is False and "no counterexample" in out.reason
 
 
@@ -91,9 +92,9 @@ def test_prove_mir_turns_a_prover_crash_into_an_error_report():
 
     def crashing(kernel, **kw):
         raise ZeroDivisionError("oops")
-    r = driver.prove_mir(k, file="k.py", prover=crashing)
+    r = pipeline.prove_mir(k, file="k.py", prover=crashing)
     assert r.status is KernelStatus.ERROR and "internal error while proving k" in r.error
-    ok = driver.prove_mir(k, file="k.py", prover=lambda kernel, **kw: (obligation(),))
+    ok = pipeline.prove_mir(k, file="k.py", prover=lambda kernel, **kw: (obligation(),))
     assert ok.status is KernelStatus.PROVED and ok.line == 3
 
 

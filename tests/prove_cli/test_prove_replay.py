@@ -12,7 +12,7 @@ from verikern.mir.nodes import (
 )
 from verikern.proofs.obligations import Counterexample, Obligation, ObligationKind, Status
 
-from verikern.proofs.replay import MAX_REPLAY_THREADS, concrete_launch, replay
+from verikern.proofs.confirming.replay import MAX_REPLAY_THREADS, concrete_launch, replay
 
 F = "k.py"
 
@@ -236,7 +236,7 @@ def test_no_counterexample_is_not_confirmed():
 
 
 def test_every_obligation_kind_has_a_confirmation_rule():
-    from verikern.proofs import replay as replay_module
+    from verikern.proofs.confirming import replay as replay_module
     assert set(replay_module._EXPECTED_ERROR) == set(ObligationKind)
 
 
@@ -267,7 +267,7 @@ def load_float_index():
 
 
 def test_abstracted_float_counterexample_is_confirmed_with_tried_contents():
-    from verikern.proofs.replay import replay_with_witness
+    from verikern.proofs.confirming.replay import replay_with_witness
     k = load_float_index()
     # the prover's float value (0.0) is abstract: with it, y[0] is in bounds
     cex = Counterexample((2,), 2, ((0, 0),), shapes={"x": (2,), "y": (4,)}, arrays={"x": {0: 0.0}},

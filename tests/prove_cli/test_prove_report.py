@@ -11,7 +11,7 @@ import pytest
 from prove_cli.helpers_prove import cex, error_report, obligation, report
 from verikern import __version__
 from verikern.mir.nodes import SourceLoc
-from verikern.proofs import report as rep
+from verikern.proofs.reporting import render as rep
 from verikern.proofs.obligations import KernelStatus, ObligationKind, Status
 
 # The official OASIS schema, copied into the repository (origin and licence: tests/data/README.md).

@@ -5,7 +5,7 @@ import textwrap
 
 from verikern.frontend import compile_source
 from verikern.proofs import prove_kernel
-from verikern.proofs.budget import SolverBudget
+from verikern.proofs.deciding.budget import SolverBudget
 
 HEADER = "import verikern as vk\n\n"
 

@@ -1,4 +1,4 @@
-"""Exact counterexamples for loop-carried bugs (proofs.peeling) and their use
+"""Exact counterexamples for loop-carried bugs (proofs.deciding.peeling) and their use
 by the driver's `settle`: found in a peeled iteration, not abstracted,
 confirmed by the simulator; nothing for correct kernels."""
 import re
@@ -8,15 +8,15 @@ from pathlib import Path
 import pytest
 
 from verikern.frontend import compile_source
-from verikern.proofs import driver
-from verikern.proofs.budget import MEGA
-from verikern.proofs.replay import ReplayOutcome, ReplayVerdict
+from verikern.proofs import pipeline
+from verikern.proofs.deciding.budget import MEGA
+from verikern.proofs.confirming.replay import ReplayOutcome, ReplayVerdict
 from verikern.proofs.obligations import (
     Counterexample, Obligation, ObligationKind, Status,
 )
-from verikern.proofs.peeling import exact_counterexample, specs_for
-from verikern.proofs.prover import enumerate_obligations
-from verikern.proofs.replay import replay
+from verikern.proofs.deciding.peeling import exact_counterexample, specs_for
+from verikern.proofs.deciding.prover import enumerate_obligations
+from verikern.proofs.confirming.replay import replay
 
 HEADER = "import verikern as vk\n\n"
 
@@ -141,7 +141,7 @@ def test_settle_reports_the_confirmed_exact_failure_instead_of_unknown():
     k = _kernel(COUNTER_WRAPS)
     spec = _spec(k, ObligationKind.BOUNDS, 12)
     spurious = _abstract_failure(spec.loc)
-    (out,) = driver.settle(k, [spurious])
+    (out,) = pipeline.settle(k, [spurious])
     assert out.status is Status.FAILED and out.confirmed is True
     assert out.loc == spurious.loc and out.kind is spurious.kind
     assert "iteration 2 of the loop at line 10" in out.reason
@@ -158,7 +158,7 @@ def test_settle_keeps_unknown_when_the_exact_failure_is_not_confirmed():
         calls.append(ob)
         return False, "no violation"
 
-    (out,) = driver.settle(k, [spurious], replayer)
+    (out,) = pipeline.settle(k, [spurious], replayer)
     assert out.status is Status.UNKNOWN and out.confirmed is False
     assert len(calls) == 2 and "iteration" in calls[1].reason   # the exact one was tried
 
@@ -168,7 +168,7 @@ def test_settle_without_a_kernel_does_not_search():
         raise AssertionError("searched without a kernel")
 
     spurious = _abstract_failure(_kernel(CORRECT).loc)
-    (out,) = driver.settle(None, [spurious], lambda k, ob: (False, "no"), exact_search=search)
+    (out,) = pipeline.settle(None, [spurious], lambda k, ob: (False, "no"), exact_search=search)
     assert out.status is Status.UNKNOWN
 
 
@@ -179,7 +179,7 @@ def test_settle_tries_unknown_obligations_too(found_ok):
     unknown = Obligation(ObligationKind.BOUNDS, spec.loc, Status.UNKNOWN, "undecided",
                          reason="solver answered unknown")
     exact = exact_counterexample(k, spec, budget=20 * MEGA)
-    (out,) = driver.settle(k, [unknown], lambda kernel, ob: (found_ok, "replayed"),
+    (out,) = pipeline.settle(k, [unknown], lambda kernel, ob: (found_ok, "replayed"),
                            exact_search=lambda *a, **kw: exact)
     if found_ok:
         assert out.status is Status.FAILED and out.confirmed is True
@@ -197,7 +197,7 @@ def test_settle_keeps_an_exact_failure_that_another_error_hides():
     exact = exact_counterexample(k, spec, budget=20 * MEGA)
     why = "the simulator stopped at a different error first: OutOfBoundsError at line 3"
     hidden = ReplayOutcome(ReplayVerdict.OTHER_ERROR_FIRST, why)
-    (out,) = driver.settle(k, [unknown], lambda kernel, ob: hidden,
+    (out,) = pipeline.settle(k, [unknown], lambda kernel, ob: hidden,
                            exact_search=lambda *a, **kw: exact)
     assert out.status is Status.FAILED and out.confirmed is False
     assert "not confirmed by replay" in out.reason and "different error first" in out.reason
@@ -205,7 +205,7 @@ def test_settle_keeps_an_exact_failure_that_another_error_hides():
     for verdict in ReplayVerdict:
         if verdict in (ReplayVerdict.OTHER_ERROR_FIRST, ReplayVerdict.CONFIRMED):
             continue
-        (out,) = driver.settle(k, [unknown], lambda kernel, ob: ReplayOutcome(verdict, why),
+        (out,) = pipeline.settle(k, [unknown], lambda kernel, ob: ReplayOutcome(verdict, why),
                                exact_search=lambda *a, **kw: exact)
         assert out is unknown, verdict
 
@@ -215,7 +215,7 @@ def test_exact_race_in_a_peeled_barrier_loop_is_reported_though_an_earlier_error
     buf[128] (out of bounds, the launch stops) in the very statement where it
     writes buf[64] while thread 0 reads buf[64]. The race is found exactly in
     the peeled first iteration, and reported unconfirmed with the reason."""
-    from verikern.proofs.driver import prove_file
+    from verikern.app.prove import prove_file
     path = Path(__file__).resolve().parents[1] / "corpus" / "bounds_race_reduce_wrong_guard.py"
     (report,) = prove_file(path)
     races = [o for o in report.obligations if o.kind is ObligationKind.RACE
@@ -339,7 +339,7 @@ def test_truncated_kernel_runs_the_peeled_prefix_exactly():
 
     from verikern.mir.passes.peel import peel_loops
     from verikern.mir.verifier import verify
-    from verikern.proofs.peeling import truncate_loops
+    from verikern.proofs.deciding.peeling import truncate_loops
     from verikern.runtime import launch
 
     k = _kernel(SUM_N)

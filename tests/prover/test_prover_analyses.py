@@ -12,8 +12,8 @@ from prover_helpers import compile_kernel, prove_src  # noqa: E402
 from verikern.proofs import prove_kernel  # noqa: E402
 
 from verikern.encoders.smt.abstraction import NonlinearAbstraction  # noqa: E402
-from verikern.proofs.intervals import IntervalMap  # noqa: E402
-from verikern.proofs.uniformity import varying_values  # noqa: E402
+from verikern.proofs.analysis.intervals import IntervalMap  # noqa: E402
+from verikern.proofs.analysis.uniformity import varying_values  # noqa: E402
 
 
 def _named(kernel, name):
@@ -203,7 +203,7 @@ def test_inner_loop_that_may_not_run_keeps_outer_interval_open():
     buf[t+1] and its neighbour writes it with no barrier between (a real
     race); the inner loop must not be taken as always entered."""
     k = compile_kernel(ZERO_TRIP_RACE.replace("INNER", "k % 2"))
-    from verikern.proofs.prover_context import ProofContext
+    from verikern.proofs.deciding.prover_context import ProofContext
     ctx = ProofContext(k, None, None)
     assert _inner_header(k) not in ctx.intervals.entered
     obs = prove_kernel(k)
@@ -215,7 +215,7 @@ def test_inner_loop_that_always_runs_closes_outer_interval():
     """j = k % 2 + 1 >= 1: the inner loop's barrier always separates the
     read of buf[t+1] from the neighbour's write of it."""
     k = compile_kernel(ZERO_TRIP_RACE.replace("INNER", "k % 2 + 1"))
-    from verikern.proofs.prover_context import ProofContext
+    from verikern.proofs.deciding.prover_context import ProofContext
     ctx = ProofContext(k, None, None)
     assert _inner_header(k) in ctx.intervals.entered
     obs = prove_kernel(k)

@@ -11,9 +11,9 @@ from verikern.encoders.smt.encoder import (
 from verikern.encoders.smt.semantics import int_binop, int_cast, int_compare, int_unop
 from verikern.mir.nodes import INSTRUCTION_CLASSES, TERMINATOR_CLASSES, Phi
 from verikern.mir.types import I8, I32, I64, U8, U32, BOOL
-from verikern.proofs.prover import DECIDERS
+from verikern.proofs.deciding.prover import DECIDERS
 from verikern.proofs.obligations import ObligationKind
-from verikern.proofs.uniformity import UNIFORMITY_RULES
+from verikern.proofs.analysis.uniformity import UNIFORMITY_RULES
 
 
 def test_every_mir_class_has_an_encoder():

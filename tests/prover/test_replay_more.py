@@ -18,10 +18,10 @@ from verikern.errors import (BarrierDivergenceError, KernelAssertionError, Launc
                              OutOfBoundsError)
 from verikern.frontend import compile_source
 from verikern.mir.nodes import Assert, Atomic, Barrier, BinOp, Load, SourceLoc, Store
-from verikern.proofs.budget import SolverBudget
+from verikern.proofs.deciding.budget import SolverBudget
 from verikern.proofs.obligations import Counterexample, Obligation, ObligationKind, Status
-from verikern.proofs.replay import concrete_launch, replay, replay_with_witness
-from verikern.proofs.replay_launch import (
+from verikern.proofs.confirming.replay import concrete_launch, replay, replay_with_witness
+from verikern.proofs.confirming.replay_launch import (
     ConcreteLaunch, MAX_REPLAY_THREADS, apply_fill, covering_shapes, remap_contents,
 )
 from verikern.runtime import LaunchConfig, launch_config, prepare_launch
@@ -432,7 +432,7 @@ def _failed(obligations, kind):
 
 
 def test_a_two_dimensional_probe_counterexample_comes_from_the_smallest_tier():
-    from verikern.proofs.prover import prove_kernel
+    from verikern.proofs.deciding.prover import prove_kernel
     k = kernel("""
         import verikern as vk
 
@@ -448,7 +448,7 @@ def test_a_two_dimensional_probe_counterexample_comes_from_the_smallest_tier():
 
 
 def test_a_fixed_launch_counterexample_gets_small_arrays_and_scalars():
-    from verikern.proofs.prover import prove_kernel
+    from verikern.proofs.deciding.prover import prove_kernel
     k = kernel("""
         import verikern as vk
 
@@ -468,7 +468,7 @@ def test_a_fixed_launch_counterexample_gets_small_arrays_and_scalars():
 
 
 def test_tiers_are_soft_a_bug_that_needs_a_large_scalar_is_still_found():
-    from verikern.proofs.prover import prove_kernel
+    from verikern.proofs.deciding.prover import prove_kernel
     k = kernel("""
         import verikern as vk
 

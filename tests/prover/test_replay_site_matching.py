@@ -12,7 +12,7 @@ import textwrap
 
 import pytest
 
-from verikern.proofs.driver import prove_file
+from verikern.app.prove import prove_file
 from verikern.proofs.obligations import Status
 
 SAME_LINE_BOUNDS = """

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from verikern.frontend import compile_file
-from verikern.proofs.driver import prove_mir
-from verikern.proofs.prover import prove_kernel
-from verikern.proofs.replay import replay_outcome
+from verikern.proofs.pipeline import prove_mir
+from verikern.proofs.deciding.prover import prove_kernel
+from verikern.proofs.confirming.replay import replay_outcome
 
 CORPUS = Path(__file__).resolve().parents[1] / "corpus"
 # failures confirmed directly, through variants, through peeled iterations,

@@ -111,8 +111,8 @@ def test_no_cache_and_the_environment_switch_write_nothing(tmp_path, monkeypatch
 
 def test_errors_and_safety_net_verdicts_are_not_cached():
     from prove_cli.helpers_prove import error_report, obligation, report
-    from verikern.proofs.budget import SAFETY_NET_S
-    from verikern.proofs.cache import cacheable
+    from verikern.proofs.deciding.budget import SAFETY_NET_S
+    from verikern.app.cache import cacheable
     from verikern.proofs.obligations import Status
 
     assert not cacheable(error_report())
@@ -124,7 +124,7 @@ def test_errors_and_safety_net_verdicts_are_not_cached():
 
 def test_concurrent_writers_leave_one_valid_entry_and_no_temporary_files(tmp_path):
     from prove_cli.helpers_prove import cex, obligation, report
-    from verikern.proofs.cache import ProofCache
+    from verikern.app.cache import ProofCache
     from verikern.proofs.obligations import Status
 
     cache = ProofCache(str(tmp_path / "shared"))

@@ -43,7 +43,7 @@ def test_the_shared_cache_is_in_front_of_the_cluster(tmp_path, cluster):
 
 
 def test_dask_without_a_scheduler_or_an_unreachable_one_is_an_input_error(tmp_path, monkeypatch):
-    import verikern.proofs.distributed as dist
+    import verikern.app.distributed as dist
 
     monkeypatch.setattr(dist, "CONNECT_TIMEOUT", "1s")
     saxpy = copy(SAXPY, tmp_path)

@@ -18,7 +18,7 @@ def two(a: vk.array(dtype=vk.float32), b: vk.array(dtype=vk.float32), n: vk.int3
 
 
 def test_fail_on_failed_lets_unknowns_pass_but_not_failures(tmp_path, monkeypatch):
-    import verikern.proofs.prover as prover
+    import verikern.proofs.deciding.prover as prover
     from prove_cli.helpers_prove import obligation
     from verikern.proofs.obligations import Status
 

@@ -56,7 +56,7 @@ def test_rules_results_counterexample_hashes_and_scope(tmp_path):
 def test_unknown_is_a_warning():
     from prove_cli.helpers_prove import obligation, report
     from verikern.proofs.obligations import Status
-    from verikern.proofs.report import to_sarif_data
+    from verikern.proofs.reporting.render import to_sarif_data
 
     data = to_sarif_data([report([obligation(status=Status.UNKNOWN, reason="budget exhausted")])])
     validate_sarif(data)
@@ -96,8 +96,8 @@ def test_two_findings_on_equal_lines_get_distinct_fingerprints(tmp_path):
 
 @pytest.mark.slow
 def test_every_corpus_kernel_gives_valid_sarif_with_unique_stable_fingerprints():
-    from verikern.proofs.driver import prove_paths
-    from verikern.proofs.report import to_sarif_data
+    from verikern.app.prove import prove_paths
+    from verikern.proofs.reporting.render import to_sarif_data
 
     reports = prove_paths([str(CORPUS)], jobs=2)
     data = to_sarif_data(reports)

@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy  # noqa: F401  (imported here: pytester's in-process runs must not re-import them)
 
 import verikern.frontend  # noqa: F401
-import verikern.proofs.driver  # noqa: F401
-import verikern.proofs.report  # noqa: F401
+import verikern.app.prove  # noqa: F401
+import verikern.proofs.reporting.render  # noqa: F401
 import verikern.runtime  # noqa: F401
 import verikern.testing.fuzzing  # noqa: F401
 import verikern.testing.explain  # noqa: F401

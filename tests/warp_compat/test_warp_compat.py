@@ -13,7 +13,7 @@ import pytest
 
 import verikern as vk
 from verikern.errors import ContractError, LaunchError
-from verikern.proofs.driver import prove_file
+from verikern.app.prove import prove_file
 
 wp = pytest.importorskip("warp")
 

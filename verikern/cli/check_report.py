@@ -124,7 +124,7 @@ def command(report_file, kernel, dims, block_dim, budget, jobs, cache_dir):
       verikern prove src/ --format json -o report.json
       verikern check-report report.json
     """
-    from verikern.proofs.report import to_json_data
+    from verikern.proofs.reporting.render import to_json_data
 
     recorded = load_report(report_file)
     opts = dict(recorded["options"])

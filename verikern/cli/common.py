@@ -118,7 +118,7 @@ def run_options(func):
 def make_cache(cache_dir, no_cache: bool, *, default_on: bool = True):
     """The ProofCache to use, or None: --no-cache wins; then --cache-dir; then
     the default folder unless VERIKERN_NO_CACHE=1 or `default_on` is False."""
-    from verikern.proofs.cache import ProofCache, cache_disabled_by_env, default_cache_dir
+    from verikern.app.cache import ProofCache, cache_disabled_by_env, default_cache_dir
 
     if no_cache:
         return None
@@ -148,8 +148,8 @@ def command_line() -> tuple[str, ...]:
 def run_proofs(paths, *, kernel, dims, block_dim, budget, jobs=1, executor="local", scheduler=None,
                cache=None, progress=None):
     """(reports, RunContext) for these options; input errors exit 3."""
-    from verikern.proofs import driver
-    from verikern.proofs.report import RunContext
+    from verikern.app import prove as driver
+    from verikern.proofs.reporting.render import RunContext
 
     if executor == "dask" and not scheduler:
         raise InputErrorExit("--executor dask needs --scheduler ADDRESS (the dask scheduler)")
@@ -191,7 +191,7 @@ def _set_dump_smt(ctx, param, value):
     variable is inherited by local worker processes); the cache is off, so
     that every query runs."""
     if value:
-        from verikern.proofs.budget import DUMP_ENV
+        from verikern.proofs.deciding.budget import DUMP_ENV
 
         os.makedirs(value, exist_ok=True)
         os.environ[DUMP_ENV] = os.path.abspath(value)
@@ -219,8 +219,8 @@ def _set_cross_check(ctx, param, value):
     """--cross-check NAME: every z3 answer is re-decided by NAME (the variable is
     inherited by local worker processes); the cache is off, so every query runs."""
     if value:
-        from verikern.proofs.budget import CROSS_ENV
-        from verikern.proofs.crosscheck import unavailable
+        from verikern.proofs.deciding.budget import CROSS_ENV
+        from verikern.proofs.deciding.crosscheck import unavailable
 
         why = unavailable(value)
         if why is not None:
@@ -231,7 +231,7 @@ def _set_cross_check(ctx, param, value):
 
 
 def cross_check_option(func):
-    """--cross-check cvc5|bitwuzla: a second solver re-decides every query (proofs/crosscheck.py)."""
+    """--cross-check cvc5|bitwuzla: a second solver re-decides every query (proofs/deciding/crosscheck.py)."""
     return click.option(
         "--cross-check", type=click.Choice(["cvc5", "bitwuzla"]), metavar="SOLVER",
         expose_value=False, callback=_set_cross_check,

@@ -73,7 +73,7 @@ def command(file, kernel_name, ir, arch, no_opt, obligation, output=None):
         _write(text, output)
         return
     if ir == "smt2":
-        from verikern.proofs.smtlib_export import obligation_queries, render
+        from verikern.proofs.deciding.smtlib_export import obligation_queries, render
         groups = obligation_queries(result.mir)
         ids = [key for key, _ in groups if key != "shared"]
         if obligation is not None and obligation not in ids:

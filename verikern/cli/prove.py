@@ -1,10 +1,10 @@
-"""`verikern prove`: the command line over `verikern.proofs.driver`.
+"""`verikern prove`: the command line over `verikern.app.prove`.
 
 Invariant (exit codes): 1 if any obligation failed; else 3 if any input
 error (missing path, no kernels, bad option, a kernel that does not
 compile); else 2 if any obligation is unknown; else 0 (everything proved).
 With --baseline only findings not in the baseline count, and with
---fail-on failed unknown obligations do not (proofs.baseline.gate_exit_code).
+--fail-on failed unknown obligations do not (proofs.reporting.baseline.gate_exit_code).
 """
 from __future__ import annotations
 
@@ -113,8 +113,8 @@ def command(paths, kernel, dims, block_dim, budget, jobs, executor, scheduler, c
       verikern prove src/ --baseline accepted.json --fail-on failed
       verikern prove src/ --executor dask --scheduler tcp://10.0.0.5:8786
     """
-    from verikern.proofs import report
-    from verikern.proofs.baseline import BaselineError, compare, gate_exit_code, load_baseline
+    from verikern.proofs.reporting import render as report
+    from verikern.proofs.reporting.baseline import BaselineError, compare, gate_exit_code, load_baseline
 
     accepted = None
     if baseline is not None:
@@ -131,8 +131,9 @@ def command(paths, kernel, dims, block_dim, budget, jobs, executor, scheduler, c
     finally:
         close()
     if confirm_with == "c":
-        from verikern.proofs.confirm_c import confirm_reports
-        reports = confirm_reports(reports)
+        from verikern.proofs.confirming.confirm_c import confirm_reports
+        from verikern.app.prove import compiled_kernels
+        reports = confirm_reports(reports, compiled_kernels)
     gate = compare(reports, accepted) if accepted is not None else None
     color = fmt == "text" and output is None and sys.stdout.isatty()
     text = report.render(reports, fmt, color=color, context=context)

@@ -68,7 +68,7 @@ def select_counterexamples(data: dict, kernel: str, obligation: str | None):
 def command(file, kernel_name, ce_path, obligation):
     """Run a counterexample through the kernel's C encoding (independent of the simulator)."""
     from verikern.encoders.c import CEncodeError
-    from verikern.encoders.c.replay import CCompilerMissing, CReplay
+    from verikern.proofs.confirming.c_replay import CCompilerMissing, CReplay
     from verikern.frontend import compile_file
 
     try:

@@ -1,5 +1,5 @@
 """`verikern report`: prove PATHs and write the sign-off document (HTML, or
-Markdown with --md); proofs.report_html says what it contains.
+Markdown with --md); proofs.reporting.html says what it contains.
 
 Invariant (exit codes): those of `verikern prove` (0 proved, 1 a failure,
 2 an unknown, 3 input error), so a CI step can both publish the document
@@ -35,7 +35,7 @@ def command(paths, kernel, dims, block_dim, budget, jobs, executor, scheduler, c
       verikern report src/ --md          # Markdown on stdout
     """
     from verikern.cli.prove import exit_code
-    from verikern.proofs.report_html import render_html, render_markdown
+    from verikern.proofs.reporting.html import render_html, render_markdown
 
     reports, context = run_proofs(paths, kernel=kernel, dims=dims, block_dim=block_dim, budget=budget,
                                   jobs=jobs, executor=executor, scheduler=scheduler,

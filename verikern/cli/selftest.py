@@ -29,7 +29,7 @@ def command(only, jobs, cache_dir):
     """
     from concurrent.futures import ProcessPoolExecutor
 
-    from verikern.proofs.scope import versions
+    from verikern.proofs.reporting.scope import versions
     from verikern import selftest
     from verikern.selftest import cases, corpus_hash, expected_text
 
@@ -64,8 +64,8 @@ def _run_case(task):
     from pathlib import Path
 
     from verikern.cli.prove import command as prove_command
-    from verikern.proofs.cache import ProofCache
-    from verikern.proofs.driver import prove_file
+    from verikern.app.cache import ProofCache
+    from verikern.app.prove import prove_file
     from verikern.selftest import judge, parse_case
 
     params = prove_command.make_context("prove", [path, *prove_args]).params

@@ -30,7 +30,7 @@ class Diagnosis:
 def uninitialised_shared_reads(trace) -> list[str]:
     """Sites reading a shared element before any thread of its block wrote
     it (events in the trace's execution order)."""
-    from verikern.trace import READ
+    from verikern.backends.trace_analysis import READ
 
     shared = {i for i, a in enumerate(trace.arrays) if a.space == "shared"}
     written: dict[tuple, tuple[int, int]] = {}   # (array, block, flat) -> first write (interval, thread)
@@ -84,7 +84,7 @@ def diagnose(target: KernelUnderTest, launch: Launch, *, prove: bool = True,
                                "simulator's trace of this launch); its value differs between "
                                "backends:\n" + "\n".join("  " + u for u in uninit[:3]))
     if prove:
-        from verikern.proofs.driver import prove_mir
+        from verikern.proofs.pipeline import prove_mir
         from verikern.proofs.obligations import ObligationKind, Status
 
         report = prove_mir(target.mir, file=target.file, budget=budget)

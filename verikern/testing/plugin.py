@@ -40,7 +40,7 @@ def pytest_configure(config):
 def _kernel_files(root: Path) -> list[Path]:
     """Python files under `root` that define kernels (a cheap text test; the
     frontend decides). Hidden folders, __pycache__ and virtualenvs are skipped."""
-    from verikern.proofs.driver import collect_files
+    from verikern.app.prove import collect_files
 
     out = []
     for f in collect_files([root]):
@@ -87,9 +87,9 @@ class ProofItem(pytest.Item):
         self.add_marker("verikern_prove")
 
     def runtest(self):
-        from verikern.proofs.driver import prove_file
+        from verikern.app.prove import prove_file
         from verikern.proofs.obligations import KernelStatus
-        from verikern.proofs.report import render_short
+        from verikern.proofs.reporting.render import render_short
 
         if self.compile_error is not None:
             raise ProofFailure(self.compile_error)

@@ -23,9 +23,9 @@ import json
 from datetime import datetime, timezone
 from typing import Iterable
 
-from verikern.proofs.fingerprint import engine_of, fingerprints
+from verikern.proofs.reporting.fingerprint import engine_of, fingerprints
 from verikern.proofs.obligations import KernelReport, KernelStatus, Obligation, Status
-from verikern.proofs.report import (
+from verikern.proofs.reporting.render import (
     RunContext, _counterexample_lines, _counts, _loc, json_safe, sources_of,
 )
 
@@ -117,7 +117,7 @@ def _budget(r: KernelReport) -> str:
 # ------------------------------------------------------------------ html
 def render_html(reports: Iterable[KernelReport], context: RunContext | None = None,
                 *, generated: datetime | None = None) -> str:
-    from verikern.proofs.scope import ARRAY_BOUND, HARDWARE_LIMITS, NOT_CHECKED, versions
+    from verikern.proofs.reporting.scope import ARRAY_BOUND, HARDWARE_LIMITS, NOT_CHECKED, versions
 
     reports = list(reports)
     context = context or RunContext()
@@ -221,7 +221,7 @@ def _md(text) -> str:
 def render_markdown(reports: Iterable[KernelReport], context: RunContext | None = None,
                     *, generated: datetime | None = None) -> str:
     """The same sections as the HTML document, as GitHub-flavoured Markdown."""
-    from verikern.proofs.scope import ARRAY_BOUND, HARDWARE_LIMITS, NOT_CHECKED, versions
+    from verikern.proofs.reporting.scope import ARRAY_BOUND, HARDWARE_LIMITS, NOT_CHECKED, versions
 
     reports = list(reports)
     context = context or RunContext()

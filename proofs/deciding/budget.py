@@ -29,7 +29,7 @@ LOG = logging.getLogger("verikern.proofs.solver")
 #: SMT-LIB 2 (`verikern prove --dump-smt DIR` sets it).
 DUMP_ENV = "VERIKERN_DUMP_SMT"
 #: Environment variable naming a second solver that re-decides every query
-#: (proofs.crosscheck; `verikern prove --cross-check NAME` sets it).
+#: (proofs.deciding.crosscheck; `verikern prove --cross-check NAME` sets it).
 CROSS_ENV = "VERIKERN_CROSS_CHECK"
 
 #: One million z3 resource units (the unit of `--budget`).
@@ -91,7 +91,7 @@ class SolverBudget:
         self.label = label
         self.topic = ""          # what the queries are about now (an obligation)
         self.queries = 0
-        self.cross_checks: list = []   # proofs.crosscheck.CrossCheck, in query order
+        self.cross_checks: list = []   # proofs.deciding.crosscheck.CrossCheck, in query order
         #: when a list: every decided query as (name, topic, answer, SMT-LIB text)
         self.captured: list | None = None
 
@@ -163,7 +163,7 @@ class LoggedSolver(z3.Solver):
             self.budget.captured.append((self.name, self.topic, str(result), self.smtlib()))
         other = os.environ.get(CROSS_ENV)
         if other and self.budget is not None and result in (z3.sat, z3.unsat) and not assumptions:
-            from .crosscheck import recheck
+            from verikern.proofs.deciding.crosscheck import recheck
 
             record = recheck(other, self.name, self.smtlib(), str(result))
             LOG.debug("%s: %s answered %s", self.name, other, record.other_answer)

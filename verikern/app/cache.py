@@ -4,7 +4,7 @@ Key: sha256 over the cache format, the file path as given, the kernel name,
 the sha256 of the kernel's MIR text, the options (dims, block_dim, budget,
 replay), the versions of verikern and z3 and the sha256 of verikern's own
 code (`code_hash`). The verdict is a function of
-exactly these (budgets count solver work, not seconds: proofs.budget), so a
+exactly these (budgets count solver work, not seconds: proofs.deciding.budget), so a
 hit gives the report a fresh run would give, bit for bit apart from timing.
 
 Entries are JSON files `<key[:2]>/<key>.json` holding the key, the report
@@ -146,7 +146,7 @@ class ProofCache:
 
 def cacheable(report: KernelReport) -> bool:
     """Only verdicts that any re-run reproduces (see module docstring)."""
-    from verikern.proofs.budget import SAFETY_NET_S
+    from verikern.proofs.deciding.budget import SAFETY_NET_S
 
     if report.status is KernelStatus.ERROR:
         return False
@@ -157,7 +157,7 @@ def cacheable(report: KernelReport) -> bool:
 # ------------------------------------------------------------------ (de)serialisation
 def _cex_to_data(cex: Counterexample | None):
     """Every field of the counterexample (whatever fields the class has), JSON-safe."""
-    from verikern.proofs.report import json_safe
+    from verikern.proofs.reporting.render import json_safe
 
     if cex is None:
         return None
@@ -204,7 +204,7 @@ def report_to_data(r: KernelReport) -> dict:
 
 
 def report_from_data(d: dict) -> KernelReport:
-    from verikern.proofs.scope import Scope
+    from verikern.proofs.reporting.scope import Scope
 
     obs = tuple(Obligation(ObligationKind(o["kind"]), _loc_from(o["loc"]), Status(o["status"]),
                            o["message"], _cex_from_data(o["counterexample"]), o["confirmed"],

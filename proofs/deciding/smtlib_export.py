@@ -2,7 +2,7 @@
 --ir smt2`), checkable by any solver that reads QF_BV.
 
 Invariant: the queries are exactly those the prover makes for the obligation
-(the same strategy, budgets and order: proofs.solving), each preceded by a
+(the same strategy, budgets and order: proofs.deciding.solving), each preceded by a
 comment naming it and z3's answer; the queries every obligation rests on
 (admissibility, loop invariants) are listed once, first, under `shared`.
 """
@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from verikern.mir.nodes import Kernel
 
-from .budget import SolverBudget, fresh_context
-from .obligations import obligation_id
-from .prover import enumerate_obligations, prove_kernel
+from verikern.proofs.deciding.budget import SolverBudget, fresh_context
+from verikern.proofs.obligations import obligation_id
+from verikern.proofs.deciding.prover import enumerate_obligations, prove_kernel
 
 
 def obligation_queries(kernel: Kernel, *, dims=None, block_dim=None,

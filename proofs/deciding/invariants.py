@@ -22,7 +22,7 @@ from verikern.encoders.smt.lemmas import RemainderLemmas
 from verikern.encoders.smt.semantics import UnsupportedConstruct, int_binop, le, lt
 from verikern.mir.nodes import Assert, BinOp, Compare, Const, Kernel, Value
 
-from .budget import MEGA, SolverBudget
+from verikern.proofs.deciding.budget import MEGA, SolverBudget
 
 #: Work limits of Houdini's checks (z3 resource units): a concrete-launch
 #: probe, a small-model search, a short exact look, the abstract quick check.

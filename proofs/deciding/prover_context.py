@@ -27,12 +27,12 @@ from verikern.mir.facts import (
 from verikern.mir.nodes import Assert, Const, Kernel, RequiresArray
 from verikern.mir.types import I32 as _I32
 
-from .budget import MEGA, SolverBudget
-from .intervals import IntervalMap
-from .solving import check, first_model
-from .houdini import houdini
-from .invariants import HoudiniResult, generate_candidates, invariant_facts
-from .uniformity import varying_values
+from verikern.proofs.deciding.budget import MEGA, SolverBudget
+from verikern.proofs.analysis.intervals import IntervalMap
+from verikern.proofs.deciding.solving import check, first_model
+from verikern.proofs.deciding.houdini import houdini
+from verikern.proofs.deciding.invariants import HoudiniResult, generate_candidates, invariant_facts
+from verikern.proofs.analysis.uniformity import varying_values
 
 
 #: Work of a concrete-launch admissibility probe (z3 resource units).
@@ -368,7 +368,7 @@ class ProofContext:
 
     def new_solver(self, cap: int | None = None, purpose: str = "check") -> z3.Solver:
         """A fresh solver limited by the kernel's budget (at most `cap` z3
-        resource units), its queries named by `purpose`: see `proofs.budget`."""
+        resource units), its queries named by `purpose`: see `proofs.deciding.budget`."""
         return self.budget.solver(cap, purpose)
 
 

@@ -1,7 +1,7 @@
 """CI gates: which findings are new against a baseline, and the exit status.
 
 A finding is a failed or unknown obligation, or a kernel/file that does not
-compile, identified by its fingerprint (proofs.fingerprint). A baseline is a
+compile, identified by its fingerprint (proofs.reporting.fingerprint). A baseline is a
 report written earlier: verikern JSON (`--format json`) or SARIF
 (`--format sarif`). Invariants: a finding is "known" only when its exact
 fingerprint is in the baseline; everything else is "new" and counts for the
@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from verikern.proofs.fingerprint import VERSION as FP_KEY, error_fingerprint, fingerprints
+from verikern.proofs.reporting.fingerprint import VERSION as FP_KEY, error_fingerprint, fingerprints
 from verikern.proofs.obligations import KernelReport, KernelStatus, Status
 
 EXIT_PROVED, EXIT_FAILED, EXIT_UNKNOWN, EXIT_INPUT = 0, 1, 2, 3

@@ -21,8 +21,8 @@ from typing import Callable, Iterable, Sequence
 
 import z3
 
-from .budget import SolverBudget, unknown_reason
-from .obligations import Status
+from verikern.proofs.deciding.budget import SolverBudget, unknown_reason
+from verikern.proofs.obligations import Status
 
 #: (constraints, work limit or None for the check's whole budget)
 Attempt = tuple[list, "int | None"]

@@ -71,7 +71,7 @@ def versions() -> dict[str, str]:
     solver too, when `--cross-check` named one)."""
     import z3
 
-    from .crosscheck import configured, version
+    from verikern.proofs.deciding.crosscheck import configured, version
 
     out = {"verikern": __version__, "z3": z3.get_version_string(),
            "python": platform.python_version(), "platform": platform.platform(terse=True),
@@ -115,7 +115,7 @@ class Scope:
     source_sha256: str | None
 
     def to_json(self) -> dict:
-        from verikern.proofs.budget import KERNEL_CHECKS, MEGA, MIN_KERNEL_RLIMIT
+        from verikern.proofs.deciding.budget import KERNEL_CHECKS, MEGA, MIN_KERNEL_RLIMIT
 
         per_check = int(self.budget * MEGA)
         return {
@@ -203,7 +203,7 @@ def _text_at(tree, source: str | None, line: int, col: int) -> str:
 def scope_of(kernel_mir, *, source: str | None, source_sha256: str | None, dims, block_dim,
              budget: float | None) -> Scope:
     """The Scope of proving `kernel_mir` with these options (`budget`: None = the default)."""
-    from verikern.proofs.budget import DEFAULT_CHECK_RLIMIT, MEGA
+    from verikern.proofs.deciding.budget import DEFAULT_CHECK_RLIMIT, MEGA
 
     if block_dim is not None:
         fixed, origin = int(block_dim), "option"

@@ -26,50 +26,18 @@ from verikern.mir.nodes import (
 )
 from verikern.mir.types import I32
 
-from .budget import MEGA, SolverBudget
-from .obligations import (  # noqa: F401  (ObligationSpec, Point re-exported)
-    Counterexample, Obligation, ObligationKind, ObligationSpec, Point, Status, obligation_id,
+from verikern.proofs.deciding.budget import MEGA, SolverBudget
+from verikern.proofs.obligations import (  # noqa: F401  (ObligationSpec, Point re-exported)
+    Counterexample, Obligation, ObligationKind, ObligationSpec, Point, Status, enumerate_obligations,
+    obligation_id,
 )
-from .invariants import HintPhase
-from .prover_context import ProofContext
-from .solving import Answer, decide
+from verikern.proofs.deciding.invariants import HintPhase
+from verikern.proofs.deciding.prover_context import ProofContext
+from verikern.proofs.deciding.solving import Answer, decide
 
 
 
 # ------------------------------------------------------------ enumeration
-def enumerate_obligations(kernel: Kernel) -> list[ObligationSpec]:
-    """Every obligation of docs/LANGUAGE.md section 5, in source order of sites."""
-    specs: list[ObligationSpec] = []
-    accesses: list[tuple[Point, object]] = []
-    for b in kernel.blocks:
-        for i, ins in enumerate(b.instrs):
-            site = (b.label, i)
-            if facts.accesses_memory(ins):
-                accesses.append((site, ins))
-                for k in range(ins.array.ndim):
-                    specs.append(ObligationSpec(ObligationKind.BOUNDS, ins.loc, site, dim=k))
-            elif facts.may_trap(ins):
-                specs.append(ObligationSpec(ObligationKind.DIV_ZERO, ins.loc, site))
-            elif facts.is_barrier(ins):
-                specs.append(ObligationSpec(ObligationKind.DIVERGENCE, ins.loc, site))
-            elif isinstance(ins, Assert):
-                kind = ObligationKind.INVARIANT if ins.kind == "invariant" else ObligationKind.ASSERT
-                specs.append(ObligationSpec(kind, ins.loc, site))
-    for x in range(len(accesses)):
-        for y in range(x, len(accesses)):
-            (s1, a), (s2, b) = accesses[x], accesses[y]
-            if a.array.name != b.array.name or a.array.space != b.array.space:
-                continue
-            if not (facts.writes_memory(a) or facts.writes_memory(b)):
-                continue
-            if isinstance(a, Atomic) and isinstance(b, Atomic):
-                continue
-            specs.append(ObligationSpec(ObligationKind.RACE, a.loc, s1, other=s2,
-                                        other_loc=b.loc))
-    specs.sort(key=lambda s: (s.loc.line, s.loc.col, list(ObligationKind).index(s.kind)))
-    return specs
-
-
 # ------------------------------------------------------------ entry point
 def prove_kernel(kernel: Kernel, *, dims: tuple[int, ...] | None = None,
                  block_dim: int | None = None,

@@ -5,7 +5,7 @@ surviving candidates of loops whose header visits precede the checked one in
 every execution (enclosing and earlier loops; for consecution also the loop
 itself and the loops nested in it), that it holds on every entry edge
 (initiation) and is preserved along every back edge (consecution); see
-proofs/invariants.py for the candidates and `invariant_facts`. Dropping a
+proofs/deciding/invariants.py for the candidates and `invariant_facts`. Dropping a
 candidate is always sound, so any model of a real execution state (a
 concrete-launch probe, an exact model, a model of the nonlinear
 over-approximation) may drop what it falsifies; only `unsat` keeps one.
@@ -18,9 +18,9 @@ import z3
 from verikern.encoders.smt.encoder import CfgShape, ThreadEncoding
 from verikern.encoders.smt.lemmas import RemainderLemmas
 
-from .budget import SolverBudget
-from .solving import check
-from .invariants import (
+from verikern.proofs.deciding.budget import SolverBudget
+from verikern.proofs.deciding.solving import check
+from verikern.proofs.deciding.invariants import (
     HOUDINI_PROBE_RLIMIT, HOUDINI_QUICK_RLIMIT, HOUDINI_SHORT_RLIMIT, HOUDINI_SMALL_RLIMIT,
     Candidate, HintFailure, HintPhase, HoudiniResult, _hint_supported,
 )

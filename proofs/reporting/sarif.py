@@ -4,7 +4,7 @@ SARIF invariants: one run; one rule per obligation kind plus
 `compile-error`, each with a description and help text; one result per
 failed obligation (level error), per unknown one (level warning) and per
 kernel or file that does not compile (error), each with a stable
-`partialFingerprints["verikern/v1"]` (proofs.fingerprint) and, for failures,
+`partialFingerprints["verikern/v1"]` (proofs.reporting.fingerprint) and, for failures,
 the counterexample in its properties; the artifacts carry the sha256 of
 each source file, and the run's properties carry the scope of every kernel
 (assumptions, budgets, MIR hash), the versions and the options. The log
@@ -21,9 +21,9 @@ from typing import Iterable
 
 from verikern import __version__
 from verikern.mir.nodes import SourceLoc
-from verikern.proofs.fingerprint import VERSION as FP_KEY, engine_of, error_fingerprint, fingerprints
+from verikern.proofs.reporting.fingerprint import VERSION as FP_KEY, engine_of, error_fingerprint, fingerprints
 from verikern.proofs.obligations import KernelReport, KernelStatus, ObligationKind, Status
-from verikern.proofs.report import (
+from verikern.proofs.reporting.render import (
     _EXPLANATION, _KIND_TEXT, RunContext, SCHEMA_VERSION, _counterexample_lines, _counts, _loc,
     json_safe, scope_line, sources_of,
 )
@@ -79,7 +79,7 @@ def _rules() -> list[dict]:
 
 def to_sarif_data(reports: Iterable[KernelReport], context: RunContext | None = None) -> dict:
     """The SARIF 2.1.0 log (see module docstring)."""
-    from verikern.proofs.scope import ARRAY_BOUND, HARDWARE_LIMITS, NOT_CHECKED, versions
+    from verikern.proofs.reporting.scope import ARRAY_BOUND, HARDWARE_LIMITS, NOT_CHECKED, versions
 
     reports = list(reports)
     context = context or RunContext()
@@ -150,7 +150,7 @@ def to_sarif_data(reports: Iterable[KernelReport], context: RunContext | None = 
 # ------------------------------------------------------------------ junit
 def render_junit(reports: Iterable[KernelReport], context: RunContext | None = None) -> str:
     """JUnit XML (see module docstring)."""
-    from verikern.proofs.scope import versions
+    from verikern.proofs.reporting.scope import versions
 
     reports = list(reports)
     root = ET.Element("testsuites", name="verikern")

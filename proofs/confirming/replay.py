@@ -32,10 +32,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import verikern.errors as errors
+from verikern.backends.launch import prepare_mir_launch
+from verikern.backends.trace_analysis import find_races
 from verikern.mir.facts import is_int_division
 from verikern.mir.nodes import ArrayRef, Assert, Atomic, Barrier, BinOp, Kernel, Load, Store
 from verikern.proofs.obligations import Counterexample, Obligation, ObligationKind
-from verikern.proofs.replay_launch import (  # noqa: F401  (re-exported)
+from verikern.proofs.confirming.replay_launch import (  # noqa: F401  (re-exported)
     MAX_REPLAY_THREADS, ConcreteLaunch, clamped, concrete_launch, contracted_arrays,
     covering_shapes, focused, with_shapes,
 )
@@ -79,10 +81,8 @@ def _prepare(kernel: Kernel, launch: ConcreteLaunch):
     """Check the launch like vk.launch does (so a counterexample that breaks
     a `requires` or an array contract is refused): (kernel, config, arrays,
     scalars) for the simulator."""
-    import verikern.runtime as runtime
-
     dim = launch.dims[0] if len(launch.dims) == 1 else launch.dims
-    return runtime.prepare_launch(kernel, dim, list(launch.inputs), launch.block_dim)
+    return prepare_mir_launch(kernel, dim, list(launch.inputs), launch.block_dim)
 
 
 def _simulate(kernel: Kernel, launch: ConcreteLaunch, meter) -> None:
@@ -187,9 +187,7 @@ def _find_race(document: dict, obligation: Obligation) -> str | None:
     obligation's two source positions on its array (distinct threads, one
     element, same barrier interval of one block or different blocks for
     global arrays, at least one writing, not both atomic --
-    verikern.trace.find_races decides); None if there is none."""
-    from verikern.trace import find_races
-
+    verikern.backends.trace_analysis.find_races decides); None if there is none."""
     wanted = sorted([_position(obligation.loc), _position(obligation.other_loc or obligation.loc)])
     array = _array_of(obligation)
     for race in find_races(document):

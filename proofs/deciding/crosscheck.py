@@ -7,7 +7,7 @@ is written as standard SMT-LIB 2 (QF_BV), decided again by that solver under
 a deterministic resource limit, and recorded on the kernel's SolverBudget as
 a `CrossCheck`. A disagreement is never resolved in z3's favour: the prover
 reports every obligation of that kernel that the disagreeing query could
-support as `unknown`, and the run fails (proofs.prover `_cross_checked`).
+support as `unknown`, and the run fails (proofs.deciding.prover `_cross_checked`).
 """
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import os
 from dataclasses import dataclass
 from typing import Callable
 
-from .budget import CROSS_ENV
+from verikern.proofs.deciding.budget import CROSS_ENV
 
 #: Resource limit of the second solver per query (its own units; deterministic).
 CROSS_RLIMIT = 20_000_000

@@ -12,6 +12,8 @@ not listed.
 """
 from __future__ import annotations
 
+from typing import Callable
+
 from dataclasses import replace
 
 from verikern.proofs.obligations import (
@@ -32,22 +34,14 @@ def id_of(ob: Obligation) -> str:
                                         other_loc=ob.other_loc))
 
 
-def _kernels(path: str):
-    from verikern.frontend import compile_file
-    module = compile_file(path)
-    out = {}
-    for name in module.kernel_names:
-        r = module.kernel(name)
-        if r.error is None:
-            out[name] = r.mir
-    return out
-
-
-def confirm_reports(reports: list[KernelReport]) -> list[KernelReport]:
+def confirm_reports(reports: list[KernelReport],
+                    compile_kernels: Callable[[str], dict]) -> list[KernelReport]:
     """The reports with `confirmed_by` set on every failed obligation that
-    has a counterexample (see the module docstring)."""
+    has a counterexample (see the module docstring). `compile_kernels(file)`
+    gives the file's compiled MIR kernels by name (the application compiles:
+    verikern.app.prove.compiled_kernels)."""
     from verikern.encoders.c import CEncodeError
-    from verikern.encoders.c.replay import CCompilerMissing, CReplay
+    from verikern.proofs.confirming.c_replay import CCompilerMissing, CReplay
 
     out = []
     kernels_of: dict[str, dict] = {}
@@ -59,7 +53,7 @@ def confirm_reports(reports: list[KernelReport]) -> list[KernelReport]:
             continue
         if rep.file not in kernels_of:
             try:
-                kernels_of[rep.file] = _kernels(rep.file)
+                kernels_of[rep.file] = compile_kernels(rep.file)
             except Exception as e:    # the report still stands; say why C did not run
                 kernels_of[rep.file] = {"": f"{type(e).__name__}: {e}"}
         mir = kernels_of[rep.file].get(rep.kernel)

@@ -1,5 +1,5 @@
 """Renderers for `verikern prove` results: text (default), short, JSON, SARIF
-(proofs.report_sarif, with JUnit), HTML and Markdown (proofs.report_html).
+(proofs.reporting.sarif, with JUnit), HTML and Markdown (proofs.reporting.html).
 
 Invariants: every renderer is a function of the reports and the run context
 (it reads the kernel files only to quote source lines and fingerprint
@@ -124,7 +124,7 @@ def render_short(reports: Iterable[KernelReport]) -> str:
 
 # ------------------------------------------------------------------ json
 def obligation_json(ob: Obligation, report: KernelReport, fingerprint: str | None = None) -> dict:
-    from verikern.proofs.fingerprint import engine_of
+    from verikern.proofs.reporting.fingerprint import engine_of
 
     d = ob.to_json()
     if ob.other_loc is not None:
@@ -139,7 +139,7 @@ def obligation_json(ob: Obligation, report: KernelReport, fingerprint: str | Non
 
 def sources_of(reports: Iterable[KernelReport]) -> list[dict]:
     """Every source file once, in order, with the sha256 its proofs saw (None: unreadable)."""
-    from verikern.proofs.scope import sha256_file
+    from verikern.proofs.reporting.scope import sha256_file
 
     out: dict[str, str | None] = {}
     for r in reports:
@@ -151,8 +151,8 @@ def sources_of(reports: Iterable[KernelReport]) -> list[dict]:
 
 def to_json_data(reports: Iterable[KernelReport], context: RunContext | None = None) -> dict:
     """The JSON report (schema: docs/schemas/verikern-report.schema.json)."""
-    from verikern.proofs.fingerprint import error_fingerprint, fingerprints
-    from verikern.proofs.scope import ARRAY_BOUND, HARDWARE_LIMITS, NOT_CHECKED, versions
+    from verikern.proofs.reporting.fingerprint import error_fingerprint, fingerprints
+    from verikern.proofs.reporting.scope import ARRAY_BOUND, HARDWARE_LIMITS, NOT_CHECKED, versions
 
     reports = list(reports)
     context = context or RunContext()
@@ -180,7 +180,7 @@ def render_json(reports: Iterable[KernelReport], context: RunContext | None = No
 
 
 def to_sarif_data(reports: Iterable[KernelReport], context: RunContext | None = None) -> dict:
-    from verikern.proofs.report_sarif import to_sarif_data as sarif
+    from verikern.proofs.reporting.sarif import to_sarif_data as sarif
 
     return sarif(reports, context)
 
@@ -190,7 +190,7 @@ def render_sarif(reports: Iterable[KernelReport], context: RunContext | None = N
 
 
 def render_junit(reports: Iterable[KernelReport], context: RunContext | None = None) -> str:
-    from verikern.proofs.report_sarif import render_junit as junit
+    from verikern.proofs.reporting.sarif import render_junit as junit
 
     return junit(reports, context)
 
@@ -278,7 +278,7 @@ def scope_line(r: KernelReport) -> str | None:
 
 
 def versions_line() -> str:
-    from verikern.proofs.scope import versions
+    from verikern.proofs.reporting.scope import versions
 
     v = versions()
     return (f"verikern {v['verikern']}, z3 {v['z3']}, Python {v['python']}; every proof assumes "

@@ -5,7 +5,7 @@
 proof cache included) to the cluster and puts the answers back in file
 order. Invariants: the reports are exactly those of a local run (every
 proof runs in a fresh z3 context and counts solver work, not seconds:
-proofs.budget; a worker runs one proof at a time, whatever its thread
+proofs.deciding.budget; a worker runs one proof at a time, whatever its thread
 count, because that context is process-wide), in the same order; a task that raises on a worker becomes an
 ERROR report for its file, never a verdict; the client is closed afterwards,
 and the cluster itself is left running (verikern never starts or stops it).
@@ -23,7 +23,7 @@ from typing import Callable, Sequence
 CONNECT_TIMEOUT = "20s"
 
 #: One proof at a time per worker process: z3's default context, which each
-#: proof replaces (proofs.budget.fresh_context), is process-wide, so two
+#: proof replaces (proofs.deciding.budget.fresh_context), is process-wide, so two
 #: proofs in two threads of one worker would disturb each other.
 _PROOF_LOCK = threading.Lock()
 
@@ -42,7 +42,7 @@ def prove_tasks_on_dask(task: Callable, tasks: Sequence[tuple], scheduler, progr
         raise ImportError("the dask executor needs dask.distributed: pip install 'verikern[dask]'") from err
     if not scheduler:
         raise ValueError("give the scheduler's address with --scheduler (e.g. tcp://10.0.0.5:8786)")
-    from verikern.proofs.driver import MODULE_KERNEL, _error_report
+    from verikern.app.prove import MODULE_KERNEL, _error_report
 
     results: dict[int, list] = {}
     try:

@@ -6,7 +6,7 @@ peeled (`verikern.mir.passes.peel`): the first iterations become straight-line
 copies in front of each loop (nested loops inside those copies too), and what
 remains of every loop is cut off (`truncate_loops`), so the proof context
 sees an acyclic kernel and encodes every path exactly (no havoc, no invariant
-inference); the obligation's decider (`proofs.prover.DECIDERS`) is run on the
+inference); the obligation's decider (`proofs.deciding.prover.DECIDERS`) is run on the
 copies of the obligation's site(s).
 
 Invariants:
@@ -22,7 +22,7 @@ Invariants:
 - the returned obligation has the kind, source location(s) and other_loc of
   the original obligation; its message and reason name the iteration;
 - every search runs under a deterministic work budget (z3 resource units,
-  `proofs.budget`), checked before each solver query.
+  `proofs.deciding.budget`), checked before each solver query.
 """
 from __future__ import annotations
 
@@ -37,10 +37,10 @@ from verikern.mir.cfg import retarget as _retarget
 from verikern.mir.nodes import Block, Kernel, Return
 from verikern.mir.passes.peel import SiteMap, peel_loops
 
-from .budget import MEGA, SolverBudget, rlimit_count
-from .obligations import Obligation, ObligationKind, Status
-from .prover import DECIDERS, ObligationSpec, enumerate_obligations
-from .prover_context import ProofContext
+from verikern.proofs.deciding.budget import MEGA, SolverBudget, rlimit_count
+from verikern.proofs.obligations import Obligation, ObligationKind, Status
+from verikern.proofs.deciding.prover import DECIDERS, ObligationSpec, enumerate_obligations
+from verikern.proofs.deciding.prover_context import ProofContext
 
 #: Iterations peeled in front of every loop: a few first, then more while
 #: the work budget lasts (an off-by-one past a constant bound of 10...).
@@ -290,7 +290,7 @@ SMALL = 4096
 _HINT_TIERS = (_array_hints,)
 
 
-#: Arrays with more elements than this are not replayed (proofs.replay).
+#: Arrays with more elements than this are not replayed (proofs.confirming.replay).
 MAX_REPLAY_ELEMENTS = 1 << 26
 
 

@@ -21,7 +21,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import HEADER_DIR, emit_c
+from verikern.encoders.c import HEADER_DIR, emit_c
 
 CFLAGS = ("-std=c11", "-Wall", "-Wextra", "-Werror", "-O1")
 
@@ -109,7 +109,7 @@ def counterexample_from_json(d: dict):
 
 def completed_counterexample(kernel, d: dict) -> dict:
     """The counterexample with every array's contents written out as the
-    prover's replay builds them (proofs.replay_launch.concrete_launch: the
+    prover's replay builds them (proofs.confirming.replay_launch.concrete_launch: the
     recorded elements, the `fill` a replay used -- facts["fill"] --, values
     meeting the array contracts in the free elements, zero elsewhere), as
     {component-flat index: value} maps of the non-zero elements.  This is
@@ -117,7 +117,7 @@ def completed_counterexample(kernel, d: dict) -> dict:
     MAX_COMPLETED_ELEMENTS elements, or a counterexample the construction
     refuses, keep the recorded contents."""
     from verikern.mir.nodes import ArrayRef
-    from verikern.proofs.replay_launch import concrete_launch
+    from verikern.proofs.confirming.replay_launch import concrete_launch
     try:
         cex = counterexample_from_json(d)
         fill = d.get("facts", {}).get("fill")

@@ -1,0 +1,1 @@
+"""verikern.proofs.analysis"""

@@ -1,0 +1,197 @@
+"""One kernel's proof: decide every obligation (proofs.deciding), then
+settle every failure by replay (proofs.confirming) -- the prover's entry
+point below the application (verikern.app compiles files and runs pools).
+
+Invariants:
+- a kernel's status is the worst of its obligations (failed > unknown >
+  proved) after replay; a proof that crashes is ERROR with the reason --
+  never PROVED;
+- a failed obligation always carries `confirmed` (True/False); one whose
+  model came from an abstraction and that replay does not confirm is
+  downgraded to UNKNOWN ("possible violation, not confirmed by replay: ...");
+- before that, and for UNKNOWN obligations, an exact counterexample from
+  peeled loop iterations (proofs.deciding.peeling) takes the obligation's place, with
+  the same kind and location, when replay confirms it, or when replay stops
+  at a different runtime error first (then it stays unconfirmed, saying why).
+"""
+from __future__ import annotations
+
+import dataclasses
+import logging
+import time
+from pathlib import Path
+from typing import Sequence
+
+from verikern.encoders.smt.launch import launch_option_error
+from verikern.errors import VerikernError
+from verikern.proofs.deciding.budget import MEGA, SolverBudget, fresh_context, rlimit_count
+from verikern.proofs.obligations import KernelReport, KernelStatus, Obligation, Status
+
+LOG = logging.getLogger("verikern.proofs.pipeline")
+
+
+def _is_abstracted(ob: Obligation) -> bool:
+    return ob.counterexample is not None and ob.counterexample.abstracted
+
+
+#: z3 resource units `settle` may spend on one kernel searching peeled loop
+#: iterations for exact counterexamples (proofs.deciding.peeling), all obligations
+#: together (checked before each search and query: deterministic).
+EXACT_SEARCH_BUDGET = 10 * MEGA
+
+
+def settle(kernel_mir, obligations: Sequence[Obligation], replayer=None, *, dims=None,
+           block_dim=None, exact_search=None,
+           search_budget: int = EXACT_SEARCH_BUDGET) -> tuple[Obligation, ...]:
+    """Replay every failed obligation and record the outcome: `confirmed`
+    set, the replay's explanation in `reason` (and the counterexample the
+    replay confirmed, when it had to pick array contents), and
+    abstraction-born unconfirmed failures downgraded to UNKNOWN.
+    `replayer(kernel, ob)` returns a `ReplayOutcome` (or, for simple
+    replayers, (ok, why) or (ok, why, witness)). Decisions read only the
+    outcome's verdict and the counterexample's typed fields.
+    A failure replay does not confirm, and an UNKNOWN obligation, is first
+    searched for an exact counterexample in peeled loop iterations
+    (`exact_search(kernel, ob, dims=, block_dim=, budget=)`, default
+    proofs.deciding.peeling.exact_counterexample, within `search_budget` z3 units); one that
+    replay confirms replaces it (same kind and location)."""
+    if replayer is None:
+        from verikern.proofs.confirming.replay import replay_outcome as replayer
+    search = _ExactSearch(kernel_mir, replayer, dims, block_dim, exact_search, search_budget)
+    settled = []
+    for ob in obligations:
+        if ob.status is Status.UNKNOWN:
+            settled.append(search.confirmed(ob) or ob)
+            continue
+        if ob.status is not Status.FAILED:
+            settled.append(ob)
+            continue
+        out = _replay(replayer, kernel_mir, ob)
+        if out.confirmed:
+            settled.append(dataclasses.replace(ob, confirmed=True,
+                                               counterexample=out.witness or ob.counterexample,
+                                               reason=_join(ob.reason,
+                                                            f"confirmed by replay: {out.why}")))
+            continue
+        exact = search.confirmed(ob)
+        if exact is not None:
+            settled.append(exact)
+        elif _is_abstracted(ob):
+            settled.append(dataclasses.replace(
+                ob, status=Status.UNKNOWN, confirmed=False,
+                reason=f"possible violation, not confirmed by replay: {out.why}"
+                + (f" (prover: {ob.reason})" if ob.reason else "")))
+        else:
+            settled.append(dataclasses.replace(ob, confirmed=False,
+                                               reason=_join(ob.reason, f"not confirmed by replay: {out.why}")))
+    return tuple(settled)
+
+
+def _replay(replayer, kernel_mir, ob: Obligation):
+    """The replayer's ReplayOutcome; a replay crash is an unconfirmed one."""
+    from verikern.proofs.confirming.replay import ReplayOutcome, ReplayVerdict
+
+    if ob.counterexample is None:
+        return ReplayOutcome(ReplayVerdict.NO_COUNTEREXAMPLE, "the prover gave no counterexample")
+    try:
+        answer = replayer(kernel_mir, ob)
+    except Exception as err:  # a replay crash must not hide the failure
+        return ReplayOutcome(ReplayVerdict.NO_VIOLATION,
+                             f"replay crashed: {type(err).__name__}: {err}")
+    if isinstance(answer, ReplayOutcome):
+        return answer
+    return ReplayOutcome(ReplayVerdict.CONFIRMED if answer[0] else ReplayVerdict.NO_VIOLATION,
+                         answer[1], answer[2] if len(answer) > 2 else None)
+
+
+class _ExactSearch:
+    """Exact counterexamples from peeled loop iterations for one kernel,
+    within one shared work budget for the searches (z3 resource units;
+    replays are bounded by the replayer). Only ever yields failures that replay
+    confirmed on the kernel itself, or whose replay stopped at another runtime
+    error first (then `confirmed=False`, the reason says so; the model is exact)."""
+
+    def __init__(self, kernel_mir, replayer, dims, block_dim, exact_search, budget: int):
+        self.kernel = kernel_mir
+        self.replayer = replayer
+        self.dims, self.block_dim = dims, block_dim
+        self.search = exact_search
+        self.spent = 0
+        self.budget = budget
+
+    def confirmed(self, ob: Obligation) -> Obligation | None:
+        """A confirmed FAILED obligation for `ob`'s site found in a peeled
+        iteration, or None (no kernel, no budget left, nothing found or not
+        confirmed)."""
+        from verikern.proofs.confirming.replay import ReplayVerdict
+
+        left = self.budget - self.spent
+        if self.kernel is None or left <= MEGA // 2 or not getattr(self.kernel, "loops", ()):
+            return None
+        if self.search is None:
+            from verikern.proofs.deciding.peeling import exact_counterexample as search
+            self.search = search
+        start = rlimit_count()
+        try:
+            found = self.search(self.kernel, ob, dims=self.dims, block_dim=self.block_dim,
+                                budget=left)
+        except Exception:  # the search is an extra: it must never cost a verdict
+            return None
+        finally:
+            self.spent += rlimit_count() - start
+        if found is None or found.status is not Status.FAILED:
+            return None
+        out = _replay(self.replayer, self.kernel, found)
+        if not out.confirmed:
+            if out.verdict is not ReplayVerdict.OTHER_ERROR_FIRST:
+                return None
+            # exact, but the launch ends at another (reported) error before
+            # this violation happens: a failure that says why it is unconfirmed
+            return dataclasses.replace(found, confirmed=False, seconds=ob.seconds,
+                                       reason=_join(found.reason, f"not confirmed by replay: {out.why}"))
+        return dataclasses.replace(found, confirmed=True, seconds=ob.seconds,
+                                   counterexample=out.witness or found.counterexample,
+                                   reason=_join(found.reason, f"confirmed by replay: {out.why}"))
+
+
+def _join(first: str | None, second: str) -> str:
+    return f"{first}; {second}" if first else second
+
+
+def prove_mir(kernel_mir, *, file: str, dims=None, block_dim=None, budget: float | None = None,
+              prover=None, replayer=None, replay: bool = True) -> KernelReport:
+    """Prove one compiled kernel and replay its failures (`replay=False`
+    skips replay: failures keep `confirmed=None` and are never downgraded).
+    `budget`: million z3 resource units per check (None: the default of
+    proofs.deciding.budget); the proof runs in a z3 context of its own, so its
+    answer does not depend on what was proved before in this process."""
+    if prover is None:
+        from verikern.proofs.deciding.prover import prove_kernel as prover
+    start = time.perf_counter()
+    line = kernel_mir.loc.line
+    bad_launch = launch_option_error(kernel_mir, dims, block_dim)
+    if bad_launch is not None:          # one input error, not one warning per obligation
+        return KernelReport(file, kernel_mir.name, KernelStatus.ERROR, time.perf_counter() - start,
+                            error=f"{file}:{line}: error: {bad_launch}", line=line)
+    try:
+        fresh_context()
+        solver_budget = SolverBudget.from_megaunits(
+            budget, label=f"{Path(file).stem}.{kernel_mir.name}.")
+        obligations = prover(kernel_mir, dims=dims, block_dim=block_dim, budget=solver_budget)
+        if replay:
+            obligations = settle(kernel_mir, obligations, replayer, dims=dims,
+                                 block_dim=block_dim,
+                                 search_budget=min(EXACT_SEARCH_BUDGET, solver_budget.per_check))
+    except VerikernError as err:
+        return KernelReport(file, kernel_mir.name, KernelStatus.ERROR, time.perf_counter() - start,
+                            error=str(err), line=line)
+    except Exception as err:  # an internal prover bug is reported, never a verdict
+        return KernelReport(file, kernel_mir.name, KernelStatus.ERROR, time.perf_counter() - start,
+                            error=f"{file}:{line}: error: internal error while proving "
+                                  f"{kernel_mir.name}: {type(err).__name__}: {err}", line=line)
+    status = KernelReport.summarize(obligations)
+    LOG.info("%s::%s: %s (%d obligations, %d solver queries, %.2f million z3 units)",
+             file, kernel_mir.name, status.value, len(obligations), solver_budget.queries,
+             rlimit_count() / MEGA)
+    return KernelReport(file, kernel_mir.name, status, time.perf_counter() - start,
+                        obligations=tuple(obligations), line=line)

@@ -1,0 +1,98 @@
+"""The layering of docs/INTERFACES.md, checked on every import statement
+(module top or inside a function): data flows source -> HIR -> MIR ->
+(encoder | backend | prover) and no layer imports one above it."""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# folder -> (installed package, verikern modules it must never import)
+ABOVE_THE_PROVER = ("verikern.frontend", "verikern.hir", "verikern.runtime", "verikern.app",
+                    "verikern.cli", "verikern.lang", "verikern.trace", "verikern.inputs",
+                    "verikern.input_values", "verikern.testing", "verikern.selftest")
+LAYERS = {
+    "verikern/mir": ("verikern.mir", ABOVE_THE_PROVER + ("verikern.encoders", "verikern.backends",
+                                                          "verikern.proofs")),
+    "encoders": ("verikern.encoders", ABOVE_THE_PROVER + ("verikern.proofs",)),   # but the model:
+    "backends": ("verikern.backends", ABOVE_THE_PROVER + ("verikern.proofs",)),
+    "proofs": ("verikern.proofs", ABOVE_THE_PROVER),
+    "verikern/app": ("verikern.app", ("verikern.cli", "verikern.testing")),
+}
+
+
+# the obligation model (kinds, specs, ids) is the one piece of verikern.proofs
+# an encoder shares: the C encoding asserts exactly the prover's obligations
+ALLOWED = ("verikern.proofs.obligations",)
+
+
+def imported_modules(path: Path, package: str) -> list[tuple[int, str]]:
+    """(line, absolute module name) of every import in `path`."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    here = package.split(".")
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = ".".join(here[:len(here) - node.level + 1])
+                name = f"{base}.{node.module}" if node.module else base
+            else:
+                name = node.module or ""
+            out.append((node.lineno, name))
+            out += [(node.lineno, f"{name}.{alias.name}") for alias in node.names]
+    return out
+
+
+def _package_of(path: Path, folder: str, root_package: str, root: Path) -> str:
+    rel = path.relative_to(root / folder).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        return ".".join([root_package] + parts[:-1])
+    return ".".join([root_package] + parts[:-1])
+
+
+def _within(name: str, module: str) -> bool:
+    return name == module or name.startswith(module + ".")
+
+
+def violations(folder: str, root: Path = ROOT) -> list[str]:
+    package, forbidden = LAYERS[folder]
+    found = []
+    for path in sorted((root / folder).rglob("*.py")):
+        pkg = _package_of(path, folder, package, root)
+        for line, name in imported_modules(path, pkg):
+            if any(_within(name, f) for f in forbidden) and not any(_within(name, a) for a in ALLOWED):
+                found.append(f"{path.relative_to(root)}:{line}: imports {name}")
+    return found
+
+
+@pytest.mark.parametrize("folder", sorted(LAYERS))
+def test_no_layer_imports_a_layer_above_it(folder):
+    assert violations(folder) == []
+
+
+def test_the_check_sees_imports_inside_functions_and_relative_ones(tmp_path):
+    (tmp_path / "proofs" / "deciding").mkdir(parents=True)
+    (tmp_path / "proofs" / "deciding" / "probe.py").write_text(
+        "from verikern.proofs.obligations import Status\n"
+        "def f():\n    from verikern.frontend import compile_file\n"
+        "    from ...app import prove\n")
+    found = violations("proofs", tmp_path)
+    assert "proofs/deciding/probe.py:3: imports verikern.frontend" in found
+    assert "proofs/deciding/probe.py:4: imports verikern.app" in found
+    assert not any(":1:" in f for f in found)
+
+
+def test_encoders_may_share_only_the_obligation_model(tmp_path):
+    (tmp_path / "encoders").mkdir()
+    (tmp_path / "encoders" / "probe.py").write_text(
+        "from verikern.proofs.obligations import ObligationKind\n"
+        "from verikern.proofs.deciding.prover import prove_kernel\n")
+    assert violations("encoders", tmp_path) == [
+        "encoders/probe.py:2: imports verikern.proofs.deciding.prover",
+        "encoders/probe.py:2: imports verikern.proofs.deciding.prover.prove_kernel"]

@@ -1,0 +1,245 @@
+"""`verikern prove` without the command line: compile files (never
+executing them), prove their kernels (verikern.proofs.pipeline), in one
+process, a process pool or a dask cluster, through the proof cache; one
+`KernelReport` per kernel.
+
+Invariants:
+- user files are only ever read by `verikern.frontend.compile_file` (and
+  read as bytes for the report's sha256 and contract text); nothing here
+  imports or executes them;
+- a kernel that does not compile is ERROR with the reason -- never PROVED;
+  one bad file never stops the others.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from pathlib import Path
+from typing import Callable, Iterable
+
+from verikern.errors import VerikernError
+from verikern.proofs.obligations import KernelReport, KernelStatus
+from verikern.proofs.pipeline import prove_mir
+
+MODULE_KERNEL = "<module>"   # the kernel name of a report about a whole file
+
+
+class ProveInputError(VerikernError):
+    """Bad input to the driver (a missing path, no kernels, a bad option)."""
+
+
+Progress = Callable[[int, int, str], None]   # (files done, files total, file just done)
+
+
+# ------------------------------------------------------------------ inputs
+def collect_files(paths: Iterable[str | os.PathLike]) -> list[Path]:
+    """Every kernel file named by `paths`: files as given, folders as every
+    .py file below them (recursively, sorted, hidden folders and
+    __pycache__ skipped); duplicates removed, order kept."""
+    out: list[Path] = []
+    seen: set[Path] = set()
+    for raw in paths:
+        p = Path(raw)
+        if p.is_dir():
+            found = sorted(
+                f for f in p.rglob("*.py")
+                if not any(part.startswith(".") or part == "__pycache__"
+                           for part in f.relative_to(p).parts[:-1])
+            )
+        elif p.is_file():
+            found = [p]
+        else:
+            raise ProveInputError(f"{raw}: no such file or folder")
+        for f in found:
+            key = f.resolve()
+            if key not in seen:
+                seen.add(key)
+                out.append(f)
+    return out
+
+
+def normalize_dims(dims) -> tuple[int, ...] | None:
+    """None, an int, or a sequence of 1..4 positive ints -> a tuple (or None)."""
+    if dims is None:
+        return None
+    if isinstance(dims, int):
+        dims = (dims,)
+    dims = tuple(int(d) for d in dims)
+    if not 1 <= len(dims) <= 4 or any(d < 1 for d in dims):
+        raise ProveInputError(f"bad launch dims {dims}: give 1 to 4 positive integers")
+    return dims
+
+
+def compiled_kernels(path: str) -> dict:
+    """The MIR of every kernel of `path` that compiles, by name."""
+    from verikern.frontend import compile_file
+
+    module = compile_file(path)
+    return {name: module.kernel(name).mir for name in module.kernel_names
+            if module.kernel(name).error is None}
+
+
+def _kernel_names(kernel) -> frozenset[str] | None:
+    if kernel is None:
+        return None
+    if isinstance(kernel, str):
+        return frozenset(k.strip() for k in kernel.split(",") if k.strip())
+    return frozenset(kernel)
+
+
+# ------------------------------------------------------------------ one file
+def _error_report(file: str, kernel: str, message: str, line: int = 0, seconds: float = 0.0) -> KernelReport:
+    return KernelReport(file, kernel, KernelStatus.ERROR, seconds, error=message, line=line)
+
+
+def prove_file(path, *, kernel=None, dims=None, block_dim=None, budget: float | None = None,
+               replay: bool = True, cache=None) -> list[KernelReport]:
+    """Compile `path` with the frontend (never executing it) and prove every
+    kernel in it (or those named by `kernel`), in source order. `cache`: a
+    verikern.app.cache.ProofCache consulted per kernel (None: no cache)."""
+    from verikern.frontend import compile_file
+
+    try:
+        data = Path(path).read_bytes()      # hashed and quoted in the report's scope only
+    except OSError:
+        data = None
+    return _compile_and_prove(lambda: compile_file(path), str(path), kernel, dims, block_dim, budget,
+                              replay, data, cache)
+
+
+def prove_source(source: str, filename: str, *, kernel=None, dims=None, block_dim=None,
+                 budget: float | None = None, replay: bool = True) -> list[KernelReport]:
+    """Like `prove_file`, for source text (e.g. a generated mutant) that
+    reports as `filename`."""
+    from verikern.frontend import compile_source
+
+    return _compile_and_prove(lambda: compile_source(source, filename), filename, kernel, dims,
+                              block_dim, budget, replay, source.encode())
+
+
+def _compile_and_prove(compile_module, file: str, kernel, dims, block_dim, budget,
+                       replay: bool, data: bytes | None = None, cache=None) -> list[KernelReport]:
+    dims = normalize_dims(dims)
+    wanted = _kernel_names(kernel)
+    start = time.perf_counter()
+    try:
+        module = compile_module()
+    except OSError as err:
+        return [_error_report(file, MODULE_KERNEL, f"{file}: error: cannot read the file: {err.strerror or err}")]
+    except VerikernError as err:
+        return [_error_report(file, MODULE_KERNEL, str(err), getattr(getattr(err, "loc", None), "line", 0))]
+    except SyntaxError as err:
+        return [_error_report(file, MODULE_KERNEL, f"{file}:{err.lineno or 0}:{err.offset or 0}: error: "
+                                                   f"syntax error: {err.msg}", err.lineno or 0)]
+    except Exception as err:  # a compiler bug must not stop the other files
+        return [_error_report(file, MODULE_KERNEL, f"{file}: error: internal compiler error: "
+                                                   f"{type(err).__name__}: {err}")]
+    reports: list[KernelReport] = []
+    for err in getattr(module, "errors", ()) or ():
+        reports.append(_error_report(file, MODULE_KERNEL, _render(err), getattr(getattr(err, "loc", None), "line", 0),
+                                     time.perf_counter() - start))
+    for kr in module.kernels:
+        if wanted is not None and kr.name not in wanted:
+            continue
+        line = kr.loc.line if getattr(kr, "loc", None) is not None else 0
+        if kr.error is not None or kr.mir is None:
+            message = _render(kr.error) if kr.error is not None else f"{file}:{line}: error: kernel {kr.name} did not compile"
+            reports.append(_error_report(file, kr.name, message, line))
+            continue
+        reports.append(_prove_scoped(kr.mir, file, dims, block_dim, budget, replay, data, cache))
+    return reports
+
+
+def _prove_scoped(kernel_mir, file: str, dims, block_dim, budget, replay: bool, data: bytes | None,
+                  cache) -> KernelReport:
+    """prove_mir with the report's scope (proofs.reporting.scope) attached, through `cache` when given."""
+    from verikern.proofs.reporting.scope import scope_of, sha256_bytes
+
+    start = time.perf_counter()
+    source = data.decode("utf-8", "replace") if data is not None else None
+    scope = scope_of(kernel_mir, source=source, source_sha256=sha256_bytes(data) if data is not None else None,
+                     dims=dims, block_dim=block_dim, budget=budget)
+    key = None
+    if cache is not None:
+        from verikern.app.cache import with_cached
+
+        key = cache.key(file=file, kernel=kernel_mir.name, mir_sha256=scope.mir_sha256, dims=dims,
+                        block_dim=block_dim, budget=budget, replay=replay)
+        hit = cache.get(key)
+        if hit is not None and hit.file == file and hit.kernel == kernel_mir.name:
+            return dataclasses.replace(with_cached(hit, time.perf_counter() - start), scope=scope)
+    report = dataclasses.replace(prove_mir(kernel_mir, file=file, dims=dims, block_dim=block_dim,
+                                           budget=budget, replay=replay), scope=scope)
+    if key is not None:
+        cache.put(key, report)
+    return report
+
+
+def _render(err) -> str:
+    render = getattr(err, "render", None)
+    return render() if callable(render) else str(err)
+
+
+def _prove_file_task(args) -> list[KernelReport]:
+    path, kernel, dims, block_dim, budget, cache = args
+    return prove_file(path, kernel=kernel, dims=dims, block_dim=block_dim, budget=budget, cache=cache)
+
+
+# ------------------------------------------------------------------ many files
+def prove_paths(paths, *, kernel=None, dims=None, block_dim=None, budget: float | None = None, jobs=1,
+                progress: Progress | None = None, cache=None, executor: str = "local",
+                scheduler: str | None = None) -> list[KernelReport]:
+    """Prove every kernel in `paths` (files, or folders searched recursively);
+    reports in file order, then source order. `jobs > 1` proves files in a
+    process pool; `executor="dask"` sends them to the dask.distributed
+    scheduler at `scheduler` instead (verikern.app.distributed), with the same
+    reports. `cache` (a verikern.app.cache.ProofCache) is consulted per kernel
+    wherever the proof runs. Raises ProveInputError for a missing path, a bad option or
+    when no file holds a kernel (or none named `kernel`)."""
+    files = collect_files(paths)
+    dims = normalize_dims(dims)
+    if block_dim is not None and not 1 <= int(block_dim) <= 1024:
+        raise ProveInputError(f"bad block dim {block_dim}: it must be between 1 and 1024")
+    if budget is not None and not budget > 0:
+        raise ProveInputError(f"bad solver budget {budget}: it must be a positive number "
+                              "(million z3 resource units per check)")
+    if int(jobs) < 1:
+        raise ProveInputError(f"bad job count {jobs}: it must be at least 1")
+    if not files:
+        raise ProveInputError("no .py files found in " + ", ".join(str(p) for p in paths))
+    tasks = [(str(f), kernel, dims, block_dim, budget, cache) for f in files]
+    results: dict[int, list[KernelReport]] = {}
+    if executor == "dask":
+        from verikern.app.distributed import prove_tasks_on_dask
+
+        try:
+            results = prove_tasks_on_dask(_prove_file_task, tasks, scheduler, progress)
+        except (ImportError, OSError, ValueError) as err:
+            raise ProveInputError(f"dask executor: {err}") from err
+    elif executor != "local":
+        raise ProveInputError(f"unknown executor {executor!r}: choose local or dask")
+    elif jobs == 1 or len(tasks) == 1:
+        for i, task in enumerate(tasks):
+            results[i] = _prove_file_task(task)
+            if progress is not None:
+                progress(i + 1, len(tasks), task[0])
+    else:
+        with ProcessPoolExecutor(max_workers=min(int(jobs), len(tasks))) as pool:
+            futures = {pool.submit(_prove_file_task, task): i for i, task in enumerate(tasks)}
+            for done, fut in enumerate(as_completed(futures), 1):
+                i = futures[fut]
+                try:
+                    results[i] = fut.result()
+                except Exception as err:  # a worker died (e.g. a solver crash): report, go on
+                    results[i] = [_error_report(tasks[i][0], MODULE_KERNEL,
+                                                f"{tasks[i][0]}: error: internal error: the proof worker "
+                                                f"failed: {type(err).__name__}: {err}")]
+                if progress is not None:
+                    progress(done, len(tasks), tasks[i][0])
+    reports = [r for i in range(len(tasks)) for r in results[i]]
+    if not any(r.kernel != MODULE_KERNEL for r in reports) and not any(r.status is KernelStatus.ERROR for r in reports):
+        what = f"no kernel named {kernel}" if kernel else "no kernels"
+        raise ProveInputError(f"{what} found in " + ", ".join(str(p) for p in paths))
+    return reports
