@@ -64,22 +64,22 @@ def update_goldens(request) -> bool:
 
 
 # --- prover mutation score and differential coverage ------------------------------
-# Here, not in tests/prove_cli/: under xdist only the controller sees every
-# report, and it loads no conftest below this one (tests/prove_cli/session_results.py).
+# Here, not in tests/cli/prove/: under xdist only the controller sees every
+# report, and it loads no conftest below this one (tests/cli/prove/session_results.py).
 def pytest_runtest_logreport(report):
-    from prove_cli.session_results import record
+    from session_results import record
 
     record(report)
 
 
 @pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session):
-    from prove_cli.session_results import judge
+    from session_results import judge
 
     judge(session)
 
 
 def pytest_terminal_summary(terminalreporter):
-    from prove_cli.session_results import summarize
+    from session_results import summarize
 
     summarize(terminalreporter)

@@ -193,10 +193,10 @@ def test_tier_rules():
     assert tiers.case_of("bounds_off_by_one_le") == "bounds_off_by_one_le"
     assert tiers.case_of("race_reduce_missing_barrier-race") == "race_reduce_missing_barrier"
     assert tiers.case_of("saxpy") == "saxpy" and tiers.case_of("int32") is None
-    wide = "tests/prove_cli/test_corpus_verdicts.py::test_corpus_verdict"
+    wide = "tests/cli/prove/test_corpus_verdicts.py::test_corpus_verdict"
     assert not tiers.is_slow(wide + "[bounds_off_by_one_le]", "bounds_off_by_one_le")
     assert tiers.is_slow(wide + "[ok_matmul_tiled]", "ok_matmul_tiled")
-    assert tiers.is_slow("tests/ptx/test_ptx_corpus.py::test_all_kernels_assemble[sm_80]", "sm_80")
+    assert tiers.is_slow("tests/backends/ptx/test_ptx_corpus.py::test_all_kernels_assemble[sm_80]", "sm_80")
     assert not tiers.is_slow("tests/frontend/test_fe_rules.py::test_x", None)
     assert tiers.fast_tier_only(" not  slow ") and not tiers.fast_tier_only("slow")
     assert not tiers.fast_tier_only(None)

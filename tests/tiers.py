@@ -30,28 +30,28 @@ TESTS_DIR = Path(__file__).resolve().parent
 
 SLOW_FILES = frozenset({
     "tests/packaging/test_wheel_layout.py",        # builds a wheel with pip
-    "tests/prove_cli/test_prove_benchmark.py",     # runs benchmarks/prove_corpus.py
-    "tests/prove_cli/test_prove_differential.py",  # random kernels: prover vs simulator
-    "tests/prove_cli/test_mutation.py",            # proves every mutant of the corpus
-    "tests/ptx/test_ptx_corpus.py",                # the whole corpus through ptxas
+    "tests/cli/prove/test_prove_benchmark.py",     # runs benchmarks/prove_corpus.py
+    "tests/cli/prove/test_prove_differential.py",  # random kernels: prover vs simulator
+    "tests/cli/prove/test_mutation.py",            # proves every mutant of the corpus
+    "tests/backends/ptx/test_ptx_corpus.py",                # the whole corpus through ptxas
     "tests/examples/test_corpus_warp.py",          # real Warp (compiles kernels with clang)
     "tests/warp_compat/test_warp_compat.py",       # real Warp, as above
     "tests/testing/test_examples_fuzz.py",         # every example under real Warp (fuzz)
 })
 
 SLOW_TESTS = frozenset({
-    "tests/native/test_native_ir.py::test_every_corpus_and_example_kernel_lowers_to_valid_ir_on_both_targets",
+    "tests/backends/native/test_native_ir.py::test_every_corpus_and_example_kernel_lowers_to_valid_ir_on_both_targets",
     "tests/frontend/test_fe_programs.py::test_random_programs_match_python",
-    "tests/trace/test_trace_races.py::test_large_trace_is_fast",
-    "tests/trace/test_trace_cli.py::test_tiled_transpose_bank_conflicts",
+    "tests/backends/trace/test_trace_races.py::test_large_trace_is_fast",
+    "tests/backends/trace/test_trace_cli.py::test_tiled_transpose_bank_conflicts",
     "tests/test_hypothesis_profiles.py::test_ci_environment_selects_the_ci_profile_and_local_runs_the_dev_one",
-    "tests/prover/test_replay_site_matching.py::test_chained_divisions_at_one_position_are_not_told_apart",
-    "tests/prover/test_replay_more.py::test_sort_race_is_confirmed_once_the_keys_cover_the_launch",
-    "tests/prover/test_replay_more.py::test_the_correct_odd_even_sort_is_never_confirmed_by_any_variant",
-    "tests/prover/test_prover_kernels.py::test_division_by_parameter",
-    "tests/prover/test_lemmas.py::test_grid_stride_loop_with_a_step_that_can_alias_races",
-    "tests/prover/test_lemmas.py::test_grid_stride_loop_with_bounded_sizes_is_race_free",
-    "tests/report/test_report_html.py::test_html_renders_in_headless_chromium",
+    "tests/proofs/test_replay_site_matching.py::test_chained_divisions_at_one_position_are_not_told_apart",
+    "tests/proofs/test_replay_more.py::test_sort_race_is_confirmed_once_the_keys_cover_the_launch",
+    "tests/proofs/test_replay_more.py::test_the_correct_odd_even_sort_is_never_confirmed_by_any_variant",
+    "tests/proofs/test_prover_kernels.py::test_division_by_parameter",
+    "tests/proofs/test_lemmas.py::test_grid_stride_loop_with_a_step_that_can_alias_races",
+    "tests/proofs/test_lemmas.py::test_grid_stride_loop_with_bounded_sizes_is_race_free",
+    "tests/proofs/reporting/test_report_html.py::test_html_renders_in_headless_chromium",
     "tests/testing/test_strategies.py::test_shrinking_reaches_the_minimal_launch",
     "tests/testing/test_strategies.py::test_edge_values_are_drawn",
     "tests/testing/test_strategies.py::test_tight_contracts_are_never_broken_and_still_varied",
@@ -67,36 +67,36 @@ FAST_PARAMS = {
     "tests/mir/test_op_table.py::test_reference_against_numpy": {"int32"},
     "tests/mir/test_op_table.py::test_simulator_matches_reference": {"int32", "bool"},
     "tests/mir/test_op_table.py::test_smt_semantics_match_reference": {"int32", "bool"},
-    "tests/native/test_native_semantics.py::test_every_op_matches_simulator": {"int32"},
-    "tests/native/test_native_semantics.py::test_every_cast_matches_simulator": {"int32", "float16"},
-    "tests/prover/test_replay_site_matching.py::test_only_the_obligations_own_violation_confirms_it":
+    "tests/backends/native/test_native_semantics.py::test_every_op_matches_simulator": {"int32"},
+    "tests/backends/native/test_native_semantics.py::test_every_cast_matches_simulator": {"int32", "float16"},
+    "tests/proofs/test_replay_site_matching.py::test_only_the_obligations_own_violation_confirms_it":
         {"bounds-same-line", "race-same-line"},
-    "tests/prover/test_lemmas.py::test_every_remainder_lemma_is_a_theorem": {"SRem"},
-    "tests/prover/test_soundness_regressions.py::test_prover_fails_the_buggy_obligation_at_the_marked_line":
+    "tests/proofs/test_lemmas.py::test_every_remainder_lemma_is_a_theorem": {"SRem"},
+    "tests/proofs/test_soundness_regressions.py::test_prover_fails_the_buggy_obligation_at_the_marked_line":
         {"divergence_nested_break", "divergence_two_exits", "access_before_the_assert_in_a_loop"},
-    "tests/ptx/test_ptx_golden_mir.py::test_golden_kernels_assemble":
+    "tests/backends/ptx/test_ptx_golden_mir.py::test_golden_kernels_assemble":
         {"block_reverse-sm_80", "atomics-sm_90", "div_sqrt_fast-sm_100", "div_exp-sm_75"},
     "tests/frontend/test_fe_requires_short_circuit.py::test_guarded_division_in_requires_is_proved_and_never_faults":
         {"d == 0 or n // d > 2", "0 < d < n // d"},
 }
 
 CORPUS_WIDE = frozenset({
-    "tests/prover/test_typed_decisions.py::test_rewording_every_message_changes_no_decision",
+    "tests/proofs/test_typed_decisions.py::test_rewording_every_message_changes_no_decision",
     "tests/mir/test_mir_parser.py::test_every_corpus_and_example_kernel_round_trips",
-    "tests/prove_cli/test_corpus_verdicts.py::test_corpus_verdict",
-    "tests/prove_cli/test_corpus_verdicts.py::test_example_is_proved",
-    "tests/trace/test_trace_corpus.py::test_trace_agrees_with_expected_verdict",
+    "tests/cli/prove/test_corpus_verdicts.py::test_corpus_verdict",
+    "tests/cli/prove/test_corpus_verdicts.py::test_example_is_proved",
+    "tests/backends/trace/test_trace_corpus.py::test_trace_agrees_with_expected_verdict",
     "tests/examples/test_corpus_witnesses.py::test_witness_raises_the_documented_error_at_the_buggy_site",
     "tests/examples/test_corpus_witnesses.py::test_race_witness_shows_every_buggy_pair_in_the_trace",
     "tests/examples/test_corpus_witnesses.py::test_correct_kernel_runs_cleanly_and_race_free",
-    "tests/sim/test_sim_corpus.py::test_corpus_kernel_decodes",
-    "tests/sim/test_sim_corpus.py::test_proved_corpus_kernels_run_cleanly",
-    "tests/native/test_native_corpus.py::test_proved_corpus_kernel_matches_simulator",
-    "tests/native/test_native_corpus.py::test_corpus_kernel_on_hypothesis_inputs",
-    "tests/native/test_native_corpus.py::test_failing_corpus_kernel_fails_the_same_way",
-    "tests/native/test_native_examples.py::test_example_native_equals_simulator",
-    "tests/cuda/test_cuda_fake_driver.py::test_example_through_the_cuda_device_path",
-    "tests/cuda/test_cuda_fake_driver.py::test_corpus_harness_through_the_cuda_device_path",
+    "tests/backends/simulator/test_sim_corpus.py::test_corpus_kernel_decodes",
+    "tests/backends/simulator/test_sim_corpus.py::test_proved_corpus_kernels_run_cleanly",
+    "tests/backends/native/test_native_corpus.py::test_proved_corpus_kernel_matches_simulator",
+    "tests/backends/native/test_native_corpus.py::test_corpus_kernel_on_hypothesis_inputs",
+    "tests/backends/native/test_native_corpus.py::test_failing_corpus_kernel_fails_the_same_way",
+    "tests/backends/native/test_native_examples.py::test_example_native_equals_simulator",
+    "tests/backends/cuda/test_cuda_fake_driver.py::test_example_through_the_cuda_device_path",
+    "tests/backends/cuda/test_cuda_fake_driver.py::test_corpus_harness_through_the_cuda_device_path",
     "tests/encoders/test_c_corpus.py::test_confirmed_counterexample_fails_the_same_obligation_in_c",
     "tests/encoders/test_c_corpus.py::test_admissible_launches_of_a_proved_kernel_never_fail_a_check",
 })

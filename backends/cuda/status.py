@@ -14,7 +14,7 @@ from verikern.errors import (
 )
 
 # Codes of verikern.backends.llvm.abi (ERR_*), restated so that a change there
-# is caught by tests/cuda/test_cuda_status.py rather than silently misread.
+# is caught by tests/backends/cuda/test_cuda_status.py rather than silently misread.
 ERR_NONE, ERR_BOUNDS, ERR_DIV_ZERO, ERR_ASSERT, ERR_DIVERGENCE = 0, 1, 2, 3, 4
 
 _KINDS = {

@@ -67,7 +67,7 @@ def test_c_of_every_kernel_compiles_warning_free(folder, compiler, tmp_path):
 @needs_cc
 @pytest.mark.parametrize("case", FAILING, ids=[c.name for c in FAILING])
 def test_confirmed_counterexample_fails_the_same_obligation_in_c(case):
-    from prove_cli.prove_args import driver_kwargs
+    from prove_args import driver_kwargs
     from verikern.app.prove import prove_file
     from verikern.proofs.obligations import Status, obligation_id
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from prove_cli.differential_kernels import FAMILIES
+from differential_kernels import FAMILIES
 from verikern.frontend import compile_source
 from verikern.mir import (
     BOOL, F32, I32, ArrayRef, Assert, Barrier, BinOp, Branch, Cast, Compare, Const, Jump, Load,

@@ -363,7 +363,7 @@ N_NATIVE = 40
 
 @functools.lru_cache(maxsize=None)
 def _native_kernel(kind, op, tname):
-    from native.mir_kernels import elementwise
+    from mir_kernels import elementwise
     k = {"binary": "binop", "compare": "cmp", "unary": "unop"}[kind]
     return elementwise(k, op, SCALAR_TYPES[tname])
 

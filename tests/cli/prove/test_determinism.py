@@ -1,0 +1,127 @@
+"""Same answer everywhere: budgets count work, not seconds, so a verdict,
+counterexample and message never depend on the machine's load, the process's
+history, the hash seed or the job count."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from verikern.backends.simulator import WorkMeter
+from verikern.errors import SimulationBudgetExceeded
+from verikern.proofs.deciding.budget import MEGA, MIN_CHECK_RLIMIT, SolverBudget, fresh_context
+from verikern.app.prove import prove_file
+from verikern.proofs.obligations import Status
+
+ROOT = Path(__file__).resolve().parents[3]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from determinism import Burners, differences, strip_timing  # noqa: E402
+
+CORPUS = ROOT / "tests" / "corpus"
+# slow and model-rich kernels: abstracted failures, peeled iterations,
+# focused replays of huge launches, tiled shared memory
+FILES = [str(CORPUS / name) for name in (
+    "bounds_transpose_tiled_no_edge_guard.py", "bounds_grid_stride_int32_overflow.py",
+    "bounds_2d_swapped_guard.py", "race_odd_even_sort_all_pairs.py",
+    "invariant_fails_wrong_congruence.py", "ok_invariant_grid_stride_int64.py")]
+
+
+def _prove_json(paths, jobs: int, hash_seed: int) -> dict:
+    env = {"PYTHONHASHSEED": str(hash_seed), "PATH": "/usr/bin:/bin"}
+    proc = subprocess.run([sys.executable, "-m", "verikern.cli", "prove", *paths, "--format",
+                           "json", "--jobs", str(jobs), "--no-cache"], capture_output=True, text=True,
+                          cwd=ROOT, env=env, timeout=900)
+    assert proc.returncode in (0, 1, 2), proc.stderr
+    return json.loads(proc.stdout)
+
+
+@pytest.mark.slow
+def test_reports_identical_across_hash_seeds_job_counts_and_load():
+    quiet = _prove_json(FILES, jobs=1, hash_seed=1)
+    with Burners(1):
+        loaded = _prove_json(FILES, jobs=2, hash_seed=2)
+    assert [k["status"] for k in quiet["kernels"]] == \
+        ["failed", "failed", "failed", "failed", "failed", "proved"]
+    assert differences(strip_timing(quiet), strip_timing(loaded)) == []
+
+
+def _report(path: str) -> dict:
+    from verikern.proofs.reporting.render import render
+    return strip_timing(json.loads(render(prove_file(path), "json")))
+
+
+@pytest.mark.slow
+def test_a_proof_does_not_depend_on_earlier_proofs_in_the_process():
+    first = _report(FILES[2])
+    for other in (FILES[0], str(CORPUS / "ok_matmul_naive.py")):
+        prove_file(other)            # fills the process's z3 state with other terms
+    assert _report(FILES[2]) == first
+
+
+def test_strip_timing_and_differences():
+    a = {"kernels": [{"seconds": 1.0, "status": "proved", "obligations": [{"seconds": 2}]}]}
+    b = {"kernels": [{"seconds": 9.0, "status": "failed", "obligations": [{"seconds": 3}]}]}
+    assert strip_timing(a) == {"kernels": [{"status": "proved", "obligations": [{}]}]}
+    assert differences(strip_timing(a), strip_timing(b)) == \
+        ["/kernels[0]/status: 'proved' != 'failed'"]
+
+
+def test_a_tiny_budget_gives_unknown_with_the_reason_every_time():
+    path = str(CORPUS / "ok_matmul_tiled.py")
+    runs = [prove_file(path, budget=0.001) for _ in range(2)]
+    for reports in runs:
+        (rep,) = reports
+        undecided = [o for o in rep.obligations if o.status is Status.UNKNOWN]
+        assert undecided, "a budget of 1000 units cannot prove a tiled matmul"
+        assert any("solver budget was exhausted" in (o.reason or "") for o in undecided)
+        assert not any(o.status is Status.FAILED for o in rep.obligations)
+    assert [(o.kind, o.loc, o.status, o.message) for o in runs[0][0].obligations] == \
+        [(o.kind, o.loc, o.status, o.message) for o in runs[1][0].obligations]
+
+
+def test_solver_budget_limits():
+    fresh_context()
+    b = SolverBudget(3 * MEGA, total=10 * MEGA)
+    assert b.limit() == 3 * MEGA and b.limit(MEGA) == MEGA
+    assert b.spent == 0
+    assert SolverBudget.from_megaunits(2.5).per_check == 2_500_000
+    assert SolverBudget.from_megaunits(None).per_check == 10 * MEGA
+    with pytest.raises(ValueError):
+        SolverBudget.from_megaunits(0)
+    spent = SolverBudget(MEGA, total=1)          # nothing left: the floor still applies
+    assert spent.limit() == MIN_CHECK_RLIMIT
+
+
+def test_work_meter_counts_warp_steps_and_stops():
+    meter = WorkMeter(100)
+    meter.charge(3, 64, "k")                      # 3 steps x 2 warps
+    assert meter.used == 6 and meter.left == 94
+    meter.charge(0, 1, "k")                       # at least one unit
+    assert meter.used == 7
+    with pytest.raises(SimulationBudgetExceeded) as err:
+        meter.charge(10, 320, "k")
+    assert err.value.limit == 100 and "budget of 100 warp-steps" in err.value.message
+
+
+def test_replay_reports_a_spent_work_budget(tmp_path):
+    from verikern.frontend import compile_file
+    from verikern.proofs.deciding.prover import prove_kernel
+    from verikern.proofs.confirming.replay import replay
+
+    src = tmp_path / "spin.py"
+    src.write_text(
+        "import verikern as vk\n\n\n"
+        "@vk.kernel\n"
+        "def spin(x: vk.array(dtype=vk.int32), n: vk.int32):\n"
+        "    vk.requires(n >= 0 and n < 100000)\n"
+        "    k = 0\n"
+        "    while k < n:\n"
+        "        k += 1\n"
+        "    x[vk.tid() + 1] = k\n")
+    kernel = compile_file(src).kernels[0].mir
+    (ob,) = [o for o in prove_kernel(kernel) if o.status is Status.FAILED]
+    ok, why = replay(kernel, ob, budget=5)
+    assert not ok and "spent its budget of 5 simulated warp-steps" in why

@@ -1,0 +1,36 @@
+"""benchmarks/prove_corpus.py runs on a small corpus and reports each
+kernel, the median and the total next to the targets."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parents[3] / "benchmarks" / "prove_corpus.py"
+
+CASE = '''\
+# expect: proved
+# prove-args: --block-dim 64
+import verikern as vk
+
+@vk.kernel
+def fill(x: vk.array(dtype=vk.float32)):
+    i = vk.tid()
+    if i < x.shape[0]:
+        x[i] = 1.0
+'''
+
+
+def test_benchmark_reports_kernels_median_and_total(tmp_path):
+    for name in ("a_fill", "b_fill"):
+        (tmp_path / f"{name}.py").write_text(CASE)
+    proc = subprocess.run([sys.executable, str(BENCH), "--corpus", str(tmp_path), "--jobs", "2"],
+                          capture_output=True, text=True, timeout=240)
+    out, code = proc.stdout, proc.returncode
+    rows = [line.split() for line in out.splitlines() if line.startswith(("a_fill:", "b_fill:"))]
+    assert [(r[0], r[1]) for r in rows] == [("a_fill:fill", "proved"), ("b_fill:fill", "proved")]
+    assert all(float(r[2]) >= 0 for r in rows)
+    assert "kernels: 2 in 2 files, one run with 2 jobs" in out
+    assert "failed obligations confirmed by replay: 0 of 0" in out
+    assert "target < 0.3 s" in out and "target < 60 s" in out
+    assert code in (0, 1), proc.stderr

@@ -1,8 +1,0 @@
-"""The full mutation set runs only with `-m slow` (see session_results)."""
-from __future__ import annotations
-
-
-def pytest_collection_modifyitems(config, items):
-    from prove_cli.session_results import deselect_full_set
-
-    deselect_full_set(config, items)
