@@ -129,6 +129,8 @@ class Obligation:
     disagreements: tuple[str, ...] = ()
     #: engines whose concrete run reproduced this failure ("simulator", "c")
     confirmed_by: tuple[str, ...] = ()
+    #: each deciding engine's verdict, (engine, status), under --engine z3,cbmc
+    engines: tuple[tuple[str, str], ...] = ()
 
     def to_json(self) -> dict:
         return {
@@ -143,6 +145,7 @@ class Obligation:
             **({"cross_checked_by": list(self.cross_checked)} if self.cross_checked else {}),
             **({"disagreements": list(self.disagreements)} if self.disagreements else {}),
             **({"confirmed_by": list(self.confirmed_by)} if self.confirmed_by else {}),
+            **({"engines": dict(self.engines)} if self.engines else {}),
         }
 
 

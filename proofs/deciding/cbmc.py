@@ -1,0 +1,313 @@
+"""CBMC as a second engine: `verikern prove --engine cbmc` (or `z3,cbmc`).
+
+The kernel's C encoding (verikern.encoders.c: one `__CPROVER_assert` per
+obligation, message `<obligation id> <kind> <file>:<line>:<col>`) is given to
+`cbmc` from PATH with `--unwind N --unwinding-assertions --json-ui --trace`,
+and CBMC's properties are mapped back onto the prover's obligations by id.
+
+Invariants (soundness first):
+- an obligation is PROVED only when CBMC reports SUCCESS (or UNREACHABLE) for
+  every assert carrying its id, CBMC reports no failed or undecided
+  unwinding assertion and no failed check of the harness itself, and CBMC
+  exited normally with an overall status; anything else is UNKNOWN with the
+  reason ("bounded to N iterations" when only the unwinding assertions fail);
+- a FAILURE becomes a FAILED obligation whose counterexample (launch, block
+  size, threads, scalars and shapes read off CBMC's trace; array contents
+  left to replay) is marked `abstracted`: the C harness reads memory the
+  kernel writes as unknown values, so only a replay on the simulator makes it
+  a confirmed failure (verikern.proofs.pipeline.settle downgrades the rest to
+  UNKNOWN);
+- CBMC's work is bounded by the unwinding depth (deterministic); the wall
+  clock only bounds a run as a safety net (`SAFETY_NET_S`), and a run that
+  hits it is UNKNOWN and says so.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from verikern.encoders.c import CEncodeError, emit_c
+from verikern.encoders.c.emitter import Names
+from verikern.errors import VerikernError
+from verikern.mir.nodes import ArrayRef, Barrier, Const, Kernel
+from verikern.proofs.deciding.budget import SAFETY_NET_S
+from verikern.proofs.obligations import (
+    Counterexample, Obligation, ObligationSpec, Status, enumerate_obligations, obligation_id,
+)
+
+#: How users get CBMC (it is not on the package registries verikern installs from).
+INSTALL_HINT = ("install CBMC from your distribution (`apt-get install cbmc` on Ubuntu, "
+                "`brew install cbmc` on macOS) or from https://github.com/diffblue/cbmc/releases, "
+                "or point VERIKERN_CBMC at the binary")
+#: Unwinding depth when some loop has no constant trip count (raise with --unwind).
+DEFAULT_UNWIND = 8
+#: Statuses of a CBMC property that establish it (UNREACHABLE: no execution reaches it).
+_HOLDS = {"SUCCESS", "UNREACHABLE"}
+_ID = re.compile(r"^(?P<id>[a-z-]+@\d+:\d+(?:#\d+)?(?:\+\d+:\d+)?) ")
+
+
+class CbmcMissing(VerikernError):
+    """`cbmc` is not installed (the message says how to install it)."""
+
+
+def find_cbmc() -> str:
+    """The cbmc executable: $VERIKERN_CBMC, else `cbmc` on PATH; raises CbmcMissing."""
+    given = os.environ.get("VERIKERN_CBMC")
+    if given:
+        if shutil.which(given) is None:
+            raise CbmcMissing(f"VERIKERN_CBMC={given!r} is not an executable; {INSTALL_HINT}")
+        return given
+    found = shutil.which("cbmc")
+    if found is None:
+        raise CbmcMissing(f"--engine cbmc needs the `cbmc` model checker, which is not on PATH: "
+                          f"{INSTALL_HINT}")
+    return found
+
+
+# ------------------------------------------------------------------ CBMC's answer
+@dataclass(frozen=True)
+class PropertyResult:
+    """One CBMC property: its name (`main.assertion.3`, `vk_step.unwind.0`),
+    description (our assert message, or CBMC's), status and trace steps."""
+
+    name: str
+    description: str
+    status: str
+    trace: tuple[dict, ...] = ()
+
+    @property
+    def obligation(self) -> str | None:
+        """The obligation id the assert message starts with, or None (a check of CBMC's own)."""
+        m = _ID.match(self.description + " ")
+        return m.group("id") if m else None
+
+    @property
+    def is_unwinding(self) -> bool:
+        return ".unwind." in self.name or self.description.startswith("unwinding assertion")
+
+
+@dataclass(frozen=True)
+class CbmcResult:
+    """What one `cbmc --json-ui` run said: every property, the overall
+    cProverStatus (`success`/`failure`/`inconclusive`/`error`, None when the
+    output had none) and CBMC's error messages."""
+
+    properties: tuple[PropertyResult, ...]
+    overall: str | None
+    errors: tuple[str, ...] = ()
+
+
+def parse_json_ui(text: str) -> CbmcResult:
+    """Parse `cbmc --json-ui` output (a JSON array of message objects; one of
+    them holds the `result` array, the last `cProverStatus`). Raises
+    ValueError when the text is not such an array."""
+    data = json.loads(text)
+    if not isinstance(data, list):
+        raise ValueError("cbmc --json-ui output is not a JSON array")
+    props: list[PropertyResult] = []
+    overall, errors = None, []
+    for item in data:
+        if not isinstance(item, dict):
+            continue
+        for r in item.get("result", ()) or ():
+            props.append(PropertyResult(str(r.get("property", "")), str(r.get("description", "")),
+                                        str(r.get("status", "")).upper(),
+                                        tuple(s for s in r.get("trace", ()) or () if isinstance(s, dict))))
+        if "cProverStatus" in item:
+            overall = str(item["cProverStatus"]).lower()
+        if str(item.get("messageType", "")).upper() == "ERROR":
+            errors.append(str(item.get("messageText", "")))
+    return CbmcResult(tuple(props), overall, tuple(errors))
+
+
+# ------------------------------------------------------------------ the unwinding depth
+def _const(op) -> int | None:
+    return int(op.value) if isinstance(op, Const) and isinstance(op.value, int) else None
+
+
+def _trip_count(loop) -> int | None:
+    r = loop.range
+    if r is None:
+        return None
+    start, stop, step = _const(r.start), _const(r.stop), _const(r.step)
+    if None in (start, stop, step) or step == 0:
+        return None
+    assert start is not None and stop is not None and step is not None
+    return max(0, -(-(stop - start) // step)) if step > 0 else max(0, -(-(start - stop) // -step))
+
+
+def unwind_bound(kernel: Kernel) -> tuple[int, bool]:
+    """(N, exact): an unwinding depth for CBMC read off the kernel. exact: every
+    loop has a constant trip count, so N covers every loop of the kernel and
+    every barrier interval of the harness (the unwinding assertions can hold);
+    otherwise N is DEFAULT_UNWIND and CBMC's unwinding assertions decide."""
+    trips = [_trip_count(lp) for lp in kernel.loops]
+    if any(t is None for t in trips):
+        return DEFAULT_UNWIND, False
+    counts = [t for t in trips if t is not None]
+    intervals = 1
+    for b in kernel.blocks:
+        for ins in b.instrs:
+            if isinstance(ins, Barrier):
+                times = 1
+                for lp, t in zip(kernel.loops, counts):
+                    if b.label in lp.body:
+                        times *= t
+                intervals += times
+    return max([2, intervals + 1] + [t + 1 for t in counts]), True
+
+
+# ------------------------------------------------------------------ traces -> counterexamples
+_LHS = re.compile(r"^(?P<base>[A-Za-z_][\w.]*?)(?:\[(?P<idx>\d+)[a-zA-Z]*\])?$")
+
+
+def _number(value: Any) -> int | float | bool | None:
+    data = value.get("data") if isinstance(value, dict) else value
+    if data is None:
+        return None
+    text = str(data).strip()
+    if text.upper() in ("TRUE", "FALSE"):
+        return text.upper() == "TRUE"
+    text = re.sub(r"(?i)(u?ll|u?l|u|f)$", "", text)
+    try:
+        return int(text, 0)
+    except ValueError:
+        try:
+            return float(text)
+        except ValueError:
+            return None
+
+
+def counterexample_from_trace(kernel: Kernel, trace: Sequence[dict]) -> Counterexample:
+    """The launch of a CBMC trace (the last value main assigned to each input
+    before the failure): dims, block_dim, threads, scalars, shapes; array
+    contents are left to replay (the harness reads them as unknown values)."""
+    names = Names.of(kernel)
+    scalar_of = {c: p.name for p in kernel.scalar_params for vid, c in names.scalars.items()
+                 if vid == p.value.id}
+    shape_of = {f"{names.arrays[('global', p.name)]}_shape": p.name
+                for p in kernel.params if isinstance(p, ArrayRef)}
+    last: dict[tuple[str, int | None], Any] = {}
+    for step in trace:
+        if step.get("stepType") == "failure":
+            break
+        if step.get("stepType") != "assignment":
+            continue
+        m = _LHS.match(str(step.get("lhs", "")).replace(" ", ""))
+        value = _number(step.get("value"))
+        if m and value is not None:
+            last[(m.group("base"), int(m.group("idx")) if m.group("idx") else None)] = value
+    dims = tuple(int(last.get(("L.dim", d), 1)) for d in range(kernel.launch_ndim))
+    block_dim = int(last.get(("L.block_dim", None), 1))
+    threads = [(int(last.get(("b1", None), 0)), int(last.get(("t1", None), 0)))]
+    if last.get(("has2", None)) and ("b2", None) in last:
+        threads.append((int(last[("b2", None)]), int(last.get(("t2", None), 0))))
+    scalars = {scalar_of[c[2:]]: v for (c, i), v in last.items()
+               if i is None and c.startswith("L.") and c[2:] in scalar_of}
+    shapes = {}
+    for f, name in shape_of.items():
+        ndim = next(p.ndim for p in kernel.params if isinstance(p, ArrayRef) and p.name == name)
+        if any((f"L.{f}", d) in last for d in range(ndim)):
+            shapes[name] = tuple(int(last.get((f"L.{f}", d), 0)) for d in range(ndim))
+    return Counterexample(dims, block_dim, tuple(threads), scalars=scalars, shapes=shapes,
+                          facts={"engine": "cbmc"}, abstracted=True)
+
+
+# ------------------------------------------------------------------ verdicts
+def decide(kernel: Kernel, specs: Sequence[ObligationSpec], result: CbmcResult,
+           unwind: int) -> tuple[Obligation, ...]:
+    """Every obligation of `specs` decided from one CBMC run (module docstring)."""
+    by_id: dict[str, list[PropertyResult]] = {}
+    unwinding, harness = [], []
+    for p in result.properties:
+        if p.is_unwinding:
+            unwinding.append(p)
+        elif p.obligation is not None:
+            by_id.setdefault(p.obligation, []).append(p)
+        else:
+            harness.append(p)
+    blocker = None
+    if result.errors or result.overall not in ("success", "failure"):
+        blocker = (f"CBMC did not finish normally ({result.overall or 'no overall status'}"
+                   + (f": {result.errors[0]}" if result.errors else "") + ")")
+    elif bad := [p for p in harness if p.status not in _HOLDS]:
+        blocker = (f"a check of the C harness itself did not hold under CBMC "
+                   f"({bad[0].name}: {bad[0].description}: {bad[0].status})")
+    elif [p for p in unwinding if p.status not in _HOLDS]:
+        blocker = (f"bounded to {unwind} iterations: CBMC's unwinding assertions fail at "
+                   f"--unwind {unwind} (raise --unwind, or bound the loop with a vk.requires)")
+    out = []
+    for spec in specs:
+        oid = obligation_id(spec)
+        props = by_id.get(oid, [])
+        failed = next((p for p in props if p.status == "FAILURE"), None)
+        common = dict(kind=spec.kind, loc=spec.loc, other_loc=spec.other_loc, spec=spec)
+        if failed is not None:
+            out.append(Obligation(status=Status.FAILED, message=f"CBMC: {oid} fails ({failed.name})",
+                                  counterexample=counterexample_from_trace(kernel, failed.trace),
+                                  reason=f"CBMC found a trace violating {oid}", **common))
+        elif not props:
+            out.append(Obligation(status=Status.UNKNOWN, message=f"CBMC: {oid} undecided",
+                                  reason=f"CBMC reported no result for {oid}", **common))
+        elif blocker is None and all(p.status in _HOLDS for p in props):
+            out.append(Obligation(status=Status.PROVED, message=f"CBMC: {oid} holds",
+                                  reason=f"proved by CBMC (unwinding assertions hold at --unwind {unwind})",
+                                  **common))
+        else:
+            why = blocker or f"CBMC answered {', '.join(sorted({p.status for p in props}))}"
+            out.append(Obligation(status=Status.UNKNOWN, message=f"CBMC: {oid} undecided",
+                                  reason=why, **common))
+    return tuple(out)
+
+
+Runner = Callable[[list[str]], "subprocess.CompletedProcess[str]"]
+
+
+def _run(argv: list[str]) -> "subprocess.CompletedProcess[str]":
+    return subprocess.run(argv, capture_output=True, text=True, timeout=SAFETY_NET_S, check=False)
+
+
+def prove_kernel_cbmc(kernel: Kernel, *, dims=None, block_dim=None, budget=None,
+                      unwind: int | None = None, runner: Runner | None = None) -> tuple[Obligation, ...]:
+    """Decide every obligation of `kernel` with CBMC (same shape as
+    proofs.deciding.prover.prove_kernel; `budget` is z3's and unused here).
+    Raises CbmcMissing when cbmc is not installed."""
+    specs = enumerate_obligations(kernel)
+    if not specs:
+        return ()
+    exe = find_cbmc()
+    depth = unwind if unwind is not None else unwind_bound(kernel)[0]
+    try:
+        text = emit_c(kernel, dims=tuple(dims) if dims else None, block_dim=block_dim)
+    except CEncodeError as err:
+        return _all_unknown(specs, f"the C encoder refused the kernel: {err}")
+    with tempfile.TemporaryDirectory(prefix="verikern-cbmc-") as tmp:
+        path = Path(tmp) / f"{kernel.name}.c"
+        path.write_text(text)
+        argv = [exe, str(path), "--unwind", str(depth), "--unwinding-assertions",
+                "--json-ui", "--trace"]
+        try:
+            done = (runner or _run)(argv)
+        except subprocess.TimeoutExpired:
+            return _all_unknown(specs, f"CBMC ran past the {SAFETY_NET_S:.0f} s safety net "
+                                       f"(--unwind {depth}); lower --unwind or fix --dim")
+    try:
+        result = parse_json_ui(done.stdout)
+    except ValueError:
+        first = (done.stderr or done.stdout or "").strip().splitlines()[:1]
+        return _all_unknown(specs, f"CBMC exited {done.returncode} without a JSON answer"
+                                   + (f": {first[0]}" if first else ""))
+    return decide(kernel, specs, result, depth)
+
+
+def _all_unknown(specs: Sequence[ObligationSpec], reason: str) -> tuple[Obligation, ...]:
+    return tuple(Obligation(kind=s.kind, loc=s.loc, status=Status.UNKNOWN,
+                            message=f"CBMC: {obligation_id(s)} undecided", reason=reason,
+                            other_loc=s.other_loc, spec=s) for s in specs)
