@@ -159,7 +159,7 @@ BUILTIN_NAMES = (
     "sync_threads", "block_until",
     "atomic_add", "atomic_sub", "atomic_min", "atomic_max", "atomic_exch", "atomic_cas",
     "atomic_and", "atomic_or", "atomic_xor",
-    "all_in_range", "all_distinct", "invariant",
+    "all_in_range", "all_distinct", "all_sorted", "invariant",
     "min", "max", "clamp", "abs", "floor", "ceil", "sqrt", "sqrt_precise", "sin", "cos",
     "tan", "exp", "log", "pow",
     "dot", "cross", "length", "length_sq", "normalize", "cw_mul", "cw_div", "mul",
@@ -277,7 +277,7 @@ class KernelHandle:
             return module.kernel(self.name)
         except KeyError:
             for err in module.errors:
-                raise err
+                raise err from None
             raise KernelError(f"kernel {self.name!r} was not found in {self.source_file}",
                               self.loc, rule="no-source",
                               hint="decorate it at module level with @vk.kernel") from None

@@ -17,9 +17,11 @@ COMMANDS = {
     "info": ("verikern.cli.info", "Report registers, shared memory and spills per kernel (ptxas -v)."),
     "fuzz": ("verikern.cli.fuzz", "Compare backends (cpu, cpu:native, cuda, warp) on generated launches."),
     "report": ("verikern.cli.report", "Prove and write a self-contained sign-off document (HTML or Markdown)."),
-    "check-report": ("verikern.cli.check_report", "Re-run the proofs of a JSON report and check that everything still matches."),
+    "check-report": ("verikern.cli.check_report",
+                     "Re-run the proofs of a JSON report and check that everything still matches."),
     "selftest": ("verikern.cli.selftest", "Prove the shipped corpus and print a qualification summary."),
-    "replay": ("verikern.cli.replay", "Run a counterexample through the kernel's C encoding (a check independent of the simulator)."),
+    "replay": ("verikern.cli.replay",
+               "Run a counterexample through the kernel's C encoding (a check independent of the simulator)."),
 }
 
 

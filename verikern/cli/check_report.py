@@ -36,9 +36,9 @@ def load_report(path: str) -> dict:
         with open(path, encoding="utf-8") as fh:
             data = json.load(fh)
     except OSError as err:
-        raise InputErrorExit(f"{path}: cannot read the report: {err.strerror or err}")
+        raise InputErrorExit(f"{path}: cannot read the report: {err.strerror or err}") from err
     except ValueError as err:
-        raise InputErrorExit(f"{path}: not JSON: {err}")
+        raise InputErrorExit(f"{path}: not JSON: {err}") from err
     if not isinstance(data, dict) or not isinstance(data.get("kernels"), list) \
             or not isinstance(data.get("options"), dict) or not isinstance(data.get("sources"), list):
         raise InputErrorExit(f"{path}: not a verikern JSON report with options and sources "
@@ -140,6 +140,7 @@ def command(report_file, kernel, dims, block_dim, budget, jobs, cache_dir):
     fresh_reports, context = run_proofs(
         [p for p in paths if p not in missing], kernel=opts.get("kernel"), dims=opts.get("dims"),
         block_dim=opts.get("block_dim"), budget=opts.get("budget"), jobs=jobs,
+        max_array_bytes=opts.get("max_array_bytes"),
         cache=make_cache(cache_dir, False, default_on=False)) if len(missing) < len(paths) else ([], None)
     fresh = to_json_data(fresh_reports, context)
     diffs = [f"source {p}: missing now" for p in missing] + compare(recorded, fresh, opts)

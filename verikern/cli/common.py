@@ -54,7 +54,7 @@ def parse_dims(ctx, param, value):
     try:
         dims = tuple(int(part) for part in value.replace("x", ",").split(","))
     except ValueError:
-        raise click.BadParameter(f"{value!r}: give launch dims as N or N,M,... (positive integers)")
+        raise click.BadParameter(f"{value!r}: give launch dims as N or N,M,... (positive integers)") from None
     if not 1 <= len(dims) <= 4 or any(d < 1 for d in dims):
         raise click.BadParameter(f"{value!r}: give 1 to 4 positive integers")
     return dims
@@ -71,13 +71,31 @@ def parse_pairs(ctx, param, values):
             try:
                 shape = tuple(int(p) for p in text.replace("x", ",").split(","))
             except ValueError:
-                raise click.BadParameter(f"{item!r}: write NAME=N or NAME=N,M (integers)")
+                raise click.BadParameter(f"{item!r}: write NAME=N or NAME=N,M (integers)") from None
             if any(s < 0 for s in shape):
                 raise click.BadParameter(f"{item!r}: lengths must be >= 0")
             out[name.strip()] = shape
         else:
             out[name.strip()] = text.strip()
     return out
+
+
+def parse_bytes(ctx, param, value):
+    """A byte count: N or 2**K (positive, at most 2**64); None stays None."""
+    if value is None:
+        return None
+    text = str(value).strip().replace("_", "")
+    try:
+        if "**" in text:
+            base, _, exp = text.partition("**")
+            number = int(base) ** int(exp)
+        else:
+            number = int(text)
+    except ValueError:
+        raise click.BadParameter(f"{value!r}: give a number of bytes, e.g. 1099511627776 or 2**40") from None
+    if not 1 <= number <= 2 ** 64:
+        raise click.BadParameter(f"{value!r}: give a number of bytes from 1 to 2**64")
+    return number
 
 
 def proof_options(func):
@@ -93,6 +111,9 @@ def proof_options(func):
                      metavar="N", help="Solver work per check, in millions of z3 resource units (about a "
                      "second each on a typical machine). It counts work, not time, so every machine gives "
                      "the same verdicts; a check that needs more ends 'unknown' saying so."),
+        click.option("--max-array-bytes", "max_array_bytes", metavar="N", callback=parse_bytes,
+                     help="The largest array, in bytes, the proof assumes (dims times element size, "
+                     "vector components included; N or 2**K). Default: 2**40 (one device's memory)."),
     ]):
         func = deco(func)
     return func
@@ -129,9 +150,13 @@ def make_cache(cache_dir, no_cache: bool, *, default_on: bool = True):
     return ProofCache(str(default_cache_dir()))
 
 
-def options_record(kernel, dims, block_dim, budget) -> dict:
+def options_record(kernel, dims, block_dim, budget, max_array_bytes=None) -> dict:
+    from verikern.encoders.smt.launch import DEFAULT_MAX_ARRAY_BYTES
+
     return {"kernel": kernel, "dims": list(dims) if dims is not None else None,
-            "block_dim": block_dim, "budget": budget}
+            "block_dim": block_dim, "budget": budget,
+            "max_array_bytes": int(max_array_bytes) if max_array_bytes is not None
+            else DEFAULT_MAX_ARRAY_BYTES}
 
 
 def command_line() -> tuple[str, ...]:
@@ -146,7 +171,7 @@ def command_line() -> tuple[str, ...]:
 
 
 def run_proofs(paths, *, kernel, dims, block_dim, budget, jobs=1, executor="local", scheduler=None,
-               cache=None, progress=None):
+               cache=None, progress=None, max_array_bytes=None):
     """(reports, RunContext) for these options; input errors exit 3."""
     from verikern.app import prove as driver
     from verikern.proofs.reporting.render import RunContext
@@ -156,10 +181,12 @@ def run_proofs(paths, *, kernel, dims, block_dim, budget, jobs=1, executor="loca
     try:
         reports = driver.prove_paths(list(paths), kernel=kernel, dims=dims, block_dim=block_dim,
                                      budget=budget, jobs=jobs, progress=progress, cache=cache,
-                                     executor=executor, scheduler=scheduler)
+                                     executor=executor, scheduler=scheduler,
+                                     max_array_bytes=max_array_bytes)
     except driver.ProveInputError as err:
-        raise InputErrorExit(str(err))
-    return reports, RunContext(command_line(), options_record(kernel, dims, block_dim, budget))
+        raise InputErrorExit(str(err)) from err
+    return reports, RunContext(command_line(), options_record(kernel, dims, block_dim, budget,
+                                                              max_array_bytes))
 
 
 def write_output(text: str, output) -> None:
@@ -170,7 +197,7 @@ def write_output(text: str, output) -> None:
         with open(output, "w", encoding="utf-8") as fh:
             fh.write(text)
     except OSError as err:
-        raise InputErrorExit(f"cannot write {output}: {err.strerror or err}")
+        raise InputErrorExit(f"cannot write {output}: {err.strerror or err}") from err
 
 
 def _set_verbosity(ctx, param, value):

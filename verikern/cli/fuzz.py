@@ -108,7 +108,7 @@ def command(file, kernels, backends, examples, seed, max_threads, finite, params
         if "warp" in backends or any(t.captured for t in targets):
             targets = [_imported(t, with_object) for t in targets]
     except (TestingError, VerikernError) as err:
-        raise _InputError(str(err))
+        raise _InputError(str(err)) from err
     if replay and len(targets) != 1:
         raise _InputError("--replay runs one kernel: choose it with --kernel NAME")
     options = {"max_threads": max_threads, "finite": finite, "params": params, "sizes": sizes}
@@ -141,7 +141,7 @@ def _run_all(file, targets, backends, examples, seed, options, replay, save_dir)
         for t in targets:
             base = done[0]
 
-            def tick(n, base=base):
+            def tick(n, base=base, t=t):
                 done[0] = base + n
                 if bar is not None:
                     bar.update(task, completed=done[0], description=t.name)
@@ -154,7 +154,7 @@ def _run_all(file, targets, backends, examples, seed, options, replay, save_dir)
                 r = fuzz(t, backends, examples=examples, seed=seed, on_example=tick,
                          replay_dir=None if replay else save_dir, launch=launch, **options)
             except (TestingError, VerikernError, ValueError, OSError) as err:
-                raise _InputError(str(err))
+                raise _InputError(str(err)) from err
             saved = replay or (r.mismatch.replay if r.mismatch else None)
             results.append((r, command(saved) if r.mismatch and saved else None))
             done[0] = base + (1 if replay else examples)

@@ -83,7 +83,7 @@ def _progress_reporter():
               help="A JSON or SARIF report of accepted findings: those (matched by fingerprint) do "
               "not fail the run; new and fixed findings are listed on stderr.")
 def command(paths, kernel, dims, block_dim, budget, jobs, executor, scheduler, cache_dir, no_cache,
-            fmt, output, fail_on, baseline, confirm_with=None):
+            fmt, output, fail_on, baseline, confirm_with=None, max_array_bytes=None):
     """Prove that kernels are free of out-of-bounds accesses, data races,
     barrier divergence, failing asserts and division by zero.
 
@@ -109,6 +109,7 @@ def command(paths, kernel, dims, block_dim, budget, jobs, executor, scheduler, c
       verikern prove k.py --kernel reduce --dim 1024 --block-dim 256
       verikern prove k.py --format short          # file:line:col: error: ...
       verikern prove big.py --budget 40           # more solver work per check
+      verikern prove k.py --max-array-bytes 2**34 # arrays of at most 16 GiB
       verikern prove src/ --format sarif -o verikern.sarif
       verikern prove src/ --baseline accepted.json --fail-on failed
       verikern prove src/ --executor dask --scheduler tcp://10.0.0.5:8786
@@ -121,13 +122,13 @@ def command(paths, kernel, dims, block_dim, budget, jobs, executor, scheduler, c
         try:
             accepted = load_baseline(baseline)
         except BaselineError as err:
-            raise _InputErrorExit(str(err))
+            raise _InputErrorExit(str(err)) from err
     cache = make_cache(cache_dir, no_cache)
     callback, close = _progress_reporter() if fmt == "text" or output else (None, lambda: None)
     try:
         reports, context = run_proofs(paths, kernel=kernel, dims=dims, block_dim=block_dim, budget=budget,
                                       jobs=jobs, executor=executor, scheduler=scheduler, cache=cache,
-                                      progress=callback)
+                                      progress=callback, max_array_bytes=max_array_bytes)
     finally:
         close()
     if confirm_with == "c":

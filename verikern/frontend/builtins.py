@@ -21,7 +21,7 @@ from .module import NotConstant
 from .typing_rules import SCALAR_ALIASES, make_literal, value_type_by_name
 
 STATEMENT_BUILTINS = {"sync_threads", "block_until", "requires", "invariant"}
-CONTRACT_ONLY = {"all_in_range", "all_distinct"}
+CONTRACT_ONLY = {"all_in_range", "all_distinct", "all_sorted"}
 PYTHON_BUILTINS = {"min": "min", "max": "max", "abs": "abs", "int": "int",
                    "float": "float", "bool": "bool", "len": "len", "pow": "pow"}
 GEOMETRY = ("thread_idx", "block_idx", "block_dim", "grid_dim")
@@ -346,9 +346,9 @@ def _transpose(chk, node, name, args, expected, loc):
 def _mul(chk, node, name, args, expected, loc):
     _arity(chk, node, name, args, 2)
     from .typing_rules import check_binary_types
-    l, r = chk.check_pair(args[0], args[1], "mul")
-    t = check_binary_types(chk, "mul", l, r, node)
-    return H.BinaryExpr("mul", l, r, t, loc)
+    lhs, r = chk.check_pair(args[0], args[1], "mul")
+    t = check_binary_types(chk, "mul", lhs, r, node)
+    return H.BinaryExpr("mul", lhs, r, t, loc)
 
 
 def _where(chk, node, name, args, expected, loc):

@@ -27,7 +27,8 @@ WARP_PARAMS = {
     "select": ("cond", "value_if_false", "value_if_true"),
     "quat_from_axis_angle": ("axis", "angle"), "transpose": ("a",), "cw_mul": ("a", "b"),
     "cw_div": ("a", "b"), "smoothstep": ("a", "b", "x"), "sign": ("x",),
-    "expect_eq": ("a", "b"), "radians": ("x",), "quat_rotate_inv": ("quat", "vec"), "degrees": ("x",), "expect_neq": ("a", "b"), "static": ("expr",),
+    "expect_eq": ("a", "b"), "radians": ("x",), "quat_rotate_inv": ("quat", "vec"), "degrees": ("x",),
+    "expect_neq": ("a", "b"), "static": ("expr",),
 }
 #: builtins rewritten here (the rest of WARP_PARAMS only gets keyword matching)
 DESUGARED = {"lerp", "mod", "identity", "quat_rpy", "smoothstep", "sign", "static", "radians",

@@ -12,7 +12,7 @@ import math
 
 from verikern.hir import nodes as H
 from verikern.hir.types import (
-    BOOL, F32, I32, ArrayType, MatrixType, ScalarType, VectorType,
+    BOOL, I32, ArrayType, MatrixType, ScalarType, VectorType,
 )
 from verikern.mir.ops import trunc_div as _c_div  # C division on unbounded ints
 from .factories import capture_of, capture_ref
@@ -234,16 +234,16 @@ class ExprChecker:
         if lc and rc:
             if isinstance(expected, ScalarType) and expected != BOOL:
                 return self.check_expr(lnode, expected), self.check_expr(rnode, expected)
-            l = self.check_expr(lnode)
-            r = self.check_expr(rnode, literal_type_for(op_for_literal, l.type))
-            if r.type != l.type and isinstance(r.type, ScalarType) and r.type.is_float:
-                l = self.check_expr(lnode, r.type)
-            return l, r
+            lhs = self.check_expr(lnode)
+            r = self.check_expr(rnode, literal_type_for(op_for_literal, lhs.type))
+            if r.type != lhs.type and isinstance(r.type, ScalarType) and r.type.is_float:
+                lhs = self.check_expr(lnode, r.type)
+            return lhs, r
         if lc:
             r = self.check_expr(rnode)
             return self.check_expr(lnode, literal_type_for(op_for_literal, r.type)), r
-        l = self.check_expr(lnode)
-        return l, self.check_expr(rnode, literal_type_for(op_for_literal, l.type))
+        lhs = self.check_expr(lnode)
+        return lhs, self.check_expr(rnode, literal_type_for(op_for_literal, lhs.type))
 
     def _expr_Name(self, node: ast.Name, expected):
         name = node.id
@@ -276,9 +276,9 @@ class ExprChecker:
             raise self.error("the `@` operator is not supported", node, "unsupported-expression",
                              "use vk.mul(a, b)")
         op = BINOP_NAMES[type(node.op)]
-        l, r = self.check_pair(node.left, node.right, op, expected)
-        t = check_binary_types(self, op, l, r, node)
-        return H.BinaryExpr(op, l, r, t, self.loc(node))
+        lhs, r = self.check_pair(node.left, node.right, op, expected)
+        t = check_binary_types(self, op, lhs, r, node)
+        return H.BinaryExpr(op, lhs, r, t, self.loc(node))
 
     def _expr_UnaryOp(self, node: ast.UnaryOp, expected):
         loc = self.loc(node)
@@ -305,20 +305,20 @@ class ExprChecker:
         return acc
 
     def _compare_operands(self, lnode, rnode, node):
-        l, r = self.check_pair(lnode, rnode, "eq")
-        for e, n in ((l, lnode), (r, rnode)):
+        lhs, r = self.check_pair(lnode, rnode, "eq")
+        for e, n in ((lhs, lnode), (r, rnode)):
             if not isinstance(e.type, ScalarType):
                 raise self.error(f"comparisons need scalars, got {e.type}", n, "type-mismatch")
-        if l.type != r.type and BOOL not in (l.type, r.type) and (l.type.is_float or r.type.is_float):
+        if lhs.type != r.type and BOOL not in (lhs.type, r.type) and (lhs.type.is_float or r.type.is_float):
             # Warp compiles a mixed comparison to C++, which converts the int side
             # (or the narrower float) to the float type: the same meaning here
-            ft = max((t for t in (l.type, r.type) if t.is_float), key=lambda t: t.bits)
-            l, r = (e if e.type == ft else H.CastExpr(e, ft, e.loc) for e in (l, r))
-        if l.type != r.type:
-            rule = "implicit-conversion" if l.type.is_float != r.type.is_float else "type-mismatch"
-            raise self.error(f"comparison mixes {l.type} and {r.type}", node, rule,
+            ft = max((t for t in (lhs.type, r.type) if t.is_float), key=lambda t: t.bits)
+            lhs, r = (e if e.type == ft else H.CastExpr(e, ft, e.loc) for e in (lhs, r))
+        if lhs.type != r.type:
+            rule = "implicit-conversion" if lhs.type.is_float != r.type.is_float else "type-mismatch"
+            raise self.error(f"comparison mixes {lhs.type} and {r.type}", node, rule,
                              "convert one side explicitly")
-        return l, r
+        return lhs, r
 
     def _expr_Compare(self, node: ast.Compare, expected):
         for op in node.ops:
@@ -328,17 +328,17 @@ class ExprChecker:
         ops = tuple(COMPARE_NAMES[type(o)] for o in node.ops)
         nodes = [node.left, *node.comparators]
         if len(ops) == 1:
-            l, r = self._compare_operands(nodes[0], nodes[1], node)
-            if l.type == BOOL and ops[0] not in ("eq", "ne"):
+            lhs, r = self._compare_operands(nodes[0], nodes[1], node)
+            if lhs.type == BOOL and ops[0] not in ("eq", "ne"):
                 raise self.error("bools compare only with == and !=", node, "bool-arith")
-            return H.CompareExpr(ops[0], l, r, BOOL, self.loc(node))
+            return H.CompareExpr(ops[0], lhs, r, BOOL, self.loc(node))
         # chain: check pairwise, but each operand once
         typed = []
         for k in range(len(ops)):
-            l, r = self._compare_operands(nodes[k], nodes[k + 1], node)
+            lhs, r = self._compare_operands(nodes[k], nodes[k + 1], node)
             if k == 0:
-                typed.append(l)
-            elif l.type != typed[-1].type:
+                typed.append(lhs)
+            elif lhs.type != typed[-1].type:
                 raise self.error("comparison chain mixes types", node, "type-mismatch")
             typed.append(r)
         return H.ChainCompare(ops, tuple(typed), BOOL, self.loc(node))

@@ -322,7 +322,7 @@ class Lowerer(ExprLowering, BuiltinLowering):
             if latch_env is not None:
                 inc.append((latches[0], latch_env[counter[0]][0]))
             self.b.add_phi(header, Phi(counter[1], tuple(inc), loc))
-        body_labels = tuple(l for l in self.created[first:] if l != exit_l)
+        body_labels = tuple(lab for lab in self.created[first:] if lab != exit_l)
         self.b.move_block_to_end(exit_l)
         self.join_into(exit_l, [(test_label, header_env)], loc, ctx.breaks)
         self.b.loops.insert(loop_slot, LoopInfo(header, body_labels, latches, exit_l, loc,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from verikern.hir import nodes as H
 from verikern.hir.types import (
-    F32, QUAT, MatrixType, ScalarType, VectorType, component_count, is_quat,
+    F32, MatrixType, ScalarType, VectorType, component_count, is_quat,
 )
 from verikern.mir.nodes import Atomic, Jump, Phi
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from .cfg import dominators, reverse_postorder
 from .nodes import (
     ATOMIC_OPS, SPECIAL_KINDS,
-    Assert, Atomic, BinOp, Branch, Cast, Compare, Const, Kernel, Load,
+    Assert, Atomic, BinOp, Branch, Compare, Const, Kernel, Load,
     Requires, RequiresArray, Select, ShapeOf, Special, Store, UnaryOp, Value,
 )
 from .facts import accesses_memory, is_barrier, type_error
@@ -75,8 +75,10 @@ def _check_types(k: Kernel, where: str, ins) -> None:
         if ins.cond.type != BOOL:
             _fail(k, where, "condition must be bool")
     elif isinstance(ins, RequiresArray):
-        if ins.kind not in ("all_in_range", "all_distinct"):
+        if ins.kind not in ("all_in_range", "all_distinct", "all_sorted"):
             _fail(k, where, f"unknown array contract {ins.kind!r}")
+        if ins.kind == "all_sorted" and (ins.array.ndim != 1 or ins.array.inner):
+            _fail(k, where, "all_sorted needs a one-dimensional array")
         if not ins.array.dtype.is_int:
             _fail(k, where, "array contracts need an integer array")
 

@@ -253,7 +253,7 @@ class LaunchSolver:
                 continue
         for c in terms.side:
             hard.append(c)
-        for (name, dim), var in shape_vars.items():
+        for var in shape_vars.values():
             hard += [var >= 0, var <= self.max_extent]
         wanted = [(d, z3.BitVecVal(t.dims[i], 32)) for i, d in enumerate(dim_vars)]
         wanted.append((block, z3.BitVecVal(t.block_dim, 32)))
@@ -463,8 +463,10 @@ def _array(a: ArrayRef, shape, contract, bounds, elements, finite: bool, float_r
             return st.just(np.zeros(full, t.np_dtype))
         raise InputGenerationError(f"all_in_range({a.name}, {lo}, {hi}) is empty")
     if contract is not None and contract.distinct:
-        return _int_array_strategy(t, full, lo, hi, True)
-    return hnp.arrays(t.np_dtype, full, elements=int_values(t, lo, hi))
+        ints = _int_array_strategy(t, full, lo, hi, True)
+    else:
+        ints = hnp.arrays(t.np_dtype, full, elements=int_values(t, lo, hi))
+    return ints.map(np.sort) if contract is not None and contract.sorted else ints
 
 
 def _check_names(target, sizes, params, elements, arrays, scalars):
