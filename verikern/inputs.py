@@ -4,8 +4,8 @@ Invariant: `make_inputs` returns only inputs that `verikern.backends.launch.prep
 accepted (argument dtypes and ranks, every `vk.requires`, every array contract);
 when no candidate is accepted it raises `InputGenerationError` naming the
 contract that failed and the --param/--size options that would fix it.
-Array contents respect `all_in_range` (values in [lo, hi)) and `all_distinct`
-(distinct values) by construction; `inputs_strategy` gives the same inputs as
+Array contents respect `all_in_range` (values in [lo, hi)), `all_distinct`
+(distinct values) and `all_sorted` (non-decreasing) by construction; `inputs_strategy` gives the same inputs as
 hypothesis strategies.
 
 Candidates, in order: launch-shaped defaults; then a z3 model of the integer
@@ -45,6 +45,7 @@ class ArrayContract:
     hi: Operand | None = None
     distinct: bool = False
     loc: Any = None
+    sorted: bool = False
 
 
 def array_contracts(kernel: Kernel) -> dict[str, ArrayContract]:
@@ -54,13 +55,15 @@ def array_contracts(kernel: Kernel) -> dict[str, ArrayContract]:
         if isinstance(ins, RequiresArray):
             c = out.get(ins.array.name, ArrayContract(loc=ins.loc))
             if ins.kind == "all_distinct":
-                c = ArrayContract(c.lo, c.hi, True, c.loc)
+                c = ArrayContract(c.lo, c.hi, True, c.loc, c.sorted)
+            elif ins.kind == "all_sorted":
+                c = ArrayContract(c.lo, c.hi, c.distinct, c.loc, True)
             elif ins.kind == "all_in_range":
                 if c.lo is not None:
                     raise InputGenerationError(
                         f"{ins.loc}: {ins.array.name} has two all_in_range contracts; "
                         "input generation supports one per array")
-                c = ArrayContract(ins.lo, ins.hi, c.distinct, ins.loc)
+                c = ArrayContract(ins.lo, ins.hi, c.distinct, ins.loc, c.sorted)
             else:
                 raise InputGenerationError(f"{ins.loc}: unknown array contract {ins.kind!r}")
             out[ins.array.name] = c
@@ -194,6 +197,8 @@ def _fill(a: ArrayRef, shape: tuple[int, ...], rng: np.random.Generator,
         values = rng.choice(hi - lo, size=count, replace=False) + lo
     else:
         values = rng.integers(lo, hi, size=count, dtype=np.int64)
+    if contract is not None and contract.sorted:
+        values = np.sort(values)
     return values.astype(t.np_dtype).reshape(full)
 
 
@@ -447,6 +452,8 @@ def inputs_strategy(kernel: Kernel, dims, block_dim: int, *,
         else:
             lo, hi = bounds if bounds else (0, max(1, min(full[0] if full else 1, t.max_value + 1)))
             parts[a.name] = _int_array_strategy(t, full, lo, hi, bool(c and c.distinct))
+            if c is not None and c.sorted:
+                parts[a.name] = parts[a.name].map(np.sort)
     return st.fixed_dictionaries(parts)
 
 

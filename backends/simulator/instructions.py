@@ -426,6 +426,14 @@ def compile_requires_array(ins: RequiresArray, prog):
                     f"kernel {prog.kernel.name}: argument {name} breaks all_distinct "
                     f"at {where}: elements {a} and {b} (flat) are both "
                     f"{data[a].item()}; pass an array without repeated values")
+        elif ins.kind == "all_sorted":
+            down = np.flatnonzero(data[1:] < data[:-1])
+            if down.size:
+                a = int(down[0])
+                raise ContractError(
+                    f"kernel {prog.kernel.name}: argument {name} breaks all_sorted "
+                    f"at {where}: element {a} is {data[a].item()} but element {a + 1} is "
+                    f"{data[a + 1].item()}; pass a non-decreasing array")
         else:
             raise NotImplementedError(f"simulator: unknown array contract {ins.kind!r}")
     return step

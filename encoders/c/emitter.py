@@ -415,6 +415,17 @@ def _requires_array(e, site, ins):
         e.emit("#endif", 0)
         e.emit(f"L->contracts_checked |= (1ull << {n});", 2)
         e.emit("}")
+    elif ins.kind == "all_sorted":
+        e.emit(f"if (!(L->contracts_checked & (1ull << {n}))) {{")
+        e.emit("#ifdef VERIKERN_REPLAY", 0)
+        e.emit(f"for (uint64_t i = 1; i < {count}; i++) "
+               f"VK_ASSUME({ptr}[i - 1] <= {ptr}[i], {msg});", 2)
+        e.emit("#else", 0)
+        e.emit(f"__CPROVER_assume(__CPROVER_forall {{ uint64_t i; __CPROVER_forall {{ uint64_t j; "
+               f"(i <= j && j < {count}) ==> ({ptr}[i] <= {ptr}[j]) }} }});", 2)
+        e.emit("#endif", 0)
+        e.emit(f"L->contracts_checked |= (1ull << {n});", 2)
+        e.emit("}")
     else:
         raise CEncodeError(f"{ins.loc}: array contract {ins.kind!r} is unknown")
 

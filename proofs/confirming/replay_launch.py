@@ -164,17 +164,17 @@ def _operand_value(op, scalars: dict[str, Any], kernel: Kernel):
 
 
 def contracted_arrays(kernel: Kernel) -> set[str]:
-    """Names of the arrays with launch contracts (all_in_range / all_distinct)."""
+    """Names of the arrays with launch contracts (all_in_range / all_distinct / all_sorted)."""
     return {ins.array.name for _, ins in kernel.instructions() if isinstance(ins, RequiresArray)}
 
 
 def _fill_contracts(kernel: Kernel, arr: np.ndarray, ref: ArrayRef, recorded: set[int],
                     scalars: dict[str, Any]) -> None:
     """Fill the unrecorded elements of an integer array so that its
-    `all_in_range` / `all_distinct` launch contracts hold where possible
-    (zeros would break them and the launch would be refused)."""
+    `all_in_range` / `all_distinct` / `all_sorted` launch contracts hold where
+    possible (zeros would break them and the launch would be refused)."""
     lo = hi = None
-    distinct = False
+    distinct = ordered = False
     for _, ins in kernel.instructions():
         if isinstance(ins, RequiresArray) and ins.array.name == ref.name:
             if ins.kind == "all_in_range":
@@ -182,6 +182,8 @@ def _fill_contracts(kernel: Kernel, arr: np.ndarray, ref: ArrayRef, recorded: se
                 hi = _operand_value(ins.hi, scalars, kernel)
             elif ins.kind == "all_distinct":
                 distinct = True
+            elif ins.kind == "all_sorted":
+                ordered = True
     flat = arr.reshape(-1)
     free = np.ones(flat.size, dtype=bool)
     free[sorted(recorded)] = False
@@ -197,8 +199,26 @@ def _fill_contracts(kernel: Kernel, arr: np.ndarray, ref: ArrayRef, recorded: se
         candidates = candidates[~np.isin(candidates, used)][:count]
         slots = np.flatnonzero(free)[:candidates.size]
         flat[slots] = candidates
+    elif ordered:
+        _fill_sorted(flat, free, lo)
     elif lo is not None and (hi is None or int(lo) < int(hi)):
         flat[free] = lo
+
+
+def _fill_sorted(flat: np.ndarray, free: np.ndarray, lo) -> None:
+    """Give each free element of a 1-d `all_sorted` array the value of the
+    nearest recorded element before it (before the first one: `lo`, or the
+    first recorded value), so that the array is non-decreasing whenever the
+    recorded values are."""
+    recorded = np.flatnonzero(~free)
+    if recorded.size:
+        first = flat[recorded[0]]
+        cur = first if lo is None else min(type(first)(lo), first)
+    else:
+        cur = lo if lo is not None else 0
+    last = np.maximum.accumulate(np.where(free, -1, np.arange(flat.size)))
+    filled = np.where(last >= 0, flat[np.maximum(last, 0)], cur)
+    flat[free] = filled[free]
 
 
 def _fill_array(arr: np.ndarray, ref: ArrayRef, contents: dict, scalars, kernel) -> None:

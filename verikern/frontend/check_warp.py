@@ -31,7 +31,7 @@ class WarpChecks:
         self._no_args(call, 1)
         arg = call.args[0]
         loc = self.loc(call)
-        for kind in ("all_in_range", "all_distinct"):
+        for kind in ("all_in_range", "all_distinct", "all_sorted"):
             if is_dsl_call(self.info, arg, kind):
                 n = 3 if kind == "all_in_range" else 1
                 self._no_args(arg, n)
@@ -39,6 +39,9 @@ class WarpChecks:
                 if not (isinstance(arr.type, ArrayType) and arr.name in self.param_arrays
                         and isinstance(arr.type.dtype, ScalarType) and arr.type.dtype.is_int):
                     raise self.error(f"vk.{kind}() needs an integer array parameter",
+                                     arg.args[0], "contract-array")
+                if kind == "all_sorted" and arr.type.ndim != 1:
+                    raise self.error("vk.all_sorted() needs a one-dimensional integer array",
                                      arg.args[0], "contract-array")
                 lo = hi = None
                 if kind == "all_in_range":

@@ -312,7 +312,8 @@ class RequiresStmt:
 
 @dataclass(frozen=True)
 class RequiresArrayStmt:
-    """vk.requires(vk.all_in_range(a, lo, hi)) / vk.requires(vk.all_distinct(a))."""
+    """vk.requires(vk.all_in_range(a, lo, hi)) / vk.requires(vk.all_distinct(a)) /
+    vk.requires(vk.all_sorted(a)) (a 1-d)."""
 
     kind: str
     array: ArrayRefExpr

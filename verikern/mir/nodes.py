@@ -335,7 +335,8 @@ class Requires(Instr):
 class RequiresArray(Instr):
     """A launch-time contract on an integer global array's contents:
     kind "all_in_range": lo <= e < hi for every element (lo, hi operands of
-    the array's dtype); kind "all_distinct": no two elements equal (lo, hi None).
+    the array's dtype); kind "all_distinct": no two elements equal (lo, hi None);
+    kind "all_sorted" (1-d arrays only): e[i] <= e[j] whenever i <= j.
     Same placement rule as Requires."""
 
     OPCODE: ClassVar[str] = "requires_array"
