@@ -275,10 +275,13 @@ def _run(argv: list[str]) -> "subprocess.CompletedProcess[str]":
 
 
 def prove_kernel_cbmc(kernel: Kernel, *, dims=None, block_dim=None, budget=None,
-                      unwind: int | None = None, runner: Runner | None = None) -> tuple[Obligation, ...]:
+                      max_array_bytes: int | None = None, unwind: int | None = None,
+                      runner: Runner | None = None) -> tuple[Obligation, ...]:
     """Decide every obligation of `kernel` with CBMC (same shape as
-    proofs.deciding.prover.prove_kernel; `budget` is z3's and unused here).
-    Raises CbmcMissing when cbmc is not installed."""
+    proofs.deciding.prover.prove_kernel; `budget` is z3's and unused here;
+    the C harness does not assume `max_array_bytes`, so a CBMC proof covers
+    every array size: more launches, never fewer). Raises CbmcMissing when
+    cbmc is not installed."""
     specs = enumerate_obligations(kernel)
     if not specs:
         return ()

@@ -1,0 +1,282 @@
+"""CBMC as an engine (proofs.deciding.cbmc, proofs.deciding.engines).
+
+CBMC itself is not on the package registries verikern installs from: the
+tests here feed the module CBMC's `--json-ui` format (the `result` array of
+property objects with `property`/`description`/`status`/`trace`, trace steps
+with `stepType`/`lhs`/`value.data`, the final `cProverStatus`) and check
+every decision against hand-computed expectations; the tests at the end run
+the real cbmc where it is installed and skip with the reason otherwise.
+"""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from verikern.frontend import compile_source
+from verikern.proofs.deciding import cbmc
+from verikern.proofs.deciding.engines import combine, parse_engines
+from verikern.proofs.obligations import (
+    Counterexample, Obligation, ObligationKind, Status, enumerate_obligations, obligation_id,
+)
+from verikern.proofs.pipeline import prove_mir
+
+CORPUS = Path(__file__).resolve().parents[1] / "corpus"
+
+OFF_BY_ONE = (CORPUS / "bounds_off_by_one_le.py").read_text()
+
+LOOPS = '''
+import verikern as vk
+
+@vk.kernel(block_dim=64)
+def fixed_loops(x: vk.array(dtype=vk.float32), n: vk.int32):
+    sh = vk.shared.array(shape=(64,), dtype=vk.float32)
+    t = vk.thread_idx()
+    for k in range(3):
+        sh[t] = 0.0
+        vk.sync_threads()
+    for j in range(0, 10, 4):
+        x[0] = 1.0
+
+@vk.kernel
+def param_loop(x: vk.array(dtype=vk.float32), n: vk.int32):
+    for j in range(n):
+        x[0] = 1.0
+'''
+
+
+def kernel(source: str, name: str):
+    return compile_source(source, "k.py").kernel(name).mir
+
+
+def answer(props, status="failure", errors=()):
+    """CBMC --json-ui output (a JSON array of message objects)."""
+    out = [{"program": "CBMC 6.4.1 (cbmc-6.4.1)"},
+           {"messageText": "CBMC version 6.4.1 64-bit x86_64 linux", "messageType": "STATUS-MESSAGE"}]
+    out += [{"messageText": e, "messageType": "ERROR"} for e in errors]
+    out.append({"result": props})
+    out.append({"cProverStatus": status})
+    return json.dumps(out)
+
+
+def prop(name, description, status, trace=None):
+    p = {"property": name, "description": description, "status": status}
+    if trace is not None:
+        p["trace"] = trace
+    return p
+
+
+def assign(lhs, data):
+    return {"stepType": "assignment", "lhs": lhs, "hidden": False, "internal": False, "thread": 0,
+            "assignmentType": "variable", "mode": "C",
+            "value": {"data": str(data), "name": "integer", "type": "int32_t", "width": 32}}
+
+
+def message_of(spec):
+    return f"{obligation_id(spec)} {spec.kind.value} k.py:{spec.loc.line}:{spec.loc.col}"
+
+
+# ------------------------------------------------------------------ parsing
+def test_parse_reads_properties_status_and_errors():
+    text = answer([prop("main.assertion.1", "bounds@12:9#0 bounds k.py:12:9", "SUCCESS"),
+                   prop("vk_step.unwind.0", "unwinding assertion loop 0", "FAILURE", [])],
+                  errors=["conversion error"])
+    r = cbmc.parse_json_ui(text)
+    assert [(p.name, p.status, p.obligation, p.is_unwinding) for p in r.properties] == [
+        ("main.assertion.1", "SUCCESS", "bounds@12:9#0", False),
+        ("vk_step.unwind.0", "FAILURE", None, True)]
+    assert r.overall == "failure" and r.errors == ("conversion error",)
+    with pytest.raises(ValueError):
+        cbmc.parse_json_ui('{"not": "a list"}')
+
+
+def test_race_ids_are_read_with_their_second_access():
+    p = cbmc.PropertyResult("x", "race@7:5+9:13 race k.py:7:5", "FAILURE")
+    assert p.obligation == "race@7:5+9:13"
+
+
+# ------------------------------------------------------------------ unwinding
+def test_unwinding_depth_is_read_off_constant_loops():
+    # 3 iterations with a barrier each: 3 + 1 barrier intervals; range(0, 10, 4) runs 3 times
+    assert cbmc.unwind_bound(kernel(LOOPS, "fixed_loops")) == (5, True)
+    assert cbmc.unwind_bound(kernel(LOOPS, "param_loop")) == (cbmc.DEFAULT_UNWIND, False)
+
+
+# ------------------------------------------------------------------ decisions
+def _specs(k):
+    return enumerate_obligations(k)
+
+
+def test_success_with_unwinding_assertions_holding_is_proved():
+    k = kernel(OFF_BY_ONE, "zero_off_by_one")
+    specs = _specs(k)
+    props = [prop(f"main.assertion.{i}", message_of(s), "SUCCESS") for i, s in enumerate(specs)]
+    props.append(prop("vk_step.unwind.0", "unwinding assertion loop 0", "SUCCESS"))
+    obs = cbmc.decide(k, specs, cbmc.parse_json_ui(answer(props, "success")), 4)
+    assert [o.status for o in obs] == [Status.PROVED] * len(specs)
+    assert "unwinding assertions hold at --unwind 4" in obs[0].reason
+
+
+@pytest.mark.parametrize("spoiler, why", [
+    (prop("vk_step.unwind.0", "unwinding assertion loop 0", "FAILURE"), "bounded to 4 iterations"),
+    (prop("main.pointer_dereference.3", "dereference failure: pointer NULL", "FAILURE"),
+     "a check of the C harness itself"),
+    (prop("main.assertion.9", "bounds@1:1#0 bounds k.py:1:1", "SUCCESS"), None),
+])
+def test_success_does_not_stand_beside_a_failed_unwinding_or_harness_check(spoiler, why):
+    k = kernel(OFF_BY_ONE, "zero_off_by_one")
+    specs = _specs(k)
+    props = [prop(f"main.assertion.{i}", message_of(s), "SUCCESS") for i, s in enumerate(specs)]
+    obs = cbmc.decide(k, specs, cbmc.parse_json_ui(answer(props + [spoiler])), 4)
+    if why is None:   # an unrelated passing property changes nothing
+        assert all(o.status is Status.PROVED for o in obs)
+    else:
+        assert all(o.status is Status.UNKNOWN and why in o.reason for o in obs)
+
+
+@pytest.mark.parametrize("status, overall, errors", [
+    ("UNKNOWN", "inconclusive", ()), ("SUCCESS", "error", ("PARSING ERROR",)),
+    ("SUCCESS", None, ()), ("NOT CHECKED", "success", ()), ("ERROR", "failure", ())])
+def test_anything_but_a_clean_success_is_unknown(status, overall, errors):
+    k = kernel(OFF_BY_ONE, "zero_off_by_one")
+    specs = _specs(k)
+    props = [prop(f"main.assertion.{i}", message_of(s), status) for i, s in enumerate(specs)]
+    text = json.loads(answer(props, overall or "x", errors))
+    if overall is None:
+        text = text[:-1]
+    obs = cbmc.decide(k, specs, cbmc.parse_json_ui(json.dumps(text)), 4)
+    assert all(o.status is Status.UNKNOWN for o in obs)
+
+
+def test_an_obligation_cbmc_did_not_report_is_unknown():
+    k = kernel(OFF_BY_ONE, "zero_off_by_one")
+    obs = cbmc.decide(k, _specs(k), cbmc.parse_json_ui(answer([], "success")), 4)
+    assert all(o.status is Status.UNKNOWN and "no result" in o.reason for o in obs)
+
+
+def _failing_trace(dim, block_dim, shape):
+    return [assign("L.dim[0l]", dim), assign("L.block_dim", block_dim),
+            assign("L.g0_x_shape[0]", shape), assign("b1", 0), assign("t1", 0),
+            {"stepType": "assignment", "lhs": "has2", "value": {"data": "FALSE", "name": "boolean"}},
+            {"stepType": "failure", "property": "vk_step.assertion.1", "reason": "bounds"},
+            assign("L.dim[0]", 999)]          # after the failure: ignored
+
+
+def test_a_failure_trace_becomes_an_abstracted_counterexample():
+    k = kernel(OFF_BY_ONE, "zero_off_by_one")
+    specs = _specs(k)
+    cex = cbmc.counterexample_from_trace(k, _failing_trace(3, 2, 0))
+    assert (cex.dims, cex.block_dim, cex.threads, cex.shapes) == ((3,), 2, ((0, 0),), {"x": (0,)})
+    assert cex.abstracted and cex.facts["engine"] == "cbmc"
+    assert specs[0].kind is ObligationKind.BOUNDS
+    props = [prop("vk_step.assertion.1", message_of(specs[0]), "FAILURE", _failing_trace(3, 2, 0))]
+    ob, race = cbmc.decide(k, specs, cbmc.parse_json_ui(answer(props)), 4)
+    assert ob.status is Status.FAILED and ob.counterexample.shapes == {"x": (0,)}
+    assert race.status is Status.UNKNOWN      # no answer for it
+
+
+def _fake_runner(k, status_of, trace=()):
+    """A stand-in for the cbmc process: checks the command line, answers
+    `status_of(spec)` for each obligation (with `trace` on failures)."""
+    def run(argv):
+        assert argv[2:] == ["--unwind", "2", "--unwinding-assertions", "--json-ui", "--trace"]
+        assert "__CPROVER_assert" in Path(argv[1]).read_text()
+        props = [prop(f"vk_step.assertion.{i}", message_of(s), status_of(s),
+                      list(trace) if status_of(s) == "FAILURE" else None)
+                 for i, s in enumerate(enumerate_obligations(k))]
+        overall = "failure" if any(p["status"] == "FAILURE" for p in props) else "success"
+
+        class Done:
+            returncode, stdout, stderr = 10 if overall == "failure" else 0, answer(props, overall), ""
+        return Done()
+    return run
+
+
+@pytest.fixture
+def cbmc_on_path(monkeypatch, tmp_path):
+    exe = tmp_path / "cbmc"
+    exe.write_text("#!/bin/sh\nexit 0\n")
+    exe.chmod(0o755)
+    monkeypatch.setenv("VERIKERN_CBMC", str(exe))
+
+
+def test_a_cbmc_failure_is_confirmed_by_replay_through_the_pipeline(cbmc_on_path):
+    k = kernel(OFF_BY_ONE, "zero_off_by_one")
+    bounds = lambda s: "FAILURE" if s.kind is ObligationKind.BOUNDS else "SUCCESS"  # noqa: E731
+    run = _fake_runner(k, bounds, _failing_trace(1, 1, 0))
+    rep = prove_mir(k, file="k.py", prover=lambda kk, **kw: cbmc.prove_kernel_cbmc(kk, runner=run, **kw))
+    ob, race = rep.obligations
+    assert ob.status is Status.FAILED and ob.confirmed is True
+    assert race.status is Status.PROVED
+
+
+def test_an_unconfirmed_cbmc_failure_is_unknown_never_failed(cbmc_on_path):
+    k = kernel(OFF_BY_ONE, "zero_off_by_one")
+    # a launch with 4 elements and 1 thread: no thread writes x[4], replay finds nothing
+    bounds = lambda s: "FAILURE" if s.kind is ObligationKind.BOUNDS else "SUCCESS"  # noqa: E731
+    run = _fake_runner(k, bounds, _failing_trace(1, 1, 4))
+    ob = prove_mir(k, file="k.py",
+                   prover=lambda kk, **kw: cbmc.prove_kernel_cbmc(kk, runner=run, **kw)).obligations[0]
+    assert ob.status is Status.UNKNOWN and ob.confirmed is False
+    assert "not confirmed by replay" in ob.reason
+
+
+def test_a_missing_cbmc_is_a_clear_error(monkeypatch, tmp_path):
+    monkeypatch.delenv("VERIKERN_CBMC", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(cbmc.CbmcMissing, match="apt-get install cbmc"):
+        cbmc.find_cbmc()
+
+
+# ------------------------------------------------------------------ two engines
+def _ob(status, confirmed=None):
+    from verikern.mir.nodes import SourceLoc
+    cex = Counterexample((1,), 1, ((0, 0),)) if status is Status.FAILED else None
+    return Obligation(ObligationKind.BOUNDS, SourceLoc("k.py", 12, 9), status, "m", cex, confirmed)
+
+
+@pytest.mark.parametrize("z3, other, verdict, flagged", [
+    (Status.PROVED, Status.PROVED, Status.PROVED, False),
+    (Status.PROVED, Status.UNKNOWN, Status.PROVED, False),
+    (Status.UNKNOWN, Status.PROVED, Status.PROVED, False),
+    (Status.FAILED, Status.UNKNOWN, Status.FAILED, False),
+    (Status.PROVED, Status.FAILED, Status.UNKNOWN, True),     # unconfirmed failure vs proof
+    (Status.FAILED, Status.PROVED, Status.UNKNOWN, True),
+])
+def test_combining_two_engines(z3, other, verdict, flagged):
+    (ob,) = combine([_ob(z3)], [_ob(other)])
+    assert ob.status is verdict
+    assert bool(ob.disagreements) is flagged
+    assert dict(ob.engines) == {"z3": z3.value, "cbmc": other.value}
+
+
+def test_a_confirmed_failure_wins_a_disagreement_and_is_flagged():
+    (ob,) = combine([_ob(Status.PROVED)], [_ob(Status.FAILED, confirmed=True)])
+    assert ob.status is Status.FAILED and ob.confirmed
+    assert "z3 proved it, cbmc found a confirmed counterexample" in ob.disagreements[0]
+    assert ob.to_json()["engines"] == {"z3": "proved", "cbmc": "failed"}
+
+
+def test_engine_names_are_checked():
+    assert parse_engines("z3,cbmc") == ("z3", "cbmc") and parse_engines(None) == ("z3",)
+    with pytest.raises(ValueError, match="choose z3, cbmc or z3,cbmc"):
+        parse_engines("z3,boogie")
+
+
+# ------------------------------------------------------------------ the real CBMC
+needs_cbmc = pytest.mark.skipif(shutil.which("cbmc") is None,
+                                reason="cbmc is not installed (it is not on PyPI; see docs/C_ENCODER.md)")
+
+
+@needs_cbmc
+@pytest.mark.parametrize("name", ["bounds_off_by_one_le.py", "ok_2d_guarded.py"])
+def test_real_cbmc_agrees_with_z3_on_corpus_kernels(name):
+    module = compile_source((CORPUS / name).read_text(), name)
+    for r in module.kernels:
+        z3 = prove_mir(r.mir, file=name)
+        cb = prove_mir(r.mir, file=name, prover=cbmc.prove_kernel_cbmc)
+        for a, b in zip(z3.obligations, cb.obligations):
+            assert {a.status, b.status} != {Status.PROVED, Status.FAILED}, (a, b)
+
