@@ -21,7 +21,8 @@ def _packages():
                 continue
             rel = os.path.relpath(here, folder)
             name = pkg if rel == "." else pkg + "." + rel.replace(os.sep, ".")
-            if name.startswith("verikern.") and name.split(".")[1] in ("encoders", "backends", "proofs") and folder == "verikern":
+            if (name.startswith("verikern.") and name.split(".")[1] in ("encoders", "backends", "proofs")
+                    and folder == "verikern"):
                 continue
             packages.append(name)
     return package_dir, sorted(set(packages))

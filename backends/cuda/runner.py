@@ -220,8 +220,8 @@ def synchronize(kernel_name: str, timeout_s: float | None = None) -> None:
     """Wait for the launched work, at most `timeout_s` (never hang on an endless
     kernel); a kernel fault becomes a KernelRuntimeError, a timeout too."""
     timeout = _timeout_s() if timeout_s is None else timeout_s
-    hint = (f"run it with device='cpu' to locate the problem, and restart the process "
-            f"(the CUDA context is unusable after a fault)")
+    hint = ("run it with device='cpu' to locate the problem, and restart the process "
+            "(the CUDA context is unusable after a fault)")
     event = cu.call("cuEventCreate", EVENT_DISABLE_TIMING)
     try:
         cu.call("cuEventRecord", event, 0)

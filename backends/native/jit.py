@@ -145,6 +145,7 @@ def compile_kernel(kernel: Kernel, fast_math: bool | None = None) -> CompiledKer
         try:
             ref = weakref.ref(kernel, lambda _r, key=key: _cache.pop(key, None))
         except TypeError:   # not weak-referenceable: keep it alive with the entry
-            ref = (lambda k=kernel: k)
+            def ref(k=kernel):
+                return k
         _cache[key] = (ref, compiled)
     return compiled

@@ -140,7 +140,7 @@ def compile_ptx_bundle(kernels, arch: str = DEFAULT_ARCH, fast_math: bool | None
     for index, kernel in enumerate(kernels):
         renamed = replace(kernel, name=f"k{index}_{kernel.name}", _index={})
         fm = bool(kernel.fast_math) if fast_math is None else bool(fast_math)
-        ir = _cached(("bundle-ir", id(kernel), index, fm), kernel, lambda: _lower(renamed, fm))
+        ir = _cached(("bundle-ir", id(kernel), index, fm), kernel, lambda renamed=renamed, fm=fm: _lower(renamed, fm))
         module = parse_nvptx_ir(ir, kernel.name)
         entries.append(renamed.name)
         if bundle is None:

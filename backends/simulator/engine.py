@@ -8,7 +8,8 @@ reducible CFGs the frontend emits); only when every pending thread waits at a
 barrier does it release the first such barrier, after checking that, for each
 block involved, every thread of the block waits at that same barrier
 (else BarrierDivergenceError; a returned thread counts as missing, as in
-docs/LANGUAGE.md section 4).  Phis are assigned on the edge taken, as a parallel copy.  Kernels with block features run in chunks of whole blocks,
+docs/LANGUAGE.md section 4).  Phis are assigned on the edge taken, as a parallel copy.
+Kernels with block features run in chunks of whole blocks,
 their shared arrays stacked per block and filled with poison.
 """
 from __future__ import annotations

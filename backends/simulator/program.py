@@ -263,7 +263,7 @@ def _assign_frees(kernel: Kernel, prog: Program, uses: dict) -> None:
         lo = positions[0] if positions else None
         frees = [[] for _ in positions]
         term_frees = []
-        for k, pos in enumerate(positions):
+        for pos in positions:
             ins = block.instrs[pos]
             res = getattr(ins, "result", None)
             if res is None:

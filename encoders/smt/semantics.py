@@ -6,7 +6,8 @@ machine operation (two's-complement wrap-around, C remainder, floor division,
 shift amounts modulo the width): the reference semantics of verikern.mir.ops.
 The tables INT_BINARY, BOOL_BINARY, COMPARE, INT_UNARY and BOOL_UNARY cover
 exactly the int and bool entries of the op table (tests/mir/test_op_table.py);
-a division by zero yields z3's value (the div-zero obligation excludes it). Integers are `BitVec(type.bits)`, bools are z3
+a division by zero yields z3's value (the div-zero obligation excludes it).
+Integers are `BitVec(type.bits)`, bools are z3
 `Bool`; floats never reach this module (the encoder abstracts them).
 """
 from __future__ import annotations

@@ -18,11 +18,10 @@ from dataclasses import dataclass, field
 import z3
 
 from verikern.encoders.smt.encoder import CfgShape, ThreadEncoding
-from verikern.encoders.smt.lemmas import RemainderLemmas
 from verikern.encoders.smt.semantics import UnsupportedConstruct, int_binop, le, lt
 from verikern.mir.nodes import Assert, BinOp, Compare, Const, Kernel, Value
 
-from verikern.proofs.deciding.budget import MEGA, SolverBudget
+from verikern.proofs.deciding.budget import MEGA
 
 #: Work limits of Houdini's checks (z3 resource units): a concrete-launch
 #: probe, a small-model search, a short exact look, the abstract quick check.

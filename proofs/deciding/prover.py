@@ -21,7 +21,7 @@ from verikern.encoders.smt.semantics import (
 )
 from verikern.mir import facts
 from verikern.mir.nodes import (
-    ArrayRef, Assert, Atomic, BinOp, Branch, Cast, Const, Kernel, Load, Return, ShapeOf,
+    ArrayRef, Assert, BinOp, Branch, Cast, Const, Kernel, Load, Return, ShapeOf,
     Special,
 )
 from verikern.mir.types import I32

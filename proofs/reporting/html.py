@@ -34,14 +34,18 @@ _CSS = """
 body{font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif;margin:24px;color:#1d1d1f;max-width:1300px}
 h1{font-size:24px;margin:0 0 4px} h2{font-size:19px;border-bottom:1px solid #ccc;padding-bottom:3px;margin-top:28px}
 h3{font-size:16px;margin:18px 0 6px} code,pre{font-family:Menlo,Consolas,monospace;font-size:12.5px}
-table{border-collapse:collapse;margin:6px 0 10px} th,td{border:1px solid #d0d0d0;padding:3px 7px;text-align:left;vertical-align:top;font-size:13px}
-th{background:#f2f2f2} .muted{color:#666} .kernel{border:1px solid #ddd;border-radius:6px;padding:4px 14px 10px;margin:16px 0}
+table{border-collapse:collapse;margin:6px 0 10px}
+th,td{border:1px solid #d0d0d0;padding:3px 7px;text-align:left;vertical-align:top;font-size:13px}
+th{background:#f2f2f2} .muted{color:#666}
+.kernel{border:1px solid #ddd;border-radius:6px;padding:4px 14px 10px;margin:16px 0}
 .badge{display:inline-block;padding:1px 8px;border-radius:10px;color:#fff;font-weight:600;font-size:12px}
 .b-proved{background:#1a7f37} .b-failed{background:#cf222e} .b-unknown{background:#bf8700} .b-error{background:#8250df}
 pre.src{background:#fafafa;border:1px solid #e2e2e2;padding:6px 0;overflow-x:auto}
-.ln{display:block;padding:0 8px;white-space:pre} .ln .no{display:inline-block;width:3.2em;color:#999;text-align:right;margin-right:10px}
+.ln{display:block;padding:0 8px;white-space:pre}
+.ln .no{display:inline-block;width:3.2em;color:#999;text-align:right;margin-right:10px}
 .l-proved{background:#dafbe1} .l-unknown{background:#fff8c5} .l-failed{background:#ffebe9}
-.mark{float:right;font-size:11px;color:#444;margin-left:16px} td.cex{white-space:pre-wrap;font-family:Menlo,Consolas,monospace;font-size:12px}
+.mark{float:right;font-size:11px;color:#444;margin-left:16px}
+td.cex{white-space:pre-wrap;font-family:Menlo,Consolas,monospace;font-size:12px}
 """
 
 
@@ -263,7 +267,7 @@ def render_markdown(reports: Iterable[KernelReport], context: RunContext | None 
             out.append("```")
         out += ["", "| # | kind | at | status | engine | budget | message | counterexample | confirmation |",
                 "|---|---|---|---|---|---|---|---|---|"]
-        for i, (ob, fp) in enumerate(zip(r.obligations, fingerprints(r, texts)), 1):
+        for i, (ob, _fp) in enumerate(zip(r.obligations, fingerprints(r, texts)), 1):
             loc = _loc(ob.loc, r)
             out.append(f"| {i} | {ob.kind.value} | {loc.line}:{loc.col} | **{ob.status.value}** | "
                        f"{_md(engine_of(ob))} | {_budget(r)} | {_md(ob.message)} | "
