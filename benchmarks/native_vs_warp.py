@@ -166,13 +166,13 @@ def main() -> None:
         vk.launch(handle, n, launch_args, device="cpu:native")
         got = launch_args[-1] if case == "ray_triangle" else launch_args[1]
         agree = float(np.mean(np.isclose(got, ref, rtol=1e-4, atol=1e-4)))
-        t_native = best_of(lambda: vk.launch(handle, n, launch_args, device="cpu:native"),
+        t_native = best_of(lambda h=handle, a=launch_args: vk.launch(h, n, a, device="cpu:native"),
                            args.repeat)
-        t_numpy = best_of(lambda: numpy_saxpy(inp) if case == "saxpy"
-                          else numpy_ray_triangle(inp), args.repeat)
+        t_numpy = best_of(lambda i=inp, c=case: numpy_saxpy(i) if c == "saxpy"
+                          else numpy_ray_triangle(i), args.repeat)
         t_sim = None
         if not args.no_sim:
-            t_sim = best_of(lambda: vk.launch(handle, n, launch_args, device="cpu"), 1)
+            t_sim = best_of(lambda h=handle, a=launch_args: vk.launch(h, n, a, device="cpu"), 1)
         t_warp = warp_first = None
         if wk is not None:
             t_warp, warp_first = bench_warp(wk, case, inp, n, args.repeat)
@@ -186,12 +186,13 @@ def main() -> None:
           f"{args.repeat} runs (simulator: 1 run)")
     print(f"{'kernel':14} {'cpu:native':>10} {'simulator':>10} {'warp cpu':>10} "
           f"{'numpy':>10} | {'nat/sim':>8} {'nat/warp':>8} {'nat/numpy':>9}")
-    for case, jit, tn, ts, tw, wfirst, tnp, agree in rows:
-        r = lambda t: f"{tn / t:8.3f}" if t else "     n/a"  # noqa: E731
+    for case, _jit, tn, ts, tw, _wfirst, tnp, _agree in rows:
+        def r(t, tn=tn):
+            return f"{tn / t:8.3f}" if t else "     n/a"
         print(f"{case:14} {rate(tn)} {rate(ts)} {rate(tw)} {rate(tnp)} | "
               f"{r(ts)} {r(tw)} {tn / tnp:9.3f}")
     print()
-    for case, jit, tn, ts, tw, wfirst, tnp, agree in rows:
+    for case, jit, _tn, _ts, _tw, wfirst, _tnp, agree in rows:
         warp_note = f", warp first launch (incl. build/load) {wfirst:.3f} s" if wfirst else ""
         print(f"{case}: cpu:native JIT compile {jit * 1e3:.1f} ms{warp_note}; "
               f"cpu:native agrees with numpy on {agree * 100:.2f}% of elements")
