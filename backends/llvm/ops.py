@@ -84,8 +84,10 @@ def _float_arith(em, op: str, a: ir.Value, c: ir.Value) -> ir.Value:
     raise KeyError(op)
 
 
-def _float_pow(em, ins, a, c):
-    r = em.b.call(em.libm("pow", 2), [_to_double(em, a), _to_double(em, c)])
+def _float_libm2(em, ins, a, c):
+    """pow / atan2: the float64 library function of the widened operands,
+    rounded once to the result type (docs/MIR.md)."""
+    r = em.b.call(em.libm(ins.op, 2), [_to_double(em, a), _to_double(em, c)])
     return narrow(em, r, ins.result.type)
 
 
@@ -103,7 +105,7 @@ def _float_basic(em, ins, a, c):
 FLOAT_BINARY = {
     "add": _float_basic, "sub": _float_basic, "mul": _float_basic, "div": _float_basic,
     "mod": _float_basic, "min": _float_basic, "max": _float_basic,
-    "floordiv": _float_floordiv, "pow": _float_pow,
+    "floordiv": _float_floordiv, "pow": _float_libm2, "atan2": _float_libm2,
 }
 
 

@@ -95,6 +95,7 @@ BINARY_SEMANTICS = {
     "shl": (_shl, None, None),
     "shr": (_shr, None, None),
     "pow": (None, _libm_float("pow"), None),
+    "atan2": (None, _libm_float("atan2"), None),
 }
 
 # ops that are exactly one numpy ufunc (so they can write into a given buffer)

@@ -11,7 +11,7 @@ type's C type) and returns a C expression of the result type.  Invariants:
   `div-zero` obligation is checked before it);
 - shifts take the amount modulo the width; `shr` is arithmetic on signed
   types (computed as `~(~a >> s)` for negative a, never shifting a negative);
-- floats are C float/double in the value's precision; `pow sin cos tan exp
+- floats are C float/double in the value's precision; `pow atan2 sin cos tan exp
   log` are the C library's double functions of the widened operands, rounded
   once (docs/MIR.md); float16 is not supported by the C encoder.
 
@@ -115,6 +115,7 @@ FLOAT_BINARY = {
     "min": lambda a, b, t: f"fmin{_fsuffix(t)}({a}, {b})",
     "max": lambda a, b, t: f"fmax{_fsuffix(t)}({a}, {b})",
     "pow": lambda a, b, t: _libm(t, "pow", a, b),
+    "atan2": lambda a, b, t: _libm(t, "atan2", a, b),
 }
 
 # ------------------------------------------------------------------ compare

@@ -28,6 +28,9 @@ GEOMETRY = ("thread_idx", "block_idx", "block_dim", "grid_dim")
 ATOMICS = {"atomic_add": "add", "atomic_sub": "sub", "atomic_min": "min",
            "atomic_max": "max", "atomic_exch": "exch", "atomic_cas": "cas",
            "atomic_and": "and", "atomic_or": "or", "atomic_xor": "xor"}
+#: Warp's Perlin-noise builtins: their values are not specified (Warp 1.19's
+#: docs: "may differ between CPU and CUDA or change between Warp versions").
+NOISE = ("noise", "pnoise", "curlnoise")
 FLOAT_UNARY = ("floor", "ceil", "sqrt", "sqrt_precise", "sin", "cos", "tan", "exp", "log")
 
 
@@ -94,6 +97,13 @@ def check_call(chk, node: ast.Call, expected) -> H.Expr:
     if isinstance(t, (VectorType, MatrixType)):
         return _construct(chk, node, t, args)
     rule = BUILTIN_RULES.get(name)
+    if rule is None and name in NOISE:
+        raise chk.error(
+            f"wp.{name}() is not supported: Warp documents its values as implementation-"
+            "defined (they differ between Warp's CPU and CUDA backends and between Warp "
+            "versions), so verikern cannot give it one meaning on every device", node.func,
+            "warp-noise", "compute the noise outside the kernel (numpy, or a separate Warp "
+            "kernel) and pass it in an array")
     if rule is None:
         raise chk.error(f"vk.{name} is not a verikern builtin", node.func, "call-not-allowed",
                         "see docs/LANGUAGE.md section 4 for the builtins")
@@ -245,11 +255,14 @@ def _float_unary(chk, node, name, args, expected, loc):
 
 
 def _pow(chk, node, name, args, expected, loc):
+    """pow(x, y) and atan2(y, x): two floats of one type (Warp's `Float`)."""
     _arity(chk, node, name, args, 2)
     a = _same_type_args(chk, node, name, args, expected if expected is not None else None)
     if not (isinstance(a[0].type, ScalarType) and a[0].type.is_float):
-        raise chk.error("vk.pow() needs floats", node, "int-pow", "convert with float(...)")
-    return H.BuiltinCall("pow", a, a[0].type, loc)
+        rule = "int-pow" if name == "pow" else "implicit-conversion"
+        raise chk.error(f"vk.{name}() needs floats, got {a[0].type}", node, rule,
+                        "convert with float(...)")
+    return H.BuiltinCall(name, a, a[0].type, loc)
 
 
 def _len(chk, node, name, args, expected, loc):
@@ -402,7 +415,7 @@ BUILTIN_RULES = {
     **{g: _geometry for g in GEOMETRY},
     "min": _minmax, "max": _minmax, "clamp": _clamp, "abs": _abs,
     **{f: _float_unary for f in FLOAT_UNARY},
-    "pow": _pow, "len": _len,
+    "pow": _pow, "atan2": _pow, "len": _len,
     "dot": _dot, "cross": _cross, "length": _length, "length_sq": _length,
     "normalize": _normalize, "cw_mul": _cw_mul, "cw_div": _cw_mul,
     "quat_rotate": _quat_rotate, "quat_inverse": _quat_inverse,

@@ -21,7 +21,7 @@ WARP_PARAMS = {
     "lerp": ("a", "b", "t"), "mod": ("a", "b"), "identity": ("n", "dtype"),
     "quat_rpy": ("roll", "pitch", "yaw"), "floor": ("x",), "ceil": ("x",), "sqrt": ("x",),
     "sin": ("x",), "cos": ("x",), "tan": ("x",), "exp": ("x",), "log": ("x",),
-    "pow": ("x", "y"), "dot": ("a", "b"), "cross": ("a", "b"), "length": ("a",),
+    "pow": ("x", "y"), "atan2": ("y", "x"), "dot": ("a", "b"), "cross": ("a", "b"), "length": ("a",),
     "length_sq": ("a",), "normalize": ("a",), "quat_rotate": ("quat", "vec"),
     "where": ("cond", "value_if_true", "value_if_false"),
     "select": ("cond", "value_if_false", "value_if_true"),

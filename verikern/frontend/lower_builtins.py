@@ -62,8 +62,9 @@ class BuiltinLowering:
         return tuple(self.select(c[0], a, b, e.loc, hint) for a, b in zip(x, y))
 
     def _pow(self, e, hint):
+        """pow / atan2: the MIR BinOp of the same name."""
         a, b = self._args(e)
-        return (self.binop("pow", a[0], b[0], e.loc, hint),)
+        return (self.binop(e.name, a[0], b[0], e.loc, hint),)
 
     # ------------------------------------------------------------ vectors
     def dot(self, a, b, loc, hint=""):
@@ -254,7 +255,7 @@ BUILTIN_LOWERING = {
     "clamp": BuiltinLowering._clamp, "abs": BuiltinLowering._unary_math,
     **{f: BuiltinLowering._unary_math for f in ("floor", "ceil", "sqrt", "sqrt_precise",
                                                 "sin", "cos", "tan", "exp", "log")},
-    "pow": BuiltinLowering._pow, "dot": BuiltinLowering._dot,
+    "pow": BuiltinLowering._pow, "atan2": BuiltinLowering._pow, "dot": BuiltinLowering._dot,
     "cross": BuiltinLowering._cross, "cw_mul": BuiltinLowering._cw,
     "cw_div": BuiltinLowering._cw, "length": BuiltinLowering._length,
     "length_sq": BuiltinLowering._length, "normalize": BuiltinLowering._normalize,

@@ -138,6 +138,8 @@ BINARY: dict[str, OpInfo] = {o.name: o for o in (
     _op("shr", "binary", (INT_CLASS,), "right shift by b mod width; arithmetic if signed",
         _shr),
     _op("pow", "binary", (FLOAT_CLASS,), "C pow of the operands widened to float64"),
+    _op("atan2", "binary", (FLOAT_CLASS,),
+        "C atan2(a, b) (the angle of the point (b, a)) of the operands widened to float64"),
 )}
 
 

@@ -1,4 +1,4 @@
-"""The simulator's transcendentals (`sin cos tan exp log pow`) are the C
+"""The simulator's transcendentals (`sin cos tan exp log pow atan2`) are the C
 library's own functions, bit for bit, whatever SIMD loops numpy has.
 
 Independent reference: the C math library loaded with ctypes and called one
@@ -131,10 +131,30 @@ def random_float32(seed: int, n: int = N_RANDOM) -> np.ndarray:
     return np.concatenate([edge, raw, mags.astype(np.float32)])
 
 
-@pytest.mark.parametrize("name", UNARY + ("pow",))
+def test_float64_atan2_is_the_c_function():
+    """atan2(y, x) on every pair of edge values (signed zeros and infinities:
+    the quadrant rules) and random pairs, against the C library and, for
+    finite operands, the angle numpy computes within 2 ulp."""
+    y, x = (a.ravel() for a in np.meshgrid(EDGE, EDGE))
+    rng = np.random.default_rng(9)
+    y = np.concatenate([y, random_inputs(21)])
+    x = np.concatenate([x, random_inputs(22)[: len(y) - len(x)]])
+    want = reference("atan2", y, x)
+    fn = ops.binary_function("atan2", F64)
+    with np.errstate(all="ignore"):
+        assert_bitwise(fn(y, x), want, "atan2 on arrays")
+        assert_bitwise(fn(y, np.float64(-1.0)), reference("atan2", y, -1.0), "atan2(y, -1)")
+    assert_bitwise(run_binop("atan2", "float64", y, x), want, "atan2 in a simulated kernel")
+    assert fn(np.float64(-0.0), np.float64(-1.0)) == -np.pi      # quadrant by hand
+    assert fn(np.float64(1.0), np.float64(0.0)) == np.pi / 2
+    a, b = rng.standard_normal(500), rng.standard_normal(500)
+    np.testing.assert_allclose(fn(a, b), np.arctan2(a, b), rtol=5e-16, atol=0)
+
+
+@pytest.mark.parametrize("name", UNARY + ("pow", "atan2"))
 def test_float32_is_the_float64_c_function_rounded_once(name):
     x = random_float32(11)
-    if name == "pow":
+    if name in ("pow", "atan2"):
         y = random_float32(12)
         with np.errstate(all="ignore"):
             want = reference(name, x, y).astype(np.float32)
