@@ -7,7 +7,9 @@ import pytest
 from hypothesis import settings
 
 # --- hypothesis profiles -----------------------------------------------------
-# Hypothesis profiles: `ci` (when $CI is set, as in .ci/run: derandomized, no example database, 100 examples) and `dev` (local default: random, 200 examples); HYPOTHESIS_PROFILE=ci|dev overrides; a test's own max_examples wins.
+# Hypothesis profiles: `ci` (when $CI is set, as in .ci/run: derandomized, no example
+# database, 100 examples) and `dev` (local default: random, 200 examples);
+# HYPOTHESIS_PROFILE=ci|dev overrides; a test's own max_examples wins.
 settings.register_profile("ci", derandomize=True, database=None, max_examples=100, deadline=None,
                           print_blob=True)
 # explicit: under CI Hypothesis's own "ci" profile is the default that unnamed settings inherit

@@ -163,7 +163,8 @@ def test_float_semantics_match_numpy(t, tmp_path):
     fmt = "%.9g" if t == F32 else "%.17g"
     for x, y in zip(xs, ys):
         for op, fn in fns.items():
-            body.append(f'printf("{fmt}\\n", (double)({C.binary(op, C.const(float(x), t), C.const(float(y), t), t)}));\n')
+            expr = C.binary(op, C.const(float(x), t), C.const(float(y), t), t)
+            body.append(f'printf("{fmt}\\n", (double)({expr}));\n')
             with np.errstate(all="ignore"):
                 want.append(dt.type(fn(dt.type(x), dt.type(y))))
         for op, fn in (("sqrt", np.sqrt), ("floor", np.floor), ("ceil", np.ceil), ("abs", np.abs)):

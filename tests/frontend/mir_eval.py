@@ -41,6 +41,16 @@ def _binop(op, a, b, t):
     return t.wrap(r)
 
 
+def _atomic_result(op, old, v, t, compare):
+    """The value an atomic `op` leaves in memory holding `old` (`compare`: cas only)."""
+    return {"add": lambda: _binop("add", old, v, t),
+            "sub": lambda: _binop("sub", old, v, t),
+            "min": lambda: min(old, v), "max": lambda: max(old, v),
+            "exch": lambda: v, "and": lambda: old & v, "or": lambda: old | v,
+            "xor": lambda: old ^ v,
+            "cas": lambda: v if old == compare else old}[op]()
+
+
 def _unop(op, a, t):
     if op == "not":
         return not a
@@ -128,12 +138,8 @@ def _thread(k, dims, block, thread, block_dim, grid, arrays, scalars):
                 arr, idx = index(ins)
                 old = arr[idx].item() if not t.type.is_float else arr[idx]
                 v = val(ins.value)
-                new = {"add": lambda: _binop("add", old, v, t.type),
-                       "sub": lambda: _binop("sub", old, v, t.type),
-                       "min": lambda: min(old, v), "max": lambda: max(old, v),
-                       "exch": lambda: v, "and": lambda: old & v, "or": lambda: old | v,
-                       "xor": lambda: old ^ v,
-                       "cas": lambda: v if old == val(ins.compare) else old}[ins.op]()
+                compare = val(ins.compare) if ins.op == "cas" else None
+                new = _atomic_result(ins.op, old, v, t.type, compare)
                 arr[idx] = new
                 env[t.id] = old
             elif isinstance(ins, M.Assert):

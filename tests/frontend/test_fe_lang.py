@@ -22,7 +22,7 @@ def test_kernel_handle_compiles_lazily_from_its_file():
 
 def test_broken_kernel_raises_kernel_error_on_mir():
     with pytest.raises(KernelError) as ei:
-        mod.broken.mir
+        _ = mod.broken.mir
     assert ei.value.rule == "assign-to-array" and ei.value.loc.line == 22
 
 
@@ -67,7 +67,7 @@ def test_decorator_forms():
 
 def test_unknown_attribute_is_an_attribute_error():
     with pytest.raises(AttributeError):
-        vk.definitely_not_a_builtin
+        _ = vk.definitely_not_a_builtin
 
 
 # ----------------------------------------------------------------- emit

@@ -13,7 +13,7 @@ from verikern.hir import nodes as H
 from verikern.hir.printer import _EXPR, _STMT, format_kernel as format_hir
 from verikern.mir import nodes as M
 from verikern.mir.printer import format_kernel
-from verikern.mir.types import F32, F64, I32, I64, U8, U32
+from verikern.mir.types import F32, F64, I32, U8, U32
 from verikern.mir.verifier import verify
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -295,8 +295,8 @@ def test_vector_and_matrix_lowering_shapes():
     """)
     m = k.params[0]
     assert (m.dtype, m.ndim, m.inner) == (F32, 1, (3, 3))
-    loads_m = [l for l in _instrs(k, M.Load) if l.array.name == "m"]
-    assert len(loads_m) == 27 and all(len(l.indices) == 3 for l in loads_m)
+    loads_m = [ld for ld in _instrs(k, M.Load) if ld.array.name == "m"]
+    assert len(loads_m) == 27 and all(len(ld.indices) == 3 for ld in loads_m)
     assert len([s for s in _instrs(k, M.Store) if s.array.name == "v"]) == 3
 
 

@@ -7,7 +7,7 @@ from frontend.fe_util import first_error, marker_loc
 
 K = "import verikern as vk\n\n"
 A = "a: vk.array(dtype=vk.float32)"
-I = "b: vk.array(dtype=vk.int32)"
+IB = "b: vk.array(dtype=vk.int32)"
 
 # (rule, source, needle at the error location, occurrence)
 CASES = [
@@ -31,17 +31,17 @@ CASES = [
     ("no-comprehensions", K + f"@vk.kernel\ndef k({A}):\n    x = [i for i in range(3)]\n",
      "[i for", 0),
     ("recursion", K + "@vk.func\ndef f(x: int) -> int:\n    return f(x - 1)\n"
-                      f"@vk.kernel\ndef k({I}):\n    b[0] = f(1)\n", "f(x - 1)", 0),
+                      f"@vk.kernel\ndef k({IB}):\n    b[0] = f(1)\n", "f(x - 1)", 0),
     ("recursion", K + "@vk.func\ndef f(x: int) -> int:\n    return g(x)\n"
                       "@vk.func\ndef g(x: int) -> int:\n    return f(x)\n"
-                      f"@vk.kernel\ndef k({I}):\n    b[0] = f(1)\n", "f(x)", 0),
+                      f"@vk.kernel\ndef k({IB}):\n    b[0] = f(1)\n", "f(x)", 0),
     ("call-not-allowed", K + f"import math\n@vk.kernel\ndef k({A}):\n    a[0] = math.sqrt(2.0)\n",
      "math.sqrt", 0),
     ("call-not-allowed", K + f"def helper(x):\n    return x\n@vk.kernel\ndef k({A}):\n"
                              "    a[0] = helper(1.0)\n", "helper(1.0)", 0),
     ("implicit-conversion", K + f"@vk.kernel\ndef k({A}):\n    i = vk.tid()\n    a[0] = a[1] * i\n",
      "a[1] * i", 0),
-    ("implicit-conversion", K + f"@vk.kernel\ndef k({I}):\n    b[0] = 1.5\n", "1.5", 0),
+    ("implicit-conversion", K + f"@vk.kernel\ndef k({IB}):\n    b[0] = 1.5\n", "1.5", 0),
     ("vector-scalar-mix", K + f"@vk.kernel\ndef k({A}):\n    v = vk.vec2(1.0, 2.0)\n"
                               "    w = v + a[0]\n", "v + a[0]", 0),
     ("unknown-name", K + f"@vk.kernel\ndef k({A}):\n    a[0] = undefined_thing\n",
@@ -96,10 +96,10 @@ CASES = [
                                    "    i = vk.tid()\n    a[0] = v[i]\n", "i]", 0),
     ("statement-only", K + f"@vk.kernel\ndef k({A}):\n    x = vk.sync_threads()\n",
      "vk.sync_threads()", 0),
-    ("contract-position", K + f"@vk.kernel\ndef k({I}):\n    x = vk.all_distinct(b)\n",
+    ("contract-position", K + f"@vk.kernel\ndef k({IB}):\n    x = vk.all_distinct(b)\n",
      "vk.all_distinct", 0),
     ("float-bitwise", K + f"@vk.kernel\ndef k({A}):\n    a[0] = a[1] & a[2]\n", "a[1] &", 0),
-    ("int-pow", K + f"@vk.kernel\ndef k({I}):\n    b[0] = b[1] ** 2\n", "b[1] **", 0),
+    ("int-pow", K + f"@vk.kernel\ndef k({IB}):\n    b[0] = b[1] ** 2\n", "b[1] **", 0),
     ("multi-assign", K + f"@vk.kernel\ndef k({A}):\n    x = y = 1\n", "x = y", 0),
     ("loop-var-assign", K + f"@vk.kernel\ndef k({A}):\n    for i in range(3):\n        i = 5\n",
      "i = 5", 0),
@@ -110,9 +110,9 @@ CASES = [
     ("nested-def", K + f"@vk.kernel\ndef k({A}):\n    def g():\n        pass\n", "def g", 0),
     ("array-alias", K + f"@vk.kernel\ndef k({A}):\n    c = a\n", "a\n", 0),
     ("break-outside-loop", K + f"@vk.kernel\ndef k({A}):\n    break\n", "break", 0),
-    ("type-mismatch", K + f"@vk.kernel\ndef k({I}, u: vk.uint32):\n    b[0] = b[1] + u\n",
+    ("type-mismatch", K + f"@vk.kernel\ndef k({IB}, u: vk.uint32):\n    b[0] = b[1] + u\n",
      "b[1] + u", 0),
-    ("bool-arith", K + f"@vk.kernel\ndef k({I}):\n    c = b[0] > 0\n    d = c + c\n", "c + c", 0),
+    ("bool-arith", K + f"@vk.kernel\ndef k({IB}):\n    c = b[0] > 0\n    d = c + c\n", "c + c", 0),
     ("block-dim", K + f"@vk.kernel(block_dim=2048)\ndef k({A}):\n    pass\n", "2048", 0),
     ("no-walrus", K + f"@vk.kernel\ndef k({A}):\n    if (x := 1) > 0:\n        pass\n", "x := 1", 0),
     ("atomic-type", K + f"@vk.kernel\ndef k({A}):\n    a[0] &= 1.0\n", "1.0", 0),
@@ -120,7 +120,7 @@ CASES = [
      "a))", 0),
     ("shared-decl", K + "@vk.func\ndef f(x: int) -> int:\n"
                         "    s = vk.shared.array(shape=4, dtype=vk.int32)\n    return x\n"
-                        f"@vk.kernel\ndef k({I}):\n    b[0] = f(1)\n", "vk.shared.array", 0),
+                        f"@vk.kernel\ndef k({IB}):\n    b[0] = f(1)\n", "vk.shared.array", 0),
     ("return-type", K + "@vk.func\ndef f(x: float) -> float:\n    return x > 1.0\n"
                         f"@vk.kernel\ndef k({A}):\n    a[0] = f(1.0)\n", "x > 1.0", 0),
     ("keyword-args", K + "@vk.func\ndef f(x: float) -> float:\n    return x\n"
@@ -152,7 +152,7 @@ def test_rule_reports_rule_line_and_column(rule, src, needle, nth):
 
 
 def test_every_rule_has_a_hint_or_clear_message():
-    for rule, src, needle, nth in CASES:
+    for rule, src, _needle, _nth in CASES:
         err = first_error(src)
         assert len(err.message) > 10, (rule, err.message)
 

@@ -205,7 +205,7 @@ def test_settle_keeps_an_exact_failure_that_another_error_hides():
     for verdict in ReplayVerdict:
         if verdict in (ReplayVerdict.OTHER_ERROR_FIRST, ReplayVerdict.CONFIRMED):
             continue
-        (out,) = pipeline.settle(k, [unknown], lambda kernel, ob: ReplayOutcome(verdict, why),
+        (out,) = pipeline.settle(k, [unknown], lambda kernel, ob, verdict=verdict: ReplayOutcome(verdict, why),
                                exact_search=lambda *a, **kw: exact)
         assert out is unknown, verdict
 

@@ -257,7 +257,8 @@ def _sites_index_shift(fn, info):
                     node.slice = _index_shift(target)
                 else:
                     node.slice.elts[pos] = _index_shift(target)
-            yield target, f"index {ast.unparse(target)} -> {ast.unparse(_index_shift(target))} in {node.value.id}[...]", apply
+            shifted = ast.unparse(_index_shift(target))
+            yield target, f"index {ast.unparse(target)} -> {shifted} in {node.value.id}[...]", apply
 
 
 def _requires_compares(fn):

@@ -193,7 +193,7 @@ def test_atomics_final_value_matches_simulator(tname, op):
         start = rng.integers(0, 1000, 16).astype(t.np_dtype)
     for slots in (n, 16):
         acc0 = np.resize(start, slots).astype(t.np_dtype)
-        sim, nat = both(k, n, lambda: [acc0.copy(), vals.copy(), vals.copy(),
+        sim, nat = both(k, n, lambda acc0=acc0: [acc0.copy(), vals.copy(), vals.copy(),
                                        np.zeros(n, t.np_dtype)], 32)
         if slots == n:
             assert sim[3].tobytes() == nat[3].tobytes()      # old values

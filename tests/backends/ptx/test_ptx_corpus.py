@@ -131,7 +131,8 @@ def test_golden_instructions_per_kernel(bundles, compiled, arch):
         read = {i.array.name for i in ins if isinstance(i, (Load, Atomic))}
         for shared in (s for s in kernel.shared if s.name in read):
             # (LLVM may split a small shared array into scalars: name_$_0, ...)
-            assert re.search(rf"\.shared \.align \d+ \.[a-z]\d+ {re.escape(entry)}__shared__{shared.name}(\[|_\$_\d+|;)", ptx), \
+            assert re.search(rf"\.shared \.align \d+ \.[a-z]\d+ "
+                             rf"{re.escape(entry)}__shared__{shared.name}(\[|_\$_\d+|;)", ptx), \
                 f"{name}: no .shared declaration for {shared.name}"
 
 

@@ -152,7 +152,8 @@ def test_block_features_need_whole_blocks(kernels):
 
 
 def test_fixed_block_dim(kernels):
-    with pytest.raises(LaunchError, match=r"declared with @vk.kernel\(block_dim=64\); launch it with block_dim=64, not 32"):
+    with pytest.raises(LaunchError,
+                       match=r"declared with @vk.kernel\(block_dim=64\); launch it with block_dim=64, not 32"):
         launch(kernels["fixed"], 64, [f32(64)], block_dim=32)
     x = f32(64)
     launch(kernels["fixed"], 64, [x], block_dim=64)
@@ -188,7 +189,8 @@ def test_vec3_arrays(kernels):
 
 def test_devices(kernels, tmp_path):
     assert {"cpu", "cpu:trace", "cpu:native", "cuda"} <= set(DEVICES)
-    with pytest.raises(LaunchError, match=r"unknown device 'tpu'; valid devices: cpu, cpu:native, cpu:trace, cuda, cuda:N"):
+    with pytest.raises(LaunchError,
+                       match=r"unknown device 'tpu'; valid devices: cpu, cpu:native, cpu:trace, cuda, cuda:N"):
         launch(kernels["fixed"], 64, [f32(64)], block_dim=64, device="tpu")
     with pytest.raises(LaunchError, match=r"pass trace_path"):
         launch(kernels["fixed"], 64, [f32(64)], block_dim=64, device="cpu:trace")

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import textwrap
 
 import pytest
 from click.testing import CliRunner
@@ -178,7 +177,8 @@ def test_input_errors_exit_3(tmp_path):
     assert code == 3 and "cannot write the trace" in out
     code, out = run(f, "--dim", 4, "--format", "json", "--kernel", "nope")
     assert code == 3 and json.loads(out)["status"] == "input-error"
-    bad = write(tmp_path, "bad.py", "import verikern as vk\n\n@vk.kernel\ndef k(x: vk.array(dtype=vk.float32)):\n    y = [1]\n")
+    bad = write(tmp_path, "bad.py",
+                "import verikern as vk\n\n@vk.kernel\ndef k(x: vk.array(dtype=vk.float32)):\n    y = [1]\n")
     code, out = run(bad, "--dim", 4)
     assert code == 3 and "bad.py:5:" in out
     binary = tmp_path / "binary.py"

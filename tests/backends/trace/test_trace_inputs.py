@@ -121,7 +121,7 @@ def test_requires_found_by_search_over_transposed_shapes():
 
 def test_requires_solved_by_z3_with_fewest_changes():
     kb = KB()
-    x, lo, hi, y = kb.arr("x"), kb.arr("lo", I32), kb.arr("hi", I32), kb.arr("y")
+    x, lo, hi, _y = kb.arr("x"), kb.arr("lo", I32), kb.arr("hi", I32), kb.arr("y")
     n = kb.scalar("n")
     kb.require("eq", kb.shape(lo), Const(1, I32))
     kb.require("eq", kb.shape(hi), Const(1, I32))

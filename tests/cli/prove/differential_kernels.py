@@ -159,7 +159,8 @@ def tcond(r, names):
 
 
 def ucond(r, names):
-    return r.choice(["n > 2", "m == 1", "True", "n < m"] + (["r > 0", "r == n - 1", "r % 2 == 0"] if "r" in names else []))
+    with_r = ["r > 0", "r == n - 1", "r % 2 == 0"] if "r" in names else []
+    return r.choice(["n > 2", "m == 1", "True", "n < m"] + with_r)
 
 
 def block(r, names, depth, ind):
@@ -190,7 +191,8 @@ def block(r, names, depth, ind):
             out.append(f"{pad}if {r.choice(['r == n - 1', 'r > m', 't > r', 'r * 2 > n'])}:")
             out.append(f"{pad}    {r.choice(['break', 'continue'])}")
         elif depth > 0 and "r" not in names:
-            out.append(f"{pad}for r in range({r.choice(['n', 'm', '2', 'n - 1', 'BD // 2', 't % 2 + n', 'vk.max(n, 1)'])}):")
+            stop = r.choice(['n', 'm', '2', 'n - 1', 'BD // 2', 't % 2 + n', 'vk.max(n, 1)'])
+            out.append(f"{pad}for r in range({stop}):")
             if r.random() < 0.4:
                 out.append(f"{pad}    vk.invariant({r.choice(['r >= 0', 'r < n', 'r < BD', 'r >= 1'])})")
             out += block(r, names + ["r"], depth - 1, ind + 1)

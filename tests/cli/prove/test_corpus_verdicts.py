@@ -59,8 +59,8 @@ def _precise(case, obligations, reports):
     for ob in obligations:
         if ob.status is Status.FAILED:
             assert ob.counterexample is not None, _describe(reports)
-            assert ob.confirmed is True or (ob.confirmed is False and ob.reason and "not confirmed by replay" in ob.reason), \
-                _describe(reports)
+            assert ob.confirmed is True or (
+                ob.confirmed is False and ob.reason and "not confirmed by replay" in ob.reason), _describe(reports)
     _failed_at_the_bug_sites(case, obligations, reports)
 
 

@@ -51,7 +51,8 @@ def _check(planned, set_name, record_property):
     m = planned.mutant
     record_property("mutant", json.dumps({
         "set": set_name, "size": len(mutation_set(set_name, ALWAYS)), "key": list(planned.key),
-        "kind": m.kind, "outcome": result, "failed": failed_kinds, "allowed": planned.key in ALLOWED or planned.key in ALLOWED_FULL,
+        "kind": m.kind, "outcome": result, "failed": failed_kinds,
+        "allowed": planned.key in ALLOWED or planned.key in ALLOWED_FULL,
         "cpu_s": round(time.process_time() - start, 3)}))
     where = f"{m.description} at {planned.source.path.name}:{m.loc.line}:{m.loc.col} ({m.kind})"
     why = ALLOWED.get(planned.key) or ALLOWED_FULL.get(planned.key)

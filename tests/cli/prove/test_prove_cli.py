@@ -157,7 +157,8 @@ def test_kernel_filter_and_folder_input(tmp_path):
     assert [k["kernel"] for k in json.loads(out)["kernels"]] == ["saxpy"]
     code2, out2 = prove(str(folder), "--format", "json", "--jobs", "2")
     assert code2 == 1
-    assert [(k["kernel"], k["status"]) for k in json.loads(out2)["kernels"]] == [("saxpy", "proved"), ("shift", "failed")]
+    assert [(k["kernel"], k["status"]) for k in json.loads(out2)["kernels"]] == [("saxpy", "proved"),
+                                                                              ("shift", "failed")]
 
 
 def test_dim_and_block_dim_reach_the_prover(tmp_path, monkeypatch):
