@@ -7,6 +7,8 @@ on them) stay untyped until their context fixes the type.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import ast
 import math
 
@@ -45,7 +47,13 @@ _FORBIDDEN_EXPRS = {
 }
 
 
-class ExprChecker:
+if TYPE_CHECKING:   # the state and methods of the class that mixes this in
+    from .host import CheckerHost as _Host
+else:
+    _Host = object
+
+
+class ExprChecker(_Host):
     """Mixin of the kernel/func checker: expression rules. Needs the state
     set up by `checker.BodyChecker`."""
 

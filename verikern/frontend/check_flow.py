@@ -9,6 +9,8 @@ checked against the func's signature and never closes a call cycle.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import ast
 
 from verikern.hir import nodes as H
@@ -21,7 +23,13 @@ from .module import NotConstant
 from .registry import is_any
 
 
-class FlowChecker:
+if TYPE_CHECKING:   # the state and methods of the class that mixes this in
+    from .host import CheckerHost as _Host
+else:
+    _Host = object
+
+
+class FlowChecker(_Host):
     """Mixin of BodyChecker: if/while/for and func calls."""
 
     def _branch(self, stmts, before, loop_body=False):

@@ -9,6 +9,8 @@ ever built by `return a, b` in a func and only ever unpacked whole.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import ast
 
 from verikern.hir import nodes as H
@@ -24,7 +26,13 @@ def is_dsl_call(info, node, name: str) -> bool:
     return isinstance(node, ast.Call) and info.dsl_name(node.func) == name
 
 
-class WarpChecks:
+if TYPE_CHECKING:   # the state and methods of the class that mixes this in
+    from .host import CheckerHost as _Host
+else:
+    _Host = object
+
+
+class WarpChecks(_Host):
     """Mixin of BodyChecker."""
 
     def _requires(self, call):

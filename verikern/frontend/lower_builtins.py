@@ -9,6 +9,8 @@ phis in one block.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from verikern.hir import nodes as H
 from verikern.hir.types import (
     F32, MatrixType, ScalarType, VectorType, component_count, is_quat,
@@ -16,7 +18,13 @@ from verikern.hir.types import (
 from verikern.mir.nodes import Atomic, Jump, Phi
 
 
-class BuiltinLowering:
+if TYPE_CHECKING:   # the state and methods of the class that mixes this in
+    from .host import LowererHost as _Host
+else:
+    _Host = object
+
+
+class BuiltinLowering(_Host):
     """Mixin of Lowerer (see module docstring)."""
 
     def lower_builtin(self, e: H.BuiltinCall, hint):

@@ -9,6 +9,8 @@ evaluate it (branches and phis); everything else uses Select / bool ops.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from verikern.hir import nodes as H
 from verikern.hir.types import BOOL, I32, MatrixType, VectorType
 from verikern.mir.builder import MirBuilder
@@ -22,7 +24,13 @@ from verikern.mir.nodes import (
 _FAULTING_INT_OPS = frozenset(name for name, info in BINARY.items() if info.traps)
 
 
-class ExprLowering:
+if TYPE_CHECKING:   # the state and methods of the class that mixes this in
+    from .host import LowererHost as _Host
+else:
+    _Host = object
+
+
+class ExprLowering(_Host):
     """Mixin of Lowerer (see module docstring)."""
 
     # ------------------------------------------------------------ helpers

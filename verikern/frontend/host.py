@@ -1,0 +1,86 @@
+"""The state and methods the checker and lowerer mixins read from the class
+that mixes them in, declared for the type checker only.
+
+`checker.BodyChecker` combines `ExprChecker`, `FlowChecker` and `WarpChecks`;
+`lower.Lowerer` combines `ExprLowering` and `BuiltinLowering`. Each mixin
+reads attributes that the combined class's `__init__` sets and calls methods
+another mixin defines. The mixins name these protocols as their base under
+`typing.TYPE_CHECKING` only (at run time they derive from `object`), so mypy
+checks every such use against one declaration; this module is never imported
+at run time. Invariant: every name declared here is set or defined by
+BodyChecker / Lowerer (or one of their mixins) with the declared type.
+"""
+from __future__ import annotations
+
+import ast
+from typing import Any, Protocol
+
+from verikern.errors import KernelError
+from verikern.hir import nodes as H
+from verikern.hir.types import ArrayType
+from verikern.mir.builder import MirBuilder
+from verikern.mir.nodes import ArrayRef, Const, SourceLoc
+
+from .lower import FuncContext
+from .module import Definition, ModuleInfo
+from .registry import FuncRegistry
+
+
+class CheckerHost(Protocol):
+    """What `checker.BodyChecker` provides to its mixins."""
+
+    info: ModuleInfo
+    defn: Definition
+    name: str
+    registry: FuncRegistry
+    arrays: dict[str, ArrayType]
+    var_types: dict[str, Any]
+    defined: set[str]
+    local_names: set[str]
+    called: set[str]
+    captures: dict[str, Any]
+    returns: Any
+
+    def loc(self, node: ast.AST) -> SourceLoc: ...
+
+    def error(self, message: str, node: Any, rule: str, hint: str | None = None) -> KernelError: ...
+
+    def note_tid(self, arity: int, node: ast.AST) -> None: ...
+
+    def note_launch_dim(self, k: int) -> None: ...
+
+    def check_expr(self, node: ast.AST, expected: Any = None) -> H.Expr: ...
+
+    def const_eval(self, node: ast.AST) -> Any: ...
+
+    def is_literal_tree(self, node: ast.AST) -> bool: ...
+
+
+class LowererHost(Protocol):
+    """What `lower.Lowerer` provides to its mixins."""
+
+    k: H.KernelDef
+    b: MirBuilder
+    arrays: dict[str, ArrayRef]
+    funcs: list[FuncContext]
+    cur: str | None
+
+    def new_block(self, hint: str) -> str: ...
+
+    def set_block(self, label: str | None) -> None: ...
+
+    def emit(self, ins: Any) -> Any: ...
+
+    def terminate(self, t: Any) -> None: ...
+
+    def lower_stmts(self, stmts: Any) -> None: ...
+
+    def const(self, value: Any, t: Any) -> Const: ...
+
+    def lower_expr(self, e: Any, hint: str = "", eager: bool = False) -> tuple: ...
+
+    def lower_builtin(self, e: H.BuiltinCall, hint: Any) -> Any: ...
+
+    def vector_binary(self, op: Any, a: Any, b: Any, lt: Any, rt: Any, t: Any, loc: Any, hint: Any) -> Any: ...
+
+    def inline(self, call: H.FuncCall, hint: Any) -> Any: ...
