@@ -153,7 +153,8 @@ class Obligation:
 class KernelReport:
     """The verdict for one kernel: status is the worst obligation status
     (failed > unknown > proved), or ERROR with `error` (rendered KernelError).
-    `scope` and `cached` are rendered by proofs.reporting.render, not by `to_json`."""
+    `scope` and `cached` are rendered by proofs.reporting.render, not by `to_json`.
+    A suggested contract never changes `status`."""
 
     file: str
     kernel: str
@@ -166,6 +167,14 @@ class KernelReport:
     scope: Any = None
     #: True when the verdict was read from the proof cache (verikern.app.cache).
     cached: bool = False
+    #: A suggested contract for a failed kernel (proofs.deciding.suggest): its
+    #: conjuncts as source text, in `vk.requires` syntax; empty when none was found.
+    suggested_requires: tuple[str, ...] = ()
+    #: The same as ready-to-paste `@vk.requires(lambda ...)` lines.
+    suggested_decorators: tuple[str, ...] = ()
+    #: Whether every failed and unknown obligation is proved under the
+    #: suggestion (None: no suggestion). The status stays FAILED either way.
+    proved_under_suggestion: bool | None = None
 
     @staticmethod
     def summarize(obligations) -> KernelStatus:
@@ -186,6 +195,10 @@ class KernelReport:
         }
         if self.error is not None:
             d["error"] = self.error
+        if self.suggested_requires:
+            d["suggested_requires"] = list(self.suggested_requires)
+            d["suggested_decorators"] = list(self.suggested_decorators)
+            d["proved_under_suggestion"] = self.proved_under_suggestion
         return d
 
 

@@ -45,11 +45,15 @@ class ProofContext:
     """Shared encodings for all obligations of one kernel."""
 
     def __init__(self, kernel: Kernel, dims, block_dim, budget: SolverBudget | None = None,
+                 invariants: HoudiniResult | None = None,
                  infeasible: frozenset[str] = frozenset()):
         """`budget`: the solver work this kernel may spend (a default one when
         None); `infeasible`: blocks no thread copy may reach in any query (for a
         caller that only searches counterexamples in part of the kernel; a
-        proof under it covers only the rest)."""
+        proof under it covers only the rest); `invariants`: loop invariants
+        already proven for these very loops under the same or fewer requires
+        (a stronger precondition keeps them invariant), used instead of
+        inferring them again."""
         self.kernel = kernel
         self.infeasible = infeasible
         self.budget = budget if budget is not None else SolverBudget()
@@ -81,7 +85,9 @@ class ProofContext:
         self.A = self.encoding("A")
         self._check_admissible()
         self.houdini: HoudiniResult = HoudiniResult({})
-        if kernel.loops:
+        if invariants is not None:
+            self.houdini = invariants
+        elif kernel.loops:
             cands = generate_candidates(kernel, self.shape)
             base = list(self.launch.facts) + self.A.facts + self.single_array_facts(self.A)
             self.houdini = houdini(self.A, self.shape, base, self.budget, cands,

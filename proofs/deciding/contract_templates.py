@@ -1,0 +1,359 @@
+"""Contract templates: the preconditions real Warp code relies on, as
+candidate conjuncts for a suggested `@vk.requires(lambda ...)`
+(proofs.deciding.suggest searches them).
+
+An `Atom` is one conjunct: a launch dimension equal to or bounded by an array
+length (`x.shape[0] == vk.launch_dim()`, `vk.launch_dim(1) <= x.shape[1]`),
+lengths equal to each other, to a multiple of the launch or to a scalar
+parameter, non-empty arrays, positive or bounded int32 parameters, and
+`vk.all_in_range(idx, 0, x.shape[k])` / `vk.all_distinct(idx)` for int32
+index arrays. Candidates are generated per failed obligation from what its
+operands (and the branch conditions guarding it) depend on, so only arrays,
+parameters and launch dimensions that matter there appear.
+
+Invariants:
+- `Atom.text` is valid inside a LANGUAGE.md section 5 decorator lambda, and
+  `requires_instrs` builds exactly the MIR the frontend compiles that text
+  to (int32 `ShapeOf`, `Special launch_dim`, `mul c, x` for `c * x`,
+  `Compare`, then `Requires`; `RequiresArray` for the array contracts), so a
+  proof of the extended kernel is a proof of the kernel with the pasted text;
+- `holds` (evaluation on a counterexample) only ranks candidates; it never
+  decides anything.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from verikern.mir import facts
+from verikern.mir.cfg import dominators
+from verikern.mir.nodes import (
+    ArrayRef, BinOp, Branch, Compare, Const, Kernel, Load, Phi, RequiresArray, Requires, ScalarParam,
+    ShapeOf, SourceLoc, Special, Value,
+)
+from verikern.mir.types import BOOL, I32
+from verikern.proofs.obligations import ObligationKind, ObligationSpec
+
+#: Multipliers of the launch a length may equal (`x.shape[0] == 3 * vk.launch_dim()`):
+#: int32 constants the kernel multiplies by, in this range.
+SCALES = range(2, 65)
+_SYMBOL = {"eq": "==", "le": "<=", "lt": "<", "gt": ">", "ge": ">=", "ne": "!="}
+_I32_MIN, _I32_MAX = -(2 ** 31), 2 ** 31 - 1
+
+
+@dataclass(frozen=True)
+class Term:
+    """An int32 value a contract can name: `kind` "shape" (`name.shape[index]`),
+    "launch" (`vk.launch_dim(index)`), "param" (the int32 parameter `name`)
+    or "const" (the literal `index`); times `scale` when it is not 1."""
+
+    kind: str
+    name: str = ""
+    index: int = 0
+    scale: int = 1
+
+    def text(self, launch_ndim: int) -> str:
+        if self.kind == "shape":
+            base = f"{self.name}.shape[{self.index}]"
+        elif self.kind == "launch":
+            base = "vk.launch_dim()" if launch_ndim == 1 else f"vk.launch_dim({self.index})"
+        elif self.kind == "param":
+            base = self.name
+        else:
+            base = str(self.index)
+        return base if self.scale == 1 else f"{self.scale} * {base}"
+
+    def names(self) -> tuple[str, ...]:
+        return (self.name,) if self.kind in ("shape", "param") else ()
+
+
+ZERO = Term("const", index=0)
+
+
+@dataclass(frozen=True)
+class Atom:
+    """One conjunct. `op` is a comparison (`eq le lt gt ge ne`: `lhs op rhs`)
+    or "all_in_range" (`array`'s elements in [0, rhs)) / "all_distinct";
+    `family` ranks candidates (lower is tried first); `weaker` is the
+    weaker form minimisation tries in its place (`<=` for `==`)."""
+
+    op: str
+    lhs: Term = ZERO
+    rhs: Term = ZERO
+    array: str = ""
+    family: int = 0
+    weaker: "Atom | None" = None
+
+    @property
+    def is_array_contract(self) -> bool:
+        return self.op in ("all_in_range", "all_distinct")
+
+    def text(self, launch_ndim: int) -> str:
+        if self.op == "all_in_range":
+            return f"vk.all_in_range({self.array}, 0, {self.rhs.text(launch_ndim)})"
+        if self.op == "all_distinct":
+            return f"vk.all_distinct({self.array})"
+        return f"{self.lhs.text(launch_ndim)} {_SYMBOL[self.op]} {self.rhs.text(launch_ndim)}"
+
+    def names(self) -> tuple[str, ...]:
+        own = (self.array,) if self.array else ()
+        return own + self.lhs.names() + self.rhs.names()
+
+    def key(self) -> tuple:
+        """Identity without the ranking fields."""
+        return (self.op, self.lhs, self.rhs, self.array)
+
+
+# ------------------------------------------------------------------ MIR
+class _Builder:
+    """Fresh SSA values and the instructions computing terms, in order."""
+
+    def __init__(self, kernel: Kernel, loc: SourceLoc):
+        ids = [p.value.id for p in kernel.params if isinstance(p, ScalarParam)]
+        for b in kernel.blocks:
+            ids += [ins.result.id for ins in (*b.phis, *b.instrs)
+                    if getattr(ins, "result", None) is not None]
+        self.next_id = max(ids, default=-1) + 1
+        self.arrays = {p.name: p for p in kernel.params if isinstance(p, ArrayRef)}
+        self.params = {p.name: p.value for p in kernel.params if isinstance(p, ScalarParam)}
+        self.loc = loc
+        self.out: list = []
+
+    def value(self, type_) -> Value:
+        self.next_id += 1
+        return Value(self.next_id - 1, type_)
+
+    def term(self, t: Term):
+        if t.kind == "const":
+            base = Const(t.index, I32)
+        elif t.kind == "param":
+            base = self.params[t.name]
+        elif t.kind == "shape":
+            base = self.value(I32)
+            self.out.append(ShapeOf(base, self.arrays[t.name], t.index, self.loc))
+        else:
+            base = self.value(I32)
+            self.out.append(Special(base, "launch_dim", self.loc, t.index))
+        if t.scale == 1:
+            return base
+        prod = self.value(I32)
+        self.out.append(BinOp(prod, "mul", Const(t.scale, I32), base, self.loc))
+        return prod
+
+    def atom(self, a: Atom) -> None:
+        if a.op == "all_distinct":
+            self.out.append(RequiresArray("all_distinct", self.arrays[a.array], self.loc))
+        elif a.op == "all_in_range":
+            hi = self.term(a.rhs)
+            arr = self.arrays[a.array]
+            self.out.append(RequiresArray("all_in_range", arr, self.loc, lo=Const(0, arr.dtype), hi=hi))
+        else:
+            lhs, rhs = self.term(a.lhs), self.term(a.rhs)
+            cond = self.value(BOOL)
+            self.out.append(Compare(cond, a.op, lhs, rhs, self.loc))
+            self.out.append(Requires(cond, self.loc))
+
+
+def requires_instrs(kernel: Kernel, atoms) -> tuple:
+    """The MIR instructions stating `atoms` (fresh value ids), in order."""
+    b = _Builder(kernel, kernel.loc)
+    for a in atoms:
+        b.atom(a)
+    return tuple(b.out)
+
+
+def with_requires(kernel: Kernel, atoms) -> tuple[Kernel, int]:
+    """`kernel` with `atoms` as requires at the start of its entry block,
+    and how many instructions were inserted there (sites of the entry block
+    move by that many)."""
+    extra = requires_instrs(kernel, atoms)
+    entry = kernel.blocks[0]
+    blocks = (replace(entry, instrs=extra + entry.instrs),) + kernel.blocks[1:]
+    return replace(kernel, blocks=blocks, _index={}), len(extra)
+
+
+def shift_spec(spec: ObligationSpec, entry: str, n: int) -> ObligationSpec:
+    """`spec` with its sites in the entry block moved by `n` instructions."""
+    def move(site):
+        return (site[0], site[1] + n) if site is not None and site[0] == entry else site
+    return replace(spec, site=move(spec.site), other=move(spec.other))
+
+
+# ------------------------------------------------------------------ evaluation
+def _wrap(v: int) -> int:
+    return (v + 2 ** 31) % 2 ** 32 - 2 ** 31
+
+
+def _eval(t: Term, cex) -> int | None:
+    if t.kind == "const":
+        v = t.index
+    elif t.kind == "launch":
+        v = cex.dims[t.index] if t.index < len(cex.dims) else None
+    elif t.kind == "param":
+        v = cex.scalars.get(t.name)
+    else:
+        shape = cex.shapes.get(t.name)
+        v = shape[t.index] if shape is not None and t.index < len(shape) else None
+    if v is None or isinstance(v, (bool, float)) or not hasattr(v, "__index__"):
+        return None
+    return _wrap(t.scale * int(v))
+
+
+def holds(a: Atom, cex) -> bool | None:
+    """Whether counterexample `cex` satisfies `a` (None: it does not say)."""
+    if cex is None:
+        return None
+    if a.is_array_contract:
+        shape = cex.shapes.get(a.array)
+        if not shape:
+            return None
+        listed = {int(i): v for i, v in cex.arrays.get(a.array, {}).items()}
+        values = [int(v) for v in listed.values() if isinstance(v, int)]
+        if shape[0] > len(listed):
+            values.append(0)               # every element not listed is 0
+        if a.op == "all_distinct":
+            return len(set(values)) == len(values) and shape[0] <= len(listed) + 1
+        hi = _eval(a.rhs, cex)
+        return None if hi is None else all(0 <= v < hi for v in values)
+    x, y = _eval(a.lhs, cex), _eval(a.rhs, cex)
+    if x is None or y is None:
+        return None
+    return {"eq": x == y, "le": x <= y, "lt": x < y, "gt": x > y, "ge": x >= y, "ne": x != y}[a.op]
+
+
+# ------------------------------------------------------------------ candidates
+@dataclass
+class _Deps:
+    """What some operands depend on: thread ids, launch dims, lengths, int32
+    parameters, int32 index arrays read, and multipliers."""
+
+    thread: bool = False
+    launch: set = field(default_factory=set)
+    shapes: set = field(default_factory=set)
+    params: set = field(default_factory=set)
+    indexes: set = field(default_factory=set)
+    scales: set = field(default_factory=set)
+
+
+class _Walker:
+    def __init__(self, kernel: Kernel):
+        self.kernel = kernel
+        self.defs = facts.definitions(kernel)
+        self.params = {p.value.id: p.name for p in kernel.params
+                       if isinstance(p, ScalarParam) and p.value.type == I32 and p.name.isidentifier()}
+        self.written = {ins.array.name for _, ins in kernel.instructions() if facts.writes_memory(ins)}
+        self.dom = dominators(kernel)
+
+    def deps(self, operands, block: str | None) -> _Deps:
+        d, seen = _Deps(), set()
+        todo = list(operands)
+        if block is not None:         # the branch conditions every path to `block` passes
+            for lbl in self.dom.get(block, ()):
+                term = self.kernel.block(lbl).terminator
+                if lbl != block and isinstance(term, Branch):
+                    todo.append(term.cond)
+        while todo:
+            op = todo.pop()
+            if not isinstance(op, Value) or op.id in seen:
+                continue
+            seen.add(op.id)
+            if op.id in self.params:
+                d.params.add(self.params[op.id])
+            ins = self.defs.get(op.id)
+            if ins is None:
+                continue
+            if isinstance(ins, Special):
+                if ins.kind == "launch_dim":
+                    d.launch.add(ins.dim)
+                elif ins.kind in ("thread_idx", "block_idx"):
+                    d.thread = True
+            elif isinstance(ins, ShapeOf):
+                if ins.array.space == "global":
+                    d.shapes.add((ins.array.name, ins.dim))
+            elif isinstance(ins, Load):
+                arr = ins.array
+                if arr.space == "global" and arr.dtype == I32 and arr.ndim == 1 and not arr.inner:
+                    d.indexes.add(arr.name)
+            elif isinstance(ins, Phi) or not facts.accesses_memory(ins):   # arithmetic, phis
+                if isinstance(ins, BinOp) and ins.op == "mul":
+                    for side in (ins.lhs, ins.rhs):
+                        if isinstance(side, Const) and side.type.is_int and side.value in SCALES:
+                            d.scales.add(int(side.value))
+                todo += list(ins.operands())
+        return d
+
+
+def _launch_terms(kernel: Kernel, d: _Deps, k: int) -> list[Term]:
+    """Launch dims an index may follow: those it reads, every one when it
+    reads thread ids; dimension k first."""
+    dims = set(d.launch) | (set(range(kernel.launch_ndim)) if d.thread else set())
+    return [Term("launch", index=j) for j in sorted(dims, key=lambda j: (j != k, j))]
+
+
+def _length_atoms(kernel: Kernel, s: Term, d: _Deps, k: int, written: set) -> list[Atom]:
+    """Candidates making an index that depends on `d` fit in length `s`."""
+    out = []
+    for lt in _launch_terms(kernel, d, k):
+        out.append(Atom("eq", s, lt, family=0, weaker=Atom("le", lt, s, family=0)))
+    for idx in sorted(d.indexes):
+        if idx != s.name and idx not in written:
+            out.append(Atom("all_in_range", rhs=s, array=idx, family=1))
+    for c in sorted(d.scales):
+        for lt in _launch_terms(kernel, d, k):
+            big = replace(lt, scale=c)
+            out.append(Atom("eq", s, big, family=2, weaker=Atom("le", big, s, family=2)))
+    for name, m in sorted(d.shapes):
+        other = Term("shape", name, m)
+        if other != s:
+            out.append(Atom("eq", s, other, family=3, weaker=Atom("le", other, s, family=3)))
+    for p in sorted(d.params):
+        n = Term("param", p)
+        out.append(Atom("le", n, s, family=4))
+        out.append(Atom("lt", n, s, family=5))
+        out.append(Atom("ge", n, ZERO, family=6))
+    out.append(Atom("gt", s, ZERO, family=7))
+    out += [Atom("eq", s, Term("param", p), family=8) for p in sorted(d.params)]
+    return out
+
+
+def _scalar_atoms(d: _Deps) -> list[Atom]:
+    out = [Atom("gt", Term("param", p), ZERO, family=0) for p in sorted(d.params)]
+    out += [Atom("gt", Term("shape", n, m), ZERO, family=1) for n, m in sorted(d.shapes)]
+    return out
+
+
+def candidates(kernel: Kernel, spec: ObligationSpec, walker: "_Walker | None" = None) -> list[Atom]:
+    """The ranked candidate conjuncts for one obligation (empty when no
+    template applies: its kind, or nothing it depends on, has one)."""
+    w = walker or _Walker(kernel)
+    lbl, pos = spec.site
+    ins = kernel.block(lbl).instrs[pos]
+    out: list[Atom] = []
+    if spec.kind is ObligationKind.BOUNDS and ins.array.space == "global":
+        s = Term("shape", ins.array.name, spec.dim)
+        out = _length_atoms(kernel, s, w.deps([ins.indices[spec.dim]], lbl), spec.dim, w.written)
+    elif spec.kind is ObligationKind.DIV_ZERO:
+        out = _scalar_atoms(w.deps([ins.rhs], None))
+    elif spec.kind in (ObligationKind.ASSERT, ObligationKind.INVARIANT):
+        d = w.deps([ins.cond], lbl)
+        out = _scalar_atoms(d)
+        for name, m in sorted(d.shapes):
+            out += [a for a in _length_atoms(kernel, Term("shape", name, m), d, m, w.written)
+                    if a.family < 7]
+    elif spec.kind is ObligationKind.RACE and spec.other is not None:
+        other = kernel.block(spec.other[0]).instrs[spec.other[1]]
+        for access, site in ((ins, spec.site), (other, spec.other)):
+            if facts.writes_memory(access) and access.array.space == "global":
+                d = w.deps(access.indices[:access.array.ndim], None)
+                out += [Atom("all_distinct", array=i, family=1) for i in sorted(d.indexes)
+                        if i not in w.written]
+    seen, ranked = set(), []
+    for a in sorted(out, key=lambda a: a.family):
+        if a.key() not in seen and all(n.isidentifier() for n in a.names()):
+            seen.add(a.key())
+            ranked.append(a)
+    return ranked
+
+
+def walker(kernel: Kernel) -> _Walker:
+    """A reusable dependency walker for `candidates` on one kernel."""
+    return _Walker(kernel)

@@ -1,0 +1,326 @@
+"""Suggested contracts: when a kernel fails, the weakest conjunction of
+contract templates (proofs.deciding.contract_templates) under which every
+failed obligation is proved, as a ready-to-paste `@vk.requires(lambda ...)`.
+
+The search is counterexample-guided: each round adds, for every obligation
+still failing, its best-ranked candidate that the obligation's latest
+counterexample violates (and that keeps the conjunction satisfiable), then
+re-decides only those obligations on the kernel with the conjunction added
+as `Requires` at its entry. Then it minimises: drops every conjunct the
+proved obligations do not need and weakens `==` to `<=` where that still
+proves them (a conjunct is only re-checked against the obligations whose
+proof used it).
+
+Invariants:
+- a suggestion is not a proof: nothing here changes a kernel's verdict;
+- `Suggestion.proved` is True only when every failed obligation was proved
+  (z3 `unsat` through the ordinary deciders) on the kernel extended with
+  exactly the suggested contract, which the ProofContext refuses when no
+  launch satisfies it (never vacuous), and every obligation that was
+  unknown too; obligations already proved stay proved under a stronger
+  precondition (it only removes launches);
+- the search spends at most `budget_units` z3 resource units (counted, not
+  timed; a round that starts within the budget may overshoot it by its
+  last check); out of budget, it reports what it has.
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+import z3
+
+from verikern.mir.nodes import Kernel
+from verikern.proofs.deciding.budget import SolverBudget, fresh_context, rlimit_count
+from verikern.proofs.deciding.contract_templates import (
+    Atom, Term, candidates, holds, shift_spec, walker, with_requires,
+)
+from verikern.proofs.obligations import ObligationSpec, Status
+
+LOG = logging.getLogger("verikern.proofs.suggest")
+#: At most this many search rounds (each adds at least one conjunct).
+MAX_ROUNDS = 12
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    """A suggested contract: `requires` are its conjuncts as source text
+    (the JSON's `suggested_requires`), `decorators` the lines to paste above
+    the kernel, `proved` whether every failed and unknown obligation is
+    proved under it, `units` the z3 resource units the search spent."""
+
+    requires: tuple[str, ...]
+    decorators: tuple[str, ...]
+    proved: bool
+    units: int
+
+
+def decorator_lines(kernel: Kernel, atoms) -> tuple[str, ...]:
+    """`@vk.requires(lambda ...)` lines stating `atoms`: the scalar ones
+    joined with `and` in one, each array contract in its own (LANGUAGE.md
+    section 5); lambda parameters are the kernel parameters named, in the
+    kernel's order."""
+    order = [p.name for p in kernel.params]
+    scalar = [a for a in atoms if not a.is_array_contract]
+    groups = ([scalar] if scalar else []) + [[a] for a in atoms if a.is_array_contract]
+    out = []
+    for group in groups:
+        used = {n for a in group for n in a.names()}
+        params = ", ".join(n for n in order if n in used)
+        body = " and ".join(a.text(kernel.launch_ndim) for a in group)
+        out.append(f"@vk.requires(lambda {params}: {body})")
+    return tuple(out)
+
+
+class _Search:
+    """Decides chosen obligations of a kernel under candidate contracts,
+    within one z3 work budget."""
+
+    def __init__(self, kernel: Kernel, dims, block_dim, per_check: int, budget_units: int,
+                 options: dict):
+        self.kernel, self.dims, self.block_dim = kernel, dims, block_dim
+        self.per_check = per_check
+        self.budget_units = budget_units
+        self.options = options          # more ProofContext keywords (the launch model's)
+        self.spent = 0
+        self.houdini = None             # the kernel's own loop invariants, once inferred
+
+    def _budget(self) -> SolverBudget:
+        return SolverBudget(per_check=max(1, min(self.per_check, self.left)), total=self.left,
+                            label=f"{self.kernel.name}.suggest.")
+
+    def _invariants(self):
+        """The loop invariants of the kernel without any suggested conjunct:
+        invariant under every stronger precondition too, so each extended
+        kernel reuses them instead of inferring its own."""
+        from verikern.proofs.deciding.prover_context import ProofContext
+
+        if self.houdini is None and self.kernel.loops:
+            start = rlimit_count()
+            try:
+                self.houdini = ProofContext(self.kernel, self.dims, self.block_dim, self._budget(),
+                                            **self.options).houdini
+            finally:
+                self.spent += rlimit_count() - start
+        return self.houdini
+
+    @property
+    def left(self) -> int:
+        return self.budget_units - self.spent
+
+    def decide(self, atoms, specs, fail_fast: bool = False) -> dict | None:
+        """spec -> the Obligation decided under `atoms` (fail_fast: stop at
+        the first one not proved); None when the budget is spent."""
+        from verikern.proofs.deciding.prover import DECIDERS
+        from verikern.proofs.deciding.prover_context import ProofContext
+
+        if self.left <= 0:
+            return None
+        extended, n = with_requires(self.kernel, atoms)
+        entry = self.kernel.blocks[0].label
+        out: dict = {}
+        try:
+            invariants = self._invariants()
+        except Exception as err:                 # no invariants: no proof of anything
+            LOG.debug("suggest: no loop invariants: %s", err)
+            return out
+        start = rlimit_count()
+        try:
+            budget = self._budget()
+            ctx = ProofContext(extended, self.dims, self.block_dim, budget, invariants=invariants,
+                               **self.options)
+            LOG.debug("suggest: proof context under %d conjuncts: %d z3 units", len(atoms),
+                      rlimit_count() - start)
+            for spec in specs:
+                if self.spent + rlimit_count() - start >= self.budget_units:
+                    break
+                budget.topic = "suggest."
+                try:
+                    ob = DECIDERS[spec.kind](ctx, shift_spec(spec, entry, n))
+                except Exception as err:          # an undecided check proves nothing
+                    LOG.debug("suggest: %s: %s", spec, err)
+                    ob = None
+                out[spec] = ob
+                if fail_fast and (ob is None or ob.status is not Status.PROVED):
+                    break
+        except Exception as err:                 # inadmissible or unsupported: nothing proved
+            LOG.debug("suggest: no proof context under %s: %s", atoms, err)
+        finally:
+            self.spent += rlimit_count() - start
+        return out
+
+    def proves(self, atoms, specs) -> bool | None:
+        """Every spec proved under `atoms`, deciding them in order and
+        stopping at the first that is not (None: the budget ran out first)."""
+        if not specs:
+            return True
+        res = self.decide(atoms, specs, fail_fast=True)
+        if res is None:
+            return None
+        if any(ob is None or ob.status is not Status.PROVED for ob in res.values()):
+            return False
+        return True if len(res) == len(specs) else None
+
+
+def _satisfiable(atoms) -> bool:
+    """The comparison atoms can hold together (over mathematical integers,
+    lengths >= 0, launch dims >= 1, int32 ranges): a quick filter; the
+    proof context rechecks with machine arithmetic and the kernel's own
+    requires."""
+    s = z3.Solver()
+    s.set("rlimit", 200_000)
+    names: dict = {}
+
+    def val(t: Term):
+        if t.kind == "const":
+            return z3.IntVal(t.index * t.scale)
+        key = (t.kind, t.name, t.index)
+        if key not in names:
+            v = names[key] = z3.Int(f"{t.kind}_{t.name}_{t.index}")
+            s.add(v >= (1 if t.kind == "launch" else 0 if t.kind == "shape" else -(2 ** 31)))
+            s.add(v < 2 ** 31)
+        return names[key] * t.scale
+
+    ops = {"eq": lambda a, b: a == b, "le": lambda a, b: a <= b, "lt": lambda a, b: a < b,
+           "gt": lambda a, b: a > b, "ge": lambda a, b: a >= b, "ne": lambda a, b: a != b}
+    for a in atoms:
+        if not a.is_array_contract:
+            s.add(ops[a.op](val(a.lhs), val(a.rhs)))
+    return s.check() != z3.unsat
+
+
+def _pick(cands: list[Atom], cex, chosen: list[Atom]) -> Atom | None:
+    """The best-ranked candidate not chosen yet that `cex` violates (or that
+    it says nothing about) and that keeps the conjunction satisfiable."""
+    have = {a.key() for a in chosen}
+    for a in cands:
+        if a.key() in have or holds(a, cex) is True:
+            continue
+        if _satisfiable(chosen + [a]):
+            return a
+    return None
+
+
+def suggest_contract(kernel: Kernel, obligations, *, dims=None, block_dim=None,
+                     per_check: int, budget_units: int, **context_options) -> Suggestion | None:
+    """The suggested contract for `kernel`, whose decided `obligations`
+    (with their specs, in any order) include failed ones; None when no
+    template conjunction proves any of them (see the module docstring).
+    `per_check`: z3 units per check, as in the proof; `context_options`:
+    further ProofContext keywords the proof used."""
+    failed = [ob for ob in obligations if ob.status is Status.FAILED and ob.spec is not None]
+    unknown = [ob.spec for ob in obligations if ob.status is Status.UNKNOWN and ob.spec is not None]
+    if not failed:
+        return None
+    fresh_context()
+    w = walker(kernel)
+    cands: dict[ObligationSpec, list[Atom]] = {}
+    for ob in failed:
+        try:
+            cands[ob.spec] = candidates(kernel, ob.spec, w)
+        except Exception as err:   # a site this generator cannot read has no candidates
+            LOG.debug("suggest: no candidates for %s: %s", ob.spec, err)
+            cands[ob.spec] = []
+    if not any(cands.values()):
+        return None
+    search = _Search(kernel, dims, block_dim, per_check, budget_units, context_options)
+    cex = {ob.spec: ob.counterexample for ob in failed}
+    chosen: list[Atom] = []
+    basis: dict[ObligationSpec, frozenset] = {}     # proved spec -> the atoms it was proved under
+    why: dict = {}                                   # atom key -> the counterexample it excludes
+    pending = list(cands)
+    for _ in range(MAX_ROUNDS):
+        picks: list[Atom] = []
+        for spec in pending:
+            own = {a.key() for a in cands[spec]}
+            if any(a.key() in own and holds(a, cex.get(spec)) is not True for a in picks):
+                continue                  # a conjunct picked this round may already do
+            a = _pick(cands[spec], cex.get(spec), chosen + picks)
+            if a is not None:
+                picks.append(a)
+                why[a.key()] = cex.get(spec)
+        if not picks:
+            break
+        chosen += picks
+        res = search.decide(chosen, pending)
+        if res is None:
+            break
+        for spec, ob in res.items():
+            if ob is not None and ob.status is Status.PROVED:
+                basis[spec] = frozenset(a.key() for a in chosen)
+            else:
+                cex[spec] = ob.counterexample if ob is not None else None
+        pending = [s for s in pending if s not in basis]
+        if not pending or search.left <= 0:
+            break
+    if not basis:
+        LOG.info("%s: no suggested contract (%d z3 units)", kernel.name, search.spent)
+        return None
+    chosen = _minimise(search, chosen, basis, why, cands)
+    proved = not pending
+    if proved and unknown:
+        proved = search.proves(chosen, unknown) is True
+    chosen.sort(key=lambda a: (a.is_array_contract, _param_rank(kernel, a), a.text(kernel.launch_ndim)))
+    LOG.info("%s: suggested %s (%s, %d z3 units)", kernel.name,
+             [a.text(kernel.launch_ndim) for a in chosen], "proved" if proved else "not proved",
+             search.spent)
+    return Suggestion(tuple(a.text(kernel.launch_ndim) for a in chosen),
+                      decorator_lines(kernel, chosen), proved, search.spent)
+
+
+def _param_rank(kernel: Kernel, a: Atom) -> int:
+    order = {p.name: i for i, p in enumerate(kernel.params)}
+    return min((order.get(n, len(order)) for n in a.names()), default=len(order))
+
+
+def _needing(a: Atom, basis: dict, cands: dict) -> list:
+    """The proved specs whose proof used `a`, those it was a candidate for
+    first (the likeliest to fail without it: checks stop at the first)."""
+    need = [s for s, b in basis.items() if a.key() in b]
+    return sorted(need, key=lambda s: all(c.key() != a.key() for c in cands.get(s, ())))
+
+
+def _minimise(search: _Search, chosen: list[Atom], basis: dict, why: dict,
+              cands: dict) -> list[Atom]:
+    """Drop the conjuncts no proof needs, then each one the proofs that used
+    it do without, then weaken `==` to `<=` where the proofs still go
+    through; `basis` is updated so that every proved spec's atoms stay a
+    subset of the result. A drop is not tried when the counterexample that
+    made the conjunct be chosen satisfies all the others (it would come
+    back): that only keeps a suggestion stronger, never makes it wrong."""
+    chosen = [a for a in chosen if any(a.key() in b for b in basis.values())]
+    for a in sorted(chosen, key=lambda a: -a.family):
+        trial = [x for x in chosen if x is not a]
+        if not trial:
+            break
+        seen = why.get(a.key())
+        if seen is not None and not seen.abstracted and all(holds(x, seen) is True for x in trial):
+            continue
+        need = _needing(a, basis, cands)
+        ok = search.proves(trial, need)
+        if ok is None:
+            return chosen
+        if ok:
+            chosen = trial
+            for s in need:
+                basis[s] = frozenset(x.key() for x in trial)
+    weak = [a.weaker or a for a in chosen]
+    if len([a for a in chosen if a.weaker is not None]) > 1 and _satisfiable(weak):
+        ok = search.proves(weak, list(basis))          # every `==` weakened at once
+        if ok is None:
+            return chosen
+        if ok:
+            return weak
+    for a in list(chosen):
+        if a.weaker is None or not _satisfiable([x for x in chosen if x is not a] + [a.weaker]):
+            continue
+        trial = [a.weaker if x is a else x for x in chosen]
+        need = _needing(a, basis, cands)
+        ok = search.proves(trial, need)
+        if ok is None:
+            return chosen
+        if ok:
+            chosen = trial
+            for s in need:
+                basis[s] = frozenset(x.key() for x in trial)
+    return chosen
