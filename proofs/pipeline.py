@@ -42,7 +42,8 @@ EXACT_SEARCH_BUDGET = 10 * MEGA
 
 def settle(kernel_mir, obligations: Sequence[Obligation], replayer=None, *, dims=None,
            block_dim=None, exact_search=None,
-           search_budget: int = EXACT_SEARCH_BUDGET) -> tuple[Obligation, ...]:
+           search_budget: int = EXACT_SEARCH_BUDGET,
+           max_array_bytes: int | None = None) -> tuple[Obligation, ...]:
     """Replay every failed obligation and record the outcome: `confirmed`
     set, the replay's explanation in `reason` (and the counterexample the
     replay confirmed, when it had to pick array contents), and
@@ -52,12 +53,14 @@ def settle(kernel_mir, obligations: Sequence[Obligation], replayer=None, *, dims
     outcome's verdict and the counterexample's typed fields.
     A failure replay does not confirm, and an UNKNOWN obligation, is first
     searched for an exact counterexample in peeled loop iterations
-    (`exact_search(kernel, ob, dims=, block_dim=, budget=)`, default
+    (`exact_search(kernel, ob, dims=, block_dim=, budget=)`, plus
+    `max_array_bytes=` when it is not None; default
     proofs.deciding.peeling.exact_counterexample, within `search_budget` z3 units); one that
     replay confirms replaces it (same kind and location)."""
     if replayer is None:
         from verikern.proofs.confirming.replay import replay_outcome as replayer
-    search = _ExactSearch(kernel_mir, replayer, dims, block_dim, exact_search, search_budget)
+    search = _ExactSearch(kernel_mir, replayer, dims, block_dim, exact_search, search_budget,
+                          max_array_bytes)
     settled = []
     for ob in obligations:
         if ob.status is Status.UNKNOWN:
@@ -111,8 +114,11 @@ class _ExactSearch:
     confirmed on the kernel itself, or whose replay stopped at another runtime
     error first (then `confirmed=False`, the reason says so; the model is exact)."""
 
-    def __init__(self, kernel_mir, replayer, dims, block_dim, exact_search, budget: int):
+    def __init__(self, kernel_mir, replayer, dims, block_dim, exact_search, budget: int,
+                 max_array_bytes: int | None = None):
         self.kernel = kernel_mir
+        self.launch_options = {} if max_array_bytes is None else \
+            {"max_array_bytes": max_array_bytes}
         self.replayer = replayer
         self.dims, self.block_dim = dims, block_dim
         self.search = exact_search
@@ -134,7 +140,7 @@ class _ExactSearch:
         start = rlimit_count()
         try:
             found = self.search(self.kernel, ob, dims=self.dims, block_dim=self.block_dim,
-                                budget=left)
+                                budget=left, **self.launch_options)
         except Exception:  # the search is an extra: it must never cost a verdict
             return None
         finally:
@@ -159,12 +165,19 @@ def _join(first: str | None, second: str) -> str:
 
 
 def prove_mir(kernel_mir, *, file: str, dims=None, block_dim=None, budget: float | None = None,
-              prover=None, replayer=None, replay: bool = True) -> KernelReport:
+              prover=None, replayer=None, replay: bool = True,
+              max_array_bytes: int | None = None, suggest: bool = False) -> KernelReport:
     """Prove one compiled kernel and replay its failures (`replay=False`
     skips replay: failures keep `confirmed=None` and are never downgraded).
+    `max_array_bytes`: the bound on every array's size in bytes the proof
+    assumes (None: encoders.smt.launch.DEFAULT_MAX_ARRAY_BYTES, 2**40); it is
+    passed on to `prover` (and the exact search) only when given.
     `budget`: million z3 resource units per check (None: the default of
     proofs.deciding.budget); the proof runs in a z3 context of its own, so its
-    answer does not depend on what was proved before in this process."""
+    answer does not depend on what was proved before in this process.
+    `suggest`: for a FAILED kernel, also search a suggested contract
+    (proofs.deciding.suggest) within SUGGEST_FACTOR times the proof's z3
+    work; the report carries it, and its status stays FAILED."""
     if prover is None:
         from verikern.proofs.deciding.prover import prove_kernel as prover
     start = time.perf_counter()
@@ -177,11 +190,15 @@ def prove_mir(kernel_mir, *, file: str, dims=None, block_dim=None, budget: float
         fresh_context()
         solver_budget = SolverBudget.from_megaunits(
             budget, label=f"{Path(file).stem}.{kernel_mir.name}.")
-        obligations = prover(kernel_mir, dims=dims, block_dim=block_dim, budget=solver_budget)
+        launch_options = {} if max_array_bytes is None else {"max_array_bytes": max_array_bytes}
+        obligations = prover(kernel_mir, dims=dims, block_dim=block_dim, budget=solver_budget,
+                             **launch_options)
+        decided = obligations
         if replay:
             obligations = settle(kernel_mir, obligations, replayer, dims=dims,
                                  block_dim=block_dim,
-                                 search_budget=min(EXACT_SEARCH_BUDGET, solver_budget.per_check))
+                                 search_budget=min(EXACT_SEARCH_BUDGET, solver_budget.per_check),
+                                 max_array_bytes=max_array_bytes)
     except VerikernError as err:
         return KernelReport(file, kernel_mir.name, KernelStatus.ERROR, time.perf_counter() - start,
                             error=str(err), line=line)
@@ -190,8 +207,40 @@ def prove_mir(kernel_mir, *, file: str, dims=None, block_dim=None, budget: float
                             error=f"{file}:{line}: error: internal error while proving "
                                   f"{kernel_mir.name}: {type(err).__name__}: {err}", line=line)
     status = KernelReport.summarize(obligations)
+    spent = solver_budget.spent
     LOG.info("%s::%s: %s (%d obligations, %d solver queries, %.2f million z3 units)",
              file, kernel_mir.name, status.value, len(obligations), solver_budget.queries,
-             rlimit_count() / MEGA)
+             spent / MEGA)
+    suggestion = None
+    if suggest and status is KernelStatus.FAILED:
+        suggestion = _suggest(kernel_mir, decided, obligations, dims, block_dim, solver_budget,
+                              spent, launch_options)
+    extra = {} if suggestion is None else {
+        "suggested_requires": suggestion.requires, "suggested_decorators": suggestion.decorators,
+        "proved_under_suggestion": suggestion.proved}
     return KernelReport(file, kernel_mir.name, status, time.perf_counter() - start,
-                        obligations=tuple(obligations), line=line)
+                        obligations=tuple(obligations), line=line, **extra)
+
+
+#: A suggested contract's search may spend this many times the z3 work of
+#: the proof it follows (proof and replay's exact search together).
+SUGGEST_FACTOR = 2
+
+
+def _suggest(kernel_mir, decided, settled, dims, block_dim, solver_budget, spent: int,
+             options: dict):
+    """The suggestion for a failed kernel (proofs.deciding.suggest), or None;
+    `decided` are the prover's obligations (with their specs), `settled`
+    the same after replay (one for one, in order), whose statuses count.
+    A crash of the search only loses the suggestion."""
+    from verikern.proofs.deciding.suggest import suggest_contract
+
+    if len(decided) == len(settled):
+        settled = [dataclasses.replace(s, spec=d.spec) for d, s in zip(decided, settled)]
+    try:
+        return suggest_contract(kernel_mir, settled, dims=dims, block_dim=block_dim,
+                                per_check=solver_budget.per_check,
+                                budget_units=SUGGEST_FACTOR * max(spent, 1), **options)
+    except Exception as err:  # the suggestion is an extra: it must never cost a verdict
+        LOG.info("%s: no suggestion (%s: %s)", kernel_mir.name, type(err).__name__, err)
+        return None

@@ -4,8 +4,10 @@ parameters, and the per-thread identity of each thread copy.
 Invariant: `LaunchModel.facts` are exactly the hardware guarantees of
 docs/LANGUAGE.md section 5 (1 <= block_dim <= 1024, every launch dim >= 1, total
 threads < 2**31, grid_dim = ceil(size / block_dim), size % block_dim == 0 when
-the kernel uses block features) plus the fixed parts of the launch; nothing
-about memory contents. Every thread copy adds only 0 <= thread_idx < block_dim,
+the kernel uses block features, every global array of at most
+`max_array_bytes` bytes: the product of its dims times its element size,
+vector/matrix components included, computed without wrap-around) plus the
+fixed parts of the launch; nothing about memory contents. Every thread copy adds only 0 <= thread_idx < block_dim,
 0 <= block_idx < grid_dim and block_idx*block_dim + thread_idx < size.
 """
 from __future__ import annotations
@@ -19,6 +21,11 @@ from verikern.mir.nodes import ArrayRef, Kernel, ScalarParam, Special
 from .semantics import const_term
 
 I32_BITS = 32
+#: The default bound on one array's size in bytes (LANGUAGE.md section 5:
+#: every array fits in one device's memory; `--max-array-bytes` changes it).
+DEFAULT_MAX_ARRAY_BYTES = 1 << 40
+#: The largest `max_array_bytes` accepted (the bound's arithmetic is sized for it).
+MAX_ARRAY_BYTES_LIMIT = 1 << 64
 
 
 def _u32(v: int) -> z3.BitVecRef:
@@ -46,8 +53,9 @@ class LaunchModel:
     """The launch-level symbols shared by every thread copy of one kernel."""
 
     def __init__(self, kernel: Kernel, dims: tuple[int, ...] | None,
-                 block_dim: int | None):
+                 block_dim: int | None, max_array_bytes: int = DEFAULT_MAX_ARRAY_BYTES):
         self.kernel = kernel
+        self.max_array_bytes = check_max_array_bytes(max_array_bytes)
         n = kernel.launch_ndim
         bad = launch_option_error(kernel, dims, block_dim)
         if bad is not None:
@@ -108,6 +116,10 @@ class LaunchModel:
                     s = z3.BitVec(f"shape_{a.name}_{k}", I32_BITS)
                     self.shapes[(a.name, k)] = s
                     facts.append(s >= 0)
+                bound = array_size_bound(a, [self.shapes[(a.name, k)] for k in range(a.ndim)],
+                                         self.max_array_bytes)
+                if bound is not None:
+                    facts.append(bound)
         self.scalars: dict[int, z3.ExprRef] = {}
         for p in kernel.params:
             if isinstance(p, ScalarParam):
@@ -236,6 +248,47 @@ def _tid_lemmas(linear, launch: LaunchModel) -> list:
         q = int_binop("floordiv", linear, p, I32)
         out.append(z3.And(q >= 0, q < dims[0]))
     return out
+
+
+def check_max_array_bytes(value) -> int:
+    """`value` as the array-size bound, or ValueError when it is not an
+    integer in 1..MAX_ARRAY_BYTES_LIMIT."""
+    if isinstance(value, bool) or not isinstance(value, int) or \
+            not 1 <= value <= MAX_ARRAY_BYTES_LIMIT:
+        raise ValueError(f"bad max_array_bytes {value!r}: give an integer from 1 to 2**64")
+    return value
+
+
+def element_bytes(array: ArrayRef) -> int:
+    """Bytes of one logical element: the scalar's size times the
+    vector/matrix components (vec3f -> 12)."""
+    n = int(array.dtype.np_dtype.itemsize)
+    for k in array.inner:
+        n *= int(k)
+    return n
+
+
+def array_size_bound(array: ArrayRef, shape: list, max_bytes: int) -> z3.BoolRef | None:
+    """The fact `prod(shape) * element_bytes(array) <= max_bytes` over the
+    signed-nonnegative int32 dims `shape`, or None when every int32 shape
+    satisfies it. Exact: the product is 0 when a dim is 0; otherwise every
+    prefix product is at most the whole, so requiring each prefix to stay
+    within the element limit (computed in bit-vectors wide enough that a
+    prefix within the limit times a dim below 2**31 cannot wrap) is the
+    same as requiring it of the whole product."""
+    limit = max_bytes // element_bytes(array)        # elements
+    if limit >= ((1 << 31) - 1) ** len(shape):
+        return None
+    if len(shape) == 1:
+        return z3.ULE(shape[0], _u32(limit))
+    width = max(limit.bit_length(), 1) + I32_BITS
+    wide = [z3.ZeroExt(width - I32_BITS, s) for s in shape]
+    cap = z3.BitVecVal(limit, width)
+    prefix, within = wide[0], [z3.ULE(wide[0], cap)]
+    for s in wide[1:]:
+        prefix = prefix * s
+        within.append(z3.ULE(prefix, cap))
+    return z3.Or(z3.Or(*[s == 0 for s in shape]), z3.And(*within))
 
 
 def scalar_const(value, t):

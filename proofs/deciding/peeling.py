@@ -33,6 +33,7 @@ from contextlib import contextmanager
 
 import z3
 
+from verikern.encoders.smt.launch import DEFAULT_MAX_ARRAY_BYTES
 from verikern.mir.cfg import retarget as _retarget
 from verikern.mir.nodes import Block, Kernel, Return
 from verikern.mir.passes.peel import SiteMap, peel_loops
@@ -66,10 +67,12 @@ class PeeledContext:
     first use) its proof context: `ctx` is None when the prover cannot encode
     the peeled kernel, with the reason in `error`."""
 
-    def __init__(self, kernel: Kernel, sites: SiteMap, dims, block_dim):
+    def __init__(self, kernel: Kernel, sites: SiteMap, dims, block_dim,
+                 max_array_bytes: int = DEFAULT_MAX_ARRAY_BYTES):
         self.kernel = kernel
         self.sites = sites
         self._launch = (dims, block_dim)
+        self._max_array_bytes = max_array_bytes
         self._ctx: ProofContext | None = None
         self._divergence_ctx: ProofContext | None = None
         self.error: str | None = None
@@ -89,7 +92,8 @@ class PeeledContext:
             cut = frozenset(b.label for b in self._ctx.kernel.blocks) - \
                 frozenset(b.label for b in self.kernel.blocks)
             self._divergence_ctx = ProofContext(self._ctx.kernel, *self._launch, self.budget,
-                                                infeasible=cut)
+                                                infeasible=cut,
+                                                max_array_bytes=self._max_array_bytes)
         return self._divergence_ctx
 
     @property
@@ -100,7 +104,7 @@ class PeeledContext:
         if self._ctx is None and self.error is None:
             try:
                 self._ctx = ProofContext(truncate_loops(self.kernel), *self._launch,
-                                         self.budget)
+                                         self.budget, max_array_bytes=self._max_array_bytes)
             except Exception as err:   # unsupported, bad launch, solver error: no search
                 self.error = f"{type(err).__name__}: {err}"
         return self._ctx
@@ -158,17 +162,18 @@ _CACHE_SIZE = 4
 
 
 def peeled_context(kernel: Kernel, dims=None, block_dim=None,
-                   iterations: int = DEFAULT_ITERATIONS) -> PeeledContext:
+                   iterations: int = DEFAULT_ITERATIONS,
+                   max_array_bytes: int = DEFAULT_MAX_ARRAY_BYTES) -> PeeledContext:
     """The (cached, per kernel object, launch and z3 context) peeled kernel
     and context: a proof in a fresh z3 context never reuses one built in an
     earlier context, whose history would change its answers."""
-    key = (id(kernel), dims, block_dim, iterations)
+    key = (id(kernel), dims, block_dim, iterations, max_array_bytes)
     hit = _CACHE.get(key)
     if hit is not None and hit[0] is kernel and hit[2] is z3.main_ctx():
         _CACHE.move_to_end(key)
         return hit[1]
     peeled, sites = peel_loops(kernel, iterations, outer_only=True)
-    result = PeeledContext(peeled, sites, dims, block_dim)
+    result = PeeledContext(peeled, sites, dims, block_dim, max_array_bytes)
     _CACHE[key] = (kernel, result, z3.main_ctx())
     while len(_CACHE) > _CACHE_SIZE:
         _CACHE.popitem(last=False)
@@ -202,10 +207,12 @@ def specs_for(kernel: Kernel, obligation: Obligation | ObligationSpec) -> list[O
 def exact_counterexample(kernel: Kernel, obligation: Obligation | ObligationSpec, *,
                          dims=None, block_dim=None,
                          iterations: int | tuple[int, ...] = DEFAULT_ROUNDS,
-                         budget: int = DEFAULT_BUDGET) -> Obligation | None:
+                         budget: int = DEFAULT_BUDGET,
+                         max_array_bytes: int = DEFAULT_MAX_ARRAY_BYTES) -> Obligation | None:
     """A FAILED obligation with an exact (not abstracted) counterexample found
     in a peeled iteration of the obligation's site(s), or None (see the
-    module docstring). `dims`/`block_dim` fix the launch as for the prover;
+    module docstring). `dims`/`block_dim`/`max_array_bytes` fix the launch
+    as for the prover;
     `iterations` is a peel count or increasing counts tried in turn while
     the `budget` (z3 resource units) lasts."""
     start = rlimit_count()
@@ -218,7 +225,7 @@ def exact_counterexample(kernel: Kernel, obligation: Obligation | ObligationSpec
     for count in rounds:
         if not specs or spent():
             return None
-        peeled = peeled_context(kernel, dims, block_dim, count)
+        peeled = peeled_context(kernel, dims, block_dim, count, max_array_bytes)
         # each query gets at most the whole search's work
         peeled.budget.per_check = max(1, min(QUERY_RLIMIT, budget))
         copies = [(spec, copy) for spec in specs for copy in _copies(peeled, spec)

@@ -15,7 +15,7 @@ from dataclasses import replace
 import z3
 
 from verikern.encoders.smt.encoder import ThreadEncoding
-from verikern.encoders.smt.launch import SMALL_MODEL_TIERS
+from verikern.encoders.smt.launch import DEFAULT_MAX_ARRAY_BYTES, SMALL_MODEL_TIERS
 from verikern.encoders.smt.semantics import (
     UnsupportedConstruct, bits_to_float, model_int, widen,
 )
@@ -31,9 +31,10 @@ from verikern.proofs.obligations import (  # noqa: F401  (ObligationSpec, Point 
     Counterexample, Obligation, ObligationKind, ObligationSpec, Point, Status, enumerate_obligations,
     obligation_id,
 )
-from verikern.proofs.deciding.invariants import HintPhase
+from verikern.proofs.deciding.invariants import Candidate, HintPhase
 from verikern.proofs.deciding.prover_context import ProofContext
 from verikern.proofs.deciding.solving import Answer, decide
+from verikern.proofs.deciding import uninit
 
 
 
@@ -41,12 +42,14 @@ from verikern.proofs.deciding.solving import Answer, decide
 # ------------------------------------------------------------ entry point
 def prove_kernel(kernel: Kernel, *, dims: tuple[int, ...] | None = None,
                  block_dim: int | None = None,
-                 budget: SolverBudget | None = None) -> tuple[Obligation, ...]:
+                 budget: SolverBudget | None = None,
+                 max_array_bytes: int = DEFAULT_MAX_ARRAY_BYTES) -> tuple[Obligation, ...]:
     """Decide every obligation of `kernel` (see the module docstring) within
-    `budget` (a default `SolverBudget` when None)."""
+    `budget` (a default `SolverBudget` when None), assuming every array holds
+    at most `max_array_bytes` bytes."""
     specs = enumerate_obligations(kernel)
     try:
-        ctx = ProofContext(kernel, dims, block_dim, budget)
+        ctx = ProofContext(kernel, dims, block_dim, budget, max_array_bytes=max_array_bytes)
     except UnsupportedConstruct as e:
         return tuple(_unknown(s, f"unsupported: {e}") for s in specs)
     except z3.Z3Exception as e:
@@ -338,14 +341,61 @@ def decide_invariant(ctx: ProofContext, spec: ObligationSpec) -> Obligation:
     header = next(h for h, hv in enc.havoc.items() if spec.site[0] in
                   next(lp.body for lp in ctx.kernel.loops if lp.header == h)
                   and _loop_first(ctx, h, spec.site))
-    entry_abstract = any(enc.reach_abstract.get(e[0], False) for e in enc.havoc[header].entry_edges)
-    abstracted = phase is HintPhase.CONSECUTION or entry_abstract
+    abstracted = phase is HintPhase.CONSECUTION or \
+        _initiation_abstract(enc, header, ins, spec.site, failure.detail)
     cex = counterexample(ctx, model, [enc], abstracted, phase=phase.value)
     if phase is HintPhase.INITIATION:
         msg = f"{label} is false when the loop is entered ({_who(cex)})"
     else:
         msg = f"{label} is not preserved by an iteration of its loop ({_who(cex)})"
     return _failed(spec, msg, cex)
+
+
+def _initiation_abstract(enc: ThreadEncoding, header: str, hint: Assert, site: Point,
+                         edge_src: str) -> bool:
+    """Whether a model refuting `hint` on entry to the loop at `header` (along
+    the entry edge from `edge_src`; any entry edge when that is not one) may
+    be spurious. It is exact only when the entry edge is exact and the hint,
+    with the loop's phis replaced by their entry values, reads no abstract
+    variable: no value loaded from shared or written memory, no atomic, no
+    float, no havocked phi or iteration of another loop (an enclosing or
+    earlier loop's arbitrary iteration). The loop's own `in loop` flag is
+    exact there (it equals the entry's reach)."""
+    hv = enc.havoc[header]
+    edges = [e for e in hv.entry_edges if e[0] == edge_src] or list(hv.entry_edges)
+    leaves = set()
+    for vid in enc.abstract:
+        term = enc.val.get(vid)
+        if term is not None and z3.is_const(term) and \
+                term.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+            leaves.add(term.get_id())
+    for other in enc.havoc.values():
+        leaves.update(v.get_id() for v in other.phis.values())
+        if other.header != header:
+            leaves.add(other.reach_var.get_id())
+    phis = enc.kernel.block(header).phis
+    for edge in edges:
+        if enc.reach_abstract.get(edge[0], False) or enc.edge_abstract.get(edge, False):
+            return True
+        state = {phi.result.id: enc.term(dict(phi.incoming)[edge[0]]) for phi in phis
+                 if edge[0] in dict(phi.incoming)}
+        built = Candidate(header, "hint", hint=hint, hint_site=site).build(enc, state)
+        if _reads_any(z3.And(built, enc.edges.get(edge, z3.BoolVal(True))), leaves):
+            return True
+    return False
+
+
+def _reads_any(formula: z3.ExprRef, leaves: set[int]) -> bool:
+    seen, stack = set(), [formula]
+    while stack:
+        e = stack.pop()
+        if e.get_id() in seen:
+            continue
+        seen.add(e.get_id())
+        if e.get_id() in leaves:
+            return True
+        stack.extend(e.children())
+    return False
 
 
 def _loop_first(ctx, header, site) -> bool:
@@ -377,6 +427,8 @@ def decide_race(ctx: ProofContext, spec: ObligationSpec) -> Obligation:
         else:
             q += [A.ident.block_idx == B.ident.block_idx,
                   A.ident.thread_idx != B.ident.thread_idx]
+            paths, path_blocks = _same_interval(ctx, A, B, spec.site, spec.other, starts)
+            q.append(paths)
         ans = solve(ctx, [A, B], q, [spec.site, spec.other])
         if ans.status == Status.UNKNOWN:
             undecided = ans
@@ -385,8 +437,10 @@ def decide_race(ctx: ProofContext, spec: ObligationSpec) -> Obligation:
             m = ans.model
             abstracted = _abstract_ops(A, spec.site, ins1.indices) or \
                 _abstract_ops(B, spec.other, ins2.indices) or \
-                (mode == "same" and ctx.intervals.through_barrier_loop(spec.site, spec.other,
-                                                                       starts))
+                (mode == "same" and (ctx.intervals.through_barrier_loop(spec.site, spec.other,
+                                                                        starts)
+                                     or any(e.reach_abstract.get(b, False)
+                                            for e in (A, B) for b in path_blocks)))
             elem = [_wide_val(m, t) for t in i1]
             cex = counterexample(ctx, m, [A, B], abstracted, index=elem, array=arr.name,
                                  lines=[spec.loc.line, spec.other_loc.line])
@@ -406,6 +460,32 @@ def decide_race(ctx: ProofContext, spec: ObligationSpec) -> Obligation:
     if undecided is not None:
         return _undecided(spec, f"race between {what} undecided", undecided)
     return _proved(spec, f"no two threads race on the {what}")
+
+
+def _same_interval(ctx: ProofContext, A: ThreadEncoding, B: ThreadEncoding, s1: Point,
+                   s2: Point, starts) -> tuple[z3.BoolRef, frozenset[str]]:
+    """Threads A (at s1) and B (at s2) of one block run their accesses in one
+    barrier interval: for some common start, each ran the start barrier (when
+    it lies outside every loop) and neither ran a barrier outside every loop
+    between that start and its site (`IntervalMap.path_blocks`). This is what
+    ties the pairing to the branches both threads took: a block-uniform
+    condition has one value for both, so a barrier inside a uniform `if`
+    (the `if block_dim >= 512: ...; sync` ladder of a reduction, phases
+    switched by a flag) separates the accesses on either side of it. Also the
+    blocks the formula reads (their reach decides whether a model is exact)."""
+    disjuncts, used = [], set()
+    for st in starts:
+        conj = []
+        for enc, site in ((A, s1), (B, s2)):
+            ran, skipped = ctx.intervals.path_blocks(st.point, site)
+            if ran is not None:
+                conj.append(enc.reach.get(ran, z3.BoolVal(False)))
+                used.add(ran)
+            for lbl in skipped:
+                conj.append(z3.Not(enc.reach.get(lbl, z3.BoolVal(False))))
+                used.add(lbl)
+        disjuncts.append(z3.And(*conj) if conj else z3.BoolVal(True))
+    return z3.Or(*disjuncts) if disjuncts else z3.BoolVal(False), frozenset(used)
 
 
 def decide_divergence(ctx: ProofContext, spec: ObligationSpec) -> Obligation:
@@ -469,6 +549,10 @@ def decide_divergence(ctx: ProofContext, spec: ObligationSpec) -> Obligation:
     return _proved(spec, f"every thread of a block reaches the barrier at line {line} together")
 
 
+def decide_uninit(ctx: ProofContext, spec: ObligationSpec) -> Obligation:
+    return uninit.decide(ctx, spec, solve, counterexample, (_proved, _failed, _undecided))
+
+
 DECIDERS = {
     ObligationKind.BOUNDS: decide_bounds,
     ObligationKind.RACE: decide_race,
@@ -476,6 +560,7 @@ DECIDERS = {
     ObligationKind.ASSERT: decide_assert,
     ObligationKind.INVARIANT: decide_invariant,
     ObligationKind.DIV_ZERO: decide_div_zero,
+    ObligationKind.UNINIT: decide_uninit,
 }
 
 __all__ = ["prove_kernel", "enumerate_obligations", "ObligationSpec", "DECIDERS"]

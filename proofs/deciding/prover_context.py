@@ -16,7 +16,7 @@ import z3
 
 from verikern.encoders.smt.encoder import CfgShape, ThreadEncoding, divmod_lemmas
 from verikern.encoders.smt.abstraction import NonlinearAbstraction
-from verikern.encoders.smt.launch import LaunchModel
+from verikern.encoders.smt.launch import DEFAULT_MAX_ARRAY_BYTES, LaunchModel
 from verikern.encoders.smt.lemmas import RemainderLemmas
 from verikern.encoders.smt.semantics import UnsupportedConstruct
 from verikern.encoders.smt.semantics import le, lt, widen
@@ -28,6 +28,7 @@ from verikern.mir.nodes import Assert, Const, Kernel, RequiresArray
 from verikern.mir.types import I32 as _I32
 
 from verikern.proofs.deciding.budget import MEGA, SolverBudget
+from verikern.proofs.deciding.content_facts import ContentFacts
 from verikern.proofs.analysis.intervals import IntervalMap
 from verikern.proofs.deciding.solving import check, first_model
 from verikern.proofs.deciding.houdini import houdini
@@ -46,9 +47,11 @@ class ProofContext:
 
     def __init__(self, kernel: Kernel, dims, block_dim, budget: SolverBudget | None = None,
                  invariants: HoudiniResult | None = None,
-                 infeasible: frozenset[str] = frozenset()):
+                 infeasible: frozenset[str] = frozenset(),
+                 max_array_bytes: int = DEFAULT_MAX_ARRAY_BYTES):
         """`budget`: the solver work this kernel may spend (a default one when
-        None); `infeasible`: blocks no thread copy may reach in any query (for a
+        None); `max_array_bytes`: the bound on every array's size in bytes
+        that the launch model assumes; `infeasible`: blocks no thread copy may reach in any query (for a
         caller that only searches counterexamples in part of the kernel; a
         proof under it covers only the rest); `invariants`: loop invariants
         already proven for these very loops under the same or fewer requires
@@ -58,7 +61,7 @@ class ProofContext:
         self.infeasible = infeasible
         self.budget = budget if budget is not None else SolverBudget()
         self.shape = CfgShape(kernel)
-        self.launch = LaunchModel(kernel, dims, block_dim)
+        self.launch = LaunchModel(kernel, dims, block_dim, max_array_bytes)
         self.varying = varying_values(kernel)
         self.defs = definitions(kernel)
         self.dom = dominators(kernel)
@@ -84,6 +87,8 @@ class ProofContext:
         self._abstracted: dict[int, tuple] = {}
         self.A = self.encoding("A")
         self._check_admissible()
+        self.content = ContentFacts(kernel, self.shape, self.launch, self.contracts)
+        self.content.settle_kept(self)
         self.houdini: HoudiniResult = HoudiniResult({})
         if invariants is not None:
             self.houdini = invariants
@@ -93,6 +98,8 @@ class ProofContext:
             self.houdini = houdini(self.A, self.shape, base, self.budget, cands,
                                    NonlinearAbstraction(), self.launch.probes(), self.lemmas,
                                    self.launch.small_model_tiers())
+        if self.content.notes and self.houdini.invariants:
+            self.content.settle_kept(self, invariant_facts(self.A, self.houdini.invariants))
         self.intervals = IntervalMap(kernel, self._loops_always_entered())
 
     def _may_use_remainders(self) -> bool:
@@ -179,10 +186,12 @@ class ProofContext:
         return self.within(rec.array, rec.indices[:rec.array.ndim])
 
     def single_array_facts(self, enc: ThreadEncoding) -> list:
-        """all_in_range contracts on loads of arrays the kernel never writes."""
-        out = []
+        """all_in_range contracts on loads of arrays the kernel never writes
+        or provably keeps in range; ticket facts (`content_facts`)."""
+        out = list(self.content.single(self, enc))
         for rec in enc.loads:
-            if rec.array.space != "global" or rec.array.name in self.shape.written:
+            if rec.array.space != "global" or (rec.array.name in self.shape.written
+                                               and rec.array.name not in self.content.kept):
                 continue
             for c in self.contracts.get(rec.array.name, []):
                 if c.kind == "all_in_range":
@@ -193,8 +202,9 @@ class ProofContext:
         return out
 
     def pair_array_facts(self, encs: list[ThreadEncoding]) -> list:
-        """Functional reads of never-written integer arrays; all_distinct."""
-        out = []
+        """Functional reads of never-written integer arrays; all_distinct;
+        tickets and all_sorted (`content_facts`)."""
+        out = self.content.pair(self, encs)
         recs = [(e, r) for e in encs for r in e.loads
                 if r.array.space == "global" and r.array.name not in self.shape.written
                 and r.array.dtype.is_int]

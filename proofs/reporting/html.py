@@ -121,7 +121,7 @@ def _budget(r: KernelReport) -> str:
 # ------------------------------------------------------------------ html
 def render_html(reports: Iterable[KernelReport], context: RunContext | None = None,
                 *, generated: datetime | None = None) -> str:
-    from verikern.proofs.reporting.scope import ARRAY_BOUND, HARDWARE_LIMITS, NOT_CHECKED, versions
+    from verikern.proofs.reporting.scope import HARDWARE_LIMITS, NOT_CHECKED, array_bound, versions
 
     reports = list(reports)
     context = context or RunContext()
@@ -152,7 +152,8 @@ def render_html(reports: Iterable[KernelReport], context: RunContext | None = No
     # assumptions
     out.append('<h2 id="assumptions">What every proof assumes, and what it does not check</h2>')
     out.append("<h3>Hardware limits</h3><ul>" + "".join(f"<li>{_e(x)}</li>" for x in HARDWARE_LIMITS) + "</ul>")
-    out.append(f"<h3>Array sizes</h3><p>{_e(ARRAY_BOUND)}</p>")
+    bound = array_bound(context.options.get("max_array_bytes"))
+    out.append(f"<h3>Array sizes</h3><p>{_e(bound)}</p>")
     out.append("<h3>Not checked</h3><ul>" + "".join(f"<li>{_e(x)}</li>" for x in NOT_CHECKED) + "</ul>")
     # hashes
     out.append('<h2 id="hashes">Hashes (sha256)</h2><table><tr><th>source file</th><th>sha256</th></tr>')
@@ -225,7 +226,7 @@ def _md(text) -> str:
 def render_markdown(reports: Iterable[KernelReport], context: RunContext | None = None,
                     *, generated: datetime | None = None) -> str:
     """The same sections as the HTML document, as GitHub-flavoured Markdown."""
-    from verikern.proofs.reporting.scope import ARRAY_BOUND, HARDWARE_LIMITS, NOT_CHECKED, versions
+    from verikern.proofs.reporting.scope import HARDWARE_LIMITS, NOT_CHECKED, array_bound, versions
 
     reports = list(reports)
     context = context or RunContext()
@@ -240,7 +241,8 @@ def render_markdown(reports: Iterable[KernelReport], context: RunContext | None 
                    f"{sum(o.status is Status.FAILED for o in r.obligations)} | "
                    f"{sum(o.status is Status.UNKNOWN for o in r.obligations)} | {'yes' if r.cached else 'no'} |")
     out += ["", "## What every proof assumes, and what it does not check", ""]
-    out += [f"- hardware: {x}" for x in HARDWARE_LIMITS] + [f"- arrays: {ARRAY_BOUND}"]
+    bound = array_bound(context.options.get("max_array_bytes"))
+    out += [f"- hardware: {x}" for x in HARDWARE_LIMITS] + [f"- arrays: {bound}"]
     out += [f"- not checked: {x}" for x in NOT_CHECKED]
     out += ["", "## Hashes (sha256)", "", "| file or kernel | sha256 |", "|---|---|"]
     out += [f"| {_md(s['path'])} | `{s['sha256']}` |" for s in sources_of(reports)]

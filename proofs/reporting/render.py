@@ -58,6 +58,9 @@ _EXPLANATION = {
     ObligationKind.ASSERT: "the assert is false for this launch",
     ObligationKind.INVARIANT: "the loop invariant is false on entry or is not kept by an iteration",
     ObligationKind.DIV_ZERO: "the divisor can be zero on this launch: guard it or require it nonzero",
+    ObligationKind.UNINIT: "this shared element may be read before any thread of the block wrote it: "
+                           "write every element the block reads (halo and padding included) before "
+                           "the barrier",
 }
 
 _KIND_TEXT = {
@@ -67,6 +70,7 @@ _KIND_TEXT = {
     ObligationKind.ASSERT: "assertion can fail",
     ObligationKind.INVARIANT: "loop invariant can fail",
     ObligationKind.DIV_ZERO: "integer division by zero",
+    ObligationKind.UNINIT: "read of uninitialised shared memory",
 }
 
 
@@ -152,7 +156,7 @@ def sources_of(reports: Iterable[KernelReport]) -> list[dict]:
 def to_json_data(reports: Iterable[KernelReport], context: RunContext | None = None) -> dict:
     """The JSON report (schema: docs/schemas/verikern-report.schema.json)."""
     from verikern.proofs.reporting.fingerprint import error_fingerprint, fingerprints
-    from verikern.proofs.reporting.scope import ARRAY_BOUND, HARDWARE_LIMITS, NOT_CHECKED, versions
+    from verikern.proofs.reporting.scope import HARDWARE_LIMITS, NOT_CHECKED, array_bound, versions
 
     reports = list(reports)
     context = context or RunContext()
@@ -170,7 +174,8 @@ def to_json_data(reports: Iterable[KernelReport], context: RunContext | None = N
         kernels.append(json_safe(d))
     return {"verikern": __version__, "schema_version": SCHEMA_VERSION, "versions": versions(),
             "options": json_safe(dict(context.options)),
-            "assumptions": {"hardware_limits": list(HARDWARE_LIMITS), "array_bound": ARRAY_BOUND,
+            "assumptions": {"hardware_limits": list(HARDWARE_LIMITS),
+                            "array_bound": array_bound(context.options.get("max_array_bytes")),
                             "not_checked": list(NOT_CHECKED)},
             "sources": sources_of(reports), "summary": _counts(reports), "kernels": kernels}
 

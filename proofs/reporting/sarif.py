@@ -47,6 +47,10 @@ _HELP = {
                               "iteration; the prover proves it, never trusts it.",
     ObligationKind.DIV_ZERO: "An integer division or modulo must never have a zero divisor. Guard it "
                              "or require the divisor nonzero.",
+    ObligationKind.UNINIT: "Shared memory starts uninitialised: every shared element a thread reads "
+                           "(by a load or an atomic) must have been written earlier in the launch by "
+                           "a thread of its block, before a barrier the reader passed or earlier in "
+                           "the reader's own program order. Write the halo and padding elements too.",
 }
 
 
@@ -79,7 +83,7 @@ def _rules() -> list[dict]:
 
 def to_sarif_data(reports: Iterable[KernelReport], context: RunContext | None = None) -> dict:
     """The SARIF 2.1.0 log (see module docstring)."""
-    from verikern.proofs.reporting.scope import ARRAY_BOUND, HARDWARE_LIMITS, NOT_CHECKED, versions
+    from verikern.proofs.reporting.scope import HARDWARE_LIMITS, NOT_CHECKED, array_bound, versions
 
     reports = list(reports)
     context = context or RunContext()
@@ -141,7 +145,8 @@ def to_sarif_data(reports: Iterable[KernelReport], context: RunContext | None = 
             "properties": {"schema_version": SCHEMA_VERSION, "versions": v,
                            "options": json_safe(dict(context.options)),
                            "assumptions": {"hardware_limits": list(HARDWARE_LIMITS),
-                                           "array_bound": ARRAY_BOUND, "not_checked": list(NOT_CHECKED)},
+                                           "array_bound": array_bound(context.options.get("max_array_bytes")),
+                                           "not_checked": list(NOT_CHECKED)},
                            "summary": _counts(reports), "kernels": kernels},
         }],
     }

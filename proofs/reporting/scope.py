@@ -10,7 +10,7 @@ constants and functions here, so every renderer states the same thing.
 
 Invariants: a Scope is built only from the compiled MIR, the options and the
 file's bytes (never by executing the file); `HARDWARE_LIMITS` and
-`ARRAY_BOUND` say exactly what encoders.smt.launch assumes (see its module
+`array_bound` say exactly what encoders.smt.launch assumes (see its module
 docstring); `NOT_CHECKED` lists every property a `proved` verdict does not
 cover. A Scope is JSON-round-trippable (`to_json` / `from_json`).
 """
@@ -32,11 +32,26 @@ HARDWARE_LIMITS = (
     "grid_dim = ceil(launch size / block_dim); launch size % block_dim == 0 when the kernel "
     "uses shared memory or barriers",
 )
-#: The array-size bound the prover assumes (`--max-array-bytes` is not
-#: implemented yet: no bound on an array's size in bytes).
-ARRAY_BOUND = ("every array dimension is in [0, 2**31); no bound on an array's size in bytes "
-               "(--max-array-bytes is not implemented yet, so a counterexample may use an array "
-               "larger than 2**40 bytes)")
+
+
+def _bytes_text(n: int) -> str:
+    """2**40 for a power of two, else the decimal number."""
+    return f"2**{n.bit_length() - 1}" if n > 0 and n & (n - 1) == 0 else str(n)
+
+
+def array_bound(max_array_bytes: int | None = None) -> str:
+    """The array-size bound the prover assumes (encoders.smt.launch), in
+    words, for `--max-array-bytes` (None: the default, 2**40)."""
+    from verikern.encoders.smt.launch import DEFAULT_MAX_ARRAY_BYTES
+
+    n = int(max_array_bytes) if max_array_bytes is not None else DEFAULT_MAX_ARRAY_BYTES
+    return (f"every array dimension is in [0, 2**31) and every array holds at most "
+            f"{_bytes_text(n)} bytes ({n} bytes: the product of its dims times its element size, "
+            f"vector and matrix components included; --max-array-bytes)")
+
+
+#: The array-size bound of the default `--max-array-bytes` (2**40 bytes).
+ARRAY_BOUND = array_bound()
 #: What a `proved` verdict does not establish.
 NOT_CHECKED = (
     "float accuracy: float values are unknown to the prover unless a property needs them",
@@ -103,7 +118,8 @@ class Scope:
     dims: the fixed launch dims (None: every launch the requires admit);
     block_dim: the fixed block size and `block_dim_from` where it came from
     ("option", "kernel"; None: every block size); budget: million z3
-    resource units per check."""
+    resource units per check; max_array_bytes: the bound on every array's
+    size in bytes (`--max-array-bytes`)."""
 
     contracts: tuple[Contract, ...]
     dims: tuple[int, ...] | None
@@ -113,6 +129,7 @@ class Scope:
     budget: float
     mir_sha256: str
     source_sha256: str | None
+    max_array_bytes: int = 1 << 40
 
     def to_json(self) -> dict:
         from verikern.proofs.deciding.budget import KERNEL_CHECKS, MEGA, MIN_KERNEL_RLIMIT
@@ -124,7 +141,8 @@ class Scope:
                        "block_dim": self.block_dim, "block_dim_from": self.block_dim_from,
                        "launch_ndim": self.launch_ndim},
             "hardware_limits": list(HARDWARE_LIMITS),
-            "array_bound": ARRAY_BOUND,
+            "array_bound": array_bound(self.max_array_bytes),
+            "max_array_bytes": self.max_array_bytes,
             "not_checked": list(NOT_CHECKED),
             "budget": {"per_check_million_units": self.budget,
                        "kernel_total_units": max(KERNEL_CHECKS * per_check, MIN_KERNEL_RLIMIT),
@@ -139,7 +157,8 @@ class Scope:
         return cls(tuple(Contract(c["kind"], c["line"], c["col"], c["text"]) for c in d["contracts"]),
                    tuple(launch["dims"]) if launch["dims"] is not None else None,
                    launch["block_dim"], launch["block_dim_from"], launch["launch_ndim"],
-                   float(d["budget"]["per_check_million_units"]), d["mir_sha256"], d["source_sha256"])
+                   float(d["budget"]["per_check_million_units"]), d["mir_sha256"], d["source_sha256"],
+                   int(d.get("max_array_bytes", 1 << 40)))
 
     def assumption_lines(self) -> list[str]:
         """The assumptions in words, one per line (text, Markdown and HTML reports)."""
@@ -151,7 +170,8 @@ class Scope:
                 if self.dims is not None else f"every {self.launch_ndim}-D launch the requires admit")
         block = (f"block_dim fixed to {self.block_dim} (by the {self.block_dim_from})"
                  if self.block_dim is not None else "every block_dim from 1 to 1024")
-        out += [dims, block, "hardware: " + "; ".join(HARDWARE_LIMITS), "arrays: " + ARRAY_BOUND]
+        out += [dims, block, "hardware: " + "; ".join(HARDWARE_LIMITS),
+                "arrays: " + array_bound(self.max_array_bytes)]
         return out
 
 
@@ -201,8 +221,10 @@ def _text_at(tree, source: str | None, line: int, col: int) -> str:
 
 
 def scope_of(kernel_mir, *, source: str | None, source_sha256: str | None, dims, block_dim,
-             budget: float | None) -> Scope:
-    """The Scope of proving `kernel_mir` with these options (`budget`: None = the default)."""
+             budget: float | None, max_array_bytes: int | None = None) -> Scope:
+    """The Scope of proving `kernel_mir` with these options (`budget`,
+    `max_array_bytes`: None = the default)."""
+    from verikern.encoders.smt.launch import DEFAULT_MAX_ARRAY_BYTES
     from verikern.proofs.deciding.budget import DEFAULT_CHECK_RLIMIT, MEGA
 
     if block_dim is not None:
@@ -215,4 +237,5 @@ def scope_of(kernel_mir, *, source: str | None, source_sha256: str | None, dims,
                  tuple(int(d) for d in dims) if dims is not None else None,
                  fixed, origin, kernel_mir.launch_ndim,
                  float(budget) if budget is not None else DEFAULT_CHECK_RLIMIT / MEGA,
-                 sha256_bytes(mir_text(kernel_mir).encode()), source_sha256)
+                 sha256_bytes(mir_text(kernel_mir).encode()), source_sha256,
+                 int(max_array_bytes) if max_array_bytes is not None else DEFAULT_MAX_ARRAY_BYTES)

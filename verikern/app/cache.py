@@ -2,7 +2,7 @@
 
 Key: sha256 over the cache format, the file path as given, the kernel name,
 the sha256 of the kernel's MIR text, the options (dims, block_dim, budget,
-replay), the versions of verikern and z3 and the sha256 of verikern's own
+replay, max_array_bytes), the versions of verikern and z3 and the sha256 of verikern's own
 code (`code_hash`). The verdict is a function of
 exactly these (budgets count solver work, not seconds: proofs.deciding.budget), so a
 hit gives the report a fresh run would give, bit for bit apart from timing.
@@ -93,13 +93,18 @@ class ProofCache:
 
     # ------------------------------------------------------------------ keys
     @staticmethod
-    def key(*, file: str, kernel: str, mir_sha256: str, dims, block_dim, budget, replay: bool) -> str:
+    def key(*, file: str, kernel: str, mir_sha256: str, dims, block_dim, budget, replay: bool,
+            max_array_bytes: int | None = None) -> str:
         import z3
+
+        from verikern.encoders.smt.launch import DEFAULT_MAX_ARRAY_BYTES
 
         fields = {"format": FORMAT, "file": str(file), "kernel": kernel, "mir": mir_sha256,
                   "dims": list(dims) if dims is not None else None,
                   "block_dim": int(block_dim) if block_dim is not None else None,
                   "budget": float(budget) if budget is not None else None, "replay": bool(replay),
+                  "max_array_bytes": int(max_array_bytes if max_array_bytes is not None
+                                         else DEFAULT_MAX_ARRAY_BYTES),
                   "verikern": __version__, "code": code_hash(), "z3": z3.get_version_string()}
         return hashlib.sha256(_canonical(fields).encode()).hexdigest()
 

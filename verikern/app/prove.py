@@ -72,6 +72,19 @@ def normalize_dims(dims) -> tuple[int, ...] | None:
     return dims
 
 
+def normalize_max_array_bytes(value) -> int | None:
+    """None (the default bound) or the bound as an int in 1..2**64; a bad
+    value is a ProveInputError."""
+    if value is None:
+        return None
+    from verikern.encoders.smt.launch import check_max_array_bytes
+
+    try:
+        return check_max_array_bytes(int(value) if not isinstance(value, bool) else value)
+    except (TypeError, ValueError) as err:
+        raise ProveInputError(str(err)) from None
+
+
 def compiled_kernels(path: str) -> dict:
     """The MIR of every kernel of `path` that compiles, by name."""
     from verikern.frontend import compile_file
@@ -95,10 +108,13 @@ def _error_report(file: str, kernel: str, message: str, line: int = 0, seconds: 
 
 
 def prove_file(path, *, kernel=None, dims=None, block_dim=None, budget: float | None = None,
-               replay: bool = True, cache=None) -> list[KernelReport]:
+               replay: bool = True, cache=None,
+               max_array_bytes: int | None = None) -> list[KernelReport]:
     """Compile `path` with the frontend (never executing it) and prove every
     kernel in it (or those named by `kernel`), in source order. `cache`: a
-    verikern.app.cache.ProofCache consulted per kernel (None: no cache)."""
+    verikern.app.cache.ProofCache consulted per kernel (None: no cache);
+    `max_array_bytes`: the bound on every array's size in bytes (None: the
+    default, 2**40; `--max-array-bytes`)."""
     from verikern.frontend import compile_file
 
     try:
@@ -106,22 +122,26 @@ def prove_file(path, *, kernel=None, dims=None, block_dim=None, budget: float | 
     except OSError:
         data = None
     return _compile_and_prove(lambda: compile_file(path), str(path), kernel, dims, block_dim, budget,
-                              replay, data, cache)
+                              replay, data, cache, max_array_bytes)
 
 
 def prove_source(source: str, filename: str, *, kernel=None, dims=None, block_dim=None,
-                 budget: float | None = None, replay: bool = True) -> list[KernelReport]:
+                 budget: float | None = None, replay: bool = True,
+                 max_array_bytes: int | None = None) -> list[KernelReport]:
     """Like `prove_file`, for source text (e.g. a generated mutant) that
     reports as `filename`."""
     from verikern.frontend import compile_source
 
     return _compile_and_prove(lambda: compile_source(source, filename), filename, kernel, dims,
-                              block_dim, budget, replay, source.encode())
+                              block_dim, budget, replay, source.encode(),
+                              max_array_bytes=max_array_bytes)
 
 
 def _compile_and_prove(compile_module, file: str, kernel, dims, block_dim, budget,
-                       replay: bool, data: bytes | None = None, cache=None) -> list[KernelReport]:
+                       replay: bool, data: bytes | None = None, cache=None,
+                       max_array_bytes: int | None = None) -> list[KernelReport]:
     dims = normalize_dims(dims)
+    max_array_bytes = normalize_max_array_bytes(max_array_bytes)
     wanted = _kernel_names(kernel)
     start = time.perf_counter()
     try:
@@ -145,33 +165,38 @@ def _compile_and_prove(compile_module, file: str, kernel, dims, block_dim, budge
             continue
         line = kr.loc.line if getattr(kr, "loc", None) is not None else 0
         if kr.error is not None or kr.mir is None:
-            message = _render(kr.error) if kr.error is not None else f"{file}:{line}: error: kernel {kr.name} did not compile"
+            message = (_render(kr.error) if kr.error is not None
+                       else f"{file}:{line}: error: kernel {kr.name} did not compile")
             reports.append(_error_report(file, kr.name, message, line))
             continue
-        reports.append(_prove_scoped(kr.mir, file, dims, block_dim, budget, replay, data, cache))
+        reports.append(_prove_scoped(kr.mir, file, dims, block_dim, budget, replay, data, cache,
+                                     max_array_bytes))
     return reports
 
 
 def _prove_scoped(kernel_mir, file: str, dims, block_dim, budget, replay: bool, data: bytes | None,
-                  cache) -> KernelReport:
+                  cache, max_array_bytes: int | None = None) -> KernelReport:
     """prove_mir with the report's scope (proofs.reporting.scope) attached, through `cache` when given."""
     from verikern.proofs.reporting.scope import scope_of, sha256_bytes
 
     start = time.perf_counter()
     source = data.decode("utf-8", "replace") if data is not None else None
     scope = scope_of(kernel_mir, source=source, source_sha256=sha256_bytes(data) if data is not None else None,
-                     dims=dims, block_dim=block_dim, budget=budget)
+                     dims=dims, block_dim=block_dim, budget=budget,
+                     max_array_bytes=max_array_bytes)
     key = None
     if cache is not None:
         from verikern.app.cache import with_cached
 
         key = cache.key(file=file, kernel=kernel_mir.name, mir_sha256=scope.mir_sha256, dims=dims,
-                        block_dim=block_dim, budget=budget, replay=replay)
+                        block_dim=block_dim, budget=budget, replay=replay,
+                        max_array_bytes=max_array_bytes)
         hit = cache.get(key)
         if hit is not None and hit.file == file and hit.kernel == kernel_mir.name:
             return dataclasses.replace(with_cached(hit, time.perf_counter() - start), scope=scope)
     report = dataclasses.replace(prove_mir(kernel_mir, file=file, dims=dims, block_dim=block_dim,
-                                           budget=budget, replay=replay), scope=scope)
+                                           budget=budget, replay=replay,
+                                           max_array_bytes=max_array_bytes), scope=scope)
     if key is not None:
         cache.put(key, report)
     return report
@@ -183,14 +208,16 @@ def _render(err) -> str:
 
 
 def _prove_file_task(args) -> list[KernelReport]:
-    path, kernel, dims, block_dim, budget, cache = args
-    return prove_file(path, kernel=kernel, dims=dims, block_dim=block_dim, budget=budget, cache=cache)
+    path, kernel, dims, block_dim, budget, cache, *rest = args
+    return prove_file(path, kernel=kernel, dims=dims, block_dim=block_dim, budget=budget, cache=cache,
+                      max_array_bytes=rest[0] if rest else None)
 
 
 # ------------------------------------------------------------------ many files
 def prove_paths(paths, *, kernel=None, dims=None, block_dim=None, budget: float | None = None, jobs=1,
                 progress: Progress | None = None, cache=None, executor: str = "local",
-                scheduler: str | None = None) -> list[KernelReport]:
+                scheduler: str | None = None,
+                max_array_bytes: int | None = None) -> list[KernelReport]:
     """Prove every kernel in `paths` (files, or folders searched recursively);
     reports in file order, then source order. `jobs > 1` proves files in a
     process pool; `executor="dask"` sends them to the dask.distributed
@@ -200,6 +227,7 @@ def prove_paths(paths, *, kernel=None, dims=None, block_dim=None, budget: float 
     when no file holds a kernel (or none named `kernel`)."""
     files = collect_files(paths)
     dims = normalize_dims(dims)
+    max_array_bytes = normalize_max_array_bytes(max_array_bytes)
     if block_dim is not None and not 1 <= int(block_dim) <= 1024:
         raise ProveInputError(f"bad block dim {block_dim}: it must be between 1 and 1024")
     if budget is not None and not budget > 0:
@@ -209,7 +237,7 @@ def prove_paths(paths, *, kernel=None, dims=None, block_dim=None, budget: float 
         raise ProveInputError(f"bad job count {jobs}: it must be at least 1")
     if not files:
         raise ProveInputError("no .py files found in " + ", ".join(str(p) for p in paths))
-    tasks = [(str(f), kernel, dims, block_dim, budget, cache) for f in files]
+    tasks = [(str(f), kernel, dims, block_dim, budget, cache, max_array_bytes) for f in files]
     results: dict[int, list[KernelReport]] = {}
     if executor == "dask":
         from verikern.app.distributed import prove_tasks_on_dask

@@ -22,7 +22,7 @@ from verikern.cli.common import make_cache, proof_options, run_options, run_proo
               help="Write the document to FILE (default: stdout).")
 @click.option("--md", "markdown", is_flag=True, help="Markdown instead of HTML.")
 def command(paths, kernel, dims, block_dim, budget, jobs, executor, scheduler, cache_dir, no_cache,
-            output, markdown):
+            output, markdown, max_array_bytes=None):
     """Prove PATH... and write a self-contained sign-off document: the exact
     command, tool and platform versions, a summary table, the assumptions,
     each kernel's source with every obligation marked at its line, every
@@ -39,7 +39,7 @@ def command(paths, kernel, dims, block_dim, budget, jobs, executor, scheduler, c
 
     reports, context = run_proofs(paths, kernel=kernel, dims=dims, block_dim=block_dim, budget=budget,
                                   jobs=jobs, executor=executor, scheduler=scheduler,
-                                  cache=make_cache(cache_dir, no_cache))
+                                  cache=make_cache(cache_dir, no_cache), max_array_bytes=max_array_bytes)
     text = (render_markdown if markdown else render_html)(reports, context)
     write_output(text, output)
     if output is not None:

@@ -23,7 +23,8 @@ def test_json_states_contracts_launch_limits_budget_versions_and_hashes(tmp_path
     assert data["versions"]["verikern"] == __version__
     assert data["versions"]["z3"] == z3.get_version_string()
     assert data["versions"]["python"] == platform.python_version()
-    assert data["options"] == {"kernel": None, "dims": None, "block_dim": 64, "budget": 7.0}
+    assert data["options"] == {"kernel": None, "dims": None, "block_dim": 64, "budget": 7.0,
+                               "max_array_bytes": 2 ** 40}
     assert data["sources"] == [
         {"path": str(p), "sha256": hashlib.sha256(p.read_bytes()).hexdigest()} for p in (saxpy, gather)]
     sx, ga = data["kernels"]
