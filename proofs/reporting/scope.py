@@ -34,7 +34,7 @@ HARDWARE_LIMITS = (
 )
 
 
-def _bytes_text(n: int) -> str:
+def bytes_text(n: int) -> str:
     """2**40 for a power of two, else the decimal number."""
     return f"2**{n.bit_length() - 1}" if n > 0 and n & (n - 1) == 0 else str(n)
 
@@ -46,7 +46,7 @@ def array_bound(max_array_bytes: int | None = None) -> str:
 
     n = int(max_array_bytes) if max_array_bytes is not None else DEFAULT_MAX_ARRAY_BYTES
     return (f"every array dimension is in [0, 2**31) and every array holds at most "
-            f"{_bytes_text(n)} bytes ({n} bytes: the product of its dims times its element size, "
+            f"{bytes_text(n)} bytes ({n} bytes: the product of its dims times its element size, "
             f"vector and matrix components included; --max-array-bytes)")
 
 
