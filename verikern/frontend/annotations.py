@@ -46,8 +46,10 @@ def _type_constructor(info, node: ast.Call, depth: int):
     params = _TYPE_CTORS.get(name)
     if params is None or len(node.args) > len(params):
         return None
+    if any(k.arg is None for k in node.keywords):   # `**options`: not a type we can read
+        return None
     kw = dict(zip(params, node.args))
-    kw.update({k.arg: k.value for k in node.keywords})
+    kw.update({k.arg: k.value for k in node.keywords if k.arg is not None})
     if set(kw) - set(params) or "dtype" not in kw:
         return None
     dtype = value_type(info, kw["dtype"], depth + 1)

@@ -300,6 +300,7 @@ class ExprChecker(_Host):
         if isinstance(node.op, ast.USub):
             if e.type == BOOL:
                 raise self.error("`-` on a bool", node, "bool-arith", "convert with int(...)")
+            assert e.type is not None   # check_expr refuses statement-only builtins
             return H.UnaryExpr("neg", e, e.type, loc)
         if not (isinstance(e.type, ScalarType) and e.type.is_int):
             raise self.error(f"`~` needs an integer, got {e.type}", node, "float-bitwise")
@@ -408,12 +409,15 @@ class ExprChecker(_Host):
             base = self.check_expr(v.value)
             if not isinstance(base.type, ArrayType):
                 raise self.error(f"{base.type} has no shape", v, "unknown-name")
+            assert isinstance(base, H.ArrayRefExpr)   # arrays never live in locals ("array-copy")
             k = self.constant_index(node.slice, base.type.ndim, "a shape dimension")
             if base.type.space == "shared":
+                assert base.type.shape is not None   # a shared array's shape is static
                 return H.Literal(base.type.shape[k], I32, loc)
             return H.ShapeExpr(base, k, I32, loc)
         base = self.check_expr(v)
         if isinstance(base.type, ArrayType):
+            assert isinstance(base, H.ArrayRefExpr)   # arrays never live in locals ("array-copy")
             idx = self.check_indices(base, self.index_list(node.slice), node)
             return H.IndexExpr(base, idx, base.type.dtype, loc)
         if isinstance(base.type, VectorType):

@@ -140,6 +140,7 @@ class FlowChecker(_Host):
             t = self.var_types.get(name)
             if name.startswith("$") or t is None:
                 continue
+            zero: H.Expr
             if isinstance(t, ScalarType):
                 zero = H.Literal(False if t.is_bool else (0.0 if t.is_float else 0), t, loc)
             elif isinstance(t, (VectorType, MatrixType)):
@@ -201,7 +202,7 @@ class FlowChecker(_Host):
         if any(isinstance(a, ast.Starred) for a in node.args):
             raise self.error("*args are not allowed in kernels", node, "varargs")
         cands = self.registry.candidates(name)
-        failure = None
+        failure: KernelError | None = None
         for index, d, generic in cands:
             if len(d.node.args.args) != len(node.args):
                 failure = failure or self.error(
@@ -221,6 +222,7 @@ class FlowChecker(_Host):
             name = f.name
             break
         else:
+            assert failure is not None   # `name` is a func, so it has candidates, and each failed
             if len(cands) > 1:
                 raise self.error(f"no overload of {name}() takes these arguments "
                                  f"({failure.message})", node, "no-overload",

@@ -82,7 +82,7 @@ class BodyChecker(WarpChecks, FlowChecker, ExprChecker):
         self.name = definition.node.name
         self.is_kernel = definition.kind == "kernel"
         self.registry = registry
-        self.current_node = definition.node
+        self.current_node: ast.AST = definition.node
         self.arrays: dict[str, ArrayType] = {}
         self.param_arrays: set[str] = set()
         self.var_types: dict = {}
@@ -98,7 +98,7 @@ class BodyChecker(WarpChecks, FlowChecker, ExprChecker):
         self.returns = None
         self.temp_counter = 0
         self.captures: dict = {}   # captured unknown constants read: name -> type
-        self.tuple_ok = False      # a tuple-returning func call may appear here
+        self.tuple_ok: bool = False   # a tuple-returning func call may appear here
 
     # ---------------------------------------------------------- helpers
     def loc(self, node):
@@ -143,7 +143,7 @@ class BodyChecker(WarpChecks, FlowChecker, ExprChecker):
         if a.defaults:
             raise self.error("parameters cannot have default values", a.defaults[0],
                              "param-default")
-        out = []
+        out: list[H.Param] = []
         seen: set[str] = set()
         for arg in a.args:
             self.current_node = arg
@@ -169,9 +169,9 @@ class BodyChecker(WarpChecks, FlowChecker, ExprChecker):
                 self.arrays[arg.arg] = t
                 self.param_arrays.add(arg.arg)
                 if arg.arg in self.local_names:
-                    bad = next(n for n in ast.walk(self.node) if isinstance(n, ast.Name)
-                               and n.id == arg.arg and isinstance(n.ctx, ast.Store))
-                    raise self.error(f"cannot assign to the array parameter {arg.arg!r}", bad,
+                    store = next(n for n in ast.walk(self.node) if isinstance(n, ast.Name)
+                                 and n.id == arg.arg and isinstance(n.ctx, ast.Store))
+                    raise self.error(f"cannot assign to the array parameter {arg.arg!r}", store,
                                      "assign-to-array", "write to its elements: a[i] = ...")
             else:
                 self.local_names.add(arg.arg)

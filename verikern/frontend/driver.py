@@ -170,7 +170,7 @@ def _kernel_instances(info: ModuleInfo):
                 anns = dict(zip(params, spec.elts))
             elif isinstance(spec, ast.Dict) and all(
                     isinstance(key, ast.Constant) and key.value in params for key in spec.keys):
-                anns = {key.value: v for key, v in zip(spec.keys, spec.values)}
+                anns = {key.value: v for key, v in zip(spec.keys, spec.values) if isinstance(key, ast.Constant)}
             else:
                 err = info.error(f"cannot read this wp.overload of {d.node.name!r}", call,
                                  "generic-kernel", "write wp.overload(kernel, [T1, T2, ...]) "

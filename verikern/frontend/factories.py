@@ -131,7 +131,7 @@ def _eval(node, info: ModuleInfo, scope: dict):
         info.constants.update(saved)
 
 
-def scan_factory(fn: ast.FunctionDef, info: ModuleInfo, outer: dict) -> None:
+def scan_factory(fn: ast.FunctionDef | ast.AsyncFunctionDef, info: ModuleInfo, outer: dict) -> None:
     """Record the @kernel/@func definitions inside `fn` (at any depth), each
     with the names it can capture (see module docstring)."""
     scope = dict(outer)

@@ -21,25 +21,12 @@ from verikern.hir.types import ArrayType
 from verikern.mir.builder import MirBuilder
 from verikern.mir.nodes import ArrayRef, Const, SourceLoc
 
-from .lower import FuncContext
 from .module import Definition, ModuleInfo
 from .registry import FuncRegistry
 
 
-class CheckerHost(Protocol):
-    """What `checker.BodyChecker` provides to its mixins."""
-
-    info: ModuleInfo
-    defn: Definition
-    name: str
-    registry: FuncRegistry
-    arrays: dict[str, ArrayType]
-    var_types: dict[str, Any]
-    defined: set[str]
-    local_names: set[str]
-    called: set[str]
-    captures: dict[str, Any]
-    returns: Any
+class _CheckerHostMethods(Protocol):
+    """The methods of `checker.BodyChecker` its mixins call."""
 
     def loc(self, node: ast.AST) -> SourceLoc: ...
 
@@ -56,14 +43,27 @@ class CheckerHost(Protocol):
     def is_literal_tree(self, node: ast.AST) -> bool: ...
 
 
-class LowererHost(Protocol):
-    """What `lower.Lowerer` provides to its mixins."""
+class CheckerHost(_CheckerHostMethods):
+    """What `checker.BodyChecker` provides to its mixins (attributes here: mypy mis-types a
+    protocol attribute that a subclass assigns)."""
 
-    k: H.KernelDef
-    b: MirBuilder
-    arrays: dict[str, ArrayRef]
-    funcs: list[FuncContext]
-    cur: str | None
+    info: ModuleInfo
+    defn: Definition
+    name: str
+    registry: FuncRegistry
+    arrays: dict[str, ArrayType]
+    var_types: dict[str, Any]
+    defined: set[str]
+    local_names: set[str]
+    called: set[str]
+    captures: dict[str, Any]
+    returns: Any
+    tuple_ok: bool
+    current_node: ast.AST
+
+
+class _LowererHostMethods(Protocol):
+    """The methods of `lower.Lowerer` its mixins call."""
 
     def new_block(self, hint: str) -> str: ...
 
@@ -84,3 +84,16 @@ class LowererHost(Protocol):
     def vector_binary(self, op: Any, a: Any, b: Any, lt: Any, rt: Any, t: Any, loc: Any, hint: Any) -> Any: ...
 
     def inline(self, call: H.FuncCall, hint: Any) -> Any: ...
+
+
+class LowererHost(_LowererHostMethods):
+    """What `lower.Lowerer` provides to its mixins (attributes here: mypy mis-types a
+    protocol attribute that a subclass assigns)."""
+
+    k: H.KernelDef
+    b: MirBuilder
+    arrays: dict[str, ArrayRef]
+    funcs: list[Any]        # lower.FuncContext (not imported: lower imports the mixins)
+    cur: str | None
+    env: dict[str, tuple]
+    loops: list[Any]        # lower.LoopContext

@@ -104,7 +104,8 @@ def instances(info, kernel_node) -> list[dict]:
     out, seen = [], set()
     for call, fn in info.launch_sites.get(kernel_node.name, []):
         kw = {k.arg: k.value for k in call.keywords}
-        values = []
+        values: list[ast.expr] = []
+        listed = True   # every argument list is written out (a list or tuple display)
         for key in ("inputs", "outputs"):
             v = kw.get(key)
             if v is None and key == "inputs" and len(call.args) >= 3:
@@ -112,17 +113,17 @@ def instances(info, kernel_node) -> list[dict]:
             if v is None:
                 continue
             if not isinstance(v, (ast.List, ast.Tuple)):
-                values = None
+                listed = False
                 break
             values.extend(v.elts)
-        if values is None or len(values) != len(params):
+        if not listed or len(values) != len(params):
             continue
         bindings = _bindings(fn)
         types = [arg_type(info, v, bindings) for v in values]
         if any(t is None for t in types):
             continue
-        key = tuple(types)
-        if key not in seen:
-            seen.add(key)
+        typing = tuple(types)
+        if typing not in seen:
+            seen.add(typing)
             out.append(dict(zip(params, types)))
     return out

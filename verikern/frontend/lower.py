@@ -11,6 +11,7 @@ instruction. Trivial phis are left to `verikern.mir.passes`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any, Callable
 
 from verikern.hir import nodes as H
 from verikern.hir.types import ArrayType, ScalarType, component_count, inner_shape
@@ -239,7 +240,9 @@ class Lowerer(ExprLowering, BuiltinLowering):
         then_l = self.new_block("then")
         else_l = self.new_block("else") if s.orelse else None
         join_l = None if s.orelse else self.new_block("endif")  # with else: made on demand
-        self.terminate(Branch(c, then_l, else_l or join_l, s.loc))
+        false_l = else_l or join_l
+        assert false_l is not None   # exactly one of them was made
+        self.terminate(Branch(c, then_l, false_l, s.loc))
         open_preds = []
         self.set_block(then_l)
         self.env = dict(before_env)
@@ -373,7 +376,7 @@ class Lowerer(ExprLowering, BuiltinLowering):
         self._loop(s.loc, set(), test, (barrier,))
 
 
-STMT_LOWERING = {
+STMT_LOWERING: dict[type, Callable[[Any, Any], None]] = {
     H.Assign: Lowerer._assign, H.AssignComponent: Lowerer._assign_component,
     H.TidUnpack: Lowerer._tid_unpack, H.StoreStmt: Lowerer._store,
     H.AtomicUpdate: Lowerer._atomic_update, H.ExprStmt: Lowerer._expr_stmt,

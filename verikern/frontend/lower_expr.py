@@ -9,10 +9,10 @@ evaluate it (branches and phis); everything else uses Select / bool ops.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Callable
 
 from verikern.hir import nodes as H
-from verikern.hir.types import BOOL, I32, MatrixType, VectorType
+from verikern.hir.types import BOOL, I32, MatrixType, ScalarType, VectorType
 from verikern.mir.builder import MirBuilder
 from verikern.mir.ops import BINARY
 from verikern.mir.nodes import (
@@ -72,7 +72,7 @@ class ExprLowering(_Host):
             if isinstance(x, H.BuiltinCall) and x.name.startswith("atomic_"):
                 return False
             if isinstance(x, H.BinaryExpr) and x.op in _FAULTING_INT_OPS \
-                    and not isinstance(x.type, (VectorType, MatrixType)) and x.type.is_int:
+                    and isinstance(x.type, ScalarType) and x.type.is_int:
                 return False
             for f in ("lhs", "rhs", "operand", "cond", "if_true", "if_false", "value"):
                 sub = getattr(x, f, None)
@@ -148,7 +148,8 @@ class ExprLowering(_Host):
         if not isinstance(e.type, (VectorType, MatrixType)) and len(a) == 1 and len(b) == 1:
             divisor = b[0]
             guard = getattr(self, "_guard", None)
-            if guard is not None and e.op in _FAULTING_INT_OPS and e.type.is_int:
+            if guard is not None and e.op in _FAULTING_INT_OPS and isinstance(e.type, ScalarType) \
+                    and e.type.is_int:
                 # evaluated eagerly but needed only where `guard` holds: elsewhere
                 # divide by 1, as if this operand had been skipped
                 divisor = self.select(guard, divisor, self.const(1, divisor.type), e.loc)
@@ -239,6 +240,7 @@ class ExprLowering(_Host):
         self.env = start_env
         b = self.lower_expr(e.if_false)
         b_end = self.cur
+        assert a_end is not None and b_end is not None   # an expression never ends its block
         self.b.terminate(Jump(join_l, e.loc))
         self.set_block(join_l)
         out = []
@@ -266,6 +268,7 @@ class ExprLowering(_Host):
     def _shape(self, e: H.ShapeExpr, hint):
         arr = self.arrays[e.array.name]
         if arr.space == "shared":
+            assert arr.shape is not None   # a shared array's shape is static (MIR verifier)
             return (self.const(arr.shape[e.dim], I32),)
         v = self.b.new_value(I32, hint)
         self.emit(ShapeOf(v, arr, e.dim, e.loc))
@@ -322,7 +325,7 @@ class ExprLowering(_Host):
         return self.binop("or", up, down, loc)
 
 
-EXPR_LOWERING = {
+EXPR_LOWERING: dict[type, Callable[[Any, Any, str], tuple]] = {
     H.Literal: ExprLowering._literal, H.LocalRef: ExprLowering._local,
     H.ArrayRefExpr: ExprLowering._array_ref, H.BinaryExpr: ExprLowering._binary,
     H.CompareExpr: ExprLowering._compare, H.ChainCompare: ExprLowering._chain,

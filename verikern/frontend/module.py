@@ -13,6 +13,7 @@ import ast
 import math
 import operator
 from dataclasses import dataclass, field
+from typing import Any, Callable
 
 from verikern.errors import KernelError
 from verikern.mir.nodes import SourceLoc
@@ -97,13 +98,13 @@ class ModuleInfo:
         return None
 
 
-_BINOPS = {
+_BINOPS: dict[type, Callable[[Any, Any], Any]] = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
     ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod,
     ast.Pow: operator.pow, ast.LShift: operator.lshift, ast.RShift: operator.rshift,
     ast.BitAnd: operator.and_, ast.BitOr: operator.or_, ast.BitXor: operator.xor,
 }
-_UNOPS = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Invert: operator.invert,
+_UNOPS: dict[type, Callable[[Any], Any]] = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Invert: operator.invert,
           ast.Not: operator.not_}
 
 
@@ -236,20 +237,20 @@ def scan_module(tree: ast.Module, info: ModuleInfo) -> None:
         elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
             value = stmt.value
-            simple = len(targets) == 1 and isinstance(targets[0], ast.Name) and value is not None
-            if simple:
+            single = targets[0].id if len(targets) == 1 and isinstance(targets[0], ast.Name) else None
+            if single is not None and value is not None:
                 try:
-                    info.constants[targets[0].id] = eval_module_constant(value, info)
-                    info.nonconstant.discard(targets[0].id)
+                    info.constants[single] = eval_module_constant(value, info)
+                    info.nonconstant.discard(single)
                     continue
                 except NotConstant:
                     pass
-            if simple:
+            if single is not None and value is not None:
                 from .annotations import value_type
                 if value_type(info, value) is not None:   # `vec5 = wp.types.vector(5, float)`
-                    info.type_aliases[targets[0].id] = value
+                    info.type_aliases[single] = value
                 else:
-                    info.type_aliases.pop(targets[0].id, None)
+                    info.type_aliases.pop(single, None)
             names: set[str] = set()
             for t in targets:
                 _bind_target_names(t, names)
@@ -284,13 +285,13 @@ def scan_module(tree: ast.Module, info: ModuleInfo) -> None:
         elif isinstance(stmt, ast.ClassDef):
             info.nonconstant.add(stmt.name)
             from .factories import scan_factory
-            for method in stmt.body:   # kernels built in methods (class scope is not visible)
-                if isinstance(method, ast.FunctionDef) and not register_definition(method, info, {}):
-                    scan_factory(method, info, {})
+            for member in stmt.body:   # kernels built in methods (class scope is not visible)
+                if isinstance(member, ast.FunctionDef) and not register_definition(member, info, {}):
+                    scan_factory(member, info, {})
         else:
-            for n in ast.walk(stmt):
-                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
-                    _rebind(info, n.id)
+            for sub in ast.walk(stmt):
+                if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
+                    _rebind(info, sub.id)
 
 
 def register_definition(stmt, info: ModuleInfo, scope=None) -> bool:

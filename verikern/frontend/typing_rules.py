@@ -126,6 +126,8 @@ def check_binary_types(checker, op: str, lhs: H.Expr, rhs: H.Expr, node):
     rvec = isinstance(rt, (VectorType, MatrixType))
     if lvec or rvec:
         return _vector_binary_type(checker, op, lt, rt, node)
+    # check_expr refuses tuples (unless unpacked) and statement-only builtins
+    assert isinstance(lt, ScalarType) and isinstance(rt, ScalarType), (lt, rt)
     if lt != rt:
         if (lt.is_float and not rt.is_float) or (rt.is_float and not lt.is_float):
             rule, hint = "implicit-conversion", "convert explicitly: float(i), int(x) or vk.float32(...)"
