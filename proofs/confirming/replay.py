@@ -197,27 +197,73 @@ def _find_race(document: dict, obligation: Obligation) -> str | None:
     return None
 
 
-#: Scheduling steps a race replay simulates before it judges the partial
-#: trace (a race in the first iterations of a 2**31-iteration loop shows early).
+#: Scheduling steps a replay that traces every access simulates before it
+#: judges the partial trace (a violation in the first iterations of a
+#: 2**31-iteration loop shows early; the trace stays small).
 RACE_MAX_STEPS = 500
+#: A race replay records only the accesses at the obligation's two positions
+#: on its array (`_SiteRecorder`), so it runs until the work budget instead
+#: (a race in iteration 511 of a loop is reached); it stops once it has
+#: recorded this many accesses (a deterministic bound on the trace's memory).
+RACE_MAX_EVENTS = 400_000
+#: The scheduling-step limit of such a run: never the binding limit (every
+#: step costs at least one warp-step of the work budget).
+SITE_TRACE_MAX_STEPS = 1 << 40
 
 
-def _traced_run(kernel: Kernel, launch: ConcreteLaunch, meter) -> tuple[dict, Exception | None]:
+class TraceFull(Exception):
+    """A site-filtered trace reached RACE_MAX_EVENTS recorded accesses."""
+
+    def __init__(self, limit: int):
+        super().__init__(f"the trace recorded {limit} accesses at the two positions")
+        self.limit = limit
+
+
+def _site_recorder(positions: set, array: str | None):
+    """A TraceRecorder keeping only accesses at `positions` ((line, col)) on
+    `array` (any array when None), raising TraceFull past RACE_MAX_EVENTS.
+    A race is a property of a pair of accesses, so the races between kept
+    accesses are exactly those of the full trace at these positions."""
+    import verikern.backends.simulator as simulator
+
+    class _SiteRecorder(simulator.TraceRecorder):
+        def __init__(self):
+            super().__init__()
+            self.recorded = 0
+
+        def record(self, st, idx, mem, ixs, addr, op_kind, loc, site):
+            if (loc.line, loc.col) not in positions or \
+                    (array is not None and mem.ref.name != array):
+                return
+            super().record(st, idx, mem, ixs, addr, op_kind, loc, site)
+            self.recorded += int(self._batches[-1][0].shape[0])
+            if self.recorded > RACE_MAX_EVENTS:
+                raise TraceFull(RACE_MAX_EVENTS)
+
+    return _SiteRecorder()
+
+
+def _traced_run(kernel: Kernel, launch: ConcreteLaunch, meter,
+                only: tuple[set, str | None] | None = None) -> tuple[dict, Exception | None]:
     """Simulate with tracing, at most RACE_MAX_STEPS scheduling steps, and
     return the trace of every access that happened -- also when the run
     stopped early at a runtime error, the step limit, the work budget or the
-    safety net -- with that stopping error (or None)."""
+    safety net -- with that stopping error (or None). With `only` =
+    (positions, array), only the accesses there are recorded and the run
+    goes on until the work budget (or RACE_MAX_EVENTS recorded accesses)."""
     import verikern.backends.simulator as simulator
     from verikern.backends.simulator.engine import run_launch
 
     k, config, arrays, scalars = _prepare(kernel, launch)
-    recorder = simulator.TraceRecorder()
+    recorder = simulator.TraceRecorder() if only is None else _site_recorder(*only)
+    steps = RACE_MAX_STEPS if only is None else SITE_TRACE_MAX_STEPS
     stopped = None
     try:
         run_launch(simulator.program_for(k), config, arrays, scalars, recorder, False,
-                   max_steps=RACE_MAX_STEPS, blocks=launch.blocks, threads=launch.threads,
+                   max_steps=steps, blocks=launch.blocks, threads=launch.threads,
                    meter=meter)
-    except (errors.KernelRuntimeError, errors.SimulationBudgetExceeded, ReplayTimeout) as err:
+    except (errors.KernelRuntimeError, errors.SimulationBudgetExceeded, ReplayTimeout,
+            TraceFull) as err:
         stopped = err
     return simulator.trace_document(k, config, arrays, recorder.events()), stopped
 
@@ -257,15 +303,29 @@ class ReplayOutcome:
 def _stop_verdict(stopped: Exception) -> ReplayVerdict:
     if isinstance(stopped, ReplayTimeout):
         return ReplayVerdict.SAFETY_NET
-    if isinstance(stopped, errors.SimulationBudgetExceeded):
+    if isinstance(stopped, (errors.SimulationBudgetExceeded, TraceFull)):
         return ReplayVerdict.OUT_OF_BUDGET
     return ReplayVerdict.OTHER_ERROR_FIRST
+
+
+def _stopped_at_step_limit(stopped: Exception | None) -> bool:
+    """The traced run may have ended at RACE_MAX_STEPS: the simulator's step
+    limit raises a plain KernelRuntimeError (the kernel's own errors are
+    subclasses)."""
+    return type(stopped) is errors.KernelRuntimeError
 
 
 def _confirm_race(kernel: Kernel, launch: ConcreteLaunch, obligation: Obligation,
                   meter) -> ReplayOutcome:
     lines = _race_lines(obligation)
     document, stopped = _traced_run(kernel, launch, meter)
+    if _stopped_at_step_limit(stopped) and _find_race(document, obligation) is None \
+            and meter.left >= MIN_VARIANT_WORK:
+        # the race may come later (iteration 511 of a loop): run again until the
+        # work budget, recording only the accesses at the two positions
+        positions = {_position(obligation.loc), _position(obligation.other_loc or obligation.loc)}
+        document, stopped = _traced_run(kernel, launch, meter,
+                                        only=(positions, _array_of(obligation)))
     if isinstance(stopped, errors.DataRaceError):
         positions = {_position(obligation.loc), _position(obligation.other_loc or obligation.loc)}
         if _position(stopped.loc) in positions and \

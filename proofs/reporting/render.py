@@ -282,14 +282,16 @@ def scope_line(r: KernelReport) -> str | None:
             f"units/check; mir sha256 {sc.mir_sha256[:16]}{cached}")
 
 
-def versions_line() -> str:
-    from verikern.proofs.reporting.scope import versions
+def versions_line(max_array_bytes: int | None = None) -> str:
+    from verikern.encoders.smt.launch import DEFAULT_MAX_ARRAY_BYTES
+    from verikern.proofs.reporting.scope import bytes_text, versions
 
     v = versions()
+    limit = bytes_text(max_array_bytes if max_array_bytes is not None else DEFAULT_MAX_ARRAY_BYTES)
     return (f"verikern {v['verikern']}, z3 {v['z3']}, Python {v['python']}; every proof assumes "
-            "1 <= block_dim <= 1024, launch dims >= 1, fewer than 2**31 threads and array dims "
-            "below 2**31 (no bound in bytes yet), and does not check float accuracy or "
-            "termination (--format json states the full scope)")
+            "1 <= block_dim <= 1024, launch dims >= 1, fewer than 2**31 threads, array dims "
+            f"below 2**31 and arrays of at most {limit} bytes (--max-array-bytes), and does not "
+            "check float accuracy or termination (--format json states the full scope)")
 
 
 def render_text(reports: Iterable[KernelReport], *, color: bool = False,
@@ -342,7 +344,7 @@ def render_text(reports: Iterable[KernelReport], *, color: bool = False,
     counts = _counts(reports)
     summary = (f"{len(reports)} kernel{'s' if len(reports) != 1 else ''}: "
                + ", ".join(f"{counts[s.value]} {s.value}" for s in KernelStatus))
-    emit(versions_line(), "dim")
+    emit(versions_line((context or RunContext()).options.get("max_array_bytes")), "dim")
     emit(summary, "bold")
     return "\n".join(out) + "\n"
 
