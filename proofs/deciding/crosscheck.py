@@ -7,15 +7,16 @@ is written as standard SMT-LIB 2 (QF_BV), decided again by that solver under
 a deterministic resource limit, and recorded on the kernel's SolverBudget as
 a `CrossCheck`. A disagreement is never resolved in z3's favour: the prover
 reports every obligation of that kernel that the disagreeing query could
-support as `unknown`, and the run fails (proofs.deciding.prover `_cross_checked`).
+support as `unknown`, and the run fails (`apply_cross_checks`).
 """
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable
 
 from verikern.proofs.deciding.budget import CROSS_ENV
+from verikern.proofs.obligations import Obligation, Status
 
 #: Resource limit of the second solver per query (its own units; deterministic).
 CROSS_RLIMIT = 20_000_000
@@ -113,3 +114,23 @@ def version(name: str) -> str | None:
 
 
 __all__ = ["CrossCheck", "CROSS_ENV", "SOLVERS", "configured", "recheck", "unavailable", "version"]
+
+
+def apply_cross_checks(ob: Obligation, records: list) -> Obligation:
+    """`ob` with the second opinions on the queries it rests on: a verdict
+    some second solver contradicts is UNKNOWN (never z3's word alone); one
+    whose every query was re-decided alike names the solvers that agreed."""
+    if not records or ob.status is Status.UNKNOWN:
+        return ob
+    against = [r for r in records if r.disagreed]
+    if against:
+        names = tuple(r.query for r in against)
+        reason = (f"solvers disagree: z3 answered {against[0].z3_answer} but "
+                  f"{against[0].solver} answered {against[0].other_answer} on query "
+                  f"{against[0].query} ({len(against)} disagreement(s)); the verdict is "
+                  f"not trusted")
+        return replace(ob, status=Status.UNKNOWN, reason=reason, counterexample=None,
+                       message=f"{ob.message} [{reason}]", disagreements=names)
+    if all(r.agreed for r in records):
+        return replace(ob, cross_checked=tuple(dict.fromkeys(r.solver for r in records)))
+    return ob

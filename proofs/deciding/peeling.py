@@ -39,6 +39,7 @@ from verikern.mir.nodes import Block, Kernel, Return
 from verikern.mir.passes.peel import SiteMap, peel_loops
 
 from verikern.proofs.deciding.budget import MEGA, SolverBudget, rlimit_count
+from verikern.proofs.deciding.crosscheck import apply_cross_checks
 from verikern.proofs.obligations import Obligation, ObligationKind, Status
 from verikern.proofs.deciding.prover import DECIDERS, ObligationSpec, enumerate_obligations
 from verikern.proofs.deciding.prover_context import ProofContext
@@ -238,8 +239,8 @@ def exact_counterexample(kernel: Kernel, obligation: Obligation | ObligationSpec
             if spent():
                 return None
             found = _decide_copy(peeled, spec, copy, spent)
-            if found is not None:
-                return found
+            if found is not None:      # with the second opinions on the peeled queries
+                return apply_cross_checks(found, peeled.budget.cross_checks)
         done = count
     return None
 

@@ -27,6 +27,7 @@ from verikern.mir.nodes import (
 from verikern.mir.types import I32
 
 from verikern.proofs.deciding.budget import MEGA, SolverBudget
+from verikern.proofs.deciding.crosscheck import apply_cross_checks
 from verikern.proofs.obligations import (  # noqa: F401  (ObligationSpec, Point re-exported)
     Counterexample, Obligation, ObligationKind, ObligationSpec, Point, Status, enumerate_obligations,
     obligation_id,
@@ -74,29 +75,9 @@ def prove_kernel(kernel: Kernel, *, dims: tuple[int, ...] | None = None,
             ob = _unknown(spec, f"solver error: {e}")
         except Exception as e:       # never crash, never prove: report it
             ob = _unknown(spec, f"internal prover error ({type(e).__name__}: {e})")
-        ob = _cross_checked(ob, shared + checks[first:])
+        ob = apply_cross_checks(ob, shared + checks[first:])
         out.append(replace(ob, seconds=time.perf_counter() - t0))
     return tuple(out)
-
-
-def _cross_checked(ob: Obligation, records: list) -> Obligation:
-    """`ob` with the second opinions on the queries it rests on: a verdict
-    some second solver contradicts is UNKNOWN (never z3's word alone); one
-    whose every query was re-decided alike names the solvers that agreed."""
-    if not records or ob.status is Status.UNKNOWN:
-        return ob
-    against = [r for r in records if r.disagreed]
-    if against:
-        names = tuple(r.query for r in against)
-        reason = (f"solvers disagree: z3 answered {against[0].z3_answer} but "
-                  f"{against[0].solver} answered {against[0].other_answer} on query "
-                  f"{against[0].query} ({len(against)} disagreement(s)); the verdict is "
-                  f"not trusted")
-        return replace(ob, status=Status.UNKNOWN, reason=reason, counterexample=None,
-                       message=f"{ob.message} [{reason}]", disagreements=names)
-    if all(r.agreed for r in records):
-        return replace(ob, cross_checked=tuple(dict.fromkeys(r.solver for r in records)))
-    return ob
 
 
 def _unknown(spec: ObligationSpec, reason: str) -> Obligation:

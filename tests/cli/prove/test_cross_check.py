@@ -110,3 +110,28 @@ def test_z3_internal_operators_become_standard_smtlib_with_the_same_meaning():
         text = "(set-logic QF_BV)\n" + standard_smtlib(s.to_smt2())
         assert "bvumul_noovfl" not in text
         assert crosscheck.SOLVERS["cvc5"][1](text) == str(s.check()), (a, b)
+
+
+@pytest.mark.slow
+def test_failures_found_in_peeled_iterations_are_cross_checked_too(second_solver):
+    """The race of this kernel is found exactly in a peeled loop iteration
+    (proofs.deciding.peeling), with a budget of its own: its queries are
+    re-decided and attached like every other verdict's."""
+    second_solver("cvc5")
+    (rep,) = prove_file(str(CORPUS / "bounds_race_reduce_wrong_guard.py"))
+    peeled = [o for o in rep.obligations if "loops peeled" in (o.reason or "")]
+    assert peeled and all(o.status is Status.FAILED for o in peeled)
+    assert all(o.cross_checked == ("cvc5",) and not o.disagreements for o in peeled)
+
+
+@pytest.mark.slow
+def test_a_second_solver_contradicting_a_peeled_query_leaves_no_failure(second_solver, monkeypatch):
+    second_solver("cvc5")
+
+    def contrary(name, query, smtlib, z3_answer):
+        return crosscheck.CrossCheck(query, name, z3_answer,
+                                     "unsat" if z3_answer == "sat" else z3_answer)
+    monkeypatch.setattr(crosscheck, "recheck", contrary)
+    (rep,) = prove_file(str(CORPUS / "bounds_race_reduce_wrong_guard.py"))
+    assert not any("loops peeled" in (o.reason or "") and o.status is Status.FAILED
+                   for o in rep.obligations)
