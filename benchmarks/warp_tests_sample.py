@@ -23,11 +23,23 @@ that applies, when it uses:
   indexed and sparse arrays, transforms and spatial types (`wp.transform*`,
   `wp.spatial_*`), bfloat16, textures, `wp.ref[...]` / `wp.Function`
   parameters, gradients (`wp.adjoint`, `@wp.func_grad`, `@wp.func_replay`),
-  native snippets (`@wp.func_native`), raw pointers (`wp.address_of`, ...);
+  native snippets (`@wp.func_native`), raw pointers (`wp.address_of`, ...),
+  arrays local to a thread (`wp.zeros`, `wp.fixedarray`);
 - a `@wp.struct` class or a Python `enum` class of the file (LANGUAGE.md
   section 2 has neither);
 - a construct LANGUAGE.md section 4 forbids: `*args` unpacking, list, dict or
-  set displays, comprehensions, `lambda`, `try`, `with`, `import`.
+  set displays, comprehensions, `lambda`, `try`, `with`, `import`; slices
+  (array and vector views: section 2 has only element indexing);
+- a name that reading the file cannot give a meaning to (LANGUAGE.md section 1:
+  only literal module-level constants are visible, and verikern reads one
+  file, never executing it; section 4: no closures over non-constant names,
+  no calls to anything but builtins and funcs): a module-level name bound to
+  something other than a literal expression, a `wp.`/`math.`/`numpy.`
+  expression (constants, casts, type aliases) or another such name; a name
+  imported from a module other than warp, math and numpy; a plain Python
+  function or class of the file; a name defined nowhere in the file (from a
+  star import).  Names bound in an enclosing function (kernel factories) and
+  Python's own builtins stay in scope.
 
 A kernel defined inside a test function that calls `assertRaises*` is one
 that Warp's test expects to fail (at compile or launch time); it is listed
@@ -46,6 +58,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import builtins
 import importlib.util
 import json
 import sys
@@ -72,6 +85,7 @@ _EXCLUDED_NAMES: tuple[tuple[str, object], ...] = (
     ("native snippets", lambda n: n == "func_native"),
     ("pointers", lambda n: n in ("address_of", "array_from_ptr", "pointer", "handle")),
     ("structs", lambda n: n == "struct"),
+    ("local arrays", lambda n: n in ("zeros", "fixedarray", "full", "ones", "empty")),
 )
 
 _FORBIDDEN_NODES: tuple[tuple[type, str], ...] = (
@@ -79,6 +93,7 @@ _FORBIDDEN_NODES: tuple[tuple[type, str], ...] = (
     (ast.List, "lists (LANGUAGE.md section 4)"),
     (ast.Dict, "dicts (LANGUAGE.md section 4)"),
     (ast.Set, "sets (LANGUAGE.md section 4)"),
+    (ast.Slice, "slices (array and vector views; LANGUAGE.md section 2 has none)"),
     (ast.ListComp, "comprehensions (LANGUAGE.md section 4)"),
     (ast.DictComp, "comprehensions (LANGUAGE.md section 4)"),
     (ast.SetComp, "comprehensions (LANGUAGE.md section 4)"),
@@ -116,6 +131,87 @@ def _decorator_names(fn: ast.FunctionDef | ast.ClassDef) -> list[str]:
     return out
 
 
+_PY_BUILTINS = frozenset(dir(builtins)) | {"Any", "typing", "Literal", "math", "np", "numpy"}
+_CONSTANT_ROOTS = frozenset({"wp", "warp", "math", "np", "numpy", "typing"})
+
+
+def _root_name(node: ast.AST) -> str | None:
+    while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
+        node = node.func if isinstance(node, ast.Call) else node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _constant_expr(node: ast.AST, names: dict[str, str]) -> bool:
+    """A literal expression, a `wp.`/`math.`/`numpy.` expression of such, or
+    a name of another constant: what reading the file can evaluate."""
+    if isinstance(node, ast.Constant):
+        return True
+    if isinstance(node, (ast.Tuple, ast.List)):
+        return all(_constant_expr(e, names) for e in node.elts)
+    if isinstance(node, ast.UnaryOp):
+        return _constant_expr(node.operand, names)
+    if isinstance(node, ast.BinOp):
+        return _constant_expr(node.left, names) and _constant_expr(node.right, names)
+    if isinstance(node, ast.Name):
+        return names.get(node.id) in ("ok", "func") or node.id in _PY_BUILTINS
+    if isinstance(node, (ast.Attribute, ast.Subscript)):
+        return _root_name(node) in _CONSTANT_ROOTS
+    if isinstance(node, ast.Call):
+        head = _root_name(node.func)
+        if head in _CONSTANT_ROOTS or names.get(head) == "ok" or head in _PY_BUILTINS:
+            return all(_constant_expr(a, names) for a in node.args) and \
+                all(_constant_expr(k.value, names) for k in node.keywords)
+    return False
+
+
+def _module_bindings(tree: ast.Module) -> dict[str, str]:
+    """Module-level name -> "ok" (a constant expression or type alias),
+    "func" (a @wp.func/@wp.kernel), "def", "class", "import" or "runtime"."""
+    names: dict[str, str] = {}
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            decos = _decorator_names(node)
+            names[node.name] = "func" if {"func", "kernel", "overload"} & set(decos) else "def"
+        elif isinstance(node, ast.ClassDef):
+            names[node.name] = "class"
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                top = a.name.split(".")[0]
+                names[a.asname or top] = "ok" if top in ("warp", "math", "numpy", "typing") \
+                    else "import"
+        elif isinstance(node, ast.ImportFrom):
+            top = (node.module or "").split(".")[0]
+            for a in node.names:
+                if a.name != "*":
+                    names[a.asname or a.name] = "ok" if top in ("math", "typing") or \
+                        node.module in ("warp", "warp.types") else "import"
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            kind = "ok" if _constant_expr(node.value, names) else "runtime"
+            for t in targets:
+                for n in ast.walk(t):
+                    if isinstance(n, ast.Name):
+                        # a name bound twice keeps the worse kind (rebinding at run time)
+                        names[n.id] = kind if names.get(n.id, "ok") == "ok" else names[n.id]
+    return names
+
+
+def _bound_names(fn: ast.FunctionDef) -> set[str]:
+    """Parameters, assigned names and nested definitions of one function."""
+    a = fn.args
+    out = {p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs)}
+    out |= {p.arg for p in (a.vararg, a.kwarg) if p is not None}
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            out.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) \
+                and node is not fn:
+            out.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            out |= {(x.asname or x.name).split(".")[0] for x in node.names}
+    return out
+
+
 @dataclass(frozen=True)
 class Kernel:
     """One `@wp.kernel` definition of a test file."""
@@ -139,7 +235,9 @@ class _FileScan:
         self.native: set[str] = set()
         self.structs: set[str] = set()
         self.enums: set[str] = set()
+        self.func_outer: dict[int, list[ast.FunctionDef]] = {}
         self.kernels: list[tuple[ast.FunctionDef, list[ast.FunctionDef]]] = []
+        self.module_names = _module_bindings(tree)
         self._walk(tree, [])
 
     def _walk(self, node: ast.AST, outer: list[ast.FunctionDef]) -> None:
@@ -160,6 +258,7 @@ class _FileScan:
                     self.native.add(child.name)
                 elif "func" in decos:
                     self.funcs.setdefault(child.name, []).append(child)
+                    self.func_outer[id(child)] = list(outer)
                 self._walk(child, outer + [child])
             else:
                 self._walk(child, outer)
@@ -196,7 +295,47 @@ class _FileScan:
             for cls, reason in _FORBIDDEN_NODES:
                 if isinstance(node, cls):
                     return f"{reason}, line {getattr(node, 'lineno', kernel.lineno)}"
+        return self._unresolved(kernel)
+
+    def _unresolved(self, kernel: ast.FunctionDef) -> str | None:
+        """Why a name the kernel (or a func it calls) reads has no meaning
+        that reading the file can give it, or None."""
+        for fn, outer in self._used_functions(kernel):
+            bound = _bound_names(fn)
+            for o in outer:
+                bound |= _bound_names(o)
+            for node in ast.walk(fn):
+                if not (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)):
+                    continue
+                n = node.id
+                if n in bound or n in _PY_BUILTINS or n in _WARP_MODULES:
+                    continue
+                kind = self.module_names.get(n)
+                if kind in ("ok", "func", None) and n in self.funcs:
+                    continue
+                why = {None: "defined nowhere in the file (a star import)",
+                       "import": "imported from another module",
+                       "runtime": "a module-level name bound at run time",
+                       "def": "a plain Python function", "class": "a Python class"}.get(kind)
+                if why is not None:
+                    return f"unresolvable names ({n}: {why}, line {node.lineno})"
         return None
+
+    def _used_functions(self, kernel: ast.FunctionDef):
+        """(function, its enclosing functions) for the kernel and the funcs it calls."""
+        outer_of = {id(k): o for k, o in self.kernels}
+        outer_of.update(self.func_outer)
+        seen: set[int] = set()
+        todo = [kernel]
+        while todo:
+            fn = todo.pop()
+            if id(fn) in seen:
+                continue
+            seen.add(id(fn))
+            yield fn, outer_of.get(id(fn), [])
+            for node in ast.walk(fn):
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                    todo.extend(self.funcs.get(node.func.id, ()))
 
 
 def _expects_error(outer: list[ast.FunctionDef]) -> bool:

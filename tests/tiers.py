@@ -37,6 +37,7 @@ SLOW_FILES = frozenset({
     "tests/examples/test_corpus_warp.py",          # real Warp (compiles kernels with clang)
     "tests/warp_compat/test_warp_compat.py",       # real Warp, as above
     "tests/warp_compat/test_warp_atan2.py",        # real Warp, as above
+    "tests/warp_compat/test_warp_ops.py",          # real Warp, as above
     "tests/testing/test_examples_fuzz.py",         # every example under real Warp (fuzz)
 })
 

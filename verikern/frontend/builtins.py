@@ -18,6 +18,7 @@ from verikern.hir.types import (
 )
 from .builtins_warp import DESUGARED, desugar, positional_args
 from .module import NotConstant
+from .type_ctors import TYPE_CONSTRUCTORS, check_type_constructor
 from .typing_rules import SCALAR_ALIASES, make_literal, value_type_by_name
 
 STATEMENT_BUILTINS = {"sync_threads", "block_until", "requires", "invariant"}
@@ -85,6 +86,8 @@ def check_call(chk, node: ast.Call, expected) -> H.Expr:
     if any(isinstance(a, ast.Starred) for a in node.args):
         raise chk.error("*args are not allowed in kernels", node, "varargs",
                         "pass each argument explicitly")
+    if name in TYPE_CONSTRUCTORS:
+        return check_type_constructor(chk, node, name)
     loc = chk.loc(node)
     args = node.args
     if name != "launch_dim":

@@ -23,7 +23,12 @@ from .typing_rules import (
     BINOP_NAMES, COMPARE_NAMES, check_binary_types, literal_type_for, make_literal,
 )
 
-DSL_CONSTANTS = {"pi": math.pi, "e": math.e, "tau": math.tau, "inf": math.inf}
+DSL_CONSTANTS = {"pi": math.pi, "e": math.e, "tau": math.tau, "inf": math.inf, "nan": math.nan,
+                 # Warp 1.19's named float constants (warp/constants: Python floats)
+                 "PI": math.pi, "TAU": math.tau, "E": math.e, "INF": math.inf,
+                 "NAN": math.nan, "HALF_PI": math.pi / 2, "LN2": math.log(2.0),
+                 "LN10": math.log(10.0), "LOG2E": math.log2(math.e),
+                 "LOG10E": math.log10(math.e), "PHI": (1.0 + math.sqrt(5.0)) / 2.0}
 VECTOR_FIELDS = {"x": 0, "y": 1, "z": 2, "w": 3}
 _LITERAL_CALLS = ("min", "max", "abs", "clamp")  # of literals only: typed by their context
 
@@ -313,8 +318,8 @@ class ExprChecker(_Host):
             acc = H.BoolOpExpr(op, acc, self.check_cond(v), BOOL, self.loc(node))
         return acc
 
-    def _compare_operands(self, lnode, rnode, node):
-        lhs, r = self.check_pair(lnode, rnode, "eq")
+    def _compare_operands(self, lnode, rnode, node, checked=None):
+        lhs, r = checked if checked is not None else self.check_pair(lnode, rnode, "eq")
         for e, n in ((lhs, lnode), (r, rnode)):
             if not isinstance(e.type, ScalarType):
                 raise self.error(f"comparisons need scalars, got {e.type}", n, "type-mismatch")
@@ -329,6 +334,21 @@ class ExprChecker(_Host):
                              "convert one side explicitly")
         return lhs, r
 
+    def _composite_equality(self, lnode, rnode, op, node):
+        """The comparison of `wp.expect_eq(u, v)` / `wp.expect_neq(u, v)` on two
+        vectors, matrices or quats of one type (Warp: equal when every
+        component is equal; `expect_neq` passes when some component differs),
+        else None; with the checked operands.  Only there: Warp's C++ has no
+        `==` on vectors, so `u == v` in kernel code stays an error."""
+        lhs, r = self.check_pair(lnode, rnode, "eq")
+        if not isinstance(lhs.type, (VectorType, MatrixType)) and \
+                not isinstance(r.type, (VectorType, MatrixType)):
+            return None, (lhs, r)
+        if lhs.type != r.type:
+            raise self.error(f"comparison mixes {lhs.type} and {r.type}", node, "type-mismatch",
+                             "compare values of one vector or matrix type")
+        return H.CompareExpr(op, lhs, r, BOOL, self.loc(node)), (lhs, r)
+
     def _expr_Compare(self, node: ast.Compare, expected):
         for op in node.ops:
             if type(op) not in COMPARE_NAMES:
@@ -337,7 +357,12 @@ class ExprChecker(_Host):
         ops = tuple(COMPARE_NAMES[type(o)] for o in node.ops)
         nodes = [node.left, *node.comparators]
         if len(ops) == 1:
-            lhs, r = self._compare_operands(nodes[0], nodes[1], node)
+            checked = None
+            if ops[0] in ("eq", "ne") and node is getattr(self, "expect_compare", None):
+                composite, checked = self._composite_equality(nodes[0], nodes[1], ops[0], node)
+                if composite is not None:
+                    return composite
+            lhs, r = self._compare_operands(nodes[0], nodes[1], node, checked)
             if lhs.type == BOOL and ops[0] not in ("eq", "ne"):
                 raise self.error("bools compare only with == and !=", node, "bool-arith")
             return H.CompareExpr(ops[0], lhs, r, BOOL, self.loc(node))

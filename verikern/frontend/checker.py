@@ -358,6 +358,7 @@ class BodyChecker(WarpChecks, FlowChecker, ExprChecker):
                     raise self.error(f"wp.{name}() takes 2 arguments", v, "arity")
                 op = ast.Eq() if name == "expect_eq" else ast.NotEq()
                 test = ast.copy_location(ast.Compare(left=a, ops=[op], comparators=[b]), v)
+                self.expect_compare = test   # vectors and matrices compare here only
                 return H.AssertStmt(self.check_cond(test), ast.unparse(v), "assert", loc)
             if name == "invariant":
                 self._no_args(v, 1)

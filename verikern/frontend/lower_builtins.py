@@ -163,6 +163,8 @@ class BuiltinLowering(_Host):
     def vector_binary(self, op, a, b, lt, rt, t, loc, hint):
         if op in ("add", "sub"):
             return tuple(self.binop(op, x, y, loc, hint) for x, y in zip(a, b))
+        if op == "div" and len(a) == 1 and isinstance(lt, ScalarType):
+            return tuple(self.binop("div", a[0], y, loc, hint) for y in b)
         if op == "div":
             return tuple(self.binop("div", x, b[0], loc, hint) for x in a)
         if is_quat(lt) and lt == rt:
@@ -174,6 +176,9 @@ class BuiltinLowering(_Host):
         if isinstance(lt, MatrixType) and isinstance(rt, VectorType):
             return tuple(self.dot(a[r * lt.cols:(r + 1) * lt.cols], b, loc, hint)
                          for r in range(lt.rows))
+        if isinstance(lt, VectorType) and isinstance(rt, MatrixType):   # row vector * matrix
+            return tuple(self.dot(a, tuple(b[k * rt.cols + c] for k in range(rt.rows)), loc, hint)
+                         for c in range(rt.cols))
         if isinstance(lt, MatrixType) and isinstance(rt, MatrixType):
             out = []
             for r in range(lt.rows):

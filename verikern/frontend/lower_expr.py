@@ -157,9 +157,19 @@ class ExprLowering(_Host):
         return self.vector_binary(e.op, a, b, lt, rt, e.type, e.loc, hint)
 
     def _compare(self, e: H.CompareExpr, hint):
-        a = self.lower_expr(e.lhs)[0]
-        b = self.lower_expr(e.rhs)[0]
-        return (self.cmp(e.op, a, b, e.loc, hint),)
+        """Scalars: one Compare. Vectors/matrices (`==`/`!=` only): every
+        component equal, or some component different (Warp's `!=` is the
+        negation of its `==`, and MIR's float `ne` holds for NaN)."""
+        a = self.lower_expr(e.lhs)
+        b = self.lower_expr(e.rhs)
+        if len(a) == 1:
+            return (self.cmp(e.op, a[0], b[0], e.loc, hint),)
+        join = "and" if e.op == "eq" else "or"
+        acc = self.cmp(e.op, a[0], b[0], e.loc)
+        for k in range(1, len(a)):
+            acc = self.binop(join, acc, self.cmp(e.op, a[k], b[k], e.loc), e.loc,
+                             hint if k == len(a) - 1 else "")
+        return (acc,)
 
     def _chain(self, e: H.ChainCompare, hint):
         prev = self.lower_expr(e.operands[0])[0]

@@ -161,6 +161,9 @@ def _vector_binary_type(checker, op, lt, rt, node):
         if isinstance(lt, MatrixType) and isinstance(rt, VectorType) and not is_quat(rt) \
                 and lt.cols == rt.length and lt.dtype == rt.dtype:
             return vector_type(lt.rows, lt.dtype)
+        if isinstance(lt, VectorType) and isinstance(rt, MatrixType) and not is_quat(lt) \
+                and lt.length == rt.rows and lt.dtype == rt.dtype:   # row vector times matrix
+            return vector_type(rt.cols, lt.dtype)
         if isinstance(lt, MatrixType) and isinstance(rt, MatrixType) and lt.cols == rt.rows \
                 and lt.dtype == rt.dtype and lt.rows == rt.cols:
             return matrix_type(lt.rows, rt.cols, lt.dtype)
@@ -173,6 +176,8 @@ def _vector_binary_type(checker, op, lt, rt, node):
     elif op == "div":
         if isinstance(lt, (VectorType, MatrixType)) and rt == lt.dtype:
             return lt
+        if isinstance(rt, (VectorType, MatrixType)) and lt == rt.dtype:
+            return rt   # Warp: the scalar divided by each component
     hint = ("vector and scalar operands cannot be mixed in + and -; "
             "build a vector, e.g. vk.vec2(s, s)")
     if op == "mul" and isinstance(lt, VectorType) and lt == rt:

@@ -1,0 +1,54 @@
+"""Operators and constants Warp's own tests use, written for verikern's
+compatibility suite: `==`/`!=` on vectors and matrices, a scalar divided by
+a vector/matrix/quat, row vector times matrix, Warp's named constants."""
+import warp as wp
+
+import verikern as vk
+
+
+@vk.requires(lambda v, w, m, flags: v.shape[0] == vk.launch_dim() and w.shape[0] == v.shape[0])
+@vk.requires(lambda v, m, flags: m.shape[0] == v.shape[0] and flags.shape[0] == v.shape[0])
+@wp.kernel
+def equality(v: wp.array[wp.vec3], w: wp.array[wp.vec3], m: wp.array[wp.mat22],
+             flags: wp.array[int]):
+    i = wp.tid()
+    wp.expect_eq(v[i], w[i])
+    wp.expect_neq(v[i], wp.vec3(0.0, 1.0, 2.0))
+    wp.expect_eq(m[i], wp.mat22(1.0, 2.0, 3.0, 4.0))
+    flags[i] = 1
+
+
+@vk.requires(lambda v, m, q, a, b, c, d: v.shape[0] == vk.launch_dim() and m.shape[0] == v.shape[0])
+@vk.requires(lambda v, q, a, b, c, d: q.shape[0] == v.shape[0] and a.shape[0] == v.shape[0])
+@vk.requires(lambda v, b, c, d: b.shape[0] == v.shape[0] and c.shape[0] == v.shape[0])
+@vk.requires(lambda v, d: d.shape[0] == v.shape[0])
+@wp.kernel
+def products(v: wp.array[wp.vec3], m: wp.array[wp.mat33], q: wp.array[wp.quat],
+             a: wp.array[wp.vec3], b: wp.array[wp.mat33], c: wp.array[wp.quat],
+             d: wp.array[wp.vec3]):
+    i = wp.tid()
+    a[i] = 2.0 / v[i]
+    b[i] = wp.PI / m[i]
+    c[i] = wp.HALF_PI / q[i]
+    d[i] = v[i] * m[i] + wp.vec3(wp.TAU, wp.E, wp.LOG2E)
+
+
+LENGTH = wp.constant(5)
+
+
+@vk.requires(lambda out, v, m, q: out.shape[0] >= 1 and v.shape[0] >= 1 and m.shape[0] >= 1)
+@vk.requires(lambda q: q.shape[0] >= 1)
+@wp.kernel
+def constructors(out: wp.array[float], v: wp.array[wp.vec3], m: wp.array[wp.mat22],
+                 q: wp.array[wp.quat]):
+    ones = wp.types.vector(1.0, length=2, dtype=wp.float16)
+    zeros = wp.types.vector(length=2, dtype=wp.float64)
+    custom = wp.types.vector(0.5, 1.5, dtype=wp.float16)
+    long = wp.types.vector(length=LENGTH, dtype=float)
+    long[3] = 2.0
+    same = wp.types.vector(long)
+    out[0] = float(ones[0] + custom[1]) + same[3] + float(zeros[1])
+    v[0] = wp.types.vector(1.0, 2.0, 3.0, dtype=float)
+    m[0] = wp.types.matrix(0.0, 1.0, 2.0, 3.0, shape=(2, 2), dtype=float) \
+        + wp.types.matrix(shape=(2, 2), dtype=float)
+    q[0] = wp.types.quaternion(1.0, 2.0, 3.0, 4.0, dtype=float)

@@ -1,0 +1,98 @@
+"""The operators and constants of tests/warp_compat/kernels_ops.py under
+real Warp on its CPU device, verikern's simulator and `cpu:native`, on the
+same inputs, and against numpy as the independent reference."""
+from __future__ import annotations
+
+import importlib.util
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import verikern as vk
+from verikern.errors import KernelAssertionError
+
+wp = pytest.importorskip("warp")
+
+HERE = Path(__file__).resolve().parent
+DEVICES = ("cpu", "cpu:native")
+
+
+@pytest.fixture(scope="module")
+def kernels(tmp_path_factory):
+    wp.config.quiet = True
+    wp.config.kernel_cache_dir = str(tmp_path_factory.mktemp("warp_cache"))
+    wp.init()
+    spec = importlib.util.spec_from_file_location("verikern_warp_compat_ops",
+                                                  HERE / "kernels_ops.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def under_warp(kernel, n, values, dtypes):
+    arrays = [wp.array(v, dtype=t, device="cpu") for v, t in zip(values, dtypes)]
+    wp.launch(kernel, dim=n, inputs=arrays, device="cpu")
+    wp.synchronize_device("cpu")
+    return [a.numpy() for a in arrays]
+
+
+def test_expect_eq_on_vectors_and_matrices(kernels):
+    """Every expectation holds (-0.0 == 0.0): Warp and verikern run the launch;
+    one differing component (or a NaN: NaN != NaN) fails verikern's assert at
+    that line on both devices."""
+    v = np.float32([[1, 2, 3], [0, 0, 0], [5, 6, 7]])
+    w = np.float32([[1, 2, 3], [-0.0, 0, 0], [5, 6, 7]])
+    m = np.tile(np.float32([[1, 2], [3, 4]]), (3, 1, 1))
+    flags = under_warp(kernels.equality, 3, [v, w, m, np.zeros(3, np.int32)],
+                       [wp.vec3, wp.vec3, wp.mat22, int])[3]
+    assert flags.tolist() == [1, 1, 1]
+    for dev in DEVICES:
+        mine = np.zeros(3, np.int32)
+        vk.launch(kernels.equality, 3, [v, w, m, mine], device=dev)
+        assert mine.tolist() == [1, 1, 1], dev
+    line = 1 + (HERE / "kernels_ops.py").read_text().splitlines().index(
+        "    wp.expect_eq(v[i], w[i])")
+    for bad in ((w, 1, 1, 5.0), (v, 2, 0, np.nan)):
+        arr = bad[0].copy()
+        arr[bad[1], bad[2]] = bad[3]
+        args = [arr, w, m] if bad[0] is v else [v, arr, m]
+        for dev in DEVICES:
+            with pytest.raises(KernelAssertionError, match=f"kernels_ops.py:{line}:5"):
+                vk.launch(kernels.equality, 3, [*args, np.zeros(3, np.int32)], device=dev)
+
+
+def test_scalar_division_and_row_vector_products(kernels):
+    rng = np.random.default_rng(12)
+    n = 9
+    v = rng.uniform(0.5, 2.0, (n, 3)).astype(np.float32)
+    m = rng.uniform(0.5, 2.0, (n, 3, 3)).astype(np.float32)
+    q = rng.uniform(0.5, 2.0, (n, 4)).astype(np.float32)
+    outs = [np.zeros((n, 3), np.float32), np.zeros((n, 3, 3), np.float32),
+            np.zeros((n, 4), np.float32), np.zeros((n, 3), np.float32)]
+    theirs = under_warp(kernels.products, n, [v, m, q, *outs],
+                        [wp.vec3, wp.mat33, wp.quat, wp.vec3, wp.mat33, wp.quat, wp.vec3])[3:]
+    want = [2.0 / v, math.pi / m, (math.pi / 2) / q,
+            np.einsum("ni,nij->nj", v.astype(np.float64), m.astype(np.float64))
+            + [2 * math.pi, math.e, 1 / math.log(2)]]
+    for w, t in zip(want, theirs):
+        np.testing.assert_allclose(t, w, rtol=1e-5)
+    for dev in DEVICES:
+        mine = [o.copy() for o in outs]
+        vk.launch(kernels.products, n, [v, m, q, *mine], device=dev)
+        for k, (o, t) in enumerate(zip(mine, theirs)):
+            np.testing.assert_allclose(o, t, rtol=1e-6, err_msg=f"output {k} on {dev}")
+
+
+def test_generic_type_constructors(kernels):
+    values = [np.zeros(1, np.float32), np.zeros((1, 3), np.float32),
+              np.zeros((1, 2, 2), np.float32), np.zeros((1, 4), np.float32)]
+    theirs = under_warp(kernels.constructors, 1, values, [float, wp.vec3, wp.mat22, wp.quat])
+    by_hand = [[1.0 + 1.5 + 2.0 + 0.0], [[1, 2, 3]], [[[0, 1], [2, 3]]], [[1, 2, 3, 4]]]
+    for t, w in zip(theirs, by_hand):
+        assert t.tolist() == w
+    for dev in DEVICES:
+        mine = [v.copy() for v in values]
+        vk.launch(kernels.constructors, 1, mine, device=dev)
+        assert [x.tolist() for x in mine] == by_hand, dev
