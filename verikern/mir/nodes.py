@@ -18,7 +18,7 @@ Invariants (checked by `verikern.mir.verifier.verify`):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import ClassVar, Union
+from typing import TYPE_CHECKING, ClassVar, Union
 
 from . import ops as _ops
 from .types import BOOL, I32, ScalarType
@@ -122,6 +122,11 @@ class Instr:
     without a value. Subclasses set OPCODE (the key of every dispatch table)."""
 
     OPCODE: ClassVar[str] = "?"
+
+    if TYPE_CHECKING:
+        @property
+        def loc(self) -> SourceLoc:
+            """Where in the source (a dataclass field of every subclass)."""
 
     def operands(self) -> tuple[Operand, ...]:
         raise NotImplementedError(f"{type(self).__name__} must define operands()")

@@ -24,12 +24,13 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass
+from typing import NoReturn
 
 from .nodes import (
     ATOMIC_OPS, BINARY_OPS, COMPARE_OPS, SPECIAL_KINDS, UNARY_OPS, UNKNOWN_LOC, ArrayRef,
     Assert, Atomic, Barrier, BinOp, Block, Branch, Cast, Compare, Const, Jump, Kernel, Load,
     LoopInfo, Phi, RangeLoopInfo, Requires, RequiresArray, Return, ScalarParam, Select,
-    ShapeOf, SourceLoc, Special, Store, UnaryOp, Value,
+    Instr, Operand, ShapeOf, SourceLoc, Special, Store, UnaryOp, Value,
 )
 from .types import BOOL, SCALAR_TYPES, ScalarType
 
@@ -75,6 +76,7 @@ class _Line:
             if m is None:
                 self.fail_at(pos + 1, f"unexpected character {text[pos]!r}")
             kind = m.lastgroup
+            assert kind is not None   # every alternative of _TOKEN is a named group
             if kind == "comment":
                 self.comment = _Tok(kind, m.group()[1:].strip(), pos + 1)
             elif kind != "ws":
@@ -83,10 +85,10 @@ class _Line:
         self.i = 0
 
     # -- cursor ---------------------------------------------------------------
-    def fail_at(self, col: int, message: str):
+    def fail_at(self, col: int, message: str) -> NoReturn:
         raise MirParseError(self.p.source, self.lineno, col, message)
 
-    def fail(self, what: str):
+    def fail(self, what: str) -> NoReturn:
         t = self.peek()
         found = "end of line" if t is None else repr(t.text)
         self.fail_at(t.col if t else len(self.text.rstrip()) + 1, f"expected {what}, found {found}")
@@ -146,7 +148,7 @@ class _Line:
 
     def label_list(self) -> tuple[str, ...]:
         self.expect("[")
-        out = []
+        out: list[str] = []
         while not self.accept("]"):
             if out:
                 self.expect(",", "',' or ']'")
@@ -187,7 +189,7 @@ class _Line:
     def indexed(self) -> tuple[ArrayRef, tuple]:
         a = self.array()
         self.expect("[")
-        idx = []
+        idx: list[Operand] = []
         while not self.accept("]"):
             if idx:
                 self.expect(",", "',' or ']'")
@@ -249,8 +251,9 @@ class _Parser:
             ln = self.lines[self.pos]       # pre-scan: every result definition
             if ln.at("kernel") and not _is_label(ln):
                 ln.fail_at(1, "expected '}' closing the kernel before the next one")
-            if ln.peek().kind == "value" and ln.at_colon():
-                tok, ln.i = ln.peek(), 2
+            tok = ln.peek()
+            if tok is not None and tok.kind == "value" and ln.at_colon():
+                ln.i = 2
                 self.define(ln, tok, ln.scalar_type())
                 ln.i = 0
             self.pos += 1
@@ -280,7 +283,7 @@ class _Parser:
         ln.expect("kernel", "'kernel'")
         name = ln.word("the kernel name")
         ln.expect("(")
-        params = []
+        params: list[ScalarParam | ArrayRef] = []
         while not ln.accept(")"):
             if params:
                 ln.expect(",", "',' or ')'")
@@ -325,8 +328,8 @@ class _Parser:
     @staticmethod
     def inner(ln: _Line) -> tuple[int, ...]:
         inner = []
-        while ln.peek(1) is not None and ln.at("[") and ln.peek(1).kind == "number" \
-                and ln.peek(2) is not None and ln.peek(2).text == "]":
+        while ln.at("[") and (num := ln.peek(1)) is not None and num.kind == "number" \
+                and (close := ln.peek(2)) is not None and close.text == "]":
             ln.i += 1
             inner.append(ln.integer())
             ln.expect("]")
@@ -343,10 +346,11 @@ class _Parser:
         ln.expect("=")
         ln.expect("shared", "'shared'")
         dtype = ln.scalar_type()
-        groups = []                       # [inner]...[shape, layout]: the last is the shape
+        groups: list[tuple[list[int], str]] = []   # [inner]...[shape, layout]: the last is the shape
         ln.expect("[", "'[' and the shared array's shape")
         while not groups or ln.accept("["):
-            shape, layout = [], "row_major"
+            shape: list[int] = []
+            layout = "row_major"
             while not ln.accept("]"):
                 if shape or layout != "row_major":
                     ln.expect(",", "',' or ']'")
@@ -384,15 +388,15 @@ class _Parser:
             stop = ln.operand()
             ln.expect("step")
             rng = RangeLoopInfo(counter, start, stop, ln.operand())
-        sites = []
+        sites: list[tuple[int, str, int]] = []
         if ln.accept("invariants"):
             ln.expect("=")
             ln.expect("[")
             while not ln.accept("]"):
                 if sites:
                     ln.expect(",", "',' or ']'")
-                t = ln.peek()
-                label = ln.word("an invariant site LABEL#INDEX")
+                t = ln.take("word", "an invariant site LABEL#INDEX")
+                label = t.text
                 ln.expect("#")
                 sites.append((t.col, label, ln.integer("the instruction's index in its block")))
         ln.end()
@@ -419,7 +423,9 @@ class _Parser:
                 ln.fail("a block label 'name:'")
             label = ln.word("a block label")
             self.pos += 1
-            phis, instrs, term = [], [], None
+            phis: list[Phi] = []
+            instrs: list[Instr] = []
+            term: Jump | Branch | Return | None = None
             while term is None:
                 if self.pos >= end:
                     self.lines[end].fail_at(1, f"expected a terminator (jmp, br, ret) "
@@ -440,13 +446,13 @@ class _Parser:
 
     def instruction(self, ln: _Line, default: SourceLoc):
         result = None
-        if ln.peek() is not None and ln.peek().kind == "value":
+        if (first := ln.peek()) is not None and first.kind == "value":
             result = ln.value()
             ln.expect(":")
             ln.scalar_type()
             ln.expect("=")
-        t = ln.peek()
-        op = ln.word("an instruction")
+        t = ln.take("word", "an instruction")
+        op = t.text
         base, _, sub = op.partition(".")
         with_result = _WITH_RESULT.get(base if sub else op)
         if with_result is None:
@@ -507,7 +513,7 @@ def _build(ln: _Line, op: str, base: str, sub: str, result, col: int, default: S
         compare = ln.operand() if ln.accept(",") else None
         return Atomic(result, sub, arr, idx, value, loc(), compare)
     if op == "phi":
-        incoming = []
+        incoming: list[tuple[str, Operand]] = []
         while ln.peek() is not None:
             if incoming:
                 ln.expect(",", "',' or end of line")

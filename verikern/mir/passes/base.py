@@ -8,7 +8,7 @@ an integer division whose divisor may be zero.
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable, Protocol
+from typing import Callable, Mapping, Protocol
 
 from ..nodes import Assert, Block, Const, Kernel, LoopInfo, Phi, Value
 
@@ -60,7 +60,7 @@ def rebuild(kernel: Kernel, blocks: list[Block], f: Callable[[Value], object] | 
     return dataclasses.replace(kernel, blocks=tuple(blocks), loops=tuple(loops), _index={})
 
 
-def substitute(kernel: Kernel, mapping: dict[int, object]) -> Kernel:
+def substitute(kernel: Kernel, mapping: Mapping[int, object]) -> Kernel:
     """Replace every use of value id k by mapping[k] (chains resolved)."""
     if not mapping:
         return kernel

@@ -14,16 +14,23 @@ and left to DCE).
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
 from ..nodes import (
     INSTRUCTION_CLASSES, Assert, Atomic, Barrier, BinOp, Cast, Compare, Const, Kernel, Load,
-    Requires, RequiresArray, Select, ShapeOf, Special, Store, UnaryOp,
+    Operand, Requires, RequiresArray, Select, ShapeOf, Special, Store, UnaryOp, result_of,
 )
 from ..ops import UndefinedOp, binary_reference, compare_reference, unary_reference
 from ..types import ScalarType
 from .base import substitute
+
+
+def _const(v: Operand) -> Any:
+    """The value of an operand `fold` has checked to be a constant."""
+    assert isinstance(v, Const), v
+    return v.value
 
 _FLOAT_NP = {"float16": np.float16, "float32": np.float32, "float64": np.float64}
 
@@ -64,13 +71,13 @@ def fold_compare(op: str, a, b) -> bool:
 
 
 def _fold_binop(ins: BinOp, t):
-    a, b = ins.lhs.value, ins.rhs.value
+    a, b = _const(ins.lhs), _const(ins.rhs)
     r = fold_float_binop(ins.op, a, b, t) if t.is_float else fold_int_binop(ins.op, a, b, t)
     return None if r is None else Const(r, t)
 
 
 def _fold_compare(ins: Compare, t):
-    a, b = ins.lhs.value, ins.rhs.value
+    a, b = _const(ins.lhs), _const(ins.rhs)
     if not ins.lhs.type.is_float:
         return Const(compare_reference(ins.op, a, b, ins.lhs.type), t)
     if math.isnan(a) or math.isnan(b):
@@ -79,7 +86,7 @@ def _fold_compare(ins: Compare, t):
 
 
 def _fold_unary(ins: UnaryOp, t):
-    a = ins.operand.value
+    a = _const(ins.operand)
     if not t.is_float:
         try:
             return Const(unary_reference(ins.op, a, t), t)
@@ -94,7 +101,7 @@ def _fold_unary(ins: UnaryOp, t):
 
 def _fold_cast(ins: Cast, t):
     src = ins.operand.type
-    a = ins.operand.value
+    a = _const(ins.operand)
     if t.is_bool:
         return Const(a != 0, t)
     if src.is_bool:
@@ -108,7 +115,7 @@ def _fold_cast(ins: Cast, t):
 
 
 def _fold_select(ins: Select, t):
-    return ins.if_true if ins.cond.value else ins.if_false
+    return ins.if_true if _const(ins.cond) else ins.if_false
 
 
 def _not_foldable(ins, t):
@@ -150,8 +157,9 @@ class ConstantFolding:
             for b in kernel.blocks:
                 for ins in b.instrs:
                     r = fold(ins)
-                    if r is not None:
-                        mapping[ins.result.id] = r
+                    res = result_of(ins)
+                    if r is not None and res is not None:   # (a folded instruction has a result)
+                        mapping[res.id] = r
             if not mapping:
                 return kernel
             kernel = substitute(kernel, mapping)
@@ -166,7 +174,7 @@ def _drop(kernel: Kernel, mapping) -> Kernel:
     from ..nodes import Block
     from .base import rebuild
     blocks = [Block(b.label, b.phis,
-                    tuple(i for i in b.instrs if getattr(i, "result", None) is None
-                          or i.result.id not in mapping), b.terminator)
+                    tuple(i for i in b.instrs if (r := result_of(i)) is None
+                          or r.id not in mapping), b.terminator)
               for b in kernel.blocks]
     return rebuild(kernel, blocks)

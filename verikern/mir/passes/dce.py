@@ -10,7 +10,7 @@ access in the source is an obligation, used or not).
 from __future__ import annotations
 
 from ..facts import removable_if_unused
-from ..nodes import Block, Kernel
+from ..nodes import Block, Kernel, result_of
 from .base import rebuild, used_value_ids
 
 
@@ -31,7 +31,8 @@ class DeadCodeElimination:
             for b in kernel.blocks:
                 phis = tuple(p for p in b.phis if p.result.id in used)
                 instrs = tuple(i for i in b.instrs
-                               if not (is_removable(i) and i.result.id not in used))
+                               if not (is_removable(i) and (r := result_of(i)) is not None
+                                       and r.id not in used))
                 # (only instructions with results are ever removable)
                 changed |= len(phis) != len(b.phis) or len(instrs) != len(b.instrs)
                 blocks.append(Block(b.label, phis, instrs, b.terminator))
