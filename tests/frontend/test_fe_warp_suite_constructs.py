@@ -97,3 +97,52 @@ def test_generic_type_constructors_by_hand():
     out = np.zeros(1, np.float32)
     vk.launch(k, 1, [out])
     assert out[0] == 0.0 + 2.5 + 3.0 + 1.0
+
+
+PARTS = W + """@wp.kernel
+def k(y: wp.array[wp.vec3], m: wp.array2d[wp.mat22], acc: wp.array[wp.vec2]):
+    i = wp.tid()
+    y[i].y = 5.0
+    y[i][2] = 7.0
+    m[i, 1][1] = wp.vec2(3.0, 4.0)
+    m[i, 0][0, 1] = 9.0
+    acc[0].x += 1.0
+"""
+
+
+def test_stores_into_part_of_an_element_touch_only_that_part():
+    k = compile_ok(PARTS)
+    y = np.full((3, 3), -1.0, np.float32)
+    m = np.full((3, 2, 2, 2), -1.0, np.float32)
+    acc = np.zeros((1, 2), np.float32)
+    vk.launch(k, 3, [y, m, acc])
+    assert y.tolist() == [[-1.0, 5.0, 7.0]] * 3
+    assert m[:, 1].tolist() == [[[-1.0, -1.0], [3.0, 4.0]]] * 3
+    assert m[:, 0].tolist() == [[[-1.0, 9.0], [-1.0, -1.0]]] * 3
+    assert acc.tolist() == [[3.0, 0.0]]            # atomic: one per thread
+    stores = [ins for _, ins in k.instructions() if ins.OPCODE == "store"]
+    assert len(stores) == 1 + 1 + 2 + 1            # one MIR store per component written
+    assert sum(ins.OPCODE == "atomic" for _, ins in k.instructions()) == 1
+
+
+@pytest.mark.parametrize("stmt, rule, needle", [
+    ("y[i].x *= 2.0", "warp-backward", "y[i].x"),     # Warp needs enable_backward=False
+    ("y[i].w = 1.0", "bad-assign-target", "y[i].w"),
+    ("y[i][3] = 1.0", "component-range", "3] = 1.0"),
+    ("y[i][i] = 1.0", "component-not-constant", "i] = 1.0"),
+    ("y[i].x = wp.float64(1.0)", "type-mismatch", "wp.float64(1.0)"),
+])
+def test_bad_stores_into_part_of_an_element(stmt, rule, needle):
+    src = W + f"@wp.kernel\ndef k(y: wp.array[wp.vec3]):\n    i = wp.tid()\n    {stmt}\n"
+    err = first_error(src)
+    assert err.rule == rule, err.render()
+    assert (err.loc.line, err.loc.col) == marker_loc(src, needle)
+
+
+def test_forward_only_kernels_may_scale_part_of_an_element():
+    src = W + ("@wp.kernel(enable_backward=False)\ndef k(y: wp.array[wp.vec3]):\n"
+               "    i = wp.tid()\n    y[i].z *= 3.0\n    y[i][0] /= 2.0\n")
+    k = compile_ok(src)
+    y = np.float32([[4, 5, 6], [8, 9, 10]])
+    vk.launch(k, 2, [y])
+    assert y.tolist() == [[2, 5, 18], [4, 9, 30]]

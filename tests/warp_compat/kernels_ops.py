@@ -52,3 +52,22 @@ def constructors(out: wp.array[float], v: wp.array[wp.vec3], m: wp.array[wp.mat2
     m[0] = wp.types.matrix(0.0, 1.0, 2.0, 3.0, shape=(2, 2), dtype=float) \
         + wp.types.matrix(shape=(2, 2), dtype=float)
     q[0] = wp.types.quaternion(1.0, 2.0, 3.0, 4.0, dtype=float)
+
+
+@vk.requires(lambda y, x, m, r: y.shape[0] == vk.launch_dim() and x.shape[0] == y.shape[0])
+@vk.requires(lambda y, m, r: m.shape[0] == y.shape[0] and r.shape[0] == y.shape[0])
+@vk.requires(lambda y, acc, macc, rows: acc.shape[0] >= 1 and macc.shape[0] >= 1)
+@vk.requires(lambda y, rows: rows.shape[0] == y.shape[0])
+@wp.kernel(enable_backward=False)
+def element_parts(y: wp.array[wp.vec3], x: wp.array[float], m: wp.array[wp.mat33],
+                  r: wp.array[wp.vec3], acc: wp.array[wp.vec3], macc: wp.array[wp.mat22],
+                  rows: wp.array[wp.vec2]):
+    tid = wp.tid()
+    y[tid].x = x[tid] * 2.0
+    y[tid][2] = x[tid] * 4.0
+    m[tid][1, 2] = x[tid]
+    m[tid][0] = r[tid]
+    m[tid][2] *= 2.0
+    acc[0].y += x[tid]
+    acc[0][2] -= 1.0
+    macc[0][1] += rows[tid]

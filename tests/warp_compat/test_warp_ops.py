@@ -96,3 +96,31 @@ def test_generic_type_constructors(kernels):
         mine = [v.copy() for v in values]
         vk.launch(kernels.constructors, 1, mine, device=dev)
         assert [x.tolist() for x in mine] == by_hand, dev
+
+
+def test_stores_into_part_of_an_element(kernels):
+    """Component and row stores write only those components; `+=`/`-=` on a
+    part are atomic (every thread's contribution is in the sum)."""
+    rng = np.random.default_rng(13)
+    n = 40
+    x = np.arange(1, n + 1, dtype=np.float32)
+    y = rng.uniform(-1, 1, (n, 3)).astype(np.float32)
+    m = rng.uniform(-1, 1, (n, 3, 3)).astype(np.float32)
+    r = rng.uniform(-1, 1, (n, 3)).astype(np.float32)
+    rows = np.arange(2 * n, dtype=np.float32).reshape(n, 2)
+    values = [y, x, m, r, np.zeros((1, 3), np.float32), np.ones((1, 2, 2), np.float32), rows]
+    dtypes = [wp.vec3, float, wp.mat33, wp.vec3, wp.vec3, wp.mat22, wp.vec2]
+    theirs = under_warp(kernels.element_parts, n, values, dtypes)
+    want_y = y.copy()
+    want_y[:, 0], want_y[:, 2] = 2 * x, 4 * x
+    want_m = m.copy()
+    want_m[:, 1, 2], want_m[:, 0], want_m[:, 2] = x, r, 2 * m[:, 2]
+    by_hand = {0: want_y, 2: want_m, 4: [[0.0, x.sum(), -float(n)]],
+               5: [[[1.0, 1.0], [1 + rows[:, 0].sum(), 1 + rows[:, 1].sum()]]]}
+    for k, w in by_hand.items():
+        np.testing.assert_allclose(theirs[k], w, rtol=1e-6)
+    for dev in DEVICES:
+        mine = [v.copy() for v in values]
+        vk.launch(kernels.element_parts, n, mine, block_dim=16, device=dev)
+        for k, (o, t) in enumerate(zip(mine, theirs)):
+            np.testing.assert_allclose(o, t, rtol=1e-6, err_msg=f"argument {k} on {dev}")

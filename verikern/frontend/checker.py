@@ -26,6 +26,7 @@ from .builtins import check_atomic_value
 from .check_expr import VECTOR_FIELDS, ExprChecker
 from .check_flow import FlowChecker
 from .check_warp import UNIFORM_BUILTINS, WarpChecks, is_dsl_call  # noqa: F401
+from .element_parts import assign_part, augassign_part
 from .factories import CAPTURE_PREFIX
 from .module import Definition, ModuleInfo
 from .rand import RAND_BUILTINS, has_rand, hoist
@@ -427,6 +428,9 @@ class BodyChecker(WarpChecks, FlowChecker, ExprChecker):
                                  "loop-var-assign", "use another variable")
             self.declare(name, e.type, target)
             return H.Assign(name, e, loc)
+        part = assign_part(self, target, value, loc)   # a[i].x = v, m[i][r] = row
+        if part is not None:
+            return part
         if isinstance(target, ast.Subscript):
             return self._assign_subscript(target, value, s, loc)
         if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
@@ -570,6 +574,9 @@ class BodyChecker(WarpChecks, FlowChecker, ExprChecker):
             rt = check_binary_types(self, op, cur, rhs, s)
             self.declare(t.id, rt, t)
             return H.Assign(t.id, H.BinaryExpr(op, cur, rhs, rt, loc), self.loc(t))
+        part = augassign_part(self, s, op, ATOMIC_AUG, loc)   # a[i].x += v
+        if part is not None:
+            return part
         # component of a local vector: v.x += ..., v[0] += ...
         load = self.check_expr(ast.fix_missing_locations(
             ast.copy_location(ast.Subscript(value=t.value, slice=t.slice, ctx=ast.Load())

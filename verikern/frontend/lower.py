@@ -173,14 +173,17 @@ class Lowerer(ExprLowering, BuiltinLowering):
         arr = self.arrays[s.array.name]
         vals = self.lower_expr(s.value)  # Python evaluates the value before the target
         idx = self.lower_indices(s.indices)
-        for inner, v in zip(self.inner_indices(arr), vals):
+        inners = self.inner_indices(arr)
+        if s.count:
+            inners = inners[s.component:s.component + s.count]
+        for inner, v in zip(inners, vals):
             self.emit(Store(arr, idx + inner, v, s.loc))
 
     def _atomic_update(self, s: H.AtomicUpdate):
         arr = self.arrays[s.array.name]
         idx = self.lower_indices(s.indices)
         vals = self.lower_expr(s.value)
-        self.atomic(s.op, arr, idx, vals, None, s.loc)
+        self.atomic(s.op, arr, idx, vals, None, s.loc, part=(s.component, s.count))
 
     def _expr_stmt(self, s: H.ExprStmt):
         self.lower_expr(s.value)

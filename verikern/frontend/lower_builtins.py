@@ -190,9 +190,14 @@ class BuiltinLowering(_Host):
         raise TypeError(f"no lowering for {lt} {op} {rt}")
 
     # ------------------------------------------------------------ atomics
-    def atomic(self, op, arr, idx, vals, compares, loc, hint=""):
+    def atomic(self, op, arr, idx, vals, compares, loc, hint="", part=(0, 0)):
+        """One Atomic per component (`part`: (first, count) of a partial
+        update, count 0 for the whole element); the old values."""
         out = []
-        for k, inner in enumerate(self.inner_indices(arr)):
+        inners = self.inner_indices(arr)
+        if part[1]:
+            inners = inners[part[0]:part[0] + part[1]]
+        for k, inner in enumerate(inners):
             v = self.b.new_value(arr.dtype, hint)
             cmpv = compares[k] if compares is not None else None
             self.emit(Atomic(v, op, arr, idx + inner, vals[k], loc, cmpv))

@@ -205,23 +205,30 @@ class TidUnpack:
 
 @dataclass(frozen=True)
 class StoreStmt:
-    """array[indices] = value."""
+    """array[indices] = value; with `count` > 0 only the components
+    component .. component+count-1 of a vector/matrix element are written
+    (`a[i].x = v`, `m[i][1] = row`), and `value` has exactly those."""
 
     array: ArrayRefExpr
     indices: tuple[Expr, ...]
     value: Expr
     loc: SourceLoc
+    component: int = 0
+    count: int = 0
 
 
 @dataclass(frozen=True)
 class AtomicUpdate:
-    """array[indices] op= value as an atomic (op: add sub and or xor)."""
+    """array[indices] op= value as an atomic (op: add sub and or xor); with
+    `count` > 0 on the components component .. component+count-1 only."""
 
     op: str
     array: ArrayRefExpr
     indices: tuple[Expr, ...]
     value: Expr
     loc: SourceLoc
+    component: int = 0
+    count: int = 0
 
 
 @dataclass(frozen=True)

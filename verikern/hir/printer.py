@@ -100,6 +100,13 @@ def _if(s, pad, indent):
     return lines
 
 
+def _part(s) -> str:
+    """`.c1` / `.c3:6`: the components a partial store writes (none: all)."""
+    if not s.count:
+        return ""
+    return f".c{s.component}" + ("" if s.count == 1 else f":{s.component + s.count}")
+
+
 _STMT = {
     H.Assign: lambda s, p, i: [f"{p}{s.name} = {format_expr(s.value)}{_loc(s)}"],
     H.AssignComponent: lambda s, p, i: [
@@ -107,11 +114,11 @@ _STMT = {
         f"{format_expr(s.value)}{_loc(s)}"],
     H.TidUnpack: lambda s, p, i: [f"{p}{', '.join(s.names)} = vk.tid(){_loc(s)}"],
     H.StoreStmt: lambda s, p, i: [
-        f"{p}{s.array.name}[{', '.join(format_expr(x) for x in s.indices)}] = "
+        f"{p}{s.array.name}[{', '.join(format_expr(x) for x in s.indices)}]{_part(s)} = "
         f"{format_expr(s.value)}{_loc(s)}"],
     H.AtomicUpdate: lambda s, p, i: [
-        f"{p}atomic.{s.op} {s.array.name}[{', '.join(format_expr(x) for x in s.indices)}], "
-        f"{format_expr(s.value)}{_loc(s)}"],
+        f"{p}atomic.{s.op} {s.array.name}[{', '.join(format_expr(x) for x in s.indices)}]"
+        f"{_part(s)}, {format_expr(s.value)}{_loc(s)}"],
     H.ExprStmt: lambda s, p, i: [f"{p}{format_expr(s.value)}{_loc(s)}"],
     H.SharedDecl: lambda s, p, i: [f"{p}{s.name} = {s.type}{_loc(s)}"],
     H.If: _if,
