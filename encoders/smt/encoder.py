@@ -52,7 +52,8 @@ class LoopHavoc:
 
 @dataclass
 class LoadRecord:
-    """A load executed by this copy (for array-contract facts and counterexamples)."""
+    """A load (or an atomic's read of the old value) executed by this copy
+    (for array-contract facts and counterexamples)."""
 
     site: tuple[str, int]
     array: object
@@ -166,6 +167,7 @@ class ThreadEncoding:
         self.edge_abstract: dict[tuple[str, str], bool] = {}
         self.havoc: dict[str, LoopHavoc] = {}
         self.loads: list[LoadRecord] = []
+        self.atomics: list[LoadRecord] = []       # each atomic's old value, as a read
         self.var_loop: dict[str, str | None] = {}     # fresh var name -> innermost loop
         self.requires_array: list[RequiresArray] = []
         self.requires_at: list[tuple[tuple[str, int], z3.BoolRef]] = []   # (site, fact)
@@ -471,8 +473,10 @@ def _enc_load(enc, lbl, pos, ins: Load):
 
 
 def _enc_atomic(enc, lbl, pos, ins: Atomic):
-    enc.define(ins.result, enc.fresh(f"atomic_{ins.array.name}", ins.result.type),
-               abstract=True)
+    value = enc.fresh(f"atomic_{ins.array.name}", ins.result.type)
+    enc.define(ins.result, value, abstract=True)
+    enc.atomics.append(LoadRecord((lbl, pos), ins.array, enc.index_terms(ins), value,
+                                  enc.reach[lbl]))
 
 
 def _enc_nothing(enc, lbl, pos, ins):

@@ -1,0 +1,290 @@
+"""Facts about array contents that need an argument: atomic tickets, the
+`all_in_range` contracts of arrays the kernel writes, and `all_sorted`.
+
+Invariants (each fact below holds in every real execution; docs/PROVER.md,
+"Facts that need an argument", gives the arguments):
+
+- **Tickets.** A global integer array is a *ticket array* when every
+  instruction that writes it is an `atomic_add` of a positive constant,
+  none inside a loop, the constants summing to less than 2**32. Then each
+  thread runs each such site at most once, so the element's updates are at
+  most `size` calls per site, each adding a positive amount: the old value a
+  call returns is `init + d (mod 2**w)`, where `init` is the element's
+  launch-time value and `d` the sum of the increments of the calls on that
+  element before it. So `0 <= d < size * sum(c)`; with a single site of
+  increment c, `d = c*k` with `0 <= k < size`. Two different calls (two
+  threads, or two sites) on one element have different `d` (the sum grows
+  strictly); both see the same `init`, and `init` satisfies the array's
+  `all_in_range` contract. A loop around any writer, a plain store, another
+  atomic operation or a non-constant increment keeps every result of the
+  array an unconstrained (havocked) value.
+- **Kept ranges.** `all_in_range(a, lo, hi)` of a global array the kernel
+  writes is assumed for loads of `a` (and for the old values its atomics
+  return) only once z3 proved, under the very facts used everywhere else plus
+  that assumption for every array of the set, that every store to those
+  arrays writes a value in [lo, hi), and that each of their atomics is an
+  `exch`, `min`, `max` or `cas` whose new value is in [lo, hi). By induction
+  over the memory operations of an execution (the first store that would
+  leave the range reads only in-range memory before it), the contents then
+  stay in range. Arrays whose stores are not proved are dropped and the rest
+  re-checked (a greatest fixpoint); `notes` says why each dropped array's
+  contract is not assumed.
+- **Sorted.** For a never-written 1-d array with `all_sorted`, two loads at
+  in-bounds indices i <= j read values v_i <= v_j (both in one launch).
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import z3
+
+from verikern.encoders.smt.abstraction import NonlinearAbstraction
+from verikern.encoders.smt.semantics import le, lt
+from verikern.mir.facts import writes_memory
+from verikern.mir.nodes import Atomic, Const, Kernel, Store
+
+from verikern.proofs.deciding.budget import MEGA
+from verikern.proofs.deciding.solving import check
+
+#: Work of one check that a store keeps an array's range (abstract, then exact).
+KEEP_RLIMIT = 2 * MEGA
+#: Atomic operations whose new value is the operand, or lies between the old
+#: value and the operand: they keep a range the operand is in.
+RANGE_KEEPING_ATOMICS = ("exch", "min", "max", "cas")
+
+
+@dataclass(frozen=True)
+class TicketArray:
+    """A ticket array: `increments` maps each writer site to its constant."""
+
+    name: str
+    increments: dict
+    total: int          # sum of the increments of every site
+
+
+def ticket_arrays(kernel: Kernel, shape) -> dict[str, TicketArray]:
+    """The ticket arrays of `kernel` (see the module docstring), by name."""
+    writers: dict[str, list] = {}
+    for b in kernel.blocks:
+        for i, ins in enumerate(b.instrs):
+            if writes_memory(ins):
+                writers.setdefault(ins.array.name, []).append((b.label, i, ins))
+    out = {}
+    for name, sites in writers.items():
+        incs = {}
+        for lbl, i, ins in sites:
+            t = ins.array.dtype
+            if not (isinstance(ins, Atomic) and ins.op == "add" and ins.array.space == "global"
+                    and t.is_int and not t.is_bool and isinstance(ins.value, Const)
+                    and 0 < int(ins.value.value) < 2 ** 32 and not shape.loop_of.get(lbl)):
+                break
+            incs[(lbl, i)] = int(ins.value.value)
+        else:
+            total = sum(incs.values())
+            if total < 2 ** 32:
+                out[name] = TicketArray(name, incs, total)
+    return out
+
+
+class ContentFacts:
+    """The facts above for one proof context (see the module docstring).
+    Fresh ticket variables are made once per thread copy and site."""
+
+    def __init__(self, kernel: Kernel, shape, launch, contracts: dict):
+        self.kernel = kernel
+        self.shape = shape
+        self.launch = launch
+        self.contracts = contracts
+        self.tickets = ticket_arrays(kernel, shape)
+        self.kept: frozenset[str] = frozenset()
+        self.notes: dict[str, str] = {}
+        self._vars: dict[tuple, tuple] = {}
+        self._single: dict[tuple, list] = {}
+        self.sorted = frozenset(
+            name for name, cs in contracts.items()
+            if any(c.kind == "all_sorted" for c in cs) and name not in shape.written)
+
+    # ------------------------------------------------------------ ranges
+    def ranges(self, name: str) -> list:
+        return [c for c in self.contracts.get(name, []) if c.kind == "all_in_range"]
+
+    def range_candidates(self) -> list[str]:
+        """Written global arrays with an all_in_range contract."""
+        return sorted(n for n in self.shape.written if self.ranges(n)
+                      and n not in self.tickets)
+
+    def settle_kept(self, ctx, extra: list | None = None) -> None:
+        """Find the arrays whose contracts every write keeps (a greatest
+        fixpoint: assume the candidates, drop those with a write not proved
+        to keep them, repeat). `ctx` supplies the thread copy A, its facts
+        and the solver budget; `extra` are further facts proven without
+        assuming any candidate beyond `self.kept` (loop invariants)."""
+        cands = [n for n in self.range_candidates() if n not in self.kept]
+        if not cands:
+            return
+        base_kept = self.kept
+        chosen = set(cands)
+        why: dict[str, str] = {}
+        while chosen:
+            self.kept = base_kept | frozenset(chosen)
+            failed = {}
+            for name in sorted(chosen):
+                bad = self._first_breaking_write(ctx, name, extra or [])
+                if bad is not None:
+                    failed[name] = bad
+            if not failed:
+                break
+            why.update(failed)
+            chosen -= set(failed)
+        self.kept = base_kept | frozenset(chosen)
+        for name in cands:
+            if name in self.kept:
+                self.notes.pop(name, None)
+            else:
+                self.notes[name] = why[name]
+
+    def _first_breaking_write(self, ctx, name: str, extra: list) -> str | None:
+        """None when every write to `name` provably keeps its ranges; else
+        why not (naming the write's line)."""
+        enc = ctx.A
+        base = list(ctx.launch.facts) + enc.facts + ctx.single_array_facts(enc) + extra
+        for b in self.kernel.blocks:
+            if b.label not in enc.reach:
+                continue
+            for pos, ins in enumerate(b.instrs):
+                if not (writes_memory(ins) and ins.array.name == name):
+                    continue
+                what = f"the {'store' if isinstance(ins, Store) else 'atomic_' + ins.op} " \
+                       f"at line {ins.loc.line}"
+                if isinstance(ins, Atomic) and ins.op not in RANGE_KEEPING_ATOMICS:
+                    return f"{what} may take an element out of the range"
+                t = ins.array.dtype
+                v = enc.term(ins.value)
+                for c in self.ranges(name):
+                    lo, hi = enc.term(c.lo), enc.term(c.hi)
+                    query = base + enc.exit_mode_facts(b.label) + [
+                        enc.reach[b.label], z3.Not(z3.And(le(lo, v, t), lt(v, hi, t)))]
+                    if not self._unsat(ctx, query, f"keeps-range-{name}"):
+                        return f"{what} may write a value outside [{c.lo}, {c.hi})"
+        return None
+
+    @staticmethod
+    def _unsat(ctx, query: list, purpose: str) -> bool:
+        if check(ctx.budget, NonlinearAbstraction().apply(query), KEEP_RLIMIT,
+                 purpose + "-abstract")[0] == z3.unsat:
+            return True
+        return check(ctx.budget, query, KEEP_RLIMIT, purpose)[0] == z3.unsat
+
+    def describe_dropped(self) -> str | None:
+        """Why contracts of written arrays are not assumed, or None."""
+        if not self.notes:
+            return None
+        parts = [f"all_in_range({name}, ...) is not assumed for the written array {name}: "
+                 f"{why}" for name, why in sorted(self.notes.items())]
+        return "; ".join(parts)
+
+    # ------------------------------------------------------------ per copy
+    def single(self, ctx, enc) -> list:
+        """Facts of one copy: range facts on the old values of atomics on
+        kept arrays, ticket equations and bounds, and distinct tickets of
+        the copy's different sites on one element."""
+        key = (enc.tag, self.kept)
+        cached = self._single.get(key)
+        if cached is None:
+            cached = self._single[key] = self._single_facts(ctx, enc)
+        return cached
+
+    def _single_facts(self, ctx, enc) -> list:
+        out = []
+        for rec in enc.atomics:
+            name = rec.array.name
+            if name in self.kept:
+                t = rec.array.dtype
+                for c in self.ranges(name):
+                    lo, hi = enc.term(c.lo), enc.term(c.hi)
+                    out.append(z3.Implies(z3.And(rec.reach, ctx.in_bounds(enc, rec)),
+                                          z3.And(le(lo, rec.value, t), lt(rec.value, hi, t))))
+            elif name in self.tickets:
+                out += self._ticket_facts(ctx, enc, rec)
+        recs = [r for r in enc.atomics if r.array.name in self.tickets]
+        for r1, r2 in itertools.combinations(recs, 2):
+            if r1.array.name == r2.array.name:
+                out += self._ticket_pair(enc, r1, enc, r2, z3.BoolVal(True))
+        return out
+
+    def _ticket_vars(self, enc, rec) -> tuple:
+        """(init, d, k) of one copy's call at one site: the element's
+        launch-time value, the sum of the earlier calls' increments, the
+        number of earlier calls (used with a single site)."""
+        key = (enc.tag, rec.site)
+        got = self._vars.get(key)
+        if got is None:
+            t = rec.array.dtype
+            tag = f"{enc.tag}_{rec.array.name}_{len(self._vars)}"
+            got = (z3.BitVec(f"ticket_init_{tag}", t.bits), z3.BitVec(f"ticket_sum_{tag}", 64),
+                   z3.BitVec(f"ticket_k_{tag}", 64))
+            self._vars[key] = got
+        return got
+
+    def _ticket_facts(self, ctx, enc, rec) -> list:
+        ta = self.tickets[rec.array.name]
+        t = rec.array.dtype
+        init, d, k = self._ticket_vars(enc, rec)
+        size = z3.ZeroExt(32, self.launch.size)
+        low = z3.Extract(t.bits - 1, 0, d) if t.bits < 64 else d
+        out = [rec.value == init + low]
+        if len(ta.increments) == 1:
+            out += [d == k * ta.increments[rec.site], z3.ULT(k, size)]
+        else:
+            out.append(z3.ULT(d, size * ta.total))
+        for c in self.ranges(rec.array.name):
+            lo, hi = enc.term(c.lo), enc.term(c.hi)
+            out.append(z3.Implies(z3.And(rec.reach, ctx.in_bounds(enc, rec)),
+                                  z3.And(le(lo, init, t), lt(init, hi, t))))
+        return out
+
+    def _ticket_pair(self, e1, r1, e2, r2, distinct_call) -> list:
+        i1, d1, _ = self._ticket_vars(e1, r1)
+        i2, d2, _ = self._ticket_vars(e2, r2)
+        same = z3.And(r1.reach, r2.reach, *[a == b for a, b in zip(r1.indices, r2.indices)])
+        return [z3.Implies(same, i1 == i2), z3.Implies(z3.And(same, distinct_call), d1 != d2)]
+
+    # ------------------------------------------------------------ pairs
+    def pair(self, ctx, encs: list) -> list:
+        """Facts between copies (and within one): tickets of different
+        calls on one element differ and share the launch-time value; loads
+        of sorted arrays are ordered like their indices."""
+        out = []
+        for e1, e2 in itertools.combinations(encs, 2):
+            other = z3.Or(e1.ident.block_idx != e2.ident.block_idx,
+                          e1.ident.thread_idx != e2.ident.thread_idx)
+            for r1 in e1.atomics:
+                if r1.array.name not in self.tickets:
+                    continue
+                for r2 in e2.atomics:
+                    if r2.array.name == r1.array.name:
+                        distinct = other if r1.site == r2.site else z3.BoolVal(True)
+                        out += self._ticket_pair(e1, r1, e2, r2, distinct)
+        if self.sorted:
+            recs = [(e, r) for e in encs for r in e.loads if r.array.name in self.sorted
+                    and r.array.space == "global"]
+            for (e1, r1), (e2, r2) in itertools.combinations(recs, 2):
+                if r1.array.name != r2.array.name:
+                    continue
+                t = r1.array.dtype
+                x1, x2 = self._index_pair(e1, r1, e2, r2)
+                out.append(z3.Implies(x1 <= x2, le(r1.value, r2.value, t)))
+                out.append(z3.Implies(x2 <= x1, le(r2.value, r1.value, t)))
+        return out
+
+    def _index_pair(self, e1, r1, e2, r2) -> tuple:
+        """The two loads' (first) indices in a signed comparable form: the
+        terms of their own type when both have one type (order is the same
+        as on the widened values, and a narrower comparison is cheaper),
+        else the widened terms."""
+        op1 = self.kernel.block(r1.site[0]).instrs[r1.site[1]].indices[0]
+        op2 = self.kernel.block(r2.site[0]).instrs[r2.site[1]].indices[0]
+        if op1.type == op2.type and op1.type.is_signed:
+            return e1.term(op1), e2.term(op2)
+        return r1.indices[0], r2.indices[0]
