@@ -70,7 +70,7 @@ class _UniformTerms:
             ins = self.defs.get(op.id)
             if ins is None:
                 raise _Unencodable(f"{op} is not an instruction result")
-            handler = UNIFORM_TABLE.get(type(ins).OPCODE)
+            handler = UNIFORM_TABLE.get(ins.OPCODE)
             if handler is None:
                 raise _Unencodable(f"no entry for {type(ins).__name__}")
             self.terms[op.id] = handler(self, ins)

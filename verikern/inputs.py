@@ -17,7 +17,7 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any, Callable, Iterator, Literal, Mapping
 
 import numpy as np
 
@@ -35,6 +35,8 @@ from .input_values import (  # noqa: F401  (re-exported)
 
 MAX_ELEMENTS = 1 << 22       # alternative shape candidates stay below 4M elements in all
 MAX_ATTEMPTS = 120           # candidate (shapes, scalars) combinations tried
+#: hypothesis's `floats(width=...)` for each float type's bit width
+FLOAT_WIDTHS: dict[int, Literal[16, 32, 64]] = {16: 16, 32: 32, 64: 64}
 
 
 @dataclass(frozen=True)
@@ -212,6 +214,7 @@ def _contract_bounds(a: ArrayRef, contract: ArrayContract | None,
             n = math.prod(ev.shapes[a.name] + a.inner)
             return (0, max(n, 1)) if a.dtype.max_value >= n - 1 else (a.dtype.min_value, a.dtype.max_value + 1)
         return None
+    assert contract.hi is not None   # an all_in_range contract has both bounds
     lo, hi = ev.eval(contract.lo), ev.eval(contract.hi)
     return max(lo, a.dtype.min_value), min(hi, a.dtype.max_value + 1)
 
@@ -311,7 +314,7 @@ def _solve_requires(kernel: Kernel, dims, block_dim: int, shapes: Mapping[str, t
             if isinstance(ins, Requires):
                 opt.add(terms.term(ins.cond))
                 encoded += 1
-            elif isinstance(ins, RequiresArray) and ins.lo is not None:
+            elif isinstance(ins, RequiresArray) and ins.lo is not None and ins.hi is not None:
                 lo, hi = terms.term(ins.lo), terms.term(ins.hi)
                 opt.add(lo < hi if ins.lo.type.is_signed else z3.ULT(lo, hi))
         except _Unencodable:
@@ -445,7 +448,7 @@ def inputs_strategy(kernel: Kernel, dims, block_dim: int, *,
         bounds = _contract_bounds(a, c, ev)
         t = a.dtype
         if t.is_float:
-            elements = st.floats(-1e3, 1e3, width=t.bits, allow_nan=False, allow_infinity=False)
+            elements = st.floats(-1e3, 1e3, width=FLOAT_WIDTHS[t.bits], allow_nan=False, allow_infinity=False)
             parts[a.name] = hnp.arrays(t.np_dtype, full, elements=elements)
         elif t.is_bool:
             parts[a.name] = hnp.arrays(t.np_dtype, full, elements=st.booleans())

@@ -214,7 +214,8 @@ def set_module_options(options: dict, module: str | None = None) -> None:
     if not isinstance(options, dict) or set(options) - {"fast_math", "enable_backward", "mode"}:
         raise TypeError('set_module_options takes a dict such as {"fast_math": True}')
     if module is None:
-        frame = inspect.currentframe().f_back
+        here = inspect.currentframe()
+        frame = here.f_back if here is not None else None
         module = frame.f_globals.get("__name__", "__main__") if frame else "__main__"
     _MODULE_OPTIONS.setdefault(module, {}).update(options)
 

@@ -40,7 +40,9 @@ class Outcome:
 
 
 def parse_case(path: Path) -> Case:
-    expect, kinds, args = None, frozenset(), ()
+    expect: str | None = None
+    kinds: frozenset[str] = frozenset()
+    args: tuple[str, ...] = ()
     for line in path.read_text(encoding="utf-8").splitlines():
         if not line.startswith("#"):
             break

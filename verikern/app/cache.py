@@ -71,7 +71,9 @@ def code_hash() -> str:
 
     digest = hashlib.sha256()
     for name in ("verikern", "verikern.encoders", "verikern.backends", "verikern.proofs"):
-        root = Path(importlib.import_module(name).__file__).parent
+        init = importlib.import_module(name).__file__
+        assert init is not None   # regular packages, each with an __init__.py
+        root = Path(init).parent
         for path in sorted(root.rglob("*.py")):
             rel = path.relative_to(root).as_posix()
             if rel.startswith("selftest_corpus/") or "__pycache__" in rel:
@@ -197,6 +199,14 @@ def _loc_from(d) -> SourceLoc | None:
     return None if d is None else SourceLoc(d[0], d[1], d[2])
 
 
+def _required_loc(d) -> SourceLoc:
+    """An obligation's location: always stored, so a missing one makes the
+    entry untrustworthy (TypeError: `get` treats the entry as a miss)."""
+    if d is None:
+        raise TypeError("an obligation without a location")
+    return SourceLoc(d[0], d[1], d[2])
+
+
 def report_to_data(r: KernelReport) -> dict:
     return {"file": r.file, "kernel": r.kernel, "status": r.status.value, "seconds": r.seconds,
             "line": r.line, "error": r.error,
@@ -211,7 +221,7 @@ def report_to_data(r: KernelReport) -> dict:
 def report_from_data(d: dict) -> KernelReport:
     from verikern.proofs.reporting.scope import Scope
 
-    obs = tuple(Obligation(ObligationKind(o["kind"]), _loc_from(o["loc"]), Status(o["status"]),
+    obs = tuple(Obligation(ObligationKind(o["kind"]), _required_loc(o["loc"]), Status(o["status"]),
                            o["message"], _cex_from_data(o["counterexample"]), o["confirmed"],
                            o["reason"], _loc_from(o["other_loc"]), float(o["seconds"]))
                 for o in d["obligations"])

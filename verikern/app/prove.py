@@ -157,8 +157,9 @@ def _compile_and_prove(compile_module, file: str, kernel, dims, block_dim, budge
         return [_error_report(file, MODULE_KERNEL, f"{file}: error: internal compiler error: "
                                                    f"{type(err).__name__}: {err}")]
     reports: list[KernelReport] = []
-    for err in getattr(module, "errors", ()) or ():
-        reports.append(_error_report(file, MODULE_KERNEL, _render(err), getattr(getattr(err, "loc", None), "line", 0),
+    for module_err in getattr(module, "errors", ()) or ():
+        line = getattr(getattr(module_err, "loc", None), "line", 0)
+        reports.append(_error_report(file, MODULE_KERNEL, _render(module_err), line,
                                      time.perf_counter() - start))
     for kr in module.kernels:
         if wanted is not None and kr.name not in wanted:

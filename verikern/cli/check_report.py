@@ -67,13 +67,13 @@ def compare(recorded: dict, fresh: dict, options: dict) -> list[str]:
                          f"{now[src['path']]} now (the file changed)")
     old = {(k["file"], k["kernel"]): k for k in recorded["kernels"]}
     new = {(k["file"], k["kernel"]): k for k in fresh["kernels"]}
-    for key in old.keys() - new.keys():
-        diffs.append(f"kernel {key[1]} ({key[0]}): in the report, gone now")
-    for key in new.keys() - old.keys():
-        diffs.append(f"kernel {key[1]} ({key[0]}): not in the report")
-    for key in [k for k in old if k in new]:
-        a, b = old[key], new[key]
-        where = f"kernel {key[1]} ({key[0]})"
+    for pair in old.keys() - new.keys():
+        diffs.append(f"kernel {pair[1]} ({pair[0]}): in the report, gone now")
+    for pair in new.keys() - old.keys():
+        diffs.append(f"kernel {pair[1]} ({pair[0]}): not in the report")
+    for pair in [k for k in old if k in new]:
+        a, b = old[pair], new[pair]
+        where = f"kernel {pair[1]} ({pair[0]})"
         if a.get("status") != b.get("status"):
             diffs.append(f"{where}: verdict {a.get('status')} in the report, {b.get('status')} now")
         va = [tuple(ob.get(f) for f in VERDICT_KEYS) for ob in a.get("obligations", [])]

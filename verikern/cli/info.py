@@ -45,7 +45,7 @@ def collect(path: str, kernel: str | None, arch: str, fast_math: bool | None):
     for result in results:
         if result.error is not None or result.mir is None:
             err = result.error
-            errors.append(err.render() if hasattr(err, "render") else f"{result.name}: does not compile")
+            errors.append(err.render() if err is not None else f"{result.name}: does not compile")
             continue
         try:
             ptx = compile_ptx(result.mir, arch, fast_math)

@@ -17,7 +17,7 @@ Invariants:
 """
 from __future__ import annotations
 
-from .nodes import INSTRUCTION_CLASSES, BinOp, Compare, Const, Kernel, UnaryOp
+from .nodes import INSTRUCTION_CLASSES, BinOp, Compare, Const, Instr, Kernel, Phi, UnaryOp
 from .ops import BINARY, COMPARE, INSTRUCTION_FACTS, UNARY, InstrFacts
 
 assert set(INSTRUCTION_FACTS) == {c.OPCODE for c in INSTRUCTION_CLASSES}, \
@@ -85,12 +85,13 @@ def type_error(ins) -> str | None:
     return None
 
 
-def definitions(kernel: Kernel, phis: bool = True) -> dict[int, object]:
+def definitions(kernel: Kernel, phis: bool = True) -> dict[int, Instr | Phi]:
     """Value id -> the instruction (or, with `phis`, the Phi) that defines it.
     Scalar parameters have no entry."""
-    out: dict[int, object] = {}
+    out: dict[int, Instr | Phi] = {}
     for b in kernel.blocks:
-        for ins in (*b.phis, *b.instrs) if phis else b.instrs:
+        defining: tuple[Instr | Phi, ...] = (*b.phis, *b.instrs) if phis else b.instrs
+        for ins in defining:
             r = getattr(ins, "result", None)
             if r is not None:
                 out[r.id] = ins

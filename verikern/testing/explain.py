@@ -111,7 +111,7 @@ def save_launch(launch: Launch, path) -> str:
     kinds = ["array" if isinstance(launch.values[n], np.ndarray) else "scalar" for n in names]
     np.savez(path, __meta__=np.array(json.dumps({
         "dims": list(launch.dims), "block_dim": launch.block_dim, "names": names, "kinds": kinds})),
-        **arrays)
+        **arrays)  # type: ignore[arg-type]  # the keys are v0, v1, ...: never allow_pickle
     return os.fspath(path)
 
 

@@ -121,7 +121,7 @@ def _settings(overrides: dict):
     base = settings()   # the active profile
     checks = set(base.suppress_health_check) | {HealthCheck.too_slow, HealthCheck.filter_too_much,
                                                  HealthCheck.data_too_large}
-    kw = {"deadline": None, "suppress_health_check": list(checks)}
+    kw: dict[str, Any] = {"deadline": None, "suppress_health_check": list(checks)}
     kw.update(overrides)
     return settings(base, **kw)
 

@@ -22,13 +22,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Literal, Mapping
 
 import numpy as np
 
 from verikern.errors import ContractError, KernelRuntimeError, LaunchError
 from verikern.inputs import (
-    SOLVER_RLIMIT, SOLVER_SAFETY_NET_MS, _contract_bounds, _int_array_strategy,
+    FLOAT_WIDTHS, SOLVER_RLIMIT, SOLVER_SAFETY_NET_MS, _contract_bounds, _int_array_strategy,
     array_contracts, coerce_scalar,
 )
 from verikern.input_values import (
@@ -100,7 +100,7 @@ def float_values(t: ScalarType, finite: bool = False, float_range=None):
     +-0.0 and subnormals still drawn)."""
     from hypothesis import strategies as st
 
-    width = t.bits
+    width: Literal[16, 32, 64] = FLOAT_WIDTHS[t.bits]
     tiny = float(np.finfo(t.np_dtype).smallest_subnormal)
     edges = [0.0, -0.0, 1.0, -1.0, tiny, -tiny]
     if float_range is not None:
@@ -240,7 +240,7 @@ class LaunchSolver:
             try:
                 if isinstance(ins, Requires):
                     hard.append(terms.term(ins.cond))
-                elif isinstance(ins, RequiresArray) and ins.lo is not None:
+                elif isinstance(ins, RequiresArray) and ins.lo is not None and ins.hi is not None:
                     lo, hi = terms.term(ins.lo), terms.term(ins.hi)
                     signed = ins.lo.type.is_signed
                     hard.append(lo < hi if signed else z3.ULT(lo, hi))
