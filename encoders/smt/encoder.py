@@ -9,7 +9,8 @@ that choice of iterations, and `val[v]` is the value v takes there. So an
 at the site. Loop headers are havocked ("an arbitrary iteration"): their phis
 are fresh variables constrained only by invariants the caller has proven
 (`add_loop_facts`). Floats, loads of memory the kernel writes, atomics and
-float->int casts are fresh variables and are marked abstract.
+float->int casts are fresh variables and are marked abstract; so is a load of
+a never-written array at an abstract index.
 """
 from __future__ import annotations
 
@@ -123,6 +124,23 @@ class CfgShape:
     def innermost_loop(self, label: str) -> str | None:
         chain = self.loop_of.get(label) or []
         return chain[-1] if chain else None
+
+    def forward_reachable(self, label: str) -> frozenset[str]:
+        """Blocks reachable from `label` along forward edges (back edges
+        excluded), `label` itself included: the blocks one pass of the thread
+        through the acyclic encoding can visit after `label`."""
+        cache = self.__dict__.setdefault("_forward_reach", {})
+        out = cache.get(label)
+        if out is None:
+            seen, stack = {label}, [label]
+            while stack:
+                lbl = stack.pop()
+                for s in self.kernel.block(lbl).terminator.successors():
+                    if (lbl, s) not in self.back_edges and s not in seen:
+                        seen.add(s)
+                        stack.append(s)
+            out = cache[label] = frozenset(seen)
+        return out
 
 
 def _reachable(kernel: Kernel) -> list[str]:
@@ -352,17 +370,24 @@ class ThreadEncoding:
 
     def exit_mode_facts(self, site_label: str | None) -> list:
         """For a query about a site in `site_label`: every loop that does not
-        contain the site may be taken in its last iteration (the one that leaves
-        it), so post-loop code sees the loop's final state. Valid for every
-        terminating thread; a thread that never leaves a loop never reaches code
-        after it."""
+        contain the site and cannot run after it may be taken in its last
+        iteration (the one that leaves it), so post-loop code sees the loop's
+        final state. Valid for every terminating thread (proofs assume
+        termination, LANGUAGE.md section 5): a thread that enters such a loop
+        and reaches the site left the loop first (by an exit edge or not at
+        all: a `return` inside it is a way of leaving), whether or not the
+        loop's exit dominates the site -- a loop inside a block-uniform `if`
+        is left before the join. A loop the site can reach along forward
+        edges (after the site in its own iteration of the enclosing loops)
+        gets no such fact: it may never end, and must not hide the site. A
+        loop beside the site (neither reaches the other) is never visited in
+        the same pass as the site, so its fact is vacuous there."""
         out = []
+        after = self.shape.forward_reachable(site_label) if site_label is not None else ()
         for h, hv in self.havoc.items():
             if site_label is None or site_label in self.shape.loop_bodies[h]:
                 continue
-            # only loops that every path to the site has left: a loop after the
-            # site (or beside it) may never end, and must not hide the site
-            if self.shape.loops[h].exit not in self.shape.dominators.get(site_label, ()):
+            if h in after:
                 continue
             out.append(z3.Implies(hv.reach_var, self.leaving_condition(h)))
         return out
@@ -468,7 +493,10 @@ def _enc_load(enc, lbl, pos, ins: Load):
     arr = ins.array
     written = arr.name in enc.shape.written
     value = enc.fresh(f"load_{arr.name}", ins.result.type)
-    enc.define(ins.result, value, abstract=written or arr.space == "shared")
+    # a never-written global array's element is exact only at an exact index:
+    # at an abstract one, the model's contents sit where no real thread reads
+    abstract = written or arr.space == "shared" or any(enc.is_abstract(i) for i in ins.indices)
+    enc.define(ins.result, value, abstract=abstract)
     enc.loads.append(LoadRecord((lbl, pos), arr, enc.index_terms(ins), value, enc.reach[lbl]))
 
 

@@ -211,6 +211,54 @@ class IntervalMap:
                             return True
         return False
 
+    def path_blocks(self, start: Point, site: Point) -> tuple[str | None, tuple[str, ...]]:
+        """What a thread that runs `site` in a barrier interval begun at
+        `start` did, as blocks to use with its `reach` terms: `(ran, skipped)`.
+
+        `ran` is the start barrier's block when that barrier lies outside
+        every loop (it ran exactly once, before this interval), else None.
+        `skipped` are the blocks of the barriers outside every loop that lie
+        on a forward path strictly between `start` and `site`. Such a barrier
+        b runs at most once; had the thread run it, then either before
+        `start` (a path start -> b -> start: a cycle through b), between
+        `start` and `site` (not one interval), or after `site` (a path
+        site -> b -> site: a cycle) -- so it did not. Barriers inside loops
+        are not listed (which iteration ran them is not encoded)."""
+        ran = None
+        if start != ENTRY and not self._in_loop(start[0]):
+            ran = start[0]
+        skipped = []
+        for st in self.starts:
+            b = st.point
+            if b == ENTRY or b == start or self._in_loop(b[0]):
+                continue
+            if (start == ENTRY or self._precedes(start, b)) and self._precedes(b, site):
+                skipped.append(b[0])
+        return ran, tuple(dict.fromkeys(skipped))
+
+    def _in_loop(self, label: str) -> bool:
+        return any(label in body for body in self.loop_body.values())
+
+    def _precedes(self, p: Point, q: Point) -> bool:
+        """A forward path (no back edge) runs point p and then point q."""
+        if p[0] == q[0]:
+            return p[1] < q[1]
+        return q[0] in self._forward(p[0])
+
+    def _forward(self, label: str) -> frozenset[str]:
+        cache = self.__dict__.setdefault("_forward_cache", {})
+        out = cache.get(label)
+        if out is None:
+            seen, stack = set(), [label]
+            while stack:
+                lbl = stack.pop()
+                for s in self.kernel.block(lbl).terminator.successors():
+                    if (lbl, s) not in self.back_edges and s not in seen:
+                        seen.add(s)
+                        stack.append(s)
+            out = cache[label] = frozenset(seen)
+        return out
+
     def describe(self, starts: list[Start]) -> str:
         lines = sorted({st.line for st in starts})
         if lines == [0]:
