@@ -146,3 +146,36 @@ def test_forward_only_kernels_may_scale_part_of_an_element():
     y = np.float32([[4, 5, 6], [8, 9, 10]])
     vk.launch(k, 2, [y])
     assert y.tolist() == [[2, 5, 18], [4, 9, 30]]
+
+
+DYNAMIC = W + """@wp.kernel
+def k(idx: wp.array[int], out: wp.array[float]):
+    t = wp.tid()
+    j = idx[t]
+    v = wp.vec4(1.0, 2.0, 3.0, 4.0)
+    m = wp.mat33(1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0)
+    v[j] = -1.0
+    out[t] = v[j] + v[0] + m[j, j] + m[j][0] + v[wp.uint8(3)]
+"""
+
+
+@pytest.mark.parametrize("device", ["cpu", "cpu:native"])
+def test_run_time_component_indices_by_hand(device):
+    k = compile_ok(DYNAMIC)
+    idx, out = np.int32([0, 1, 2]), np.zeros(3, np.float32)
+    vk.launch(k, 3, [idx, out], device=device)
+    m = np.arange(1, 10, dtype=np.float32).reshape(3, 3)
+    want = [-1.0 + (-1.0 if j == 0 else 1.0) + m[j, j] + m[j, 0] + (-1.0 if j == 3 else 4.0)
+            for j in idx]
+    assert out.tolist() == want
+    with pytest.raises(KernelAssertionError, match=r"t.py:9:5: .*vector index in range"):
+        vk.launch(k, 3, [np.int32([0, 4, 1]), out], device=device)
+    with pytest.raises(KernelAssertionError, match="vector index in range"):
+        vk.launch(k, 3, [np.int32([0, -1, 1]), out], device=device)   # negative: refused
+
+
+def test_run_time_component_index_must_be_an_integer():
+    src = W + "@wp.kernel\ndef k(x: float):\n    v = wp.vec2(1.0, 2.0)\n    y = v[x]\n"
+    err = first_error(src)
+    assert err.rule == "index-not-int"
+    assert (err.loc.line, err.loc.col) == marker_loc(src, "x]")

@@ -37,7 +37,7 @@ LENGTH = wp.constant(5)
 
 
 @vk.requires(lambda out, v, m, q: out.shape[0] >= 1 and v.shape[0] >= 1 and m.shape[0] >= 1)
-@vk.requires(lambda q: q.shape[0] >= 1)
+@vk.requires(lambda q: q.shape[0] >= 1 and vk.launch_dim() == 1)
 @wp.kernel
 def constructors(out: wp.array[float], v: wp.array[wp.vec3], m: wp.array[wp.mat22],
                  q: wp.array[wp.quat]):
@@ -71,3 +71,25 @@ def element_parts(y: wp.array[wp.vec3], x: wp.array[float], m: wp.array[wp.mat33
     acc[0].y += x[tid]
     acc[0][2] -= 1.0
     macc[0][1] += rows[tid]
+
+
+@vk.requires(lambda idx, out, vo, mo: idx.shape[0] == vk.launch_dim())
+@vk.requires(lambda idx, out, vo, mo: out.shape[0] == idx.shape[0] and vo.shape[0] == idx.shape[0])
+@vk.requires(lambda idx, mo: mo.shape[0] == idx.shape[0])
+@vk.requires(lambda idx: vk.all_in_range(idx, 0, 3))
+@wp.kernel
+def run_time_components(idx: wp.array[int], out: wp.array[float], vo: wp.array[wp.vec3],
+                        mo: wp.array[wp.mat22]):
+    t = wp.tid()
+    j = idx[t]
+    v = wp.vec3(1.0, 2.0, 3.0)
+    m = wp.mat22(1.0, 2.0, 3.0, 4.0)
+    s = 0.0
+    for i in range(3):
+        s += v[i] * float(i + 1)
+    r = m[j % 2]
+    out[t] = s + v[j] + m[j % 2, 1] + m[1][j % 2] + r[0]
+    v[j] = 10.0
+    m[j % 2, (j + 1) % 2] = -1.0
+    vo[t] = v
+    mo[t] = m

@@ -17,6 +17,7 @@ from verikern.hir.types import (
     BOOL, I32, ArrayType, MatrixType, ScalarType, VectorType,
 )
 from verikern.mir.ops import trunc_div as _c_div  # C division on unbounded ints
+from .dynamic_components import dynamic_read, is_constant
 from .factories import capture_of, capture_ref
 from .module import NotConstant
 from .typing_rules import (
@@ -445,6 +446,10 @@ class ExprChecker(_Host):
             assert isinstance(base, H.ArrayRefExpr)   # arrays never live in locals ("array-copy")
             idx = self.check_indices(base, self.index_list(node.slice), node)
             return H.IndexExpr(base, idx, base.type.dtype, loc)
+        if isinstance(base.type, (VectorType, MatrixType)):
+            parts = self.index_list(node.slice)
+            if not all(is_constant(self, p) for p in parts):   # v[i]: Warp allows it
+                return dynamic_read(self, base, parts, loc)
         if isinstance(base.type, VectorType):
             k = self.constant_index(node.slice, base.type.length, "a vector component")
             return H.ComponentExpr(base, k, 1, base.type.dtype, loc)

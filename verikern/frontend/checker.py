@@ -26,6 +26,7 @@ from .builtins import check_atomic_value
 from .check_expr import VECTOR_FIELDS, ExprChecker
 from .check_flow import FlowChecker
 from .check_warp import UNIFORM_BUILTINS, WarpChecks, is_dsl_call  # noqa: F401
+from .dynamic_components import dynamic_write, is_constant
 from .element_parts import assign_part, augassign_part
 from .factories import CAPTURE_PREFIX
 from .module import Definition, ModuleInfo
@@ -471,6 +472,8 @@ class BodyChecker(WarpChecks, FlowChecker, ExprChecker):
             var = self._local_vector(base)
             t = var.type
             parts = self.index_list(target.slice)
+            if not all(is_constant(self, p) for p in parts):   # v[i] = x
+                return dynamic_write(self, var, parts, value, loc)
             if isinstance(t, VectorType) and len(parts) == 1:
                 k = self.constant_index(parts[0], t.length, "a vector component")
                 return H.AssignComponent(var.name, k, 1, self._typed(value, t.dtype), loc)

@@ -20,6 +20,8 @@ from verikern.mir.nodes import (
     UnaryOp,
 )
 
+from .dynamic_components import lower_dynamic_component
+
 # integer ops whose zero divisor traps (the op table, verikern.mir.ops)
 _FAULTING_INT_OPS = frozenset(name for name, info in BINARY.items() if info.traps)
 
@@ -67,7 +69,7 @@ class ExprLowering(_Host):
         stack = [e]
         while stack:
             x = stack.pop()
-            if isinstance(x, (H.IndexExpr, H.FuncCall)):
+            if isinstance(x, (H.IndexExpr, H.FuncCall, H.DynamicComponentExpr)):
                 return False
             if isinstance(x, H.BuiltinCall) and x.name.startswith("atomic_"):
                 return False
@@ -343,5 +345,6 @@ EXPR_LOWERING: dict[type, Callable[[Any, Any, str], tuple]] = {
     H.CastExpr: ExprLowering._cast, H.CondExpr: ExprLowering._cond,
     H.IndexExpr: ExprLowering._index, H.ShapeExpr: ExprLowering._shape,
     H.ComponentExpr: ExprLowering._component, H.FuncCall: ExprLowering._func_call,
+    H.DynamicComponentExpr: lower_dynamic_component,
     H.BuiltinCall: ExprLowering._builtin,
 }

@@ -150,6 +150,22 @@ class ComponentExpr:
 
 
 @dataclass(frozen=True)
+class DynamicComponentExpr:
+    """`v[i]`, `m[i]` (a row: `count` = cols) or `m[i, j]` of a local vector or
+    matrix value with run-time integer indices (Warp 1.19 allows them).
+    Invariant: lowering asserts 0 <= each index < its bound (`bounds`: the
+    length, or rows then cols) before selecting; an index out of range is an
+    `assert` obligation, never a silent read."""
+
+    value: "Expr"
+    indices: tuple["Expr", ...]
+    bounds: tuple[int, ...]
+    count: int
+    type: HirType
+    loc: SourceLoc
+
+
+@dataclass(frozen=True)
 class BuiltinCall:
     """A call of a builtin (`name` is the canonical vk name)."""
 
@@ -171,7 +187,7 @@ class FuncCall:
 
 Expr = Union[Literal, LocalRef, ArrayRefExpr, BinaryExpr, CompareExpr, ChainCompare,
              BoolOpExpr, UnaryExpr, CastExpr, CondExpr, IndexExpr, ShapeExpr,
-             ComponentExpr, BuiltinCall, FuncCall]
+             ComponentExpr, DynamicComponentExpr, BuiltinCall, FuncCall]
 
 
 # ------------------------------------------------------------------- statements
@@ -380,4 +396,5 @@ STATEMENT_CLASSES = (Assign, AssignComponent, TidUnpack, StoreStmt, AtomicUpdate
                      RequiresArrayStmt)
 EXPRESSION_CLASSES = (Literal, LocalRef, ArrayRefExpr, BinaryExpr, CompareExpr,
                       ChainCompare, BoolOpExpr, UnaryExpr, CastExpr, CondExpr,
-                      IndexExpr, ShapeExpr, ComponentExpr, BuiltinCall, FuncCall)
+                      IndexExpr, ShapeExpr, ComponentExpr, DynamicComponentExpr, BuiltinCall,
+                      FuncCall)

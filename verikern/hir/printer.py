@@ -65,6 +65,9 @@ _EXPR = {
     H.IndexExpr: lambda e: f"{e.array.name}[{', '.join(format_expr(i) for i in e.indices)}]",
     H.ShapeExpr: lambda e: f"{e.array.name}.shape[{e.dim}]",
     H.ComponentExpr: _component,
+    H.DynamicComponentExpr: lambda e: (f"{format_expr(e.value)}.c["
+                                       + ", ".join(format_expr(i) for i in e.indices)
+                                       + ("" if e.count == 1 else f"; {e.count}") + "]"),
     H.BuiltinCall: lambda e: f"vk.{e.name}({', '.join(format_expr(a) for a in e.args)})"
     + (f":{type_name(e.type)}" if e.name.startswith("construct") else ""),
     H.FuncCall: lambda e: f"{e.func}({', '.join(format_expr(a) for a in e.args)})",
