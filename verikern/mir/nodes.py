@@ -138,7 +138,7 @@ BINARY_OPS = tuple(_ops.BINARY)
 COMPARE_OPS = tuple(_ops.COMPARE)
 UNARY_OPS = tuple(_ops.UNARY)
 SPECIAL_KINDS = ("thread_idx", "block_idx", "block_dim", "grid_dim", "launch_dim")
-ATOMIC_OPS = ("add", "sub", "min", "max", "exch", "cas", "and", "or", "xor")
+ATOMIC_OPS = tuple(_ops.ATOMIC)
 
 
 @dataclass(frozen=True)

@@ -234,6 +234,45 @@ def pairs(kind: str, type_classes=TYPE_CLASSES) -> frozenset[tuple[str, str]]:
                      for c in info.types if c in type_classes)
 
 
+# ------------------------------------------------------ atomics
+@dataclass(frozen=True)
+class AtomicInfo:
+    """Facts about one Atomic op: the element type classes it is defined on
+    and its reference semantics on machine integers, `int_ref(old, value,
+    compare, t) -> new element` (compare is None except for cas); the
+    instruction's result is always the old element."""
+
+    name: str
+    types: frozenset
+    summary: str
+    int_ref: Callable
+
+    def allows(self, t: ScalarType) -> bool:
+        return type_class(t) in self.types
+
+
+ATOMIC: dict[str, AtomicInfo] = {a.name: a for a in (
+    AtomicInfo("add", frozenset(_NUM), "old + v; ints wrap", lambda o, v, c, t: t.wrap(o + v)),
+    AtomicInfo("sub", frozenset(_NUM), "old - v; ints wrap", lambda o, v, c, t: t.wrap(o - v)),
+    AtomicInfo("min", frozenset(_NUM), "min(old, v)", lambda o, v, c, t: min(o, v)),
+    AtomicInfo("max", frozenset(_NUM), "max(old, v)", lambda o, v, c, t: max(o, v)),
+    AtomicInfo("exch", frozenset(_NUM), "v", lambda o, v, c, t: v),
+    AtomicInfo("cas", frozenset(_NUM), "v if old == compare else old",
+               lambda o, v, c, t: v if o == c else o),
+    AtomicInfo("and", frozenset((INT_CLASS,)), "old & v", lambda o, v, c, t: t.wrap(o & v)),
+    AtomicInfo("or", frozenset((INT_CLASS,)), "old | v", lambda o, v, c, t: t.wrap(o | v)),
+    AtomicInfo("xor", frozenset((INT_CLASS,)), "old ^ v", lambda o, v, c, t: t.wrap(o ^ v)),
+)}
+
+
+def atomic_reference(op: str, old, value, compare, t: ScalarType):
+    """The element after Atomic `op` on in-range int operands of type t."""
+    info = ATOMIC.get(op)
+    if info is None or not info.allows(t) or not t.is_int:
+        raise UndefinedOp(f"atomic {op!r} has no integer reference on {t.name}")
+    return info.int_ref(old, value, compare, t)
+
+
 # ------------------------------------------------------ instruction facts
 @dataclass(frozen=True)
 class InstrFacts:

@@ -14,6 +14,7 @@ from .nodes import (
     Requires, RequiresArray, Select, ShapeOf, Special, Store, UnaryOp, Value,
 )
 from .facts import accesses_memory, is_barrier, type_error
+from .ops import ATOMIC
 from .types import BOOL, I32
 
 
@@ -67,6 +68,8 @@ def _check_types(k: Kernel, where: str, ins) -> None:
         if isinstance(ins, Atomic):
             if ins.op not in ATOMIC_OPS:
                 _fail(k, where, f"unknown atomic {ins.op!r}")
+            if not ATOMIC[ins.op].allows(ins.array.dtype):
+                _fail(k, where, f"atomic {ins.op} is not defined on {ins.array.dtype}")
             if ins.value.type != ins.array.dtype:
                 _fail(k, where, "atomic value type differs from the element type")
             if (ins.op == "cas") != (ins.compare is not None):
