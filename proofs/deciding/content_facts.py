@@ -35,7 +35,7 @@ Invariants (each fact below holds in every real execution; docs/PROVER.md,
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import z3
 
@@ -46,6 +46,7 @@ from verikern.mir.nodes import Atomic, Const, Kernel, Store
 
 from verikern.proofs.deciding.budget import MEGA
 from verikern.proofs.deciding.solving import check
+from verikern.proofs.obligations import Status
 
 #: Work of one check that a store keeps an array's range (abstract, then exact).
 KEEP_RLIMIT = 2 * MEGA
@@ -166,7 +167,8 @@ class ContentFacts:
                     query = base + enc.exit_mode_facts(b.label) + [
                         enc.reach[b.label], z3.Not(z3.And(le(lo, v, t), lt(v, hi, t)))]
                     if not self._unsat(ctx, query, f"keeps-range-{name}"):
-                        return f"{what} may write a value outside [{c.lo}, {c.hi})"
+                        return (f"{what} may write a value outside the range of the "
+                                f"all_in_range at line {c.loc.line}")
         return None
 
     @staticmethod
@@ -183,6 +185,18 @@ class ContentFacts:
         parts = [f"all_in_range({name}, ...) is not assumed for the written array {name}: "
                  f"{why}" for name, why in sorted(self.notes.items())]
         return "; ".join(parts)
+
+    def explain(self, ob):
+        """`ob` with the reason why contracts of written arrays were not
+        assumed added to its reason (and, for UNKNOWN, to its message), when
+        it is not proved and some contract was dropped."""
+        note = self.describe_dropped()
+        if note is None or ob.status is Status.PROVED:
+            return ob
+        changes = {"reason": f"{ob.reason}; {note}" if ob.reason else note}
+        if ob.status is Status.UNKNOWN:
+            changes["message"] = f"{ob.message} ({note})"
+        return replace(ob, **changes)
 
     # ------------------------------------------------------------ per copy
     def single(self, ctx, enc) -> list:

@@ -76,6 +76,7 @@ def prove_kernel(kernel: Kernel, *, dims: tuple[int, ...] | None = None,
         except Exception as e:       # never crash, never prove: report it
             ob = _unknown(spec, f"internal prover error ({type(e).__name__}: {e})")
         ob = apply_cross_checks(ob, shared + checks[first:])
+        ob = ctx.content.explain(ob)
         out.append(replace(ob, seconds=time.perf_counter() - t0))
     return tuple(out)
 

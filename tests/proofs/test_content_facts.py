@@ -1,0 +1,244 @@
+"""Atomic tickets, all_in_range on written arrays, and all_sorted
+(proofs/deciding/content_facts.py): each fact proves what it should, and is
+not applied where it would be unsound (a non-constant increment, an atomic in
+a loop, another write to the counter, a narrow counter that wraps, a store
+that can break the range, a written sorted array). The simulator is the
+independent reference for the launches that show the bugs."""
+from __future__ import annotations
+
+import os
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, os.path.dirname(__file__))
+
+from prover_helpers import HEADER, compile_kernel, prove_src  # noqa: E402
+
+from verikern import errors  # noqa: E402
+from verikern.backends.simulator import simulate  # noqa: E402
+from verikern.frontend import compile_source  # noqa: E402
+from verikern.inputs import make_inputs  # noqa: E402
+from verikern.proofs.deciding.content_facts import ticket_arrays  # noqa: E402
+from verikern.proofs.deciding.prover_context import ProofContext  # noqa: E402
+from verikern.runtime import LaunchConfig  # noqa: E402
+
+
+def _status(obligations, kind: str, at: tuple[int, int]) -> set[str]:
+    """The statuses of the `kind` obligations at source position `at`."""
+    return {o.status.value for o in obligations
+            if o.kind.value == kind and (o.loc.line, o.loc.col) == at}
+
+
+def _line(src: str, text: str) -> tuple[int, int]:
+    """(line, column), 1-based, of `text` in the compiled file (HEADER included)."""
+    lines = (HEADER + textwrap.dedent(src)).splitlines()
+    return next((i + 1, ln.index(text) + 1) for i, ln in enumerate(lines) if text in ln)
+
+
+COMPACT = """
+@vk.kernel
+def compact(x: vk.array(dtype=vk.float32), count: vk.array(dtype=vk.int32),
+            out: vk.array(dtype=vk.float32){extra_param}):
+    vk.requires(count.shape[0] == 1)
+    vk.requires(vk.all_in_range(count, 0, 1))
+    vk.requires(out.shape[0] >= vk.launch_dim())
+    i = vk.tid()
+{body}
+"""
+
+TICKET_BODY = """    if i < x.shape[0]:
+        if x[i] > 0.0:
+            slot = vk.atomic_add(count, 0, {inc})
+            out[slot] = x[i]
+"""
+
+
+def _compact(body: str, extra_param: str = "") -> str:
+    return COMPACT.format(body=body, extra_param=extra_param)
+
+
+def test_ticket_slots_are_in_bounds_and_distinct():
+    src = _compact(TICKET_BODY.format(inc=1))
+    obs = prove_src(src)
+    line = _line(src, "out[slot]")
+    assert _status(obs, "bounds", line) == {"proved"}
+    assert _status(obs, "race", line) == {"proved"}
+    k = compile_kernel(src)
+    # the simulator agrees on a launch where every thread takes a slot
+    n = 96
+    arrays = {"x": np.ones(n, np.float32), "count": np.zeros(1, np.int32),
+              "out": np.zeros(n, np.float32)}
+    simulate(k, LaunchConfig((n,), 32, 3, n), arrays, {})
+    assert arrays["count"][0] == n and sorted(arrays["out"]) == [1.0] * n
+
+
+def test_ticket_with_two_sites_and_increments():
+    src = _compact("""    if i < x.shape[0]:
+        a = vk.atomic_add(count, 0, 1)
+        out[a] = 1.0
+        if x[i] > 0.0:
+            b = vk.atomic_add(count, 0, 2)
+            out[b] = 2.0
+""").replace("out.shape[0] >= vk.launch_dim()", "out.shape[0] // 3 >= vk.launch_dim()")
+    obs = prove_src(src)
+    assert {o.status.value for o in obs} == {"proved"}, [o.message for o in obs]
+
+
+@pytest.mark.parametrize("case, body, extra", [
+    ("symbolic increment", TICKET_BODY.format(inc="inc"), ", inc: vk.int32"),
+    ("atomic in a loop", """    if i < x.shape[0]:
+        for r in range(2):
+            slot = vk.atomic_add(count, 0, 1)
+            out[slot] = x[i]
+""", ""),
+    ("plain store to the counter", """    if i == 0:
+        count[0] = 0
+    if i < x.shape[0]:
+        slot = vk.atomic_add(count, 0, 1)
+        out[slot] = x[i]
+""", ""),
+    ("atomic_sub on the counter", """    if i < x.shape[0]:
+        slot = vk.atomic_add(count, 0, 1)
+        vk.atomic_sub(count, 0, 1)
+        out[slot] = x[i]
+""", ""),
+])
+def test_no_ticket_facts_where_unsound(case, body, extra):
+    src = _compact(body, extra)
+    k = compile_kernel(src)
+    assert "count" not in ticket_arrays(k, ProofContext(k, None, None).shape), case
+    obs = prove_src(src)
+    line = _line(src, "out[slot]")
+    assert "proved" not in _status(obs, "bounds", line), case
+
+
+def test_atomic_in_a_loop_really_overflows():
+    """The negative case above is a real bug: two calls per thread."""
+    src = _compact("""    if i < x.shape[0]:
+        for r in range(2):
+            slot = vk.atomic_add(count, 0, 1)
+            out[slot] = x[i]
+""")
+    k = compile_kernel(src)
+    arrays = {"x": np.ones(4, np.float32), "count": np.zeros(1, np.int32),
+              "out": np.zeros(4, np.float32)}
+    with pytest.raises(errors.OutOfBoundsError):
+        simulate(k, LaunchConfig((4,), 4, 1, 4), arrays, {})
+
+
+def test_narrow_counter_wraps_and_slots_repeat():
+    """A uint8 counter wraps after 256 calls: tickets of different threads
+    may be equal, so the race is not proved (the simulator shows it)."""
+    src = """
+    @vk.kernel
+    def fill(count: vk.array(dtype=vk.uint8), out: vk.array(dtype=vk.int32)):
+        vk.requires(count.shape[0] == 1)
+        vk.requires(vk.all_in_range(count, vk.uint8(0), vk.uint8(1)))
+        vk.requires(out.shape[0] >= vk.launch_dim())
+        i = vk.tid()
+        slot = vk.atomic_add(count, 0, vk.uint8(1))
+        out[int(slot)] = i
+    """
+    obs = prove_src(src)
+    line = _line(src, "out[int(slot)]")
+    assert _status(obs, "bounds", line) == {"proved"}
+    assert "proved" not in _status(obs, "race", line)
+    k = compile_kernel(src)
+    arrays = {"count": np.zeros(1, np.uint8), "out": np.full(512, -1, np.int32)}
+    simulate(k, LaunchConfig((512,), 256, 2, 512), arrays, {})
+    assert (arrays["out"][256:] == -1).all()      # 512 threads wrote 256 slots
+
+
+UNION_FIND = """
+@vk.kernel(block_dim=64)
+def jump(parent: vk.array(dtype=vk.int32)):
+    vk.requires(parent.shape[0] == vk.launch_dim())
+    vk.requires(vk.grid_dim() == 1)
+    vk.requires(vk.all_in_range(parent, 0, parent.shape[0]))
+    i = vk.tid()
+    p = parent[i]
+    gp = parent[p]
+    vk.sync_threads()
+    parent[i] = {stored}
+"""
+
+
+def test_written_array_keeps_its_range():
+    src = UNION_FIND.format(stored="gp")
+    k = compile_kernel(src)
+    ctx = ProofContext(k, None, None)
+    assert ctx.content.kept == frozenset({"parent"}) and not ctx.content.notes
+    obs = prove_src(src)
+    assert {o.status.value for o in obs} == {"proved"}, [o.message for o in obs]
+
+
+@pytest.mark.parametrize("stored", ["gp + 1", "-1", "vk.atomic_add(parent, i, 0)"])
+def test_store_that_can_break_the_range_drops_it(stored):
+    src = UNION_FIND.format(stored=stored)
+    k = compile_kernel(src)
+    ctx = ProofContext(k, None, None)
+    assert ctx.content.kept == frozenset()
+    assert "parent" in ctx.content.notes and "line" in ctx.content.notes["parent"]
+    obs = prove_src(src)
+    at = _line(src, "parent[p]")
+    (bounds,) = [o for o in obs if o.kind.value == "bounds" and (o.loc.line, o.loc.col) == at]
+    assert bounds.status.value != "proved"
+    assert "is not assumed for the written array parent" in (bounds.reason or "")
+
+
+CSR = """
+@vk.kernel(block_dim=256)
+def scale(offsets: vk.array(dtype=vk.int32), x: vk.array(dtype=vk.float32),
+          out: vk.array(dtype=vk.float32)):
+    vk.requires(offsets.shape[0] == x.shape[0] + 1)
+    vk.requires(vk.all_in_range(offsets, 0, out.shape[0] + 1))
+{sorted}
+    v = vk.tid()
+    if v < x.shape[0]:
+        for e in range(offsets[v], offsets[v + 1]):
+            out[e] = x[v]
+{extra}
+"""
+
+
+def test_sorted_offsets_make_segments_disjoint():
+    src = CSR.format(sorted="    vk.requires(vk.all_sorted(offsets))", extra="")
+    obs = prove_src(src)
+    assert {o.status.value for o in obs} == {"proved"}, [o.message for o in obs]
+
+
+@pytest.mark.parametrize("case, contract, extra", [
+    ("no contract", "", ""),
+    ("written sorted array", "    vk.requires(vk.all_sorted(offsets))",
+     "    if v == 0:\n        offsets[0] = 0"),
+])
+def test_no_sorted_facts_where_unsound(case, contract, extra):
+    src = CSR.format(sorted=contract, extra=extra)
+    obs = prove_src(src)
+    line = _line(src, "out[e] = x[v]")
+    assert "proved" not in _status(obs, "race", line), case
+
+
+def test_launch_refuses_unsorted_and_inputs_are_sorted():
+    src = CSR.format(sorted="    vk.requires(vk.all_sorted(offsets))", extra="")
+    k = compile_kernel(src)
+    bad = {"offsets": np.array([0, 2, 1, 2], np.int32), "x": np.zeros(3, np.float32),
+           "out": np.zeros(2, np.float32)}
+    with pytest.raises(errors.ContractError, match="all_sorted"):
+        simulate(k, LaunchConfig((3,), 256, 1, 3), dict(bad), {})
+    good = dict(bad, offsets=np.array([0, 1, 1, 2], np.int32))
+    simulate(k, LaunchConfig((3,), 256, 1, 3), good, {})
+    values = make_inputs(k, (300,), 256, np.random.default_rng(1))
+    off = values["offsets"]
+    assert (np.diff(off) >= 0).all() and off.min() >= 0
+    assert off.max() <= values["out"].shape[0]
+
+
+def test_all_sorted_needs_a_1d_integer_array():
+    res = compile_source(HEADER + "@vk.kernel\ndef k(a: vk.array(dtype=vk.int32, ndim=2)):\n"
+                         "    vk.requires(vk.all_sorted(a))\n", "<t>")
+    err = res.kernels[0].error
+    assert err is not None and err.rule == "contract-array" and "one-dimensional" in str(err)
