@@ -34,8 +34,10 @@ TARGETS = ("cpu", "nvptx")
 
 
 def build(kernel: Kernel, target: str = "cpu", fast_math: bool | None = None,
-          triple: str | None = None) -> LoweredKernel:
-    """Lower `kernel` for `target`; fast_math None means kernel.fast_math."""
+          triple: str | None = None, fuel: bool = False) -> LoweredKernel:
+    """Lower `kernel` for `target`; fast_math None means kernel.fast_math;
+    `fuel` (cpu only): count loop-header executions down a global and stop
+    at zero (`kernel_cpu.build_cpu`)."""
     from .kernel_cpu import build_cpu
     from .kernel_nvptx import build_nvptx
 
@@ -50,7 +52,7 @@ def build(kernel: Kernel, target: str = "cpu", fast_math: bool | None = None,
 
         triple = llvm.get_process_triple()
     module.triple = triple
-    return build_cpu(kernel, fm, module)
+    return build_cpu(kernel, fm, module, fuel=fuel)
 
 
 def lower_module(kernel: Kernel, target: str = "cpu",

@@ -38,6 +38,11 @@ ERR_BOUNDS = 1
 ERR_DIV_ZERO = 2
 ERR_ASSERT = 3
 ERR_DIVERGENCE = 4
+#: CPU only, and only in code built with `fuel=True` (replay): the launch
+#: spent its fuel (loop-header executions, the global FUEL_SYMBOL) -- a limit
+#: of the caller's, never a bug of the kernel.
+ERR_FUEL = 5
+FUEL_SYMBOL = "vk_fuel"
 ERR_WORDS = 8
 
 I1 = ir.IntType(1)
@@ -161,3 +166,4 @@ class LoweredKernel:
     spill_slots: int
     shared_layout: dict[str, tuple[int, int]]  # name -> (byte offset, bytes)
     shared_bytes: int
+    fuel_symbol: str | None = None              # FUEL_SYMBOL when built with fuel

@@ -24,7 +24,7 @@ from verikern.mir.nodes import (
 
 from . import ops
 from .abi import (
-    DOUBLE, ERR_ASSERT, ERR_BOUNDS, HALF, I1, I32, I64, ErrorSite, storage_type,
+    DOUBLE, ERR_ASSERT, ERR_BOUNDS, ERR_FUEL, HALF, I1, I32, I64, ErrorSite, storage_type,
     value_type,
 )
 from .ops import LoweringError
@@ -90,6 +90,10 @@ class Emitter:
         self.label = ""
         self.index = 0
         self.nowrap, self.linear = linear_id_values(kernel)
+        #: an i64 global counting down loop-header executions (CPU replay
+        #: builds only, `kernel_cpu.build_cpu(fuel=True)`), or None
+        self.fuel: ir.GlobalVariable | None = None
+        self._loop_locs = {lp.header: lp.loc for lp in kernel.loops}
 
     def assume(self, cond: ir.Value) -> None:
         """Tell LLVM a fact the launch guarantees (never a checked property)."""
@@ -244,6 +248,14 @@ class Emitter:
             self._pending.append((self._phis[(target_label, i)], value, self.b.block))
         return self.blocks[target_label]
 
+    def _burn_fuel(self, loc) -> None:
+        """One loop-header execution: the fuel counter goes down by one; the
+        thread stops with ERR_FUEL when it goes below zero."""
+        left = self.b.sub(self.b.load(self.fuel), ir.Constant(I64, 1))
+        self.b.store(left, self.fuel)
+        self.check(self.b.icmp_signed(">=", left, ir.Constant(I64, 0)), ERR_FUEL, loc,
+                   "the launch spent its fuel (loop iterations)")
+
     def lower_body(self) -> None:
         for label in self.blocks:
             mir_block = self.kernel.block(label)
@@ -252,6 +264,8 @@ class Emitter:
             for phi in mir_block.phis:
                 if phi.result.id in self.homes:
                     self.b.store(self.values[phi.result.id], self.homes[phi.result.id])
+            if self.fuel is not None and label in self._loop_locs:
+                self._burn_fuel(self._loop_locs[label])
             for idx, ins in enumerate(mir_block.instrs):
                 self.index = idx
                 handler(ins)(self, ins)

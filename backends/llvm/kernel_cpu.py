@@ -27,7 +27,7 @@ from verikern.mir.nodes import Kernel
 
 from .abi import (
     bind_abi_args,
-    ERR_DIVERGENCE, I8, I32, I64, LoweredKernel, kernel_params, storage_type,
+    ERR_DIVERGENCE, FUEL_SYMBOL, I8, I32, I64, LoweredKernel, kernel_params, storage_type,
     value_type,
 )
 from .barriers import find_barriers, live_across_barriers
@@ -166,7 +166,12 @@ def _counted_loop(b: ir.IRBuilder, func, name: str, start, stop):
     return i, body, latch, done
 
 
-def build_cpu(kernel: Kernel, fast_math: bool, module: ir.Module) -> LoweredKernel:
+def build_cpu(kernel: Kernel, fast_math: bool, module: ir.Module,
+              fuel: bool = False) -> LoweredKernel:
+    """The CPU body and entry of `kernel`. With `fuel`, every execution of a
+    loop header counts down the i64 global FUEL_SYMBOL (set by the caller
+    before a run) and stops the launch with ERR_FUEL below zero: a
+    deterministic bound on a run's work, for replay."""
     params = kernel_params(kernel)
     i8p, i32p, i64p = ir.PointerType(I8), ir.PointerType(I32), ir.PointerType(I64)
     extra = [I32, I32, I32, I32, i8p, i32p, i64p, i64p]
@@ -190,6 +195,9 @@ def build_cpu(kernel: Kernel, fast_math: bool, module: ir.Module) -> LoweredKern
     ids = {(label, idx): k for k, (label, idx, _) in enumerate(barriers)}
     em = Emitter(kernel, module, func, target, fast_math, homes, ids)
     em.b = b
+    if fuel:
+        em.fuel = ir.GlobalVariable(module, I64, FUEL_SYMBOL)
+        em.fuel.initializer = ir.Constant(I64, 0)
     em.assume_shapes(list(target.shapes.values()) + list(target.launch_dims.values()))
     em.assume(b.icmp_signed(">", target.block_dim, ir.Constant(I32, 0)))
     for p in kernel.scalar_params:
@@ -244,7 +252,8 @@ def build_cpu(kernel: Kernel, fast_math: bool, module: ir.Module) -> LoweredKern
     _entry_wrapper(module, kernel, func, params)
     return LoweredKernel(module, "cpu", kernel.name, func.name, f"vk_entry_{kernel.name}",
                          em.sites, params, [ins.loc for _, _, ins in barriers],
-                         len(target.slots), layout, shared_bytes)
+                         len(target.slots), layout, shared_bytes,
+                         FUEL_SYMBOL if fuel else None)
 
 
 def _agreement(em, target: CpuTarget, count, phase, block_latch) -> None:

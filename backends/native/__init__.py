@@ -18,11 +18,11 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from verikern.backends.llvm.abi import (
-    ERR_ASSERT, ERR_BOUNDS, ERR_DIV_ZERO, ERR_DIVERGENCE, ERR_WORDS,
+    ERR_ASSERT, ERR_BOUNDS, ERR_DIV_ZERO, ERR_DIVERGENCE, ERR_FUEL, ERR_WORDS,
 )
 from verikern.errors import (
     BarrierDivergenceError, LaunchError, DivisionByZeroError, KernelAssertionError,
-    KernelRuntimeError, OutOfBoundsError,
+    KernelRuntimeError, OutOfBoundsError, SimulationBudgetExceeded,
 )
 from verikern.backends.llvm.barriers import find_barriers
 from verikern.mir.cfg import reverse_postorder
@@ -100,9 +100,15 @@ def _ranges(grid: int, pieces: int) -> list[tuple[int, int]]:
     return [(b, min(b + step, grid)) for b in range(0, grid, step)]
 
 
-def run(kernel: Kernel, launch, arrays: dict, scalars: dict) -> None:
-    """Run `kernel` natively; results are written into `arrays`."""
-    ck = compile_kernel(kernel)
+def run(kernel: Kernel, launch, arrays: dict, scalars: dict, *, fuel: int | None = None) -> None:
+    """Run `kernel` natively; results are written into `arrays`. `fuel`: at
+    most this many loop-header executions (all threads together), else
+    SimulationBudgetExceeded -- a deterministic bound on the run's work;
+    such a run uses one host thread, so it stops at the same point on every
+    machine."""
+    ck = compile_kernel(kernel, fuel=fuel is not None)
+    if fuel is not None:
+        ctypes.c_int64.from_address(ck.fuel_address).value = int(fuel)
     written = {ins.array.name for _, ins in kernel.instructions() if writes_memory(ins)}
     for n, a in arrays.items():
         if not a.flags.writeable and n in written:
@@ -115,7 +121,7 @@ def run(kernel: Kernel, launch, arrays: dict, scalars: dict) -> None:
     args = _pack_args(ck, kernel, launch, work, scalars)
     grid, bd = int(launch.grid_dim), int(launch.block_dim)
     nworkers = workers()
-    if launch.size < PARALLEL_MIN_THREADS or nworkers == 1 or grid == 1:
+    if launch.size < PARALLEL_MIN_THREADS or nworkers == 1 or grid == 1 or fuel is not None:
         failures = [_run_range(ck, args, 0, grid, bd)]
     else:
         chunks = _ranges(grid, nworkers * 4)
@@ -127,6 +133,10 @@ def run(kernel: Kernel, launch, arrays: dict, scalars: dict) -> None:
     failures = [f for f in failures if f is not None]
     if failures:
         code, err, states = min(failures, key=lambda f: int(f[1][3]))
+        if code == ERR_FUEL:
+            raise SimulationBudgetExceeded(
+                f"kernel {kernel.name}: the native run spent its fuel of {fuel} loop iterations "
+                f"before it finished", int(fuel) + 1, int(fuel))
         raise _error(ck, kernel, launch, code, err, states)
 
 

@@ -95,6 +95,8 @@ class CompiledKernel:
     args_type: type
     compile_seconds: float
     optimized_ir: str
+    #: the address of the fuel counter (an int64) in code built with fuel, else 0
+    fuel_address: int = 0
 
 
 def optimise(module: llvm.ModuleRef, tm) -> None:
@@ -108,10 +110,13 @@ def optimise(module: llvm.ModuleRef, tm) -> None:
     pb.getModulePassManager().run(module, pb)
 
 
-def compile_kernel(kernel: Kernel, fast_math: bool | None = None) -> CompiledKernel:
-    """The compiled kernel (cached per kernel object and fast_math)."""
+def compile_kernel(kernel: Kernel, fast_math: bool | None = None,
+                   fuel: bool = False) -> CompiledKernel:
+    """The compiled kernel (cached per kernel object, fast_math and fuel;
+    `fuel`: loop headers count down the counter at `fuel_address`, see
+    verikern.backends.llvm.kernel_cpu.build_cpu)."""
     fm = kernel.fast_math if fast_math is None else bool(fast_math)
-    key = (id(kernel), fm)
+    key = (id(kernel), fm) if not fuel else (id(kernel), fm, "fuel")
     with _lock:
         hit = _cache.get(key)
         if hit is not None and hit[0]() is kernel:
@@ -119,7 +124,7 @@ def compile_kernel(kernel: Kernel, fast_math: bool | None = None) -> CompiledKer
     tm = host_target_machine()
     _check_host_supports(kernel)
     start = time.perf_counter()
-    lowered = build(kernel, "cpu", fm, triple=tm.triple)
+    lowered = build(kernel, "cpu", fm, triple=tm.triple, fuel=fuel)
     lowered.module.data_layout = str(tm.target_data)
     try:
         mod = llvm.parse_assembly(str(lowered.module))
@@ -139,8 +144,10 @@ def compile_kernel(kernel: Kernel, fast_math: bool | None = None) -> CompiledKer
     fields = [(f"f{k}", _ctype(p.type)) for k, p in enumerate(lowered.params)]
     fields += [("block_dim", ctypes.c_int32), ("grid_dim", ctypes.c_int32)]
     args_type = type(f"Args_{kernel.name}", (ctypes.Structure,), {"_fields_": fields})
+    fuel_address = engine.get_global_value_address(lowered.fuel_symbol) \
+        if lowered.fuel_symbol else 0
     compiled = CompiledKernel(lowered, engine, ENTRY_TYPE(address), args_type,
-                              time.perf_counter() - start, str(mod))
+                              time.perf_counter() - start, str(mod), fuel_address)
     with _lock:
         try:
             ref = weakref.ref(kernel, lambda _r, key=key: _cache.pop(key, None))

@@ -509,6 +509,38 @@ def _try_variants(kernel: Kernel, obligation: Obligation, variants,
     return None, tried
 
 
+def _first_attempt(kernel: Kernel, obligation: Obligation, launch: ConcreteLaunch,
+                   meter) -> ReplayOutcome:
+    """`_attempt` on the counterexample's own launch. For a kernel with loops
+    and a kind cpu:native checks (proofs.confirming.native_replay), the
+    simulator first gets NATIVE_SWITCH_WORK warp-steps; when it spends them,
+    the same launch runs natively within its fuel (loop iterations, not
+    seconds) and a confirmation there is the answer; otherwise the simulator
+    runs again with the whole budget, so nothing but a confirmation changes."""
+    from verikern.proofs.confirming.native_replay import (
+        NATIVE_KINDS, NATIVE_SWITCH_WORK, native_attempt,
+    )
+
+    if obligation.kind not in NATIVE_KINDS or not getattr(kernel, "loops", ()) \
+            or meter.left <= NATIVE_SWITCH_WORK:
+        return _attempt(kernel, obligation, launch, meter)
+    whole = meter.limit
+    meter.limit = meter.used + NATIVE_SWITCH_WORK
+    try:
+        outcome = _attempt(kernel, obligation, launch, meter)
+    finally:
+        meter.limit = whole
+    if outcome.verdict is not ReplayVerdict.OUT_OF_BUDGET:
+        return outcome
+    deep = native_attempt(kernel, obligation, launch)
+    if deep is not None and deep.confirmed:
+        return deep
+    outcome = _attempt(kernel, obligation, launch, meter)
+    if deep is not None and outcome.verdict is ReplayVerdict.OUT_OF_BUDGET:
+        outcome = outcome.noted(f"; {deep.why}")
+    return outcome
+
+
 def replay_outcome(kernel: Kernel, obligation: Obligation, *,
                    budget: int = REPLAY_BUDGET) -> ReplayOutcome:
     """Replay `obligation`'s counterexample, and for an abstraction-born one
@@ -517,7 +549,9 @@ def replay_outcome(kernel: Kernel, obligation: Obligation, *,
     budget (`budget` warp-steps for every launch together) -- or, when its
     arrays are too large to allocate, the launch with shapes and scalars
     clamped (`_shrunk_variants`). When a run stops at another runtime error
-    first, the offending threads (or blocks) run again first, alone."""
+    first, the offending threads (or blocks) run again first, alone; when it
+    spends the budget, the same launch runs on cpu:native within its fuel
+    (proofs.confirming.native_replay)."""
     V = ReplayVerdict
     cex = obligation.counterexample
     if cex is None:
@@ -536,7 +570,7 @@ def replay_outcome(kernel: Kernel, obligation: Obligation, *,
     except ValueError as err:
         outcome, variants = ReplayOutcome(V.TOO_LARGE, str(err)), _shrunk_variants(kernel, cex)
     else:
-        outcome = _attempt(kernel, obligation, launch, meter)
+        outcome = _first_attempt(kernel, obligation, launch, meter)
         alone = focused(kernel, launch, cex) \
             if outcome.verdict is V.OTHER_ERROR_FIRST else None
         if alone is not None and meter.left >= MIN_VARIANT_WORK:
