@@ -28,6 +28,7 @@ terminator OPCODE.  A missing entry raises, it never skips.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any, Callable
 
 from verikern.mir.facts import is_int_division, writes_memory
 from verikern.mir.nodes import (
@@ -188,11 +189,11 @@ class StepEmitter:
                 self.emit(f"/* {ins.loc.line}:{ins.loc.col} {ins.OPCODE} */")
                 fn(self, (b.label, i), ins)
             self.emit("if (T->dead) { T->pc = -3; return -3; }")
-            fn = TERMINATORS.get(b.terminator.OPCODE)
-            if fn is None:
+            term_fn = TERMINATORS.get(b.terminator.OPCODE)
+            if term_fn is None:
                 raise CEncodeError(f"{b.terminator.loc}: the C encoder has no entry for "
                                    f"{type(b.terminator).__name__}")
-            fn(self, b.label, b.terminator)
+            term_fn(self, b.label, b.terminator)
         self.emit("}", 0)
         return "\n".join(self.lines) + "\n"
 
@@ -464,4 +465,4 @@ def _return(e: StepEmitter, lbl, t: Return):
     e.emit("T->pc = -1; return -1;")
 
 
-TERMINATORS = {"jmp": _jump, "br": _branch, "ret": _return}
+TERMINATORS: dict[str, Callable[[Any, str, Any], None]] = {"jmp": _jump, "br": _branch, "ret": _return}

@@ -120,8 +120,8 @@ class HarnessEmitter:
         out = ["typedef struct {",
                "    int32_t dim[4]; int32_t size, block_dim, grid_dim;",
                "    uint64_t contracts_checked;"]
-        for p in self.k.scalar_params:
-            out.append(f"    {ctype(p.value.type)} {n.scalars[p.value.id]};")
+        for sp in self.k.scalar_params:
+            out.append(f"    {ctype(sp.value.type)} {n.scalars[sp.value.id]};")
         for p in self.k.params:
             if isinstance(p, ArrayRef):
                 f = n.arrays[("global", p.name)]
@@ -176,6 +176,7 @@ class HarnessEmitter:
         for a in self.k.shared:
             f = self.step.names.arrays[("shared", a.name)]
             count = 1
+            assert a.shape is not None   # a shared array's shape is static (MIR verifier)
             for d in (*a.shape, *a.inner):
                 count *= d
             out.append(f"    S->{f} = ({ctype(a.dtype)} *)vk_alloc({count}u, sizeof({ctype(a.dtype)}));")
@@ -216,9 +217,9 @@ class HarnessEmitter:
         out.append("    L.size = (int32_t)size;")
         out.append("    L.grid_dim = (int32_t)((size + (uint64_t)L.block_dim - 1) / "
                    "(uint64_t)L.block_dim);")
-        for p in k.scalar_params:
-            out.append(f"    L.{n.scalars[p.value.id]} = "
-                       f"{_in(p.value.type, 'scalars', p.name, '-1')};")
+        for sp in k.scalar_params:
+            out.append(f"    L.{n.scalars[sp.value.id]} = "
+                       f"{_in(sp.value.type, 'scalars', sp.name, '-1')};")
         for p in k.params:
             if not isinstance(p, ArrayRef):
                 continue

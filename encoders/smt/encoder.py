@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
+from typing import Any, Callable, Union
 
 import z3
 
 from verikern.mir.nodes import (
-    Assert, Atomic, Barrier, BinOp, Branch, Cast, Compare, Const, Jump, Kernel,
+    Assert, Atomic, Barrier, BinOp, Branch, Cast, Compare, Const, Instr, Jump, Kernel, Operand,
     Load, Phi, Requires, RequiresArray, Return, Select, ShapeOf, Special, Store,
     UnaryOp, Value,
 )
@@ -38,14 +39,19 @@ from .semantics import (
 )
 
 
+#: A key of a havocked loop header's variables: a phi's value id, or the
+#: string "<iteration>" (the loop's ghost iteration counter).
+HavocKey = Union[int, str]
+
+
 @dataclass
 class LoopHavoc:
     """The havocked header of one loop in one thread copy."""
 
     header: str
     reach_var: z3.BoolRef
-    phis: dict[int, z3.ExprRef]
-    shared: frozenset[int]          # phi ids whose variable is shared with another copy
+    phis: dict[HavocKey, z3.ExprRef]
+    shared: frozenset[HavocKey]     # phi ids whose variable is shared with another copy
     entry_edges: list[tuple[str, str]] = field(default_factory=list)
     latch_edges: list[tuple[str, str]] = field(default_factory=list)
     entry_abstract: bool = False
@@ -105,7 +111,7 @@ class CfgShape:
         self.written = _written_arrays(kernel)
         from verikern.mir.cfg import dominators
         self.dominators = dominators(kernel)
-        self.defining: dict[int, object] = definitions(kernel)
+        self.defining: dict[int, Instr | Phi] = definitions(kernel)
         self.defined_in: dict[int, str] = {
             r.id: b.label for b in kernel.blocks for ins in (*b.phis, *b.instrs)
             if (r := getattr(ins, "result", None)) is not None}
@@ -170,7 +176,7 @@ class ThreadEncoding:
     """The guarded-SSA encoding of one thread copy (see module docstring)."""
 
     def __init__(self, kernel: Kernel, shape: CfgShape, launch: LaunchModel,
-                 tag: str, shared_havoc: dict[str, dict[int, z3.ExprRef]] | None = None):
+                 tag: str, shared_havoc: dict[str, dict[HavocKey, z3.ExprRef]] | None = None):
         self.kernel = kernel
         self.shape = shape
         self.launch = launch
@@ -229,8 +235,8 @@ class ThreadEncoding:
             if lbl == k.entry.label:
                 reach, reach_abs = z3.BoolVal(True), False
             else:
-                ins = [self.edges[(p, lbl)] for p in preds if (p, lbl) in self.edges]
-                reach = z3.Or(*ins) if len(ins) > 1 else (ins[0] if ins else z3.BoolVal(False))
+                into = [self.edges[(p, lbl)] for p in preds if (p, lbl) in self.edges]
+                reach = z3.Or(*into) if len(into) > 1 else (into[0] if into else z3.BoolVal(False))
                 reach_abs = any(self._edge_taint(p, lbl) for p in preds)
             if lbl in self.shape.loops:
                 reach, reach_abs = self._havoc_header(lbl, block, reach, preds), True
@@ -246,11 +252,11 @@ class ThreadEncoding:
                         f"no SMT encoding for MIR instruction {type(ins).__name__}")
                 handler(self, lbl, pos, ins)
             term = block.terminator
-            handler = TERMINATOR_ENCODERS.get(type(term))
-            if handler is None:
+            term_handler = TERMINATOR_ENCODERS.get(type(term))
+            if term_handler is None:
                 raise UnsupportedConstruct(
                     f"no SMT encoding for terminator {type(term).__name__}")
-            handler(self, lbl, term)
+            term_handler(self, lbl, term)
 
     def _edge_taint(self, src: str, dst: str) -> bool:
         """Whether reaching `dst` along src->dst depends on an abstraction. The
@@ -269,7 +275,7 @@ class ThreadEncoding:
         self.var_loop[str(r)] = None
         self.facts.append(r == entry_reach)
         shared = self._shared_havoc.get(lbl, {})
-        phis = {}
+        phis: dict[HavocKey, z3.ExprRef] = {}
         for phi in block.phis:
             if phi.result.id in shared:
                 var = shared[phi.result.id]
@@ -302,7 +308,8 @@ class ThreadEncoding:
             if not t.is_int:
                 continue
             entries = [v for src, v in phi.incoming if src not in loop.latches]
-            steps = set()
+            steps: set[Operand] = set()
+            symbolic = False   # a step that is not a constant
             for src, v in phi.incoming:
                 if src not in loop.latches:
                     continue
@@ -317,10 +324,10 @@ class ThreadEncoding:
                 # one makes k*s a multiplier circuit in every query
                 if step is None or (isinstance(step, Value) and defs.get(step.id) in body) \
                         or not z3.is_bv_value(z3.simplify(self.term(step))):
-                    steps = None
+                    symbolic = True
                     break
                 steps.add(step)
-            if len(entries) != 1 or not steps or len(steps) != 1:
+            if len(entries) != 1 or symbolic or len(steps) != 1:
                 continue
             (step,) = steps
             k = z3.Extract(t.bits - 1, 0, ghost) if t.bits < 64 else ghost
@@ -537,7 +544,7 @@ def _term_return(enc, lbl, t: Return):
     """The thread ends: no outgoing edge."""
 
 
-INSTRUCTION_ENCODERS = {
+INSTRUCTION_ENCODERS: dict[type, Callable[[Any, str, int, Any], None]] = {
     BinOp: _enc_binop,
     Compare: _enc_compare,
     UnaryOp: _enc_unop,
@@ -557,7 +564,7 @@ INSTRUCTION_ENCODERS = {
 # Phis are encoded by the block walker (join: ite over edges; loop header: havoc).
 PHI_ENCODING = {Phi: "ite over incoming edges, or havoc at a loop header"}
 
-TERMINATOR_ENCODERS = {
+TERMINATOR_ENCODERS: dict[type, Callable[[Any, str, Any], None]] = {
     Jump: _term_jump,
     Branch: _term_branch,
     Return: _term_return,

@@ -134,6 +134,7 @@ class LaunchModel:
         """Length of logical dimension k: symbolic for global arrays, the
         constant for shared ones."""
         if array.space == "shared":
+            assert array.shape is not None   # a shared array's shape is static (MIR verifier)
             return _u32(int(array.shape[k]))
         return self.shapes[(array.name, k)]
 
@@ -178,6 +179,7 @@ class LaunchModel:
         for s in self.shapes.values():
             hints.append(z3.ULE(s, _u32(shape_limit)))
         for p in self.kernel.scalar_params if scalar_limit is not None else ():
+            assert scalar_limit is not None
             t = p.value.type
             v = self.scalars[p.value.id]
             if t.is_int:      # the limit clamped to the type (z3 would wrap it)

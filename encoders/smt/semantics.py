@@ -189,7 +189,7 @@ def int_cast(a, src: ScalarType, dst: ScalarType):
     return z3.SignExt(extra, a) if src.is_signed else z3.ZeroExt(extra, a)
 
 
-def model_int(model: z3.ModelRef, term, t: ScalarType) -> int | bool:
+def model_int(model: z3.ModelRef, term, t: ScalarType) -> int | bool | float:
     """The Python value of `term` in `model`, read by t's signedness."""
     v = model.eval(term, model_completion=True)
     if t.is_bool:
