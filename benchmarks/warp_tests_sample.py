@@ -350,12 +350,15 @@ def scan_file(text: str, rel: str) -> list[Kernel]:
     """The kernels of one test file, each with its exclusion reason (or None)."""
     tree = ast.parse(text, rel)
     scan = _FileScan(tree, rel)
+    # `wp` itself from a star import (`from warp.tests.unittest_utils import *`)
+    star_wp = not any(scan.module_names.get(n) == "ok" for n in _WARP_MODULES)
     out = []
     for fn, outer in scan.kernels:
         first = min([fn.lineno] + [d.lineno for d in fn.decorator_list])
+        why = "unresolvable names (wp: the file never imports warp, a star import does)" \
+            if star_wp else scan.exclusion(fn)
         out.append(Kernel(rel, fn.lineno, fn.end_lineno or fn.lineno, first, fn.name,
-                          ".".join(o.name for o in outer), scan.exclusion(fn),
-                          _expects_error(outer)))
+                          ".".join(o.name for o in outer), why, _expects_error(outer)))
     return sorted(out, key=lambda k: k.line)
 
 

@@ -179,3 +179,17 @@ def test_run_time_component_index_must_be_an_integer():
     err = first_error(src)
     assert err.rule == "index-not-int"
     assert (err.loc.line, err.loc.col) == marker_loc(src, "x]")
+
+
+def test_loop_variable_after_the_loop():
+    ok = W + ("@wp.kernel\ndef k(out: wp.array[int]):\n    for i in range(3, 11, 4):\n"
+              "        out[0] = i\n    out[1] = i\n")
+    out = np.zeros(2, np.int32)
+    vk.launch(compile_ok(ok), 1, [out])
+    assert out.tolist() == [7, 7]
+    for loop in ("for i in range(n):", "for i in range(0):",
+                 "for i in range(3):\n        if n > 0:\n            break"):
+        src = W + (f"@wp.kernel\ndef k(n: int, out: wp.array[int]):\n    {loop}\n"
+                   "        out[0] = 1\n    out[1] = i\n")
+        err = first_error(src)
+        assert err.rule == "undefined-variable", (loop, err.render())

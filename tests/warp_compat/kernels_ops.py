@@ -93,3 +93,22 @@ def run_time_components(idx: wp.array[int], out: wp.array[float], vo: wp.array[w
     m[j % 2, (j + 1) % 2] = -1.0
     vo[t] = v
     mo[t] = m
+
+
+@vk.requires(lambda gates, out: gates.shape[0] >= 1 and out.shape[0] >= 2)
+@vk.requires(lambda gates: vk.launch_dim() == 1)
+@wp.kernel
+def loop_variable_after(gates: wp.array[int], out: wp.array[int]):
+    s = int(0)
+    for i in range(2):
+        s = s + i
+    n = int(0)
+    while n < 3:
+        i = i + 1
+        n = n + 1
+    out[0] = i
+    for j in range(10, 1, -3):
+        if gates[0] != 0:
+            continue
+        s += 1
+    out[1] = j + s

@@ -156,4 +156,18 @@ def test_verdicts_of_the_compat_kernels():
     reports = prove_file(HERE / "kernels_ops.py") + prove_file(HERE / "kernels_atan2.py")
     assert {r.kernel: r.status.value for r in reports} == {
         "equality": "failed", "products": "proved", "constructors": "proved",
-        "element_parts": "proved", "run_time_components": "proved", "angles": "proved"}
+        "element_parts": "proved", "run_time_components": "proved", "angles": "proved",
+        "loop_variable_after": "proved"}
+
+
+def test_loop_variable_after_a_constant_loop(kernels):
+    for gate in (0, 1):
+        theirs = under_warp(kernels.loop_variable_after, 1,
+                            [np.int32([gate]), np.zeros(2, np.int32)], [int, int])[1]
+        # by hand: i ends at 1 (+3 in the while), j at 4 (10, 7, 4), s = 0 + 1 (+3 ungated)
+        want = [1 + 3, 4 + 1 + (0 if gate else 3)]
+        assert theirs.tolist() == want
+        for dev in DEVICES:
+            out = np.zeros(2, np.int32)
+            vk.launch(kernels.loop_variable_after, 1, [np.int32([gate]), out], device=dev)
+            assert out.tolist() == want, dev

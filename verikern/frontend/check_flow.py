@@ -120,7 +120,22 @@ class FlowChecker(_Host):
         self.loop_vars.pop()
         self.defined.discard(var)
         loop = H.ForRange(var, typed[0], typed[1], typed[2], tuple(body), self.loc(s))
-        return self._runs_once_defs(s, args, before, end_defined, var) + [loop]
+        return self._runs_once_defs(s, args, before, end_defined, var) + [loop] + \
+            self._loop_var_after(s, args, var, typed[0].type)
+
+    def _loop_var_after(self, s, args, var, t) -> list:
+        """After a loop over a constant, non-empty range without `break`, the
+        loop variable holds the range's last value (Python and Warp; the
+        body cannot assign it): `var = last`, defined from here on."""
+        try:
+            r = range(*(int(self.const_eval(a)) for a in args))
+        except (NotConstant, TypeError, ValueError):
+            return []
+        if len(r) < 1 or any(isinstance(n, ast.Break) for n in ast.walk(s)) \
+                or not isinstance(t, ScalarType) or not t.min_value <= r[-1] <= t.max_value:
+            return []
+        self.defined.add(var)
+        return [H.Assign(var, H.Literal(r[-1], t, self.loc(s)), self.loc(s))]
 
     def _runs_once_defs(self, s, args, before, end_defined, var) -> list:
         """A loop over a constant range with at least one iteration and no
