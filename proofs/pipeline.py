@@ -9,6 +9,11 @@ Invariants:
 - a failed obligation always carries `confirmed` (True/False); one whose
   model came from an abstraction and that replay does not confirm is
   downgraded to UNKNOWN ("possible violation, not confirmed by replay: ...");
+- the report has one obligation per source access (or pair), property and
+  index dimension: the components of one vector/matrix access (one MIR
+  instruction each) are decided one by one and merged (`one_per_access`),
+  PROVED only when every component is, else the worst status, with the
+  counterexample of that component;
 - before that, and for UNKNOWN obligations, an exact counterexample from
   peeled loop iterations (proofs.deciding.peeling) takes the obligation's place, with
   the same kind and location, when replay confirms it, or when replay stops
@@ -160,6 +165,42 @@ class _ExactSearch:
                                    reason=_join(found.reason, f"confirmed by replay: {out.why}"))
 
 
+def _access_key(ob: Obligation) -> tuple:
+    """What makes a finding: kind, source position(s) (a race's pair in
+    either order) and, for bounds, the logical index dimension."""
+    here = (ob.loc.file, ob.loc.line, ob.loc.col)
+    other = (ob.other_loc.file, ob.other_loc.line, ob.other_loc.col) \
+        if ob.other_loc is not None else None
+    if ob.kind.value == "race" and other is not None:
+        here, other = sorted([here, other])
+    dim = ob.spec.dim if ob.spec is not None and ob.kind.value == "bounds" else None
+    return (ob.kind.value, here, other, dim)
+
+
+_RANK = {Status.FAILED: 0, Status.UNKNOWN: 1, Status.PROVED: 2}
+
+
+def one_per_access(obligations: Sequence[Obligation]) -> tuple[Obligation, ...]:
+    """One obligation per `_access_key`, in first-seen order: the components
+    of a vec3 load are one access. The kept one is the worst (FAILED, then
+    UNKNOWN, then PROVED; among failures a confirmed one first, then the
+    first), so the merged obligation is PROVED only when every component
+    was; its `seconds` is the sum of the group's."""
+    groups: dict[tuple, list[Obligation]] = {}
+    for ob in obligations:
+        groups.setdefault(_access_key(ob), []).append(ob)
+    out = []
+    for group in groups.values():
+        if len(group) == 1:
+            out.append(group[0])
+            continue
+        best = min(range(len(group)), key=lambda n: (_RANK[group[n].status],
+                                                     group[n].confirmed is not True, n))
+        out.append(dataclasses.replace(group[best],
+                                       seconds=sum(o.seconds or 0.0 for o in group)))
+    return tuple(out)
+
+
 def _join(first: str | None, second: str) -> str:
     return f"{first}; {second}" if first else second
 
@@ -206,6 +247,7 @@ def prove_mir(kernel_mir, *, file: str, dims=None, block_dim=None, budget: float
         return KernelReport(file, kernel_mir.name, KernelStatus.ERROR, time.perf_counter() - start,
                             error=f"{file}:{line}: error: internal error while proving "
                                   f"{kernel_mir.name}: {type(err).__name__}: {err}", line=line)
+    obligations = one_per_access(obligations)
     status = KernelReport.summarize(obligations)
     spent = solver_budget.spent
     LOG.info("%s::%s: %s (%d obligations, %d solver queries, %.2f million z3 units)",
