@@ -34,6 +34,7 @@ from verikern.proofs.obligations import (  # noqa: F401  (ObligationSpec, Point 
 )
 from verikern.proofs.deciding.invariants import Candidate, HintPhase
 from verikern.proofs.deciding.prover_context import ProofContext
+from verikern.proofs.deciding.explain import element_text, wrap_notes
 from verikern.proofs.deciding.solving import Answer, decide
 from verikern.proofs.deciding import uninit
 
@@ -266,10 +267,14 @@ def decide_bounds(ctx: ProofContext, spec: ObligationSpec) -> Obligation:
         return _undecided(spec, f"{what} undecided", ans)
     m = ans.model
     iv, sv = _wide_val(m, idx), _wide_val(m, size)
+    wraps = wrap_notes(ctx.defs, enc, m, idx_op, lambda o: _name(o, ctx))
     cex = counterexample(ctx, m, [enc], _abstract_ops(enc, spec.site, [idx_op]),
-                         index=iv, dim=k, array=arr.name, shape=sv)
+                         index=iv, dim=k, array=arr.name, shape=sv,
+                         **({"wraps": wraps} if wraps else {}))
+    value = "" if isinstance(idx_op, Const) else f"{_name(idx_op, ctx)} = {iv} but "
+    why = "".join(f"; {w}" for w in wraps)
     return _failed(spec, f"index {arr.name}[{'..., ' * (k > 0)}{_name(idx_op, ctx)}] is out of "
-                         f"bounds: {_name(idx_op, ctx)} = {iv} but {arr.name}.shape[{k}] = {sv} "
+                         f"bounds: {value}{arr.name}.shape[{k}] = {sv}{why} "
                          f"({_who(cex)})", cex)
 
 
@@ -424,12 +429,12 @@ def decide_race(ctx: ProofContext, spec: ObligationSpec) -> Obligation:
                                      or any(e.reach_abstract.get(b, False)
                                             for e in (A, B) for b in path_blocks)))
             elem = [_wide_val(m, t) for t in i1]
+            el = element_text(arr, elem)
             cex = counterexample(ctx, m, [A, B], abstracted, index=elem, array=arr.name,
-                                 lines=[spec.loc.line, spec.other_loc.line])
+                                 lines=[spec.loc.line, spec.other_loc.line], element=el)
             (b1, t1), (b2, t2) = cex.threads
             writer = t1 if facts.writes_memory(ins1) else t2
             writer_b = b1 if facts.writes_memory(ins1) else b2
-            el = f"{arr.name}[{', '.join(str(e) for e in elem[:arr.ndim])}]"
             if mode == "same":
                 msg = (f"threads {t1} and {t2} of block {b1} both access {el} "
                        f"{ctx.intervals.describe(starts)} (lines {spec.loc.line} and "
