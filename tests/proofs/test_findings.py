@@ -60,3 +60,40 @@ def test_a_race_pair_is_one_finding_in_either_order():
     two = dataclasses.replace(_ob(Status.FAILED, kind=ObligationKind.RACE), loc=b, other_loc=a)
     (merged,) = one_per_access([one, two])
     assert merged.status is Status.FAILED
+
+
+def test_a_wrapped_index_is_explained_with_its_intermediate_values():
+    import re
+    from pathlib import Path
+
+    from verikern.frontend import compile_file
+
+    path = Path(__file__).resolve().parents[1] / "corpus" / "bounds_index_overflow_2i.py"
+    (kr,) = compile_file(path).kernels
+    report = prove_mir(kr.mir, file=str(path), replay=False)
+    (ob,) = [o for o in report.obligations if o.status is Status.FAILED]
+    cex = ob.counterexample
+    (block, thread), = cex.threads
+    i = block * cex.block_dim + thread
+    found = re.search(r"2 \* i = (-?\d+) wraps to (-?\d+) in int32", ob.message)
+    assert found, ob.message
+    exact, wrapped = int(found.group(1)), int(found.group(2))
+    assert exact == 2 * i and exact >= 2 ** 31                     # the real product
+    assert wrapped == exact - 2 ** 32 == cex.facts["index"]        # what int32 keeps
+    assert cex.facts["wraps"] and "wraps to" in cex.facts["wraps"][0]
+
+
+def test_no_wrap_note_when_nothing_wrapped():
+    report = _prove(VEC, replay=False)
+    assert not any("wraps" in o.message for o in report.obligations)
+
+
+def test_elements_are_named_as_the_source_names_them():
+    from verikern.mir.nodes import ArrayRef
+    from verikern.mir.types import F32
+    from verikern.proofs.deciding.explain import element_text
+
+    assert element_text(ArrayRef("pos", F32, 1, (3,)), [62, 1]) == "pos[62].y"
+    assert element_text(ArrayRef("q", F32, 1, (4,)), [0, 3]) == "q[0].w"
+    assert element_text(ArrayRef("m", F32, 1, (3, 3)), [3, 1, 2]) == "m[3][1][2]"
+    assert element_text(ArrayRef("a", F32, 2), [4, 5]) == "a[4, 5]"
