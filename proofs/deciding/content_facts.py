@@ -42,7 +42,7 @@ import z3
 from verikern.encoders.smt.abstraction import NonlinearAbstraction
 from verikern.encoders.smt.semantics import le, lt
 from verikern.mir.facts import writes_memory
-from verikern.mir.nodes import Atomic, Const, Kernel, Store
+from verikern.mir.nodes import Atomic, BinOp, Const, Kernel, Store, Value
 
 from verikern.proofs.deciding.budget import MEGA
 from verikern.proofs.deciding.solving import check
@@ -198,6 +198,29 @@ class ContentFacts:
             changes["message"] = f"{ob.message} ({note})"
         return replace(ob, **changes)
 
+    def launch_contents(self, model, encs, shapes: dict) -> dict:
+        """{array: {flat index: value}}: the launch-time values the model
+        gives the elements of ticket arrays that the copies' reached atomics
+        update (so that a replay starts the counter where the model did)."""
+        out: dict = {}
+        for enc in encs:
+            for rec in enc.atomics:
+                key = (enc.tag, rec.site)
+                if rec.array.name not in self.tickets or key not in self._vars:
+                    continue
+                if not z3.is_true(model.eval(rec.reach, model_completion=True)):
+                    continue
+                idx = [_signed(model.eval(i, model_completion=True)) for i in rec.indices]
+                full = list(shapes.get(rec.array.name, ())) + list(rec.array.inner)
+                if len(idx) != len(full) or any(not 0 <= i < n for i, n in zip(idx, full)):
+                    continue
+                flat = 0
+                for i, n in zip(idx, full):
+                    flat = flat * n + i
+                init = model.eval(self._vars[key][0], model_completion=True).as_long()
+                out.setdefault(rec.array.name, {})[flat] = rec.array.dtype.wrap(init)
+        return out
+
     # ------------------------------------------------------------ per copy
     def single(self, ctx, enc) -> list:
         """Facts of one copy: range facts on the old values of atomics on
@@ -290,6 +313,8 @@ class ContentFacts:
                 x1, x2 = self._index_pair(e1, r1, e2, r2)
                 out.append(z3.Implies(x1 <= x2, le(r1.value, r2.value, t)))
                 out.append(z3.Implies(x2 <= x1, le(r2.value, r1.value, t)))
+                out += self._successor_facts(e1, r1, e2, r2)
+                out += self._successor_facts(e2, r2, e1, r1)
         return out
 
     def _index_pair(self, e1, r1, e2, r2) -> tuple:
@@ -302,3 +327,31 @@ class ContentFacts:
         if op1.type == op2.type and op1.type.is_signed:
             return e1.term(op1), e2.term(op2)
         return r1.indices[0], r2.indices[0]
+
+    def _successor_facts(self, e1, r1, e2, r2) -> list:
+        """When r1 reads index `b + 1` and r2 index `c` (one integer type):
+        `b < c` implies `b + 1 <= c` without wrap-around, so r1's value is
+        at most r2's. The same fact as the general one, stated so that the
+        solver needs no adder reasoning (CSR's offsets[v + 1] <= offsets[w]
+        for v < w)."""
+        op1 = self.kernel.block(r1.site[0]).instrs[r1.site[1]].indices[0]
+        op2 = self.kernel.block(r2.site[0]).instrs[r2.site[1]].indices[0]
+        ins = self.shape.defining.get(op1.id) if isinstance(op1, Value) else None
+        if not (isinstance(ins, BinOp) and ins.op == "add" and op1.type == op2.type
+                and op1.type.is_int and not op1.type.is_bool):
+            return []
+        if isinstance(ins.rhs, Const) and ins.rhs.value == 1:
+            base = ins.lhs
+        elif isinstance(ins.lhs, Const) and ins.lhs.value == 1:
+            base = ins.rhs
+        else:
+            return []
+        t = op1.type
+        return [z3.Implies(lt(e1.term(base), e2.term(op2), t),
+                           le(r1.value, r2.value, r1.array.dtype))]
+
+
+def _signed(value) -> int:
+    """A bit-vector model value read as a signed integer."""
+    raw, width = value.as_long(), value.size()
+    return raw - (1 << width) if raw >= 1 << (width - 1) else raw

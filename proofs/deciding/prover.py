@@ -190,6 +190,8 @@ def counterexample(ctx: ProofContext, m: z3.ModelRef, encs: list[ThreadEncoding]
             value = bits_to_float(raw.as_long(), t.bits) if t.is_float else \
                 (z3.is_true(raw) if t.is_bool else t.wrap(raw.as_long()))
             arrays.setdefault(arr.name, {})[flat] = value
+    for name, contents in ctx.content.launch_contents(m, encs, shapes).items():
+        arrays.setdefault(name, {}).update(contents)
     threads = tuple((_val(m, e.ident.block_idx), _val(m, e.ident.thread_idx)) for e in encs)
     return Counterexample(dims=dims, block_dim=_val(m, launch.block_dim), threads=threads,
                           scalars=scalars, shapes=shapes, arrays=arrays, facts=dict(facts),

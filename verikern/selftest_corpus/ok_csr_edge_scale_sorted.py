@@ -3,7 +3,7 @@
 import verikern as vk
 
 
-@vk.kernel(block_dim=256)
+@vk.kernel
 def scale_edges(offsets: vk.array(dtype=vk.int32), w: vk.array(dtype=vk.float32),
                 x: vk.array(dtype=vk.float32), out: vk.array(dtype=vk.float32)):
     vk.requires(offsets.shape[0] == x.shape[0] + 1)

@@ -1,11 +1,11 @@
 # expect: failed race
 # The CSR edge kernel without all_sorted(offsets): unsorted offsets give two vertices overlapping edge ranges, and both write the shared edges. Witness: offsets [0, 2, 1, 2]: vertices 0 and 2 both write out[1].
 # bug: 17:13 race 17:13
-# witness race: dim=3, block_dim=256, offsets=array(int32, [0, 2, 1, 2]), w=zeros(float32, 2), x=zeros(float32, 3), out=zeros(float32, 2)
+# witness race: dim=3, block_dim=3, offsets=array(int32, [0, 2, 1, 2]), w=zeros(float32, 2), x=zeros(float32, 3), out=zeros(float32, 2)
 import verikern as vk
 
 
-@vk.kernel(block_dim=256)
+@vk.kernel
 def scale_edges(offsets: vk.array(dtype=vk.int32), w: vk.array(dtype=vk.float32),
                 x: vk.array(dtype=vk.float32), out: vk.array(dtype=vk.float32)):
     vk.requires(offsets.shape[0] == x.shape[0] + 1)
