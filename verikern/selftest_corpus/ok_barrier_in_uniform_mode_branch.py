@@ -17,5 +17,5 @@ def reverse_with_optional_double(x: vk.array(dtype=vk.float32), out: vk.array(dt
     if mode == 1:
         buf[t] = buf[t] * 2.0
         vk.sync_threads()
-    if i < out.shape[0]:
+    if i < x.shape[0]:
         out[i] = buf[63 - t]
