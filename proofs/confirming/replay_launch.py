@@ -151,15 +151,37 @@ def plan_geometry(kernel: Kernel, cex: Counterexample):
 
 
 # ---------------------------------------------------------------- contents
-def _operand_value(op, scalars: dict[str, Any], kernel: Kernel):
-    """A contract bound as a Python number when it is a constant or a scalar
-    parameter; None otherwise."""
+#: Integer operations a contract bound may be computed with (machine
+#: arithmetic: the result wraps to the bound's type).
+_BOUND_OPS = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b,
+              "mul": lambda a, b: a * b, "min": min, "max": max}
+
+
+def _operand_value(op, scalars: dict[str, Any], kernel: Kernel,
+                   shapes: dict[str, tuple[int, ...]] | None = None, depth: int = 8):
+    """A contract bound as a Python number: a constant, a scalar parameter,
+    an array length (from `shapes`) or +, -, *, min, max of those (wrapped
+    to the integer type, as the kernel computes it); None otherwise."""
     if isinstance(op, Const):
         return op.value
-    if isinstance(op, Value):
-        for p in kernel.scalar_params:
-            if p.value == op and p.name in scalars:
-                return scalars[p.name]
+    if not isinstance(op, Value) or depth < 0:
+        return None
+    for p in kernel.scalar_params:
+        if p.value == op:
+            return scalars.get(p.name)
+    from verikern.mir.nodes import BinOp, ShapeOf
+
+    ins = next((i for _, i in kernel.instructions()
+                if getattr(i, "result", None) is not None and i.result == op), None)
+    if isinstance(ins, ShapeOf) and shapes is not None and ins.array.name in shapes:
+        return int(shapes[ins.array.name][ins.dim])
+    if isinstance(ins, BinOp) and ins.op in _BOUND_OPS and ins.result.type.is_int \
+            and not ins.result.type.is_bool:
+        a = _operand_value(ins.lhs, scalars, kernel, shapes, depth - 1)
+        b = _operand_value(ins.rhs, scalars, kernel, shapes, depth - 1)
+        if a is None or b is None:
+            return None
+        return ins.result.type.wrap(_BOUND_OPS[ins.op](int(a), int(b)))
     return None
 
 
@@ -169,7 +191,8 @@ def contracted_arrays(kernel: Kernel) -> set[str]:
 
 
 def _fill_contracts(kernel: Kernel, arr: np.ndarray, ref: ArrayRef, recorded: set[int],
-                    scalars: dict[str, Any]) -> None:
+                    scalars: dict[str, Any],
+                    shapes: dict[str, tuple[int, ...]] | None = None) -> None:
     """Fill the unrecorded elements of an integer array so that its
     `all_in_range` / `all_distinct` / `all_sorted` launch contracts hold where
     possible (zeros would break them and the launch would be refused)."""
@@ -178,8 +201,8 @@ def _fill_contracts(kernel: Kernel, arr: np.ndarray, ref: ArrayRef, recorded: se
     for _, ins in kernel.instructions():
         if isinstance(ins, RequiresArray) and ins.array.name == ref.name:
             if ins.kind == "all_in_range":
-                lo = _operand_value(ins.lo, scalars, kernel)
-                hi = _operand_value(ins.hi, scalars, kernel)
+                lo = _operand_value(ins.lo, scalars, kernel, shapes)
+                hi = _operand_value(ins.hi, scalars, kernel, shapes)
             elif ins.kind == "all_distinct":
                 distinct = True
             elif ins.kind == "all_sorted":
@@ -221,7 +244,8 @@ def _fill_sorted(flat: np.ndarray, free: np.ndarray, lo) -> None:
     flat[free] = filled[free]
 
 
-def _fill_array(arr: np.ndarray, ref: ArrayRef, contents: dict, scalars, kernel) -> None:
+def _fill_array(arr: np.ndarray, ref: ArrayRef, contents: dict, scalars, kernel,
+                shapes: dict[str, tuple[int, ...]] | None = None) -> None:
     """Write the recorded {flat_index: value} contents. A flat index counts
     logical elements (row-major); with vector/matrix elements a value is a
     sequence of the components, or a scalar for a flat index over components."""
@@ -236,7 +260,7 @@ def _fill_array(arr: np.ndarray, ref: ArrayRef, contents: dict, scalars, kernel)
             arr.reshape(-1)[i] = value
             recorded.add(i)
     if ref.dtype.is_int and not ref.inner:
-        _fill_contracts(kernel, arr, ref, recorded, scalars)
+        _fill_contracts(kernel, arr, ref, recorded, scalars, shapes)
 
 
 def apply_fill(arr: np.ndarray, ref: ArrayRef, fill) -> None:
@@ -285,7 +309,7 @@ def _array_input(kernel: Kernel, p: ArrayRef, cex: Counterexample, fill: dict | 
     if fill and p.name in fill:
         apply_fill(arr, p, fill[p.name])
     else:
-        _fill_array(arr, p, cex.arrays.get(p.name, {}), cex.scalars, kernel)
+        _fill_array(arr, p, cex.arrays.get(p.name, {}), cex.scalars, kernel, cex.shapes)
     return arr
 
 
