@@ -193,3 +193,27 @@ def test_loop_variable_after_the_loop():
                    "        out[0] = 1\n    out[1] = i\n")
         err = first_error(src)
         assert err.rule == "undefined-variable", (loop, err.render())
+
+
+@pytest.mark.parametrize("body, ok", [
+    ("for i in range(3):\n        s += wp.static(i * 2)", True),
+    ("for i in range(n):\n        s += wp.static(i * 2)", False),    # Warp cannot unroll it
+    ("j = 2\n    s += wp.static(j)", False),                          # a local variable
+    ("s += wp.static(len(v)) + wp.static(1 + wp.static(2))", True),
+    ("s += wp.static(len(a))", False),                                # an array's length
+])
+def test_static_expressions(body, ok):
+    src = W + (f"@wp.kernel\ndef k(n: int, v: wp.vec3, a: wp.array[int]):\n    s = int(0)\n"
+               f"    {body}\n    a[0] = s\n")
+    if ok:
+        compile_ok(src)
+    else:
+        assert first_error(src).rule == "static-not-constant"
+
+
+def test_len_of_vectors_and_matrices_is_constant():
+    src = W + ("@wp.kernel\ndef k(v: wp.vec3, m: wp.mat22, out: wp.array[int]):\n"
+               "    q = wp.quat(0.0, 0.0, 0.0, 1.0)\n    out[0] = len(v) + 10 * len(m) + 100 * len(q)\n")
+    out = np.zeros(1, np.int32)
+    vk.launch(compile_ok(src), 1, [(1.0, 2.0, 3.0), ((1.0, 2.0), (3.0, 4.0)), out])
+    assert out[0] == 3 + 20 + 400

@@ -112,3 +112,21 @@ def loop_variable_after(gates: wp.array[int], out: wp.array[int]):
             continue
         s += 1
     out[1] = j + s
+
+
+def make_static(v: float):
+    @vk.requires(lambda a, q, x: a.shape[0] == vk.launch_dim() and x.shape[0] >= 4)
+    @wp.kernel
+    def static_values(a: wp.array[wp.float32], q: wp.quat, x: wp.array[float]):
+        tid = wp.tid()
+        s = float(0.0)
+        for i in range(4):
+            if wp.static(i % 2 == 0):
+                continue
+            s += wp.static(float(i) + wp.static(1.0 + 1.0)) + x[i]
+        a[tid] = s + wp.static(v * 2.0) + float(wp.static(len(q))) + float(wp.static(1 + wp.static(2)))
+
+    return static_values
+
+
+static_values_15 = make_static(1.5)

@@ -157,7 +157,7 @@ def test_verdicts_of_the_compat_kernels():
     assert {r.kernel: r.status.value for r in reports} == {
         "equality": "failed", "products": "proved", "constructors": "proved",
         "element_parts": "proved", "run_time_components": "proved", "angles": "proved",
-        "loop_variable_after": "proved"}
+        "loop_variable_after": "proved", "static_values": "proved"}
 
 
 def test_loop_variable_after_a_constant_loop(kernels):
@@ -171,3 +171,16 @@ def test_loop_variable_after_a_constant_loop(kernels):
             out = np.zeros(2, np.int32)
             vk.launch(kernels.loop_variable_after, 1, [np.int32([gate]), out], device=dev)
             assert out.tolist() == want, dev
+
+
+def test_static_expressions_of_loop_variables_captures_and_lengths(kernels):
+    x = np.float32([1, 2, 3, 4])
+    arrays = [wp.zeros(3, dtype=float, device="cpu"), wp.quat(0.0, 0.0, 0.0, 1.0),
+              wp.array(x, device="cpu")]
+    wp.launch(kernels.static_values_15, dim=3, inputs=arrays, device="cpu")
+    want = (1 + 2 + 2) + (3 + 2 + 4) + 1.5 * 2 + 4 + 3     # by hand: odd i only
+    assert arrays[0].numpy().tolist() == [want] * 3
+    for dev in DEVICES:
+        a = np.zeros(3, np.float32)
+        vk.launch(kernels.static_values_15, 3, [a, (0.0, 0.0, 0.0, 1.0), x], device=dev)
+        assert a.tolist() == [want] * 3, dev

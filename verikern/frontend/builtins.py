@@ -271,6 +271,12 @@ def _pow(chk, node, name, args, expected, loc):
 def _len(chk, node, name, args, expected, loc):
     _arity(chk, node, name, args, 1)
     e = chk.check_expr(args[0])
+    if isinstance(e.type, (VectorType, MatrixType)):   # Warp: the length, or the rows
+        if not isinstance(e, H.LocalRef):
+            raise chk.error("len() of a vector or matrix needs a variable", args[0],
+                            "type-mismatch", "assign the value to a variable first")
+        n = e.type.length if isinstance(e.type, VectorType) else e.type.rows
+        return H.Literal(n, I32, loc)
     if not isinstance(e.type, ArrayType):
         raise chk.error("len() needs an array", node, "type-mismatch")
     if e.type.space == "shared":

@@ -12,8 +12,9 @@ for a variable. Keyword arguments are matched to Warp's parameter names.
 from __future__ import annotations
 
 import ast
+import copy
 
-from verikern.hir.types import BOOL, F32, F64, ScalarType
+from verikern.hir.types import BOOL, F32, F64, MatrixType, ScalarType, VectorType
 
 #: Warp 1.19's parameter names of the builtins that take keywords.
 WARP_PARAMS = {
@@ -96,6 +97,54 @@ def _pure(chk, node, what: str, call) -> None:
                                 "warp-builtin-args", "assign it to a variable first")
 
 
+def _strip_static(chk, node):
+    """`node` with every nested `wp.static(x)` replaced by `x`."""
+    class _Strip(ast.NodeTransformer):
+        def visit_Call(self, call):
+            self.generic_visit(call)
+            if chk.info.dsl_name(call.func) == "static" and len(call.args) == 1 \
+                    and not call.keywords:
+                return call.args[0]
+            return call
+    return _Strip().visit(copy.deepcopy(node))
+
+
+_STATIC_CALLS = ("float", "int", "len", "abs", "min", "max")
+
+
+def _static_at_run_time(chk, node) -> bool:
+    """Warp evaluates `wp.static(expr)` once per unrolled iteration: an
+    expression of constants, captured names, the variables of loops over
+    constant ranges and `len` of a vector has the same value computed at run
+    time, so it may stay an ordinary expression. Anything else (locals,
+    arrays, other calls) keeps the `static-not-constant` error."""
+    from .factories import capture_of
+    unrolled = {v for v in getattr(chk, "unrollable_loop_vars", ()) if v is not None}
+    for n in ast.walk(node):
+        if isinstance(n, ast.Call):
+            f = n.func
+            if not (isinstance(f, ast.Name) and f.id in _STATIC_CALLS) or n.keywords:
+                return False
+            if f.id == "len":
+                arg = n.args[0] if len(n.args) == 1 else None
+                if not isinstance(arg, ast.Name):
+                    return False
+        elif isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
+            if n.id in _STATIC_CALLS:
+                continue
+            if n.id in unrolled or n.id in chk.info.constants or \
+                    capture_of(chk, n.id) is not None:
+                continue
+            if any(isinstance(c, ast.Call) and getattr(c.func, "id", None) == "len"
+                   and c.args and c.args[0] is n for c in ast.walk(node)) \
+                    and isinstance(chk.check_expr(n).type, (VectorType, MatrixType)):
+                continue   # len(v) of a vector variable: a constant of its type
+            return False
+        elif isinstance(n, (ast.Attribute, ast.Subscript, ast.Lambda, ast.NamedExpr)):
+            return False
+    return True
+
+
 def _arity(chk, node, name, args, n):
     if len(args) != n:
         raise chk.error(f"vk.{name}() takes {n} argument(s), got {len(args)}", node, "arity")
@@ -105,21 +154,25 @@ def desugar(chk, node: ast.Call, name: str, args: list):
     """The core-language expression a Warp builtin call means (Warp's formula)."""
     if name == "static":
         _arity(chk, node, name, args, 1)
+        expr = _strip_static(chk, args[0])
         try:
-            v = chk.const_eval(args[0])
+            v = chk.const_eval(expr)
         except Exception:
             v = None
         if v is None:
             from .module import NotConstant, eval_module_constant
             try:
-                v = eval_module_constant(args[0], chk.info)
+                v = eval_module_constant(expr, chk.info)
             except NotConstant:
                 v = None
-        if not isinstance(v, (bool, int, float)):
-            raise chk.error("wp.static() needs an expression of compile-time constants",
-                            args[0], "static-not-constant",
-                            "use literals and module-level constants only") from None
-        return _num(v, node)
+        if isinstance(v, (bool, int, float)):
+            return _num(v, node)
+        if _static_at_run_time(chk, expr):
+            return expr
+        raise chk.error("wp.static() needs an expression of compile-time constants",
+                        args[0], "static-not-constant",
+                        "use literals, module-level constants, captured names and the "
+                        "variables of loops over constant ranges only") from None
     if name == "mod":   # Warp: a % b on ints (C), fmod on floats: the `%` of docs/LANGUAGE.md
         _arity(chk, node, name, args, 2)
         return _bin(args[0], ast.Mod(), args[1], node)

@@ -18,6 +18,7 @@ from verikern.hir.types import (
     ArrayType, MatrixType, ScalarType, TupleType, VectorType, component_count,
 )
 from verikern.errors import KernelError
+from .dynamic_components import is_constant
 from .annotations import parse_annotation
 from .module import NotConstant
 from .registry import is_any
@@ -112,12 +113,16 @@ class FlowChecker(_Host):
         inner = set(self.defined)
         self.defined = before
         self.loop_vars.append(var)
+        # a loop over a constant range: Warp can unroll it, so wp.static() may read its variable
+        unrollable = self.__dict__.setdefault("unrollable_loop_vars", [])
+        unrollable.append(var if all(is_constant(self, a) for a in args) else None)
         self.loop_depth += 1
         body, end_defined, _ = self._branch(s.body, inner, loop_body=True)
         self.loop_depth -= 1
         self.defined = set(before)
         self.terminated = False
         self.loop_vars.pop()
+        unrollable.pop()
         self.defined.discard(var)
         loop = H.ForRange(var, typed[0], typed[1], typed[2], tuple(body), self.loc(s))
         return self._runs_once_defs(s, args, before, end_defined, var) + [loop] + \
