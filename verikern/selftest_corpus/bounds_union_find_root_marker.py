@@ -1,6 +1,7 @@
 # expect: failed bounds
+# prove-args: --dim 256
 # Pointer jumping that marks roots with -1: that store breaks all_in_range(parent, 0, n), so the contract is not assumed for the written array, and in the next step a thread whose parent is a marked root reads parent[-1]. Witness: every parent 0; thread 0 marks itself, then reads parent[-1].
-# bug: 16:14 bounds
+# bug: 17:14 bounds
 # witness bounds: dim=256, block_dim=256, parent=zeros(int32, 256)
 import verikern as vk
 

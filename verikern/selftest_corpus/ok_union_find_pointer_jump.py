@@ -1,4 +1,5 @@
 # expect: proved
+# prove-args: --dim 256
 # Union-find path compression by pointer jumping in one block: parent both supplies indices and is written; every store writes a value read from parent, so all_in_range(parent, 0, n) holds throughout and parent[p] stays in bounds. Barriers separate the reads from the writes.
 import verikern as vk
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 ALLOWED: dict[tuple[str, str], str] = {
     ("ok_csr_edge_scale_sorted", "index-shift@15:32"):
         "range(offsets[v + 1], offsets[v + 1]) is empty: the loop never runs, so no access",
-    ("ok_union_find_pointer_jump", "guard-bound@12:23"):
+    ("ok_union_find_pointer_jump", "guard-bound@13:23"):
         "a ninth pointer-jumping step is as safe as the eighth: every store writes a value "
         "read from parent, so all_in_range(parent, 0, n) still holds throughout",
     ("block_reduce", "drop-requires@17:5"):
