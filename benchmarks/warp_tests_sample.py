@@ -24,7 +24,10 @@ that applies, when it uses:
   `wp.spatial_*`), bfloat16, textures, `wp.ref[...]` / `wp.Function`
   parameters, gradients (`wp.adjoint`, `@wp.func_grad`, `@wp.func_replay`),
   native snippets (`@wp.func_native`), raw pointers (`wp.address_of`, ...),
-  arrays local to a thread (`wp.zeros`, `wp.fixedarray`);
+  arrays local to a thread (`wp.zeros`, `wp.fixedarray`), `wp.grad`;
+- array views (LANGUAGE.md section 2 indexes elements only): an array
+  parameter indexed with fewer indices than its dimensions, or used as a
+  truth value;
 - a `@wp.struct` class or a Python `enum` class of the file (LANGUAGE.md
   section 2 has neither);
 - a construct LANGUAGE.md section 4 forbids: `*args` unpacking, list, dict or
@@ -81,7 +84,7 @@ _EXCLUDED_NAMES: tuple[tuple[str, object], ...] = (
     ("bfloat16", lambda n: n in ("bfloat16", "bf16")),
     ("textures", lambda n: n.lower().startswith("texture")),
     ("reference/function parameters", lambda n: n in ("ref", "Function")),
-    ("gradients", lambda n: n in ("adjoint", "func_grad", "func_replay", "Tape")),
+    ("gradients", lambda n: n in ("adjoint", "func_grad", "func_replay", "Tape", "grad")),
     ("native snippets", lambda n: n == "func_native"),
     ("pointers", lambda n: n in ("address_of", "array_from_ptr", "pointer", "handle")),
     ("structs", lambda n: n == "struct"),
@@ -196,6 +199,33 @@ def _module_bindings(tree: ast.Module) -> dict[str, str]:
     return names
 
 
+_ARRAY_NDIM = {"array": 1, "array1d": 1, "array2d": 2, "array3d": 3, "array4d": 4}
+
+
+def _array_ndim(ann) -> int | None:
+    """The number of dimensions of a `wp.array...` annotation, or None."""
+    if ann is None:
+        return None
+    head = ann.func if isinstance(ann, ast.Call) else ann.value if isinstance(
+        ann, ast.Subscript) else ann
+    name = _wp_name(head)
+    if name not in _ARRAY_NDIM:
+        return None
+    nd = _ARRAY_NDIM[name]
+    if isinstance(ann, ast.Call):
+        for k in ann.keywords:
+            if k.arg == "ndim" and isinstance(k.value, ast.Constant) and isinstance(k.value.value, int):
+                nd = k.value.value
+    elif isinstance(ann, ast.Subscript) and isinstance(ann.slice, ast.Tuple) \
+            and len(ann.slice.elts) == 2:
+        last = ann.slice.elts[1]
+        if isinstance(last, ast.Subscript):   # typing.Literal[2]
+            last = last.slice
+        if isinstance(last, ast.Constant) and isinstance(last.value, int):
+            nd = last.value
+    return nd
+
+
 def _bound_names(fn: ast.FunctionDef) -> set[str]:
     """Parameters, assigned names and nested definitions of one function."""
     a = fn.args
@@ -295,7 +325,32 @@ class _FileScan:
             for cls, reason in _FORBIDDEN_NODES:
                 if isinstance(node, cls):
                     return f"{reason}, line {getattr(node, 'lineno', kernel.lineno)}"
-        return self._unresolved(kernel)
+        return self._array_views(kernel) or self._unresolved(kernel)
+
+    def _array_views(self, kernel: ast.FunctionDef) -> str | None:
+        """An array parameter indexed with fewer indices than its dimensions
+        (a view of a sub-array) or used as a truth value."""
+        for fn, _outer in self._used_functions(kernel):
+            ndims = {a.arg: _array_ndim(a.annotation) for a in fn.args.args}
+            ndims = {k: v for k, v in ndims.items() if v is not None}
+            for node in ast.walk(fn):
+                if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) \
+                        and node.value.id in ndims:
+                    n = len(node.slice.elts) if isinstance(node.slice, ast.Tuple) else 1
+                    if n < ndims[node.value.id]:
+                        return (f"array views (partial indexing of {node.value.id}, "
+                                f"line {node.lineno}; LANGUAGE.md section 2 indexes elements)")
+                tests = []
+                if isinstance(node, (ast.If, ast.While, ast.IfExp)):
+                    tests = [node.test]
+                elif isinstance(node, ast.BoolOp):
+                    tests = list(node.values)
+                elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+                    tests = [node.operand]
+                for t in tests:
+                    if isinstance(t, ast.Name) and t.id in ndims:
+                        return f"array views (the array {t.id} as a truth value, line {t.lineno})"
+        return None
 
     def _unresolved(self, kernel: ast.FunctionDef) -> str | None:
         """Why a name the kernel (or a func it calls) reads has no meaning
