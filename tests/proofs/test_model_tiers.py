@@ -1,0 +1,66 @@
+"""Counterexample models on the violating path: the size tiers keep the
+violation in the query, and the tier before free scalars lets one scalar sit
+near its type's extremes (a wrap-around needs it) while a range loop's trip
+count stays small (replay runs every iteration)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import z3
+
+from verikern.encoders.smt.launch import SMALL_MODEL_TIERS, LaunchModel
+from verikern.frontend import compile_file, compile_source
+from verikern.proofs.obligations import ObligationKind, Status
+from verikern.proofs.pipeline import prove_mir
+
+CORPUS = Path(__file__).resolve().parents[1] / "corpus"
+
+SRC = """import verikern as vk
+
+
+@vk.kernel
+def k(x: vk.array(dtype=vk.float32), a: int, b: int, steps: int):
+    i = vk.tid()
+    for j in range(steps):
+        i = i + 1
+"""
+
+
+def _edge_tier(launch):
+    (n,) = [k for k, t in enumerate(SMALL_MODEL_TIERS) if t[3] is not None]
+    return launch.small_model_tiers()[n]
+
+
+def _param(launch, kernel, name):
+    (p,) = [p for p in kernel.scalar_params if p.name == name]
+    return launch.scalars[p.value.id]
+
+
+def test_the_edge_tier_allows_one_scalar_near_an_extreme_but_no_long_loop():
+    (kr,) = compile_source(SRC, "k.py").kernels
+    launch = LaunchModel(kr.mir, None, None)
+    a, b, steps = (_param(launch, kr.mir, n) for n in ("a", "b", "steps"))
+    tier = _edge_tier(launch) + list(launch.facts)
+
+    def sat(*extra):
+        s = z3.Solver()
+        s.add(*tier, *extra)
+        return s.check() == z3.sat
+
+    assert sat(a == 2 ** 31 - 1, b == 5)              # one near the top
+    assert sat(a == -2 ** 31 + 3, b == -7)            # or the bottom
+    assert not sat(a == 2 ** 31 - 1, b == 2 ** 31 - 1)  # not two at once
+    assert not sat(a == 2 ** 30)                      # neither small nor near
+    assert not sat(steps == 2 ** 31 - 1)              # a trip count stays small
+    assert sat(steps == 1 << 20) and not sat(steps == (1 << 20) + 1)
+
+
+def test_a_wrap_after_a_loop_gets_a_model_replay_reaches():
+    path = CORPUS / "bounds_offset_wraps_after_loop.py"
+    (kr,) = compile_file(path).kernels
+    report = prove_mir(kr.mir, file=str(path))
+    (ob,) = [o for o in report.obligations if o.kind is ObligationKind.BOUNDS]
+    assert ob.status is Status.FAILED and ob.confirmed is True, ob.reason
+    cex = ob.counterexample
+    base, steps = cex.scalars["base"], cex.scalars["steps"]
+    assert 0 <= steps <= 1 << 20 and base + 3 * steps >= 2 ** 31     # it really wraps
