@@ -39,6 +39,7 @@ class LaunchConfig:
 # ------------------------------------------------------------- launch shape
 def launch_config(kernel: Kernel, dim, block_dim) -> LaunchConfig:
     name = kernel.name
+    dims: tuple[int, ...]
     if isinstance(dim, (numbers.Integral,)) and not isinstance(dim, bool):
         dims = (int(dim),)
     elif isinstance(dim, (tuple, list)) and dim and all(

@@ -104,7 +104,18 @@ def kernel_params(kernel: Kernel, addrspace: int = 0) -> list[ParamSlot]:
     return slots
 
 
-def bind_abi_args(target, func, params, extra_names) -> list:
+class AbiTarget:
+    """Base of the targets (CPU, NVPTX): the kernel arguments `bind_abi_args`
+    records on them, by ABI slot."""
+
+    arrays: dict[str, ir.Argument]
+    shapes: dict[tuple[str, int], ir.Argument]
+    scalars: dict[str, ir.Argument]
+    launch_dims: dict[int, ir.Argument]
+    launch_size: ir.Argument
+
+
+def bind_abi_args(target: AbiTarget, func, params, extra_names) -> list:
     """Name `func`'s arguments after the ABI slots `params` followed by the
     target's `extra_names`, and record them on `target` (arrays, shapes,
     scalars, launch_dims, launch_size; arrays marked noalias). Returns the

@@ -51,8 +51,8 @@ def live_across_barriers(kernel: Kernel) -> list[list[Value]]:
                 by_id[r.id] = r
         use[b.label], defs[b.label] = u, d
     order = list(reversed(reverse_postorder(kernel)))
-    live_in = {label: set() for label in use}
-    live_out = {label: set() for label in use}
+    live_in: dict[str, set[int]] = {label: set() for label in use}
+    live_out: dict[str, set[int]] = {label: set() for label in use}
     changed = True
     while changed:
         changed = False

@@ -26,6 +26,7 @@ from llvmlite import ir
 from verikern.mir.nodes import Kernel
 
 from .abi import (
+    AbiTarget,
     bind_abi_args,
     ERR_DIVERGENCE, FUEL_SYMBOL, I8, I32, I64, LoweredKernel, kernel_params, storage_type,
     value_type,
@@ -63,7 +64,7 @@ def shared_poison(kernel: Kernel) -> bytes:
     return bytes(image)
 
 
-class CpuTarget:
+class CpuTarget(AbiTarget):
     """Target hooks for the CPU body function."""
 
     def __init__(self, kernel: Kernel, func: ir.Function, params, layout):
@@ -235,8 +236,9 @@ def build_cpu(kernel: Kernel, fast_math: bool, module: ir.Module,
     target.thread, target.thread_latch = t, thread_latch
     if barriers:
         state = b.load(b.gep(target.state, [t]))
-        target.dispatch = b.switch(state, thread_latch)
-        target.dispatch.add_case(ir.Constant(I32, 0), mir_entry)
+        dispatch = b.switch(state, thread_latch)
+        dispatch.add_case(ir.Constant(I32, 0), mir_entry)
+        target.dispatch = dispatch
     else:
         b.branch(mir_entry)
     em.lower_body()

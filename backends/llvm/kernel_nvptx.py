@@ -17,7 +17,7 @@ from llvmlite import ir
 
 from verikern.mir.nodes import Kernel
 
-from .abi import bind_abi_args, I32, I64, LoweredKernel, kernel_params, storage_type
+from .abi import AbiTarget, bind_abi_args, I32, I64, LoweredKernel, kernel_params, storage_type
 from .barriers import find_barriers
 from .body import Emitter
 
@@ -28,7 +28,7 @@ _SREG = {"thread_idx": "tid.x", "block_idx": "ctaid.x", "block_dim": "ntid.x",
          "grid_dim": "nctaid.x"}
 
 
-class NvptxTarget:
+class NvptxTarget(AbiTarget):
     """Target hooks for a PTX kernel entry."""
 
     def __init__(self, kernel: Kernel, module: ir.Module, func: ir.Function, params):

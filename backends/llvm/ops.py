@@ -14,6 +14,8 @@ cover exactly the op/type pairs of verikern.mir.ops (tests/mir/test_op_table.py)
 """
 from __future__ import annotations
 
+from typing import NoReturn
+
 from llvmlite import ir
 
 from verikern.errors import VerikernError
@@ -33,7 +35,7 @@ def _suffix(t: ir.Type) -> str:
     return {HALF: "f16", FLOAT: "f32", DOUBLE: "f64"}[t]
 
 
-def _unsupported(ins, what: str):
+def _unsupported(ins, what: str) -> NoReturn:
     raise LoweringError(f"{ins.loc}: cannot lower {what} "
                         f"({type(ins).__name__}); this is a compiler bug or an "
                         f"unsupported construct")

@@ -31,9 +31,9 @@ def _candidates() -> list[Path]:
     if env:
         paths.append(Path(env))
     for var in ("CUDA_HOME", "CUDA_PATH"):
-        root = os.environ.get(var)
-        if root:
-            paths.append(Path(root) / "nvvm" / "libdevice" / LIBDEVICE_NAME)
+        home = os.environ.get(var)
+        if home:
+            paths.append(Path(home) / "nvvm" / "libdevice" / LIBDEVICE_NAME)
     from .toolchain import find_ptxas
 
     ptxas = find_ptxas()

@@ -85,7 +85,7 @@ def _candidate_paths() -> list[Path]:
 def _wheel_ptxas_paths() -> list[Path]:
     """ptxas shipped by the nvidia-cuda-nvcc wheel (nvidia/cu13/bin or the
     older nvidia/cuda_nvcc/bin layout), in every site-packages folder."""
-    roots = []
+    roots: list[Path] = []
     try:
         import nvidia  # namespace package of NVIDIA's wheels
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import ctypes
 import threading
+from typing import Any
 
 import numpy as np
 
@@ -40,7 +41,7 @@ FUNCTIONS: dict[str, int] = {"sin": 1, "cos": 1, "tan": 1, "exp": 1, "log": 1, "
 
 _F64 = np.dtype(np.float64)
 _lock = threading.Lock()
-_loops: dict[str, object] | None = None
+_loops: dict[str, Any] | None = None   # name -> a ctypes function (see _compile)
 # The MCJIT engine stays referenced for the life of the process (llvmlite
 # must not free it while its code can still be called).
 _engine = None
@@ -78,7 +79,7 @@ def _build_module():
     return module
 
 
-def _compile() -> dict[str, object]:
+def _compile() -> dict[str, Any]:
     """JIT the loops (host CPU, the native backend's -O3 pipeline)."""
     global _engine
     import llvmlite.binding as llvm

@@ -195,9 +195,9 @@ def cast_function(src: ScalarType, dst: ScalarType):
     signedness, number->bool is `!= 0`, float->int truncates toward zero."""
     dtype = dst.np_dtype
     if dst.is_bool:
-        def run(a):
+        def nonzero(a):
             return np.not_equal(a, src.np_dtype.type(0))
-        return run
+        return nonzero
     if src == dst:
         return _fresh
 
