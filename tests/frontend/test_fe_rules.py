@@ -67,8 +67,8 @@ CASES = [
     ("assign-to-array", K + f"@vk.kernel\ndef k({A}):\n"
                             "    s = vk.shared.array(shape=4, dtype=vk.float32)\n"
                             "    s = 1.0\n", "s = 1.0", 0),
-    ("condition-not-bool", K + f"@vk.kernel\ndef k({A}):\n    i = vk.tid()\n    if i:\n"
-                               "        a[0] = 1.0\n", "i:", 0),
+    ("condition-not-bool", K + f"@vk.kernel\ndef k({A}):\n    x = a[0]\n    if x:\n"
+                               "        a[0] = 1.0\n", "x:", 0),
     ("literal-range", K + "@vk.kernel\ndef k(b: vk.array(dtype=vk.uint8)):\n    b[0] = 300\n",
      "300", 0),
     ("index-count", K + "@vk.kernel\ndef k(b: vk.array(dtype=vk.float32, ndim=2)):\n"

@@ -217,3 +217,16 @@ def test_len_of_vectors_and_matrices_is_constant():
     out = np.zeros(1, np.int32)
     vk.launch(compile_ok(src), 1, [(1.0, 2.0, 3.0), ((1.0, 2.0), (3.0, 4.0)), out])
     assert out[0] == 3 + 20 + 400
+
+
+def test_integer_conditions_mean_nonzero():
+    src = W + ("@wp.kernel\ndef k(n: int, out: wp.array[float]):\n"
+               "    b = 2.0 if 123 else -2.0\n    c = 4.0 if 0 else 7.0\n    x = 0\n"
+               "    if not 123:\n        x = 123\n    if n:\n        x = x + 10\n"
+               "    while n:\n        n = n - 1\n        x = x + 1000\n"
+               "    out[0] = b + c + float(x)\n")
+    k = compile_ok(src)
+    for n, want in ((0, 9.0), (3, 9.0 + 10 + 3000)):
+        out = np.zeros(1, np.float32)
+        vk.launch(k, 1, [n, out])
+        assert out[0] == want

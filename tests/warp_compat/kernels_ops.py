@@ -130,3 +130,18 @@ def make_static(v: float):
 
 
 static_values_15 = make_static(1.5)
+
+
+@vk.requires(lambda n, out: out.shape[0] >= 1 and vk.launch_dim() == 1 and n < 100)
+@wp.kernel
+def int_conditions(n: int, out: wp.array[float]):
+    b = 2.0 if 123 else -2.0
+    c = 4.0 if 0 else (5.0 if 0 else 7.0)
+    x = 0
+    if not 123:
+        x = 123
+    if n:
+        x = x + 10
+    if not n:
+        x = x + 100
+    out[0] = b + c + float(x)

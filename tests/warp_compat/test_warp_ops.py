@@ -157,7 +157,8 @@ def test_verdicts_of_the_compat_kernels():
     assert {r.kernel: r.status.value for r in reports} == {
         "equality": "failed", "products": "proved", "constructors": "proved",
         "element_parts": "proved", "run_time_components": "proved", "angles": "proved",
-        "loop_variable_after": "proved", "static_values": "proved"}
+        "loop_variable_after": "proved", "static_values": "proved",
+        "int_conditions": "proved"}
 
 
 def test_loop_variable_after_a_constant_loop(kernels):
@@ -184,3 +185,14 @@ def test_static_expressions_of_loop_variables_captures_and_lengths(kernels):
         a = np.zeros(3, np.float32)
         vk.launch(kernels.static_values_15, 3, [a, (0.0, 0.0, 0.0, 1.0), x], device=dev)
         assert a.tolist() == [want] * 3, dev
+
+
+def test_integer_conditions(kernels):
+    for n, want in ((0, 109.0), (5, 19.0)):      # by hand: 2 + 7 + (100 or 10)
+        out = wp.zeros(1, dtype=float, device="cpu")
+        wp.launch(kernels.int_conditions, dim=1, inputs=[n, out], device="cpu")
+        assert out.numpy().tolist() == [want]
+        for dev in DEVICES:
+            mine = np.zeros(1, np.float32)
+            vk.launch(kernels.int_conditions, 1, [n, mine], device=dev)
+            assert mine.tolist() == [want], dev

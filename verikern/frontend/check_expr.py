@@ -228,7 +228,17 @@ class ExprChecker(_Host):
         return e
 
     def check_cond(self, node) -> H.Expr:
+        """A bool condition; an integer means `!= 0` (C and Warp truthiness)."""
+        if self.is_literal_tree(node):
+            try:
+                v = self.const_eval(node)
+            except NotConstant:
+                v = None
+            if isinstance(v, int) and not isinstance(v, bool):
+                return H.Literal(v != 0, BOOL, self.loc(node))
         e = self.check_expr(node, BOOL)
+        if isinstance(e.type, ScalarType) and e.type.is_int:
+            return H.CompareExpr("ne", e, H.Literal(0, e.type, e.loc), BOOL, self.loc(node))
         if e.type != BOOL:
             raise self.error(f"a condition must be bool, got {e.type}", node, "condition-not-bool",
                              "compare explicitly, e.g. `x != 0`")
