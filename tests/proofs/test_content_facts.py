@@ -242,3 +242,22 @@ def test_all_sorted_needs_a_1d_integer_array():
                          "    vk.requires(vk.all_sorted(a))\n", "<t>")
     err = res.kernels[0].error
     assert err is not None and err.rule == "contract-array" and "one-dimensional" in str(err)
+
+
+def test_hypothesis_launches_draw_sorted_offsets():
+    from hypothesis import given, settings
+
+    from verikern.testing.strategies import launches
+
+    k = compile_kernel(CSR.format(sorted="    vk.requires(vk.all_sorted(offsets))", extra=""))
+    seen = []
+
+    @settings(max_examples=12, deadline=None, database=None)
+    @given(launches(k))
+    def check(launch):
+        off = launch.values["offsets"]
+        assert (np.diff(off.astype(np.int64)) >= 0).all(), off
+        seen.append(off.size)
+
+    check()
+    assert max(seen) >= 3          # some draws have offsets to order
