@@ -230,3 +230,11 @@ def test_integer_conditions_mean_nonzero():
         out = np.zeros(1, np.float32)
         vk.launch(k, 1, [n, out])
         assert out[0] == want
+
+
+@pytest.mark.parametrize("call", ["wp.matrix_from_rows(wp.vec2(1.0, 2.0), wp.vec3(1.0, 2.0, 3.0))",
+                                  "wp.matrix_from_cols(wp.vec2i(1, 2), wp.vec2i(3, 4))",
+                                  "wp.vec3h(wp.vec2(1.0, 2.0))"])
+def test_matrices_from_vectors_and_conversions_reject_mismatches(call):
+    src = W + f"@wp.kernel\ndef k(out: wp.array[float]):\n    m = {call}\n"
+    assert first_error(src).rule in ("type-mismatch", "arity")

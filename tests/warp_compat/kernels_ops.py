@@ -145,3 +145,19 @@ def int_conditions(n: int, out: wp.array[float]):
     if not n:
         x = x + 100
     out[0] = b + c + float(x)
+
+
+@vk.requires(lambda out, o2, h, d: out.shape[0] >= 2 and o2.shape[0] >= 1 and h.shape[0] >= 2)
+@vk.requires(lambda d: d.shape[0] >= 1 and vk.launch_dim() == 1)
+@wp.kernel
+def matrices_from_vectors(out: wp.array[wp.mat33], o2: wp.array[wp.mat22],
+                          h: wp.array[wp.vec2h], d: wp.array[wp.mat22d]):
+    out[0] = wp.matrix_from_cols(wp.vec3(1.0, 2.0, 3.0), wp.vec3(4.0, 5.0, 6.0),
+                                 wp.vec3(7.0, 8.0, 9.0))
+    out[1] = wp.matrix_from_rows(wp.vec3(1.0, 2.0, 3.0), wp.vec3(4.0, 5.0, 6.0),
+                                 wp.vec3(7.0, 8.0, 9.0))
+    a = wp.vec2(1.5, 2.25)
+    h[0] = wp.vec2h(a)
+    h[1] = wp.types.vector(a, dtype=wp.float16)
+    d[0] = wp.mat22d(wp.mat22(1.0, 2.0, 3.0, 4.0))
+    o2[0] = wp.matrix_from_cols(a, a)

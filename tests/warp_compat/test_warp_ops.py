@@ -158,7 +158,7 @@ def test_verdicts_of_the_compat_kernels():
         "equality": "failed", "products": "proved", "constructors": "proved",
         "element_parts": "proved", "run_time_components": "proved", "angles": "proved",
         "loop_variable_after": "proved", "static_values": "proved",
-        "int_conditions": "proved"}
+        "int_conditions": "proved", "matrices_from_vectors": "proved"}
 
 
 def test_loop_variable_after_a_constant_loop(kernels):
@@ -196,3 +196,18 @@ def test_integer_conditions(kernels):
             mine = np.zeros(1, np.float32)
             vk.launch(kernels.int_conditions, 1, [n, mine], device=dev)
             assert mine.tolist() == [want], dev
+
+
+def test_matrices_from_vectors_and_component_conversions(kernels):
+    values = [np.zeros((2, 3, 3), np.float32), np.zeros((1, 2, 2), np.float32),
+              np.zeros((2, 2), np.float16), np.zeros((1, 2, 2), np.float64)]
+    theirs = under_warp(kernels.matrices_from_vectors, 1, values,
+                        [wp.mat33, wp.mat22, wp.vec2h, wp.mat22d])
+    rows = np.arange(1, 10, dtype=np.float32).reshape(3, 3)
+    by_hand = [[rows.T.tolist(), rows.tolist()], [[[1.5, 1.5], [2.25, 2.25]]],
+               [[1.5, 2.25], [1.5, 2.25]], [[[1.0, 2.0], [3.0, 4.0]]]]
+    assert [t.tolist() for t in theirs] == by_hand
+    for dev in DEVICES:
+        mine = [v.copy() for v in values]
+        vk.launch(kernels.matrices_from_vectors, 1, mine, device=dev)
+        assert [m.tolist() for m in mine] == by_hand, dev

@@ -14,11 +14,11 @@ import ast
 from verikern.hir import nodes as H
 from verikern.hir.types import (
     BOOL, F32, I32, QUAT, VECTOR_TYPES, ArrayType, MatrixType,
-    ScalarType, VectorType, is_quat, vector_type,
+    ScalarType, VectorType, component_count, is_quat, vector_type,
 )
 from .builtins_warp import DESUGARED, desugar, positional_args
 from .module import NotConstant
-from .type_ctors import TYPE_CONSTRUCTORS, check_type_constructor
+from .type_ctors import TYPE_CONSTRUCTORS, check_matrix_from_vectors, check_type_constructor
 from .typing_rules import SCALAR_ALIASES, make_literal, value_type_by_name
 
 STATEMENT_BUILTINS = {"sync_threads", "block_until", "requires", "invariant"}
@@ -154,6 +154,9 @@ def _construct(chk, node, t, args) -> H.Expr:
             return e
         if e.type == ct:
             return H.BuiltinCall("construct", (e,) * n, t, loc)
+        if type(e.type) is type(t) and component_count(e.type) == n and (
+                not isinstance(t, MatrixType) or (e.type.rows, e.type.cols) == (t.rows, t.cols)):
+            return H.BuiltinCall("convert", (e,), t, loc)   # Warp: each component cast
     if isinstance(t, MatrixType) and len(args) == t.rows:
         rows = [chk.check_expr(a) for a in args]
         row_t = vector_type(t.cols, ct)
@@ -430,5 +433,6 @@ BUILTIN_RULES = {
     "quat_rotate": _quat_rotate, "quat_inverse": _quat_inverse,
     "quat_identity": _quat_identity, "quat_from_axis_angle": _quat_from_axis_angle,
     "transpose": _transpose, "mul": _mul, "where": _where, "select": _where,
+    "matrix_from_rows": check_matrix_from_vectors, "matrix_from_cols": check_matrix_from_vectors,
     **{a: _atomic for a in ATOMICS},
 }

@@ -15,7 +15,7 @@ from verikern.hir import nodes as H
 from verikern.hir.types import (
     F32, MatrixType, ScalarType, VectorType, component_count, is_quat,
 )
-from verikern.mir.nodes import Atomic, Jump, Phi
+from verikern.mir.nodes import Atomic, Cast, Jump, Phi
 
 
 if TYPE_CHECKING:   # the state and methods of the class that mixes this in
@@ -50,6 +50,21 @@ class BuiltinLowering(_Host):
 
     def _construct(self, e, hint):
         return tuple(v for vals in self._args(e) for v in vals)
+
+    def _convert(self, e, hint):
+        """A vector/matrix converted to another component type (one Cast each)."""
+        (vals,) = self._args(e)
+        out = []
+        for v in vals:
+            r = self.b.new_value(e.type.dtype, hint)
+            self.emit(Cast(r, v, e.loc))
+            out.append(r)
+        return tuple(out)
+
+    def _construct_cols(self, e, hint):
+        """A matrix from its columns (each evaluated once), stored row-major."""
+        cols = self._args(e)
+        return tuple(cols[k][r] for r in range(len(cols[0])) for k in range(len(cols)))
 
     def _minmax(self, e, hint):
         a, b = self._args(e)
@@ -269,6 +284,8 @@ BUILTIN_LOWERING = {
     **{g: BuiltinLowering._geometry for g in ("thread_idx", "block_idx", "block_dim",
                                               "grid_dim")},
     "construct": BuiltinLowering._construct, "construct_rows": BuiltinLowering._construct,
+    "matrix_from_rows": BuiltinLowering._construct,
+    "matrix_from_cols": BuiltinLowering._construct_cols, "convert": BuiltinLowering._convert,
     "min": BuiltinLowering._minmax, "max": BuiltinLowering._minmax,
     "clamp": BuiltinLowering._clamp, "abs": BuiltinLowering._unary_math,
     **{f: BuiltinLowering._unary_math for f in ("floor", "ceil", "sqrt", "sqrt_precise",

@@ -102,3 +102,22 @@ def check_type_constructor(chk, node: ast.Call, name: str):
     if not ct.is_float:
         raise _error(chk, node, f"a matrix holds floats, not {ct}")
     return _construct(chk, node, matrix_type(rows, cols, ct), args)
+
+
+def check_matrix_from_vectors(chk, node, name, args, expected, loc):
+    """`wp.matrix_from_rows(*rows)` / `wp.matrix_from_cols(*cols)`: float
+    vectors of one type, one per row (column) of the matrix."""
+    from verikern.hir import nodes as H
+
+    if not args or len(args) > 16:
+        raise chk.error(f"wp.{name}() takes 1 to 16 vectors", node, "arity")
+    vecs = [chk.check_expr(a) for a in args]
+    t = vecs[0].type
+    for v, a in zip(vecs, args):
+        if not isinstance(v.type, VectorType) or v.type != t or not t.dtype.is_float \
+                or v.type.length > 16:
+            raise chk.error(f"wp.{name}() needs float vectors of one type, got {v.type}", a,
+                            "type-mismatch")
+    if name == "matrix_from_rows":
+        return H.BuiltinCall(name, tuple(vecs), matrix_type(len(vecs), t.length, t.dtype), loc)
+    return H.BuiltinCall(name, tuple(vecs), matrix_type(t.length, len(vecs), t.dtype), loc)
