@@ -138,7 +138,7 @@ def compile_ptx_bundle(kernels, arch: str = DEFAULT_ARCH, fast_math: bool | None
     arch = check_arch(arch)
     entries, bundle = [], None
     for index, kernel in enumerate(kernels):
-        renamed = replace(kernel, name=f"k{index}_{kernel.name}", _index={})
+        renamed = replace(kernel, name=f"k{index}_{kernel.name}")
         fm = bool(kernel.fast_math) if fast_math is None else bool(fast_math)
         ir = _cached(("bundle-ir", id(kernel), index, fm), kernel, lambda renamed=renamed, fm=fm: _lower(renamed, fm))
         module = parse_nvptx_ir(ir, kernel.name)

@@ -168,7 +168,7 @@ def with_requires(kernel: Kernel, atoms) -> tuple[Kernel, int]:
     extra = requires_instrs(kernel, atoms)
     entry = kernel.blocks[0]
     blocks = (replace(entry, instrs=extra + entry.instrs),) + kernel.blocks[1:]
-    return replace(kernel, blocks=blocks, _index={}), len(extra)
+    return replace(kernel, blocks=blocks), len(extra)
 
 
 def shift_spec(spec: ObligationSpec, entry: str, n: int) -> ObligationSpec:

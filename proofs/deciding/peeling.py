@@ -144,7 +144,7 @@ def truncate_loops(kernel: Kernel) -> Kernel:
         phis = tuple(dataclasses.replace(phi, incoming=tuple(
             (src, v) for src, v in phi.incoming if src in reachable)) for phi in b.phis)
         kept.append(Block(b.label, phis, b.instrs, b.terminator))
-    return dataclasses.replace(kernel, blocks=tuple(kept), loops=(), _index={})
+    return dataclasses.replace(kernel, blocks=tuple(kept), loops=())
 
 
 def _reachable(blocks) -> set[str]:

@@ -17,6 +17,7 @@ Invariants (checked by `verikern.mir.verifier.verify`):
 """
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar, Union
 
@@ -492,12 +493,14 @@ class Kernel:
     block_dim: int | None = None
     fast_math: bool = False
     uses_block_features: bool = False
-    _index: dict = field(default_factory=dict, compare=False, repr=False, hash=False)
 
     def block(self, label: str) -> Block:
-        if not self._index:
-            self._index.update({b.label: b for b in self.blocks})
-        return self._index[label]
+        """The block named `label` (KeyError if none)."""
+        index = _BLOCK_INDEX.get(id(self))
+        if index is None:
+            index = _BLOCK_INDEX[id(self)] = {b.label: b for b in self.blocks}
+            weakref.finalize(self, _BLOCK_INDEX.pop, id(self), None)
+        return index[label]
 
     @property
     def entry(self) -> Block:
@@ -523,6 +526,13 @@ class Kernel:
         for b in self.blocks:
             for ins in b.instrs:
                 yield b, ins
+
+
+#: label -> Block for each live Kernel that `Kernel.block` was asked, by
+#: id(kernel). Kept outside the (frozen) kernel so that `dataclasses.replace`
+#: can never carry a stale index over; an entry goes when its kernel is
+#: collected (weakref.finalize), before its id can be reused.
+_BLOCK_INDEX: dict[int, dict[str, Block]] = {}
 
 
 def result_of(ins) -> Value | None:

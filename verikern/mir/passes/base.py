@@ -57,7 +57,7 @@ def rebuild(kernel: Kernel, blocks: list[Block], f: Callable[[Value], object] | 
                                       step=_map_operand(rng.step, f))
         invs = tuple(renamed.get(id(a), a) for a in lp.invariants)
         loops.append(dataclasses.replace(lp, range=rng, invariants=invs))
-    return dataclasses.replace(kernel, blocks=tuple(blocks), loops=tuple(loops), _index={})
+    return dataclasses.replace(kernel, blocks=tuple(blocks), loops=tuple(loops))
 
 
 def substitute(kernel: Kernel, mapping: Mapping[int, object]) -> Kernel:

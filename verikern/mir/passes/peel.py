@@ -165,8 +165,7 @@ class _Peeler:
         copies, renamed_asserts = self._copy_blocks(loop, body, labels, values)
         blocks = self._splice(loop, body, labels, values, copies, repairs)
         new_loops = self._new_loop_infos(loop, body, labels, values, renamed_asserts)
-        self.kernel = dataclasses.replace(k, blocks=tuple(blocks), loops=tuple(new_loops),
-                                          _index={})
+        self.kernel = dataclasses.replace(k, blocks=tuple(blocks), loops=tuple(new_loops))
         self._record_sites(loop, labels, iteration)
         self._peeled[loop.header] = iteration
         inner = [lp.header for lp in k.loops if lp.header != loop.header and lp.header in body]
