@@ -22,6 +22,7 @@ Invariants:
 from __future__ import annotations
 
 import dataclasses
+import functools
 import logging
 import time
 from pathlib import Path
@@ -29,6 +30,8 @@ from typing import Sequence
 
 from verikern.encoders.smt.launch import launch_option_error
 from verikern.errors import VerikernError
+from verikern.proofs.deciding.cbmc import prove_kernel_cbmc
+from verikern.proofs.deciding.engines import combine, parse_engines
 from verikern.proofs.deciding.budget import MEGA, SolverBudget, fresh_context, rlimit_count
 from verikern.proofs.obligations import KernelReport, KernelStatus, Obligation, Status
 
@@ -201,13 +204,22 @@ def one_per_access(obligations: Sequence[Obligation]) -> tuple[Obligation, ...]:
     return tuple(out)
 
 
+def _decider(engine: str, unwind: int | None):
+    """The prove_kernel-shaped function of one engine."""
+    if engine == "cbmc":
+        return functools.partial(prove_kernel_cbmc, unwind=unwind)
+    from verikern.proofs.deciding.prover import prove_kernel
+    return prove_kernel
+
+
 def _join(first: str | None, second: str) -> str:
     return f"{first}; {second}" if first else second
 
 
 def prove_mir(kernel_mir, *, file: str, dims=None, block_dim=None, budget: float | None = None,
               prover=None, replayer=None, replay: bool = True,
-              max_array_bytes: int | None = None, suggest: bool = False) -> KernelReport:
+              max_array_bytes: int | None = None, suggest: bool = False,
+              engine: str = "z3", unwind: int | None = None) -> KernelReport:
     """Prove one compiled kernel and replay its failures (`replay=False`
     skips replay: failures keep `confirmed=None` and are never downgraded).
     `max_array_bytes`: the bound on every array's size in bytes the proof
@@ -218,9 +230,13 @@ def prove_mir(kernel_mir, *, file: str, dims=None, block_dim=None, budget: float
     answer does not depend on what was proved before in this process.
     `suggest`: for a FAILED kernel, also search a suggested contract
     (proofs.deciding.suggest) within SUGGEST_FACTOR times the proof's z3
-    work; the report carries it, and its status stays FAILED."""
-    if prover is None:
-        from verikern.proofs.deciding.prover import prove_kernel as prover
+    work; the report carries it, and its status stays FAILED.
+    `engine`: "z3", "cbmc" or "z3,cbmc" (proofs.deciding.engines; both:
+    each engine's verdicts settled by replay, then combined, disagreements
+    flagged); `unwind`: CBMC's unwinding depth (None: read off the kernel).
+    An explicit `prover` replaces the engines."""
+    engines = ("custom",) if prover is not None else parse_engines(engine)
+    deciders = [prover] if prover is not None else [_decider(e, unwind) for e in engines]
     start = time.perf_counter()
     line = kernel_mir.loc.line
     bad_launch = launch_option_error(kernel_mir, dims, block_dim)
@@ -232,14 +248,20 @@ def prove_mir(kernel_mir, *, file: str, dims=None, block_dim=None, budget: float
         solver_budget = SolverBudget.from_megaunits(
             budget, label=f"{Path(file).stem}.{kernel_mir.name}.")
         launch_options = {} if max_array_bytes is None else {"max_array_bytes": max_array_bytes}
-        obligations = prover(kernel_mir, dims=dims, block_dim=block_dim, budget=solver_budget,
-                             **launch_options)
-        decided = obligations
-        if replay:
-            obligations = settle(kernel_mir, obligations, replayer, dims=dims,
-                                 block_dim=block_dim,
-                                 search_budget=min(EXACT_SEARCH_BUDGET, solver_budget.per_check),
-                                 max_array_bytes=max_array_bytes)
+        verdicts: list[Sequence[Obligation]] = []
+        decided: Sequence[Obligation] = ()
+        for decide in deciders:
+            obligations = decide(kernel_mir, dims=dims, block_dim=block_dim, budget=solver_budget,
+                                 **launch_options)
+            if not verdicts:
+                decided = obligations
+            if replay:
+                obligations = settle(kernel_mir, obligations, replayer, dims=dims,
+                                     block_dim=block_dim,
+                                     search_budget=min(EXACT_SEARCH_BUDGET, solver_budget.per_check),
+                                     max_array_bytes=max_array_bytes)
+            verdicts.append(obligations)
+        obligations = verdicts[0] if len(verdicts) == 1 else combine(*verdicts, names=engines)
     except VerikernError as err:
         return KernelReport(file, kernel_mir.name, KernelStatus.ERROR, time.perf_counter() - start,
                             error=str(err), line=line)

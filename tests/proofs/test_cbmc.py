@@ -10,7 +10,9 @@ the real cbmc where it is installed and skip with the reason otherwise.
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -280,3 +282,69 @@ def test_real_cbmc_agrees_with_z3_on_corpus_kernels(name):
         for a, b in zip(z3.obligations, cb.obligations):
             assert {a.status, b.status} != {Status.PROVED, Status.FAILED}, (a, b)
 
+
+
+# ------------------------------------------------------------------ the command line
+FAKE_CBMC = '''#!{python}
+"""A stand-in for cbmc: answers SUCCESS for every verikern assert in the C file."""
+import json, re, sys
+text = open(sys.argv[1]).read()
+assert "--unwinding-assertions" in sys.argv and "--json-ui" in sys.argv
+ids = sorted(set(re.findall(r'"([a-z-]+@[0-9]+:[0-9]+(?:#[0-9]+)?(?:[+][0-9]+:[0-9]+)? [^"]*)"', text)))
+props = [dict(property="vk_step.assertion.%d" % i, description=d, status="SUCCESS")
+         for i, d in enumerate(ids)]
+props.append(dict(property="main.unwind.0", description="unwinding assertion loop 0", status="SUCCESS"))
+print(json.dumps([{{"program": "CBMC 6.4.1"}}, {{"result": props}}, {{"cProverStatus": "success"}}]))
+'''
+
+
+@pytest.fixture
+def fake_cbmc(tmp_path, monkeypatch):
+    exe = tmp_path / "bin" / "cbmc"
+    exe.parent.mkdir()
+    exe.write_text(FAKE_CBMC.format(python=sys.executable))
+    exe.chmod(0o755)
+    monkeypatch.delenv("VERIKERN_CBMC", raising=False)
+    monkeypatch.setenv("PATH", f"{exe.parent}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("VERIKERN_NO_CACHE", "1")
+    return exe
+
+
+def _prove(*args):
+    from click.testing import CliRunner
+
+    from verikern.cli import main
+    return CliRunner().invoke(main, ["prove", *args, "--format", "json", "--no-suggest"])
+
+
+def test_engine_cbmc_from_the_command_line(fake_cbmc):
+    r = _prove(str(CORPUS / "ok_saxpy_guarded.py"), "--engine", "cbmc")
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.stdout)
+    obs = [o for k in data["kernels"] for o in k["obligations"]]
+    assert obs and all(o["status"] == "proved" and "proved by CBMC" in o["reason"] for o in obs)
+
+
+def test_both_engines_agreeing_are_recorded(fake_cbmc):
+    r = _prove(str(CORPUS / "ok_saxpy_guarded.py"), "--engine", "z3,cbmc")
+    assert r.exit_code == 0, r.output
+    obs = [o for k in json.loads(r.stdout)["kernels"] for o in k["obligations"]]
+    assert all(o["engines"] == {"z3": "proved", "cbmc": "proved"} for o in obs)
+
+
+def test_an_engine_disagreement_fails_the_run(fake_cbmc):
+    # the fake CBMC "proves" a real bug that z3 finds and replay confirms
+    r = _prove(str(CORPUS / "bounds_off_by_one_le.py"), "--engine", "z3,cbmc")
+    assert r.exit_code == 3, r.output
+    assert "disagreement" in r.stderr
+    (kernel,) = json.loads(r.stdout)["kernels"]
+    bounds = next(o for o in kernel["obligations"] if o["kind"] == "bounds")
+    assert bounds["status"] == "failed" and bounds["engines"] == {"z3": "failed", "cbmc": "proved"}
+    assert "engines disagree" in bounds["disagreements"][0]
+
+
+def test_a_missing_cbmc_is_an_input_error(monkeypatch, tmp_path):
+    monkeypatch.delenv("VERIKERN_CBMC", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    r = _prove(str(CORPUS / "ok_saxpy_guarded.py"), "--engine", "cbmc")
+    assert r.exit_code == 3 and "apt-get install cbmc" in r.output

@@ -96,7 +96,8 @@ class ProofCache:
     # ------------------------------------------------------------------ keys
     @staticmethod
     def key(*, file: str, kernel: str, mir_sha256: str, dims, block_dim, budget, replay: bool,
-            max_array_bytes: int | None = None) -> str:
+            max_array_bytes: int | None = None, suggest: bool = False, engine: str = "z3",
+            unwind: int | None = None) -> str:
         import z3
 
         from verikern.encoders.smt.launch import DEFAULT_MAX_ARRAY_BYTES
@@ -108,6 +109,10 @@ class ProofCache:
                   "max_array_bytes": int(max_array_bytes if max_array_bytes is not None
                                          else DEFAULT_MAX_ARRAY_BYTES),
                   "verikern": __version__, "code": code_hash(), "z3": z3.get_version_string()}
+        if suggest:                  # reports with a suggested contract are other entries
+            fields["suggest"] = True
+        if engine != "z3":           # another engine's verdicts are other entries
+            fields["engine"], fields["unwind"] = engine, unwind
         return hashlib.sha256(_canonical(fields).encode()).hexdigest()
 
     def _path(self, key: str) -> Path:
@@ -210,6 +215,9 @@ def _required_loc(d) -> SourceLoc:
 def report_to_data(r: KernelReport) -> dict:
     return {"file": r.file, "kernel": r.kernel, "status": r.status.value, "seconds": r.seconds,
             "line": r.line, "error": r.error,
+            "suggested_requires": list(r.suggested_requires),
+            "suggested_decorators": list(r.suggested_decorators),
+            "proved_under_suggestion": r.proved_under_suggestion,
             "scope": r.scope.to_json() if r.scope is not None else None,
             "obligations": [{"kind": ob.kind.value, "loc": _loc_data(ob.loc), "status": ob.status.value,
                              "message": ob.message, "counterexample": _cex_to_data(ob.counterexample),
@@ -227,7 +235,10 @@ def report_from_data(d: dict) -> KernelReport:
                 for o in d["obligations"])
     return KernelReport(d["file"], d["kernel"], KernelStatus(d["status"]), float(d["seconds"]), obs,
                         d["error"], d["line"],
-                        scope=Scope.from_json(d["scope"]) if d["scope"] is not None else None)
+                        scope=Scope.from_json(d["scope"]) if d["scope"] is not None else None,
+                        suggested_requires=tuple(d.get("suggested_requires") or ()),
+                        suggested_decorators=tuple(d.get("suggested_decorators") or ()),
+                        proved_under_suggestion=d.get("proved_under_suggestion"))
 
 
 def with_cached(report: KernelReport, seconds: float) -> KernelReport:

@@ -13,6 +13,7 @@ Invariants:
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass
 import os
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -21,6 +22,7 @@ from typing import Callable, Iterable
 
 from verikern.errors import VerikernError
 from verikern.proofs.obligations import KernelReport, KernelStatus
+from verikern.proofs.deciding.engines import parse_engines
 from verikern.proofs.pipeline import prove_mir
 
 MODULE_KERNEL = "<module>"   # the kernel name of a report about a whole file
@@ -107,41 +109,73 @@ def _error_report(file: str, kernel: str, message: str, line: int = 0, seconds: 
     return KernelReport(file, kernel, KernelStatus.ERROR, seconds, error=message, line=line)
 
 
-def prove_file(path, *, kernel=None, dims=None, block_dim=None, budget: float | None = None,
-               replay: bool = True, cache=None,
-               max_array_bytes: int | None = None) -> list[KernelReport]:
+@dataclass(frozen=True)
+class ProofOptions:
+    """Everything that decides a kernel's proof besides its source: the
+    launch fixed by --dim/--block-dim, the z3 budget (million units per
+    check), replay, the array bound in bytes, suggested contracts, the
+    engines (`z3`, `cbmc` or `z3,cbmc`) and CBMC's unwinding depth (None: read
+    off the kernel). Every field is part of the proof-cache key."""
+
+    dims: tuple[int, ...] | None = None
+    block_dim: int | None = None
+    budget: float | None = None
+    replay: bool = True
+    max_array_bytes: int | None = None
+    suggest: bool = False
+    engine: str = "z3"
+    unwind: int | None = None
+
+    @classmethod
+    def of(cls, **given) -> "ProofOptions":
+        """Checked and normalised options (ProveInputError for a bad one)."""
+        opts = cls(**{k: v for k, v in given.items() if v is not None or k in ("dims", "block_dim")})
+        try:
+            engine = ",".join(parse_engines(opts.engine))
+        except ValueError as err:
+            raise ProveInputError(str(err)) from err
+        if opts.unwind is not None and int(opts.unwind) < 1:
+            raise ProveInputError(f"bad unwinding depth {opts.unwind}: it must be at least 1")
+        return dataclasses.replace(opts, dims=normalize_dims(opts.dims), engine=engine,
+                                   max_array_bytes=normalize_max_array_bytes(opts.max_array_bytes))
+
+    def prove_kwargs(self) -> dict:
+        return {"dims": self.dims, "block_dim": self.block_dim, "budget": self.budget,
+                "replay": self.replay, "max_array_bytes": self.max_array_bytes,
+                "suggest": self.suggest, "engine": self.engine, "unwind": self.unwind}
+
+
+def prove_file(path, *, kernel=None, cache=None, options: ProofOptions | None = None,
+               **option_values) -> list[KernelReport]:
     """Compile `path` with the frontend (never executing it) and prove every
     kernel in it (or those named by `kernel`), in source order. `cache`: a
     verikern.app.cache.ProofCache consulted per kernel (None: no cache);
-    `max_array_bytes`: the bound on every array's size in bytes (None: the
-    default, 2**40; `--max-array-bytes`)."""
+    `options` (or its fields as keywords: dims, block_dim, budget, replay,
+    max_array_bytes -- the bound on every array's size in bytes, default
+    2**40 --, suggest, engine, unwind): see ProofOptions."""
     from verikern.frontend import compile_file
 
+    opts = options or ProofOptions.of(**option_values)
     try:
         data = Path(path).read_bytes()      # hashed and quoted in the report's scope only
     except OSError:
         data = None
-    return _compile_and_prove(lambda: compile_file(path), str(path), kernel, dims, block_dim, budget,
-                              replay, data, cache, max_array_bytes)
+    return _compile_and_prove(lambda: compile_file(path), str(path), kernel, opts, data, cache)
 
 
-def prove_source(source: str, filename: str, *, kernel=None, dims=None, block_dim=None,
-                 budget: float | None = None, replay: bool = True,
-                 max_array_bytes: int | None = None) -> list[KernelReport]:
+def prove_source(source: str, filename: str, *, kernel=None, options: ProofOptions | None = None,
+                 **option_values) -> list[KernelReport]:
     """Like `prove_file`, for source text (e.g. a generated mutant) that
     reports as `filename`."""
     from verikern.frontend import compile_source
 
-    return _compile_and_prove(lambda: compile_source(source, filename), filename, kernel, dims,
-                              block_dim, budget, replay, source.encode(),
-                              max_array_bytes=max_array_bytes)
+    opts = options or ProofOptions.of(**option_values)
+    return _compile_and_prove(lambda: compile_source(source, filename), filename, kernel, opts,
+                              source.encode())
 
 
-def _compile_and_prove(compile_module, file: str, kernel, dims, block_dim, budget,
-                       replay: bool, data: bytes | None = None, cache=None,
-                       max_array_bytes: int | None = None) -> list[KernelReport]:
-    dims = normalize_dims(dims)
-    max_array_bytes = normalize_max_array_bytes(max_array_bytes)
+def _compile_and_prove(compile_module, file: str, kernel, opts: ProofOptions,
+                       data: bytes | None = None, cache=None) -> list[KernelReport]:
     wanted = _kernel_names(kernel)
     start = time.perf_counter()
     try:
@@ -170,34 +204,32 @@ def _compile_and_prove(compile_module, file: str, kernel, dims, block_dim, budge
                        else f"{file}:{line}: error: kernel {kr.name} did not compile")
             reports.append(_error_report(file, kr.name, message, line))
             continue
-        reports.append(_prove_scoped(kr.mir, file, dims, block_dim, budget, replay, data, cache,
-                                     max_array_bytes))
+        reports.append(_prove_scoped(kr.mir, file, opts, data, cache))
     return reports
 
 
-def _prove_scoped(kernel_mir, file: str, dims, block_dim, budget, replay: bool, data: bytes | None,
-                  cache, max_array_bytes: int | None = None) -> KernelReport:
+def _prove_scoped(kernel_mir, file: str, opts: ProofOptions, data: bytes | None,
+                  cache) -> KernelReport:
     """prove_mir with the report's scope (proofs.reporting.scope) attached, through `cache` when given."""
     from verikern.proofs.reporting.scope import scope_of, sha256_bytes
 
     start = time.perf_counter()
     source = data.decode("utf-8", "replace") if data is not None else None
     scope = scope_of(kernel_mir, source=source, source_sha256=sha256_bytes(data) if data is not None else None,
-                     dims=dims, block_dim=block_dim, budget=budget,
-                     max_array_bytes=max_array_bytes)
+                     dims=opts.dims, block_dim=opts.block_dim, budget=opts.budget,
+                     max_array_bytes=opts.max_array_bytes)
     key = None
     if cache is not None:
         from verikern.app.cache import with_cached
 
-        key = cache.key(file=file, kernel=kernel_mir.name, mir_sha256=scope.mir_sha256, dims=dims,
-                        block_dim=block_dim, budget=budget, replay=replay,
-                        max_array_bytes=max_array_bytes)
+        key = cache.key(file=file, kernel=kernel_mir.name, mir_sha256=scope.mir_sha256, dims=opts.dims,
+                        block_dim=opts.block_dim, budget=opts.budget, replay=opts.replay,
+                        max_array_bytes=opts.max_array_bytes, suggest=opts.suggest,
+                        engine=opts.engine, unwind=opts.unwind)
         hit = cache.get(key)
         if hit is not None and hit.file == file and hit.kernel == kernel_mir.name:
             return dataclasses.replace(with_cached(hit, time.perf_counter() - start), scope=scope)
-    report = dataclasses.replace(prove_mir(kernel_mir, file=file, dims=dims, block_dim=block_dim,
-                                           budget=budget, replay=replay,
-                                           max_array_bytes=max_array_bytes), scope=scope)
+    report = dataclasses.replace(prove_mir(kernel_mir, file=file, **opts.prove_kwargs()), scope=scope)
     if key is not None:
         cache.put(key, report)
     return report
@@ -209,36 +241,34 @@ def _render(err) -> str:
 
 
 def _prove_file_task(args) -> list[KernelReport]:
-    path, kernel, dims, block_dim, budget, cache, *rest = args
-    return prove_file(path, kernel=kernel, dims=dims, block_dim=block_dim, budget=budget, cache=cache,
-                      max_array_bytes=rest[0] if rest else None)
+    path, kernel, opts, cache = args
+    return prove_file(path, kernel=kernel, options=opts, cache=cache)
 
 
 # ------------------------------------------------------------------ many files
-def prove_paths(paths, *, kernel=None, dims=None, block_dim=None, budget: float | None = None, jobs=1,
-                progress: Progress | None = None, cache=None, executor: str = "local",
-                scheduler: str | None = None,
-                max_array_bytes: int | None = None) -> list[KernelReport]:
+def prove_paths(paths, *, kernel=None, jobs=1, progress: Progress | None = None, cache=None,
+                executor: str = "local", scheduler: str | None = None,
+                options: ProofOptions | None = None, **option_values) -> list[KernelReport]:
     """Prove every kernel in `paths` (files, or folders searched recursively);
     reports in file order, then source order. `jobs > 1` proves files in a
     process pool; `executor="dask"` sends them to the dask.distributed
     scheduler at `scheduler` instead (verikern.app.distributed), with the same
     reports. `cache` (a verikern.app.cache.ProofCache) is consulted per kernel
-    wherever the proof runs. Raises ProveInputError for a missing path, a bad option or
+    wherever the proof runs; `options` or its fields as keywords: see
+    ProofOptions. Raises ProveInputError for a missing path, a bad option or
     when no file holds a kernel (or none named `kernel`)."""
     files = collect_files(paths)
-    dims = normalize_dims(dims)
-    max_array_bytes = normalize_max_array_bytes(max_array_bytes)
-    if block_dim is not None and not 1 <= int(block_dim) <= 1024:
-        raise ProveInputError(f"bad block dim {block_dim}: it must be between 1 and 1024")
-    if budget is not None and not budget > 0:
-        raise ProveInputError(f"bad solver budget {budget}: it must be a positive number "
+    opts = options or ProofOptions.of(**option_values)
+    if opts.block_dim is not None and not 1 <= int(opts.block_dim) <= 1024:
+        raise ProveInputError(f"bad block dim {opts.block_dim}: it must be between 1 and 1024")
+    if opts.budget is not None and not opts.budget > 0:
+        raise ProveInputError(f"bad solver budget {opts.budget}: it must be a positive number "
                               "(million z3 resource units per check)")
     if int(jobs) < 1:
         raise ProveInputError(f"bad job count {jobs}: it must be at least 1")
     if not files:
         raise ProveInputError("no .py files found in " + ", ".join(str(p) for p in paths))
-    tasks = [(str(f), kernel, dims, block_dim, budget, cache, max_array_bytes) for f in files]
+    tasks = [(str(f), kernel, opts, cache) for f in files]
     results: dict[int, list[KernelReport]] = {}
     if executor == "dask":
         from verikern.app.distributed import prove_tasks_on_dask

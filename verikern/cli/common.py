@@ -119,6 +119,35 @@ def proof_options(func):
     return func
 
 
+def engine_options(func):
+    """Which engines decide (`verikern prove`): z3, CBMC, or both."""
+    for deco in reversed([
+        click.option("--engine", default="z3", show_default=True, metavar="z3|cbmc|z3,cbmc",
+                     help="The engine that decides every obligation: z3 (the prover), cbmc (the "
+                     "kernel's C encoding checked by CBMC from PATH, proved only when its unwinding "
+                     "assertions hold), or z3,cbmc (both; every disagreement is an error, exit 3)."),
+        click.option("--unwind", type=click.IntRange(min=1), metavar="N",
+                     help="CBMC's loop unwinding depth (default: read off the kernel when every "
+                     "loop has a constant trip count, else 8); deeper covers more, slower."),
+    ]):
+        func = deco(func)
+    return func
+
+
+def check_engines(engine: str) -> str:
+    """The engine list, checked, with CBMC found on PATH when named (exit 3 otherwise)."""
+    from verikern.proofs.deciding.cbmc import CbmcMissing, find_cbmc
+    from verikern.proofs.deciding.engines import parse_engines
+
+    try:
+        engines = parse_engines(engine)
+        if "cbmc" in engines:
+            find_cbmc()
+    except (ValueError, CbmcMissing) as err:
+        raise InputErrorExit(str(err)) from err
+    return ",".join(engines)
+
+
 def run_options(func):
     """How proofs run (never recorded as deciding verdicts): jobs, executor, cache."""
     for deco in reversed([
@@ -150,13 +179,17 @@ def make_cache(cache_dir, no_cache: bool, *, default_on: bool = True):
     return ProofCache(str(default_cache_dir()))
 
 
-def options_record(kernel, dims, block_dim, budget, max_array_bytes=None) -> dict:
+def options_record(kernel, dims, block_dim, budget, max_array_bytes=None, engine="z3",
+                   unwind=None) -> dict:
     from verikern.encoders.smt.launch import DEFAULT_MAX_ARRAY_BYTES
 
-    return {"kernel": kernel, "dims": list(dims) if dims is not None else None,
-            "block_dim": block_dim, "budget": budget,
-            "max_array_bytes": int(max_array_bytes) if max_array_bytes is not None
-            else DEFAULT_MAX_ARRAY_BYTES}
+    record = {"kernel": kernel, "dims": list(dims) if dims is not None else None,
+              "block_dim": block_dim, "budget": budget,
+              "max_array_bytes": int(max_array_bytes) if max_array_bytes is not None
+              else DEFAULT_MAX_ARRAY_BYTES}
+    if engine != "z3":           # recorded only when another engine decided
+        record.update(engine=engine, unwind=unwind)
+    return record
 
 
 def command_line() -> tuple[str, ...]:
@@ -171,8 +204,11 @@ def command_line() -> tuple[str, ...]:
 
 
 def run_proofs(paths, *, kernel, dims, block_dim, budget, jobs=1, executor="local", scheduler=None,
-               cache=None, progress=None, max_array_bytes=None):
-    """(reports, RunContext) for these options; input errors exit 3."""
+               cache=None, progress=None, max_array_bytes=None, suggest=False, engine="z3",
+               unwind=None):
+    """(reports, RunContext) for these options; input errors exit 3.
+    `suggest`: suggested contracts for failed kernels (they never change a
+    verdict, so the options recorded leave it out)."""
     from verikern.app import prove as driver
     from verikern.proofs.reporting.render import RunContext
 
@@ -182,11 +218,12 @@ def run_proofs(paths, *, kernel, dims, block_dim, budget, jobs=1, executor="loca
         reports = driver.prove_paths(list(paths), kernel=kernel, dims=dims, block_dim=block_dim,
                                      budget=budget, jobs=jobs, progress=progress, cache=cache,
                                      executor=executor, scheduler=scheduler,
-                                     max_array_bytes=max_array_bytes)
+                                     max_array_bytes=max_array_bytes, suggest=suggest,
+                                     engine=engine, unwind=unwind)
     except driver.ProveInputError as err:
         raise InputErrorExit(str(err)) from err
     return reports, RunContext(command_line(), options_record(kernel, dims, block_dim, budget,
-                                                              max_array_bytes))
+                                                              max_array_bytes, engine, unwind))
 
 
 def write_output(text: str, output) -> None:

@@ -14,7 +14,8 @@ import sys
 import click
 
 from verikern.cli.common import (InputErrorCommand, InputErrorExit, cross_check_option, debug_options,
-                                 make_cache, proof_options, run_options, run_proofs, write_output)
+                                 make_cache, proof_options, run_options, run_proofs, write_output,
+                                 engine_options, check_engines)
 
 EXIT_PROVED, EXIT_FAILED, EXIT_UNKNOWN, EXIT_INPUT = 0, 1, 2, 3
 
@@ -66,6 +67,7 @@ def _progress_reporter():
 @click.command(cls=InputErrorCommand, context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
 @proof_options
+@engine_options
 @run_options
 @debug_options
 @cross_check_option
@@ -82,8 +84,16 @@ def _progress_reporter():
 @click.option("--baseline", type=click.Path(dir_okay=False), metavar="FILE",
               help="A JSON or SARIF report of accepted findings: those (matched by fingerprint) do "
               "not fail the run; new and fixed findings are listed on stderr.")
+@click.option("--suggest/--no-suggest", default=True, show_default=True,
+              help="For a failed kernel, search the launch and shape contracts Warp code relies on "
+              "(launch dims equal to or bounded by array lengths, equal lengths, non-empty arrays, "
+              "index ranges...) for the weakest one under which it is proved, and print it as a "
+              "ready-to-paste @vk.requires(lambda ...) line (JSON: suggested_requires, "
+              "proved_under_suggestion; SARIF: a fix). The search costs at most twice the proof's "
+              "solver work; the kernel stays failed.")
 def command(paths, kernel, dims, block_dim, budget, jobs, executor, scheduler, cache_dir, no_cache,
-            fmt, output, fail_on, baseline, confirm_with=None, max_array_bytes=None):
+            fmt, output, fail_on, baseline, confirm_with=None, max_array_bytes=None, suggest=True,
+            engine="z3", unwind=None):
     """Prove that kernels are free of out-of-bounds accesses, data races,
     barrier divergence, failing asserts and division by zero.
 
@@ -112,6 +122,8 @@ def command(paths, kernel, dims, block_dim, budget, jobs, executor, scheduler, c
       verikern prove k.py --max-array-bytes 2**34 # arrays of at most 16 GiB
       verikern prove src/ --format sarif -o verikern.sarif
       verikern prove src/ --baseline accepted.json --fail-on failed
+      verikern prove warp_kernels.py --no-suggest   # no suggested contracts
+      verikern prove k.py --engine z3,cbmc          # CBMC too; disagreements exit 3
       verikern prove src/ --executor dask --scheduler tcp://10.0.0.5:8786
     """
     from verikern.proofs.reporting import render as report
@@ -123,12 +135,14 @@ def command(paths, kernel, dims, block_dim, budget, jobs, executor, scheduler, c
             accepted = load_baseline(baseline)
         except BaselineError as err:
             raise _InputErrorExit(str(err)) from err
+    engine = check_engines(engine)
     cache = make_cache(cache_dir, no_cache)
     callback, close = _progress_reporter() if fmt == "text" or output else (None, lambda: None)
     try:
         reports, context = run_proofs(paths, kernel=kernel, dims=dims, block_dim=block_dim, budget=budget,
                                       jobs=jobs, executor=executor, scheduler=scheduler, cache=cache,
-                                      progress=callback, max_array_bytes=max_array_bytes)
+                                      progress=callback, max_array_bytes=max_array_bytes,
+                                      suggest=suggest, engine=engine, unwind=unwind)
     finally:
         close()
     if confirm_with == "c":
@@ -152,8 +166,8 @@ def command(paths, kernel, dims, block_dim, budget, jobs, executor, scheduler, c
         click.echo("\n".join(gate.summary_lines()), err=True)
     disagreements = [q for r in reports for ob in r.obligations for q in ob.disagreements]
     if disagreements:
-        click.echo(f"error: the cross-check solver disagreed with z3 on {len(disagreements)} "
-                   f"quer{'y' if len(disagreements) == 1 else 'ies'} (first: {disagreements[0]}); "
-                   "the verdicts resting on them are reported unknown", err=True)
+        click.echo(f"error: {len(disagreements)} disagreement(s) between solvers or engines "
+                   f"(first: {disagreements[0]}); the verdicts resting on them are not trusted "
+                   "(see each obligation's reason)", err=True)
         sys.exit(EXIT_INPUT)
     sys.exit(gate_exit_code(reports, fail_on=fail_on, baseline=gate))
