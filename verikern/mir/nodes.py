@@ -18,7 +18,7 @@ Invariants (checked by `verikern.mir.verifier.verify`):
 from __future__ import annotations
 
 import weakref
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, Union
 
 from . import ops as _ops
