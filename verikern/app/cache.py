@@ -41,7 +41,7 @@ from verikern.proofs.obligations import (
     Counterexample, KernelReport, KernelStatus, Obligation, ObligationKind, Status,
 )
 
-FORMAT = 1
+FORMAT = 2   # 2: second opinions, disagreements and engines are kept
 
 
 def default_cache_dir() -> Path:
@@ -222,7 +222,11 @@ def report_to_data(r: KernelReport) -> dict:
             "obligations": [{"kind": ob.kind.value, "loc": _loc_data(ob.loc), "status": ob.status.value,
                              "message": ob.message, "counterexample": _cex_to_data(ob.counterexample),
                              "confirmed": ob.confirmed, "reason": ob.reason,
-                             "other_loc": _loc_data(ob.other_loc), "seconds": ob.seconds}
+                             "other_loc": _loc_data(ob.other_loc), "seconds": ob.seconds,
+                             "cross_checked": list(ob.cross_checked),
+                             "disagreements": list(ob.disagreements),
+                             "confirmed_by": list(ob.confirmed_by),
+                             "engines": [list(e) for e in ob.engines]}
                             for ob in r.obligations]}
 
 
@@ -231,7 +235,11 @@ def report_from_data(d: dict) -> KernelReport:
 
     obs = tuple(Obligation(ObligationKind(o["kind"]), _required_loc(o["loc"]), Status(o["status"]),
                            o["message"], _cex_from_data(o["counterexample"]), o["confirmed"],
-                           o["reason"], _loc_from(o["other_loc"]), float(o["seconds"]))
+                           o["reason"], _loc_from(o["other_loc"]), float(o["seconds"]),
+                           cross_checked=tuple(o["cross_checked"]),
+                           disagreements=tuple(o["disagreements"]),
+                           confirmed_by=tuple(o["confirmed_by"]),
+                           engines=tuple((e, v) for e, v in o["engines"]))
                 for o in d["obligations"])
     return KernelReport(d["file"], d["kernel"], KernelStatus(d["status"]), float(d["seconds"]), obs,
                         d["error"], d["line"],

@@ -146,3 +146,20 @@ def test_concurrent_writers_leave_one_valid_entry_and_no_temporary_files(tmp_pat
         t.join()
     assert all(seen)                                     # never a partial entry
     assert [p.name for p in (tmp_path / "shared").rglob("*") if p.is_file()] == [f"{key}.json"]
+
+
+def test_second_opinions_disagreements_and_engines_survive_the_cache():
+    """A disagreement read back from the cache must still fail the run."""
+    from helpers_prove import obligation, report
+    from verikern.app.cache import report_from_data, report_to_data
+    from verikern.proofs.obligations import Status
+
+    ob = obligation(status=Status.FAILED)
+    import dataclasses
+    ob = dataclasses.replace(ob, cross_checked=("cvc5",), confirmed_by=("simulator", "c"),
+                             disagreements=("engines disagree on bounds@3:4#0",),
+                             engines=(("z3", "failed"), ("cbmc", "proved")))
+    back = report_from_data(json.loads(json.dumps(report_to_data(report([ob])))))
+    (got,) = back.obligations
+    assert (got.cross_checked, got.confirmed_by, got.disagreements, got.engines) == \
+        (ob.cross_checked, ob.confirmed_by, ob.disagreements, ob.engines)
