@@ -238,3 +238,36 @@ def test_integer_conditions_mean_nonzero():
 def test_matrices_from_vectors_and_conversions_reject_mismatches(call):
     src = W + f"@wp.kernel\ndef k(out: wp.array[float]):\n    m = {call}\n"
     assert first_error(src).rule in ("type-mismatch", "arity")
+
+
+FACTORY = W + """def make(v, n=3):
+    @wp.kernel
+    def k(a: wp.array[wp.float32]):
+        s = float(0.0)
+        for i in range(n):
+            s += v
+        a[0] = s
+
+    return k
+
+{calls}
+"""
+
+
+@pytest.mark.parametrize("calls, ok", [
+    ("k1, k2 = make(1.0), make(2.5, n=4)", True),
+    ("k1 = make(v=wp.float32(2.0))", True),
+    ("k1, k2 = make(1.0), make(2)", False),          # two types: no single proof
+    ("k1 = make(1.0, n=2.5)", False),
+    ("k1 = make(x)", False),                          # not a literal
+    ("", False),                                      # no call in the file
+])
+def test_factory_parameters_typed_by_their_call_sites(calls, ok):
+    src = FACTORY.format(calls=calls)
+    if ok:
+        k = compile_ok(src)
+        hidden = {p.name: p.value.type.name for p in k.params if p.name.startswith("@")}
+        assert hidden == {"@v": "float32", "@n": "int32"}
+    else:
+        err = first_error(src)
+        assert err.rule in ("capture-type", "index-not-int"), err.render()

@@ -161,3 +161,19 @@ def matrices_from_vectors(out: wp.array[wp.mat33], o2: wp.array[wp.mat22],
     h[1] = wp.types.vector(a, dtype=wp.float16)
     d[0] = wp.mat22d(wp.mat22(1.0, 2.0, 3.0, 4.0))
     o2[0] = wp.matrix_from_cols(a, a)
+
+
+def make_repeat(v, n=3):
+    @vk.requires(lambda a: a.shape[0] == vk.launch_dim())
+    @wp.kernel
+    def repeat(a: wp.array[wp.float32]):
+        tid = wp.tid()
+        s = float(0.0)
+        for _i in range(n):
+            s += v
+        a[tid] = wp.static(v * 2.0) + s
+
+    return repeat
+
+
+repeat_1_3, repeat_25_4 = make_repeat(1.0), make_repeat(2.5, n=4)

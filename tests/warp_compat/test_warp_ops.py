@@ -158,7 +158,7 @@ def test_verdicts_of_the_compat_kernels():
         "equality": "failed", "products": "proved", "constructors": "proved",
         "element_parts": "proved", "run_time_components": "proved", "angles": "proved",
         "loop_variable_after": "proved", "static_values": "proved",
-        "int_conditions": "proved", "matrices_from_vectors": "proved"}
+        "int_conditions": "proved", "matrices_from_vectors": "proved", "repeat": "proved"}
 
 
 def test_loop_variable_after_a_constant_loop(kernels):
@@ -211,3 +211,14 @@ def test_matrices_from_vectors_and_component_conversions(kernels):
         mine = [v.copy() for v in values]
         vk.launch(kernels.matrices_from_vectors, 1, mine, device=dev)
         assert [m.tolist() for m in mine] == by_hand, dev
+
+
+def test_factory_parameters_typed_by_their_call_sites(kernels):
+    for kernel, want in ((kernels.repeat_1_3, 2.0 + 3.0), (kernels.repeat_25_4, 5.0 + 10.0)):
+        out = wp.zeros(4, dtype=float, device="cpu")
+        wp.launch(kernel, dim=4, inputs=[out], device="cpu")
+        assert out.numpy().tolist() == [want] * 4
+        for dev in DEVICES:
+            mine = np.zeros(4, np.float32)
+            vk.launch(kernel, 4, [mine], device=dev)
+            assert mine.tolist() == [want] * 4, dev

@@ -131,6 +131,46 @@ def _eval(node, info: ModuleInfo, scope: dict):
         info.constants.update(saved)
 
 
+def collect_calls(tree: ast.Module, info: ModuleInfo) -> None:
+    """Record every call `name(...)` of a plain name in the file, and (under
+    the key "def NAME", never an identifier) every function definition."""
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name):
+            info.calls.setdefault(n.func.id, []).append(n)
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            info.calls.setdefault("def " + n.name, []).append(n)
+
+
+def _call_site_type(fn, arg, info: ModuleInfo) -> ScalarType | None:
+    """The type of an unannotated factory parameter, read from the file's
+    calls of the factory: only when there is at least one and every call
+    passes (or leaves to the default) a literal or a cast of one and the
+    same type; otherwise None (never a guess)."""
+    a = fn.args
+    if arg in (a.vararg, a.kwarg) or len(info.calls.get("def " + fn.name, ())) != 1:
+        return None   # a factory defined twice: its calls cannot be told apart
+    positional = [*a.posonlyargs, *a.args]
+    pos = positional.index(arg) if arg in positional else None
+    defaults = dict(zip([p.arg for p in positional][len(positional) - len(a.defaults):],
+                        a.defaults))
+    defaults.update({p.arg: d for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None})
+    kinds = set()
+    for call in info.calls.get(fn.name, []):
+        if any(isinstance(x, ast.Starred) for x in call.args) or \
+                any(k.arg is None for k in call.keywords):
+            return None
+        node = next((k.value for k in call.keywords if k.arg == arg.arg), None)
+        if node is None and pos is not None and pos < len(call.args):
+            node = call.args[pos]
+        if node is None:
+            node = defaults.get(arg.arg)
+        if node is None:
+            return None
+        kinds.add(_value_kind_type(node, info, {}))
+    return kinds.pop() if len(kinds) == 1 else None
+
+
+
 def scan_factory(fn: ast.FunctionDef | ast.AsyncFunctionDef, info: ModuleInfo, outer: dict) -> None:
     """Record the @kernel/@func definitions inside `fn` (at any depth), each
     with the names it can capture (see module docstring)."""
@@ -139,7 +179,8 @@ def scan_factory(fn: ast.FunctionDef | ast.AsyncFunctionDef, info: ModuleInfo, o
     for arg in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg]:
         if arg is None:
             continue
-        t = value_type(info, arg.annotation) if arg.annotation is not None else None
+        t = value_type(info, arg.annotation) if arg.annotation is not None \
+            else _call_site_type(fn, arg, info)
         scope[arg.arg] = Capture(arg.arg, fn.name,
                                  type=t if isinstance(t, ScalarType) else None)
     simple: dict[str, list] = {}

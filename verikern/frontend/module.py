@@ -64,6 +64,7 @@ class ModuleInfo:
     overloads: dict[str, list] = field(default_factory=dict)  # kernel -> wp.overload(...) calls
     kernel_fast_math: bool | None = None   # scratch: the decorator being read
     launch_sites: dict[str, list] = field(default_factory=dict)  # kernel -> [(wp.launch, fn)]
+    calls: dict[str, list] = field(default_factory=dict)  # plain name -> its ast.Call nodes
 
     @property
     def funcs(self) -> dict[str, Definition]:
