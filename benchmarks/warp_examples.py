@@ -6,10 +6,12 @@ them, never imports warp: the package folder is found with
 named in benchmarks/data/warp-examples-in-scope.txt with
 `verikern.frontend.compile_source`, proves those that compile with
 `verikern.proofs.pipeline.prove_mir`, and prints per kernel: compiled or the
-first error (rule and message), the verdict, and the totals.
+first error (rule and message), the verdict, for a failed kernel the
+suggested contract (`prove_mir(..., suggest=True)`) and whether it is proved
+under it, and the totals.
 
-    python benchmarks/warp_examples.py [--warp-dir DIR] [--no-prove] [--budget B]
-                                       [--only SUBSTRING] [--json OUT]
+    python benchmarks/warp_examples.py [--warp-dir DIR] [--no-prove] [--no-suggest]
+                                       [--budget B] [--only SUBSTRING] [--json OUT]
 """
 from __future__ import annotations
 
@@ -58,18 +60,19 @@ def warp_root(warp_dir: str | None) -> Path:
     return Path(list(spec.submodule_search_locations)[0]).parent
 
 
-def _prove_kwargs(budget: float | None) -> dict:
+def _prove_kwargs(budget: float | None, suggest: bool = True) -> dict:
     """The budget keyword the driver accepts (`budget`: millions of z3
-    resource units per check; older drivers took `timeout`)."""
+    resource units per check; older drivers took `timeout`), and `suggest`."""
     from verikern.proofs.pipeline import prove_mir
 
     params = inspect.signature(prove_mir).parameters
+    out = {"suggest": True} if suggest and "suggest" in params else {}
     if budget is None:
-        return {}
+        return out
     for key in ("budget", "timeout"):
         if key in params:
-            return {key: budget}
-    return {}
+            return {**out, key: budget}
+    return out
 
 
 def _find_kernel(module, entry: Entry):
@@ -80,12 +83,13 @@ def _find_kernel(module, entry: Entry):
     return min(same, key=lambda k: abs(k.loc.line - entry.line))
 
 
-def run(entries, root: Path, prove: bool, budget: float | None, out=sys.stdout) -> list[dict]:
+def run(entries, root: Path, prove: bool, budget: float | None, out=sys.stdout,
+        suggest: bool = True) -> list[dict]:
     from verikern.frontend import compile_source
 
     modules: dict[str, object] = {}
     rows = []
-    kwargs = _prove_kwargs(budget)
+    kwargs = _prove_kwargs(budget, suggest)
     for e in entries:
         src_path = root / e.path
         if e.path not in modules:
@@ -97,7 +101,8 @@ def run(entries, root: Path, prove: bool, budget: float | None, out=sys.stdout) 
                 modules[e.path] = compile_source(text, e.path)
         module = modules[e.path]
         row = {"kernel": f"{e.path}:{e.line}:{e.name}", "compiled": False, "error": None,
-               "verdict": None, "seconds": 0.0}
+               "verdict": None, "seconds": 0.0, "suggested_requires": None,
+               "proved_under_suggestion": None}
         if isinstance(module, OSError):
             row["error"] = f"io: {module}"
         else:
@@ -117,6 +122,9 @@ def run(entries, root: Path, prove: bool, budget: float | None, out=sys.stdout) 
                     rep = prove_mir(kr.mir, file=e.path, **kwargs)
                     row["seconds"] = round(time.perf_counter() - t0, 3)
                     row["verdict"] = rep.status.value
+                    if getattr(rep, "suggested_requires", ()):
+                        row["suggested_requires"] = list(rep.suggested_requires)
+                        row["proved_under_suggestion"] = rep.proved_under_suggestion
                     if rep.status.value == "error":
                         row["error"] = (rep.error or "").splitlines()[0]
         rows.append(row)
@@ -125,6 +133,10 @@ def run(entries, root: Path, prove: bool, budget: float | None, out=sys.stdout) 
         print(f"{verdict:9s} {row['kernel']}{detail}", file=out)
         if row["error"] and not row["compiled"]:
             print(f"          {row['error']}", file=out)
+        if row["verdict"] == "failed":
+            contract = " and ".join(row["suggested_requires"] or []) or "(none)"
+            under = {True: "proved", False: "not proved", None: "-"}[row["proved_under_suggestion"]]
+            print(f"          suggested contract: {contract}; under it: {under}", file=out)
         out.flush()
     return rows
 
@@ -133,6 +145,9 @@ def totals(rows) -> dict:
     t = {"kernels": len(rows), "compiled": sum(r["compiled"] for r in rows)}
     for v in ("proved", "failed", "unknown", "error"):
         t[v] = sum(r["verdict"] == v for r in rows)
+    failed = [r for r in rows if r["verdict"] == "failed"]
+    t["suggested"] = sum(bool(r.get("suggested_requires")) for r in failed)
+    t["proved_under_suggestion"] = sum(r.get("proved_under_suggestion") is True for r in failed)
     return t
 
 
@@ -141,6 +156,8 @@ def main(argv=None) -> int:
     ap.add_argument("--warp-dir", help="the installed warp package folder (default: found)")
     ap.add_argument("--list", type=Path, default=IN_SCOPE, help="the in-scope kernel list")
     ap.add_argument("--no-prove", action="store_true", help="compile only")
+    ap.add_argument("--no-suggest", action="store_true",
+                    help="do not search suggested contracts for failed kernels")
     ap.add_argument("--budget", type=float, default=None,
                     help="prover budget per check (the driver's unit; default: its default)")
     ap.add_argument("--only", help="only kernels whose file:line:name contains this")
@@ -151,10 +168,14 @@ def main(argv=None) -> int:
         entries = [e for e in entries if args.only in f"{e.path}:{e.line}:{e.name}"]
     root = warp_root(args.warp_dir)
     start = time.perf_counter()
-    rows = run(entries, root, not args.no_prove, args.budget)
+    rows = run(entries, root, not args.no_prove, args.budget, suggest=not args.no_suggest)
     t = totals(rows)
     print(f"\ncompiled {t['compiled']}/{t['kernels']}; proved {t['proved']}, failed {t['failed']}, "
           f"unknown {t['unknown']}, error {t['error']} ({time.perf_counter() - start:.1f} s)")
+    if t["failed"] and not args.no_suggest:
+        share = 100.0 * t["proved_under_suggestion"] / t["failed"]
+        print(f"failed {t['failed']}: a suggested contract for {t['suggested']}, proved under it "
+              f"{t['proved_under_suggestion']} ({share:.0f}%)")
     if args.json:
         args.json.write_text(json.dumps({"rows": rows, "totals": t}, indent=1), encoding="utf-8")
     return 0

@@ -204,7 +204,7 @@ def holds(a: Atom, cex) -> bool | None:
         return None
     if a.is_array_contract:
         shape = cex.shapes.get(a.array)
-        if not shape:
+        if not shape or not shape[0]:      # an empty index array: the value came from nowhere
             return None
         listed = {int(i): v for i, v in cex.arrays.get(a.array, {}).items()}
         values = [int(v) for v in listed.values() if isinstance(v, int)]
@@ -232,6 +232,7 @@ class _Deps:
     params: set = field(default_factory=set)
     indexes: set = field(default_factory=set)
     scales: set = field(default_factory=set)
+    loads: set = field(default_factory=set)      # sites of the loads read
 
 
 class _Walker:
@@ -242,6 +243,7 @@ class _Walker:
                        if isinstance(p, ScalarParam) and p.value.type == I32 and p.name.isidentifier()}
         self.written = {ins.array.name for _, ins in kernel.instructions() if facts.writes_memory(ins)}
         self.dom = dominators(kernel)
+        self.sites = {id(ins): (b.label, i) for b in kernel.blocks for i, ins in enumerate(b.instrs)}
 
     def deps(self, operands, block: str | None) -> _Deps:
         d, seen = _Deps(), set()
@@ -271,6 +273,7 @@ class _Walker:
                     d.shapes.add((ins.array.name, ins.dim))
             elif isinstance(ins, Load):
                 arr = ins.array
+                d.loads.add(self.sites[id(ins)])
                 if arr.space == "global" and arr.dtype == I32 and arr.ndim == 1 and not arr.inner:
                     d.indexes.add(arr.name)
             elif isinstance(ins, Phi) or not facts.accesses_memory(ins):   # arithmetic, phis
@@ -292,15 +295,16 @@ def _launch_terms(kernel: Kernel, d: _Deps, k: int) -> list[Term]:
 def _length_atoms(kernel: Kernel, s: Term, d: _Deps, k: int, written: set) -> list[Atom]:
     """Candidates making an index that depends on `d` fit in length `s`."""
     out = []
+    scaled = 0 if d.scales else 2        # `x[2 * i + 1]`: a multiple of the launch first
     for lt in _launch_terms(kernel, d, k):
-        out.append(Atom("eq", s, lt, family=0, weaker=Atom("le", lt, s, family=0)))
+        out.append(Atom("eq", s, lt, family=2 - scaled, weaker=Atom("le", lt, s, family=2 - scaled)))
     for idx in sorted(d.indexes):
         if idx != s.name and idx not in written:
             out.append(Atom("all_in_range", rhs=s, array=idx, family=1))
     for c in sorted(d.scales):
         for lt in _launch_terms(kernel, d, k):
             big = replace(lt, scale=c)
-            out.append(Atom("eq", s, big, family=2, weaker=Atom("le", big, s, family=2)))
+            out.append(Atom("eq", s, big, family=scaled, weaker=Atom("le", big, s, family=scaled)))
     for name, m in sorted(d.shapes):
         other = Term("shape", name, m)
         if other != s:
@@ -341,7 +345,7 @@ def candidates(kernel: Kernel, spec: ObligationSpec, walker: "_Walker | None" = 
                     if a.family < 7]
     elif spec.kind is ObligationKind.RACE and spec.other is not None:
         other = kernel.block(spec.other[0]).instrs[spec.other[1]]
-        for access, site in ((ins, spec.site), (other, spec.other)):
+        for access in (ins, other):
             if facts.writes_memory(access) and access.array.space == "global":
                 d = w.deps(access.indices[:access.array.ndim], None)
                 out += [Atom("all_distinct", array=i, family=1) for i in sorted(d.indexes)
@@ -352,6 +356,22 @@ def candidates(kernel: Kernel, spec: ObligationSpec, walker: "_Walker | None" = 
             seen.add(a.key())
             ranked.append(a)
     return ranked
+
+
+def upstream(kernel: Kernel, spec: ObligationSpec, walker: "_Walker | None" = None) -> frozenset:
+    """The sites of the loads whose values the obligation's index (or
+    divisor, or condition) and guards read: while one of those loads can
+    be out of bounds, its value (and so this obligation) is unconstrained."""
+    w = walker or _Walker(kernel)
+    lbl, pos = spec.site
+    ins = kernel.block(lbl).instrs[pos]
+    if spec.kind is ObligationKind.BOUNDS:
+        ops = [ins.indices[spec.dim]]
+    elif spec.kind is ObligationKind.DIV_ZERO:
+        ops = [ins.rhs]
+    else:
+        ops = list(getattr(ins, "indices", ())) or [getattr(ins, "cond", None)]
+    return frozenset(w.deps([o for o in ops if o is not None], lbl).loads - {spec.site})
 
 
 def walker(kernel: Kernel) -> _Walker:

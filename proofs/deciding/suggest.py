@@ -33,9 +33,9 @@ import z3
 from verikern.mir.nodes import Kernel
 from verikern.proofs.deciding.budget import SolverBudget, fresh_context, rlimit_count
 from verikern.proofs.deciding.contract_templates import (
-    Atom, Term, candidates, holds, shift_spec, walker, with_requires,
+    Atom, Term, candidates, holds, shift_spec, upstream, walker, with_requires,
 )
-from verikern.proofs.obligations import ObligationSpec, Status
+from verikern.proofs.obligations import ObligationKind, ObligationSpec, Status
 
 LOG = logging.getLogger("verikern.proofs.suggest")
 #: At most this many search rounds (each adds at least one conjunct).
@@ -108,9 +108,10 @@ class _Search:
     def left(self) -> int:
         return self.budget_units - self.spent
 
-    def decide(self, atoms, specs, fail_fast: bool = False) -> dict | None:
-        """spec -> the Obligation decided under `atoms` (fail_fast: stop at
-        the first one not proved); None when the budget is spent."""
+    def decide(self, atoms, specs, fail_fast: bool = False, skip=None) -> dict | None:
+        """spec -> the Obligation decided under `atoms`, in order (fail_fast:
+        stop at the first one not proved; `skip(spec, decided_so_far)`: leave
+        a spec out); None when the budget is spent."""
         from verikern.proofs.deciding.prover import DECIDERS
         from verikern.proofs.deciding.prover_context import ProofContext
 
@@ -134,6 +135,8 @@ class _Search:
             for spec in specs:
                 if self.spent + rlimit_count() - start >= self.budget_units:
                     break
+                if skip is not None and skip(spec, out):
+                    continue
                 budget.topic = "suggest."
                 try:
                     ob = DECIDERS[spec.kind](ctx, shift_spec(spec, entry, n))
@@ -215,12 +218,18 @@ def suggest_contract(kernel: Kernel, obligations, *, dims=None, block_dim=None,
     fresh_context()
     w = walker(kernel)
     cands: dict[ObligationSpec, list[Atom]] = {}
+    reads: dict[ObligationSpec, frozenset] = {}
     for ob in failed:
         try:
             cands[ob.spec] = candidates(kernel, ob.spec, w)
+            reads[ob.spec] = upstream(kernel, ob.spec, w)
         except Exception as err:   # a site this generator cannot read has no candidates
             LOG.debug("suggest: no candidates for %s: %s", ob.spec, err)
-            cands[ob.spec] = []
+            cands[ob.spec], reads[ob.spec] = [], frozenset()
+    # a failed bounds obligation of a load an obligation's index reads comes first:
+    # until it is proved, the loaded value (so the obligation) is unconstrained
+    ups = {s: [t for t in cands if t.kind is ObligationKind.BOUNDS and t.site in reads[s]]
+           for s in cands}
     if not any(cands.values()):
         return None
     search = _Search(kernel, dims, block_dim, per_check, budget_units, context_options)
@@ -228,10 +237,18 @@ def suggest_contract(kernel: Kernel, obligations, *, dims=None, block_dim=None,
     chosen: list[Atom] = []
     basis: dict[ObligationSpec, frozenset] = {}     # proved spec -> the atoms it was proved under
     why: dict = {}                                   # atom key -> the counterexample it excludes
-    pending = list(cands)
+    pending = sorted(cands, key=lambda s: (len(ups[s]), s.loc.line, s.loc.col))
+    stale: set = set()                               # not decided under the latest conjunction
+
+    def waits(spec, decided) -> bool:
+        return any(t not in basis and (decided.get(t) is None or decided[t].status is not Status.PROVED)
+                   for t in ups[spec])
+
     for _ in range(MAX_ROUNDS):
         picks: list[Atom] = []
         for spec in pending:
+            if spec in stale:
+                continue
             own = {a.key() for a in cands[spec]}
             if any(a.key() in own and holds(a, cex.get(spec)) is not True for a in picks):
                 continue                  # a conjunct picked this round may already do
@@ -242,9 +259,10 @@ def suggest_contract(kernel: Kernel, obligations, *, dims=None, block_dim=None,
         if not picks:
             break
         chosen += picks
-        res = search.decide(chosen, pending)
+        res = search.decide(chosen, pending, skip=waits)
         if res is None:
             break
+        stale = {s for s in pending if s not in res}
         for spec, ob in res.items():
             if ob is not None and ob.status is Status.PROVED:
                 basis[spec] = frozenset(a.key() for a in chosen)

@@ -268,6 +268,47 @@ def _obligation_text(ob: Obligation, r: KernelReport) -> list[str]:
     return lines
 
 
+def vk_import_line(file: str, before: int) -> int | None:
+    """Where `import verikern as vk` goes so that a pasted `@vk.requires`
+    decorator means something (the line it is inserted before: after the
+    module's last top-level import above line `before`, else after its
+    docstring); None when the file has it already or cannot be read."""
+    import ast
+
+    try:
+        tree = ast.parse(open(file, encoding="utf-8").read())
+    except (OSError, ValueError, SyntaxError):
+        return None
+    after = 0
+    for i, node in enumerate(tree.body):
+        if isinstance(node, ast.Import) and any(a.name == "verikern" and a.asname == "vk"
+                                                for a in node.names):
+            return None
+        if node.lineno >= before:
+            continue
+        if isinstance(node, (ast.Import, ast.ImportFrom)) or (
+                i == 0 and isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)):
+            after = max(after, node.end_lineno or node.lineno)
+    return after + 1
+
+
+def suggestion_lines(r: KernelReport) -> list[str]:
+    """For a failed kernel with a suggested contract: the lines to paste
+    above its `def` (and the import they need, when the file lacks it) and
+    the verdict under them (a suggestion is not a proof: the kernel stays
+    FAILED until the contract is in the source)."""
+    if r.status is not KernelStatus.FAILED or not r.suggested_requires:
+        return []
+    verdict = ("proved" if r.proved_under_suggestion
+               else "not proved (some obligations still fail or stay unknown)")
+    lines = ["  suggested contract (paste it above the kernel; it stays FAILED until the contract "
+             "is in the source):"]
+    if vk_import_line(r.file, r.line or 1) is not None:
+        lines.append("    import verikern as vk      # at the top of the file")
+    return (lines + [f"    {line}" for line in r.suggested_decorators]
+            + [f"  verdict under it: {verdict}"])
+
+
 def scope_line(r: KernelReport) -> str | None:
     """One line: what the kernel's verdict assumed (the full scope is in --format json)."""
     sc = r.scope
@@ -341,6 +382,8 @@ def render_text(reports: Iterable[KernelReport], *, color: bool = False,
             style = "red" if ob.status is Status.FAILED else "yellow"
             for i, line in enumerate(_obligation_text(ob, r)):
                 emit(line, style if i == 0 else None)
+        for i, line in enumerate(suggestion_lines(r)):
+            emit(line, "cyan" if i == 0 else None)
     counts = _counts(reports)
     summary = (f"{len(reports)} kernel{'s' if len(reports) != 1 else ''}: "
                + ", ".join(f"{counts[s.value]} {s.value}" for s in KernelStatus))

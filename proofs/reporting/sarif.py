@@ -5,7 +5,9 @@ SARIF invariants: one run; one rule per obligation kind plus
 failed obligation (level error), per unknown one (level warning) and per
 kernel or file that does not compile (error), each with a stable
 `partialFingerprints["verikern/v1"]` (proofs.reporting.fingerprint) and, for failures,
-the counterexample in its properties; the artifacts carry the sha256 of
+the counterexample in its properties and, when the kernel has a suggested
+contract, a `fix` inserting its `@vk.requires(lambda ...)` lines above the
+kernel's `def`; the artifacts carry the sha256 of
 each source file, and the run's properties carry the scope of every kernel
 (assumptions, budgets, MIR hash), the versions and the options. The log
 validates against the OASIS 2.1.0 schema.
@@ -25,7 +27,7 @@ from verikern.proofs.reporting.fingerprint import VERSION as FP_KEY, engine_of, 
 from verikern.proofs.obligations import KernelReport, KernelStatus, ObligationKind, Status
 from verikern.proofs.reporting.render import (
     _EXPLANATION, _KIND_TEXT, RunContext, SCHEMA_VERSION, _counterexample_lines, _counts, _loc,
-    json_safe, scope_line, sources_of,
+    json_safe, scope_line, sources_of, vk_import_line,
 )
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -64,6 +66,36 @@ def _sarif_location(loc: SourceLoc) -> dict:
     return {"physicalLocation": physical}
 
 
+def _suggestion_fix(r: KernelReport) -> dict | None:
+    """A SARIF `fix` adding the kernel's suggested contract: the decorator
+    lines inserted (an empty deleted region) at column 1 of the `def` line,
+    indented as the `def` is, and `import verikern as vk` after the file's
+    imports when it lacks it; None without a suggestion."""
+    if r.status is not KernelStatus.FAILED or not r.suggested_decorators or r.line < 1:
+        return None
+    from verikern.errors import source_line_at
+
+    text = source_line_at(SourceLoc(r.file, r.line, 1)) or ""
+    indent = text[:len(text) - len(text.lstrip())]
+    verdict = "proved" if r.proved_under_suggestion else "not proved"
+    inserts = [(r.line, "".join(f"{indent}{line}\n" for line in r.suggested_decorators))]
+    at = vk_import_line(r.file, r.line)
+    if at is not None:                 # the decorators need the name `vk`
+        inserts.insert(0, (at, "import verikern as vk\n"))
+    return {
+        "description": {"text": f"Add the suggested contract of {r.kernel} (the kernel is {verdict} "
+                                "under it; a suggestion, not a proof)"},
+        "artifactChanges": [{
+            "artifactLocation": {"uri": r.file.replace("\\", "/")},
+            "replacements": [{
+                "deletedRegion": {"startLine": line, "startColumn": 1, "endLine": line,
+                                  "endColumn": 1},
+                "insertedContent": {"text": inserted},
+            } for line, inserted in inserts],
+        }],
+    }
+
+
 def _rules() -> list[dict]:
     rules = []
     for k in ObligationKind:
@@ -100,6 +132,7 @@ def to_sarif_data(reports: Iterable[KernelReport], context: RunContext | None = 
                 "partialFingerprints": {FP_KEY: error_fingerprint(r)},
             })
             continue
+        fix = _suggestion_fix(r)
         for ob, fp in zip(r.obligations, fingerprints(r, texts)):
             if ob.status is Status.PROVED:
                 continue
@@ -119,6 +152,8 @@ def to_sarif_data(reports: Iterable[KernelReport], context: RunContext | None = 
             if ob.other_loc is not None:
                 result["relatedLocations"] = [dict(_sarif_location(_loc(ob.other_loc, r)), id=1,
                                                    message={"text": "the other access"})]
+            if fix is not None and failed:
+                result["fixes"] = [fix]
             results.append(result)
     v = versions()
     invocation = {"executionSuccessful": True}
@@ -132,7 +167,10 @@ def to_sarif_data(reports: Iterable[KernelReport], context: RunContext | None = 
             art["hashes"] = {"sha-256": src["sha256"]}
         artifacts.append(art)
     kernels = [json_safe({"file": r.file, "kernel": r.kernel, "status": r.status.value, "cached": r.cached,
-                          "scope": r.scope.to_json() if r.scope is not None else None}) for r in reports]
+                          "scope": r.scope.to_json() if r.scope is not None else None,
+                          **({"suggested_requires": list(r.suggested_requires),
+                              "proved_under_suggestion": r.proved_under_suggestion}
+                             if r.suggested_requires else {})}) for r in reports]
     return {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",

@@ -1,0 +1,175 @@
+"""Suggested contracts (proofs.deciding.suggest, contract_templates): the
+templates found for Warp-style kernels written for these tests, the
+minimisation, the verdict that stays failed, the work budget, a kernel no
+template helps, and the MIR of each template against the frontend's own
+compilation of its text."""
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from verikern.frontend import compile_source
+from verikern.mir.nodes import Const, Value
+from verikern.mir.verifier import verify
+from verikern.proofs.deciding.budget import MEGA, SolverBudget, fresh_context
+from verikern.proofs.deciding.contract_templates import (
+    ZERO, Atom, Term, requires_instrs, with_requires,
+)
+from verikern.proofs.deciding.prover import prove_kernel
+from verikern.proofs.deciding.suggest import _minimise, _Search, decorator_lines, suggest_contract
+from verikern.proofs.obligations import KernelStatus, ObligationKind, Status
+from verikern.proofs.pipeline import prove_mir
+
+HEAD = "import warp as wp\nimport verikern as vk\n\n"
+
+INC = HEAD + textwrap.dedent("""
+    @wp.kernel
+    def inc(a: wp.array[float]):
+        i = wp.tid()
+        a[i] = a[i] + 1.0
+    """)
+
+PAIRS = HEAD + textwrap.dedent("""
+    @wp.kernel
+    def pairs(idx: wp.array[int], w: wp.array[float], out: wp.array[float]):
+        i = wp.tid()
+        out[i] = w[idx[2 * i + 1]]
+    """)
+
+SAME_CELL = HEAD + textwrap.dedent("""
+    @wp.kernel
+    def same_cell(x: wp.array[float], out: wp.array[float]):
+        i = wp.tid()
+        if i < x.shape[0] and out.shape[0] > 0:
+            out[0] = x[i]
+    """)
+
+
+def _kernel(src: str, name: str):
+    k = compile_source(src, f"{name}.py").kernel(name).mir
+    assert k is not None
+    return k
+
+
+def _prove(k):
+    fresh_context()
+    budget = SolverBudget()
+    obligations = prove_kernel(k, budget=budget)
+    return obligations, budget.spent
+
+
+def test_the_launch_relation_warp_relies_on_is_found_and_proves_the_kernel():
+    k = _kernel(INC, "inc")
+    obligations, spent = _prove(k)
+    assert any(ob.status is Status.FAILED for ob in obligations)
+    s = suggest_contract(k, obligations, per_check=10 * MEGA, budget_units=2 * spent)
+    assert s is not None and s.proved
+    # minimised and weakened: `==` is not needed, `<=` is the weakest template
+    assert s.requires == ("vk.launch_dim() <= a.shape[0]",)
+    assert s.decorators == ("@vk.requires(lambda a: vk.launch_dim() <= a.shape[0])",)
+
+
+def test_index_arrays_get_a_range_and_strided_reads_a_multiple_of_the_launch():
+    k = _kernel(PAIRS, "pairs")
+    obligations, spent = _prove(k)
+    s = suggest_contract(k, obligations, per_check=10 * MEGA, budget_units=4 * spent)
+    assert s is not None and s.proved
+    assert "vk.all_in_range(idx, 0, w.shape[0])" in s.requires
+    assert any("2 * vk.launch_dim()" in r and "idx.shape[0]" in r for r in s.requires)
+    assert any("out.shape[0]" in r for r in s.requires)
+    assert "@vk.requires(lambda idx, w: vk.all_in_range(idx, 0, w.shape[0]))" in s.decorators
+
+
+def test_the_verdict_stays_failed_and_the_report_carries_the_suggestion():
+    k = _kernel(INC, "inc")
+    with_it = prove_mir(k, file="inc.py", suggest=True)
+    without = prove_mir(k, file="inc.py")
+    assert with_it.status is KernelStatus.FAILED is without.status
+    assert [ob.status for ob in with_it.obligations] == [ob.status for ob in without.obligations]
+    assert with_it.suggested_requires == ("vk.launch_dim() <= a.shape[0]",)
+    assert with_it.proved_under_suggestion is True
+    assert without.suggested_requires == () and without.proved_under_suggestion is None
+    data = with_it.to_json()
+    assert data["suggested_requires"] == ["vk.launch_dim() <= a.shape[0]"]
+    assert data["proved_under_suggestion"] is True and "suggested_requires" not in without.to_json()
+
+
+def test_no_template_helps_a_race_on_one_cell():
+    k = _kernel(SAME_CELL, "same_cell")
+    obligations, spent = _prove(k)
+    failed = {ob.kind for ob in obligations if ob.status is Status.FAILED}
+    assert failed == {ObligationKind.RACE}
+    assert suggest_contract(k, obligations, per_check=10 * MEGA, budget_units=2 * spent) is None
+    report = prove_mir(k, file="same_cell.py", suggest=True)
+    assert report.status is KernelStatus.FAILED and report.suggested_requires == ()
+
+
+def test_the_budget_bounds_the_search():
+    k = _kernel(PAIRS, "pairs")
+    obligations, _ = _prove(k)
+    fresh_context()
+    # too little work for one decision: nothing can be proved, so nothing is suggested
+    assert suggest_contract(k, obligations, per_check=10 * MEGA, budget_units=1000) is None
+    per_check = MEGA
+    s = suggest_contract(k, obligations, per_check=per_check, budget_units=MEGA)
+    assert s is None or s.units <= MEGA + 2 * per_check     # the last check may overshoot
+
+
+def test_minimisation_drops_what_no_proof_needs_and_weakens_equalities():
+    k = _kernel(INC, "inc")
+    obligations, _ = _prove(k)
+    specs = [ob.spec for ob in obligations if ob.status is Status.FAILED]
+    a0, launch = Term("shape", "a", 0), Term("launch", index=0)
+    needed = Atom("eq", a0, launch, weaker=Atom("le", launch, a0))
+    useless = Atom("gt", a0, ZERO, family=7)
+    search = _Search(k, None, None, 10 * MEGA, 50 * MEGA, {})
+    assert search.proves([needed, useless], specs) is True
+    basis = {s: frozenset({needed.key(), useless.key()}) for s in specs}
+    out = _minimise(search, [needed, useless], basis, {}, {s: [needed] for s in specs})
+    assert [a.key() for a in out] == [Atom("le", launch, a0).key()]
+    # and what it kept still proves every obligation that was failing
+    assert search.proves(out, specs) is True
+    assert search.proves([useless], specs) is False
+
+
+def _shape_of(instrs):
+    """The instructions with value ids replaced by their definition order."""
+    ids: dict[int, int] = {}
+    out = []
+    for ins in instrs:
+        row = [type(ins).__name__]
+        for f in ("op", "kind", "dim", "array"):
+            if hasattr(ins, f):
+                v = getattr(ins, f)
+                row.append(v.name if hasattr(v, "dtype") else v)
+        for o in ins.operands():
+            row.append(("v", ids.get(o.id, o.name)) if isinstance(o, Value)
+                       else ("c", o.value, o.type.name) if isinstance(o, Const) else o)
+        res = getattr(ins, "result", None)
+        if res is not None:
+            ids[res.id] = len(ids)
+            row.append(res.type.name)
+        out.append(tuple(row))
+    return out
+
+
+@pytest.mark.parametrize("atoms, params, tid", [
+    ([Atom("eq", Term("shape", "x", 0), Term("launch", index=0, scale=3)),
+      Atom("le", Term("param", "n"), Term("shape", "y", 0)),
+      Atom("gt", Term("shape", "y", 0), ZERO)], "x: wp.array[float], y: wp.array[float], n: int", "i"),
+    ([Atom("all_in_range", rhs=Term("shape", "x", 0), array="idx"),
+      Atom("all_distinct", array="idx")], "idx: wp.array[int], x: wp.array[float]", "i"),
+    ([Atom("le", Term("launch", index=1), Term("shape", "m", 1)),
+      Atom("eq", Term("shape", "m", 0), Term("launch", index=0))], "m: wp.array2d[float]", "i, j"),
+])
+def test_template_text_compiles_to_the_mir_the_search_proves(atoms, params, tid):
+    body = f"@wp.kernel\ndef k({params}):\n    {tid} = wp.tid()\n"
+    plain = _kernel(HEAD + body, "k")
+    lines = decorator_lines(plain, atoms)
+    pasted = _kernel(HEAD + "\n".join(lines) + "\n" + body, "k")
+    extended, n = with_requires(plain, atoms)
+    verify(extended)
+    ours = requires_instrs(plain, atoms)
+    assert n == len(ours)
+    assert _shape_of(pasted.entry.instrs[:len(ours)]) == _shape_of(ours)
