@@ -8,7 +8,7 @@ from pathlib import Path
 
 from hypothesis import settings
 
-ROOT = Path(__file__).resolve().parents[1]
+from shared_helpers import ROOT
 
 
 def test_loaded_profile_matches_the_environment():

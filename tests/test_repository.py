@@ -15,7 +15,7 @@ import pytest
 
 import tiers
 
-ROOT = Path(__file__).resolve().parents[1]
+from shared_helpers import ROOT
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 
 # [text](target "title") and reference definitions `[id]: target`

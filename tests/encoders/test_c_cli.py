@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from verikern.cli import main
 
-CORPUS = Path(__file__).resolve().parents[1] / "corpus"
+from shared_helpers import CORPUS
 OFF_BY_ONE = str(CORPUS / "bounds_off_by_one_le.py")
 
 needs_cc = pytest.mark.skipif(not (shutil.which("gcc") or shutil.which("cc")),

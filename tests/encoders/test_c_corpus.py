@@ -27,7 +27,7 @@ from verikern.encoders.c import HEADER_DIR, emit_c
 from verikern.proofs.confirming.c_replay import CFLAGS, CReplay
 from verikern.frontend import compile_file
 
-ROOT = Path(__file__).resolve().parents[2]
+from shared_helpers import ROOT
 CASES = load_corpus()
 FAILING = [c for c in CASES if c.expect_status == "failed"]
 PROVED = [c for c in CASES if c.expect_status == "proved"]

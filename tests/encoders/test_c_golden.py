@@ -12,7 +12,7 @@ from goldens import check_golden
 from verikern.encoders.c import emit_c
 from verikern.frontend import compile_source
 
-ROOT = Path(__file__).resolve().parents[2]
+from shared_helpers import ROOT
 GOLDEN = Path(__file__).resolve().parent / "golden"
 
 

@@ -8,7 +8,6 @@ import importlib.util
 import io
 import re
 import runpy
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,7 +17,7 @@ from hypothesis import strategies as st
 from verikern.errors import LaunchError
 from verikern.frontend import compile_file
 
-EXAMPLES_DIR = Path(__file__).resolve().parents[2] / "examples"
+from shared_helpers import EXAMPLES_DIR
 EXAMPLE_NAMES = ["saxpy", "ray_triangle", "block_reduce", "scan", "histogram", "transpose",
                  "matmul", "bitonic_sort", "conv2d", "transform"]
 # examples whose reference depends on the block size (per-block results)

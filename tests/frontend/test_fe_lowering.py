@@ -3,7 +3,6 @@ dispatch-table coverage, and every corpus/example kernel compiling to
 verified MIR."""
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
@@ -16,7 +15,7 @@ from verikern.mir.printer import format_kernel
 from verikern.mir.types import F32, F64, I32, U8, U32
 from verikern.mir.verifier import verify
 
-ROOT = Path(__file__).resolve().parents[2]
+from shared_helpers import ROOT
 
 
 def _instrs(k, cls):

@@ -12,7 +12,6 @@ from __future__ import annotations
 import dataclasses
 import math
 import random
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -30,7 +29,7 @@ from verikern.mir.parser import MirParseError, parse_kernel, parse_module
 from verikern.mir.passes.peel import peel_loops
 from verikern.mir.types import SCALAR_TYPES
 
-ROOT = Path(__file__).resolve().parents[2]
+from shared_helpers import ROOT
 SOURCES = sorted((ROOT / "tests" / "corpus").glob("*.py")) + sorted((ROOT / "examples").glob("*.py"))
 
 

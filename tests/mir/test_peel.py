@@ -1,19 +1,16 @@
 """Loop peeling (verikern.mir.passes.peel): the peeled kernel is valid MIR,
 describes its loops correctly, maps every site back, and the simulator runs
 it exactly like the original (same results, same errors at the same line)."""
-import textwrap
-
 import numpy as np
 import pytest
 
 import verikern.errors as errors
-from verikern.frontend import compile_source
 from verikern.mir.nodes import Assert, Barrier, Load
 from verikern.mir.passes.peel import peel_loops
 from verikern.mir.verifier import verify
 from verikern.runtime import launch
 
-HEADER = "import verikern as vk\n\n"
+from shared_helpers import mir_of
 
 NESTED = """
 @vk.kernel
@@ -78,9 +75,7 @@ def barrier_loop(out: vk.array(dtype=vk.int32), n: vk.int32):
 
 
 def _mir(src: str):
-    res = compile_source(HEADER + textwrap.dedent(src), "peel_case.py")
-    assert not res.errors, res.errors
-    return res.kernels[0].mir
+    return mir_of(src, header=True, filename="peel_case.py")
 
 
 def _run(kernel, dim, inputs):

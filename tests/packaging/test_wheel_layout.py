@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from shared_helpers import ROOT
 FOLDERS = {"verikern": "verikern", "encoders": "verikern/encoders",
            "backends": "verikern/backends", "proofs": "verikern/proofs"}
 # pip's words when the isolated build environment cannot get its build requirements

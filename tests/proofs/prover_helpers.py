@@ -1,21 +1,14 @@
 """Compile a kernel from source and summarise the prover's verdicts per kind."""
 from __future__ import annotations
 
-import textwrap
-
-from verikern.frontend import compile_source
 from verikern.proofs import prove_kernel
 from verikern.proofs.deciding.budget import SolverBudget
 
-HEADER = "import verikern as vk\n\n"
+from shared_helpers import HEADER, mir_of  # noqa: F401  (HEADER: re-exported)
 
 
 def compile_kernel(src: str):
-    res = compile_source(HEADER + textwrap.dedent(src), "<test>")
-    assert not res.errors, res.errors
-    kr = res.kernels[0]
-    assert kr.error is None and kr.mir is not None, kr.error
-    return kr.mir
+    return mir_of(src, header=True, filename="<test>")
 
 
 def prove_src(src: str, budget: float | None = None, *, timeout: float | None = None, **kw):

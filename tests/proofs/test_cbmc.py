@@ -25,7 +25,7 @@ from verikern.proofs.obligations import (
 )
 from verikern.proofs.pipeline import prove_mir
 
-CORPUS = Path(__file__).resolve().parents[1] / "corpus"
+from shared_helpers import CORPUS
 
 OFF_BY_ONE = (CORPUS / "bounds_off_by_one_le.py").read_text()
 

@@ -4,7 +4,6 @@ near its type's extremes (a wrap-around needs it) while a range loop's trip
 count stays small (replay runs every iteration)."""
 from __future__ import annotations
 
-from pathlib import Path
 
 import z3
 
@@ -13,7 +12,7 @@ from verikern.frontend import compile_file, compile_source
 from verikern.proofs.obligations import ObligationKind, Status
 from verikern.proofs.pipeline import prove_mir
 
-CORPUS = Path(__file__).resolve().parents[1] / "corpus"
+from shared_helpers import CORPUS
 
 SRC = """import verikern as vk
 

@@ -4,7 +4,6 @@ with fuel (loop-header executions, counted exactly), so a bug behind a
 violation at the obligation's site confirms."""
 from __future__ import annotations
 
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,7 +19,7 @@ from verikern.proofs.confirming.replay_launch import ConcreteLaunch
 from verikern.proofs.obligations import ObligationKind, Status
 from verikern.proofs.pipeline import prove_mir
 
-CORPUS = Path(__file__).resolve().parents[1] / "corpus"
+from shared_helpers import CORPUS
 LONG = CORPUS / "bounds_after_400000_iteration_loop.py"
 
 WALK = """import verikern as vk

@@ -2,12 +2,10 @@
 by the driver's `settle`: found in a peeled iteration, not abstracted,
 confirmed by the simulator; nothing for correct kernels."""
 import re
-import textwrap
 from pathlib import Path
 
 import pytest
 
-from verikern.frontend import compile_source
 from verikern.proofs import pipeline
 from verikern.proofs.deciding.budget import MEGA
 from verikern.proofs.confirming.replay import ReplayOutcome, ReplayVerdict
@@ -18,7 +16,7 @@ from verikern.proofs.deciding.peeling import exact_counterexample, specs_for
 from verikern.proofs.deciding.prover import enumerate_obligations
 from verikern.proofs.confirming.replay import replay
 
-HEADER = "import verikern as vk\n\n"
+from shared_helpers import mir_of
 
 # line 10 is the read; k = start + 16 wraps to a negative index in iteration 2
 COUNTER_WRAPS = """
@@ -63,9 +61,7 @@ def guarded(x: vk.array(dtype=vk.float32), out: vk.array(dtype=vk.float32), n: v
 
 
 def _kernel(src: str):
-    res = compile_source(HEADER + textwrap.dedent(src), "peel_test.py")
-    assert not res.errors, res.errors
-    return res.kernels[0].mir
+    return mir_of(src, header=True, filename="peel_test.py")
 
 
 def _spec(kernel, kind: ObligationKind, line: int):

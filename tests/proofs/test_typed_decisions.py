@@ -4,7 +4,6 @@ and counterexample as it was."""
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
 
 import pytest
 
@@ -13,7 +12,7 @@ from verikern.proofs.pipeline import prove_mir
 from verikern.proofs.deciding.prover import prove_kernel
 from verikern.proofs.confirming.replay import replay_outcome
 
-CORPUS = Path(__file__).resolve().parents[1] / "corpus"
+from shared_helpers import CORPUS
 # failures confirmed directly, through variants, through peeled iterations,
 # unconfirmed behind another error, abstracted and downgraded, invariants
 CASES = ["bounds_off_by_one_le", "bounds_range_step_counter_wraps", "race_odd_even_sort_all_pairs",

@@ -12,10 +12,12 @@ import pytest
 from verikern.testing import compile_kernels, fuzz
 from verikern.testing.target import with_object
 
+from shared_helpers import EXAMPLES_DIR
+
 pytest.importorskip("warp", reason="NVIDIA Warp is not installed (pip install warp-lang)")
 pytestmark = pytest.mark.slow
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+EXAMPLES = EXAMPLES_DIR
 # Kernels written without block-level features: Warp runs them as they are.
 VALID_WARP = {"saxpy", "intersect", "transform_points", "conv3x3", "histogram_global"}
 CASES = [(f.name, k.name) for f in sorted(EXAMPLES.glob("*.py")) for k in compile_kernels(f)]

@@ -19,6 +19,8 @@ from verikern.mir import (
 )
 from verikern.mir.builder import MirBuilder
 
+from shared_helpers import EXAMPLE_FILES
+
 L = SourceLoc("k.py", 6, 5)
 # The fake driver answers with cuda-python's own CUresult codes (cuda-python is a
 # dependency of verikern; only a broken install lacks it).
@@ -301,7 +303,7 @@ def load_example(path):
     return module
 
 
-EXAMPLES = sorted((Path(__file__).resolve().parents[3] / "examples").glob("*.py"))
+EXAMPLES = EXAMPLE_FILES
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])

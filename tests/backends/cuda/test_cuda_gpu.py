@@ -11,11 +11,12 @@ import pytest
 
 from verikern.backends.cuda import cuda_available
 
+from shared_helpers import ROOT
+
 pytestmark = pytest.mark.gpu
 AVAILABLE, REASON = cuda_available(0)
 requires_gpu = pytest.mark.skipif(not AVAILABLE, reason=REASON or "no CUDA device")
 
-ROOT = Path(__file__).resolve().parents[3]
 EXAMPLES = sorted((ROOT / "examples").glob("*.py"))
 # docs/LANGUAGE.md section 6: 1e-6 relative or 4 ULP for + - * / sqrt (fast_math off).
 RTOL, ULPS = 1e-6, 4

@@ -10,7 +10,7 @@ import pytest
 
 from verikern.mir.nodes import Atomic
 
-EXAMPLES = sorted((Path(__file__).resolve().parents[3] / "examples").glob("*.py"))
+from shared_helpers import EXAMPLE_FILES as EXAMPLES
 SIZE = 1024
 SIDE_SIZES = {"matmul": 70, "conv2d": 90, "transpose": 90}   # n is a side length there
 

@@ -7,7 +7,6 @@ and ONE ptxas run; only when that fails is each kernel assembled alone, to
 name the culprits."""
 import re
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,7 +15,7 @@ from verikern.backends.cuda.abi import abi_slots, ptx_entry_params
 from verikern.backends.ptx import assemble, compile_ptx, compile_ptx_bundle, find_ptxas
 from verikern.mir.nodes import Atomic, Barrier, Load
 
-ROOT = Path(__file__).resolve().parents[3]
+from shared_helpers import ROOT
 ARCHS = ("sm_75", "sm_80", "sm_90", "sm_100")
 PTXAS = find_ptxas()
 needs_ptxas = pytest.mark.skipif(PTXAS is None, reason="ptxas not found (pip install 'verikern[cuda]')")

@@ -155,16 +155,9 @@ def launch_config(dims, block_dim=256):
 
 def compile_kernel(source: str, name: str | None = None, filename: str = "kernel_under_test.py"):
     """The MIR of kernel `name` (or the only kernel) in `source`."""
-    import textwrap
+    from shared_helpers import mir_of
 
-    from verikern.frontend import compile_source
-    res = compile_source(textwrap.dedent(source), filename)
-    if res.errors:
-        raise AssertionError("module errors: " + "; ".join(str(e) for e in res.errors))
-    kr = res.kernel(name) if name else res.kernels[0]
-    if kr.error is not None:
-        raise AssertionError(str(kr.error))
-    return kr.mir
+    return mir_of(source, name, filename=filename)
 
 
 def frontend_ready() -> bool:

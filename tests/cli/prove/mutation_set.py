@@ -25,7 +25,7 @@ from pathlib import Path
 from corpus_loader import load_corpus
 from tools import mutate
 
-ROOT = Path(__file__).resolve().parents[3]
+from shared_helpers import ROOT
 FAST_PER_EXAMPLE = 4
 FAST_PER_CORPUS_CASE = 2
 #: Kinds with few sites in the sources: all of their mutants are in `fast`.

@@ -12,7 +12,7 @@ from corpus_loader import load_corpus
 from prove_args import driver_kwargs
 from verikern.proofs.obligations import KernelStatus, Status
 
-EXAMPLES = sorted((Path(__file__).resolve().parents[3] / "examples").glob("*.py"))
+from shared_helpers import EXAMPLE_FILES as EXAMPLES
 CASES = load_corpus()
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 import z3
@@ -17,7 +16,7 @@ from verikern.proofs.deciding.budget import CROSS_ENV, standard_smtlib
 from verikern.app.prove import prove_file
 from verikern.proofs.obligations import Status
 
-CORPUS = Path(__file__).resolve().parents[2] / "corpus"
+from shared_helpers import CORPUS
 FILES = ["ok_saxpy_guarded.py", "bounds_off_by_one_le.py", "ok_grid_stride_loop_bounded.py",
          "race_plain_increment_counter.py"]
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -16,7 +15,7 @@ from verikern.proofs.deciding.budget import MEGA, MIN_CHECK_RLIMIT, SolverBudget
 from verikern.app.prove import prove_file
 from verikern.proofs.obligations import Status
 
-ROOT = Path(__file__).resolve().parents[3]
+from shared_helpers import ROOT
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from determinism import Burners, differences, strip_timing  # noqa: E402
 

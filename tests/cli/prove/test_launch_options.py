@@ -3,13 +3,12 @@ kernel's own, --dim with the wrong number of dims) is one input error for
 that kernel (exit 3), not an `unknown` for every obligation."""
 from __future__ import annotations
 
-from pathlib import Path
 
 from click.testing import CliRunner
 
 from verikern.cli import main
 
-CORPUS = Path(__file__).resolve().parents[2] / "corpus"
+from shared_helpers import CORPUS
 FIXED = CORPUS / "bounds_transpose_tiled_no_edge_guard.py"     # @vk.kernel(block_dim=256), 2-D
 
 

@@ -3,14 +3,13 @@ every solver query as SMT-LIB 2 that another solver run re-decides alike."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import z3
 from click.testing import CliRunner
 
 from verikern.cli import main
 
-CORPUS = Path(__file__).resolve().parents[2] / "corpus"
+from shared_helpers import CORPUS
 
 
 def test_dump_smt_writes_every_query_and_each_re_decides_alike(tmp_path, monkeypatch):

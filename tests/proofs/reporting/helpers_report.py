@@ -7,7 +7,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-ROOT = Path(__file__).resolve().parents[3]
+from shared_helpers import ROOT
 CORPUS = ROOT / "tests" / "corpus"
 EXAMPLES = ROOT / "examples"
 SCHEMA = ROOT / "docs" / "schemas" / "verikern-report.schema.json"

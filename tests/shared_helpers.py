@@ -1,0 +1,38 @@
+"""What many test modules share: the repository's folders and compiling a
+kernel from source (tests/ is on pytest's pythonpath: `from shared_helpers import ...`).
+
+Paths are absolute and derived from this file, so tests run from any folder
+and never read outside the checkout.
+"""
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from verikern.frontend import compile_source
+from verikern.mir.nodes import Kernel
+
+ROOT = Path(__file__).resolve().parents[1]          # the repository
+CORPUS = ROOT / "tests" / "corpus"                  # -> verikern/selftest_corpus
+EXAMPLES_DIR = ROOT / "examples"
+EXAMPLE_FILES = sorted(EXAMPLES_DIR.glob("*.py"))
+DATA = ROOT / "tests" / "data"
+BENCHMARKS = ROOT / "benchmarks"
+
+#: the import a snippet gets with `header=True`
+HEADER = "import verikern as vk\n\n"
+
+
+def mir_of(source: str, name: str | None = None, *, filename: str = "kernel_under_test.py",
+           header: bool = False) -> Kernel:
+    """The MIR of kernel `name` (else the first kernel) of `source`, dedented
+    (and after HEADER with `header`); AssertionError with the rendered
+    diagnostics when the module or that kernel does not compile."""
+    text = (HEADER if header else "") + textwrap.dedent(source)
+    res = compile_source(text, filename)
+    if res.errors:
+        raise AssertionError("module errors: " + "; ".join(e.render() for e in res.errors))
+    kr = res.kernel(name) if name else res.kernels[0]
+    if kr.error is not None or kr.mir is None:
+        raise AssertionError(kr.error.render() if kr.error is not None else f"{kr.name}: no MIR")
+    return kr.mir
