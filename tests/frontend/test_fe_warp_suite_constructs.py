@@ -271,3 +271,14 @@ def test_factory_parameters_typed_by_their_call_sites(calls, ok):
     else:
         err = first_error(src)
         assert err.rule in ("capture-type", "index-not-int"), err.render()
+
+
+@pytest.mark.parametrize("stmt, rule", [
+    ("wp.expect_near(m, m)", "type-mismatch"),             # Warp: scalars, vectors, quats
+    ("wp.expect_near(1.0)", "arity"),
+    ("x = wp.trace(wp.types.matrix(shape=(2, 3), dtype=float))", "type-mismatch"),
+    ("x = wp.isnan(1)", "type-mismatch"),
+])
+def test_expect_near_trace_isnan_errors(stmt, rule):
+    src = W + f"@wp.kernel\ndef k(m: wp.mat22):\n    {stmt}\n"
+    assert first_error(src).rule == rule

@@ -177,3 +177,20 @@ def make_repeat(v, n=3):
 
 
 repeat_1_3, repeat_25_4 = make_repeat(1.0), make_repeat(2.5, n=4)
+
+
+@vk.requires(lambda x, out: x.shape[0] >= 2 and out.shape[0] >= 2 and vk.launch_dim() == 1)
+@wp.kernel
+def near_trace_nan(x: wp.array[float], out: wp.array[int]):
+    wp.expect_near(1.0, 1.0 + 1e-06)
+    wp.expect_near(x[0], 1.1, 0.5)
+    wp.expect_near(wp.vec2(1.0, 2.0), wp.vec2(1.0, 2.0000001), tolerance=1e-3)
+    m = wp.mat22(1.0, 2.0, 3.0, 4.0)
+    out[0] = int(wp.trace(m))
+    y = x[1]
+    if wp.isnan(y):
+        out[1] = 1
+    if wp.isinf(y):
+        out[1] = 2
+    if wp.isfinite(y):
+        out[1] = 3

@@ -158,7 +158,8 @@ def test_verdicts_of_the_compat_kernels():
         "equality": "failed", "products": "proved", "constructors": "proved",
         "element_parts": "proved", "run_time_components": "proved", "angles": "proved",
         "loop_variable_after": "proved", "static_values": "proved",
-        "int_conditions": "proved", "matrices_from_vectors": "proved", "repeat": "proved"}
+        "int_conditions": "proved", "matrices_from_vectors": "proved", "repeat": "proved",
+        "near_trace_nan": "failed"}
 
 
 def test_loop_variable_after_a_constant_loop(kernels):
@@ -222,3 +223,18 @@ def test_factory_parameters_typed_by_their_call_sites(kernels):
             mine = np.zeros(4, np.float32)
             vk.launch(kernel, 4, [mine], device=dev)
             assert mine.tolist() == [want] * 4, dev
+
+
+def test_expect_near_trace_and_float_classes(kernels):
+    for y, cls in ((np.nan, 1), (np.inf, 2), (-np.inf, 2), (2.0, 3), (-0.0, 3)):
+        x = np.float32([1.0, y])
+        theirs = under_warp(kernels.near_trace_nan, 1, [x, np.zeros(2, np.int32)], [float, int])
+        assert theirs[1].tolist() == [5, cls]                  # trace 1 + 4; by hand
+        for dev in DEVICES:
+            out = np.zeros(2, np.int32)
+            vk.launch(kernels.near_trace_nan, 1, [x, out], device=dev)
+            assert out.tolist() == [5, cls], (y, dev)
+    for dev in DEVICES:   # |x[0] - 1.1| > 0.5: Warp prints a failure, verikern's assert fails
+        with pytest.raises(KernelAssertionError, match="expect_near"):
+            vk.launch(kernels.near_trace_nan, 1, [np.float32([2.0, 1.0]), np.zeros(2, np.int32)],
+                      device=dev)

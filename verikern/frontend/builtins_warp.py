@@ -29,10 +29,12 @@ WARP_PARAMS = {
     "quat_from_axis_angle": ("axis", "angle"), "transpose": ("a",), "cw_mul": ("a", "b"),
     "cw_div": ("a", "b"), "smoothstep": ("a", "b", "x"), "sign": ("x",),
     "expect_eq": ("a", "b"), "radians": ("x",), "quat_rotate_inv": ("quat", "vec"), "degrees": ("x",),
-    "expect_neq": ("a", "b"), "static": ("expr",),
+    "expect_neq": ("a", "b"), "static": ("expr",), "expect_near": ("a", "b", "tolerance"),
+    "trace": ("a",), "isnan": ("a",), "isinf": ("a",), "isfinite": ("a",),
 }
 #: builtins rewritten here (the rest of WARP_PARAMS only gets keyword matching)
-DESUGARED = {"lerp", "mod", "identity", "quat_rpy", "smoothstep", "sign", "static", "radians",
+DESUGARED = {"trace", "isnan", "isinf", "isfinite",
+             "lerp", "mod", "identity", "quat_rpy", "smoothstep", "sign", "static", "radians",
              "degrees", "quat_rotate_inv"}
 _DEG_TO_RAD = 0.01745329251994329577     # Warp's builtin.h constants (double)
 _RAD_TO_DEG = 57.29577951308232087679
@@ -95,6 +97,39 @@ def _pure(chk, node, what: str, call) -> None:
                 raise chk.error(f"the argument {ast.unparse(node)!r} of {what}() has side "
                                 "effects and the builtin uses it more than once", node,
                                 "warp-builtin-args", "assign it to a variable first")
+
+
+def expect_near_test(chk, node: ast.Call) -> ast.AST:
+    """The condition `wp.expect_near(a, b, tolerance=1e-6)` asserts: Warp
+    reports a failure when `abs(a - b) > tolerance` (per component for
+    vectors and quats), so the test is `not (abs(a - b) > tolerance)` (a NaN
+    difference passes, as in Warp)."""
+    args = positional_args(chk, node, "expect_near")
+    if not 2 <= len(args) <= 3:
+        raise chk.error("wp.expect_near() takes 2 or 3 arguments", node, "arity")
+    a, b = args[0], args[1]
+    tol = args[2] if len(args) == 3 else _num(1.0e-6, node)
+    t = chk.check_expr(a).type if not chk.is_literal_tree(a) else None
+    if t is None and not chk.is_literal_tree(b):
+        t = chk.check_expr(b).type
+    n = t.length if isinstance(t, VectorType) else 1
+    if isinstance(t, MatrixType):
+        raise chk.error("wp.expect_near() compares scalars, vectors and quats", node,
+                        "type-mismatch")
+    if n > 1:
+        for x in (a, b, tol):
+            _pure(chk, x, "expect_near", node)
+
+    def part(x, k):
+        return x if n == 1 else _at(ast.Subscript(value=x, slice=ast.Constant(k),
+                                                   ctx=ast.Load()), node)
+    test = None
+    for k in range(n):
+        diff = _dsl(chk, "abs", [_bin(part(a, k), ast.Sub(), part(b, k), node)], node)
+        far = _at(ast.Compare(left=diff, ops=[ast.Gt()], comparators=[tol]), node)
+        ok = _at(ast.UnaryOp(op=ast.Not(), operand=far), node)
+        test = ok if test is None else _at(ast.BoolOp(op=ast.And(), values=[test, ok]), node)
+    return test
 
 
 def _strip_static(chk, node):
@@ -173,6 +208,35 @@ def desugar(chk, node: ast.Call, name: str, args: list):
                         args[0], "static-not-constant",
                         "use literals, module-level constants, captured names and the "
                         "variables of loops over constant ranges only") from None
+    if name == "trace":   # the sum of the diagonal of a square matrix
+        _arity(chk, node, name, args, 1)
+        t = chk.check_expr(args[0]).type
+        if not isinstance(t, MatrixType) or t.rows != t.cols:
+            raise chk.error(f"wp.trace() needs a square matrix, got {t}", args[0], "type-mismatch")
+        _pure(chk, args[0], name, node)
+        out = None
+        for k in range(t.rows):
+            d = _at(ast.Subscript(value=args[0], slice=_at(ast.Tuple(
+                elts=[ast.Constant(k), ast.Constant(k)], ctx=ast.Load()), node),
+                ctx=ast.Load()), node)
+            out = d if out is None else _bin(out, ast.Add(), d, node)
+        return out
+    if name in ("isnan", "isinf", "isfinite"):   # IEEE: NaN is the one value != itself
+        _arity(chk, node, name, args, 1)
+        x = args[0]
+        t = chk.check_expr(x).type
+        if not (isinstance(t, ScalarType) and t.is_float):
+            raise chk.error(f"wp.{name}() needs a float, got {t}", x, "type-mismatch")
+        _pure(chk, x, name, node)
+        nan = _at(ast.Compare(left=x, ops=[ast.NotEq()], comparators=[x]), node)
+        inf = _at(ast.Compare(left=_dsl(chk, "abs", [x], node), ops=[ast.Eq()],
+                              comparators=[_dsl(chk, "inf", [], node).func]), node)
+        if name == "isnan":
+            return nan
+        if name == "isinf":
+            return inf
+        return _at(ast.UnaryOp(op=ast.Not(), operand=_at(ast.BoolOp(
+            op=ast.Or(), values=[nan, inf]), node)), node)
     if name == "mod":   # Warp: a % b on ints (C), fmod on floats: the `%` of docs/LANGUAGE.md
         _arity(chk, node, name, args, 2)
         return _bin(args[0], ast.Mod(), args[1], node)

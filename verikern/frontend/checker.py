@@ -353,6 +353,10 @@ class BodyChecker(WarpChecks, FlowChecker, ExprChecker):
                                                 and v.func.id == "print"
                                                 and "print" not in self.local_names):
                 return None   # Warp's printing: no meaning for proofs or results
+            if name == "expect_near":   # Warp's test assertion: an assert
+                from .builtins_warp import expect_near_test
+                return H.AssertStmt(self.check_cond(expect_near_test(self, v)), ast.unparse(v),
+                                    "assert", loc)
             if name in ("expect_eq", "expect_neq"):  # Warp's test assertion: an assert
                 from .builtins_warp import positional_args
                 a, b = (positional_args(self, v, name) + [None, None])[:2]
