@@ -65,7 +65,3 @@ class NonlinearAbstraction:
             return list(formulas)
         pairs = [(t, v) for t, v in self._vars.values()]
         return [z3.substitute(f, *pairs) for f in formulas]
-
-    @property
-    def abstracted_any(self) -> bool:
-        return bool(self._vars)

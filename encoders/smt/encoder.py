@@ -573,8 +573,3 @@ TERMINATOR_ENCODERS: dict[type, Callable[[Any, str, Any], None]] = {
 def _written_arrays(kernel: Kernel) -> frozenset[str]:
     return frozenset(ins.array.name for _, ins in kernel.instructions()
                      if writes_memory(ins))
-
-
-def written_arrays(kernel: Kernel) -> frozenset[str]:
-    """Names of arrays the kernel stores to or updates atomically."""
-    return _written_arrays(kernel)

@@ -18,8 +18,6 @@ import z3
 
 from verikern.mir.nodes import ArrayRef, Kernel, ScalarParam, Special
 
-from .semantics import const_term
-
 I32_BITS = 32
 #: The default bound on one array's size in bytes (LANGUAGE.md section 5:
 #: every array fits in one device's memory; `--max-array-bytes` changes it).
@@ -326,7 +324,3 @@ def array_size_bound(array: ArrayRef, shape: list, max_bytes: int) -> z3.BoolRef
         prefix = prefix * s
         within.append(z3.ULE(prefix, cap))
     return z3.Or(z3.Or(*[s == 0 for s in shape]), z3.And(*within))
-
-
-def scalar_const(value, t):
-    return const_term(value, t)

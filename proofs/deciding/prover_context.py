@@ -382,11 +382,6 @@ class ProofContext:
             out.append(self._abstracted[f.get_id()][1])
         return out
 
-    def new_solver(self, cap: int | None = None, purpose: str = "check") -> z3.Solver:
-        """A fresh solver limited by the kernel's budget (at most `cap` z3
-        resource units), its queries named by `purpose`: see `proofs.deciding.budget`."""
-        return self.budget.solver(cap, purpose)
-
 
 def thread_identity_lemmas(launch: LaunchModel, encs: list[ThreadEncoding]) -> list:
     """True theorems about thread ids that bit-blasting finds hard: the linear id

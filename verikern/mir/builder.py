@@ -78,10 +78,6 @@ class MirBuilder:
     def set_block(self, label: str) -> None:
         self.current = self._by_label[label]
 
-    @property
-    def is_terminated(self) -> bool:
-        return self.current is None or self.current.terminator is not None
-
     def emit(self, ins: Instr) -> Instr:
         assert self.current is not None and self.current.terminator is None, \
             "emit into a terminated block"
@@ -90,10 +86,6 @@ class MirBuilder:
 
     def add_phi(self, label: str, phi: Phi) -> None:
         self._by_label[label].phis.append(phi)
-
-    def replace_phi(self, label: str, old: Phi, new: Phi) -> None:
-        phis = self._by_label[label].phis
-        phis[phis.index(old)] = new
 
     def terminate(self, t: Terminator) -> None:
         assert self.current is not None and self.current.terminator is None

@@ -104,11 +104,3 @@ _NUMPY_NAMES = {
     "float32": "float32",
     "float64": "float64",
 }
-
-
-def scalar_type_of_numpy(dtype: np.dtype) -> ScalarType | None:
-    """The ScalarType whose numpy dtype is `dtype`, or None."""
-    for t in SCALAR_TYPES.values():
-        if t.np_dtype == np.dtype(dtype):
-            return t
-    return None
