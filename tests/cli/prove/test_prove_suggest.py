@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 from helpers_report import cli, validate_report, validate_sarif
 
@@ -99,3 +100,19 @@ def test_sarif_fix_inserts_the_contract_and_the_fixed_file_is_proved(tmp_path):
     assert "@wp.kernel\n@vk.requires(lambda x, y, out: " in fixed
     code, again, _ = cli("prove", _write(tmp_path, fixed, "fixed.py"), "--no-cache")
     assert code == 0, again
+
+
+DEMO = Path(__file__).resolve().parents[3] / "docs" / "examples" / "warp_saxpy_contract.py"
+
+
+def test_the_readme_demo_is_proved_and_carries_exactly_the_suggested_contract(tmp_path):
+    """docs/examples/warp_saxpy_contract.py (README): proved as it is; without
+    its decorator it fails, and verikern suggests that very decorator."""
+    code, out, _ = cli("prove", DEMO, "--no-cache")
+    assert code == 0 and "PROVED  saxpy" in out
+    text = DEMO.read_text(encoding="utf-8")
+    (decorator,) = [line for line in text.splitlines() if line.startswith("@vk.requires(")]
+    bare = _write(tmp_path, text.replace(decorator + "\n", ""), "bare.py")
+    code, out, _ = cli("prove", bare, "--no-cache")
+    assert code == 1 and "FAILED  saxpy" in out
+    assert _decorators(out) == [decorator] and "verdict under it: proved" in out
