@@ -160,14 +160,6 @@ def compile_kernel(source: str, name: str | None = None, filename: str = "kernel
     return mir_of(source, name, filename=filename)
 
 
-def frontend_ready() -> bool:
-    try:
-        from verikern.frontend import compile_source  # noqa: F401
-        return True
-    except Exception:
-        return False
-
-
 def binop_kernel(op: str, dtype: str, compare: bool = False):
     """out[i] = a[i] <op> b[i] for i < len(out)."""
     kb = KB(f"bin_{op}_{dtype}")
