@@ -282,3 +282,14 @@ def test_factory_parameters_typed_by_their_call_sites(calls, ok):
 def test_expect_near_trace_isnan_errors(stmt, rule):
     src = W + f"@wp.kernel\ndef k(m: wp.mat22):\n    {stmt}\n"
     assert first_error(src).rule == rule
+
+
+def test_local_matrix_rows_and_elements():
+    src = W + ("@wp.kernel\ndef k(out: wp.array[wp.mat22]):\n    a = wp.mat22()\n"
+               "    a[1] = wp.vec2(3.0, 4.0)\n    a[0][1] = 2.0\n    out[0] = a\n")
+    out = np.zeros((1, 2, 2), np.float32)
+    vk.launch(compile_ok(src), 1, [out])
+    assert out.tolist() == [[[0.0, 2.0], [3.0, 4.0]]]
+    bad = W + ("@wp.kernel\ndef k(out: wp.array[wp.mat22]):\n    a = wp.mat22()\n"
+               "    a[1] = wp.vec3(3.0, 4.0, 5.0)\n")
+    assert first_error(bad).rule == "type-mismatch"

@@ -194,3 +194,19 @@ def near_trace_nan(x: wp.array[float], out: wp.array[int]):
         out[1] = 2
     if wp.isfinite(y):
         out[1] = 3
+
+
+@vk.requires(lambda x, y, z: x.shape[0] == vk.launch_dim() and y.shape[0] == x.shape[0])
+@vk.requires(lambda x, z: z.shape[0] == x.shape[0])
+@wp.kernel
+def matrix_rows(x: wp.array[wp.vec2], y: wp.array[wp.mat22], z: wp.array[wp.mat33]):
+    i = wp.tid()
+    a = wp.mat22()
+    a[0] = 1.0 * x[i]
+    a[1] = 2.0 * x[i]
+    y[i] = a
+    m = wp.mat33()
+    m[0, 0] = 1.0
+    m[0][1] = 2.0
+    m[2][2] = 3.0
+    z[i] = m

@@ -159,7 +159,7 @@ def test_verdicts_of_the_compat_kernels():
         "element_parts": "proved", "run_time_components": "proved", "angles": "proved",
         "loop_variable_after": "proved", "static_values": "proved",
         "int_conditions": "proved", "matrices_from_vectors": "proved", "repeat": "proved",
-        "near_trace_nan": "failed"}
+        "near_trace_nan": "failed", "matrix_rows": "proved"}
 
 
 def test_loop_variable_after_a_constant_loop(kernels):
@@ -238,3 +238,17 @@ def test_expect_near_trace_and_float_classes(kernels):
         with pytest.raises(KernelAssertionError, match="expect_near"):
             vk.launch(kernels.near_trace_nan, 1, [np.float32([2.0, 1.0]), np.zeros(2, np.int32)],
                       device=dev)
+
+
+def test_local_matrix_row_and_element_stores(kernels):
+    x = np.float32([[1, 2], [3, 4], [-1, 0.5]])
+    values = [x, np.zeros((3, 2, 2), np.float32), np.zeros((3, 3, 3), np.float32)]
+    theirs = under_warp(kernels.matrix_rows, 3, values, [wp.vec2, wp.mat22, wp.mat33])
+    want_y = np.stack([x, 2 * x], axis=1)
+    want_z = np.zeros((3, 3, 3), np.float32)
+    want_z[:, 0, 0], want_z[:, 0, 1], want_z[:, 2, 2] = 1, 2, 3
+    assert theirs[1].tolist() == want_y.tolist() and theirs[2].tolist() == want_z.tolist()
+    for dev in DEVICES:
+        mine = [v.copy() for v in values]
+        vk.launch(kernels.matrix_rows, 3, mine, device=dev)
+        assert mine[1].tolist() == want_y.tolist() and mine[2].tolist() == want_z.tolist(), dev

@@ -19,6 +19,7 @@ from verikern.hir.types import (
     MatrixType,
     ScalarType,
     VectorType,
+    vector_type,
 )
 
 from .annotations import parse_annotation
@@ -484,6 +485,20 @@ class BodyChecker(WarpChecks, FlowChecker, ExprChecker):
             if isinstance(t, MatrixType) and len(parts) == 2:
                 r = self.constant_index(parts[0], t.rows, "a matrix row")
                 c = self.constant_index(parts[1], t.cols, "a matrix column")
+                return H.AssignComponent(var.name, r * t.cols + c, 1,
+                                         self._typed(value, t.dtype), loc)
+            if isinstance(t, MatrixType) and len(parts) == 1:   # m[r] = row (Warp)
+                r = self.constant_index(parts[0], t.rows, "a matrix row")
+                row = self._typed(value, vector_type(t.cols, t.dtype))
+                return H.AssignComponent(var.name, r * t.cols, t.cols, row, loc)
+        if isinstance(base, ast.Subscript) and isinstance(base.value, ast.Name) \
+                and base.value.id not in self.arrays:   # m[r][c] = x on a local matrix
+            var = self._local_vector(base.value)
+            t = var.type
+            rows, cols = self.index_list(base.slice), self.index_list(target.slice)
+            if isinstance(t, MatrixType) and len(rows) == 1 and len(cols) == 1:
+                r = self.constant_index(rows[0], t.rows, "a matrix row")
+                c = self.constant_index(cols[0], t.cols, "a matrix column")
                 return H.AssignComponent(var.name, r * t.cols + c, 1,
                                          self._typed(value, t.dtype), loc)
         raise self.error(f"cannot assign to `{ast.unparse(target)}`", target, "bad-assign-target",
