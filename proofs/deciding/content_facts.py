@@ -98,6 +98,7 @@ class ContentFacts:
         self.launch = launch
         self.contracts = contracts
         self.tickets = ticket_arrays(kernel, shape)
+        self._used = _used_values(kernel)
         self.kept: frozenset[str] = frozenset()
         self.notes: dict[str, str] = {}
         self._vars: dict[tuple, tuple] = {}
@@ -242,13 +243,21 @@ class ContentFacts:
                     lo, hi = enc.term(c.lo), enc.term(c.hi)
                     out.append(z3.Implies(z3.And(rec.reach, ctx.in_bounds(enc, rec)),
                                           z3.And(le(lo, rec.value, t), lt(rec.value, hi, t))))
-            elif name in self.tickets:
+            elif self._is_ticket(rec):
                 out += self._ticket_facts(ctx, enc, rec)
-        recs = [r for r in enc.atomics if r.array.name in self.tickets]
+        recs = [r for r in enc.atomics if self._is_ticket(r)]
         for r1, r2 in itertools.combinations(recs, 2):
             if r1.array.name == r2.array.name:
                 out += self._ticket_pair(enc, r1, enc, r2, z3.BoolVal(True))
         return out
+
+    def _is_ticket(self, rec) -> bool:
+        """A call on a ticket array whose old value the kernel uses (an
+        unused one, as in `hist[b] += 1`, needs no facts)."""
+        if rec.array.name not in self.tickets:
+            return False
+        ins = self.kernel.block(rec.site[0]).instrs[rec.site[1]]
+        return ins.result.id in self._used
 
     def _ticket_vars(self, enc, rec) -> tuple:
         """(init, d, k) of one copy's call at one site: the element's
@@ -297,10 +306,10 @@ class ContentFacts:
             other = z3.Or(e1.ident.block_idx != e2.ident.block_idx,
                           e1.ident.thread_idx != e2.ident.thread_idx)
             for r1 in e1.atomics:
-                if r1.array.name not in self.tickets:
+                if not self._is_ticket(r1):
                     continue
                 for r2 in e2.atomics:
-                    if r2.array.name == r1.array.name:
+                    if r2.array.name == r1.array.name and self._is_ticket(r2):
                         distinct = other if r1.site == r2.site else z3.BoolVal(True)
                         out += self._ticket_pair(e1, r1, e2, r2, distinct)
         if self.sorted:
@@ -355,3 +364,14 @@ def _signed(value) -> int:
     """A bit-vector model value read as a signed integer."""
     raw, width = value.as_long(), value.size()
     return raw - (1 << width) if raw >= 1 << (width - 1) else raw
+
+
+def _used_values(kernel: Kernel) -> frozenset[int]:
+    """Ids of the values some instruction, phi or terminator reads."""
+    used = set()
+    for b in kernel.blocks:
+        for phi in b.phis:
+            used.update(v.id for _, v in phi.incoming if isinstance(v, Value))
+        for ins in (*b.instrs, b.terminator):
+            used.update(op.id for op in ins.operands() if isinstance(op, Value))
+    return frozenset(used)
