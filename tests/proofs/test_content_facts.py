@@ -261,3 +261,36 @@ def test_hypothesis_launches_draw_sorted_offsets():
 
     check()
     assert max(seen) >= 3          # some draws have offsets to order
+
+
+BUCKETS = """
+@vk.kernel
+def bucket(keys: vk.array(dtype=vk.int32), fill: vk.array(dtype=vk.int32),
+           out: vk.array(dtype=vk.int32, ndim={ndim})):
+    vk.requires(vk.all_in_range(keys, 0, fill.shape[0]))
+    vk.requires(vk.all_in_range(fill, 0, 1))
+    vk.requires(out.shape[0] == fill.shape[0])
+    vk.requires(out.shape[{last}] >= vk.launch_dim())
+    i = vk.tid()
+    if i < keys.shape[0]:
+        b = keys[i]
+        slot = vk.atomic_add(fill, b, 1)
+        {store} = i
+"""
+
+
+def test_tickets_are_distinct_per_counter_element_only():
+    """One counter per bucket: slots are distinct within a bucket (out[b,
+    slot] is race-free) but two buckets hand out the same slot numbers, so a
+    1-d out[slot] races, and the prover must not claim otherwise."""
+    per_bucket = BUCKETS.format(ndim=2, last=1, store="out[b, slot]")
+    obs = prove_src(per_bucket)
+    assert {o.status.value for o in obs} == {"proved"}, [o.message for o in obs]
+    shared_out = BUCKETS.format(ndim=1, last=0, store="out[slot]")
+    obs = prove_src(shared_out)
+    assert "proved" not in _status(obs, "race", _line(shared_out, "out[slot]"))
+    k = compile_kernel(shared_out)
+    arrays = {"keys": np.array([0, 1], np.int32), "fill": np.zeros(2, np.int32),
+              "out": np.full(2, -1, np.int32)}
+    simulate(k, LaunchConfig((2,), 2, 1, 2), arrays, {})
+    assert list(arrays["fill"]) == [1, 1] and arrays["out"][1] == -1   # both wrote out[0]
