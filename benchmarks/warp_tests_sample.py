@@ -29,7 +29,7 @@ that applies, when it uses:
   parameter indexed with fewer indices than its dimensions, or used as a
   truth value;
 - a `@wp.struct` class or a Python `enum` class of the file (LANGUAGE.md
-  section 2 has neither);
+  section 2 has neither), also as a type in a `wp.overload` of the kernel;
 - a construct LANGUAGE.md section 4 forbids: `*args` unpacking, list, dict or
   set displays, comprehensions, `lambda`, `try`, `with`, `import`; slices
   (array and vector views: section 2 has only element indexing);
@@ -268,6 +268,11 @@ class _FileScan:
         self.func_outer: dict[int, list[ast.FunctionDef]] = {}
         self.kernels: list[tuple[ast.FunctionDef, list[ast.FunctionDef]]] = []
         self.module_names = _module_bindings(tree)
+        self.overloads: dict[str, list[ast.Call]] = {}
+        for n in ast.walk(tree):
+            if isinstance(n, ast.Call) and _wp_name(n.func) == "overload" and n.args \
+                    and isinstance(n.args[0], ast.Name):
+                self.overloads.setdefault(n.args[0].id, []).append(n)
         self._walk(tree, [])
 
     def _walk(self, node: ast.AST, outer: list[ast.FunctionDef]) -> None:
@@ -309,6 +314,13 @@ class _FileScan:
                     todo.extend(self.funcs.get(node.func.id, ()))
 
     def exclusion(self, kernel: ast.FunctionDef) -> str | None:
+        for call in self.overloads.get(kernel.name, ()):   # wp.overload(k, [Struct, ...])
+            for n in ast.walk(call):
+                if isinstance(n, ast.Name) and n.id in self.structs:
+                    return f"structs ({n.id} in a wp.overload, line {n.lineno})"
+                if isinstance(n, ast.Name) and self.module_names.get(n.id) == "import":
+                    return (f"unresolvable names ({n.id}: imported from another module, "
+                            f"line {n.lineno})")
         for node in self._used_nodes(kernel):
             name = _wp_name(node)
             if name is not None:

@@ -293,3 +293,21 @@ def test_local_matrix_rows_and_elements():
     bad = W + ("@wp.kernel\ndef k(out: wp.array[wp.mat22]):\n    a = wp.mat22()\n"
                "    a[1] = wp.vec3(3.0, 4.0, 5.0)\n")
     assert first_error(bad).rule == "type-mismatch"
+
+
+@pytest.mark.parametrize("args", ["5", "2, 9", "2, 9, 3", "9, 2, -3", "4, 4, 2", "0, 10, 4"])
+def test_reversed_range_matches_python(args):
+    src = W + (f"@wp.kernel\ndef k(out: wp.array[int], n: wp.array[int]):\n    c = int(0)\n"
+               f"    for i in reversed(range({args})):\n        out[c] = i\n        c += 1\n"
+               "    n[0] = c\n")
+    out, n = np.zeros(16, np.int32), np.zeros(1, np.int32)
+    vk.launch(compile_ok(src), 1, [out, n])
+    want = list(reversed(eval(f"range({args})")))
+    assert out[:n[0]].tolist() == want
+
+
+def test_reversed_needs_a_range_and_pure_arguments():
+    for loop in ("reversed(x)", "reversed(range(f()))"):
+        src = W + ("@wp.func\ndef f() -> int:\n    return 3\n\n"
+                   f"@wp.kernel\ndef k(x: wp.array[int]):\n    for i in {loop}:\n        x[0] = i\n")
+        assert first_error(src).rule in ("for-not-range", "warp-builtin-args")

@@ -210,3 +210,20 @@ def matrix_rows(x: wp.array[wp.vec2], y: wp.array[wp.mat22], z: wp.array[wp.mat3
     m[0][1] = 2.0
     m[2][2] = 3.0
     z[i] = m
+
+
+@vk.requires(lambda out_count, out_values: out_count.shape[0] >= 1 and vk.launch_dim() == 1)
+@vk.requires(lambda start, end, step, out_values: out_values.shape[0] >= 64)
+@vk.requires(lambda start, end, step: -20 <= start and start <= 20 and -20 <= end and end <= 20)
+@vk.requires(lambda step: -8 <= step and step <= 8)
+@wp.kernel
+def reversed_ranges(start: wp.int32, end: wp.int32, step: wp.int32,
+                    out_count: wp.array[wp.int32], out_values: wp.array[wp.int32]):
+    count = wp.int32(0)
+    for i in reversed(range(start, end, step)):
+        out_values[count] = i
+        count += 1
+    for j in reversed(range(4)):
+        out_values[count] = 100 + j
+        count += 1
+    out_count[0] = count

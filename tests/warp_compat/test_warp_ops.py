@@ -154,7 +154,10 @@ def test_verdicts_of_the_compat_kernels():
     from verikern.app.prove import prove_file
 
     reports = prove_file(HERE / "kernels_ops.py") + prove_file(HERE / "kernels_atan2.py")
-    assert {r.kernel: r.status.value for r in reports} == {
+    verdicts = {r.kernel: r.status.value for r in reports}
+    # the write count of two loops: within the contract, but the solver may give up
+    assert verdicts.pop("reversed_ranges") in ("proved", "unknown")
+    assert verdicts == {
         "equality": "failed", "products": "proved", "constructors": "proved",
         "element_parts": "proved", "run_time_components": "proved", "angles": "proved",
         "loop_variable_after": "proved", "static_values": "proved",
@@ -252,3 +255,18 @@ def test_local_matrix_row_and_element_stores(kernels):
         mine = [v.copy() for v in values]
         vk.launch(kernels.matrix_rows, 3, mine, device=dev)
         assert mine[1].tolist() == want_y.tolist() and mine[2].tolist() == want_z.tolist(), dev
+
+
+@pytest.mark.parametrize("start, end, step", [(0, 10, 3), (10, 0, -4), (5, 5, 1), (1, 10, -3),
+                                              (-7, 8, 5), (3, 3, 0)])
+def test_reversed_range_loops(kernels, start, end, step):
+    py = list(reversed(range(start, end, step))) if step else []   # Warp: step 0 is empty
+    want = py + [103, 102, 101, 100]
+    count = wp.zeros(1, dtype=wp.int32, device="cpu")
+    vals = wp.zeros(64, dtype=wp.int32, device="cpu")
+    wp.launch(kernels.reversed_ranges, dim=1, inputs=[start, end, step, count, vals], device="cpu")
+    assert count.numpy()[0] == len(want) and vals.numpy()[:len(want)].tolist() == want
+    for dev in DEVICES:
+        c, v = np.zeros(1, np.int32), np.zeros(64, np.int32)
+        vk.launch(kernels.reversed_ranges, 1, [start, end, step, c, v], device=dev)
+        assert c[0] == len(want) and v[:len(want)].tolist() == want, dev

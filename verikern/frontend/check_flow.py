@@ -70,6 +70,10 @@ class FlowChecker(_Host):
             raise self.error("for ... else is not allowed", s.orelse[0], "loop-else",
                              "use a flag variable")
         it = s.iter
+        if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "reversed" \
+                and "reversed" not in self.local_names and len(it.args) == 1 \
+                and not it.keywords:
+            it = reversed_range(self, it)
         if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name)
                 and it.func.id == "range" and "range" not in self.local_names):
             raise self.error("only `for v in range(...)` loops are allowed", it, "for-not-range",
@@ -265,3 +269,52 @@ class FlowChecker(_Host):
             self.note_launch_dim(info.launch_dim_max)
         return H.FuncCall(name, tuple(args), f.returns, loc)
 
+
+def reversed_range(chk, call: ast.Call) -> ast.Call:
+    """`reversed(range(a, b, s))` as the equivalent `range(...)` (Python's
+    and Warp's `iter_reverse`): the same elements in reverse order, empty
+    when the range is; a zero step gives an empty loop, as in Warp.  The
+    arguments are repeated, so they must be free of side effects."""
+    inner = call.args[0]
+    if not (isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name)
+            and inner.func.id == "range" and "range" not in chk.local_names
+            and not inner.keywords and 1 <= len(inner.args) <= 3):
+        raise chk.error("only `reversed(range(...))` loops are allowed", call, "for-not-range",
+                        "iterate over an index: for i in reversed(range(n))")
+    args = list(inner.args)
+    for a in args:
+        for n in ast.walk(a):
+            if isinstance(n, ast.Call):
+                raise chk.error("the arguments of reversed(range(...)) are used more than "
+                                "once and must not call anything", a, "warp-builtin-args",
+                                "assign them to variables first")
+    a, b, s = (args if len(args) == 3 else
+               ([ast.Constant(0)] + args + [ast.Constant(1)])[-3:] if len(args) == 1 else
+               args + [ast.Constant(1)])
+
+    def at(node):
+        for n in ast.walk(node):
+            if getattr(n, "lineno", None) is None:
+                ast.copy_location(n, call)
+        return node
+
+    def first(delta):   # a + ((b - a + delta) // s) * s
+        span = ast.BinOp(ast.BinOp(b, ast.Sub(), a), ast.Add(), ast.Constant(delta))
+        return ast.BinOp(a, ast.Add(), ast.BinOp(ast.BinOp(span, ast.FloorDiv(), s),
+                                                 ast.Mult(), s))
+    try:
+        step = chk.const_eval(s)
+    except NotConstant:
+        step = None
+    if isinstance(step, int) and step > 0:
+        start = first(-1)
+    elif isinstance(step, int) and step < 0:
+        start = first(1)
+    else:   # run-time step: choose by its sign; 0 gives range(a, a, 0), an empty loop
+        zero = ast.Constant(0)
+        start = ast.IfExp(ast.Compare(s, [ast.Gt()], [zero]), first(-1),
+                          ast.IfExp(ast.Compare(s, [ast.Lt()], [zero]), first(1), a))
+    end = ast.BinOp(a, ast.Sub(), s)
+    neg = ast.UnaryOp(ast.USub(), s)
+    return at(ast.Call(func=ast.Name(id="range", ctx=ast.Load()), args=[start, end, neg],
+                       keywords=[]))
