@@ -42,7 +42,7 @@ import z3
 from verikern.encoders.smt.abstraction import NonlinearAbstraction
 from verikern.encoders.smt.semantics import le, lt
 from verikern.mir.facts import writes_memory
-from verikern.mir.nodes import Atomic, BinOp, Const, Kernel, Store, Value
+from verikern.mir.nodes import Atomic, BinOp, Const, Kernel, Load, Phi, Select, Store, Value
 
 from verikern.proofs.deciding.budget import MEGA
 from verikern.proofs.deciding.solving import check
@@ -103,6 +103,7 @@ class ContentFacts:
         self.notes: dict[str, str] = {}
         self._vars: dict[tuple, tuple] = {}
         self._single: dict[tuple, list] = {}
+        self._closure: dict[str, frozenset[int]] = {}
         self.sorted = frozenset(
             name for name, cs in contracts.items()
             if any(c.kind == "all_sorted" for c in cs) and name not in shape.written)
@@ -154,7 +155,7 @@ class ContentFacts:
         for b in self.kernel.blocks:
             if b.label not in enc.reach:
                 continue
-            for pos, ins in enumerate(b.instrs):
+            for ins in b.instrs:
                 if not (writes_memory(ins) and ins.array.name == name):
                     continue
                 what = f"the {'store' if isinstance(ins, Store) else 'atomic_' + ins.op} " \
@@ -234,7 +235,7 @@ class ContentFacts:
         return cached
 
     def _single_facts(self, ctx, enc) -> list:
-        out = []
+        out = self._loop_closure_facts(enc)
         for rec in enc.atomics:
             name = rec.array.name
             if name in self.kept:
@@ -250,6 +251,58 @@ class ContentFacts:
             if r1.array.name == r2.array.name:
                 out += self._ticket_pair(enc, r1, enc, r2, z3.BoolVal(True))
         return out
+
+    def _loop_closure_facts(self, enc) -> list:
+        """For each kept array's range: a loop-header phi whose every incoming
+        value is a load of that array (or a select or phi of such values) is
+        in the range in every iteration. Its value is one a load returned
+        earlier on the thread's path, and a load that returns (in bounds)
+        reads in-range memory."""
+        out = []
+        for name in sorted(self.kept):
+            inside = self._range_closure(name)
+            for c in self.ranges(name):
+                for hv in enc.havoc.values():
+                    for pid, var in hv.phis.items():
+                        if pid in inside:
+                            t = self.shape.defining[pid].result.type
+                            lo, hi = enc.term(c.lo), enc.term(c.hi)
+                            if t == c.lo.type:
+                                out.append(z3.Implies(hv.reach_var, z3.And(
+                                    le(lo, var, t), lt(var, hi, t))))
+        return out
+
+    def _range_closure(self, name: str) -> frozenset[int]:
+        """Ids of values that are loads (or atomic old values) of `name`, or
+        phis and selects of such values only."""
+        got = self._closure.get(name)
+        if got is not None:
+            return got
+        inside: set[int] = set()
+        for _, ins in self.kernel.instructions():
+            if isinstance(ins, (Load, Atomic)) and ins.array.name == name \
+                    and ins.array.space == "global":
+                inside.add(ins.result.id)
+        changed = True
+        while changed:
+            changed = False
+            for b in self.kernel.blocks:
+                for node in (*b.phis, *b.instrs):
+                    res = getattr(node, "result", None)
+                    if res is None or res.id in inside:
+                        continue
+                    if isinstance(node, Phi):
+                        ops = [v for _, v in node.incoming]
+                    elif isinstance(node, Select):
+                        ops = [node.if_true, node.if_false]
+                    else:
+                        continue
+                    if all(isinstance(v, Value) and (v.id in inside or v.id == res.id)
+                           for v in ops):
+                        inside.add(res.id)
+                        changed = True
+        got = self._closure[name] = frozenset(inside)
+        return got
 
     def _is_ticket(self, rec) -> bool:
         """A call on a ticket array whose old value the kernel uses (an

@@ -294,3 +294,42 @@ def test_tickets_are_distinct_per_counter_element_only():
               "out": np.full(2, -1, np.int32)}
     simulate(k, LaunchConfig((2,), 2, 1, 2), arrays, {})
     assert list(arrays["fill"]) == [1, 1] and arrays["out"][1] == -1   # both wrote out[0]
+
+
+RELABEL = """
+@vk.kernel(block_dim=64)
+def relabel(label: vk.array(dtype=vk.int32)):
+    vk.requires(label.shape[0] == vk.launch_dim())
+    vk.requires(vk.grid_dim() == 1)
+    vk.requires(vk.all_in_range(label, 0, label.shape[0]))
+    i = vk.tid()
+    r = label[i]
+    for k in range(4):
+        r = {step}
+    vk.sync_threads()
+    label[i] = r
+"""
+
+
+def test_loop_of_loads_keeps_the_range():
+    """r = label[r] four times: the loop phi only ever holds loaded labels,
+    so the final store keeps all_in_range; numpy's pointer chase agrees."""
+    src = RELABEL.format(step="label[r]")
+    k = compile_kernel(src)
+    assert ProofContext(k, None, None).content.kept == frozenset({"label"})
+    obs = prove_src(src)
+    assert {o.status.value for o in obs} == {"proved"}, [o.message for o in obs]
+    rng = np.random.default_rng(3)
+    label = rng.integers(0, 64, 64).astype(np.int32)
+    arrays = {"label": label.copy()}
+    simulate(k, LaunchConfig((64,), 64, 1, 64), arrays, {})
+    expect = np.array([label[label[label[label[label[i]]]]] for i in range(64)], np.int32)
+    assert (arrays["label"] == expect).all()
+
+
+@pytest.mark.parametrize("step", ["label[r] + 1", "label[r] - 1"])
+def test_loop_with_other_values_does_not_keep_the_range(step):
+    src = RELABEL.format(step=step)
+    k = compile_kernel(src)
+    ctx = ProofContext(k, None, None)
+    assert ctx.content.kept == frozenset() and "label" in ctx.content.notes
