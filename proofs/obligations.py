@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from verikern.mir import facts
-from verikern.mir.nodes import Assert, Atomic, Kernel, SourceLoc
+from verikern.mir.nodes import Assert, Atomic, Kernel, Load, SourceLoc
 
 #: A MIR site: (block label, instruction index).
 Point = tuple[str, int]
@@ -24,6 +24,7 @@ class ObligationKind(str, enum.Enum):
     ASSERT = "assert"
     INVARIANT = "invariant"
     DIV_ZERO = "div-zero"
+    UNINIT = "uninit"
 
 
 class Status(str, enum.Enum):
@@ -202,6 +203,12 @@ class KernelReport:
         return d
 
 
+def reads_shared(ins) -> bool:
+    """A load or an atomic (which reads the old value) of a shared array: the
+    sites of `uninit` obligations."""
+    return isinstance(ins, (Load, Atomic)) and ins.array.space == "shared"
+
+
 def enumerate_obligations(kernel: Kernel) -> list[ObligationSpec]:
     """Every obligation of docs/LANGUAGE.md section 5, in source order of sites."""
     specs: list[ObligationSpec] = []
@@ -213,6 +220,8 @@ def enumerate_obligations(kernel: Kernel) -> list[ObligationSpec]:
                 accesses.append((site, ins))
                 for k in range(ins.array.ndim):
                     specs.append(ObligationSpec(ObligationKind.BOUNDS, ins.loc, site, dim=k))
+                if reads_shared(ins):
+                    specs.append(ObligationSpec(ObligationKind.UNINIT, ins.loc, site))
             elif facts.may_trap(ins):
                 specs.append(ObligationSpec(ObligationKind.DIV_ZERO, ins.loc, site))
             elif facts.is_barrier(ins):

@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 
 CORPUS_DIR = Path(__file__).parent / "corpus"
-KINDS = frozenset({"bounds", "race", "divergence", "assert", "invariant", "div-zero"})
+KINDS = frozenset({"bounds", "race", "divergence", "assert", "invariant", "div-zero", "uninit"})
 DTYPES = frozenset({"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
                     "float16", "float32", "float64", "bool"})
 _SITE = re.compile(r"^(\d+):(\d+)$")

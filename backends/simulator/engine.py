@@ -215,7 +215,8 @@ def allocate_shared(kernel, nblocks: int) -> dict:
             flat.fill(True)
         else:
             flat.view(np.uint8).fill(0x5A)
-        out[ref.name] = MemoryArray(ref, flat, shape, element_strides(shape), per_block)
+        out[ref.name] = MemoryArray(ref, flat, shape, element_strides(shape), per_block,
+                                    np.zeros(flat.shape[0], dtype=bool))
     return out
 
 

@@ -28,7 +28,7 @@ from verikern.mir.nodes import (
 )
 
 from . import ops
-from .memory import apply_atomic, flat_address, index_is_bad, out_of_bounds
+from .memory import apply_atomic, check_initialized, flat_address, index_is_bad, out_of_bounds
 
 
 # ------------------------------------------------------------ operand access
@@ -300,9 +300,12 @@ def compile_load(ins: Load, prog):
     # coalesced load may hand out a view of it instead of a copy
     read_only = ins.array.name in prog.read_only_arrays
     name = ins.array.name
+    uninit = _uninit_check(ins, prog)
 
     def step(st, idx):
         mem, addr, pooled = address(st, idx)
+        if uninit is not None:
+            uninit(st, idx, mem, addr)
         if type(addr) is slice:
             # a view, not a copy: a later write to this array first copies
             # every live view of it (see materialize_views)
@@ -314,6 +317,28 @@ def compile_load(ins: Load, prog):
             store_result(st, vid, np.take(mem.flat, addr, out=out), idx)
             _recycle(st, addr, pooled)
     return step
+
+
+def _uninit_check(ins, prog):
+    """For an access that reads a shared array (a load, an atomic): a check
+    (st, idx, mem, addr) that every element read was written before by a
+    thread of the block (UninitializedReadError otherwise); None for global
+    arrays. Shared addresses are never slices (see `_access`)."""
+    if ins.array.space != "shared":
+        return None
+    getters = [operand_getter(i) for i in ins.indices]
+    loc, kernel_name = ins.loc, prog.kernel.name
+
+    def check(st, idx, mem, addr):
+        check_initialized(mem, addr, lambda: [g(st, idx) for g in getters], loc,
+                          kernel_name, st, idx)
+    return check
+
+
+def _mark_written(mem, addr) -> None:
+    """Record that the elements at `addr` of a shared array were written."""
+    if mem.written is not None:
+        mem.written[addr] = True
 
 
 def materialize_views(st, name: str) -> None:
@@ -334,6 +359,7 @@ def compile_store(ins: Store, prog):
         if st.views:
             materialize_views(st, name)
         mem.flat[addr] = value(st, idx)
+        _mark_written(mem, addr)
         _recycle(st, addr, pooled)
     return step
 
@@ -345,15 +371,19 @@ def compile_atomic(ins: Atomic, prog):
     value = operand_getter(ins.value)
     compare = operand_getter(ins.compare) if ins.compare is not None else None
     vid, op, name = ins.result.id, ins.op, ins.array.name
+    uninit = _uninit_check(ins, prog)
 
     def step(st, idx):
         mem, addr, pooled = address(st, idx)
+        if uninit is not None:
+            uninit(st, idx, mem, addr)
         if st.views:
             materialize_views(st, name)
         cmp = compare(st, idx) if compare is not None else None
         if type(addr) is slice:
             addr = np.arange(addr.start, addr.stop, addr.step, dtype=np.int64)
         store_result(st, vid, apply_atomic(op, mem.flat, addr, value(st, idx), cmp), idx)
+        _mark_written(mem, addr)
         _recycle(st, addr, pooled)
     return step
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from verikern.errors import OutOfBoundsError
+from verikern.errors import OutOfBoundsError, UninitializedReadError
 from verikern.mir.nodes import ArrayRef, SourceLoc
 
 _UNSIGNED_VIEW = {np.dtype(np.int8): np.uint8, np.dtype(np.int16): np.uint16,
@@ -31,6 +31,9 @@ class MemoryArray:
     shape: tuple[int, ...]
     strides: tuple[int, ...]
     block_elems: int
+    #: shared arrays only: which elements some thread of their block has
+    #: written (stored or updated atomically) so far in the launch
+    written: np.ndarray | None = None
 
 
 def element_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
@@ -56,6 +59,26 @@ def out_of_bounds(mem: MemoryArray, dim: int, indices: list, j: int, loc: Source
            f"in kernel {kernel_name}")
     return OutOfBoundsError(msg, loc=loc, thread=thread, block=block, array=mem.ref.name,
                             index=shown, global_thread=gtid, dim=dim)
+
+
+def check_initialized(mem: MemoryArray, addr, indices, loc: SourceLoc,
+                      kernel_name: str, st, idx) -> None:
+    """Raise UninitializedReadError when an active lane reads a shared element
+    (flat addresses `addr`) that no thread of its block has written yet;
+    `indices()` gives the lanes' index values (only computed for the error)."""
+    seen = mem.written[addr]
+    if seen.all():
+        return
+    j = int(np.argmin(seen))
+    thread, block, gtid = st.lane_info(idx, j)
+    shown = tuple(_lane_value(v, j) for v in indices())
+    text = ", ".join(str(v) for v in shown)
+    raise UninitializedReadError(
+        f"read of uninitialised shared memory {mem.ref.name}[{text}]: no thread of block "
+        f"{block} wrote that element earlier in the launch (read by thread {thread} of "
+        f"block {block}, global thread {gtid}, in kernel {kernel_name})",
+        loc=loc, thread=thread, block=block, array=mem.ref.name, index=shown,
+        global_thread=gtid)
 
 
 def _lane_value(v, lane: int):

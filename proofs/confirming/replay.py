@@ -103,6 +103,7 @@ _EXPECTED_ERROR: dict[ObligationKind, type] = {
     ObligationKind.INVARIANT: errors.KernelAssertionError,
     ObligationKind.DIVERGENCE: errors.BarrierDivergenceError,
     ObligationKind.RACE: errors.DataRaceError,
+    ObligationKind.UNINIT: errors.UninitializedReadError,
 }
 
 
@@ -143,6 +144,9 @@ def _same_site(err: errors.KernelRuntimeError, obligation: Obligation) -> bool:
         dim = obligation.counterexample.facts.get("dim") if obligation.counterexample else None
         return (wanted is None or err.detail.get("array") == wanted) and \
             (dim is None or err.detail.get("dim", dim) == dim)
+    if obligation.kind is ObligationKind.UNINIT:
+        wanted = _array_of(obligation)
+        return wanted is None or err.detail.get("array") == wanted
     return True
 
 
@@ -150,6 +154,7 @@ _SITE_CLASSES = {
     ObligationKind.BOUNDS: (Load, Store, Atomic), ObligationKind.RACE: (Load, Store, Atomic),
     ObligationKind.DIVERGENCE: (Barrier,), ObligationKind.ASSERT: (Assert,),
     ObligationKind.INVARIANT: (Assert,), ObligationKind.DIV_ZERO: (BinOp,),
+    ObligationKind.UNINIT: (Load, Atomic),
 }
 
 
@@ -356,6 +361,42 @@ _SAFETY_NET_WORDS = (f"the wall-clock safety net of {SAFETY_NET_S:g} s was reach
                      "outcome depends on the machine's speed)")
 
 
+def _confirm_uninit(kernel: Kernel, launch: ConcreteLaunch, obligation: Obligation,
+                    meter) -> ReplayOutcome:
+    """A traced run confirms an uninit obligation when the simulator stops at
+    an uninitialised read at its position, or when the trace shows a read
+    there (same array) that no write of the block happens before: a write
+    by another thread in the same barrier interval is concurrent, so some
+    schedule reads first (`backends.trace_uninit`)."""
+    from verikern.backends.trace_uninit import find_uninit_reads
+
+    document, stopped = _traced_run(kernel, launch, meter)
+    array = _array_of(obligation)
+    if isinstance(stopped, errors.UninitializedReadError) and _same_site(stopped, obligation):
+        return ReplayOutcome(ReplayVerdict.CONFIRMED,
+                             f"the simulator raised UninitializedReadError at {_where(stopped)}")
+    at = _position(obligation.loc)
+    for found in find_uninit_reads(document, file=obligation.loc.file):
+        if (found.line, found.col) == at and (array is None or found.array == array):
+            early = "" if stopped is None else " (in the accesses before the run stopped)"
+            return ReplayOutcome(ReplayVerdict.CONFIRMED, (
+                f"the simulator trace shows it{early}: thread {found.thread} of block "
+                f"{found.block} reads {found.array}{list(found.index)} with no write of the "
+                f"block before it"))
+    if stopped is None:
+        return ReplayOutcome(ReplayVerdict.NO_VIOLATION,
+                             "the simulated launch ran without a uninit violation")
+    if isinstance(stopped, ReplayTimeout):
+        what = _SAFETY_NET_WORDS
+    elif isinstance(stopped, errors.SimulationBudgetExceeded):
+        what = f"the replay's budget of {stopped.limit} warp-steps was spent"
+    else:
+        what = f"{type(stopped).__name__} at {_where(stopped)}"
+    return ReplayOutcome(_stop_verdict(stopped), (
+        f"the simulator stopped at a different error first ({what}); the trace before it "
+        f"shows no uninitialised read at line {at[0]}:{at[1]}"))
+
+
 def _attempt(kernel: Kernel, obligation: Obligation, launch: ConcreteLaunch,
              meter) -> ReplayOutcome:
     """Simulate `launch` once, charging `meter`, and judge it against
@@ -369,6 +410,8 @@ def _attempt(kernel: Kernel, obligation: Obligation, launch: ConcreteLaunch,
         with _time_limit(SAFETY_NET_S):
             if obligation.kind is ObligationKind.RACE:
                 return _confirm_race(kernel, launch, obligation, meter).noted(note)
+            if obligation.kind is ObligationKind.UNINIT:
+                return _confirm_uninit(kernel, launch, obligation, meter).noted(note)
             _simulate(kernel, launch, meter)
     except ReplayTimeout:
         return ReplayOutcome(V.SAFETY_NET, f"replay stopped: {_SAFETY_NET_WORDS}{note}")

@@ -10,7 +10,7 @@ import pytest
 from corpus_loader import CORPUS_DIR, load_corpus
 from verikern.frontend import compile_file
 
-KINDS = {"bounds", "race", "divergence", "assert", "div-zero", "invariant"}
+KINDS = {"bounds", "race", "divergence", "assert", "div-zero", "invariant", "uninit"}
 CASES = load_corpus()
 
 
@@ -25,7 +25,7 @@ def test_every_kind_is_covered():
     assert set(counts) == KINDS
     for kind in ("bounds", "race", "divergence"):
         assert counts[kind] >= 5, counts
-    for kind in ("assert", "div-zero", "invariant"):
+    for kind in ("assert", "div-zero", "invariant", "uninit"):
         assert counts[kind] >= 2, counts
 
 

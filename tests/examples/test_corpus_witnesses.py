@@ -15,7 +15,8 @@ from verikern.errors import (BarrierDivergenceError, DivisionByZeroError,
                              KernelAssertionError, KernelRuntimeError, OutOfBoundsError)
 from verikern.frontend import compile_file
 from verikern.inputs import ordered_inputs
-from verikern.trace import find_races
+from verikern.errors import UninitializedReadError
+from verikern.trace import find_races, find_uninit_reads
 
 ERROR_OF = {"bounds": OutOfBoundsError, "div-zero": DivisionByZeroError,
             "assert": KernelAssertionError, "invariant": KernelAssertionError,
@@ -42,7 +43,7 @@ def test_every_buggy_kernel_has_a_witness_or_says_why_not():
                           "bounds_after_400000_iteration_loop"}
 
 
-ERROR_CASES = [(c, w) for c in BUGGY for w in c.witnesses if w.kind != "race"]
+ERROR_CASES = [(c, w) for c in BUGGY for w in c.witnesses if w.kind not in ("race", "uninit")]
 
 
 @pytest.mark.parametrize("case,witness", ERROR_CASES, ids=[f"{c.name}-{w.kind}" for c, w in ERROR_CASES])
@@ -75,6 +76,27 @@ def test_race_witness_shows_every_buggy_pair_in_the_trace(case, witness, tmp_pat
     for bug in case.bugs_of("race"):
         assert bug.pair() in pairs, (f"{case.name}: the witness's trace shows no race at '# bug: {bug}'; "
                                      f"it shows {sorted(sorted(p) for p in pairs)}")
+
+
+UNINIT_CASES = [(c, w) for c in BUGGY for w in c.witnesses if w.kind == "uninit"]
+
+
+@pytest.mark.parametrize("case,witness", UNINIT_CASES, ids=[c.name for c, _ in UNINIT_CASES])
+def test_uninit_witness_reads_uninitialised_shared_memory_at_the_buggy_site(case, witness, tmp_path):
+    """The simulator stops at the uninitialised read, or (a write by another
+    thread in the same barrier interval, concurrent with the read) the trace
+    shows a read with no write of the block before it, at a '# bug:' site."""
+    mir = kernel_of(case)
+    trace = tmp_path / "trace.json"
+    sites = {b.site for b in case.bugs_of("uninit")}
+    try:
+        vk.launch(mir, witness.dim, inputs=ordered_inputs(mir, witness.inputs()),
+                  block_dim=witness.block_dim, device="cpu:trace", trace_path=str(trace))
+    except UninitializedReadError as err:
+        assert (err.loc.line, err.loc.col) in sites, f"{case.name}: {err}"
+        return
+    found = {(u.line, u.col) for u in find_uninit_reads(str(trace))}
+    assert found & sites, f"{case.name}: uninitialised reads at {sorted(found)}, bug sites {sorted(sites)}"
 
 
 def launch_candidates(case, mir):
@@ -120,5 +142,6 @@ def test_correct_kernel_runs_cleanly_and_race_free(name, tmp_path):
         vk.launch(mir, dims if len(dims) > 1 else dims[0], inputs=ordered_inputs(mir, values),
                   block_dim=block_dim, device="cpu:trace", trace_path=str(trace))
         assert not find_races(str(trace)), f"{name}: race in the trace"
+        assert not find_uninit_reads(str(trace)), f"{name}: uninitialised shared read in the trace"
         return
     pytest.fail(f"{name}: no generated launch was accepted")

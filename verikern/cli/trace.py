@@ -56,16 +56,27 @@ class _Reporter:
                        "is no race or bank-conflict report)")
         return EXIT_RACE
 
-    def findings(self, races, conflicts, n_events: int) -> int:
+    def findings(self, races, conflicts, n_events: int, uninit=()) -> int:
         from verikern.trace import summary_json
 
-        self.doc.update(summary_json(races, conflicts), events=n_events,
-                        status="race" if races else "ok")
+        status = "race" if races else "uninit" if uninit else "ok"
+        self.doc.update(summary_json(races, conflicts), events=n_events, status=status,
+                        uninit_reads=[u.to_json() for u in uninit])
         if self.fmt == "json":
             click.echo(json.dumps(self.doc, indent=2, sort_keys=True))
         else:
             self._text(races, conflicts, n_events)
-        return EXIT_RACE if races else EXIT_OK
+            self._uninit_text(uninit)
+        return EXIT_RACE if races or uninit else EXIT_OK
+
+    def _uninit_text(self, uninit) -> None:
+        if not uninit:
+            click.echo("no reads of uninitialised shared memory in this run")
+            return
+        click.echo(f"{len(uninit)} read site{'s' if len(uninit) > 1 else ''} of uninitialised "
+                   "shared memory:")
+        for u in uninit:
+            click.echo(u.long())
 
     def _text(self, races, conflicts, n_events: int) -> None:
         from rich.console import Console
@@ -114,9 +125,12 @@ class _Reporter:
 
 EPILOG = """\b
 Exit status:
-  0  no data race in this run (bank conflicts are reported, not failures)
-  1  a data race, or a kernel runtime error (out of bounds, barrier
-     divergence, failed assert, division by zero), reported with its location
+  0  no data race and no read of uninitialised shared memory in this run
+     (bank conflicts are reported, not failures)
+  1  a data race, a read of a shared element no thread of the block wrote
+     before it, or a kernel runtime error (out of bounds, barrier
+     divergence, failed assert, division by zero, uninitialised read),
+     reported with its location
   3  input error: missing file, unknown kernel, compile error, bad option,
      no inputs satisfy the kernel's requires, or a refused launch
 """
@@ -144,7 +158,9 @@ Exit status:
 def command(file, kernel_name, dims, block_dim, params, sizes, seed, out, fmt):
     """Run a kernel on generated inputs on the tracing simulator, then report
     data races (two threads touching one element without a barrier between
-    them, at least one writing) and shared-memory bank conflicts.
+    them, at least one writing), reads of uninitialised shared memory (a
+    shared element read with no write of the block before it) and
+    shared-memory bank conflicts.
 
     FILE is read, never executed. Inputs follow the launch: 1-D arrays get
     the launch size, n-d arrays the launch dims; they respect the kernel's
@@ -208,7 +224,9 @@ def _run(kernel, file, dims, block_dim, params, sizes, seed, out, rep: _Reporter
         InputGenerationError, coerce_scalar, make_launch_inputs, ordered_inputs,
     )
     from verikern.runtime import launch
-    from verikern.trace import TraceFormatError, bank_conflicts, find_races, load_trace
+    from verikern.trace import (
+        TraceFormatError, bank_conflicts, find_races, find_uninit_reads, load_trace,
+    )
 
     types = {p.name: p.value.type for p in kernel.scalar_params}
     try:
@@ -240,7 +258,8 @@ def _run(kernel, file, dims, block_dim, params, sizes, seed, out, rep: _Reporter
             trace = load_trace(path, file=file)
         except TraceFormatError as err:
             rep.input_error(f"the simulator's trace could not be read: {err}")
-        return rep.findings(find_races(trace), bank_conflicts(trace), trace.n_events)
+        return rep.findings(find_races(trace), bank_conflicts(trace), trace.n_events,
+                            find_uninit_reads(trace))
     finally:
         if tmpdir is not None:
             tmpdir.cleanup()

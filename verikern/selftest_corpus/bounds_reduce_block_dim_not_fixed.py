@@ -1,7 +1,9 @@
-# expect: failed bounds
-# Block tree reduction over a 128-element shared buffer, but nothing fixes or bounds block_dim. Witness: dim=256, block_dim=256: thread 128 writes buf[128].
-# bug: 16:5 bounds
+# expect: failed bounds,uninit
+# Block tree reduction over a 128-element shared buffer, but nothing fixes or bounds block_dim. Witness: dim=256, block_dim=256: thread 128 writes buf[128]. With block_dim=64, buf[64..127] are never written and thread 0 reads buf[0 + 64] uninitialised (witness uninit).
+# bug: 18:5 bounds
+# bug: 23:31 uninit
 # witness bounds: dim=256, block_dim=256, x=zeros(float32, 256), partial=zeros(float32, 1)
+# witness uninit: dim=64, block_dim=64, x=zeros(float32, 64), partial=zeros(float32, 1)
 import verikern as vk
 
 

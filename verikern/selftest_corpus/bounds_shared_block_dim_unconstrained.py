@@ -1,8 +1,10 @@
-# expect: failed bounds
-# Rotates each block by one element through a 128-element shared buffer, but nothing bounds block_dim. Witness: dim=256, block_dim=256: thread 128 writes buf[128].
-# bug: 16:9 bounds
-# bug: 19:18 bounds
+# expect: failed bounds,uninit
+# Rotates each block by one element through a 128-element shared buffer, but nothing bounds block_dim. Witness: dim=256, block_dim=256: thread 128 writes buf[128]. Only threads with i < x.shape[0] fill buf, so with x.shape=(1,) thread 0 reads buf[1] uninitialised (witness uninit).
+# bug: 18:9 bounds
+# bug: 21:18 bounds
+# bug: 21:18 uninit
 # witness bounds: dim=256, block_dim=256, x=zeros(float32, 256), out=zeros(float32, 256)
+# witness uninit: dim=64, block_dim=64, x=zeros(float32, 1), out=zeros(float32, 1)
 import verikern as vk
 
 

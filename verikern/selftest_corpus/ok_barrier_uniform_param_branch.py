@@ -1,5 +1,5 @@
 # expect: proved
-# Rotates each block's elements by one through shared memory only when the scalar flag is set; the barrier's branch depends only on a parameter, so it is uniform.
+# Rotates each block's elements by one through shared memory only when the scalar flag is set; the barrier's branch depends only on a parameter, so it is uniform; elements past the end are zero-padded, so every shared element the block reads was written.
 import verikern as vk
 
 
@@ -9,8 +9,10 @@ def rotate_block_if(x: vk.array(dtype=vk.float32), out: vk.array(dtype=vk.float3
     buf = vk.shared.array(shape=(64,), dtype=vk.float32)
     t = vk.thread_idx()
     i = vk.tid()
+    v = 0.0
     if i < x.shape[0]:
-        buf[t] = x[i]
+        v = x[i]
+    buf[t] = v
     if enabled != 0:
         vk.sync_threads()
         if i < x.shape[0]:

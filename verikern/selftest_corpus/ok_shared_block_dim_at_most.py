@@ -1,5 +1,5 @@
 # expect: proved
-# Rotates each block by one element through a 128-element shared buffer; requires block_dim <= 128 is enough (the rotation is modulo block_dim, never zero).
+# Rotates each block by one element through a 128-element shared buffer; requires block_dim <= 128 is enough (the rotation is modulo block_dim, never zero); elements past the end are zero-padded, so every shared element the block reads was written.
 import verikern as vk
 
 
@@ -10,8 +10,10 @@ def rotate_block(x: vk.array(dtype=vk.float32), out: vk.array(dtype=vk.float32))
     buf = vk.shared.array(shape=(128,), dtype=vk.float32)
     t = vk.thread_idx()
     i = vk.tid()
+    v = 0.0
     if i < x.shape[0]:
-        buf[t] = x[i]
+        v = x[i]
+    buf[t] = v
     vk.sync_threads()
     if i < out.shape[0]:
         out[i] = buf[(t + 1) % vk.block_dim()]

@@ -1,7 +1,9 @@
-# expect: failed race
-# Block-privatised histogram without the barrier after zeroing the shared bins. Witness: dim=64 (block_dim 64), bins=[0]*64, hist.shape=(16,): thread 0's plain store local[0] = 0 races with thread 1's atomic add to local[0].
-# bug: 18:9 race 20:9
+# expect: failed race,uninit
+# Block-privatised histogram without the barrier after zeroing the shared bins. Witness: dim=64 (block_dim 64), bins=[0]*64, hist.shape=(16,): thread 0's plain store local[0] = 0 races with thread 1's atomic add to local[0]. The same missing barrier lets an atomic read local[0] before any write of it happens (uninit).
+# bug: 20:9 race 22:9
+# bug: 22:9 uninit
 # witness race: dim=64, block_dim=64, bins=zeros(int32, 64), hist=zeros(int32, 16)
+# witness uninit: dim=64, block_dim=64, bins=zeros(int32, 64), hist=zeros(int32, 16)
 import verikern as vk
 
 NBINS = 16

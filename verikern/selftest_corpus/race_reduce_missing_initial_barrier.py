@@ -1,7 +1,9 @@
-# expect: failed race
-# Block tree reduction without the barrier between loading buf[t] and the first step. Witness: dim=128 (block_dim 128): thread 64 writes buf[64] while thread 0 reads buf[0 + 64] in step s=64.
-# bug: 16:5 race 20:31
+# expect: failed race,uninit
+# Block tree reduction without the barrier between loading buf[t] and the first step. Witness: dim=128 (block_dim 128): thread 64 writes buf[64] while thread 0 reads buf[0 + 64] in step s=64. The same missing barrier lets buf[0 + 64] be read before its write happens (uninit).
+# bug: 18:5 race 22:31
+# bug: 22:31 uninit
 # witness race: dim=128, block_dim=128, x=zeros(float32, 128), partial=zeros(float32, 1)
+# witness uninit: dim=128, block_dim=128, x=zeros(float32, 128), partial=zeros(float32, 1)
 import verikern as vk
 
 

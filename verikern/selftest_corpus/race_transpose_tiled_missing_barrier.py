@@ -1,7 +1,9 @@
-# expect: failed race
-# Tiled transpose (32x33 shared tile) without the barrier between filling the tile and reading it transposed. Witness: dim=(1, 256), a.shape=out.shape=(32, 32): thread 1 writes tile[0, 1] while thread 32 reads tile[0, 1].
-# bug: 22:13 race 27:31
+# expect: failed race,uninit
+# Tiled transpose (32x33 shared tile) without the barrier between filling the tile and reading it transposed. Witness: dim=(1, 256), a.shape=out.shape=(32, 32): thread 1 writes tile[0, 1] while thread 32 reads tile[0, 1]. The same missing barrier lets tile elements be read before their writes happen (uninit).
+# bug: 24:13 race 29:31
+# bug: 29:31 uninit
 # witness race: dim=(1, 256), block_dim=256, a=zeros(float32, (32, 32)), out=zeros(float32, (32, 32))
+# witness uninit: dim=(1, 256), block_dim=256, a=zeros(float32, (32, 32)), out=zeros(float32, (32, 32))
 import verikern as vk
 
 

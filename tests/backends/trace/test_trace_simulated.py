@@ -104,7 +104,9 @@ def test_every_thread_storing_one_element_races_across_blocks(tmp_path):
 
 
 def tile_kernel(pad: int):
-    """tile[c, r] = x[gid] with r = t // 32, c = t % 32 (a column write per warp)."""
+    """tile[c, r] = x[gid] with r = t // 32, c = t % 32 (a column write per warp),
+    after a row-wise zeroing of the elements read back, so that no read is of
+    uninitialised shared memory."""
     k = Body("tile")
     x = k.b.array_param(ArrayRef("x", F32, 1))
     tile = k.b.shared_array(ArrayRef("tile", F32, 2, space="shared", shape=(32, 32 + pad)))
@@ -113,6 +115,8 @@ def tile_kernel(pad: int):
     c = k.binop("mod", t, Const(32, I32))
     v = k.b.new_value(F32)
     k.b.emit(Load(v, x, (gid,), loc(3)))
+    k.b.emit(Store(tile, (r, c), Const(0.0, F32), loc(9)))
+    k.b.emit(Barrier(loc(10)))
     k.b.emit(Store(tile, (c, r), v, loc(11)))
     k.b.emit(Barrier(loc(12)))
     w = k.b.new_value(F32)

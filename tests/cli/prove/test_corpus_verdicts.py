@@ -31,7 +31,14 @@ def _prove(path, prove_args=(), timeout=None):
 # expected verdict (issue 3 stays open for them). Each is still checked for
 # soundness below: a buggy kernel's kinds are never all proved, and a correct
 # kernel never gets a confirmed failure.
-KNOWN_IMPRECISE: dict[str, str] = {}
+_UNINIT_2D_TILE = ("uninit: the witness threads of a shared tile element in a 2-D launch with a "
+                   "symbolic width are not found within the solver budget (unknown)")
+KNOWN_IMPRECISE: dict[str, str] = {
+    "ok_matmul_tiled": _UNINIT_2D_TILE,
+    "ok_transpose_tiled": _UNINIT_2D_TILE,
+    "race_matmul_tiled_missing_first_barrier": _UNINIT_2D_TILE,
+    "race_matmul_tiled_missing_second_barrier": _UNINIT_2D_TILE,
+}
 
 
 def _soundness(case, obligations, reports):

@@ -68,7 +68,8 @@ def test_json_schema_is_stable(kernel_file):
         assert KERNEL_KEYS <= set(k)
         for ob in k["obligations"]:
             assert OBLIGATION_KEYS <= set(ob)
-            assert ob["kind"] in {"bounds", "race", "divergence", "assert", "invariant", "div-zero"}
+            assert ob["kind"] in {"bounds", "race", "divergence", "assert", "invariant", "div-zero",
+                                  "uninit"}
             assert ob["status"] in {"proved", "failed", "unknown"}
             assert ob["confirmed"] in (True, False, None)
             if ob["counterexample"] is not None:

@@ -1,0 +1,693 @@
+"""Deciding `uninit`: every read of a shared element (a load, or an atomic,
+which reads the old value) was preceded by a write of that element by some
+thread of the same block (LANGUAGE.md section 5, property 6).
+
+The claim is existential (*some* thread wrote it), so it is proved from
+witnesses: for the reading thread A at site S with element e, either
+
+- **self**: a store or atomic W of A itself wrote e, where W runs before S
+  on every path (`ProofContext.runs_before`: then A's encoding sees W in the
+  iteration of S), or no path leads from S to W (then every execution of W
+  by A precedes S); or
+- **barrier**: the thread of A's block whose `thread_idx` is a witness term
+  w = c0 + c1*thread_idx(A) + c2*block_dim + sum_k d_k*e_k (integer
+  coefficients found by counterexample-guided synthesis, `_synthesize`)
+  executes a write W of e, where W happens before S through a barrier X
+  (`ordering_loops`): X is in no loop that does not also contain W and S,
+  every path from the start of an iteration of X's loops (or from the kernel
+  start) to S passes X, and no path from X reaches W within that iteration.
+  The witness thread is a separate copy of the thread encoding, sharing the
+  iteration of X's loops with A (barrier loops are block-uniform: the
+  divergence obligations) and assumed to reach X as A did (a barrier some
+  thread of the block does not reach is a failed divergence obligation, as
+  the race decider assumes too). When W sits in a barrier-free loop of its own with
+  a constant trip count (at most `MAX_UNROLL` iterations, left only at its
+  header), each iteration is a separate candidate, its counter bound to the
+  iteration's constant.
+
+Soundness: the query is "A reaches S, e is in bounds, and for every candidate
+either its witness is not a thread of the block, or the copy bound to the
+witness (thread, block and iteration) does not write e at W". Bindings are
+constraints, never substitutions into the facts, so a witness outside the
+block cannot make the facts vacuous: such a witness only makes the query
+satisfiable. An `unsat` answer therefore means: in every real execution, a
+real thread of A's block (the witness, in a real iteration) writes e before
+the barrier that A passes before S (or A wrote it itself), i.e. `proved`.
+An access out of bounds is not a read of an element: it is assumed in bounds
+here (its bounds obligation reports it).
+
+Anything else is not a proof: when no witness is found, the last model of the
+query is a *possible* violation, reported as a counterexample marked
+abstracted, so that `failed` stands only if replay on the simulator (which
+tracks the written elements of each block) confirms it; otherwise the
+pipeline reports `unknown`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import z3
+
+from verikern.encoders.smt.encoder import ThreadEncoding
+from verikern.mir.facts import is_barrier, writes_memory
+from verikern.mir.nodes import Atomic, Branch, Return
+from verikern.proofs.deciding.budget import MEGA, unknown_reason
+from verikern.proofs.deciding.prover_context import ProofContext
+from verikern.proofs.deciding.solving import Answer, check
+from verikern.proofs.obligations import Obligation, ObligationSpec, Point, Status
+
+#: Rounds of witness synthesis before giving up.
+MAX_ROUNDS = 8
+#: Largest constant trip count of a barrier-free loop around a write that is
+#: split into one candidate per iteration.
+MAX_UNROLL = 8
+#: Most candidates (writes x iterations) per obligation.
+MAX_CANDIDATES = 12
+#: Work of one synthesis query (z3 resource units).
+SYNTH_RLIMIT = MEGA
+#: Every array dimension of the first sample is at least this (when admitted).
+WIDE_SHAPE = 1024
+#: Threads of the block whose writes are sampled for a candidate's first witness.
+INVERSE_POINTS = 12
+#: Work of the search for one sample's concrete witness thread.
+POINT_RLIMIT = MEGA // 2
+#: Witness coefficients are searched in [-COEFF_BOUND, COEFF_BOUND].
+COEFF_BOUND = 4096
+COEFF_BITS = 16
+#: Work of the quick check under the nonlinear abstraction, and of one
+#: concrete-launch probe, in a synthesis round.
+QUICK_RLIMIT = 2 * MEGA
+PROBE_RLIMIT = 3 * MEGA // 2
+#: Reader states sampled per concrete-launch probe before the first check.
+SAMPLES_PER_PROBE = 4
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One way element e may have been written: write site `site` by the
+    thread copy `enc` (sharing the iterations of `loops` with A) before the
+    barrier `barrier`, in the iteration of each own loop fixed by
+    `iteration` ((phi variable, value))."""
+
+    site: Point
+    enc: ThreadEncoding
+    loops: frozenset
+    barrier: Point
+    iteration: tuple = ()
+    #: extra equalities binding the copy (a previous iteration's state)
+    link: tuple = ()
+    #: a condition on A under which the candidate applies (None: always)
+    guard: object = None
+    #: variables of the copy left free when synthesising witnesses
+    free: tuple = ()
+    #: facts about A true in every real execution (its first iteration of L
+    #: starts from the loop's entry values)
+    facts: tuple = ()
+
+
+# ------------------------------------------------------------ ordering
+def _succ_blocks(ctx: ProofContext, label: str, banned_edges) -> list[str]:
+    return [s for s in dict.fromkeys(ctx.kernel.block(label).terminator.successors())
+            if (label, s) not in banned_edges]
+
+
+def _reaches(ctx: ProofContext, start: Point, target: Point, stop: Point | None,
+             banned_edges, end_of_block: bool = False) -> bool:
+    """Whether a path from just after `start` (position start[1] - 1 ends
+    before the first instruction looked at) reaches `target` without passing
+    `stop` and without taking `banned_edges`."""
+    work, seen = [start], set()
+    while work:
+        lbl, pos = work.pop()
+        if (lbl, pos) in seen:
+            continue
+        seen.add((lbl, pos))
+        n = len(ctx.kernel.block(lbl).instrs)
+        blocked = False
+        if end_of_block and lbl == target[0] and stop is not None and stop[0] != lbl:
+            return True
+        for i in range(pos, n):
+            if (lbl, i) == target:
+                return True
+            if stop is not None and (lbl, i) == stop:
+                blocked = True
+                break
+        if blocked:
+            continue
+        if end_of_block and lbl == target[0]:
+            return True
+        for s in _succ_blocks(ctx, lbl, banned_edges):
+            work.append((s, 0))
+    return False
+
+
+def ordering_loops(ctx: ProofContext, write: Point, read: Point) -> tuple[Point, frozenset] | None:
+    """(X, the loops whose iteration a writer must share with the reader) for
+    a barrier X through which `write` happens before `read` (see the module
+    docstring), or None when no barrier orders them."""
+    loops_of = ctx.shape.loop_of
+    for b in ctx.kernel.blocks:
+        for i, ins in enumerate(b.instrs):
+            if not is_barrier(ins):
+                continue
+            xl = set(loops_of.get(b.label, []))
+            if not (xl <= set(loops_of.get(read[0], [])) and xl <= set(loops_of.get(write[0], []))):
+                continue
+            banned = {(latch, h) for h in xl for latch in ctx.shape.loops[h].latches}
+            inner = loops_of.get(b.label, [])
+            start = (inner[-1], 0) if inner else (ctx.kernel.entry.label, 0)
+            if _reaches(ctx, start, read, (b.label, i), banned):
+                continue                      # S reachable in an iteration without X
+            if _reaches(ctx, (b.label, i + 1), write, None, banned):
+                continue                      # W may run after X in the iteration
+            return (b.label, i), frozenset(xl)
+    return None
+
+
+# ------------------------------------------------------------ own loops of a write
+def _unrolled_iterations(ctx: ProofContext, enc: ThreadEncoding, header: str):
+    """For a barrier-free loop left only at its header, without `return`,
+    whose header phis' values in iteration j (0-based) are constants and whose
+    header test is decided by them: one binding per iteration, as a tuple of
+    (phi variable, constant), at most MAX_UNROLL of them; None otherwise."""
+    lp = ctx.shape.loops[header]
+    body = ctx.shape.loop_bodies[header]
+    if any(is_barrier(ins) for lbl in body for ins in ctx.kernel.block(lbl).instrs):
+        return None
+    for lbl in body:
+        term = ctx.kernel.block(lbl).terminator
+        if isinstance(term, Return):
+            return None
+        if lbl != header and any(s not in body for s in term.successors()):
+            return None
+    hterm = ctx.kernel.block(header).terminator
+    if not isinstance(hterm, Branch):
+        return None
+    into = [s for s in (hterm.if_true, hterm.if_false) if s in body]
+    if len(into) != 1 or (header, into[0]) not in enc.edges:
+        return None
+    phis = ctx.kernel.block(header).phis
+    hv = enc.havoc.get(header)
+    if hv is None or not phis:
+        return None
+    # constant entry values and constant steps
+    values = []
+    for phi in phis:
+        entries = [v for src, v in phi.incoming if src not in lp.latches]
+        latches = [v for src, v in phi.incoming if src in lp.latches]
+        if len(entries) != 1 or not latches:
+            return None
+        x0 = z3.simplify(enc.term(entries[0]))
+        if not z3.is_bv_value(x0):
+            return None
+        var = hv.phis[phi.result.id]
+        step = None
+        for v in latches:
+            d = z3.simplify(enc.term(v) - var)
+            if not z3.is_bv_value(d) or (step is not None and d.as_long() != step.as_long()):
+                return None
+            step = d
+        if step is None:
+            return None
+        values.append((var, x0, step))
+    enter = enc.edges[(header, into[0])]
+    out: list = []
+    for j in range(MAX_UNROLL + 1):
+        binding = tuple((var, z3.simplify(x0 + j * step)) for var, x0, step in values)
+        cond = z3.simplify(z3.substitute(enter, *binding, (hv.reach_var, z3.BoolVal(True))))
+        if z3.is_false(cond):
+            return tuple(out)
+        if not z3.is_true(cond):
+            return None
+        out.append(binding)
+    return None
+
+
+def candidates(ctx: ProofContext, read: Point) -> tuple[list, list[Candidate]]:
+    """(self writes, barrier candidates) of the shared load or atomic at `read`."""
+    arr = ctx.kernel.block(read[0]).instrs[read[1]].array
+    selfs, cands = [], []
+    serial = 0
+    for b in ctx.kernel.blocks:
+        for i, ins in enumerate(b.instrs):
+            site = (b.label, i)
+            if site == read or not writes_memory(ins) or ins.array.name != arr.name \
+                    or ins.array.space != "shared":
+                continue
+            if site[0] not in ctx.A.reach:
+                continue
+            if ctx.runs_before(site, read) or not _reaches(ctx, (read[0], read[1] + 1), site,
+                                                           None, frozenset()):
+                selfs.append(site)
+            order = ordering_loops(ctx, site, read)
+            if order is None:
+                continue
+            barrier, loops = order
+            own = [h for h in ctx.shape.loop_of.get(site[0], []) if h not in loops]
+            iterations: list[tuple[int, ...]] = [()]
+            probe = ctx.encoding(f"W{serial}_", loops)
+            for h in own:
+                its = _unrolled_iterations(ctx, probe, h)
+                if its is None:
+                    # a free iteration: provable only where it does not matter
+                    iterations, own = [()], []
+                    break
+                iterations = [x + (j,) for x in iterations for j in range(len(its))]
+            for its_j in iterations:
+                # one copy per candidate: the bindings of two candidates must
+                # never constrain the same thread copy (the query would then
+                # rule out both at once and prove vacuously)
+                enc = ctx.encoding(f"W{serial}_", loops)
+                serial += 1
+                binding: tuple = ()
+                for h, j in zip(own, its_j):
+                    unrolled = _unrolled_iterations(ctx, enc, h)
+                    assert unrolled is not None      # the same loop as for `probe`
+                    binding += unrolled[j]
+                cands.append(Candidate(site, enc, loops, barrier, binding))
+    for b in ctx.kernel.blocks:
+        for i, ins in enumerate(b.instrs):
+            site = (b.label, i)
+            if site == read or not writes_memory(ins) or ins.array.name != arr.name \
+                    or ins.array.space != "shared" or site[0] not in ctx.A.reach:
+                continue
+            prev = previous_iteration(ctx, site, read, serial)
+            if prev is not None:
+                serial += 1
+                cands.append(prev)
+    return selfs, cands[:MAX_CANDIDATES]
+
+
+def previous_iteration(ctx: ProofContext, write: Point, read: Point,
+                       serial: int) -> Candidate | None:
+    """A candidate for a write in the iteration before the reader's of the
+    innermost loop L around `write`: L has one latch and a barrier X that
+    every iteration passes after `write` (no path from X reaches `write`
+    without going around L); the read is in L, or after L with L's exit
+    dominating it and no path back into L. The copy has its own iteration of
+    L, bound to the previous one: its block-uniform header phis' latch values
+    are A's phis, its iteration counter is A's minus one, and it took the
+    back edge; A must not be in L's first iteration (guard)."""
+    loops_of = ctx.shape.loop_of
+    chain = loops_of.get(write[0], [])
+    if not chain:
+        return None
+    h = chain[-1]
+    lp = ctx.shape.loops[h]
+    if len(lp.latches) != 1:
+        return None
+    latch = lp.latches[0]
+    outer = [o for o in loops_of.get(h, []) if o != h]
+    if not set(outer) <= set(loops_of.get(read[0], [])):
+        return None
+    body = ctx.shape.loop_bodies[h]
+    if read[0] not in body:
+        if lp.exit not in ctx.shape.dominators.get(read[0], ()) or \
+                _reaches(ctx, (read[0], read[1] + 1), (h, 0), None, frozenset()):
+            return None
+    banned = {(lt, x) for x in [*outer, h] for lt in ctx.shape.loops[x].latches}
+    end = (latch, len(ctx.kernel.block(latch).instrs))
+    for lbl in body:
+        if loops_of.get(lbl, [])[-1:] != [h]:
+            continue
+        for i, ins in enumerate(ctx.kernel.block(lbl).instrs):
+            if not is_barrier(ins):
+                continue
+            if _reaches(ctx, (h, 0), end, (lbl, i), banned, end_of_block=True):
+                continue                  # an iteration may skip X
+            if _reaches(ctx, (lbl, i + 1), write, None, banned):
+                continue                  # the write may come after X
+            A = ctx.A
+            enc = ctx.encoding(f"P{serial}_", frozenset(outer))
+            hv_a, hv_b = A.havoc.get(h), enc.havoc.get(h)
+            if hv_a is None or hv_b is None or (latch, h) not in enc.edges:
+                return None
+            link = [enc.edges[(latch, h)],
+                    hv_b.phis["<iteration>"] + 1 == hv_a.phis["<iteration>"]]
+            for phi in ctx.kernel.block(h).phis:
+                if phi.result.id in ctx.varying:
+                    continue
+                back = dict(phi.incoming).get(latch)
+                if back is None:
+                    return None
+                link.append(A.val[phi.result.id] == enc.term(back))
+            guard = hv_a.phis["<iteration>"] != 0
+            first = []
+            for phi in ctx.kernel.block(h).phis:
+                entry = [v for src, v in phi.incoming if src not in lp.latches]
+                if len(entry) == 1:
+                    first.append(A.val[phi.result.id] == A.term(entry[0]))
+            facts = (z3.Implies(z3.And(hv_a.reach_var, hv_a.phis["<iteration>"] == 0),
+                                z3.And(*first)),) if first else ()
+            return Candidate(write, enc, frozenset(outer), (lbl, i), (), tuple(link), guard,
+                             (*hv_b.phis.values(), hv_b.reach_var), facts)
+    return None
+
+
+def _barrier_reach_exact(ctx: ProofContext, cand: Candidate) -> list | None:
+    """Facts under which the copy's `reach` of the candidate's barrier X is
+    the real "the witness reaches X", or None when there are none: the copy
+    is bound to no iteration of its own (nor to a previous iteration), and
+    every loop it does not share with A whose header leads to X is taken in
+    its leaving iteration -- a choice of iterations the witness really makes
+    when it reaches X (it left every loop it entered on the way; if it never
+    leaves one, it never reaches X, nor A, which waits there, the read).
+    Only then may the divergence assumption "the witness reaches X" be
+    stated on the copy: the reach of code after a havocked loop is false in
+    the loop's other iterations."""
+    if cand.link or cand.iteration:
+        return None
+    x = cand.barrier
+    out = []
+    for h in ctx.shape.loops:
+        if h in cand.loops or not _reaches(ctx, (h, 0), x, None, frozenset()):
+            continue
+        if x[0] in ctx.shape.loop_bodies[h]:
+            return None
+        hv = cand.enc.havoc.get(h)
+        if hv is None:
+            return None
+        out.append(z3.Implies(hv.reach_var, cand.enc.leaving_condition(h)))
+    return out
+
+
+# ------------------------------------------------------------ terms
+def _wide(t: z3.BitVecRef, width: int) -> z3.BitVecRef:
+    return z3.ZeroExt(width - t.size(), t) if t.size() < width else t
+
+
+def _basis(ctx: ProofContext, e: tuple) -> list:
+    """The terms a witness is an integer combination of."""
+    width = e[0].size() if e else 64
+    A = ctx.A
+    return [z3.BitVecVal(1, width), _wide(A.ident.thread_idx, width),
+            _wide(ctx.launch.block_dim, width), *e]
+
+
+def _witness(coeffs, basis) -> z3.BitVecRef:
+    out = coeffs[0] * basis[0]
+    for c, t in zip(coeffs[1:], basis[1:]):
+        out = out + c * t
+    return out
+
+
+def _covers(ctx: ProofContext, cand: Candidate, e: tuple) -> z3.BoolRef:
+    ins = ctx.kernel.block(cand.site[0]).instrs[cand.site[1]]
+    idx = cand.enc.index_terms(ins)
+    return z3.And(cand.enc.reach.get(cand.site[0], z3.BoolVal(False)),
+                  *[a == b for a, b in zip(idx, e)])
+
+
+def _bind(ctx: ProofContext, cand: Candidate, w: z3.BitVecRef) -> z3.BoolRef:
+    enc, A = cand.enc, ctx.A
+    return z3.And(_wide(enc.ident.thread_idx, w.size()) == w,
+                  enc.ident.block_idx == A.ident.block_idx,
+                  *[var == val for var, val in cand.iteration], *cand.link)
+
+
+def _valid(ctx: ProofContext, w: z3.BitVecRef) -> z3.BoolRef:
+    return z3.And(w >= 0, w < _wide(ctx.launch.block_dim, w.size()))
+
+
+def claim(ctx: ProofContext, spec: ObligationSpec, selfs, cands, coeffs) -> list:
+    """The negated claim under witnesses `coeffs` (one vector per candidate)."""
+    A = ctx.A
+    ins = ctx.kernel.block(spec.site[0]).instrs[spec.site[1]]
+    e = A.index_terms(ins)
+    basis = _basis(ctx, e)
+    q = [A.reach.get(spec.site[0], z3.BoolVal(False)), ctx.within(ins.array, e[:ins.array.ndim])]
+    for s in selfs:
+        other = ctx.kernel.block(s[0]).instrs[s[1]]
+        q.append(z3.Not(z3.And(A.reach.get(s[0], z3.BoolVal(False)),
+                               *[a == b for a, b in zip(A.index_terms(other), e)])))
+    for cand, c in zip(cands, coeffs):
+        w = _witness([z3.BitVecVal(x, e[0].size()) for x in c], basis)
+        q.extend(cand.facts)
+        bind = _bind(ctx, cand, w)
+        valid = _valid(ctx, w) if cand.guard is None else z3.And(_valid(ctx, w), cand.guard)
+        leaving = _barrier_reach_exact(ctx, cand)
+        if leaving is not None:
+            # freedom from divergence: the witness, a thread of A's block,
+            # reaches the barrier A passed (in the same iteration of the loops
+            # they share, having left the others)
+            q.extend(leaving)
+            q.append(z3.Implies(z3.And(valid, bind),
+                                cand.enc.reach.get(cand.barrier[0], z3.BoolVal(False))))
+        q.append(z3.Or(z3.Not(valid), z3.And(bind, z3.Not(_covers(ctx, cand, e)))))
+    return q
+
+
+def _synthesize(ctx: ProofContext, spec: ObligationSpec, cands, samples) -> list | None:
+    """Coefficient vectors under which every sample model is covered by some
+    candidate, or None (no such integer combination, or undecided). For each
+    sample and candidate a small query finds a concrete witness thread (the
+    candidate's copy bound to it writes the sample's element); the
+    coefficients are then fitted to those points, preferring sparse
+    witnesses with small multipliers (tried first): one that fits the
+    samples so tends to be the general one."""
+    A = ctx.A
+    ins = ctx.kernel.block(spec.site[0]).instrs[spec.site[1]]
+    e = A.index_terms(ins)
+    width = e[0].size()
+    basis = _basis(ctx, e)
+    cvars = [[z3.BitVec(f"uninit_c{j}_{k}", COEFF_BITS) for k in range(len(basis))]
+             for j in range(len(cands))]
+    wide = [[z3.SignExt(width - COEFF_BITS, c) for c in cs] for cs in cvars]
+    fits = []
+    for m in samples:
+        concrete = [m.eval(t, model_completion=True) for t in basis]
+        ev = [m.eval(t, model_completion=True) for t in e]
+        options = []
+        for cand, cs in zip(cands, wide):
+            point = _witness_point(ctx, cand, m, ev, concrete[2])
+            if point is not None:
+                options.append(_witness(cs, concrete) == point)
+        if not options:
+            return None                   # no candidate covers this sample at all
+        fits.append(z3.Or(*options))
+    for bound in (1, COEFF_BOUND):       # small multipliers first
+        solver = ctx.budget.solver(SYNTH_RLIMIT, "uninit-synth")
+        for cs in cvars:
+            solver.add(cs[0] >= -COEFF_BOUND, cs[0] <= COEFF_BOUND)
+            for k, c in enumerate(cs[1:], start=1):
+                if k == 2 and z3.is_bv_value(z3.simplify(basis[2])):
+                    solver.add(c == 0)    # a fixed block_dim is a constant already
+                else:
+                    solver.add(c >= -bound, c <= bound)
+        solver.add(*fits)
+        if solver.check() == z3.sat:
+            model = solver.model()
+            break
+    else:
+        return None
+    return [[_signed(model, c) for c in cs] for cs in cvars]
+
+
+def _witness_point(ctx: ProofContext, cand: Candidate, m: z3.ModelRef, ev, block_dim):
+    """A thread index (as a BV value of the index width) whose copy, bound as
+    `cand` says, writes element `ev` in the sample `m`; None if none is found."""
+    A = ctx.A
+    hole = z3.BitVec(f"uninit_hole_{cand.enc.tag}", 32)
+    leaving = _barrier_reach_exact(ctx, cand)
+    at_barrier = z3.BoolVal(True) if leaving is None else \
+        z3.Implies(z3.And(*leaving), cand.enc.reach.get(cand.barrier[0], z3.BoolVal(False)))
+    cover = z3.And(*cand.link, z3.Implies(at_barrier, _covers(ctx, cand, tuple(ev))))
+    free = [(v, z3.FreshConst(v.sort(), "uninit_free")) for v in cand.free]
+    # the copy is inside the loops it shares with A (block-uniform)
+    free += [(hv.reach_var, z3.BoolVal(True)) for h, hv in cand.enc.havoc.items()
+             if h in cand.loops]
+    cover = z3.substitute(cover, (cand.enc.ident.thread_idx, hole),
+                          (cand.enc.ident.block_idx, A.ident.block_idx), *cand.iteration, *free)
+    cover = m.eval(cover, model_completion=False)
+    if cand.guard is not None and not z3.is_true(m.eval(cand.guard, model_completion=True)):
+        return None
+    s = ctx.budget.solver(POINT_RLIMIT, "uninit-point")
+    s.add(z3.ULT(hole, z3.Extract(31, 0, block_dim)), cover)
+    if s.check() != z3.sat:
+        return None
+    t = s.model().eval(hole, model_completion=True).as_long()
+    return z3.BitVecVal(t, ev[0].size())
+
+
+def _spread(n: int) -> list[int]:
+    """Up to INVERSE_POINTS thread indices spread over 0..n-1."""
+    picks = {0, 1, 2, 3, n - 1, n - 2, n // 2, n // 3, (2 * n) // 3, n // 4 + 1, 5, 7}
+    return sorted(t for t in picks if 0 <= t < n)[:INVERSE_POINTS]
+
+
+def inverse_fit(ctx: ProofContext, spec: ObligationSpec, cand: Candidate, m: z3.ModelRef,
+                width: int) -> list | None:
+    """A first witness for `cand`: the affine inverse of its write index.
+    In the launch and block of sample `m`, the copy is run (by evaluation,
+    or a small query when it has free values) as threads spread over the
+    block; each that executes the write gives a point (element written,
+    thread); an integer combination c0 + sum d_k * e_k through every point
+    is fitted, constant first, then small, then larger multipliers."""
+    A = ctx.A
+    ins = ctx.kernel.block(cand.site[0]).instrs[cand.site[1]]
+    idx = cand.enc.index_terms(ins)
+    reach = z3.And(*cand.link, cand.enc.reach.get(cand.site[0], z3.BoolVal(False)))
+    bd = m.eval(ctx.launch.block_dim, model_completion=True).as_long()
+    free = [(v, z3.FreshConst(v.sort(), "uninit_free")) for v in cand.free]
+    free += [(hv.reach_var, z3.BoolVal(True)) for h, hv in cand.enc.havoc.items()
+             if h in cand.loops]
+    points = []
+    for t in _spread(bd):
+        sub = [(cand.enc.ident.thread_idx, z3.BitVecVal(t, 32)),
+               (cand.enc.ident.block_idx, A.ident.block_idx), *cand.iteration, *free]
+        r = m.eval(z3.substitute(reach, *sub), model_completion=False)
+        ix = [m.eval(z3.substitute(i, *sub), model_completion=False) for i in idx]
+        if z3.is_false(r):
+            continue
+        if not (z3.is_true(r) and all(z3.is_bv_value(v) for v in ix)):
+            s = ctx.budget.solver(POINT_RLIMIT, "uninit-inverse")
+            s.add(r)
+            if s.check() != z3.sat:
+                continue
+            ix = [s.model().eval(v, model_completion=True) for v in ix]
+        points.append(([v.as_long() for v in ix], t))
+    if not points:
+        return None
+    n = len(idx)
+    cs = [z3.BitVec(f"uninit_inv_{k}", COEFF_BITS) for k in range(n + 1)]
+    wide = [z3.SignExt(width - COEFF_BITS, c) for c in cs]
+    for bound in (0, 1, COEFF_BOUND):
+        s = ctx.budget.solver(SYNTH_RLIMIT, "uninit-inverse-fit")
+        s.add(cs[0] >= -COEFF_BOUND, cs[0] <= COEFF_BOUND)
+        s.add(*[z3.And(c >= -bound, c <= bound) for c in cs[1:]])
+        for ev, t in points:
+            w = wide[0]
+            for c, v in zip(wide[1:], ev):
+                w = w + c * z3.BitVecVal(v, width)
+            s.add(w == t)
+        if s.check() == z3.sat:
+            model = s.model()
+            vals = [_signed(model, c) for c in cs]
+            return [vals[0], 0, 0, *vals[1:]]
+    return None
+
+
+def _first_samples(ctx: ProofContext, spec: ObligationSpec) -> list:
+    """Cheap first samples for the synthesis: reader states at the site (in
+    bounds) on each concrete-launch probe, with pairwise distinct elements
+    (models of A alone; a wrong witness's counterexample can be costly)."""
+    A = ctx.A
+    ins = ctx.kernel.block(spec.site[0]).instrs[spec.site[1]]
+    e = A.index_terms(ins)
+    base = ctx.facts([A], [spec.site]) + [A.reach.get(spec.site[0], z3.BoolVal(False)),
+                                          ctx.within(ins.array, e[:ins.array.ndim])]
+    out: list = []
+    # first a launch with large arrays, where guarded writes run in many
+    # threads (the points of `inverse_fit`), when the contracts admit one
+    large = [z3.UGE(v, WIDE_SHAPE) for v in ctx.launch.shapes.values()]
+    for probe in ctx.launch.probes() or [[]]:
+        res, model, _s = check(ctx.budget, base + probe + large, PROBE_RLIMIT, "uninit-sample")
+        if res == z3.sat:
+            out.append(model)
+            break
+    for probe in ctx.launch.probes() or [[]]:
+        for _ in range(SAMPLES_PER_PROBE):
+            # every index differs from the earlier samples' (varied samples)
+            other = [t != m.eval(t, model_completion=True) for m in out for t in e]
+            res, model, _s = check(ctx.budget, base + probe + other, PROBE_RLIMIT,
+                                   "uninit-sample")
+            if res != z3.sat:
+                break
+            out.append(model)
+    return out
+
+
+def _quick(ctx: ProofContext, encs, query: list, sites) -> Answer:
+    """`solving.decide`'s strategy on the query under the context's facts,
+    without the model refinement of `prover.solve` (a synthesis round needs
+    any model), its exact check limited to a third of a check's budget
+    (raising --budget raises it): a round with a wrong witness must not
+    spend a whole check."""
+    base = ctx.facts(encs, list(sites)) + list(query)
+    res, _, _ = check(ctx.budget, ctx.abstract(base), QUICK_RLIMIT, "uninit-abstract")
+    if res == z3.unsat:
+        return Answer(Status.PROVED)
+    for probe in ctx.launch.probes():
+        res, model, _ = check(ctx.budget, base + probe, PROBE_RLIMIT, "uninit-probe")
+        if res == z3.sat:
+            return Answer(Status.FAILED, model)
+    res, model, solver = check(ctx.budget, base, max(ctx.budget.per_check // 3, QUICK_RLIMIT),
+                               "uninit-exact")
+    if res == z3.unsat:
+        return Answer(Status.PROVED)
+    if res == z3.sat:
+        return Answer(Status.FAILED, model)
+    return Answer(Status.UNKNOWN, reason=unknown_reason(solver))
+
+
+def initial_coefficients(n_basis: int, n: int) -> list:
+    """Every candidate's first guess: the reader's own thread index."""
+    first = [0] * n_basis
+    first[1] = 1
+    return [list(first) for _ in range(n)]
+
+
+def decide(ctx: ProofContext, spec: ObligationSpec, solve, counterexample, verdicts) -> Obligation:
+    """The uninit decider (see the module docstring). `solve`,
+    `counterexample` and `verdicts` (proved, failed, undecided) come from
+    `proofs.deciding.prover`, which this module must not import."""
+    proved, failed, undecided = verdicts
+    ins = ctx.kernel.block(spec.site[0]).instrs[spec.site[1]]
+    arr = ins.array
+    what = f"read of {arr.name} at line {spec.loc.line}"
+    selfs, cands = candidates(ctx, spec.site)
+    A = ctx.A
+    e = A.index_terms(ins)
+    coeffs = initial_coefficients(len(e) + 3, len(cands))
+    encs = [A] + list(dict.fromkeys(c.enc for c in cands))
+    sites = [spec.site] + [next(c.site for c in cands if c.enc is enc) for enc in encs[1:]]
+    samples = _first_samples(ctx, spec) if cands else []
+    if samples:
+        width = e[0].size()
+        for j, cand in enumerate(cands):
+            fit = inverse_fit(ctx, spec, cand, samples[0], width)
+            if fit is not None:
+                coeffs[j] = fit
+    samples = []
+    ans = None
+    for _ in range(MAX_ROUNDS):
+        ans = _quick(ctx, encs, claim(ctx, spec, selfs, cands, coeffs), sites)
+        if ans.status == Status.PROVED:
+            return proved(spec, f"every element the {what} reads was written earlier by a "
+                                f"thread of the block")
+        if ans.status == Status.UNKNOWN:
+            return undecided(spec, f"{what} undecided", ans)
+        if not cands:
+            break
+        samples.append(ans.model)
+        found = _synthesize(ctx, spec, cands, samples)
+        if found is None:
+            break
+        coeffs = found
+    # the counterexample: the last claim again, its model refined to a small
+    # launch that replays fast
+    final = solve(ctx, encs, claim(ctx, spec, selfs, cands, coeffs), sites)
+    if final.status == Status.PROVED:
+        return proved(spec, f"every element the {what} reads was written earlier by a "
+                            f"thread of the block")
+    if final.status == Status.UNKNOWN:
+        return undecided(spec, f"{what} undecided", final)
+    m = final.model
+    elem = [_signed(m, t) for t in e[:arr.ndim]]
+    kind = "atomic update" if isinstance(ins, Atomic) else "read"
+    cex = counterexample(ctx, m, [A], True, array=arr.name, index=elem)
+    b, t = cex.threads[0]
+    el = f"{arr.name}[{', '.join(str(x) for x in elem)}]"
+    why = "no store to it runs before" if not selfs and not cands else \
+        "no thread of the block is known to write it before"
+    return failed(spec, f"{kind} of uninitialised shared memory {el} at line {spec.loc.line}: "
+                        f"{why} (thread {t} of block {b}, block_dim {cex.block_dim})", cex)
+
+
+def _signed(m: z3.ModelRef, term) -> int:
+    raw = m.eval(term, model_completion=True).as_long()
+    width = term.size()
+    return raw - (1 << width) if raw >= 1 << (width - 1) else raw
+
+
+__all__ = ["decide", "ordering_loops", "candidates", "claim", "Candidate"]

@@ -1,0 +1,201 @@
+"""The `uninit` obligation (LANGUAGE.md section 5, property 6): proved only
+where every read shared element was written before by a thread of the block;
+failures come with a counterexample the simulator confirms; the negative
+cases show the witnesses are not applied where they would be unsound (a
+write under a thread-dependent condition, after the barrier, in a later
+iteration, outside the block's threads, in too few loop iterations)."""
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, os.path.dirname(__file__))
+
+from prover_helpers import compile_kernel, prove_src  # noqa: E402
+from verikern.errors import UninitializedReadError  # noqa: E402
+from verikern.proofs.confirming.replay import replay  # noqa: E402
+from verikern.proofs.obligations import ObligationKind, Status, enumerate_obligations  # noqa: E402
+from verikern.runtime import launch  # noqa: E402
+
+HALO = """
+@vk.kernel(block_dim=32)
+def halo(x: vk.array(dtype=vk.float32), y: vk.array(dtype=vk.float32)):
+    vk.requires(y.shape[0] == x.shape[0])
+    vk.requires(vk.launch_dim() == x.shape[0])
+    sh = vk.shared.array(shape=(34,), dtype=vk.float32)
+    t = vk.thread_idx()
+    i = vk.tid()
+    sh[t + 1] = x[i]
+    if t == 0:
+        sh[0] = 0.0
+    if t == 31{right_guard}:
+        sh[33] = {right_value}
+    vk.sync_threads()
+    y[i] = sh[t] + sh[t + 2]
+"""
+BUGGY_HALO = HALO.format(right_guard=" and i + 1 < x.shape[0]", right_value="x[i + 1]")
+FIXED_HALO = HALO.format(right_guard="", right_value="0.0")
+
+
+def _uninit(obligations):
+    return [o for o in obligations if o.kind is ObligationKind.UNINIT]
+
+
+def _statuses(obligations) -> list[str]:
+    return [o.status.value for o in _uninit(obligations)]
+
+
+def test_one_uninit_obligation_per_shared_load_and_atomic():
+    k = compile_kernel("""
+    @vk.kernel(block_dim=32)
+    def k(out: vk.array(dtype=vk.int32)):
+        c = vk.shared.array(shape=(32,), dtype=vk.int32)
+        t = vk.thread_idx()
+        c[t] = 0
+        vk.sync_threads()
+        vk.atomic_add(c, 31 - t, 1)
+        vk.sync_threads()
+        out[vk.tid()] = c[t] + out[vk.tid()]
+    """)
+    specs = [s for s in enumerate_obligations(k) if s.kind is ObligationKind.UNINIT]
+    # the atomic and the shared load; not the global load, not the stores
+    assert sorted((s.loc.line, s.loc.col) for s in specs) == [(10, 5), (12, 21)]
+
+
+def test_halo_missing_in_the_last_block_fails_and_replay_confirms():
+    obs = prove_src(BUGGY_HALO)
+    bad = [o for o in _uninit(obs) if o.status is Status.FAILED]
+    assert [(o.loc.line, o.loc.col) for o in bad] == [(17, 20)], [o.message for o in obs]
+    ob = bad[0]
+    cex = ob.counterexample
+    (block, thread), = cex.threads
+    # the bug needs the right halo of a block past the end of x: thread 31 of
+    # the last block (x.shape[0] == launch size, a multiple of 32)
+    assert thread == 31 and (block + 1) * 32 == cex.shapes["x"][0]
+    assert cex.facts["index"] == [33]
+    ok, why = replay(compile_kernel(BUGGY_HALO), ob)
+    assert ok, why
+    assert "UninitializedReadError" in why
+    # every other obligation of the kernel is proved
+    assert all(o.status is Status.PROVED for o in obs if o is not ob), [o.message for o in obs]
+
+
+def test_fixed_halo_is_proved():
+    obs = prove_src(FIXED_HALO)
+    assert _statuses(obs) == ["proved", "proved"], [o.message for o in obs]
+
+
+@pytest.mark.parametrize("src, why", [
+    ("""
+    @vk.kernel(block_dim=32)
+    def k(out: vk.array(dtype=vk.float32)):
+        sh = vk.shared.array(shape=(32,), dtype=vk.float32)
+        t = vk.thread_idx()
+        if t < 16:
+            sh[t] = 1.0
+        vk.sync_threads()
+        out[vk.tid()] = sh[31 - t]
+    """, "write under a thread-dependent condition"),
+    ("""
+    @vk.kernel(block_dim=32)
+    def k(out: vk.array(dtype=vk.float32)):
+        sh = vk.shared.array(shape=(32,), dtype=vk.float32)
+        t = vk.thread_idx()
+        vk.sync_threads()
+        out[vk.tid()] = sh[31 - t]
+        vk.sync_threads()
+        sh[t] = 1.0
+    """, "the only write comes after the read"),
+    ("""
+    @vk.kernel(block_dim=32)
+    def k(out: vk.array(dtype=vk.float32)):
+        sh = vk.shared.array(shape=(33,), dtype=vk.float32)
+        t = vk.thread_idx()
+        sh[t] = 1.0
+        vk.sync_threads()
+        out[vk.tid()] = sh[t + 1]
+    """, "element 32 has no writer thread in the block"),
+    ("""
+    @vk.kernel(block_dim=32)
+    def k(out: vk.array(dtype=vk.float32)):
+        sh = vk.shared.array(shape=(4, 32), dtype=vk.float32)
+        t = vk.thread_idx()
+        for r in range(3):
+            sh[r, t] = 1.0
+        vk.sync_threads()
+        out[vk.tid()] = sh[t % 4, t]
+    """, "the write loop covers rows 0..2 only"),
+])
+def test_not_proved_where_a_write_may_be_missing(src, why):
+    obs = prove_src(src)
+    un = _uninit(obs)
+    assert un and all(o.status is Status.FAILED for o in un), (why, [o.message for o in obs])
+    ok, how = replay(compile_kernel(src), un[0])
+    assert ok, (why, how)
+
+
+def test_own_earlier_write_and_write_in_previous_iteration_are_proved():
+    obs = prove_src("""
+    @vk.kernel(block_dim=32)
+    def k(x: vk.array(dtype=vk.float32), out: vk.array(dtype=vk.float32)):
+        vk.requires(out.shape[0] == x.shape[0])
+        buf = vk.shared.array(shape=(2, 32), dtype=vk.float32)
+        t = vk.thread_idx()
+        i = vk.tid()
+        v = 0.0
+        if i < x.shape[0]:
+            v = x[i]
+        buf[0, t] = v
+        w = buf[0, t]
+        vk.sync_threads()
+        src = 0
+        step = 1
+        while step < 32:
+            acc = buf[src, 31 - t]
+            buf[1 - src, t] = acc + w
+            vk.sync_threads()
+            src = 1 - src
+            step *= 2
+        if i < out.shape[0]:
+            out[i] = buf[src, t]
+    """)
+    assert _statuses(obs) == ["proved"] * 3, [o.message for o in _uninit(obs)]
+
+
+def test_atomic_on_a_shared_counter_needs_its_initialisation():
+    src = """
+    @vk.kernel(block_dim=32)
+    def k(out: vk.array(dtype=vk.int32)):
+        c = vk.shared.array(shape=(1,), dtype=vk.int32)
+        t = vk.thread_idx()
+        {init}
+        vk.sync_threads()
+        vk.atomic_add(c, 0, 1)
+        vk.sync_threads()
+        if t == 0:
+            out[vk.block_idx()] = c[0]
+    """
+    good = prove_src(src.format(init="if t == 0:\n            c[0] = 0"))
+    assert _statuses(good) == ["proved", "proved"], [o.message for o in _uninit(good)]
+    bad_src = src.format(init="t = t + 0")
+    bad = prove_src(bad_src)
+    assert _statuses(bad)[0] == "failed", [o.message for o in _uninit(bad)]
+    ok, why = replay(compile_kernel(bad_src), _uninit(bad)[0])
+    assert ok, why
+
+
+def test_simulator_agrees_with_the_halo_verdicts():
+    """Independent of the prover: the buggy halo raises at the right halo of
+    the last block; the fixed one computes the numpy stencil."""
+    x = np.arange(64, dtype=np.float32)
+    with pytest.raises(UninitializedReadError) as info:
+        launch(compile_kernel(BUGGY_HALO), 64, [x, np.zeros(64, np.float32)], block_dim=32)
+    assert (info.value.block, info.value.thread, info.value.detail["index"]) == (1, 31, (33,))
+    y = np.zeros(64, np.float32)
+    launch(compile_kernel(FIXED_HALO), 64, [x, y], block_dim=32)
+    for b in range(2):                      # each block pads its own ends with 0
+        padded_b = np.concatenate(([0.0], x[32 * b:32 * b + 32], [0.0]))
+        np.testing.assert_array_equal(y[32 * b:32 * b + 32], padded_b[:-2] + padded_b[2:])
