@@ -16,6 +16,7 @@ import z3
 
 from verikern.encoders.smt.encoder import CfgShape, ThreadEncoding, divmod_lemmas
 from verikern.encoders.smt.abstraction import NonlinearAbstraction
+from verikern.encoders.smt.geometry import DimProducts, thread_geometry_facts
 from verikern.encoders.smt.launch import DEFAULT_MAX_ARRAY_BYTES, LaunchModel
 from verikern.encoders.smt.lemmas import RemainderLemmas
 from verikern.encoders.smt.semantics import UnsupportedConstruct
@@ -84,6 +85,7 @@ class ProofContext:
         # remainder lemmas only where a remainder by a variable can occur (a
         # symbolic `%` in the kernel, or a symbolic-stride congruence candidate)
         self.lemmas = RemainderLemmas() if self._may_use_remainders() else None
+        self.dim_products = DimProducts(self.launch.dims, self.launch.size)
         self._abstracted: dict[int, tuple] = {}
         self.A = self.encoding("A")
         self._check_admissible()
@@ -115,7 +117,12 @@ class ProofContext:
         """Refuse to prove anything vacuously: some launch must satisfy the
         requires and the hardware limits."""
         facts = list(self.launch.facts) + self.A.facts
-        probes = [(facts + probe, ADMISSIBLE_PROBE_RLIMIT) for probe in self.launch.probes()]
+        # shapes and scalars of at most 4096 too: a model is found without
+        # bit-blasting wide products of free shapes (the array-size bound);
+        # the full check below still decides when no probe is satisfiable
+        small = self.launch.small_model_hints(1 << 31, 4096, 4096)
+        probes = [(facts + probe + small, ADMISSIBLE_PROBE_RLIMIT)
+                  for probe in self.launch.probes()]
         if first_model(self.budget, probes, "admissible-probe") is not None:
             return                             # a concrete launch: usually quick
         res, _, _ = check(self.budget, facts, None, "admissible")
@@ -280,6 +287,8 @@ class ProofContext:
             f += self.pair_array_facts(encs)
             f += self.stable_shared_read_facts(encs)
             f += thread_identity_lemmas(self.launch, encs)
+            f += thread_geometry_facts(self.launch, encs)
+            f += self.dim_products.for_formulas(f)
             for e1, e2 in itertools.combinations(encs, 2):
                 f += divmod_lemmas(e1, e2)
             if self.lemmas is not None:
@@ -313,7 +322,8 @@ class ProofContext:
         for e, site in zip(encs, full_sites):
             out += [f for f in e.facts if f.get_id() not in late]
             out += self.prior_division_facts(e, site)
-        return out + thread_identity_lemmas(self.launch, encs)
+        out += thread_identity_lemmas(self.launch, encs) + thread_geometry_facts(self.launch, encs)
+        return out + self.dim_products.for_formulas(out)
 
     def prior_access_hints(self, encs: list[ThreadEncoding], full_sites: list) -> list:
         """For each copy at its site: the accesses it executed before the

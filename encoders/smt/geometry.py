@@ -1,0 +1,142 @@
+"""Theorems about the launch geometry of multi-dimensional launches, stated
+on the very terms the encoder builds so that they survive the nonlinear
+abstraction (encoders/smt/abstraction.py) and spare the exact query its
+multiplier and divider circuits.
+
+The hardware facts of `LaunchModel` (LANGUAGE.md section 5) are: every launch
+dim D_k >= 1, the product D_0*...*D_{n-1} computed without unsigned overflow
+equals the launch size, and the size is below 2**31. From them, as integers:
+
+- **dim products** (`DimProducts`): a product of *distinct* launch dims (each
+  at most once, in any association and order) is at least 1 and at most the
+  size, so it does not wrap in int32 and is positive as a signed value. The
+  frontend builds such products for vk.tid() (`D_1*D_2`), and kernels write
+  them (`vk.launch_dim(0) * vk.launch_dim(1)`).
+- **tid components** (`tid_component_facts`): with L = block_idx*block_dim +
+  thread_idx in [0, size), the frontend's components (docs/MIR.md: i_0 =
+  L // P_0, i_k = (L // P_k) % D_k, P_k = D_{k+1}*...*D_{n-1}) satisfy
+  0 <= i_k < D_k, and L = sum_k i_k*P_k (mixed radix, digits below their
+  radix), so equal components of two threads mean equal linear ids
+  (`tid_injectivity`).
+
+Invariant: every formula returned here is implied by the launch facts and the
+thread-identity facts (`ThreadIdentity.fresh`) of the copies it mentions;
+adding it to a query changes no answer of an exact solver
+(tests/proofs/test_geometry.py checks each at small widths, where z3 decides
+it outright, and that a product with a repeated dim gets no fact).
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import z3
+
+from verikern.mir.types import I32, ScalarType
+
+from .semantics import int_binop
+
+
+def suffix_products(dims: Sequence[z3.ExprRef], t: ScalarType = I32) -> list:
+    """P_k = D_{k+1} * ... * D_{n-1} as the frontend multiplies them (left to
+    right), None for the last component (no division)."""
+    out = []
+    for k in range(len(dims)):
+        suffix = None
+        for d in dims[k + 1:]:
+            suffix = d if suffix is None else int_binop("mul", suffix, d, t)
+        out.append(suffix)
+    return out
+
+
+def tid_components(linear: z3.ExprRef, dims: Sequence[z3.ExprRef],
+                   t: ScalarType = I32) -> list:
+    """vk.tid()'s components of the linear id `linear`, term for term as the
+    frontend lowers them (verikern/frontend/lower_expr.py: lower_tid)."""
+    out = []
+    for k, suffix in enumerate(suffix_products(dims, t)):
+        q = linear if suffix is None else int_binop("floordiv", linear, suffix, t)
+        if k > 0:
+            q = int_binop("mod", q, dims[k], t)
+        out.append(q)
+    return out
+
+
+def tid_component_facts(linear: z3.ExprRef, dims: Sequence[z3.ExprRef],
+                        t: ScalarType = I32) -> list:
+    """0 <= i_k < D_k for every component of an n-d launch (n >= 2)."""
+    if len(dims) < 2:
+        return []
+    zero = z3.BitVecVal(0, t.bits)
+    return [z3.And(c >= zero, c < d) for c, d in zip(tid_components(linear, dims, t), dims)]
+
+
+def tid_injectivity(linear1: z3.ExprRef, linear2: z3.ExprRef,
+                    dims: Sequence[z3.ExprRef], t: ScalarType = I32) -> list:
+    """Equal vk.tid() components mean equal linear ids (n >= 2)."""
+    if len(dims) < 2:
+        return []
+    c1, c2 = tid_components(linear1, dims, t), tid_components(linear2, dims, t)
+    return [z3.Implies(z3.And(*[a == b for a, b in zip(c1, c2)]), linear1 == linear2)]
+
+
+class DimProducts:
+    """`1 <= P <= size` for every product P of distinct launch dims met in
+    the formulas given so far (each formula node walked once per instance)."""
+
+    def __init__(self, dims: Sequence[z3.ExprRef], size: z3.ExprRef):
+        self._dims = {d.get_id(): d for d in dims if not z3.is_bv_value(d)}
+        self._size = size
+        self._seen: dict[int, z3.ExprRef] = {}
+        self._facts: list[z3.BoolRef] = []
+
+    def _factors(self, e: z3.ExprRef) -> list | None:
+        """The launch dims `e` multiplies, or None when `e` is not a product of
+        launch dims alone."""
+        if e.get_id() in self._dims:
+            return [e.get_id()]
+        if not z3.is_app_of(e, z3.Z3_OP_BMUL):
+            return None
+        out = []
+        for a in e.children():
+            f = self._factors(a)
+            if f is None:
+                return None
+            out += f
+        return out
+
+    def for_formulas(self, formulas) -> list:
+        """The facts of every product of distinct launch dims in `formulas`
+        (and in every formula given before)."""
+        if len(self._dims) < 2:
+            return []
+        stack = list(formulas)
+        while stack:
+            e = stack.pop()
+            i = e.get_id()
+            if i in self._seen or not z3.is_app(e):
+                continue
+            self._seen[i] = e
+            if z3.is_app_of(e, z3.Z3_OP_BMUL):
+                f = self._factors(e)
+                if f is not None and len(f) == len(set(f)) and e.size() == self._size.size():
+                    one = z3.BitVecVal(1, e.size())
+                    self._facts.append(z3.And(e >= one, z3.ULE(e, self._size)))
+            stack.extend(e.children())
+        return list(self._facts)
+
+
+def thread_geometry_facts(launch, encs) -> list:
+    """`tid_component_facts` of each thread copy in `encs` (objects with an
+    `ident`: ThreadIdentity) and `tid_injectivity` of each pair, for the
+    launch model `launch`; nothing for a 1-d launch."""
+    dims = launch.dims
+    if len(dims) < 2:
+        return []
+    linear = [e.ident.block_idx * launch.block_dim + e.ident.thread_idx for e in encs]
+    out = []
+    for lin in linear:
+        out += tid_component_facts(lin, dims)
+    for i in range(len(linear)):
+        for j in range(i + 1, len(linear)):
+            out += tid_injectivity(linear[i], linear[j], dims)
+    return out

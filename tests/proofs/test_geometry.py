@@ -1,0 +1,160 @@
+"""The launch-geometry facts (encoders/smt/geometry.py) are theorems of the
+hardware limits, checked by z3 at 8 bits (where bit-blasting decides them
+outright) and against a brute-force enumeration; a product with a repeated
+dim gets none; and with them multi-dimensional launches are decided quickly
+both ways (proved, or failed with the bug)."""
+from __future__ import annotations
+
+import itertools
+import os
+import sys
+import time
+
+import pytest
+import z3
+
+sys.path.insert(0, os.path.dirname(__file__))
+
+from prover_helpers import assert_verdicts, failing, prove_src  # noqa: E402
+
+from verikern.encoders.smt.geometry import (  # noqa: E402
+    DimProducts, tid_component_facts, tid_components, tid_injectivity,
+)
+from verikern.mir.types import I8  # noqa: E402
+
+W = 8                        # bit width of the small-width model
+LIMIT = 1 << (W - 1)         # the analogue of "fewer than 2**31 threads"
+
+
+def _launch(n: int):
+    """n symbolic 8-bit launch dims, their size and the hardware facts
+    (each dim >= 1, the product without unsigned overflow, size < 2**7)."""
+    dims = [z3.BitVec(f"D{k}", W) for k in range(n)]
+    facts = [d >= 1 for d in dims]
+    prod = dims[0]
+    for d in dims[1:]:
+        facts.append(z3.BVMulNoOverflow(prod, d, signed=False))
+        prod = prod * d
+    size = z3.BitVec("size", W)
+    facts += [size == prod, z3.ULT(size, LIMIT)]
+    return dims, size, facts
+
+
+def _valid(f, facts) -> bool:
+    s = z3.Solver()
+    s.add(*facts, z3.Not(f))
+    return s.check() == z3.unsat
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_tid_component_and_injectivity_facts_are_theorems(n):
+    dims, size, facts = _launch(n)
+    l1, l2 = z3.BitVecs("L1 L2", W)
+    facts += [z3.ULT(l1, size), z3.ULT(l2, size)]
+    lemmas = tid_component_facts(l1, dims, I8) + tid_injectivity(l1, l2, dims, I8)
+    assert len(lemmas) == n + 1
+    for lemma in lemmas:
+        assert _valid(lemma, facts), lemma
+
+
+def test_the_facts_need_what_they_rest_on():
+    """Negative cases: without L < size the first component may reach D_0;
+    and equal leading components alone do not mean equal threads."""
+    dims, size, facts = _launch(3)
+    l1, l2 = z3.BitVecs("L1 L2", W)
+    first = tid_component_facts(l1, dims, I8)[0]
+    assert not _valid(first, facts)
+    assert _valid(first, facts + [z3.ULT(l1, size)])
+    c1, c2 = tid_components(l1, dims, I8), tid_components(l2, dims, I8)
+    partial = z3.Implies(z3.And(c1[0] == c2[0], c1[1] == c2[1]), l1 == l2)
+    assert not _valid(partial, facts + [z3.ULT(l1, size), z3.ULT(l2, size)])
+
+
+def test_tid_components_match_a_brute_force_decomposition():
+    """The terms are the frontend's lowering (docs/MIR.md): evaluated on
+    concrete launches they give numpy-style unravelled indices."""
+    import numpy as np
+    for shape in [(2, 3), (3, 1, 4), (2, 2, 3, 2)]:
+        dims = [z3.BitVecVal(d, 32) for d in shape]
+        for linear in range(int(np.prod(shape))):
+            comps = tid_components(z3.BitVecVal(linear, 32), dims)
+            got = tuple(z3.simplify(c).as_signed_long() for c in comps)
+            assert got == tuple(int(v) for v in np.unravel_index(linear, shape)), (shape, linear)
+
+
+def test_dim_product_facts_are_theorems_and_skip_repeated_dims():
+    dims, size, facts = _launch(3)
+    d0, d1, d2 = dims
+    formulas = [(d1 * d2) * d0 == 5, d2 * d0 != 7, d1 * d1 == 9]
+    lemmas = DimProducts(dims, size).for_formulas(formulas)
+    # (d1*d2)*d0, its sub-product d1*d2, and d2*d0: never d1*d1
+    assert len(lemmas) == 3
+    for lemma in lemmas:
+        assert _valid(lemma, facts), lemma
+    assert not any("D1*D1" in str(lemma).replace(" ", "") for lemma in lemmas)
+    repeated = z3.And(d1 * d1 >= 1, z3.ULE(d1 * d1, size))
+    assert not _valid(repeated, facts)          # the fact a repeat would get is false
+
+
+def test_dim_products_of_a_fixed_launch_give_nothing():
+    dims = [z3.BitVecVal(4, 32), z3.BitVecVal(8, 32)]
+    assert DimProducts(dims, z3.BitVecVal(32, 32)).for_formulas([dims[0] * dims[1] == 32]) == []
+
+
+FILL3D = """
+    @vk.kernel
+    def fill(a: vk.array(dtype=vk.float32, ndim=3)):
+        i, j, k = vk.tid()
+        if i < a.shape[0] and j < a.shape[1] and k < a.shape[2]:
+            a[i, j, k] = 1.0
+"""
+
+
+def test_a_3d_launch_filling_a_3d_array_is_proved_quickly():
+    start = time.perf_counter()
+    assert_verdicts(prove_src(FILL3D), kinds={"bounds", "race"})
+    assert time.perf_counter() - start < 20      # was budget-exhausted (unknown) before
+
+
+def test_a_3d_launch_writing_a_2d_array_races():
+    """Equal components mean equal threads -- not equal (i, j) alone: the
+    threads of one column (same i, j) race."""
+    src = FILL3D.replace("a[i, j, k] = 1.0", "a[i, j, 0] = 1.0")
+    assert "race" in failing(prove_src(src))
+
+
+def test_a_repeated_launch_dim_product_is_not_bounded_by_the_launch():
+    """D1*D1 may exceed the launch size (D1 > D0): the dim-product fact must
+    not cover it, so the access fails."""
+    src = """
+    @vk.kernel
+    def k(a: vk.array(dtype=vk.float32)):
+        vk.requires(a.shape[0] == vk.launch_dim(0) * vk.launch_dim(1))
+        i, j = vk.tid()
+        a[vk.launch_dim(1) * vk.launch_dim(1) - 1] = 0.0
+    """
+    assert "bounds" in failing(prove_src(src))
+
+
+def test_a_product_of_distinct_launch_dims_is_within_the_launch():
+    src = """
+    @vk.kernel
+    def k(a: vk.array(dtype=vk.float32)):
+        vk.requires(a.shape[0] == vk.launch_dim(0) * vk.launch_dim(1))
+        i, j = vk.tid()
+        a[vk.launch_dim(1) * vk.launch_dim(0) - 1] = 0.0
+    """
+    assert "bounds" not in failing(prove_src(src))
+
+
+def test_brute_force_agrees_with_injectivity_on_small_launches():
+    """Independent reference: distinct linear ids below the size never share
+    all components (enumerated for every launch of up to 24 threads)."""
+    for shape in itertools.product(range(1, 4), repeat=3):
+        seen = set()
+        dims = [z3.BitVecVal(d, 32) for d in shape]
+        for linear in range(shape[0] * shape[1] * shape[2]):
+            comps = tuple(z3.simplify(c).as_signed_long()
+                          for c in tid_components(z3.BitVecVal(linear, 32), dims))
+            assert comps not in seen and all(0 <= c < d for c, d in zip(comps, shape))
+            seen.add(comps)
