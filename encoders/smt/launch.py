@@ -18,8 +18,6 @@ import z3
 
 from verikern.mir.nodes import ArrayRef, Kernel, ScalarParam, Special
 
-from .semantics import const_term
-
 I32_BITS = 32
 #: The default bound on one array's size in bytes (LANGUAGE.md section 5:
 #: every array fits in one device's memory; `--max-array-bytes` changes it).
@@ -179,7 +177,6 @@ class LaunchModel:
         return [z3.ULE(s, _u32(PROBE_SHAPE_LIMIT)) for (name, _), s in self.shapes.items()
                 if name in multi]
 
-
     def compact_probe(self, block: int) -> list[z3.BoolRef] | None:
         """A concrete multi-dimensional launch with fewer threads than the
         one `probes` gives for block size `block`: two blocks along the last
@@ -193,12 +190,18 @@ class LaunchModel:
             [d == _u32(v) for d, v in zip(self.dims, dims)]
 
     def small_model_hints(self, size_limit: int = 4096, shape_limit: int = 4096,
-                          scalar_limit: int | None = 4096) -> list[z3.BoolRef]:
+                          scalar_limit: int | None = 4096,
+                          edge: int | None = None) -> list[z3.BoolRef]:
         """Soft bounds that keep counterexamples replayable (a launch of at
         most `size_limit` threads, array dims of at most `shape_limit`,
-        integer scalars within +-`scalar_limit`); used only when they stay
-        satisfiable, so they never change a verdict."""
+        integer scalars within +-`scalar_limit`, or with `edge` one of them
+        may instead be within `edge` of its type's extremes: a wrap-around
+        needs a value near them, while every other scalar -- a loop's trip
+        count -- stays small); used only when they stay satisfiable, so they
+        never change a verdict."""
         hints = [z3.ULE(self.size, _u32(size_limit))]
+        near: list[z3.BoolRef] = []
+        bounds = _trip_count_params(self.kernel) if edge is not None else set()
         for s in self.shapes.values():
             hints.append(z3.ULE(s, _u32(shape_limit)))
         for p in self.kernel.scalar_params if scalar_limit is not None else ():
@@ -208,9 +211,19 @@ class LaunchModel:
             if t.is_int:      # the limit clamped to the type (z3 would wrap it)
                 if t.is_signed:
                     lim = min(scalar_limit, (1 << (t.bits - 1)) - 1)
-                    hints.append(z3.And(v >= -lim, v <= lim))
+                    small = z3.And(v >= -lim, v <= lim)
+                    if edge is not None:
+                        e = min(edge, (1 << (t.bits - 1)) - 1)
+                        near.append(z3.Or(v >= t.max_value - e, v <= t.min_value + e))
                 else:
-                    hints.append(z3.ULE(v, min(scalar_limit, (1 << t.bits) - 1)))
+                    small = z3.ULE(v, min(scalar_limit, (1 << t.bits) - 1))
+                    if edge is not None:
+                        near.append(z3.UGE(v, max(t.max_value - edge, 0)))
+                # a range loop's start/stop stays small: replay runs every iteration
+                free = edge is not None and p.value.id not in bounds
+                hints.append(z3.Or(small, near[-1]) if free else small)
+        if len(near) > 1:
+            hints.append(z3.PbLe([(b, 1) for b in near], 1))
         return hints
 
     def small_model_tiers(self) -> list[list[z3.BoolRef]]:
@@ -219,12 +232,31 @@ class LaunchModel:
 
 
 #: Soft size tiers for counterexample models, smallest first, as (launch
-#: threads, array dim, |integer scalar| or None for no limit) limits: a
-#: replay simulates every thread and allocates every array, so the smallest
+#: threads, array dim, |integer scalar| or None for no limit, and the width
+#: near the type's extremes also allowed, or None) limits: a replay
+#: simulates every thread and allocates every array, so the smallest
 #: satisfiable tier replays fastest; scalars go free last (a product of two
-#: parameters that wraps needs large values, not large arrays).
-SMALL_MODEL_TIERS: tuple[tuple[int, int, int | None], ...] = (
-    (512, 64, 64), (4096, 4096, 4096), (4096, 4096, None))
+#: parameters that wraps needs large values, not large arrays), after a tier
+#: where each is small or near an extreme (a wrap-around of `n + 3*steps`
+#: with a short loop, not one of 411,041,792 iterations).
+SMALL_MODEL_TIERS: tuple[tuple[int, int, int | None, int | None], ...] = (
+    (512, 64, 64, None), (4096, 4096, 4096, None), (4096, 4096, 1 << 20, 1 << 20),
+    (4096, 4096, None, None))
+
+
+def _trip_count_params(kernel: Kernel) -> set[int]:
+    """Ids of the scalar parameters that are the start or stop of a range
+    loop (directly): their size is the number of iterations a replay runs."""
+    params = {p.value.id for p in kernel.scalar_params}
+    out = set()
+    for lp in kernel.loops:
+        r = lp.range
+        if r is None:
+            continue
+        for op in (r.start, r.stop):
+            if getattr(op, "id", None) in params:
+                out.add(op.id)
+    return out
 
 
 @dataclass(frozen=True)
@@ -314,7 +346,3 @@ def array_size_bound(array: ArrayRef, shape: list, max_bytes: int) -> z3.BoolRef
         prefix = prefix * s
         within.append(z3.ULE(prefix, cap))
     return z3.Or(z3.Or(*[s == 0 for s in shape]), z3.And(*within))
-
-
-def scalar_const(value, t):
-    return const_term(value, t)
