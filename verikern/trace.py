@@ -6,4 +6,3 @@ from verikern.backends.trace_analysis import (  # noqa: F401  (the public API)
     load_trace, summary_json,
 )
 from verikern.backends.trace_uninit import UninitRead, find_uninit_reads  # noqa: F401
-from verikern.backends.trace_uninit import UninitRead, find_uninit_reads  # noqa: F401

@@ -37,7 +37,6 @@ from verikern.proofs.deciding.prover_context import ProofContext
 from verikern.proofs.deciding.explain import element_text, wrap_notes
 from verikern.proofs.deciding.solving import Answer, decide
 from verikern.proofs.deciding import uninit
-from verikern.proofs.deciding import uninit
 
 
 
@@ -537,10 +536,6 @@ def decide_divergence(ctx: ProofContext, spec: ObligationSpec) -> Obligation:
     if undecided is not None:
         return _undecided(spec, f"barrier at line {line} undecided", undecided)
     return _proved(spec, f"every thread of a block reaches the barrier at line {line} together")
-
-
-def decide_uninit(ctx: ProofContext, spec: ObligationSpec) -> Obligation:
-    return uninit.decide(ctx, spec, solve, counterexample, (_proved, _failed, _undecided))
 
 
 def decide_uninit(ctx: ProofContext, spec: ObligationSpec) -> Obligation:
