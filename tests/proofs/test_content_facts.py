@@ -333,3 +333,27 @@ def test_loop_with_other_values_does_not_keep_the_range(step):
     k = compile_kernel(src)
     ctx = ProofContext(k, None, None)
     assert ctx.content.kept == frozenset() and "label" in ctx.content.notes
+
+
+def test_atomic_min_keeps_the_range_and_its_old_value_is_in_it():
+    src = """
+    @vk.kernel
+    def hook(parent: vk.array(dtype=vk.int32), other: vk.array(dtype=vk.int32),
+             out: vk.array(dtype=vk.int32)):
+        vk.requires(vk.all_in_range(parent, 0, parent.shape[0]))
+        vk.requires(vk.all_in_range(other, 0, parent.shape[0]))
+        vk.requires(out.shape[0] == parent.shape[0])
+        vk.requires(other.shape[0] == parent.shape[0])
+        i = vk.tid()
+        if i < parent.shape[0]:
+            old = vk.atomic_min(parent, i, other[i])
+            out[old] = 1
+    """
+    k = compile_kernel(src)
+    assert ProofContext(k, None, None).content.kept == frozenset({"parent"})
+    obs = prove_src(src)
+    assert _status(obs, "bounds", _line(src, "out[old]")) == {"proved"}
+    # without the contract on the value stored, parent's range is not kept
+    loose = src.replace("vk.all_in_range(other, 0, parent.shape[0])", "other.shape[0] >= 0")
+    obs = prove_src(loose)
+    assert "proved" not in _status(obs, "bounds", _line(loose, "out[old]"))
