@@ -311,3 +311,22 @@ def test_reversed_needs_a_range_and_pure_arguments():
         src = W + ("@wp.func\ndef f() -> int:\n    return 3\n\n"
                    f"@wp.kernel\ndef k(x: wp.array[int]):\n    for i in {loop}:\n        x[0] = i\n")
         assert first_error(src).rule in ("for-not-range", "warp-builtin-args")
+
+
+def test_func_defaults_and_where_they_stay_errors():
+    src = W + ("@wp.func\ndef f(a: float, s: float = 2.0, n: int = 3) -> float:\n"
+               "    return a * s + float(n)\n\n"
+               "@wp.kernel\ndef k(out: wp.array[float]):\n"
+               "    out[0] = f(1.0) + f(1.0, 10.0) + f(1.0, 1.0, 0)\n")
+    out = np.zeros(1, np.float32)
+    vk.launch(compile_ok(src), 1, [out])
+    assert out[0] == (2 + 3) + (10 + 3) + 1
+    kernel_default = W + "@wp.kernel\ndef k(a: wp.array[float], s: float = 1.0):\n    a[0] = s\n"
+    assert first_error(kernel_default).rule == "param-default"
+    runtime_default = W + ("X = [1]\n@wp.func\ndef f(a: float, s: float = X[0]) -> float:\n"
+                           "    return a\n\n@wp.kernel\ndef k(a: wp.array[float]):\n"
+                           "    a[0] = f(1.0)\n")
+    assert first_error(runtime_default).rule == "param-default"
+    too_few = W + ("@wp.func\ndef f(a: float, s: float = 2.0) -> float:\n    return a\n\n"
+                   "@wp.kernel\ndef k(a: wp.array[float]):\n    a[0] = f()\n")
+    assert first_error(too_few).rule == "arity"

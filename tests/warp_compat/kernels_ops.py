@@ -227,3 +227,15 @@ def reversed_ranges(start: wp.int32, end: wp.int32, step: wp.int32,
         out_values[count] = 100 + j
         count += 1
     out_count[0] = count
+
+
+@wp.func
+def scaled_plus(a: float, scale: float = 2.0, offset: int = 3) -> float:
+    return a * scale + float(offset)
+
+
+@vk.requires(lambda x, out: x.shape[0] == vk.launch_dim() and out.shape[0] == x.shape[0])
+@wp.kernel
+def func_defaults(x: wp.array[float], out: wp.array[float]):
+    i = wp.tid()
+    out[i] = scaled_plus(x[i]) + scaled_plus(x[i], 10.0) + scaled_plus(x[i], 1.0, 0)

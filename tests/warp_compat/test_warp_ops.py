@@ -162,7 +162,7 @@ def test_verdicts_of_the_compat_kernels():
         "element_parts": "proved", "run_time_components": "proved", "angles": "proved",
         "loop_variable_after": "proved", "static_values": "proved",
         "int_conditions": "proved", "matrices_from_vectors": "proved", "repeat": "proved",
-        "near_trace_nan": "failed", "matrix_rows": "proved"}
+        "near_trace_nan": "failed", "matrix_rows": "proved", "func_defaults": "proved"}
 
 
 def test_loop_variable_after_a_constant_loop(kernels):
@@ -270,3 +270,14 @@ def test_reversed_range_loops(kernels, start, end, step):
         c, v = np.zeros(1, np.int32), np.zeros(64, np.int32)
         vk.launch(kernels.reversed_ranges, 1, [start, end, step, c, v], device=dev)
         assert c[0] == len(want) and v[:len(want)].tolist() == want, dev
+
+
+def test_func_parameter_defaults(kernels):
+    x = np.float32([1, 2, 3, -4])
+    theirs = under_warp(kernels.func_defaults, 4, [x, np.zeros(4, np.float32)], [float, float])
+    want = ((2 * x + 3) + (10 * x + 3) + x).tolist()       # by hand
+    assert theirs[1].tolist() == want
+    for dev in DEVICES:
+        out = np.zeros(4, np.float32)
+        vk.launch(kernels.func_defaults, 4, [x, out], device=dev)
+        assert out.tolist() == want, dev

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import ast
+import copy
 
 from verikern.hir import nodes as H
 from verikern.hir.types import (
@@ -227,7 +228,9 @@ class FlowChecker(_Host):
             raise self.error("*args are not allowed in kernels", node, "varargs")
         cands = self.registry.candidates(name)
         failure: KernelError | None = None
+        call = node
         for index, d, generic in cands:
+            node = with_defaults(self, call, d.node)
             if len(d.node.args.args) != len(node.args):
                 failure = failure or self.error(
                     f"{name}() takes {len(d.node.args.args)} argument(s), got {len(node.args)}",
@@ -318,3 +321,24 @@ def reversed_range(chk, call: ast.Call) -> ast.Call:
     neg = ast.UnaryOp(ast.USub(), s)
     return at(ast.Call(func=ast.Name(id="range", ctx=ast.Load()), args=[start, end, neg],
                        keywords=[]))
+
+
+def with_defaults(chk, call: ast.Call, fdef: ast.FunctionDef) -> ast.Call:
+    """`call` with the missing trailing arguments of `fdef` taken from its
+    default values (Warp funcs have Python defaults), when each of those
+    defaults is a constant expression; otherwise `call` unchanged."""
+    params, defaults = fdef.args.args, fdef.args.defaults
+    first = len(params) - len(defaults)
+    if not first <= len(call.args) < len(params):
+        return call
+    extra = [copy.deepcopy(x) for x in defaults[len(call.args) - first:]]
+    for x in extra:
+        try:
+            chk.const_eval(x)
+        except NotConstant:
+            if not chk.is_literal_tree(x):
+                return call
+        for n in ast.walk(x):
+            ast.copy_location(n, call)
+    return ast.copy_location(ast.Call(func=call.func, args=[*call.args, *extra], keywords=[]),
+                             call)

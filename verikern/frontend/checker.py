@@ -143,9 +143,11 @@ class BodyChecker(WarpChecks, FlowChecker, ExprChecker):
         if a.kwonlyargs or a.posonlyargs:
             raise self.error("keyword-only and positional-only parameters are not allowed",
                              (a.kwonlyargs or a.posonlyargs)[0], "varargs")
-        if a.defaults:
-            raise self.error("parameters cannot have default values", a.defaults[0],
-                             "param-default")
+        for dflt in a.defaults:   # @wp.func defaults (Warp): constants, filled in at calls
+            if self.is_kernel or not (self.is_literal_tree(dflt) or is_constant(self, dflt)):
+                raise self.error("parameters cannot have default values" if self.is_kernel
+                                 else "a parameter default must be a constant", dflt,
+                                 "param-default", "pass the value at every call")
         out: list[H.Param] = []
         seen: set[str] = set()
         for arg in a.args:
