@@ -10,7 +10,7 @@ import pytest
 
 import verikern as vk
 from verikern.errors import KernelAssertionError
-from frontend.fe_util import compile_ok, first_error, marker_loc
+from frontend.fe_util import compile_ok, compile_text, first_error, marker_loc
 
 W = "import warp as wp\n\n"
 
@@ -330,3 +330,17 @@ def test_func_defaults_and_where_they_stay_errors():
     too_few = W + ("@wp.func\ndef f(a: float, s: float = 2.0) -> float:\n    return a\n\n"
                    "@wp.kernel\ndef k(a: wp.array[float]):\n    a[0] = f()\n")
     assert first_error(too_few).rule == "arity"
+
+
+def test_factory_call_sites_are_read_per_scope():
+    """Two tests each define their own `make`: each one's calls type its parameter."""
+    src = W + ("def test_a():\n    def make(v):\n        @wp.kernel\n"
+               "        def ka(a: wp.array[float]):\n            a[0] = v\n        return ka\n"
+               "    k = make(1.5)\n\n"
+               "def test_b():\n    def make(v):\n        @wp.kernel\n"
+               "        def kb(a: wp.array[int]):\n            a[0] = v\n        return kb\n"
+               "    k = make(7)\n")
+    r = compile_text(src)
+    assert not r.all_errors, [e.render() for e in r.all_errors]
+    types = {k.name: [p.value.type.name for p in k.mir.params if p.name == "@v"] for k in r.kernels}
+    assert types == {"ka": ["float32"], "kb": ["int32"]}

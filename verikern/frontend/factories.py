@@ -132,13 +132,34 @@ def _eval(node, info: ModuleInfo, scope: dict):
 
 
 def collect_calls(tree: ast.Module, info: ModuleInfo) -> None:
-    """Record every call `name(...)` of a plain name in the file, and (under
-    the key "def NAME", never an identifier) every function definition."""
-    for n in ast.walk(tree):
-        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name):
-            info.calls.setdefault(n.func.id, []).append(n)
-        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            info.calls.setdefault("def " + n.name, []).append(n)
+    """Record every call `name(...)` of a plain name in the file and (under
+    the key "def NAME", never an identifier) every function definition, each
+    as (node, the tuple of its enclosing function definitions, outermost first)."""
+    def walk(node, outer):
+        for c in ast.iter_child_nodes(node):
+            if isinstance(c, ast.Call) and isinstance(c.func, ast.Name):
+                info.calls.setdefault(c.func.id, []).append((c, outer))
+            if isinstance(c, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                info.calls.setdefault("def " + c.name, []).append((c, outer))
+                walk(c, outer + (c,))
+            else:
+                walk(c, outer)
+    walk(tree, ())
+
+
+def _calls_of(fn, info: ModuleInfo) -> list | None:
+    """The calls in the file that name this very definition of `fn`: those
+    inside the scope that defines it and not inside a nested scope that
+    defines the name again; None when the defining scope defines the name
+    more than once (which call means which is then a matter of order)."""
+    defs = info.calls.get("def " + fn.name, [])
+    mine = next((outer for d, outer in defs if d is fn), None)
+    if mine is None or sum(1 for _, o in defs if o == mine) != 1:
+        return None
+    nearer = [o for d, o in defs if len(o) > len(mine) and o[:len(mine)] == mine]
+    return [call for call, outer in info.calls.get(fn.name, [])
+            if outer[:len(mine)] == mine
+            and not any(outer[:len(o)] == o for o in nearer)]
 
 
 def _call_site_type(fn, arg, info: ModuleInfo) -> ScalarType | None:
@@ -147,15 +168,16 @@ def _call_site_type(fn, arg, info: ModuleInfo) -> ScalarType | None:
     passes (or leaves to the default) a literal or a cast of one and the
     same type; otherwise None (never a guess)."""
     a = fn.args
-    if arg in (a.vararg, a.kwarg) or len(info.calls.get("def " + fn.name, ())) != 1:
-        return None   # a factory defined twice: its calls cannot be told apart
+    calls = _calls_of(fn, info)
+    if arg in (a.vararg, a.kwarg) or not calls:
+        return None
     positional = [*a.posonlyargs, *a.args]
     pos = positional.index(arg) if arg in positional else None
     defaults = dict(zip([p.arg for p in positional][len(positional) - len(a.defaults):],
                         a.defaults))
     defaults.update({p.arg: d for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None})
     kinds = set()
-    for call in info.calls.get(fn.name, []):
+    for call in calls:
         if any(isinstance(x, ast.Starred) for x in call.args) or \
                 any(k.arg is None for k in call.keywords):
             return None
