@@ -3,7 +3,7 @@ variables.
 
 Invariant: `NonlinearAbstraction.apply` maps formulas to formulas in which every
 product of two non-constant terms, every division/remainder by a non-constant
-term and every product-overflow predicate is replaced, consistently across all formulas given to the same
+term and every product-overflow predicate of two non-constant terms is replaced, consistently across all formulas given to the same
 abstraction, by one fresh variable. Any model of the original formulas extends
 to a model of the abstracted ones (give each fresh variable the value of the
 term it replaces), so `unsat` for the abstracted formulas proves `unsat` for
@@ -36,8 +36,8 @@ class NonlinearAbstraction:
         if not z3.is_app(e):
             return False
         k = e.decl().kind()
-        if k in _OVERFLOW_PREDICATES:
-            return True
+        if k in _OVERFLOW_PREDICATES:   # by a literal: a bound, cheap to bit-blast
+            return not any(z3.is_bv_value(a) for a in e.children())
         if k not in _NONLINEAR:
             return False
         args = e.children()
