@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from verikern.errors import KernelAssertionError, KernelRuntimeError
+from verikern.mir.nodes import Kernel
 
 from . import driver as cu
 from .abi import ERROR_STATUS, ERROR_STATUS_WORDS, PtxParam, pack_parameters, ptx_entry_params
@@ -57,7 +58,7 @@ def default_arch(device_index: int = 0) -> str:
 class LoadedKernel:
     """A kernel's function handle on one device, with the PTX it came from."""
 
-    kernel: object
+    kernel: Kernel
     device_index: int
     arch: str
     ptx: str

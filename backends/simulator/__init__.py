@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from verikern.errors import LaunchError
-from verikern.mir.nodes import Kernel
+from verikern.mir.nodes import ArrayRef, Kernel
 
 from .engine import CHUNK_THREADS, MAX_STEPS, WorkMeter, run_contract_prefix, run_launch
 from .instructions import INSTRUCTION_TABLE, compile_instruction
@@ -79,7 +79,7 @@ def _check_arguments(kernel: Kernel, launch, arrays: dict, scalars: dict) -> Non
                           f"{', '.join(missing)}; pass every parameter by name in arrays/scalars "
                           f"(verikern.runtime.prepare_launch builds them)")
     for ref in kernel.params:
-        if hasattr(ref, "dtype"):
+        if isinstance(ref, ArrayRef):
             a = arrays[ref.name]
             if (not isinstance(a, np.ndarray) or a.dtype != ref.dtype.np_dtype
                     or a.ndim != ref.full_ndim):
@@ -112,6 +112,7 @@ def run(kernel: Kernel, launch, arrays: dict, scalars: dict) -> None:
 def run_traced(kernel: Kernel, launch, arrays: dict, scalars: dict, trace_path) -> SimResult:
     """Device entry point ("cpu:trace"): runs and writes the JSON trace."""
     result = simulate(kernel, launch, arrays, scalars, trace=True, check_array_contracts=False)
+    assert result.document is not None   # trace=True records one
     write_trace(trace_path, result.document)
     return result
 

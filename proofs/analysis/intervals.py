@@ -75,7 +75,8 @@ class IntervalMap:
         seen = set()
         # `fresh`: `entered` loops the path came into from outside and has not
         # yet gone around; leaving one at its header is infeasible
-        work = [(label, pos, frozenset(), frozenset())]
+        # (the sets hold loop headers and ("left", header) marks)
+        work: list[tuple[str, int, frozenset, frozenset]] = [(label, pos, frozenset(), frozenset())]
         while work:
             lbl, p, crossed, fresh = work.pop()
             if (lbl, p, crossed, fresh) in seen:

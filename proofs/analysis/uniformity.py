@@ -103,7 +103,8 @@ def varying_values(kernel: Kernel) -> frozenset[int]:
             for phi in b.phis:
                 if phi.result.id in varying:
                     continue
-                conds = [kernel.block(z).terminator.cond for z in ctl.get(b.label, [])]
+                conds = [t.cond for z in ctl.get(b.label, [])   # (only branches control a join)
+                         if isinstance(t := kernel.block(z).terminator, Branch)]
                 if any(vary(v) for _, v in phi.incoming) or any(vary(c) for c in conds):
                     varying.add(phi.result.id)
                     changed = True
@@ -115,7 +116,7 @@ def varying_values(kernel: Kernel) -> frozenset[int]:
                 if rule == "varying":
                     now = True
                 elif rule == "special":
-                    now = ins.kind == "thread_idx"
+                    now = isinstance(ins, Special) and ins.kind == "thread_idx"
                 else:
                     now = any(vary(o) for o in ins.operands())
                 if now:

@@ -33,8 +33,9 @@ class CCompilerMissing(RuntimeError):
 def find_compiler() -> str:
     """$CC, else gcc, cc or clang from PATH; raises CCompilerMissing."""
     for name in (os.environ.get("CC"), "gcc", "cc", "clang"):
-        if name and shutil.which(name):
-            return shutil.which(name)
+        path = shutil.which(name) if name else None
+        if path:
+            return path
     raise CCompilerMissing("no C compiler found (set CC or install gcc: apt-get install gcc)")
 
 

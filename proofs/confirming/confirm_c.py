@@ -69,10 +69,11 @@ def confirm_reports(reports: list[KernelReport],
         try:
             for i in failed:
                 ob = obligations[i]
-                by = ("simulator",) if ob.confirmed else ()
+                by: tuple[str, ...] = ("simulator",) if ob.confirmed else ()
                 if replay is None:
                     note = f"C encoding not run: {why}"
                 else:
+                    assert ob.counterexample is not None   # every failed obligation carries one
                     run = replay.run(ob.counterexample.to_json())
                     oid = id_of(ob)
                     if run.confirms(oid):

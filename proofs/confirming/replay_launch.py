@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -153,7 +153,7 @@ def plan_geometry(kernel: Kernel, cex: Counterexample):
 # ---------------------------------------------------------------- contents
 #: Integer operations a contract bound may be computed with (machine
 #: arithmetic: the result wraps to the bound's type).
-_BOUND_OPS = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b,
+_BOUND_OPS: dict[str, Callable[[int, int], int]] = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b,
               "mul": lambda a, b: a * b, "min": min, "max": max}
 
 

@@ -205,7 +205,7 @@ def contracts_of(kernel_mir, source: str | None) -> tuple[Contract, ...]:
 def _text_at(tree, source: str | None, line: int, col: int) -> str:
     """The source text of the largest expression starting at line:col (1-based col)."""
     best = None
-    if tree is not None:
+    if tree is not None and source is not None:   # (the tree is parsed from the source)
         for node in ast.walk(tree):
             if isinstance(node, ast.expr) and node.lineno == line and node.col_offset + 1 == col:
                 if (isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords
