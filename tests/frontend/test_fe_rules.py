@@ -124,7 +124,7 @@ CASES = [
     ("return-type", K + "@vk.func\ndef f(x: float) -> float:\n    return x > 1.0\n"
                         f"@vk.kernel\ndef k({A}):\n    a[0] = f(1.0)\n", "x > 1.0", 0),
     ("keyword-args", K + "@vk.func\ndef f(x: float) -> float:\n    return x\n"
-                         f"@vk.kernel\ndef k({A}):\n    a[0] = f(x=1.0)\n", "1.0)", 0),
+                         f"@vk.kernel\ndef k({A}):\n    a[0] = f(y=1.0)\n", "1.0)", 0),
     ("launch-dim-range", K + f"@vk.kernel\ndef k({A}):\n    i = vk.tid()\n"
                              "    n = vk.launch_dim(1)\n", "@vk.kernel", 0),
     ("component-range", K + f"@vk.kernel\ndef k({A}):\n    v = vk.vec3()\n    a[0] = v[3]\n",

@@ -344,3 +344,18 @@ def test_factory_call_sites_are_read_per_scope():
     assert not r.all_errors, [e.render() for e in r.all_errors]
     types = {k.name: [p.value.type.name for p in k.mir.params if p.name == "@v"] for k in r.kernels}
     assert types == {"ka": ["float32"], "kb": ["int32"]}
+
+
+def test_func_keyword_arguments():
+    src = W + ("@wp.func\ndef f(a: int = 123, b: int = 234) -> int:\n    return a + b\n\n"
+               "@wp.kernel\ndef k(out: wp.array[int]):\n    out[0] = f(a=111)\n"
+               "    out[1] = f(b=111)\n    out[2] = f(b=1, a=2)\n    out[3] = f(5, b=6)\n")
+    out = np.zeros(4, np.int32)
+    vk.launch(compile_ok(src), 1, [out])
+    assert out.tolist() == [345, 234, 3, 11]
+    for call, rule in (("f(c=1)", "keyword-args"), ("f(1, a=2)", "keyword-args"),
+                       ("g(b=1)", "arity")):
+        bad = W + ("@wp.func\ndef f(a: int = 123, b: int = 234) -> int:\n    return a + b\n\n"
+                   "@wp.func\ndef g(a: int, b: int) -> int:\n    return a + b\n\n"
+                   f"@wp.kernel\ndef k(out: wp.array[int]):\n    out[0] = {call}\n")
+        assert first_error(bad).rule == rule, call

@@ -238,4 +238,5 @@ def scaled_plus(a: float, scale: float = 2.0, offset: int = 3) -> float:
 @wp.kernel
 def func_defaults(x: wp.array[float], out: wp.array[float]):
     i = wp.tid()
-    out[i] = scaled_plus(x[i]) + scaled_plus(x[i], 10.0) + scaled_plus(x[i], 1.0, 0)
+    out[i] = scaled_plus(x[i]) + scaled_plus(x[i], 10.0) + scaled_plus(x[i], 1.0, 0) \
+        + scaled_plus(x[i], offset=1) + scaled_plus(scale=0.5, a=x[i])

@@ -275,7 +275,7 @@ def test_reversed_range_loops(kernels, start, end, step):
 def test_func_parameter_defaults(kernels):
     x = np.float32([1, 2, 3, -4])
     theirs = under_warp(kernels.func_defaults, 4, [x, np.zeros(4, np.float32)], [float, float])
-    want = ((2 * x + 3) + (10 * x + 3) + x).tolist()       # by hand
+    want = ((2 * x + 3) + (10 * x + 3) + x + (2 * x + 1) + (0.5 * x + 3)).tolist()  # by hand
     assert theirs[1].tolist() == want
     for dev in DEVICES:
         out = np.zeros(4, np.float32)

@@ -221,9 +221,8 @@ class FlowChecker(_Host):
         if name == self.name or self.registry.reaches(name, self.name):
             raise self.error(f"recursive call of {name!r}", node, "recursion",
                              "rewrite the recursion as a loop")
-        if node.keywords:
-            raise self.error("funcs take positional arguments only", node.keywords[0].value,
-                             "keyword-args")
+        if any(k.arg is None for k in node.keywords):
+            raise self.error("**kwargs are not allowed in kernels", node, "varargs")
         if any(isinstance(a, ast.Starred) for a in node.args):
             raise self.error("*args are not allowed in kernels", node, "varargs")
         cands = self.registry.candidates(name)
@@ -324,15 +323,29 @@ def reversed_range(chk, call: ast.Call) -> ast.Call:
 
 
 def with_defaults(chk, call: ast.Call, fdef: ast.FunctionDef) -> ast.Call:
-    """`call` with the missing trailing arguments of `fdef` taken from its
-    default values (Warp funcs have Python defaults), when each of those
-    defaults is a constant expression; otherwise `call` unchanged."""
+    """`call` as positional arguments only: keyword arguments put in their
+    parameter's place and the missing trailing ones taken from `fdef`'s
+    default values (Warp funcs take Python keywords and defaults), when each
+    of those defaults is a constant expression; otherwise `call` unchanged."""
     params, defaults = fdef.args.args, fdef.args.defaults
     first = len(params) - len(defaults)
-    if not first <= len(call.args) < len(params):
+    names = [p.arg for p in params]
+    kw = {k.arg: k.value for k in call.keywords}
+    for k in call.keywords:
+        if k.arg not in names or names.index(k.arg) < len(call.args):
+            raise chk.error(f"{fdef.name}() has no parameter {k.arg!r} left to name"
+                            if k.arg in names else
+                            f"{fdef.name}() has no parameter {k.arg!r}", k.value, "keyword-args")
+    if not kw and not first <= len(call.args) < len(params):
         return call
-    extra = [copy.deepcopy(x) for x in defaults[len(call.args) - first:]]
-    for x in extra:
+    args = list(call.args)
+    for i in range(len(call.args), len(params)):
+        if names[i] in kw:
+            args.append(kw[names[i]])
+            continue
+        if i < first:
+            return call if not kw else _missing(chk, fdef, names[i], call)
+        x = copy.deepcopy(defaults[i - first])
         try:
             chk.const_eval(x)
         except NotConstant:
@@ -340,5 +353,9 @@ def with_defaults(chk, call: ast.Call, fdef: ast.FunctionDef) -> ast.Call:
                 return call
         for n in ast.walk(x):
             ast.copy_location(n, call)
-    return ast.copy_location(ast.Call(func=call.func, args=[*call.args, *extra], keywords=[]),
-                             call)
+        args.append(x)
+    return ast.copy_location(ast.Call(func=call.func, args=args, keywords=[]), call)
+
+
+def _missing(chk, fdef, name, call):
+    raise chk.error(f"{fdef.name}() is missing the argument {name!r}", call, "arity")
