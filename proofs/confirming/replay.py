@@ -96,7 +96,7 @@ def _simulate(kernel: Kernel, launch: ConcreteLaunch, meter) -> None:
 
 
 # -------------------------------------------------------------- confirmation
-_EXPECTED_ERROR: dict[ObligationKind, type] = {
+_EXPECTED_ERROR: dict[ObligationKind, type[errors.KernelRuntimeError]] = {
     ObligationKind.BOUNDS: errors.OutOfBoundsError,
     ObligationKind.DIV_ZERO: errors.DivisionByZeroError,
     ObligationKind.ASSERT: errors.KernelAssertionError,

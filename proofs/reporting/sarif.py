@@ -19,7 +19,7 @@ unknown is not a pass) and per compile error; a proved kernel has none.
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from typing import Iterable
+from typing import Any, Iterable
 
 from verikern import __version__
 from verikern.mir.nodes import SourceLoc
@@ -156,7 +156,7 @@ def to_sarif_data(reports: Iterable[KernelReport], context: RunContext | None = 
                 result["fixes"] = [fix]
             results.append(result)
     v = versions()
-    invocation = {"executionSuccessful": True}
+    invocation: dict[str, Any] = {"executionSuccessful": True}
     if context.command:
         invocation["commandLine"] = " ".join(context.command)
         invocation["arguments"] = list(context.command[1:])
@@ -232,7 +232,7 @@ def render_junit(reports: Iterable[KernelReport], context: RunContext | None = N
         if assumed is not None:
             ET.SubElement(case, "system-out").text = assumed.strip()
         for key, n in counts.items():
-            suite.set(key, str(int(suite.get(key)) + n))
+            suite.set(key, str(int(suite.get(key, "0")) + n))
             totals[key] += n
     for key, n in totals.items():
         root.set(key, str(n))
