@@ -13,6 +13,8 @@ LLVM's mem2reg turns back into SSA; every other value is plain SSA.
 """
 from __future__ import annotations
 
+from typing import Iterable
+
 from llvmlite import ir
 
 from verikern.mir.cfg import reverse_postorder
@@ -46,12 +48,14 @@ def linear_id_values(kernel: Kernel) -> tuple[set[int], set[int]]:
     Both are below launch_size < 2**31 for every thread that runs (the CPU
     loops never run others; the nvptx entry returns for them), so their
     add/mul never wrap and the linear id lies in [0, launch_size)."""
-    special = {}
+    special: dict[int, str] = {}
     for _, ins in kernel.instructions():
         if isinstance(ins, Special):
             special[ins.result.id] = ins.kind
-    kinds = lambda ins: sorted(special.get(getattr(o, "id", None), "") for o in  # noqa: E731
-                               (ins.lhs, ins.rhs))
+
+    def kinds(ins: BinOp) -> list[str]:
+        return sorted(special.get(o.id, "") if isinstance(o, Value) else "" for o in (ins.lhs, ins.rhs))
+
     base, linear = set(), set()
     for _, ins in kernel.instructions():
         if isinstance(ins, BinOp) and ins.op == "mul" and ins.result.type.name == "int32" \
@@ -59,7 +63,7 @@ def linear_id_values(kernel: Kernel) -> tuple[set[int], set[int]]:
             base.add(ins.result.id)
     for _, ins in kernel.instructions():
         if isinstance(ins, BinOp) and ins.op == "add" and ins.result.type.name == "int32":
-            ids = [getattr(o, "id", None) for o in (ins.lhs, ins.rhs)]
+            ids = [o.id for o in (ins.lhs, ins.rhs) if isinstance(o, Value)]
             if any(i in base for i in ids) and "thread_idx" in [special.get(i) for i in ids]:
                 linear.add(ins.result.id)
     return base | linear, linear
@@ -193,7 +197,7 @@ class Emitter:
                                   b.zext(n, I64)))
             flat_logical.append(wide)
             lengths.append(b.zext(n, I64))
-        order = range(arr.ndim)
+        order: Iterable[int] = range(arr.ndim)
         if arr.space == "shared" and arr.layout == "column_major":
             order = reversed(range(arr.ndim))
         flat = None

@@ -134,6 +134,7 @@ def run(kernel: Kernel, launch, arrays: dict, scalars: dict, *, fuel: int | None
     if failures:
         code, err, states = min(failures, key=lambda f: int(f[1][3]))
         if code == ERR_FUEL:
+            assert fuel is not None   # only code built with fuel reports running out of it
             raise SimulationBudgetExceeded(
                 f"kernel {kernel.name}: the native run spent its fuel of {fuel} loop iterations "
                 f"before it finished", int(fuel) + 1, int(fuel))

@@ -11,6 +11,7 @@ import ctypes
 import threading
 import time
 import weakref
+from typing import Any, Callable
 from dataclasses import dataclass
 
 import llvmlite.binding as llvm
@@ -23,7 +24,7 @@ from verikern.mir.nodes import Kernel
 _lock = threading.Lock()
 _initialised = False
 _tm = None
-_cache: dict[tuple[int, bool], tuple[weakref.ref, "CompiledKernel"]] = {}
+_cache: dict[tuple[Any, ...], tuple[Callable[[], Any], "CompiledKernel"]] = {}
 # MCJIT engines are never disposed: llvmlite crashes when one is freed during
 # garbage collection, so every engine stays alive for the life of the process.
 _engines: list = []
@@ -91,7 +92,7 @@ class CompiledKernel:
 
     lowered: LoweredKernel
     engine: object
-    entry: object
+    entry: Callable[..., int]
     args_type: type
     compile_seconds: float
     optimized_ir: str
@@ -116,7 +117,7 @@ def compile_kernel(kernel: Kernel, fast_math: bool | None = None,
     `fuel`: loop headers count down the counter at `fuel_address`, see
     verikern.backends.llvm.kernel_cpu.build_cpu)."""
     fm = kernel.fast_math if fast_math is None else bool(fast_math)
-    key = (id(kernel), fm) if not fuel else (id(kernel), fm, "fuel")
+    key: tuple[Any, ...] = (id(kernel), fm) if not fuel else (id(kernel), fm, "fuel")
     with _lock:
         hit = _cache.get(key)
         if hit is not None and hit[0]() is kernel:
@@ -149,8 +150,12 @@ def compile_kernel(kernel: Kernel, fast_math: bool | None = None,
     compiled = CompiledKernel(lowered, engine, ENTRY_TYPE(address), args_type,
                               time.perf_counter() - start, str(mod), fuel_address)
     with _lock:
+        def forget(_ref, key=key) -> None:
+            _cache.pop(key, None)
+
+        ref: Callable[[], Kernel | None]
         try:
-            ref = weakref.ref(kernel, lambda _r, key=key: _cache.pop(key, None))
+            ref = weakref.ref(kernel, forget)
         except TypeError:   # not weak-referenceable: keep it alive with the entry
             def ref(k=kernel):
                 return k
