@@ -100,10 +100,12 @@ def decode(kernel: Kernel) -> Program:
             if _is_pure(ins) and res is not None and res.id not in needed:
                 continue        # unused pure value: no step (never an obligation)
             if id(ins) in linear_ids:
+                assert isinstance(ins, BinOp)   # linear_ids holds adds of b*B + t
                 compiled = compile_linear_id(ins, prog)
             else:
                 compiled = compile_instruction(ins, prog)
             if isinstance(compiled, BarrierPoint):
+                assert isinstance(ins, Barrier)   # only a barrier compiles to a BarrierPoint
                 prog.has_barriers = True
                 seg = Segment(len(prog.segments), label, False, ins)
                 prog.segments.append(seg)
@@ -221,7 +223,7 @@ def _needed_values(kernel: Kernel, linear_ids: set) -> set:
             for ins in items:
                 res = getattr(ins, "result", None)
                 root = not _is_pure(ins) or isinstance(ins, Phi) or res is None
-                if not root and res.id not in needed:
+                if not root and res is not None and res.id not in needed:
                     continue
                 if id(ins) in linear_ids:
                     continue
@@ -261,8 +263,8 @@ def _assign_frees(kernel: Kernel, prog: Program, uses: dict) -> None:
         if not positions and seg.term is None:
             continue
         lo = positions[0] if positions else None
-        frees = [[] for _ in positions]
-        term_frees = []
+        frees: list[list[int]] = [[] for _ in positions]
+        term_frees: list[int] = []
         for pos in positions:
             ins = block.instrs[pos]
             res = getattr(ins, "result", None)
