@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import z3
 
-from verikern.mir.nodes import ArrayRef, Kernel, ScalarParam, Special
+from verikern.mir.nodes import ArrayRef, Kernel, ScalarParam, Special, Value
 
 I32_BITS = 32
 #: The default bound on one array's size in bytes (LANGUAGE.md section 5:
@@ -254,7 +254,7 @@ def _trip_count_params(kernel: Kernel) -> set[int]:
         if r is None:
             continue
         for op in (r.start, r.stop):
-            if getattr(op, "id", None) in params:
+            if isinstance(op, Value) and op.id in params:
                 out.add(op.id)
     return out
 

@@ -129,6 +129,7 @@ def expect_near_test(chk, node: ast.Call) -> ast.AST:
         far = _at(ast.Compare(left=diff, ops=[ast.Gt()], comparators=[tol]), node)
         ok = _at(ast.UnaryOp(op=ast.Not(), operand=far), node)
         test = ok if test is None else _at(ast.BoolOp(op=ast.And(), values=[test, ok]), node)
+    assert test is not None   # n >= 1 components
     return test
 
 

@@ -123,6 +123,7 @@ def lower_dynamic_component(low, e: H.DynamicComponentExpr, hint):
     guard = getattr(low, "_guard", None)
     if guard is not None:   # evaluated eagerly, needed only where the guard holds
         ok = low.binop("or", low.unop("not", guard, e.loc), ok, e.loc)
+    assert ok is not None   # a component access has at least one index
     low.emit(Assert(ok, _MESSAGE, e.loc))
     if len(idx) == 2:
         r, c = idx
