@@ -3,7 +3,8 @@ variables.
 
 Invariant: `NonlinearAbstraction.apply` maps formulas to formulas in which every
 product of two non-constant terms, every division/remainder by a non-constant
-term and every product-overflow predicate of two non-constant terms is replaced, consistently across all formulas given to the same
+term and every product-overflow predicate of two non-constant terms is replaced,
+consistently across all formulas given to the same
 abstraction, by one fresh variable. Any model of the original formulas extends
 to a model of the abstracted ones (give each fresh variable the value of the
 term it replaces), so `unsat` for the abstracted formulas proves `unsat` for
