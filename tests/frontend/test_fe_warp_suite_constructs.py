@@ -359,3 +359,20 @@ def test_func_keyword_arguments():
                    "@wp.func\ndef g(a: int, b: int) -> int:\n    return a + b\n\n"
                    f"@wp.kernel\ndef k(out: wp.array[int]):\n    out[0] = {call}\n")
         assert first_error(bad).rule == rule, call
+
+
+@pytest.mark.parametrize("other, ok", [
+    ("", True),
+    ("def g():\n    dtype = wp.float64\n", False),         # two different bindings
+    ("def g(dtype):\n    pass\n", False),                  # also a parameter
+    ("dtype = wp.float16\n", True),                        # a module-level alias
+])
+def test_type_aliases_bound_in_functions(other, ok):
+    src = W + other + ("def make():\n    dtype = wp.float16\n\n    @wp.kernel\n"
+                       "    def k(a: wp.array(dtype=dtype)):\n        a[0] = dtype(1.5)\n"
+                       "    return k\n")
+    if ok:
+        k = compile_ok(src)
+        assert k.params[0].dtype.name == "float16"
+    else:
+        assert first_error(src).rule == "annotation"

@@ -240,3 +240,18 @@ def func_defaults(x: wp.array[float], out: wp.array[float]):
     i = wp.tid()
     out[i] = scaled_plus(x[i]) + scaled_plus(x[i], 10.0) + scaled_plus(x[i], 1.0, 0) \
         + scaled_plus(x[i], offset=1) + scaled_plus(scale=0.5, a=x[i])
+
+
+def make_local_dtype():
+    dtype = wp.float64
+
+    @vk.requires(lambda values, out: values.shape[0] >= 1 and values.shape[1] >= 2)
+    @vk.requires(lambda out: out.shape[0] >= 1 and vk.launch_dim() == 1)
+    @wp.kernel
+    def local_dtype(values: wp.array2d(dtype=dtype), out: wp.array(dtype=dtype)):
+        out[0] = values[0, 1] + dtype(1.0)
+
+    return local_dtype
+
+
+local_dtype = make_local_dtype()

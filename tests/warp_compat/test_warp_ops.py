@@ -162,7 +162,8 @@ def test_verdicts_of_the_compat_kernels():
         "element_parts": "proved", "run_time_components": "proved", "angles": "proved",
         "loop_variable_after": "proved", "static_values": "proved",
         "int_conditions": "proved", "matrices_from_vectors": "proved", "repeat": "proved",
-        "near_trace_nan": "failed", "matrix_rows": "proved", "func_defaults": "proved"}
+        "near_trace_nan": "failed", "matrix_rows": "proved", "func_defaults": "proved",
+        "local_dtype": "proved"}
 
 
 def test_loop_variable_after_a_constant_loop(kernels):
@@ -281,3 +282,13 @@ def test_func_parameter_defaults(kernels):
         out = np.zeros(4, np.float32)
         vk.launch(kernels.func_defaults, 4, [x, out], device=dev)
         assert out.tolist() == want, dev
+
+
+def test_type_alias_local_to_a_factory(kernels):
+    values = np.array([[1.0, 2.25]])
+    theirs = under_warp(kernels.local_dtype, 1, [values, np.zeros(1)], [wp.float64, wp.float64])
+    assert theirs[1].tolist() == [3.25]
+    for dev in DEVICES:
+        out = np.zeros(1)
+        vk.launch(kernels.local_dtype, 1, [values, out], device=dev)
+        assert out.tolist() == [3.25], dev

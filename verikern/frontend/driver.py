@@ -19,7 +19,7 @@ from verikern.mir.nodes import SourceLoc
 from verikern.mir.passes import run_default_pipeline
 from verikern.mir.verifier import MirVerifyError, verify
 from .checker import BodyChecker
-from .factories import collect_calls
+from .factories import collect_calls, local_type_aliases
 from .lower import Lowerer
 from .module import ModuleInfo, scan_module
 from . import launch_sites
@@ -107,6 +107,7 @@ def _compile_source(source: str, filename: str, optimize: bool) -> ModuleResult:
     info = ModuleInfo(filename, source)
     collect_calls(tree, info)   # the call sites of kernel factories, before scanning them
     scan_module(tree, info)
+    local_type_aliases(tree, info)
     launch_sites.collect(tree, info)
     registry = FuncRegistry(info)
     kernels = []

@@ -246,3 +246,36 @@ def scan_factory(fn: ast.FunctionDef | ast.AsyncFunctionDef, info: ModuleInfo, o
     for d in inner:
         if not register_definition(d, info, scope):
             scan_factory(d, info, scope)
+
+
+def local_type_aliases(tree: ast.Module, info: ModuleInfo) -> None:
+    """Type aliases bound inside functions (`dtype = wp.float16` in a test
+    function, read by a kernel defined there): a name that the file binds
+    only ever by `name = <type>` in functions, always to the same type
+    expression, and never at module level or as a parameter, is an alias of
+    that type for the definitions of the file."""
+    seen: dict[str, list] = {}
+    for fn in ast.walk(tree):
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            continue
+        a = fn.args
+        for p in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg]:
+            if p is not None:
+                seen.setdefault(p.arg, []).append(None)
+        body = list(_own_nodes(fn.body if isinstance(fn.body, list) else [fn.body]))
+        simple = set()
+        for n in body:
+            if isinstance(n, ast.Assign) and len(n.targets) == 1 \
+                    and isinstance(n.targets[0], ast.Name):
+                seen.setdefault(n.targets[0].id, []).append(n.value)
+                simple.add(id(n.targets[0]))
+        for n in body:
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and id(n) not in simple:
+                seen.setdefault(n.id, []).append(None)
+    for name, values in seen.items():
+        if name in info.type_aliases or name in info.constants or name in info.nonconstant \
+                or any(v is None for v in values):
+            continue
+        dumps = {ast.dump(v) for v in values}
+        if len(dumps) == 1 and value_type(info, values[0]) is not None:
+            info.type_aliases[name] = values[0]
