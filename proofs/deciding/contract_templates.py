@@ -233,6 +233,7 @@ class _Deps:
     indexes: set = field(default_factory=set)
     scales: set = field(default_factory=set)
     loads: set = field(default_factory=set)      # sites of the loads read
+    component: int | None = None                  # the `wp.tid()` component an index is
 
 
 class _Walker:
@@ -244,6 +245,39 @@ class _Walker:
         self.written = {ins.array.name for _, ins in kernel.instructions() if facts.writes_memory(ins)}
         self.dom = dominators(kernel)
         self.sites = {id(ins): (b.label, i) for b in kernel.blocks for i, ins in enumerate(b.instrs)}
+
+    def component(self, op, depth: int = 0) -> int | None:
+        """Which launch dimension's thread index `op` is (up to constant
+        offsets and factors): `vk.tid()` gives component k of an n-d launch as
+        `(linear // prod(D[k+1:])) % D[k]` (no `%` for k = 0); None when it
+        is not one."""
+        ins = self.defs.get(op.id) if isinstance(op, Value) and depth < 12 else None
+        if isinstance(ins, Special) and ins.kind in ("thread_idx", "block_idx"):
+            return 0 if self.kernel.launch_ndim == 1 else None
+        if not isinstance(ins, BinOp):
+            return self.component(ins.operand, depth + 1) if type(ins).__name__ == "Cast" else None
+        if ins.op == "mod":
+            dims = self._launch_product(ins.rhs)
+            return dims[0] if dims and len(dims) == 1 else None
+        if ins.op in ("floordiv", "div"):
+            dims = self._launch_product(ins.rhs)
+            return min(dims) - 1 if dims and min(dims) >= 1 else None
+        if ins.op in ("add", "sub", "mul"):
+            sides = [self.component(x, depth + 1) for x in (ins.lhs, ins.rhs) if not isinstance(x, Const)]
+            found = {c for c in sides if c is not None}
+            return found.pop() if len(found) == 1 and (len(sides) == 1 or
+                                                      self.kernel.launch_ndim == 1) else None
+        return None
+
+    def _launch_product(self, op) -> list[int] | None:
+        """The launch dims `op` multiplies (`D1 * D2` -> [1, 2]), or None."""
+        ins = self.defs.get(op.id) if isinstance(op, Value) else None
+        if isinstance(ins, Special) and ins.kind == "launch_dim":
+            return [ins.dim]
+        if isinstance(ins, BinOp) and ins.op == "mul":
+            a, b = self._launch_product(ins.lhs), self._launch_product(ins.rhs)
+            return a + b if a is not None and b is not None else None
+        return None
 
     def deps(self, operands, block: str | None) -> _Deps:
         d, seen = _Deps(), set()
@@ -287,9 +321,11 @@ class _Walker:
 
 def _launch_terms(kernel: Kernel, d: _Deps, k: int) -> list[Term]:
     """Launch dims an index may follow: those it reads, every one when it
-    reads thread ids; dimension k first."""
+    reads thread ids; the tid component it is first (`d.component`), else
+    dimension k."""
     dims = set(d.launch) | (set(range(kernel.launch_ndim)) if d.thread else set())
-    return [Term("launch", index=j) for j in sorted(dims, key=lambda j: (j != k, j))]
+    first = d.component if d.component is not None else k
+    return [Term("launch", index=j) for j in sorted(dims, key=lambda j: (j != first, j))]
 
 
 def _length_atoms(kernel: Kernel, s: Term, d: _Deps, k: int, written: set) -> list[Atom]:
@@ -334,7 +370,9 @@ def candidates(kernel: Kernel, spec: ObligationSpec, walker: "_Walker | None" = 
     out: list[Atom] = []
     if spec.kind is ObligationKind.BOUNDS and ins.array.space == "global":
         s = Term("shape", ins.array.name, spec.dim)
-        out = _length_atoms(kernel, s, w.deps([ins.indices[spec.dim]], lbl), spec.dim, w.written)
+        d = w.deps([ins.indices[spec.dim]], lbl)
+        d.component = w.component(ins.indices[spec.dim])
+        out = _length_atoms(kernel, s, d, spec.dim, w.written)
     elif spec.kind is ObligationKind.DIV_ZERO:
         out = _scalar_atoms(w.deps([ins.rhs], None))
     elif spec.kind in (ObligationKind.ASSERT, ObligationKind.INVARIANT):
@@ -345,11 +383,18 @@ def candidates(kernel: Kernel, spec: ObligationSpec, walker: "_Walker | None" = 
                     if a.family < 7]
     elif spec.kind is ObligationKind.RACE and spec.other is not None:
         other = kernel.block(spec.other[0]).instrs[spec.other[1]]
+        per_thread = False
         for access in (ins, other):
+            d = w.deps(access.indices[:access.array.ndim], None)
+            per_thread = per_thread or d.thread or bool(d.launch) or bool(d.indexes)
             if facts.writes_memory(access) and access.array.space == "global":
-                d = w.deps(access.indices[:access.array.ndim], None)
                 out += [Atom("all_distinct", array=i, family=1) for i in sorted(d.indexes)
                         if i not in w.written]
+        if not per_thread and ins.array.space == "global":
+            # both touch elements no thread id picks (`counter[0] += 1`): Warp code
+            # launches such a kernel with one thread
+            out += [Atom("eq", Term("launch", index=j), Term("const", index=1), family=2)
+                    for j in range(kernel.launch_ndim)]
     seen, ranked = set(), []
     for a in sorted(out, key=lambda a: a.family):
         if a.key() not in seen and all(n.isidentifier() for n in a.names()):

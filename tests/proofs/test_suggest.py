@@ -37,12 +37,12 @@ PAIRS = HEAD + textwrap.dedent("""
         out[i] = w[idx[2 * i + 1]]
     """)
 
-SAME_CELL = HEAD + textwrap.dedent("""
+FOLD = HEAD + textwrap.dedent("""
     @wp.kernel
-    def same_cell(x: wp.array[float], out: wp.array[float]):
+    def fold(out: wp.array[float]):
         i = wp.tid()
-        if i < x.shape[0] and out.shape[0] > 0:
-            out[0] = x[i]
+        if out.shape[0] >= 4:
+            out[i % 4] = 1.0
     """)
 
 
@@ -95,13 +95,45 @@ def test_the_verdict_stays_failed_and_the_report_carries_the_suggestion():
     assert data["proved_under_suggestion"] is True and "suggested_requires" not in without.to_json()
 
 
-def test_no_template_helps_a_race_on_one_cell():
-    k = _kernel(SAME_CELL, "same_cell")
+COUNTER = HEAD + textwrap.dedent("""
+    @wp.kernel
+    def bump(counter: wp.array[int]):
+        counter[0] = counter[0] + 1
+    """)
+
+PLANE = HEAD + textwrap.dedent("""
+    @wp.kernel
+    def plane(vol: wp.array3d[float], y: int, out: wp.array2d[float]):
+        i, k = wp.tid()
+        out[i, k] = vol[i, y, k]
+    """)
+
+
+def test_a_kernel_warp_launches_with_one_thread_gets_that_launch():
+    k = _kernel(COUNTER, "bump")
+    obligations, spent = _prove(k)
+    s = suggest_contract(k, obligations, per_check=10 * MEGA, budget_units=2 * spent)
+    assert s is not None and s.proved
+    assert set(s.requires) == {"counter.shape[0] > 0", "vk.launch_dim() == 1"}
+
+
+def test_each_index_of_a_2d_launch_is_tied_to_its_own_launch_dimension():
+    k = _kernel(PLANE, "plane")
+    obligations, spent = _prove(k)
+    s = suggest_contract(k, obligations, per_check=10 * MEGA, budget_units=2 * spent)
+    assert s is not None and s.proved
+    assert set(s.requires) == {"vk.launch_dim(0) <= vol.shape[0]", "vk.launch_dim(1) <= vol.shape[2]",
+                               "y < vol.shape[1]", "y >= 0", "vk.launch_dim(0) <= out.shape[0]",
+                               "vk.launch_dim(1) <= out.shape[1]"}
+
+
+def test_no_template_helps_threads_that_write_one_cell():
+    k = _kernel(FOLD, "fold")
     obligations, spent = _prove(k)
     failed = {ob.kind for ob in obligations if ob.status is Status.FAILED}
     assert failed == {ObligationKind.RACE}
     assert suggest_contract(k, obligations, per_check=10 * MEGA, budget_units=2 * spent) is None
-    report = prove_mir(k, file="same_cell.py", suggest=True)
+    report = prove_mir(k, file="fold.py", suggest=True)
     assert report.status is KernelStatus.FAILED and report.suggested_requires == ()
 
 
@@ -161,7 +193,8 @@ def _shape_of(instrs):
     ([Atom("all_in_range", rhs=Term("shape", "x", 0), array="idx"),
       Atom("all_distinct", array="idx")], "idx: wp.array[int], x: wp.array[float]", "i"),
     ([Atom("le", Term("launch", index=1), Term("shape", "m", 1)),
-      Atom("eq", Term("shape", "m", 0), Term("launch", index=0))], "m: wp.array2d[float]", "i, j"),
+      Atom("eq", Term("shape", "m", 0), Term("launch", index=0)),
+      Atom("eq", Term("launch", index=1), Term("const", index=1))], "m: wp.array2d[float]", "i, j"),
 ])
 def test_template_text_compiles_to_the_mir_the_search_proves(atoms, params, tid):
     body = f"@wp.kernel\ndef k({params}):\n    {tid} = wp.tid()\n"
