@@ -376,3 +376,15 @@ def test_type_aliases_bound_in_functions(other, ok):
         assert k.params[0].dtype.name == "float16"
     else:
         assert first_error(src).rule == "annotation"
+
+
+def test_overloads_bound_to_names():
+    src = ("from typing import Any\n" + W + "@wp.kernel\ndef fill(a: wp.array[Any], v: Any):\n"
+           "    a[wp.tid()] = v\n\nfill_int = wp.overload(fill, [wp.array[int], int])\n"
+           "fill_vec = wp.overload(fill, [wp.array[wp.vec2], wp.vec2])\n")
+    r = compile_text(src)
+    assert not r.all_errors and r.kernel_names == ["fill__0", "fill__1"]
+    a, v = np.zeros(3, np.int32), np.zeros((2, 2), np.float32)
+    vk.launch(r.kernel("fill__0").mir, 3, [a, 7])
+    vk.launch(r.kernel("fill__1").mir, 2, [v, (1.0, 2.0)])
+    assert a.tolist() == [7, 7, 7] and v.tolist() == [[1.0, 2.0]] * 2

@@ -238,6 +238,10 @@ def scan_module(tree: ast.Module, info: ModuleInfo) -> None:
         elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
             value = stmt.value
+            if isinstance(value, ast.Call) and info.dsl_name(value.func) == "overload" \
+                    and value.args and isinstance(value.args[0], ast.Name):
+                # `fill_int = wp.overload(kernel, [...])`: an overload, whatever it is bound to
+                info.overloads.setdefault(value.args[0].id, []).append(value)
             single = targets[0].id if len(targets) == 1 and isinstance(targets[0], ast.Name) else None
             if single is not None and value is not None:
                 try:
