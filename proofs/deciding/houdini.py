@@ -48,6 +48,7 @@ class Houdini:
                 if c.kind == "hint":
                     why = _hint_supported(enc, shape, c)
                     if why is not None:
+                        assert c.hint is not None   # a "hint" candidate carries its Assert
                         cs.remove(c)
                         self.result.hint_failures[c.hint] = HintFailure(HintPhase.UNSUPPORTED,
                                                                         None, why)
@@ -111,6 +112,7 @@ class Houdini:
     def hint_failed(self, c: Candidate, built, context: list, phase: str, model, edge) -> None:
         """Record why hint `c` fell: its phase and a model (a small one when
         one exists), or UNDECIDED without a model."""
+        assert c.hint is not None   # only "hint" candidates are recorded here
         if model is None:
             self.result.hint_failures[c.hint] = HintFailure(HintPhase.UNDECIDED, None, edge[0])
             return

@@ -13,6 +13,7 @@ other: they are never assumed unless proved.
 from __future__ import annotations
 
 import enum
+from typing import Any, Mapping
 from dataclasses import dataclass, field
 
 import z3
@@ -49,10 +50,12 @@ class Candidate:
     hint: Assert | None = None
     hint_site: tuple[str, int] | None = None
 
-    def build(self, enc: ThreadEncoding, state: dict[int, z3.ExprRef]) -> z3.BoolRef:
+    def build(self, enc: ThreadEncoding, state: Mapping[Any, z3.ExprRef]) -> z3.BoolRef:
+        """The candidate over `state` (phi id or "<iteration>" -> term)."""
         hv = enc.havoc[self.header]
         if self.kind == "hint":
-            expr = z3.Implies(enc.reach[self.hint_site[0]], enc.term(self.hint.cond))
+            hint, site = self.hint_parts()
+            expr = z3.Implies(enc.reach[site[0]], enc.term(hint.cond))
             pairs = [(hv.phis[i], state[i]) for i in hv.phis
                      if i in state and not hv.phis[i].eq(state[i])]
             return z3.substitute(expr, *pairs) if pairs else expr
@@ -90,13 +93,19 @@ class Candidate:
             return le(u, x, t)
         raise ValueError(f"unknown candidate kind {self.kind}")
 
+    def hint_parts(self) -> tuple[Assert, tuple[str, int]]:
+        """The Assert of a "hint" candidate and its site (both set for that kind)."""
+        assert self.hint is not None and self.hint_site is not None, self
+        return self.hint, self.hint_site
+
     def describe(self, kernel: Kernel) -> str:
         if self.kind == "hint":
-            return f"vk.invariant at line {self.hint.loc.line}"
+            return f"vk.invariant at line {self.hint_parts()[0].loc.line}"
         phi = _phi_by_id(kernel, self.header, self.phi_id)
         name = phi.result.name or str(phi.result)
         b = self.bound
-        bname = (str(b.value) if isinstance(b, Const) else (b.name or str(b))) if b is not None else ""
+        bname = (str(b.value) if isinstance(b, Const) else (b.name or str(b)) if isinstance(b, Value)
+                 else str(b)) if b is not None else ""
         text = {"ge0": f"{name} >= 0", "gt0": f"{name} > 0", "pow2": f"{name} & ({name}-1) == 0",
                 "ge_init": f"{name} >= initial", "le_init": f"{name} <= initial",
                 "cong": f"({name} - initial) % {abs(self.step)} == 0",
@@ -180,12 +189,13 @@ def generate_candidates(kernel: Kernel, shape: CfgShape) -> dict[str, list[Candi
                     if src in lp.latches and isinstance(nxt, Value):
                         for u in _loop_invariant_steps(kernel, defined_in, body, nxt, phi.result):
                             cands.append(Candidate(lp.header, "cong_sym", pid, bound=u))
-        unique, seen = [], set()
-        for c in cands:
-            key = c.describe(kernel)
+        unique: list[Candidate] = []
+        seen: set[str] = set()
+        for cand in cands:
+            key = cand.describe(kernel)
             if key not in seen:
                 seen.add(key)
-                unique.append(c)
+                unique.append(cand)
         cands = unique
         for a in lp.invariants:
             site = _find_site(kernel, a)
@@ -268,10 +278,11 @@ class HoudiniResult:
 def _hint_supported(enc: ThreadEncoding, shape: CfgShape, c: Candidate) -> str | None:
     """None when the hint is a function of the loop's havocked phis and values
     defined outside the loop; else the reason it cannot be checked."""
+    hint, site = c.hint_parts()
     try:
-        expr = z3.Implies(enc.reach[c.hint_site[0]], enc.term(c.hint.cond))
-    except UnsupportedConstruct as e:
-        return str(e)
+        expr = z3.Implies(enc.reach[site[0]], enc.term(hint.cond))
+    except UnsupportedConstruct as err:
+        return str(err)
     body = set(next(lp.body for lp in enc.kernel.loops if lp.header == c.header))
     own = {str(v) for v in enc.havoc[c.header].phis.values()}
     seen, stack = set(), [expr]
