@@ -87,12 +87,13 @@ class PeeledContext:
         cross-thread claim the under-approximation does not support); one
         thread's own violations stay real up to the cut, so other kinds use
         `ctx`."""
-        if kind is not ObligationKind.DIVERGENCE or self.ctx is None:
-            return self.ctx
+        ctx = self.ctx
+        if kind is not ObligationKind.DIVERGENCE or ctx is None:
+            return ctx
         if self._divergence_ctx is None:
-            cut = frozenset(b.label for b in self._ctx.kernel.blocks) - \
+            cut = frozenset(b.label for b in ctx.kernel.blocks) - \
                 frozenset(b.label for b in self.kernel.blocks)
-            self._divergence_ctx = ProofContext(self._ctx.kernel, *self._launch, self.budget,
+            self._divergence_ctx = ProofContext(ctx.kernel, *self._launch, self.budget,
                                                 infeasible=cut,
                                                 max_array_bytes=self._max_array_bytes)
         return self._divergence_ctx
@@ -356,6 +357,8 @@ def _decide_copy(peeled: PeeledContext, spec: ObligationSpec, copy: ObligationSp
     large to replay, the decider runs again under looser size hints (only
     the arrays kept small) while the budget lasts (`spent()` is False)."""
     ctx = peeled.context_for(copy.kind)
+    if ctx is None:                    # the peeled kernel cannot be encoded: no search
+        return None
     ob = _exact_failure(ctx, copy, None)
     tiers = iter(_HINT_TIERS)
     while ob is not None and not _replayable(ob.counterexample) \
@@ -370,6 +373,7 @@ def _decide_copy(peeled: PeeledContext, spec: ObligationSpec, copy: ObligationSp
     if ob is None:
         return None
     cex = ob.counterexample
+    assert cex is not None   # _exact_failure keeps only failures with a counterexample
     where = peeled.sites.describe(copy.site[0])
     if copy.other is not None and copy.other[0] != copy.site[0]:
         other = peeled.sites.describe(copy.other[0])
