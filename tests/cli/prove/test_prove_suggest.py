@@ -10,6 +10,9 @@ from pathlib import Path
 
 from helpers_report import cli, validate_report, validate_sarif
 
+from verikern.app.cache import report_from_data, report_to_data
+from verikern.app.prove import prove_file
+
 SRC = '''"""out = alpha * x + y, one thread per element (Warp style)."""
 import warp as wp
 
@@ -116,3 +119,19 @@ def test_the_readme_demo_is_proved_and_carries_exactly_the_suggested_contract(tm
     code, out, _ = cli("prove", bare, "--no-cache")
     assert code == 1 and "FAILED  saxpy" in out
     assert _decorators(out) == [decorator] and "verdict under it: proved" in out
+
+
+def test_a_cached_verdict_keeps_its_suggestion(tmp_path):
+    path, cache = _write(tmp_path), tmp_path / "cache"
+    _, first, _ = cli("prove", path, "--cache-dir", cache, "--format", "json")
+    _, second, _ = cli("prove", path, "--cache-dir", cache, "--format", "json")
+    (a,), (b,) = json.loads(first)["kernels"], json.loads(second)["kernels"]
+    assert not a["cached"] and b["cached"]
+    for key in ("status", "suggested_requires", "suggested_decorators", "proved_under_suggestion"):
+        assert a[key] == b[key]
+    # --no-suggest is another cache entry: no suggestion read back for it
+    _, third, _ = cli("prove", path, "--cache-dir", cache, "--format", "json", "--no-suggest")
+    (c,) = json.loads(third)["kernels"]
+    assert not c["cached"] and "suggested_requires" not in c
+    (report,) = prove_file(path, suggest=True)
+    assert report_from_data(report_to_data(report)) == report
