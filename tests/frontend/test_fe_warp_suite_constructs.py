@@ -388,3 +388,17 @@ def test_overloads_bound_to_names():
     vk.launch(r.kernel("fill__0").mir, 3, [a, 7])
     vk.launch(r.kernel("fill__1").mir, 2, [v, (1.0, 2.0)])
     assert a.tolist() == [7, 7, 7] and v.tolist() == [[1.0, 2.0]] * 2
+
+
+def test_generic_kernel_typed_by_a_launch_with_tuple_data():
+    src = ("from typing import Any\n" + W + "@wp.kernel\ndef dbl(a: wp.array[Any]):\n"
+           "    i = wp.tid()\n    a[i] = a[i] + a[i]\n\n"
+           "def run():\n    a0 = wp.array((1, 2, 3), dtype=wp.vec3)\n"
+           "    a1 = wp.array((1.5, 2.5), dtype=float)\n"
+           "    wp.launch(dbl, a0.shape, (a0,))\n    wp.launch(dbl, a1.shape, (a1,))\n")
+    r = compile_text(src)
+    assert not r.all_errors, [e.render() for e in r.all_errors]
+    v, f = np.float32([[1, 2, 3]]), np.float32([1.5, 2.5])
+    vk.launch(r.kernel("dbl__0").mir, 1, [v])
+    vk.launch(r.kernel("dbl__1").mir, 2, [f])
+    assert v.tolist() == [[2, 4, 6]] and f.tolist() == [3.0, 5.0]

@@ -5,7 +5,7 @@ Invariant: a launch site gives an instance only when every argument's type
 is certain from the source: a literal (int -> int32, float -> float32, bool),
 a typed constructor (`wp.float64(...)`, `wp.vec3(...)`), or an array made by
 `wp.zeros/ones/empty/full(shape, dtype=T)` or `wp.array(..., dtype=T)` with a
-literal shape (or list data), directly or through a name bound once in the
+literal shape (or flat list or tuple data), directly or through a name bound once in the
 same function. Anything else skips the site (never a guessed type); distinct
 type tuples give distinct instances, in source order.
 """
@@ -89,7 +89,7 @@ def arg_type(info, node, bindings, depth=0):
     if name == "array":
         if "shape" in kw:
             nd = _ndim(kw["shape"], bindings, depth)
-        elif node.args and isinstance(node.args[0], ast.List) and not any(
+        elif node.args and isinstance(node.args[0], (ast.List, ast.Tuple)) and not any(
                 isinstance(e, (ast.List, ast.Tuple)) for e in node.args[0].elts):
             nd = 1
         else:
