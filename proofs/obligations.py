@@ -187,7 +187,7 @@ class KernelReport:
         return KernelStatus.PROVED
 
     def to_json(self) -> dict:
-        d = {
+        d: dict[str, Any] = {
             "file": self.file,
             "kernel": self.kernel,
             "status": self.status.value,
@@ -212,7 +212,7 @@ def reads_shared(ins) -> bool:
 def enumerate_obligations(kernel: Kernel) -> list[ObligationSpec]:
     """Every obligation of docs/LANGUAGE.md section 5, in source order of sites."""
     specs: list[ObligationSpec] = []
-    accesses: list[tuple[Point, object]] = []
+    accesses: list[tuple[Point, facts.MemoryAccess]] = []
     for b in kernel.blocks:
         for i, ins in enumerate(b.instrs):
             site = (b.label, i)
@@ -231,14 +231,14 @@ def enumerate_obligations(kernel: Kernel) -> list[ObligationSpec]:
                 specs.append(ObligationSpec(kind, ins.loc, site))
     for x in range(len(accesses)):
         for y in range(x, len(accesses)):
-            (s1, a), (s2, b) = accesses[x], accesses[y]
-            if a.array.name != b.array.name or a.array.space != b.array.space:
+            (s1, a), (s2, a2) = accesses[x], accesses[y]
+            if a.array.name != a2.array.name or a.array.space != a2.array.space:
                 continue
-            if not (facts.writes_memory(a) or facts.writes_memory(b)):
+            if not (facts.writes_memory(a) or facts.writes_memory(a2)):
                 continue
-            if isinstance(a, Atomic) and isinstance(b, Atomic):
+            if isinstance(a, Atomic) and isinstance(a2, Atomic):
                 continue
             specs.append(ObligationSpec(ObligationKind.RACE, a.loc, s1, other=s2,
-                                        other_loc=b.loc))
+                                        other_loc=a2.loc))
     specs.sort(key=lambda s: (s.loc.line, s.loc.col, list(ObligationKind).index(s.kind)))
     return specs
