@@ -402,3 +402,15 @@ def test_generic_kernel_typed_by_a_launch_with_tuple_data():
     vk.launch(r.kernel("dbl__0").mir, 1, [v])
     vk.launch(r.kernel("dbl__1").mir, 2, [f])
     assert v.tolist() == [[2, 4, 6]] and f.tolist() == [3.0, 5.0]
+
+
+def test_run_time_matrix_row_writes():
+    src = W + ("@wp.kernel\ndef k(j: int, out: wp.array[wp.mat22]):\n    m = wp.mat22()\n"
+               "    m[j] = wp.vec2(1.0, 2.0)\n    out[0] = m\n")
+    k = compile_ok(src)
+    for j, want in ((0, [[1.0, 2.0], [0.0, 0.0]]), (1, [[0.0, 0.0], [1.0, 2.0]])):
+        out = np.zeros((1, 2, 2), np.float32)
+        vk.launch(k, 1, [j, out])
+        assert out[0].tolist() == want
+    with pytest.raises(KernelAssertionError, match="vector index in range"):
+        vk.launch(k, 1, [2, np.zeros((1, 2, 2), np.float32)])

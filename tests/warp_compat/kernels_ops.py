@@ -255,3 +255,16 @@ def make_local_dtype():
 
 
 local_dtype = make_local_dtype()
+
+
+@vk.requires(lambda out: out.shape[0] >= 3 and vk.launch_dim() == 1)
+@wp.kernel(enable_backward=False)
+def run_time_rows(out: wp.array[wp.vec3]):
+    m = wp.types.matrix(shape=(5, 3), dtype=float)
+    m[0, 0] = 1.0
+    m[0][1] = 2.0
+    for i in range(1, 5):
+        m[i] = m[i - 1] + wp.vec3(1.0, 2.0, 3.0)
+    out[0] = m[4]
+    out[1] = m[2]
+    out[2] = m[0]

@@ -163,7 +163,7 @@ def test_verdicts_of_the_compat_kernels():
         "loop_variable_after": "proved", "static_values": "proved",
         "int_conditions": "proved", "matrices_from_vectors": "proved", "repeat": "proved",
         "near_trace_nan": "failed", "matrix_rows": "proved", "func_defaults": "proved",
-        "local_dtype": "proved"}
+        "local_dtype": "proved", "run_time_rows": "proved"}
 
 
 def test_loop_variable_after_a_constant_loop(kernels):
@@ -292,3 +292,13 @@ def test_type_alias_local_to_a_factory(kernels):
         out = np.zeros(1)
         vk.launch(kernels.local_dtype, 1, [values, out], device=dev)
         assert out.tolist() == [3.25], dev
+
+
+def test_run_time_matrix_rows(kernels):
+    theirs = under_warp(kernels.run_time_rows, 1, [np.zeros((3, 3), np.float32)], [wp.vec3])[0]
+    want = [[5.0, 10.0, 12.0], [3.0, 6.0, 6.0], [1.0, 2.0, 0.0]]       # by hand
+    assert theirs.tolist() == want
+    for dev in DEVICES:
+        out = np.zeros((3, 3), np.float32)
+        vk.launch(kernels.run_time_rows, 1, [out], device=dev)
+        assert out.tolist() == want, dev

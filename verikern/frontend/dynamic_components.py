@@ -1,6 +1,6 @@
 """Run-time indices into local vector and matrix values: `v[i]`, `m[i]`,
-`m[i, j]` (reads) and `v[i] = x`, `m[i, j] = x` (writes), as Warp 1.19
-allows.
+`m[i, j]` (reads) and `v[i] = x`, `m[i] = row`, `m[i, j] = x` (writes), as
+Warp 1.19 allows.
 
 Invariant: every such access first asserts `0 <= index < bound` for each
 index (an `assert` obligation named "vector index in range": Warp leaves an
@@ -53,17 +53,21 @@ def dynamic_write(chk, var, parts, value, loc):
     (a LocalRef) with a run-time index: temporaries, the range assertion,
     then every component set to `value` where the index matches."""
     t = var.type
+    row = isinstance(t, MatrixType) and len(parts) == 1   # m[i] = a row
     if isinstance(t, VectorType) and len(parts) == 1:
         bounds = (t.length,)
     elif isinstance(t, MatrixType) and len(parts) == 2:
         bounds = (t.rows, t.cols)
+    elif row:
+        bounds = (t.rows,)
     else:
         raise chk.error(f"cannot assign to this part of a {t} with a run-time index",
                         parts[0], "bad-assign-target", "use constant indices")
     out = []
-    x = chk._typed(value, t.dtype, what="a component")   # the value before the target
+    xt = vector_type(t.cols, t.dtype) if row else t.dtype
+    x = chk._typed(value, xt, what="a row" if row else "a component")   # value first
     tx = chk.temp()
-    chk.declare(tx, t.dtype, parts[0])
+    chk.declare(tx, xt, parts[0])
     out.append(H.Assign(tx, x, loc))
     idx = []
     for p in parts:
@@ -74,11 +78,13 @@ def dynamic_write(chk, var, parts, value, loc):
         idx.append(H.LocalRef(ti, e.type, e.loc))
     out.append(H.AssertStmt(_in_range(idx, bounds, loc), _MESSAGE, "assert", loc))
     flat = _flat(idx, bounds, loc)
-    xv = H.LocalRef(tx, t.dtype, loc)
+    xv = H.LocalRef(tx, xt, loc)
     for k in range(_size(t)):
-        here = H.CompareExpr("eq", flat, H.Literal(k, flat.type, loc), BOOL, loc)
+        sel = k // t.cols if row else k     # the row, or the component, index k belongs to
+        here = H.CompareExpr("eq", flat, H.Literal(sel, flat.type, loc), BOOL, loc)
+        new = H.ComponentExpr(xv, k % t.cols, 1, t.dtype, loc) if row else xv
         old = H.ComponentExpr(var, k, 1, t.dtype, loc)
-        out.append(H.AssignComponent(var.name, k, 1, H.CondExpr(here, xv, old, t.dtype, loc),
+        out.append(H.AssignComponent(var.name, k, 1, H.CondExpr(here, new, old, t.dtype, loc),
                                      loc))
     return out
 
