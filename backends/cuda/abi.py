@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ctypes
 import re
+from typing import Any
 from dataclasses import dataclass
 
 import numpy as np
@@ -95,7 +96,8 @@ def ptx_entry_params(ptx: str, entry: str) -> tuple[PtxParam, ...]:
     raise AbiMismatchError(f"the PTX has no .entry named {entry}")
 
 
-_SCALAR_CTYPES = {
+#: dtype name -> its ctypes scalar class (constructed from an int or a float by class)
+_SCALAR_CTYPES: dict[str, Any] = {
     "bool": ctypes.c_uint8, "int8": ctypes.c_int8, "int16": ctypes.c_int16,
     "int32": ctypes.c_int32, "int64": ctypes.c_int64, "uint8": ctypes.c_uint8,
     "uint16": ctypes.c_uint16, "uint32": ctypes.c_uint32, "uint64": ctypes.c_uint64,
@@ -141,7 +143,8 @@ def pack_parameters(kernel: Kernel, ptx_params: tuple[PtxParam, ...], *,
         raise AbiMismatchError(
             f"kernel {kernel.name}: the PTX entry has {len(ptx_params)} parameters but the "
             f"runtime's ABI packs {len(slots)} ({', '.join(s.kind + ':' + s.name for s in slots)})")
-    objects, values = [], []
+    objects: list[Any] = []   # ctypes objects: the scalars and arrays argv points at, then argv
+    values: list[Any] = []
     for slot, pparam in zip(slots, ptx_params):
         if slot.kind == "pointer":
             value = int(pointers[slot.name])
