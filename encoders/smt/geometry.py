@@ -27,6 +27,7 @@ it outright, and that a product with a repeated dim gets no fact).
 """
 from __future__ import annotations
 
+import itertools
 from typing import Sequence
 
 import z3
@@ -140,3 +141,89 @@ def thread_geometry_facts(launch, encs) -> list:
         for j in range(i + 1, len(linear)):
             out += tid_injectivity(linear[i], linear[j], dims)
     return out
+
+
+def _no_overflow(x, y):
+    return z3.BVMulNoOverflow(x, y, signed=True)
+
+
+def _is_half_width(e) -> bool:
+    """`e` is sign- or zero-extended from at most half its width (so a
+    product of two such terms cannot overflow)."""
+    n = e.size()
+    return (z3.is_app_of(e, z3.Z3_OP_SIGN_EXT) or z3.is_app_of(e, z3.Z3_OP_ZERO_EXT)) \
+        and e.arg(0).size() * 2 <= n
+
+
+class MonotoneProducts:
+    """Instances of monotonicity for products that share a factor (signed
+    comparisons; each a theorem of bit-vector arithmetic):
+
+    - `0 <= a < h, 0 <= w, h*w without signed overflow  =>
+       0 <= a*w <= h*w - w, and a*w without signed overflow` (as integers
+       a*w <= (h - 1)*w; a flat index `y*w + x` with `x < w` stays below h*w);
+    - `a1 == a2  =>  a1*w == a2*w` (congruence, lost by the abstraction);
+    - the overflow guard itself: `h == D_i, w == D_j` for distinct launch dims
+      (their product is at most the launch size), or h and w extended from at
+      most half the width (`int64(y) * int64(width)`).
+
+    For every pair of products met in the formulas given so far whose
+    operands share a term (at most MAX_MONOTONE_PAIRS pairs per context)."""
+
+    MAX_MONOTONE_PAIRS = 64
+
+    def __init__(self, dims: Sequence[z3.ExprRef]):
+        self._dims = [d for d in dims if not z3.is_bv_value(d)]
+        self._seen: set[int] = set()
+        self._products: list[z3.ExprRef] = []
+        self._pairs = 0
+        self._guards: set[int] = set()
+        self._facts: list[z3.BoolRef] = []
+
+    def _guard_facts(self, h, w) -> None:
+        key = _no_overflow(h, w)
+        if key.get_id() in self._guards:
+            return
+        self._guards.add(key.get_id())
+        if _is_half_width(h) and _is_half_width(w):
+            self._facts.append(key)
+            return
+        if h.size() != 32:
+            return
+        for di, dj in itertools.permutations(self._dims, 2):
+            self._facts.append(z3.Implies(z3.And(h == di, w == dj), key))
+
+    def _pair(self, p, q) -> None:
+        for a, w in ((p.arg(0), p.arg(1)), (p.arg(1), p.arg(0))):
+            for h, w2 in ((q.arg(0), q.arg(1)), (q.arg(1), q.arg(0))):
+                if not w.eq(w2) or a.eq(h):
+                    continue
+                zero = z3.BitVecVal(0, p.size())
+                self._facts.append(z3.Implies(
+                    z3.And(a >= zero, a < h, w >= zero, _no_overflow(h, w)),
+                    z3.And(p >= zero, p <= q - w, _no_overflow(a, w))))
+                self._facts.append(z3.Implies(a == h, p == q))
+                self._guard_facts(h, w)
+                self._pairs += 1
+                return
+
+    def for_formulas(self, formulas) -> list:
+        stack = list(formulas)
+        while stack:
+            e = stack.pop()
+            i = e.get_id()
+            if i in self._seen or not z3.is_app(e):
+                continue
+            self._seen.add(i)
+            stack.extend(e.children())
+            if not (z3.is_app_of(e, z3.Z3_OP_BMUL) and e.num_args() == 2) or \
+                    any(z3.is_bv_value(a) for a in e.children()):
+                continue
+            for q in self._products:
+                if self._pairs >= self.MAX_MONOTONE_PAIRS:
+                    break
+                if q.size() == e.size():
+                    self._pair(e, q)
+                    self._pair(q, e)
+            self._products.append(e)
+        return list(self._facts)

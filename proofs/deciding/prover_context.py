@@ -16,7 +16,7 @@ import z3
 
 from verikern.encoders.smt.encoder import CfgShape, ThreadEncoding, divmod_lemmas
 from verikern.encoders.smt.abstraction import NonlinearAbstraction
-from verikern.encoders.smt.geometry import DimProducts, thread_geometry_facts
+from verikern.encoders.smt.geometry import DimProducts, MonotoneProducts, thread_geometry_facts
 from verikern.encoders.smt.launch import DEFAULT_MAX_ARRAY_BYTES, LaunchModel
 from verikern.encoders.smt.lemmas import RemainderLemmas
 from verikern.encoders.smt.semantics import UnsupportedConstruct
@@ -86,6 +86,7 @@ class ProofContext:
         # symbolic `%` in the kernel, or a symbolic-stride congruence candidate)
         self.lemmas = RemainderLemmas() if self._may_use_remainders() else None
         self.dim_products = DimProducts(self.launch.dims, self.launch.size)
+        self.monotone = MonotoneProducts(self.launch.dims)
         self._abstracted: dict[int, tuple] = {}
         self.A = self.encoding("A")
         self._check_admissible()
@@ -289,6 +290,7 @@ class ProofContext:
             f += thread_identity_lemmas(self.launch, encs)
             f += thread_geometry_facts(self.launch, encs)
             f += self.dim_products.for_formulas(f)
+            f += self.monotone.for_formulas(f + _value_terms(encs))
             for e1, e2 in itertools.combinations(encs, 2):
                 f += divmod_lemmas(e1, e2)
             if self.lemmas is not None:
@@ -323,7 +325,8 @@ class ProofContext:
             out += [f for f in e.facts if f.get_id() not in late]
             out += self.prior_division_facts(e, site)
         out += thread_identity_lemmas(self.launch, encs) + thread_geometry_facts(self.launch, encs)
-        return out + self.dim_products.for_formulas(out)
+        return out + self.dim_products.for_formulas(out) + \
+            self.monotone.for_formulas(out + _value_terms(encs))
 
     def prior_access_hints(self, encs: list[ThreadEncoding], full_sites: list) -> list:
         """For each copy at its site: the accesses it executed before the
@@ -391,6 +394,12 @@ class ProofContext:
         for f in formulas:
             out.append(self._abstracted[f.get_id()][1])
         return out
+
+
+def _value_terms(encs: list[ThreadEncoding]) -> list:
+    """Every integer term the copies compute (indices a query names are
+    among them), in a fixed order."""
+    return [v for e in encs for v in e.val.values() if z3.is_bv(v)]
 
 
 def thread_identity_lemmas(launch: LaunchModel, encs: list[ThreadEncoding]) -> list:

@@ -202,3 +202,56 @@ def test_a_1d_launch_tiled_by_block_idx_is_proved_in_the_abstraction():
 
 def test_overlapping_tiles_of_a_1d_launch_race():
     assert "race" in failing(prove_src(TILES_1D.replace("WIDTH", "8")))
+
+
+def test_monotone_product_lemmas_are_theorems():
+    """Flat-index monotonicity, congruence and the overflow guards, at 8
+    bits under the hardware facts of a 2-d launch."""
+    from verikern.encoders.smt.geometry import MonotoneProducts
+    dims, size, facts = _launch(2)
+    y, w, h, y2 = z3.BitVecs("y w h y2", W)
+    formulas = [y * w + 1 == 3, w * h == 9, y2 * w == 4]
+    lemmas = MonotoneProducts(dims).for_formulas(formulas)
+    assert len(lemmas) >= 8
+    for lemma in lemmas:
+        assert _valid(lemma, facts), lemma
+    y8, w8, h8 = z3.BitVecs("y8 w8 h8", 8)
+    wide = MonotoneProducts([]).for_formulas(
+        [z3.SignExt(8, y8) * z3.SignExt(8, w8) == 3, z3.SignExt(8, w8) * z3.SignExt(8, h8) != 0])
+    assert wide and all(_valid(lemma, []) for lemma in wide)
+
+
+def test_monotonicity_needs_its_overflow_guard():
+    """Negative cases: without `h*w` free of overflow, `y < h` does not bound
+    `y*w` below `h*w`; and products of a repeated launch dim get no guard."""
+    y, w, h = z3.BitVecs("y w h", W)
+    unguarded = z3.Implies(z3.And(y >= 0, y < h, w >= 0), y * w <= h * w - w)
+    assert not _valid(unguarded, [])
+    from verikern.encoders.smt.geometry import MonotoneProducts
+    dims, size, facts = _launch(2)
+    lemmas = MonotoneProducts(dims).for_formulas([y * dims[1] == 1, dims[1] * dims[1] == 2])
+    assert not any(z3.is_app_of(lemma, z3.Z3_OP_IMPLIES)
+                   and "launch_dim" in str(lemma.arg(0)) and str(lemma.arg(0)).count("D1") > 1
+                   for lemma in lemmas)
+    for lemma in lemmas:
+        assert _valid(lemma, facts), lemma
+
+
+FLAT_IMAGE = """
+    @vk.kernel
+    def k(f: vk.array(dtype=vk.float32), out: vk.array(dtype=vk.float32, ndim=2), width: vk.int32, height: vk.int32):
+        vk.requires(vk.launch_dim(0) == height and vk.launch_dim(1) == width)
+        vk.requires(out.shape[0] == height and out.shape[1] == width)
+        vk.requires(f.shape[0] == SIZE)
+        y, x = vk.tid()
+        out[y, x] = f[y * width + x]
+"""
+
+
+def test_a_flat_index_with_a_symbolic_width_is_in_bounds():
+    assert_verdicts(prove_src(FLAT_IMAGE.replace("SIZE", "width * height")))   # unknown before
+
+
+def test_a_flat_index_one_row_too_far_fails():
+    obs = prove_src(FLAT_IMAGE.replace("SIZE", "width * height - width"))
+    assert "bounds" in failing(obs)
