@@ -414,3 +414,21 @@ def test_run_time_matrix_row_writes():
         assert out[0].tolist() == want
     with pytest.raises(KernelAssertionError, match="vector index in range"):
         vk.launch(k, 1, [2, np.zeros((1, 2, 2), np.float32)])
+
+
+@pytest.mark.parametrize("binding, use, ok", [
+    ("X = wp.constant(wp.float64(0.5))", "out[0] = X * wp.float64(4.0)", True),
+    ("X = wp.float64(0.5)", "out[0] = X * wp.float64(4.0)", True),
+    ("X = wp.constant(wp.float64(0.5))", "out[0] = wp.float64(X * 4.0) + wp.float64(1.5)", True),
+    ("X = wp.constant(wp.float64(0.5))\nX = wp.float64(1.0)", "out[0] = X", False),   # rebound
+    ("X = wp.float32(0.5)", "out[0] = X", False),     # float32 into a float64 element
+    ("X = wp.int8(300)", "out[0] = wp.float64(X)", False),   # out of range: not a constant
+])
+def test_typed_module_constants(binding, use, ok):
+    src = W + binding + "\n\n@wp.kernel\ndef k(out: wp.array[wp.float64]):\n    " + use + "\n"
+    if ok:
+        out = np.zeros(1)
+        vk.launch(compile_ok(src), 1, [out])
+        assert out[0] in (2.0, 3.5)
+    else:
+        assert first_error(src).rule in ("closure", "type-mismatch", "implicit-conversion")

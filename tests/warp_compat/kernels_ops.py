@@ -1,6 +1,8 @@
 """Operators and constants Warp's own tests use, written for verikern's
 compatibility suite: `==`/`!=` on vectors and matrices, a scalar divided by
 a vector/matrix/quat, row vector times matrix, Warp's named constants."""
+import math
+
 import warp as wp
 
 import verikern as vk
@@ -268,3 +270,18 @@ def run_time_rows(out: wp.array[wp.vec3]):
     out[0] = m[4]
     out[1] = m[2]
     out[2] = m[0]
+
+
+F64_TWO_PI = wp.constant(wp.float64(2.0 * math.pi))
+I64_SEVEN = wp.constant(wp.int64(7))
+H_TENTH = wp.float16(0.1)
+
+
+@vk.requires(lambda b, v, out, o2, o3: b.shape[0] >= 2 and v.shape[0] >= 1 and out.shape[0] >= 1)
+@vk.requires(lambda o2, o3: o2.shape[0] >= 1 and o3.shape[0] >= 1 and vk.launch_dim() == 1)
+@wp.kernel
+def typed_constants(b: wp.array[wp.float64], v: wp.array[wp.int64], out: wp.array[wp.float64],
+                    o2: wp.array[wp.int64], o3: wp.array[wp.float16]):
+    out[0] = -F64_TWO_PI * b[0] / (b[1] * b[1])
+    o2[0] = -I64_SEVEN * v[0]
+    o3[0] = H_TENTH + H_TENTH

@@ -163,7 +163,7 @@ def test_verdicts_of_the_compat_kernels():
         "loop_variable_after": "proved", "static_values": "proved",
         "int_conditions": "proved", "matrices_from_vectors": "proved", "repeat": "proved",
         "near_trace_nan": "failed", "matrix_rows": "proved", "func_defaults": "proved",
-        "local_dtype": "proved", "run_time_rows": "proved"}
+        "local_dtype": "proved", "run_time_rows": "proved", "typed_constants": "proved"}
 
 
 def test_loop_variable_after_a_constant_loop(kernels):
@@ -302,3 +302,16 @@ def test_run_time_matrix_rows(kernels):
         out = np.zeros((3, 3), np.float32)
         vk.launch(kernels.run_time_rows, 1, [out], device=dev)
         assert out.tolist() == want, dev
+
+
+def test_typed_module_constants(kernels):
+    values = [np.float64([3.0, 2.0]), np.int64([5]), np.zeros(1), np.zeros(1, np.int64),
+              np.zeros(1, np.float16)]
+    theirs = under_warp(kernels.typed_constants, 1, values,
+                        [wp.float64, wp.int64, wp.float64, wp.int64, wp.float16])
+    want = [[-2 * math.pi * 3.0 / 4.0], [-35], [float(np.float16(0.1) + np.float16(0.1))]]
+    assert [t.tolist() for t in theirs[2:]] == want
+    for dev in DEVICES:
+        mine = [v.copy() for v in values]
+        vk.launch(kernels.typed_constants, 1, mine, device=dev)
+        assert [m.tolist() for m in mine[2:]] == want, dev

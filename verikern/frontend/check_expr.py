@@ -287,6 +287,9 @@ class ExprChecker(_Host):
                              node, "no-tuples", f"write {name}[0]")
         if name in self.info.aliases:
             raise self.error(f"the module {name!r} is not a value", node, "unknown-name")
+        if name in self.info.typed_constants:   # X = wp.constant(wp.float64(2.0)): typed
+            v, t = self.info.typed_constants[name]
+            return H.Literal(v, t, self.loc(node))
         if name in self.info.nonconstant or name in self.info.funcs or \
                 any(d.node.name == name for d in self.info.kernels):
             raise self.error(f"kernel code cannot read the module-level name {name!r}: only "

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from verikern.errors import KernelError
+from verikern.hir.types import BOOL, ScalarType
 from verikern.mir.nodes import SourceLoc
 
 DSL_MODULES = ("verikern", "warp")
@@ -65,6 +66,8 @@ class ModuleInfo:
     kernel_fast_math: bool | None = None   # scratch: the decorator being read
     launch_sites: dict[str, list] = field(default_factory=dict)  # kernel -> [(wp.launch, fn)]
     calls: dict[str, list] = field(default_factory=dict)  # plain name -> its ast.Call nodes
+    # names bound once to a typed literal (`X = wp.constant(wp.float64(2.0))`) -> (value, type)
+    typed_constants: dict[str, tuple] = field(default_factory=dict)
 
     @property
     def funcs(self) -> dict[str, Definition]:
@@ -205,9 +208,38 @@ def _rebind(info: ModuleInfo, name: str) -> None:
     a loop, a with or a try: e.g. `if __name__ == "__main__": N = args.n`):
     kernels see an unknown value of the type of its literal binding."""
     old = info.constants.pop(name, None)
+    info.typed_constants.pop(name, None)
     if isinstance(old, (bool, int, float)) and name not in info.nonconstant:
         info.rebound[name] = old
     info.nonconstant.add(name)
+
+
+def typed_constant(node: ast.AST, info: ModuleInfo):
+    """(value, type) of `wp.constant(T(literal))` or `T(literal)` with T a
+    numeric scalar type and the literal in T's range (floats rounded to T),
+    else None."""
+    from .annotations import value_type
+    from .typing_rules import round_float
+
+    if isinstance(node, ast.Call) and info.dsl_name(node.func) == "constant" \
+            and len(node.args) == 1 and not node.keywords:
+        node = node.args[0]
+    if not (isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords):
+        return None
+    t = value_type(info, node.func)
+    if not isinstance(t, ScalarType) or t == BOOL:
+        return None
+    try:
+        v = eval_module_constant(node.args[0], info)
+    except NotConstant:
+        return None
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return None
+    if t.is_float:
+        return round_float(float(v), t), t
+    if isinstance(v, int) and t.min_value <= v <= t.max_value:
+        return v, t
+    return None
 
 
 def _bind_target_names(target: ast.AST, out: set[str]) -> None:
@@ -250,15 +282,23 @@ def scan_module(tree: ast.Module, info: ModuleInfo) -> None:
                     continue
                 except NotConstant:
                     pass
+            typed = None
             if single is not None and value is not None:
                 from .annotations import value_type
                 if value_type(info, value) is not None:   # `vec5 = wp.types.vector(5, float)`
                     info.type_aliases[single] = value
                 else:
                     info.type_aliases.pop(single, None)
+                typed = typed_constant(value, info)
             names: set[str] = set()
             for t in targets:
                 _bind_target_names(t, names)
+            for n in names:
+                if n == single and typed is not None and n not in info.typed_constants \
+                        and n not in info.nonconstant:
+                    info.typed_constants[n] = typed
+                else:   # bound twice: which value a kernel sees depends on run time
+                    info.typed_constants.pop(n, None)
             for n in names:   # replaced for good: its literal says nothing of its type
                 info.constants.pop(n, None)
                 info.rebound.pop(n, None)
