@@ -21,7 +21,7 @@ from typing import Any, Callable, Union
 import z3
 
 from verikern.mir.nodes import (
-    Assert, Atomic, Barrier, BinOp, Branch, Cast, Compare, Const, Instr, Jump, Kernel, Operand,
+    ArrayRef, Assert, Atomic, Barrier, BinOp, Branch, Cast, Compare, Const, Instr, Jump, Kernel, Operand,
     Load, Phi, Requires, RequiresArray, Return, Select, ShapeOf, Special, Store,
     UnaryOp, Value,
 )
@@ -63,7 +63,7 @@ class LoadRecord:
     (for array-contract facts and counterexamples)."""
 
     site: tuple[str, int]
-    array: object
+    array: ArrayRef
     indices: tuple[z3.ExprRef, ...]        # widened, one per full dimension
     value: z3.ExprRef
     reach: z3.BoolRef

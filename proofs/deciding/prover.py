@@ -10,6 +10,7 @@ exhausted solver budget, `unknown`, an unsupported construct) gives UNKNOWN with
 from __future__ import annotations
 
 import time
+from typing import Any
 from dataclasses import replace
 
 import z3
@@ -393,57 +394,59 @@ def _loop_first(ctx, header, site) -> bool:
 
 
 def decide_race(ctx: ProofContext, spec: ObligationSpec) -> Obligation:
-    ins1, ins2 = _instr(ctx, spec.site), _instr(ctx, spec.other)
+    other, other_loc = spec.other, spec.other_loc
+    assert other is not None and other_loc is not None   # a race names its second access
+    ins1, ins2 = _instr(ctx, spec.site), _instr(ctx, other)
     arr = ins1.array
     A = ctx.A
-    what = (f"accesses to {arr.name} at lines {spec.loc.line} and {spec.other_loc.line}"
-            if spec.site != spec.other else f"access to {arr.name} at line {spec.loc.line}")
-    checks = []
+    what = (f"accesses to {arr.name} at lines {spec.loc.line} and {other_loc.line}"
+            if spec.site != other else f"access to {arr.name} at line {spec.loc.line}")
+    checks: list[tuple[str, Any, Any]] = []   # (mode, shared loops, interval starts)
     if arr.space == "global":
         checks.append(("blocks", None, None))
-    starts = ctx.intervals.common_starts(spec.site, spec.other)
+    starts = ctx.intervals.common_starts(spec.site, other)
     if starts:
-        shared = ctx.intervals.same_iteration_loops(spec.site, spec.other, starts)
+        shared = ctx.intervals.same_iteration_loops(spec.site, other, starts)
         checks.append(("same", shared, starts))
     undecided = None
     for mode, shared, starts in checks:
         B = ctx.pair(shared if mode == "same" else None)
         i1, i2 = A.index_terms(ins1), B.index_terms(ins2)
-        q = [_reach(A, spec.site), _reach(B, spec.other)]
+        q = [_reach(A, spec.site), _reach(B, other)]
         q += [a == b for a, b in zip(i1, i2)]
         if mode == "blocks":
             q.append(A.ident.block_idx != B.ident.block_idx)
         else:
             q += [A.ident.block_idx == B.ident.block_idx,
                   A.ident.thread_idx != B.ident.thread_idx]
-            paths, path_blocks = _same_interval(ctx, A, B, spec.site, spec.other, starts)
+            paths, path_blocks = _same_interval(ctx, A, B, spec.site, other, starts)
             q.append(paths)
-        ans = solve(ctx, [A, B], q, [spec.site, spec.other])
+        ans = solve(ctx, [A, B], q, [spec.site, other])
         if ans.status == Status.UNKNOWN:
             undecided = ans
             continue
         if ans.status == Status.FAILED:
             m = ans.model
             abstracted = _abstract_ops(A, spec.site, ins1.indices) or \
-                _abstract_ops(B, spec.other, ins2.indices) or \
-                (mode == "same" and (ctx.intervals.through_barrier_loop(spec.site, spec.other,
+                _abstract_ops(B, other, ins2.indices) or \
+                (mode == "same" and (ctx.intervals.through_barrier_loop(spec.site, other,
                                                                         starts)
                                      or any(e.reach_abstract.get(b, False)
                                             for e in (A, B) for b in path_blocks)))
             elem = [_wide_val(m, t) for t in i1]
             el = element_text(arr, elem)
             cex = counterexample(ctx, m, [A, B], abstracted, index=elem, array=arr.name,
-                                 lines=[spec.loc.line, spec.other_loc.line], element=el)
+                                 lines=[spec.loc.line, other_loc.line], element=el)
             (b1, t1), (b2, t2) = cex.threads
             writer = t1 if facts.writes_memory(ins1) else t2
             writer_b = b1 if facts.writes_memory(ins1) else b2
             if mode == "same":
                 msg = (f"threads {t1} and {t2} of block {b1} both access {el} "
                        f"{ctx.intervals.describe(starts)} (lines {spec.loc.line} and "
-                       f"{spec.other_loc.line}); thread {writer} writes")
+                       f"{other_loc.line}); thread {writer} writes")
             else:
                 msg = (f"thread {t1} of block {b1} and thread {t2} of block {b2} both access "
-                       f"{el} (lines {spec.loc.line} and {spec.other_loc.line}); thread "
+                       f"{el} (lines {spec.loc.line} and {other_loc.line}); thread "
                        f"{writer} of block {writer_b} writes")
             return _failed(spec, msg, cex)
     if undecided is not None:
@@ -485,7 +488,9 @@ def decide_divergence(ctx: ProofContext, spec: ObligationSpec) -> Obligation:
     same_block = [A.ident.block_idx == B.ident.block_idx,
                   A.ident.thread_idx != B.ident.thread_idx]
     line = spec.loc.line
-    queries = [("reach", [_reach(A, spec.site), z3.Not(_reach(B, spec.site))], None)]
+    # (kind, query, (loop, terminator, block) for "exit" and "return")
+    queries: list[tuple[str, list, tuple[Any, Any, str] | None]] = [
+        ("reach", [_reach(A, spec.site), z3.Not(_reach(B, spec.site))], None)]
     for lp in loops:
         hv_a, hv_b = A.havoc.get(lp.header), B.havoc.get(lp.header)
         if hv_a is None or hv_b is None:
@@ -526,10 +531,12 @@ def decide_divergence(ctx: ProofContext, spec: ObligationSpec) -> Obligation:
             msg = (f"thread {t1} of block {b} reaches the barrier at line {line} but thread "
                    f"{t2} of the same block does not (block_dim {cex.block_dim})")
         elif kind == "exit":
+            assert info is not None
             msg = (f"the loop at line {info[0].loc.line} contains the barrier at line {line} "
                    f"but only one of threads {t1} and {t2} of block {b} leaves it at line "
                    f"{info[1].loc.line} in the same iteration (block_dim {cex.block_dim})")
         else:
+            assert info is not None
             msg = (f"only one of threads {t1} and {t2} of block {b} returns at line "
                    f"{info[1].loc.line} inside the loop with the barrier at line {line}")
         return _failed(spec, msg, cex)

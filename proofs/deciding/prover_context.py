@@ -25,7 +25,7 @@ from verikern.mir.cfg import dominators
 from verikern.mir.facts import (
     accesses_memory, definitions, is_barrier, is_int_division, writes_memory,
 )
-from verikern.mir.nodes import Assert, Const, Kernel, RequiresArray
+from verikern.mir.nodes import Assert, BinOp, Const, Kernel, RequiresArray
 from verikern.mir.types import I32 as _I32
 
 from verikern.proofs.deciding.budget import MEGA, SolverBudget
@@ -73,7 +73,7 @@ class ProofContext:
                     self.divisions[(b.label, i)] = (ins.rhs, b.label)
         self.asserts = [(b.label, i) for b in kernel.blocks for i, ins in enumerate(b.instrs)
                         if isinstance(ins, Assert)]
-        self.contracts = {}
+        self.contracts: dict[str, list[RequiresArray]] = {}   # array name -> its content contracts
         for _, ins in kernel.instructions():
             if isinstance(ins, RequiresArray):
                 self.contracts.setdefault(ins.array.name, []).append(ins)
@@ -106,7 +106,8 @@ class ProofContext:
         self.intervals = IntervalMap(kernel, self._loops_always_entered())
 
     def _may_use_remainders(self) -> bool:
-        if any(self.kernel.block(lbl).instrs[i].op == "mod" for lbl, i in self.divisions):
+        if any(isinstance(d := self.kernel.block(lbl).instrs[i], BinOp) and d.op == "mod"
+               for lbl, i in self.divisions):   # (the divisions are BinOps)
             return True
         if any(a.kind == "invariant" for _, a in self.kernel.instructions()
                if isinstance(a, Assert)):
@@ -367,7 +368,9 @@ class ProofContext:
         out = []
         for dl, dp in self.asserts:
             if self.runs_before((dl, dp), site) and dl in enc.reach:
-                cond = self.kernel.block(dl).instrs[dp].cond
+                assertion = self.kernel.block(dl).instrs[dp]
+                assert isinstance(assertion, Assert)   # self.asserts holds Assert sites
+                cond = assertion.cond
                 out.append(z3.Implies(enc.reach[dl], enc.term(cond)))
         return out
 

@@ -34,13 +34,13 @@ def instr_facts(ins) -> InstrFacts:
         raise TypeError(f"no op-table entry for {type(ins).__name__}") from None
 
 
-def is_int_division(ins) -> bool:
+def is_int_division(ins) -> TypeGuard[BinOp]:
     """An integer div/floordiv/mod (anything the table marks `traps`)."""
     return isinstance(ins, BinOp) and ins.op in BINARY and BINARY[ins.op].traps \
         and ins.result.type.is_int
 
 
-def may_trap(ins) -> bool:
+def may_trap(ins) -> TypeGuard[BinOp]:
     """An integer division whose divisor is not a non-zero constant."""
     return is_int_division(ins) and not (isinstance(ins.rhs, Const) and ins.rhs.value != 0)
 
