@@ -27,8 +27,10 @@ def transpose_tiled(a: vk.array(dtype=vk.float32, ndim=2), out: vk.array(dtype=v
     col = bx * TILE + tx
     for k in range(0, TILE, ROWS):
         row = by * TILE + ty + k
+        v = 0.0
         if row < a.shape[0] and col < a.shape[1]:
-            tile[ty + k, tx] = a[row, col]
+            v = a[row, col]
+        tile[ty + k, tx] = v   # zero-padded: every tile element is written
     vk.sync_threads()
     ocol = by * TILE + tx
     for k in range(0, TILE, ROWS):

@@ -266,11 +266,34 @@ class StepEmitter:
             self.emit(f"vk_shadow_access({self.pointer(arr)}_shadow, T->flat, (int64_t)T->bidx * "
                       f"L->block_dim + T->tidx, L->block_dim, S->epoch, {n}, {write}, {atomic});", 2)
             self.emit("#endif", 0)
+        self.uninit_checks(site, ins)
         body(f"{self.pointer(arr)}[T->flat]")
         if otherwise is not None:
             self.emit("} else {")
             otherwise()
         self.emit("}")
+
+    def uninit_checks(self, site, ins) -> None:
+        """Replay only: a shared read (load, atomic) checks that some thread
+        of the block wrote the element before (the block's `_written` flags;
+        the replay runs the block's threads one at a time to each barrier, so
+        a write by another thread in the same interval may come after), and
+        a store or atomic sets the flag. CBMC models two threads of a block,
+        not all of them, so it gets no such check (its `uninit` obligations
+        stay unknown)."""
+        arr = ins.array
+        if arr.space != "shared":
+            return
+        specs = self.specs_at(site, ObligationKind.UNINIT)
+        if not specs and not writes_memory(ins):
+            return
+        flags = f"{self.pointer(arr)}_written[T->flat]"
+        self.emit("#ifdef VERIKERN_REPLAY", 0)
+        for spec in specs:
+            self.soft_check(flags, spec, "(void)", ";", indent=2)
+        if writes_memory(ins):
+            self.emit(f"{flags} = 1;", 2)
+        self.emit("#endif", 0)
 
     def soft_check(self, cond: str, spec, before: str, after: str, indent: int = 1,
                    macro: str = "VK_SOFT_CHECK") -> None:

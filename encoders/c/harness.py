@@ -131,7 +131,7 @@ class HarnessEmitter:
         out.append("typedef struct {")
         for a in self.k.shared:
             f = n.arrays[('shared', a.name)]
-            out.append(f"    {ctype(a.dtype)} *{f}; void *{f}_shadow;")
+            out.append(f"    {ctype(a.dtype)} *{f}; void *{f}_shadow; bool *{f}_written;")
         out.append("    int32_t epoch;   /* barrier intervals the block completed */")
         out.append("} vk_block;")
         out.append("typedef struct {")
@@ -182,15 +182,16 @@ class HarnessEmitter:
             out.append(f"    S->{f} = ({ctype(a.dtype)} *)vk_alloc({count}u, sizeof({ctype(a.dtype)}));")
             out.append(f"    vk_poison(S->{f}, {count}u, sizeof({ctype(a.dtype)}), "
                        f"{1 if a.dtype.is_float else 0});")
+            out.append("#ifdef VERIKERN_REPLAY")
             if self.step.shadowed(a):
-                out.append("#ifdef VERIKERN_REPLAY")
                 out.append(f"    S->{f}_shadow = vk_alloc({count}u, sizeof(vk_shadow));")
-                out.append("#endif")
+            out.append(f"    S->{f}_written = (bool *)vk_alloc({count}u, sizeof(bool));")
+            out.append("#endif")
         out.append("}")
         out.append("static void vk_block_free(vk_block *S) {")
         for a in self.k.shared:
             f = self.step.names.arrays[('shared', a.name)]
-            out.append(f"    free(S->{f}); free(S->{f}_shadow);")
+            out.append(f"    free(S->{f}); free(S->{f}_shadow); free(S->{f}_written);")
         out.append("    (void)S;\n}")
         return "\n".join(out) + "\n"
 

@@ -254,7 +254,7 @@ typedef struct {
     float *g1_partial; int32_t g1_partial_shape[1]; void *g1_partial_shadow;
 } vk_launch;
 typedef struct {
-    float *sh0_buf; void *sh0_buf_shadow;
+    float *sh0_buf; void *sh0_buf_shadow; bool *sh0_buf_written;
     int32_t epoch;   /* barrier intervals the block completed */
 } vk_block;
 typedef struct {
@@ -402,6 +402,9 @@ L_endif2:;
 #ifdef VERIKERN_REPLAY
         vk_shadow_access(S->sh0_buf_shadow, T->flat, (int64_t)T->bidx * L->block_dim + T->tidx, L->block_dim, S->epoch, 1, 1, 0);
 #endif
+#ifdef VERIKERN_REPLAY
+        S->sh0_buf_written[T->flat] = 1;
+#endif
         S->sh0_buf[T->flat] = T->v14;
     }
     /* 25:5 barrier */
@@ -447,6 +450,9 @@ L_then6:;
 #ifdef VERIKERN_REPLAY
         vk_shadow_access(S->sh0_buf_shadow, T->flat, (int64_t)T->bidx * L->block_dim + T->tidx, L->block_dim, S->epoch, 2, 0, 0);
 #endif
+#ifdef VERIKERN_REPLAY
+        (void)VK_SOFT_CHECK(S->sh0_buf_written[T->flat], "uninit@29:22 uninit block_reduce.py:29:22");
+#endif
         T->v20 = VK_WRITTEN_LOAD(nondet_float, S->sh0_buf[T->flat]);
     } else {
         T->v20 = 0;
@@ -465,6 +471,9 @@ L_then6:;
         if (role == 1) vk_race_record(R, 3, T->flat);
 #ifdef VERIKERN_REPLAY
         vk_shadow_access(S->sh0_buf_shadow, T->flat, (int64_t)T->bidx * L->block_dim + T->tidx, L->block_dim, S->epoch, 3, 0, 0);
+#endif
+#ifdef VERIKERN_REPLAY
+        (void)VK_SOFT_CHECK(S->sh0_buf_written[T->flat], "uninit@29:31 uninit block_reduce.py:29:31");
 #endif
         T->v22 = VK_WRITTEN_LOAD(nondet_float, S->sh0_buf[T->flat]);
     } else {
@@ -487,6 +496,9 @@ L_then6:;
         if (role == 1) vk_race_record(R, 4, T->flat);
 #ifdef VERIKERN_REPLAY
         vk_shadow_access(S->sh0_buf_shadow, T->flat, (int64_t)T->bidx * L->block_dim + T->tidx, L->block_dim, S->epoch, 4, 1, 0);
+#endif
+#ifdef VERIKERN_REPLAY
+        S->sh0_buf_written[T->flat] = 1;
 #endif
         S->sh0_buf[T->flat] = T->v23;
     }
@@ -536,6 +548,9 @@ L_then9:;
 #ifdef VERIKERN_REPLAY
         vk_shadow_access(S->sh0_buf_shadow, T->flat, (int64_t)T->bidx * L->block_dim + T->tidx, L->block_dim, S->epoch, 5, 0, 0);
 #endif
+#ifdef VERIKERN_REPLAY
+        (void)VK_SOFT_CHECK(S->sh0_buf_written[T->flat], "uninit@34:22 uninit block_reduce.py:34:22");
+#endif
         T->v30 = VK_WRITTEN_LOAD(nondet_float, S->sh0_buf[T->flat]);
     } else {
         T->v30 = 0;
@@ -572,10 +587,11 @@ static void vk_block_alloc(vk_block *S) {
     vk_poison(S->sh0_buf, 1024u, sizeof(float), 1);
 #ifdef VERIKERN_REPLAY
     S->sh0_buf_shadow = vk_alloc(1024u, sizeof(vk_shadow));
+    S->sh0_buf_written = (bool *)vk_alloc(1024u, sizeof(bool));
 #endif
 }
 static void vk_block_free(vk_block *S) {
-    free(S->sh0_buf); free(S->sh0_buf_shadow);
+    free(S->sh0_buf); free(S->sh0_buf_shadow); free(S->sh0_buf_written);
     (void)S;
 }
 
