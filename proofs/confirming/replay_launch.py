@@ -213,7 +213,9 @@ def _fill_contracts(kernel: Kernel, arr: np.ndarray, ref: ArrayRef, recorded: se
     count = int(free.sum())
     if not count:
         return
-    if distinct:
+    if distinct and ordered:
+        _fill_increasing(flat, free, lo)
+    elif distinct:
         used = np.unique(flat[~free].astype(np.int64))
         start = int(lo) if lo is not None else 0
         stop = int(hi) if hi is not None else start + count + used.size + 1
@@ -226,6 +228,26 @@ def _fill_contracts(kernel: Kernel, arr: np.ndarray, ref: ArrayRef, recorded: se
         _fill_sorted(flat, free, lo)
     elif lo is not None and (hi is None or int(lo) < int(hi)):
         flat[free] = lo
+
+
+def _fill_increasing(flat: np.ndarray, free: np.ndarray, lo) -> None:
+    """Strictly increasing contents (all_sorted and all_distinct): each free
+    element one above the element before it (the first: `lo`, or as far
+    below the first recorded element as its index). The prover's gap and room
+    facts leave enough room between recorded elements for this."""
+    recorded = np.flatnonzero(~free)
+    if lo is not None:
+        prev = int(lo) - 1
+    elif recorded.size:
+        prev = int(flat[recorded[0]]) - int(recorded[0]) - 1
+    else:
+        prev = -1
+    for i in range(flat.size):
+        if free[i]:
+            prev += 1
+            flat[i] = prev
+        else:
+            prev = int(flat[i])
 
 
 def _fill_sorted(flat: np.ndarray, free: np.ndarray, lo) -> None:

@@ -40,7 +40,8 @@ from dataclasses import dataclass, replace
 import z3
 
 from verikern.encoders.smt.abstraction import NonlinearAbstraction
-from verikern.encoders.smt.semantics import le, lt
+from verikern.encoders.smt.semantics import le, lt, widen
+from verikern.mir.types import I32
 from verikern.mir.facts import writes_memory
 from verikern.mir.nodes import Atomic, BinOp, Const, Kernel, Load, Phi, Select, Store, Value
 
@@ -107,6 +108,9 @@ class ContentFacts:
         self.sorted = frozenset(
             name for name, cs in contracts.items()
             if any(c.kind == "all_sorted" for c in cs) and name not in shape.written)
+        self.increasing = frozenset(
+            name for name in self.sorted
+            if any(c.kind == "all_distinct" for c in contracts[name]))
 
     # ------------------------------------------------------------ ranges
     def ranges(self, name: str) -> list:
@@ -235,7 +239,7 @@ class ContentFacts:
         return cached
 
     def _single_facts(self, ctx, enc) -> list:
-        out = self._loop_closure_facts(enc)
+        out = self._loop_closure_facts(enc) + self._room_facts(ctx, enc)
         for rec in enc.atomics:
             name = rec.array.name
             if name in self.kept:
@@ -377,6 +381,42 @@ class ContentFacts:
                 out.append(z3.Implies(x2 <= x1, le(r2.value, r1.value, t)))
                 out += self._successor_facts(e1, r1, e2, r2)
                 out += self._successor_facts(e2, r2, e1, r1)
+                if r1.array.name in self.increasing:
+                    out += self._gap_facts(ctx, e1, r1, e2, r2)
+        return out
+
+    def _gap_facts(self, ctx, e1, r1, e2, r2) -> list:
+        """Sorted and distinct: strictly increasing, so in-bounds loads at
+        i <= j differ by at least j - i (in exact 66-bit arithmetic). With
+        the room facts of `_room_facts` this keeps every model's recorded
+        contents extendable to a whole array the launch accepts."""
+        t = r1.array.dtype
+        w1, w2 = widen(r1.value, t), widen(r2.value, t)
+        i1, i2 = r1.indices[0], r2.indices[0]
+        both = z3.And(ctx.in_bounds(e1, r1), ctx.in_bounds(e2, r2))
+        return [z3.Implies(z3.And(both, i1 <= i2), w2 - w1 >= i2 - i1),
+                z3.Implies(z3.And(both, i2 <= i1), w1 - w2 >= i1 - i2)]
+
+    def _room_facts(self, ctx, enc) -> list:
+        """Strictly increasing arrays: an in-bounds load at index i leaves
+        room for the i elements before it (above `lo`, or the type's
+        minimum) and the n - 1 - i after it (below `hi`, or above the type's
+        maximum)."""
+        out = []
+        for rec in enc.loads:
+            name = rec.array.name
+            if name not in self.increasing or rec.array.space != "global":
+                continue
+            t = rec.array.dtype
+            v, i = widen(rec.value, t), rec.indices[0]
+            n = widen(self.launch.shape(rec.array, 0), I32)
+            lows = [widen(enc.term(c.lo), t) for c in self.ranges(name)] or \
+                [z3.BitVecVal(t.min_value, v.size())]
+            highs = [widen(enc.term(c.hi), t) - 1 for c in self.ranges(name)] or \
+                [z3.BitVecVal(t.max_value, v.size())]
+            inside = ctx.in_bounds(enc, rec)
+            out += [z3.Implies(inside, v - lo >= i) for lo in lows]
+            out += [z3.Implies(inside, hi - v >= n - 1 - i) for hi in highs]
         return out
 
     def _index_pair(self, e1, r1, e2, r2) -> tuple:

@@ -357,3 +357,32 @@ def test_atomic_min_keeps_the_range_and_its_old_value_is_in_it():
     loose = src.replace("vk.all_in_range(other, 0, parent.shape[0])", "other.shape[0] >= 0")
     obs = prove_src(loose)
     assert "proved" not in _status(obs, "bounds", _line(loose, "out[old]"))
+
+
+def test_strictly_increasing_models_leave_room_and_replay_fills_them():
+    """all_sorted with all_distinct: the prover's model contents must extend
+    to a whole strictly increasing array in range, and replay's fill does so
+    (otherwise an exact model could be refused by the launch)."""
+    from verikern.proofs.confirming.replay_launch import _fill_contracts
+
+    src = """
+    @vk.kernel
+    def pick(rows: vk.array(dtype=vk.int32), out: vk.array(dtype=vk.int32)):
+        vk.requires(vk.all_sorted(rows))
+        vk.requires(vk.all_distinct(rows))
+        vk.requires(vk.all_in_range(rows, 0, out.shape[0]))
+        vk.requires(rows.shape[0] >= 6)
+        out[rows[5]] = rows[0]
+        assert rows[5] - rows[0] >= 5
+        assert rows[5] <= out.shape[0] - rows.shape[0] + 5
+    """
+    obs = prove_src(src)
+    asserts = [o for o in obs if o.kind.value == "assert"]
+    assert len(asserts) == 2 and {o.status.value for o in asserts} == {"proved"}, \
+        [o.message for o in obs]
+    k = compile_kernel(src)
+    ref = k.params[0]
+    arr = np.zeros(8, np.int32)
+    arr[2], arr[5] = 4, 9
+    _fill_contracts(k, arr, ref, {2, 5}, {})
+    assert (np.diff(arr) > 0).all() and arr.min() >= 0 and arr[2] == 4 and arr[5] == 9
