@@ -12,8 +12,19 @@
 (proofs/deciding/prover.py); `prove_mir` (proofs/pipeline.py) also replays.
 Compiling files is the application's job (verikern.app), above this package.
 """
-from verikern.proofs.deciding.prover import prove_kernel  # noqa: F401
 from verikern.proofs.obligations import (  # noqa: F401
     Counterexample, KernelReport, KernelStatus, Obligation, ObligationKind, Status,
 )
-from verikern.proofs.pipeline import prove_mir  # noqa: F401
+
+
+def __getattr__(name: str):
+    """`prove_kernel` and `prove_mir`, imported on first use: importing the
+    package (as the encoders do for the obligation model) must not import
+    the prover, which imports the encoders."""
+    if name == "prove_kernel":
+        from verikern.proofs.deciding.prover import prove_kernel
+        return prove_kernel
+    if name == "prove_mir":
+        from verikern.proofs.pipeline import prove_mir
+        return prove_mir
+    raise AttributeError(f"module 'verikern.proofs' has no attribute {name!r}")

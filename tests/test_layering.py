@@ -96,3 +96,17 @@ def test_encoders_may_share_only_the_obligation_model(tmp_path):
     assert violations("encoders", tmp_path) == [
         "encoders/probe.py:2: imports verikern.proofs.deciding.prover",
         "encoders/probe.py:2: imports verikern.proofs.deciding.prover.prove_kernel"]
+
+
+@pytest.mark.parametrize("module", [
+    "verikern.mir", "verikern.encoders.c", "verikern.encoders.smt", "verikern.backends.simulator",
+    "verikern.backends.launch", "verikern.proofs.obligations", "verikern.proofs.deciding.prover",
+    "verikern.proofs.pipeline", "verikern.app.prove", "verikern.cli"])
+def test_each_layer_imports_first_in_a_fresh_interpreter(module):
+    """No import cycle: whichever module a program imports first loads."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True, text=True,
+                          check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
