@@ -227,8 +227,14 @@ class LaunchModel:
         return hints
 
     def small_model_tiers(self) -> list[list[z3.BoolRef]]:
-        """`small_model_hints` for each of SMALL_MODEL_TIERS, smallest first."""
-        return [self.small_model_hints(*tier) for tier in SMALL_MODEL_TIERS]
+        """`small_model_hints` for each of SMALL_MODEL_TIERS, smallest first;
+        a tier with an `edge` only when some integer scalar parameter is not a
+        loop's trip count (otherwise it repeats the tier before it)."""
+        bounds = _trip_count_params(self.kernel)
+        edges = any(p.value.type.is_int and not p.value.type.is_bool
+                    and p.value.id not in bounds for p in self.kernel.scalar_params)
+        return [self.small_model_hints(*tier) for tier in SMALL_MODEL_TIERS
+                if tier[3] is None or edges]
 
 
 #: Soft size tiers for counterexample models, smallest first, as (launch
