@@ -43,8 +43,10 @@ _I32_MIN, _I32_MAX = -(2 ** 31), 2 ** 31 - 1
 @dataclass(frozen=True)
 class Term:
     """An int32 value a contract can name: `kind` "shape" (`name.shape[index]`),
-    "launch" (`vk.launch_dim(index)`), "param" (the int32 parameter `name`)
-    or "const" (the literal `index`); times `scale` when it is not 1."""
+    "launch" (`vk.launch_dim(index)`), "param" (the int32 parameter `name`,
+    or for `@name` the module constant a kernel captures without a known
+    value, which a decorator lambda names as `name`) or "const" (the literal
+    `index`); times `scale` when it is not 1."""
 
     kind: str
     name: str = ""
@@ -57,13 +59,16 @@ class Term:
         elif self.kind == "launch":
             base = "vk.launch_dim()" if launch_ndim == 1 else f"vk.launch_dim({self.index})"
         elif self.kind == "param":
-            base = self.name
+            base = self.name.lstrip("@")
         else:
             base = str(self.index)
         return base if self.scale == 1 else f"{self.scale} * {base}"
 
     def names(self) -> tuple[str, ...]:
-        return (self.name,) if self.kind in ("shape", "param") else ()
+        """The kernel parameters it names (the lambda's parameters; a captured
+        `@name` is a module global, not one)."""
+        named = self.kind in ("shape", "param") and not self.name.startswith("@")
+        return (self.name,) if named else ()
 
 
 ZERO = Term("const", index=0)
@@ -241,7 +246,8 @@ class _Walker:
         self.kernel = kernel
         self.defs = facts.definitions(kernel)
         self.params = {p.value.id: p.name for p in kernel.params
-                       if isinstance(p, ScalarParam) and p.value.type == I32 and p.name.isidentifier()}
+                       if isinstance(p, ScalarParam) and p.value.type == I32
+                       and p.name.lstrip("@").isidentifier()}
         self.written = {ins.array.name for _, ins in kernel.instructions() if facts.writes_memory(ins)}
         self.dom = dominators(kernel)
         self.sites = {id(ins): (b.label, i) for b in kernel.blocks for i, ins in enumerate(b.instrs)}

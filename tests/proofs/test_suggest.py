@@ -206,3 +206,18 @@ def test_template_text_compiles_to_the_mir_the_search_proves(atoms, params, tid)
     ours = requires_instrs(plain, atoms)
     assert n == len(ours)
     assert _shape_of(pasted.entry.instrs[:len(ours)]) == _shape_of(ours)
+
+
+def test_a_captured_module_constant_is_named_as_the_module_global():
+    """A module setting rebound under __main__ is the hidden param `@N`; the
+    decorator names it `N` (not a lambda parameter) and compiles to it."""
+    body = "@wp.kernel\ndef k(a: wp.array[float]):\n    i = wp.tid()\n    a[i % N] = 1.0\n"
+    tail = "\n\nif __name__ == '__main__':\n    N = 16\n"
+    plain = _kernel(HEAD + "N = 8\n\n\n" + body + tail, "k")
+    assert "@N" in [p.name for p in plain.params]
+    atoms = [Atom("le", Term("param", "@N"), Term("shape", "a", 0)), Atom("gt", Term("param", "@N"), ZERO)]
+    lines = decorator_lines(plain, atoms)
+    assert lines == ("@vk.requires(lambda a: N <= a.shape[0] and N > 0)",)
+    pasted = _kernel(HEAD + "N = 8\n\n\n" + "\n".join(lines) + "\n" + body + tail, "k")
+    ours = requires_instrs(plain, atoms)
+    assert _shape_of(pasted.entry.instrs[:len(ours)]) == _shape_of(ours)
