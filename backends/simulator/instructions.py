@@ -21,6 +21,7 @@ from verikern.errors import (
     ContractError, DivisionByZeroError, KernelAssertionError, source_line_at,
 )
 from verikern.mir.facts import is_int_division
+from verikern.mir.ops import ATOMIC
 from verikern.mir.nodes import (
     Assert, Atomic, Barrier, BinOp, Branch, Cast, Compare, Const, Jump, Load,
     Phi, Requires, RequiresArray, Return, Select, ShapeOf, Special, Store,
@@ -365,7 +366,7 @@ def compile_store(ins: Store, prog):
 
 
 def compile_atomic(ins: Atomic, prog):
-    if ins.op not in ("add", "sub", "min", "max", "exch", "cas", "and", "or", "xor"):
+    if ins.op not in ATOMIC:
         raise NotImplementedError(f"simulator: unknown atomic op {ins.op!r}")
     address = _access(ins, prog)
     value = operand_getter(ins.value)
