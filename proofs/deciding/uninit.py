@@ -44,25 +44,19 @@ pipeline reports `unknown`.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import z3
 
-from verikern.encoders.smt.encoder import ThreadEncoding
-from verikern.mir.facts import is_barrier, writes_memory
-from verikern.mir.nodes import Atomic, Branch, Return
+from verikern.mir.nodes import Atomic
 from verikern.proofs.deciding.budget import MEGA, unknown_reason
 from verikern.proofs.deciding.prover_context import ProofContext
+from verikern.proofs.deciding.uninit_candidates import (
+    Candidate, barrier_reach_exact as _barrier_reach_exact, candidates,
+)
 from verikern.proofs.deciding.solving import Answer, check
-from verikern.proofs.obligations import Obligation, ObligationSpec, Point, Status
+from verikern.proofs.obligations import Obligation, ObligationSpec, Status
 
 #: Rounds of witness synthesis before giving up.
 MAX_ROUNDS = 8
-#: Largest constant trip count of a barrier-free loop around a write that is
-#: split into one candidate per iteration.
-MAX_UNROLL = 8
-#: Most candidates (writes x iterations) per obligation.
-MAX_CANDIDATES = 12
 #: Work of one synthesis query (z3 resource units).
 SYNTH_RLIMIT = MEGA
 #: Every array dimension of the first sample is at least this (when admitted).
@@ -80,295 +74,6 @@ QUICK_RLIMIT = 2 * MEGA
 PROBE_RLIMIT = 3 * MEGA // 2
 #: Reader states sampled per concrete-launch probe before the first check.
 SAMPLES_PER_PROBE = 4
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """One way element e may have been written: write site `site` by the
-    thread copy `enc` (sharing the iterations of `loops` with A) before the
-    barrier `barrier`, in the iteration of each own loop fixed by
-    `iteration` ((phi variable, value))."""
-
-    site: Point
-    enc: ThreadEncoding
-    loops: frozenset
-    barrier: Point
-    iteration: tuple = ()
-    #: extra equalities binding the copy (a previous iteration's state)
-    link: tuple = ()
-    #: a condition on A under which the candidate applies (None: always)
-    guard: object = None
-    #: variables of the copy left free when synthesising witnesses
-    free: tuple = ()
-    #: facts about A true in every real execution (its first iteration of L
-    #: starts from the loop's entry values)
-    facts: tuple = ()
-
-
-# ------------------------------------------------------------ ordering
-def _succ_blocks(ctx: ProofContext, label: str, banned_edges) -> list[str]:
-    return [s for s in dict.fromkeys(ctx.kernel.block(label).terminator.successors())
-            if (label, s) not in banned_edges]
-
-
-def _reaches(ctx: ProofContext, start: Point, target: Point, stop: Point | None,
-             banned_edges, end_of_block: bool = False) -> bool:
-    """Whether a path from just after `start` (position start[1] - 1 ends
-    before the first instruction looked at) reaches `target` without passing
-    `stop` and without taking `banned_edges`."""
-    work, seen = [start], set()
-    while work:
-        lbl, pos = work.pop()
-        if (lbl, pos) in seen:
-            continue
-        seen.add((lbl, pos))
-        n = len(ctx.kernel.block(lbl).instrs)
-        blocked = False
-        if end_of_block and lbl == target[0] and stop is not None and stop[0] != lbl:
-            return True
-        for i in range(pos, n):
-            if (lbl, i) == target:
-                return True
-            if stop is not None and (lbl, i) == stop:
-                blocked = True
-                break
-        if blocked:
-            continue
-        if end_of_block and lbl == target[0]:
-            return True
-        for s in _succ_blocks(ctx, lbl, banned_edges):
-            work.append((s, 0))
-    return False
-
-
-def ordering_loops(ctx: ProofContext, write: Point, read: Point) -> tuple[Point, frozenset] | None:
-    """(X, the loops whose iteration a writer must share with the reader) for
-    a barrier X through which `write` happens before `read` (see the module
-    docstring), or None when no barrier orders them."""
-    loops_of = ctx.shape.loop_of
-    for b in ctx.kernel.blocks:
-        for i, ins in enumerate(b.instrs):
-            if not is_barrier(ins):
-                continue
-            xl = set(loops_of.get(b.label, []))
-            if not (xl <= set(loops_of.get(read[0], [])) and xl <= set(loops_of.get(write[0], []))):
-                continue
-            banned = {(latch, h) for h in xl for latch in ctx.shape.loops[h].latches}
-            inner = loops_of.get(b.label, [])
-            start = (inner[-1], 0) if inner else (ctx.kernel.entry.label, 0)
-            if _reaches(ctx, start, read, (b.label, i), banned):
-                continue                      # S reachable in an iteration without X
-            if _reaches(ctx, (b.label, i + 1), write, None, banned):
-                continue                      # W may run after X in the iteration
-            return (b.label, i), frozenset(xl)
-    return None
-
-
-# ------------------------------------------------------------ own loops of a write
-def _unrolled_iterations(ctx: ProofContext, enc: ThreadEncoding, header: str):
-    """For a barrier-free loop left only at its header, without `return`,
-    whose header phis' values in iteration j (0-based) are constants and whose
-    header test is decided by them: one binding per iteration, as a tuple of
-    (phi variable, constant), at most MAX_UNROLL of them; None otherwise."""
-    lp = ctx.shape.loops[header]
-    body = ctx.shape.loop_bodies[header]
-    if any(is_barrier(ins) for lbl in body for ins in ctx.kernel.block(lbl).instrs):
-        return None
-    for lbl in body:
-        term = ctx.kernel.block(lbl).terminator
-        if isinstance(term, Return):
-            return None
-        if lbl != header and any(s not in body for s in term.successors()):
-            return None
-    hterm = ctx.kernel.block(header).terminator
-    if not isinstance(hterm, Branch):
-        return None
-    into = [s for s in (hterm.if_true, hterm.if_false) if s in body]
-    if len(into) != 1 or (header, into[0]) not in enc.edges:
-        return None
-    phis = ctx.kernel.block(header).phis
-    hv = enc.havoc.get(header)
-    if hv is None or not phis:
-        return None
-    # constant entry values and constant steps
-    values = []
-    for phi in phis:
-        entries = [v for src, v in phi.incoming if src not in lp.latches]
-        latches = [v for src, v in phi.incoming if src in lp.latches]
-        if len(entries) != 1 or not latches:
-            return None
-        x0 = z3.simplify(enc.term(entries[0]))
-        if not z3.is_bv_value(x0):
-            return None
-        var = hv.phis[phi.result.id]
-        step = None
-        for v in latches:
-            d = z3.simplify(enc.term(v) - var)
-            if not z3.is_bv_value(d) or (step is not None and d.as_long() != step.as_long()):
-                return None
-            step = d
-        if step is None:
-            return None
-        values.append((var, x0, step))
-    enter = enc.edges[(header, into[0])]
-    out: list = []
-    for j in range(MAX_UNROLL + 1):
-        binding = tuple((var, z3.simplify(x0 + j * step)) for var, x0, step in values)
-        cond = z3.simplify(z3.substitute(enter, *binding, (hv.reach_var, z3.BoolVal(True))))
-        if z3.is_false(cond):
-            return tuple(out)
-        if not z3.is_true(cond):
-            return None
-        out.append(binding)
-    return None
-
-
-def candidates(ctx: ProofContext, read: Point) -> tuple[list, list[Candidate]]:
-    """(self writes, barrier candidates) of the shared load or atomic at `read`."""
-    arr = ctx.kernel.block(read[0]).instrs[read[1]].array
-    selfs, cands = [], []
-    serial = 0
-    for b in ctx.kernel.blocks:
-        for i, ins in enumerate(b.instrs):
-            site = (b.label, i)
-            if site == read or not writes_memory(ins) or ins.array.name != arr.name \
-                    or ins.array.space != "shared":
-                continue
-            if site[0] not in ctx.A.reach:
-                continue
-            if ctx.runs_before(site, read) or not _reaches(ctx, (read[0], read[1] + 1), site,
-                                                           None, frozenset()):
-                selfs.append(site)
-            order = ordering_loops(ctx, site, read)
-            if order is None:
-                continue
-            barrier, loops = order
-            own = [h for h in ctx.shape.loop_of.get(site[0], []) if h not in loops]
-            iterations: list[tuple[int, ...]] = [()]
-            probe = ctx.encoding(f"W{serial}_", loops)
-            for h in own:
-                its = _unrolled_iterations(ctx, probe, h)
-                if its is None:
-                    # a free iteration: provable only where it does not matter
-                    iterations, own = [()], []
-                    break
-                iterations = [x + (j,) for x in iterations for j in range(len(its))]
-            for its_j in iterations:
-                # one copy per candidate: the bindings of two candidates must
-                # never constrain the same thread copy (the query would then
-                # rule out both at once and prove vacuously)
-                enc = ctx.encoding(f"W{serial}_", loops)
-                serial += 1
-                binding: tuple = ()
-                for h, j in zip(own, its_j):
-                    unrolled = _unrolled_iterations(ctx, enc, h)
-                    assert unrolled is not None      # the same loop as for `probe`
-                    binding += unrolled[j]
-                cands.append(Candidate(site, enc, loops, barrier, binding))
-    for b in ctx.kernel.blocks:
-        for i, ins in enumerate(b.instrs):
-            site = (b.label, i)
-            if site == read or not writes_memory(ins) or ins.array.name != arr.name \
-                    or ins.array.space != "shared" or site[0] not in ctx.A.reach:
-                continue
-            prev = previous_iteration(ctx, site, read, serial)
-            if prev is not None:
-                serial += 1
-                cands.append(prev)
-    return selfs, cands[:MAX_CANDIDATES]
-
-
-def previous_iteration(ctx: ProofContext, write: Point, read: Point,
-                       serial: int) -> Candidate | None:
-    """A candidate for a write in the iteration before the reader's of the
-    innermost loop L around `write`: L has one latch and a barrier X that
-    every iteration passes after `write` (no path from X reaches `write`
-    without going around L); the read is in L, or after L with L's exit
-    dominating it and no path back into L. The copy has its own iteration of
-    L, bound to the previous one: its block-uniform header phis' latch values
-    are A's phis, its iteration counter is A's minus one, and it took the
-    back edge; A must not be in L's first iteration (guard)."""
-    loops_of = ctx.shape.loop_of
-    chain = loops_of.get(write[0], [])
-    if not chain:
-        return None
-    h = chain[-1]
-    lp = ctx.shape.loops[h]
-    if len(lp.latches) != 1:
-        return None
-    latch = lp.latches[0]
-    outer = [o for o in loops_of.get(h, []) if o != h]
-    if not set(outer) <= set(loops_of.get(read[0], [])):
-        return None
-    body = ctx.shape.loop_bodies[h]
-    if read[0] not in body:
-        if lp.exit not in ctx.shape.dominators.get(read[0], ()) or \
-                _reaches(ctx, (read[0], read[1] + 1), (h, 0), None, frozenset()):
-            return None
-    banned = {(lt, x) for x in [*outer, h] for lt in ctx.shape.loops[x].latches}
-    end = (latch, len(ctx.kernel.block(latch).instrs))
-    for lbl in body:
-        if loops_of.get(lbl, [])[-1:] != [h]:
-            continue
-        for i, ins in enumerate(ctx.kernel.block(lbl).instrs):
-            if not is_barrier(ins):
-                continue
-            if _reaches(ctx, (h, 0), end, (lbl, i), banned, end_of_block=True):
-                continue                  # an iteration may skip X
-            if _reaches(ctx, (lbl, i + 1), write, None, banned):
-                continue                  # the write may come after X
-            A = ctx.A
-            enc = ctx.encoding(f"P{serial}_", frozenset(outer))
-            hv_a, hv_b = A.havoc.get(h), enc.havoc.get(h)
-            if hv_a is None or hv_b is None or (latch, h) not in enc.edges:
-                return None
-            link = [enc.edges[(latch, h)],
-                    hv_b.phis["<iteration>"] + 1 == hv_a.phis["<iteration>"]]
-            for phi in ctx.kernel.block(h).phis:
-                if phi.result.id in ctx.varying:
-                    continue
-                back = dict(phi.incoming).get(latch)
-                if back is None:
-                    return None
-                link.append(A.val[phi.result.id] == enc.term(back))
-            guard = hv_a.phis["<iteration>"] != 0
-            first = []
-            for phi in ctx.kernel.block(h).phis:
-                entry = [v for src, v in phi.incoming if src not in lp.latches]
-                if len(entry) == 1:
-                    first.append(A.val[phi.result.id] == A.term(entry[0]))
-            facts = (z3.Implies(z3.And(hv_a.reach_var, hv_a.phis["<iteration>"] == 0),
-                                z3.And(*first)),) if first else ()
-            return Candidate(write, enc, frozenset(outer), (lbl, i), (), tuple(link), guard,
-                             (*hv_b.phis.values(), hv_b.reach_var), facts)
-    return None
-
-
-def _barrier_reach_exact(ctx: ProofContext, cand: Candidate) -> list | None:
-    """Facts under which the copy's `reach` of the candidate's barrier X is
-    the real "the witness reaches X", or None when there are none: the copy
-    is bound to no iteration of its own (nor to a previous iteration), and
-    every loop it does not share with A whose header leads to X is taken in
-    its leaving iteration -- a choice of iterations the witness really makes
-    when it reaches X (it left every loop it entered on the way; if it never
-    leaves one, it never reaches X, nor A, which waits there, the read).
-    Only then may the divergence assumption "the witness reaches X" be
-    stated on the copy: the reach of code after a havocked loop is false in
-    the loop's other iterations."""
-    if cand.link or cand.iteration:
-        return None
-    x = cand.barrier
-    out = []
-    for h in ctx.shape.loops:
-        if h in cand.loops or not _reaches(ctx, (h, 0), x, None, frozenset()):
-            continue
-        if x[0] in ctx.shape.loop_bodies[h]:
-            return None
-        hv = cand.enc.havoc.get(h)
-        if hv is None:
-            return None
-        out.append(z3.Implies(hv.reach_var, cand.enc.leaving_condition(h)))
-    return out
 
 
 # ------------------------------------------------------------ terms
@@ -551,10 +256,13 @@ def inverse_fit(ctx: ProofContext, spec: ObligationSpec, cand: Candidate, m: z3.
     n = len(idx)
     cs = [z3.BitVec(f"uninit_inv_{k}", COEFF_BITS) for k in range(n + 1)]
     wide = [z3.SignExt(width - COEFF_BITS, c) for c in cs]
+    # an index the same in every point says nothing about its multiplier: 0
+    fixed = [all(ev[k] == points[0][0][k] for ev, _ in points) for k in range(n)]
     for bound in (0, 1, COEFF_BOUND):
         s = ctx.budget.solver(SYNTH_RLIMIT, "uninit-inverse-fit")
         s.add(cs[0] >= -COEFF_BOUND, cs[0] <= COEFF_BOUND)
         s.add(*[z3.And(c >= -bound, c <= bound) for c in cs[1:]])
+        s.add(*[c == 0 for c, same in zip(cs[1:], fixed) if same])
         for ev, t in points:
             w = wide[0]
             for c, v in zip(wide[1:], ev):
@@ -690,4 +398,4 @@ def _signed(m: z3.ModelRef, term) -> int:
     return raw - (1 << width) if raw >= 1 << (width - 1) else raw
 
 
-__all__ = ["decide", "ordering_loops", "candidates", "claim", "Candidate"]
+__all__ = ["decide", "candidates", "claim", "inverse_fit", "Candidate"]
