@@ -167,6 +167,11 @@ class MonotoneProducts:
       (their product is at most the launch size), or h and w extended from at
       most half the width (`int64(y) * int64(width)`).
 
+    - flat-index injectivity: `a1*w + x1 == a2*w + x2` with `0 <= x_i < w`,
+      `0 <= a_i`, no product or sum overflowing, implies `a1 == a2` and
+      `x1 == x2` (division with remainder is unique), for sums of a product
+      and another term.
+
     For every pair of products met in the formulas given so far whose
     operands share a term (at most MAX_MONOTONE_PAIRS pairs per context)."""
 
@@ -179,6 +184,7 @@ class MonotoneProducts:
         self._pairs = 0
         self._guards: set[int] = set()
         self._facts: list[z3.BoolRef] = []
+        self._sums: list[tuple] = []       # (sum, a, w, x)
 
     def _guard_facts(self, h, w) -> None:
         key = _no_overflow(h, w)
@@ -207,6 +213,29 @@ class MonotoneProducts:
                 self._pairs += 1
                 return
 
+    def _sum(self, e) -> None:
+        """Record `e = a*w + x` (any operand order) and state injectivity
+        against every recorded sum over the same `w`."""
+        for prod, x in ((e.arg(0), e.arg(1)), (e.arg(1), e.arg(0))):
+            if not (z3.is_app_of(prod, z3.Z3_OP_BMUL) and prod.num_args() == 2) or \
+                    any(z3.is_bv_value(c) for c in prod.children()):
+                continue
+            for a, w in ((prod.arg(0), prod.arg(1)), (prod.arg(1), prod.arg(0))):
+                for s2, a2, w2, x2 in self._sums:
+                    if self._pairs >= self.MAX_MONOTONE_PAIRS or not w.eq(w2) \
+                            or s2.size() != e.size():
+                        continue
+                    zero = z3.BitVecVal(0, e.size())
+                    ok = [zero <= x, x < w, zero <= x2, x2 < w, zero <= a, zero <= a2,
+                          _no_overflow(a, w), _no_overflow(a2, w),
+                          z3.BVAddNoOverflow(prod, x, True),
+                          z3.BVAddNoOverflow(s2.arg(0), s2.arg(1), True)]
+                    self._facts.append(z3.Implies(z3.And(e == s2, *ok),
+                                                  z3.And(a == a2, x == x2)))
+                    self._pairs += 1
+                self._sums.append((e, a, w, x))
+            return
+
     def for_formulas(self, formulas) -> list:
         stack = list(formulas)
         while stack:
@@ -216,6 +245,9 @@ class MonotoneProducts:
                 continue
             self._seen.add(i)
             stack.extend(e.children())
+            if z3.is_app_of(e, z3.Z3_OP_BADD) and e.num_args() == 2:
+                self._sum(e)
+                continue
             if not (z3.is_app_of(e, z3.Z3_OP_BMUL) and e.num_args() == 2) or \
                     any(z3.is_bv_value(a) for a in e.children()):
                 continue

@@ -55,8 +55,8 @@ def launch_option_error(kernel: Kernel, dims: tuple[int, ...] | None,
 _PROBE_LEADING = ((3, 2, 5), (2, 5, 3))
 
 
-#: Largest dim of a multi-dimensional array in a concrete-launch probe.
-PROBE_SHAPE_LIMIT = 4096
+#: Largest dim of an array of 2, 3 or 4 dims in a concrete-launch probe.
+PROBE_SHAPE_LIMIT = {2: 4096, 3: 1024, 4: 256}
 
 
 class LaunchModel:
@@ -170,12 +170,15 @@ class LaunchModel:
         return out
 
     def _probe_shapes(self) -> list[z3.BoolRef]:
-        """Dims of multi-dimensional arrays at most PROBE_SHAPE_LIMIT in a
-        probe: within the array-size bound whatever the other dims, so a probe
+        """Dims of multi-dimensional arrays at most PROBE_SHAPE_LIMIT[ndim] in
+        a probe: within the default array-size bound whatever the other dims
+        (4096**2, 1024**3, 256**4 elements of at most 64 bytes), so a probe
         needs no wide multiplier of free shapes to find a model."""
-        multi = {name for (name, k) in self.shapes if k > 0}
-        return [z3.ULE(s, _u32(PROBE_SHAPE_LIMIT)) for (name, _), s in self.shapes.items()
-                if name in multi]
+        ndim: dict[str, int] = {}
+        for (name, k) in self.shapes:
+            ndim[name] = max(ndim.get(name, 0), k + 1)
+        return [z3.ULE(s, _u32(PROBE_SHAPE_LIMIT[min(ndim[name], 4)]))
+                for (name, _), s in self.shapes.items() if ndim[name] > 1]
 
     def compact_probe(self, block: int) -> list[z3.BoolRef] | None:
         """A concrete multi-dimensional launch with fewer threads than the

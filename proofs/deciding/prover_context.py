@@ -119,10 +119,10 @@ class ProofContext:
         """Refuse to prove anything vacuously: some launch must satisfy the
         requires and the hardware limits."""
         facts = list(self.launch.facts) + self.A.facts
-        # shapes and scalars of at most 4096 too: a model is found without
-        # bit-blasting wide products of free shapes (the array-size bound);
+        # scalars of at most 4096 too (the probes bound multi-dim shapes): a
+        # model is found without bit-blasting wide products of free values;
         # the full check below still decides when no probe is satisfiable
-        small = self.launch.small_model_hints(1 << 31, 4096, 4096)
+        small = self.launch.small_model_hints(1 << 31, (1 << 31) - 1, 4096)
         probes = [(facts + probe + small, ADMISSIBLE_PROBE_RLIMIT)
                   for probe in self.launch.probes()]
         if first_model(self.budget, probes, "admissible-probe") is not None:

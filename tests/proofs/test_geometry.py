@@ -210,9 +210,11 @@ def test_monotone_product_lemmas_are_theorems():
     from verikern.encoders.smt.geometry import MonotoneProducts
     dims, size, facts = _launch(2)
     y, w, h, y2 = z3.BitVecs("y w h y2", W)
-    formulas = [y * w + 1 == 3, w * h == 9, y2 * w == 4]
+    x, x2 = z3.BitVecs("x x2", W)
+    formulas = [y * w + 1 == 3, w * h == 9, y2 * w == 4, y * w + x == x2 + y2 * w]
     lemmas = MonotoneProducts(dims).for_formulas(formulas)
-    assert len(lemmas) >= 8
+    assert len(lemmas) >= 9
+    assert any("x2" in str(lemma) for lemma in lemmas)          # flat-index injectivity
     for lemma in lemmas:
         assert _valid(lemma, facts), lemma
     y8, w8, h8 = z3.BitVecs("y8 w8 h8", 8)
@@ -227,6 +229,13 @@ def test_monotonicity_needs_its_overflow_guard():
     y, w, h = z3.BitVecs("y w h", W)
     unguarded = z3.Implies(z3.And(y >= 0, y < h, w >= 0), y * w <= h * w - w)
     assert not _valid(unguarded, [])
+    x, x2, y2 = z3.BitVecs("x x2 y2", W)
+    no_remainder_bound = z3.Implies(
+        z3.And(y * w + x == y2 * w + x2, x >= 0, x2 >= 0, y >= 0, y2 >= 0,
+               z3.BVMulNoOverflow(y, w, True), z3.BVMulNoOverflow(y2, w, True),
+               z3.BVAddNoOverflow(y * w, x, True), z3.BVAddNoOverflow(y2 * w, x2, True)),
+        y == y2)
+    assert not _valid(no_remainder_bound, [])        # x < w is what makes it unique
     from verikern.encoders.smt.geometry import MonotoneProducts
     dims, size, facts = _launch(2)
     lemmas = MonotoneProducts(dims).for_formulas([y * dims[1] == 1, dims[1] * dims[1] == 2])
