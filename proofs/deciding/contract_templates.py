@@ -239,6 +239,7 @@ class _Deps:
     scales: set = field(default_factory=set)
     loads: set = field(default_factory=set)      # sites of the loads read
     component: int | None = None                  # the `wp.tid()` component an index is
+    consts: set = field(default_factory=set)     # int bounds compared or clamped against
 
 
 class _Walker:
@@ -286,13 +287,23 @@ class _Walker:
         return None
 
     def deps(self, operands, block: str | None) -> _Deps:
+        """What `operands` read, and (for `block`) the branch conditions every
+        path to it passes; a bound compared or clamped against counts only
+        when the other side is an operand's own value (`i == W - 1` guarding
+        an index made from `i`)."""
         d, seen = _Deps(), set()
-        todo = list(operands)
-        if block is not None:         # the branch conditions every path to `block` passes
+        self._walk(list(operands), d, seen, core=None)
+        core = frozenset(seen)
+        guards = []
+        if block is not None:
             for lbl in self.dom.get(block, ()):
                 term = self.kernel.block(lbl).terminator
                 if lbl != block and isinstance(term, Branch):
-                    todo.append(term.cond)
+                    guards.append(term.cond)
+        self._walk(guards, d, seen, core=core)
+        return d
+
+    def _walk(self, todo: list, d: _Deps, seen: set, core) -> None:
         while todo:
             op = todo.pop()
             if not isinstance(op, Value) or op.id in seen:
@@ -321,17 +332,25 @@ class _Walker:
                     for side in (ins.lhs, ins.rhs):
                         if isinstance(side, Const) and side.type.is_int and side.value in SCALES:
                             d.scales.add(int(side.value))
+                if isinstance(ins, Compare) or (isinstance(ins, BinOp) and ins.op in ("min", "max")):
+                    pair = (ins.lhs, ins.rhs)
+                    for side, other in (pair, pair[::-1]):   # `i == W - 1`, `clamp(x, 0, W - 1)`
+                        if isinstance(side, Const) and side.type.is_int and not side.type.is_bool \
+                                and 1 <= side.value < 2 ** 30 and \
+                                (core is None or (isinstance(other, Value) and other.id in core)):
+                            d.consts.add(int(side.value))
                 todo += list(ins.operands())
         return d
 
 
 def _launch_terms(kernel: Kernel, d: _Deps, k: int) -> list[Term]:
     """Launch dims an index may follow: those it reads, every one when it
-    reads thread ids; the tid component it is first (`d.component`), else
-    dimension k."""
+    reads thread ids (dimension k first); only its own when it is a known
+    `wp.tid()` component (`d.component`)."""
+    if d.component is not None:          # `i, j = wp.tid()`: i follows dimension 0 only
+        return [Term("launch", index=d.component)]
     dims = set(d.launch) | (set(range(kernel.launch_ndim)) if d.thread else set())
-    first = d.component if d.component is not None else k
-    return [Term("launch", index=j) for j in sorted(dims, key=lambda j: (j != first, j))]
+    return [Term("launch", index=j) for j in sorted(dims, key=lambda j: (j != k, j))]
 
 
 def _length_atoms(kernel: Kernel, s: Term, d: _Deps, k: int, written: set) -> list[Atom]:
@@ -351,6 +370,10 @@ def _length_atoms(kernel: Kernel, s: Term, d: _Deps, k: int, written: set) -> li
         other = Term("shape", name, m)
         if other != s:
             out.append(Atom("eq", s, other, family=3, weaker=Atom("le", other, s, family=3)))
+    for c in sorted(d.consts):
+        # a guard or clamp at W - 1 (a Warp grid constant): the length is W
+        bound = Term("const", index=c + 1)
+        out.append(Atom("eq", s, bound, family=3, weaker=Atom("le", bound, s, family=3)))
     for p in sorted(d.params):
         n = Term("param", p)
         out.append(Atom("le", n, s, family=4))
