@@ -8,7 +8,7 @@ The sample (deterministic, no randomness): every `@wp.kernel` definition,
 at module level or inside a function (kernel factories and test functions),
 of every file `warp/tests/test_*.py` and `warp/tests/matrix/test_*.py`, in
 file and line order.  The other folders of warp/tests (geometry, fem, tile,
-interop, cuda, aot, deterministic) test features outside LANGUAGE.md (meshes,
+interop, cuda, aot, deterministic) test features outside docs/LANGUAGE.md (meshes,
 volumes, BVHs, hash grids, FEM, tiles, framework interop) or host-side CUDA
 features (streams, graphs, IPC), and are not read.
 
@@ -17,7 +17,7 @@ signature, decorators and body, and of every `@wp.func` of the same file it
 calls (transitively, by name).  A kernel is excluded, with the first reason
 that applies, when it uses:
 
-- a Warp feature outside LANGUAGE.md: meshes, volumes, BVHs, hash grids and
+- a Warp feature outside docs/LANGUAGE.md: meshes, volumes, BVHs, hash grids and
   geometry queries (`wp.mesh_*`, `wp.volume_*`, `wp.bvh_*`, `wp.hash_grid_*`,
   `wp.intersect_*`, `wp.closest_point_*`, ...), tiles (`wp.tile*`), fabric,
   indexed and sparse arrays, transforms and spatial types (`wp.transform*`,
@@ -25,15 +25,15 @@ that applies, when it uses:
   parameters, gradients (`wp.adjoint`, `@wp.func_grad`, `@wp.func_replay`),
   native snippets (`@wp.func_native`), raw pointers (`wp.address_of`, ...),
   arrays local to a thread (`wp.zeros`, `wp.fixedarray`), `wp.grad`;
-- array views (LANGUAGE.md section 2 indexes elements only): an array
+- array views (docs/LANGUAGE.md section 2 indexes elements only): an array
   parameter indexed with fewer indices than its dimensions, or used as a
   truth value;
-- a `@wp.struct` class or a Python `enum` class of the file (LANGUAGE.md
+- a `@wp.struct` class or a Python `enum` class of the file (docs/LANGUAGE.md
   section 2 has neither), also as a type in a `wp.overload` of the kernel;
-- a construct LANGUAGE.md section 4 forbids: `*args` unpacking, list, dict or
+- a construct docs/LANGUAGE.md section 4 forbids: `*args` unpacking, list, dict or
   set displays, comprehensions, `lambda`, `try`, `with`, `import`; slices
   (array and vector views: section 2 has only element indexing);
-- a name that reading the file cannot give a meaning to (LANGUAGE.md section 1:
+- a name that reading the file cannot give a meaning to (docs/LANGUAGE.md section 1:
   only literal module-level constants are visible, and verikern reads one
   file, never executing it; section 4: no closures over non-constant names,
   no calls to anything but builtins and funcs): a module-level name bound to
@@ -92,20 +92,20 @@ _EXCLUDED_NAMES: tuple[tuple[str, object], ...] = (
 )
 
 _FORBIDDEN_NODES: tuple[tuple[type, str], ...] = (
-    (ast.Starred, "*args unpacking (LANGUAGE.md section 4)"),
-    (ast.List, "lists (LANGUAGE.md section 4)"),
-    (ast.Dict, "dicts (LANGUAGE.md section 4)"),
-    (ast.Set, "sets (LANGUAGE.md section 4)"),
-    (ast.Slice, "slices (array and vector views; LANGUAGE.md section 2 has none)"),
-    (ast.ListComp, "comprehensions (LANGUAGE.md section 4)"),
-    (ast.DictComp, "comprehensions (LANGUAGE.md section 4)"),
-    (ast.SetComp, "comprehensions (LANGUAGE.md section 4)"),
-    (ast.GeneratorExp, "generators (LANGUAGE.md section 4)"),
-    (ast.Lambda, "lambda (LANGUAGE.md section 4)"),
-    (ast.Try, "try (LANGUAGE.md section 4)"),
-    (ast.With, "with (LANGUAGE.md section 4)"),
-    (ast.Import, "import (LANGUAGE.md section 4)"),
-    (ast.ImportFrom, "import (LANGUAGE.md section 4)"),
+    (ast.Starred, "*args unpacking (docs/LANGUAGE.md section 4)"),
+    (ast.List, "lists (docs/LANGUAGE.md section 4)"),
+    (ast.Dict, "dicts (docs/LANGUAGE.md section 4)"),
+    (ast.Set, "sets (docs/LANGUAGE.md section 4)"),
+    (ast.Slice, "slices (array and vector views; docs/LANGUAGE.md section 2 has none)"),
+    (ast.ListComp, "comprehensions (docs/LANGUAGE.md section 4)"),
+    (ast.DictComp, "comprehensions (docs/LANGUAGE.md section 4)"),
+    (ast.SetComp, "comprehensions (docs/LANGUAGE.md section 4)"),
+    (ast.GeneratorExp, "generators (docs/LANGUAGE.md section 4)"),
+    (ast.Lambda, "lambda (docs/LANGUAGE.md section 4)"),
+    (ast.Try, "try (docs/LANGUAGE.md section 4)"),
+    (ast.With, "with (docs/LANGUAGE.md section 4)"),
+    (ast.Import, "import (docs/LANGUAGE.md section 4)"),
+    (ast.ImportFrom, "import (docs/LANGUAGE.md section 4)"),
 )
 
 _WARP_MODULES = ("wp", "warp")
@@ -351,7 +351,7 @@ class _FileScan:
                     n = len(node.slice.elts) if isinstance(node.slice, ast.Tuple) else 1
                     if n < ndims[node.value.id]:
                         return (f"array views (partial indexing of {node.value.id}, "
-                                f"line {node.lineno}; LANGUAGE.md section 2 indexes elements)")
+                                f"line {node.lineno}; docs/LANGUAGE.md section 2 indexes elements)")
                 tests = []
                 if isinstance(node, (ast.If, ast.While, ast.IfExp)):
                     tests = [node.test]
@@ -492,7 +492,7 @@ def run(root: Path, only: str | None = None, quiet: bool = False, out=sys.stdout
 
 def summary(result: dict, out=sys.stdout) -> dict:
     rows, excluded, expected = result["rows"], result["excluded"], result["expects_error"]
-    print("\nexcluded (uses a construct outside LANGUAGE.md):", file=out)
+    print("\nexcluded (uses a construct outside docs/LANGUAGE.md):", file=out)
     for e in excluded:
         print(f"  {e['kernel']}: {e['reason']}", file=out)
     why = Counter(e["reason"].split(" (")[0].split(",")[0] for e in excluded)
