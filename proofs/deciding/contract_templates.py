@@ -4,9 +4,11 @@ candidate conjuncts for a suggested `@vk.requires(lambda ...)`
 
 An `Atom` is one conjunct: a launch dimension equal to or bounded by an array
 length (`x.shape[0] == vk.launch_dim()`, `vk.launch_dim(1) <= x.shape[1]`),
-lengths equal to each other, to a multiple of the launch or to a scalar
-parameter, non-empty arrays, positive or bounded int32 parameters, and
-`vk.all_in_range(idx, 0, x.shape[k])` / `vk.all_distinct(idx)` for int32
+lengths equal to each other, to a multiple of the launch, to a scalar
+parameter or captured module constant, or to the bound W an index is guarded
+or clamped at (`i == W - 1`), non-empty arrays, positive or bounded int32
+parameters, a one-thread launch for a race on elements no thread id picks,
+and `vk.all_in_range(idx, 0, x.shape[k])` / `vk.all_distinct(idx)` for int32
 index arrays. Candidates are generated per failed obligation from what its
 operands (and the branch conditions guarding it) depend on, so only arrays,
 parameters and launch dimensions that matter there appear.
