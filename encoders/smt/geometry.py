@@ -147,12 +147,28 @@ def _no_overflow(x, y):
     return z3.BVMulNoOverflow(x, y, signed=True)
 
 
-def _is_half_width(e) -> bool:
-    """`e` is sign- or zero-extended from at most half its width (so a
-    product of two such terms cannot overflow)."""
-    n = e.size()
-    return (z3.is_app_of(e, z3.Z3_OP_SIGN_EXT) or z3.is_app_of(e, z3.Z3_OP_ZERO_EXT)) \
-        and e.arg(0).size() * 2 <= n
+def _extended_bits(e) -> tuple[int, bool] | None:
+    """(k, zero) when `e` is sign- (zero=False) or zero-extended (zero=True)
+    from k bits, else None."""
+    if z3.is_app_of(e, z3.Z3_OP_SIGN_EXT):
+        return e.arg(0).size(), False
+    if z3.is_app_of(e, z3.Z3_OP_ZERO_EXT):
+        return e.arg(0).size(), True
+    return None
+
+
+def _half_width_product(h, w) -> bool:
+    """`h * w` cannot overflow as a signed n-bit product because both are
+    extended from narrow values: sign-extended from k bits, |x| <= 2**(k-1);
+    zero-extended from k bits, 0 <= x < 2**k. With k1 + k2 <= n the product
+    stays in the signed range unless both are zero-extended (then
+    (2**k1 - 1)*(2**k2 - 1) may reach 2**(n-1): two uint32 values
+    zero-extended to int64 wrap negative), which needs k1 + k2 <= n - 1."""
+    a, b = _extended_bits(h), _extended_bits(w)
+    if a is None or b is None:
+        return False
+    limit = h.size() - 1 if a[1] and b[1] else h.size()
+    return a[0] + b[0] <= limit
 
 
 class MonotoneProducts:
@@ -191,7 +207,7 @@ class MonotoneProducts:
         if key.get_id() in self._guards:
             return
         self._guards.add(key.get_id())
-        if _is_half_width(h) and _is_half_width(w):
+        if _half_width_product(h, w):
             self._facts.append(key)
             return
         if h.size() != 32:

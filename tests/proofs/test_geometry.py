@@ -223,6 +223,22 @@ def test_monotone_product_lemmas_are_theorems():
     assert wide and all(_valid(lemma, []) for lemma in wide)
 
 
+def test_zero_extended_factors_are_not_half_width():
+    """Two values zero-extended from half the width (uint32 widened to int64)
+    may wrap as a signed product (0xFF * 0xFF in 16 bits is negative): no
+    unconditional no-overflow guard for them (once a false `proved`: corpus
+    bounds_uint32_product_int64_wraps); narrower or mixed ones keep it."""
+    from verikern.encoders.smt.geometry import MonotoneProducts
+    y8, w8, h8 = z3.BitVecs("y8 w8 h8", 8)
+    y7, w7, h7 = z3.BitVecs("y7 w7 h7", 7)
+    for ext in ([z3.ZeroExt(8, y8), z3.ZeroExt(8, w8), z3.ZeroExt(8, h8)],
+                [z3.ZeroExt(9, y7), z3.ZeroExt(9, w7), z3.ZeroExt(9, h7)],
+                [z3.SignExt(8, y8), z3.ZeroExt(8, w8), z3.SignExt(8, h8)]):
+        y, w, h = ext
+        lemmas = MonotoneProducts([]).for_formulas([y * w == 3, w * h != 0])
+        assert lemmas and all(_valid(lemma, []) for lemma in lemmas), lemmas
+
+
 def test_monotonicity_needs_its_overflow_guard():
     """Negative cases: without `h*w` free of overflow, `y < h` does not bound
     `y*w` below `h*w`; and products of a repeated launch dim get no guard."""
