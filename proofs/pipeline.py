@@ -289,6 +289,9 @@ def prove_mir(kernel_mir, *, file: str, dims=None, block_dim=None, budget: float
 #: A suggested contract's search may spend this many times the z3 work of
 #: the proof it follows (proof and replay's exact search together).
 SUGGEST_FACTOR = 2
+#: ... and at least this much (half a million units, about half a second), so
+#: that a kernel whose proof was almost free still gets a few rounds.
+SUGGEST_FLOOR = MEGA // 2
 
 
 def _suggest(kernel_mir, decided, settled, dims, block_dim, solver_budget, spent: int,
@@ -304,7 +307,8 @@ def _suggest(kernel_mir, decided, settled, dims, block_dim, solver_budget, spent
     try:
         return suggest_contract(kernel_mir, settled, dims=dims, block_dim=block_dim,
                                 per_check=solver_budget.per_check,
-                                budget_units=SUGGEST_FACTOR * max(spent, 1), **options)
+                                budget_units=max(SUGGEST_FACTOR * spent, SUGGEST_FLOOR),
+                                **options)
     except Exception as err:  # the suggestion is an extra: it must never cost a verdict
         LOG.info("%s: no suggestion (%s: %s)", kernel_mir.name, type(err).__name__, err)
         return None

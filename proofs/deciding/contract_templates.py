@@ -241,7 +241,7 @@ class _Deps:
     scales: set = field(default_factory=set)
     loads: set = field(default_factory=set)      # sites of the loads read
     component: int | None = None                  # the `wp.tid()` component an index is
-    consts: set = field(default_factory=set)     # int bounds compared or clamped against
+    consts: set = field(default_factory=set)     # lengths W an index is guarded at
 
 
 class _Walker:
@@ -336,11 +336,16 @@ class _Walker:
                             d.scales.add(int(side.value))
                 if isinstance(ins, Compare) or (isinstance(ins, BinOp) and ins.op in ("min", "max")):
                     pair = (ins.lhs, ins.rhs)
-                    for side, other in (pair, pair[::-1]):   # `i == W - 1`, `clamp(x, 0, W - 1)`
+                    for n, (side, other) in enumerate((pair, pair[::-1])):
                         if isinstance(side, Const) and side.type.is_int and not side.type.is_bool \
                                 and 1 <= side.value < 2 ** 30 and \
                                 (core is None or (isinstance(other, Value) and other.id in core)):
-                            d.consts.add(int(side.value))
+                            # the length W the bound stands for: `x >= W`, `x < W` (or
+                            # `W <= x`, `W > x`) name it; `i == W - 1`, `i > W - 1`,
+                            # `clamp(x, 0, W - 1)` name W - 1
+                            at_w = ins.op in (("le", "gt"), ("ge", "lt"))[n] \
+                                if isinstance(ins, Compare) else False
+                            d.consts.add(int(side.value) + (0 if at_w else 1))
                 todo += list(ins.operands())
         return d
 
@@ -372,9 +377,9 @@ def _length_atoms(kernel: Kernel, s: Term, d: _Deps, k: int, written: set) -> li
         other = Term("shape", name, m)
         if other != s:
             out.append(Atom("eq", s, other, family=3, weaker=Atom("le", other, s, family=3)))
-    for c in sorted(d.consts):
-        # a guard or clamp at W - 1 (a Warp grid constant): the length is W
-        bound = Term("const", index=c + 1)
+    for w in sorted(d.consts):
+        # an index guarded or clamped at a Warp grid constant W: the length is W
+        bound = Term("const", index=w)
         out.append(Atom("eq", s, bound, family=3, weaker=Atom("le", bound, s, family=3)))
     for p in sorted(d.params):
         n = Term("param", p)

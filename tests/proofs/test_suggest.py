@@ -221,3 +221,25 @@ def test_a_captured_module_constant_is_named_as_the_module_global():
     pasted = _kernel(HEAD + "N = 8\n\n\n" + "\n".join(lines) + "\n" + body + tail, "k")
     ours = requires_instrs(plain, atoms)
     assert _shape_of(pasted.entry.instrs[:len(ours)]) == _shape_of(ours)
+
+
+GUARDED = HEAD + textwrap.dedent("""
+    @wp.func
+    def lookup(f: wp.array[float], x: int):
+        if x < 0 or x >= 64:
+            return 0.0
+        return f[x]
+
+    @wp.kernel
+    def shift(f: wp.array[float], out: wp.array[float]):
+        i = wp.tid()
+        out[i] = lookup(f, i + 3)
+    """)
+
+
+def test_an_index_guarded_at_a_grid_constant_gets_that_length():
+    k = _kernel(GUARDED, "shift")
+    obligations, spent = _prove(k)
+    s = suggest_contract(k, obligations, per_check=10 * MEGA, budget_units=max(2 * spent, MEGA // 2))
+    assert s is not None and s.proved
+    assert set(s.requires) == {"64 <= f.shape[0]", "vk.launch_dim() <= out.shape[0]"}
