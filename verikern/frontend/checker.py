@@ -19,7 +19,6 @@ from verikern.hir.types import (
     MatrixType,
     ScalarType,
     VectorType,
-    vector_type,
 )
 
 from .annotations import parse_annotation
@@ -28,7 +27,7 @@ from .check_expr import VECTOR_FIELDS, ExprChecker
 from .check_flow import FlowChecker
 from .check_warp import UNIFORM_BUILTINS, WarpChecks, is_dsl_call  # noqa: F401
 from .dynamic_components import dynamic_write, is_constant
-from .element_parts import assign_part, augassign_part
+from .element_parts import assign_local_matrix_part, assign_part, augassign_part
 from .factories import CAPTURE_PREFIX
 from .module import Definition, ModuleInfo
 from .rand import RAND_BUILTINS, has_rand, hoist
@@ -489,20 +488,9 @@ class BodyChecker(WarpChecks, FlowChecker, ExprChecker):
                 c = self.constant_index(parts[1], t.cols, "a matrix column")
                 return H.AssignComponent(var.name, r * t.cols + c, 1,
                                          self._typed(value, t.dtype), loc)
-            if isinstance(t, MatrixType) and len(parts) == 1:   # m[r] = row (Warp)
-                r = self.constant_index(parts[0], t.rows, "a matrix row")
-                row = self._typed(value, vector_type(t.cols, t.dtype))
-                return H.AssignComponent(var.name, r * t.cols, t.cols, row, loc)
-        if isinstance(base, ast.Subscript) and isinstance(base.value, ast.Name) \
-                and base.value.id not in self.arrays:   # m[r][c] = x on a local matrix
-            var = self._local_vector(base.value)
-            t = var.type
-            rows, cols = self.index_list(base.slice), self.index_list(target.slice)
-            if isinstance(t, MatrixType) and len(rows) == 1 and len(cols) == 1:
-                r = self.constant_index(rows[0], t.rows, "a matrix row")
-                c = self.constant_index(cols[0], t.cols, "a matrix column")
-                return H.AssignComponent(var.name, r * t.cols + c, 1,
-                                         self._typed(value, t.dtype), loc)
+        part = assign_local_matrix_part(self, target, value, loc)   # m[r] = row, m[r][c] = x
+        if part is not None:
+            return part
         raise self.error(f"cannot assign to `{ast.unparse(target)}`", target, "bad-assign-target",
                          "index the array directly: a[i, j] = v")
 

@@ -133,3 +133,28 @@ def _check_atomic_part(chk, op, arr, pt, v, node):
         raise chk.error(f"atomic {op} on a matrix row is not supported", node,
                         "atomic-type", "update the components one by one")
     check_atomic_value(chk, op, as_scalar, (v,) if scalar == pt else (), (node,))
+
+
+def assign_local_matrix_part(chk, target, value, loc):
+    """`m[r] = row` and `m[r][c] = x` on a local matrix `m` with constant
+    indices (Warp), as an AssignComponent; None for other targets."""
+    base = target.value if isinstance(target, ast.Subscript) else None
+    if isinstance(base, ast.Name) and base.id not in chk.arrays:
+        t = chk.check_expr(base).type
+        parts = chk.index_list(target.slice)
+        if isinstance(t, MatrixType) and len(parts) == 1:
+            var = chk._local_vector(base)
+            r = chk.constant_index(parts[0], t.rows, "a matrix row")
+            row = chk._typed(value, vector_type(t.cols, t.dtype))
+            return H.AssignComponent(var.name, r * t.cols, t.cols, row, loc)
+    if isinstance(base, ast.Subscript) and isinstance(base.value, ast.Name) \
+            and base.value.id not in chk.arrays:
+        var = chk._local_vector(base.value)
+        t = var.type
+        rows, cols = chk.index_list(base.slice), chk.index_list(target.slice)
+        if isinstance(t, MatrixType) and len(rows) == 1 and len(cols) == 1:
+            r = chk.constant_index(rows[0], t.rows, "a matrix row")
+            c = chk.constant_index(cols[0], t.cols, "a matrix column")
+            return H.AssignComponent(var.name, r * t.cols + c, 1, chk._typed(value, t.dtype),
+                                     loc)
+    return None
