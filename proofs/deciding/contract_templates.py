@@ -334,6 +334,9 @@ class _Walker:
                     for side in (ins.lhs, ins.rhs):
                         if isinstance(side, Const) and side.type.is_int and side.value in SCALES:
                             d.scales.add(int(side.value))
+                if isinstance(ins, BinOp) and ins.op == "mod" and isinstance(ins.rhs, Const) \
+                        and 1 <= ins.rhs.value < 2 ** 30 and core is None:
+                    d.consts.add(int(ins.rhs.value))      # `(i + 1) % W`: a periodic index
                 if isinstance(ins, Compare) or (isinstance(ins, BinOp) and ins.op in ("min", "max")):
                     pair = (ins.lhs, ins.rhs)
                     for n, (side, other) in enumerate((pair, pair[::-1])):
