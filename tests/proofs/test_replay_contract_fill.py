@@ -25,7 +25,8 @@ def test_a_computed_contract_bound_is_filled_and_the_bug_confirmed():
     assert ob.confirmed is True, ob.reason
     # the free elements of idx (all but the recorded ones) satisfy the contract
     # (n = 32: zeros would break the contract)
-    cex = dataclasses.replace(ob.counterexample, scalars={**ob.counterexample.scalars, "n": 32})
+    cex = dataclasses.replace(ob.counterexample, scalars={**ob.counterexample.scalars, "n": 32},
+                              arrays={})       # every element free (none recorded)
     cex = with_shapes(kr.mir, cex, {**cex.shapes, "idx": (64,), "x": (32,)})
     idx = concrete_launch(kr.mir, cex).inputs[0]
     n = cex.scalars["n"]
