@@ -20,9 +20,6 @@ ALLOWED: dict[tuple[str, str], str] = {
         "the requires only asks for a power-of-two block_dim, which the SUM needs; memory "
         "safety does not: threads t < s read buf[t + s] < 2*s <= block_dim <= 1024 and write "
         "buf[t], disjoint index ranges, with a barrier after every halving step",
-    ("matmul", "guard-bound@37:24"):
-        "range(0, kdim + 1, TILE) may run one more tile, but every load is still guarded by "
-        "k0 + tx < kdim / k0 + ty < kdim and kdim <= 2**30 keeps the counter from wrapping",
     ("ok_swap_pairs_no_overflow", "index-shift@10:15"):
         "t = x[2 * i + 1] reads the thread's own odd element, in bounds under the guard "
         "i < x.shape[0] // 2; a wrong swap, but no out-of-bounds access and no race",
@@ -38,10 +35,6 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("ray_triangle", "lt-to-le@21:8"):
         "vk.abs(det) >= EPS_DET guards only the float division 1.0 / det (no obligation); the "
         "kernel's accesses are guarded by i < origins.shape[0] and the shape requires",
-    ("transpose", "drop-requires@19:5"):
-        "every global access is guarded by its own array's shape (row < a.shape[0] and col < "
-        "a.shape[1]; orow < out.shape[0] and ocol < out.shape[1]); tile indices are < 32 by "
-        "construction; the requires only makes the transpose whole",
     ("ok_2d_stencil_5pt_halo", "index-shift@11:13"):
         "out[i + 1, j] is in bounds under the guard i + 1 < a.shape[0] == out.shape[0], and "
         "distinct threads still write distinct elements; a wrong result, but memory-safe",
