@@ -134,3 +134,20 @@ def test_a_second_solver_contradicting_a_peeled_query_leaves_no_failure(second_s
     (rep,) = prove_file(str(CORPUS / "bounds_race_reduce_wrong_guard.py"))
     assert not any("loops peeled" in (o.reason or "") and o.status is Status.FAILED
                    for o in rep.obligations)
+
+
+def test_standard_smtlib_spells_z3s_overflow_predicates_and_unary_connectives(second_solver):
+    """Every (a, b) at 3 bits: the standard spelling of z3's multiplication
+    overflow predicates means what z3's does, and one-argument and/or parse."""
+    second_solver("cvc5")
+    a, b = z3.BitVecs("a b", 3)
+    preds = [z3.BVMulNoOverflow(a, b, True), z3.BVMulNoUnderflow(a, b), z3.BVMulNoOverflow(a, b, False)]
+    for pred in preds:
+        for x in range(8):
+            for y in range(8):
+                s = z3.Solver()
+                s.add(a == x, b == y, z3.Or(pred))
+                want = str(s.check())
+                text = standard_smtlib(s.to_smt2())
+                assert "noovfl" not in text and "noudfl" not in text and "(or " not in text
+                assert crosscheck.recheck("cvc5", "q", text, want).agreed, (pred, x, y, text)
