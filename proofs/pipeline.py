@@ -306,7 +306,7 @@ def _suggest(kernel_mir, decided, settled, dims, block_dim, solver_budget, spent
         settled = [dataclasses.replace(s, spec=d.spec) for d, s in zip(decided, settled)]
     try:
         return suggest_contract(kernel_mir, settled, dims=dims, block_dim=block_dim,
-                                per_check=solver_budget.per_check,
+                                per_check=solver_budget.per_check, label=solver_budget.label,
                                 budget_units=max(SUGGEST_FACTOR * spent, SUGGEST_FLOOR),
                                 **options)
     except Exception as err:  # the suggestion is an extra: it must never cost a verdict

@@ -77,8 +77,9 @@ class _Search:
     within one z3 work budget."""
 
     def __init__(self, kernel: Kernel, dims, block_dim, per_check: int, budget_units: int,
-                 options: dict):
+                 options: dict, label: str = ""):
         self.kernel, self.dims, self.block_dim = kernel, dims, block_dim
+        self.label = label or f"{kernel.name}."
         self.per_check = per_check
         self.budget_units = budget_units
         self.options = options          # more ProofContext keywords (the launch model's)
@@ -87,7 +88,7 @@ class _Search:
 
     def _budget(self) -> SolverBudget:
         return SolverBudget(per_check=max(1, min(self.per_check, self.left)), total=self.left,
-                            label=f"{self.kernel.name}.suggest.")
+                            label=f"{self.label}suggest.")
 
     def _invariants(self):
         """The loop invariants of the kernel without any suggested conjunct:
@@ -205,12 +206,14 @@ def _pick(cands: list[Atom], cex, chosen: list[Atom]) -> Atom | None:
 
 
 def suggest_contract(kernel: Kernel, obligations, *, dims=None, block_dim=None,
-                     per_check: int, budget_units: int, **context_options) -> Suggestion | None:
+                     per_check: int, budget_units: int, label: str = "",
+                     **context_options) -> Suggestion | None:
     """The suggested contract for `kernel`, whose decided `obligations`
     (with their specs, in any order) include failed ones; None when no
     template conjunction proves any of them (see the module docstring).
     `per_check`: z3 units per check, as in the proof; `context_options`:
-    further ProofContext keywords the proof used."""
+    further ProofContext keywords the proof used; `label`: the proof's query
+    name prefix (FILE.KERNEL.), which the search's queries extend."""
     failed = [ob for ob in obligations if ob.status is Status.FAILED and ob.spec is not None]
     unknown = [ob.spec for ob in obligations if ob.status is Status.UNKNOWN and ob.spec is not None]
     if not failed:
@@ -232,7 +235,7 @@ def suggest_contract(kernel: Kernel, obligations, *, dims=None, block_dim=None,
            for s in cands}
     if not any(cands.values()):
         return None
-    search = _Search(kernel, dims, block_dim, per_check, budget_units, context_options)
+    search = _Search(kernel, dims, block_dim, per_check, budget_units, context_options, label)
     cex = {ob.spec: ob.counterexample for ob in failed}
     chosen: list[Atom] = []
     basis: dict[ObligationSpec, frozenset] = {}     # proved spec -> the atoms it was proved under
