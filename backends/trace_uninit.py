@@ -1,5 +1,5 @@
 """Reads of uninitialised shared memory in a simulator trace
-(LANGUAGE.md section 5, property 6).
+(docs/LANGUAGE.md section 5, property 6).
 
 Invariant: an `UninitRead` is reported for a shared-memory read or atomic
 (which reads the old value) of element e by thread t of block b in barrier

@@ -133,7 +133,7 @@ class DataRaceError(KernelRuntimeError):
 
 class UninitializedReadError(KernelRuntimeError):
     """A read (a load or an atomic) of a shared-array element that no thread
-    of the block wrote earlier in the launch (LANGUAGE.md section 5, property
+    of the block wrote earlier in the launch (docs/LANGUAGE.md section 5, property
     6). Only the simulator checks it; `cpu:native` and `cuda:N` do not."""
 
     kind = "uninit"

@@ -380,7 +380,7 @@ class ThreadEncoding:
         contain the site and cannot run after it may be taken in its last
         iteration (the one that leaves it), so post-loop code sees the loop's
         final state. Valid for every terminating thread (proofs assume
-        termination, LANGUAGE.md section 5): a thread that enters such a loop
+        termination, docs/LANGUAGE.md section 5): a thread that enters such a loop
         and reaches the site left the loop first (by an exit edge or not at
         all: a `return` inside it is a way of leaving), whether or not the
         loop's exit dominates the site -- a loop inside a block-uniform `if`

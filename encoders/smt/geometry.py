@@ -3,7 +3,7 @@ on the very terms the encoder builds so that they survive the nonlinear
 abstraction (encoders/smt/abstraction.py) and spare the exact query its
 multiplier and divider circuits.
 
-The hardware facts of `LaunchModel` (LANGUAGE.md section 5) are: every launch
+The hardware facts of `LaunchModel` (docs/LANGUAGE.md section 5) are: every launch
 dim D_k >= 1, the product D_0*...*D_{n-1} computed without unsigned overflow
 equals the launch size, and the size is below 2**31. From them, as integers:
 

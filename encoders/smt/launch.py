@@ -19,7 +19,7 @@ import z3
 from verikern.mir.nodes import ArrayRef, Kernel, ScalarParam, Special, Value
 
 I32_BITS = 32
-#: The default bound on one array's size in bytes (LANGUAGE.md section 5:
+#: The default bound on one array's size in bytes (docs/LANGUAGE.md section 5:
 #: every array fits in one device's memory; `--max-array-bytes` changes it).
 DEFAULT_MAX_ARRAY_BYTES = 1 << 40
 #: The largest `max_array_bytes` accepted (the bound's arithmetic is sized for it).

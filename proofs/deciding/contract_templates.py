@@ -14,7 +14,7 @@ operands (and the branch conditions guarding it) depend on, so only arrays,
 parameters and launch dimensions that matter there appear.
 
 Invariants:
-- `Atom.text` is valid inside a LANGUAGE.md section 5 decorator lambda, and
+- `Atom.text` is valid inside a docs/LANGUAGE.md section 5 decorator lambda, and
   `requires_instrs` builds exactly the MIR the frontend compiles that text
   to (int32 `ShapeOf`, `Special launch_dim`, `mul c, x` for `c * x`,
   `Compare`, then `Requires`; `RequiresArray` for the array contracts), so a

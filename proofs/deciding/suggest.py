@@ -57,7 +57,7 @@ class Suggestion:
 
 def decorator_lines(kernel: Kernel, atoms) -> tuple[str, ...]:
     """`@vk.requires(lambda ...)` lines stating `atoms`: the scalar ones
-    joined with `and` in one, each array contract in its own (LANGUAGE.md
+    joined with `and` in one, each array contract in its own (docs/LANGUAGE.md
     section 5); lambda parameters are the kernel parameters named, in the
     kernel's order."""
     order = [p.name for p in kernel.params]

@@ -1,6 +1,6 @@
 """Deciding `uninit`: every read of a shared element (a load, or an atomic,
 which reads the old value) was preceded by a write of that element by some
-thread of the same block (LANGUAGE.md section 5, property 6).
+thread of the same block (docs/LANGUAGE.md section 5, property 6).
 
 The claim is existential (*some* thread wrote it), so it is proved from
 witnesses: for the reading thread A at site S with element e, either

@@ -1,5 +1,5 @@
 """`--max-array-bytes`: the prover assumes every array holds at most that
-many bytes (LANGUAGE.md section 5), counting vector components, and every
+many bytes (docs/LANGUAGE.md section 5), counting vector components, and every
 report states the value used. Boundaries are hand-computed: a vec3 of
 float32 is 12 bytes, so 1200 bytes admit exactly 100 elements."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The `uninit` obligation (LANGUAGE.md section 5, property 6): proved only
+"""The `uninit` obligation (docs/LANGUAGE.md section 5, property 6): proved only
 where every read shared element was written before by a thread of the block;
 failures come with a counterexample the simulator confirms; the negative
 cases show the witnesses are not applied where they would be unsound (a

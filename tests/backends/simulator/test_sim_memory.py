@@ -250,7 +250,7 @@ def test_reduction_across_small_chunks_keeps_blocks_whole():
 
 def test_shared_memory_starts_uninitialised():
     """Shared memory starts uninitialised: reading an element no thread of
-    the block wrote is an UninitializedReadError (LANGUAGE.md section 5 (6))."""
+    the block wrote is an UninitializedReadError (docs/LANGUAGE.md section 5 (6))."""
     from verikern.errors import UninitializedReadError
     kb = KB("poison", uses_block_features=True)
     out = kb.arr("out", "float32")

@@ -1,6 +1,6 @@
 """The simulator tracks, per block, which shared elements were written and
 stops at a read (load or atomic) of one that no thread of the block wrote
-before (UninitializedReadError, LANGUAGE.md section 5 property 6)."""
+before (UninitializedReadError, docs/LANGUAGE.md section 5 property 6)."""
 from __future__ import annotations
 
 import textwrap

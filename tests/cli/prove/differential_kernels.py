@@ -214,7 +214,7 @@ def shared_kernel_source(r):
             f"    s = vk.shared.array(shape=(BD,), dtype=vk.int32)\n"
             f"    t = vk.thread_idx()\n    i = vk.tid()\n    x = 0\n"
             # shared memory starts uninitialised: every element is written
-            # before the random body reads any (LANGUAGE.md section 5 (6))
+            # before the random body reads any (docs/LANGUAGE.md section 5 (6))
             f"    s[t] = 0\n    vk.sync_threads()\n"
             f"    if i < b.shape[0]:\n        x = b[i]\n"
             f"{body}\n"
