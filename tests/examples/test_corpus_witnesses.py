@@ -108,7 +108,7 @@ def launch_candidates(case, mir):
     elif mir.launch_ndim == 1:
         dims = [(256,), (384,)]
     else:
-        dims = [(3, 5), (2, 512), (2, 3, 4)[:mir.launch_ndim]]
+        dims = [d for d in ((3, 5), (2, 512), (2, 3, 4), (2, 3, 4, 5)) if len(d) == mir.launch_ndim]
     return [(d, b) for d in dims for b in blocks]
 
 
