@@ -52,12 +52,25 @@ def _report(path: str) -> dict:
     return strip_timing(json.loads(render(prove_file(path), "json")))
 
 
+def _without_model_values(report: dict) -> dict:
+    """The report without counterexample values (kept: whether there is one)."""
+    return {**report, "kernels": [
+        {**k, "obligations": [{**o, "counterexample": o["counterexample"] is not None}
+                              for o in k["obligations"]]} for k in report["kernels"]]}
+
+
 @pytest.mark.slow
 def test_a_proof_does_not_depend_on_earlier_proofs_in_the_process():
+    """Verdicts, messages and reasons never depend on what the process proved
+    before. The values of a counterexample may: z3's own work in a fresh
+    context still varies slightly with the process's earlier contexts (its
+    resource count for the same proof differs by a few hundred units), so
+    another valid model can come first. Runs of one command are identical
+    (test_reports_identical_across_hash_seeds_job_counts_and_load)."""
     first = _report(FILES[2])
-    for other in (FILES[0], str(CORPUS / "ok_matmul_naive.py")):
-        prove_file(other)            # fills the process's z3 state with other terms
-    assert _report(FILES[2]) == first
+    for other in (FILES[0], str(CORPUS / "ok_matmul_naive.py"), str(CORPUS / "ok_2d_guarded.py")):
+        prove_file(other)            # other z3 contexts before this proof's
+    assert _without_model_values(_report(FILES[2])) == _without_model_values(first)
 
 
 def test_strip_timing_and_differences():
