@@ -44,8 +44,10 @@ def _is_abstracted(ob: Obligation) -> bool:
 
 #: z3 resource units `settle` may spend on one kernel searching peeled loop
 #: iterations for exact counterexamples (proofs.deciding.peeling), all obligations
-#: together (checked before each search and query: deterministic).
-EXACT_SEARCH_BUDGET = 10 * MEGA
+#: together (checked before each search and query), at most twice a check's
+#: budget: headroom, because z3's count for the same search varies a little
+#: with the process's earlier z3 contexts.
+EXACT_SEARCH_BUDGET = 20 * MEGA
 
 
 def settle(kernel_mir, obligations: Sequence[Obligation], replayer=None, *, dims=None,
@@ -258,7 +260,7 @@ def prove_mir(kernel_mir, *, file: str, dims=None, block_dim=None, budget: float
             if replay:
                 obligations = settle(kernel_mir, obligations, replayer, dims=dims,
                                      block_dim=block_dim,
-                                     search_budget=min(EXACT_SEARCH_BUDGET, solver_budget.per_check),
+                                     search_budget=min(EXACT_SEARCH_BUDGET, 2 * solver_budget.per_check),
                                      max_array_bytes=max_array_bytes)
             verdicts.append(obligations)
         obligations = verdicts[0] if len(verdicts) == 1 else combine(*verdicts, names=engines)
