@@ -285,15 +285,21 @@ def _first_samples(ctx: ProofContext, spec: ObligationSpec) -> list:
     base = ctx.facts([A], [spec.site]) + [A.reach.get(spec.site[0], z3.BoolVal(False)),
                                           ctx.within(ins.array, e[:ins.array.ndim])]
     out: list = []
+    # the concrete probe launches first; the launch left free last, for
+    # contracts that exclude every probe (a fixed `block_dim() == 256`)
+    tries = ctx.launch.probes() + [[]]
     # first a launch with large arrays, where guarded writes run in many
     # threads (the points of `inverse_fit`), when the contracts admit one
     large = [z3.UGE(v, WIDE_SHAPE) for v in ctx.launch.shapes.values()]
-    for probe in ctx.launch.probes() or [[]]:
+    for probe in tries:
         res, model, _s = check(ctx.budget, base + probe + large, PROBE_RLIMIT, "uninit-sample")
         if res == z3.sat:
             out.append(model)
             break
-    for probe in ctx.launch.probes() or [[]]:
+    probed = 0
+    for probe in tries:
+        if not probe and probed:
+            break                         # the probes gave samples
         for _ in range(SAMPLES_PER_PROBE):
             # every index differs from the earlier samples' (varied samples)
             other = [t != m.eval(t, model_completion=True) for m in out for t in e]
@@ -302,6 +308,7 @@ def _first_samples(ctx: ProofContext, spec: ObligationSpec) -> list:
             if res != z3.sat:
                 break
             out.append(model)
+            probed += bool(probe)
     return out
 
 

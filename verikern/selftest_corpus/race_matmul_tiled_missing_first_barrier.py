@@ -1,8 +1,11 @@
-# expect: failed race
-# Tiled matmul without the barrier between loading a tile and using it. Witness: dim=(1, 256), a.shape=b.shape=(16, 16): thread 1 writes sa[0, 1] while thread 0 reads sa[0, 1] in the same interval.
-# bug: 32:9 race 38:20
-# bug: 36:9 race 38:33
+# expect: failed race,uninit
+# Tiled matmul without the barrier between loading a tile and using it. Witness: dim=(1, 256), a.shape=b.shape=(16, 16): thread 1 writes sa[0, 1] while thread 0 reads sa[0, 1] in the same interval. The same missing barrier lets thread 1 read sa[0, 0] before thread 0 writes it (uninit).
+# bug: 35:9 race 41:20
+# bug: 39:9 race 41:33
+# bug: 41:20 uninit
+# bug: 41:33 uninit
 # witness race: dim=(1, 256), block_dim=256, a=zeros(float32, (16, 16)), b=zeros(float32, (16, 16)), c=zeros(float32, (16, 16))
+# witness uninit: dim=(1, 256), block_dim=256, a=zeros(float32, (16, 16)), b=zeros(float32, (16, 16)), c=zeros(float32, (16, 16))
 import verikern as vk
 
 TILE = 16

@@ -34,10 +34,7 @@ def _prove(path, prove_args=(), timeout=None):
 _UNINIT_2D_TILE = ("uninit: the witness threads of a shared tile element in a 2-D launch with a "
                    "symbolic width are not found within the solver budget (unknown)")
 KNOWN_IMPRECISE: dict[str, str] = {
-    "ok_matmul_tiled": _UNINIT_2D_TILE,
     "ok_transpose_tiled": _UNINIT_2D_TILE,
-    "race_matmul_tiled_missing_first_barrier": _UNINIT_2D_TILE,
-    "race_matmul_tiled_missing_second_barrier": _UNINIT_2D_TILE,
     "bounds_grid_stride_int32_overflow":
         "failed or unknown: its exact counterexample (a launch of 2**31 - 1 threads, found in "
         "a peeled iteration) depends on the model z3 picks, which varies with the process's "
