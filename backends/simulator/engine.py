@@ -119,16 +119,16 @@ class ChunkState:
         self.first_block = start // launch.block_dim
         nblocks = -(-(start + n) // launch.block_dim) - self.first_block
         self.intervals = np.zeros(max(nblocks, 1), dtype=np.int64)
-        self._lin = None
-        self._thread_idx = None
-        self._block_idx = None
-        self._block_local = None
+        self._lin: np.ndarray | None = None
+        self._thread_idx: np.ndarray | None = None
+        self._block_idx: np.ndarray | None = None
+        self._block_local: np.ndarray | None = None
         self.views: dict = {}          # array name -> value ids that may be views of it
         self._shared_base: dict = {}
         self.max_steps = MAX_STEPS
         self.meter: WorkMeter | None = None
         self.compact: dict = {}        # value id -> its array for the running segment's lanes
-        self.segment_local = frozenset()   # values used only inside the running segment
+        self.segment_local: frozenset[int] = frozenset()   # values used only inside the running segment
         self.pool = _POOL
 
     def buffer(self, dtype):
@@ -416,6 +416,8 @@ def run_chunk(prog: Program, st: ChunkState) -> None:
             if type(c) is not np.ndarray:
                 transfer(seg.label, term.targets[0 if c else 1], lanes)
             else:
+                t: np.ndarray | bool | None   # lanes taking each edge: _FULL, False or an index array
+                f: np.ndarray | bool | None
                 if lanes is _FULL:
                     if c.all():
                         t, f = _FULL, False
@@ -424,11 +426,9 @@ def run_chunk(prog: Program, st: ChunkState) -> None:
                     else:
                         t, f = np.flatnonzero(c), np.flatnonzero(~c)
                 else:
-                    t, f = lanes[c], lanes[~c]
-                    if not t.shape[0]:
-                        t = False
-                    if not f.shape[0]:
-                        f = False
+                    taken, fallen = lanes[c], lanes[~c]
+                    t = taken if taken.shape[0] else False
+                    f = fallen if fallen.shape[0] else False
                 if t is not False:
                     transfer(seg.label, term.targets[0], t)
                 if f is not False:

@@ -65,7 +65,10 @@ def check_initialized(mem: MemoryArray, addr, indices, loc: SourceLoc,
                       kernel_name: str, st, idx) -> None:
     """Raise UninitializedReadError when an active lane reads a shared element
     (flat addresses `addr`) that no thread of its block has written yet;
-    `indices()` gives the lanes' index values (only computed for the error)."""
+    `indices()` gives the lanes' index values (only computed for the error).
+    An array without a written-record (a global array) has nothing to check."""
+    if mem.written is None:
+        return
     seen = mem.written[addr]
     if seen.all():
         return
@@ -144,9 +147,10 @@ _UFUNC_OF = {"add": np.add, "and": np.bitwise_and, "or": np.bitwise_or,
              "xor": np.bitwise_xor}
 
 
-def _combine_function(op: str, dtype: np.dtype):
+def _combine_function(op: str, dtype: np.dtype) -> tuple[np.ufunc, np.ufunc]:
     """(binary function old, v -> new, its ufunc for sequential accumulate)."""
     is_float = dtype.kind == "f"
+    f: np.ufunc
     if op in ("add", "sub"):
         return np.add, np.add
     if op == "min":
@@ -203,7 +207,8 @@ def apply_atomic(op: str, flat_mem: np.ndarray, addr: np.ndarray, values,
         for g in big.tolist():
             s, m = int(starts[g]), int(sizes[g])
             e = sa[s]
-            if op == "cas":
+            if combine is None:                # cas: the caller gives compare values
+                assert sc is not None
                 cur = flat_mem[e]
                 for j in range(s, s + m):
                     old_sorted[j] = cur
@@ -230,7 +235,8 @@ def apply_atomic(op: str, flat_mem: np.ndarray, addr: np.ndarray, values,
                 e = sa[p]
                 old = flat_mem[e]
                 old_sorted[p] = old
-                if op == "cas":
+                if combine is None:            # cas
+                    assert sc is not None
                     hit = old == sc[p]
                     flat_mem[e[hit]] = sv[p][hit]
                 else:
