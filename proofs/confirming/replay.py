@@ -35,7 +35,7 @@ import verikern.errors as errors
 from verikern.backends.launch import prepare_mir_launch
 from verikern.backends.trace_analysis import find_races
 from verikern.mir.facts import is_int_division
-from verikern.mir.nodes import ArrayRef, Assert, Atomic, Barrier, BinOp, Kernel, Load, Store
+from verikern.mir.nodes import ArrayRef, Assert, Atomic, Barrier, BinOp, Kernel, Load, SourceLoc, Store
 from verikern.proofs.obligations import Counterexample, Obligation, ObligationKind
 from verikern.proofs.confirming.replay_launch import (  # noqa: F401  (re-exported)
     MAX_REPLAY_THREADS, ConcreteLaunch, clamped, concrete_launch, contracted_arrays,
@@ -107,11 +107,14 @@ _EXPECTED_ERROR: dict[ObligationKind, type[errors.KernelRuntimeError]] = {
 }
 
 
-def _where(err: errors.KernelRuntimeError) -> str:
+def _where(err: Exception) -> str:
+    """Where a run stopped: the error's line and thread, when it carries them
+    (kernel runtime errors do; a timeout or budget error does not)."""
     loc = getattr(err, "loc", None)
     who = ""
-    if getattr(err, "thread", None) is not None:
-        who = f" (thread {err.thread} of block {err.block})"
+    thread = getattr(err, "thread", None)
+    if thread is not None:
+        who = f" (thread {thread} of block {getattr(err, 'block', None)})"
     return (f"line {loc.line}" if loc is not None else "an unknown line") + who
 
 
@@ -120,8 +123,13 @@ def _race_lines(obligation: Obligation) -> tuple[int, int]:
     return obligation.loc.line, other.line
 
 
-def _position(loc) -> tuple[int, int] | None:
+def _position(loc: SourceLoc | None) -> tuple[int, int] | None:
     return None if loc is None else (loc.line, loc.col)
+
+
+def _site(loc: SourceLoc) -> tuple[int, int]:
+    """(line, col) of a location that is known to exist."""
+    return loc.line, loc.col
 
 
 def _array_of(obligation: Obligation) -> str | None:
@@ -176,6 +184,7 @@ def _ambiguous(kernel: Kernel, obligation: Obligation) -> int:
             continue
         if array is not None and getattr(getattr(ins, "array", None), "name", array) != array:
             continue
+        ident: tuple[object, ...]
         if hasattr(ins, "array"):        # the components of one vector access are one copy
             ident = tuple(map(repr, ins.indices[:ins.array.ndim]))
         elif cls is BinOp:
@@ -193,7 +202,7 @@ def _find_race(document: dict, obligation: Obligation) -> str | None:
     element, same barrier interval of one block or different blocks for
     global arrays, at least one writing, not both atomic --
     verikern.backends.trace_analysis.find_races decides); None if there is none."""
-    wanted = sorted([_position(obligation.loc), _position(obligation.other_loc or obligation.loc)])
+    wanted = sorted([_site(obligation.loc), _site(obligation.other_loc or obligation.loc)])
     array = _array_of(obligation)
     for race in find_races(document):
         if sorted([(race.line, race.col), (race.other_line, race.other_col)]) == wanted \
@@ -375,7 +384,7 @@ def _confirm_uninit(kernel: Kernel, launch: ConcreteLaunch, obligation: Obligati
     if isinstance(stopped, errors.UninitializedReadError) and _same_site(stopped, obligation):
         return ReplayOutcome(ReplayVerdict.CONFIRMED,
                              f"the simulator raised UninitializedReadError at {_where(stopped)}")
-    at = _position(obligation.loc)
+    at = _site(obligation.loc)
     for found in find_uninit_reads(document, file=obligation.loc.file):
         if (found.line, found.col) == at and (array is None or found.array == array):
             early = "" if stopped is None else " (in the accesses before the run stopped)"
@@ -442,7 +451,7 @@ def _attempt(kernel: Kernel, obligation: Obligation, launch: ConcreteLaunch,
 #: contents show nothing (its float and memory values are not concrete):
 #: (float arrays, integer arrays) per variant. A descending ramp makes sorts
 #: and other data-dependent swaps do their work.
-CONTENT_VARIANTS: tuple[tuple[float, Any], ...] = (
+CONTENT_VARIANTS: tuple[tuple[float | str, Any], ...] = (
     (-1.0, -1), (1.0e9, "ramp"), ("alternating", "alternating"), ("descending", "descending"),
     (float("nan"), 1), (-1.0e9, 1 << 30),
 )
