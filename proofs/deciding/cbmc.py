@@ -221,6 +221,14 @@ def counterexample_from_trace(kernel: Kernel, trace: Sequence[dict]) -> Countere
 
 
 # ------------------------------------------------------------------ verdicts
+def _verdict(spec: ObligationSpec, status: Status, message: str, reason: str,
+             counterexample: Counterexample | None = None) -> Obligation:
+    """CBMC's verdict on one obligation, tied to the spec it came from."""
+    return Obligation(kind=spec.kind, loc=spec.loc, status=status, message=message,
+                      counterexample=counterexample, reason=reason,
+                      other_loc=spec.other_loc, spec=spec)
+
+
 def decide(kernel: Kernel, specs: Sequence[ObligationSpec], result: CbmcResult,
            unwind: int) -> tuple[Obligation, ...]:
     """Every obligation of `specs` decided from one CBMC run (module docstring)."""
@@ -248,22 +256,19 @@ def decide(kernel: Kernel, specs: Sequence[ObligationSpec], result: CbmcResult,
         oid = obligation_id(spec)
         props = by_id.get(oid, [])
         failed = next((p for p in props if p.status == "FAILURE"), None)
-        common = dict(kind=spec.kind, loc=spec.loc, other_loc=spec.other_loc, spec=spec)
         if failed is not None:
-            out.append(Obligation(status=Status.FAILED, message=f"CBMC: {oid} fails ({failed.name})",
-                                  counterexample=counterexample_from_trace(kernel, failed.trace),
-                                  reason=f"CBMC found a trace violating {oid}", **common))
+            out.append(_verdict(spec, Status.FAILED, f"CBMC: {oid} fails ({failed.name})",
+                                f"CBMC found a trace violating {oid}",
+                                counterexample_from_trace(kernel, failed.trace)))
         elif not props:
-            out.append(Obligation(status=Status.UNKNOWN, message=f"CBMC: {oid} undecided",
-                                  reason=f"CBMC reported no result for {oid}", **common))
+            out.append(_verdict(spec, Status.UNKNOWN, f"CBMC: {oid} undecided",
+                                f"CBMC reported no result for {oid}"))
         elif blocker is None and all(p.status in _HOLDS for p in props):
-            out.append(Obligation(status=Status.PROVED, message=f"CBMC: {oid} holds",
-                                  reason=f"proved by CBMC (unwinding assertions hold at --unwind {unwind})",
-                                  **common))
+            out.append(_verdict(spec, Status.PROVED, f"CBMC: {oid} holds",
+                                f"proved by CBMC (unwinding assertions hold at --unwind {unwind})"))
         else:
             why = blocker or f"CBMC answered {', '.join(sorted({p.status for p in props}))}"
-            out.append(Obligation(status=Status.UNKNOWN, message=f"CBMC: {oid} undecided",
-                                  reason=why, **common))
+            out.append(_verdict(spec, Status.UNKNOWN, f"CBMC: {oid} undecided", why))
     return tuple(out)
 
 
