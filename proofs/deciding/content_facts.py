@@ -461,7 +461,7 @@ def _signed(value) -> int:
 
 def _used_values(kernel: Kernel) -> frozenset[int]:
     """Ids of the values some instruction, phi or terminator reads."""
-    used = set()
+    used: set[int] = set()
     for b in kernel.blocks:
         for phi in b.phis:
             used.update(v.id for _, v in phi.incoming if isinstance(v, Value))
