@@ -25,12 +25,13 @@ Invariants:
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import SupportsIndex
 
 from verikern.mir import facts
 from verikern.mir.cfg import dominators
 from verikern.mir.nodes import (
-    ArrayRef, BinOp, Branch, Compare, Const, Kernel, Load, Phi, RequiresArray, Requires, ScalarParam,
-    ShapeOf, SourceLoc, Special, Value,
+    ArrayRef, Assert, BinOp, Branch, Cast, Compare, Const, Kernel, Load, Operand, Phi, RequiresArray,
+    Requires, ScalarParam, ShapeOf, SourceLoc, Special, Value,
 )
 from verikern.mir.types import BOOL, I32
 from verikern.proofs.obligations import ObligationKind, ObligationSpec
@@ -117,8 +118,8 @@ class _Builder:
     def __init__(self, kernel: Kernel, loc: SourceLoc):
         ids = [p.value.id for p in kernel.params if isinstance(p, ScalarParam)]
         for b in kernel.blocks:
-            ids += [ins.result.id for ins in (*b.phis, *b.instrs)
-                    if getattr(ins, "result", None) is not None]
+            ids += [result.id for ins in (*b.phis, *b.instrs)
+                    if (result := getattr(ins, "result", None)) is not None]
         self.next_id = max(ids, default=-1) + 1
         self.arrays = {p.name: p for p in kernel.params if isinstance(p, ArrayRef)}
         self.params = {p.name: p.value for p in kernel.params if isinstance(p, ScalarParam)}
@@ -129,7 +130,8 @@ class _Builder:
         self.next_id += 1
         return Value(self.next_id - 1, type_)
 
-    def term(self, t: Term):
+    def term(self, t: Term) -> Operand:
+        base: Operand
         if t.kind == "const":
             base = Const(t.index, I32)
         elif t.kind == "param":
@@ -191,6 +193,7 @@ def _wrap(v: int) -> int:
 
 
 def _eval(t: Term, cex) -> int | None:
+    v: object                  # model values: ints, numpy scalars, bools, floats or missing
     if t.kind == "const":
         v = t.index
     elif t.kind == "launch":
@@ -200,7 +203,7 @@ def _eval(t: Term, cex) -> int | None:
     else:
         shape = cex.shapes.get(t.name)
         v = shape[t.index] if shape is not None and t.index < len(shape) else None
-    if v is None or isinstance(v, (bool, float)) or not hasattr(v, "__index__"):
+    if v is None or isinstance(v, (bool, float)) or not isinstance(v, SupportsIndex):
         return None
     return _wrap(t.scale * int(v))
 
@@ -264,7 +267,7 @@ class _Walker:
         if isinstance(ins, Special) and ins.kind in ("thread_idx", "block_idx"):
             return 0 if self.kernel.launch_ndim == 1 else None
         if not isinstance(ins, BinOp):
-            return self.component(ins.operand, depth + 1) if type(ins).__name__ == "Cast" else None
+            return self.component(ins.operand, depth + 1) if isinstance(ins, Cast) else None
         if ins.op == "mod":
             dims = self._launch_product(ins.rhs)
             return dims[0] if dims and len(dims) == 1 else None
@@ -293,7 +296,7 @@ class _Walker:
         path to it passes; a bound compared or clamped against counts only
         when the other side is an operand's own value (`i == W - 1` guarding
         an index made from `i`)."""
-        d, seen = _Deps(), set()
+        d, seen = _Deps(), set[int]()
         self._walk(list(operands), d, seen, core=None)
         core = frozenset(seen)
         guards = []
@@ -305,7 +308,7 @@ class _Walker:
         self._walk(guards, d, seen, core=core)
         return d
 
-    def _walk(self, todo: list, d: _Deps, seen: set, core) -> None:
+    def _walk(self, todo: list, d: _Deps, seen: set, core) -> _Deps:
         while todo:
             op = todo.pop()
             if not isinstance(op, Value) or op.id in seen:
@@ -400,6 +403,14 @@ def _scalar_atoms(d: _Deps) -> list[Atom]:
     return out
 
 
+def _access_at(kernel: Kernel, site: tuple[str, int]) -> facts.MemoryAccess:
+    """The memory access at `site` (a race obligation's other site is one)."""
+    ins = kernel.block(site[0]).instrs[site[1]]
+    if not facts.accesses_memory(ins):
+        raise TypeError(f"site {site} of kernel {kernel.name} is not a memory access")
+    return ins
+
+
 def candidates(kernel: Kernel, spec: ObligationSpec, walker: "_Walker | None" = None) -> list[Atom]:
     """The ranked candidate conjuncts for one obligation (empty when no
     template applies: its kind, or nothing it depends on, has one)."""
@@ -407,21 +418,21 @@ def candidates(kernel: Kernel, spec: ObligationSpec, walker: "_Walker | None" = 
     lbl, pos = spec.site
     ins = kernel.block(lbl).instrs[pos]
     out: list[Atom] = []
-    if spec.kind is ObligationKind.BOUNDS and ins.array.space == "global":
+    if spec.kind is ObligationKind.BOUNDS and facts.accesses_memory(ins) and ins.array.space == "global":
         s = Term("shape", ins.array.name, spec.dim)
         d = w.deps([ins.indices[spec.dim]], lbl)
         d.component = w.component(ins.indices[spec.dim])
         out = _length_atoms(kernel, s, d, spec.dim, w.written)
-    elif spec.kind is ObligationKind.DIV_ZERO:
+    elif spec.kind is ObligationKind.DIV_ZERO and isinstance(ins, BinOp):
         out = _scalar_atoms(w.deps([ins.rhs], None))
-    elif spec.kind in (ObligationKind.ASSERT, ObligationKind.INVARIANT):
+    elif spec.kind in (ObligationKind.ASSERT, ObligationKind.INVARIANT) and isinstance(ins, Assert):
         d = w.deps([ins.cond], lbl)
         out = _scalar_atoms(d)
         for name, m in sorted(d.shapes):
             out += [a for a in _length_atoms(kernel, Term("shape", name, m), d, m, w.written)
                     if a.family < 7]
-    elif spec.kind is ObligationKind.RACE and spec.other is not None:
-        other = kernel.block(spec.other[0]).instrs[spec.other[1]]
+    elif spec.kind is ObligationKind.RACE and spec.other is not None and facts.accesses_memory(ins):
+        other = _access_at(kernel, spec.other)
         per_thread = False
         for access in (ins, other):
             d = w.deps(access.indices[:access.array.ndim], None)
@@ -449,9 +460,10 @@ def upstream(kernel: Kernel, spec: ObligationSpec, walker: "_Walker | None" = No
     w = walker or _Walker(kernel)
     lbl, pos = spec.site
     ins = kernel.block(lbl).instrs[pos]
-    if spec.kind is ObligationKind.BOUNDS:
+    ops: list[Operand | None]
+    if spec.kind is ObligationKind.BOUNDS and facts.accesses_memory(ins):
         ops = [ins.indices[spec.dim]]
-    elif spec.kind is ObligationKind.DIV_ZERO:
+    elif spec.kind is ObligationKind.DIV_ZERO and isinstance(ins, BinOp):
         ops = [ins.rhs]
     else:
         ops = list(getattr(ins, "indices", ())) or [getattr(ins, "cond", None)]
