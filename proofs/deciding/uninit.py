@@ -46,7 +46,8 @@ from __future__ import annotations
 
 import z3
 
-from verikern.mir.nodes import Atomic
+from verikern.mir import facts
+from verikern.mir.nodes import Atomic, Load
 from verikern.proofs.deciding.budget import MEGA, unknown_reason
 from verikern.proofs.deciding.prover_context import ProofContext
 from verikern.proofs.deciding.uninit_candidates import (
@@ -114,10 +115,19 @@ def _valid(ctx: ProofContext, w: z3.BitVecRef) -> z3.BoolRef:
     return z3.And(w >= 0, w < _wide(ctx.launch.block_dim, w.size()))
 
 
+def _read_at(ctx: ProofContext, spec: ObligationSpec) -> Load | Atomic:
+    """The read of shared memory at the uninit obligation's site (the sites
+    of uninit obligations are loads and atomics, `proofs.obligations.reads_shared`)."""
+    ins = ctx.kernel.block(spec.site[0]).instrs[spec.site[1]]
+    if not facts.reads_memory(ins):
+        raise TypeError(f"uninit obligation at {spec.loc}: its site is not a memory read")
+    return ins
+
+
 def claim(ctx: ProofContext, spec: ObligationSpec, selfs, cands, coeffs) -> list:
     """The negated claim under witnesses `coeffs` (one vector per candidate)."""
     A = ctx.A
-    ins = ctx.kernel.block(spec.site[0]).instrs[spec.site[1]]
+    ins = _read_at(ctx, spec)
     e = A.index_terms(ins)
     basis = _basis(ctx, e)
     q = [A.reach.get(spec.site[0], z3.BoolVal(False)), ctx.within(ins.array, e[:ins.array.ndim])]
@@ -151,7 +161,7 @@ def _synthesize(ctx: ProofContext, spec: ObligationSpec, cands, samples) -> list
     witnesses with small multipliers (tried first): one that fits the
     samples so tends to be the general one."""
     A = ctx.A
-    ins = ctx.kernel.block(spec.site[0]).instrs[spec.site[1]]
+    ins = _read_at(ctx, spec)
     e = A.index_terms(ins)
     width = e[0].size()
     basis = _basis(ctx, e)
@@ -280,7 +290,7 @@ def _first_samples(ctx: ProofContext, spec: ObligationSpec) -> list:
     bounds) on each concrete-launch probe, with pairwise distinct elements
     (models of A alone; a wrong witness's counterexample can be costly)."""
     A = ctx.A
-    ins = ctx.kernel.block(spec.site[0]).instrs[spec.site[1]]
+    ins = _read_at(ctx, spec)
     e = A.index_terms(ins)
     base = ctx.facts([A], [spec.site]) + [A.reach.get(spec.site[0], z3.BoolVal(False)),
                                           ctx.within(ins.array, e[:ins.array.ndim])]
@@ -347,7 +357,7 @@ def decide(ctx: ProofContext, spec: ObligationSpec, solve, counterexample, verdi
     `counterexample` and `verdicts` (proved, failed, undecided) come from
     `proofs.deciding.prover`, which this module must not import."""
     proved, failed, undecided = verdicts
-    ins = ctx.kernel.block(spec.site[0]).instrs[spec.site[1]]
+    ins = _read_at(ctx, spec)
     arr = ins.array
     what = f"read of {arr.name} at line {spec.loc.line}"
     selfs, cands = candidates(ctx, spec.site)
