@@ -263,7 +263,11 @@ def prove_mir(kernel_mir, *, file: str, dims=None, block_dim=None, budget: float
                                      search_budget=min(EXACT_SEARCH_BUDGET, 2 * solver_budget.per_check),
                                      max_array_bytes=max_array_bytes)
             verdicts.append(obligations)
-        obligations = verdicts[0] if len(verdicts) == 1 else combine(*verdicts, names=engines)
+        if len(verdicts) == 1:
+            obligations = verdicts[0]
+        else:                           # parse_engines: at most two engines, z3 and cbmc
+            first, second = verdicts
+            obligations = combine(first, second, names=(engines[0], engines[1]))
     except VerikernError as err:
         return KernelReport(file, kernel_mir.name, KernelStatus.ERROR, time.perf_counter() - start,
                             error=str(err), line=line)
