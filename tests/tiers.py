@@ -56,6 +56,7 @@ SLOW_TESTS = frozenset({
     "tests/proofs/test_lemmas.py::test_grid_stride_loop_with_bounded_sizes_is_race_free",
     "tests/proofs/test_geometry.py::test_tid_component_and_injectivity_facts_are_theorems",
     "tests/proofs/test_geometry.py::test_monotone_product_lemmas_are_theorems",
+    "tests/proofs/test_geometry.py::test_same_block_facts_are_theorems_and_need_the_aligned_last_dim",
     "tests/proofs/reporting/test_report_html.py::test_html_renders_in_headless_chromium",
     "tests/testing/test_strategies.py::test_shrinking_reaches_the_minimal_launch",
     "tests/testing/test_strategies.py::test_edge_values_are_drawn",

@@ -18,6 +18,13 @@ equals the launch size, and the size is below 2**31. From them, as integers:
   0 <= i_k < D_k, and L = sum_k i_k*P_k (mixed radix, digits below their
   radix), so equal components of two threads mean equal linear ids
   (`tid_injectivity`).
+- **block rows** (`same_block_facts`): when the last launch dim is a
+  multiple of block_dim B, two threads of one block (L = b*B + t, L' = b*B +
+  t') have equal leading components and last components that differ by t -
+  t': b*B = q*D + r with B | r, so r + t < D and L // D = q, L % D = r + t;
+  every leading component is a function of L // D. This is what tiles of a
+  2-D launch with `launch_dim(1) % block_dim == 0` rest on (the threads of a
+  block share a row and one tile column).
 
 Invariant: every formula returned here is implied by the launch facts and the
 thread-identity facts (`ThreadIdentity.fresh`) of the copies it mentions;
@@ -126,20 +133,43 @@ class DimProducts:
         return list(self._facts)
 
 
+def same_block_facts(ids1: tuple, ids2: tuple, block_dim: z3.ExprRef,
+                     dims: Sequence[z3.ExprRef], t: ScalarType = I32) -> list:
+    """For threads (block, thread) `ids1` and `ids2` of an n-d launch (n >= 2)
+    with linear ids block*block_dim + thread in [0, size): in the same block,
+    when D_{n-1} % block_dim == 0, the leading vk.tid() components are equal
+    and the last ones differ by the thread indices' difference."""
+    if len(dims) < 2:
+        return []
+    (b1, t1), (b2, t2) = ids1, ids2
+    c1 = tid_components(b1 * block_dim + t1, dims, t)
+    c2 = tid_components(b2 * block_dim + t2, dims, t)
+    same = [a == b for a, b in zip(c1[:-1], c2[:-1])]
+    same.append(c1[-1] - t1 == c2[-1] - t2)
+    aligned = z3.URem(dims[-1], block_dim) == 0
+    return [z3.Implies(z3.And(aligned, b1 == b2), z3.And(*same))]
+
+
 def thread_geometry_facts(launch, encs) -> list:
     """`tid_component_facts` of each thread copy in `encs` (objects with an
     `ident`: ThreadIdentity) and `tid_injectivity` of each pair, for the
-    launch model `launch`; nothing for a 1-d launch."""
+    launch model `launch`; nothing for a 1-d launch. With a fixed block_dim
+    (a cheap remainder) also `same_block_facts` of each pair."""
     dims = launch.dims
     if len(dims) < 2:
         return []
     linear = [e.ident.block_idx * launch.block_dim + e.ident.thread_idx for e in encs]
+    fixed_block = z3.is_bv_value(launch.block_dim)
     out = []
     for lin in linear:
         out += tid_component_facts(lin, dims)
     for i in range(len(linear)):
         for j in range(i + 1, len(linear)):
             out += tid_injectivity(linear[i], linear[j], dims)
+            if fixed_block:
+                out += same_block_facts((encs[i].ident.block_idx, encs[i].ident.thread_idx),
+                                        (encs[j].ident.block_idx, encs[j].ident.thread_idx),
+                                        launch.block_dim, dims)
     return out
 
 

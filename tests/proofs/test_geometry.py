@@ -18,7 +18,7 @@ from prover_helpers import assert_verdicts, failing, prove_src  # noqa: E402
 
 from verikern.encoders.smt.abstraction import NonlinearAbstraction  # noqa: E402
 from verikern.encoders.smt.geometry import (  # noqa: E402
-    DimProducts, tid_component_facts, tid_components, tid_injectivity,
+    DimProducts, same_block_facts, tid_component_facts, tid_components, tid_injectivity,
 )
 from verikern.mir.types import I8  # noqa: E402
 
@@ -68,6 +68,23 @@ def test_the_facts_need_what_they_rest_on():
     c1, c2 = tid_components(l1, dims, I8), tid_components(l2, dims, I8)
     partial = z3.Implies(z3.And(c1[0] == c2[0], c1[1] == c2[1]), l1 == l2)
     assert not _valid(partial, facts + [z3.ULT(l1, size), z3.ULT(l2, size)])
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_same_block_facts_are_theorems_and_need_the_aligned_last_dim(n):
+    """Two threads of one block share the leading components when the last
+    launch dim is a multiple of the block size; without that (a block
+    straddling a row) the conclusion is false, so the premise is needed."""
+    dims, size, facts = _launch(n)
+    b1, t1, b2, t2, bd = z3.BitVecs("b1 t1 b2 t2 B", W)
+    facts += [z3.UGE(bd, 1)]
+    for b, t in ((b1, t1), (b2, t2)):
+        facts += [z3.ULT(t, bd), z3.BVMulNoOverflow(b, bd, signed=False),
+                  z3.ULT(b * bd + t, size)]
+    [lemma] = same_block_facts((b1, t1), (b2, t2), bd, dims, I8)
+    assert _valid(lemma, facts), lemma
+    premise, conclusion = lemma.children()
+    assert not _valid(z3.Implies(b1 == b2, conclusion), facts)
 
 
 def test_tid_components_match_a_brute_force_decomposition():

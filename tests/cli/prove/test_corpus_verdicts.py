@@ -31,10 +31,7 @@ def _prove(path, prove_args=(), timeout=None):
 # expected verdict (issue 3 stays open for them). Each is still checked for
 # soundness below: a buggy kernel's kinds are never all proved, and a correct
 # kernel never gets a confirmed failure.
-_UNINIT_2D_TILE = ("uninit: the witness threads of a shared tile element in a 2-D launch with a "
-                   "symbolic width are not found within the solver budget (unknown)")
 KNOWN_IMPRECISE: dict[str, str] = {
-    "ok_transpose_tiled": _UNINIT_2D_TILE,
     "bounds_grid_stride_int32_overflow":
         "failed or unknown: its exact counterexample (a launch of 2**31 - 1 threads, found in "
         "a peeled iteration) depends on the model z3 picks, which varies with the process's "
