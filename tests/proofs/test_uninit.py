@@ -199,3 +199,36 @@ def test_simulator_agrees_with_the_halo_verdicts():
     for b in range(2):                      # each block pads its own ends with 0
         padded_b = np.concatenate(([0.0], x[32 * b:32 * b + 32], [0.0]))
         np.testing.assert_array_equal(y[32 * b:32 * b + 32], padded_b[:-2] + padded_b[2:])
+
+
+ROWS = """
+@vk.kernel(block_dim=32)
+def rows(out: vk.array(dtype=vk.float32, ndim=2)):
+    vk.requires(out.shape[0] == vk.launch_dim(0) and out.shape[1] == vk.launch_dim(1))
+    REQUIRE
+    sh = vk.shared.array(shape=(32,), dtype=vk.float32)
+    i, j = vk.tid()
+    if i % 2 == 0:
+        sh[j % 32] = 1.0
+    vk.sync_threads()
+    if i % 2 == 0:
+        out[i, j] = sh[31 - j % 32]
+"""
+
+
+def test_a_block_is_one_row_only_when_the_last_launch_dim_is_a_block_multiple():
+    """The same-block geometry fact (encoders/smt/geometry.py) proves the
+    witness thread 31 - t shares the reader's even row when the contract
+    aligns rows to blocks; without it a block straddles two rows (dims
+    (2, 48): block 1 is j = 32..47 of row 0 and j = 0..15 of row 1, which
+    writes nothing), the simulator shows the read, and it is never proved."""
+    aligned = ROWS.replace("REQUIRE", "vk.requires(vk.launch_dim(1) % 32 == 0)")
+    straddling = ROWS.replace("REQUIRE", "pass")
+    assert _statuses(prove_src(aligned)) == ["proved"]
+    assert "proved" not in _statuses(prove_src(straddling))
+    with pytest.raises(UninitializedReadError) as info:
+        launch(compile_kernel(straddling), (2, 48), [np.zeros((2, 48), np.float32)], block_dim=32)
+    assert info.value.block == 1 and info.value.detail["index"][0] >= 16
+    out = np.zeros((2, 64), np.float32)
+    launch(compile_kernel(aligned), (2, 64), [out], block_dim=32)
+    np.testing.assert_array_equal(out, [[1.0] * 64, [0.0] * 64])
