@@ -22,14 +22,18 @@ Invariants:
 - the returned obligation has the kind, source location(s) and other_loc of
   the original obligation; its message and reason name the iteration;
 - every search runs under a deterministic work budget (z3 resource units,
-  `proofs.deciding.budget`), checked before each solver query.
+  `proofs.deciding.budget`), checked before each solver query;
+- after the small probe launches, each copy is probed at the int32 limit
+  (`limit_probes`) before the exact query, so a wrap-around that needs a
+  launch of 2**31 - 1 threads is found by a cheap fixed-launch query, not
+  by whatever model the exact query picks.
 """
 from __future__ import annotations
 
 import dataclasses
 import math
 from collections import OrderedDict
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 
 import z3
 
@@ -291,6 +295,45 @@ def _array_hints(launch) -> list:
     return [z3.ULE(s, z3.BitVecVal(SMALL, 32)) for s in launch.shapes.values()]
 
 
+#: Launch size of the limit probe: the most threads a launch may have.
+LIMIT_THREADS = 2 ** 31 - 1
+
+
+def limit_probes(launch) -> list[list]:
+    """Directed probes for wrap-around: the launch at the int32 limit, where
+    an index that adds a launch-sized stride (`k += grid_dim * block_dim`)
+    wraps past 2**31 - 1 in the first iterations. One block size (the fixed
+    one, else 1: each block is one thread, so replay runs a single thread),
+    the size the largest multiple of it below 2**31 (any size without shared
+    memory or barriers, when the block size is 1 anyway), as the last launch
+    dim (the others 1); arrays at most SMALL per dim so the model replays.
+    Empty when the launch dims are fixed. A probe is the exact query plus
+    equalities, so its models are real ones (only failures come of it)."""
+    if launch.fixed_dims is not None:
+        return []
+    block = int(launch.fixed_block) if launch.fixed_block is not None else 1
+    size = LIMIT_THREADS - LIMIT_THREADS % block
+    dims = [1] * (len(launch.dims) - 1) + [size]
+    return [[launch.block_dim == z3.BitVecVal(block, 32)] +
+            [d == z3.BitVecVal(v, 32) for d, v in zip(launch.dims, dims)] + _array_hints(launch)]
+
+
+@contextmanager
+def _with_limit_probes(launch):
+    """Temporarily append `limit_probes` to the launch's probes (after the
+    small ones: a bug they show keeps its small launch)."""
+    extra = limit_probes(launch)
+    if not extra:
+        yield
+        return
+    small = launch.probes()
+    setattr(launch, "probes", lambda: small + extra)
+    try:
+        yield
+    finally:
+        delattr(launch, "probes")
+
+
 #: Size bound of the looser hints, and the hint sets tried in turn (each a
 #: function of the LaunchModel) when a model is too large to replay: the
 #: prover's own hints bound the launch, the arrays and the scalars together;
@@ -336,7 +379,8 @@ def _hints(launch, tier):
 def _exact_failure(ctx: ProofContext, copy: ObligationSpec, tier) -> Obligation | None:
     """The decider's failure on `copy` when its model is exact, else None."""
     try:
-        with _hints(ctx.launch, tier):
+        limit = _with_limit_probes(ctx.launch) if tier is None else nullcontext()
+        with _hints(ctx.launch, tier), limit:
             ob = DECIDERS[copy.kind](ctx, copy)
     except Exception:                  # the search only ever adds failures: skip it
         return None

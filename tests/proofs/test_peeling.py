@@ -354,3 +354,45 @@ def test_truncated_kernel_runs_the_peeled_prefix_exactly():
         assert outs[1] == [expected] * 2, n
         if n <= 2:
             assert outs[0] == outs[1]
+
+
+# an int32 grid-stride loop (the corpus kernel bounds_grid_stride_int32_overflow):
+# with a launch of 2**31 - 1 threads the stride is 2**31 - 1, so thread t's
+# second k = t + 2**31 - 1 wraps to t - 2**31 - 1, still below x.shape[0]
+GRID_STRIDE = """
+@vk.kernel
+def sum_grid_stride(x: vk.array(dtype=vk.float32), out: vk.array(dtype=vk.float32)):
+    REQUIRE
+    i = vk.tid()
+    stride = vk.grid_dim() * vk.block_dim()
+    acc = 0.0
+    k = i
+    while k < x.shape[0]:
+        acc += x[k]
+        k += stride
+    if i < out.shape[0]:
+        out[i] = acc
+"""
+
+
+def test_grid_stride_wrap_is_found_by_the_limit_probe_within_a_small_budget():
+    """The limit probe (block_dim 1, 2**31 - 1 threads) is tried before the
+    exact query, whose model-dependent search needs more than a 1M-unit
+    budget: the wrap is found all the same, exact, and replay confirms it."""
+    k = _kernel(GRID_STRIDE.replace("REQUIRE", "pass"))
+    ob = exact_counterexample(k, _spec(k, ObligationKind.BOUNDS, 12), budget=MEGA)
+    assert ob is not None and ob.status is Status.FAILED and not ob.counterexample.abstracted
+    cex = ob.counterexample
+    assert cex.block_dim == 1 and cex.dims == (2 ** 31 - 1,)
+    (block, thread), = cex.threads
+    assert cex.facts["index"] == block - 2 ** 31 - 1      # t + (2**31 - 1) wrapped
+    assert block < cex.shapes["x"][0] <= 4096
+    ok, why = replay(k, ob)
+    assert ok, why
+
+
+def test_the_limit_probe_finds_nothing_where_the_stride_cannot_wrap():
+    k = _kernel(GRID_STRIDE.replace(
+        "REQUIRE", "vk.requires(vk.launch_dim() <= 536870912 and x.shape[0] <= 536870912)"))
+    for spec in enumerate_obligations(k):
+        assert exact_counterexample(k, spec, budget=20 * MEGA) is None, spec

@@ -31,12 +31,7 @@ def _prove(path, prove_args=(), timeout=None):
 # expected verdict (issue 3 stays open for them). Each is still checked for
 # soundness below: a buggy kernel's kinds are never all proved, and a correct
 # kernel never gets a confirmed failure.
-KNOWN_IMPRECISE: dict[str, str] = {
-    "bounds_grid_stride_int32_overflow":
-        "failed or unknown: its exact counterexample (a launch of 2**31 - 1 threads, found in "
-        "a peeled iteration) depends on the model z3 picks, which varies with the process's "
-        "earlier z3 contexts and imports (docs/PROVER.md, Determinism); never proved",
-}
+KNOWN_IMPRECISE: dict[str, str] = {}
 
 
 def _soundness(case, obligations, reports):
