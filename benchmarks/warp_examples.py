@@ -11,7 +11,8 @@ suggested contract (`prove_mir(..., suggest=True)`) and whether it is proved
 under it, and the totals.
 
     python benchmarks/warp_examples.py [--warp-dir DIR] [--no-prove] [--no-suggest]
-                                       [--budget B] [--only SUBSTRING] [--json OUT]
+                                       [--budget B] [--only SUBSTRING] [--shard K/N]
+                                       [--json OUT]
 """
 from __future__ import annotations
 
@@ -161,11 +162,19 @@ def main(argv=None) -> int:
     ap.add_argument("--budget", type=float, default=None,
                     help="prover budget per check (the driver's unit; default: its default)")
     ap.add_argument("--only", help="only kernels whose file:line:name contains this")
+    ap.add_argument("--shard", metavar="K/N", default=None,
+                    help="only every N-th kernel of the list, starting at the K-th (0-based), "
+                         "to split a run over processes")
     ap.add_argument("--json", type=Path, help="also write the rows and totals as JSON")
     args = ap.parse_args(argv)
     entries = read_in_scope(args.list)
     if args.only:
         entries = [e for e in entries if args.only in f"{e.path}:{e.line}:{e.name}"]
+    if args.shard:
+        k, n = (int(v) for v in args.shard.split("/"))
+        if not 0 <= k < n:
+            raise SystemExit(f"bad --shard {args.shard}: give K/N with 0 <= K < N")
+        entries = entries[k::n]
     root = warp_root(args.warp_dir)
     start = time.perf_counter()
     rows = run(entries, root, not args.no_prove, args.budget, suggest=not args.no_suggest)

@@ -7,7 +7,9 @@ threads < 2**31, grid_dim = ceil(size / block_dim), size % block_dim == 0 when
 the kernel uses block features, every global array of at most
 `max_array_bytes` bytes: the product of its dims times its element size,
 vector/matrix components included, computed without wrap-around) plus the
-fixed parts of the launch; nothing about memory contents. Every thread copy adds only 0 <= thread_idx < block_dim,
+fixed parts of the launch; nothing about memory contents (the size bound of a
+multi-dimensional array is a `LazyFact`: queries add it when a model breaks
+it). Every thread copy adds only 0 <= thread_idx < block_dim,
 0 <= block_idx < grid_dim and block_idx*block_dim + thread_idx < size.
 """
 from __future__ import annotations
@@ -24,6 +26,21 @@ I32_BITS = 32
 DEFAULT_MAX_ARRAY_BYTES = 1 << 40
 #: The largest `max_array_bytes` accepted (the bound's arithmetic is sized for it).
 MAX_ARRAY_BYTES_LIMIT = 1 << 64
+
+
+class LazyFact(z3.BoolRef):
+    """A launch fact a query may leave out until a model breaks it
+    (proofs.deciding.solving.check): an answer `unsat` without it is `unsat`
+    with it, and a model that satisfies it is a model with it. Used for the
+    array-size bound of a multi-dimensional array, whose product of dims
+    costs a wide multiplier in every query and is almost never needed (a
+    model with small shapes satisfies it). It is still a fact like any
+    other: code that rebuilds formulas (And, the nonlinear abstraction)
+    simply keeps it."""
+
+    @staticmethod
+    def of(fact: z3.BoolRef) -> "LazyFact":
+        return LazyFact(fact.as_ast(), fact.ctx)
 
 
 def _u32(v: int) -> z3.BitVecRef:
@@ -129,7 +146,9 @@ class LaunchModel:
                 bound = array_size_bound(a, [self.shapes[(a.name, k)] for k in range(a.ndim)],
                                          self.max_array_bytes)
                 if bound is not None:
-                    facts.append(bound)
+                    # a product of dims is a wide multiplier circuit: asked for only
+                    # when a model breaks it (LazyFact)
+                    facts.append(LazyFact.of(bound) if a.ndim > 1 else bound)
         self.scalars: dict[int, z3.ExprRef] = {}
         for p in kernel.params:
             if isinstance(p, ScalarParam):

@@ -6,7 +6,8 @@ of the abstraction) or of the exact query; FAILED only with a model of the
 exact query (a concrete-launch probe is the exact query plus equalities that
 fix the launch, so its models are models of the exact query; refinements only
 add constraints to a satisfiable query, so theirs are too); anything else is
-UNKNOWN with the reason. Every solver comes from the kernel's SolverBudget
+UNKNOWN with the reason (`check` answers for the whole query even when it
+first leaves its lazy facts out). Every solver comes from the kernel's SolverBudget
 (deterministic work), and queries run in a fixed order.
 
 The strategy, cheapest first: (1) the abstract query, (2) each concrete-launch
@@ -21,9 +22,12 @@ from typing import Callable, Iterable, Sequence
 
 import z3
 
+from verikern.encoders.smt.launch import LazyFact
 from verikern.proofs.deciding.budget import SolverBudget, unknown_reason
 from verikern.proofs.obligations import Status
 
+#: The share of a check's work its first attempt without the lazy facts gets.
+LAZY_SHARE = 4
 #: (constraints, work limit or None for the check's whole budget)
 Attempt = tuple[list, "int | None"]
 
@@ -37,11 +41,38 @@ class Answer:
 
 def check(budget: SolverBudget, formulas: Sequence, cap: int | None = None,
           purpose: str = "check") -> tuple[z3.CheckSatResult, z3.ModelRef | None, z3.Solver]:
-    """One query: (answer, model when sat, the solver)."""
-    s = budget.solver(cap, purpose)
-    s.add(*formulas)
-    res = s.check()
-    return res, (s.model() if res == z3.sat else None), s
+    """One query: (answer, model when sat, the solver).
+
+    Lazy facts (encoders.smt.launch.LazyFact) are left out at first, with
+    1/LAZY_SHARE of the check's work: `unsat` without them is `unsat` with
+    them, and a model that satisfies every one of them (evaluated with model
+    completion, which also fixes the values it completes) is a model of the
+    whole query. Those a model breaks are added and the query asked again (a
+    fresh solver, `purpose` + "+lazy", the check's whole work), at most once
+    per lazy fact; when the first attempt is undecided (a proof that needs
+    them), the whole query is asked. So the answer is always the whole
+    query's."""
+    lazy = [f for f in formulas if isinstance(f, LazyFact)]
+    eager = [f for f in formulas if not isinstance(f, LazyFact)]
+    first = max(1, budget.limit(cap) // LAZY_SHARE) if lazy else cap
+    while True:
+        s = budget.solver(first, purpose)
+        s.add(*eager)
+        res = s.check()
+        if res == z3.unknown and lazy:
+            eager, lazy, first = eager + lazy, [], cap
+            purpose = purpose if purpose.endswith("+lazy") else purpose + "+lazy"
+            continue
+        if res != z3.sat:
+            return res, None, s
+        model = s.model()
+        broken = [f for f in lazy if not z3.is_true(model.eval(f, model_completion=True))]
+        if not broken:
+            return res, model, s
+        eager += broken
+        lazy = [f for f in lazy if all(not f.eq(b) for b in broken)]
+        first = max(1, budget.limit(cap) // LAZY_SHARE) if lazy else cap
+        purpose = purpose if purpose.endswith("+lazy") else purpose + "+lazy"
 
 
 def first_model(budget: SolverBudget, attempts: Iterable[Attempt],
