@@ -383,10 +383,13 @@ def _length_atoms(kernel: Kernel, s: Term, d: _Deps, k: int, written: set) -> li
         other = Term("shape", name, m)
         if other != s:
             out.append(Atom("eq", s, other, family=3, weaker=Atom("le", other, s, family=3)))
+    # an index guarded or clamped at a Warp grid constant W: the length is W --
+    # first when the index is no thread id component (`int(x / cell)` clamped to
+    # [0, W - 1], `(i - 1) % W`): the launch does not bound it then
+    cfam = -1 if d.component is None else 3
     for w in sorted(d.consts):
-        # an index guarded or clamped at a Warp grid constant W: the length is W
         bound = Term("const", index=w)
-        out.append(Atom("eq", s, bound, family=3, weaker=Atom("le", bound, s, family=3)))
+        out.append(Atom("eq", s, bound, family=cfam, weaker=Atom("le", bound, s, family=cfam)))
     for p in sorted(d.params):
         n = Term("param", p)
         out.append(Atom("le", n, s, family=4))

@@ -13,6 +13,9 @@ proof used it).
 
 Invariants:
 - a suggestion is not a proof: nothing here changes a kernel's verdict;
+- unknown obligations that carry a possible counterexample (one replay did
+  not confirm: an index from a float, clamped at a grid length) are searched
+  like failed ones; the others are only re-decided under the result;
 - `Suggestion.proved` is True only when every failed obligation was proved
   (z3 `unsat` through the ordinary deciders) on the kernel extended with
   exactly the suggested contract, which the ProofContext refuses when no
@@ -36,6 +39,8 @@ from verikern.proofs.deciding.contract_templates import (
     Atom, Term, candidates, holds, shift_spec, upstream, walker, with_requires,
 )
 from verikern.proofs.obligations import ObligationKind, ObligationSpec, Status
+from verikern.proofs.deciding.prover_context import ProofContext
+from verikern.proofs.deciding.prover import DECIDERS
 
 LOG = logging.getLogger("verikern.proofs.suggest")
 #: At most this many search rounds (each adds at least one conjunct).
@@ -94,7 +99,6 @@ class _Search:
         """The loop invariants of the kernel without any suggested conjunct:
         invariant under every stronger precondition too, so each extended
         kernel reuses them instead of inferring its own."""
-        from verikern.proofs.deciding.prover_context import ProofContext
 
         if self.houdini is None and self.kernel.loops:
             start = rlimit_count()
@@ -113,8 +117,6 @@ class _Search:
         """spec -> the Obligation decided under `atoms`, in order (fail_fast:
         stop at the first one not proved; `skip(spec, decided_so_far)`: leave
         a spec out); None when the budget is spent."""
-        from verikern.proofs.deciding.prover import DECIDERS
-        from verikern.proofs.deciding.prover_context import ProofContext
 
         if self.left <= 0:
             return None
@@ -215,28 +217,39 @@ def suggest_contract(kernel: Kernel, obligations, *, dims=None, block_dim=None,
     further ProofContext keywords the proof used; `label`: the proof's query
     name prefix (FILE.KERNEL.), which the search's queries extend."""
     failed = [ob for ob in obligations if ob.status is Status.FAILED and ob.spec is not None]
-    unknown = [ob.spec for ob in obligations if ob.status is Status.UNKNOWN and ob.spec is not None]
     if not failed:
         return None
+    # an unknown obligation with a (possible) counterexample -- a model found
+    # through an abstraction that replay did not confirm, such as an index made
+    # from a float and clamped at a length -- is searched like a failed one;
+    # one without (the solver's budget ran out) is only checked at the end
+    maybe = [ob for ob in obligations if ob.status is Status.UNKNOWN and ob.spec is not None
+             and ob.counterexample is not None]
+    unknown = [ob.spec for ob in obligations if ob.status is Status.UNKNOWN and ob.spec is not None
+               and all(ob is not m for m in maybe)]
     fresh_context()
     w = walker(kernel)
     cands: dict[ObligationSpec, list[Atom]] = {}
     reads: dict[ObligationSpec, frozenset] = {}
-    for ob in failed:
+    for ob in failed + maybe:
         try:
             cands[ob.spec] = candidates(kernel, ob.spec, w)
             reads[ob.spec] = upstream(kernel, ob.spec, w)
         except Exception as err:   # a site this generator cannot read has no candidates
             LOG.debug("suggest: no candidates for %s: %s", ob.spec, err)
             cands[ob.spec], reads[ob.spec] = [], frozenset()
+    if not any(cands[ob.spec] for ob in failed):
+        return None
+    unknown += [ob.spec for ob in maybe if not cands[ob.spec]]
+    for ob in maybe:
+        if not cands[ob.spec]:
+            del cands[ob.spec]
     # a failed bounds obligation of a load an obligation's index reads comes first:
     # until it is proved, the loaded value (so the obligation) is unconstrained
     ups = {s: [t for t in cands if t.kind is ObligationKind.BOUNDS and t.site in reads[s]]
            for s in cands}
-    if not any(cands.values()):
-        return None
     search = _Search(kernel, dims, block_dim, per_check, budget_units, context_options, label)
-    cex = {ob.spec: ob.counterexample for ob in failed}
+    cex = {ob.spec: ob.counterexample for ob in failed + maybe}
     chosen: list[Atom] = []
     basis: dict[ObligationSpec, frozenset] = {}     # proved spec -> the atoms it was proved under
     why: dict = {}                                   # atom key -> the counterexample it excludes

@@ -243,3 +243,42 @@ def test_an_index_guarded_at_a_grid_constant_gets_that_length():
     s = suggest_contract(k, obligations, per_check=10 * MEGA, budget_units=max(2 * spent, MEGA // 2))
     assert s is not None and s.proved
     assert set(s.requires) == {"64 <= f.shape[0]", "vk.launch_dim() <= out.shape[0]"}
+
+
+# an index computed from a float (a back-traced cell, `int(floor(x))`) and
+# clamped to the grid [0, CELLS - 1]: no launch bounds it, the grid constant
+# does; the prover cannot replay the float, so without a contract these
+# reads stay unconfirmed (not proved), and the kernel fails on its other reads
+RESAMPLE = HEAD + textwrap.dedent("""
+    CELLS = 64
+
+    @wp.func
+    def fetch(f: wp.array2d[float], x: int, y: int):
+        x = wp.clamp(x, 0, CELLS - 1)
+        y = wp.clamp(y, 0, CELLS - 1)
+        return f[x, y]
+
+    @wp.kernel
+    def resample(vel: wp.array2d[float], src: wp.array2d[float], dst: wp.array2d[float], dt: float):
+        i, j = wp.tid()
+        lx = int(wp.floor(float(i) - vel[i, j] * dt))
+        ly = int(wp.floor(float(j) * 0.5))
+        dst[i, j] = fetch(src, lx, ly) + fetch(src, lx + 1, ly + 1)
+    """)
+
+
+def test_a_float_derived_clamped_index_gets_the_grid_length_and_the_pasted_contract_proves():
+    k = _kernel(RESAMPLE, "resample")
+    report = prove_mir(k, file="resample.py", suggest=True)
+    assert report.status is KernelStatus.FAILED
+    src_reads = [ob for ob in report.obligations if "src" in (ob.message or "")]
+    assert src_reads and all(ob.status is not Status.PROVED for ob in src_reads)
+    assert report.proved_under_suggestion is True
+    assert {"64 <= src.shape[0]", "64 <= src.shape[1]"} <= set(report.suggested_requires)
+    assert not any("src.shape" in r and "launch_dim" in r for r in report.suggested_requires)
+    pasted = RESAMPLE.replace("@wp.kernel\n", "\n".join(report.suggested_decorators) + "\n@wp.kernel\n")
+    again = prove_mir(_kernel(pasted, "resample"), file="resample.py")
+    assert again.status is KernelStatus.PROVED, [ob.message for ob in again.obligations]
+    # a grid smaller than the clamp is still a bug under the launch part of the contract
+    smaller = pasted.replace("64 <= src.shape[0]", "63 <= src.shape[0]")
+    assert prove_mir(_kernel(smaller, "resample"), file="resample.py").status is not KernelStatus.PROVED
