@@ -245,6 +245,7 @@ class _Deps:
     loads: set = field(default_factory=set)      # sites of the loads read
     component: int | None = None                  # the `wp.tid()` component an index is
     consts: set = field(default_factory=set)     # lengths W an index is guarded at
+    bounds: set = field(default_factory=set)     # int32 parameters N it is guarded or clamped at
 
 
 class _Walker:
@@ -280,6 +281,16 @@ class _Walker:
             return found.pop() if len(found) == 1 and (len(sides) == 1 or
                                                       self.kernel.launch_ndim == 1) else None
         return None
+
+    def offset(self, op) -> int:
+        """The constant `o` of an index `x + o` (or `o + x`, `x - (-o)`), else 0."""
+        ins = self.defs.get(op.id) if isinstance(op, Value) else None
+        if isinstance(ins, BinOp) and ins.op in ("add", "sub"):
+            for side, sign in ((ins.rhs, 1 if ins.op == "add" else -1),
+                               (ins.lhs, 1 if ins.op == "add" else 0)):
+                if isinstance(side, Const) and side.type.is_int and not side.type.is_bool:
+                    return sign * int(side.value)
+        return 0
 
     def _launch_product(self, op) -> list[int] | None:
         """The launch dims `op` multiplies (`D1 * D2` -> [1, 2]), or None."""
@@ -352,8 +363,27 @@ class _Walker:
                             at_w = ins.op in (("le", "gt"), ("ge", "lt"))[n] \
                                 if isinstance(ins, Compare) else False
                             d.consts.add(int(side.value) + (0 if at_w else 1))
+                        name = self._param_bound(side)
+                        if name is not None and \
+                                (core is None or (isinstance(other, Value) and other.id in core)):
+                            d.bounds.add(name)    # `j <= N - 2`, `clamp(x, 0, n - 1)`: N, n
                 todo += list(ins.operands())
         return d
+
+    def _param_bound(self, op, depth: int = 0) -> str | None:
+        """The int32 parameter `op` is up to constant offsets (`N`, `N - 2`,
+        `n + 1`), else None."""
+        if not isinstance(op, Value) or depth > 4:
+            return None
+        if op.id in self.params:
+            return self.params[op.id]
+        ins = self.defs.get(op.id)
+        if isinstance(ins, BinOp) and ins.op in ("add", "sub"):
+            consts = [x for x in (ins.lhs, ins.rhs) if isinstance(x, Const)]
+            rest = [x for x in (ins.lhs, ins.rhs) if not isinstance(x, Const)]
+            if len(consts) == 1 and len(rest) == 1:
+                return self._param_bound(rest[0], depth + 1)
+        return None
 
 
 def _launch_terms(kernel: Kernel, d: _Deps, k: int) -> list[Term]:
@@ -390,6 +420,10 @@ def _length_atoms(kernel: Kernel, s: Term, d: _Deps, k: int, written: set) -> li
     for w in sorted(d.consts):
         bound = Term("const", index=w)
         out.append(Atom("eq", s, bound, family=cfam, weaker=Atom("le", bound, s, family=cfam)))
+    for p in sorted(d.bounds):
+        # the index is guarded or clamped at parameter N (`if j <= N - 2: f[j + 1]`):
+        # the length covers N, whatever the launch
+        out.append(Atom("le", Term("param", p), s, family=-1))
     for p in sorted(d.params):
         n = Term("param", p)
         out.append(Atom("le", n, s, family=4))
@@ -425,6 +459,9 @@ def candidates(kernel: Kernel, spec: ObligationSpec, walker: "_Walker | None" = 
         s = Term("shape", ins.array.name, spec.dim)
         d = w.deps([ins.indices[spec.dim]], lbl)
         d.component = w.component(ins.indices[spec.dim])
+        # `f[j + 1]` under `j <= W - 2`: the length is the bound plus the offset
+        step = w.offset(ins.indices[spec.dim])
+        d.consts |= {c + step for c in d.consts if 0 < step and c + step < 2 ** 30}
         out = _length_atoms(kernel, s, d, spec.dim, w.written)
     elif spec.kind is ObligationKind.DIV_ZERO and isinstance(ins, BinOp):
         out = _scalar_atoms(w.deps([ins.rhs], None))

@@ -282,3 +282,30 @@ def test_a_float_derived_clamped_index_gets_the_grid_length_and_the_pasted_contr
     # a grid smaller than the clamp is still a bug under the launch part of the contract
     smaller = pasted.replace("64 <= src.shape[0]", "63 <= src.shape[0]")
     assert prove_mir(_kernel(smaller, "resample"), file="resample.py").status is not KernelStatus.PROVED
+
+
+# a stencil guarded by a grid parameter (`if j <= n - 2`), as Warp's staggered
+# grids are: the guard, not the launch, bounds the neighbour `j + 1`
+STAGGERED = HEAD + textwrap.dedent("""
+    @wp.kernel
+    def diff(f: wp.array2d[float], out: wp.array2d[float], n: int):
+        i, j = wp.tid()
+        if j <= n - 2:
+            out[i, j] = f[i, j + 1] - f[i, j]
+    """)
+
+
+def test_an_index_guarded_at_a_parameter_gets_that_parameter_as_the_length():
+    k = _kernel(STAGGERED, "diff")
+    report = prove_mir(k, file="diff.py", suggest=True)
+    assert report.status is KernelStatus.FAILED
+    assert report.proved_under_suggestion is True
+    assert "n <= f.shape[1]" in report.suggested_requires
+    pasted = STAGGERED.replace("@wp.kernel\n", "\n".join(report.suggested_decorators) + "\n@wp.kernel\n")
+    assert prove_mir(_kernel(pasted, "diff"), file="diff.py").status is KernelStatus.PROVED
+    # a negative n wraps `n - 2` to a huge guard: the contract must exclude it,
+    # and without that conjunct the neighbour read fails again
+    assert "n >= 0" in report.suggested_requires
+    weaker = pasted.replace(" and n >= 0", "")
+    assert weaker != pasted
+    assert prove_mir(_kernel(weaker, "diff"), file="diff.py").status is KernelStatus.FAILED
