@@ -44,6 +44,8 @@ pipeline reports `unknown`.
 """
 from __future__ import annotations
 
+from fractions import Fraction
+
 import z3
 
 from verikern.mir import facts
@@ -237,7 +239,8 @@ def inverse_fit(ctx: ProofContext, spec: ObligationSpec, cand: Candidate, m: z3.
     or a small query when it has free values) as threads spread over the
     block; each that executes the write gives a point (element written,
     thread); an integer combination c0 + sum d_k * e_k through every point
-    is fitted, constant first, then small, then larger multipliers."""
+    is fitted: exactly (`unique_fit`) when the points determine it, else
+    constant first, then small, then larger multipliers."""
     A = ctx.A
     ins = ctx.kernel.block(cand.site[0]).instrs[cand.site[1]]
     idx = cand.enc.index_terms(ins)
@@ -268,6 +271,9 @@ def inverse_fit(ctx: ProofContext, spec: ObligationSpec, cand: Candidate, m: z3.
     wide = [z3.SignExt(width - COEFF_BITS, c) for c in cs]
     # an index the same in every point says nothing about its multiplier: 0
     fixed = [all(ev[k] == points[0][0][k] for ev, _ in points) for k in range(n)]
+    unique = unique_fit([([_as_signed(v, width) for v in ev], t) for ev, t in points], fixed)
+    if unique is not None:
+        return [unique[0], 0, 0, *unique[1:]]
     for bound in (0, 1, COEFF_BOUND):
         s = ctx.budget.solver(SYNTH_RLIMIT, "uninit-inverse-fit")
         s.add(cs[0] >= -COEFF_BOUND, cs[0] <= COEFF_BOUND)
@@ -283,6 +289,46 @@ def inverse_fit(ctx: ProofContext, spec: ObligationSpec, cand: Candidate, m: z3.
             vals = [_signed(model, c) for c in cs]
             return [vals[0], 0, 0, *vals[1:]]
     return None
+
+
+def _as_signed(raw: int, width: int) -> int:
+    return raw - (1 << width) if raw >= 1 << (width - 1) else raw
+
+
+def unique_fit(points: list, fixed: list) -> list | None:
+    """The integer vector [c0, d_1, ..., d_n] with c0 + sum d_k*e_k == t at
+    every point (e, t), d_k = 0 where `fixed[k]`, when the system has exactly
+    one rational solution, it is integral and every entry is within
+    COEFF_BOUND; else None (then `inverse_fit` searches by tiers). Exact
+    (fractions), with no solver: a unique solution is the one any tier would
+    find, so this only saves the queries."""
+    cols = [k for k, same in enumerate(fixed) if not same]
+    rows = [[Fraction(1)] + [Fraction(e[k]) for k in cols] + [Fraction(t)] for e, t in points]
+    m = len(cols) + 1
+    pivots: list[int] = []
+    r = 0
+    for c in range(m):
+        pick = next((i for i in range(r, len(rows)) if rows[i][c] != 0), None)
+        if pick is None:
+            return None                   # a free column: not unique
+        rows[r], rows[pick] = rows[pick], rows[r]
+        lead = rows[r][c]
+        rows[r] = [x / lead for x in rows[r]]
+        for i in range(len(rows)):
+            if i != r and rows[i][c] != 0:
+                f = rows[i][c]
+                rows[i] = [x - f * y for x, y in zip(rows[i], rows[r])]
+        pivots.append(c)
+        r += 1
+    if any(row[m] != 0 for row in rows[r:]):
+        return None                       # inconsistent over the rationals
+    sol = [rows[i][m] for i in range(m)]
+    if any(x.denominator != 1 or abs(x) > COEFF_BOUND for x in sol):
+        return None
+    out = [int(sol[0])] + [0] * len(fixed)
+    for k, x in zip(cols, sol[1:]):
+        out[1 + k] = int(x)
+    return out
 
 
 def _first_samples(ctx: ProofContext, spec: ObligationSpec) -> list:

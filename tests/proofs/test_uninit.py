@@ -232,3 +232,20 @@ def test_a_block_is_one_row_only_when_the_last_launch_dim_is_a_block_multiple():
     out = np.zeros((2, 64), np.float32)
     launch(compile_kernel(aligned), (2, 64), [out], block_dim=32)
     np.testing.assert_array_equal(out, [[1.0] * 64, [0.0] * 64])
+
+
+def test_unique_fit_solves_exactly_or_defers_to_the_tiers():
+    """`uninit.unique_fit` (the affine inverse of a write index, without a
+    solver): the tiled transpose's witness t = 32*e0 + e1 - 256 from points
+    of its second write iteration; None where the points leave a multiplier
+    free, need a fraction, or a coefficient beyond COEFF_BOUND."""
+    from verikern.proofs.deciding.uninit import COEFF_BOUND, unique_fit
+    pts = [((e0, e1), 32 * e0 + e1 - 256) for e0, e1 in [(8, 0), (9, 3), (15, 31), (12, 7)]]
+    assert unique_fit(pts, [False, False]) == [-256, 32, 1]
+    # a constant row index: its multiplier is fixed at 0, the rest still unique
+    assert unique_fit([((5, e1), e1 + 3) for e1 in (0, 4, 9)], [True, False]) == [3, 0, 1]
+    assert unique_fit([((2, 2), 7)], [False, False]) is None                  # one point
+    assert unique_fit([((0,), 0), ((2,), 1)], [False]) is None                # t = e / 2
+    big = COEFF_BOUND + 1
+    assert unique_fit([((0,), 0), ((1,), big)], [False]) is None
+    assert unique_fit([((0,), 0), ((1,), 1), ((2,), 5)], [False]) is None     # inconsistent
