@@ -60,7 +60,7 @@ def abi_slots(kernel: Kernel) -> tuple[AbiSlot, ...]:
     parameter an array pointer plus one int32 per logical dimension, or a
     scalar by value; then int32 launch dims and the int32 launch size),
     then the pointer to the int64[8] error-status buffer (named ERROR_STATUS)."""
-    from verikern.backends.llvm.abi import kernel_params
+    from verikern.backends.llvm.abi import kernel_params  # lazy: llvmlite, only to compile
 
     slots = []
     for p in kernel_params(kernel):

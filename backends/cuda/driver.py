@@ -32,10 +32,10 @@ class CudaDriverError(VerikernError):
 @functools.lru_cache(maxsize=1)
 def _import_driver():
     try:
-        from cuda.bindings import driver  # cuda-python >= 12.6
+        from cuda.bindings import driver  # lazy: optional dependency  # cuda-python >= 12.6
     except ImportError:
         try:
-            from cuda import cuda as driver  # older cuda-python
+            from cuda import cuda as driver  # lazy: optional dependency  # older cuda-python
         except ImportError:
             return None
     return driver

@@ -13,6 +13,7 @@ import os
 import threading
 import time
 from dataclasses import dataclass
+import re
 
 import numpy as np
 
@@ -22,6 +23,10 @@ from verikern.mir.nodes import Kernel
 from . import driver as cu
 from .abi import ERROR_STATUS, ERROR_STATUS_WORDS, PtxParam, pack_parameters, ptx_entry_params
 from .status import raise_for_status
+from verikern.backends import ptx as ptx_backend   # functions read at call time: a replaced one is used
+from verikern.backends.ptx import ArchError, check_arch, sm_number
+from verikern.mir.nodes import ArrayRef
+from .abi import AbiMismatchError
 
 # Newest first; a device whose own sm_XY this LLVM does not know runs PTX for
 # the newest of these not above it (the driver JIT-compiles PTX forward).
@@ -37,7 +42,6 @@ _module_lock = threading.Lock()
 def default_arch(device_index: int = 0) -> str:
     """sm_XY of device `device_index` (or the nearest older arch this LLVM
     knows); "sm_80" when there is no usable device."""
-    from verikern.backends.ptx import ArchError, check_arch, sm_number
 
     ok, _ = cu.cuda_available(device_index)
     if not ok:
@@ -73,7 +77,6 @@ class LoadedKernel:
 def load_kernel(kernel, device_index: int = 0, arch: str | None = None,
                 fast_math: bool | None = None) -> LoadedKernel:
     """The cached `LoadedKernel` for `kernel` on `device_index`."""
-    from verikern.backends.ptx import compile_ptx
 
     cu.activate(device_index)
     arch = arch or default_arch(device_index)
@@ -82,7 +85,7 @@ def load_kernel(kernel, device_index: int = 0, arch: str | None = None,
         hit = _module_cache.get(key)
         if hit is not None and hit.kernel is kernel:
             return hit
-    ptx = compile_ptx(kernel, arch, fast_math)
+    ptx = ptx_backend.compile_ptx(kernel, arch, fast_math)
     entry = entry_name(ptx)
     params = ptx_entry_params(ptx, entry)
     module, source = _load_module(ptx, device_index)
@@ -96,12 +99,9 @@ def load_kernel(kernel, device_index: int = 0, arch: str | None = None,
 
 def entry_name(ptx: str) -> str:
     """The name of the (only) `.entry` of a verikern PTX module."""
-    import re
 
     names = re.findall(r"\.entry\s+([A-Za-z_$][\w$]*)", ptx)
     if len(names) != 1:
-        from .abi import AbiMismatchError
-
         raise AbiMismatchError(f"expected exactly one .entry in the PTX, found {names}")
     return names[0]
 
@@ -110,7 +110,7 @@ def error_sites(kernel, fast_math: bool | None):
     """The check sites of the nvptx lowering (indexed by the status `site`
     word), or None when the LLVM backend does not expose them."""
     try:
-        from verikern.backends import llvm as llvm_backend
+        from verikern.backends import llvm as llvm_backend  # lazy: llvmlite, only to compile
     except ImportError:
         return None
     build = getattr(llvm_backend, "build", None)
@@ -131,12 +131,10 @@ def _load_module(ptx: str, device_index: int):
     try:
         return _load_image(ptx.encode() + b"\0"), "ptx-jit"
     except cu.CudaDriverError as jit_error:
-        from verikern.backends.ptx import assemble, find_ptxas
-
-        if find_ptxas() is None:
+        if ptx_backend.find_ptxas() is None:
             raise
         major, minor = cu.compute_capability(device_index)
-        result = assemble(ptx, f"sm_{major}{minor}")
+        result = ptx_backend.assemble(ptx, f"sm_{major}{minor}")
         if not result.ok or result.cubin is None:
             raise cu.CudaDriverError(
                 f"the driver could not JIT the PTX ({jit_error}) and ptxas failed too:\n{result.log}",
@@ -190,7 +188,6 @@ class DeviceArrays:
 
 def logical_shapes(kernel, arrays: dict[str, np.ndarray]) -> dict[str, tuple[int, ...]]:
     """Logical shapes (without the inner vector/matrix dims) of the global arrays."""
-    from verikern.mir.nodes import ArrayRef
 
     shapes = {}
     for param in kernel.params:

@@ -38,8 +38,8 @@ def build(kernel: Kernel, target: str = "cpu", fast_math: bool | None = None,
     """Lower `kernel` for `target`; fast_math None means kernel.fast_math;
     `fuel` (cpu only): count loop-header executions down a global and stop
     at zero (`kernel_cpu.build_cpu`)."""
-    from .kernel_cpu import build_cpu
-    from .kernel_nvptx import build_nvptx
+    from .kernel_cpu import build_cpu  # lazy: llvmlite, only to compile
+    from .kernel_nvptx import build_nvptx  # lazy: llvmlite, only to compile
 
     if target not in TARGETS:
         raise ValueError(f"unknown LLVM target {target!r}; expected one of {TARGETS}")
@@ -48,7 +48,7 @@ def build(kernel: Kernel, target: str = "cpu", fast_math: bool | None = None,
     if target == "nvptx":
         return build_nvptx(kernel, fm, module)
     if triple is None:
-        import llvmlite.binding as llvm
+        import llvmlite.binding as llvm  # lazy: llvmlite, only to compile
 
         triple = llvm.get_process_triple()
     module.triple = triple

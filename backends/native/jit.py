@@ -20,6 +20,7 @@ from llvmlite import ir
 from verikern.backends.llvm import LoweringError, build
 from verikern.backends.llvm.abi import DOUBLE, FLOAT, HALF, LoweredKernel
 from verikern.mir.nodes import Kernel
+from verikern.mir.nodes import result_of
 
 _lock = threading.Lock()
 _initialised = False
@@ -67,8 +68,6 @@ def _ctype(t: ir.Type):
 
 
 def _uses_float16(kernel: Kernel) -> bool:
-    from verikern.mir.nodes import result_of
-
     if any(a.dtype.name == "float16" for a in kernel.arrays):
         return True
     if any(p.value.type.name == "float16" for p in kernel.scalar_params):

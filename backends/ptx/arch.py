@@ -52,7 +52,7 @@ def check_arch(arch: str) -> str:
 
 def nvptx_target():
     """The llvmlite NVPTX Target (initialising LLVM's targets once)."""
-    import llvmlite.binding as llvm
+    import llvmlite.binding as llvm  # lazy: llvmlite, only to compile
 
     _init_llvm_targets()
     return llvm.Target.from_triple(NVPTX_TRIPLE)
@@ -60,14 +60,14 @@ def nvptx_target():
 
 @functools.lru_cache(maxsize=1)
 def _init_llvm_targets() -> None:
-    import llvmlite.binding as llvm
+    import llvmlite.binding as llvm  # lazy: llvmlite, only to compile
 
     llvm.initialize_all_targets()
     llvm.initialize_all_asmprinters()
 
 
 def llvm_version() -> str:
-    import llvmlite.binding as llvm
+    import llvmlite.binding as llvm  # lazy: llvmlite, only to compile
 
     return ".".join(str(x) for x in llvm.llvm_version_info)
 
@@ -88,7 +88,7 @@ def llvm_knows_arch(arch: str) -> bool:
             os.dup2(captured.fileno(), 2)
             tm = target.create_target_machine(cpu=arch)
             # Creating the subtarget happens at first use; emit a trivial module.
-            import llvmlite.binding as llvm
+            import llvmlite.binding as llvm  # lazy: llvmlite, only to compile
 
             mod = llvm.parse_assembly(f'target triple = "{NVPTX_TRIPLE}"\n')
             tm.emit_assembly(mod)

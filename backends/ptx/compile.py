@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import threading
+from dataclasses import replace
 
 from verikern.errors import VerikernError
 
@@ -50,7 +51,7 @@ def compile_llvm_ir(ir: str, arch: str = DEFAULT_ARCH, *, opt_level: int = 3,
 
 def parse_nvptx_ir(ir: str, name: str = "kernel"):
     """The verified llvmlite binding module of IR text `ir` (PtxCompileError if invalid)."""
-    import llvmlite.binding as llvm
+    import llvmlite.binding as llvm  # lazy: llvmlite, only to compile
 
     try:
         module = llvm.parse_assembly(ir)
@@ -63,7 +64,7 @@ def parse_nvptx_ir(ir: str, name: str = "kernel"):
 def emit_ptx(module, arch: str = DEFAULT_ARCH, *, opt_level: int = 3,
              ptx_isa: str | None = None) -> str:
     """PTX for a parsed NVPTX binding module (consumed: it is linked and optimised in place)."""
-    import llvmlite.binding as llvm
+    import llvmlite.binding as llvm  # lazy: llvmlite, only to compile
 
     arch = check_arch(arch)
     tm = _target_machine(arch, ptx_isa, opt_level)
@@ -96,7 +97,7 @@ def _cached(key, kernel, make):
 
 def _lower(kernel, fast_math: bool) -> str:
     try:
-        from verikern.backends import llvm as llvm_backend
+        from verikern.backends import llvm as llvm_backend  # lazy: llvmlite, only to compile
     except ImportError as exc:
         raise VerikernError(f"the LLVM lowering (verikern.backends.llvm) is not available: {exc}") from None
     try:
@@ -133,7 +134,6 @@ def compile_ptx_bundle(kernels, arch: str = DEFAULT_ARCH, fast_math: bool | None
     is lowered exactly as `compile_ptx` lowers it, under the unique name
     `k<index>_<name>` (so kernels of equal names, and their shared arrays,
     cannot clash); libdevice is linked once for the whole bundle."""
-    from dataclasses import replace
 
     arch = check_arch(arch)
     entries, bundle = [], None

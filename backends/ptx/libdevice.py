@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from verikern.errors import VerikernError
+from .toolchain import find_ptxas
 
 LIBDEVICE_NAME = "libdevice.10.bc"
 LIBDEVICE_HINT = ("install the CUDA toolkit (nvvm/libdevice), or pip install nvidia-nvvm "
@@ -34,7 +35,6 @@ def _candidates() -> list[Path]:
         home = os.environ.get(var)
         if home:
             paths.append(Path(home) / "nvvm" / "libdevice" / LIBDEVICE_NAME)
-    from .toolchain import find_ptxas
 
     ptxas = find_ptxas()
     if ptxas is not None:  # <toolkit>/bin/ptxas -> <toolkit>/nvvm/libdevice
@@ -68,7 +68,7 @@ def calls_libdevice(module) -> bool:
 
 def link_libdevice(module, kernel_names: set[str]):
     """Link libdevice into the llvmlite binding `module` (see the invariant)."""
-    import llvmlite.binding as llvm
+    import llvmlite.binding as llvm  # lazy: llvmlite, only to compile
 
     if not calls_libdevice(module):
         return module

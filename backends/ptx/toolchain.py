@@ -87,7 +87,7 @@ def _wheel_ptxas_paths() -> list[Path]:
     older nvidia/cuda_nvcc/bin layout), in every site-packages folder."""
     roots: list[Path] = []
     try:
-        import nvidia  # namespace package of NVIDIA's wheels
+        import nvidia  # lazy: optional dependency  # namespace package of NVIDIA's wheels
 
         roots.extend(Path(p) for p in nvidia.__path__)
     except ImportError:

@@ -21,6 +21,7 @@ from .engine import CHUNK_THREADS, MAX_STEPS, WorkMeter, run_contract_prefix, ru
 from .instructions import INSTRUCTION_TABLE, compile_instruction
 from .program import program_for
 from .trace import TraceRecorder, trace_document, write_trace
+from .engine import _POOL
 
 
 @dataclass(frozen=True)
@@ -100,7 +101,6 @@ def check_contracts(kernel: Kernel, launch, arrays: dict, scalars: dict) -> None
 def free_buffers() -> None:
     """Drop the simulator's cached lane buffers (at most 256 MiB are kept
     between launches for reuse)."""
-    from .engine import _POOL
     _POOL.clear()
 
 

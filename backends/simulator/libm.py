@@ -49,7 +49,7 @@ _engine = None
 
 def _build_module():
     """The LLVM IR module with one strided loop per entry of FUNCTIONS."""
-    from llvmlite import ir
+    from llvmlite import ir  # lazy: llvmlite, only to compile
 
     double, i64 = ir.DoubleType(), ir.IntType(64)
     ptr = double.as_pointer()
@@ -82,9 +82,9 @@ def _build_module():
 def _compile() -> dict[str, Any]:
     """JIT the loops (host CPU, the native backend's -O3 pipeline)."""
     global _engine
-    import llvmlite.binding as llvm
+    import llvmlite.binding as llvm  # lazy: llvmlite, only to compile
 
-    from verikern.backends.native.jit import host_target_machine, optimise
+    from verikern.backends.native.jit import host_target_machine, optimise  # lazy: llvmlite, only to compile
 
     tm = host_target_machine()
     module = _build_module()
