@@ -18,6 +18,7 @@ from verikern.mir.nodes import Kernel
 
 from .emitter import INSTRUCTIONS, TERMINATORS, obligation_message  # noqa: F401
 from .ops import CEncodeError  # noqa: F401
+from verikern.proofs.obligations import enumerate_obligations
 
 #: The folder holding verikern_harness.h (package data).
 HEADER_DIR = Path(__file__).resolve().parent
@@ -28,7 +29,6 @@ def emit_c(kernel: Kernel, *, dims: tuple[int, ...] | None = None,
     """The C encoding of `kernel`; `dims` / `block_dim` fix the launch as the
     prover's --dim / --block-dim do.  Raises CEncodeError for what the C
     encoder does not translate (float16)."""
-    from verikern.proofs.obligations import enumerate_obligations
 
-    from .harness import HarnessEmitter
+    from .harness import HarnessEmitter  # lazy: import cycle with encoders.c.harness
     return HarnessEmitter(kernel, enumerate_obligations(kernel), dims, block_dim).file()

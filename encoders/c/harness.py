@@ -26,6 +26,7 @@ from verikern.mir.nodes import ArrayRef, Kernel
 from .emitter import StepEmitter, c_string, obligation_message
 from .ops import ctype
 from verikern.proofs.obligations import ObligationKind
+from .prelude import prelude
 
 _RACE = r"""
 #ifdef VERIKERN_REPLAY
@@ -369,7 +370,6 @@ static void vk_run_block(vk_launch *L, int32_t b, vk_race *R,
 """
 
     def file(self) -> str:
-        from .prelude import prelude
         k = self.k
         head = (f"/* verikern C encoding of kernel {k.name} ({k.loc}).\n"
                 " * CBMC:   cbmc THIS.c --unwinding-assertions --unwind N\n"

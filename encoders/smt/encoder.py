@@ -37,6 +37,8 @@ from .semantics import (
     UnsupportedConstruct, const_term, int_binop, int_cast, int_compare, int_unop,
     sort_of,
 )
+from verikern.mir.cfg import dominators
+from .semantics import widen
 
 
 #: A key of a havocked loop header's variables: a phi's value id, or the
@@ -109,7 +111,6 @@ class CfgShape:
                 self.loop_of[lbl].append(lp.header)
         self.position = {lbl: i for i, lbl in enumerate(order)}
         self.written = _written_arrays(kernel)
-        from verikern.mir.cfg import dominators
         self.dominators = dominators(kernel)
         self.defining: dict[int, Instr | Phi] = definitions(kernel)
         self.defined_in: dict[int, str] = {
@@ -400,7 +401,6 @@ class ThreadEncoding:
         return out
 
     def index_terms(self, ins) -> tuple[z3.ExprRef, ...]:
-        from .semantics import widen
         return tuple(widen(self.term(i), i.type) for i in ins.indices)
 
     def loop_facts(self, header: str, invariant_terms: list[z3.BoolRef]) -> z3.BoolRef:
@@ -569,6 +569,7 @@ TERMINATOR_ENCODERS: dict[type, Callable[[Any, str, Any], None]] = {
     Branch: _term_branch,
     Return: _term_return,
 }
+
 
 def _written_arrays(kernel: Kernel) -> frozenset[str]:
     return frozenset(ins.array.name for _, ins in kernel.instructions()

@@ -19,6 +19,9 @@ from dataclasses import dataclass
 import z3
 
 from verikern.mir.nodes import ArrayRef, Kernel, ScalarParam, Special, Value
+from verikern.mir.types import I32
+
+from .semantics import int_binop
 
 I32_BITS = 32
 #: The default bound on one array's size in bytes (docs/LANGUAGE.md section 5:
@@ -313,8 +316,6 @@ def _tid_lemmas(linear, launch: LaunchModel) -> list:
     """vk.tid()'s first component linear // (D1*...*Dn-1) is below D0 (the
     frontend's lowering, docs/MIR.md), stated on the very terms the encoder builds
     so that it survives the nonlinear abstraction."""
-    from verikern.mir.types import I32
-    from .semantics import int_binop
     dims = launch.dims
     if len(dims) < 2:
         return []

@@ -13,6 +13,7 @@ Integers are `BitVec(type.bits)`, bools are z3
 from __future__ import annotations
 
 import z3
+import numpy as np
 
 from verikern.mir.types import ScalarType
 
@@ -42,14 +43,12 @@ def const_term(value, t: ScalarType) -> z3.ExprRef:
 
 
 def float_bits(x: float, bits: int) -> int:
-    import numpy as np
     dt = {16: np.float16, 32: np.float32, 64: np.float64}[bits]
     it = {16: np.uint16, 32: np.uint32, 64: np.uint64}[bits]
     return int(np.array([x], dtype=dt).view(it)[0])
 
 
 def bits_to_float(v: int, bits: int) -> float:
-    import numpy as np
     dt = {16: np.float16, 32: np.float32, 64: np.float64}[bits]
     it = {16: np.uint16, 32: np.uint32, 64: np.uint64}[bits]
     return float(np.array([v], dtype=it).view(dt)[0])
