@@ -34,6 +34,10 @@ from verikern.proofs.deciding.cbmc import prove_kernel_cbmc
 from verikern.proofs.deciding.engines import combine, parse_engines
 from verikern.proofs.deciding.budget import MEGA, SolverBudget, fresh_context, rlimit_count
 from verikern.proofs.obligations import KernelReport, KernelStatus, Obligation, Status
+from verikern.proofs.confirming.replay import ReplayOutcome, ReplayVerdict, replay_outcome
+from verikern.proofs.deciding import prover as z3_prover
+from verikern.proofs.deciding.suggest import suggest_contract
+from verikern.proofs.deciding.peeling import exact_counterexample
 
 LOG = logging.getLogger("verikern.proofs.pipeline")
 
@@ -68,7 +72,7 @@ def settle(kernel_mir, obligations: Sequence[Obligation], replayer=None, *, dims
     proofs.deciding.peeling.exact_counterexample, within `search_budget` z3 units); one that
     replay confirms replaces it (same kind and location)."""
     if replayer is None:
-        from verikern.proofs.confirming.replay import replay_outcome as replayer
+        replayer = replay_outcome
     search = _ExactSearch(kernel_mir, replayer, dims, block_dim, exact_search, search_budget,
                           max_array_bytes)
     settled = []
@@ -102,7 +106,6 @@ def settle(kernel_mir, obligations: Sequence[Obligation], replayer=None, *, dims
 
 def _replay(replayer, kernel_mir, ob: Obligation):
     """The replayer's ReplayOutcome; a replay crash is an unconfirmed one."""
-    from verikern.proofs.confirming.replay import ReplayOutcome, ReplayVerdict
 
     if ob.counterexample is None:
         return ReplayOutcome(ReplayVerdict.NO_COUNTEREXAMPLE, "the prover gave no counterexample")
@@ -139,14 +142,12 @@ class _ExactSearch:
         """A confirmed FAILED obligation for `ob`'s site found in a peeled
         iteration, or None (no kernel, no budget left, nothing found or not
         confirmed)."""
-        from verikern.proofs.confirming.replay import ReplayVerdict
 
         left = self.budget - self.spent
         if self.kernel is None or left <= MEGA // 2 or not getattr(self.kernel, "loops", ()):
             return None
         if self.search is None:
-            from verikern.proofs.deciding.peeling import exact_counterexample as search
-            self.search = search
+            self.search = exact_counterexample
         start = rlimit_count()
         try:
             found = self.search(self.kernel, ob, dims=self.dims, block_dim=self.block_dim,
@@ -210,8 +211,7 @@ def _decider(engine: str, unwind: int | None):
     """The prove_kernel-shaped function of one engine."""
     if engine == "cbmc":
         return functools.partial(prove_kernel_cbmc, unwind=unwind)
-    from verikern.proofs.deciding.prover import prove_kernel
-    return prove_kernel
+    return z3_prover.prove_kernel     # read at call time: a caller may replace it
 
 
 def _join(first: str | None, second: str) -> str:
@@ -306,7 +306,6 @@ def _suggest(kernel_mir, decided, settled, dims, block_dim, solver_budget, spent
     `decided` are the prover's obligations (with their specs), `settled`
     the same after replay (one for one, in order), whose statuses count.
     A crash of the search only loses the suggestion."""
-    from verikern.proofs.deciding.suggest import suggest_contract
 
     if len(decided) == len(settled):
         settled = [dataclasses.replace(s, spec=d.spec) for d, s in zip(decided, settled)]

@@ -22,6 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from verikern.encoders.c import HEADER_DIR, emit_c
+from verikern.proofs.obligations import Counterexample
+from verikern.mir.nodes import ArrayRef
+from verikern.proofs.confirming.replay_launch import concrete_launch
 
 CFLAGS = ("-std=c11", "-Wall", "-Wextra", "-Werror", "-O1")
 
@@ -98,7 +101,6 @@ MAX_COMPLETED_ELEMENTS = 1 << 18
 
 def counterexample_from_json(d: dict):
     """A proofs.obligations.Counterexample from its `to_json()` form."""
-    from verikern.proofs.obligations import Counterexample
     return Counterexample(
         dims=tuple(int(x) for x in d["dims"]), block_dim=int(d["block_dim"]),
         threads=tuple((int(t["block"]), int(t["thread"])) for t in d.get("threads", [])),
@@ -117,8 +119,6 @@ def completed_counterexample(kernel, d: dict) -> dict:
     input construction only; nothing runs on the simulator.  Arrays over
     MAX_COMPLETED_ELEMENTS elements, or a counterexample the construction
     refuses, keep the recorded contents."""
-    from verikern.mir.nodes import ArrayRef
-    from verikern.proofs.confirming.replay_launch import concrete_launch
     try:
         cex = counterexample_from_json(d)
         fill = d.get("facts", {}).get("fill")

@@ -19,6 +19,8 @@ from dataclasses import replace
 from verikern.proofs.obligations import (
     KernelReport, Obligation, ObligationKind, ObligationSpec, Status, obligation_id,
 )
+from verikern.encoders.c import CEncodeError
+from verikern.proofs.confirming.c_replay import CCompilerMissing, CReplay
 
 ENGINES = ("c",)
 
@@ -40,8 +42,6 @@ def confirm_reports(reports: list[KernelReport],
     has a counterexample (see the module docstring). `compile_kernels(file)`
     gives the file's compiled MIR kernels by name (the application compiles:
     verikern.app.prove.compiled_kernels)."""
-    from verikern.encoders.c import CEncodeError
-    from verikern.proofs.confirming.c_replay import CCompilerMissing, CReplay
 
     out = []
     kernels_of: dict[str, dict] = {}

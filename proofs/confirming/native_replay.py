@@ -23,6 +23,9 @@ from __future__ import annotations
 from verikern import errors
 from verikern.mir.nodes import Kernel
 from verikern.proofs.obligations import Obligation, ObligationKind
+from verikern.proofs.confirming.replay import (
+    _EXPECTED_ERROR, ReplayOutcome, ReplayVerdict, _prepare, _same_site, _where,
+)
 
 #: Loop-header executions (every thread together) one native replay may run.
 NATIVE_REPLAY_FUEL = 1 << 28
@@ -40,17 +43,14 @@ def native_attempt(kernel: Kernel, obligation: Obligation, launch, *,
     natively with `fuel`, or None when the native device cannot run this
     kernel here (no LLVM lowering for it, e.g. float16 without F16C) or the
     kind is not one of NATIVE_KINDS."""
-    from verikern.proofs.confirming.replay import (
-        _EXPECTED_ERROR, ReplayOutcome, ReplayVerdict, _prepare, _same_site, _where,
-    )
 
     if obligation.kind not in NATIVE_KINDS:
         return None
     V = ReplayVerdict
     expected = _EXPECTED_ERROR[obligation.kind]
     try:
-        from verikern.backends import native
-        from verikern.backends.llvm import LoweringError
+        from verikern.backends import native  # lazy: llvmlite, only to compile
+        from verikern.backends.llvm import LoweringError  # lazy: llvmlite, only to compile
 
         k, config, arrays, scalars = _prepare(kernel, launch)
     except errors.LaunchError as err:

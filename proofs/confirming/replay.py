@@ -41,6 +41,10 @@ from verikern.proofs.confirming.replay_launch import (  # noqa: F401  (re-export
     MAX_REPLAY_THREADS, ConcreteLaunch, clamped, concrete_launch, contracted_arrays,
     covering_shapes, focused, with_shapes,
 )
+import verikern.backends.simulator as simulator
+from verikern.backends.simulator.engine import run_launch
+from verikern.backends.trace_uninit import find_uninit_reads
+from verikern.backends.simulator import WorkMeter
 
 #: Simulated work one replay (every launch it runs, variants included) may
 #: spend, in warp-steps (`WorkMeter`): deterministic, unlike seconds.
@@ -88,7 +92,6 @@ def _prepare(kernel: Kernel, launch: ConcreteLaunch):
 def _simulate(kernel: Kernel, launch: ConcreteLaunch, meter) -> None:
     """Check, then simulate the launch (raising the simulator's errors),
     charging `meter`."""
-    import verikern.backends.simulator as simulator
 
     k, config, arrays, scalars = _prepare(kernel, launch)
     simulator.simulate(k, config, arrays, scalars, blocks=launch.blocks, threads=launch.threads,
@@ -238,7 +241,6 @@ def _site_recorder(positions: set, array: str | None):
     `array` (any array when None), raising TraceFull past RACE_MAX_EVENTS.
     A race is a property of a pair of accesses, so the races between kept
     accesses are exactly those of the full trace at these positions."""
-    import verikern.backends.simulator as simulator
 
     class _SiteRecorder(simulator.TraceRecorder):
         def __init__(self):
@@ -265,8 +267,6 @@ def _traced_run(kernel: Kernel, launch: ConcreteLaunch, meter,
     safety net -- with that stopping error (or None). With `only` =
     (positions, array), only the accesses there are recorded and the run
     goes on until the work budget (or RACE_MAX_EVENTS recorded accesses)."""
-    import verikern.backends.simulator as simulator
-    from verikern.backends.simulator.engine import run_launch
 
     k, config, arrays, scalars = _prepare(kernel, launch)
     recorder = simulator.TraceRecorder() if only is None else _site_recorder(*only)
@@ -377,7 +377,6 @@ def _confirm_uninit(kernel: Kernel, launch: ConcreteLaunch, obligation: Obligati
     there (same array) that no write of the block happens before: a write
     by another thread in the same barrier interval is concurrent, so some
     schedule reads first (`backends.trace_uninit`)."""
-    from verikern.backends.trace_uninit import find_uninit_reads
 
     document, stopped = _traced_run(kernel, launch, meter)
     array = _array_of(obligation)
@@ -569,7 +568,7 @@ def _first_attempt(kernel: Kernel, obligation: Obligation, launch: ConcreteLaunc
     the same launch runs natively within its fuel (loop iterations, not
     seconds) and a confirmation there is the answer; otherwise the simulator
     runs again with the whole budget, so nothing but a confirmation changes."""
-    from verikern.proofs.confirming.native_replay import (
+    from verikern.proofs.confirming.native_replay import (  # lazy: import cycle with confirming.native_replay
         NATIVE_KINDS, NATIVE_SWITCH_WORK, native_attempt,
     )
 
@@ -614,7 +613,6 @@ def replay_outcome(kernel: Kernel, obligation: Obligation, *,
             f"{copies} operations of this kind stand at line {obligation.loc.line}:"
             f"{obligation.loc.col} (inlined copies of a func called more than once, "
             "or chained operations); the simulator's error could not say which one failed"))
-    from verikern.backends.simulator import WorkMeter
 
     meter = WorkMeter(budget)
     try:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 from typing import Any, Callable
+import dataclasses
 
 import numpy as np
 
@@ -27,6 +28,7 @@ from verikern.mir.nodes import (
     ArrayRef, Const, Kernel, RequiresArray, ScalarParam, Special, Value,
 )
 from verikern.proofs.obligations import Counterexample
+from verikern.mir.nodes import BinOp, ShapeOf
 
 #: Launches with more threads than this are not simulated whole (the
 #: simulator interprets every thread): they are shrunk, or only the
@@ -169,7 +171,6 @@ def _operand_value(op, scalars: dict[str, Any], kernel: Kernel,
     for p in kernel.scalar_params:
         if p.value == op:
             return scalars.get(p.name)
-    from verikern.mir.nodes import BinOp, ShapeOf
 
     ins = next((i for _, i in kernel.instructions()
                 if getattr(i, "result", None) is not None and i.result == op), None)
@@ -405,7 +406,6 @@ def clamped(kernel: Kernel, cex: Counterexample, limit: int) -> Counterexample |
     the new shapes dropped); None when nothing changes. Clamping shapes and
     scalars by the same monotone min/max keeps the `requires` relations
     between them (<=, ==) that held; the launch is unchanged."""
-    import dataclasses
 
     shapes = {name: tuple(min(int(s), limit) for s in shape) for name, shape in cex.shapes.items()}
     scalars = dict(cex.scalars)
@@ -422,7 +422,6 @@ def with_shapes(kernel: Kernel, cex: Counterexample, shapes: dict[str, tuple[int
     """`cex` on other array shapes: recorded contents keep their
     multi-indices (or are dropped when outside the new shape) and a bounds
     fact `shape` follows its array."""
-    import dataclasses
 
     arrays = {}
     inner = {p.name: tuple(p.inner) for p in kernel.params if isinstance(p, ArrayRef)}

@@ -163,7 +163,7 @@ class LoggedSolver(z3.Solver):
             self.budget.captured.append((self.name, self.topic, str(result), self.smtlib()))
         other = os.environ.get(CROSS_ENV)
         if other and self.budget is not None and result in (z3.sat, z3.unsat) and not assumptions:
-            from verikern.proofs.deciding.crosscheck import recheck
+            from verikern.proofs.deciding.crosscheck import recheck  # lazy: import cycle with deciding.crosscheck
 
             record = recheck(other, self.name, self.smtlib(), str(result))
             LOG.debug("%s: %s answered %s", self.name, other, record.other_answer)

@@ -42,7 +42,7 @@ class CrossCheck:
 
 
 def _cvc5(text: str) -> str:
-    import cvc5
+    import cvc5  # lazy: optional dependency
 
     tm = cvc5.TermManager()
     solver = cvc5.Solver(tm)
@@ -62,7 +62,7 @@ def _cvc5(text: str) -> str:
 
 
 def _bitwuzla(text: str) -> str:
-    import bitwuzla
+    import bitwuzla  # lazy: optional dependency
 
     tm = bitwuzla.TermManager()
     options = bitwuzla.Options()
@@ -107,7 +107,7 @@ def recheck(name: str, query: str, smtlib: str, z3_answer: str) -> CrossCheck:
 
 def version(name: str) -> str | None:
     try:
-        from importlib.metadata import version as dist_version
+        from importlib.metadata import version as dist_version  # lazy: slow to import, only to name versions
         return dist_version(SOLVERS[name][0])
     except Exception:
         return None

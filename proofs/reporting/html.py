@@ -121,7 +121,9 @@ def _budget(r: KernelReport) -> str:
 # ------------------------------------------------------------------ html
 def render_html(reports: Iterable[KernelReport], context: RunContext | None = None,
                 *, generated: datetime | None = None) -> str:
-    from verikern.proofs.reporting.scope import HARDWARE_LIMITS, NOT_CHECKED, array_bound, versions
+    from verikern.proofs.reporting.scope import (  # lazy: z3 (reporting.scope)
+        HARDWARE_LIMITS, NOT_CHECKED, array_bound, versions,
+    )
 
     reports = list(reports)
     context = context or RunContext()
@@ -226,7 +228,9 @@ def _md(text) -> str:
 def render_markdown(reports: Iterable[KernelReport], context: RunContext | None = None,
                     *, generated: datetime | None = None) -> str:
     """The same sections as the HTML document, as GitHub-flavoured Markdown."""
-    from verikern.proofs.reporting.scope import HARDWARE_LIMITS, NOT_CHECKED, array_bound, versions
+    from verikern.proofs.reporting.scope import (  # lazy: z3 (reporting.scope)
+        HARDWARE_LIMITS, NOT_CHECKED, array_bound, versions,
+    )
 
     reports = list(reports)
     context = context or RunContext()

@@ -19,6 +19,7 @@ import json
 import math
 from dataclasses import dataclass, field
 from typing import Any, Iterable
+import ast
 
 from verikern import __version__
 from verikern.errors import source_line_at
@@ -26,6 +27,8 @@ from verikern.mir.nodes import SourceLoc
 from verikern.proofs.obligations import (
     KernelReport, KernelStatus, Obligation, ObligationKind, Status,
 )
+from verikern.proofs.reporting.fingerprint import engine_of
+from verikern.proofs.reporting.fingerprint import error_fingerprint, fingerprints
 
 FORMATS = ("text", "json", "short", "sarif", "junit")
 #: The version of the JSON report layout (docs/schemas/verikern-report.schema.json):
@@ -40,6 +43,7 @@ class RunContext:
 
     command: tuple[str, ...] = ()
     options: dict = field(default_factory=dict)
+
 
 _STATUS_STYLE = {
     KernelStatus.PROVED: "bold green",
@@ -128,8 +132,6 @@ def render_short(reports: Iterable[KernelReport]) -> str:
 
 # ------------------------------------------------------------------ json
 def obligation_json(ob: Obligation, report: KernelReport, fingerprint: str | None = None) -> dict:
-    from verikern.proofs.reporting.fingerprint import engine_of
-
     d = ob.to_json()
     if ob.other_loc is not None:
         d["other_line"] = ob.other_loc.line
@@ -143,7 +145,7 @@ def obligation_json(ob: Obligation, report: KernelReport, fingerprint: str | Non
 
 def sources_of(reports: Iterable[KernelReport]) -> list[dict]:
     """Every source file once, in order, with the sha256 its proofs saw (None: unreadable)."""
-    from verikern.proofs.reporting.scope import sha256_file
+    from verikern.proofs.reporting.scope import sha256_file  # lazy: z3 (reporting.scope)
 
     out: dict[str, str | None] = {}
     for r in reports:
@@ -155,8 +157,9 @@ def sources_of(reports: Iterable[KernelReport]) -> list[dict]:
 
 def to_json_data(reports: Iterable[KernelReport], context: RunContext | None = None) -> dict:
     """The JSON report (schema: docs/schemas/verikern-report.schema.json)."""
-    from verikern.proofs.reporting.fingerprint import error_fingerprint, fingerprints
-    from verikern.proofs.reporting.scope import HARDWARE_LIMITS, NOT_CHECKED, array_bound, versions
+    from verikern.proofs.reporting.scope import (  # lazy: z3 (reporting.scope)
+        HARDWARE_LIMITS, NOT_CHECKED, array_bound, versions,
+    )
 
     reports = list(reports)
     context = context or RunContext()
@@ -185,7 +188,7 @@ def render_json(reports: Iterable[KernelReport], context: RunContext | None = No
 
 
 def to_sarif_data(reports: Iterable[KernelReport], context: RunContext | None = None) -> dict:
-    from verikern.proofs.reporting.sarif import to_sarif_data as sarif
+    from verikern.proofs.reporting.sarif import to_sarif_data as sarif  # lazy: import cycle with reporting.sarif
 
     return sarif(reports, context)
 
@@ -195,7 +198,7 @@ def render_sarif(reports: Iterable[KernelReport], context: RunContext | None = N
 
 
 def render_junit(reports: Iterable[KernelReport], context: RunContext | None = None) -> str:
-    from verikern.proofs.reporting.sarif import render_junit as junit
+    from verikern.proofs.reporting.sarif import render_junit as junit  # lazy: import cycle with reporting.sarif
 
     return junit(reports, context)
 
@@ -273,7 +276,6 @@ def vk_import_line(file: str, before: int) -> int | None:
     decorator means something (the line it is inserted before: after the
     module's last top-level import above line `before`, else after its
     docstring); None when the file has it already or cannot be read."""
-    import ast
 
     try:
         tree = ast.parse(open(file, encoding="utf-8").read())
@@ -324,8 +326,8 @@ def scope_line(r: KernelReport) -> str | None:
 
 
 def versions_line(max_array_bytes: int | None = None) -> str:
-    from verikern.encoders.smt.launch import DEFAULT_MAX_ARRAY_BYTES
-    from verikern.proofs.reporting.scope import bytes_text, versions
+    from verikern.encoders.smt.launch import DEFAULT_MAX_ARRAY_BYTES  # lazy: z3 (encoders.smt)
+    from verikern.proofs.reporting.scope import bytes_text, versions  # lazy: z3 (reporting.scope)
 
     v = versions()
     limit = bytes_text(max_array_bytes if max_array_bytes is not None else DEFAULT_MAX_ARRAY_BYTES)
@@ -342,7 +344,7 @@ def render_text(reports: Iterable[KernelReport], *, color: bool = False,
     verdict), each unknown obligation and each compile error; the versions
     and a summary line last. With `color`, the result is rich console markup
     (everything else escaped)."""
-    from rich.markup import escape
+    from rich.markup import escape  # lazy: rich, only for text output
 
     reports = list(reports)
     out: list[str] = []

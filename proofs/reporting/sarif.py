@@ -29,6 +29,7 @@ from verikern.proofs.reporting.render import (
     _EXPLANATION, _KIND_TEXT, RunContext, SCHEMA_VERSION, _counterexample_lines, _counts, _loc,
     json_safe, scope_line, sources_of, vk_import_line,
 )
+from verikern.errors import source_line_at
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://github.com/verikern/verikern"
@@ -73,7 +74,6 @@ def _suggestion_fix(r: KernelReport) -> dict | None:
     imports when it lacks it; None without a suggestion."""
     if r.status is not KernelStatus.FAILED or not r.suggested_decorators or r.line < 1:
         return None
-    from verikern.errors import source_line_at
 
     text = source_line_at(SourceLoc(r.file, r.line, 1)) or ""
     indent = text[:len(text) - len(text.lstrip())]
@@ -115,7 +115,9 @@ def _rules() -> list[dict]:
 
 def to_sarif_data(reports: Iterable[KernelReport], context: RunContext | None = None) -> dict:
     """The SARIF 2.1.0 log (see module docstring)."""
-    from verikern.proofs.reporting.scope import HARDWARE_LIMITS, NOT_CHECKED, array_bound, versions
+    from verikern.proofs.reporting.scope import (  # lazy: z3 (reporting.scope)
+        HARDWARE_LIMITS, NOT_CHECKED, array_bound, versions,
+    )
 
     reports = list(reports)
     context = context or RunContext()
@@ -193,7 +195,7 @@ def to_sarif_data(reports: Iterable[KernelReport], context: RunContext | None = 
 # ------------------------------------------------------------------ junit
 def render_junit(reports: Iterable[KernelReport], context: RunContext | None = None) -> str:
     """JUnit XML (see module docstring)."""
-    from verikern.proofs.reporting.scope import versions
+    from verikern.proofs.reporting.scope import versions  # lazy: z3 (reporting.scope)
 
     reports = list(reports)
     root = ET.Element("testsuites", name="verikern")

@@ -23,6 +23,8 @@ import sys
 from dataclasses import dataclass
 
 from verikern import __version__
+from verikern.mir.printer import format_kernel
+from verikern.mir.nodes import Requires, RequiresArray
 
 #: What every proof assumes about the hardware (docs/LANGUAGE.md section 5).
 HARDWARE_LIMITS = (
@@ -42,7 +44,7 @@ def bytes_text(n: int) -> str:
 def array_bound(max_array_bytes: int | None = None) -> str:
     """The array-size bound the prover assumes (encoders.smt.launch), in
     words, for `--max-array-bytes` (None: the default, 2**40)."""
-    from verikern.encoders.smt.launch import DEFAULT_MAX_ARRAY_BYTES
+    from verikern.encoders.smt.launch import DEFAULT_MAX_ARRAY_BYTES  # lazy: z3 (encoders.smt)
 
     n = int(max_array_bytes) if max_array_bytes is not None else DEFAULT_MAX_ARRAY_BYTES
     return (f"every array dimension is in [0, 2**31) and every array holds at most "
@@ -76,17 +78,15 @@ def sha256_file(path: str) -> str | None:
 
 
 def mir_text(kernel_mir) -> str:
-    from verikern.mir.printer import format_kernel
-
     return format_kernel(kernel_mir)
 
 
 def versions() -> dict[str, str]:
     """Versions of the tool, its solver(s) and the platform (the cross-check
     solver too, when `--cross-check` named one)."""
-    import z3
+    import z3  # lazy: z3, only to name its version
 
-    from verikern.proofs.deciding.crosscheck import configured, version
+    from verikern.proofs.deciding.crosscheck import configured, version  # lazy: z3 (deciding.crosscheck)
 
     out = {"verikern": __version__, "z3": z3.get_version_string(),
            "python": platform.python_version(), "platform": platform.platform(terse=True),
@@ -132,7 +132,7 @@ class Scope:
     max_array_bytes: int = 1 << 40
 
     def to_json(self) -> dict:
-        from verikern.proofs.deciding.budget import KERNEL_CHECKS, MEGA, MIN_KERNEL_RLIMIT
+        from verikern.proofs.deciding.budget import KERNEL_CHECKS, MEGA, MIN_KERNEL_RLIMIT  # lazy: z3 (deciding.budget)
 
         per_check = int(self.budget * MEGA)
         return {
@@ -178,7 +178,6 @@ class Scope:
 def contracts_of(kernel_mir, source: str | None) -> tuple[Contract, ...]:
     """Every requires / content contract of the kernel, in order, one per
     source site, with its source text (the call, or a decorator lambda's body)."""
-    from verikern.mir.nodes import Requires, RequiresArray
 
     tree = None
     if source is not None:
@@ -224,8 +223,8 @@ def scope_of(kernel_mir, *, source: str | None, source_sha256: str | None, dims,
              budget: float | None, max_array_bytes: int | None = None) -> Scope:
     """The Scope of proving `kernel_mir` with these options (`budget`,
     `max_array_bytes`: None = the default)."""
-    from verikern.encoders.smt.launch import DEFAULT_MAX_ARRAY_BYTES
-    from verikern.proofs.deciding.budget import DEFAULT_CHECK_RLIMIT, MEGA
+    from verikern.encoders.smt.launch import DEFAULT_MAX_ARRAY_BYTES  # lazy: z3 (encoders.smt)
+    from verikern.proofs.deciding.budget import DEFAULT_CHECK_RLIMIT, MEGA  # lazy: z3 (deciding.budget)
 
     if block_dim is not None:
         fixed, origin = int(block_dim), "option"
