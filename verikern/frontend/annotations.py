@@ -40,7 +40,7 @@ _TYPE_CTORS = {"types.vector": ("length", "dtype"), "vector": ("length", "dtype"
 
 
 def _type_constructor(info, node: ast.Call, depth: int):
-    from .module import NotConstant, eval_module_constant
+    from .module import NotConstant, eval_module_constant  # lazy: import cycle with .module
 
     name = info.dsl_name(node.func)
     params = _TYPE_CTORS.get(name)

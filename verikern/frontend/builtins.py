@@ -20,6 +20,8 @@ from .builtins_warp import DESUGARED, desugar, positional_args
 from .module import NotConstant
 from .type_ctors import TYPE_CONSTRUCTORS, check_matrix_from_vectors, check_type_constructor
 from .typing_rules import SCALAR_ALIASES, make_literal, value_type_by_name
+from .typing_rules import check_binary_types
+from .annotations import value_type
 
 STATEMENT_BUILTINS = {"sync_threads", "block_until", "requires", "invariant"}
 CONTRACT_ONLY = {"all_in_range", "all_distinct", "all_sorted"}
@@ -70,7 +72,6 @@ def check_call(chk, node: ast.Call, expected) -> H.Expr:
     if kind == "func":
         return chk.check_func_call(node, name)
     if kind == "type":   # a module-level type alias used as a constructor or cast
-        from .annotations import value_type
         t = value_type(chk.info, node.func)
         return _cast(chk, node, t, node.args) if isinstance(t, ScalarType) else \
             _construct(chk, node, t, node.args)
@@ -370,7 +371,6 @@ def _transpose(chk, node, name, args, expected, loc):
 
 def _mul(chk, node, name, args, expected, loc):
     _arity(chk, node, name, args, 2)
-    from .typing_rules import check_binary_types
     lhs, r = chk.check_pair(args[0], args[1], "mul")
     t = check_binary_types(chk, "mul", lhs, r, node)
     return H.BinaryExpr("mul", lhs, r, t, loc)

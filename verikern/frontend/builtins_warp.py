@@ -15,6 +15,8 @@ import ast
 import copy
 
 from verikern.hir.types import BOOL, F32, F64, MatrixType, ScalarType, VectorType
+from .factories import capture_of
+from .module import NotConstant, eval_module_constant
 
 #: Warp 1.19's parameter names of the builtins that take keywords.
 WARP_PARAMS = {
@@ -154,7 +156,6 @@ def _static_at_run_time(chk, node) -> bool:
     constant ranges and `len` of a vector has the same value computed at run
     time, so it may stay an ordinary expression. Anything else (locals,
     arrays, other calls) keeps the `static-not-constant` error."""
-    from .factories import capture_of
     unrolled = {v for v in getattr(chk, "unrollable_loop_vars", ()) if v is not None}
     for n in ast.walk(node):
         if isinstance(n, ast.Call):
@@ -196,7 +197,6 @@ def desugar(chk, node: ast.Call, name: str, args: list):
         except Exception:
             v = None
         if v is None:
-            from .module import NotConstant, eval_module_constant
             try:
                 v = eval_module_constant(expr, chk.info)
             except NotConstant:

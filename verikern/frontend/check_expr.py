@@ -23,6 +23,8 @@ from .module import NotConstant
 from .typing_rules import (
     BINOP_NAMES, COMPARE_NAMES, check_binary_types, literal_type_for, make_literal,
 )
+from .builtins import check_call
+from verikern.hir.types import vector_type
 
 DSL_CONSTANTS = {"pi": math.pi, "e": math.e, "tau": math.tau, "inf": math.inf, "nan": math.nan,
                  # Warp 1.19's named float constants (warp/constants: Python floats)
@@ -471,7 +473,6 @@ class ExprChecker(_Host):
             parts = self.index_list(node.slice)
             if len(parts) == 1:
                 r = self.constant_index(parts[0], t.rows, "a matrix row")
-                from verikern.hir.types import vector_type
                 return H.ComponentExpr(base, r * t.cols, t.cols, vector_type(t.cols, t.dtype), loc)
             if len(parts) == 2:
                 r = self.constant_index(parts[0], t.rows, "a matrix row")
@@ -480,5 +481,4 @@ class ExprChecker(_Host):
         raise self.error(f"a value of type {base.type} cannot be indexed", node, "not-indexable")
 
     def _expr_Call(self, node: ast.Call, expected):
-        from .builtins import check_call
         return check_call(self, node, expected)

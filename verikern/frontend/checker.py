@@ -33,6 +33,9 @@ from .module import Definition, ModuleInfo
 from .rand import RAND_BUILTINS, has_rand, hoist
 from .registry import is_any
 from .typing_rules import BINOP_NAMES, check_binary_types, literal_type_for
+from .shared import shared_array_type
+from .builtins_warp import expect_near_test
+from .builtins_warp import positional_args
 
 _FORBIDDEN_STMTS = {
     "Try": ("no-try", "try/except is not allowed in kernels", "check conditions with if"),
@@ -356,11 +359,9 @@ class BodyChecker(WarpChecks, FlowChecker, ExprChecker):
                                                 and "print" not in self.local_names):
                 return None   # Warp's printing: no meaning for proofs or results
             if name == "expect_near":   # Warp's test assertion: an assert
-                from .builtins_warp import expect_near_test
                 return H.AssertStmt(self.check_cond(expect_near_test(self, v)), ast.unparse(v),
                                     "assert", loc)
             if name in ("expect_eq", "expect_neq"):  # Warp's test assertion: an assert
-                from .builtins_warp import positional_args
                 a, b = (positional_args(self, v, name) + [None, None])[:2]
                 if a is None or b is None or len(v.args) + len(v.keywords) != 2:
                     raise self.error(f"wp.{name}() takes 2 arguments", v, "arity")
@@ -529,7 +530,6 @@ class BodyChecker(WarpChecks, FlowChecker, ExprChecker):
                          "assign each variable separately")
 
     def _shared_decl(self, name, call, target):
-        from .shared import shared_array_type
         if not self.is_kernel:
             raise self.error("shared arrays are declared in kernels only", call, "shared-decl",
                              "declare it in the kernel and pass it to the func")

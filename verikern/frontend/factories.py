@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from verikern.hir.types import BOOL, F32, I32, ScalarType
 from .annotations import value_type
 from .module import ModuleInfo, NotConstant, eval_module_constant, register_definition
+from verikern.hir import nodes as H
 
 CAPTURE_PREFIX = "@"
 
@@ -47,7 +48,6 @@ def capture_of(chk, name: str):
 
 def capture_ref(chk, cap: Capture, node):
     """A read of an unknown captured constant: the hidden parameter `@name`."""
-    from verikern.hir import nodes as H
 
     if cap.type is None:
         where = "the module (rebound at run time)" if cap.origin == "<module>" \
@@ -190,7 +190,6 @@ def _call_site_type(fn, arg, info: ModuleInfo) -> ScalarType | None:
             return None
         kinds.add(_value_kind_type(node, info, {}))
     return kinds.pop() if len(kinds) == 1 else None
-
 
 
 def scan_factory(fn: ast.FunctionDef | ast.AsyncFunctionDef, info: ModuleInfo, outer: dict) -> None:

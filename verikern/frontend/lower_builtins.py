@@ -16,6 +16,7 @@ from verikern.hir.types import (
     F32, MatrixType, ScalarType, VectorType, component_count, is_quat,
 )
 from verikern.mir.nodes import Atomic, Cast, Jump, Phi
+from .builtins import ATOMICS
 
 
 if TYPE_CHECKING:   # the state and methods of the class that mixes this in
@@ -220,7 +221,6 @@ class BuiltinLowering(_Host):
         return tuple(out)
 
     def _atomic_call(self, e, hint):
-        from .builtins import ATOMICS
         op = ATOMICS[e.name]
         arr = self.arrays[e.args[0].name]
         nidx = arr.ndim
@@ -232,7 +232,7 @@ class BuiltinLowering(_Host):
 
     # ------------------------------------------------------------ inlining
     def inline(self, call: H.FuncCall, hint):
-        from .lower import FuncContext
+        from .lower import FuncContext  # lazy: import cycle with .lower
         f = self.k.func(call.func)
         new_env, new_arrays = {}, {}
         for p, a in zip(f.params, call.args):

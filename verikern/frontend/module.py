@@ -18,6 +18,8 @@ from typing import Any, Callable
 from verikern.errors import KernelError
 from verikern.hir.types import BOOL, ScalarType
 from verikern.mir.nodes import SourceLoc
+from .annotations import value_type
+from .typing_rules import round_float
 
 DSL_MODULES = ("verikern", "warp")
 
@@ -218,8 +220,6 @@ def typed_constant(node: ast.AST, info: ModuleInfo):
     """(value, type) of `wp.constant(T(literal))` or `T(literal)` with T a
     numeric scalar type and the literal in T's range (floats rounded to T),
     else None."""
-    from .annotations import value_type
-    from .typing_rules import round_float
 
     if isinstance(node, ast.Call) and info.dsl_name(node.func) == "constant" \
             and len(node.args) == 1 and not node.keywords:
@@ -284,7 +284,6 @@ def scan_module(tree: ast.Module, info: ModuleInfo) -> None:
                     pass
             typed = None
             if single is not None and value is not None:
-                from .annotations import value_type
                 if value_type(info, value) is not None:   # `vec5 = wp.types.vector(5, float)`
                     info.type_aliases[single] = value
                 else:
@@ -323,13 +322,13 @@ def scan_module(tree: ast.Module, info: ModuleInfo) -> None:
             if not register_definition(stmt, info):
                 info.nonconstant.add(stmt.name)
                 info.constants.pop(stmt.name, None)
-                from .factories import scan_factory
+                from .factories import scan_factory  # lazy: import cycle with .factories
                 scan_factory(stmt, info, {})
                 continue
             info.constants.pop(stmt.name, None)
         elif isinstance(stmt, ast.ClassDef):
             info.nonconstant.add(stmt.name)
-            from .factories import scan_factory
+            from .factories import scan_factory  # lazy: import cycle with .factories
             for member in stmt.body:   # kernels built in methods (class scope is not visible)
                 if isinstance(member, ast.FunctionDef) and not register_definition(member, info, {}):
                     scan_factory(member, info, {})

@@ -17,6 +17,8 @@ from __future__ import annotations
 import ast
 
 from verikern.hir.types import U32
+from .builtins_warp import _ALIAS
+from .builtins_warp import positional_args, WARP_PARAMS
 
 RAND_BUILTINS = {"rand_init", "randi", "randu", "randf"}
 _PCG_MUL, _PCG_INC, _PCG_MUL2 = 747796405, 2891336453, 277803737
@@ -49,8 +51,6 @@ class _Hoister:
         return self.at(ast.Name(id=ident, ctx=ast.Store() if store else ast.Load()))
 
     def dsl(self, fn, *args):
-        from .builtins_warp import _ALIAS
-
         self.chk.info.aliases.add(_ALIAS)
         func = ast.Attribute(value=ast.Name(id=_ALIAS, ctx=ast.Load()), attr=fn, ctx=ast.Load())
         return self.at(ast.Call(func=func, args=list(args), keywords=[]))
@@ -78,8 +78,6 @@ class _Hoister:
                                     ast.BitXor(), self.name(c)))
 
     def args(self, call, name, params):
-        from .builtins_warp import positional_args, WARP_PARAMS
-
         WARP_PARAMS.setdefault(name, params)
         return positional_args(self.chk, call, name)
 

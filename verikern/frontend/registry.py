@@ -95,7 +95,7 @@ class FuncRegistry:
         return key
 
     def get(self, key: str) -> FuncInfo:
-        from .checker import BodyChecker
+        from .checker import BodyChecker  # lazy: import cycle with .checker
         name, index, types = self._keys.get(key, (key, len(self.overloads.get(key, ())) - 1,
                                                   None))
         if key not in self._done:

@@ -20,6 +20,8 @@ from verikern.hir.types import (
     BOOL, F32, I32, MatrixType, ScalarType, VectorType, matrix_type, quat_type, vector_type,
 )
 from .module import NotConstant
+from .annotations import value_type
+from verikern.hir import nodes as H
 
 TYPE_CONSTRUCTORS = {"types.vector": "vector", "vector": "vector",
                      "types.matrix": "matrix", "matrix": "matrix",
@@ -43,8 +45,6 @@ def _constant_int(chk, node, what: str) -> int:
 
 
 def _component_type(chk, node: ast.Call, kw: dict) -> ScalarType:
-    from .annotations import value_type
-
     if "dtype" in kw:
         t = value_type(chk.info, kw["dtype"])
         if not isinstance(t, ScalarType) or t == BOOL:
@@ -68,7 +68,7 @@ def _component_type(chk, node: ast.Call, kw: dict) -> ScalarType:
 
 def check_type_constructor(chk, node: ast.Call, name: str):
     """The HIR expression of a `wp.types.vector/matrix/quaternion(...)` call."""
-    from .builtins import _construct
+    from .builtins import _construct  # lazy: import cycle with .builtins
 
     kind = TYPE_CONSTRUCTORS[name]
     kw = {}
@@ -107,7 +107,6 @@ def check_type_constructor(chk, node: ast.Call, name: str):
 def check_matrix_from_vectors(chk, node, name, args, expected, loc):
     """`wp.matrix_from_rows(*rows)` / `wp.matrix_from_cols(*cols)`: float
     vectors of one type, one per row (column) of the matrix."""
-    from verikern.hir import nodes as H
 
     if not args or len(args) > 16:
         raise chk.error(f"wp.{name}() takes 1 to 16 vectors", node, "arity")

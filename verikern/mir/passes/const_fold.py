@@ -25,12 +25,15 @@ from ..nodes import (
 from ..ops import UndefinedOp, binary_reference, compare_reference, unary_reference
 from ..types import ScalarType
 from .base import substitute
+from ..nodes import Block
+from .base import rebuild
 
 
 def _const(v: Operand) -> Any:
     """The value of an operand `fold` has checked to be a constant."""
     assert isinstance(v, Const), v
     return v.value
+
 
 _FLOAT_NP = {"float16": np.float16, "float32": np.float32, "float64": np.float64}
 
@@ -171,8 +174,6 @@ class ConstantFolding:
 def _drop(kernel: Kernel, mapping) -> Kernel:
     """Remove the folded instructions (they have no effects; a folded
     division has a non-zero constant divisor)."""
-    from ..nodes import Block
-    from .base import rebuild
     blocks = [Block(b.label, b.phis,
                     tuple(i for i in b.instrs if (r := result_of(i)) is None
                           or r.id not in mapping), b.terminator)
