@@ -7,6 +7,8 @@ imports the frontend or the backends.
 """
 from __future__ import annotations
 
+import importlib
+
 __version__ = "0.1.0"
 
 _RUNTIME_NAMES = {"launch", "check_launch"}
@@ -15,7 +17,6 @@ _RUNTIME_NAMES = {"launch", "check_launch"}
 def __getattr__(name: str):
     if name.startswith("__"):
         raise AttributeError(name)
-    import importlib
 
     if name in _RUNTIME_NAMES:
         runtime = importlib.import_module(__name__ + ".runtime")

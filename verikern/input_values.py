@@ -42,9 +42,9 @@ class _UniformTerms:
 
     def __init__(self, kernel: Kernel, dims: tuple[int, ...], block_dim: int,
                  shape_term: Callable[[str, int], Any], scalar_term: Callable[[str], Any]):
-        import z3
+        import z3  # lazy: z3, only to solve for inputs
 
-        from verikern.encoders.smt import semantics
+        from verikern.encoders.smt import semantics  # lazy: z3 (encoders.smt), only to solve for inputs
 
         self.z3 = z3
         self.sem = semantics
@@ -151,7 +151,7 @@ class _UniformEvaluator:
 
     def __init__(self, kernel: Kernel, dims: tuple[int, ...], block_dim: int,
                  shapes: Mapping[str, tuple[int, ...]], scalars: Mapping[str, Any]):
-        import z3
+        import z3  # lazy: z3, only to solve for inputs
 
         types = {p.name: p.value.type for p in kernel.scalar_params}
 

@@ -283,7 +283,7 @@ def _solve_requires(kernel: Kernel, dims, block_dim: int, shapes: Mapping[str, t
     """Shapes and integer/bool scalars satisfying every requires that is integer
     arithmetic (others are left to prepare_launch), changing as few of the given
     defaults as possible; None when z3 finds no such assignment within its budget."""
-    import z3
+    import z3  # lazy: z3, only to solve for inputs
 
     shape_vars: dict[tuple[str, int], Any] = {}
     scalar_vars: dict[str, Any] = {}
@@ -433,8 +433,8 @@ def inputs_strategy(kernel: Kernel, dims, block_dim: int, *,
     scalars are fixed to a combination `prepare_launch` accepts; array contents
     vary (floats finite in [-1e3, 1e3]; integer contents within their
     contracts)."""
-    from hypothesis import strategies as st
-    from hypothesis.extra import numpy as hnp
+    from hypothesis import strategies as st  # lazy: hypothesis, only to generate inputs
+    from hypothesis.extra import numpy as hnp  # lazy: hypothesis, only to generate inputs
 
     shapes, scalars, _ = _resolve(kernel, dims, block_dim, np.random.default_rng(seed),
                                   sizes, params)
@@ -461,8 +461,8 @@ def inputs_strategy(kernel: Kernel, dims, block_dim: int, *,
 
 
 def _int_array_strategy(t: ScalarType, full: tuple[int, ...], lo: int, hi: int, distinct: bool):
-    from hypothesis import strategies as st
-    from hypothesis.extra import numpy as hnp
+    from hypothesis import strategies as st  # lazy: hypothesis, only to generate inputs
+    from hypothesis.extra import numpy as hnp  # lazy: hypothesis, only to generate inputs
 
     count = math.prod(full)
     if not distinct:

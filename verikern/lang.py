@@ -229,7 +229,7 @@ _COMPILED: dict[tuple, object] = {}
 
 
 def _compile_cached(path: str):
-    from verikern.frontend import compile_file
+    from verikern.frontend import compile_file  # lazy: `import verikern` stays light
     try:
         stamp = os.stat(path).st_mtime_ns
     except OSError:
@@ -309,7 +309,7 @@ class KernelHandle:
     @property
     def ptx(self) -> str:
         """PTX for sm_80 (other archs: verikern.backends.ptx.ptx_for(handle, arch))."""
-        from verikern.backends.ptx import ptx_for
+        from verikern.backends.ptx import ptx_for  # lazy: `import verikern` stays light
 
         return ptx_for(self)
 

@@ -22,6 +22,8 @@ from verikern.backends.launch import (  # noqa: F401  (re-exported: vk's launch 
 )
 from verikern.errors import LaunchError
 from verikern.mir.nodes import ArrayRef, Kernel
+from verikern.errors import KernelError
+from verikern.lang import KernelHandle
 
 # device name -> (module, function name); "cuda:N" is matched separately
 DEVICES: dict[str, tuple[str, str]] = {
@@ -43,8 +45,6 @@ def _kernel_of(kernel, inputs=None) -> Kernel:
     the first of its wp.overload instances that takes `inputs`."""
     if isinstance(kernel, Kernel):
         return kernel
-    from verikern.errors import KernelError
-    from verikern.lang import KernelHandle
 
     handle = kernel if isinstance(kernel, KernelHandle) else None
     fn = getattr(kernel, "func", None)   # a Warp kernel object: compile its source file

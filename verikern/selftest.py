@@ -19,6 +19,7 @@ import hashlib
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
+from verikern.proofs.obligations import KernelStatus, Status
 
 CORPUS = Path(__file__).resolve().parent / "selftest_corpus"
 
@@ -71,8 +72,6 @@ def corpus_hash(corpus: Path | None = None) -> str:
 
 
 def judge(case: Case, reports) -> Outcome:
-    from verikern.proofs.obligations import KernelStatus, Status
-
     statuses = {r.status for r in reports}
     failed = frozenset(ob.kind.value for r in reports for ob in r.obligations if ob.status is Status.FAILED)
     if KernelStatus.ERROR in statuses or not reports:

@@ -34,12 +34,19 @@ import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+import importlib
+
+import z3
 
 from verikern import __version__
 from verikern.mir.nodes import SourceLoc
 from verikern.proofs.obligations import (
     Counterexample, KernelReport, KernelStatus, Obligation, ObligationKind, Status,
 )
+from verikern.proofs.deciding.budget import SAFETY_NET_S
+from verikern.proofs.reporting.render import json_safe
+from verikern.proofs.reporting.scope import Scope
+from verikern.encoders.smt.launch import DEFAULT_MAX_ARRAY_BYTES
 
 FORMAT = 2   # 2: second opinions, disagreements and engines are kept
 
@@ -49,7 +56,7 @@ def default_cache_dir() -> Path:
     if os.environ.get("VERIKERN_CACHE_DIR"):
         return Path(os.environ["VERIKERN_CACHE_DIR"])
     try:
-        import platformdirs
+        import platformdirs  # lazy: optional dependency
 
         base = Path(platformdirs.user_cache_dir("verikern", appauthor=False))
     except ImportError:
@@ -67,7 +74,6 @@ def code_hash() -> str:
     """sha256 of verikern's own Python code (the package and its encoders,
     backends and proofs): a development build whose prover changed never
     reads verdicts cached by another build of the same version."""
-    import importlib
 
     digest = hashlib.sha256()
     for name in ("verikern", "verikern.encoders", "verikern.backends", "verikern.proofs"):
@@ -98,10 +104,6 @@ class ProofCache:
     def key(*, file: str, kernel: str, mir_sha256: str, dims, block_dim, budget, replay: bool,
             max_array_bytes: int | None = None, suggest: bool = False, engine: str = "z3",
             unwind: int | None = None) -> str:
-        import z3
-
-        from verikern.encoders.smt.launch import DEFAULT_MAX_ARRAY_BYTES
-
         fields = {"format": FORMAT, "file": str(file), "kernel": kernel, "mir": mir_sha256,
                   "dims": list(dims) if dims is not None else None,
                   "block_dim": int(block_dim) if block_dim is not None else None,
@@ -158,7 +160,6 @@ class ProofCache:
 
 def cacheable(report: KernelReport) -> bool:
     """Only verdicts that any re-run reproduces (see module docstring)."""
-    from verikern.proofs.deciding.budget import SAFETY_NET_S
 
     if report.status is KernelStatus.ERROR:
         return False
@@ -169,7 +170,6 @@ def cacheable(report: KernelReport) -> bool:
 # ------------------------------------------------------------------ (de)serialisation
 def _cex_to_data(cex: Counterexample | None):
     """Every field of the counterexample (whatever fields the class has), JSON-safe."""
-    from verikern.proofs.reporting.render import json_safe
 
     if cex is None:
         return None
@@ -231,8 +231,6 @@ def report_to_data(r: KernelReport) -> dict:
 
 
 def report_from_data(d: dict) -> KernelReport:
-    from verikern.proofs.reporting.scope import Scope
-
     obs = tuple(Obligation(ObligationKind(o["kind"]), _required_loc(o["loc"]), Status(o["status"]),
                            o["message"], _cex_from_data(o["counterexample"]), o["confirmed"],
                            o["reason"], _loc_from(o["other_loc"]), float(o["seconds"]),

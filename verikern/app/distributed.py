@@ -17,6 +17,7 @@ from __future__ import annotations
 import threading
 import uuid
 from typing import Callable, Sequence
+from verikern.app.prove import MODULE_KERNEL, _error_report
 
 
 #: How long to try reaching the scheduler.
@@ -37,12 +38,11 @@ def prove_tasks_on_dask(task: Callable, tasks: Sequence[tuple], scheduler, progr
     """{task index: [KernelReport, ...]} for every task, run on the cluster at
     `scheduler` (an address string, or a dask Cluster object in tests)."""
     try:
-        from distributed import Client, as_completed
+        from distributed import Client, as_completed  # lazy: optional dependency
     except ImportError as err:
         raise ImportError("the dask executor needs dask.distributed: pip install 'verikern[dask]'") from err
     if not scheduler:
         raise ValueError("give the scheduler's address with --scheduler (e.g. tcp://10.0.0.5:8786)")
-    from verikern.app.prove import MODULE_KERNEL, _error_report
 
     results: dict[int, list] = {}
     try:

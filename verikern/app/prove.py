@@ -24,6 +24,11 @@ from verikern.errors import VerikernError
 from verikern.proofs.obligations import KernelReport, KernelStatus
 from verikern.proofs.deciding.engines import parse_engines
 from verikern.proofs.pipeline import prove_mir
+from verikern.encoders.smt.launch import check_max_array_bytes
+from verikern.frontend import compile_file
+from verikern.frontend import compile_source
+from verikern.proofs.reporting.scope import scope_of, sha256_bytes
+from verikern.app.cache import with_cached
 
 MODULE_KERNEL = "<module>"   # the kernel name of a report about a whole file
 
@@ -79,7 +84,6 @@ def normalize_max_array_bytes(value) -> int | None:
     value is a ProveInputError."""
     if value is None:
         return None
-    from verikern.encoders.smt.launch import check_max_array_bytes
 
     try:
         return check_max_array_bytes(int(value) if not isinstance(value, bool) else value)
@@ -89,7 +93,6 @@ def normalize_max_array_bytes(value) -> int | None:
 
 def compiled_kernels(path: str) -> dict:
     """The MIR of every kernel of `path` that compiles, by name."""
-    from verikern.frontend import compile_file
 
     module = compile_file(path)
     return {name: module.kernel(name).mir for name in module.kernel_names
@@ -153,7 +156,6 @@ def prove_file(path, *, kernel=None, cache=None, options: ProofOptions | None = 
     `options` (or its fields as keywords: dims, block_dim, budget, replay,
     max_array_bytes -- the bound on every array's size in bytes, default
     2**40 --, suggest, engine, unwind): see ProofOptions."""
-    from verikern.frontend import compile_file
 
     opts = options or ProofOptions.of(**option_values)
     try:
@@ -167,7 +169,6 @@ def prove_source(source: str, filename: str, *, kernel=None, options: ProofOptio
                  **option_values) -> list[KernelReport]:
     """Like `prove_file`, for source text (e.g. a generated mutant) that
     reports as `filename`."""
-    from verikern.frontend import compile_source
 
     opts = options or ProofOptions.of(**option_values)
     return _compile_and_prove(lambda: compile_source(source, filename), filename, kernel, opts,
@@ -211,7 +212,6 @@ def _compile_and_prove(compile_module, file: str, kernel, opts: ProofOptions,
 def _prove_scoped(kernel_mir, file: str, opts: ProofOptions, data: bytes | None,
                   cache) -> KernelReport:
     """prove_mir with the report's scope (proofs.reporting.scope) attached, through `cache` when given."""
-    from verikern.proofs.reporting.scope import scope_of, sha256_bytes
 
     start = time.perf_counter()
     source = data.decode("utf-8", "replace") if data is not None else None
@@ -220,8 +220,6 @@ def _prove_scoped(kernel_mir, file: str, opts: ProofOptions, data: bytes | None,
                      max_array_bytes=opts.max_array_bytes)
     key = None
     if cache is not None:
-        from verikern.app.cache import with_cached
-
         key = cache.key(file=file, kernel=kernel_mir.name, mir_sha256=scope.mir_sha256, dims=opts.dims,
                         block_dim=opts.block_dim, budget=opts.budget, replay=opts.replay,
                         max_array_bytes=opts.max_array_bytes, suggest=opts.suggest,
@@ -271,7 +269,7 @@ def prove_paths(paths, *, kernel=None, jobs=1, progress: Progress | None = None,
     tasks = [(str(f), kernel, opts, cache) for f in files]
     results: dict[int, list[KernelReport]] = {}
     if executor == "dask":
-        from verikern.app.distributed import prove_tasks_on_dask
+        from verikern.app.distributed import prove_tasks_on_dask  # lazy: import cycle with app.distributed
 
         try:
             results = prove_tasks_on_dask(_prove_file_task, tasks, scheduler, progress)

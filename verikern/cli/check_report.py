@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import sys
+import os
 
 import click
 
@@ -124,7 +125,7 @@ def command(report_file, kernel, dims, block_dim, budget, jobs, cache_dir):
       verikern prove src/ --format json -o report.json
       verikern check-report report.json
     """
-    from verikern.proofs.reporting.render import to_json_data
+    from verikern.proofs.reporting.render import to_json_data  # lazy: CLI start-up
 
     recorded = load_report(report_file)
     opts = dict(recorded["options"])
@@ -157,6 +158,4 @@ def command(report_file, kernel, dims, block_dim, budget, jobs, cache_dir):
 
 
 def _exists(path: str) -> bool:
-    import os
-
     return os.path.exists(path)

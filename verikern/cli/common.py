@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
+import logging
 
 import click
 
@@ -136,8 +137,8 @@ def engine_options(func):
 
 def check_engines(engine: str) -> str:
     """The engine list, checked, with CBMC found on PATH when named (exit 3 otherwise)."""
-    from verikern.proofs.deciding.cbmc import CbmcMissing, find_cbmc
-    from verikern.proofs.deciding.engines import parse_engines
+    from verikern.proofs.deciding.cbmc import CbmcMissing, find_cbmc  # lazy: CLI start-up
+    from verikern.proofs.deciding.engines import parse_engines  # lazy: CLI start-up
 
     try:
         engines = parse_engines(engine)
@@ -168,7 +169,7 @@ def run_options(func):
 def make_cache(cache_dir, no_cache: bool, *, default_on: bool = True):
     """The ProofCache to use, or None: --no-cache wins; then --cache-dir; then
     the default folder unless VERIKERN_NO_CACHE=1 or `default_on` is False."""
-    from verikern.app.cache import ProofCache, cache_disabled_by_env, default_cache_dir
+    from verikern.app.cache import ProofCache, cache_disabled_by_env, default_cache_dir  # lazy: CLI start-up
 
     if no_cache:
         return None
@@ -181,7 +182,7 @@ def make_cache(cache_dir, no_cache: bool, *, default_on: bool = True):
 
 def options_record(kernel, dims, block_dim, budget, max_array_bytes=None, engine="z3",
                    unwind=None) -> dict:
-    from verikern.encoders.smt.launch import DEFAULT_MAX_ARRAY_BYTES
+    from verikern.encoders.smt.launch import DEFAULT_MAX_ARRAY_BYTES  # lazy: CLI start-up
 
     record = {"kernel": kernel, "dims": list(dims) if dims is not None else None,
               "block_dim": block_dim, "budget": budget,
@@ -209,8 +210,8 @@ def run_proofs(paths, *, kernel, dims, block_dim, budget, jobs=1, executor="loca
     """(reports, RunContext) for these options; input errors exit 3.
     `suggest`: suggested contracts for failed kernels (they never change a
     verdict, so the options recorded leave it out)."""
-    from verikern.app import prove as driver
-    from verikern.proofs.reporting.render import RunContext
+    from verikern.app import prove as driver  # lazy: CLI start-up
+    from verikern.proofs.reporting.render import RunContext  # lazy: CLI start-up
 
     if executor == "dask" and not scheduler:
         raise InputErrorExit("--executor dask needs --scheduler ADDRESS (the dask scheduler)")
@@ -240,8 +241,6 @@ def write_output(text: str, output) -> None:
 def _set_verbosity(ctx, param, value):
     """-v: one line per kernel on stderr (logger `verikern`); -vv: every solver query too."""
     if value:
-        import logging
-
         handler = logging.StreamHandler(sys.stderr)
         handler.setFormatter(logging.Formatter("%(name)s: %(message)s"))
         log = logging.getLogger("verikern")
@@ -255,7 +254,7 @@ def _set_dump_smt(ctx, param, value):
     variable is inherited by local worker processes); the cache is off, so
     that every query runs."""
     if value:
-        from verikern.proofs.deciding.budget import DUMP_ENV
+        from verikern.proofs.deciding.budget import DUMP_ENV  # lazy: CLI start-up
 
         os.makedirs(value, exist_ok=True)
         os.environ[DUMP_ENV] = os.path.abspath(value)
@@ -283,8 +282,8 @@ def _set_cross_check(ctx, param, value):
     """--cross-check NAME: every z3 answer is re-decided by NAME (the variable is
     inherited by local worker processes); the cache is off, so every query runs."""
     if value:
-        from verikern.proofs.deciding.budget import CROSS_ENV
-        from verikern.proofs.deciding.crosscheck import unavailable
+        from verikern.proofs.deciding.budget import CROSS_ENV  # lazy: CLI start-up
+        from verikern.proofs.deciding.crosscheck import unavailable  # lazy: CLI start-up
 
         why = unavailable(value)
         if why is not None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 
 import click
+from verikern.cli.common import select_kernel
 
 EXIT_ERROR = 3
 
@@ -44,7 +45,7 @@ def _write(text: str, output) -> None:
               "[+line:col], e.g. bounds@12:9#0) and the shared ones.")
 def command(file, kernel_name, ir, arch, no_opt, obligation, output=None):
     """Print a kernel's HIR, MIR, LLVM IR or PTX."""
-    from verikern.frontend import compile_file, compile_source
+    from verikern.frontend import compile_file, compile_source  # lazy: CLI start-up
 
     try:
         with open(file, encoding="utf-8") as fh:
@@ -52,20 +53,19 @@ def command(file, kernel_name, ir, arch, no_opt, obligation, output=None):
     except (OSError, UnicodeDecodeError) as e:
         _fail(f"error: cannot read {file}: {e}")
     module = compile_source(text, file, optimize=not no_opt) if no_opt else compile_file(file)
-    from verikern.cli.common import select_kernel
 
     result = select_kernel(module, file, kernel_name, _fail)
     kernel_name = result.name
     if ir == "hir":
-        from verikern.hir.printer import format_kernel as format_hir
+        from verikern.hir.printer import format_kernel as format_hir  # lazy: CLI start-up
         click.echo(format_hir(result.hir), nl=False)
         return
     if ir == "mir":
-        from verikern.mir.printer import format_kernel
+        from verikern.mir.printer import format_kernel  # lazy: CLI start-up
         click.echo(format_kernel(result.mir), nl=False)
         return
     if ir == "c":
-        from verikern.encoders.c import CEncodeError, emit_c
+        from verikern.encoders.c import CEncodeError, emit_c  # lazy: CLI start-up
         try:
             text = emit_c(result.mir)
         except CEncodeError as e:
@@ -73,7 +73,7 @@ def command(file, kernel_name, ir, arch, no_opt, obligation, output=None):
         _write(text, output)
         return
     if ir == "smt2":
-        from verikern.proofs.deciding.smtlib_export import obligation_queries, render
+        from verikern.proofs.deciding.smtlib_export import obligation_queries, render  # lazy: CLI start-up
         groups = obligation_queries(result.mir)
         ids = [key for key, _ in groups if key != "shared"]
         if obligation is not None and obligation not in ids:
@@ -83,10 +83,10 @@ def command(file, kernel_name, ir, arch, no_opt, obligation, output=None):
         return
     try:
         if ir == "llvm":
-            from verikern.backends.llvm import lower
+            from verikern.backends.llvm import lower  # lazy: optional dependency
             text = lower(result.mir, target="cpu")
         else:
-            from verikern.backends.ptx import compile_ptx
+            from verikern.backends.ptx import compile_ptx  # lazy: optional dependency
             text = compile_ptx(result.mir, arch=arch)
     except ImportError as e:
         _fail(f"error: the {ir} backend is not available: {e}")

@@ -24,10 +24,8 @@ class _InputError(click.ClickException):
     exit_code = EXIT_INPUT
 
 
-
-
 def _parse_backends(ctx, param, value):
-    from verikern.testing.backends import BACKENDS
+    from verikern.testing.backends import BACKENDS  # lazy: CLI start-up
 
     names = [n.strip() for n in value.split(",") if n.strip()]
     bad = [n for n in names if n not in BACKENDS]
@@ -99,8 +97,8 @@ def command(file, kernels, backends, examples, seed, max_threads, finite, params
       verikern fuzz k.py --kernel reduce --backends cpu,cuda --seed 3
       verikern fuzz k.py --kernel reduce --replay .verikern-fuzz/reduce-0123abcd.npz
     """
-    from verikern.errors import VerikernError
-    from verikern.testing.target import TestingError, compile_kernels, with_object
+    from verikern.errors import VerikernError  # lazy: CLI start-up
+    from verikern.testing.target import TestingError, compile_kernels, with_object  # lazy: CLI start-up
 
     names = [n.strip() for n in kernels.split(",") if n.strip()] if kernels else None
     try:
@@ -119,7 +117,7 @@ def command(file, kernels, backends, examples, seed, max_threads, finite, params
 def _imported(target, with_object):
     """The target with its Python object; an import failure leaves it as is
     (warp then drops out with the reason)."""
-    from verikern.testing.target import TestingError
+    from verikern.testing.target import TestingError  # lazy: CLI start-up
 
     try:
         return with_object(target)
@@ -129,10 +127,10 @@ def _imported(target, with_object):
 
 
 def _run_all(file, targets, backends, examples, seed, options, replay, save_dir):
-    from verikern.errors import VerikernError
-    from verikern.testing.fuzzing import fuzz
-    from verikern.testing.explain import load_launch
-    from verikern.testing.target import TestingError
+    from verikern.errors import VerikernError  # lazy: CLI start-up
+    from verikern.testing.fuzzing import fuzz  # lazy: CLI start-up
+    from verikern.testing.explain import load_launch  # lazy: CLI start-up
+    from verikern.testing.target import TestingError  # lazy: CLI start-up
 
     bar, task = _progress(len(targets) * (1 if replay else examples))
     results = []
@@ -168,8 +166,10 @@ def _progress(total: int):
     """A rich progress bar on stderr when it is a terminal and the run is long."""
     if not sys.stderr.isatty() or total < 20:
         return None, None
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.console import Console  # lazy: CLI start-up
+    from rich.progress import (  # lazy: CLI start-up
+        BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
+    )
 
     bar = Progress(TextColumn("fuzzing"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                    TextColumn("{task.description}"), console=Console(stderr=True), transient=True)
@@ -178,8 +178,8 @@ def _progress(total: int):
 
 
 def _report(file, results, backends) -> int:
-    from rich.console import Console
-    from rich.table import Table
+    from rich.console import Console  # lazy: CLI start-up
+    from rich.table import Table  # lazy: CLI start-up
 
     console = Console(highlight=False, soft_wrap=True,
                       width=max(100, Console().width) if sys.stdout.isatty() else 200)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import sys
+import os
 
 import click
 
@@ -20,8 +21,6 @@ EXIT_OK, EXIT_PTXAS_FAILED, EXIT_INPUT = 0, 1, 3
 COLUMNS = ("kernel", "registers", "shared_bytes", "stack_bytes", "spill_stores", "spill_loads")
 
 
-
-
 def _fail(message: str, code: int = EXIT_INPUT):
     click.echo(f"error: {message}", err=True)
     sys.exit(code)
@@ -29,9 +28,9 @@ def _fail(message: str, code: int = EXIT_INPUT):
 
 def collect(path: str, kernel: str | None, arch: str, fast_math: bool | None):
     """(rows, errors, ptxas_failures) for the kernels of `path`."""
-    from verikern.backends.ptx import assemble, compile_ptx
-    from verikern.errors import VerikernError
-    from verikern.frontend import compile_file
+    from verikern.backends.ptx import assemble, compile_ptx  # lazy: CLI start-up
+    from verikern.errors import VerikernError  # lazy: CLI start-up
+    from verikern.frontend import compile_file  # lazy: CLI start-up
 
     module = compile_file(path)
     errors = [e.render() if hasattr(e, "render") else str(e) for e in module.errors]
@@ -67,8 +66,8 @@ def collect(path: str, kernel: str | None, arch: str, fast_math: bool | None):
 
 
 def _print_table(rows, arch: str, path: str) -> None:
-    from rich.console import Console
-    from rich.table import Table
+    from rich.console import Console  # lazy: CLI start-up
+    from rich.table import Table  # lazy: CLI start-up
 
     table = Table(title=f"{path} on {arch} (ptxas -v)")
     for col, head in zip(COLUMNS, ("kernel", "registers", "shared B", "stack B",
@@ -95,9 +94,8 @@ def command(file, kernel, arch, fast_math, fmt):
     Example:
       verikern info examples/saxpy.py --kernel saxpy --arch sm_90
     """
-    import os
 
-    from verikern.backends.ptx import PTXAS_HINT, ArchError, check_arch, find_ptxas
+    from verikern.backends.ptx import PTXAS_HINT, ArchError, check_arch, find_ptxas  # lazy: CLI start-up
 
     if not os.path.isfile(file):
         _fail(f"{file}: no such file")

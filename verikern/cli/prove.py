@@ -22,7 +22,7 @@ EXIT_PROVED, EXIT_FAILED, EXIT_UNKNOWN, EXIT_INPUT = 0, 1, 2, 3
 
 def exit_code(reports) -> int:
     """The exit status for a list of KernelReports (see the module invariant)."""
-    from verikern.proofs.obligations import KernelStatus
+    from verikern.proofs.obligations import KernelStatus  # lazy: CLI start-up
 
     statuses = {r.status for r in reports}
     if KernelStatus.FAILED in statuses:
@@ -37,15 +37,15 @@ def exit_code(reports) -> int:
 _InputErrorExit = InputErrorExit
 
 
-
-
 def _progress_reporter():
     """A progress callback drawing on stderr: a rich bar on a terminal, else
     nothing (plain logs stay clean); returns (callback, closer)."""
     if not sys.stderr.isatty():
         return None, lambda: None
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.console import Console  # lazy: CLI start-up
+    from rich.progress import (  # lazy: CLI start-up
+        BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
+    )
 
     bar = Progress(TextColumn("proving"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                    TextColumn("{task.description}"), console=Console(stderr=True), transient=True)
@@ -126,8 +126,10 @@ def command(paths, kernel, dims, block_dim, budget, jobs, executor, scheduler, c
       verikern prove k.py --engine z3,cbmc          # CBMC too; disagreements exit 3
       verikern prove src/ --executor dask --scheduler tcp://10.0.0.5:8786
     """
-    from verikern.proofs.reporting import render as report
-    from verikern.proofs.reporting.baseline import BaselineError, compare, gate_exit_code, load_baseline
+    from verikern.proofs.reporting import render as report  # lazy: CLI start-up
+    from verikern.proofs.reporting.baseline import (  # lazy: CLI start-up
+        BaselineError, compare, gate_exit_code, load_baseline,
+    )
 
     accepted = None
     if baseline is not None:
@@ -146,8 +148,8 @@ def command(paths, kernel, dims, block_dim, budget, jobs, executor, scheduler, c
     finally:
         close()
     if confirm_with == "c":
-        from verikern.proofs.confirming.confirm_c import confirm_reports
-        from verikern.app.prove import compiled_kernels
+        from verikern.proofs.confirming.confirm_c import confirm_reports  # lazy: CLI start-up
+        from verikern.app.prove import compiled_kernels  # lazy: CLI start-up
         reports = confirm_reports(reports, compiled_kernels)
     gate = compare(reports, accepted) if accepted is not None else None
     color = fmt == "text" and output is None and sys.stdout.isatty()
@@ -157,7 +159,7 @@ def command(paths, kernel, dims, block_dim, budget, jobs, executor, scheduler, c
         data["baseline"] = dict(gate.to_json(), file=baseline)
         text = json.dumps(data, indent=2) + "\n"
     if output is None and color:
-        from rich.console import Console
+        from rich.console import Console  # lazy: CLI start-up
 
         Console(highlight=False, soft_wrap=True).print(text, end="")
     else:

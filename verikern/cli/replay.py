@@ -16,6 +16,7 @@ import json
 import sys
 
 import click
+from verikern.cli.common import select_kernel
 
 EXIT_CONFIRMED, EXIT_NOT_CONFIRMED, EXIT_ERROR = 0, 1, 3
 
@@ -67,9 +68,9 @@ def select_counterexamples(data: dict, kernel: str, obligation: str | None):
               "default: every failed obligation with a counterexample.")
 def command(file, kernel_name, ce_path, obligation):
     """Run a counterexample through the kernel's C encoding (independent of the simulator)."""
-    from verikern.encoders.c import CEncodeError
-    from verikern.proofs.confirming.c_replay import CCompilerMissing, CReplay
-    from verikern.frontend import compile_file
+    from verikern.encoders.c import CEncodeError  # lazy: CLI start-up
+    from verikern.proofs.confirming.c_replay import CCompilerMissing, CReplay  # lazy: CLI start-up
+    from verikern.frontend import compile_file  # lazy: CLI start-up
 
     try:
         with open(ce_path, encoding="utf-8") as fh:
@@ -80,7 +81,6 @@ def command(file, kernel_name, ce_path, obligation):
         module = compile_file(file)
     except OSError as e:
         _fail(f"error: cannot read {file}: {e}")
-    from verikern.cli.common import select_kernel
 
     result = select_kernel(module, file, kernel_name, _fail)
     kernel_name = result.name

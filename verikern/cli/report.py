@@ -12,6 +12,7 @@ import sys
 import click
 
 from verikern.cli.common import make_cache, proof_options, run_options, run_proofs, write_output
+from verikern.cli.prove import exit_code
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -34,8 +35,7 @@ def command(paths, kernel, dims, block_dim, budget, jobs, executor, scheduler, c
       verikern report examples/ -o report.html
       verikern report src/ --md          # Markdown on stdout
     """
-    from verikern.cli.prove import exit_code
-    from verikern.proofs.reporting.html import render_html, render_markdown
+    from verikern.proofs.reporting.html import render_html, render_markdown  # lazy: CLI start-up
 
     reports, context = run_proofs(paths, kernel=kernel, dims=dims, block_dim=block_dim, budget=budget,
                                   jobs=jobs, executor=executor, scheduler=scheduler,

@@ -6,8 +6,12 @@ Exit status: 0 every verdict as expected; 1 some verdict is not.
 from __future__ import annotations
 
 import sys
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 
 import click
+
+from verikern.cli.prove import command as prove_command
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -27,11 +31,10 @@ def command(only, jobs, cache_dir):
       verikern selftest --jobs 2
       verikern selftest --only race
     """
-    from concurrent.futures import ProcessPoolExecutor
 
-    from verikern.proofs.reporting.scope import versions
-    from verikern import selftest
-    from verikern.selftest import cases, corpus_hash, expected_text
+    from verikern.proofs.reporting.scope import versions  # lazy: CLI start-up
+    from verikern import selftest  # lazy: CLI start-up
+    from verikern.selftest import cases, corpus_hash, expected_text  # lazy: CLI start-up
 
     selected = cases(only=only)
     if not selected:
@@ -61,12 +64,10 @@ def command(only, jobs, cache_dir):
 def _run_case(task):
     """(got, ok, cached) for one case: proved with its own prove-args, never executed."""
     path, prove_args, cache_dir = task
-    from pathlib import Path
 
-    from verikern.cli.prove import command as prove_command
-    from verikern.app.cache import ProofCache
-    from verikern.app.prove import prove_file
-    from verikern.selftest import judge, parse_case
+    from verikern.app.cache import ProofCache  # lazy: CLI start-up
+    from verikern.app.prove import prove_file  # lazy: CLI start-up
+    from verikern.selftest import judge, parse_case  # lazy: CLI start-up
 
     params = prove_command.make_context("prove", [path, *prove_args]).params
     reports = prove_file(path, kernel=params["kernel"], dims=params["dims"], block_dim=params["block_dim"],

@@ -27,8 +27,6 @@ class _InputError(click.ClickException):
     exit_code = EXIT_INPUT
 
 
-
-
 class _Reporter:
     """Collects the run's outcome and renders it as text (rich) or JSON."""
 
@@ -57,7 +55,7 @@ class _Reporter:
         return EXIT_RACE
 
     def findings(self, races, conflicts, n_events: int, uninit=()) -> int:
-        from verikern.trace import summary_json
+        from verikern.trace import summary_json  # lazy: CLI start-up
 
         status = "race" if races else "uninit" if uninit else "ok"
         self.doc.update(summary_json(races, conflicts), events=n_events, status=status,
@@ -79,8 +77,8 @@ class _Reporter:
             click.echo(u.long())
 
     def _text(self, races, conflicts, n_events: int) -> None:
-        from rich.console import Console
-        from rich.table import Table
+        from rich.console import Console  # lazy: CLI start-up
+        from rich.table import Table  # lazy: CLI start-up
 
         console = Console(highlight=False, soft_wrap=True, width=max(100, Console().width))
         d = self.doc
@@ -193,7 +191,7 @@ def _plain(value):
 def _compile(file, kernel_name, rep: _Reporter):
     if not os.path.isfile(file):
         rep.input_error(f"{file}: no such file")
-    from verikern.frontend import compile_file
+    from verikern.frontend import compile_file  # lazy: CLI start-up
 
     try:
         module = compile_file(file)
@@ -219,12 +217,12 @@ def _compile(file, kernel_name, rep: _Reporter):
 
 
 def _run(kernel, file, dims, block_dim, params, sizes, seed, out, rep: _Reporter) -> int:
-    from verikern.errors import KernelRuntimeError, LaunchError
-    from verikern.inputs import (
+    from verikern.errors import KernelRuntimeError, LaunchError  # lazy: CLI start-up
+    from verikern.inputs import (  # lazy: CLI start-up
         InputGenerationError, coerce_scalar, make_launch_inputs, ordered_inputs,
     )
-    from verikern.runtime import launch
-    from verikern.trace import (
+    from verikern.runtime import launch  # lazy: CLI start-up
+    from verikern.trace import (  # lazy: CLI start-up
         TraceFormatError, bank_conflicts, find_races, find_uninit_reads, load_trace,
     )
 

@@ -21,6 +21,9 @@ from verikern.errors import KernelRuntimeError
 from .compare import RunError
 from .strategies import Launch
 from .target import KernelUnderTest
+from .warp_bridge import run_on_warp
+from .warp_bridge import why_not_warp
+from verikern.runtime import launch as vk_launch
 
 DEFAULT_BACKENDS = ("cpu", "cpu:native")
 
@@ -42,8 +45,6 @@ def _outputs(target: KernelUnderTest, args: list) -> dict[str, np.ndarray]:
 def run_device(device: str):
     """A runner through `vk.launch` on `device`."""
     def run(target: KernelUnderTest, launch: Launch):
-        from verikern.runtime import launch as vk_launch
-
         args = launch.inputs()
         try:
             vk_launch(target.mir, launch.dim, args, block_dim=launch.block_dim, device=device)
@@ -55,7 +56,7 @@ def run_device(device: str):
 
 def _cuda_unavailable(target: KernelUnderTest) -> str | None:
     try:
-        from verikern.backends.cuda import cuda_available
+        from verikern.backends.cuda import cuda_available  # lazy: optional dependency
     except ImportError as exc:
         return f"the CUDA backend cannot be imported ({exc})"
     ok, reason = cuda_available(0)
@@ -63,14 +64,10 @@ def _cuda_unavailable(target: KernelUnderTest) -> str | None:
 
 
 def _warp_run(target: KernelUnderTest, launch: Launch):
-    from .warp_bridge import run_on_warp
-
     return run_on_warp(target, launch)
 
 
 def _warp_unavailable(target: KernelUnderTest) -> str | None:
-    from .warp_bridge import why_not_warp
-
     return why_not_warp(target)
 
 

@@ -8,6 +8,7 @@ run) found no race; every kernel finding names its file:line:col.
 """
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 from dataclasses import dataclass
@@ -16,6 +17,11 @@ import numpy as np
 
 from .strategies import Launch
 from .target import KernelUnderTest
+from verikern.backends.trace_analysis import READ
+from verikern.errors import KernelRuntimeError
+from verikern.runtime import launch as vk_launch
+from verikern.trace import find_races, load_trace
+from verikern.proofs.obligations import ObligationKind, Status
 
 
 @dataclass(frozen=True)
@@ -30,7 +36,6 @@ class Diagnosis:
 def uninitialised_shared_reads(trace) -> list[str]:
     """Sites reading a shared element before any thread of its block wrote
     it (events in the trace's execution order)."""
-    from verikern.backends.trace_analysis import READ
 
     shared = {i for i, a in enumerate(trace.arrays) if a.space == "shared"}
     written: dict[tuple, tuple[int, int]] = {}   # (array, block, flat) -> first write (interval, thread)
@@ -60,9 +65,6 @@ def diagnose(target: KernelUnderTest, launch: Launch, *, prove: bool = True,
     """Run `launch` on the tracing simulator (and, when that finds nothing,
     `verikern prove` on the kernel) and say whether the kernel explains a
     difference between backends."""
-    from verikern.errors import KernelRuntimeError
-    from verikern.runtime import launch as vk_launch
-    from verikern.trace import find_races, load_trace
 
     with tempfile.TemporaryDirectory(prefix="verikern-fuzz-") as tmp:
         path = os.path.join(tmp, "trace.json")
@@ -84,8 +86,7 @@ def diagnose(target: KernelUnderTest, launch: Launch, *, prove: bool = True,
                                "simulator's trace of this launch); its value differs between "
                                "backends:\n" + "\n".join("  " + u for u in uninit[:3]))
     if prove:
-        from verikern.proofs.pipeline import prove_mir
-        from verikern.proofs.obligations import ObligationKind, Status
+        from verikern.proofs.pipeline import prove_mir  # lazy: z3 (the prover)
 
         report = prove_mir(target.mir, file=target.file, budget=budget)
         failed = [o for o in report.obligations
@@ -103,7 +104,6 @@ def diagnose(target: KernelUnderTest, launch: Launch, *, prove: bool = True,
 def save_launch(launch: Launch, path) -> str:
     """Write `launch` to an .npz file that `load_launch` (and `verikern fuzz
     --replay`) reads back exactly."""
-    import json
 
     os.makedirs(os.path.dirname(os.fspath(path)) or ".", exist_ok=True)
     names = list(launch.values)
@@ -116,8 +116,6 @@ def save_launch(launch: Launch, path) -> str:
 
 
 def load_launch(path) -> Launch:
-    import json
-
     with np.load(path, allow_pickle=False) as data:
         meta = json.loads(str(data["__meta__"]))
         values = {}

@@ -30,6 +30,8 @@ from .backends import DEFAULT_BACKENDS, Backend, resolve_backends, safe_run
 from .compare import Difference, RunError, Tolerance, first_difference
 from .strategies import Launch, launches
 from .target import KernelUnderTest, TestingError, kernel_under_test
+from .explain import diagnose as run_diagnosis, save_launch
+from .explain import diagnose
 
 
 @dataclass(frozen=True, eq=False)
@@ -116,7 +118,7 @@ def compare_launch(target: KernelUnderTest, backends: Sequence[Backend], launch:
 
 
 def _settings(overrides: dict):
-    from hypothesis import HealthCheck, settings
+    from hypothesis import HealthCheck, settings  # lazy: hypothesis, heavy
 
     base = settings()   # the active profile
     checks = set(base.suppress_health_check) | {HealthCheck.too_slow, HealthCheck.filter_too_much,
@@ -135,9 +137,9 @@ def fuzz(kernel, backends=DEFAULT_BACKENDS, *, examples: int = 100, seed: int | 
     reason in `dropped`); fewer than two left means nothing is compared.
     A mismatch is shrunk, diagnosed (`diagnose`), saved under `replay_dir`
     (when given) and returned, never raised."""
-    from hypothesis import given
-    from hypothesis import seed as hseed
-    from hypothesis.errors import Unsatisfiable
+    from hypothesis import given  # lazy: hypothesis, heavy
+    from hypothesis import seed as hseed  # lazy: hypothesis, heavy
+    from hypothesis.errors import Unsatisfiable  # lazy: hypothesis, heavy
 
     target = kernel_under_test(kernel)
     start = time.perf_counter()
@@ -188,8 +190,6 @@ def fuzz(kernel, backends=DEFAULT_BACKENDS, *, examples: int = 100, seed: int | 
 
 
 def _finish(m: Mismatch, diagnose: bool, replay_dir: str | None) -> Mismatch:
-    from .explain import diagnose as run_diagnosis, save_launch
-
     diag = run_diagnosis(m.target, m.launch) if diagnose else None
     path = None
     if replay_dir is not None:
@@ -206,8 +206,8 @@ def differential(kernel, backends=DEFAULT_BACKENDS, **strategy_options):
     (the test skips when fewer than two remain). Hypothesis settings and
     profiles apply as to any hypothesis test, and `@settings(...)` stacked
     on the result overrides them."""
-    from hypothesis import given
-    from hypothesis import strategies as st
+    from hypothesis import given  # lazy: hypothesis, heavy
+    from hypothesis import strategies as st  # lazy: hypothesis, heavy
 
     state: dict[str, Any] = {}
 
@@ -219,15 +219,13 @@ def differential(kernel, backends=DEFAULT_BACKENDS, **strategy_options):
         return state["target"], state["backends"], state["dropped"]
 
     def test_differential(launch):
-        import pytest
+        import pytest  # lazy: optional dependency
 
         target, runnable, dropped = setup()
         if len(runnable) < 2:
             pytest.skip("; ".join(f"{n}: {why}" for n, why in dropped) or "fewer than two backends")
         m = compare_launch(target, runnable, launch, Tolerance.for_kernel(target.mir))
         if m is not None:
-            from .explain import diagnose
-
             raise DifferentialFailure(Mismatch(m.target, m.launch, m.left, m.right,
                                                m.difference, m.tolerance, diagnose(target, launch)))
 
@@ -247,8 +245,8 @@ def matches(kernel, reference, *, backends=("cpu",), rtol: float = 1e-5, atol: f
     launch has one thread per element of the first array parameter (pass
     `cover="name"` for another array, `cover=None` for free launches, and
     then a reference taking `dims`)."""
-    from hypothesis import given
-    from hypothesis import strategies as st
+    from hypothesis import given  # lazy: hypothesis, heavy
+    from hypothesis import strategies as st  # lazy: hypothesis, heavy
 
     params = inspect.signature(reference).parameters
     extra = {n for n in ("dims", "block_dim") if n in params}

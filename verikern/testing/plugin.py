@@ -40,7 +40,7 @@ def pytest_configure(config):
 def _kernel_files(root: Path) -> list[Path]:
     """Python files under `root` that define kernels (a cheap text test; the
     frontend decides). Hidden folders, __pycache__ and virtualenvs are skipped."""
-    from verikern.app.prove import collect_files
+    from verikern.app.prove import collect_files  # lazy: pytest plugin start-up
 
     out = []
     for f in collect_files([root]):
@@ -64,7 +64,7 @@ class KernelFile(pytest.File):
     """One kernel file: one ProofItem per kernel (compiled, never executed)."""
 
     def collect(self):
-        from verikern.frontend import compile_file
+        from verikern.frontend import compile_file  # lazy: pytest plugin start-up
 
         module = compile_file(self.path)
         for err in module.errors:
@@ -87,9 +87,9 @@ class ProofItem(pytest.Item):
         self.add_marker("verikern_prove")
 
     def runtest(self):
-        from verikern.app.prove import prove_file
-        from verikern.proofs.obligations import KernelStatus
-        from verikern.proofs.reporting.render import render_short
+        from verikern.app.prove import prove_file  # lazy: pytest plugin start-up
+        from verikern.proofs.obligations import KernelStatus  # lazy: pytest plugin start-up
+        from verikern.proofs.reporting.render import render_short  # lazy: pytest plugin start-up
 
         if self.compile_error is not None:
             raise ProofFailure(self.compile_error)

@@ -38,6 +38,8 @@ from verikern.mir.nodes import ArrayRef, Requires, RequiresArray, Special
 from verikern.mir.types import ScalarType
 
 from .target import KernelUnderTest, TestingError, kernel_under_test
+from verikern.runtime import _captured_values
+from verikern.runtime import prepare_launch
 
 #: Default limits: small launches keep the simulator fast and failures short.
 MAX_THREADS = 1024
@@ -87,7 +89,7 @@ def _int_edges(t: ScalarType, lo: int, hi: int) -> list[int]:
 
 def int_values(t: ScalarType, lo: int | None = None, hi: int | None = None):
     """Integers of type `t` in [lo, hi) (default: the whole type), edges first."""
-    from hypothesis import strategies as st
+    from hypothesis import strategies as st  # lazy: hypothesis, heavy
 
     lo = t.min_value if lo is None else max(lo, t.min_value)
     hi = t.max_value + 1 if hi is None else min(hi, t.max_value + 1)
@@ -98,7 +100,7 @@ def float_values(t: ScalarType, finite: bool = False, float_range=None):
     """Floats of type `t`: NaN, +-inf, +-0.0 and subnormals included unless
     `finite`; within `float_range` (lo, hi) when given (then finite, with
     +-0.0 and subnormals still drawn)."""
-    from hypothesis import strategies as st
+    from hypothesis import strategies as st  # lazy: hypothesis, heavy
 
     width: Literal[16, 32, 64] = FLOAT_WIDTHS[t.bits]
     tiny = float(np.finfo(t.np_dtype).smallest_subnormal)
@@ -115,7 +117,7 @@ def float_values(t: ScalarType, finite: bool = False, float_range=None):
 
 
 def _scalar_target(t: ScalarType, finite: bool, float_range=None):
-    from hypothesis import strategies as st
+    from hypothesis import strategies as st  # lazy: hypothesis, heavy
 
     if t.is_bool:
         return st.booleans()
@@ -174,7 +176,7 @@ class LaunchSolver:
         return self._cache[t]
 
     def _solve(self, t: Targets) -> Solved | None:
-        import z3
+        import z3  # lazy: z3, heavy
 
         k = self.kernel
         types = {p.name: p.value.type for p in k.scalar_params}
@@ -294,7 +296,7 @@ class LaunchSolver:
         else targets are given up one at a time, the latest drawn among
         those in z3's unsatisfiable core first (dims, then the block size,
         are kept longest). None when unsatisfiable within the budget."""
-        import z3
+        import z3  # lazy: z3, heavy
 
         check = z3.simplify(z3.substitute(z3.And(*hard), *wanted)) if hard else z3.BoolVal(True)
         s = z3.Solver()
@@ -340,7 +342,7 @@ def launches(kernel, *, dims=None, block_dim: int | None = None,
     the name of an array whose shape the launch dims follow (one thread per
     element; for references written over whole arrays).
     """
-    from hypothesis import strategies as st
+    from hypothesis import strategies as st  # lazy: hypothesis, heavy
 
     target = kernel_under_test(kernel)
     k = target.mir
@@ -350,8 +352,6 @@ def launches(kernel, *, dims=None, block_dim: int | None = None,
                            "it; pass the kernel object (import its module) so the values can be read")
     captured = {}
     if target.captured:
-        from verikern.runtime import _captured_values
-
         captured = dict(zip(target.captured, _captured_values(target.obj, k, list(target.captured))))
     sizes = {n: ((int(s),) if isinstance(s, (int, np.integer)) else tuple(int(x) for x in s))
              for n, s in (sizes or {}).items()}
@@ -378,7 +378,7 @@ def launches(kernel, *, dims=None, block_dim: int | None = None,
 
     @st.composite
     def draw_launch(draw):
-        from hypothesis import reject
+        from hypothesis import reject  # lazy: hypothesis, heavy
 
         t_block = block_dim or k.block_dim or draw(block_target)
         if dims:
@@ -435,8 +435,6 @@ def launches(kernel, *, dims=None, block_dim: int | None = None,
                                          (elements or {}).get(p.name), finite, float_range))
         launch = Launch(solved.dims, solved.block_dim, values)
         try:
-            from verikern.runtime import prepare_launch
-
             prepare_launch(k, launch.dim, list(values.values()), launch.block_dim)
         except (ContractError, LaunchError, KernelRuntimeError, InputGenerationError):
             reject()   # a requires z3 could not encode (floats, contents) failed
@@ -446,8 +444,8 @@ def launches(kernel, *, dims=None, block_dim: int | None = None,
 
 
 def _array(a: ArrayRef, shape, contract, bounds, elements, finite: bool, float_range=None):
-    from hypothesis import strategies as st
-    from hypothesis.extra import numpy as hnp
+    from hypothesis import strategies as st  # lazy: hypothesis, heavy
+    from hypothesis.extra import numpy as hnp  # lazy: hypothesis, heavy
 
     full = tuple(shape) + a.inner
     t = a.dtype

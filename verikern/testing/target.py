@@ -18,6 +18,8 @@ from typing import Any
 
 from verikern.errors import VerikernError
 from verikern.mir.nodes import Kernel
+from verikern.runtime import _kernel_of
+from verikern.frontend import compile_file
 
 
 class TestingError(VerikernError):
@@ -61,7 +63,6 @@ def kernel_under_test(kernel) -> KernelUnderTest:
         return kernel
     if isinstance(kernel, Kernel):
         return KernelUnderTest(kernel, kernel.loc.file)
-    from verikern.runtime import _kernel_of
 
     mir = _kernel_of(kernel)
     return KernelUnderTest(mir, mir.loc.file, kernel)
@@ -71,7 +72,6 @@ def compile_kernels(file, kernel_names=None) -> list[KernelUnderTest]:
     """Every kernel of `file` (or those named), compiled from its source
     without executing it. Raises TestingError naming the file (and the
     compile error at file:line:col)."""
-    from verikern.frontend import compile_file
 
     path = Path(file)
     if not path.is_file():

@@ -28,6 +28,11 @@ from verikern.mir.nodes import Barrier
 from .compare import RunError
 from .strategies import Launch
 from .target import KernelUnderTest, TestingError, with_object
+import verikern.lang as lang
+from verikern.lang import ArrayType, ScalarTypeHandle, VectorTypeHandle
+import verikern
+from verikern.lang import FuncHandle
+from verikern.runtime import _user_params
 
 _NOT_WARP_SPECIALS = ("thread_idx", "block_idx", "block_dim", "grid_dim", "launch_dim")
 _BUILT: dict[tuple[str, str], object] = {}
@@ -35,7 +40,7 @@ _ANY = object()   # _StripContracts: any `X.requires(...)`
 
 
 def _warp():
-    import warp as wp
+    import warp as wp  # lazy: optional dependency
 
     wp.config.log_level = 40    # errors only: no banner, no per-module build lines
     wp.init()
@@ -69,7 +74,7 @@ def block_features(target: KernelUnderTest) -> list[str]:
 def why_not_warp(target: KernelUnderTest) -> str | None:
     """None when the kernel runs under Warp here, else the reason."""
     try:
-        import warp  # noqa: F401
+        import warp  # lazy: optional dependency  # noqa: F401
     except ImportError:
         return "warp-lang is not installed (pip install warp-lang)"
     features = block_features(target)
@@ -101,8 +106,7 @@ class _StripContracts(ast.NodeTransformer):
 
 def _shim(wp):
     """`verikern` as Warp sees it: each name resolved to Warp's."""
-    import verikern.lang as lang
-    from warp._src.context import builtin_functions
+    from warp._src.context import builtin_functions  # lazy: optional dependency
 
     mod = types.ModuleType("verikern_as_warp")
     names = set(lang.BUILTIN_NAMES) | set(lang.SCALAR_TYPES) | {
@@ -119,7 +123,6 @@ def _shim(wp):
 
 def _wp_type(wp, t):
     """A verikern annotation object as the Warp type."""
-    from verikern.lang import ArrayType, ScalarTypeHandle, VectorTypeHandle
 
     if isinstance(t, ArrayType):
         return wp.array(dtype=_wp_type(wp, t.dtype), ndim=t.ndim)
@@ -135,8 +138,6 @@ def _rebind(wp, fn, module_name: str, shim):
     module's globals, and every @vk.func of that module replaced there by a
     Warp function built the same way (one shared globals dict, so funcs
     calling funcs resolve); also returns the names the module gives verikern."""
-    import verikern
-    from verikern.lang import FuncHandle
 
     g = dict(fn.__globals__)
     aliases = [n for n, v in g.items() if v is verikern]
@@ -198,7 +199,6 @@ def _warp_kernel(target: KernelUnderTest):
 
 def run_on_warp(target: KernelUnderTest, launch: Launch):
     """Run `launch` under Warp on its CPU device; the array arguments after it."""
-    from verikern.runtime import _user_params
 
     wp = _warp()
     kernel = _warp_kernel(target)
