@@ -154,14 +154,31 @@ def claim(ctx: ProofContext, spec: ObligationSpec, selfs, cands, coeffs) -> list
     return q
 
 
-def _synthesize(ctx: ProofContext, spec: ObligationSpec, cands, samples) -> list | None:
+def unit_guesses(n_basis: int, fitted: list | None) -> list[list[int]]:
+    """A candidate's sparse witness guesses, in order: its affine inverse
+    (`inverse_fit`) when found, the reader's own thread index, and each index
+    component of the element read (w = e_k)."""
+    out = [list(fitted)] if fitted is not None else []
+    for k in [1] + list(range(3, n_basis)):
+        unit = [0] * n_basis
+        unit[k] = 1
+        if unit not in out:
+            out.append(unit)
+    return out
+
+
+def _synthesize(ctx: ProofContext, spec: ObligationSpec, cands, samples,
+                guesses: list | None = None) -> list | None:
     """Coefficient vectors under which every sample model is covered by some
     candidate, or None (no such integer combination, or undecided). For each
     sample and candidate a small query finds a concrete witness thread (the
     candidate's copy bound to it writes the sample's element); the
     coefficients are then fitted to those points, preferring sparse
-    witnesses with small multipliers (tried first): one that fits the
-    samples so tends to be the general one."""
+    witnesses with small multipliers (tried first): each candidate one of
+    its `guesses` (`unit_guesses`), then no constant and multipliers in
+    -1..1, then a constant, then larger multipliers. One that fits the
+    samples so tends to be the general one (few samples admit many dense
+    fits with large constants, which the next round refutes)."""
     A = ctx.A
     ins = _read_at(ctx, spec)
     e = A.index_terms(ins)
@@ -182,10 +199,18 @@ def _synthesize(ctx: ProofContext, spec: ObligationSpec, cands, samples) -> list
         if not options:
             return None                   # no candidate covers this sample at all
         fits.append(z3.Or(*options))
-    for bound in (1, COEFF_BOUND):       # small multipliers first
+    tiers: list = [None] if guesses is not None else []
+    tiers += [(0, 1), (COEFF_BOUND, 1), (COEFF_BOUND, COEFF_BOUND)]
+    for tier in tiers:                   # sparse, then small multipliers first
         solver = ctx.budget.solver(SYNTH_RLIMIT, "uninit-synth")
-        for cs in cvars:
-            solver.add(cs[0] >= -COEFF_BOUND, cs[0] <= COEFF_BOUND)
+        for j, cs in enumerate(cvars):
+            if tier is None:
+                assert guesses is not None
+                solver.add(z3.Or(*[z3.And(*[c == g for c, g in zip(cs, guess)])
+                                   for guess in guesses[j]]))
+                continue
+            const, bound = tier
+            solver.add(cs[0] >= -const, cs[0] <= const)
             for k, c in enumerate(cs[1:], start=1):
                 if k == 2 and z3.is_bv_value(z3.simplify(basis[2])):
                     solver.add(c == 0)    # a fixed block_dim is a constant already
@@ -413,12 +438,14 @@ def decide(ctx: ProofContext, spec: ObligationSpec, solve, counterexample, verdi
     encs = [A] + list(dict.fromkeys(c.enc for c in cands))
     sites = [spec.site] + [next(c.site for c in cands if c.enc is enc) for enc in encs[1:]]
     samples = _first_samples(ctx, spec) if cands else []
+    fitted: list = [None] * len(cands)
     if samples:
         width = e[0].size()
         for j, cand in enumerate(cands):
-            fit = inverse_fit(ctx, spec, cand, samples[0], width)
-            if fit is not None:
-                coeffs[j] = fit
+            fitted[j] = inverse_fit(ctx, spec, cand, samples[0], width)
+            if fitted[j] is not None:
+                coeffs[j] = fitted[j]
+    guesses = [unit_guesses(len(e) + 3, f) for f in fitted]
     samples = []
     ans = None
     for _ in range(MAX_ROUNDS):
@@ -431,7 +458,7 @@ def decide(ctx: ProofContext, spec: ObligationSpec, solve, counterexample, verdi
         if not cands:
             break
         samples.append(ans.model)
-        found = _synthesize(ctx, spec, cands, samples)
+        found = _synthesize(ctx, spec, cands, samples, guesses)
         if found is None:
             break
         coeffs = found

@@ -249,3 +249,17 @@ def test_unique_fit_solves_exactly_or_defers_to_the_tiers():
     big = COEFF_BOUND + 1
     assert unique_fit([((0,), 0), ((1,), big)], [False]) is None
     assert unique_fit([((0,), 0), ((1,), 1), ((2,), 5)], [False]) is None     # inconsistent
+
+
+def test_synthesis_tries_the_sparse_guesses_first():
+    """`uninit.unit_guesses`: the affine inverse first, then w = thread_idx
+    and w = e_k (basis [1, thread_idx, block_dim, e_0, e_1]); never a
+    duplicate. With them the double-buffered scan's read buf[src, t - offset]
+    gets w = e_1 for both writes (corpus ok_scan_hillis_steele_double_buffer,
+    `unknown` when the rounds fitted dense vectors with large constants)."""
+    from verikern.proofs.deciding.uninit import unit_guesses
+    assert unit_guesses(5, [-32, 0, 0, 1, 0]) == [
+        [-32, 0, 0, 1, 0], [0, 1, 0, 0, 0], [0, 0, 0, 1, 0], [0, 0, 0, 0, 1]]
+    assert unit_guesses(5, [0, 0, 0, 0, 1]) == [
+        [0, 0, 0, 0, 1], [0, 1, 0, 0, 0], [0, 0, 0, 1, 0]]
+    assert unit_guesses(4, None) == [[0, 1, 0, 0], [0, 0, 0, 1]]
