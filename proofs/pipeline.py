@@ -295,9 +295,10 @@ def prove_mir(kernel_mir, *, file: str, dims=None, block_dim=None, budget: float
 #: A suggested contract's search may spend this many times the z3 work of
 #: the proof it follows (proof and replay's exact search together).
 SUGGEST_FACTOR = 2
-#: ... and at least this much (half a million units, about half a second), so
-#: that a kernel whose proof was almost free still gets a few rounds.
-SUGGEST_FLOOR = MEGA // 2
+#: ... and at least this much (two million units, about two seconds), so
+#: that a kernel whose proof was almost free still gets a few rounds and its
+#: minimisation (a 2-D launch's `==` weakened to `<=`).
+SUGGEST_FLOOR = 2 * MEGA
 
 
 def _suggest(kernel_mir, decided, settled, dims, block_dim, solver_budget, spent: int,

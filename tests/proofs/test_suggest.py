@@ -19,7 +19,7 @@ from verikern.proofs.deciding.contract_templates import (
 from verikern.proofs.deciding.prover import prove_kernel
 from verikern.proofs.deciding.suggest import _minimise, _Search, decorator_lines, suggest_contract
 from verikern.proofs.obligations import KernelStatus, ObligationKind, Status
-from verikern.proofs.pipeline import prove_mir
+from verikern.proofs.pipeline import SUGGEST_FACTOR, SUGGEST_FLOOR, prove_mir
 
 HEAD = "import warp as wp\nimport verikern as vk\n\n"
 
@@ -120,7 +120,8 @@ def test_a_kernel_warp_launches_with_one_thread_gets_that_launch():
 def test_each_index_of_a_2d_launch_is_tied_to_its_own_launch_dimension():
     k = _kernel(PLANE, "plane")
     obligations, spent = _prove(k)
-    s = suggest_contract(k, obligations, per_check=10 * MEGA, budget_units=2 * spent)
+    s = suggest_contract(k, obligations, per_check=10 * MEGA,
+                         budget_units=max(SUGGEST_FACTOR * spent, SUGGEST_FLOOR))
     assert s is not None and s.proved
     assert set(s.requires) == {"vk.launch_dim(0) <= vol.shape[0]", "vk.launch_dim(1) <= vol.shape[2]",
                                "y < vol.shape[1]", "y >= 0", "vk.launch_dim(0) <= out.shape[0]",
