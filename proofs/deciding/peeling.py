@@ -327,11 +327,14 @@ def _with_limit_probes(launch):
         yield
         return
     small = launch.probes()
-    setattr(launch, "probes", lambda: small + extra)
+    overrides = {"probes": lambda: small + extra}     # as `_hints` does
+    for name, fn in overrides.items():
+        setattr(launch, name, fn)
     try:
         yield
     finally:
-        delattr(launch, "probes")
+        for name in overrides:
+            delattr(launch, name)
 
 
 #: Size bound of the looser hints, and the hint sets tried in turn (each a
