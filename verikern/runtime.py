@@ -20,9 +20,8 @@ from verikern.backends.launch import (  # noqa: F401  (re-exported: vk's launch 
     DEFAULT_BLOCK_DIM, MAX_THREADS, LaunchConfig, check_array, convert_scalar, launch_config,
     prepare_mir_launch,
 )
-from verikern.errors import LaunchError
+from verikern.errors import LaunchError, KernelError
 from verikern.mir.nodes import ArrayRef, Kernel
-from verikern.errors import KernelError
 from verikern.lang import KernelHandle
 
 # device name -> (module, function name); "cuda:N" is matched separately

@@ -18,15 +18,13 @@ import re
 import numpy as np
 
 from verikern.errors import KernelAssertionError, KernelRuntimeError
-from verikern.mir.nodes import Kernel
+from verikern.mir.nodes import Kernel, ArrayRef
 
 from . import driver as cu
-from .abi import ERROR_STATUS, ERROR_STATUS_WORDS, PtxParam, pack_parameters, ptx_entry_params
+from .abi import ERROR_STATUS, ERROR_STATUS_WORDS, PtxParam, pack_parameters, ptx_entry_params, AbiMismatchError
 from .status import raise_for_status
 from verikern.backends import ptx as ptx_backend   # functions read at call time: a replaced one is used
 from verikern.backends.ptx import ArchError, check_arch, sm_number
-from verikern.mir.nodes import ArrayRef
-from .abi import AbiMismatchError
 
 # Newest first; a device whose own sm_XY this LLVM does not know runs PTX for
 # the newest of these not above it (the driver JIT-compiles PTX forward).

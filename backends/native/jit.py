@@ -19,8 +19,7 @@ from llvmlite import ir
 
 from verikern.backends.llvm import LoweringError, build
 from verikern.backends.llvm.abi import DOUBLE, FLOAT, HALF, LoweredKernel
-from verikern.mir.nodes import Kernel
-from verikern.mir.nodes import result_of
+from verikern.mir.nodes import Kernel, result_of
 
 _lock = threading.Lock()
 _initialised = False

@@ -17,11 +17,10 @@ import numpy as np
 from verikern.errors import LaunchError
 from verikern.mir.nodes import ArrayRef, Kernel
 
-from .engine import CHUNK_THREADS, MAX_STEPS, WorkMeter, run_contract_prefix, run_launch
+from .engine import CHUNK_THREADS, MAX_STEPS, WorkMeter, run_contract_prefix, run_launch, _POOL
 from .instructions import INSTRUCTION_TABLE, compile_instruction
 from .program import program_for
 from .trace import TraceRecorder, trace_document, write_trace
-from .engine import _POOL
 
 
 @dataclass(frozen=True)

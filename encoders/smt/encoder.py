@@ -33,12 +33,8 @@ from .launch import LaunchModel, ThreadIdentity
 from .lemmas import (  # noqa: F401  (divmod_lemmas: used by the prover)
     division_lemmas, divmod_lemmas, nested_mod_lemma, widening_product_lemmas,
 )
-from .semantics import (
-    UnsupportedConstruct, const_term, int_binop, int_cast, int_compare, int_unop,
-    sort_of,
-)
+from .semantics import UnsupportedConstruct, const_term, int_binop, int_cast, int_compare, int_unop, sort_of, widen
 from verikern.mir.cfg import dominators
-from .semantics import widen
 
 
 #: A key of a havocked loop header's variables: a phi's value id, or the

@@ -24,11 +24,8 @@ import dataclasses
 import numpy as np
 
 from verikern.mir.facts import is_barrier
-from verikern.mir.nodes import (
-    ArrayRef, Const, Kernel, RequiresArray, ScalarParam, Special, Value,
-)
+from verikern.mir.nodes import ArrayRef, Const, Kernel, RequiresArray, ScalarParam, Special, Value, BinOp, ShapeOf
 from verikern.proofs.obligations import Counterexample
-from verikern.mir.nodes import BinOp, ShapeOf
 
 #: Launches with more threads than this are not simulated whole (the
 #: simulator interprets every thread): they are shrunk, or only the

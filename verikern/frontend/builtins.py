@@ -19,8 +19,7 @@ from verikern.hir.types import (
 from .builtins_warp import DESUGARED, desugar, positional_args
 from .module import NotConstant
 from .type_ctors import TYPE_CONSTRUCTORS, check_matrix_from_vectors, check_type_constructor
-from .typing_rules import SCALAR_ALIASES, make_literal, value_type_by_name
-from .typing_rules import check_binary_types
+from .typing_rules import SCALAR_ALIASES, make_literal, value_type_by_name, check_binary_types
 from .annotations import value_type
 
 STATEMENT_BUILTINS = {"sync_threads", "block_until", "requires", "invariant"}

@@ -13,9 +13,7 @@ import ast
 import math
 
 from verikern.hir import nodes as H
-from verikern.hir.types import (
-    BOOL, I32, ArrayType, MatrixType, ScalarType, VectorType,
-)
+from verikern.hir.types import BOOL, I32, ArrayType, MatrixType, ScalarType, VectorType, vector_type
 from verikern.mir.ops import trunc_div as _c_div  # C division on unbounded ints
 from .dynamic_components import dynamic_read, is_constant
 from .factories import capture_of, capture_ref
@@ -24,7 +22,6 @@ from .typing_rules import (
     BINOP_NAMES, COMPARE_NAMES, check_binary_types, literal_type_for, make_literal,
 )
 from .builtins import check_call
-from verikern.hir.types import vector_type
 
 DSL_CONSTANTS = {"pi": math.pi, "e": math.e, "tau": math.tau, "inf": math.inf, "nan": math.nan,
                  # Warp 1.19's named float constants (warp/constants: Python floats)

@@ -19,14 +19,12 @@ from typing import Any
 import numpy as np
 
 from ..nodes import (
-    INSTRUCTION_CLASSES, Assert, Atomic, Barrier, BinOp, Cast, Compare, Const, Kernel, Load,
-    Operand, Requires, RequiresArray, Select, ShapeOf, Special, Store, UnaryOp, result_of,
+    INSTRUCTION_CLASSES, Assert, Atomic, Barrier, BinOp, Cast, Compare, Const, Kernel, Load, Operand, Requires,
+    RequiresArray, Select, ShapeOf, Special, Store, UnaryOp, result_of, Block,
 )
 from ..ops import UndefinedOp, binary_reference, compare_reference, unary_reference
 from ..types import ScalarType
-from .base import substitute
-from ..nodes import Block
-from .base import rebuild
+from .base import substitute, rebuild
 
 
 def _const(v: Operand) -> Any:
