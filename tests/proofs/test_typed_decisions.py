@@ -35,7 +35,11 @@ def _reworded_replayer(kernel, ob):
 
 
 def _decisions(report):
-    return [(o.kind, o.loc, o.other_loc, o.status, o.confirmed, o.counterexample)
+    """What the pipeline decided, without the counterexample's values: those
+    are read off z3's models, which can differ between two runs in one
+    process (docs/PROVER.md, Determinism) whatever the messages say."""
+    return [(o.kind, o.loc, o.other_loc, o.status, o.confirmed, o.counterexample is not None,
+             o.counterexample is not None and o.counterexample.abstracted)
             for o in report.obligations]
 
 
