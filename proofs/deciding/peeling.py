@@ -327,7 +327,13 @@ def _with_limit_probes(launch):
         yield
         return
     small = launch.probes()
-    overrides = {"probes": lambda: small + extra}     # as `_hints` does
+    with _overridden(launch, {"probes": lambda: small + extra}):
+        yield
+
+
+@contextmanager
+def _overridden(launch, overrides: dict):
+    """Temporarily shadow methods of `launch` by instance attributes."""
     for name, fn in overrides.items():
         setattr(launch, name, fn)
     try:
@@ -367,16 +373,10 @@ def _hints(launch, tier):
     if tier is None:
         yield
         return
-    overrides = {"small_model_hints": lambda *args, **kwargs: tier(launch),
-                 "small_model_tiers": lambda: [tier(launch)],
-                 "probes": lambda: []}
-    for name, fn in overrides.items():
-        setattr(launch, name, fn)
-    try:
+    with _overridden(launch, {"small_model_hints": lambda *args, **kwargs: tier(launch),
+                              "small_model_tiers": lambda: [tier(launch)],
+                              "probes": lambda: []}):
         yield
-    finally:
-        for name in overrides:
-            delattr(launch, name)
 
 
 def _exact_failure(ctx: ProofContext, copy: ObligationSpec, tier) -> Obligation | None:
