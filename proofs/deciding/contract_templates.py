@@ -422,8 +422,9 @@ def _length_atoms(kernel: Kernel, s: Term, d: _Deps, k: int, written: set) -> li
         out.append(Atom("eq", s, bound, family=cfam, weaker=Atom("le", bound, s, family=cfam)))
     for p in sorted(d.bounds):
         # the index is guarded or clamped at parameter N (`if j <= N - 2: f[j + 1]`):
-        # the length covers N, whatever the launch
-        out.append(Atom("le", Term("param", p), s, family=-1))
+        # the length covers N, whatever the launch -- after the launch relation,
+        # which needs no `N >= 0` besides (a negative N wraps `N - 2`)
+        out.append(Atom("le", Term("param", p), s, family=3))
     for p in sorted(d.params):
         n = Term("param", p)
         out.append(Atom("le", n, s, family=4))
