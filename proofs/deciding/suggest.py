@@ -265,13 +265,13 @@ def suggest_contract(kernel: Kernel, obligations, *, dims=None, block_dim=None,
         for spec in pending:
             if spec in stale:
                 continue
-            own = {a.key() for a in cands[spec]}
-            if any(a.key() in own and holds(a, cex.get(spec)) is not True for a in picks):
-                continue                  # a conjunct picked this round may already do
+            own = {a.key(): a.family for a in cands[spec]}
             a = _pick(cands[spec], cex.get(spec), chosen + picks)
-            if a is not None:
-                picks.append(a)
-                why[a.key()] = cex.get(spec)
+            if a is None or any(p.key() in own and own[p.key()] <= a.family
+                                and holds(p, cex.get(spec)) is not True for p in picks):
+                continue                  # a conjunct picked this round (no worse ranked) may do
+            picks.append(a)
+            why[a.key()] = cex.get(spec)
         if not picks:
             break
         chosen += picks

@@ -310,3 +310,34 @@ def test_an_index_guarded_at_a_parameter_gets_that_parameter_as_the_length():
     weaker = pasted.replace(" and n >= 0", "")
     assert weaker != pasted
     assert prove_mir(_kernel(weaker, "diff"), file="diff.py").status is KernelStatus.FAILED
+
+
+# a periodic stencil (Warp's `cyclic_index`): the same array is read at the
+# thread's own cell, which the launch bounds, and at a wrapped neighbour, which
+# only the grid constant bounds -- both conjuncts are needed, in one round
+PERIODIC = HEAD + textwrap.dedent("""
+    CELLS = 64
+
+    @wp.func
+    def wrap(k: int):
+        r = k % CELLS
+        if r < 0:
+            r += CELLS
+        return r
+
+    @wp.kernel
+    def blur(src: wp.array2d[float], dst: wp.array2d[float]):
+        i, j = wp.tid()
+        dst[i, j] = src[i, j] + src[wrap(i - 1), j] + src[i, wrap(j + 1)]
+    """)
+
+
+def test_a_periodic_neighbour_gets_the_grid_length_next_to_the_launch_relation():
+    k = _kernel(PERIODIC, "blur")
+    report = prove_mir(k, file="blur.py", suggest=True)
+    assert report.status is KernelStatus.FAILED
+    assert report.proved_under_suggestion is True
+    for dim in (0, 1):
+        assert any(f"src.shape[{dim}]" in r and "64" in r for r in report.suggested_requires)
+    pasted = PERIODIC.replace("@wp.kernel\n", "\n".join(report.suggested_decorators) + "\n@wp.kernel\n")
+    assert prove_mir(_kernel(pasted, "blur"), file="blur.py").status is KernelStatus.PROVED
