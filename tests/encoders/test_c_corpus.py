@@ -91,6 +91,15 @@ def test_confirmed_counterexample_fails_the_same_obligation_in_c(case):
                              if o.kind.value == "race" and o.status is Status.FAILED and o.spec}
                     assert run.status == "failed" and set(run.failed_ids) & races, \
                         f"{case.name}: {oid}: {run.describe(oid)}"
+                elif ob.counterexample.abstracted and not run.confirms(oid):
+                    # the model went through a loop abstraction: the witness thread's
+                    # earlier iterations are not exact, and C runs that thread first, so
+                    # it may break another dimension of the same access first (the
+                    # simulator confirmed this dimension on the whole launch)
+                    site = oid.split("#")[0]
+                    assert run.status == "failed" and run.failed_ids and \
+                        run.failed_ids[0].split("#")[0] == site, \
+                        f"{case.name}: {oid}: {run.describe(oid)}"
                 else:
                     assert run.confirms(oid), f"{case.name}: {oid}: {run.describe(oid)}"
                 checked += 1
