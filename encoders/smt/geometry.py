@@ -87,6 +87,21 @@ def tid_injectivity(linear1: z3.ExprRef, linear2: z3.ExprRef,
     return [z3.Implies(z3.And(*[a == b for a, b in zip(c1, c2)]), linear1 == linear2)]
 
 
+def unseen_apps(formulas, seen: dict):
+    """Every application term of `formulas` (subterms included) whose id is
+    not in `seen`, each once, parents before their children; each yielded
+    term is recorded in `seen` (kept alive, so its id is not reused)."""
+    stack = list(formulas)
+    while stack:
+        e = stack.pop()
+        i = e.get_id()
+        if i in seen or not z3.is_app(e):
+            continue
+        seen[i] = e
+        yield e
+        stack.extend(e.children())
+
+
 class DimProducts:
     """`1 <= P <= size` for every product P of distinct launch dims met in
     the formulas given so far (each formula node walked once per instance)."""
@@ -117,19 +132,12 @@ class DimProducts:
         (and in every formula given before)."""
         if len(self._dims) < 2:
             return []
-        stack = list(formulas)
-        while stack:
-            e = stack.pop()
-            i = e.get_id()
-            if i in self._seen or not z3.is_app(e):
-                continue
-            self._seen[i] = e
+        for e in unseen_apps(formulas, self._seen):
             if z3.is_app_of(e, z3.Z3_OP_BMUL):
                 f = self._factors(e)
                 if f is not None and len(f) == len(set(f)) and e.size() == self._size.size():
                     one = z3.BitVecVal(1, e.size())
                     self._facts.append(z3.And(e >= one, z3.ULE(e, self._size)))
-            stack.extend(e.children())
         return list(self._facts)
 
 
@@ -225,7 +233,7 @@ class MonotoneProducts:
 
     def __init__(self, dims: Sequence[z3.ExprRef]):
         self._dims = [d for d in dims if not z3.is_bv_value(d)]
-        self._seen: set[int] = set()
+        self._seen: dict[int, z3.ExprRef] = {}
         self._products: list[z3.ExprRef] = []
         self._pairs = 0
         self._guards: set[int] = set()
@@ -283,14 +291,7 @@ class MonotoneProducts:
             return
 
     def for_formulas(self, formulas) -> list:
-        stack = list(formulas)
-        while stack:
-            e = stack.pop()
-            i = e.get_id()
-            if i in self._seen or not z3.is_app(e):
-                continue
-            self._seen.add(i)
-            stack.extend(e.children())
+        for e in unseen_apps(formulas, self._seen):
             if z3.is_app_of(e, z3.Z3_OP_BADD) and e.num_args() == 2:
                 self._sum(e)
                 continue
