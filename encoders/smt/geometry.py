@@ -216,7 +216,9 @@ class MonotoneProducts:
     - `0 <= a < h, 0 <= w, h*w without signed overflow  =>
        0 <= a*w <= h*w - w, and a*w without signed overflow` (as integers
        a*w <= (h - 1)*w; a flat index `y*w + x` with `x < w` stays below h*w);
-    - `a1 == a2  =>  a1*w == a2*w` (congruence, lost by the abstraction);
+    - `a1 == a2  =>  a1*w == a2*w` (congruence, lost by the abstraction),
+      and for a product of two launch dims and any other product
+      `(a == c and b == d) or (a == d and b == c)  =>  a*b == c*d`;
     - the overflow guard itself: `h == D_i, w == D_j` for distinct launch dims
       (their product is at most the launch size), or h and w extended from at
       most half the width (`int64(y) * int64(width)`).
@@ -230,12 +232,14 @@ class MonotoneProducts:
     operands share a term (at most MAX_MONOTONE_PAIRS pairs per context)."""
 
     MAX_MONOTONE_PAIRS = 64
+    MAX_CONGRUENCES = 64
 
     def __init__(self, dims: Sequence[z3.ExprRef]):
         self._dims = [d for d in dims if not z3.is_bv_value(d)]
         self._seen: dict[int, z3.ExprRef] = {}
         self._products: list[z3.ExprRef] = []
         self._pairs = 0
+        self._congruences = 0
         self._guards: set[int] = set()
         self._facts: list[z3.BoolRef] = []
         self._sums: list[tuple] = []       # (sum, a, w, x)
@@ -266,6 +270,21 @@ class MonotoneProducts:
                 self._guard_facts(h, w)
                 self._pairs += 1
                 return
+
+    def _of_dims(self, p) -> bool:
+        ids = {d.get_id() for d in self._dims}
+        return all(a.get_id() in ids for a in p.children())
+
+    def _congruence(self, p, q) -> None:
+        """`p = a*b` and `q = c*d` are equal when their operands are, in
+        either order (`w*h` in a contract is the launch size `D0*D1` once
+        `h == D0` and `w == D1`). Stated only where one of them is a product
+        of launch dims: the exact query never needs it, and each instance
+        costs every other query some work."""
+        (a, b), (c, d) = p.children(), q.children()
+        self._facts.append(z3.Implies(z3.Or(z3.And(a == c, b == d), z3.And(a == d, b == c)),
+                                      p == q))
+        self._congruences += 1
 
     def _sum(self, e) -> None:
         """Record `e = a*w + x` (any operand order) and state injectivity
@@ -299,8 +318,11 @@ class MonotoneProducts:
                     any(z3.is_bv_value(a) for a in e.children()):
                 continue
             for q in self._products:
+                if q.size() == e.size() and self._congruences < self.MAX_CONGRUENCES and \
+                        (self._of_dims(e) or self._of_dims(q)):
+                    self._congruence(e, q)
                 if self._pairs >= self.MAX_MONOTONE_PAIRS:
-                    break
+                    continue
                 if q.size() == e.size():
                     self._pair(e, q)
                     self._pair(q, e)

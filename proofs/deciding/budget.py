@@ -116,14 +116,15 @@ class SolverBudget:
         limit = min(self.per_check, max(left, MIN_CHECK_RLIMIT))
         return max(1, min(limit, cap) if cap is not None else limit)
 
-    def solver(self, cap: int | None = None, purpose: str = "check") -> z3.Solver:
-        """A fresh QF_BV solver limited to `limit(cap)` units (z3's
+    def solver(self, cap: int | None = None, purpose: str = "check",
+               logic: str = "QF_BV") -> z3.Solver:
+        """A fresh solver for `logic` limited to `limit(cap)` units (z3's
         bit-blasting preprocessing is only used by non-incremental solvers,
         so every check gets its own). Its checks are logged under
         `verikern.proofs.solver` and, when `VERIKERN_DUMP_SMT` names a
         folder, written there as SMT-LIB (`purpose` names the query)."""
         self.queries += 1
-        s = LoggedSolver(f"{self.label}{self.queries:05d}.{self.topic}{purpose}", self)
+        s = LoggedSolver(f"{self.label}{self.queries:05d}.{self.topic}{purpose}", self, logic)
         s.topic = self.topic
         s.set("rlimit", self.limit(cap))
         s.set("random_seed", SEED)
@@ -132,20 +133,22 @@ class SolverBudget:
 
 
 class LoggedSolver(z3.Solver):
-    """A QF_BV solver whose every check is logged (DEBUG: the query's name,
-    answer and the z3 units it spent) and, with VERIKERN_DUMP_SMT set,
-    written as an SMT-LIB 2 file named after the query."""
+    """A solver for one logic (QF_BV, or QF_LIA for the integer relaxation)
+    whose every check is logged (DEBUG: the query's name, answer and the z3
+    units it spent) and, with VERIKERN_DUMP_SMT set, written as an SMT-LIB 2
+    file named after the query."""
 
-    def __init__(self, name: str, budget: "SolverBudget | None" = None):
+    def __init__(self, name: str, budget: "SolverBudget | None" = None, logic: str = "QF_BV"):
         ctx = z3.main_ctx()
-        super().__init__(solver=z3.Z3_mk_solver_for_logic(ctx.ref(), z3.to_symbol("QF_BV", ctx)),
+        super().__init__(solver=z3.Z3_mk_solver_for_logic(ctx.ref(), z3.to_symbol(logic, ctx)),
                          ctx=ctx)
         self.name = name
         self.budget = budget
+        self.logic = logic
 
     def smtlib(self) -> str:
-        """The query as a standard SMT-LIB 2 script (QF_BV, ending in check-sat)."""
-        return "(set-logic QF_BV)\n" + standard_smtlib(self.to_smt2())
+        """The query as a standard SMT-LIB 2 script (its logic, ending in check-sat)."""
+        return f"(set-logic {self.logic})\n" + standard_smtlib(self.to_smt2())
 
     def check(self, *assumptions):
         before = rlimit_count()

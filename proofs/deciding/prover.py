@@ -136,8 +136,11 @@ def solve(ctx: ProofContext, encs: list[ThreadEncoding], query: list,
     def refine(model, probe):
         if probe is None:             # the exact query's model
             attempts = _clean_path_first(ctx, encs, sites, model, base + tiers[0], prefer)
+            # last: small arrays on any launch (replay runs only the offending
+            # blocks, but allocates every array in full)
+            wide = ctx.launch.small_model_hints(1 << 31, SMALL_MODEL_TIERS[-1][1], None)
             return attempts + [(base + hints, SMALL_TIER_RLIMIT) for hints in tiers[:-1]] + \
-                [(base + tiers[-1], None)]
+                [(base + tiers[-1], None), (base + wide, SMALL_TIER_RLIMIT)]
         attempts = _clean_path_first(ctx, encs, sites, model, base + probe + tiers[0], prefer)
         attempts += [(base + probe + tiers[0], SMALL_TIER_RLIMIT)]
         compact = ctx.launch.compact_probe(_val(model, ctx.launch.block_dim))
@@ -146,7 +149,8 @@ def solve(ctx: ProofContext, encs: list[ThreadEncoding], query: list,
         return attempts + [(base + probe + hints, SMALL_TIER_RLIMIT) for hints in tiers[1:]]
 
     return decide(ctx.budget, base, abstract=ctx.abstract(base), abstract_cap=QUICK_RLIMIT,
-                  probes=ctx.launch.probes(), probe_cap=PROBE_RLIMIT, refine=refine)
+                  probes=ctx.launch.probes(), probe_cap=PROBE_RLIMIT, refine=refine,
+                  relaxation=ctx.relaxation)
 
 
 def _val(m: z3.ModelRef, term, t=I32):

@@ -17,6 +17,7 @@ import z3
 from verikern.encoders.smt.encoder import CfgShape, ThreadEncoding, divmod_lemmas
 from verikern.encoders.smt.abstraction import NonlinearAbstraction
 from verikern.encoders.smt.geometry import DimProducts, MonotoneProducts, thread_geometry_facts
+from verikern.proofs.deciding.integer_relaxation import IntegerRelaxation
 from verikern.encoders.smt.launch import DEFAULT_MAX_ARRAY_BYTES, LaunchModel
 from verikern.encoders.smt.lemmas import RemainderLemmas
 from verikern.encoders.smt.semantics import UnsupportedConstruct
@@ -82,6 +83,7 @@ class ProofContext:
         self._exit_facts: dict[tuple, list] = {}
         self._prior_access: dict[tuple, list] = {}
         self.nonlinear = NonlinearAbstraction()
+        self.relaxation = IntegerRelaxation()    # of the abstract queries, shared by them
         # remainder lemmas only where a remainder by a variable can occur (a
         # symbolic `%` in the kernel, or a symbolic-stride congruence candidate)
         self.lemmas = RemainderLemmas() if self._may_use_remainders() else None

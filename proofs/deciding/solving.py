@@ -10,7 +10,10 @@ UNKNOWN with the reason (`check` answers for the whole query even when it
 first leaves its lazy facts out). Every solver comes from the kernel's SolverBudget
 (deterministic work), and queries run in a fixed order.
 
-The strategy, cheapest first: (1) the abstract query, (2) each concrete-launch
+The strategy, cheapest first: (1) the abstract query (bit-blasted on a
+small budget, then its integer relaxation, which over-approximates it
+again -- linear proofs that cost millions of units bit-blasted take
+thousands there -- then bit-blasted on the whole cap), (2) each concrete-launch
 probe in turn, (3) the exact query; a model found by (2) or (3) is then
 refined (`refine(model, probe)` lists stricter attempts, e.g. small sizes
 that replay fast) and the first satisfiable attempt's model is kept.
@@ -23,11 +26,18 @@ from typing import Callable, Iterable, Sequence
 import z3
 
 from verikern.encoders.smt.launch import LazyFact
-from verikern.proofs.deciding.budget import SolverBudget, unknown_reason
+from verikern.proofs.deciding.budget import MEGA, SolverBudget, unknown_reason
+from verikern.proofs.deciding.integer_relaxation import IntegerRelaxation
 from verikern.proofs.obligations import Status
 
 #: The share of a check's work its first attempt without the lazy facts gets.
 LAZY_SHARE = 4
+#: The work an integer relaxation may spend (linear proofs take thousands of
+#: units there, and millions bit-blasted; a miss costs at most this).
+RELAXATION_RLIMIT = MEGA // 4
+#: The first try at an abstract query, bit-blasted (the corpus decides all
+#: but a handful of its abstract queries within it).
+ABSTRACT_FIRST_RLIMIT = MEGA // 2
 #: (constraints, work limit or None for the check's whole budget)
 Attempt = tuple[list, "int | None"]
 
@@ -40,7 +50,8 @@ class Answer:
 
 
 def check(budget: SolverBudget, formulas: Sequence, cap: int | None = None,
-          purpose: str = "check") -> tuple[z3.CheckSatResult, z3.ModelRef | None, z3.Solver]:
+          purpose: str = "check",
+          logic: str = "QF_BV") -> tuple[z3.CheckSatResult, z3.ModelRef | None, z3.Solver]:
     """One query: (answer, model when sat, the solver).
 
     Lazy facts (encoders.smt.launch.LazyFact) are left out at first, with
@@ -56,7 +67,7 @@ def check(budget: SolverBudget, formulas: Sequence, cap: int | None = None,
     eager = [f for f in formulas if not isinstance(f, LazyFact)]
     first = max(1, budget.limit(cap) // LAZY_SHARE) if lazy else cap
     while True:
-        s = budget.solver(first, purpose)
+        s = budget.solver(first, purpose, logic)
         s.add(*eager)
         res = s.check()
         if res == z3.unknown and lazy:
@@ -75,6 +86,32 @@ def check(budget: SolverBudget, formulas: Sequence, cap: int | None = None,
         purpose = purpose if purpose.endswith("+lazy") else purpose + "+lazy"
 
 
+def _abstract_unsat(budget: SolverBudget, abstract: list, cap: int | None,
+                    relaxation: IntegerRelaxation | None, purpose: str) -> bool:
+    """The abstract query is unsat: bit-blasted within ABSTRACT_FIRST_RLIMIT
+    units (almost every abstract query is decided there), else by its
+    integer relaxation, else bit-blasted again within `cap`."""
+    first = min(budget.limit(cap), ABSTRACT_FIRST_RLIMIT)
+    res, _, _ = check(budget, abstract, first, purpose + "abstract")
+    if res != z3.unknown or first >= budget.limit(cap):
+        return res == z3.unsat
+    if relaxation is not None and relaxed_unsat(budget, abstract, purpose + "abstract-lia",
+                                                relaxation):
+        return True
+    res, _, _ = check(budget, abstract, cap, purpose + "abstract")
+    return res == z3.unsat
+
+
+def relaxed_unsat(budget: SolverBudget, formulas: Sequence, purpose: str,
+                  relaxation: IntegerRelaxation) -> bool:
+    """`formulas` are unsat because their integer relaxation (an
+    over-approximation, see integer_relaxation) is, within RELAXATION_RLIMIT
+    units. Lazy facts are left out (fewer facts: still an over-approximation)."""
+    relaxed = relaxation.relax([f for f in formulas if not isinstance(f, LazyFact)])
+    res, _, _ = check(budget, relaxed, RELAXATION_RLIMIT, purpose, logic="QF_LIA")
+    return res == z3.unsat
+
+
 def first_model(budget: SolverBudget, attempts: Iterable[Attempt],
                 purpose: str) -> z3.ModelRef | None:
     """The model of the first attempt z3 finds satisfiable within its limit, or None."""
@@ -89,14 +126,13 @@ def decide(budget: SolverBudget, exact: list, *, abstract: list | None = None,
            abstract_cap: int | None = None, probes: Sequence[list] = (),
            probe_cap: int | None = None,
            refine: Callable[[z3.ModelRef, list | None], list[Attempt]] | None = None,
-           purpose: str = "") -> Answer:
+           relaxation: IntegerRelaxation | None = None, purpose: str = "") -> Answer:
     """PROVED when `abstract` (an over-approximation of `exact`) or `exact`
     is unsat; FAILED with a model of `exact` (from a probe, else the exact
     query; refined by the first satisfiable attempt of `refine(model, probe)`);
     UNKNOWN with the reason otherwise (see the module docstring)."""
     if abstract is not None:
-        res, _, _ = check(budget, abstract, abstract_cap, purpose + "abstract")
-        if res == z3.unsat:
+        if _abstract_unsat(budget, abstract, abstract_cap, relaxation, purpose):
             return Answer(Status.PROVED)
     for probe in probes:
         res, model, _ = check(budget, list(exact) + list(probe), probe_cap, purpose + "probe")

@@ -240,6 +240,27 @@ def test_monotone_product_lemmas_are_theorems():
     assert wide and all(_valid(lemma, []) for lemma in wide)
 
 
+def test_congruence_links_a_product_to_the_launch_size_only():
+    """`w*h == D0*D1` once `h == D0, w == D1` (either order): a theorem, and
+    stated only between a product of launch dims and another product (two
+    products of parameters get none; the exact query never needs it)."""
+    from verikern.encoders.smt.geometry import MonotoneProducts
+    dims, size, facts = _launch(2)
+    w, h, a, b = z3.BitVecs("w h a b", W)
+    lemmas = MonotoneProducts(dims).for_formulas([w * h == 5, dims[0] * dims[1] == size,
+                                                  a * b == 7])
+    congruences = [lemma for lemma in lemmas if z3.is_app_of(lemma, z3.Z3_OP_IMPLIES)
+                   and z3.is_app_of(lemma.arg(0), z3.Z3_OP_OR)]
+    assert len(congruences) == 2                 # w*h and a*b, each with D0*D1
+    for lemma in congruences:
+        assert _valid(lemma, facts), lemma
+    between = {(c.arg(1).arg(0).get_id(), c.arg(1).arg(1).get_id()) for c in congruences}
+    assert ((w * h).get_id(), (a * b).get_id()) not in between
+    assert ((a * b).get_id(), (w * h).get_id()) not in between
+    # the premise is needed: w*h is not the launch size when w is not a dim
+    assert not _valid(z3.Implies(h == dims[0], w * h == dims[0] * dims[1]), facts)
+
+
 def test_zero_extended_factors_are_not_half_width():
     """Two values zero-extended from half the width (uint32 widened to int64)
     may wrap as a signed product (0x3F * 0x3F in 12 bits is negative): no
