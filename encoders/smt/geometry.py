@@ -146,7 +146,9 @@ def same_block_facts(ids1: tuple, ids2: tuple, block_dim: z3.ExprRef,
     """For threads (block, thread) `ids1` and `ids2` of an n-d launch (n >= 2)
     with linear ids block*block_dim + thread in [0, size): in the same block,
     when D_{n-1} % block_dim == 0, the leading vk.tid() components are equal
-    and the last ones differ by the thread indices' difference."""
+    and the last ones differ by the thread indices' difference; in different
+    blocks, a leading component or the last one's `// block_dim` differs; and
+    each leading component is at most its thread's block index."""
     if len(dims) < 2:
         return []
     (b1, t1), (b2, t2) = ids1, ids2
@@ -155,7 +157,17 @@ def same_block_facts(ids1: tuple, ids2: tuple, block_dim: z3.ExprRef,
     same = [a == b for a, b in zip(c1[:-1], c2[:-1])]
     same.append(c1[-1] - t1 == c2[-1] - t2)
     aligned = z3.URem(dims[-1], block_dim) == 0
-    return [z3.Implies(z3.And(aligned, b1 == b2), z3.And(*same))]
+    # in different blocks the leading components or the last one's block
+    # column (c // block_dim) differ: with D_{n-1} = m * block_dim they are
+    # (block // m, block % m) in 2-d, which determine the block
+    apart = [a != b for a, b in zip(c1[:-1], c2[:-1])]
+    apart.append(z3.UDiv(c1[-1], block_dim) != z3.UDiv(c2[-1], block_dim))
+    # a leading component is at most the block index: c_k <= linear // D_{n-1}
+    # = (block * block_dim + thread) // (m * block_dim) <= block
+    small = [z3.ULE(c, b) for cs, b in ((c1, b1), (c2, b2)) for c in cs[:-1]]
+    return [z3.Implies(z3.And(aligned, b1 == b2), z3.And(*same)),
+            z3.Implies(z3.And(aligned, b1 != b2), z3.Or(*apart)),
+            z3.Implies(aligned, z3.And(*small))]
 
 
 def thread_geometry_facts(launch, encs) -> list:

@@ -70,21 +70,32 @@ def test_the_facts_need_what_they_rest_on():
     assert not _valid(partial, facts + [z3.ULT(l1, size), z3.ULT(l2, size)])
 
 
-@pytest.mark.parametrize("n", [2, 3])
-def test_same_block_facts_are_theorems_and_need_the_aligned_last_dim(n):
+@pytest.mark.parametrize("n, block", [(2, None), (3, 4), (3, 3)])
+def test_same_block_facts_are_theorems_and_need_the_aligned_last_dim(n, block):
     """Two threads of one block share the leading components when the last
-    launch dim is a multiple of the block size; without that (a block
-    straddling a row) the conclusion is false, so the premise is needed."""
+    launch dim is a multiple of the block size, threads of different blocks
+    differ in a leading component or in the last one's block column, and a
+    leading component is at most the block index; without the alignment (a
+    block straddling a row) each conclusion is false, so the premise is
+    needed. The prover states them only for a literal block size; in 2-d
+    they are checked for every block size, in 3-d (dearer) for two."""
     dims, size, facts = _launch(n)
-    b1, t1, b2, t2, bd = z3.BitVecs("b1 t1 b2 t2 B", W)
+    b1, t1, b2, t2 = z3.BitVecs("b1 t1 b2 t2", W)
+    bd = z3.BitVec("B", W) if block is None else z3.BitVecVal(block, W)
     facts += [z3.UGE(bd, 1)]
     for b, t in ((b1, t1), (b2, t2)):
+        # as ThreadIdentity.fresh states them; at 32 bits b*B + t cannot wrap
+        # (b*B < size < 2**31, t < B <= 1024), at 8 bits it must be said
         facts += [z3.ULT(t, bd), z3.BVMulNoOverflow(b, bd, signed=False),
-                  z3.ULT(b * bd + t, size)]
-    [lemma] = same_block_facts((b1, t1), (b2, t2), bd, dims, I8)
-    assert _valid(lemma, facts), lemma
-    premise, conclusion = lemma.children()
-    assert not _valid(z3.Implies(b1 == b2, conclusion), facts)
+                  z3.ULT(b * bd, size), z3.ULT(b * bd + t, size),
+                  z3.BVAddNoOverflow(b * bd, t, signed=False)]
+    lemmas = same_block_facts((b1, t1), (b2, t2), bd, dims, I8)
+    assert len(lemmas) == 3          # same block; different blocks; components <= block
+    for lemma in lemmas:
+        assert _valid(lemma, facts), lemma
+        premise, conclusion = lemma.children()
+        unaligned = z3.substitute(premise, (z3.URem(dims[-1], bd) == 0, z3.BoolVal(True)))
+        assert not _valid(z3.Implies(unaligned, conclusion), facts), lemma
 
 
 def test_tid_components_match_a_brute_force_decomposition():

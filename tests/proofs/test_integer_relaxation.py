@@ -17,7 +17,6 @@ from verikern.proofs.deciding.integer_relaxation import IntegerRelaxation, relax
 from verikern.proofs.deciding.solving import relaxed_unsat
 
 W = 4
-X, Y = z3.BitVecs("x y", W)
 
 #: operators modelled exactly, as builders over two operands
 EXACT = [
@@ -35,9 +34,14 @@ OPAQUE = [lambda a, b: a * b, lambda a, b: a ^ b, lambda a, b: a | b, lambda a, 
           lambda a, b: z3.SRem(a, b), lambda a, b: a << b, lambda a, b: a & 5]
 
 
+def _variables():
+    """x and y, made in the current z3 context (other tests replace it)."""
+    return z3.BitVecs("x y", W)
+
+
 def _random_term(rng: random.Random, ops, depth: int) -> z3.BitVecRef:
     if depth == 0:
-        return rng.choice([X, Y, z3.BitVecVal(rng.randrange(16), W)])
+        return rng.choice([*_variables(), z3.BitVecVal(rng.randrange(16), W)])
     return rng.choice(ops)(_random_term(rng, ops, depth - 1), _random_term(rng, ops, depth - 1))
 
 
@@ -63,6 +67,7 @@ def test_exact_operators_relax_to_their_unsigned_value(seed):
     pair of corner values, and random ones): the relaxation admits the true
     value and no other."""
     rng = random.Random(seed)
+    X, Y = _variables()
     for _ in range(4):
         t = _random_term(rng, EXACT, 2)
         for xv, yv in CORNERS + [(rng.randrange(16), rng.randrange(16)) for _ in range(6)]:
