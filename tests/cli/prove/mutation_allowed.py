@@ -47,6 +47,11 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("ok_shared_prove_args_block_dim", "drop-requires@9:5"):
         "x[i] and out[i] are each guarded by their own array's shape, and buf[t], buf[127 - t] "
         "stay in 0..127 under --block-dim 128; the requires only makes the reversal whole",
+    ("transpose", "drop-requires@19:5"):
+        "without out.shape == a.shape transposed, a[row, col] and out[orow, ocol] are each "
+        "guarded by their own array's shape, the tile is indexed by ty + k, tx < 32 and fully "
+        "written before the barrier, and distinct threads write distinct out elements; only "
+        "the transpose is incomplete (proved since the different-block geometry fact)",
     ("ok_stencil_halo_guard", "index-shift@11:13"):
         "out[i + 1] is in bounds under the guard i + 1 < x.shape[0] == out.shape[0], and "
         "distinct threads still write distinct elements; a wrong result, but memory-safe",

@@ -27,13 +27,15 @@ from tools import mutate
 
 from shared_helpers import ROOT
 FAST_PER_EXAMPLE = 4
-FAST_PER_CORPUS_CASE = 2
+FAST_PER_CORPUS_CASE = 1
 #: Kinds with few sites in the sources: all of their mutants are in `fast`.
 RARE_KINDS = ("atomic-to-plain", "div-guard", "assert-invert", "assert-unguard", "invariant-break")
-#: Scores (caught / compiled) measured 2026-12-01: fast 198/211 = 93.8%
-#: (1 unknown), full 593/666 = 89.0% (4 unknown); the floors leave a
-#: margin of a few mutants that may end `unknown` when the budget runs out.
-SCORE_FLOOR = {"fast": 0.91, "full": 0.86}
+#: Scores (caught / compiled) measured 2026-12-01: full 593/666 = 89.0% (4
+#: unknown); 2026-12-02 with one mutant per corpus case in `fast` (the suite's
+#: 10-minute budget; the others are in `full`): fast 165/180 = 91.7% (1
+#: unknown, 14 allow-listed correct mutants). The floors leave a margin of
+#: about six mutants that may end `unknown` when the budget runs out.
+SCORE_FLOOR = {"fast": 0.88, "full": 0.86}
 #: Solver budget per check for a mutant (million z3 resource units, as
 #: `verikern prove --budget`); a mutant not decided within it is `unknown`,
 #: which never counts as caught.
