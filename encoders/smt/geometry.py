@@ -270,11 +270,11 @@ class MonotoneProducts:
             self._facts.append(z3.Implies(z3.And(h == di, w == dj), key))
 
     def _pair(self, p, q) -> None:
+        zero = z3.BitVecVal(0, p.size())
         for a, w in ((p.arg(0), p.arg(1)), (p.arg(1), p.arg(0))):
             for h, w2 in ((q.arg(0), q.arg(1)), (q.arg(1), q.arg(0))):
                 if not w.eq(w2) or a.eq(h):
                     continue
-                zero = z3.BitVecVal(0, p.size())
                 self._facts.append(z3.Implies(
                     z3.And(a >= zero, a < h, w >= zero, _no_overflow(h, w)),
                     z3.And(p >= zero, p <= q - w, _no_overflow(a, w))))
@@ -282,6 +282,18 @@ class MonotoneProducts:
                 self._guard_facts(h, w)
                 self._pairs += 1
                 return
+        if not self._of_dims(q) or self._of_dims(p):
+            return
+        # q = D_i * D_j and p = a * w share no term: monotonicity once a
+        # factor of p equals one of q (`i * w` against the launch size when
+        # `w == launch_dim(1)` is required)
+        for a, w in ((p.arg(0), p.arg(1)), (p.arg(1), p.arg(0))):
+            for h, w2 in ((q.arg(0), q.arg(1)), (q.arg(1), q.arg(0))):
+                self._facts.append(z3.Implies(
+                    z3.And(a >= zero, a < h, w == w2, _no_overflow(h, w2)),
+                    z3.And(p >= zero, p <= q - w2, _no_overflow(a, w))))
+                self._guard_facts(h, w2)
+        self._pairs += 1
 
     def _of_dims(self, p) -> bool:
         ids = {d.get_id() for d in self._dims}

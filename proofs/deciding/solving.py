@@ -34,7 +34,7 @@ from verikern.proofs.obligations import Status
 LAZY_SHARE = 4
 #: The work an integer relaxation may spend (linear proofs take thousands of
 #: units there, and millions bit-blasted; a miss costs at most this).
-RELAXATION_RLIMIT = MEGA // 4
+RELAXATION_RLIMIT = MEGA
 #: The first try at an abstract query, bit-blasted (the corpus decides all
 #: but a handful of its abstract queries within it).
 ABSTRACT_FIRST_RLIMIT = MEGA // 2

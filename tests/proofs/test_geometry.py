@@ -272,6 +272,24 @@ def test_congruence_links_a_product_to_the_launch_size_only():
     assert not _valid(z3.Implies(h == dims[0], w * h == dims[0] * dims[1]), facts)
 
 
+def test_a_product_is_monotone_against_the_launch_size_once_a_factor_is_a_dim():
+    """`0 <= i < D0, w == D1  =>  0 <= i*w <= D0*D1 - D1` (no shared term, so
+    stated with the equality as a premise): a theorem at 8 bits under the
+    launch facts, and false without the equality."""
+    from verikern.encoders.smt.geometry import MonotoneProducts
+    dims, size, facts = _launch(2)
+    i, w = z3.BitVecs("i w", W)
+    lemmas = MonotoneProducts(dims).for_formulas([i * w == 3, dims[0] * dims[1] == size])
+    keyed = [lemma for lemma in lemmas if z3.is_app_of(lemma, z3.Z3_OP_IMPLIES)
+             and z3.is_app_of(lemma.arg(0), z3.Z3_OP_AND)
+             and any(z3.is_app_of(c, z3.Z3_OP_EQ) for c in lemma.arg(0).children())]
+    assert len(keyed) == 4          # each factor of i*w against each launch dim
+    for lemma in lemmas:
+        assert _valid(lemma, facts), lemma
+    unkeyed = z3.Implies(z3.And(i >= 0, i < dims[0]), i * w <= dims[0] * dims[1] - dims[1])
+    assert not _valid(unkeyed, facts)
+
+
 def test_zero_extended_factors_are_not_half_width():
     """Two values zero-extended from half the width (uint32 widened to int64)
     may wrap as a signed product (0x3F * 0x3F in 12 bits is negative): no
