@@ -32,5 +32,5 @@ def test_benchmark_reports_kernels_median_and_total(tmp_path):
     assert all(float(r[2]) >= 0 for r in rows)
     assert "kernels: 2 in 2 files, one run with 2 jobs" in out
     assert "failed obligations confirmed by replay: 0 of 0" in out
-    assert "target < 0.3 s" in out and "target < 60 s" in out
+    assert "target < 0.2 s" in out and "target < 60 s" in out
     assert code in (0, 1), proc.stderr
