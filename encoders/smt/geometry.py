@@ -255,6 +255,7 @@ class MonotoneProducts:
         self._guards: set[int] = set()
         self._facts: list[z3.BoolRef] = []
         self._sums: list[tuple] = []       # (sum, a, w, x)
+        self._quotients: list[tuple] = []  # (x / s, x, s): signed, s not a literal
 
     def _guard_facts(self, h, w) -> None:
         key = _no_overflow(h, w)
@@ -295,6 +296,20 @@ class MonotoneProducts:
                 self._guard_facts(h, w2)
         self._pairs += 1
 
+    def _is_dim_product(self, e) -> bool:
+        """`e` is a launch dim or a product of them (vk.tid()'s divisors,
+        which have facts of their own)."""
+        ids = {d.get_id() for d in self._dims}
+        stack = [e]
+        while stack:
+            t = stack.pop()
+            if t.get_id() in ids:
+                continue
+            if not (z3.is_app_of(t, z3.Z3_OP_BMUL) and self._dims):
+                return False
+            stack.extend(t.children())
+        return True
+
     def _of_dims(self, p) -> bool:
         ids = {d.get_id() for d in self._dims}
         return all(a.get_id() in ids for a in p.children())
@@ -333,14 +348,37 @@ class MonotoneProducts:
                 self._sums.append((e, a, w, x))
             return
 
+    def _below_quotient(self, p, quotient) -> None:
+        """`0 <= a < x / s` (x >= 0, s > 0) bounds `a * s` by `x - s`: a
+        segment `[b*s, b*s + s)` of a block `b < x // s` lies inside `x`."""
+        q, x, d = quotient
+        for a, w in ((p.arg(0), p.arg(1)), (p.arg(1), p.arg(0))):
+            if w.eq(d) and p.size() == q.size():
+                zero = z3.BitVecVal(0, p.size())
+                self._facts.append(z3.Implies(
+                    z3.And(a >= zero, a < q, x >= zero, d > zero),
+                    z3.And(p >= zero, p <= x - d, _no_overflow(a, d))))
+                self._pairs += 1
+
     def for_formulas(self, formulas) -> list:
         for e in unseen_apps(formulas, self._seen):
             if z3.is_app_of(e, z3.Z3_OP_BADD) and e.num_args() == 2:
                 self._sum(e)
                 continue
+            if (z3.is_app_of(e, z3.Z3_OP_BSDIV) or z3.is_app_of(e, z3.Z3_OP_BSDIV_I)) \
+                    and not z3.is_bv_value(e.arg(1)) and not self._is_dim_product(e.arg(1)):
+                quotient = (e, e.arg(0), e.arg(1))
+                self._quotients.append(quotient)
+                for p in self._products:
+                    if self._pairs < self.MAX_MONOTONE_PAIRS:
+                        self._below_quotient(p, quotient)
+                continue
             if not (z3.is_app_of(e, z3.Z3_OP_BMUL) and e.num_args() == 2) or \
                     any(z3.is_bv_value(a) for a in e.children()):
                 continue
+            for quotient in self._quotients:
+                if self._pairs < self.MAX_MONOTONE_PAIRS:
+                    self._below_quotient(e, quotient)
             for q in self._products:
                 if q.size() == e.size() and self._congruences < self.MAX_CONGRUENCES and \
                         (self._of_dims(e) or self._of_dims(q)):

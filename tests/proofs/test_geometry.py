@@ -290,6 +290,22 @@ def test_a_product_is_monotone_against_the_launch_size_once_a_factor_is_a_dim():
     assert not _valid(unkeyed, facts)
 
 
+def test_a_segment_below_the_quotient_lies_inside_the_dividend():
+    """`0 <= b < x / s, x >= 0, s > 0  =>  0 <= b*s <= x - s` (segments of
+    blocks below `x // s`): a theorem at 8 bits, false without `b < x / s`
+    (`b <= x / s` lets the last segment leave `x`)."""
+    from verikern.encoders.smt.geometry import MonotoneProducts
+    b, s, x = z3.BitVecs("b s x", W)
+    lemmas = MonotoneProducts([]).for_formulas([b * s == 3, z3.ULT(b, x / s)])
+    assert len(lemmas) == 1
+    assert _valid(lemmas[0], [])
+    zero = z3.BitVecVal(0, W)
+    weaker = z3.Implies(z3.And(b >= zero, b <= x / s, x >= zero, s > zero), b * s <= x - s)
+    assert not _valid(weaker, [])
+    # a literal divisor is no quotient of this kind (bit-blasting handles it)
+    assert MonotoneProducts([]).for_formulas([b * s == 3, z3.ULT(b, x / 4)]) == []
+
+
 def test_zero_extended_factors_are_not_half_width():
     """Two values zero-extended from half the width (uint32 widened to int64)
     may wrap as a signed product (0x3F * 0x3F in 12 bits is negative): no
