@@ -54,13 +54,19 @@ def test_the_edge_tier_allows_one_scalar_near_an_extreme_but_no_long_loop():
     assert sat(steps == 1 << 20) and not sat(steps == (1 << 20) + 1)
 
 
-def test_a_wrap_after_a_loop_gets_a_model_replay_reaches():
-    path = CORPUS / "bounds_offset_wraps_after_loop.py"
+def _confirmed_bounds_counterexample(case: str):
+    """The counterexample of the one bounds obligation of corpus `case`,
+    which must be failed and confirmed by replay."""
+    path = CORPUS / case
     (kr,) = compile_file(path).kernels
     report = prove_mir(kr.mir, file=str(path))
     (ob,) = [o for o in report.obligations if o.kind is ObligationKind.BOUNDS]
     assert ob.status is Status.FAILED and ob.confirmed is True, ob.reason
-    cex = ob.counterexample
+    return ob.counterexample
+
+
+def test_a_wrap_after_a_loop_gets_a_model_replay_reaches():
+    cex = _confirmed_bounds_counterexample("bounds_offset_wraps_after_loop.py")
     base, steps = cex.scalars["base"], cex.scalars["steps"]
     assert 0 <= steps <= 1 << 20 and base + 3 * steps >= 2 ** 31     # it really wraps
 
@@ -69,11 +75,6 @@ def test_a_bug_that_needs_a_huge_launch_gets_small_arrays():
     """`2 * i` wraps only past 2**30 threads, so every size tier (at most
     4096 threads) is unsatisfiable; the last attempt keeps the arrays small on
     any launch, and replay (which runs only the offending block) confirms it."""
-    path = CORPUS / "bounds_index_overflow_2i.py"
-    (kr,) = compile_file(path).kernels
-    report = prove_mir(kr.mir, file=str(path))
-    (ob,) = [o for o in report.obligations if o.kind is ObligationKind.BOUNDS]
-    assert ob.status is Status.FAILED and ob.confirmed is True, ob.reason
-    cex = ob.counterexample
+    cex = _confirmed_bounds_counterexample("bounds_index_overflow_2i.py")
     assert max(cex.shapes["x"]) <= SMALL_MODEL_TIERS[-1][1]
     assert cex.dims[0] > 2 ** 30
