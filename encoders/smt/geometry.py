@@ -102,6 +102,23 @@ def unseen_apps(formulas, seen: dict):
         stack.extend(e.children())
 
 
+def dim_factors(e: z3.ExprRef, dim_ids) -> list | None:
+    """The ids of the launch dims `e` multiplies (`dim_ids`: the ids of the
+    non-literal launch dims), or None when `e` is not a product of launch
+    dims alone."""
+    if e.get_id() in dim_ids:
+        return [e.get_id()]
+    if not z3.is_app_of(e, z3.Z3_OP_BMUL):
+        return None
+    out = []
+    for a in e.children():
+        f = dim_factors(a, dim_ids)
+        if f is None:
+            return None
+        out += f
+    return out
+
+
 class DimProducts:
     """`1 <= P <= size` for every product P of distinct launch dims met in
     the formulas given so far (each formula node walked once per instance)."""
@@ -112,21 +129,6 @@ class DimProducts:
         self._seen: dict[int, z3.ExprRef] = {}
         self._facts: list[z3.BoolRef] = []
 
-    def _factors(self, e: z3.ExprRef) -> list | None:
-        """The launch dims `e` multiplies, or None when `e` is not a product of
-        launch dims alone."""
-        if e.get_id() in self._dims:
-            return [e.get_id()]
-        if not z3.is_app_of(e, z3.Z3_OP_BMUL):
-            return None
-        out = []
-        for a in e.children():
-            f = self._factors(a)
-            if f is None:
-                return None
-            out += f
-        return out
-
     def for_formulas(self, formulas) -> list:
         """The facts of every product of distinct launch dims in `formulas`
         (and in every formula given before)."""
@@ -134,7 +136,7 @@ class DimProducts:
             return []
         for e in unseen_apps(formulas, self._seen):
             if z3.is_app_of(e, z3.Z3_OP_BMUL):
-                f = self._factors(e)
+                f = dim_factors(e, self._dims)
                 if f is not None and len(f) == len(set(f)) and e.size() == self._size.size():
                     one = z3.BitVecVal(1, e.size())
                     self._facts.append(z3.And(e >= one, z3.ULE(e, self._size)))
@@ -248,6 +250,7 @@ class MonotoneProducts:
 
     def __init__(self, dims: Sequence[z3.ExprRef]):
         self._dims = [d for d in dims if not z3.is_bv_value(d)]
+        self._dim_ids = {d.get_id() for d in self._dims}
         self._seen: dict[int, z3.ExprRef] = {}
         self._products: list[z3.ExprRef] = []
         self._pairs = 0
@@ -296,23 +299,9 @@ class MonotoneProducts:
                 self._guard_facts(h, w2)
         self._pairs += 1
 
-    def _is_dim_product(self, e) -> bool:
-        """`e` is a launch dim or a product of them (vk.tid()'s divisors,
-        which have facts of their own)."""
-        ids = {d.get_id() for d in self._dims}
-        stack = [e]
-        while stack:
-            t = stack.pop()
-            if t.get_id() in ids:
-                continue
-            if not (z3.is_app_of(t, z3.Z3_OP_BMUL) and self._dims):
-                return False
-            stack.extend(t.children())
-        return True
-
     def _of_dims(self, p) -> bool:
-        ids = {d.get_id() for d in self._dims}
-        return all(a.get_id() in ids for a in p.children())
+        """`p` multiplies two launch dims, directly."""
+        return all(a.get_id() in self._dim_ids for a in p.children())
 
     def _congruence(self, p, q) -> None:
         """`p = a*b` and `q = c*d` are equal when their operands are, in
@@ -366,7 +355,8 @@ class MonotoneProducts:
                 self._sum(e)
                 continue
             if (z3.is_app_of(e, z3.Z3_OP_BSDIV) or z3.is_app_of(e, z3.Z3_OP_BSDIV_I)) \
-                    and not z3.is_bv_value(e.arg(1)) and not self._is_dim_product(e.arg(1)):
+                    and not z3.is_bv_value(e.arg(1)) \
+                    and dim_factors(e.arg(1), self._dim_ids) is None:   # vk.tid()'s divisors
                 quotient = (e, e.arg(0), e.arg(1))
                 self._quotients.append(quotient)
                 for p in self._products:
