@@ -17,7 +17,6 @@ import z3
 from verikern.encoders.smt.encoder import CfgShape, ThreadEncoding, divmod_lemmas
 from verikern.encoders.smt.abstraction import NonlinearAbstraction
 from verikern.encoders.smt.geometry import DimProducts, MonotoneProducts, thread_geometry_facts
-from verikern.proofs.deciding.integer_relaxation import IntegerRelaxation
 from verikern.encoders.smt.launch import DEFAULT_MAX_ARRAY_BYTES, LaunchModel
 from verikern.encoders.smt.lemmas import RemainderLemmas
 from verikern.encoders.smt.semantics import UnsupportedConstruct
@@ -34,6 +33,7 @@ from verikern.proofs.deciding.content_facts import ContentFacts
 from verikern.proofs.analysis.intervals import IntervalMap
 from verikern.proofs.deciding.solving import check, first_model
 from verikern.proofs.deciding.houdini import houdini
+from verikern.proofs.deciding.integer_relaxation import IntegerRelaxation
 from verikern.proofs.deciding.invariants import HoudiniResult, generate_candidates, invariant_facts
 from verikern.proofs.analysis.uniformity import varying_values
 
