@@ -32,7 +32,9 @@ from verikern.encoders.smt.launch import launch_option_error
 from verikern.errors import VerikernError
 from verikern.proofs.deciding.cbmc import prove_kernel_cbmc
 from verikern.proofs.deciding.engines import combine, parse_engines
-from verikern.proofs.deciding.budget import MEGA, SolverBudget, fresh_context, rlimit_count
+from verikern.proofs.deciding.budget import (
+    MEGA, SolverBudget, fresh_context, rlimit_count, z3_memory_order,
+)
 from verikern.proofs.obligations import KernelReport, KernelStatus, Obligation, Status
 from verikern.proofs.confirming.replay import ReplayOutcome, ReplayVerdict, replay_outcome
 from verikern.proofs.deciding import prover as z3_prover
@@ -49,8 +51,7 @@ def _is_abstracted(ob: Obligation) -> bool:
 #: z3 resource units `settle` may spend on one kernel searching peeled loop
 #: iterations for exact counterexamples (proofs.deciding.peeling), all obligations
 #: together (checked before each search and query), at most twice a check's
-#: budget: headroom, because z3's count for the same search varies a little
-#: with the process's earlier z3 contexts.
+#: budget: the search of a loop's last iterations needs more than one check.
 EXACT_SEARCH_BUDGET = 20 * MEGA
 
 
@@ -218,6 +219,7 @@ def _join(first: str | None, second: str) -> str:
     return f"{first}; {second}" if first else second
 
 
+@z3_memory_order()
 def prove_mir(kernel_mir, *, file: str, dims=None, block_dim=None, budget: float | None = None,
               prover=None, replayer=None, replay: bool = True,
               max_array_bytes: int | None = None, suggest: bool = False,
@@ -228,7 +230,8 @@ def prove_mir(kernel_mir, *, file: str, dims=None, block_dim=None, budget: float
     assumes (None: encoders.smt.launch.DEFAULT_MAX_ARRAY_BYTES, 2**40); it is
     passed on to `prover` (and the exact search) only when given.
     `budget`: million z3 resource units per check (None: the default of
-    proofs.deciding.budget); the proof runs in a z3 context of its own, so its
+    proofs.deciding.budget); the proof runs in a z3 context of its own, with
+    the cyclic garbage collector paused (budget.z3_memory_order), so its
     answer does not depend on what was proved before in this process.
     `suggest`: for a FAILED kernel, also search a suggested contract
     (proofs.deciding.suggest) within SUGGEST_FACTOR times the proof's z3

@@ -16,6 +16,8 @@ project's bit-vector queries, so the default of 10 allows about ten seconds.
 """
 from __future__ import annotations
 
+import contextlib
+import gc
 import logging
 import os
 import re
@@ -61,6 +63,28 @@ def fresh_context() -> None:
     context; they must not be mixed with new ones (nothing in the prover
     keeps z3 terms across kernels)."""
     z3.z3._main_ctx = None
+
+
+@contextlib.contextmanager
+def z3_memory_order():
+    """Run the block with Python's cyclic garbage collector paused.
+
+    z3 numbers terms with ids it reuses once a term is freed, and those ids
+    order its search: which term is freed when decides which model comes first
+    and how many resource units a check costs. Reference counting frees terms
+    at the same point of every run of the same proof; the cyclic collector
+    runs whenever enough objects were allocated since its last run, which
+    depends on the process's history (earlier kernels, the hash seed's set
+    and dict layouts, the report format). Paused for a kernel's whole proof,
+    its z3 terms are freed at the same points everywhere; the collector runs
+    again afterwards and reclaims the proof's cycles then."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 #: (context, an idle solver of it): any solver of a context reports the
@@ -277,4 +301,4 @@ def is_safety_net(reason: str) -> bool:
 
 
 __all__ = ["SolverBudget", "LoggedSolver", "DUMP_ENV", "fresh_context", "rlimit_count", "unknown_reason", "MEGA",
-           "DEFAULT_CHECK_RLIMIT", "SAFETY_NET_S"]
+           "DEFAULT_CHECK_RLIMIT", "SAFETY_NET_S", "z3_memory_order"]

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from verikern.mir.nodes import Kernel
 
-from verikern.proofs.deciding.budget import SolverBudget, fresh_context
+from verikern.proofs.deciding.budget import SolverBudget, fresh_context, z3_memory_order
 from verikern.proofs.obligations import obligation_id
 from verikern.proofs.deciding.prover import enumerate_obligations, prove_kernel
 
 
+@z3_memory_order()
 def obligation_queries(kernel: Kernel, *, dims=None, block_dim=None,
                        budget: float | None = None) -> list[tuple[str, list[tuple[str, str, str]]]]:
     """[(obligation id or "shared", [(query name, z3 answer, SMT-LIB text)])], in
