@@ -112,10 +112,20 @@ def relaxed_unsat(budget: SolverBudget, formulas: Sequence, purpose: str,
     return res == z3.unsat
 
 
-def first_model(budget: SolverBudget, attempts: Iterable[Attempt],
-                purpose: str) -> z3.ModelRef | None:
-    """The model of the first attempt z3 finds satisfiable within its limit, or None."""
+def first_model(budget: SolverBudget, attempts: Iterable[Attempt], purpose: str,
+                known: z3.ModelRef | None = None, satisfied: Sequence = ()) -> z3.ModelRef | None:
+    """The model of the first attempt z3 finds satisfiable within its limit, or None.
+    `known` is a model of the formulas `satisfied`: an attempt with the
+    check's whole budget (cap None) that `known` also satisfies (its other
+    constraints evaluate to true) is satisfiable, and `known` is returned for
+    it without a check. Attempts with a small cap are still asked: their
+    models are the smaller, clearer counterexamples (`i = 0`, not `i = 25`)."""
+    given = {id(f) for f in satisfied}
     for constraints, cap in attempts:
+        if known is not None and cap is None and all(
+                z3.is_true(known.eval(c, model_completion=True))
+                for c in constraints if id(c) not in given):
+            return known
         res, model, _ = check(budget, constraints, cap, purpose)
         if res == z3.sat:
             return model
@@ -137,19 +147,23 @@ def decide(budget: SolverBudget, exact: list, *, abstract: list | None = None,
     for probe in probes:
         res, model, _ = check(budget, list(exact) + list(probe), probe_cap, purpose + "probe")
         if res == z3.sat:
-            return Answer(Status.FAILED, _refined(budget, model, probe, refine, purpose))
+            return Answer(Status.FAILED, _refined(budget, model, list(exact) + list(probe),
+                                                  probe, refine, purpose))
     res, model, solver = check(budget, exact, None, purpose + "exact")
     if res == z3.unsat:
         return Answer(Status.PROVED)
     if res == z3.sat:
-        return Answer(Status.FAILED, _refined(budget, model, None, refine, purpose))
+        return Answer(Status.FAILED, _refined(budget, model, exact, None, refine, purpose))
     return Answer(Status.UNKNOWN, reason=unknown_reason(solver))
 
 
-def _refined(budget, model, probe, refine, purpose) -> z3.ModelRef:
+def _refined(budget, model, satisfied, probe, refine, purpose) -> z3.ModelRef:
+    """The first satisfiable refinement's model; `model` (of `satisfied`)
+    itself when it already satisfies that refinement, or none is."""
     if refine is None:
         return model
-    return first_model(budget, refine(model, probe), purpose + "smaller-model") or model
+    return first_model(budget, refine(model, probe), purpose + "smaller-model",
+                       known=model, satisfied=satisfied) or model
 
 
 __all__ = ["Answer", "Attempt", "check", "first_model", "decide"]

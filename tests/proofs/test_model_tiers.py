@@ -78,3 +78,36 @@ def test_a_bug_that_needs_a_huge_launch_gets_small_arrays():
     cex = _confirmed_bounds_counterexample("bounds_index_overflow_2i.py")
     assert max(cex.shapes["x"]) <= SMALL_MODEL_TIERS[-1][1]
     assert cex.dims[0] > 2 ** 30
+
+
+def test_a_refinement_the_model_already_satisfies_costs_no_query_unless_its_cap_is_small():
+    """solving.first_model: an attempt with the check's whole budget that
+    the model in hand satisfies returns that model without asking z3 (it
+    cost millions of units on bounds_uint32_product_int64_wraps); attempts
+    with a small cap are still asked (smaller, clearer models), and so is
+    an attempt the model breaks."""
+    from verikern.proofs.deciding.budget import SolverBudget, fresh_context
+    from verikern.proofs.deciding.solving import check, first_model
+
+    fresh_context()
+    budget = SolverBudget(label="t.")
+    x = z3.BitVec("x", 32)
+    exact = [z3.UGT(x, 5), z3.ULT(x, 1000)]
+    res, model, _ = check(budget, exact, None, "exact")
+    assert res == z3.sat
+    known = model.eval(x).as_long()
+    before = budget.queries
+    # the small-cap attempt is asked and finds a smaller model
+    got = first_model(budget, [(exact + [z3.ULT(x, 7)], 10_000), (exact, None)], "r",
+                      known=model, satisfied=exact)
+    assert budget.queries == before + 1 and got is not model and got.eval(x).as_long() == 6
+    # the whole-budget attempt the model satisfies: no query, the same model
+    before = budget.queries
+    got = first_model(budget, [(exact + [z3.ULT(x, 3)], 10_000), (exact, None)], "r",
+                      known=model, satisfied=exact)
+    assert got is model and budget.queries == before + 1      # only the unsat small one
+    # a whole-budget attempt the model breaks is asked
+    before = budget.queries
+    other = exact + [x != known]
+    got = first_model(budget, [(other, None)], "r", known=model, satisfied=exact)
+    assert budget.queries == before + 1 and got.eval(x).as_long() != known

@@ -241,7 +241,7 @@ GUARDED = HEAD + textwrap.dedent("""
 def test_an_index_guarded_at_a_grid_constant_gets_that_length():
     k = _kernel(GUARDED, "shift")
     obligations, spent = _prove(k)
-    s = suggest_contract(k, obligations, per_check=10 * MEGA, budget_units=max(2 * spent, MEGA // 2))
+    s = suggest_contract(k, obligations, per_check=10 * MEGA, budget_units=max(SUGGEST_FACTOR * spent, SUGGEST_FLOOR))
     assert s is not None and s.proved
     assert set(s.requires) == {"64 <= f.shape[0]", "vk.launch_dim() <= out.shape[0]"}
 
