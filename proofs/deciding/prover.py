@@ -36,7 +36,7 @@ from verikern.proofs.obligations import (  # noqa: F401  (ObligationSpec, Point 
 from verikern.proofs.deciding.invariants import Candidate, HintPhase
 from verikern.proofs.deciding.prover_context import ProofContext
 from verikern.proofs.deciding.explain import element_text, wrap_notes
-from verikern.proofs.deciding.solving import Answer, decide
+from verikern.proofs.deciding.solving import Answer, decide, satisfies
 from verikern.proofs.deciding import uninit
 
 
@@ -128,7 +128,9 @@ def solve(ctx: ProofContext, encs: list[ThreadEncoding], query: list,
     is sat -- the model taken from the smallest satisfiable tier of
     `LaunchModel.small_model_tiers` (small launches and arrays replay fast),
     else the unbounded one, preferring one where the threads' earlier
-    accesses stay in bounds; UNKNOWN otherwise."""
+    accesses stay in bounds; or, before any search, the model of one of the
+    kernel's earlier failures that satisfies this query (a read and a write
+    of one element race in the same launch); UNKNOWN otherwise."""
     facts = ctx.facts(encs, list(sites))
     base = facts + list(query)
     tiers = ctx.launch.small_model_tiers()
@@ -148,9 +150,19 @@ def solve(ctx: ProofContext, encs: list[ThreadEncoding], query: list,
             attempts.append((base + compact + tiers[0], SMALL_TIER_RLIMIT))  # fewer threads
         return attempts + [(base + probe + hints, SMALL_TIER_RLIMIT) for hints in tiers[1:]]
 
-    return decide(ctx.budget, base, abstract=ctx.abstract(base), abstract_cap=QUICK_RLIMIT,
-                  probes=ctx.launch.probes(), probe_cap=PROBE_RLIMIT, refine=refine,
-                  relaxation=ctx.relaxation)
+    for known in ctx.failure_models:
+        # an earlier failure's model, when it is one of this query (the
+        # query's own formulas first: they rule most models out at once) and
+        # keeps the threads' earlier accesses in bounds (replay reaches it)
+        if satisfies(known, query) and satisfies(known, facts) and \
+                not _clean_path_first(ctx, encs, sites, known, [], prefer):
+            return Answer(Status.FAILED, known)
+    answer = decide(ctx.budget, base, abstract=ctx.abstract(base), abstract_cap=QUICK_RLIMIT,
+                    probes=ctx.launch.probes(), probe_cap=PROBE_RLIMIT, refine=refine,
+                    relaxation=ctx.relaxation)
+    if answer.status is Status.FAILED and answer.model is not None:
+        ctx.failure_models.append(answer.model)
+    return answer
 
 
 def _val(m: z3.ModelRef, term, t=I32):

@@ -84,6 +84,9 @@ class ProofContext:
         self._prior_access: dict[tuple, list] = {}
         self.nonlinear = NonlinearAbstraction()
         self.relaxation = IntegerRelaxation()    # of the abstract queries, shared by them
+        # the models of the kernel's failures so far: a later query they
+        # satisfy fails without a search (a read and a write of one element)
+        self.failure_models: list[z3.ModelRef] = []
         # remainder lemmas only where a remainder by a variable can occur (a
         # symbolic `%` in the kernel, or a symbolic-stride congruence candidate)
         self.lemmas = RemainderLemmas() if self._may_use_remainders() else None

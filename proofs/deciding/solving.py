@@ -112,6 +112,12 @@ def relaxed_unsat(budget: SolverBudget, formulas: Sequence, purpose: str,
     return res == z3.unsat
 
 
+def satisfies(model: z3.ModelRef, formulas: Iterable) -> bool:
+    """Every formula evaluates to true in `model` (completed where it leaves
+    a constant free): then `model` is a model of `formulas`."""
+    return all(z3.is_true(model.eval(f, model_completion=True)) for f in formulas)
+
+
 def first_model(budget: SolverBudget, attempts: Iterable[Attempt], purpose: str,
                 known: z3.ModelRef | None = None, satisfied: Sequence = ()) -> z3.ModelRef | None:
     """The model of the first attempt z3 finds satisfiable within its limit, or None.
@@ -122,9 +128,8 @@ def first_model(budget: SolverBudget, attempts: Iterable[Attempt], purpose: str,
     models are the smaller, clearer counterexamples (`i = 0`, not `i = 25`)."""
     given = {id(f) for f in satisfied}
     for constraints, cap in attempts:
-        if known is not None and cap is None and all(
-                z3.is_true(known.eval(c, model_completion=True))
-                for c in constraints if id(c) not in given):
+        if known is not None and cap is None and \
+                satisfies(known, (c for c in constraints if id(c) not in given)):
             return known
         res, model, _ = check(budget, constraints, cap, purpose)
         if res == z3.sat:
@@ -166,4 +171,4 @@ def _refined(budget, model, satisfied, probe, refine, purpose) -> z3.ModelRef:
                        known=model, satisfied=satisfied) or model
 
 
-__all__ = ["Answer", "Attempt", "check", "first_model", "decide"]
+__all__ = ["Answer", "Attempt", "check", "first_model", "decide", "satisfies"]

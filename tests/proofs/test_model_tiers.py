@@ -111,3 +111,45 @@ def test_a_refinement_the_model_already_satisfies_costs_no_query_unless_its_cap_
     other = exact + [x != known]
     got = first_model(budget, [(other, None)], "r", known=model, satisfied=exact)
     assert budget.queries == before + 1 and got.eval(x).as_long() != known
+
+
+REUSED = """import verikern as vk
+
+
+@vk.kernel
+def pairs(a: vk.array(dtype=vk.float32)):
+    i = vk.tid()
+    a[i // 2] = a[i // 2] + 1.0
+"""
+
+
+def test_an_earlier_failures_model_decides_a_later_query_it_satisfies(caplog, tmp_path):
+    """Threads 2k and 2k+1 both write a[k], so the write/write race's model
+    is also one of the read/write race of the same element: that second
+    obligation fails with it and no search of its own (ProofContext
+    .failure_models); replay confirms both. Likewise for the two bounds
+    obligations of a[i // 2]; a model of one kind satisfies no query of the
+    other, so each kind is searched once."""
+    import logging
+
+    path = tmp_path / "pairs.py"
+    path.write_text(REUSED)
+    kernel = compile_file(str(path)).kernel("pairs").mir
+    with caplog.at_level(logging.DEBUG, logger="verikern.proofs.solver"):
+        report = prove_mir(kernel, file=str(path))
+    races = [o for o in report.obligations if o.kind is ObligationKind.RACE]
+    assert len(races) == 2 and all(o.status is Status.FAILED and o.confirmed for o in races)
+    # "pairs.pairs.00006.race@7:5+7:5.abstract: sat (...)" -> "race@7:5+7:5"
+    names = [r.getMessage().rsplit(": ", 1)[0].split(".", 3)[-1] for r in caplog.records
+             if r.name == "verikern.proofs.solver"]
+    searched = {n.rsplit(".", 1)[0] for n in names if "@" in n}
+    assert sum(t.startswith("race@") for t in searched) == 1, names
+    # a[i // 2] past the end: the store's model (searched) is also the load's;
+    # replay confirms the load, which runs first
+    bounds = [o for o in report.obligations if o.kind is ObligationKind.BOUNDS]
+    assert len(bounds) == 2 and all(o.status is Status.FAILED for o in bounds)
+    assert [o.confirmed for o in bounds] == [False, True]
+    assert sum(t.startswith("bounds@") for t in searched) == 1, names
+    # no model of a race query is one of a bounds query (nor the other way
+    # round: the race model keeps i // 2 inside a), so each kind searched once
+    assert races[0].counterexample.shapes != bounds[0].counterexample.shapes
