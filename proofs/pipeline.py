@@ -51,7 +51,8 @@ def _is_abstracted(ob: Obligation) -> bool:
 #: z3 resource units `settle` may spend on one kernel searching peeled loop
 #: iterations for exact counterexamples (proofs.deciding.peeling), all obligations
 #: together (checked before each search and query), at most twice a check's
-#: budget: the search of a loop's last iterations needs more than one check.
+#: budget: headroom, because z3's count for the same search can vary a little
+#: with the process's history (docs/PROVER.md, Determinism).
 EXACT_SEARCH_BUDGET = 20 * MEGA
 
 
@@ -232,7 +233,8 @@ def prove_mir(kernel_mir, *, file: str, dims=None, block_dim=None, budget: float
     `budget`: million z3 resource units per check (None: the default of
     proofs.deciding.budget); the proof runs in a z3 context of its own, with
     the cyclic garbage collector paused (budget.z3_memory_order), so its
-    answer does not depend on what was proved before in this process.
+    verdicts do not depend on what was proved before in this process (its
+    models can: docs/PROVER.md, Determinism).
     `suggest`: for a FAILED kernel, also search a suggested contract
     (proofs.deciding.suggest) within SUGGEST_FACTOR times the proof's z3
     work; the report carries it, and its status stays FAILED.

@@ -53,6 +53,11 @@ SEED = 0
 SAFETY_NET_S = 300.0
 
 
+#: `clear` functions of the module caches that hold z3 terms of a context
+#: (fresh_context empties them: see there).
+CONTEXT_CACHES: list = []
+
+
 def fresh_context() -> None:
     """Give the rest of this kernel's proof a z3 context of its own.
 
@@ -63,6 +68,9 @@ def fresh_context() -> None:
     context; they must not be mixed with new ones (nothing in the prover
     keeps z3 terms across kernels)."""
     z3.z3._main_ctx = None
+    _COUNTER.clear()
+    for clear in CONTEXT_CACHES:      # their terms belong to an earlier context:
+        clear()                       # freed now, not in the middle of this proof
 
 
 @contextlib.contextmanager

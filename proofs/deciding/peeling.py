@@ -42,7 +42,7 @@ from verikern.mir.cfg import retarget as _retarget
 from verikern.mir.nodes import Block, Kernel, Return
 from verikern.mir.passes.peel import SiteMap, peel_loops
 
-from verikern.proofs.deciding.budget import MEGA, SolverBudget, rlimit_count
+from verikern.proofs.deciding.budget import CONTEXT_CACHES, MEGA, SolverBudget, rlimit_count
 from verikern.proofs.deciding.crosscheck import apply_cross_checks
 from verikern.proofs.obligations import Obligation, ObligationKind, Status
 from verikern.proofs.deciding.prover import DECIDERS, ObligationSpec, enumerate_obligations
@@ -165,6 +165,7 @@ def _reachable(blocks) -> set[str]:
 
 _CACHE: "OrderedDict[tuple, tuple[Kernel, PeeledContext, z3.Context]]" = OrderedDict()
 _CACHE_SIZE = 4
+CONTEXT_CACHES.append(_CACHE.clear)
 
 
 def peeled_context(kernel: Kernel, dims=None, block_dim=None,
