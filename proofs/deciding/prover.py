@@ -111,12 +111,17 @@ QUICK_RLIMIT = 2 * MEGA
 PROBE_RLIMIT = 3 * MEGA // 2
 
 
+def _clean_path_hints(ctx: ProofContext, encs, sites, prefer=()) -> list:
+    """The threads' earlier accesses (and `prefer`: e.g. the other dimensions
+    of the access itself) are in bounds: a replay would stop at such an
+    error first."""
+    return ctx.prior_access_hints(encs, list(sites)) + list(prefer)
+
+
 def _clean_path_first(ctx: ProofContext, encs, sites, model, constraints, prefer=()) -> list:
-    """An attempt that also keeps the threads' earlier accesses (and
-    `prefer`: e.g. the other dimensions of the access itself) in bounds, when
-    `model` breaks one (a replay would stop at that error first)."""
-    hints = ctx.prior_access_hints(encs, list(sites)) + list(prefer)
-    if not hints or all(z3.is_true(model.eval(h, model_completion=True)) for h in hints):
+    """An attempt with `_clean_path_hints` too, when `model` breaks one of them."""
+    hints = _clean_path_hints(ctx, encs, sites, prefer)
+    if satisfies(model, hints):
         return []
     return [(constraints + hints, SMALL_TIER_RLIMIT)]
 
@@ -155,7 +160,7 @@ def solve(ctx: ProofContext, encs: list[ThreadEncoding], query: list,
         # query's own formulas first: they rule most models out at once) and
         # keeps the threads' earlier accesses in bounds (replay reaches it)
         if satisfies(known, query) and satisfies(known, facts) and \
-                not _clean_path_first(ctx, encs, sites, known, [], prefer):
+                satisfies(known, _clean_path_hints(ctx, encs, sites, prefer)):
             return Answer(Status.FAILED, known)
     answer = decide(ctx.budget, base, abstract=ctx.abstract(base), abstract_cap=QUICK_RLIMIT,
                     probes=ctx.launch.probes(), probe_cap=PROBE_RLIMIT, refine=refine,
