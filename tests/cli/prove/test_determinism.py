@@ -71,7 +71,7 @@ def _report(path: str, **options) -> dict:
 
 
 def _verdicts(report: dict) -> list:
-    return [(k["kernel"], k["status"], [(o["kind"], o["line"], o["col"], o["status"], o["confirmed"])
+    return [(k["kernel"], k["status"], [(o["kind"], o["line"], o["col"], o["status"])
                                         for o in k["obligations"]])
             for k in report["kernels"]]
 
