@@ -68,7 +68,6 @@ def fresh_context() -> None:
     context; they must not be mixed with new ones (nothing in the prover
     keeps z3 terms across kernels)."""
     z3.z3._main_ctx = None
-    _COUNTER.clear()
     for clear in CONTEXT_CACHES:      # their terms belong to an earlier context:
         clear()                       # freed now, not in the middle of this proof
 
@@ -99,6 +98,7 @@ def z3_memory_order():
 #: context's whole resource count, and asking an existing one is about ten
 #: times cheaper than making a solver per question.
 _COUNTER: list = []
+CONTEXT_CACHES.append(_COUNTER.clear)
 
 
 def rlimit_count() -> int:
