@@ -75,8 +75,6 @@ COEFF_BITS = 16
 #: concrete-launch probe, in a synthesis round.
 QUICK_RLIMIT = 2 * MEGA
 PROBE_RLIMIT = 3 * MEGA // 2
-#: Reader states sampled per concrete-launch probe before the first check.
-SAMPLES_PER_PROBE = 4
 
 
 # ------------------------------------------------------------ terms
@@ -356,41 +354,28 @@ def unique_fit(points: list, fixed: list) -> list | None:
     return out
 
 
-def _first_samples(ctx: ProofContext, spec: ObligationSpec) -> list:
-    """Cheap first samples for the synthesis: reader states at the site (in
-    bounds) on each concrete-launch probe, with pairwise distinct elements
-    (models of A alone; a wrong witness's counterexample can be costly)."""
+def _first_sample(ctx: ProofContext, spec: ObligationSpec) -> z3.ModelRef | None:
+    """A cheap reader state at the site (in bounds; a model of A alone),
+    from which `inverse_fit` takes each candidate's first witness: on a
+    concrete-launch probe with every array dimension at least WIDE_SHAPE
+    (guarded writes then run in many threads, the points of the fit) when
+    the contracts admit one, else on the first probe that has a state; the
+    launch left free last, for contracts that exclude every probe (a fixed
+    `block_dim() == 256`). None when none is found within PROBE_RLIMIT each."""
     A = ctx.A
     ins = _read_at(ctx, spec)
     e = A.index_terms(ins)
     base = ctx.facts([A], [spec.site]) + [A.reach.get(spec.site[0], z3.BoolVal(False)),
                                           ctx.within(ins.array, e[:ins.array.ndim])]
-    out: list = []
-    # the concrete probe launches first; the launch left free last, for
-    # contracts that exclude every probe (a fixed `block_dim() == 256`)
     tries = ctx.launch.probes() + [[]]
-    # first a launch with large arrays, where guarded writes run in many
-    # threads (the points of `inverse_fit`), when the contracts admit one
     large = [z3.UGE(v, WIDE_SHAPE) for v in ctx.launch.shapes.values()]
-    for probe in tries:
-        res, model, _s = check(ctx.budget, base + probe + large, PROBE_RLIMIT, "uninit-sample")
-        if res == z3.sat:
-            out.append(model)
-            break
-    probed = 0
-    for probe in tries:
-        if not probe and probed:
-            break                         # the probes gave samples
-        for _ in range(SAMPLES_PER_PROBE):
-            # every index differs from the earlier samples' (varied samples)
-            other = [t != m.eval(t, model_completion=True) for m in out for t in e]
-            res, model, _s = check(ctx.budget, base + probe + other, PROBE_RLIMIT,
+    for extra in (large, []):
+        for probe in tries:
+            res, model, _s = check(ctx.budget, base + probe + extra, PROBE_RLIMIT,
                                    "uninit-sample")
-            if res != z3.sat:
-                break
-            out.append(model)
-            probed += bool(probe)
-    return out
+            if res == z3.sat:
+                return model
+    return None
 
 
 def _quick(ctx: ProofContext, encs, query: list, sites) -> Answer:
@@ -437,16 +422,16 @@ def decide(ctx: ProofContext, spec: ObligationSpec, solve, counterexample, verdi
     coeffs = initial_coefficients(len(e) + 3, len(cands))
     encs = [A] + list(dict.fromkeys(c.enc for c in cands))
     sites = [spec.site] + [next(c.site for c in cands if c.enc is enc) for enc in encs[1:]]
-    samples = _first_samples(ctx, spec) if cands else []
+    first = _first_sample(ctx, spec) if cands else None
     fitted: list = [None] * len(cands)
-    if samples:
+    if first is not None:
         width = e[0].size()
         for j, cand in enumerate(cands):
-            fitted[j] = inverse_fit(ctx, spec, cand, samples[0], width)
+            fitted[j] = inverse_fit(ctx, spec, cand, first, width)
             if fitted[j] is not None:
                 coeffs[j] = fitted[j]
     guesses = [unit_guesses(len(e) + 3, f) for f in fitted]
-    samples = []
+    samples: list = []
     ans = None
     for _ in range(MAX_ROUNDS):
         ans = _quick(ctx, encs, claim(ctx, spec, selfs, cands, coeffs), sites)

@@ -88,6 +88,26 @@ def test_fixed_halo_is_proved():
     assert _statuses(obs) == ["proved", "proved"], [o.message for o in obs]
 
 
+def test_one_sample_model_seeds_the_synthesis(caplog):
+    """The fit of a candidate's first witness reads one sample model: the
+    sample search stops at its first satisfiable query (the ones before it
+    are launches whose contracts admit no large arrays)."""
+    import logging
+
+    with caplog.at_level(logging.DEBUG, logger="verikern.proofs.solver"):
+        obs = prove_src(FIXED_HALO)
+    assert _statuses(obs) == ["proved", "proved"]
+    by_site: dict[str, list[str]] = {}
+    for r in caplog.records:
+        msg = r.getMessage()
+        if ".uninit-sample: " in msg:
+            site = msg.split(".uninit-sample")[0].rsplit(".", 1)[-1]
+            by_site.setdefault(site, []).append(msg.split(": ")[1].split()[0])
+    assert sorted(by_site) == ["uninit@17:12", "uninit@17:20"], by_site
+    for answers in by_site.values():
+        assert answers[-1] == "sat" and "sat" not in answers[:-1], by_site
+
+
 @pytest.mark.parametrize("src, why", [
     ("""
     @vk.kernel(block_dim=32)
