@@ -214,6 +214,16 @@ class LaunchModel:
         return [self.block_dim == _u32(int(block))] + \
             [d == _u32(v) for d, v in zip(self.dims, dims)]
 
+    def launch_of(self, model: z3.ModelRef) -> list[z3.BoolRef]:
+        """The launch dims, block size, scalar parameters and array shapes
+        of `model` (one counterexample), as equalities: a concrete launch in
+        which to look for another violation (a search hint only, like
+        `probes`); the parts the launch already fixes are left out."""
+        terms = list(self.dims) + [self.block_dim] + list(self.scalars.values()) + \
+            list(self.shapes.values())
+        return [t == model.eval(t, model_completion=True) for t in terms
+                if not (z3.is_bv_value(t) or z3.is_true(t) or z3.is_false(t))]
+
     def small_model_hints(self, size_limit: int = 4096, shape_limit: int = 4096,
                           scalar_limit: int | None = 4096,
                           edge: int | None = None) -> list[z3.BoolRef]:

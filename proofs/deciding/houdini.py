@@ -73,9 +73,10 @@ class Houdini:
         return out
 
     # ------------------------------------------------------------ queries
-    def _solve(self, formulas: list, cap: int | None, purpose: str) -> tuple:
+    def _solve(self, formulas: list, cap: int | None, purpose: str,
+               escalate: bool = True) -> tuple:
         self.result.checks += 1
-        res, model, _ = check(self.budget, formulas, cap, purpose)
+        res, model, _ = check(self.budget, formulas, cap, purpose, escalate=escalate)
         return res, model
 
     def _first_model(self, attempts, purpose: str):
@@ -102,12 +103,16 @@ class Houdini:
                                   for hints in hint_sets), "houdini-small-model")
 
     def exact(self, formulas: list, short: bool = False) -> tuple:
-        """(answer, model or None) of the exact query (a probe first unless `short`)."""
+        """(answer, model or None) of the exact query: a probe first, unless
+        `short` -- a look within HOUDINI_SHORT_RLIMIT that, undecided without
+        the query's lazy facts, is not asked again with them (in the corpus
+        that second ask never decided a query, and cost 500k units each)."""
         if not short:
             m = self.probe_model(formulas)
             if m is not None:
                 return z3.sat, m
-        return self._solve(formulas, HOUDINI_SHORT_RLIMIT if short else None, "houdini-exact")
+        return self._solve(formulas, HOUDINI_SHORT_RLIMIT if short else None, "houdini-exact",
+                           escalate=not short)
 
     def hint_failed(self, c: Candidate, built, context: list, phase: str, model, edge) -> None:
         """Record why hint `c` fell: its phase and a model (a small one when

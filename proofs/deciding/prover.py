@@ -109,6 +109,9 @@ SMALL_TIER_RLIMIT = 3 * MEGA // 2
 QUICK_RLIMIT = 2 * MEGA
 #: Work of one concrete-launch probe.
 PROBE_RLIMIT = 3 * MEGA // 2
+#: Work of a probe in the launch of one of the kernel's earlier
+#: counterexamples (its sizes and parameters fixed: a small search).
+EARLY_PROBE_RLIMIT = MEGA // 2
 
 
 def _clean_path_hints(ctx: ProofContext, encs, sites, prefer=()) -> list:
@@ -164,7 +167,8 @@ def solve(ctx: ProofContext, encs: list[ThreadEncoding], query: list,
             return Answer(Status.FAILED, known)
     answer = decide(ctx.budget, base, abstract=ctx.abstract(base), abstract_cap=QUICK_RLIMIT,
                     probes=ctx.launch.probes(), probe_cap=PROBE_RLIMIT, refine=refine,
-                    relaxation=ctx.relaxation)
+                    early_probes=[ctx.launch.launch_of(m) for m in ctx.failure_models],
+                    early_cap=EARLY_PROBE_RLIMIT, relaxation=ctx.relaxation)
     if answer.status is Status.FAILED and answer.model is not None:
         ctx.failure_models.append(answer.model)
     return answer

@@ -13,7 +13,8 @@ first leaves its lazy facts out). Every solver comes from the kernel's SolverBud
 The strategy, cheapest first: (1) the abstract query (bit-blasted on a
 small budget, then its integer relaxation, which over-approximates it
 again -- linear proofs that cost millions of units bit-blasted take
-thousands there -- then bit-blasted on the whole cap), (2) each concrete-launch
+thousands there -- then, after the early probes, bit-blasted on the whole
+cap), (2) each concrete-launch
 probe in turn, (3) the exact query; a model found by (2) or (3) is then
 refined (`refine(model, probe)` lists stricter attempts, e.g. small sizes
 that replay fast) and the first satisfiable attempt's model is kept.
@@ -50,8 +51,8 @@ class Answer:
 
 
 def check(budget: SolverBudget, formulas: Sequence, cap: int | None = None,
-          purpose: str = "check",
-          logic: str = "QF_BV") -> tuple[z3.CheckSatResult, z3.ModelRef | None, z3.Solver]:
+          purpose: str = "check", logic: str = "QF_BV",
+          escalate: bool = True) -> tuple[z3.CheckSatResult, z3.ModelRef | None, z3.Solver]:
     """One query: (answer, model when sat, the solver).
 
     Lazy facts (encoders.smt.launch.LazyFact) are left out at first, with
@@ -61,8 +62,9 @@ def check(budget: SolverBudget, formulas: Sequence, cap: int | None = None,
     whole query. Those a model breaks are added and the query asked again (a
     fresh solver, `purpose` + "+lazy", the check's whole work), at most once
     per lazy fact; when the first attempt is undecided (a proof that needs
-    them), the whole query is asked. So the answer is always the whole
-    query's."""
+    them), the whole query is asked -- unless `escalate` is False (a short
+    look, whose miss costs only that first attempt), which then answers
+    `unknown`. So the answer is always the whole query's."""
     lazy = [f for f in formulas if isinstance(f, LazyFact)]
     eager = [f for f in formulas if not isinstance(f, LazyFact)]
     first = max(1, budget.limit(cap) // LAZY_SHARE) if lazy else cap
@@ -70,7 +72,7 @@ def check(budget: SolverBudget, formulas: Sequence, cap: int | None = None,
         s = budget.solver(first, purpose, logic)
         s.add(*eager)
         res = s.check()
-        if res == z3.unknown and lazy:
+        if res == z3.unknown and lazy and escalate:
             eager, lazy, first = eager + lazy, [], cap
             purpose = purpose if purpose.endswith("+lazy") else purpose + "+lazy"
             continue
@@ -86,20 +88,25 @@ def check(budget: SolverBudget, formulas: Sequence, cap: int | None = None,
         purpose = purpose if purpose.endswith("+lazy") else purpose + "+lazy"
 
 
-def _abstract_unsat(budget: SolverBudget, abstract: list, cap: int | None,
-                    relaxation: IntegerRelaxation | None, purpose: str) -> bool:
-    """The abstract query is unsat: bit-blasted within ABSTRACT_FIRST_RLIMIT
-    units (almost every abstract query is decided there), else by its
-    integer relaxation, else bit-blasted again within `cap`."""
+def _abstract_quick(budget: SolverBudget, abstract: list, cap: int | None,
+                    relaxation: IntegerRelaxation | None,
+                    purpose: str) -> tuple[bool | None, z3.Solver]:
+    """Whether the abstract query is unsat: True when it is, bit-blasted
+    within ABSTRACT_FIRST_RLIMIT units (almost every abstract query is
+    decided there) or by its integer relaxation; False when it is not (sat,
+    or undecided within `cap`); None when undecided so far, with a retry
+    within `cap` left. Also the first attempt's solver, which the caller
+    keeps until the retry (z3 reuses a freed solver's memory, and the
+    retry's search depends on it: keeping it makes the retry's cost the
+    one measured, see docs/PROVER.md "Determinism")."""
     first = min(budget.limit(cap), ABSTRACT_FIRST_RLIMIT)
-    res, _, _ = check(budget, abstract, first, purpose + "abstract")
+    res, _, solver = check(budget, abstract, first, purpose + "abstract")
     if res != z3.unknown or first >= budget.limit(cap):
-        return res == z3.unsat
+        return res == z3.unsat, solver
     if relaxation is not None and relaxed_unsat(budget, abstract, purpose + "abstract-lia",
                                                 relaxation):
-        return True
-    res, _, _ = check(budget, abstract, cap, purpose + "abstract")
-    return res == z3.unsat
+        return True, solver
+    return None, solver
 
 
 def relaxed_unsat(budget: SolverBudget, formulas: Sequence, purpose: str,
@@ -139,16 +146,32 @@ def first_model(budget: SolverBudget, attempts: Iterable[Attempt], purpose: str,
 
 def decide(budget: SolverBudget, exact: list, *, abstract: list | None = None,
            abstract_cap: int | None = None, probes: Sequence[list] = (),
-           probe_cap: int | None = None,
+           probe_cap: int | None = None, early_probes: Sequence[list] = (),
+           early_cap: int | None = None,
            refine: Callable[[z3.ModelRef, list | None], list[Attempt]] | None = None,
            relaxation: IntegerRelaxation | None = None, purpose: str = "") -> Answer:
     """PROVED when `abstract` (an over-approximation of `exact`) or `exact`
     is unsat; FAILED with a model of `exact` (from a probe, else the exact
     query; refined by the first satisfiable attempt of `refine(model, probe)`);
-    UNKNOWN with the reason otherwise (see the module docstring)."""
-    if abstract is not None:
-        if _abstract_unsat(budget, abstract, abstract_cap, relaxation, purpose):
+    UNKNOWN with the reason otherwise (see the module docstring).
+    `early_probes` (within `early_cap` each) are asked before the abstract
+    query's retry on its whole cap, when its quick attempts left it undecided:
+    a model of one makes that retry moot."""
+    quick, _first = (None, None) if abstract is None else \
+        _abstract_quick(budget, abstract, abstract_cap, relaxation, purpose)
+    if quick:
+        return Answer(Status.PROVED)
+    if quick is None and abstract is not None:
+        for probe in early_probes:      # cheap, and a model makes the retry moot
+            res, model, _ = check(budget, list(exact) + list(probe), early_cap,
+                                  purpose + "early-probe")
+            if res == z3.sat:
+                return Answer(Status.FAILED, _refined(budget, model, list(exact) + list(probe),
+                                                      probe, refine, purpose))
+        res, _, _ = check(budget, abstract, abstract_cap, purpose + "abstract")
+        if res == z3.unsat:
             return Answer(Status.PROVED)
+    del _first
     for probe in probes:
         res, model, _ = check(budget, list(exact) + list(probe), probe_cap, purpose + "probe")
         if res == z3.sat:

@@ -75,6 +75,25 @@ def test_a_lazy_fact_the_first_model_keeps_costs_no_second_query(caplog):
     assert [n for n in _names(caplog) if "q" in n] == ["t.00001.q"]
 
 
+def test_a_short_look_undecided_without_its_lazy_facts_is_not_asked_again(caplog):
+    """`escalate=False` (Houdini's short exact look): an undecided first
+    attempt answers unknown, with no second query; the default asks the
+    whole query again (and here decides it)."""
+    fresh_context()
+    x, y = z3.BitVecs("x y", 64)
+    # factoring a 64-bit semiprime: no answer within a handful of units
+    hard = [x * y == 0xFFFFFFFB * 0xFFFFFFEF, z3.UGT(x, 1), z3.UGT(y, 1)]
+    lazy = LazyFact.of(x == 0)                # with it, unsat at once (x > 1)
+    with caplog.at_level(logging.DEBUG, logger="verikern.proofs.solver"):
+        res, model, _ = check(SolverBudget(label="t."), hard + [lazy], 40_000, purpose="short",
+                              escalate=False)
+        assert res == z3.unknown and model is None
+        assert [n for n in _names(caplog) if "short" in n] == ["t.00001.short"]
+        res, _, _ = check(SolverBudget(label="u."), hard + [lazy], 40_000, purpose="whole")
+    assert [n for n in _names(caplog) if "whole" in n] == ["u.00001.whole", "u.00002.whole+lazy"]
+    assert res == z3.unsat
+
+
 def test_only_multi_dimensional_size_bounds_are_lazy():
     fresh_context()
     launch = LaunchModel(compile_kernel(TWO_ARRAYS), None, None, 1 << 20)

@@ -153,3 +153,42 @@ def test_an_earlier_failures_model_decides_a_later_query_it_satisfies(caplog, tm
     # no model of a race query is one of a bounds query (nor the other way
     # round: the race model keeps i // 2 inside a), so each kind searched once
     assert races[0].counterexample.shapes != bounds[0].counterexample.shapes
+
+
+def test_a_launch_of_a_model_fixes_what_the_model_chose_and_nothing_fixed_already():
+    """LaunchModel.launch_of: one equality per free launch dim, scalar and
+    shape, each true in the model it came from; a fixed block size (a
+    literal) gets none."""
+    (kr,) = compile_file(str(CORPUS / "race_block_segments_one_past_end.py")).kernels
+    launch = LaunchModel(kr.mir, None, None)
+    s = z3.Solver()
+    s.add(*launch.facts, launch.dims[0] == 512, _param(launch, kr.mir, "seg_len") == 3)
+    assert s.check() == z3.sat
+    m = s.model()
+    fixed = launch.launch_of(m)
+    assert len(fixed) == 3       # launch_dim0, seg_len, shape_data_0 (block_dim is 256)
+    assert all(z3.is_true(m.eval(f)) for f in fixed)
+    s2 = z3.Solver()
+    s2.add(*fixed, launch.dims[0] == 256)
+    assert s2.check() == z3.unsat
+
+
+def test_a_later_violation_is_looked_for_first_in_the_launch_of_an_earlier_one(caplog):
+    """The segment kernel's race query is one its abstraction leaves
+    undecided on the quick budget; the launch of the out-of-bounds read's
+    counterexample (dim 512, seg_len 2) also has the race, so the search in
+    that launch (an early probe) finds it with no retry of the abstraction
+    on the whole cap -- and the model is one replay confirms."""
+    import logging
+
+    path = CORPUS / "race_block_segments_one_past_end.py"
+    kernel = compile_file(str(path)).kernels[0].mir
+    with caplog.at_level(logging.DEBUG, logger="verikern.proofs.solver"):
+        report = prove_mir(kernel, file=str(path))
+    names = [r.getMessage() for r in caplog.records if r.name == "verikern.proofs.solver"]
+    race = [n for n in names if ".race@18:9+18:9." in n]
+    assert any(".early-probe: sat" in n for n in race), race
+    assert sum(".abstract: " in n for n in race) == 1, race   # the quick attempt only
+    (ob,) = [o for o in report.obligations
+             if o.kind is ObligationKind.RACE and o.status is Status.FAILED][:1]
+    assert ob.confirmed
