@@ -17,6 +17,7 @@ Invariants:
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
@@ -114,7 +115,7 @@ def load_trace(source: Union[str, os.PathLike, dict, Trace], *, file: str | None
     top-level "file" entry, else "<kernel NAME>".
     """
     if isinstance(source, Trace):
-        return source
+        return source if file is None else dataclasses.replace(source, file=file)
     if isinstance(source, (str, os.PathLike)):
         try:
             with open(source, encoding="utf-8") as fh:
@@ -130,12 +131,35 @@ def load_trace(source: Union[str, os.PathLike, dict, Trace], *, file: str | None
     return _columns(data, file)
 
 
-def _columns(data: dict, file: str | None) -> Trace:
+def trace_of_columns(header: dict, columns: dict, *, file: str | None = None) -> Trace:
+    """A `Trace` from a trace header (a trace document without its events:
+    docs/INTERFACES.md) and columns as `TraceRecorder.columns` gives them --
+    the trace `load_trace` reads from the whole document, without a dict
+    per event."""
+    name, block_dim, dims, infos = _header(header)
+    array_ids = {a.name: i for i, a in enumerate(infos)}
+    try:
+        array_col = np.fromiter((array_ids[a] for a in columns["array"]), np.int32,
+                                len(columns["array"]))
+    except KeyError as exc:
+        raise TraceFormatError(f"trace event names array {exc} missing from the header") from None
+    op_col = np.fromiter((OP_CODES[o] for o in columns["op"]), np.int8, len(columns["op"]))
+    return Trace(
+        kernel=name, file=file or str(header.get("file") or f"<kernel {name}>"),
+        dims=dims, block_dim=block_dim, grid_dim=int(header.get("grid_dim", 0)),
+        arrays=tuple(infos), thread=columns["thread"], block=columns["block"],
+        interval=columns["interval"], array=array_col, flat=columns["flat"], op=op_col,
+        line=columns["line"], col=columns["col"], site=columns["site"],
+        index=columns["index"], rank=columns["rank"],
+    )
+
+
+def _header(data: dict) -> tuple[str, int, tuple[int, ...], list[ArrayInfo]]:
+    """The kernel name, block_dim, dims and arrays of a trace header."""
     if data.get("verikern_trace") != 1:
         raise TraceFormatError("not a verikern trace: missing \"verikern_trace\": 1")
     try:
         arrays_json = data["arrays"]
-        events = data["events"]
         block_dim = int(data["block_dim"])
         dims = tuple(int(d) for d in data["dims"])
     except (KeyError, TypeError, ValueError) as exc:
@@ -152,6 +176,15 @@ def _columns(data: dict, file: str | None) -> Trace:
             raise TraceFormatError(f"trace array {name!r} has unknown space {a['space']!r}")
         if infos[-1].layout not in ("row_major", "column_major"):
             raise TraceFormatError(f"trace array {name!r} has unknown layout {infos[-1].layout!r}")
+    return str(data.get("kernel", "?")), block_dim, dims, infos
+
+
+def _columns(data: dict, file: str | None) -> Trace:
+    kernel, block_dim, dims, infos = _header(data)
+    try:
+        events = data["events"]
+    except (KeyError, TypeError) as exc:
+        raise TraceFormatError(f"trace header is incomplete or malformed: {exc!r}") from None
     array_ids = {a.name: i for i, a in enumerate(infos)}
     n = len(events)
     try:
@@ -173,9 +206,8 @@ def _columns(data: dict, file: str | None) -> Trace:
         rows = np.flatnonzero(rank == r)
         if r:
             index[rows, :r] = np.array([cols["index"][k] for k in rows], np.int64).reshape(-1, r)
-    name = str(data.get("kernel", "?"))
     return Trace(
-        kernel=name, file=file or str(data.get("file") or f"<kernel {name}>"),
+        kernel=kernel, file=file or str(data.get("file") or f"<kernel {kernel}>"),
         dims=dims, block_dim=block_dim,
         grid_dim=int(data.get("grid_dim", 0)), arrays=tuple(infos),
         thread=np.asarray(cols["thread"], np.int64), block=np.asarray(cols["block"], np.int64),

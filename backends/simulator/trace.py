@@ -48,6 +48,37 @@ class TraceRecorder:
         return out
 
 
+    def columns(self) -> dict:
+        """The recorded events as numpy columns, in recording order (the
+        same events as `events()`, without a dict per event): "thread",
+        "block", "interval", "flat", "line", "col", "site" (int64), "array"
+        (names, an object array), "op" (names, an object array), "index"
+        ((n, widest rank) int64, padded with 0) and "rank" (int16)."""
+        width = max((len(b[5]) for b in self._batches), default=0)
+        parts: dict[str, list] = {k: [] for k in ("thread", "block", "interval", "flat", "line",
+                                                  "col", "site", "array", "op", "index", "rank")}
+        for thread, block, interval, _space, name, index, flat, op, line, col, site in \
+                self._batches:
+            n = thread.shape[0]
+            parts["thread"].append(np.asarray(thread, np.int64))
+            parts["block"].append(np.asarray(block, np.int64))
+            parts["interval"].append(np.asarray(interval, np.int64))
+            parts["flat"].append(np.asarray(flat, np.int64))
+            for key, value in (("line", line), ("col", col), ("site", site)):
+                parts[key].append(np.full(n, value, np.int64))
+            parts["array"].append(np.full(n, name, object))
+            parts["op"].append(np.full(n, op, object))
+            cols = np.zeros((n, max(width, 1)), np.int64)
+            for k, ix in enumerate(index):
+                cols[:, k] = ix
+            parts["index"].append(cols)
+            parts["rank"].append(np.full(n, len(index), np.int16))
+        empty = {"array": np.zeros(0, object), "op": np.zeros(0, object),
+                 "index": np.zeros((0, max(width, 1)), np.int64), "rank": np.zeros(0, np.int16)}
+        return {k: np.concatenate(v) if v else empty.get(k, np.zeros(0, np.int64))
+                for k, v in parts.items()}
+
+
 def trace_document(kernel, launch, arrays: dict, events: list[dict]) -> dict:
     """The whole trace object (header + events) for `kernel` run on `launch`."""
     info = {}

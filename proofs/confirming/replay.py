@@ -33,7 +33,7 @@ from typing import Any
 
 import verikern.errors as errors
 from verikern.backends.launch import prepare_mir_launch
-from verikern.backends.trace_analysis import find_races
+from verikern.backends.trace_analysis import Trace, find_races, trace_of_columns
 from verikern.mir.facts import is_int_division
 from verikern.mir.nodes import ArrayRef, Assert, Atomic, Barrier, BinOp, Kernel, Load, SourceLoc, Store
 from verikern.proofs.obligations import Counterexample, Obligation, ObligationKind
@@ -199,7 +199,7 @@ def _ambiguous(kernel: Kernel, obligation: Obligation) -> int:
     return most if most > 1 else 0
 
 
-def _find_race(document: dict, obligation: Obligation) -> str | None:
+def _find_race(document: Trace, obligation: Obligation) -> str | None:
     """A description of a race in the trace between accesses at the
     obligation's two source positions on its array (distinct threads, one
     element, same barrier interval of one block or different blocks for
@@ -260,7 +260,7 @@ def _site_recorder(positions: set, array: str | None):
 
 
 def _traced_run(kernel: Kernel, launch: ConcreteLaunch, meter,
-                only: tuple[set, str | None] | None = None) -> tuple[dict, Exception | None]:
+                only: tuple[set, str | None] | None = None) -> tuple[Trace, Exception | None]:
     """Simulate with tracing, at most RACE_MAX_STEPS scheduling steps, and
     return the trace of every access that happened -- also when the run
     stopped early at a runtime error, the step limit, the work budget or the
@@ -279,7 +279,8 @@ def _traced_run(kernel: Kernel, launch: ConcreteLaunch, meter,
     except (errors.KernelRuntimeError, errors.SimulationBudgetExceeded, ReplayTimeout,
             TraceFull) as err:
         stopped = err
-    return simulator.trace_document(k, config, arrays, recorder.events()), stopped
+    header = simulator.trace_document(k, config, arrays, [])
+    return trace_of_columns(header, recorder.columns()), stopped
 
 
 class ReplayVerdict(str, enum.Enum):

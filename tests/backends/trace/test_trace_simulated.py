@@ -131,3 +131,60 @@ def test_tile_column_writes_conflict_unless_padded(tmp_path, pad, expected):
     found = bank_conflicts(tr)
     assert [(c.line, c.degree, c.conflicted, c.accesses) for c in found] == expected
     assert find_races(tr) == []
+
+
+VEC3_SRC = """import verikern as vk
+
+
+@vk.kernel
+def shift(p: vk.array(dtype=vk.vec3), q: vk.array(dtype=vk.float32, ndim=2)):
+    i = vk.tid()
+    if i + 1 < p.shape[0]:
+        p[i] = p[i + 1] * 2.0
+        q[i, 1] = p[i].y
+"""
+
+
+def _both_ways(kernel, n, bd, arrays):
+    """(the trace read back from the trace document's event dicts, the one
+    built from the recorder's columns) of one traced run."""
+    from verikern.backends.launch import launch_config
+    from verikern.backends.simulator import TraceRecorder, program_for, trace_document
+    from verikern.backends.simulator.engine import run_launch
+    from verikern.backends.trace_analysis import trace_of_columns
+
+    cfg = launch_config(kernel, n, bd)
+    rec = TraceRecorder()
+    run_launch(program_for(kernel), cfg, arrays, {}, rec, False)
+    by_events = load_trace(trace_document(kernel, cfg, arrays, rec.events()))
+    return by_events, trace_of_columns(trace_document(kernel, cfg, arrays, []), rec.columns())
+
+
+@pytest.mark.parametrize("case", ["neighbour", "tile", "vec3", "empty"])
+def test_the_columnar_trace_is_the_trace_of_the_event_dicts(case):
+    """Replay reads the recorder's columns (`trace_of_columns`), `verikern
+    trace` the JSON events: the same trace, field by field -- mixed index
+    ranks (a 1-D global and a 2-D shared array), vector elements (inner
+    index dimensions) and no events at all."""
+    from verikern.frontend import compile_source
+
+    if case == "neighbour":
+        a, b = _both_ways(neighbour_kernel(False), 128, 64,
+                          {"x": np.arange(128, dtype=np.float32), "out": np.zeros(128, np.float32)})
+    elif case == "tile":
+        a, b = _both_ways(tile_kernel(0), 256, 128, {"x": np.ones(256, np.float32)})
+    else:
+        (kr,) = compile_source(VEC3_SRC, "v.py").kernels
+        n = 0 if case == "empty" else 9
+        a, b = _both_ways(kr.mir, max(n, 1), 1 if case == "empty" else 4,
+                          {"p": np.ones((max(n, 1), 3), np.float32),
+                           "q": np.zeros((max(n, 1), 2), np.float32)})
+    assert a.n_events == b.n_events and (a.n_events == 0) == (case == "empty")
+    for field in ("kernel", "file", "dims", "block_dim", "grid_dim", "arrays"):
+        assert getattr(a, field) == getattr(b, field) or \
+            [vars(x) for x in getattr(a, field)] == [vars(x) for x in getattr(b, field)], field
+    for field in ("thread", "block", "interval", "array", "flat", "op", "line", "col", "site",
+                  "index", "rank"):
+        x, y = getattr(a, field), getattr(b, field)
+        assert x.shape == y.shape and np.array_equal(x, y), field
+    assert [r.short() for r in find_races(a)] == [r.short() for r in find_races(b)]
