@@ -54,13 +54,18 @@ class Houdini:
                                                                         None, why)
         self.order = sorted(self.live, key=lambda h: shape.position.get(h, 0))
         self.bodies = {lp.header: set(lp.body) for lp in enc.kernel.loops}
+        #: (header, edge, with_self) -> `_query_key` of the check's last unsat
+        #: answer: the same key is the same query, so it is not asked again
+        self.held: dict[tuple, tuple] = {}
 
     # ------------------------------------------------------------ facts
     def with_lemmas(self, formulas: list) -> list:
         return formulas + self.lemmas.for_formulas(formulas) if self.lemmas is not None else formulas
 
-    def facts_for(self, header: str, with_self: bool) -> list:
-        """The surviving candidates of the loops whose visits precede `header`'s."""
+    def _assumed(self, header: str, with_self: bool) -> list[str]:
+        """The loops whose surviving candidates a check of `header` assumes:
+        those whose visits precede `header`'s (and, `with_self`, the loop
+        itself and the loops nested in it)."""
         out = []
         for h2 in self.order:
             if h2 == header and not with_self:
@@ -68,9 +73,23 @@ class Houdini:
             earlier = self.shape.position[h2] < self.shape.position[header] and h2 != header
             inside = with_self and h2 in self.bodies[header]
             if earlier or inside:
-                hv = self.enc.havoc[h2]
-                out.append(self.enc.loop_facts(h2, [c.build(self.enc, hv.phis) for c in self.live[h2]]))
+                out.append(h2)
         return out
+
+    def facts_for(self, header: str, with_self: bool) -> list:
+        """The surviving candidates of the loops whose visits precede `header`'s."""
+        out = []
+        for h2 in self._assumed(header, with_self):
+            hv = self.enc.havoc[h2]
+            out.append(self.enc.loop_facts(h2, [c.build(self.enc, hv.phis) for c in self.live[h2]]))
+        return out
+
+    def _query_key(self, header: str, with_self: bool) -> tuple:
+        """What a check of `header` asks, given its edge: the surviving
+        candidates it assumes and its own. Candidates are only ever removed,
+        so their counts name the sets."""
+        return tuple(len(self.live[h]) for h in self._assumed(header, with_self)) + \
+            (len(self.live[header]),)
 
     # ------------------------------------------------------------ queries
     def _solve(self, formulas: list, cap: int | None, purpose: str,
@@ -138,6 +157,9 @@ class Houdini:
         enc, live = self.enc, self.live
         changed = False
         probe_first = bool(self.probes)
+        done = (header, edge, with_self)
+        if self.held.get(done) == self._query_key(header, with_self):
+            return False            # the very query z3 answered unsat before
         while live[header]:
             cs = live[header]
             built = [c.build(enc, state) for c in cs]
@@ -153,12 +175,14 @@ class Houdini:
                 qres, qmodel, _ = check(self.budget, self.abstraction.apply(formulas),
                                         HOUDINI_QUICK_RLIMIT, "houdini-abstract")
                 if qres == z3.unsat:        # sound: nonlinear terms over-approximated
+                    self.held[done] = self._query_key(header, with_self)
                     return changed
                 if qres == z3.sat:
                     # a short exact look first; failing that, drop what the
                     # abstract model falsifies (dropping is always sound)
                     res, em = self.exact(formulas, short=True)
                     if res == z3.unsat:
+                        self.held[done] = self._query_key(header, with_self)
                         return changed
                     if em is None:
                         drop = self._falsified(qmodel, cs, self.abstraction.apply(built))
@@ -177,6 +201,7 @@ class Houdini:
             if not drop:
                 res, m = self.exact(formulas)
                 if res == z3.unsat:
+                    self.held[done] = self._query_key(header, with_self)
                     return changed
                 drop = self._falsified(m, cs, built) if m is not None else list(cs)
                 for c, b in zip(cs, built):
