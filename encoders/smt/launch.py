@@ -214,13 +214,15 @@ class LaunchModel:
         return [self.block_dim == _u32(int(block))] + \
             [d == _u32(v) for d, v in zip(self.dims, dims)]
 
-    def launch_of(self, model: z3.ModelRef) -> list[z3.BoolRef]:
-        """The launch dims, block size, scalar parameters and array shapes
-        of `model` (one counterexample), as equalities: a concrete launch in
-        which to look for another violation (a search hint only, like
-        `probes`); the parts the launch already fixes are left out."""
-        terms = list(self.dims) + [self.block_dim] + list(self.scalars.values()) + \
-            list(self.shapes.values())
+    def launch_of(self, model: z3.ModelRef, sizes: bool = True) -> list[z3.BoolRef]:
+        """The launch dims, block size and (`sizes`) scalar parameters and
+        array shapes of `model` (one counterexample), as equalities: a
+        concrete launch in which to look for another violation (a search
+        hint only, like `probes`); the parts the launch already fixes are
+        left out."""
+        terms = list(self.dims) + [self.block_dim]
+        if sizes:
+            terms += list(self.scalars.values()) + list(self.shapes.values())
         return [t == model.eval(t, model_completion=True) for t in terms
                 if not (z3.is_bv_value(t) or z3.is_true(t) or z3.is_false(t))]
 

@@ -36,7 +36,7 @@ from verikern.proofs.obligations import (  # noqa: F401  (ObligationSpec, Point 
 from verikern.proofs.deciding.invariants import Candidate, HintPhase
 from verikern.proofs.deciding.prover_context import ProofContext
 from verikern.proofs.deciding.explain import element_text, wrap_notes
-from verikern.proofs.deciding.solving import Answer, decide, satisfies
+from verikern.proofs.deciding.solving import Answer, decide, first_model, satisfies
 from verikern.proofs.deciding import uninit
 
 
@@ -130,7 +130,7 @@ def _clean_path_first(ctx: ProofContext, encs, sites, model, constraints, prefer
 
 
 def solve(ctx: ProofContext, encs: list[ThreadEncoding], query: list,
-          sites: list[Point], prefer=()) -> Answer:
+          sites: list[Point], prefer=(), seed: z3.ModelRef | None = None) -> Answer:
     """`solving.decide` on the query under the context's facts: PROVED when it
     is unsat (under the abstraction or exactly); FAILED with a model when it
     is sat -- the model taken from the smallest satisfiable tier of
@@ -138,7 +138,10 @@ def solve(ctx: ProofContext, encs: list[ThreadEncoding], query: list,
     else the unbounded one, preferring one where the threads' earlier
     accesses stay in bounds; or, before any search, the model of one of the
     kernel's earlier failures that satisfies this query (a read and a write
-    of one element race in the same launch); UNKNOWN otherwise."""
+    of one element race in the same launch); UNKNOWN otherwise. `seed`, a
+    model the caller found of this query (checked: it must satisfy the query
+    and the facts), spares the search: it is refined in its own launch when
+    that is small, as a probe's model is, else as the exact query's."""
     facts = ctx.facts(encs, list(sites))
     base = facts + list(query)
     tiers = ctx.launch.small_model_tiers()
@@ -158,6 +161,15 @@ def solve(ctx: ProofContext, encs: list[ThreadEncoding], query: list,
             attempts.append((base + compact + tiers[0], SMALL_TIER_RLIMIT))  # fewer threads
         return attempts + [(base + probe + hints, SMALL_TIER_RLIMIT) for hints in tiers[1:]]
 
+    if seed is not None and satisfies(seed, query) and satisfies(seed, facts):
+        # a small launch is kept (as a probe's); a large one is shrunk by the
+        # exact query's tiers (replay cannot run 2**28 threads)
+        small = _val(seed, ctx.launch.size) <= SMALL_MODEL_TIERS[0][0]
+        own = ctx.launch.launch_of(seed, sizes=False) if small else None
+        model = first_model(ctx.budget, refine(seed, own), "smaller-model", known=seed,
+                            satisfied=base) or seed
+        ctx.failure_models.append(model)
+        return Answer(Status.FAILED, model)
     for known in ctx.failure_models:
         # an earlier failure's model, when it is one of this query (the
         # query's own formulas first: they rule most models out at once) and

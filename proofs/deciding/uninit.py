@@ -433,6 +433,7 @@ def decide(ctx: ProofContext, spec: ObligationSpec, solve, counterexample, verdi
     guesses = [unit_guesses(len(e) + 3, f) for f in fitted]
     samples: list = []
     ans = None
+    seed = None           # a model of the claim the loop ends with
     for _ in range(MAX_ROUNDS):
         ans = _quick(ctx, encs, claim(ctx, spec, selfs, cands, coeffs), sites)
         if ans.status == Status.PROVED:
@@ -440,16 +441,17 @@ def decide(ctx: ProofContext, spec: ObligationSpec, solve, counterexample, verdi
                                 f"thread of the block")
         if ans.status == Status.UNKNOWN:
             return undecided(spec, f"{what} undecided", ans)
+        seed = ans.model
         if not cands:
             break
         samples.append(ans.model)
         found = _synthesize(ctx, spec, cands, samples, guesses)
         if found is None:
             break
-        coeffs = found
-    # the counterexample: the last claim again, its model refined to a small
-    # launch that replays fast
-    final = solve(ctx, encs, claim(ctx, spec, selfs, cands, coeffs), sites)
+        coeffs, seed = found, None
+    # the counterexample: the last claim again, its model (when the last round
+    # found one) refined to a small launch that replays fast
+    final = solve(ctx, encs, claim(ctx, spec, selfs, cands, coeffs), sites, seed=seed)
     if final.status == Status.PROVED:
         return proved(spec, f"every element the {what} reads was written earlier by a "
                             f"thread of the block")

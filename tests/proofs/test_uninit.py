@@ -83,6 +83,25 @@ def test_halo_missing_in_the_last_block_fails_and_replay_confirms():
     assert all(o.status is Status.PROVED for o in obs if o is not ob), [o.message for o in obs]
 
 
+def test_the_last_rounds_model_is_refined_not_searched_again(caplog):
+    """When synthesis gives up, the last claim's model (found by that round)
+    becomes the counterexample after refinement in its own launch: no second
+    search of the same claim (`solve(seed=...)`), and replay confirms it."""
+    import logging
+
+    with caplog.at_level(logging.DEBUG, logger="verikern.proofs.solver"):
+        obs = prove_src(BUGGY_HALO)
+    (bad,) = [o for o in _uninit(obs) if o.status is Status.FAILED]
+    kinds = [r.getMessage().split(": ")[0].rsplit(".", 1)[-1] for r in caplog.records
+             if ".uninit@17:20." in r.getMessage()]
+    # the rounds' own queries, then refinement only: no abstract/probe/exact
+    # search of `solve` again
+    assert kinds[-1] == "smaller-model", kinds
+    assert all(k.startswith("uninit-") or k == "smaller-model" for k in kinds), kinds
+    ok, why = replay(compile_kernel(BUGGY_HALO), bad)
+    assert ok, why
+
+
 def test_fixed_halo_is_proved():
     obs = prove_src(FIXED_HALO)
     assert _statuses(obs) == ["proved", "proved"], [o.message for o in obs]
