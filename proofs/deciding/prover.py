@@ -162,9 +162,10 @@ def solve(ctx: ProofContext, encs: list[ThreadEncoding], query: list,
         return attempts + [(base + probe + hints, SMALL_TIER_RLIMIT) for hints in tiers[1:]]
 
     if seed is not None and satisfies(seed, query) and satisfies(seed, facts):
-        # a small launch is kept (as a probe's); a large one is shrunk by the
-        # exact query's tiers (replay cannot run 2**28 threads)
-        small = _val(seed, ctx.launch.size) <= SMALL_MODEL_TIERS[0][0]
+        # a launch within the tiers' sizes is kept (as a probe's, whose
+        # refinement also tries a compact launch); a larger one is shrunk by
+        # the exact query's tiers (replay cannot run 2**28 threads)
+        small = _val(seed, ctx.launch.size) <= max(t[0] for t in SMALL_MODEL_TIERS)
         own = ctx.launch.launch_of(seed, sizes=False) if small else None
         model = first_model(ctx.budget, refine(seed, own), "smaller-model", known=seed,
                             satisfied=base) or seed
