@@ -12,6 +12,8 @@ equals the launch size, and the size is below 2**31. From them, as integers:
   size, so it does not wrap in int32 and is positive as a signed value. The
   frontend builds such products for vk.tid() (`D_1*D_2`), and kernels write
   them (`vk.launch_dim(0) * vk.launch_dim(1)`).
+- **leading bounds** (`leading_component_bounds`): i_0 = L // P_0 is at most
+  L >> k once P_0 >= 2**k (the abstraction keeps no other bound of D_0).
 - **tid components** (`tid_component_facts`): with L = block_idx*block_dim +
   thread_idx in [0, size), the frontend's components (docs/MIR.md: i_0 =
   L // P_0, i_k = (L // P_k) % D_k, P_k = D_{k+1}*...*D_{n-1}) satisfy
@@ -76,6 +78,29 @@ def tid_component_facts(linear: z3.ExprRef, dims: Sequence[z3.ExprRef],
         return []
     zero = z3.BitVecVal(0, t.bits)
     return [z3.And(c >= zero, c < d) for c, d in zip(tid_components(linear, dims, t), dims)]
+
+
+#: Leading-component bounds are stated for divisors of at least 2**k, k in
+#: these: a last dim of at least a warp (32). Each costs every abstract query
+#: of a multi-dimensional launch some work (two: 20% more on 3-D stencils).
+LEADING_BOUND_SHIFTS = (5,)
+
+
+def leading_component_bounds(linear: z3.ExprRef, dims: Sequence[z3.ExprRef],
+                             t: ScalarType = I32) -> list:
+    """`P_0 >= 2**k  =>  i_0 <= L >> k` for k in LEADING_BOUND_SHIFTS (n >= 2):
+    i_0 = L // P_0 with 0 <= L, so a divisor of at least 2**k leaves at most
+    L / 2**k. The abstraction loses `size == D_0*...*D_{n-1}`, and with it
+    every bound on D_0 but `D_0 <= size`: the tile row `by * 16` of a launch
+    whose last dim is required to be a multiple of 256 then seemed to wrap,
+    and only the exact query (a multiplier circuit) proved it in bounds."""
+    if len(dims) < 2:
+        return []
+    suffix = suffix_products(dims, t)[0]
+    first = tid_components(linear, dims, t)[0]
+    return [z3.Implies(z3.UGE(suffix, z3.BitVecVal(1 << k, t.bits)),
+                       z3.ULE(first, z3.LShR(linear, k)))
+            for k in LEADING_BOUND_SHIFTS if k < t.bits - 1]
 
 
 def tid_injectivity(linear1: z3.ExprRef, linear2: z3.ExprRef,
@@ -170,6 +195,19 @@ def same_block_facts(ids1: tuple, ids2: tuple, block_dim: z3.ExprRef,
     return [z3.Implies(z3.And(aligned, b1 == b2), z3.And(*same)),
             z3.Implies(z3.And(aligned, b1 != b2), z3.Or(*apart)),
             z3.Implies(aligned, z3.And(*small))]
+
+
+def abstraction_geometry_facts(launch, encs) -> list:
+    """`leading_component_bounds` of each thread copy in `encs`: for the
+    query under the nonlinear abstraction only (the exact query has the
+    launch product itself; there they only cost its search)."""
+    if len(launch.dims) < 2:
+        return []
+    out = []
+    for e in encs:
+        out += leading_component_bounds(e.ident.block_idx * launch.block_dim + e.ident.thread_idx,
+                                        launch.dims)
+    return out
 
 
 def thread_geometry_facts(launch, encs) -> list:

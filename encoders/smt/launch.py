@@ -69,10 +69,11 @@ def launch_option_error(kernel: Kernel, dims: tuple[int, ...] | None,
 
 #: Leading dims of the multi-dimensional probes (`LaunchModel.probes`):
 #: distinct and in different orders, so that two launch dims confused with
-#: each other differ either way; for the block-4 probe with an even product
+#: each other differ either way (in 2-D: (3, 32) and (8, 6), the first dim
+#: below the last and above it); for the block-4 probe with an even product
 #: (times its last dim 6, a multiple of 4: a launch with barriers needs whole
 #: blocks), so that rows straddle blocks.
-_PROBE_LEADING = ((3, 2, 5), (2, 5, 3))
+_PROBE_LEADING = ((3, 2, 5), (8, 5, 3))
 
 
 #: Largest dim of an array of 2, 3 or 4 dims in a concrete-launch probe.

@@ -16,6 +16,7 @@ from dataclasses import replace
 import z3
 
 from verikern.encoders.smt.encoder import ThreadEncoding
+from verikern.encoders.smt.geometry import abstraction_geometry_facts
 from verikern.encoders.smt.launch import DEFAULT_MAX_ARRAY_BYTES, SMALL_MODEL_TIERS
 from verikern.encoders.smt.semantics import (
     UnsupportedConstruct, bits_to_float, model_int, widen,
@@ -121,12 +122,13 @@ def _clean_path_hints(ctx: ProofContext, encs, sites, prefer=()) -> list:
     return ctx.prior_access_hints(encs, list(sites)) + list(prefer)
 
 
-def _clean_path_first(ctx: ProofContext, encs, sites, model, constraints, prefer=()) -> list:
-    """An attempt with `_clean_path_hints` too, when `model` breaks one of them."""
+def _clean_path_first(ctx: ProofContext, encs, sites, constraints, prefer=()) -> list:
+    """An attempt with `_clean_path_hints` too, first: also when the model
+    in hand keeps them, since the smaller tiers after it (which leave them out) may
+    find a model that breaks them (a conv's column index out of bounds
+    where its row index is out of bounds first: replay stops at the row)."""
     hints = _clean_path_hints(ctx, encs, sites, prefer)
-    if satisfies(model, hints):
-        return []
-    return [(constraints + hints, SMALL_TIER_RLIMIT)]
+    return [(constraints + hints, SMALL_TIER_RLIMIT)] if hints else []
 
 
 def solve(ctx: ProofContext, encs: list[ThreadEncoding], query: list,
@@ -148,13 +150,13 @@ def solve(ctx: ProofContext, encs: list[ThreadEncoding], query: list,
 
     def refine(model, probe):
         if probe is None:             # the exact query's model
-            attempts = _clean_path_first(ctx, encs, sites, model, base + tiers[0], prefer)
+            attempts = _clean_path_first(ctx, encs, sites, base + tiers[0], prefer)
             # last: small arrays on any launch (replay runs only the offending
             # blocks, but allocates every array in full)
             wide = ctx.launch.small_model_hints(1 << 31, SMALL_MODEL_TIERS[-1][1], None)
             return attempts + [(base + hints, SMALL_TIER_RLIMIT) for hints in tiers[:-1]] + \
                 [(base + tiers[-1], None), (base + wide, SMALL_TIER_RLIMIT)]
-        attempts = _clean_path_first(ctx, encs, sites, model, base + probe + tiers[0], prefer)
+        attempts = _clean_path_first(ctx, encs, sites, base + probe + tiers[0], prefer)
         attempts += [(base + probe + tiers[0], SMALL_TIER_RLIMIT)]
         compact = ctx.launch.compact_probe(_val(model, ctx.launch.block_dim))
         if compact is not None and _val(model, ctx.launch.size) > SMALL_MODEL_TIERS[0][0]:
@@ -178,7 +180,8 @@ def solve(ctx: ProofContext, encs: list[ThreadEncoding], query: list,
         if satisfies(known, query) and satisfies(known, facts) and \
                 satisfies(known, _clean_path_hints(ctx, encs, sites, prefer)):
             return Answer(Status.FAILED, known)
-    answer = decide(ctx.budget, base, abstract=ctx.abstract(base), abstract_cap=QUICK_RLIMIT,
+    abstract = ctx.abstract(base + abstraction_geometry_facts(ctx.launch, encs))
+    answer = decide(ctx.budget, base, abstract=abstract, abstract_cap=QUICK_RLIMIT,
                     probes=ctx.launch.probes(), probe_cap=PROBE_RLIMIT, refine=refine,
                     early_probes=[ctx.launch.launch_of(m) for m in ctx.failure_models],
                     early_cap=EARLY_PROBE_RLIMIT, relaxation=ctx.relaxation)

@@ -154,20 +154,21 @@ def decide(budget: SolverBudget, exact: list, *, abstract: list | None = None,
     is unsat; FAILED with a model of `exact` (from a probe, else the exact
     query; refined by the first satisfiable attempt of `refine(model, probe)`);
     UNKNOWN with the reason otherwise (see the module docstring).
-    `early_probes` (within `early_cap` each) are asked before the abstract
-    query's retry on its whole cap, when its quick attempts left it undecided:
-    a model of one makes that retry moot."""
+    `early_probes` (within `early_cap` each) are asked once the quick
+    abstract attempts have not proved the query, before its retry on the
+    whole cap (when they left it undecided) and before `probes`: a model of
+    one makes those moot."""
     quick, _first = (None, None) if abstract is None else \
         _abstract_quick(budget, abstract, abstract_cap, relaxation, purpose)
     if quick:
         return Answer(Status.PROVED)
+    for probe in early_probes:      # cheap, and a model makes the rest moot
+        res, model, _ = check(budget, list(exact) + list(probe), early_cap,
+                              purpose + "early-probe")
+        if res == z3.sat:
+            return Answer(Status.FAILED, _refined(budget, model, list(exact) + list(probe),
+                                                  probe, refine, purpose))
     if quick is None and abstract is not None:
-        for probe in early_probes:      # cheap, and a model makes the retry moot
-            res, model, _ = check(budget, list(exact) + list(probe), early_cap,
-                                  purpose + "early-probe")
-            if res == z3.sat:
-                return Answer(Status.FAILED, _refined(budget, model, list(exact) + list(probe),
-                                                      probe, refine, purpose))
         res, _, _ = check(budget, abstract, abstract_cap, purpose + "abstract")
         if res == z3.unsat:
             return Answer(Status.PROVED)

@@ -18,7 +18,8 @@ from prover_helpers import assert_verdicts, failing, prove_src  # noqa: E402
 
 from verikern.encoders.smt.abstraction import NonlinearAbstraction  # noqa: E402
 from verikern.encoders.smt.geometry import (  # noqa: E402
-    DimProducts, same_block_facts, tid_component_facts, tid_components, tid_injectivity,
+    DimProducts, leading_component_bounds, same_block_facts, tid_component_facts,
+    tid_components, tid_injectivity,
 )
 from verikern.mir.types import I8  # noqa: E402
 
@@ -55,6 +56,18 @@ def test_tid_component_and_injectivity_facts_are_theorems(n):
     assert len(lemmas) == n + 1
     for lemma in lemmas:
         assert _valid(lemma, facts), lemma
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_leading_component_bounds_are_theorems_and_need_a_nonnegative_id(n):
+    """At 8 bits the shift 5 applies: P_0 >= 32 leaves i_0 <= L >> 5. The
+    bound rests on 0 <= L (L < size < 2**7): a negative L (as a signed
+    value) floors below its shift, so the lemma fails without it."""
+    dims, size, facts = _launch(n)
+    l1 = z3.BitVec("L1", W)
+    (lemma,) = leading_component_bounds(l1, dims, I8)
+    assert _valid(lemma, facts + [z3.ULT(l1, size)])
+    assert not _valid(lemma, facts)
 
 
 def test_the_facts_need_what_they_rest_on():
@@ -146,6 +159,32 @@ SMALL_BUDGET = 0.5
 
 def test_a_3d_launch_filling_a_3d_array_is_proved_in_the_abstraction():
     assert_verdicts(prove_src(FILL3D, SMALL_BUDGET), kinds={"bounds", "race"})
+
+
+TILE_ROWS = """
+    @vk.kernel
+    def rows(a: vk.array(dtype=vk.float32, ndim=2)):
+        vk.requires(vk.launch_dim(1) % 256 == 0)
+        by, j = vk.tid()
+        row = by * 16 + (j % 256) // 16
+        if row < a.shape[0] and j < a.shape[1]:
+            a[row, j] = 1.0
+"""
+
+
+def test_a_tile_row_of_a_launch_with_a_wide_last_dim_is_proved_in_the_abstraction():
+    """`by * 16` cannot wrap: the last dim is a multiple of 256, so by < 2**23
+    (`leading_component_bounds`); the abstraction alone has no bound on it."""
+    obs = prove_src(TILE_ROWS, SMALL_BUDGET)
+    assert [o.status.value for o in obs if o.kind.value == "bounds"] == ["proved", "proved"]
+
+
+def test_a_tile_row_of_a_narrow_launch_may_wrap():
+    """The negative case: with no lower bound on the last dim, by reaches
+    2**27 and `by * 16` wraps negative, a real out-of-bounds write."""
+    obs = prove_src(TILE_ROWS.replace("vk.requires(vk.launch_dim(1) % 256 == 0)", "pass"))
+    (bad,) = [o for o in obs if o.kind.value == "bounds" and o.status.value == "failed"]
+    assert bad.counterexample.dims[0] * 16 > 2 ** 31
 
 
 def test_a_3d_launch_writing_a_2d_array_races():

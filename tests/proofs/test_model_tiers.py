@@ -174,11 +174,12 @@ def test_a_launch_of_a_model_fixes_what_the_model_chose_and_nothing_fixed_alread
 
 
 def test_a_later_violation_is_looked_for_first_in_the_launch_of_an_earlier_one(caplog):
-    """The segment kernel's race query is one its abstraction leaves
-    undecided on the quick budget; the launch of the out-of-bounds read's
+    """The segment kernel's race query is one its abstraction does not
+    prove on the quick budget; the launch of the out-of-bounds read's
     counterexample (dim 512, seg_len 2) also has the race, so the search in
     that launch (an early probe) finds it with no retry of the abstraction
-    on the whole cap -- and the model is one replay confirms."""
+    on the whole cap and no concrete-launch probe -- and the model is one
+    replay confirms."""
     import logging
 
     path = CORPUS / "race_block_segments_one_past_end.py"
@@ -189,6 +190,7 @@ def test_a_later_violation_is_looked_for_first_in_the_launch_of_an_earlier_one(c
     race = [n for n in names if ".race@18:9+18:9." in n]
     assert any(".early-probe: sat" in n for n in race), race
     assert sum(".abstract: " in n for n in race) == 1, race   # the quick attempt only
+    assert not any(".probe: " in n for n in race), race
     (ob,) = [o for o in report.obligations
              if o.kind is ObligationKind.RACE and o.status is Status.FAILED][:1]
     assert ob.confirmed
