@@ -181,9 +181,13 @@ def solve(ctx: ProofContext, encs: list[ThreadEncoding], query: list,
                 satisfies(known, _clean_path_hints(ctx, encs, sites, prefer)):
             return Answer(Status.FAILED, known)
     abstract = ctx.abstract(base + abstraction_geometry_facts(ctx.launch, encs))
+    # an earlier counterexample's launch, with the threads' earlier accesses
+    # in bounds (its shapes are fixed: a model there that faults first would
+    # be one replay cannot confirm, where another launch has a clean one)
+    clean = _clean_path_hints(ctx, encs, sites, prefer) if ctx.failure_models else []
     answer = decide(ctx.budget, base, abstract=abstract, abstract_cap=QUICK_RLIMIT,
                     probes=ctx.launch.probes(), probe_cap=PROBE_RLIMIT, refine=refine,
-                    early_probes=[ctx.launch.launch_of(m) for m in ctx.failure_models],
+                    early_probes=[ctx.launch.launch_of(m) + clean for m in ctx.failure_models],
                     early_cap=EARLY_PROBE_RLIMIT, relaxation=ctx.relaxation)
     if answer.status is Status.FAILED and answer.model is not None:
         ctx.failure_models.append(answer.model)

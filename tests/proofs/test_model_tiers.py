@@ -194,3 +194,21 @@ def test_a_later_violation_is_looked_for_first_in_the_launch_of_an_earlier_one(c
     (ob,) = [o for o in report.obligations
              if o.kind is ObligationKind.RACE and o.status is Status.FAILED][:1]
     assert ob.confirmed
+
+
+def test_an_earlier_failures_launch_is_searched_only_with_a_clean_path(caplog):
+    """The 5-point stencil without a halo: a[i + 1, j] fails in the launch
+    of a[i - 1, j]'s counterexample (a.shape[0] == 1), but there a[i - 1, j]
+    faults first and replay could not confirm it. The early probe keeps the
+    threads' earlier accesses in bounds, so that launch is skipped and every
+    failure is one replay confirms."""
+    import logging
+
+    path = CORPUS / "bounds_2d_stencil_missing_halo.py"
+    kernel = compile_file(str(path)).kernels[0].mir
+    with caplog.at_level(logging.DEBUG, logger="verikern.proofs.solver"):
+        report = prove_mir(kernel, file=str(path))
+    bad = [o for o in report.obligations if o.status is Status.FAILED]
+    assert len(bad) == 4 and all(o.kind is ObligationKind.BOUNDS for o in bad)
+    assert all(o.confirmed for o in bad), [(o.loc.col, o.counterexample.shapes) for o in bad]
+    assert any(".early-probe: " in r.getMessage() for r in caplog.records)
