@@ -18,7 +18,7 @@ class _NothingHeld(dict):
     """A `held` map that never remembers: every check is asked."""
 
     def __setitem__(self, key, value) -> None:
-        pass
+        """Forget the answer: the check is asked again next time."""
 
 
 def _fixpoint(monkeypatch, name: str, remember: bool):
