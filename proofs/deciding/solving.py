@@ -162,28 +162,35 @@ def decide(budget: SolverBudget, exact: list, *, abstract: list | None = None,
         _abstract_quick(budget, abstract, abstract_cap, relaxation, purpose)
     if quick:
         return Answer(Status.PROVED)
-    for probe in early_probes:      # cheap, and a model makes the rest moot
-        res, model, _ = check(budget, list(exact) + list(probe), early_cap,
-                              purpose + "early-probe")
-        if res == z3.sat:
-            return Answer(Status.FAILED, _refined(budget, model, list(exact) + list(probe),
-                                                  probe, refine, purpose))
+    found = _probed(budget, exact, early_probes, early_cap, refine, purpose, "early-probe")
+    if found is not None:           # cheap, and a model makes the rest moot
+        return found
     if quick is None and abstract is not None:
         res, _, _ = check(budget, abstract, abstract_cap, purpose + "abstract")
         if res == z3.unsat:
             return Answer(Status.PROVED)
     del _first
-    for probe in probes:
-        res, model, _ = check(budget, list(exact) + list(probe), probe_cap, purpose + "probe")
-        if res == z3.sat:
-            return Answer(Status.FAILED, _refined(budget, model, list(exact) + list(probe),
-                                                  probe, refine, purpose))
+    found = _probed(budget, exact, probes, probe_cap, refine, purpose, "probe")
+    if found is not None:
+        return found
     res, model, solver = check(budget, exact, None, purpose + "exact")
     if res == z3.unsat:
         return Answer(Status.PROVED)
     if res == z3.sat:
         return Answer(Status.FAILED, _refined(budget, model, exact, None, refine, purpose))
     return Answer(Status.UNKNOWN, reason=unknown_reason(solver))
+
+
+def _probed(budget: SolverBudget, exact: list, probes: Sequence[list], cap: int | None,
+            refine, purpose: str, kind: str) -> Answer | None:
+    """FAILED with the refined model of the first of `probes` (each the
+    exact query plus equalities) z3 finds satisfiable within `cap`, or None."""
+    for probe in probes:
+        query = list(exact) + list(probe)
+        res, model, _ = check(budget, query, cap, purpose + kind)
+        if res == z3.sat:
+            return Answer(Status.FAILED, _refined(budget, model, query, probe, refine, purpose))
+    return None
 
 
 def _refined(budget, model, satisfied, probe, refine, purpose) -> z3.ModelRef:
