@@ -13,6 +13,7 @@ the originals. A `sat` answer means nothing and must be re-checked exactly.
 from __future__ import annotations
 
 import z3
+from z3.z3 import _to_expr_ref
 
 _NONLINEAR = {
     z3.Z3_OP_BMUL, z3.Z3_OP_BSDIV, z3.Z3_OP_BUDIV, z3.Z3_OP_BSREM, z3.Z3_OP_BUREM,
@@ -64,5 +65,21 @@ class NonlinearAbstraction:
         self._collect(formulas)
         if not self._vars:
             return list(formulas)
-        pairs = [(t, v) for t, v in self._vars.values()]
-        return [z3.substitute(f, *pairs) for f in formulas]
+        return substitute_all(formulas, list(self._vars.values()))
+
+
+def substitute_all(formulas: list, pairs: list) -> list:
+    """`z3.substitute(f, *pairs)` for each f, the pair arrays built once
+    (`z3.substitute` checks and copies every pair for every formula: with
+    hundreds of pairs that was most of an abstraction's cost). Every pair's
+    two sides have the same sort (the fresh variable is made of its term's
+    sort)."""
+    n = len(pairs)
+    src, dst = (z3.Ast * n)(), (z3.Ast * n)()
+    for i, (t, v) in enumerate(pairs):
+        src[i], dst[i] = t.as_ast(), v.as_ast()
+    out = []
+    for f in formulas:
+        ctx = f.ctx
+        out.append(_to_expr_ref(z3.Z3_substitute(ctx.ref(), f.as_ast(), n, src, dst), ctx))
+    return out

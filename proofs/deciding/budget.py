@@ -149,6 +149,24 @@ class SolverBudget:
     def spent(self) -> int:
         return rlimit_count() - self._start
 
+    def mark(self) -> tuple[int, int]:
+        """Where the records of the queries asked from now on will start."""
+        return len(self.cross_checks), len(self.captured or ())
+
+    def records_since(self, mark: tuple[int, int]) -> tuple[list, list]:
+        """The cross-check and captured records of the queries since `mark`."""
+        return self.cross_checks[mark[0]:], list((self.captured or [])[mark[1]:])
+
+    def reuse(self, records: tuple[list, list]) -> None:
+        """Record queries asked earlier again, now under the current topic: a
+        later obligation whose verdict rests on their answers (an exported
+        or cross-checked obligation lists every query it rests on)."""
+        checks, captured = records
+        self.cross_checks.extend(checks)
+        if self.captured is not None:
+            self.captured.extend((name, self.topic, answer, text)
+                                 for name, _topic, answer, text in captured)
+
     def limit(self, cap: int | None = None) -> int:
         """The rlimit of the next check: the per-check budget, at most `cap`
         and what the kernel has left, at least MIN_CHECK_RLIMIT (or `cap`

@@ -37,7 +37,9 @@ from verikern.proofs.obligations import (  # noqa: F401  (ObligationSpec, Point 
 from verikern.proofs.deciding.invariants import Candidate, HintPhase
 from verikern.proofs.deciding.prover_context import ProofContext
 from verikern.proofs.deciding.explain import element_text, wrap_notes
-from verikern.proofs.deciding.solving import Answer, decide, first_model, satisfies
+from verikern.proofs.deciding.solving import (
+    ABSTRACT_FIRST_RLIMIT, Answer, check, decide, first_model, satisfies,
+)
 from verikern.proofs.deciding import uninit
 
 
@@ -169,8 +171,10 @@ def solve(ctx: ProofContext, encs: list[ThreadEncoding], query: list,
         # the exact query's tiers (replay cannot run 2**28 threads)
         small = _val(seed, ctx.launch.size) <= max(t[0] for t in SMALL_MODEL_TIERS)
         own = ctx.launch.launch_of(seed, sizes=False) if small else None
+        # a seed in an earlier counterexample's launch and sizes is small already
+        earlier = any(satisfies(m, ctx.launch.launch_of(seed)) for m in ctx.failure_models)
         model = first_model(ctx.budget, refine(seed, own), "smaller-model", known=seed,
-                            satisfied=base) or seed
+                            satisfied=base, known_small=earlier) or seed
         ctx.failure_models.append(model)
         return Answer(Status.FAILED, model)
     for known in ctx.failure_models:
@@ -294,6 +298,40 @@ def _undecided(spec: ObligationSpec, what: str, ans: Answer) -> Obligation:
 
 
 # ------------------------------------------------------------ deciders
+def _out_of_bounds(ctx: ProofContext, enc: ThreadEncoding, ins, k: int) -> z3.BoolRef:
+    """Index `k` of access `ins` (in copy `enc`) is outside its dimension."""
+    idx_op = ins.indices[k]
+    idx = widen(enc.term(idx_op), idx_op.type)
+    size = widen(ctx.launch.shape(ins.array, k), I32)
+    return z3.Or(idx < 0, idx >= size)
+
+
+def _every_dim_in_bounds(ctx: ProofContext, spec: ObligationSpec) -> bool:
+    """Every index of the access at `spec.site` is in bounds, by one query
+    under the abstraction (its violations joined: unsat proves each), asked
+    once per multi-dimensional access within ABSTRACT_FIRST_RLIMIT; False
+    when that query does not prove it (each dimension is then decided
+    alone, with its own counterexample). A later dimension proved by it
+    records that query again as its own (`SolverBudget.reuse`)."""
+    known = ctx.in_bounds_sites.get(spec.site)
+    if known is not None:
+        proved, records = known
+        if proved:
+            ctx.budget.reuse(records)
+        return proved
+    ins, enc = _instr(ctx, spec.site), ctx.A
+    proved, mark = False, ctx.budget.mark()
+    if ins.array.ndim > 1:
+        query = [_reach(enc, spec.site),
+                 z3.Or(*[_out_of_bounds(ctx, enc, ins, k) for k in range(ins.array.ndim)])]
+        base = ctx.facts([enc], [spec.site]) + query
+        abstract = ctx.abstract(base + abstraction_geometry_facts(ctx.launch, [enc]))
+        res, _, _ = check(ctx.budget, abstract, ABSTRACT_FIRST_RLIMIT, "every-dim-abstract")
+        proved = res == z3.unsat
+    ctx.in_bounds_sites[spec.site] = (proved, ctx.budget.records_since(mark))
+    return proved
+
+
 def decide_bounds(ctx: ProofContext, spec: ObligationSpec) -> Obligation:
     ins = _instr(ctx, spec.site)
     enc = ctx.A
@@ -303,11 +341,13 @@ def decide_bounds(ctx: ProofContext, spec: ObligationSpec) -> Obligation:
     idx = widen(enc.term(idx_op), idx_op.type)
     size = widen(ctx.launch.shape(arr, k), I32)
     what = f"index {k} of {arr.name} at line {spec.loc.line}"
+    if _every_dim_in_bounds(ctx, spec):
+        return _proved(spec, f"{what} is always in bounds")
     # the simulator checks dimensions in order: prefer models whose earlier
     # dimensions are in bounds, so that replay reaches this one
     earlier = [ctx.within(arr, [widen(enc.term(ins.indices[j]), ins.indices[j].type)
                                  for j in range(k)])] if k else []
-    ans = solve(ctx, [enc], [_reach(enc, spec.site), z3.Or(idx < 0, idx >= size)], [spec.site],
+    ans = solve(ctx, [enc], [_reach(enc, spec.site), _out_of_bounds(ctx, enc, ins, k)], [spec.site],
                 prefer=earlier)
     if ans.status == Status.PROVED:
         return _proved(spec, f"{what} is always in bounds")

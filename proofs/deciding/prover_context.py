@@ -87,6 +87,8 @@ class ProofContext:
         # the models of the kernel's failures so far: a later query they
         # satisfy fails without a search (a read and a write of one element)
         self.failure_models: list[z3.ModelRef] = []
+        # multi-dimensional accesses whose every index one query proved in bounds
+        self.in_bounds_sites: dict = {}
         # remainder lemmas only where a remainder by a variable can occur (a
         # symbolic `%` in the kernel, or a symbolic-stride congruence candidate)
         self.lemmas = RemainderLemmas() if self._may_use_remainders() else None

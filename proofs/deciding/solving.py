@@ -126,16 +126,19 @@ def satisfies(model: z3.ModelRef, formulas: Iterable) -> bool:
 
 
 def first_model(budget: SolverBudget, attempts: Iterable[Attempt], purpose: str,
-                known: z3.ModelRef | None = None, satisfied: Sequence = ()) -> z3.ModelRef | None:
+                known: z3.ModelRef | None = None, satisfied: Sequence = (),
+                known_small: bool = False) -> z3.ModelRef | None:
     """The model of the first attempt z3 finds satisfiable within its limit, or None.
     `known` is a model of the formulas `satisfied`: an attempt with the
     check's whole budget (cap None) that `known` also satisfies (its other
     constraints evaluate to true) is satisfiable, and `known` is returned for
-    it without a check. Attempts with a small cap are still asked: their
-    models are the smaller, clearer counterexamples (`i = 0`, not `i = 25`)."""
+    it without a check. Attempts with a small cap are still asked (their
+    models are the smaller, clearer counterexamples: `i = 0`, not `i = 25`)
+    unless `known_small`: `known` was found in the launch and sizes of an
+    earlier counterexample, itself already refined."""
     given = {id(f) for f in satisfied}
     for constraints, cap in attempts:
-        if known is not None and cap is None and \
+        if known is not None and (cap is None or known_small) and \
                 satisfies(known, (c for c in constraints if id(c) not in given)):
             return known
         res, model, _ = check(budget, constraints, cap, purpose)
@@ -189,17 +192,19 @@ def _probed(budget: SolverBudget, exact: list, probes: Sequence[list], cap: int 
         query = list(exact) + list(probe)
         res, model, _ = check(budget, query, cap, purpose + kind)
         if res == z3.sat:
-            return Answer(Status.FAILED, _refined(budget, model, query, probe, refine, purpose))
+            return Answer(Status.FAILED, _refined(budget, model, query, probe, refine, purpose,
+                                                  small=kind == "early-probe"))
     return None
 
 
-def _refined(budget, model, satisfied, probe, refine, purpose) -> z3.ModelRef:
+def _refined(budget, model, satisfied, probe, refine, purpose, small=False) -> z3.ModelRef:
     """The first satisfiable refinement's model; `model` (of `satisfied`)
-    itself when it already satisfies that refinement, or none is."""
+    itself when it already satisfies that refinement, or none is (`small`:
+    `first_model`'s `known_small`)."""
     if refine is None:
         return model
     return first_model(budget, refine(model, probe), purpose + "smaller-model",
-                       known=model, satisfied=satisfied) or model
+                       known=model, satisfied=satisfied, known_small=small) or model
 
 
 __all__ = ["Answer", "Attempt", "check", "first_model", "decide", "satisfies"]

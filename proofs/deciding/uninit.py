@@ -75,6 +75,8 @@ COEFF_BITS = 16
 #: concrete-launch probe, in a synthesis round.
 QUICK_RLIMIT = 2 * MEGA
 PROBE_RLIMIT = 3 * MEGA // 2
+#: Work of a probe in the launch of one of the kernel's earlier counterexamples.
+EARLY_PROBE_RLIMIT = MEGA // 2
 
 
 # ------------------------------------------------------------ terms
@@ -388,6 +390,14 @@ def _quick(ctx: ProofContext, encs, query: list, sites) -> Answer:
     res, _, _ = check(ctx.budget, ctx.abstract(base), QUICK_RLIMIT, "uninit-abstract")
     if res == z3.unsat:
         return Answer(Status.PROVED)
+    # an earlier counterexample's launch first (its sizes fixed: a small
+    # search), the threads' earlier accesses in bounds, as `prover.solve` does
+    clean = ctx.prior_access_hints(encs, list(sites)) if ctx.failure_models else []
+    for known in ctx.failure_models:
+        res, model, _ = check(ctx.budget, base + ctx.launch.launch_of(known) + clean,
+                              EARLY_PROBE_RLIMIT, "uninit-early-probe")
+        if res == z3.sat:
+            return Answer(Status.FAILED, model)
     for probe in ctx.launch.probes():
         res, model, _ = check(ctx.budget, base + probe, PROBE_RLIMIT, "uninit-probe")
         if res == z3.sat:

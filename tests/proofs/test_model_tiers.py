@@ -111,6 +111,13 @@ def test_a_refinement_the_model_already_satisfies_costs_no_query_unless_its_cap_
     other = exact + [x != known]
     got = first_model(budget, [(other, None)], "r", known=model, satisfied=exact)
     assert budget.queries == before + 1 and got.eval(x).as_long() != known
+    # a model already small (found in an earlier counterexample's launch):
+    # a small-cap attempt it satisfies is not asked; one it breaks still is
+    before = budget.queries
+    got = first_model(budget, [(exact + [z3.ULT(x, 3)], 10_000),
+                               (exact + [z3.ULT(x, 2000)], 10_000)], "r",
+                      known=model, satisfied=exact, known_small=True)
+    assert got is model and budget.queries == before + 1      # only the unsat first one
 
 
 REUSED = """import verikern as vk

@@ -18,7 +18,10 @@ from prover_helpers import compile_kernel, prove_src  # noqa: E402
 from verikern.errors import UninitializedReadError  # noqa: E402
 from verikern.proofs.confirming.replay import replay  # noqa: E402
 from verikern.proofs.obligations import ObligationKind, Status, enumerate_obligations  # noqa: E402
+from verikern.proofs.pipeline import prove_mir  # noqa: E402
+from verikern.frontend import compile_file  # noqa: E402
 from verikern.runtime import launch  # noqa: E402
+from shared_helpers import CORPUS  # noqa: E402
 
 HALO = """
 @vk.kernel(block_dim=32)
@@ -100,6 +103,25 @@ def test_the_last_rounds_model_is_refined_not_searched_again(caplog):
     assert all(k.startswith("uninit-") or k == "smaller-model" for k in kinds), kinds
     ok, why = replay(compile_kernel(BUGGY_HALO), bad)
     assert ok, why
+
+
+def test_a_read_before_the_missing_barrier_is_found_in_the_races_launch(caplog):
+    """The tiled matmul without its load barrier: the race on sa has a
+    counterexample first; the uninit claim is then searched in that launch
+    (an early probe, with the threads' earlier accesses in bounds) before
+    any generic probe, and its model -- small already -- is kept without a
+    second search; replay confirms every failure."""
+    import logging
+
+    path = CORPUS / "race_matmul_tiled_missing_first_barrier.py"
+    kernel = compile_file(str(path)).kernels[0].mir
+    with caplog.at_level(logging.DEBUG, logger="verikern.proofs.solver"):
+        report = prove_mir(kernel, file=str(path))
+    bad = [o for o in report.obligations if o.kind is ObligationKind.UNINIT]
+    assert len(bad) == 2 and all(o.status is Status.FAILED and o.confirmed for o in bad)
+    names = [r.getMessage() for r in caplog.records if ".uninit@" in r.getMessage()]
+    assert sum(".uninit-early-probe: sat" in n for n in names) == 2, names
+    assert not any(".uninit-probe:" in n or ".smaller-model:" in n for n in names), names
 
 
 def test_fixed_halo_is_proved():
