@@ -91,6 +91,15 @@ class Houdini:
         return tuple(len(self.live[h]) for h in self._assumed(header, with_self)) + \
             (len(self.live[header]),)
 
+    def _still_holds(self, done: tuple, key: tuple) -> bool:
+        """The check `done` is answered by its last unsat: the candidates it
+        assumes are the same (their counts equal) and its own are those of
+        then or fewer -- a subset, so the unsat query implied this one (on an
+        edge that does not assume the loop's own candidates; where it does,
+        their count is among the assumed ones)."""
+        old = self.held.get(done)
+        return old is not None and old[:-1] == key[:-1] and key[-1] <= old[-1]
+
     # ------------------------------------------------------------ queries
     def _solve(self, formulas: list, cap: int | None, purpose: str,
                escalate: bool = True) -> tuple:
@@ -158,8 +167,8 @@ class Houdini:
         changed = False
         probe_first = bool(self.probes)
         done = (header, edge, with_self)
-        if self.held.get(done) == self._query_key(header, with_self):
-            return False            # the very query z3 answered unsat before
+        if self._still_holds(done, self._query_key(header, with_self)):
+            return False            # z3 answered unsat to this query, or a weaker one
         while live[header]:
             cs = live[header]
             built = [c.build(enc, state) for c in cs]

@@ -270,3 +270,30 @@ def test_an_access_after_an_assert_assumes_it_held():
     """)
     by_kind = {o.kind.value: o.status.value for o in obs if o.kind.value in ("assert", "bounds")}
     assert by_kind == {"assert": "failed", "bounds": "proved"}, [o.message for o in obs]
+
+
+def test_a_trip_count_of_a_shape_is_decided_by_the_launch_facts_alone(caplog):
+    """`range(kdim // 16 + 1)` is entered whatever the thread: the launch
+    facts (kdim is a shape, below 2**31) prove it in a small query, with no
+    query over the thread's facts; `k % 2 + 1` (a loop counter's value, the
+    test above) needs the outer loop's invariants and still gets them."""
+    import logging
+
+    from verikern.frontend import compile_file
+    from verikern.proofs.deciding.prover_context import ProofContext
+    from shared_helpers import CORPUS
+
+    k = compile_file(str(CORPUS / "ok_matmul_tiled.py")).kernels[0].mir
+    with caplog.at_level(logging.DEBUG, logger="verikern.proofs.solver"):
+        ctx = ProofContext(k, None, None)
+    outer = max(k.loops, key=lambda lp: len(lp.body)).header
+    assert outer in ctx.intervals.entered
+    entered = [r.getMessage() for r in caplog.records if "loop-entered" in r.getMessage()]
+    assert len(entered) == 1 and ".loop-entered-launch: unsat" in entered[0], entered
+    caplog.clear()
+    inner = compile_kernel(ZERO_TRIP_RACE.replace("INNER", "k % 2 + 1"))
+    with caplog.at_level(logging.DEBUG, logger="verikern.proofs.solver"):
+        ctx = ProofContext(inner, None, None)
+    assert _inner_header(inner) in ctx.intervals.entered
+    entered = [r.getMessage() for r in caplog.records if "loop-entered" in r.getMessage()]
+    assert any(".loop-entered-launch: sat" in m for m in entered), entered
