@@ -89,6 +89,8 @@ class ProofContext:
         # the models of the kernel's failures so far: a later query they
         # satisfy fails without a search (a read and a write of one element)
         self.failure_models: list[z3.ModelRef] = []
+        # uninit's sample reader states (`uninit._first_sample`), in order
+        self.uninit_samples: list[z3.ModelRef] = []
         # multi-dimensional accesses whose every index one query proved in bounds
         self.in_bounds_sites: dict = {}
         # remainder lemmas only where a remainder by a variable can occur (a

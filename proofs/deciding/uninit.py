@@ -55,7 +55,7 @@ from verikern.proofs.deciding.prover_context import ProofContext
 from verikern.proofs.deciding.uninit_candidates import (
     Candidate, barrier_reach_exact as _barrier_reach_exact, candidates,
 )
-from verikern.proofs.deciding.solving import Answer, check
+from verikern.proofs.deciding.solving import Answer, check, satisfies
 from verikern.proofs.obligations import Obligation, ObligationSpec, Status
 
 #: Rounds of witness synthesis before giving up.
@@ -363,7 +363,9 @@ def _first_sample(ctx: ProofContext, spec: ObligationSpec) -> z3.ModelRef | None
     (guarded writes then run in many threads, the points of the fit) when
     the contracts admit one, else on the first probe that has a state; the
     launch left free last, for contracts that exclude every probe (a fixed
-    `block_dim() == 256`). None when none is found within PROBE_RLIMIT each."""
+    `block_dim() == 256`); before any search, an earlier read's sample that
+    is also one of this read with wide shapes. None when none is found
+    within PROBE_RLIMIT each."""
     A = ctx.A
     ins = _read_at(ctx, spec)
     e = A.index_terms(ins)
@@ -371,11 +373,17 @@ def _first_sample(ctx: ProofContext, spec: ObligationSpec) -> z3.ModelRef | None
                                           ctx.within(ins.array, e[:ins.array.ndim])]
     tries = ctx.launch.probes() + [[]]
     large = [z3.UGE(v, WIDE_SHAPE) for v in ctx.launch.shapes.values()]
+    for earlier in ctx.uninit_samples:
+        # another read's sample that is one of this read too (the next
+        # read of the same block, in bounds there): no search
+        if satisfies(earlier, base) and satisfies(earlier, large):
+            return earlier
     for extra in (large, []):
         for probe in tries:
             res, model, _s = check(ctx.budget, base + probe + extra, PROBE_RLIMIT,
                                    "uninit-sample")
             if res == z3.sat:
+                ctx.uninit_samples.append(model)
                 return model
     return None
 

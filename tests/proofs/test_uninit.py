@@ -121,6 +121,7 @@ def test_a_read_before_the_missing_barrier_is_found_in_the_races_launch(caplog):
     assert len(bad) == 2 and all(o.status is Status.FAILED and o.confirmed for o in bad)
     names = [r.getMessage() for r in caplog.records if ".uninit@" in r.getMessage()]
     assert sum(".uninit-early-probe: sat" in n for n in names) == 2, names
+    assert sum(".uninit-sample:" in n for n in names) == 1, names     # shared by both reads
     assert not any(".uninit-probe:" in n or ".smaller-model:" in n for n in names), names
 
 
@@ -132,7 +133,9 @@ def test_fixed_halo_is_proved():
 def test_one_sample_model_seeds_the_synthesis(caplog):
     """The fit of a candidate's first witness reads one sample model: the
     sample search stops at its first satisfiable query (the ones before it
-    are launches whose contracts admit no large arrays)."""
+    are launches whose contracts admit no large arrays); the second read
+    (sh[t + 2], in the same block) is in bounds in that sample too, and
+    takes it with no search of its own."""
     import logging
 
     with caplog.at_level(logging.DEBUG, logger="verikern.proofs.solver"):
@@ -144,9 +147,34 @@ def test_one_sample_model_seeds_the_synthesis(caplog):
         if ".uninit-sample: " in msg:
             site = msg.split(".uninit-sample")[0].rsplit(".", 1)[-1]
             by_site.setdefault(site, []).append(msg.split(": ")[1].split()[0])
-    assert sorted(by_site) == ["uninit@17:12", "uninit@17:20"], by_site
+    assert sorted(by_site) == ["uninit@17:12"], by_site
     for answers in by_site.values():
         assert answers[-1] == "sat" and "sat" not in answers[:-1], by_site
+
+
+def test_an_earlier_sample_that_is_not_one_of_this_read_is_not_taken():
+    """`_first_sample` takes an earlier read's sample only when it reaches
+    this read in bounds: one where the read is out of bounds starts a search."""
+    import z3
+
+    from verikern.proofs.deciding.prover_context import ProofContext
+    from verikern.proofs.deciding.uninit import _first_sample
+
+    kernel = compile_kernel(FIXED_HALO)
+    ctx = ProofContext(kernel, None, None)
+    (spec,) = [s for s in enumerate_obligations(kernel)
+               if s.kind is ObligationKind.UNINIT and s.loc.col == 20]
+    ins = kernel.block(spec.site[0]).instrs[spec.site[1]]
+    inside = ctx.within(ins.array, ctx.A.index_terms(ins))
+    s = z3.Solver()
+    s.add(z3.Not(inside))                 # sh[t + 2] past the end: not a read there
+    assert s.check() == z3.sat
+    elsewhere = s.model()
+    ctx.uninit_samples.append(elsewhere)
+    sample = _first_sample(ctx, spec)
+    assert sample is not None and sample is not elsewhere
+    assert z3.is_true(sample.eval(inside, model_completion=True))
+    assert _first_sample(ctx, spec) is sample        # now it is one: taken
 
 
 @pytest.mark.parametrize("src, why", [
