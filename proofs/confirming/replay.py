@@ -236,11 +236,14 @@ class TraceFull(Exception):
         self.limit = limit
 
 
-def _site_recorder(positions: set, array: str | None):
-    """A TraceRecorder keeping only accesses at `positions` ((line, col)) on
-    `array` (any array when None), raising TraceFull past RACE_MAX_EVENTS.
-    A race is a property of a pair of accesses, so the races between kept
-    accesses are exactly those of the full trace at these positions."""
+def _site_recorder(positions: set | None, array: str | None, max_events: int | None):
+    """A TraceRecorder keeping only accesses at `positions` ((line, col);
+    any position when None) on `array` (any array when None), raising
+    TraceFull past `max_events` (no limit when None). A race is a property of
+    a pair of accesses, and whether a read of an element was written before
+    depends only on the accesses to that array, so the races (and the
+    uninitialised reads) among kept accesses are exactly those of the full
+    trace there."""
 
     class _SiteRecorder(simulator.TraceRecorder):
         def __init__(self):
@@ -248,29 +251,31 @@ def _site_recorder(positions: set, array: str | None):
             self.recorded = 0
 
         def record(self, st, idx, mem, ixs, addr, op_kind, loc, site):
-            if (loc.line, loc.col) not in positions or \
+            if (positions is not None and (loc.line, loc.col) not in positions) or \
                     (array is not None and mem.ref.name != array):
                 return
             super().record(st, idx, mem, ixs, addr, op_kind, loc, site)
-            self.recorded += int(self._batches[-1][0].shape[0])
-            if self.recorded > RACE_MAX_EVENTS:
-                raise TraceFull(RACE_MAX_EVENTS)
+            if max_events is not None:
+                self.recorded += int(self._batches[-1][0].shape[0])
+                if self.recorded > max_events:
+                    raise TraceFull(max_events)
 
     return _SiteRecorder()
 
 
 def _traced_run(kernel: Kernel, launch: ConcreteLaunch, meter,
-                only: tuple[set, str | None] | None = None) -> tuple[Trace, Exception | None]:
+                keep: tuple[set | None, str | None] = (None, None),
+                until_budget: bool = False) -> tuple[Trace, Exception | None]:
     """Simulate with tracing, at most RACE_MAX_STEPS scheduling steps, and
-    return the trace of every access that happened -- also when the run
+    return the trace of the accesses that happened at `keep` = (positions,
+    array) (`_site_recorder`; everything by default) -- also when the run
     stopped early at a runtime error, the step limit, the work budget or the
-    safety net -- with that stopping error (or None). With `only` =
-    (positions, array), only the accesses there are recorded and the run
+    safety net -- with that stopping error (or None). `until_budget`: the run
     goes on until the work budget (or RACE_MAX_EVENTS recorded accesses)."""
 
     k, config, arrays, scalars = _prepare(kernel, launch)
-    recorder = simulator.TraceRecorder() if only is None else _site_recorder(*only)
-    steps = RACE_MAX_STEPS if only is None else SITE_TRACE_MAX_STEPS
+    recorder = _site_recorder(*keep, RACE_MAX_EVENTS if until_budget else None)
+    steps = SITE_TRACE_MAX_STEPS if until_budget else RACE_MAX_STEPS
     stopped = None
     try:
         run_launch(simulator.program_for(k), config, arrays, scalars, recorder, False,
@@ -333,16 +338,15 @@ def _stopped_at_step_limit(stopped: Exception | None) -> bool:
 def _confirm_race(kernel: Kernel, launch: ConcreteLaunch, obligation: Obligation,
                   meter) -> ReplayOutcome:
     lines = _race_lines(obligation)
-    document, stopped = _traced_run(kernel, launch, meter)
+    positions = {_position(obligation.loc), _position(obligation.other_loc or obligation.loc)}
+    keep = (positions, _array_of(obligation))   # only the two accesses matter
+    document, stopped = _traced_run(kernel, launch, meter, keep)
     if _stopped_at_step_limit(stopped) and _find_race(document, obligation) is None \
             and meter.left >= MIN_VARIANT_WORK:
-        # the race may come later (iteration 511 of a loop): run again until the
-        # work budget, recording only the accesses at the two positions
-        positions = {_position(obligation.loc), _position(obligation.other_loc or obligation.loc)}
-        document, stopped = _traced_run(kernel, launch, meter,
-                                        only=(positions, _array_of(obligation)))
+        # the race may come later (iteration 511 of a loop): run again until
+        # the work budget
+        document, stopped = _traced_run(kernel, launch, meter, keep, until_budget=True)
     if isinstance(stopped, errors.DataRaceError):
-        positions = {_position(obligation.loc), _position(obligation.other_loc or obligation.loc)}
         if _position(stopped.loc) in positions and \
                 stopped.detail.get("array", _array_of(obligation)) == _array_of(obligation):
             return ReplayOutcome(ReplayVerdict.CONFIRMED,
@@ -379,8 +383,8 @@ def _confirm_uninit(kernel: Kernel, launch: ConcreteLaunch, obligation: Obligati
     by another thread in the same barrier interval is concurrent, so some
     schedule reads first (`backends.trace_uninit`)."""
 
-    document, stopped = _traced_run(kernel, launch, meter)
     array = _array_of(obligation)
+    document, stopped = _traced_run(kernel, launch, meter, (None, array))
     if isinstance(stopped, errors.UninitializedReadError) and _same_site(stopped, obligation):
         return ReplayOutcome(ReplayVerdict.CONFIRMED,
                              f"the simulator raised UninitializedReadError at {_where(stopped)}")

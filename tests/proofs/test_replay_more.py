@@ -501,3 +501,29 @@ def test_small_model_hints_clamp_limits_to_narrow_scalar_types():
     tight = z3.Solver()
     tight.add(*launch.small_model_hints(scalar_limit=64), s_term == -100)
     assert tight.check() == z3.unsat
+
+
+def test_a_race_replay_traces_only_the_two_accesses_and_still_confirms_the_race():
+    """`_confirm_race` records only the accesses at the obligation's two
+    positions on its array (a race is a property of a pair of accesses):
+    the tiled matmul's race on sb is confirmed from a trace of those alone."""
+    from verikern.frontend import compile_file
+    from verikern.proofs.confirming.replay import _traced_run, replay_outcome
+    from verikern.backends.simulator import WorkMeter
+    from verikern.proofs.pipeline import prove_mir
+
+    from shared_helpers import CORPUS
+
+    path = CORPUS / "race_matmul_tiled_missing_second_barrier.py"
+    kernel = compile_file(str(path)).kernels[0].mir
+    report = prove_mir(kernel, file=str(path))
+    (race,) = [o for o in report.obligations
+               if o.kind is ObligationKind.RACE and o.status is Status.FAILED][:1]
+    assert race.confirmed
+    positions = {(race.loc.line, race.loc.col), (race.other_loc.line, race.other_loc.col)}
+    array = race.counterexample.facts["array"]
+    trace, _stopped = _traced_run(kernel, concrete_launch(kernel, race.counterexample),
+                                  WorkMeter(10 ** 9), (positions, array))
+    assert trace.n_events > 0
+    assert {(int(l), int(c)) for l, c in zip(trace.line, trace.col)} <= positions
+    assert replay_outcome(kernel, race).confirmed

@@ -86,6 +86,16 @@ def test_halo_missing_in_the_last_block_fails_and_replay_confirms():
     assert all(o.status is Status.PROVED for o in obs if o is not ob), [o.message for o in obs]
 
 
+def test_the_halo_counterexample_on_the_fixed_kernel_shows_no_uninit_read():
+    """Replay traces only the read's array, but all of its accesses: on the
+    fixed kernel every element read was written first, so the buggy
+    kernel's counterexample is no violation there (a trace without the
+    writes would show every read as uninitialised)."""
+    (ob,) = [o for o in _uninit(prove_src(BUGGY_HALO)) if o.status is Status.FAILED]
+    ok, why = replay(compile_kernel(FIXED_HALO), ob)
+    assert not ok and "without a uninit violation" in why, why
+
+
 def test_the_last_rounds_model_is_refined_not_searched_again(caplog):
     """When synthesis gives up, the last claim's model (found by that round)
     becomes the counterexample after refinement in its own launch: no second
