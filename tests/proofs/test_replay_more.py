@@ -525,5 +525,5 @@ def test_a_race_replay_traces_only_the_two_accesses_and_still_confirms_the_race(
     trace, _stopped = _traced_run(kernel, concrete_launch(kernel, race.counterexample),
                                   WorkMeter(10 ** 9), (positions, array))
     assert trace.n_events > 0
-    assert {(int(l), int(c)) for l, c in zip(trace.line, trace.col)} <= positions
+    assert {(int(ln), int(c)) for ln, c in zip(trace.line, trace.col)} <= positions
     assert replay_outcome(kernel, race).confirmed
