@@ -74,6 +74,8 @@ COEFF_BITS = 16
 #: Work of the quick check under the nonlinear abstraction, and of one
 #: concrete-launch probe, in a synthesis round.
 QUICK_RLIMIT = 2 * MEGA
+#: Work of the claim with its first candidate alone (`_first_alone`).
+FIRST_ALONE_RLIMIT = MEGA // 2
 PROBE_RLIMIT = 3 * MEGA // 2
 #: Work of a probe in the launch of one of the kernel's earlier counterexamples.
 EARLY_PROBE_RLIMIT = MEGA // 2
@@ -419,6 +421,29 @@ def _quick(ctx: ProofContext, encs, query: list, sites) -> Answer:
     return Answer(Status.UNKNOWN, reason=unknown_reason(solver))
 
 
+def _one_write_many_ways(cands: list) -> bool:
+    """Several candidates, all of one write, the first through its barrier
+    in the same iteration (no guard, no iteration of its own): the others
+    are the same write through a later barrier or in the previous iteration
+    (a tiled loop's load), which the first usually covers alone."""
+    first = cands[0] if cands else None
+    return len(cands) > 1 and first is not None and first.guard is None and \
+        not first.iteration and all(c.site == first.site for c in cands[1:])
+
+
+def _first_alone(ctx: ProofContext, spec: ObligationSpec, selfs, cand: Candidate, coeffs,
+                 A) -> bool:
+    """The claim with only its first candidate (and its first witness) is
+    unsat under the abstraction: fewer candidates are fewer ways to cover
+    the read, so that claim implies the whole one (a query with one thread
+    copy fewer; the nearest barrier's write usually covers the read alone)."""
+    encs = [A, cand.enc]
+    query = claim(ctx, spec, selfs, [cand], [coeffs])
+    base = ctx.facts(encs, [spec.site, cand.site]) + query
+    res, _, _ = check(ctx.budget, ctx.abstract(base), FIRST_ALONE_RLIMIT, "uninit-first-alone")
+    return res == z3.unsat
+
+
 def initial_coefficients(n_basis: int, n: int) -> list:
     """Every candidate's first guess: the reader's own thread index."""
     first = [0] * n_basis
@@ -449,6 +474,9 @@ def decide(ctx: ProofContext, spec: ObligationSpec, solve, counterexample, verdi
             if fitted[j] is not None:
                 coeffs[j] = fitted[j]
     guesses = [unit_guesses(len(e) + 3, f) for f in fitted]
+    if _one_write_many_ways(cands) and _first_alone(ctx, spec, selfs, cands[0], coeffs[0], A):
+        return proved(spec, f"every element the {what} reads was written earlier by a "
+                            f"thread of the block")
     samples: list = []
     ans = None
     seed = None           # a model of the claim the loop ends with

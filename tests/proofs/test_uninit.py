@@ -135,6 +135,75 @@ def test_a_read_before_the_missing_barrier_is_found_in_the_races_launch(caplog):
     assert not any(".uninit-probe:" in n or ".smaller-model:" in n for n in names), names
 
 
+TILE_LOOP = """
+@vk.kernel(block_dim=256)
+def tiles(out: vk.array(dtype=vk.float32)):
+    sa = vk.shared.array(shape=(16, 17), dtype=vk.float32)
+    t = vk.thread_idx()
+    ty = t // 16
+    tx = t % 16
+    acc = 0.0
+    for kt in range(4):
+        sa[ty, tx] = 1.0
+        vk.sync_threads()
+        for kk in range(WIDTH):
+            acc += sa[ty, kk]
+        vk.sync_threads()
+    if vk.tid() < out.shape[0]:
+        out[vk.tid()] = acc
+"""
+
+
+def _uninit_queries(caplog) -> list[str]:
+    return [r.getMessage().split(".uninit@", 1)[1] for r in caplog.records
+            if ".uninit@" in r.getMessage()]
+
+
+def test_a_tile_read_is_proved_by_the_barrier_after_its_load_alone(caplog):
+    """The tile's one write has two candidates (the barrier after the load in
+    the same iteration, and the loop's last barrier in the previous one):
+    the claim with the first alone is unsat (it implies the whole claim),
+    so no query with both copies is asked."""
+    import logging
+
+    with caplog.at_level(logging.DEBUG, logger="verikern.proofs.solver"):
+        obs = prove_src(TILE_LOOP.replace("WIDTH", "16"))
+    assert _statuses(obs) == ["proved"], [o.message for o in _uninit(obs)]
+    names = _uninit_queries(caplog)
+    assert any("uninit-first-alone: unsat" in n for n in names), names
+    assert not any("uninit-abstract" in n for n in names), names
+
+
+def test_a_column_no_thread_writes_fails_after_the_first_candidate_alone(caplog):
+    """Column 16 of the tile is never written: the first candidate alone
+    does not prove the read, the whole claim is asked and fails, and replay
+    confirms the uninitialised read."""
+    import logging
+
+    src = TILE_LOOP.replace("WIDTH", "17")
+    with caplog.at_level(logging.DEBUG, logger="verikern.proofs.solver"):
+        obs = prove_src(src)
+    (bad,) = _uninit(obs)
+    assert bad.status is Status.FAILED and bad.counterexample.facts["index"][1] == 16
+    names = _uninit_queries(caplog)
+    assert any("uninit-first-alone: sat" in n for n in names), names
+    assert any("uninit-abstract" in n for n in names), names
+    ok, why = replay(compile_kernel(src), bad)
+    assert ok, why
+
+
+def test_different_writes_are_not_tried_one_at_a_time(caplog):
+    """The halo stencil's reads have a candidate per write (the centre and
+    each halo store): no one of them covers alone, so none is tried alone."""
+    import logging
+
+    path = CORPUS / "uninit_stencil_halo_last_block.py"
+    with caplog.at_level(logging.DEBUG, logger="verikern.proofs.solver"):
+        prove_mir(compile_file(str(path)).kernels[0].mir, file=str(path))
+    names = _uninit_queries(caplog)
+    assert names and not any("first-alone" in n for n in names), names
+
+
 def test_fixed_halo_is_proved():
     obs = prove_src(FIXED_HALO)
     assert _statuses(obs) == ["proved", "proved"], [o.message for o in obs]
