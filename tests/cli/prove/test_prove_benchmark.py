@@ -42,5 +42,25 @@ def test_benchmark_reports_kernels_median_and_total(tmp_path):
     # the ratio is the median over the peer's time (both as printed, rounded)
     assert abs(float(median.group(2)) - float(median.group(1)) / float(peer.group(1))) < 0.02
     assert "target < 133 x peer (60 s on the reference machine)" in out
-    assert "over 2 s on the reference machine (4.4 x peer): none" in out
+    assert "over 2 s on the reference machine (4.4 x peer), 2 jobs: none" in out
+    assert "proved again alone" not in out            # nothing over the target
     assert code == 0, proc.stderr
+
+
+def test_a_kernel_over_the_target_is_proved_again_alone(tmp_path):
+    """`_alone`: the kernel proved in one worker between two peer samples;
+    its line gives the seconds, the multiple of that peer and the seconds on
+    the reference machine at the run's scale, judged against the target."""
+    import importlib
+
+    (tmp_path / "a_fill.py").write_text(CASE)
+    if str(BENCH.parent) not in sys.path:     # the workers import it by name
+        sys.path.insert(0, str(BENCH.parent))
+    bench = importlib.import_module("prove_corpus")
+    (line,) = bench._alone(["a_fill"], tmp_path, scale=1.0)
+    m = re.fullmatch(r"a_fill:fill: ([0-9.]+) s = ([0-9.]+) x the peer alone \(([0-9.]+) s\); "
+                     r"([0-9.]+) s on the reference machine +ok", line)
+    assert m, line
+    assert m.group(1) == m.group(4)                       # scale 1: the same seconds
+    (slow,) = bench._alone(["a_fill"], tmp_path, scale=1e6)
+    assert slow.endswith("MISSED"), slow
