@@ -132,6 +132,10 @@ def test_a_read_before_the_missing_barrier_is_found_in_the_races_launch(caplog):
     names = [r.getMessage() for r in caplog.records if ".uninit@" in r.getMessage()]
     assert sum(".uninit-early-probe: sat" in n for n in names) == 2, names
     assert sum(".uninit-sample:" in n for n in names) == 1, names     # shared by both reads
+    # the race on sb is found in the launch of the race on sa, its model kept
+    sb = [r.getMessage() for r in caplog.records if ".race@39:9+41:33." in r.getMessage()]
+    assert any(".early-probe: sat" in n for n in sb), sb
+    assert not any(".smaller-model:" in n for n in sb), sb
     assert not any(".uninit-probe:" in n or ".smaller-model:" in n for n in names), names
 
 
