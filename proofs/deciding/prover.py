@@ -35,7 +35,7 @@ from verikern.proofs.obligations import (  # noqa: F401  (ObligationSpec, Point 
     obligation_id,
 )
 from verikern.proofs.deciding.invariants import Candidate, HintPhase
-from verikern.proofs.deciding.prover_context import ProofContext
+from verikern.proofs.deciding.prover_context import EARLY_PROBE_RLIMIT, ProofContext
 from verikern.proofs.deciding.explain import element_text, wrap_notes
 from verikern.proofs.deciding.solving import (
     ABSTRACT_FIRST_RLIMIT, Answer, check, decide, first_model, satisfies,
@@ -112,9 +112,6 @@ SMALL_TIER_RLIMIT = 3 * MEGA // 2
 QUICK_RLIMIT = 2 * MEGA
 #: Work of one concrete-launch probe.
 PROBE_RLIMIT = 3 * MEGA // 2
-#: Work of a probe in the launch of one of the kernel's earlier
-#: counterexamples (its sizes and parameters fixed: a small search).
-EARLY_PROBE_RLIMIT = MEGA // 2
 
 
 def _clean_path_hints(ctx: ProofContext, encs, sites, prefer=()) -> list:
@@ -185,13 +182,9 @@ def solve(ctx: ProofContext, encs: list[ThreadEncoding], query: list,
                 satisfies(known, _clean_path_hints(ctx, encs, sites, prefer)):
             return Answer(Status.FAILED, known)
     abstract = ctx.abstract(base + abstraction_geometry_facts(ctx.launch, encs))
-    # an earlier counterexample's launch, with the threads' earlier accesses
-    # in bounds (its shapes are fixed: a model there that faults first would
-    # be one replay cannot confirm, where another launch has a clean one)
-    clean = _clean_path_hints(ctx, encs, sites, prefer) if ctx.failure_models else []
     answer = decide(ctx.budget, base, abstract=abstract, abstract_cap=QUICK_RLIMIT,
                     probes=ctx.launch.probes(), probe_cap=PROBE_RLIMIT, refine=refine,
-                    early_probes=[ctx.launch.launch_of(m) + clean for m in ctx.failure_models],
+                    early_probes=ctx.earlier_launches(encs, sites, prefer),
                     early_cap=EARLY_PROBE_RLIMIT, relaxation=ctx.relaxation)
     if answer.status is Status.FAILED and answer.model is not None:
         ctx.failure_models.append(answer.model)

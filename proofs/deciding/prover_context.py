@@ -44,6 +44,9 @@ ADMISSIBLE_PROBE_RLIMIT = MEGA // 2
 QUICK_RLIMIT = 2 * MEGA
 #: Work of the loop-entered check under the launch facts alone (a small query).
 LAUNCH_ONLY_RLIMIT = MEGA // 10
+#: Work of a probe in the launch of one of the kernel's earlier
+#: counterexamples (its sizes and parameters fixed: a small search).
+EARLY_PROBE_RLIMIT = MEGA // 2
 
 
 class ProofContext:
@@ -345,6 +348,18 @@ class ProofContext:
         out += thread_identity_lemmas(self.launch, encs) + thread_geometry_facts(self.launch, encs)
         return out + self.dim_products.for_formulas(out) + \
             self.monotone.for_formulas(out + _value_terms(encs))
+
+    def earlier_launches(self, encs: list[ThreadEncoding], sites, prefer=()) -> list[list]:
+        """The launch (dims, block size, scalars, shapes) of each of the
+        kernel's earlier counterexamples, as equalities, with the threads'
+        earlier accesses (and `prefer`) in bounds: where a later violation
+        often is (a read and a write of one element). Its shapes are fixed, so
+        a model there that faults first would be one replay cannot confirm,
+        where another launch has a clean one. Search hints only, like probes."""
+        if not self.failure_models:
+            return []
+        clean = self.prior_access_hints(encs, list(sites)) + list(prefer)
+        return [self.launch.launch_of(m) + clean for m in self.failure_models]
 
     def prior_access_hints(self, encs: list[ThreadEncoding], full_sites: list) -> list:
         """For each copy at its site: the accesses it executed before the

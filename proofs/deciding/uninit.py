@@ -51,7 +51,7 @@ import z3
 from verikern.mir import facts
 from verikern.mir.nodes import Atomic, Load
 from verikern.proofs.deciding.budget import MEGA, unknown_reason
-from verikern.proofs.deciding.prover_context import ProofContext
+from verikern.proofs.deciding.prover_context import EARLY_PROBE_RLIMIT, ProofContext
 from verikern.proofs.deciding.uninit_candidates import (
     Candidate, barrier_reach_exact as _barrier_reach_exact, candidates,
 )
@@ -77,8 +77,6 @@ QUICK_RLIMIT = 2 * MEGA
 #: Work of the claim with its first candidate alone (`_first_alone`).
 FIRST_ALONE_RLIMIT = MEGA // 2
 PROBE_RLIMIT = 3 * MEGA // 2
-#: Work of a probe in the launch of one of the kernel's earlier counterexamples.
-EARLY_PROBE_RLIMIT = MEGA // 2
 
 
 # ------------------------------------------------------------ terms
@@ -400,12 +398,10 @@ def _quick(ctx: ProofContext, encs, query: list, sites) -> Answer:
     res, _, _ = check(ctx.budget, ctx.abstract(base), QUICK_RLIMIT, "uninit-abstract")
     if res == z3.unsat:
         return Answer(Status.PROVED)
-    # an earlier counterexample's launch first (its sizes fixed: a small
-    # search), the threads' earlier accesses in bounds, as `prover.solve` does
-    clean = ctx.prior_access_hints(encs, list(sites)) if ctx.failure_models else []
-    for known in ctx.failure_models:
-        res, model, _ = check(ctx.budget, base + ctx.launch.launch_of(known) + clean,
-                              EARLY_PROBE_RLIMIT, "uninit-early-probe")
+    # an earlier counterexample's launch first, as `prover.solve` does
+    for launch in ctx.earlier_launches(encs, sites):
+        res, model, _ = check(ctx.budget, base + launch, EARLY_PROBE_RLIMIT,
+                              "uninit-early-probe")
         if res == z3.sat:
             return Answer(Status.FAILED, model)
     for probe in ctx.launch.probes():
