@@ -167,7 +167,7 @@ def _alone(stems: list[str], corpus: Path, scale: float) -> list[str]:
     out = []
     with ProcessPoolExecutor(max_workers=1) as pool:
         for stem in stems:
-            before, (path, rows), after = pool.map(_run_task, [None, str(corpus / f"{stem}.py"),
+            before, (_path, rows), after = pool.map(_run_task, [None, str(corpus / f"{stem}.py"),
                                                                None])
             alone_peer = (before + after) / 2
             for kernel, _status, seconds, _f, _c in rows:

@@ -291,11 +291,15 @@ def _undecided(spec: ObligationSpec, what: str, ans: Answer) -> Obligation:
 
 
 # ------------------------------------------------------------ deciders
+def _index_and_size(ctx: ProofContext, enc: ThreadEncoding, ins, k: int) -> tuple:
+    """Index `k` of access `ins` (in copy `enc`) and its dimension, widened."""
+    idx_op = ins.indices[k]
+    return widen(enc.term(idx_op), idx_op.type), widen(ctx.launch.shape(ins.array, k), I32)
+
+
 def _out_of_bounds(ctx: ProofContext, enc: ThreadEncoding, ins, k: int) -> z3.BoolRef:
     """Index `k` of access `ins` (in copy `enc`) is outside its dimension."""
-    idx_op = ins.indices[k]
-    idx = widen(enc.term(idx_op), idx_op.type)
-    size = widen(ctx.launch.shape(ins.array, k), I32)
+    idx, size = _index_and_size(ctx, enc, ins, k)
     return z3.Or(idx < 0, idx >= size)
 
 
@@ -331,8 +335,7 @@ def decide_bounds(ctx: ProofContext, spec: ObligationSpec) -> Obligation:
     k = spec.dim
     arr = ins.array
     idx_op = ins.indices[k]
-    idx = widen(enc.term(idx_op), idx_op.type)
-    size = widen(ctx.launch.shape(arr, k), I32)
+    idx, size = _index_and_size(ctx, enc, ins, k)
     what = f"index {k} of {arr.name} at line {spec.loc.line}"
     if _every_dim_in_bounds(ctx, spec):
         return _proved(spec, f"{what} is always in bounds")
@@ -340,7 +343,7 @@ def decide_bounds(ctx: ProofContext, spec: ObligationSpec) -> Obligation:
     # dimensions are in bounds, so that replay reaches this one
     earlier = [ctx.within(arr, [widen(enc.term(ins.indices[j]), ins.indices[j].type)
                                  for j in range(k)])] if k else []
-    ans = solve(ctx, [enc], [_reach(enc, spec.site), _out_of_bounds(ctx, enc, ins, k)], [spec.site],
+    ans = solve(ctx, [enc], [_reach(enc, spec.site), z3.Or(idx < 0, idx >= size)], [spec.site],
                 prefer=earlier)
     if ans.status == Status.PROVED:
         return _proved(spec, f"{what} is always in bounds")

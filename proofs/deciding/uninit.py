@@ -422,18 +422,20 @@ def _one_write_many_ways(cands: list) -> bool:
     in the same iteration (no guard, no iteration of its own): the others
     are the same write through a later barrier or in the previous iteration
     (a tiled loop's load), which the first usually covers alone."""
-    first = cands[0] if cands else None
-    return len(cands) > 1 and first is not None and first.guard is None and \
-        not first.iteration and all(c.site == first.site for c in cands[1:])
+    if len(cands) < 2:
+        return False
+    first = cands[0]
+    return first.guard is None and not first.iteration and \
+        all(c.site == first.site for c in cands[1:])
 
 
-def _first_alone(ctx: ProofContext, spec: ObligationSpec, selfs, cand: Candidate, coeffs,
-                 A) -> bool:
+def _first_alone(ctx: ProofContext, spec: ObligationSpec, selfs, cand: Candidate,
+                 coeffs) -> bool:
     """The claim with only its first candidate (and its first witness) is
     unsat under the abstraction: fewer candidates are fewer ways to cover
     the read, so that claim implies the whole one (a query with one thread
     copy fewer; the nearest barrier's write usually covers the read alone)."""
-    encs = [A, cand.enc]
+    encs = [ctx.A, cand.enc]
     query = claim(ctx, spec, selfs, [cand], [coeffs])
     base = ctx.facts(encs, [spec.site, cand.site]) + query
     res, _, _ = check(ctx.budget, ctx.abstract(base), FIRST_ALONE_RLIMIT, "uninit-first-alone")
@@ -470,17 +472,16 @@ def decide(ctx: ProofContext, spec: ObligationSpec, solve, counterexample, verdi
             if fitted[j] is not None:
                 coeffs[j] = fitted[j]
     guesses = [unit_guesses(len(e) + 3, f) for f in fitted]
-    if _one_write_many_ways(cands) and _first_alone(ctx, spec, selfs, cands[0], coeffs[0], A):
-        return proved(spec, f"every element the {what} reads was written earlier by a "
-                            f"thread of the block")
+    written = f"every element the {what} reads was written earlier by a thread of the block"
+    if _one_write_many_ways(cands) and _first_alone(ctx, spec, selfs, cands[0], coeffs[0]):
+        return proved(spec, written)
     samples: list = []
     ans = None
     seed = None           # a model of the claim the loop ends with
     for _ in range(MAX_ROUNDS):
         ans = _quick(ctx, encs, claim(ctx, spec, selfs, cands, coeffs), sites)
         if ans.status == Status.PROVED:
-            return proved(spec, f"every element the {what} reads was written earlier by a "
-                                f"thread of the block")
+            return proved(spec, written)
         if ans.status == Status.UNKNOWN:
             return undecided(spec, f"{what} undecided", ans)
         seed = ans.model
@@ -495,8 +496,7 @@ def decide(ctx: ProofContext, spec: ObligationSpec, solve, counterexample, verdi
     # found one) refined to a small launch that replays fast
     final = solve(ctx, encs, claim(ctx, spec, selfs, cands, coeffs), sites, seed=seed)
     if final.status == Status.PROVED:
-        return proved(spec, f"every element the {what} reads was written earlier by a "
-                            f"thread of the block")
+        return proved(spec, written)
     if final.status == Status.UNKNOWN:
         return undecided(spec, f"{what} undecided", final)
     m = final.model
