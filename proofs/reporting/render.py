@@ -109,24 +109,52 @@ def _counts(reports: Iterable[KernelReport]) -> dict[str, int]:
     return counts
 
 
+def summary_line(reports: Iterable[KernelReport]) -> str:
+    """`N kernels: P proved, F failed, U unknown, E error`, counting kernels
+    only; a file-level error (a syntax error, a module that does not compile)
+    is no kernel and is counted after it: `; 1 file does not compile`."""
+    reports = list(reports)
+    kernels = [r for r in reports if r.kernel != "<module>"]
+    files = len({r.file for r in reports if r.kernel == "<module>"})
+    counts = _counts(kernels)
+    line = (f"{len(kernels)} kernel{'s' if len(kernels) != 1 else ''}: "
+            + ", ".join(f"{counts[s.value]} {s.value}" for s in KernelStatus))
+    if files:
+        line += f"; {files} file{'s' if files != 1 else ''} {'does' if files == 1 else 'do'} not compile"
+    return line
+
+
 # ------------------------------------------------------------------ short
-def render_short(reports: Iterable[KernelReport]) -> str:
+def render_short(reports: Iterable[KernelReport], accepted: frozenset[str] = frozenset()) -> str:
     """One `file:line:col: error|warning: ...` line per failed or unknown
-    obligation and per kernel that did not compile (for CI and editors)."""
+    obligation and per kernel that did not compile (for CI and editors). A
+    finding whose fingerprint is in `accepted` (a --baseline's) is a `note:`
+    saying so instead: it does not fail the run, and editors must not show
+    it as an error."""
     lines = []
+    texts: dict = {}
     for r in reports:
         if r.status is KernelStatus.ERROR:
             first = (r.error or "error").splitlines()[0]
             if ": error:" not in first:
                 first = f"{r.file}:{r.line}:1: error: {first}"
+            if error_fingerprint(r) in accepted:
+                first = first.replace(": error: ", ": note: accepted in the baseline: ", 1)
             lines.append(first)
             continue
-        for ob in r.obligations:
+        prints = fingerprints(r, texts) if accepted else [None] * len(r.obligations)
+        for ob, fp in zip(r.obligations, prints):
             loc = _loc(ob.loc, r)
-            if ob.status is Status.FAILED:
-                lines.append(f"{loc}: error: {ob.kind.value}: {ob.message}")
+            if ob.status is Status.PROVED:
+                continue
+            text = (f"{ob.kind.value}: {ob.message}" if ob.status is Status.FAILED
+                    else f"unknown: {ob.reason or ob.message}")
+            if fp is not None and fp in accepted:
+                lines.append(f"{loc}: note: accepted in the baseline: {text}")
+            elif ob.status is Status.FAILED:
+                lines.append(f"{loc}: error: {text}")
             elif ob.status is Status.UNKNOWN:
-                lines.append(f"{loc}: warning: unknown: {ob.reason or ob.message}")
+                lines.append(f"{loc}: warning: {text}")
     return "\n".join(lines) + ("\n" if lines else "")
 
 
@@ -386,11 +414,8 @@ def render_text(reports: Iterable[KernelReport], *, color: bool = False,
                 emit(line, style if i == 0 else None)
         for i, line in enumerate(suggestion_lines(r)):
             emit(line, "cyan" if i == 0 else None)
-    counts = _counts(reports)
-    summary = (f"{len(reports)} kernel{'s' if len(reports) != 1 else ''}: "
-               + ", ".join(f"{counts[s.value]} {s.value}" for s in KernelStatus))
     emit(versions_line((context or RunContext()).options.get("max_array_bytes")), "dim")
-    emit(summary, "bold")
+    emit(summary_line(reports), "bold")
     return "\n".join(out) + "\n"
 
 

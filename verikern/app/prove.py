@@ -37,7 +37,14 @@ class ProveInputError(VerikernError):
     """Bad input to the driver (a missing path, no kernels, a bad option)."""
 
 
-Progress = Callable[[int, int, str], None]   # (files done, files total, file just done)
+class NoKernelsFound(ProveInputError):
+    """Every file was read and compiled, and none holds a kernel (or one
+    with the requested name); nothing else went wrong."""
+
+
+#: (files done, files total, file just done, that file's reports): called as
+#: each file finishes, in the order files finish.
+Progress = Callable[[int, int, str, list[KernelReport]], None]
 
 
 # ------------------------------------------------------------------ inputs
@@ -244,6 +251,38 @@ def _prove_file_task(args) -> list[KernelReport]:
 
 
 # ------------------------------------------------------------------ many files
+def _prove_in_pool(tasks: list[tuple], jobs: int, progress: Progress | None) -> dict[int, list[KernelReport]]:
+    """{task index: reports} from a pool of `jobs` processes. An interrupt
+    (KeyboardInterrupt, or any other exception) cancels the queued files and
+    ends the workers at once, without waiting for the proofs in flight, then
+    propagates; the files finished before it were already passed to
+    `progress`."""
+    results: dict[int, list[KernelReport]] = {}
+    pool = ProcessPoolExecutor(max_workers=min(jobs, len(tasks)))
+    try:
+        futures = {pool.submit(_prove_file_task, task): i for i, task in enumerate(tasks)}
+        for done, fut in enumerate(as_completed(futures), 1):
+            i = futures[fut]
+            try:
+                results[i] = fut.result()
+            except Exception as err:  # a worker died (e.g. a solver crash): report, go on
+                results[i] = [_error_report(tasks[i][0], MODULE_KERNEL,
+                                            f"{tasks[i][0]}: error: internal error: the proof worker "
+                                            f"failed: {type(err).__name__}: {err}")]
+            if progress is not None:
+                progress(done, len(tasks), tasks[i][0], results[i])
+    except BaseException:
+        processes = dict(getattr(pool, "_processes", None) or {})   # the pool keeps no public handle
+        pool.shutdown(wait=False, cancel_futures=True)
+        for process in processes.values():      # the proofs in flight: not waited for
+            process.terminate()
+        for process in processes.values():
+            process.join(timeout=5)
+        raise
+    pool.shutdown(wait=True)
+    return results
+
+
 def prove_paths(paths, *, kernel=None, jobs=1, progress: Progress | None = None, cache=None,
                 executor: str = "local", scheduler: str | None = None,
                 options: ProofOptions | None = None, **option_values) -> list[KernelReport]:
@@ -269,10 +308,10 @@ def prove_paths(paths, *, kernel=None, jobs=1, progress: Progress | None = None,
     tasks = [(str(f), kernel, opts, cache) for f in files]
     results: dict[int, list[KernelReport]] = {}
     if executor == "dask":
-        from verikern.app.distributed import prove_tasks_on_dask  # lazy: import cycle with app.distributed
+        from verikern.app.distributed import prove_files_on_dask  # lazy: import cycle with app.distributed
 
         try:
-            results = prove_tasks_on_dask(_prove_file_task, tasks, scheduler, progress)
+            results = prove_files_on_dask(tasks, scheduler, progress)
         except (ImportError, OSError, ValueError) as err:
             raise ProveInputError(f"dask executor: {err}") from err
     elif executor != "local":
@@ -281,22 +320,11 @@ def prove_paths(paths, *, kernel=None, jobs=1, progress: Progress | None = None,
         for i, task in enumerate(tasks):
             results[i] = _prove_file_task(task)
             if progress is not None:
-                progress(i + 1, len(tasks), task[0])
+                progress(i + 1, len(tasks), task[0], results[i])
     else:
-        with ProcessPoolExecutor(max_workers=min(int(jobs), len(tasks))) as pool:
-            futures = {pool.submit(_prove_file_task, task): i for i, task in enumerate(tasks)}
-            for done, fut in enumerate(as_completed(futures), 1):
-                i = futures[fut]
-                try:
-                    results[i] = fut.result()
-                except Exception as err:  # a worker died (e.g. a solver crash): report, go on
-                    results[i] = [_error_report(tasks[i][0], MODULE_KERNEL,
-                                                f"{tasks[i][0]}: error: internal error: the proof worker "
-                                                f"failed: {type(err).__name__}: {err}")]
-                if progress is not None:
-                    progress(done, len(tasks), tasks[i][0])
+        results = _prove_in_pool(tasks, int(jobs), progress)
     reports = [r for i in range(len(tasks)) for r in results[i]]
     if not any(r.kernel != MODULE_KERNEL for r in reports) and not any(r.status is KernelStatus.ERROR for r in reports):
         what = f"no kernel named {kernel}" if kernel else "no kernels"
-        raise ProveInputError(f"{what} found in " + ", ".join(str(p) for p in paths))
+        raise NoKernelsFound(f"{what} found in " + ", ".join(str(p) for p in paths))
     return reports
