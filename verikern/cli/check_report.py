@@ -119,7 +119,7 @@ def _obligations(kernel: dict) -> dict[tuple, dict]:
     for ob in kernel.get("obligations", []):
         place = tuple(ob.get(f) for f in OBLIGATION_KEY)
         n = sum(1 for k in out if k[:-1] == place)
-        out[(*place, n)] = ob
+        out[place + (n,)] = ob
     return out
 
 
