@@ -26,7 +26,7 @@ import os
 
 import click
 
-from verikern.cli.common import InputErrorExit, make_cache, parse_dims, run_proofs
+from verikern.cli.common import InputErrorCommand, InputErrorExit, make_cache, parse_dims, run_proofs
 
 EXIT_MATCH, EXIT_MISMATCH = 0, 1
 #: What identifies an obligation within its kernel (its place in the kernel).
@@ -134,7 +134,7 @@ def _show(value) -> str:
     return json.dumps(value, sort_keys=True) if isinstance(value, (dict, list)) else str(value)
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.command(cls=InputErrorCommand, context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("report_file", type=click.Path(dir_okay=False), metavar="REPORT.json")
 @click.option("--kernel", "-k", metavar="NAME", help="Re-check with this kernel filter instead of the recorded one.")
 @click.option("--dim", "dims", metavar="N[,M..]", callback=parse_dims,

@@ -11,11 +11,12 @@ import sys
 
 import click
 
-from verikern.cli.common import make_cache, proof_options, run_options, run_proofs, write_output
+from verikern.cli.common import (InputErrorCommand, make_cache, proof_options, run_options, run_proofs,
+                                 write_output)
 from verikern.cli.prove import exit_code
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.command(cls=InputErrorCommand, context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
 @proof_options
 @run_options

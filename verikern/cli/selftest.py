@@ -1,7 +1,8 @@
 """`verikern selftest`: prove the shipped corpus with its expected verdicts
 and print a qualification summary (verikern.selftest).
 
-Exit status: 0 every verdict as expected; 1 some verdict is not.
+Exit status: 0 every verdict as expected; 1 some verdict is not; 3 input
+error (no case matches --only, a bad option).
 """
 from __future__ import annotations
 
@@ -11,10 +12,11 @@ from pathlib import Path
 
 import click
 
+from verikern.cli.common import InputErrorCommand, InputErrorExit
 from verikern.cli.prove import command as prove_command
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.command(cls=InputErrorCommand, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--only", metavar="TEXT", help="Run only the cases whose file name contains TEXT.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
               help="Prove N cases in parallel (processes).")
@@ -38,7 +40,7 @@ def command(only, jobs, cache_dir):
 
     selected = cases(only=only)
     if not selected:
-        raise click.ClickException(f"no corpus case matches {only!r}")
+        raise InputErrorExit(f"no corpus case matches {only!r} (the case names are the corpus file names)")
     v = versions()
     click.echo("verikern qualification self-test")
     click.echo(f"  tool: verikern {v['verikern']}; z3 {v['z3']}; Python {v['python']}; {v['platform']}")
