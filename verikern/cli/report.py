@@ -13,6 +13,7 @@ import click
 
 from verikern.cli.common import (InputErrorCommand, make_cache, proof_options, run_options, run_proofs,
                                  write_output)
+from verikern.cli.progress import Progress
 from verikern.cli.prove import exit_code
 
 
@@ -38,9 +39,13 @@ def command(paths, kernel, dims, block_dim, budget, jobs, executor, scheduler, c
     """
     from verikern.proofs.reporting.html import render_html, render_markdown  # lazy: CLI start-up
 
-    reports, context = run_proofs(paths, kernel=kernel, dims=dims, block_dim=block_dim, budget=budget,
-                                  jobs=jobs, executor=executor, scheduler=scheduler,
-                                  cache=make_cache(cache_dir, no_cache), max_array_bytes=max_array_bytes)
+    progress = Progress()                    # on stderr: a bar on a terminal, else a line per kernel
+    try:
+        reports, context = run_proofs(paths, kernel=kernel, dims=dims, block_dim=block_dim, budget=budget,
+                                      jobs=jobs, executor=executor, scheduler=scheduler, progress=progress,
+                                      cache=make_cache(cache_dir, no_cache), max_array_bytes=max_array_bytes)
+    finally:
+        progress.close()
     text = (render_markdown if markdown else render_html)(reports, context)
     write_output(text, output)
     if output is not None:

@@ -6,6 +6,7 @@ error (no case matches --only, a bad option).
 """
 from __future__ import annotations
 
+import contextlib
 import sys
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -38,6 +39,9 @@ def command(only, jobs, cache_dir):
     from verikern import selftest  # lazy: CLI start-up
     from verikern.selftest import cases, corpus_hash, expected_text  # lazy: CLI start-up
 
+    from verikern.cli.progress import allow_interrupts  # lazy: CLI start-up
+
+    allow_interrupts()                          # Ctrl-C stops the run (exit 130), never one z3 query
     selected = cases(only=only)
     if not selected:
         raise InputErrorExit(f"no corpus case matches {only!r} (the case names are the corpus file names)")
@@ -46,17 +50,18 @@ def command(only, jobs, cache_dir):
     click.echo(f"  tool: verikern {v['verikern']}; z3 {v['z3']}; Python {v['python']}; {v['platform']}")
     click.echo(f"  corpus: {len(selected)} of {len(list(selftest.CORPUS.glob('*.py')))} cases, sha256 {corpus_hash()}")
     tasks = [(str(c.path), c.prove_args, cache_dir) for c in selected]
-    if jobs > 1 and len(tasks) > 1:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            outcomes = list(pool.map(_run_case, tasks))
-    else:
-        outcomes = [_run_case(t) for t in tasks]
     bad = 0
-    for case, (got, ok, cached) in zip(selected, outcomes):
-        bad += not ok
-        tag = "as expected" if ok else "NOT AS EXPECTED"
-        click.echo(f"  {'ok ' if ok else 'BAD'} {case.path.name}: expected {expected_text(case)}, got {got}"
-                   f" -- {tag}{' (cached)' if cached else ''}")
+    with contextlib.ExitStack() as stack:
+        if jobs > 1 and len(tasks) > 1:
+            pool = stack.enter_context(ProcessPoolExecutor(max_workers=jobs))
+            outcomes = pool.map(_run_case, tasks)       # in case order, each as soon as it is known
+        else:
+            outcomes = map(_run_case, tasks)
+        for case, (got, ok, cached) in zip(selected, outcomes):
+            bad += not ok
+            tag = "as expected" if ok else "NOT AS EXPECTED"
+            click.echo(f"  {'ok ' if ok else 'BAD'} {case.path.name}: expected {expected_text(case)}, got {got}"
+                       f" -- {tag}{' (cached)' if cached else ''}")
     if bad:
         click.echo(f"FAILED: {bad} of {len(selected)} verdicts not as expected")
         sys.exit(1)
