@@ -121,12 +121,14 @@ def render_short(reports: Iterable[KernelReport]) -> str:
                 first = f"{r.file}:{r.line}:1: error: {first}"
             lines.append(first)
             continue
+        # an instance of a generic kernel (`sort[int8]`) names itself: one source line, many verdicts
+        which = f" (in {r.kernel})" if "[" in r.kernel else ""
         for ob in r.obligations:
             loc = _loc(ob.loc, r)
             if ob.status is Status.FAILED:
-                lines.append(f"{loc}: error: {ob.kind.value}: {ob.message}")
+                lines.append(f"{loc}: error: {ob.kind.value}: {ob.message}{which}")
             elif ob.status is Status.UNKNOWN:
-                lines.append(f"{loc}: warning: unknown: {ob.reason or ob.message}")
+                lines.append(f"{loc}: warning: unknown: {ob.reason or ob.message}{which}")
     return "\n".join(lines) + ("\n" if lines else "")
 
 
