@@ -54,7 +54,8 @@ from .registry import is_any
 TYPE_RULES = frozenset({
     "type-mismatch", "implicit-conversion", "bool-arith", "atomic-type", "return-type",
     "no-overload", "float-bitwise", "array-arith", "type-change", "not-indexable",
-    "type-constructor", "arity",
+    "type-constructor", "arity", "vector-scalar-mix", "index-not-int", "warp-builtin-args",
+    "condition-not-bool",
 })
 #: the most type assignments tried for one generic kernel
 MAX_ASSIGNMENTS = 256
@@ -204,7 +205,7 @@ class _Enumerator:
             out.append(Instance(self.d, name, _mir_name(name), types, err, hir))
         if beyond is not None:
             out.append(Instance(self.d, more, _mir_name(self.d.node.name + "__more"), {}, self.info.error(
-                f"the generic kernel {self.d.node.name!r} also type-checks as {beyond}: Warp "
+                f"the generic kernel {self.d.node.name!r} may also be instantiated as {beyond}: Warp "
                 "instantiates it at launch with vector, matrix, quat, struct or array types of "
                 "any size, which verikern does not enumerate, so it cannot be proved for every "
                 "instantiation (the scalar ones are proved one by one)", self.d.loc,
