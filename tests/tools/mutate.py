@@ -20,7 +20,13 @@ the operators live in `tools.mutate_sites`:
   dropped from a guard or a requires;
 - `assert-invert`: `assert c` -> `assert not (c)`;
 - `assert-unguard`: an assert moved before the `if` (or early exit) guarding it;
-- `invariant-break`: a comparison of a `vk.invariant` hint one step too strong.
+- `invariant-break`: a comparison of a `vk.invariant` hint one step too strong;
+- `overload-literal`: a bare float literal of integral value passed to an
+  overloaded `@wp.func` written as an int (`reach(1.0)` -> `reach(1)`): Warp
+  calls the int overload then;
+- `generic-any`: in a module that imports `Any`, a kernel's integer array
+  parameter made `dtype=Any` with the original signature as its one declared
+  `wp.overload` (Warp instantiates it for any key type at launch).
 
 Invariants: a mutant differs from the original in the one construct its
 `loc` names (line/col of the ORIGINAL source); generation is deterministic;
@@ -40,7 +46,8 @@ from verikern.mir.nodes import SourceLoc
 from tools.mutate_sites import SITE_FINDERS, call_name, module_info
 
 KINDS = ("drop-barrier", "move-barrier", "guard-bound", "index-shift", "lt-to-le", "atomic-to-plain",
-         "drop-requires", "div-guard", "assert-invert", "assert-unguard", "invariant-break")
+         "drop-requires", "div-guard", "assert-invert", "assert-unguard", "invariant-break",
+         "overload-literal", "generic-any")
 assert set(KINDS) == set(SITE_FINDERS)
 
 
@@ -176,13 +183,13 @@ def compile_problem(source: str, filename: str, kernels) -> str | None:
     except Exception as err:   # the frontend's own errors carry file:line:col
         return _reason(err)
     errors = list(module.errors or ())
-    by_name = {k.name: k for k in module.kernels}
-    for name in kernels:
-        k = by_name.get(name)
-        if k is None:
+    for name in kernels:   # a generic kernel compiles to instances `name[int8]`, ...
+        instances = [k for k in module.kernels if k.name == name or k.name.startswith(name + "[")]
+        if not instances:
             errors.append(f"kernel {name} is missing")
-        elif k.error is not None or k.mir is None:
-            errors.append(k.error or f"kernel {name} has no MIR")
+        for k in instances:
+            if k.error is not None or k.mir is None:
+                errors.append(k.error or f"kernel {k.name} has no MIR")
     return _reason(errors[0]) if errors else None
 
 

@@ -31,9 +31,15 @@ _ATOMIC_BINOP = {"atomic_add": ast.Add, "atomic_sub": ast.Sub, "atomic_and": ast
 class ModuleInfo:
     """What operators need to know beyond one function: `divisors[f]` is the
     source text of every non-constant divisor in function `f`, including the
-    argument texts that `f` passes to a divisor parameter of a func it calls."""
+    argument texts that `f` passes to a divisor parameter of a func it calls;
+    `overloaded`: the names of top-level functions defined more than once (Warp
+    overloads); `generic`: whether the module imports `Any` (it writes generic
+    kernels); `tree`: the module, for operators that add a module-level line."""
 
     divisors: dict
+    overloaded: frozenset = frozenset()
+    generic: bool = False
+    tree: ast.Module | None = None
 
 
 # ------------------------------------------------------------------ helpers
@@ -318,7 +324,64 @@ def module_info(tree: ast.Module, functions: list[ast.FunctionDef]) -> ModuleInf
                     if name in own[callee] and text not in own[fn.name]:
                         own[fn.name].add(text)
                         changed = True
-    return ModuleInfo(own)
+    defs = [n.name for n in tree.body if isinstance(n, ast.FunctionDef)]
+    generic = any(isinstance(n, ast.ImportFrom) and n.module == "typing"
+                  and any(a.name == "Any" for a in n.names) for n in tree.body)
+    return ModuleInfo(own, frozenset(d for d in defs if defs.count(d) > 1), generic, tree)
+
+
+# ------------------------------------------------------------------ overloads and generics
+def _sites_overload_literal(fn, info):
+    """A bare float literal of integral value passed to an overloaded func,
+    written as an int (`reach(1.0)` -> `reach(1)`): Warp then calls the int
+    overload (a bare literal has its default type, whatever the overloads)."""
+    for node in ast.walk(fn):
+        if not (isinstance(node, ast.Call) and call_name(node) in info.overloaded):
+            continue
+        for k, arg in enumerate(node.args):
+            if isinstance(arg, ast.Constant) and type(arg.value) is float and arg.value.is_integer():
+                def apply(node=node, k=k, arg=arg):
+                    node.args[k] = ast.copy_location(ast.Constant(int(arg.value)), arg)
+                yield arg, f"{ast.unparse(node)}: the literal written {int(arg.value)}", apply
+
+
+def _kernel_decorator(fn: ast.FunctionDef) -> ast.expr | None:
+    for d in fn.decorator_list:
+        target = d.func if isinstance(d, ast.Call) else d
+        if (isinstance(target, ast.Attribute) and target.attr == "kernel") or \
+                (isinstance(target, ast.Name) and target.id == "kernel"):
+            return target
+    return None
+
+
+_INT_DTYPES = ("int", "wp.int32", "vk.int32", "wp.int64", "vk.int64")
+
+
+def _sites_generic_any(fn, info):
+    """In a module that writes generic kernels (imports `Any`), a kernel's
+    integer array parameter `wp.array(dtype=T)` made `wp.array(dtype=Any)`,
+    its original signature kept as the one declared `wp.overload`: Warp still
+    instantiates the kernel at launch for any key type (int8 wraps)."""
+    deco = _kernel_decorator(fn)
+    if not info.generic or info.tree is None or deco is None:
+        return
+    for arg in fn.args.args:
+        ann = arg.annotation
+        if not (isinstance(ann, ast.Call) and call_name(ann) == "array"):
+            continue
+        dtype = next((kw for kw in ann.keywords if kw.arg == "dtype"), None)
+        if dtype is None or ast.unparse(dtype.value) not in _INT_DTYPES:
+            continue
+
+        def apply(arg=arg, dtype=dtype, deco=deco):
+            signature = [copy.deepcopy(a.annotation) for a in fn.args.args]
+            dtype.value = ast.copy_location(ast.Name(id="Any", ctx=ast.Load()), dtype.value)
+            overload = _builtin(ast.Call(func=deco, args=[], keywords=[]), "overload")
+            info.tree.body.append(ast.Expr(ast.Call(
+                func=overload, args=[ast.Name(id=fn.name, ctx=ast.Load()), ast.List(signature, ast.Load())],
+                keywords=[])))
+        yield arg, f"{arg.arg}: dtype {ast.unparse(dtype.value)} -> Any, the original kept as the " \
+                   "one wp.overload", apply
 
 
 # ------------------------------------------------------------------ asserts, invariants
@@ -475,4 +538,6 @@ SITE_FINDERS: dict[str, Callable[[ast.FunctionDef, ModuleInfo], Iterator[Site]]]
     "assert-invert": _sites_assert_invert,
     "assert-unguard": _sites_assert_unguard,
     "invariant-break": _sites_invariant_break,
+    "overload-literal": _sites_overload_literal,
+    "generic-any": _sites_generic_any,
 }

@@ -5,6 +5,7 @@ by reason)."""
 from __future__ import annotations
 
 import ast
+from pathlib import Path
 
 import pytest
 
@@ -159,12 +160,32 @@ def test_only_distinct_mutants_that_compile_are_kept():
 
 def test_selection_is_deterministic_and_covers_every_kind():
     mutants = mutate.generate(SAMPLE, "s.py")
-    first = mutate.select(mutants, len(mutate.KINDS))
-    assert first == mutate.select(list(mutants), len(mutate.KINDS))
-    assert [m.kind for m in first] == list(mutate.KINDS)
+    # SAMPLE has no overloaded func and no generic kernel: every other kind, in order
+    present = [k for k in mutate.KINDS if k not in ("overload-literal", "generic-any")]
+    first = mutate.select(mutants, len(present))
+    assert first == mutate.select(list(mutants), len(present))
+    assert [m.kind for m in first] == present
     assert len(mutate.select(mutants, 100)) == len(mutants)
     rotated = mutate.select(mutants, 2, start=2)
     assert [m.kind for m in rotated] == list(mutate.KINDS[2:4])
+
+
+OVERLOADS_AND_GENERICS = (Path(__file__).parent / "mutation_sources" / "overloads_and_generics.py")
+
+
+def test_overload_literal_and_generic_any_operators():
+    src = OVERLOADS_AND_GENERICS.read_text()
+    by_kind = {m.kind: m for m in mutate.generate(src, "o.py", kinds=("overload-literal", "generic-any"))}
+    assert set(by_kind) == {"overload-literal", "generic-any"}
+    assert "r = reach(1)\n" in by_kind["overload-literal"].source
+    generic = by_kind["generic-any"].source
+    assert "keys: wp.array(dtype=Any)" in generic
+    assert generic.rstrip().endswith("wp.overload(gather_doubled, [wp.array(dtype=wp.int32), "
+                                     "wp.array(dtype=float), wp.array(dtype=float)])")
+    kept, dropped = mutate.compiled(src, "o.py", mutate.plan(src, "o.py", kinds=("generic-any",)))
+    assert len(kept) == 1 and not dropped     # the generic kernel's instances all compile
+    # no site in a module without overloads or an `Any` import
+    assert not mutate.plan(SAMPLE, "s.py", kinds=("overload-literal", "generic-any"))
 
 
 POLARITY_SAMPLE = '''\
