@@ -32,6 +32,9 @@ REBINDINGS = [
     ("sys.modules[__name__].N = 100", "an assignment to the module attribute 'N'", 6),
     ("me = sys.modules[__name__]\nme.N = 100", "an assignment to the module attribute 'N'", 7),
     ('exec("N = 100")', "exec(...)", 6),
+    ('eval("globals().update(N=100)")', "eval(...)", 6),
+    ('sys.modules[__name__].__dict__["N"] = 100', "an assignment to globals()[...]", 6),
+    ('vars(sys.modules[__name__])["N"] = 100', "an assignment to globals()[...]", 6),
     ("print(N := 100)", "the assignment expression `N := ...`", 6),
 ]
 

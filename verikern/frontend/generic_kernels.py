@@ -120,7 +120,7 @@ class _Enumerator:
 
     def candidates(self, arg: ast.arg, probes: bool) -> list:
         """The types tried for one generic parameter."""
-        if _is_array_of_any(arg):
+        if arg.annotation is not None and _is_array_of_any(arg):
             ndim = parse_annotation(self.chk, _any_to(arg.annotation, "float"),
                                     f"parameter {arg.arg!r}").ndim
             dtypes: tuple[ElementType, ...] = _SCALARS + (_PROBES if probes else ())

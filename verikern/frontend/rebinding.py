@@ -20,7 +20,8 @@ its first unconditional binding:
   itself (`sys.modules[...]`, `importlib.import_module(...)`, `__import__(...)`,
   or a module-level name bound to one of them);
 - a walrus `(NAME := ...)` in a module-level expression;
-- `exec(...)` anywhere in the file.
+- `exec(...)` or `eval(...)` anywhere in the file;
+- the same through `vars(M)` or `M.__dict__` for M possibly the module.
 
 A literal key names one name; any other key can rebind every name (the
 wildcard `ANY`). Bindings under `if` / `for` / `while` / `with` / `try` at
@@ -117,10 +118,16 @@ def _binds(n: ast.AST) -> list[str]:
     return []
 
 
-def _is_globals_call(node: ast.AST) -> bool:
-    """`globals()` or `vars()` (no argument: the module's namespace at module level)."""
-    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
-        and node.func.id in ("globals", "vars") and not node.args and not node.keywords
+def _is_globals_call(node: ast.AST, handles: set[str]) -> bool:
+    """The module's namespace: `globals()`, `vars()` (no argument, at module
+    level), `vars(M)` or `M.__dict__` with M possibly the module itself."""
+    if isinstance(node, ast.Attribute) and node.attr == "__dict__":
+        return _may_be_module(node.value, handles)
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords):
+        return False
+    if node.func.id in ("globals", "vars") and not node.args:
+        return True
+    return node.func.id == "vars" and len(node.args) == 1 and _may_be_module(node.args[0], handles)
 
 
 _MODULE_HANDLES = ("modules", "import_module", "__import__", "reload")
@@ -190,10 +197,10 @@ def find_rebindings(tree: ast.Module, filename: str) -> dict[str, Rebinding]:
                     if name in declared:
                         note(name, declared[name], f"`global {name}` in the {what} {n.name!r}")
         elif isinstance(n, ast.Subscript) and isinstance(n.ctx, (ast.Store, ast.Del)) \
-                and _is_globals_call(n.value):
+                and _is_globals_call(n.value, handles):
             note(_key_name(n.slice), n, "an assignment to globals()[...]")
         elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) \
-                and _is_globals_call(n.func.value) and n.func.attr in (
+                and _is_globals_call(n.func.value, handles) and n.func.attr in (
                     "update", "setdefault", "__setitem__", "pop", "__delitem__", "clear"):
             key = _key_name(n.args[0]) if n.func.attr != "update" and n.args else ANY
             note(key, n, f"globals().{n.func.attr}(...)")
@@ -205,6 +212,7 @@ def find_rebindings(tree: ast.Module, filename: str) -> dict[str, Rebinding]:
         elif isinstance(n, ast.Attribute) and isinstance(n.ctx, (ast.Store, ast.Del)) \
                 and _may_be_module(n.value, handles):
             note(n.attr, n, f"an assignment to the module attribute {n.attr!r}")
-        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "exec":
-            note(ANY, n, "exec(...)")
+        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Name) \
+                and n.func.id in ("exec", "eval"):
+            note(ANY, n, f"{n.func.id}(...)")
     return out
