@@ -21,6 +21,7 @@ import hashlib
 import platform
 import sys
 from dataclasses import dataclass
+from datetime import datetime, timezone
 
 from verikern import __version__
 from verikern.mir.printer import format_kernel
@@ -95,6 +96,14 @@ def versions() -> dict[str, str]:
     if second:
         out[second] = version(second) or "unknown"
     return out
+
+
+def computed_stamp() -> tuple[str, tuple[tuple[str, str], ...]]:
+    """(now in UTC, the versions that decide verdicts) for a verdict computed now
+    (KernelReport.computed_at / computed_by; provenance only, never a verdict)."""
+    v = versions()
+    when = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+    return when, tuple((k, v[k]) for k in ("verikern", "z3", "python"))
 
 
 @dataclass(frozen=True)
