@@ -59,7 +59,6 @@ ARRAY_BOUND = array_bound()
 NOT_CHECKED = (
     "float accuracy: float values are unknown to the prover unless a property needs them",
     "termination: a proof covers the accesses that happen; it does not show that loops end",
-    "reads of shared-array elements no thread wrote (obligation kind 'uninit' is not checked yet)",
     "whether a launch obeys the requires: vk.launch and vk.check_launch check that at run time",
     "every obligation that ended 'unknown' is not established",
 )
@@ -173,10 +172,15 @@ class Scope:
         """The assumptions in words, one per line (text, Markdown and HTML reports)."""
         out = [f"requires {c.text}  (line {c.line})" if c.kind == "requires"
                else f"{c.kind} contract {c.text}  (line {c.line})" for c in self.contracts]
-        if not self.contracts:
-            out.append("no requires: every launch and every argument")
-        dims = (f"launch dims fixed to {tuple(self.dims) if len(self.dims) > 1 else self.dims[0]}"
-                if self.dims is not None else f"every {self.launch_ndim}-D launch the requires admit")
+        every = f"every {self.launch_ndim}-D launch"
+        if self.dims is not None:
+            dims = f"launch dims fixed to {tuple(self.dims) if len(self.dims) > 1 else self.dims[0]}"
+            if not self.contracts:
+                out.append("no requires: every argument")
+        elif self.contracts:
+            dims = f"{every} and argument the requires admit"
+        else:
+            dims = f"no requires: {every} and every argument"
         block = (f"block_dim fixed to {self.block_dim} (by the {self.block_dim_from})"
                  if self.block_dim is not None else "every block_dim from 1 to 1024")
         out += [dims, block, "hardware: " + "; ".join(HARDWARE_LIMITS),
