@@ -159,3 +159,18 @@ def test_the_wording_says_what_it_means(tmp_path):
     assert "- every 1-D launch and argument the requires admit" in md.split("### saxpy")[1]
     _, fixed = _md(bug, "--no-cache", "--dim", "64")
     assert "- no requires: every argument\n- launch dims fixed to 64" in fixed
+
+
+def test_selftest_runs_with_the_report_when_asked(tmp_path, monkeypatch):
+    from verikern import selftest
+
+    one = [c for c in selftest.cases() if c.path.stem == "bounds_unguarded_write"]
+    monkeypatch.setattr(selftest, "cases", lambda corpus=None, only=None: one)   # one case: seconds, not minutes
+    saxpy = copy(SAXPY, tmp_path)
+    code, md = _md(saxpy, "--no-cache", "--selftest")
+    assert code == 0                                   # evidence only: the exit code is the proofs'
+    assert "- self-test: PASSED (run with this report)" in md
+    assert "ok  bounds_unguarded_write.py: expected failed bounds, got failed bounds -- as expected" in md
+    assert "self-test evidence does NOT cover this build: it ran 1 of " in md
+    code, _, err = cli("report", saxpy, "--selftest", "--selftest-log", saxpy)
+    assert code == 3 and "not both" in err
