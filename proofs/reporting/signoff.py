@@ -65,9 +65,9 @@ class Evidence:
 
     def shown(self, path: str) -> str:
         """`path` relative to the project root when it lies under it, else as given."""
-        absolute = os.path.abspath(path)
+        absolute = os.path.realpath(path)
         try:
-            rel = os.path.relpath(absolute, self.root)
+            rel = os.path.relpath(absolute, os.path.realpath(self.root))
         except ValueError:            # another drive (Windows)
             return path
         return path if rel.startswith("..") else rel.replace(os.sep, "/")
@@ -95,7 +95,13 @@ def git_state(files: Iterable[str]) -> GitState | None:
     status = _git(root, "status", "--porcelain=v1", "--untracked-files=all", "-z")
     if status is None:
         return None
-    changed_all = {entry[3:] for entry in status.split("\0") if len(entry) > 3}
+    changed_all = set()
+    entries = iter(status.split("\0"))
+    for entry in entries:
+        if len(entry) > 3:
+            changed_all.add(entry[3:])
+            if entry[0] in "RC":              # a rename or copy: its source path follows
+                changed_all.add(next(entries, ""))
     real_root = os.path.realpath(root)
     mine = []
     for f in files:
