@@ -58,6 +58,7 @@ SLOW_TESTS = frozenset({
     "tests/proofs/test_geometry.py::test_monotone_product_lemmas_are_theorems",
     "tests/proofs/test_geometry.py::test_same_block_facts_are_theorems_and_need_the_aligned_last_dim",
     "tests/proofs/reporting/test_report_html.py::test_html_renders_in_headless_chromium",
+    "tests/test_docs_console.py::test_console_blocks_show_what_the_commands_print",   # runs the docs (Warp too)
     "tests/testing/test_strategies.py::test_shrinking_reaches_the_minimal_launch",
     "tests/testing/test_strategies.py::test_edge_values_are_drawn",
     "tests/testing/test_strategies.py::test_tight_contracts_are_never_broken_and_still_varied",

@@ -274,6 +274,15 @@ def _source_lines(loc: SourceLoc, indent: str) -> list[str]:
     return [indent + stripped.rstrip(), indent + caret]
 
 
+def replay_text(ob: Obligation) -> str:
+    """The simulator's replay verdict on a failed obligation and its detail,
+    once: 'confirmed: the simulator raised ...', 'NOT confirmed: ...' or
+    'not replayed' (the reason's own 'confirmed by replay: ' prefix dropped)."""
+    verdict = {True: "confirmed", False: "NOT confirmed", None: "not replayed"}[ob.confirmed]
+    reason = (ob.reason or "").replace("not confirmed by replay: ", "").replace("confirmed by replay: ", "")
+    return verdict + (f": {reason}" if reason else "")
+
+
 def _obligation_text(ob: Obligation, r: KernelReport) -> list[str]:
     loc = _loc(ob.loc, r)
     if ob.status is Status.FAILED:
@@ -289,10 +298,7 @@ def _obligation_text(ob: Obligation, r: KernelReport) -> list[str]:
         lines.append(f"    why: {_EXPLANATION[ob.kind]}")
         for cl in _counterexample_lines(ob):
             lines.append(f"    {cl}")
-        verdict = {True: "confirmed", False: "NOT confirmed", None: "not replayed"}[ob.confirmed]
-        reason = (ob.reason or "").replace("not confirmed by replay: ", "").replace("confirmed by replay: ", "")
-        detail = f": {reason}" if reason else ""
-        lines.append(f"    simulator: {verdict}{detail}")
+        lines.append(f"    simulator: {replay_text(ob)}")
     elif ob.counterexample is not None:
         for cl in _counterexample_lines(ob):
             lines.append(f"    possible {cl}")

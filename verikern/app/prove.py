@@ -27,7 +27,7 @@ from verikern.proofs.pipeline import prove_mir
 from verikern.encoders.smt.launch import check_max_array_bytes
 from verikern.frontend import compile_file
 from verikern.frontend import compile_source
-from verikern.proofs.reporting.scope import scope_of, sha256_bytes
+from verikern.proofs.reporting.scope import computed_stamp, scope_of, sha256_bytes
 from verikern.app.cache import with_cached
 
 MODULE_KERNEL = "<module>"   # the kernel name of a report about a whole file
@@ -234,7 +234,9 @@ def _prove_scoped(kernel_mir, file: str, opts: ProofOptions, data: bytes | None,
         hit = cache.get(key)
         if hit is not None and hit.file == file and hit.kernel == kernel_mir.name:
             return dataclasses.replace(with_cached(hit, time.perf_counter() - start), scope=scope)
-    report = dataclasses.replace(prove_mir(kernel_mir, file=file, **opts.prove_kwargs()), scope=scope)
+    when, by = computed_stamp()
+    report = dataclasses.replace(prove_mir(kernel_mir, file=file, **opts.prove_kwargs()), scope=scope,
+                                 computed_at=when, computed_by=by)
     if key is not None:
         cache.put(key, report)
     return report
