@@ -43,6 +43,10 @@ SLOW_FILES = frozenset({
 })
 
 SLOW_TESTS = frozenset({
+    # real Warp (compiles kernels with clang): the rebinding, overload and generic-instance probes
+    "tests/frontend/test_fe_rebinding.py::test_warp_reads_the_rebound_value",
+    "tests/frontend/test_fe_overload_choice.py::test_real_warp_picks_the_same",
+    "tests/cli/prove/test_generic_instances.py::test_real_warp_instantiates_int8_at_launch_and_wraps",
     "tests/backends/native/test_native_ir.py::test_every_corpus_and_example_kernel_lowers_to_valid_ir_on_both_targets",
     "tests/frontend/test_fe_programs.py::test_random_programs_match_python",
     "tests/backends/trace/test_trace_races.py::test_large_trace_is_fast",
@@ -71,6 +75,8 @@ SLOW_TESTS = frozenset({
 })
 
 FAST_PARAMS = {
+    "tests/cli/prove/test_generic_instances.py::test_every_format_gives_a_verdict_per_instance":
+        {"short"},
     "tests/mir/test_op_table.py::test_native_matches_reference": {"int64"},
     "tests/mir/test_op_table.py::test_reference_against_numpy": {"int32"},
     "tests/mir/test_op_table.py::test_simulator_matches_reference": {"int32", "bool"},

@@ -143,12 +143,14 @@ def render_short(reports: Iterable[KernelReport], accepted: frozenset[str] = fro
             lines.append(first)
             continue
         prints = fingerprints(r, texts) if accepted else [None] * len(r.obligations)
+        # an instance of a generic kernel (`sort[int8]`) names itself: one source line, many verdicts
+        which = f" (in {r.kernel})" if "[" in r.kernel else ""
         for ob, fp in zip(r.obligations, prints):
             loc = _loc(ob.loc, r)
             if ob.status is Status.PROVED:
                 continue
             text = (f"{ob.kind.value}: {ob.message}" if ob.status is Status.FAILED
-                    else f"unknown: {ob.reason or ob.message}")
+                    else f"unknown: {ob.reason or ob.message}") + which
             if fp is not None and fp in accepted:
                 lines.append(f"{loc}: note: accepted in the baseline: {text}")
             elif ob.status is Status.FAILED:

@@ -204,7 +204,8 @@ def _compile_and_prove(compile_module, file: str, kernel, opts: ProofOptions,
         reports.append(_error_report(file, MODULE_KERNEL, _render(module_err), line,
                                      time.perf_counter() - start))
     for kr in module.kernels:
-        if wanted is not None and kr.name not in wanted:
+        # `--kernel sort` selects every instance `sort[int8]`, ... of a generic kernel
+        if wanted is not None and kr.name not in wanted and kr.name.split("[")[0] not in wanted:
             continue
         line = kr.loc.line if getattr(kr, "loc", None) is not None else 0
         if kr.error is not None or kr.mir is None:
@@ -212,7 +213,9 @@ def _compile_and_prove(compile_module, file: str, kernel, opts: ProofOptions,
                        else f"{file}:{line}: error: kernel {kr.name} did not compile")
             reports.append(_error_report(file, kr.name, message, line))
             continue
-        reports.append(_prove_scoped(kr.mir, file, opts, data, cache))
+        report = _prove_scoped(kr.mir, file, opts, data, cache)
+        # a generic kernel's instance reports as `sort[int8]` (its MIR name is an identifier)
+        reports.append(report if report.kernel == kr.name else dataclasses.replace(report, kernel=kr.name))
     return reports
 
 
