@@ -2,10 +2,16 @@
 
 Key: sha256 over the cache format, the file path as given, the kernel name,
 the sha256 of the kernel's MIR text, the options (dims, block_dim, budget,
-replay, max_array_bytes), the versions of verikern and z3 and the sha256 of verikern's own
-code (`code_hash`). The verdict is a function of
+replay, max_array_bytes, suggest, the engines and CBMC's unwinding depth),
+the versions of verikern and z3, the sha256 of verikern's own code
+(`code_hash`) and the tools outside it that decide (`tool_fields`): the
+cross-check solver and its version (`--cross-check`) and, when CBMC is an
+engine, its binary's path, sha256 and version. The verdict is a function of
 exactly these (budgets count solver work, not seconds: proofs.deciding.budget), so a
 hit gives the report a fresh run would give, bit for bit apart from timing.
+A run that dumps its SMT queries (`--dump-smt`) never reads the cache (an
+entry holds no queries; `answers_from_cache`), it only writes its report.
+tests/proofs/reporting/test_cache_matrix.py lists what must miss and what may hit.
 
 Entries are JSON files `<key[:2]>/<key>.json` holding the key, the report
 and a sha256 checksum of the canonical report text. Invariants:
@@ -43,7 +49,9 @@ from verikern.mir.nodes import SourceLoc
 from verikern.proofs.obligations import (
     Counterexample, KernelReport, KernelStatus, Obligation, ObligationKind, Status,
 )
-from verikern.proofs.deciding.budget import SAFETY_NET_S
+from verikern.proofs.deciding.budget import DUMP_ENV, SAFETY_NET_S
+from verikern.proofs.deciding import crosscheck
+from verikern.proofs.deciding.cbmc import cbmc_identity
 from verikern.proofs.reporting.render import json_safe
 from verikern.proofs.reporting.scope import Scope
 from verikern.encoders.smt.launch import DEFAULT_MAX_ARRAY_BYTES
@@ -89,6 +97,25 @@ def code_hash() -> str:
     return digest.hexdigest()
 
 
+def tool_fields(engine: str = "z3", environ=os.environ) -> dict:
+    """The key fields naming the deciding tools outside verikern and z3: the
+    cross-check solver and its version when `--cross-check` set one, CBMC's
+    identity (proofs.deciding.cbmc.cbmc_identity) when it is an engine."""
+    out: dict = {}
+    second = environ.get(crosscheck.CROSS_ENV) or None
+    if second:
+        out["cross_check"] = [second, crosscheck.version(second) or "unknown"]
+    if "cbmc" in str(engine).split(","):
+        out["cbmc"] = cbmc_identity()
+    return out
+
+
+def answers_from_cache(environ=os.environ) -> bool:
+    """False when this run must decide every query itself: `--dump-smt`
+    writes the queries a proof asks, and a cached report asks none."""
+    return not environ.get(DUMP_ENV)
+
+
 def _canonical(data) -> str:
     return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
 
@@ -103,7 +130,9 @@ class ProofCache:
     @staticmethod
     def key(*, file: str, kernel: str, mir_sha256: str, dims, block_dim, budget, replay: bool,
             max_array_bytes: int | None = None, suggest: bool = False, engine: str = "z3",
-            unwind: int | None = None) -> str:
+            unwind: int | None = None, tools: dict | None = None) -> str:
+        """The entry's key: every field that can change the report (module
+        docstring); `tools`: `tool_fields(engine)` of the run."""
         fields = {"format": FORMAT, "file": str(file), "kernel": kernel, "mir": mir_sha256,
                   "dims": list(dims) if dims is not None else None,
                   "block_dim": int(block_dim) if block_dim is not None else None,
@@ -115,6 +144,8 @@ class ProofCache:
             fields["suggest"] = True
         if engine != "z3":           # another engine's verdicts are other entries
             fields["engine"], fields["unwind"] = engine, unwind
+        if tools:                    # a second solver's or CBMC's verdicts are other entries
+            fields["tools"] = tools
         return hashlib.sha256(_canonical(fields).encode()).hexdigest()
 
     def _path(self, key: str) -> Path:
