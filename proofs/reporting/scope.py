@@ -12,7 +12,8 @@ Invariants: a Scope is built only from the compiled MIR, the options and the
 file's bytes (never by executing the file); `HARDWARE_LIMITS` and
 `array_bound` say exactly what encoders.smt.launch assumes (see its module
 docstring); `NOT_CHECKED` lists every property a `proved` verdict does not
-cover. A Scope is JSON-round-trippable (`to_json` / `from_json`).
+cover, and no property an obligation kind decides (reads of shared memory
+nobody wrote are the `uninit` obligations). A Scope is JSON-round-trippable (`to_json` / `from_json`).
 """
 from __future__ import annotations
 
@@ -58,7 +59,6 @@ ARRAY_BOUND = array_bound()
 NOT_CHECKED = (
     "float accuracy: float values are unknown to the prover unless a property needs them",
     "termination: a proof covers the accesses that happen; it does not show that loops end",
-    "reads of shared-array elements no thread wrote (obligation kind 'uninit' is not checked yet)",
     "whether a launch obeys the requires: vk.launch and vk.check_launch check that at run time",
     "every obligation that ended 'unknown' is not established",
 )
