@@ -47,7 +47,7 @@ import z3
 from verikern import __version__
 from verikern.mir.nodes import SourceLoc
 from verikern.proofs.obligations import (
-    Counterexample, KernelReport, KernelStatus, Obligation, ObligationKind, Status,
+    Counterexample, ExampleLaunch, KernelReport, KernelStatus, Obligation, ObligationKind, Status,
 )
 from verikern.proofs.deciding.budget import DUMP_ENV, SAFETY_NET_S
 from verikern.proofs.deciding import crosscheck
@@ -56,7 +56,7 @@ from verikern.proofs.reporting.render import json_safe
 from verikern.proofs.reporting.scope import Scope
 from verikern.encoders.smt.launch import DEFAULT_MAX_ARRAY_BYTES
 
-FORMAT = 2   # 2: second opinions, disagreements and engines are kept
+FORMAT = 3   # 2: second opinions, disagreements and engines are kept; 3: a suggestion's example
 
 
 def default_cache_dir() -> Path:
@@ -249,6 +249,8 @@ def report_to_data(r: KernelReport) -> dict:
             "suggested_requires": list(r.suggested_requires),
             "suggested_decorators": list(r.suggested_decorators),
             "proved_under_suggestion": r.proved_under_suggestion,
+            "suggested_example": (r.suggested_example.to_json()
+                                  if r.suggested_example is not None else None),
             "scope": r.scope.to_json() if r.scope is not None else None,
             "obligations": [{"kind": ob.kind.value, "loc": _loc_data(ob.loc), "status": ob.status.value,
                              "message": ob.message, "counterexample": _cex_to_data(ob.counterexample),
@@ -275,7 +277,9 @@ def report_from_data(d: dict) -> KernelReport:
                         scope=Scope.from_json(d["scope"]) if d["scope"] is not None else None,
                         suggested_requires=tuple(d.get("suggested_requires") or ()),
                         suggested_decorators=tuple(d.get("suggested_decorators") or ()),
-                        proved_under_suggestion=d.get("proved_under_suggestion"))
+                        proved_under_suggestion=d.get("proved_under_suggestion"),
+                        suggested_example=(ExampleLaunch.from_json(d["suggested_example"])
+                                           if d.get("suggested_example") is not None else None))
 
 
 def with_cached(report: KernelReport, seconds: float) -> KernelReport:
