@@ -206,6 +206,14 @@ def _text_at(tree, source: str | None, line: int, col: int) -> str:
     best = None
     if tree is not None and source is not None:   # (the tree is parsed from the source)
         for node in ast.walk(tree):
+            # a kernel factory's relation between captures (frontend/factories.py):
+            # the requires is `name == value`, located at the value
+            if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None \
+                    and node.value.lineno == line and node.value.col_offset + 1 == col:
+                target = node.targets[0] if isinstance(node, ast.Assign) else node.target
+                value = ast.get_source_segment(source, node.value)
+                if isinstance(target, ast.Name) and value is not None:
+                    return " ".join(f"{target.id} == {value}".split())
             if isinstance(node, ast.expr) and node.lineno == line and node.col_offset + 1 == col:
                 if (isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords
                         and getattr(node.func, "attr", getattr(node.func, "id", "")) == "requires"):
