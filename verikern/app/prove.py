@@ -28,7 +28,8 @@ from verikern.encoders.smt.launch import check_max_array_bytes
 from verikern.frontend import compile_file
 from verikern.frontend import compile_source
 from verikern.proofs.reporting.scope import computed_stamp, scope_of, sha256_bytes
-from verikern.app.cache import with_cached
+from verikern.app.suggestion import prove_suggestion
+from verikern.app.cache import answers_from_cache, tool_fields, with_cached
 
 MODULE_KERNEL = "<module>"   # the kernel name of a report about a whole file
 
@@ -233,13 +234,16 @@ def _prove_scoped(kernel_mir, file: str, opts: ProofOptions, data: bytes | None,
         key = cache.key(file=file, kernel=kernel_mir.name, mir_sha256=scope.mir_sha256, dims=opts.dims,
                         block_dim=opts.block_dim, budget=opts.budget, replay=opts.replay,
                         max_array_bytes=opts.max_array_bytes, suggest=opts.suggest,
-                        engine=opts.engine, unwind=opts.unwind)
-        hit = cache.get(key)
+                        engine=opts.engine, unwind=opts.unwind, tools=tool_fields(opts.engine))
+        hit = cache.get(key) if answers_from_cache() else None
         if hit is not None and hit.file == file and hit.kernel == kernel_mir.name:
             return dataclasses.replace(with_cached(hit, time.perf_counter() - start), scope=scope)
     when, by = computed_stamp()
-    report = dataclasses.replace(prove_mir(kernel_mir, file=file, **opts.prove_kwargs()), scope=scope,
-                                 computed_at=when, computed_by=by)
+    report = prove_suggestion(prove_mir(kernel_mir, file=file, **opts.prove_kwargs()), source,
+                              dims=opts.dims, block_dim=opts.block_dim, budget=opts.budget,
+                              max_array_bytes=opts.max_array_bytes, engine=opts.engine,
+                              unwind=opts.unwind)
+    report = dataclasses.replace(report, scope=scope, computed_at=when, computed_by=by)
     if key is not None:
         cache.put(key, report)
     return report
