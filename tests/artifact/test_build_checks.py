@@ -103,3 +103,57 @@ def test_the_manifest_ties_the_library_to_its_proof(tmp_path):
                                           "x_shape0, const int32_t* idx")
     assert {"verikern", "llvmlite", "llvm", "cc"} <= set(m["toolchain"])
     assert json.loads(report)[0]["status"] == "proved"
+
+
+FLOAT_BRANCH = '''import verikern as vk
+
+
+@vk.kernel{options}
+def mark(x: vk.array(dtype=vk.float32), out: vk.array(dtype=vk.float32)):
+    vk.requires(x.shape[0] == out.shape[0])
+    i = vk.tid()
+    if i < x.shape[0]:
+        if x[i] > 0.5:
+            out[i] = 1.0
+'''
+
+
+@needs_cc
+def test_under_fast_math_a_float_controlled_access_keeps_its_check(tmp_path):
+    ieee = tmp_path / "ieee.py"
+    ieee.write_text(FLOAT_BRANCH.format(options=""))
+    fast = tmp_path / "fast.py"
+    fast.write_text(FLOAT_BRANCH.format(options='(module_options={"fast_math": True})'))
+    r_ieee, _ = built(ieee, tmp_path / "i", checks="unproved")
+    r_fast, _ = built(fast, tmp_path / "f", checks="unproved")
+    assert set(bounds_verdicts(r_ieee, "mark").values()) == {"proved"}
+    assert set(bounds_verdicts(r_fast, "mark").values()) == {"proved"}
+    assert removed_ids(r_ieee, "mark") == {"bounds@9:12#0", "bounds@10:13#0"}
+    assert removed_ids(r_fast, "mark") == {"bounds@9:12#0"}     # x[i]: no float feeds i
+
+
+RACY_SCATTER = '''import verikern as vk
+
+
+@vk.kernel
+def scatter_ones(idx: vk.array(dtype=vk.int32), x: vk.array(dtype=vk.float32)):
+    vk.requires(vk.all_in_range(idx, 0, x.shape[0]))
+    vk.requires(idx.shape[0] == x.shape[0]){distinct}
+    i = vk.tid()
+    if i < idx.shape[0]:
+        x[idx[i]] = 1.0
+'''
+
+
+@needs_cc
+def test_an_index_read_from_memory_keeps_its_check_while_a_race_is_unproved(tmp_path):
+    racy = tmp_path / "racy.py"
+    racy.write_text(RACY_SCATTER.format(distinct=""))
+    clean = tmp_path / "clean.py"
+    clean.write_text(RACY_SCATTER.format(distinct="\n    vk.requires(vk.all_distinct(idx))"))
+    r_racy, _ = built(racy, tmp_path / "r", checks="unproved")
+    r_clean, _ = built(clean, tmp_path / "c", checks="unproved")
+    assert r_racy.manifest["kernels"][0]["proof"]["status"] == "failed"     # the race
+    assert set(bounds_verdicts(r_racy, "scatter_ones").values()) == {"proved"}
+    assert removed_ids(r_racy, "scatter_ones") == {"bounds@10:11#0"}        # idx[i] only
+    assert removed_ids(r_clean, "scatter_ones") == {"bounds@11:9#0", "bounds@11:11#0"}

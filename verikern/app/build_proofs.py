@@ -7,9 +7,12 @@ dimension's bounds obligation is PROVED, with no second engine disagreeing,
 (c) the obligation's site is a memory access of the built kernel at the
 obligation's source location with that dimension, (d) the proof assumed
 every launch (no --dim/--block-dim beyond the kernel's own block_dim) and
-the default array bound, both of which the entry point enforces, and (e)
+the default array bound, both of which the entry point enforces, (e)
 under fast_math no float value feeds the index (the proof's float semantics
-is IEEE; fast-math code may compute otherwise). Anything else keeps its check.
+is IEEE; fast-math code may compute otherwise), and (f) when a race or
+uninitialised-read obligation of the kernel is not proved, no value read
+from memory feeds the index (what such a read returns is then outside what
+the proof may have assumed about it). Anything else keeps its check.
 """
 from __future__ import annotations
 
@@ -19,7 +22,8 @@ from pathlib import Path
 
 from verikern.app.prove import ProofOptions, prove_file
 from verikern.mir import facts
-from verikern.mir.nodes import ArrayRef, Kernel, Value, result_of
+from verikern.mir.cfg import immediate_postdominator, postdominators
+from verikern.mir.nodes import ArrayRef, Branch, Kernel, Value, result_of
 from verikern.proofs.obligations import KernelReport, ObligationKind, Status, obligation_id
 from verikern.proofs.reporting.scope import mir_text, sha256_bytes
 
@@ -45,28 +49,52 @@ class ProvedKernel:
     report_json: dict = field(default_factory=dict)
 
 
-def _float_fed(kernel: Kernel) -> set[int]:
-    """Ids of values computed from a float value (through any instruction or phi)."""
+def _fed_by(kernel: Kernel, source) -> tuple[set[int], set[str]]:
+    """(ids of values, labels of blocks) that depend on a value whose
+    defining instruction satisfies `source(ins)`: through operands, and
+    through control -- a block between a branch on such a value and the
+    branch's immediate postdominator is tainted, and so is every phi there
+    or at that join."""
     defs: dict[int, tuple] = {}
+    fed: set[int] = set()
     for b in kernel.blocks:
         for ins in tuple(b.phis) + tuple(b.instrs):
             r = result_of(ins)
             if r is not None:
                 ops = tuple(op for _, op in ins.incoming) if hasattr(ins, "incoming") \
                     else tuple(ins.operands())
-                defs[r.id] = (r, ops)
-    fed: set[int] = set()
+                defs[r.id] = (r, ops, b.label, hasattr(ins, "incoming"))
+                if source(ins):
+                    fed.add(r.id)
+    pdom = postdominators(kernel)
+    tainted: set[str] = set()
+    joins: set[str] = set()
     changed = True
     while changed:
         changed = False
-        for vid, (r, ops) in defs.items():
-            if vid in fed:
-                continue
-            if r.type.is_float or any(isinstance(o, Value) and (o.type.is_float or o.id in fed)
-                                      for o in ops):
+        for vid, (_, ops, label, is_phi) in defs.items():
+            if vid not in fed and (any(isinstance(o, Value) and o.id in fed for o in ops)
+                                   or (is_phi and (label in tainted or label in joins))):
                 fed.add(vid)
                 changed = True
-    return fed
+        for b in kernel.blocks:
+            term = b.terminator
+            if not isinstance(term, Branch) or not isinstance(term.cond, Value) \
+                    or term.cond.id not in fed:
+                continue
+            join = immediate_postdominator(kernel, b.label, pdom)
+            todo = [t for t in term.successors() if t != join]
+            while todo:
+                label = todo.pop()
+                if label in tainted:
+                    continue
+                tainted.add(label)
+                changed = True
+                todo += [t for t in kernel.block(label).terminator.successors() if t != join]
+            if join is not None and join not in joins:
+                joins.add(join)         # its phis merge the tainted paths' values
+                changed = True
+    return fed, tainted
 
 
 def removable_checks(kernel: Kernel, report: KernelReport, mir_sha256: str,
@@ -77,7 +105,18 @@ def removable_checks(kernel: Kernel, report: KernelReport, mir_sha256: str,
             or scope.max_array_bytes != default_bytes \
             or scope.block_dim not in (None, kernel.block_dim):
         return frozenset(), ()
-    fed = _float_fed(kernel) if kernel.fast_math else set()
+    fed: set[int] = set()
+    tainted: set[str] = set()
+    sources = []
+    if kernel.fast_math:
+        sources.append(lambda ins: result_of(ins).type.is_float)
+    memory_kinds = (ObligationKind.RACE, ObligationKind.UNINIT)
+    if any(o.kind in memory_kinds and o.status is not Status.PROVED for o in report.obligations):
+        sources.append(facts.accesses_memory)
+    for source in sources:
+        values, blocks = _fed_by(kernel, source)
+        fed |= values
+        tainted |= blocks
     unchecked: set[tuple[str, int, int]] = set()
     removed: list[dict] = []
     for o in report.obligations:
@@ -93,7 +132,7 @@ def removable_checks(kernel: Kernel, report: KernelReport, mir_sha256: str,
         if not facts.accesses_memory(ins) or ins.loc != spec.loc or spec.dim >= ins.array.ndim:
             continue
         op = ins.indices[spec.dim]
-        if isinstance(op, Value) and (op.type.is_float or op.id in fed):
+        if label in tainted or (isinstance(op, Value) and op.id in fed):
             continue
         unchecked.add((label, index, spec.dim))
         removed.append({"obligation": obligation_id(spec), "line": spec.loc.line,
