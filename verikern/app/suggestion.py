@@ -43,9 +43,11 @@ def pasted_kernel(report: KernelReport, source: str):
     except Exception as err:  # the pasted file must compile; if not, nothing is claimed
         LOG.info("%s: the pasted contract does not compile: %s", report.kernel, err)
         return None
-    if report.kernel not in module.kernel_names:
+    # by name, or by MIR name: a generic kernel's instance `sort[int8]` is proved as `sort__int8`
+    found = [k for k in module.kernels if report.kernel in (k.name, getattr(k.mir, "name", None))]
+    if not found:
         return None
-    result = module.kernel(report.kernel)
+    result = found[0]
     if result.error is not None or result.mir is None:
         LOG.info("%s: the pasted contract does not compile: %s", report.kernel, result.error)
         return None
