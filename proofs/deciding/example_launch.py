@@ -37,10 +37,11 @@ EXAMPLE_RLIMIT = 4 * MEGA
 
 def example_launch(kernel: Kernel, *, dims=None, block_dim=None,
                    max_array_bytes: int | None = None,
-                   budget_units: int = EXAMPLE_RLIMIT) -> ExampleLaunch | None:
-    """A launch of `kernel` its requires admit, or None (see module docstring)."""
+                   budget_units: int = EXAMPLE_RLIMIT, label: str = "") -> ExampleLaunch | None:
+    """A launch of `kernel` its requires admit, or None (see module docstring);
+    `label` prefixes the names of its queries (logs, `--dump-smt` files)."""
     fresh_context()
-    budget = SolverBudget(per_check=ATTEMPT_RLIMIT, total=budget_units, label=f"{kernel.name}.example.")
+    budget = SolverBudget(per_check=ATTEMPT_RLIMIT, total=budget_units, label=f"{label or kernel.name + '.'}example.")
     try:
         # no loop invariants are needed: only the entry facts constrain a launch
         ctx = ProofContext(kernel, dims, block_dim, budget, invariants=HoudiniResult({}),

@@ -1,5 +1,5 @@
 """A module-level name is a constant only when nothing in the file can rebind
-it (LANGUAGE.md section 1): every way a module can rebind its own names makes
+it (docs/LANGUAGE.md section 1): every way a module can rebind its own names makes
 a kernel that reads the name a located `closure` error naming the rebinding;
 Python itself (and real Warp on the CPU) show that the name really changes."""
 from __future__ import annotations

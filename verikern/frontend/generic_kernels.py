@@ -1,5 +1,5 @@
 """The instantiations of a generic kernel (`typing.Any` parameters) that
-verikern proves, one kernel each (LANGUAGE.md section 1).
+verikern proves, one kernel each (docs/LANGUAGE.md section 1).
 
 Warp instantiates a generic kernel at launch for whatever argument types it
 is given, so a `wp.overload` does not limit the types a generic kernel runs

@@ -1,4 +1,4 @@
-"""Where a module can rebind its own module-level names (LANGUAGE.md section 1).
+"""Where a module can rebind its own module-level names (docs/LANGUAGE.md section 1).
 
 A module-level name is a constant only when nothing in the module can rebind
 it: Python runs the whole file before Warp builds a kernel, and a function may

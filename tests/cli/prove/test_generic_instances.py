@@ -86,7 +86,7 @@ def test_every_format_gives_a_verdict_per_instance(fmt, tmp_path):
     result = CliRunner().invoke(main, ["prove", str(path), "--format", fmt, "--no-cache",
                                        "--no-suggest", "--kernel", "gather_doubled"])
     assert result.exit_code == 1, result.output
-    out = result.output
+    out = result.stdout          # the per-kernel progress lines go to stderr
     if fmt == "text":
         assert "PROVED  gather_doubled[int32]" in out and "FAILED  gather_doubled[int8]" in out
     elif fmt == "short":
