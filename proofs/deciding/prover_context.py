@@ -60,7 +60,8 @@ class ProofContext:
         """`keep_admissible_model`: keep the admissibility check's model as
         `admissible_model` (for an example launch); a proof leaves it False,
         since a z3 model kept alive keeps its terms alive, which changes the
-        ids of later terms and so z3's search in every later query; `budget`: the solver work this kernel may spend (a default one when
+        ids of later terms and so z3's search in every later query;
+        `budget`: the solver work this kernel may spend (a default one when
         None); `max_array_bytes`: the bound on every array's size in bytes
         that the launch model assumes; `infeasible`: blocks no thread copy may reach in any query (for a
         caller that only searches counterexamples in part of the kernel; a
