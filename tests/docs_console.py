@@ -126,6 +126,19 @@ def blocks(path: Path) -> list[Block]:
     return out
 
 
+def commands_outside_console(path: Path) -> list[str]:
+    """`file:line` of every `$ ` command line in a fenced block that is not a
+    console block (such a block would escape the test)."""
+    out, fence = [], None
+    for no, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        stripped = line.strip()
+        if stripped.startswith("```"):
+            fence = None if fence is not None else stripped[3:].strip()
+        elif fence is not None and fence != "console" and stripped.startswith("$ "):
+            out.append(f"{path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else path.name}:{no}")
+    return out
+
+
 # ------------------------------------------------------------------ comparing
 def normalise(line: str, workdir: str | None = None) -> str:
     line = normalise_path(line, workdir)

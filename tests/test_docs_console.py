@@ -29,6 +29,8 @@ def test_every_skipped_block_says_why_and_every_file_named_exists():
                 assert (dc.ROOT / source).is_file(), f"{block.name}: file {name} = {source}: no such file"
             for d in block.directives:
                 assert d.startswith(("skip", "file ")), f"{block.name}: unknown directive {d!r}"
+    outside = [where for path in dc.DOCS for where in dc.commands_outside_console(path)]
+    assert outside == [], "shell commands outside ```console blocks (the docs test would not run them)"
 
 
 @pytest.mark.parametrize("path", FILES, ids=[p.relative_to(dc.ROOT).as_posix() for p in FILES])
@@ -109,3 +111,9 @@ def test_rewrite_replaces_only_the_blocks_given(tmp_path):
     dc.rewrite(doc, {first.first: ["$ a", "new", "more"]})
     assert doc.read_text() == ("# t\n\n<!-- docs-test: skip (needs a GPU here) -->\n```console\n$ a\nnew\nmore\n"
                                "```\n\n```console\n$ b\nkeep\n```\n")
+
+
+def test_a_command_in_another_kind_of_block_is_found(tmp_path):
+    doc = tmp_path / "doc.markdown"
+    doc.write_text("```bash\n$ verikern prove x.py\n```\n\n```console\n$ ok\n```\n\n```\n$ also\n```\n")
+    assert dc.commands_outside_console(doc) == ["doc.markdown:2", "doc.markdown:10"]
