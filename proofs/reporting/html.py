@@ -90,7 +90,7 @@ def _kernel_lines(source: str | None, r: KernelReport) -> list[int]:
     if source is not None:
         with contextlib.suppress(SyntaxError):   # a file that no longer parses: obligation lines only
             for node in ast.walk(ast.parse(source)):
-                if isinstance(node, ast.FunctionDef) and node.name == r.kernel:
+                if isinstance(node, ast.FunctionDef) and node.name == r.kernel.split("[")[0]:
                     first = min([node.lineno] + [d.lineno for d in node.decorator_list])
                     lines.update(range(first, (node.end_lineno or node.lineno) + 1))
                     break

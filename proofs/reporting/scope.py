@@ -12,7 +12,8 @@ Invariants: a Scope is built only from the compiled MIR, the options and the
 file's bytes (never by executing the file); `HARDWARE_LIMITS` and
 `array_bound` say exactly what encoders.smt.launch assumes (see its module
 docstring); `NOT_CHECKED` lists every property a `proved` verdict does not
-cover. A Scope is JSON-round-trippable (`to_json` / `from_json`).
+cover, and no property an obligation kind decides (reads of shared memory
+nobody wrote are the `uninit` obligations). A Scope is JSON-round-trippable (`to_json` / `from_json`).
 """
 from __future__ import annotations
 
@@ -219,6 +220,14 @@ def _text_at(tree, source: str | None, line: int, col: int) -> str:
     best = None
     if tree is not None and source is not None:   # (the tree is parsed from the source)
         for node in ast.walk(tree):
+            # a kernel factory's relation between captures (frontend/factories.py):
+            # the requires is `name == value`, located at the value
+            if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None \
+                    and node.value.lineno == line and node.value.col_offset + 1 == col:
+                target = node.targets[0] if isinstance(node, ast.Assign) else node.target
+                value = ast.get_source_segment(source, node.value)
+                if isinstance(target, ast.Name) and value is not None:
+                    return " ".join(f"{target.id} == {value}".split())
             if isinstance(node, ast.expr) and node.lineno == line and node.col_offset + 1 == col:
                 if (isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords
                         and getattr(node.func, "attr", getattr(node.func, "id", "")) == "requires"):
