@@ -47,8 +47,12 @@ DIRECTIVE = re.compile(r"^<!--\s*docs-test:\s*(.*?)\s*-->$")
 MARK = "@@docs-test-command@@"
 BLOCK_TIMEOUT_S = 600
 
-#: Output lines that depend on the machine, not on verikern (dropped before comparing).
-IGNORED = (re.compile(r"^Warp CUDA warning: "),)
+#: Output lines that depend on the machine or on stderr not being a terminal (the docs
+#: show a terminal session), not on what verikern establishes: dropped before comparing.
+IGNORED = (
+    re.compile(r"^Warp CUDA warning: "),         # Warp on a machine without a GPU
+    re.compile(r"^\[\d+/\d+\] "),                # progress lines: on a terminal, a bar that vanishes
+)
 
 _VOLATILE = (
     (re.compile(r"\b\d+\.\d+\s?(s|ms|seconds)\b"), "<time>"),                          # durations
