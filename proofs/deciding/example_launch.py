@@ -45,7 +45,7 @@ def example_launch(kernel: Kernel, *, dims=None, block_dim=None,
         # no loop invariants are needed: only the entry facts constrain a launch
         ctx = ProofContext(kernel, dims, block_dim, budget, invariants=HoudiniResult({}),
                            max_array_bytes=max_array_bytes if max_array_bytes is not None
-                           else DEFAULT_MAX_ARRAY_BYTES)
+                           else DEFAULT_MAX_ARRAY_BYTES, keep_admissible_model=True)
     except Exception as err:         # inadmissible (no launch) or unsupported: no example
         LOG.info("%s: no example launch: %s", kernel.name, err)
         return None
