@@ -37,15 +37,16 @@ EXAMPLE_RLIMIT = 4 * MEGA
 
 def example_launch(kernel: Kernel, *, dims=None, block_dim=None,
                    max_array_bytes: int | None = None,
-                   budget_units: int = EXAMPLE_RLIMIT) -> ExampleLaunch | None:
-    """A launch of `kernel` its requires admit, or None (see module docstring)."""
+                   budget_units: int = EXAMPLE_RLIMIT, label: str = "") -> ExampleLaunch | None:
+    """A launch of `kernel` its requires admit, or None (see module docstring);
+    `label` prefixes the names of its queries (logs, `--dump-smt` files)."""
     fresh_context()
-    budget = SolverBudget(per_check=ATTEMPT_RLIMIT, total=budget_units, label=f"{kernel.name}.example.")
+    budget = SolverBudget(per_check=ATTEMPT_RLIMIT, total=budget_units, label=f"{label or kernel.name + '.'}example.")
     try:
         # no loop invariants are needed: only the entry facts constrain a launch
         ctx = ProofContext(kernel, dims, block_dim, budget, invariants=HoudiniResult({}),
                            max_array_bytes=max_array_bytes if max_array_bytes is not None
-                           else DEFAULT_MAX_ARRAY_BYTES)
+                           else DEFAULT_MAX_ARRAY_BYTES, keep_admissible_model=True)
     except Exception as err:         # inadmissible (no launch) or unsupported: no example
         LOG.info("%s: no example launch: %s", kernel.name, err)
         return None
