@@ -93,3 +93,27 @@ def test_warp_reads_the_rebound_value(tmp_path):
     out = wp.zeros(8, dtype=int, device="cpu")
     wp.launch(module.k, dim=8, inputs=[out], device="cpu")
     assert out.numpy().tolist() == [100] * 8
+
+
+@pytest.mark.parametrize("rebind, keeps", [
+    ("    N = int(input())", True), ("    N = 8", True), ("    N += 1", True),
+    ("    for N in range(3):\n        pass", True),
+    ("    N = sys.argv[1]", True),      # a type not read: taken to be the literal's (Warp's
+    ("    N = 3 * N // 2", True),       # own examples rebind their settings so)
+    ("    N = 2.5", False), ("    N = float(sys.argv[1])", False), ("    N = N / 2", False),
+    ("    N += 0.5", False), ("    for N in [0.5]:\n        pass", False),
+    ("    import os as N", False), ("    def N():\n        pass", False),
+    ("    with open('f') as (M, N):\n        pass", False),
+])
+def test_a_conditional_rebinding_keeps_the_literal_type_or_is_an_error(rebind, keeps):
+    """Under an if (a loop, a with, a try) a name the file rebinds is an unknown value
+    of its literal's type (a hidden parameter `@N`) only when the new value evidently
+    has that type; otherwise a kernel reading it is an error, never a guessed type."""
+    src = HEAD + "if __name__ == '__main__':\n" + rebind + KERNEL
+    r = compile_text(src)
+    (k,) = r.kernels
+    if keeps:
+        assert k.error is None and [p.name for p in k.mir.params] == ["out", "@N"]
+    else:
+        assert k.error is not None and k.error.rule == "closure"
+        assert "under an if, loop, with or try" in k.error.message
