@@ -38,6 +38,7 @@ SLOW_FILES = frozenset({
     "tests/warp_compat/test_warp_compat.py",       # real Warp, as above
     "tests/warp_compat/test_warp_atan2.py",        # real Warp, as above
     "tests/warp_compat/test_warp_ops.py",          # real Warp, as above
+    "tests/warp_compat/test_warp_addressing.py",   # real Warp, as above
     "tests/cli/prove/test_prove_suggest_warp.py",  # real Warp, as above (the README demo)
     "tests/testing/test_examples_fuzz.py",         # every example under real Warp (fuzz)
 })
