@@ -1,12 +1,18 @@
 """Throughput of cpu:native against the simulator, NVIDIA Warp's CPU backend
-and numpy, on saxpy and Moller-Trumbore ray-triangle intersection.
+and numpy, on saxpy, Moller-Trumbore ray-triangle intersection and a
+neighbour gather (out[i] = x[idx[i]], idx within 8 of i, under
+vk.all_in_range).
 
 Run: python benchmarks/native_vs_warp.py [--n 4194304] [--repeat 5] [--no-sim]
 
-Each column is the best of --repeat timed launches (compile / JIT time
-excluded and printed separately; the simulator runs once). Ratios are
-time(cpu:native) / time(other): <= 1.0 means cpu:native is at least as fast.
-The cpu:native results are also checked against numpy before timing.
+cpu:native runs in two modes: "checked" (device "cpu:native": every index
+checked at run time) and "proved-unchecked" (device "cpu:native:proved":
+the checks whose bounds obligations are proved are left out). Each column
+is the best of --repeat timed launches (compile / JIT / proof time excluded
+and printed separately; the simulator runs once). The ratio columns are
+speed(proved-unchecked) / speed(other): >= 1.0 means cpu:native is at least
+as fast; "unchk/chk" is proved-unchecked over checked. Both cpu:native
+modes are checked against numpy before timing.
 """
 from __future__ import annotations
 
@@ -44,6 +50,19 @@ def numpy_saxpy(inp):
     return inp["a"] * inp["x"] + inp["y"]
 
 
+def numpy_gather(inp):
+    return inp["x"][inp["idx"]]
+
+
+def gather_inputs(rng, n):
+    """x and, for each i, an index within 8 of i (clamped to the array)."""
+    idx = np.minimum(np.arange(n) + rng.integers(0, 8, n), n - 1).astype(np.int32)
+    return {"x": rng.standard_normal(n).astype(np.float32), "idx": idx}
+
+
+GATHER_SOURCE = ROOT / "verikern" / "selftest_corpus" / "ok_gather_in_range.py"
+
+
 def numpy_ray_triangle(inp):
     o, d = inp["origins"], inp["directions"]
     v0, v1, v2 = inp["v0"], inp["v1"], inp["v2"]
@@ -77,6 +96,13 @@ def warp_kernels():
             y[i] = a * x[i] + y[i]
 
     @wp.kernel
+    def gather(x: wp.array(dtype=wp.float32), idx: wp.array(dtype=wp.int32),
+               out: wp.array(dtype=wp.float32)):
+        i = wp.tid()
+        if i < idx.shape[0] and i < out.shape[0]:
+            out[i] = x[idx[i]]
+
+    @wp.kernel
     def intersect(origins: wp.array(dtype=wp.vec3), directions: wp.array(dtype=wp.vec3),
                   v0: wp.array(dtype=wp.vec3), v1: wp.array(dtype=wp.vec3),
                   v2: wp.array(dtype=wp.vec3), t_hit: wp.array(dtype=wp.float32)):
@@ -103,13 +129,18 @@ def warp_kernels():
                             result = t
             t_hit[i] = result
 
-    return wp, saxpy, intersect
+    return wp, saxpy, intersect, gather
 
 
 def bench_warp(wk, case: str, inp, n: int, repeat: int):
-    wp, saxpy, intersect = wk
+    wp, saxpy, intersect, gather = wk
     dev = "cpu"
-    if case == "saxpy":
+    if case == "gather":
+        out = wp.zeros(n, dtype=wp.float32, device=dev)
+        args = [wp.array(inp["x"], dtype=wp.float32, device=dev),
+                wp.array(inp["idx"], dtype=wp.int32, device=dev), out]
+        kernel = gather
+    elif case == "saxpy":
         x = wp.array(inp["x"], dtype=wp.float32, device=dev)
         y = wp.array(inp["y"].copy(), dtype=wp.float32, device=dev)
         args = [x, y, float(inp["a"])]
@@ -135,6 +166,8 @@ def launch_inputs(case: str, inp, n: int) -> list:
     """The vk.launch argument list (arrays allocated once, outside the timing)."""
     if case == "saxpy":
         return [inp["x"], inp["y"].copy(), inp["a"]]
+    if case == "gather":
+        return [inp["x"], inp["idx"], np.zeros(n, np.float32)]
     arrays = [inp[k] for k in ("origins", "directions", "v0", "v1", "v2")]
     return arrays + [np.zeros(n, np.float32)]
 
@@ -149,56 +182,75 @@ def main() -> None:
     n = args.n
 
     import verikern as vk
+    from verikern.app.native_proved import unchecked_for
     from verikern.backends.native import compile_kernel, workers
+    from verikern.frontend import compile_file
 
     wk = warp_kernels()
     rng = np.random.default_rng(0)
     print(f"n = {n}, host cores = {os.cpu_count()}, cpu:native workers = {workers()}")
     rows = []
+    numpy_of = {"saxpy": numpy_saxpy, "ray_triangle": numpy_ray_triangle, "gather": numpy_gather}
     for case, example, kname in (("saxpy", "saxpy", "saxpy"),
-                                 ("ray_triangle", "ray_triangle", "intersect")):
-        ex = load_example(example)
-        inp = ex.make_inputs(rng, n)
-        handle = getattr(ex, kname)
-        compiled = compile_kernel(handle.mir)
-        ref = numpy_saxpy(inp) if case == "saxpy" else numpy_ray_triangle(inp)
-        launch_args = launch_inputs(case, inp, n)
-        vk.launch(handle, n, launch_args, device="cpu:native")
-        got = launch_args[-1] if case == "ray_triangle" else launch_args[1]
-        agree = float(np.mean(np.isclose(got, ref, rtol=1e-4, atol=1e-4)))
-        t_native = best_of(lambda h=handle, a=launch_args: vk.launch(h, n, a, device="cpu:native"),
-                           args.repeat)
-        t_numpy = best_of(lambda i=inp, c=case: numpy_saxpy(i) if c == "saxpy"
-                          else numpy_ray_triangle(i), args.repeat)
+                                 ("ray_triangle", "ray_triangle", "intersect"),
+                                 ("gather", None, "gather_checked")):
+        if example is None:
+            inp = gather_inputs(rng, n)
+            handle = compile_file(GATHER_SOURCE).kernel(kname).mir
+        else:
+            ex = load_example(example)
+            inp = ex.make_inputs(rng, n)
+            handle = getattr(ex, kname)
+        mir = getattr(handle, "mir", handle)
+        start = time.perf_counter()
+        unchecked = unchecked_for(mir)
+        prove_seconds = time.perf_counter() - start
+        compiled = compile_kernel(mir)
+        ref = numpy_of[case](inp)
+        agree = {}
+        times = {}
+        for device in ("cpu:native", "cpu:native:proved"):
+            launch_args = launch_inputs(case, inp, n)
+            vk.launch(handle, n, launch_args, device=device)
+            got = launch_args[1] if case == "saxpy" else launch_args[-1]
+            agree[device] = float(np.mean(np.isclose(got, ref, rtol=1e-4, atol=1e-4)))
+            times[device] = best_of(lambda h=handle, a=launch_args, d=device: vk.launch(h, n, a, device=d),
+                                    args.repeat)
+        t_numpy = best_of(lambda i=inp, c=case: numpy_of[c](i), args.repeat)
         t_sim = None
         if not args.no_sim:
+            launch_args = launch_inputs(case, inp, n)
             t_sim = best_of(lambda h=handle, a=launch_args: vk.launch(h, n, a, device="cpu"), 1)
         t_warp = warp_first = None
         if wk is not None:
             t_warp, warp_first = bench_warp(wk, case, inp, n, args.repeat)
-        rows.append((case, compiled.compile_seconds, t_native, t_sim, t_warp, warp_first,
-                     t_numpy, agree))
+        rows.append((case, compiled.compile_seconds, times["cpu:native"], times["cpu:native:proved"],
+                     t_sim, t_warp, warp_first, t_numpy, agree, prove_seconds,
+                     len(unchecked), compiled))
 
     def rate(t):
         return f"{n / t / 1e6:10.1f}" if t else "       n/a"
 
     print("\nthroughput in million threads (elements) per second; best of "
           f"{args.repeat} runs (simulator: 1 run)")
-    print(f"{'kernel':14} {'cpu:native':>10} {'simulator':>10} {'warp cpu':>10} "
-          f"{'numpy':>10} | {'nat/sim':>8} {'nat/warp':>8} {'nat/numpy':>9}")
-    for case, _jit, tn, ts, tw, _wfirst, tnp, _agree in rows:
-        def r(t, tn=tn):
-            return f"{tn / t:8.3f}" if t else "     n/a"
-        print(f"{case:14} {rate(tn)} {rate(ts)} {rate(tw)} {rate(tnp)} | "
-              f"{r(ts)} {r(tw)} {tn / tnp:9.3f}")
+    print(f"{'kernel':14} {'checked':>10} {'proved-unchecked':>16} {'simulator':>10} "
+          f"{'warp cpu':>10} {'numpy':>10} | {'unchk/chk':>9} {'unchk/warp':>10} "
+          f"{'unchk/numpy':>11} {'chk/warp':>8}")
+    for case, _jit, tc, tu, ts, tw, _wfirst, tnp, _agree, _prove, _removed, _ck in rows:
+        def r(t, width, tn=tu):
+            return f"{t / tn:{width}.3f}" if t else " " * (width - 3) + "n/a"
+        print(f"{case:14} {rate(tc)} {rate(tu):>16} {rate(ts)} {rate(tw)} {rate(tnp)} | "
+              f"{tc / tu:9.3f} {r(tw, 10)} {r(tnp, 11)} {r(tw, 8, tc)}")
     print()
-    for case, jit, _tn, _ts, _tw, wfirst, _tnp, agree in rows:
+    for case, jit, _tc, _tu, _ts, _tw, wfirst, _tnp, agree, prove, removed, ck in rows:
         warp_note = f", warp first launch (incl. build/load) {wfirst:.3f} s" if wfirst else ""
-        print(f"{case}: cpu:native JIT compile {jit * 1e3:.1f} ms{warp_note}; "
-              f"cpu:native agrees with numpy on {agree * 100:.2f}% of elements")
+        vector = "vectorised thread loop" if "vector.body" in ck.optimized_ir else "scalar thread loop"
+        print(f"{case}: cpu:native JIT compile {jit * 1e3:.1f} ms ({vector}), proof "
+              f"{prove:.2f} s removing {removed} index check(s){warp_note}; agrees with numpy on "
+              f"{agree['cpu:native'] * 100:.2f}% (checked) and "
+              f"{agree['cpu:native:proved'] * 100:.2f}% (proved-unchecked) of elements")
     if wk is None:
         print("warp-lang is not installed: the warp column is skipped")
-    print("ratios are time(cpu:native) / time(other); <= 1.0: cpu:native is as fast or faster")
 
 
 if __name__ == "__main__":

@@ -29,6 +29,8 @@ DEVICES: dict[str, tuple[str, str]] = {
     "cpu": ("verikern.backends.simulator", "run"),
     "cpu:trace": ("verikern.backends.simulator", "run_traced"),
     "cpu:native": ("verikern.backends.native", "run"),
+    # cpu:native without the index checks whose bounds are proved (it proves the kernel once)
+    "cpu:native:proved": ("verikern.app.native_proved", "run"),
     "cuda": ("verikern.backends.cuda", "run"),
 }
 _CUDA_N = re.compile(r"^cuda:(\d+)$")
@@ -235,7 +237,8 @@ def launch(kernel, dim, inputs, block_dim: int | None = None, device: str = "cpu
     arrays of `inputs` (and `outputs`, which follow `inputs` in parameter
     order, as in `wp.launch`).  block_dim: default the kernel's fixed
     block_dim (@vk.kernel(block_dim=...)), else 256.  device: "cpu",
-    "cpu:trace" (needs trace_path), "cpu:native", "cuda" or "cuda:N"."""
+    "cpu:trace" (needs trace_path), "cpu:native", "cpu:native:proved" (no
+    index checks where proved; the kernel is proved once), "cuda" or "cuda:N"."""
     fn, index = _device_runner(device)
     if device == "cpu:trace" and trace_path is None:
         raise LaunchError("device 'cpu:trace' writes a JSON trace: pass trace_path=... "
