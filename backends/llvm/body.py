@@ -399,7 +399,10 @@ def _lower_jump(em: Emitter, term: Jump) -> None:
 
 
 def _lower_branch(em: Emitter, term: Branch) -> None:
-    cond = ir.Constant(I1, 1) if em.label in em.always_taken else em.operand(term.cond)
+    cond = em.operand(term.cond)
+    if em.label in em.always_taken:     # true for every thread the loop runs: LLVM may use it
+        em.assume(cond)
+        cond = ir.Constant(I1, 1)
     em.b.cbranch(cond, em.edge(term.if_true), em.edge(term.if_false))
 
 

@@ -3,6 +3,7 @@ whose bounds are proved; results equal cpu:native's, and an unproved
 access still stops the kernel where cpu:native does."""
 from __future__ import annotations
 
+import llvmlite.binding as llvm
 import numpy as np
 import pytest
 
@@ -49,3 +50,19 @@ def test_proved_device_matches_the_simulator_on_saxpy():
     vk.launch(k, 1000, [x, y1, 2.5], block_dim=96, device="cpu:native:proved")
     vk.launch(k, 1000, [x, y2, 2.5], block_dim=96, device="cpu")
     np.testing.assert_array_equal(y1, y2)
+
+
+def test_the_column_stencil_vectorises_only_without_its_proved_checks():
+    k = compile_file(REPO / "benchmarks" / "kernels" / "column_stencil.py").kernel(
+        "column_stencil").mir
+    unchecked = unchecked_for(k)
+    assert len(unchecked) == 4
+    if llvm.get_host_cpu_features().get("avx512f", False):
+        assert "vector.body" not in compile_kernel(k).optimized_ir      # the checks' early exits
+        assert "vector.body" in compile_kernel(k, unchecked=unchecked).optimized_ir
+    x = np.random.default_rng(2).standard_normal(5000).astype(np.float32)
+    out = np.zeros(5000, np.float32)
+    vk.launch(k, 5000, [x, out, 64], block_dim=128, device="cpu:native:proved")
+    want = np.zeros(5000, np.float32)
+    want[64:-64] = x[:-128] + x[64:-64] + x[128:]
+    np.testing.assert_array_equal(out, want)
