@@ -72,6 +72,8 @@ SLOW_TESTS = frozenset({
     "tests/testing/test_fuzz.py::test_a_wrong_backend_is_caught_and_shrunk",
     "tests/testing/test_fuzz.py::test_a_racy_kernel_is_reported_as_a_kernel_bug_end_to_end",
     "tests/mir/test_mir_parser.py::test_awkward_constants_messages_names_and_files_round_trip",
+    "tests/artifact/test_build_boundary.py::test_cli_build_writes_the_files_and_refuses_bad_input",
+    "tests/artifact/test_build_boundary.py::test_all_sorted_at_the_boundary",
     "tests/proofs/reporting/test_dask.py::test_a_real_cluster_in_another_folder_gives_the_local_report",
 })
 
