@@ -40,9 +40,13 @@ SLOW_FILES = frozenset({
     "tests/warp_compat/test_warp_ops.py",          # real Warp, as above
     "tests/cli/prove/test_prove_suggest_warp.py",  # real Warp, as above (the README demo)
     "tests/testing/test_examples_fuzz.py",         # every example under real Warp (fuzz)
+    "tests/testing/test_generated_ci.py",          # 300 generated kernels on cpu and cpu:native
+    "tests/testing/test_generated_prover.py",      # the prover as oracle on generated kernels
 })
 
 SLOW_TESTS = frozenset({
+    "tests/testing/test_generate.py::test_fuzz_generate_on_the_command_line",
+    "tests/testing/test_generate.py::test_a_disagreeing_backend_is_found_shrunk_written_and_reproducible",
     "tests/backends/native/test_native_ir.py::test_every_corpus_and_example_kernel_lowers_to_valid_ir_on_both_targets",
     "tests/frontend/test_fe_programs.py::test_random_programs_match_python",
     "tests/backends/trace/test_trace_races.py::test_large_trace_is_fast",
