@@ -9,12 +9,13 @@ defects `proved`) and the rate of `unknown` on generated kernels (the
 prover's precision figure). Findings (shrunk kernel files, saved launches)
 go under --save-dir.
 
-The seeds are split into --jobs shards run by as many worker processes
-(seed s goes to shard s % jobs), for a machine's cores.
+The seeds are split into chunks of 50 run by --jobs worker processes (for
+a machine's cores); the running totals are printed (and written to --json)
+after every chunk, so a campaign stopped early still reports.
 
     python benchmarks/generated_campaign.py [--kernels N] [--seed S] [--jobs 2]
         [--backends cpu,cpu:native,warp,cuda] [--prove-every K] [--budget B]
-        [--save-dir DIR] [--json OUT]
+        [--save-dir DIR] [--shrink-budget N] [--json OUT]
 """
 from __future__ import annotations
 
@@ -30,15 +31,15 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 
-def _shard(args) -> dict:
-    shard, jobs, opts = args
+def _chunk(args) -> dict:
+    """Run the kernels of seeds `seeds` (in a worker process); their totals."""
+    seeds, opts = args
     from verikern.testing.generate.campaign import run_campaign  # lazy: in the worker process
 
-    seeds = [s for s in range(opts["seed"], opts["seed"] + opts["kernels"]) if s % jobs == shard]
-    with tempfile.TemporaryDirectory(prefix=f"verikern-campaign-{shard}-") as work:
+    with tempfile.TemporaryDirectory(prefix="verikern-campaign-") as work:
         tally = run_campaign(seeds, opts["backends"], work, save_dir=opts["save_dir"],
                              prove_every=opts["prove_every"], budget=opts["budget"],
-                             on_outcome=_progress(shard, len(seeds)))
+                             on_outcome=_show, shrink_budget=opts["shrink_budget"])
     return {"kernels": tally.kernels, "compared": dict(tally.compared),
             "mismatches": dict(tally.mismatches), "dropped": dict(tally.dropped),
             "compile_errors": tally.compile_errors, "verdicts": dict(tally.verdicts),
@@ -46,22 +47,13 @@ def _shard(args) -> dict:
             "findings": [_finding(o) for o in tally.findings]}
 
 
-def _progress(shard: int, total: int):
-    done = [0]
-
-    def show(o) -> None:
-        done[0] += 1
-        if o.mismatch is not None:
-            print(f"[shard {shard}] MISMATCH {o.mismatch.left} vs {o.mismatch.right}: "
-                  f"{o.reproduce}", flush=True)
-        if o.compile_error:
-            print(f"[shard {shard}] COMPILE ERROR {o.file}: {o.compile_error.splitlines()[0]}",
-                  flush=True)
-        for w in o.wrong_verdicts:
-            print(f"[shard {shard}] WRONG VERDICT {w}", flush=True)
-        if done[0] % 250 == 0:
-            print(f"[shard {shard}] {done[0]}/{total} kernels", flush=True)
-    return show
+def _show(o) -> None:
+    if o.mismatch is not None:
+        print(f"MISMATCH {o.mismatch.left} vs {o.mismatch.right}: {o.reproduce}", flush=True)
+    if o.compile_error:
+        print(f"COMPILE ERROR {o.file}: {o.compile_error.splitlines()[0]}", flush=True)
+    for w in o.wrong_verdicts:
+        print(f"WRONG VERDICT {w}", flush=True)
 
 
 def _finding(o) -> dict:
@@ -79,51 +71,56 @@ def main() -> int:
     ap.add_argument("--prove-every", type=int, default=50)
     ap.add_argument("--budget", type=float, default=2.0)
     ap.add_argument("--save-dir", default=".verikern-campaign")
+    ap.add_argument("--shrink-budget", type=int, default=60)
     ap.add_argument("--json", metavar="OUT")
     args = ap.parse_args()
     backends = [b.strip() for b in args.backends.split(",") if b.strip()]
     opts = {"seed": args.seed, "kernels": args.kernels, "backends": backends,
-            "prove_every": args.prove_every, "budget": args.budget, "save_dir": args.save_dir}
+            "prove_every": args.prove_every, "budget": args.budget, "save_dir": args.save_dir,
+            "shrink_budget": args.shrink_budget}
     start = time.perf_counter()
     jobs = max(1, args.jobs)
-    if jobs == 1:
-        parts = [_shard((0, 1, opts))]
-    else:
-        with multiprocessing.get_context("spawn").Pool(jobs) as pool:
-            parts = pool.map(_shard, [(k, jobs, opts) for k in range(jobs)])
-    seconds = time.perf_counter() - start
-    total: dict = {"kernels": 0, "compile_errors": 0, "wrong": [], "findings": []}
-    for key in ("compared", "mismatches", "dropped", "verdicts", "defect_verdicts"):
-        total[key] = {}
-        for p in parts:
-            for k, v in p[key].items():
-                total[key][k] = total[key].get(k, 0) + v
-    for p in parts:
-        total["kernels"] += p["kernels"]
-        total["compile_errors"] += p["compile_errors"]
-        total["wrong"] += p["wrong"]
-        total["findings"] += p["findings"]
-    proved_total = sum(total["verdicts"].values())
-    unknown = total["verdicts"].get("unknown", 0)
-    print(f"generated kernels: {total['kernels']} in {seconds:.0f} s with {jobs} jobs "
-          f"({total['kernels'] / seconds:.2f} kernels/s)")
-    print("compared on: " + ", ".join(f"{b} {total['compared'].get(b, 0)}" for b in backends))
-    for reason, n in sorted(total["dropped"].items()):
-        print(f"  dropped out: {reason} ({n})")
-    print("mismatches: " + ", ".join(f"{backends[0]} vs {b} "
-                                     f"{total['mismatches'].get(f'{backends[0]} vs {b}', 0)}"
-                                     for b in backends[1:]))
-    print(f"generated kernels the frontend rejected: {total['compile_errors']}")
-    print(f"prover on {proved_total} generated kernels: {total['verdicts']}; unknown rate "
-          f"{100 * unknown / proved_total if proved_total else 0:.1f}% (budget {args.budget}M units)")
-    print(f"prover on planted defects: {total['defect_verdicts']}")
-    print(f"wrong verdicts: {total['verdicts'].get('failed', 0)} generated kernels failed, "
-          f"{total['defect_verdicts'].get('proved', 0)} planted defects proved")
-    if args.json:
-        Path(args.json).write_text(json.dumps({**total, "seconds": seconds, "jobs": jobs,
-                                               "backends": backends}, indent=1))
+    seeds = list(range(args.seed, args.seed + args.kernels))
+    chunks = [(seeds[k:k + CHUNK], opts) for k in range(0, len(seeds), CHUNK)]
+    total: dict = {"kernels": 0, "compile_errors": 0, "wrong": [], "findings": [],
+                   **{key: {} for key in COUNTERS}}
+    with multiprocessing.get_context("spawn").Pool(jobs) as pool:
+        for part in pool.imap_unordered(_chunk, chunks):
+            _add(total, part)
+            seconds = time.perf_counter() - start
+            print(_summary(total, seconds, jobs, backends, args.budget), flush=True)
+            if args.json:
+                Path(args.json).write_text(json.dumps(
+                    {**total, "seconds": seconds, "jobs": jobs, "backends": backends}, indent=1))
     bad = sum(total["mismatches"].values()) + total["compile_errors"] + len(total["wrong"])
     return 1 if bad else 0
+
+
+COUNTERS = ("compared", "mismatches", "dropped", "verdicts", "defect_verdicts")
+CHUNK = 50
+
+
+def _add(total: dict, part: dict) -> None:
+    for key in COUNTERS:
+        for k, v in part[key].items():
+            total[key][k] = total[key].get(k, 0) + v
+    total["kernels"] += part["kernels"]
+    total["compile_errors"] += part["compile_errors"]
+    total["wrong"] += part["wrong"]
+    total["findings"] += part["findings"]
+
+
+def _summary(total: dict, seconds: float, jobs: int, backends, budget: float) -> str:
+    """The running totals, as `verikern fuzz --generate` prints them."""
+    from collections import Counter  # lazy: only for the summary
+
+    from verikern.cli.fuzz_generate import summary  # lazy: after the workers started
+    from verikern.testing.generate.campaign import Tally  # lazy: after the workers started
+
+    tally = Tally(total["kernels"], *(Counter(total[k]) for k in ("compared", "mismatches", "dropped")),
+                  total["compile_errors"], Counter(total["verdicts"]),
+                  Counter(total["defect_verdicts"]), list(total["wrong"]))
+    return f"--- {jobs} jobs, solver budget {budget}M units\n" + summary(tally, seconds, backends)
 
 
 if __name__ == "__main__":

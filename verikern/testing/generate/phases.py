@@ -136,7 +136,7 @@ def loop(c: Choices, ctx: Ctx) -> Phase:
             head += [Line(f"{q} = vk.int32(0)"), Block(f"while {q} < {bound}", tuple(body))]
         else:
             head.append(Block(f"for {q} in range({bound})", tuple(body)))
-        store = [Line(f"{p}out[{slot.index}] = {acc}")]
+        store: list[Stmt] = [Line(f"{p}out[{slot.index}] = {acc}")]
         return Phase("loop", tuple(head + _guarded(slot, store, defect)), (g.array, slot.array),
                      scalars, slot.requires + (g.requires(),))
     return _own_defects(build, ("off-by-one read",))

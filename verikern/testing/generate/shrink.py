@@ -36,6 +36,10 @@ def _candidates(e: Expr) -> list[Expr]:
     return out
 
 
+def _constant(e: Expr) -> Callable[[Expr], Expr | None]:
+    return lambda _old: e
+
+
 def shrink(program: Program, launch: Launch, still_fails: Callable[[Program, Launch], bool],
            budget: int = 150) -> tuple[Program, Launch, int]:
     """The smallest program (and its launch) found within `budget` tries on
@@ -64,7 +68,7 @@ def shrink(program: Program, launch: Launch, still_fails: Callable[[Program, Lau
             changed = False
             node = expr_at(program, index)
             for cand in _candidates(node) if node is not None else []:
-                smaller = replace_expr(program, index, lambda e, cand=cand: cand)
+                smaller = replace_expr(program, index, _constant(cand))
                 if attempt(smaller):
                     program, progress, changed = smaller, True, True
                     break
