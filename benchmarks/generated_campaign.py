@@ -9,13 +9,13 @@ defects `proved`) and the rate of `unknown` on generated kernels (the
 prover's precision figure). Findings (shrunk kernel files, saved launches)
 go under --save-dir.
 
-The seeds are split into chunks of 50 run by --jobs worker processes (for
+The seeds are split into chunks (--chunk, 50) run by --jobs worker processes (for
 a machine's cores); the running totals are printed (and written to --json)
 after every chunk, so a campaign stopped early still reports.
 
     python benchmarks/generated_campaign.py [--kernels N] [--seed S] [--jobs 2]
         [--backends cpu,cpu:native,warp,cuda] [--prove-every K] [--budget B]
-        [--save-dir DIR] [--shrink-budget N] [--json OUT]
+        [--save-dir DIR] [--shrink-budget N] [--chunk N] [--json OUT]
 """
 from __future__ import annotations
 
@@ -72,6 +72,7 @@ def main() -> int:
     ap.add_argument("--budget", type=float, default=2.0)
     ap.add_argument("--save-dir", default=".verikern-campaign")
     ap.add_argument("--shrink-budget", type=int, default=60)
+    ap.add_argument("--chunk", type=int, default=50, help="kernels per reported chunk")
     ap.add_argument("--json", metavar="OUT")
     args = ap.parse_args()
     backends = [b.strip() for b in args.backends.split(",") if b.strip()]
@@ -81,7 +82,7 @@ def main() -> int:
     start = time.perf_counter()
     jobs = max(1, args.jobs)
     seeds = list(range(args.seed, args.seed + args.kernels))
-    chunks = [(seeds[k:k + CHUNK], opts) for k in range(0, len(seeds), CHUNK)]
+    chunks = [(seeds[k:k + args.chunk], opts) for k in range(0, len(seeds), args.chunk)]
     total: dict = {"kernels": 0, "compile_errors": 0, "wrong": [], "findings": [],
                    **{key: {} for key in COUNTERS}}
     with multiprocessing.get_context("spawn").Pool(jobs) as pool:
@@ -97,7 +98,6 @@ def main() -> int:
 
 
 COUNTERS = ("compared", "mismatches", "dropped", "verdicts", "defect_verdicts")
-CHUNK = 50
 
 
 def _add(total: dict, part: dict) -> None:

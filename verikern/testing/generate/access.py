@@ -70,7 +70,8 @@ def own_slot(c: Choices, ctx: Ctx, name: str, dtype: str) -> OwnSlot:
         return OwnSlot(arr, ", ".join(parts), f"{parts[0]} < {name}.shape[0]",
                        f"{parts[0]} <= {name}.shape[0]", req)
     shape = tuple(max(n + c.pick([0, 0, -1, 1]), 0) for n in ctx.dims)
-    arr = ArrayParam(name, dtype, d, shape, "zeros" if c.chance(50) else "data")
+    arr = ArrayParam(name, dtype, d, shape, "zeros" if c.chance(50) else "data",
+                     fortran=d > 1 and c.chance(30))
     conds = [f"i{k} < {name}.shape[{k}]" for k in range(d)]
     loose = [f"i0 <= {name}.shape[0]"] + conds[1:]
     return OwnSlot(arr, ", ".join(ctx.ids), " and ".join(conds), " and ".join(loose))
@@ -122,7 +123,7 @@ def gather(c: Choices, ctx: Ctx, name: str, dtype: str, extra: Scope | None = No
                 scope.add(Expr("int32", f"vk.int32({vals[0].render()})"))
     idx = tuple(expr(c, "int32", scope, 2) for _ in range(rank))
     styles = tuple(c.pick(["clamp", "mod"]) for _ in range(rank))
-    return Gather(ArrayParam(name, dtype, rank, shape), idx, styles)
+    return Gather(ArrayParam(name, dtype, rank, shape, fortran=rank > 1 and c.chance(30)), idx, styles)
 
 
 def unflatten(e: str, shape: tuple[int, ...]) -> list[str]:

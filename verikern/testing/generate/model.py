@@ -124,7 +124,8 @@ Stmt = Line | Block
 class ArrayParam:
     """A global array parameter: `dtype` (a scalar or composite type name),
     `ndim`, its concrete `shape` in the generated launch, and `values`:
-    "data" (random contents) or "zeros"."""
+    "data" (random contents) or "zeros"; `fortran`: the launch passes it in
+    column-major order (the kernel must not care)."""
 
     name: str
     dtype: str
@@ -132,6 +133,7 @@ class ArrayParam:
     shape: tuple[int, ...]
     values: str = "data"
     int_valued: bool = False    # float contents that are small integers (exact atomic sums)
+    fortran: bool = False       # passed in Fortran (column-major) order
 
     def annotation(self) -> str:
         nd = f", ndim={self.ndim}" if self.ndim > 1 else ""

@@ -119,7 +119,8 @@ def launch_of(program: Program) -> Launch:
     rng = np.random.default_rng(program.seed)
     values: dict = {}
     for a in program.arrays():
-        values[a.name] = array_values(a, rng)
+        v = array_values(a, rng)
+        values[a.name] = np.asfortranarray(v) if a.fortran else v
     for s in program.scalars():
         values[s.name] = np_dtype(s.dtype).type(s.value)
     assert math.prod(program.dims) >= 1
