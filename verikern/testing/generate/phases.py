@@ -14,6 +14,7 @@ obligation on some admitted launch:
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Callable
 
 from .access import Ctx, Gather, OwnSlot, gather, own_slot
@@ -231,6 +232,42 @@ def atomics(c: Choices, ctx: Ctx) -> Phase:
                  defects=(("plain store", build("plain store")),))
 
 
+OWN_ATOMICS = {   # name -> (call returning the old value, plain equivalent's new value, kinds)
+    "add": ("vk.atomic_add({a}, {i}, {{0}})", "{a}[{i}] + {{0}}", "iuf"),
+    "sub": ("vk.atomic_sub({a}, {i}, {{0}})", "{a}[{i}] - {{0}}", "iuf"),
+    "min": ("vk.atomic_min({a}, {i}, {{0}})", "vk.min({a}[{i}], {{0}})", "iuf"),
+    "max": ("vk.atomic_max({a}, {i}, {{0}})", "vk.max({a}[{i}], {{0}})", "iuf"),
+    "exch": ("vk.atomic_exch({a}, {i}, {{0}})", "{{0}}", "iuf"),
+    "cas": ("vk.atomic_cas({a}, {i}, {{1}}, {{0}})", "", "iu"),
+}
+
+
+def own_atomics(c: Choices, ctx: Ctx) -> Phase:
+    """An atomic on this thread's own slot, its returned old value stored in a
+    second array (deterministic: no other thread touches the slot)."""
+    p, t = ctx.prefix, c.pick(ATOMIC_TYPES)
+    form = c.pick([f for f, (_, _, kinds) in OWN_ATOMICS.items() if kind(t) in kinds])
+    scope = ctx.index_scope()
+    loads = _loads(c, ctx, t, scope, 1)
+    value, compare = expr(c, t, scope, 2), expr(c, t, scope, 1)
+    slot = own_slot(c, ctx, f"{p}acc", t)
+    acc = replace(slot.array, values="data")
+    old = replace(acc, name=f"{p}old", values="zeros")
+    guard = slot.guard + " and " + slot.guard.replace(f"{p}acc", f"{p}old")
+    requires = slot.requires + tuple(r.replace(f"{p}acc", f"{p}old") for r in slot.requires)
+
+    def build(defect: str | None) -> Phase:
+        call = OWN_ATOMICS[form][0].format(a=acc.name, i=slot.index)
+        body: list[Stmt] = [g.line(v, defect == "off-by-one read") for v, g in loads]
+        body += [Line(f"{p}o = {call}", (value, compare)),
+                 Line(f"{p}old[{slot.index}] = {p}o")]
+        cond = guard.replace(" < ", " <= ", 1) if defect == "off-by-one" else guard
+        stmts = body if defect == "dropped guard" else [Block("if " + cond, tuple(body))]
+        return Phase("own-atomic", tuple(stmts), tuple(g.array for _, g in loads) + (acc, old),
+                     (), requires + tuple(g.requires() for _, g in loads))
+    return _own_defects(build, ("off-by-one read",))
+
+
 def vectors(c: Choices, ctx: Ctx) -> Phase:
     """Vector and matrix loads, constructors, arithmetic and builtins."""
     p = ctx.prefix
@@ -277,7 +314,7 @@ def vectors(c: Choices, ctx: Ctx) -> Phase:
 
 GLOBAL_PHASES: dict[str, Callable[[Choices, Ctx], Phase]] = {
     "elementwise": elementwise, "loop": loop, "func": func_call, "atomic": atomics,
-    "vector": vectors,
+    "vector": vectors, "own-atomic": own_atomics,
 }
 
 __all__ = ["GLOBAL_PHASES", "COMPOSITES", "FLOAT_LIMIT", "INTS", "ATOMIC_TYPES", "scalar_value",
