@@ -41,9 +41,13 @@ SLOW_FILES = frozenset({
     "tests/warp_compat/test_warp_addressing.py",   # real Warp, as above
     "tests/cli/prove/test_prove_suggest_warp.py",  # real Warp, as above (the README demo)
     "tests/testing/test_examples_fuzz.py",         # every example under real Warp (fuzz)
+    "tests/testing/test_generated_ci.py",          # 300 generated kernels on cpu and cpu:native
+    "tests/testing/test_generated_prover.py",      # the prover as oracle on generated kernels
 })
 
 SLOW_TESTS = frozenset({
+    "tests/testing/test_generate.py::test_fuzz_generate_on_the_command_line",
+    "tests/testing/test_generate.py::test_a_disagreeing_backend_is_found_shrunk_written_and_reproducible",
     # real Warp (compiles kernels with clang): the rebinding, overload and generic-instance probes
     "tests/frontend/test_fe_rebinding.py::test_warp_reads_the_rebound_value",
     "tests/frontend/test_fe_overload_choice.py::test_real_warp_picks_the_same",
