@@ -12,8 +12,8 @@ Invariants:
   counted): the caller reads that as "admits no launch", never more;
 - small launches first (at most 512 threads, dims of at most 64, scalars
   within +-64, then 4096 threads and dims), with every array non-empty, in
-  the launch model's probe launches; else the launch the proof context's
-  admissibility check found: an example is meant to be read and run.
+  the launch model's probe launches; else one found as the proof context's
+  admissibility check finds one: an example is meant to be read and run.
 """
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from verikern.mir.nodes import ArrayRef, Kernel
 from verikern.proofs.deciding.budget import MEGA, SolverBudget, fresh_context
 from verikern.proofs.deciding.invariants import HoudiniResult
 from verikern.proofs.deciding.prover import counterexample
-from verikern.proofs.deciding.prover_context import ProofContext
+from verikern.proofs.deciding.prover_context import ADMISSIBLE_PROBE_RLIMIT, ProofContext
 from verikern.proofs.deciding.solving import first_model
 from verikern.proofs.obligations import ExampleLaunch
 
@@ -60,8 +60,15 @@ def example_launch(kernel: Kernel, *, dims=None, block_dim=None,
     except Exception as err:         # out of work: the admissibility check's model, if any
         LOG.info("%s: no small example launch: %s", kernel.name, err)
         model = None
-    if model is None:                # the launch that made the proof context admissible
-        model = ctx.admissible_model
+    if model is None:                # the admissibility check's own attempts, the last resort
+        small = launch.small_model_hints(1 << 31, (1 << 31) - 1, 4096)
+        fallback = [(facts + probe + small, ADMISSIBLE_PROBE_RLIMIT) for probe in launch.probes()]
+        fallback.append((facts, None))
+        try:
+            model = first_model(budget, fallback, "example-admissible")
+        except Exception as err:     # out of work: no example, never a claim
+            LOG.info("%s: no example launch: %s", kernel.name, err)
+            return None
     if model is None:
         return None
     cex = counterexample(ctx, model, [], False)   # no thread: no loaded values
