@@ -62,7 +62,8 @@ def example_launch(kernel: Kernel, *, dims=None, block_dim=None,
         model = None
     if model is None:                # the admissibility check's own attempts, the last resort
         small = launch.small_model_hints(1 << 31, (1 << 31) - 1, 4096)
-        fallback = [(facts + probe + small, ADMISSIBLE_PROBE_RLIMIT) for probe in launch.probes()]
+        fallback: list[tuple[list, int | None]] = [
+            (facts + probe + small, ADMISSIBLE_PROBE_RLIMIT) for probe in launch.probes()]
         fallback.append((facts, None))
         try:
             model = first_model(budget, fallback, "example-admissible")

@@ -85,6 +85,7 @@ def _node_chain(node) -> int:
 def _node_of(kernel: Kernel, ins, defs: dict):
     """The expression node `ins` was compiled from, or None."""
     nodes = _nodes_at(kernel, ins.loc)
+    found: list
     if isinstance(ins, BinOp) and ins.op in _AST_OPS:
         want = _AST_OPS[ins.op]
         depth = _left_chain(ins, defs)

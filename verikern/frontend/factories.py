@@ -121,15 +121,20 @@ def _reads_unknown(node, info: ModuleInfo, scope: dict) -> bool | None:
     return None
 
 
+def _int(value: object) -> int:
+    assert isinstance(value, int)       # `_relational` admits int values only
+    return value
+
+
 def _magnitude(node, info: ModuleInfo, scope: dict) -> int:
     """A bound on |value| of a `_relational` expression over int32 unknowns."""
     if isinstance(node, ast.Constant):
-        return abs(node.value)
+        return abs(_int(node.value))
     if isinstance(node, ast.Name):
         cap = scope.get(node.id)
         if cap is not None and not cap.known:
             return 1 << 31
-        return abs(cap.value if cap is not None else info.constants[node.id])
+        return abs(_int(cap.value if cap is not None else info.constants[node.id]))
     if isinstance(node, ast.BinOp):
         a, b = _magnitude(node.left, info, scope), _magnitude(node.right, info, scope)
         return a * b if isinstance(node.op, ast.Mult) else a + b
