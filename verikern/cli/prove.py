@@ -89,8 +89,10 @@ def _progress_reporter():
               "(launch dims equal to or bounded by array lengths, equal lengths, non-empty arrays, "
               "index ranges...) for the weakest one under which it is proved, and print it as a "
               "ready-to-paste @vk.requires(lambda ...) line (JSON: suggested_requires, "
-              "proved_under_suggestion; SARIF: a fix). The search costs at most twice the proof's "
-              "solver work; the kernel stays failed.")
+              "proved_under_suggestion, suggested_example; SARIF: a fix). 'proved' under it means "
+              "the kernel with the contract pasted in was proved again whole; an example launch it "
+              "admits is shown. The search costs at most twice the proof's solver work; the kernel "
+              "stays failed.")
 def command(paths, kernel, dims, block_dim, budget, jobs, executor, scheduler, cache_dir, no_cache,
             fmt, output, fail_on, baseline, confirm_with=None, max_array_bytes=None, suggest=True,
             engine="z3", unwind=None):
