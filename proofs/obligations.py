@@ -213,6 +213,12 @@ class KernelReport:
     #: Whether every failed and unknown obligation is proved under the
     #: suggestion (None: no suggestion). The status stays FAILED either way.
     proved_under_suggestion: bool | None = None
+    #: When the verdict was computed (UTC, "YYYY-MM-DD HH:MM:SS UTC") and by
+    #: which versions ((name, version) pairs): this run's, or the cached
+    #: entry's run. Rendered only by the sign-off document (not in to_json,
+    #: whose output stays the same on every run); not compared (not a verdict).
+    computed_at: str | None = field(default=None, compare=False)
+    computed_by: tuple[tuple[str, str], ...] = field(default=(), compare=False)
     #: A launch the suggested contract admits (proofs.deciding.example_launch),
     #: solved on the kernel with the contract pasted in; None without a suggestion.
     suggested_example: ExampleLaunch | None = None

@@ -168,7 +168,8 @@ def _counted_loop(b: ir.IRBuilder, func, name: str, start, stop):
 
 
 def build_cpu(kernel: Kernel, fast_math: bool, module: ir.Module,
-              fuel: bool = False) -> LoweredKernel:
+              fuel: bool = False,
+              unchecked: frozenset[tuple[str, int, int]] = frozenset()) -> LoweredKernel:
     """The CPU body and entry of `kernel`. With `fuel`, every execution of a
     loop header counts down the i64 global FUEL_SYMBOL (set by the caller
     before a run) and stops the launch with ERR_FUEL below zero: a
@@ -194,7 +195,7 @@ def build_cpu(kernel: Kernel, fast_math: bool, module: ir.Module,
                     target.slots[v.id] = len(target.slots)
                     homes[v.id] = b.alloca(value_type(v.type), name=f"home{v.id}")
     ids = {(label, idx): k for k, (label, idx, _) in enumerate(barriers)}
-    em = Emitter(kernel, module, func, target, fast_math, homes, ids)
+    em = Emitter(kernel, module, func, target, fast_math, homes, ids, unchecked)
     em.b = b
     if fuel:
         em.fuel = ir.GlobalVariable(module, I64, FUEL_SYMBOL)

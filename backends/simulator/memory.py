@@ -104,10 +104,12 @@ def index_is_bad(ix, n: int):
 
 
 def flat_address(mem: MemoryArray, indices: list, lane_base, lanes: int, out=None):
-    """The flat element address for each lane (int64 array), after the bounds
-    check has passed (so every index fits in int64 and products cannot
-    overflow). `lane_base` is each lane's offset of its block's copy (shared
-    arrays) or None; `out`: an int64 lane-length buffer to use, if any."""
+    """The flat element address for each lane (int64 array): lane_base +
+    sum over k of indices[k] * strides[k], every term counted whether it is
+    uniform (a scalar) or per lane (an array); after the bounds check has
+    passed (so every index fits in int64 and products cannot overflow).
+    `lane_base` is each lane's offset of its block's copy (shared arrays) or
+    None; `out`: an int64 lane-length buffer to use, if any."""
     flat = None
     const = 0
     for k, ix in enumerate(indices):
@@ -132,9 +134,13 @@ def flat_address(mem: MemoryArray, indices: list, lane_base, lanes: int, out=Non
         else:
             np.add(flat, np.multiply(ix, np.int64(stride), dtype=np.int64), out=flat)
     if lane_base is not None:
-        flat = np.add(lane_base, np.int64(const), out=out) if flat is None else \
+        # the block base joins the per-lane terms; the uniform terms `const`
+        # are still added below (the two are independent parts of the address)
+        if flat is None:
+            flat = np.add(lane_base, np.int64(const), out=out)
+            const = 0
+        else:
             np.add(flat, lane_base, out=flat)
-        const = 0
     if flat is None:
         return np.full(lanes, const, dtype=np.int64)
     if const:

@@ -52,12 +52,13 @@ def _contract_room(ctx: ProofContext) -> list:
 
 def example_launch(kernel: Kernel, *, dims=None, block_dim=None,
                    max_array_bytes: int | None = None,
-                   budget_units: int = EXAMPLE_RLIMIT) -> ExampleLaunch | None:
-    """A launch of `kernel` its requires admit, or None (see module docstring)."""
+                   budget_units: int = EXAMPLE_RLIMIT, label: str = "") -> ExampleLaunch | None:
+    """A launch of `kernel` its requires admit, or None (see module docstring);
+    `label` prefixes the names of its queries (logs, `--dump-smt` files)."""
     fresh_context()
+    prefix = f"{label or kernel.name + '.'}example."
     # the proof context's own admissibility check gets a short look (unknown refuses nothing)
-    ctx_budget = SolverBudget(per_check=ATTEMPT_RLIMIT, total=budget_units,
-                              label=f"{kernel.name}.example.")
+    ctx_budget = SolverBudget(per_check=ATTEMPT_RLIMIT, total=budget_units, label=prefix)
     try:
         # no loop invariants are needed: only the entry facts constrain a launch
         ctx = ProofContext(kernel, dims, block_dim, ctx_budget, invariants=HoudiniResult({}),
@@ -81,7 +82,7 @@ def example_launch(kernel: Kernel, *, dims=None, block_dim=None,
     attempts.append((facts, None))   # the last resort: what work is left
     budget = SolverBudget(per_check=max(1, budget_units - ctx_budget.spent),
                           total=max(1, budget_units - ctx_budget.spent),
-                          label=f"{kernel.name}.example.")
+                          label=prefix)
     try:
         model = first_model(budget, attempts, "example")
     except Exception as err:         # out of work: no example, never a claim

@@ -368,7 +368,7 @@ def decide_bounds(ctx: ProofContext, spec: ObligationSpec) -> Obligation:
     arr = ins.array
     idx_op = ins.indices[k]
     idx, size = _index_and_size(ctx, enc, ins, k)
-    what = f"index {k} of {arr.name} at line {spec.loc.line}"
+    what = f"the index into dimension {k} of {arr.name} at line {spec.loc.line}"
     if _every_dim_in_bounds(ctx, spec):
         return _proved(spec, f"{what} is always in bounds")
     # the simulator checks dimensions in order: prefer models whose earlier

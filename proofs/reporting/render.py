@@ -109,24 +109,54 @@ def _counts(reports: Iterable[KernelReport]) -> dict[str, int]:
     return counts
 
 
+def summary_line(reports: Iterable[KernelReport]) -> str:
+    """`N kernels: P proved, F failed, U unknown, E error`, counting kernels
+    only; a file-level error (a syntax error, a module that does not compile)
+    is no kernel and is counted after it: `; 1 file does not compile`."""
+    reports = list(reports)
+    kernels = [r for r in reports if r.kernel != "<module>"]
+    files = len({r.file for r in reports if r.kernel == "<module>"})
+    counts = _counts(kernels)
+    line = (f"{len(kernels)} kernel{'s' if len(kernels) != 1 else ''}: "
+            + ", ".join(f"{counts[s.value]} {s.value}" for s in KernelStatus))
+    if files:
+        line += f"; {files} file{'s' if files != 1 else ''} {'does' if files == 1 else 'do'} not compile"
+    return line
+
+
 # ------------------------------------------------------------------ short
-def render_short(reports: Iterable[KernelReport]) -> str:
+def render_short(reports: Iterable[KernelReport], accepted: frozenset[str] = frozenset()) -> str:
     """One `file:line:col: error|warning: ...` line per failed or unknown
-    obligation and per kernel that did not compile (for CI and editors)."""
+    obligation and per kernel that did not compile (for CI and editors). A
+    finding whose fingerprint is in `accepted` (a --baseline's) is a `note:`
+    saying so instead: it does not fail the run, and editors must not show
+    it as an error."""
     lines = []
+    texts: dict = {}
     for r in reports:
         if r.status is KernelStatus.ERROR:
             first = (r.error or "error").splitlines()[0]
             if ": error:" not in first:
                 first = f"{r.file}:{r.line}:1: error: {first}"
+            if error_fingerprint(r) in accepted:
+                first = first.replace(": error: ", ": note: accepted in the baseline: ", 1)
             lines.append(first)
             continue
-        for ob in r.obligations:
+        prints = fingerprints(r, texts) if accepted else [None] * len(r.obligations)
+        # an instance of a generic kernel (`sort[int8]`) names itself: one source line, many verdicts
+        which = f" (in {r.kernel})" if "[" in r.kernel else ""
+        for ob, fp in zip(r.obligations, prints):
             loc = _loc(ob.loc, r)
-            if ob.status is Status.FAILED:
-                lines.append(f"{loc}: error: {ob.kind.value}: {ob.message}")
+            if ob.status is Status.PROVED:
+                continue
+            text = (f"{ob.kind.value}: {ob.message}" if ob.status is Status.FAILED
+                    else f"unknown: {ob.reason or ob.message}") + which
+            if fp is not None and fp in accepted:
+                lines.append(f"{loc}: note: accepted in the baseline: {text}")
+            elif ob.status is Status.FAILED:
+                lines.append(f"{loc}: error: {text}")
             elif ob.status is Status.UNKNOWN:
-                lines.append(f"{loc}: warning: unknown: {ob.reason or ob.message}")
+                lines.append(f"{loc}: warning: {text}")
     return "\n".join(lines) + ("\n" if lines else "")
 
 
@@ -246,6 +276,15 @@ def _source_lines(loc: SourceLoc, indent: str) -> list[str]:
     return [indent + stripped.rstrip(), indent + caret]
 
 
+def replay_text(ob: Obligation) -> str:
+    """The simulator's replay verdict on a failed obligation and its detail,
+    once: 'confirmed: the simulator raised ...', 'NOT confirmed: ...' or
+    'not replayed' (the reason's own 'confirmed by replay: ' prefix dropped)."""
+    verdict = {True: "confirmed", False: "NOT confirmed", None: "not replayed"}[ob.confirmed]
+    reason = (ob.reason or "").replace("not confirmed by replay: ", "").replace("confirmed by replay: ", "")
+    return verdict + (f": {reason}" if reason else "")
+
+
 def _obligation_text(ob: Obligation, r: KernelReport) -> list[str]:
     loc = _loc(ob.loc, r)
     if ob.status is Status.FAILED:
@@ -261,10 +300,7 @@ def _obligation_text(ob: Obligation, r: KernelReport) -> list[str]:
         lines.append(f"    why: {_EXPLANATION[ob.kind]}")
         for cl in _counterexample_lines(ob):
             lines.append(f"    {cl}")
-        verdict = {True: "confirmed", False: "NOT confirmed", None: "not replayed"}[ob.confirmed]
-        reason = (ob.reason or "").replace("not confirmed by replay: ", "").replace("confirmed by replay: ", "")
-        detail = f": {reason}" if reason else ""
-        lines.append(f"    simulator: {verdict}{detail}")
+        lines.append(f"    simulator: {replay_text(ob)}")
     elif ob.counterexample is not None:
         for cl in _counterexample_lines(ob):
             lines.append(f"    possible {cl}")
@@ -376,11 +412,8 @@ def render_text(reports: Iterable[KernelReport], *, color: bool = False,
                 emit(line, style if i == 0 else None)
         for i, line in enumerate(suggestion_lines(r)):
             emit(line, "cyan" if i == 0 else None)
-    counts = _counts(reports)
-    summary = (f"{len(reports)} kernel{'s' if len(reports) != 1 else ''}: "
-               + ", ".join(f"{counts[s.value]} {s.value}" for s in KernelStatus))
     emit(versions_line((context or RunContext()).options.get("max_array_bytes")), "dim")
-    emit(summary, "bold")
+    emit(summary_line(reports), "bold")
     return "\n".join(out) + "\n"
 
 

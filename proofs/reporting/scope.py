@@ -22,6 +22,7 @@ import hashlib
 import platform
 import sys
 from dataclasses import dataclass
+from datetime import datetime, timezone
 
 from verikern import __version__
 from verikern.mir.printer import format_kernel
@@ -97,6 +98,14 @@ def versions() -> dict[str, str]:
     return out
 
 
+def computed_stamp() -> tuple[str, tuple[tuple[str, str], ...]]:
+    """(now in UTC, the versions that decide verdicts) for a verdict computed now
+    (KernelReport.computed_at / computed_by; provenance only, never a verdict)."""
+    v = versions()
+    when = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+    return when, tuple((k, v[k]) for k in ("verikern", "z3", "python"))
+
+
 @dataclass(frozen=True)
 class Contract:
     """One assumed contract: `kind` is "requires" or the content contract's
@@ -164,10 +173,15 @@ class Scope:
         """The assumptions in words, one per line (text, Markdown and HTML reports)."""
         out = [f"requires {c.text}  (line {c.line})" if c.kind == "requires"
                else f"{c.kind} contract {c.text}  (line {c.line})" for c in self.contracts]
-        if not self.contracts:
-            out.append("no requires: every launch and every argument")
-        dims = (f"launch dims fixed to {tuple(self.dims) if len(self.dims) > 1 else self.dims[0]}"
-                if self.dims is not None else f"every {self.launch_ndim}-D launch the requires admit")
+        every = f"every {self.launch_ndim}-D launch"
+        if self.dims is not None:
+            dims = f"launch dims fixed to {tuple(self.dims) if len(self.dims) > 1 else self.dims[0]}"
+            if not self.contracts:
+                out.append("no requires: every argument")
+        elif self.contracts:
+            dims = f"{every} and argument the requires admit"
+        else:
+            dims = f"no requires: {every} and every argument"
         block = (f"block_dim fixed to {self.block_dim} (by the {self.block_dim_from})"
                  if self.block_dim is not None else "every block_dim from 1 to 1024")
         out += [dims, block, "hardware: " + "; ".join(HARDWARE_LIMITS),

@@ -13,8 +13,11 @@ A run that dumps its SMT queries (`--dump-smt`) never reads the cache (an
 entry holds no queries; `answers_from_cache`), it only writes its report.
 tests/proofs/reporting/test_cache_matrix.py lists what must miss and what may hit.
 
-Entries are JSON files `<key[:2]>/<key>.json` holding the key, the report
-and a sha256 checksum of the canonical report text. Invariants:
+Entries are JSON files `<key[:2]>/<key>.json` holding the key, the report,
+a sha256 checksum of the canonical report text and, under "computed", when
+and by which versions the verdict was computed (the sign-off document's
+provenance; not covered by the checksum and never read as a verdict: a
+missing or malformed one only leaves the time unrecorded). Invariants:
 - an entry is used only if it parses, its format and key match the lookup
   and its checksum matches its content; anything else (corrupt, truncated,
   foreign, from another version) is ignored, never trusted, and the kernel
@@ -161,7 +164,7 @@ class ProofCache:
             report = entry["report"]
             if entry.get("checksum") != hashlib.sha256(_canonical(report).encode()).hexdigest():
                 return None
-            return report_from_data(report)
+            return _with_computed(report_from_data(report), entry.get("computed"))
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return None
 
@@ -172,6 +175,8 @@ class ProofCache:
         data = report_to_data(report)
         entry = {"format": FORMAT, "key": key, "report": data,
                  "checksum": hashlib.sha256(_canonical(data).encode()).hexdigest()}
+        if report.computed_at is not None:
+            entry["computed"] = {"at": report.computed_at, "by": [list(p) for p in report.computed_by]}
         path = self._path(key)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -187,6 +192,20 @@ class ProofCache:
         except OSError:
             return False       # a read-only or full cache never costs a verdict
         return True
+
+
+def _with_computed(report: KernelReport, computed) -> KernelReport:
+    """The report with the entry's provenance (when and by which versions it
+    was computed); a missing or malformed one leaves it unrecorded (provenance
+    only: the verdict is checked by the checksum, this is not)."""
+    try:
+        at = computed["at"]
+        by = tuple((str(name), str(version)) for name, version in computed["by"])
+    except (TypeError, KeyError, ValueError):
+        return report
+    if not isinstance(at, str):
+        return report
+    return dataclasses.replace(report, computed_at=at, computed_by=by)
 
 
 def cacheable(report: KernelReport) -> bool:

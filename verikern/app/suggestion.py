@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+from pathlib import Path
 
 from verikern.frontend import compile_source
 from verikern.proofs.deciding.example_launch import example_launch
@@ -66,7 +67,8 @@ def prove_suggestion(report: KernelReport, source: str | None, *, dims=None, blo
     mir = pasted_kernel(report, source) if source is not None else None
     if mir is None:
         return dataclasses.replace(report, proved_under_suggestion=False)
-    example = example_launch(mir, dims=dims, block_dim=block_dim, max_array_bytes=max_array_bytes)
+    example = example_launch(mir, dims=dims, block_dim=block_dim, max_array_bytes=max_array_bytes,
+                             label=f"{Path(report.file).stem}.{mir.name}.")
     if example is None:
         LOG.info("%s: the suggested contract admits no launch z3 finds; not suggested", report.kernel)
         return _without_suggestion(report)
