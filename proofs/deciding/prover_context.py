@@ -55,13 +55,8 @@ class ProofContext:
     def __init__(self, kernel: Kernel, dims, block_dim, budget: SolverBudget | None = None,
                  invariants: HoudiniResult | None = None,
                  infeasible: frozenset[str] = frozenset(),
-                 max_array_bytes: int = DEFAULT_MAX_ARRAY_BYTES,
-                 keep_admissible_model: bool = False):
-        """`keep_admissible_model`: keep the admissibility check's model as
-        `admissible_model` (for an example launch); a proof leaves it False,
-        since a z3 model kept alive keeps its terms alive, which changes the
-        ids of later terms and so z3's search in every later query;
-        `budget`: the solver work this kernel may spend (a default one when
+                 max_array_bytes: int = DEFAULT_MAX_ARRAY_BYTES):
+        """`budget`: the solver work this kernel may spend (a default one when
         None); `max_array_bytes`: the bound on every array's size in bytes
         that the launch model assumes; `infeasible`: blocks no thread copy may reach in any query (for a
         caller that only searches counterexamples in part of the kernel; a
@@ -70,8 +65,6 @@ class ProofContext:
         (a stronger precondition keeps them invariant), used instead of
         inferring them again."""
         self.kernel = kernel
-        self.keep_admissible_model = keep_admissible_model
-        self.admissible_model: z3.ModelRef | None = None
         self.infeasible = infeasible
         self.budget = budget if budget is not None else SolverBudget()
         self.shape = CfgShape(kernel)
@@ -138,9 +131,7 @@ class ProofContext:
 
     def _check_admissible(self) -> None:
         """Refuse to prove anything vacuously: some launch must satisfy the
-        requires and the hardware limits. `admissible_model` keeps the model (if asked)
-        of that launch (None when z3 did not decide: then nothing is refused,
-        and nothing is shown as an example either)."""
+        requires and the hardware limits."""
         facts = list(self.launch.facts) + self.A.facts
         # scalars of at most 4096 too (the probes bound multi-dim shapes): a
         # model is found without bit-blasting wide products of free values;
@@ -148,16 +139,9 @@ class ProofContext:
         small = self.launch.small_model_hints(1 << 31, (1 << 31) - 1, 4096)
         probes = [(facts + probe + small, ADMISSIBLE_PROBE_RLIMIT)
                   for probe in self.launch.probes()]
-        model = first_model(self.budget, probes, "admissible-probe")
-        if model is None:
-            res, model, _ = check(self.budget, facts, None, "admissible")
-            model = model if res == z3.sat else None
-        else:
-            res = z3.sat                       # a concrete launch: usually quick
-        self.admissible_model = model if self.keep_admissible_model else None
-        del model
-        if res == z3.sat:
-            return
+        if first_model(self.budget, probes, "admissible-probe") is not None:
+            return                             # a concrete launch: usually quick
+        res, _, _ = check(self.budget, facts, None, "admissible")
         if res == z3.unsat:
             raise UnsupportedConstruct(
                 "no launch satisfies the kernel's requires together with the hardware "

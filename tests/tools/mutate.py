@@ -11,6 +11,9 @@ the operators live in `tools.mutate_sites`:
   `if i >= n + 1: return`), or a `range` stop + 1;
 - `index-shift`: an array index shifted by one (`a[i]` -> `a[i + 1]`,
   `a[i - 1]` -> `a[i - 2]`);
+- `call-arg-shift`: an index argument of one call of a func called twice
+  or more shifted by one (`load(y, i)` -> `load(y, i + 1)`): a bug in one
+  inlined copy only;
 - `lt-to-le`: a strict/non-strict swap that admits the boundary value;
 - `atomic-to-plain`: every atomic site (`a[i] += v`, `&=`, `|=`, `^=` on an
   array element; `vk.atomic_*` as a statement or `x = vk.atomic_*(...)`)
@@ -45,9 +48,9 @@ from verikern.mir.nodes import SourceLoc
 
 from tools.mutate_sites import SITE_FINDERS, call_name, module_info
 
-KINDS = ("drop-barrier", "move-barrier", "guard-bound", "index-shift", "lt-to-le", "atomic-to-plain",
-         "drop-requires", "div-guard", "assert-invert", "assert-unguard", "invariant-break",
-         "overload-literal", "generic-any")
+KINDS = ("drop-barrier", "move-barrier", "guard-bound", "index-shift", "call-arg-shift", "lt-to-le",
+         "atomic-to-plain", "drop-requires", "div-guard", "assert-invert", "assert-unguard",
+         "invariant-break", "overload-literal", "generic-any")
 assert set(KINDS) == set(SITE_FINDERS)
 
 

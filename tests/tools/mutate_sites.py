@@ -11,8 +11,9 @@ and finders never change the tree while they walk it.
 from __future__ import annotations
 
 import ast
+from collections import Counter
 import copy
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
 Site = tuple[ast.AST, str, Callable[[], None]]
@@ -34,12 +35,16 @@ class ModuleInfo:
     argument texts that `f` passes to a divisor parameter of a func it calls;
     `overloaded`: the names of top-level functions defined more than once (Warp
     overloads); `generic`: whether the module imports `Any` (it writes generic
-    kernels); `tree`: the module, for operators that add a module-level line."""
+    kernels); `tree`: the module, for operators that add a module-level line;
+    `index_params[f]` the positions of `f`'s parameters its body indexes an
+    array with."""
 
     divisors: dict
     overloaded: frozenset = frozenset()
     generic: bool = False
     tree: ast.Module | None = None
+    #: func name -> positions of its parameters used in an array index in its body
+    index_params: dict = field(default_factory=dict)
 
 
 # ------------------------------------------------------------------ helpers
@@ -267,6 +272,29 @@ def _sites_index_shift(fn, info):
             yield target, f"index {ast.unparse(target)} -> {shifted} in {node.value.id}[...]", apply
 
 
+def _sites_call_arg_shift(fn, info):
+    """An index argument of one call of a func that `fn` calls twice or more
+    shifted by one (`load(y, i)` -> `load(y, i + 1)`): a bug in one inlined
+    copy of the func only, which the other copies' proofs must not hide."""
+    calls = [c for c in ast.walk(fn) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)
+             and c.func.id in info.index_params and c.func.id != fn.name]
+    count = Counter(c.func.id for c in calls)
+    for call in calls:
+        name = call.func.id
+        if count[name] < 2:
+            continue
+        for pos in info.index_params[name]:
+            if pos >= len(call.args) or isinstance(call.args[pos], (ast.Constant, ast.Starred)):
+                continue
+            target = call.args[pos]
+
+            def apply(call=call, pos=pos, target=target):
+                call.args[pos] = _index_shift(target)
+            shifted = ast.unparse(_index_shift(target))
+            yield target, (f"argument {ast.unparse(target)} -> {shifted} in one of the "
+                           f"{count[name]} calls of {name}()"), apply
+
+
 def _requires_compares(fn):
     for node in ast.walk(fn):
         if isinstance(node, ast.Call) and call_name(node) == "requires":
@@ -327,7 +355,13 @@ def module_info(tree: ast.Module, functions: list[ast.FunctionDef]) -> ModuleInf
     defs = [n.name for n in tree.body if isinstance(n, ast.FunctionDef)]
     generic = any(isinstance(n, ast.ImportFrom) and n.module == "typing"
                   and any(a.name == "Any" for a in n.names) for n in tree.body)
-    return ModuleInfo(own, frozenset(d for d in defs if defs.count(d) > 1), generic, tree)
+    index_params = {}
+    for fn in functions:
+        names = params[fn.name]
+        used = {n.id for sub in ast.walk(fn) if _is_array_subscript(sub)
+                for n in ast.walk(sub.slice) if isinstance(n, ast.Name)}
+        index_params[fn.name] = tuple(i for i, name in enumerate(names) if name in used)
+    return ModuleInfo(own, frozenset(d for d in defs if defs.count(d) > 1), generic, tree, index_params)
 
 
 # ------------------------------------------------------------------ overloads and generics
@@ -531,6 +565,7 @@ SITE_FINDERS: dict[str, Callable[[ast.FunctionDef, ModuleInfo], Iterator[Site]]]
     "move-barrier": _sites_move_barrier,
     "guard-bound": _sites_guard_bound,
     "index-shift": _sites_index_shift,
+    "call-arg-shift": _sites_call_arg_shift,
     "lt-to-le": _sites_lt_to_le,
     "atomic-to-plain": _sites_atomic_to_plain,
     "drop-requires": _sites_drop_requires,

@@ -8,6 +8,8 @@ Invariants:
   source ends PROVED (z3 `unsat` for every obligation, as any proof);
   anything else -- the pasted file does not compile, the kernel is not
   found, an obligation fails or stays unknown, the proof errs -- is False;
+  the re-proof runs only for a search that claims the contract proves the
+  kernel (a search that does not is False already: nothing to check);
 - a suggestion is kept only with an example launch solved on the pasted
   kernel (proofs.deciding.example_launch): a contract that admits no launch
   (or none z3 finds within its work) is never suggested;
@@ -72,9 +74,11 @@ def prove_suggestion(report: KernelReport, source: str | None, *, dims=None, blo
     if example is None:
         LOG.info("%s: the suggested contract admits no launch z3 finds; not suggested", report.kernel)
         return _without_suggestion(report)
-    again = prove_mir(mir, file=report.file, dims=dims, block_dim=block_dim, budget=budget,
-                      replay=False, max_array_bytes=max_array_bytes, suggest=False,
-                      engine=engine, unwind=unwind)
-    LOG.info("%s: under the pasted contract: %s", report.kernel, again.status.value)
-    return dataclasses.replace(report, proved_under_suggestion=again.status is KernelStatus.PROVED,
-                               suggested_example=example)
+    proved = False
+    if report.proved_under_suggestion:   # the search's claim, now checked (a False needs no proof)
+        again = prove_mir(mir, file=report.file, dims=dims, block_dim=block_dim, budget=budget,
+                          replay=False, max_array_bytes=max_array_bytes, suggest=False,
+                          engine=engine, unwind=unwind)
+        LOG.info("%s: under the pasted contract: %s", report.kernel, again.status.value)
+        proved = again.status is KernelStatus.PROVED
+    return dataclasses.replace(report, proved_under_suggestion=proved, suggested_example=example)
