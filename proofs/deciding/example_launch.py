@@ -26,7 +26,7 @@ from verikern.proofs.deciding.budget import MEGA, SolverBudget, fresh_context
 from verikern.proofs.deciding.invariants import HoudiniResult
 from verikern.proofs.deciding.prover import counterexample
 from verikern.proofs.deciding.prover_context import ProofContext
-from verikern.proofs.deciding.solving import first_model
+from verikern.proofs.deciding.solving import Attempt, first_model
 from verikern.proofs.obligations import ExampleLaunch
 
 LOG = logging.getLogger("verikern.proofs.example")
@@ -75,8 +75,8 @@ def example_launch(kernel: Kernel, *, dims=None, block_dim=None,
     if not z3.is_bv_value(launch.block_dim):     # a block no larger than the launch reads better
         nonempty.append(z3.ULE(launch.block_dim, launch.size))
     tiers = [launch.small_model_hints(*tier) for tier in SMALL_MODEL_TIERS[:2]]
-    attempts = [(facts + probe + nonempty + tier, ATTEMPT_RLIMIT)
-                for tier in tiers for probe in launch.probes()]
+    attempts: list[Attempt] = [(facts + probe + nonempty + tier, ATTEMPT_RLIMIT)
+                               for tier in tiers for probe in launch.probes()]
     attempts += [(facts + nonempty + tier, ATTEMPT_RLIMIT) for tier in tiers]
     attempts += [(facts + tier, ATTEMPT_RLIMIT) for tier in tiers]
     attempts.append((facts, None))   # the last resort: what work is left
