@@ -19,7 +19,6 @@ import json
 import math
 from dataclasses import dataclass, field
 from typing import Any, Iterable
-import ast
 
 from verikern import __version__
 from verikern.errors import source_line_at
@@ -28,6 +27,7 @@ from verikern.proofs.obligations import (
     KernelReport, KernelStatus, Obligation, ObligationKind, Status,
 )
 from verikern.proofs.reporting.fingerprint import engine_of
+from verikern.proofs.reporting.paste import vk_import_line_in
 from verikern.proofs.reporting.fingerprint import error_fingerprint, fingerprints
 
 FORMATS = ("text", "json", "short", "sarif", "junit")
@@ -143,12 +143,14 @@ def render_short(reports: Iterable[KernelReport], accepted: frozenset[str] = fro
             lines.append(first)
             continue
         prints = fingerprints(r, texts) if accepted else [None] * len(r.obligations)
+        # an instance of a generic kernel (`sort[int8]`) names itself: one source line, many verdicts
+        which = f" (in {r.kernel})" if "[" in r.kernel else ""
         for ob, fp in zip(r.obligations, prints):
             loc = _loc(ob.loc, r)
             if ob.status is Status.PROVED:
                 continue
             text = (f"{ob.kind.value}: {ob.message}" if ob.status is Status.FAILED
-                    else f"unknown: {ob.reason or ob.message}")
+                    else f"unknown: {ob.reason or ob.message}") + which
             if fp is not None and fp in accepted:
                 lines.append(f"{loc}: note: accepted in the baseline: {text}")
             elif ob.status is Status.FAILED:
@@ -274,6 +276,15 @@ def _source_lines(loc: SourceLoc, indent: str) -> list[str]:
     return [indent + stripped.rstrip(), indent + caret]
 
 
+def replay_text(ob: Obligation) -> str:
+    """The simulator's replay verdict on a failed obligation and its detail,
+    once: 'confirmed: the simulator raised ...', 'NOT confirmed: ...' or
+    'not replayed' (the reason's own 'confirmed by replay: ' prefix dropped)."""
+    verdict = {True: "confirmed", False: "NOT confirmed", None: "not replayed"}[ob.confirmed]
+    reason = (ob.reason or "").replace("not confirmed by replay: ", "").replace("confirmed by replay: ", "")
+    return verdict + (f": {reason}" if reason else "")
+
+
 def _obligation_text(ob: Obligation, r: KernelReport) -> list[str]:
     loc = _loc(ob.loc, r)
     if ob.status is Status.FAILED:
@@ -289,10 +300,7 @@ def _obligation_text(ob: Obligation, r: KernelReport) -> list[str]:
         lines.append(f"    why: {_EXPLANATION[ob.kind]}")
         for cl in _counterexample_lines(ob):
             lines.append(f"    {cl}")
-        verdict = {True: "confirmed", False: "NOT confirmed", None: "not replayed"}[ob.confirmed]
-        reason = (ob.reason or "").replace("not confirmed by replay: ", "").replace("confirmed by replay: ", "")
-        detail = f": {reason}" if reason else ""
-        lines.append(f"    simulator: {verdict}{detail}")
+        lines.append(f"    simulator: {replay_text(ob)}")
     elif ob.counterexample is not None:
         for cl in _counterexample_lines(ob):
             lines.append(f"    possible {cl}")
@@ -300,26 +308,14 @@ def _obligation_text(ob: Obligation, r: KernelReport) -> list[str]:
 
 
 def vk_import_line(file: str, before: int) -> int | None:
-    """Where `import verikern as vk` goes so that a pasted `@vk.requires`
-    decorator means something (the line it is inserted before: after the
-    module's last top-level import above line `before`, else after its
-    docstring); None when the file has it already or cannot be read."""
+    """proofs.reporting.paste.vk_import_line_in for the file's text; None
+    when the file has the import already or cannot be read."""
 
     try:
-        tree = ast.parse(open(file, encoding="utf-8").read())
-    except (OSError, ValueError, SyntaxError):
+        source = open(file, encoding="utf-8").read()
+    except (OSError, ValueError):
         return None
-    after = 0
-    for i, node in enumerate(tree.body):
-        if isinstance(node, ast.Import) and any(a.name == "verikern" and a.asname == "vk"
-                                                for a in node.names):
-            return None
-        if node.lineno >= before:
-            continue
-        if isinstance(node, (ast.Import, ast.ImportFrom)) or (
-                i == 0 and isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)):
-            after = max(after, node.end_lineno or node.lineno)
-    return after + 1
+    return vk_import_line_in(source, before)
 
 
 def suggestion_lines(r: KernelReport) -> list[str]:
@@ -335,8 +331,10 @@ def suggestion_lines(r: KernelReport) -> list[str]:
              "is in the source):"]
     if vk_import_line(r.file, r.line or 1) is not None:
         lines.append("    import verikern as vk      # at the top of the file")
+    example = ([f"  for example: {r.suggested_example.text()}"]
+               if r.suggested_example is not None else [])
     return (lines + [f"    {line}" for line in r.suggested_decorators]
-            + [f"  verdict under it: {verdict}"])
+            + [f"  verdict under it: {verdict}"] + example)
 
 
 def scope_line(r: KernelReport) -> str | None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 import os
+import re
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
@@ -27,8 +28,9 @@ from verikern.proofs.pipeline import prove_mir
 from verikern.encoders.smt.launch import check_max_array_bytes
 from verikern.frontend import compile_file
 from verikern.frontend import compile_source
-from verikern.proofs.reporting.scope import scope_of, sha256_bytes
-from verikern.app.cache import with_cached
+from verikern.proofs.reporting.scope import computed_stamp, scope_of, sha256_bytes
+from verikern.app.suggestion import prove_suggestion
+from verikern.app.cache import answers_from_cache, tool_fields, with_cached
 
 MODULE_KERNEL = "<module>"   # the kernel name of a report about a whole file
 
@@ -109,8 +111,8 @@ def compiled_kernels(path: str) -> dict:
 def _kernel_names(kernel) -> frozenset[str] | None:
     if kernel is None:
         return None
-    if isinstance(kernel, str):
-        return frozenset(k.strip() for k in kernel.split(",") if k.strip())
+    if isinstance(kernel, str):   # commas inside `k[int8, int8]` name one generic instance
+        return frozenset(k.strip() for k in re.split(r",(?![^\[]*\])", kernel) if k.strip())
     return frozenset(kernel)
 
 
@@ -204,7 +206,8 @@ def _compile_and_prove(compile_module, file: str, kernel, opts: ProofOptions,
         reports.append(_error_report(file, MODULE_KERNEL, _render(module_err), line,
                                      time.perf_counter() - start))
     for kr in module.kernels:
-        if wanted is not None and kr.name not in wanted:
+        # `--kernel sort` selects every instance `sort[int8]`, ... of a generic kernel
+        if wanted is not None and kr.name not in wanted and kr.name.split("[")[0] not in wanted:
             continue
         line = kr.loc.line if getattr(kr, "loc", None) is not None else 0
         if kr.error is not None or kr.mir is None:
@@ -212,7 +215,9 @@ def _compile_and_prove(compile_module, file: str, kernel, opts: ProofOptions,
                        else f"{file}:{line}: error: kernel {kr.name} did not compile")
             reports.append(_error_report(file, kr.name, message, line))
             continue
-        reports.append(_prove_scoped(kr.mir, file, opts, data, cache))
+        report = _prove_scoped(kr.mir, file, opts, data, cache)
+        # a generic kernel's instance reports as `sort[int8]` (its MIR name is an identifier)
+        reports.append(report if report.kernel == kr.name else dataclasses.replace(report, kernel=kr.name))
     return reports
 
 
@@ -230,11 +235,16 @@ def _prove_scoped(kernel_mir, file: str, opts: ProofOptions, data: bytes | None,
         key = cache.key(file=file, kernel=kernel_mir.name, mir_sha256=scope.mir_sha256, dims=opts.dims,
                         block_dim=opts.block_dim, budget=opts.budget, replay=opts.replay,
                         max_array_bytes=opts.max_array_bytes, suggest=opts.suggest,
-                        engine=opts.engine, unwind=opts.unwind)
-        hit = cache.get(key)
+                        engine=opts.engine, unwind=opts.unwind, tools=tool_fields(opts.engine))
+        hit = cache.get(key) if answers_from_cache() else None
         if hit is not None and hit.file == file and hit.kernel == kernel_mir.name:
             return dataclasses.replace(with_cached(hit, time.perf_counter() - start), scope=scope)
-    report = dataclasses.replace(prove_mir(kernel_mir, file=file, **opts.prove_kwargs()), scope=scope)
+    when, by = computed_stamp()
+    report = prove_suggestion(prove_mir(kernel_mir, file=file, **opts.prove_kwargs()), source,
+                              dims=opts.dims, block_dim=opts.block_dim, budget=opts.budget,
+                              max_array_bytes=opts.max_array_bytes, engine=opts.engine,
+                              unwind=opts.unwind)
+    report = dataclasses.replace(report, scope=scope, computed_at=when, computed_by=by)
     if key is not None:
         cache.put(key, report)
     return report

@@ -27,6 +27,8 @@ COMMANDS = {
     "check-report": ("verikern.cli.check_report",
                      "Re-run the proofs of a JSON report and check that everything still matches."),
     "selftest": ("verikern.cli.selftest", "Prove the shipped corpus and print a qualification summary."),
+    "build": ("verikern.cli.build",
+              "Build a kernel file into a C library (CPU) or PTX + C loader (GPU), with its proof."),
     "replay": ("verikern.cli.replay",
                "Run a counterexample through the kernel's C encoding (a check independent of the simulator)."),
 }

@@ -51,7 +51,7 @@ Exit status:
 
 @click.command(cls=InputErrorCommand, epilog=EPILOG,
                context_settings={"help_option_names": ["-h", "--help"]})
-@click.argument("file", type=click.Path(dir_okay=False))
+@click.argument("file", type=click.Path(dir_okay=False), required=False)
 @click.option("--kernel", "-k", "kernels", metavar="NAME[,NAME..]",
               help="Kernels to test (default: every kernel in FILE).")
 @click.option("--backends", "-b", default=DEFAULT_BACKENDS, show_default=True, metavar="LIST",
@@ -78,8 +78,20 @@ Exit status:
               metavar="N", help="The deadline of one launch, in simulator scheduling steps (work, not "
               "seconds: the same on every machine). A launch past it is not compared; the run says "
               "how many and why the first was slow.")
+@click.option("--generate", type=click.IntRange(min=1), metavar="N",
+              help="Instead of FILE: generate N kernels (seeds --seed, --seed+1, ...), well "
+                   "defined by construction, run each on every backend that can express it and "
+                   "compare; a mismatch is shrunk and saved as a kernel file under --save-dir.")
+@click.option("--prove-every", type=click.IntRange(min=0), default=0, show_default=True,
+              metavar="K", help="With --generate: prove every K-th generated kernel and one "
+                                "planted defect of it (0: never).")
+@click.option("--budget", type=click.FloatRange(min=0.01), default=2.0, show_default=True,
+              help="With --prove-every: solver work per check, in millions of z3 resource units.")
+@click.option("--keep", is_flag=True, help="With --generate: keep every generated kernel file "
+                                           "under --save-dir, not only the findings.")
 def command(file, kernels, backends, examples, seed, max_threads, finite, params, sizes,
-            replay, save_dir, max_steps=DEFAULT_MAX_STEPS):
+            replay, save_dir, max_steps=DEFAULT_MAX_STEPS, generate=None, prove_every=0,
+            budget=2.0, keep=False):
     """Run each kernel of FILE on hypothesis-generated launches on every
     requested backend and compare every output array: integers and bools
     bit for bit, floats within docs/LANGUAGE.md section 6's tolerance (1e-6
@@ -105,10 +117,19 @@ def command(file, kernels, backends, examples, seed, max_threads, finite, params
       verikern fuzz examples/saxpy.py --backends cpu,cpu:native,warp -n 200
       verikern fuzz k.py --kernel reduce --backends cpu,cuda --seed 3
       verikern fuzz k.py --kernel reduce --replay .verikern-fuzz/reduce-0123abcd.npz
+      verikern fuzz --generate 500 --seed 7 --backends cpu,cpu:native,warp,cuda
+      verikern fuzz --generate 50 --prove-every 5
     """
     from verikern.errors import VerikernError  # lazy: CLI start-up
     from verikern.testing.target import TestingError, compile_kernels, with_object  # lazy: CLI start-up
 
+    if generate:
+        from verikern.cli.fuzz_generate import check_options, run_generated  # lazy: CLI start-up
+
+        check_options(file, replay, kernels, params, sizes)
+        sys.exit(run_generated(generate, seed, backends, save_dir, prove_every, budget, keep))
+    if not file:
+        raise click.UsageError("give a kernel FILE, or --generate N")
     names = [n.strip() for n in kernels.split(",") if n.strip()] if kernels else None
     try:
         targets = compile_kernels(file, names)

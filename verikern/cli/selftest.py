@@ -34,21 +34,40 @@ def command(only, jobs, cache_dir):
       verikern selftest --jobs 2
       verikern selftest --only race
     """
-
-    from verikern.proofs.reporting.scope import versions  # lazy: CLI start-up
-    from verikern import selftest  # lazy: CLI start-up
-    from verikern.selftest import cases, corpus_hash, expected_text  # lazy: CLI start-up
-
     from verikern.cli.progress import allow_interrupts  # lazy: CLI start-up
 
     allow_interrupts()                          # Ctrl-C stops the run (exit 130), never one z3 query
+    selected = _selected(only)
+    bad = 0
+    for line, ok in run_selftest(selected, jobs, cache_dir):
+        bad += not ok
+        click.echo(line)                        # each case as soon as it is known
+    sys.exit(1 if bad else 0)
+
+
+def _selected(only):
+    from verikern.selftest import cases  # lazy: CLI start-up
+
     selected = cases(only=only)
     if not selected:
         raise InputErrorExit(f"no corpus case matches {only!r} (the case names are the corpus file names)")
+    return selected
+
+
+def run_selftest(selected, jobs: int = 1, cache_dir=None):
+    """Yield (line, ok) for the self-test of the `selected` cases: the
+    header (tool, corpus), one line per case as soon as it is known, the
+    PASSED / FAILED line last (`ok` False only on the lines of cases not as
+    expected)."""
+    from verikern.proofs.reporting.scope import versions  # lazy: CLI start-up
+    from verikern import selftest  # lazy: CLI start-up
+    from verikern.selftest import corpus_hash, expected_text  # lazy: CLI start-up
+
     v = versions()
-    click.echo("verikern qualification self-test")
-    click.echo(f"  tool: verikern {v['verikern']}; z3 {v['z3']}; Python {v['python']}; {v['platform']}")
-    click.echo(f"  corpus: {len(selected)} of {len(list(selftest.CORPUS.glob('*.py')))} cases, sha256 {corpus_hash()}")
+    yield "verikern qualification self-test", True
+    yield f"  tool: verikern {v['verikern']}; z3 {v['z3']}; Python {v['python']}; {v['platform']}", True
+    yield (f"  corpus: {len(selected)} of {len(list(selftest.CORPUS.glob('*.py')))} cases, "
+           f"sha256 {corpus_hash()}"), True
     tasks = [(str(c.path), c.prove_args, cache_dir) for c in selected]
     bad = 0
     with contextlib.ExitStack() as stack:
@@ -60,12 +79,12 @@ def command(only, jobs, cache_dir):
         for case, (got, ok, cached) in zip(selected, outcomes):
             bad += not ok
             tag = "as expected" if ok else "NOT AS EXPECTED"
-            click.echo(f"  {'ok ' if ok else 'BAD'} {case.path.name}: expected {expected_text(case)}, got {got}"
-                       f" -- {tag}{' (cached)' if cached else ''}")
+            yield (f"  {'ok ' if ok else 'BAD'} {case.path.name}: expected {expected_text(case)}, got {got}"
+                   f" -- {tag}{' (cached)' if cached else ''}"), ok
     if bad:
-        click.echo(f"FAILED: {bad} of {len(selected)} verdicts not as expected")
-        sys.exit(1)
-    click.echo(f"PASSED: all {len(selected)} verdicts as expected")
+        yield f"FAILED: {bad} of {len(selected)} verdicts not as expected", True
+    else:
+        yield f"PASSED: all {len(selected)} verdicts as expected", True
 
 
 def _run_case(task):
