@@ -141,6 +141,7 @@ CORPUS_WIDE = frozenset({
     "tests/backends/cuda/test_cuda_fake_driver.py::test_corpus_harness_through_the_cuda_device_path",
     "tests/encoders/test_c_corpus.py::test_confirmed_counterexample_fails_the_same_obligation_in_c",
     "tests/encoders/test_c_corpus.py::test_admissible_launches_of_a_proved_kernel_never_fail_a_check",
+    "tests/artifact/test_build_examples.py::test_example_through_its_c_library_equals_the_simulator",
 })
 
 # Small kernels that keep every obligation kind, both verdicts, shared memory,
