@@ -95,6 +95,11 @@ SLOW_TESTS = frozenset({
     "tests/proofs/test_model_tiers.py::test_a_later_violation_is_looked_for_first_in_the_launch_of_an_earlier_one",
     "tests/cli/prove/test_launch_options.py::test_the_kernels_own_block_dim_is_accepted",
     "tests/cli/prove/test_prove_progress.py::test_ctrl_c_stops_at_once_with_exit_130_and_a_partial_summary",
+    # real Warp (warp.init), as the other real-Warp tests; the write-back logic stays in the
+    # fast tier through test_an_array_read_through_a_copy_gets_the_results_assigned_back
+    "tests/backends/simulator/test_launch_arrays_and_limits.py::test_warp_cpu_arrays_are_read_and_written_back",
+    "tests/backends/simulator/test_launch_arrays_and_limits.py::"
+    "test_a_warp_array_of_the_wrong_dtype_is_refused_naming_the_parameter",
 })
 
 FAST_PARAMS = {
