@@ -112,9 +112,23 @@ def check_array(kname: str, ref: ArrayRef, value) -> np.ndarray:
     return value
 
 
+def warp_scalar_value(value):
+    """The Python number inside a Warp scalar object (`wp.int32(3)`,
+    `wp.float32(0.5)`: what a kernel factory binds a capture to, as verikern's
+    own hint advises), else `value` unchanged. Warp's scalar types are not
+    numbers.Number; they are read by duck typing (warp is not imported)."""
+    t = type(value)
+    if t.__module__.split(".")[0] == "warp" and any(b.__name__ == "scalar_base" for b in t.__mro__):
+        inner = getattr(value, "value", None)
+        if isinstance(inner, (numbers.Number, np.generic)):
+            return inner
+    return value
+
+
 def convert_scalar(kname: str, p: ScalarParam, value):
     t = p.value.type
     where = f"kernel {kname}: argument {p.name} ({t.name})"
+    value = warp_scalar_value(value)
     if isinstance(value, np.ndarray) and value.ndim == 0:
         value = value[()]
     if t.is_bool:

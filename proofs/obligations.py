@@ -151,6 +151,43 @@ class Obligation:
 
 
 @dataclass(frozen=True)
+class ExampleLaunch:
+    """One launch the kernel's contracts admit: `dims` and `block_dim`;
+    `scalars` by parameter name (captured constants as `@name`), `shapes` by
+    array name (logical dims), `arrays` the contents a content contract needs
+    ({flat index: value}; every other element may be anything)."""
+
+    dims: tuple[int, ...]
+    block_dim: int
+    scalars: dict
+    shapes: dict
+    arrays: dict
+
+    def to_json(self) -> dict:
+        return {"dims": list(self.dims), "block_dim": self.block_dim,
+                "scalars": dict(self.scalars),
+                "shapes": {k: list(v) for k, v in self.shapes.items()},
+                "arrays": {k: {str(i): v for i, v in m.items()} for k, m in self.arrays.items()}}
+
+    @classmethod
+    def from_json(cls, d: dict) -> "ExampleLaunch":
+        return cls(tuple(d["dims"]), int(d["block_dim"]), dict(d["scalars"]),
+                   {k: tuple(v) for k, v in d["shapes"].items()},
+                   {k: {int(i): v for i, v in m.items()} for k, m in d["arrays"].items()})
+
+    def text(self) -> str:
+        """`dim=8, block_dim=32, x.shape=(8,), ..., a=0, captured width=3`."""
+        dim = self.dims[0] if len(self.dims) == 1 else tuple(self.dims)
+        parts = [f"dim={dim}", f"block_dim={self.block_dim}"]
+        parts += [f"{k}.shape={tuple(v)}" for k, v in self.shapes.items()]
+        own = [f"{k}={v}" for k, v in self.scalars.items() if not k.startswith("@")]
+        captured = [f"{k[1:]}={v}" for k, v in self.scalars.items() if k.startswith("@")]
+        parts += own + ([f"captured {', '.join(captured)}"] if captured else [])
+        parts += [f"{k} holding {len(m)} given element(s)" for k, m in self.arrays.items() if m]
+        return ", ".join(parts)
+
+
+@dataclass(frozen=True)
 class KernelReport:
     """The verdict for one kernel: status is the worst obligation status
     (failed > unknown > proved), or ERROR with `error` (rendered KernelError).
@@ -176,6 +213,15 @@ class KernelReport:
     #: Whether every failed and unknown obligation is proved under the
     #: suggestion (None: no suggestion). The status stays FAILED either way.
     proved_under_suggestion: bool | None = None
+    #: When the verdict was computed (UTC, "YYYY-MM-DD HH:MM:SS UTC") and by
+    #: which versions ((name, version) pairs): this run's, or the cached
+    #: entry's run. Rendered only by the sign-off document (not in to_json,
+    #: whose output stays the same on every run); not compared (not a verdict).
+    computed_at: str | None = field(default=None, compare=False)
+    computed_by: tuple[tuple[str, str], ...] = field(default=(), compare=False)
+    #: A launch the suggested contract admits (proofs.deciding.example_launch),
+    #: solved on the kernel with the contract pasted in; None without a suggestion.
+    suggested_example: ExampleLaunch | None = None
 
     @staticmethod
     def summarize(obligations) -> KernelStatus:
@@ -200,6 +246,8 @@ class KernelReport:
             d["suggested_requires"] = list(self.suggested_requires)
             d["suggested_decorators"] = list(self.suggested_decorators)
             d["proved_under_suggestion"] = self.proved_under_suggestion
+            if self.suggested_example is not None:
+                d["suggested_example"] = self.suggested_example.to_json()
         return d
 
 

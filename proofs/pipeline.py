@@ -280,6 +280,9 @@ def prove_mir(kernel_mir, *, file: str, dims=None, block_dim=None, budget: float
         return KernelReport(file, kernel_mir.name, KernelStatus.ERROR, time.perf_counter() - start,
                             error=f"{file}:{line}: error: internal error while proving "
                                   f"{kernel_mir.name}: {type(err).__name__}: {err}", line=line)
+    # every MIR site stays for the suggestion: a func inlined twice has two
+    # sites at one source position, and its contract must prove both
+    sites = obligations
     obligations = one_per_access(obligations)
     status = KernelReport.summarize(obligations)
     spent = solver_budget.spent
@@ -288,7 +291,7 @@ def prove_mir(kernel_mir, *, file: str, dims=None, block_dim=None, budget: float
              spent / MEGA)
     suggestion = None
     if suggest and status is KernelStatus.FAILED:
-        suggestion = _suggest(kernel_mir, decided, obligations, dims, block_dim, solver_budget,
+        suggestion = _suggest(kernel_mir, decided, sites, dims, block_dim, solver_budget,
                               spent, launch_options)
     extra = {} if suggestion is None else {
         "suggested_requires": suggestion.requires, "suggested_decorators": suggestion.decorators,
@@ -311,7 +314,9 @@ def _suggest(kernel_mir, decided, settled, dims, block_dim, solver_budget, spent
              options: dict):
     """The suggestion for a failed kernel (proofs.deciding.suggest), or None;
     `decided` are the prover's obligations (with their specs), `settled`
-    the same after replay (one for one, in order), whose statuses count.
+    the same after replay (one for one, in order, one per MIR site: before
+    `one_per_access` merges the sites of one source position), whose
+    statuses count.
     A crash of the search only loses the suggestion."""
 
     if len(decided) == len(settled):

@@ -41,9 +41,17 @@ SLOW_FILES = frozenset({
     "tests/warp_compat/test_warp_addressing.py",   # real Warp, as above
     "tests/cli/prove/test_prove_suggest_warp.py",  # real Warp, as above (the README demo)
     "tests/testing/test_examples_fuzz.py",         # every example under real Warp (fuzz)
+    "tests/testing/test_generated_ci.py",          # 300 generated kernels on cpu and cpu:native
+    "tests/testing/test_generated_prover.py",      # the prover as oracle on generated kernels
 })
 
 SLOW_TESTS = frozenset({
+    "tests/testing/test_generate.py::test_fuzz_generate_on_the_command_line",
+    "tests/testing/test_generate.py::test_a_disagreeing_backend_is_found_shrunk_written_and_reproducible",
+    # real Warp (compiles kernels with clang): the rebinding, overload and generic-instance probes
+    "tests/frontend/test_fe_rebinding.py::test_warp_reads_the_rebound_value",
+    "tests/frontend/test_fe_overload_choice.py::test_real_warp_picks_the_same",
+    "tests/cli/prove/test_generic_instances.py::test_real_warp_instantiates_int8_at_launch_and_wraps",
     "tests/backends/native/test_native_ir.py::test_every_corpus_and_example_kernel_lowers_to_valid_ir_on_both_targets",
     "tests/frontend/test_fe_programs.py::test_random_programs_match_python",
     "tests/backends/trace/test_trace_races.py::test_large_trace_is_fast",
@@ -59,6 +67,7 @@ SLOW_TESTS = frozenset({
     "tests/proofs/test_geometry.py::test_monotone_product_lemmas_are_theorems",
     "tests/proofs/test_geometry.py::test_same_block_facts_are_theorems_and_need_the_aligned_last_dim",
     "tests/proofs/reporting/test_report_html.py::test_html_renders_in_headless_chromium",
+    "tests/test_docs_console.py::test_console_blocks_show_what_the_commands_print",   # runs the docs (Warp too)
     "tests/testing/test_strategies.py::test_shrinking_reaches_the_minimal_launch",
     "tests/testing/test_strategies.py::test_edge_values_are_drawn",
     "tests/testing/test_strategies.py::test_tight_contracts_are_never_broken_and_still_varied",
@@ -67,9 +76,14 @@ SLOW_TESTS = frozenset({
     "tests/testing/test_fuzz.py::test_a_wrong_backend_is_caught_and_shrunk",
     "tests/testing/test_fuzz.py::test_a_racy_kernel_is_reported_as_a_kernel_bug_end_to_end",
     "tests/mir/test_mir_parser.py::test_awkward_constants_messages_names_and_files_round_trip",
+    "tests/artifact/test_build_boundary.py::test_cli_build_writes_the_files_and_refuses_bad_input",
+    "tests/artifact/test_build_boundary.py::test_all_sorted_at_the_boundary",
+    "tests/proofs/reporting/test_dask.py::test_a_real_cluster_in_another_folder_gives_the_local_report",
 })
 
 FAST_PARAMS = {
+    "tests/cli/prove/test_generic_instances.py::test_every_format_gives_a_verdict_per_instance":
+        {"short"},
     "tests/mir/test_op_table.py::test_native_matches_reference": {"int64"},
     "tests/mir/test_op_table.py::test_reference_against_numpy": {"int32"},
     "tests/mir/test_op_table.py::test_simulator_matches_reference": {"int32", "bool"},

@@ -111,6 +111,14 @@ class KernelRuntimeError(VerikernError):
         return render_location(self.loc, "error", self.message, None, line)
 
 
+class StepLimitExceeded(KernelRuntimeError):
+    """The simulator ran out of scheduling steps (`max_steps`) before the
+    threads finished: an endless loop, or a loop longer than the caller's
+    limit; a limit of the run, not a verdict on the kernel."""
+
+    kind = "step-limit"
+
+
 class OutOfBoundsError(KernelRuntimeError):
     kind = "bounds"
 

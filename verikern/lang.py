@@ -284,13 +284,12 @@ class KernelHandle:
                               hint="decorate it at module level with @vk.kernel") from None
 
     def overloads(self) -> list:
-        """The compiled wp.overload instances of a generic kernel (`name__0`, ...)."""
+        """The compiled instances of a generic kernel (`name[int8]`, ...:
+        frontend/generic_kernels.py)."""
         if not self.source_file or not os.path.exists(self.source_file):
             return []
         module = _compile_cached(self.source_file)
-        prefix = self.name + "__"
-        return [k for k in module.kernels
-                if k.name.startswith(prefix) and k.name[len(prefix):].isdigit()]
+        return [k for k in module.kernels if k.name.startswith(self.name + "[")]
 
     @property
     def hir(self):

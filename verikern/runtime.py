@@ -5,7 +5,10 @@ scalar ranges, overlap, launch geometry, `requires` and array contracts)
 before anything runs, and every refusal is a LaunchError/ContractError that
 names the kernel, the parameter and what to do.  Devices only ever receive
 checked, C-contiguous arrays; results are copied back into the caller's
-arrays when a contiguous copy had to be made.
+arrays when a contiguous copy had to be made. Warp arrays (anything with
+`.numpy()` and `.shape` that is not a numpy array) are read through
+`.numpy()`, and the results are written back into them (in place when
+`.numpy()` is a writable view of the array's memory, else with `.assign`).
 """
 from __future__ import annotations
 
@@ -29,6 +32,8 @@ DEVICES: dict[str, tuple[str, str]] = {
     "cpu": ("verikern.backends.simulator", "run"),
     "cpu:trace": ("verikern.backends.simulator", "run_traced"),
     "cpu:native": ("verikern.backends.native", "run"),
+    # cpu:native without the index checks whose bounds are proved (it proves the kernel once)
+    "cpu:native:proved": ("verikern.app.native_proved", "run"),
     "cuda": ("verikern.backends.cuda", "run"),
 }
 _CUDA_N = re.compile(r"^cuda:(\d+)$")
@@ -219,40 +224,91 @@ def _all_args(inputs, outputs) -> list:
     return list(inputs) + list(outputs)
 
 
+def _is_warp_array(value) -> bool:
+    """A Warp array (or any array object read through `.numpy()`), not numpy's."""
+    return not isinstance(value, np.ndarray) and callable(getattr(value, "numpy", None)) \
+        and hasattr(value, "shape")
+
+
 def check_launch(kernel, dim, inputs, block_dim: int | None = None, outputs=None) -> None:
     """Check a launch's arguments, geometry and contracts (decorator or
     in-body `requires`, array contracts) without running it; raises
     LaunchError/ContractError. `kernel` may be a @vk.kernel, a MIR Kernel or
     a Warp kernel object (its function's source file is compiled)."""
-    args = [v.numpy() if not isinstance(v, np.ndarray) and callable(getattr(v, "numpy", None))
-            and hasattr(v, "shape") else v for v in _all_args(inputs, outputs)]
+    args = [v.numpy() if _is_warp_array(v) else v for v in _all_args(inputs, outputs)]
     prepare_launch(kernel, dim, args, block_dim)   # Warp arrays are checked through .numpy()
 
 
+def _host_views(args: list) -> tuple[list, list]:
+    """(arguments with every Warp array replaced by numpy memory, [(Warp
+    array, numpy array to write back)] for those whose `.numpy()` is not a
+    writable view of the array: they get a copy, assigned back after the run)."""
+    out, write_back = [], []
+    for value in args:
+        if not _is_warp_array(value):
+            out.append(value)
+            continue
+        host = value.numpy()
+        if not (isinstance(host, np.ndarray) and host.flags.writeable):
+            host = np.array(host)
+            write_back.append((value, host))
+        out.append(host)
+    return out, write_back
+
+
+#: Devices that are the simulator, and so take its limits (max_steps, max_work).
+SIMULATOR_DEVICES = ("cpu", "cpu:trace")
+
+
 def launch(kernel, dim, inputs, block_dim: int | None = None, device: str = "cpu",
-           trace_path=None, outputs=None):
-    """Run `kernel` on `dim` threads; results are written into the numpy
-    arrays of `inputs` (and `outputs`, which follow `inputs` in parameter
-    order, as in `wp.launch`).  block_dim: default the kernel's fixed
-    block_dim (@vk.kernel(block_dim=...)), else 256.  device: "cpu",
-    "cpu:trace" (needs trace_path), "cpu:native", "cuda" or "cuda:N"."""
+           trace_path=None, outputs=None, *, max_steps: int | None = None, max_work: int | None = None):
+    """Run `kernel` on `dim` threads; results are written into the arrays of
+    `inputs` (and `outputs`, which follow `inputs` in parameter order, as in
+    `wp.launch`): numpy arrays or Warp arrays (see the module docstring).
+    block_dim: default the kernel's fixed block_dim (@vk.kernel(block_dim=...)),
+    else 256. device: "cpu", "cpu:trace" (needs trace_path), "cpu:native",
+    "cpu:native:proved" (no index checks where proved; the kernel is proved
+    once), "cuda" or "cuda:N". For the simulator ("cpu", "cpu:trace") only:
+    max_steps, its scheduling steps per chunk of threads before an endless
+    loop is reported (KernelRuntimeError); max_work, the simulated work
+    allowed, in warp-steps (SimulationBudgetExceeded when spent: a count of
+    work, the same on every machine)."""
     fn, index = _device_runner(device)
     if device == "cpu:trace" and trace_path is None:
         raise LaunchError("device 'cpu:trace' writes a JSON trace: pass trace_path=... "
                           "(the file to write)")
-    k, config, arrays, scalars = prepare_launch(kernel, dim, _all_args(inputs, outputs),
-                                                block_dim)
+    limits: dict = {}
+    if max_steps is not None or max_work is not None:
+        if device not in SIMULATOR_DEVICES:
+            raise LaunchError(f"max_steps and max_work limit the simulator: device {device!r} takes "
+                              f"neither (use {' or '.join(map(repr, SIMULATOR_DEVICES))})")
+        if max_steps is not None:
+            limits["max_steps"] = _positive("max_steps", max_steps)
+        if max_work is not None:
+            from verikern.backends.simulator import WorkMeter  # lazy: device modules load on demand
+
+            limits["meter"] = WorkMeter(_positive("max_work", max_work))
+    args, write_back = _host_views(_all_args(inputs, outputs))
+    k, config, arrays, scalars = prepare_launch(kernel, dim, args, block_dim)
     work = {name: (a if a.flags.c_contiguous and a.flags.writeable else np.array(a, order="C"))
             for name, a in arrays.items()}
     if device == "cpu:trace":
-        result = fn(k, config, work, scalars, trace_path)
+        result = fn(k, config, work, scalars, trace_path, **limits)
     elif index is not None:
         params = inspect.signature(fn).parameters
         name = "device_index" if "device_index" in params else "device"
         result = fn(k, config, work, scalars, **{name: index})
     else:
-        result = fn(k, config, work, scalars)
+        result = fn(k, config, work, scalars, **limits)
     for name, a in arrays.items():
         if work[name] is not a and a.flags.writeable:
             a[...] = work[name]
+    for warp_array, host in write_back:
+        warp_array.assign(host)
     return result
+
+
+def _positive(name: str, value) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise LaunchError(f"{name} must be a positive integer, got {value!r}")
+    return int(value)

@@ -16,6 +16,7 @@ so a summary names exactly the corpus it ran.
 from __future__ import annotations
 
 import hashlib
+import re
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
@@ -88,3 +89,41 @@ def judge(case: Case, reports) -> Outcome:
 
 def expected_text(case: Case) -> str:
     return "proved" if case.expect == "proved" else "failed " + ",".join(sorted(case.kinds))
+
+
+@dataclass(frozen=True)
+class Summary:
+    """What a saved `verikern selftest` output says: its tool line (without the
+    platform), the corpus sha256 it ran, how many cases of how many, and
+    whether it passed (None: no PASSED/FAILED line, an interrupted run)."""
+
+    tool: str | None
+    corpus_sha256: str | None
+    ran: int
+    of: int
+    passed: bool | None
+    lines: tuple[str, ...]
+
+
+def read_summary(text: str) -> Summary:
+    """Parse the output of `verikern selftest` (ValueError when it is not one)."""
+    lines = tuple(line.rstrip() for line in text.splitlines() if line.strip())
+    if not lines or lines[0] != "verikern qualification self-test":
+        raise ValueError("not the output of `verikern selftest` (its first line is "
+                         "'verikern qualification self-test')")
+    tool = corpus = None
+    ran = of = 0
+    passed = None
+    for line in lines:
+        body = line.strip()
+        if body.startswith("tool: "):
+            tool = "; ".join(body[len("tool: "):].split("; ")[:3])
+        elif body.startswith("corpus: "):
+            m = re.match(r"corpus: (\d+) of (\d+) cases, sha256 ([0-9a-f]{64})$", body)
+            if m:
+                ran, of, corpus = int(m.group(1)), int(m.group(2)), m.group(3)
+        elif body.startswith("PASSED:"):
+            passed = True
+        elif body.startswith("FAILED:"):
+            passed = False
+    return Summary(tool, corpus, ran, of, passed, lines)

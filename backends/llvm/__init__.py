@@ -34,10 +34,13 @@ TARGETS = ("cpu", "nvptx")
 
 
 def build(kernel: Kernel, target: str = "cpu", fast_math: bool | None = None,
-          triple: str | None = None, fuel: bool = False) -> LoweredKernel:
+          triple: str | None = None, fuel: bool = False,
+          unchecked: frozenset[tuple[str, int, int]] = frozenset()) -> LoweredKernel:
     """Lower `kernel` for `target`; fast_math None means kernel.fast_math;
     `fuel` (cpu only): count loop-header executions down a global and stop
-    at zero (`kernel_cpu.build_cpu`)."""
+    at zero (`kernel_cpu.build_cpu`); `unchecked`: the index checks left out,
+    as (block label, instruction index, dimension) of MIR accesses -- only
+    ever those whose bounds obligation a solver proved (body.Emitter)."""
     from .kernel_cpu import build_cpu  # lazy: llvmlite, only to compile
     from .kernel_nvptx import build_nvptx  # lazy: llvmlite, only to compile
 
@@ -46,13 +49,13 @@ def build(kernel: Kernel, target: str = "cpu", fast_math: bool | None = None,
     fm = kernel.fast_math if fast_math is None else bool(fast_math)
     module = ir.Module(name=f"verikern.{kernel.name}")
     if target == "nvptx":
-        return build_nvptx(kernel, fm, module)
+        return build_nvptx(kernel, fm, module, unchecked)
     if triple is None:
         import llvmlite.binding as llvm  # lazy: llvmlite, only to compile
 
         triple = llvm.get_process_triple()
     module.triple = triple
-    return build_cpu(kernel, fm, module, fuel=fuel)
+    return build_cpu(kernel, fm, module, fuel=fuel, unchecked=unchecked)
 
 
 def lower_module(kernel: Kernel, target: str = "cpu",

@@ -7,7 +7,11 @@ entry in `LOWERING`; a class without one raises LoweringError instead of
 being skipped. Every memory access is bounds-checked and every integer
 division checked for a zero divisor before it executes (a failed check
 branches to a cold block that reports the error through the target), so the
-generated code never performs an out-of-bounds access or LLVM UB.
+generated code never performs an out-of-bounds access or LLVM UB -- except
+the index checks named in `unchecked` ((block label, instruction index,
+dimension) of the MIR access), which the caller drops only where the
+prover proved that bounds obligation under the launches the caller admits
+(verikern.app.build).
 Values named in `homes` (values live across a barrier) live in allocas that
 LLVM's mem2reg turns back into SSA; every other value is plain SSA.
 """
@@ -74,8 +78,14 @@ class Emitter:
 
     def __init__(self, kernel: Kernel, module: ir.Module, func: ir.Function,
                  target, fast_math: bool, homes: dict[int, ir.Value] | None = None,
-                 barrier_ids: dict[tuple[str, int], int] | None = None):
+                 barrier_ids: dict[tuple[str, int], int] | None = None,
+                 unchecked: frozenset[tuple[str, int, int]] = frozenset()):
         self.kernel = kernel
+        #: (block label, instruction index, dimension) of index checks left out
+        self.unchecked = unchecked
+        #: labels of blocks whose branch every running thread takes to its
+        #: true side (the CPU thread loop stops at the guard: guard.py)
+        self.always_taken: set[str] = set()
         self.module = module
         self.func = func
         self.target = target
@@ -191,10 +201,11 @@ class Emitter:
             else:
                 wide = i
                 ok = b.icmp_unsigned("<", i, b.zext(n, I64))
-            self.check(ok, ERR_BOUNDS, ins.loc,
-                       f"index out of bounds in dimension {d} of array '{arr.name}'",
-                       arr.name, (ir.Constant(I64, d), self.as_i64(i, signed),
-                                  b.zext(n, I64)))
+            if (self.label, self.index, d) not in self.unchecked:
+                self.check(ok, ERR_BOUNDS, ins.loc,
+                           f"index out of bounds in dimension {d} of array '{arr.name}'",
+                           arr.name, (ir.Constant(I64, d), self.as_i64(i, signed),
+                                      b.zext(n, I64)))
             flat_logical.append(wide)
             lengths.append(b.zext(n, I64))
         order: Iterable[int] = range(arr.ndim)
@@ -389,6 +400,9 @@ def _lower_jump(em: Emitter, term: Jump) -> None:
 
 def _lower_branch(em: Emitter, term: Branch) -> None:
     cond = em.operand(term.cond)
+    if em.label in em.always_taken:     # true for every thread the loop runs: LLVM may use it
+        em.assume(cond)
+        cond = ir.Constant(I1, 1)
     em.b.cbranch(cond, em.edge(term.if_true), em.edge(term.if_false))
 
 

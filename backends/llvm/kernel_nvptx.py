@@ -99,7 +99,8 @@ class NvptxTarget(AbiTarget):
         em.b.ret_void()
 
 
-def build_nvptx(kernel: Kernel, fast_math: bool, module: ir.Module) -> LoweredKernel:
+def build_nvptx(kernel: Kernel, fast_math: bool, module: ir.Module,
+                unchecked: frozenset[tuple[str, int, int]] = frozenset()) -> LoweredKernel:
     module.triple = TRIPLE
     module.data_layout = DATA_LAYOUT
     params = kernel_params(kernel)
@@ -108,7 +109,7 @@ def build_nvptx(kernel: Kernel, fast_math: bool, module: ir.Module) -> LoweredKe
     target = NvptxTarget(kernel, module, func, params)
     barriers = find_barriers(kernel)
     ids = {(label, idx): k for k, (label, idx, _) in enumerate(barriers)}
-    em = Emitter(kernel, module, func, target, fast_math, None, ids)
+    em = Emitter(kernel, module, func, target, fast_math, None, ids, unchecked)
     entry = func.append_basic_block("entry")
     em.b.position_at_end(entry)
     for p in kernel.scalar_params:

@@ -109,14 +109,19 @@ def free_buffers() -> None:
     _POOL.clear()
 
 
-def run(kernel: Kernel, launch, arrays: dict, scalars: dict) -> None:
-    """Device entry point ("cpu"): contracts were checked by prepare_launch."""
-    simulate(kernel, launch, arrays, scalars, check_array_contracts=False)
+def run(kernel: Kernel, launch, arrays: dict, scalars: dict, *, max_steps: int = MAX_STEPS,
+        meter: WorkMeter | None = None) -> None:
+    """Device entry point ("cpu"): contracts were checked by prepare_launch;
+    `max_steps` and `meter` as for `simulate`."""
+    simulate(kernel, launch, arrays, scalars, check_array_contracts=False, max_steps=max_steps, meter=meter)
 
 
-def run_traced(kernel: Kernel, launch, arrays: dict, scalars: dict, trace_path) -> SimResult:
-    """Device entry point ("cpu:trace"): runs and writes the JSON trace."""
-    result = simulate(kernel, launch, arrays, scalars, trace=True, check_array_contracts=False)
+def run_traced(kernel: Kernel, launch, arrays: dict, scalars: dict, trace_path, *,
+               max_steps: int = MAX_STEPS, meter: WorkMeter | None = None) -> SimResult:
+    """Device entry point ("cpu:trace"): runs and writes the JSON trace;
+    `max_steps` and `meter` as for `simulate`."""
+    result = simulate(kernel, launch, arrays, scalars, trace=True, check_array_contracts=False,
+                      max_steps=max_steps, meter=meter)
     assert result.document is not None   # trace=True records one
     write_trace(trace_path, result.document)
     return result

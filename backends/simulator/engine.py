@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from verikern.errors import BarrierDivergenceError, KernelRuntimeError, SimulationBudgetExceeded
+from verikern.errors import BarrierDivergenceError, SimulationBudgetExceeded, StepLimitExceeded
 
 from .memory import MemoryArray, UninitializedReads, element_strides
 from .program import Program
@@ -392,11 +392,12 @@ def run_chunk(prog: Program, st: ChunkState) -> None:
         seg = segs[k]
         steps_left -= 1
         if steps_left < 0:
-            raise KernelRuntimeError(
+            raise StepLimitExceeded(
                 f"kernel {prog.kernel.name} did not finish after {st.max_steps} scheduling "
                 f"steps (threads {st.start}..{st.start + st.n - 1} are still running, now at "
-                f"block {seg.label}); is there an endless loop? (raise the limit with "
-                f"simulate(..., max_steps=N))", loc=seg.loc)
+                f"block {seg.label}); is there an endless loop? (a longer run needs a higher step "
+                f"limit: --max-steps N on the command line, max_steps=N in vk.launch or simulate)",
+                loc=seg.loc)
         lanes = pending[k]
         pending[k] = False
         if st.meter is not None:

@@ -23,6 +23,8 @@ Invariants (soundness first):
 """
 from __future__ import annotations
 
+import functools
+import hashlib
 import json
 import os
 import re
@@ -69,6 +71,44 @@ def find_cbmc() -> str:
         raise CbmcMissing(f"--engine cbmc needs the `cbmc` model checker, which is not on PATH: "
                           f"{INSTALL_HINT}")
     return found
+
+
+def cbmc_identity() -> dict:
+    """What names the CBMC that `--engine cbmc` would run here (a proof-cache
+    key field): its resolved path, the sha256 of its bytes and the first line
+    of `cbmc --version` ("unknown" when that run fails); {"missing": why}
+    when there is none (the proof is then an input error, never cached)."""
+    try:
+        exe = shutil.which(find_cbmc()) or ""
+    except CbmcMissing as err:
+        return {"missing": str(err)}
+    path = os.path.realpath(exe)
+    try:
+        stat = os.stat(path)
+    except OSError as err:
+        return {"missing": f"{path}: {err.strerror or err}"}
+    return _identity_of(path, stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=8)
+def _identity_of(path: str, mtime_ns: int, size: int) -> dict:
+    """cbmc_identity's fields for the binary at `path` (remembered per path,
+    modification time and size: a replaced binary is hashed again)."""
+    digest = hashlib.sha256()
+    try:
+        with open(path, "rb") as fh:
+            for chunk in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(chunk)
+    except OSError as err:
+        return {"missing": f"{path}: {err.strerror or err}"}
+    try:
+        done = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=60,
+                              check=False)
+        lines = done.stdout.strip().splitlines() if done.returncode == 0 else []
+        version = lines[0] if lines else "unknown"
+    except (OSError, subprocess.TimeoutExpired):
+        version = "unknown"
+    return {"path": path, "sha256": digest.hexdigest(), "version": version}
 
 
 # ------------------------------------------------------------------ CBMC's answer

@@ -19,7 +19,6 @@ import json
 import math
 from dataclasses import dataclass, field
 from typing import Any, Iterable
-import ast
 
 from verikern import __version__
 from verikern.errors import source_line_at
@@ -28,6 +27,7 @@ from verikern.proofs.obligations import (
     KernelReport, KernelStatus, Obligation, ObligationKind, Status,
 )
 from verikern.proofs.reporting.fingerprint import engine_of
+from verikern.proofs.reporting.paste import vk_import_line_in
 from verikern.proofs.reporting.fingerprint import error_fingerprint, fingerprints
 
 FORMATS = ("text", "json", "short", "sarif", "junit")
@@ -109,24 +109,54 @@ def _counts(reports: Iterable[KernelReport]) -> dict[str, int]:
     return counts
 
 
+def summary_line(reports: Iterable[KernelReport]) -> str:
+    """`N kernels: P proved, F failed, U unknown, E error`, counting kernels
+    only; a file-level error (a syntax error, a module that does not compile)
+    is no kernel and is counted after it: `; 1 file does not compile`."""
+    reports = list(reports)
+    kernels = [r for r in reports if r.kernel != "<module>"]
+    files = len({r.file for r in reports if r.kernel == "<module>"})
+    counts = _counts(kernels)
+    line = (f"{len(kernels)} kernel{'s' if len(kernels) != 1 else ''}: "
+            + ", ".join(f"{counts[s.value]} {s.value}" for s in KernelStatus))
+    if files:
+        line += f"; {files} file{'s' if files != 1 else ''} {'does' if files == 1 else 'do'} not compile"
+    return line
+
+
 # ------------------------------------------------------------------ short
-def render_short(reports: Iterable[KernelReport]) -> str:
+def render_short(reports: Iterable[KernelReport], accepted: frozenset[str] = frozenset()) -> str:
     """One `file:line:col: error|warning: ...` line per failed or unknown
-    obligation and per kernel that did not compile (for CI and editors)."""
+    obligation and per kernel that did not compile (for CI and editors). A
+    finding whose fingerprint is in `accepted` (a --baseline's) is a `note:`
+    saying so instead: it does not fail the run, and editors must not show
+    it as an error."""
     lines = []
+    texts: dict = {}
     for r in reports:
         if r.status is KernelStatus.ERROR:
             first = (r.error or "error").splitlines()[0]
             if ": error:" not in first:
                 first = f"{r.file}:{r.line}:1: error: {first}"
+            if error_fingerprint(r) in accepted:
+                first = first.replace(": error: ", ": note: accepted in the baseline: ", 1)
             lines.append(first)
             continue
-        for ob in r.obligations:
+        prints = fingerprints(r, texts) if accepted else [None] * len(r.obligations)
+        # an instance of a generic kernel (`sort[int8]`) names itself: one source line, many verdicts
+        which = f" (in {r.kernel})" if "[" in r.kernel else ""
+        for ob, fp in zip(r.obligations, prints):
             loc = _loc(ob.loc, r)
-            if ob.status is Status.FAILED:
-                lines.append(f"{loc}: error: {ob.kind.value}: {ob.message}")
+            if ob.status is Status.PROVED:
+                continue
+            text = (f"{ob.kind.value}: {ob.message}" if ob.status is Status.FAILED
+                    else f"unknown: {ob.reason or ob.message}") + which
+            if fp is not None and fp in accepted:
+                lines.append(f"{loc}: note: accepted in the baseline: {text}")
+            elif ob.status is Status.FAILED:
+                lines.append(f"{loc}: error: {text}")
             elif ob.status is Status.UNKNOWN:
-                lines.append(f"{loc}: warning: unknown: {ob.reason or ob.message}")
+                lines.append(f"{loc}: warning: {text}")
     return "\n".join(lines) + ("\n" if lines else "")
 
 
@@ -246,6 +276,15 @@ def _source_lines(loc: SourceLoc, indent: str) -> list[str]:
     return [indent + stripped.rstrip(), indent + caret]
 
 
+def replay_text(ob: Obligation) -> str:
+    """The simulator's replay verdict on a failed obligation and its detail,
+    once: 'confirmed: the simulator raised ...', 'NOT confirmed: ...' or
+    'not replayed' (the reason's own 'confirmed by replay: ' prefix dropped)."""
+    verdict = {True: "confirmed", False: "NOT confirmed", None: "not replayed"}[ob.confirmed]
+    reason = (ob.reason or "").replace("not confirmed by replay: ", "").replace("confirmed by replay: ", "")
+    return verdict + (f": {reason}" if reason else "")
+
+
 def _obligation_text(ob: Obligation, r: KernelReport) -> list[str]:
     loc = _loc(ob.loc, r)
     if ob.status is Status.FAILED:
@@ -261,10 +300,7 @@ def _obligation_text(ob: Obligation, r: KernelReport) -> list[str]:
         lines.append(f"    why: {_EXPLANATION[ob.kind]}")
         for cl in _counterexample_lines(ob):
             lines.append(f"    {cl}")
-        verdict = {True: "confirmed", False: "NOT confirmed", None: "not replayed"}[ob.confirmed]
-        reason = (ob.reason or "").replace("not confirmed by replay: ", "").replace("confirmed by replay: ", "")
-        detail = f": {reason}" if reason else ""
-        lines.append(f"    simulator: {verdict}{detail}")
+        lines.append(f"    simulator: {replay_text(ob)}")
     elif ob.counterexample is not None:
         for cl in _counterexample_lines(ob):
             lines.append(f"    possible {cl}")
@@ -272,26 +308,14 @@ def _obligation_text(ob: Obligation, r: KernelReport) -> list[str]:
 
 
 def vk_import_line(file: str, before: int) -> int | None:
-    """Where `import verikern as vk` goes so that a pasted `@vk.requires`
-    decorator means something (the line it is inserted before: after the
-    module's last top-level import above line `before`, else after its
-    docstring); None when the file has it already or cannot be read."""
+    """proofs.reporting.paste.vk_import_line_in for the file's text; None
+    when the file has the import already or cannot be read."""
 
     try:
-        tree = ast.parse(open(file, encoding="utf-8").read())
-    except (OSError, ValueError, SyntaxError):
+        source = open(file, encoding="utf-8").read()
+    except (OSError, ValueError):
         return None
-    after = 0
-    for i, node in enumerate(tree.body):
-        if isinstance(node, ast.Import) and any(a.name == "verikern" and a.asname == "vk"
-                                                for a in node.names):
-            return None
-        if node.lineno >= before:
-            continue
-        if isinstance(node, (ast.Import, ast.ImportFrom)) or (
-                i == 0 and isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)):
-            after = max(after, node.end_lineno or node.lineno)
-    return after + 1
+    return vk_import_line_in(source, before)
 
 
 def suggestion_lines(r: KernelReport) -> list[str]:
@@ -307,8 +331,10 @@ def suggestion_lines(r: KernelReport) -> list[str]:
              "is in the source):"]
     if vk_import_line(r.file, r.line or 1) is not None:
         lines.append("    import verikern as vk      # at the top of the file")
+    example = ([f"  for example: {r.suggested_example.text()}"]
+               if r.suggested_example is not None else [])
     return (lines + [f"    {line}" for line in r.suggested_decorators]
-            + [f"  verdict under it: {verdict}"])
+            + [f"  verdict under it: {verdict}"] + example)
 
 
 def scope_line(r: KernelReport) -> str | None:
@@ -386,11 +412,8 @@ def render_text(reports: Iterable[KernelReport], *, color: bool = False,
                 emit(line, style if i == 0 else None)
         for i, line in enumerate(suggestion_lines(r)):
             emit(line, "cyan" if i == 0 else None)
-    counts = _counts(reports)
-    summary = (f"{len(reports)} kernel{'s' if len(reports) != 1 else ''}: "
-               + ", ".join(f"{counts[s.value]} {s.value}" for s in KernelStatus))
     emit(versions_line((context or RunContext()).options.get("max_array_bytes")), "dim")
-    emit(summary, "bold")
+    emit(summary_line(reports), "bold")
     return "\n".join(out) + "\n"
 
 

@@ -27,9 +27,9 @@ from verikern.proofs.reporting.fingerprint import VERSION as FP_KEY, engine_of, 
 from verikern.proofs.obligations import KernelReport, KernelStatus, ObligationKind, Status
 from verikern.proofs.reporting.render import (
     _EXPLANATION, _KIND_TEXT, RunContext, SCHEMA_VERSION, _counterexample_lines, _counts, _loc,
-    json_safe, scope_line, sources_of, vk_import_line,
+    json_safe, scope_line, sources_of,
 )
-from verikern.errors import source_line_at
+from verikern.proofs.reporting.paste import suggestion_inserts
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://github.com/verikern/verikern"
@@ -75,13 +75,12 @@ def _suggestion_fix(r: KernelReport) -> dict | None:
     if r.status is not KernelStatus.FAILED or not r.suggested_decorators or r.line < 1:
         return None
 
-    text = source_line_at(SourceLoc(r.file, r.line, 1)) or ""
-    indent = text[:len(text) - len(text.lstrip())]
+    try:
+        source = open(r.file, encoding="utf-8").read()
+    except (OSError, ValueError):
+        return None
     verdict = "proved" if r.proved_under_suggestion else "not proved"
-    inserts = [(r.line, "".join(f"{indent}{line}\n" for line in r.suggested_decorators))]
-    at = vk_import_line(r.file, r.line)
-    if at is not None:                 # the decorators need the name `vk`
-        inserts.insert(0, (at, "import verikern as vk\n"))
+    inserts = suggestion_inserts(source, r.line, r.suggested_decorators)
     return {
         "description": {"text": f"Add the suggested contract of {r.kernel} (the kernel is {verdict} "
                                 "under it; a suggestion, not a proof)"},

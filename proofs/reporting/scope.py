@@ -12,7 +12,8 @@ Invariants: a Scope is built only from the compiled MIR, the options and the
 file's bytes (never by executing the file); `HARDWARE_LIMITS` and
 `array_bound` say exactly what encoders.smt.launch assumes (see its module
 docstring); `NOT_CHECKED` lists every property a `proved` verdict does not
-cover. A Scope is JSON-round-trippable (`to_json` / `from_json`).
+cover, and no property an obligation kind decides (reads of shared memory
+nobody wrote are the `uninit` obligations). A Scope is JSON-round-trippable (`to_json` / `from_json`).
 """
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ import hashlib
 import platform
 import sys
 from dataclasses import dataclass
+from datetime import datetime, timezone
 
 from verikern import __version__
 from verikern.mir.printer import format_kernel
@@ -58,7 +60,6 @@ ARRAY_BOUND = array_bound()
 NOT_CHECKED = (
     "float accuracy: float values are unknown to the prover unless a property needs them",
     "termination: a proof covers the accesses that happen; it does not show that loops end",
-    "reads of shared-array elements no thread wrote (obligation kind 'uninit' is not checked yet)",
     "whether a launch obeys the requires: vk.launch and vk.check_launch check that at run time",
     "every obligation that ended 'unknown' is not established",
 )
@@ -95,6 +96,14 @@ def versions() -> dict[str, str]:
     if second:
         out[second] = version(second) or "unknown"
     return out
+
+
+def computed_stamp() -> tuple[str, tuple[tuple[str, str], ...]]:
+    """(now in UTC, the versions that decide verdicts) for a verdict computed now
+    (KernelReport.computed_at / computed_by; provenance only, never a verdict)."""
+    v = versions()
+    when = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+    return when, tuple((k, v[k]) for k in ("verikern", "z3", "python"))
 
 
 @dataclass(frozen=True)
@@ -164,10 +173,15 @@ class Scope:
         """The assumptions in words, one per line (text, Markdown and HTML reports)."""
         out = [f"requires {c.text}  (line {c.line})" if c.kind == "requires"
                else f"{c.kind} contract {c.text}  (line {c.line})" for c in self.contracts]
-        if not self.contracts:
-            out.append("no requires: every launch and every argument")
-        dims = (f"launch dims fixed to {tuple(self.dims) if len(self.dims) > 1 else self.dims[0]}"
-                if self.dims is not None else f"every {self.launch_ndim}-D launch the requires admit")
+        every = f"every {self.launch_ndim}-D launch"
+        if self.dims is not None:
+            dims = f"launch dims fixed to {tuple(self.dims) if len(self.dims) > 1 else self.dims[0]}"
+            if not self.contracts:
+                out.append("no requires: every argument")
+        elif self.contracts:
+            dims = f"{every} and argument the requires admit"
+        else:
+            dims = f"no requires: {every} and every argument"
         block = (f"block_dim fixed to {self.block_dim} (by the {self.block_dim_from})"
                  if self.block_dim is not None else "every block_dim from 1 to 1024")
         out += [dims, block, "hardware: " + "; ".join(HARDWARE_LIMITS),
@@ -206,6 +220,14 @@ def _text_at(tree, source: str | None, line: int, col: int) -> str:
     best = None
     if tree is not None and source is not None:   # (the tree is parsed from the source)
         for node in ast.walk(tree):
+            # a kernel factory's relation between captures (frontend/factories.py):
+            # the requires is `name == value`, located at the value
+            if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None \
+                    and node.value.lineno == line and node.value.col_offset + 1 == col:
+                target = node.targets[0] if isinstance(node, ast.Assign) else node.target
+                value = ast.get_source_segment(source, node.value)
+                if isinstance(target, ast.Name) and value is not None:
+                    return " ".join(f"{target.id} == {value}".split())
             if isinstance(node, ast.expr) and node.lineno == line and node.col_offset + 1 == col:
                 if (isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords
                         and getattr(node.func, "attr", getattr(node.func, "id", "")) == "requires"):

@@ -153,8 +153,7 @@ def test_module_constants():
     import verikern as vk
     import numpy as np
     A = 3
-    B = A * 4
-    B += 1
+    B = A * 4 + 1
     SHAPE = (B, 2)
     C = vk.constant(2.5)
     FLAG = True

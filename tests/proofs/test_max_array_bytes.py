@@ -99,8 +99,8 @@ def test_the_report_and_cache_key_carry_the_value(tmp_path):
     runner = CliRunner()
     out = runner.invoke(main, ["prove", str(src), "--no-cache", "--format", "json",
                                "--max-array-bytes", "1199"])
-    assert out.exit_code == 0, out.output
-    data = json.loads(out.output)
+    assert out.exit_code == 0, out.stdout
+    data = json.loads(out.stdout)
     assert data["options"]["max_array_bytes"] == 1199
     assert "1199 bytes" in data["assumptions"]["array_bound"]
     (kernel,) = data["kernels"]
@@ -108,8 +108,8 @@ def test_the_report_and_cache_key_carry_the_value(tmp_path):
     assert "1199 bytes" in kernel["scope"]["array_bound"]
     out = runner.invoke(main, ["prove", str(src), "--no-cache", "--format", "json",
                                "--max-array-bytes", "2**40"])
-    assert out.exit_code == 1, out.output
-    assert json.loads(out.output)["kernels"][0]["scope"]["max_array_bytes"] == 1 << 40
+    assert out.exit_code == 1, out.stdout
+    assert json.loads(out.stdout)["kernels"][0]["scope"]["max_array_bytes"] == 1 << 40
     bad = runner.invoke(main, ["prove", str(src), "--no-cache", "--max-array-bytes", "0"])
     assert bad.exit_code == 3
     keys = {ProofCache.key(file="k.py", kernel="k", mir_sha256="0" * 64, dims=None, block_dim=None,

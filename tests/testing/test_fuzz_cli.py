@@ -77,3 +77,35 @@ def test_help_says_the_warp_backend_imports_the_file():
     r = invoke("--help")
     assert r.exit_code == 0
     assert "IMPORTED" in r.output and "verikern prove` never does" in r.output
+
+
+SPIN = """\
+import verikern as vk
+
+
+@vk.kernel
+def spin(out: vk.array(dtype=vk.int32), n: vk.int32):
+    i = vk.tid()
+    total = 0
+    for k in range(n):
+        total = total + k
+    if i < out.shape[0]:
+        out[i] = total
+"""
+
+
+def test_a_launch_past_the_step_deadline_is_not_compared_and_the_run_says_why(tmp_path):
+    src = tmp_path / "spin.py"
+    src.write_text(SPIN)
+    slow = CliRunner().invoke(main, ["fuzz", str(src), "--param", "n=100000", "-n", "3", "--max-steps", "3000",
+                                     "--max-threads", "64"], catch_exceptions=False)
+    assert slow.exit_code == 0, slow.output
+    assert "note: spin: 3 of 3 launches ran past the deadline of 3000 simulator steps per launch" in slow.stdout
+    assert "still running at line 8 after 3000 scheduling steps" in slow.stdout and ", n=100000," in slow.stdout
+    assert "too slow (every launch past --max-steps)" in slow.stdout
+    err = slow.stderr.splitlines()                     # progress without a terminal: stderr lines
+    assert err[0] == "[1/1] spin: fuzzing 3 launch(es) on cpu, cpu:native"
+    assert err[-1].startswith("[1/1] spin: too slow (3 launch(es), 3 past the deadline, ")
+    fast = CliRunner().invoke(main, ["fuzz", str(src), "--param", "n=20", "-n", "3", "--max-steps", "3000",
+                                     "--max-threads", "64"], catch_exceptions=False)
+    assert fast.exit_code == 0 and "deadline" not in fast.stdout and " agree " in fast.stdout, fast.output

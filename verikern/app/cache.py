@@ -2,13 +2,22 @@
 
 Key: sha256 over the cache format, the file path as given, the kernel name,
 the sha256 of the kernel's MIR text, the options (dims, block_dim, budget,
-replay, max_array_bytes), the versions of verikern and z3 and the sha256 of verikern's own
-code (`code_hash`). The verdict is a function of
+replay, max_array_bytes, suggest, the engines and CBMC's unwinding depth),
+the versions of verikern and z3, the sha256 of verikern's own code
+(`code_hash`) and the tools outside it that decide (`tool_fields`): the
+cross-check solver and its version (`--cross-check`) and, when CBMC is an
+engine, its binary's path, sha256 and version. The verdict is a function of
 exactly these (budgets count solver work, not seconds: proofs.deciding.budget), so a
 hit gives the report a fresh run would give, bit for bit apart from timing.
+A run that dumps its SMT queries (`--dump-smt`) never reads the cache (an
+entry holds no queries; `answers_from_cache`), it only writes its report.
+tests/proofs/reporting/test_cache_matrix.py lists what must miss and what may hit.
 
-Entries are JSON files `<key[:2]>/<key>.json` holding the key, the report
-and a sha256 checksum of the canonical report text. Invariants:
+Entries are JSON files `<key[:2]>/<key>.json` holding the key, the report,
+a sha256 checksum of the canonical report text and, under "computed", when
+and by which versions the verdict was computed (the sign-off document's
+provenance; not covered by the checksum and never read as a verdict: a
+missing or malformed one only leaves the time unrecorded). Invariants:
 - an entry is used only if it parses, its format and key match the lookup
   and its checksum matches its content; anything else (corrupt, truncated,
   foreign, from another version) is ignored, never trusted, and the kernel
@@ -41,14 +50,16 @@ import z3
 from verikern import __version__
 from verikern.mir.nodes import SourceLoc
 from verikern.proofs.obligations import (
-    Counterexample, KernelReport, KernelStatus, Obligation, ObligationKind, Status,
+    Counterexample, ExampleLaunch, KernelReport, KernelStatus, Obligation, ObligationKind, Status,
 )
-from verikern.proofs.deciding.budget import SAFETY_NET_S
+from verikern.proofs.deciding.budget import DUMP_ENV, SAFETY_NET_S
+from verikern.proofs.deciding import crosscheck
+from verikern.proofs.deciding.cbmc import cbmc_identity
 from verikern.proofs.reporting.render import json_safe
 from verikern.proofs.reporting.scope import Scope
 from verikern.encoders.smt.launch import DEFAULT_MAX_ARRAY_BYTES
 
-FORMAT = 2   # 2: second opinions, disagreements and engines are kept
+FORMAT = 3   # 2: second opinions, disagreements and engines are kept; 3: a suggestion's example
 
 
 def default_cache_dir() -> Path:
@@ -89,6 +100,25 @@ def code_hash() -> str:
     return digest.hexdigest()
 
 
+def tool_fields(engine: str = "z3", environ=os.environ) -> dict:
+    """The key fields naming the deciding tools outside verikern and z3: the
+    cross-check solver and its version when `--cross-check` set one, CBMC's
+    identity (proofs.deciding.cbmc.cbmc_identity) when it is an engine."""
+    out: dict = {}
+    second = environ.get(crosscheck.CROSS_ENV) or None
+    if second:
+        out["cross_check"] = [second, crosscheck.version(second) or "unknown"]
+    if "cbmc" in str(engine).split(","):
+        out["cbmc"] = cbmc_identity()
+    return out
+
+
+def answers_from_cache(environ=os.environ) -> bool:
+    """False when this run must decide every query itself: `--dump-smt`
+    writes the queries a proof asks, and a cached report asks none."""
+    return not environ.get(DUMP_ENV)
+
+
 def _canonical(data) -> str:
     return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
 
@@ -103,7 +133,9 @@ class ProofCache:
     @staticmethod
     def key(*, file: str, kernel: str, mir_sha256: str, dims, block_dim, budget, replay: bool,
             max_array_bytes: int | None = None, suggest: bool = False, engine: str = "z3",
-            unwind: int | None = None) -> str:
+            unwind: int | None = None, tools: dict | None = None) -> str:
+        """The entry's key: every field that can change the report (module
+        docstring); `tools`: `tool_fields(engine)` of the run."""
         fields = {"format": FORMAT, "file": str(file), "kernel": kernel, "mir": mir_sha256,
                   "dims": list(dims) if dims is not None else None,
                   "block_dim": int(block_dim) if block_dim is not None else None,
@@ -115,6 +147,8 @@ class ProofCache:
             fields["suggest"] = True
         if engine != "z3":           # another engine's verdicts are other entries
             fields["engine"], fields["unwind"] = engine, unwind
+        if tools:                    # a second solver's or CBMC's verdicts are other entries
+            fields["tools"] = tools
         return hashlib.sha256(_canonical(fields).encode()).hexdigest()
 
     def _path(self, key: str) -> Path:
@@ -130,7 +164,7 @@ class ProofCache:
             report = entry["report"]
             if entry.get("checksum") != hashlib.sha256(_canonical(report).encode()).hexdigest():
                 return None
-            return report_from_data(report)
+            return _with_computed(report_from_data(report), entry.get("computed"))
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return None
 
@@ -141,6 +175,8 @@ class ProofCache:
         data = report_to_data(report)
         entry = {"format": FORMAT, "key": key, "report": data,
                  "checksum": hashlib.sha256(_canonical(data).encode()).hexdigest()}
+        if report.computed_at is not None:
+            entry["computed"] = {"at": report.computed_at, "by": [list(p) for p in report.computed_by]}
         path = self._path(key)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -156,6 +192,20 @@ class ProofCache:
         except OSError:
             return False       # a read-only or full cache never costs a verdict
         return True
+
+
+def _with_computed(report: KernelReport, computed) -> KernelReport:
+    """The report with the entry's provenance (when and by which versions it
+    was computed); a missing or malformed one leaves it unrecorded (provenance
+    only: the verdict is checked by the checksum, this is not)."""
+    try:
+        at = computed["at"]
+        by = tuple((str(name), str(version)) for name, version in computed["by"])
+    except (TypeError, KeyError, ValueError):
+        return report
+    if not isinstance(at, str):
+        return report
+    return dataclasses.replace(report, computed_at=at, computed_by=by)
 
 
 def cacheable(report: KernelReport) -> bool:
@@ -218,6 +268,8 @@ def report_to_data(r: KernelReport) -> dict:
             "suggested_requires": list(r.suggested_requires),
             "suggested_decorators": list(r.suggested_decorators),
             "proved_under_suggestion": r.proved_under_suggestion,
+            "suggested_example": (r.suggested_example.to_json()
+                                  if r.suggested_example is not None else None),
             "scope": r.scope.to_json() if r.scope is not None else None,
             "obligations": [{"kind": ob.kind.value, "loc": _loc_data(ob.loc), "status": ob.status.value,
                              "message": ob.message, "counterexample": _cex_to_data(ob.counterexample),
@@ -244,7 +296,9 @@ def report_from_data(d: dict) -> KernelReport:
                         scope=Scope.from_json(d["scope"]) if d["scope"] is not None else None,
                         suggested_requires=tuple(d.get("suggested_requires") or ()),
                         suggested_decorators=tuple(d.get("suggested_decorators") or ()),
-                        proved_under_suggestion=d.get("proved_under_suggestion"))
+                        proved_under_suggestion=d.get("proved_under_suggestion"),
+                        suggested_example=(ExampleLaunch.from_json(d["suggested_example"])
+                                           if d.get("suggested_example") is not None else None))
 
 
 def with_cached(report: KernelReport, seconds: float) -> KernelReport:

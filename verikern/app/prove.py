@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 import os
+import re
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
@@ -27,8 +28,9 @@ from verikern.proofs.pipeline import prove_mir
 from verikern.encoders.smt.launch import check_max_array_bytes
 from verikern.frontend import compile_file
 from verikern.frontend import compile_source
-from verikern.proofs.reporting.scope import scope_of, sha256_bytes
-from verikern.app.cache import with_cached
+from verikern.proofs.reporting.scope import computed_stamp, scope_of, sha256_bytes
+from verikern.app.suggestion import prove_suggestion
+from verikern.app.cache import answers_from_cache, tool_fields, with_cached
 
 MODULE_KERNEL = "<module>"   # the kernel name of a report about a whole file
 
@@ -37,7 +39,14 @@ class ProveInputError(VerikernError):
     """Bad input to the driver (a missing path, no kernels, a bad option)."""
 
 
-Progress = Callable[[int, int, str], None]   # (files done, files total, file just done)
+class NoKernelsFound(ProveInputError):
+    """Every file was read and compiled, and none holds a kernel (or one
+    with the requested name); nothing else went wrong."""
+
+
+#: (files done, files total, file just done, that file's reports): called as
+#: each file finishes, in the order files finish.
+Progress = Callable[[int, int, str, list[KernelReport]], None]
 
 
 # ------------------------------------------------------------------ inputs
@@ -102,8 +111,8 @@ def compiled_kernels(path: str) -> dict:
 def _kernel_names(kernel) -> frozenset[str] | None:
     if kernel is None:
         return None
-    if isinstance(kernel, str):
-        return frozenset(k.strip() for k in kernel.split(",") if k.strip())
+    if isinstance(kernel, str):   # commas inside `k[int8, int8]` name one generic instance
+        return frozenset(k.strip() for k in re.split(r",(?![^\[]*\])", kernel) if k.strip())
     return frozenset(kernel)
 
 
@@ -197,7 +206,8 @@ def _compile_and_prove(compile_module, file: str, kernel, opts: ProofOptions,
         reports.append(_error_report(file, MODULE_KERNEL, _render(module_err), line,
                                      time.perf_counter() - start))
     for kr in module.kernels:
-        if wanted is not None and kr.name not in wanted:
+        # `--kernel sort` selects every instance `sort[int8]`, ... of a generic kernel
+        if wanted is not None and kr.name not in wanted and kr.name.split("[")[0] not in wanted:
             continue
         line = kr.loc.line if getattr(kr, "loc", None) is not None else 0
         if kr.error is not None or kr.mir is None:
@@ -205,7 +215,9 @@ def _compile_and_prove(compile_module, file: str, kernel, opts: ProofOptions,
                        else f"{file}:{line}: error: kernel {kr.name} did not compile")
             reports.append(_error_report(file, kr.name, message, line))
             continue
-        reports.append(_prove_scoped(kr.mir, file, opts, data, cache))
+        report = _prove_scoped(kr.mir, file, opts, data, cache)
+        # a generic kernel's instance reports as `sort[int8]` (its MIR name is an identifier)
+        reports.append(report if report.kernel == kr.name else dataclasses.replace(report, kernel=kr.name))
     return reports
 
 
@@ -223,11 +235,16 @@ def _prove_scoped(kernel_mir, file: str, opts: ProofOptions, data: bytes | None,
         key = cache.key(file=file, kernel=kernel_mir.name, mir_sha256=scope.mir_sha256, dims=opts.dims,
                         block_dim=opts.block_dim, budget=opts.budget, replay=opts.replay,
                         max_array_bytes=opts.max_array_bytes, suggest=opts.suggest,
-                        engine=opts.engine, unwind=opts.unwind)
-        hit = cache.get(key)
+                        engine=opts.engine, unwind=opts.unwind, tools=tool_fields(opts.engine))
+        hit = cache.get(key) if answers_from_cache() else None
         if hit is not None and hit.file == file and hit.kernel == kernel_mir.name:
             return dataclasses.replace(with_cached(hit, time.perf_counter() - start), scope=scope)
-    report = dataclasses.replace(prove_mir(kernel_mir, file=file, **opts.prove_kwargs()), scope=scope)
+    when, by = computed_stamp()
+    report = prove_suggestion(prove_mir(kernel_mir, file=file, **opts.prove_kwargs()), source,
+                              dims=opts.dims, block_dim=opts.block_dim, budget=opts.budget,
+                              max_array_bytes=opts.max_array_bytes, engine=opts.engine,
+                              unwind=opts.unwind)
+    report = dataclasses.replace(report, scope=scope, computed_at=when, computed_by=by)
     if key is not None:
         cache.put(key, report)
     return report
@@ -244,6 +261,38 @@ def _prove_file_task(args) -> list[KernelReport]:
 
 
 # ------------------------------------------------------------------ many files
+def _prove_in_pool(tasks: list[tuple], jobs: int, progress: Progress | None) -> dict[int, list[KernelReport]]:
+    """{task index: reports} from a pool of `jobs` processes. An interrupt
+    (KeyboardInterrupt, or any other exception) cancels the queued files and
+    ends the workers at once, without waiting for the proofs in flight, then
+    propagates; the files finished before it were already passed to
+    `progress`."""
+    results: dict[int, list[KernelReport]] = {}
+    pool = ProcessPoolExecutor(max_workers=min(jobs, len(tasks)))
+    try:
+        futures = {pool.submit(_prove_file_task, task): i for i, task in enumerate(tasks)}
+        for done, fut in enumerate(as_completed(futures), 1):
+            i = futures[fut]
+            try:
+                results[i] = fut.result()
+            except Exception as err:  # a worker died (e.g. a solver crash): report, go on
+                results[i] = [_error_report(tasks[i][0], MODULE_KERNEL,
+                                            f"{tasks[i][0]}: error: internal error: the proof worker "
+                                            f"failed: {type(err).__name__}: {err}")]
+            if progress is not None:
+                progress(done, len(tasks), tasks[i][0], results[i])
+    except BaseException:
+        processes = dict(getattr(pool, "_processes", None) or {})   # the pool keeps no public handle
+        pool.shutdown(wait=False, cancel_futures=True)
+        for process in processes.values():      # the proofs in flight: not waited for
+            process.terminate()
+        for process in processes.values():
+            process.join(timeout=5)
+        raise
+    pool.shutdown(wait=True)
+    return results
+
+
 def prove_paths(paths, *, kernel=None, jobs=1, progress: Progress | None = None, cache=None,
                 executor: str = "local", scheduler: str | None = None,
                 options: ProofOptions | None = None, **option_values) -> list[KernelReport]:
@@ -269,10 +318,10 @@ def prove_paths(paths, *, kernel=None, jobs=1, progress: Progress | None = None,
     tasks = [(str(f), kernel, opts, cache) for f in files]
     results: dict[int, list[KernelReport]] = {}
     if executor == "dask":
-        from verikern.app.distributed import prove_tasks_on_dask  # lazy: import cycle with app.distributed
+        from verikern.app.distributed import prove_files_on_dask  # lazy: import cycle with app.distributed
 
         try:
-            results = prove_tasks_on_dask(_prove_file_task, tasks, scheduler, progress)
+            results = prove_files_on_dask(tasks, scheduler, progress)
         except (ImportError, OSError, ValueError) as err:
             raise ProveInputError(f"dask executor: {err}") from err
     elif executor != "local":
@@ -281,22 +330,11 @@ def prove_paths(paths, *, kernel=None, jobs=1, progress: Progress | None = None,
         for i, task in enumerate(tasks):
             results[i] = _prove_file_task(task)
             if progress is not None:
-                progress(i + 1, len(tasks), task[0])
+                progress(i + 1, len(tasks), task[0], results[i])
     else:
-        with ProcessPoolExecutor(max_workers=min(int(jobs), len(tasks))) as pool:
-            futures = {pool.submit(_prove_file_task, task): i for i, task in enumerate(tasks)}
-            for done, fut in enumerate(as_completed(futures), 1):
-                i = futures[fut]
-                try:
-                    results[i] = fut.result()
-                except Exception as err:  # a worker died (e.g. a solver crash): report, go on
-                    results[i] = [_error_report(tasks[i][0], MODULE_KERNEL,
-                                                f"{tasks[i][0]}: error: internal error: the proof worker "
-                                                f"failed: {type(err).__name__}: {err}")]
-                if progress is not None:
-                    progress(done, len(tasks), tasks[i][0])
+        results = _prove_in_pool(tasks, int(jobs), progress)
     reports = [r for i in range(len(tasks)) for r in results[i]]
     if not any(r.kernel != MODULE_KERNEL for r in reports) and not any(r.status is KernelStatus.ERROR for r in reports):
         what = f"no kernel named {kernel}" if kernel else "no kernels"
-        raise ProveInputError(f"{what} found in " + ", ".join(str(p) for p in paths))
+        raise NoKernelsFound(f"{what} found in " + ", ".join(str(p) for p in paths))
     return reports

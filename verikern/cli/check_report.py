@@ -2,8 +2,12 @@
 
 Re-proves the files a JSON report (`verikern prove --format json`) names,
 with the options it records (or those given here), and says whether every
-source hash, every verdict, every assumption and every option still
-matches.
+source hash, every verdict, every counterexample, every MIR hash, every
+fingerprint, every assumption and every option still matches. Each
+difference is one line named by its kind (`source hash`, `verdict`,
+`counterexample`, `fingerprint`, `MIR hash`, `assumption FIELD`, `option
+FIELD`, a kernel or an obligation gone or new); what is equal is never
+listed.
 
 Invariants: nothing recorded is trusted: every verdict is proved again
 (no proof cache unless --cache-dir is given); a mismatch of any kind, a
@@ -22,14 +26,20 @@ import os
 
 import click
 
-from verikern.cli.common import InputErrorExit, make_cache, parse_dims, run_proofs
+from verikern.cli.common import InputErrorCommand, InputErrorExit, make_cache, parse_dims, run_proofs
+from verikern.cli.progress import Progress
 
 EXIT_MATCH, EXIT_MISMATCH = 0, 1
-#: Per-obligation fields that make up a verdict.
-VERDICT_KEYS = ("kind", "line", "col", "status", "confirmed", "fingerprint")
-#: Scope fields compared as recorded (everything the verdict assumed).
-SCOPE_KEYS = ("contracts", "launch", "hardware_limits", "array_bound", "not_checked", "budget",
-              "mir_sha256", "source_sha256")
+#: What identifies an obligation within its kernel (its place in the kernel).
+OBLIGATION_KEY = ("kind", "line", "col", "other_line", "other_col")
+#: Per-obligation fields compared, and the kind of difference each one is.
+OBLIGATION_FIELDS = (("status", "verdict"), ("confirmed", "verdict"),
+                     ("counterexample", "counterexample"), ("fingerprint", "fingerprint"))
+#: Scope fields compared as recorded (everything the verdict assumed), and
+#: the kind of difference each is; the hashes have kinds of their own.
+SCOPE_KINDS = {"source_sha256": "source hash", "mir_sha256": "MIR hash",
+               **{key: f"assumption {key}" for key in ("contracts", "launch", "hardware_limits",
+                                                     "array_bound", "not_checked", "budget")}}
 
 
 def load_report(path: str) -> dict:
@@ -51,7 +61,10 @@ def load_report(path: str) -> dict:
 
 
 def compare(recorded: dict, fresh: dict, options: dict) -> list[str]:
-    """Every difference between the recorded report and the re-run, in words."""
+    """Every difference between the recorded report and the re-run, in words,
+    each named by its kind: option, source hash, kernel (gone or new),
+    verdict, obligation (gone or new), counterexample, fingerprint, MIR hash,
+    assumption. Nothing that is equal on both sides is listed."""
     diffs = []
     for key in ("kernel", "dims", "block_dim", "budget"):
         if recorded["options"].get(key) != options.get(key):
@@ -64,7 +77,7 @@ def compare(recorded: dict, fresh: dict, options: dict) -> list[str]:
         elif now[src["path"]] is None:
             diffs.append(f"source {src['path']}: cannot be read now")
         elif now[src["path"]] != src["sha256"]:
-            diffs.append(f"source {src['path']}: sha256 {src['sha256']} in the report, "
+            diffs.append(f"source {src['path']}: source hash: sha256 {src['sha256']} in the report, "
                          f"{now[src['path']]} now (the file changed)")
     old = {(k["file"], k["kernel"]): k for k in recorded["kernels"]}
     new = {(k["file"], k["kernel"]): k for k in fresh["kernels"]}
@@ -73,31 +86,56 @@ def compare(recorded: dict, fresh: dict, options: dict) -> list[str]:
     for pair in new.keys() - old.keys():
         diffs.append(f"kernel {pair[1]} ({pair[0]}): not in the report")
     for pair in [k for k in old if k in new]:
-        a, b = old[pair], new[pair]
-        where = f"kernel {pair[1]} ({pair[0]})"
-        if a.get("status") != b.get("status"):
-            diffs.append(f"{where}: verdict {a.get('status')} in the report, {b.get('status')} now")
-        va = [tuple(ob.get(f) for f in VERDICT_KEYS) for ob in a.get("obligations", [])]
-        vb = [tuple(ob.get(f) for f in VERDICT_KEYS) for ob in b.get("obligations", [])]
-        if va != vb:
-            changed = [f"{x[0]} at {x[1]}:{x[2]} {x[3]} -> " + (f"{y[0]} at {y[1]}:{y[2]} {y[3]}" if y else "gone")
-                       for x, y in _pairs(va, vb) if x != y]
-            diffs.append(f"{where}: obligation verdicts differ: " + "; ".join(changed[:5]))
-        sa, sb = a.get("scope") or {}, b.get("scope") or {}
-        for field in SCOPE_KEYS:
-            if sa.get(field) != sb.get(field):
-                diffs.append(f"{where}: assumption {field}: {json.dumps(sa.get(field))} in the report, "
-                             f"{json.dumps(sb.get(field))} now")
+        diffs += _kernel_differences(f"kernel {pair[1]} ({pair[0]})", old[pair], new[pair])
     return diffs
 
 
-def _pairs(a: list, b: list):
-    for i in range(max(len(a), len(b))):
-        x = a[i] if i < len(a) else ("-", 0, 0, "missing", None, None)
-        yield x, (b[i] if i < len(b) else None)
+def _kernel_differences(where: str, a: dict, b: dict) -> list[str]:
+    diffs = []
+    if a.get("status") != b.get("status"):
+        diffs.append(f"{where}: verdict: {a.get('status')} in the report, {b.get('status')} now")
+    before, after = _obligations(a), _obligations(b)
+    for key in before.keys() - after.keys():
+        diffs.append(f"{where}: obligation {_name(key)}: in the report, gone now")
+    for key in after.keys() - before.keys():
+        diffs.append(f"{where}: obligation {_name(key)}: not in the report")
+    for key in [k for k in before if k in after]:
+        x, y = before[key], after[key]
+        for field, kind in OBLIGATION_FIELDS:
+            if x.get(field) != y.get(field):
+                diffs.append(f"{where}: {kind}: {_name(key)}: {field} {_show(x.get(field))} in the "
+                             f"report, {_show(y.get(field))} now")
+    sa, sb = a.get("scope") or {}, b.get("scope") or {}
+    for field, kind in SCOPE_KINDS.items():
+        if sa.get(field) != sb.get(field):
+            diffs.append(f"{where}: {kind}: {json.dumps(sa.get(field))} in the report, "
+                         f"{json.dumps(sb.get(field))} now")
+    return diffs
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+def _obligations(kernel: dict) -> dict[tuple, dict]:
+    """{(kind, line, col, other_line, other_col, n): obligation}; n tells apart
+    obligations at the same place, in report order."""
+    out: dict[tuple, dict] = {}
+    for ob in kernel.get("obligations", []):
+        place = tuple(ob.get(f) for f in OBLIGATION_KEY)
+        n = sum(1 for k in out if k[:-1] == place)
+        out[place + (n,)] = ob
+    return out
+
+
+def _name(key: tuple) -> str:
+    kind, line, col, other_line, other_col, n = key
+    other = f" (with {other_line}:{other_col})" if other_line is not None and \
+        (other_line, other_col) != (line, col) else ""
+    return f"{kind} at {line}:{col}{other}" + (f" #{n + 1}" if n else "")
+
+
+def _show(value) -> str:
+    return json.dumps(value, sort_keys=True) if isinstance(value, (dict, list)) else str(value)
+
+
+@click.command(cls=InputErrorCommand, context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("report_file", type=click.Path(dir_okay=False), metavar="REPORT.json")
 @click.option("--kernel", "-k", metavar="NAME", help="Re-check with this kernel filter instead of the recorded one.")
 @click.option("--dim", "dims", metavar="N[,M..]", callback=parse_dims,
@@ -112,7 +150,8 @@ def _pairs(a: list, b: list):
               help="Read verdicts from this proof cache (default: none, every proof runs again).")
 def command(report_file, kernel, dims, block_dim, budget, jobs, cache_dir):
     """Re-run the proofs recorded in REPORT.json and check that every source
-    hash, verdict, assumption and option still matches.
+    hash, verdict, counterexample, MIR hash, fingerprint, assumption and
+    option still matches; each difference is listed, named by its kind.
 
     \b
     Exit status:
@@ -138,11 +177,15 @@ def command(report_file, kernel, dims, block_dim, budget, jobs, cache_dir):
     if not paths:
         raise InputErrorExit(f"{report_file}: the report names no source file")
     missing = [p for p in paths if not _exists(p)]
-    fresh_reports, context = run_proofs(
-        [p for p in paths if p not in missing], kernel=opts.get("kernel"), dims=opts.get("dims"),
-        block_dim=opts.get("block_dim"), budget=opts.get("budget"), jobs=jobs,
-        max_array_bytes=opts.get("max_array_bytes"),
-        cache=make_cache(cache_dir, False, default_on=False)) if len(missing) < len(paths) else ([], None)
+    progress = Progress()                    # on stderr: a bar on a terminal, else a line per kernel
+    try:
+        fresh_reports, context = run_proofs(
+            [p for p in paths if p not in missing], kernel=opts.get("kernel"), dims=opts.get("dims"),
+            block_dim=opts.get("block_dim"), budget=opts.get("budget"), jobs=jobs, progress=progress,
+            max_array_bytes=opts.get("max_array_bytes"),
+            cache=make_cache(cache_dir, False, default_on=False)) if len(missing) < len(paths) else ([], None)
+    finally:
+        progress.close()
     fresh = to_json_data(fresh_reports, context)
     diffs = [f"source {p}: missing now" for p in missing] + compare(recorded, fresh, opts)
     n = len(recorded["kernels"])

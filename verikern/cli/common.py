@@ -103,7 +103,8 @@ def proof_options(func):
     """The options that decide verdicts (recorded in every report)."""
     for deco in reversed([
         click.option("--kernel", "-k", "kernel", metavar="NAME",
-                     help="Prove only the kernel(s) with this name (comma-separated for several)."),
+                     help="Prove only the kernel(s) with this name (comma-separated for several; a generic "
+                          "kernel's name selects all its instances, k[int8] one)."),
         click.option("--dim", "dims", metavar="N[,M..]", callback=parse_dims,
                      help="Fix the launch dims (e.g. 1024 or 64,64); default: every launch the requires admit."),
         click.option("--block-dim", type=click.IntRange(1, 1024), metavar="B",
@@ -206,21 +207,31 @@ def command_line() -> tuple[str, ...]:
 
 def run_proofs(paths, *, kernel, dims, block_dim, budget, jobs=1, executor="local", scheduler=None,
                cache=None, progress=None, max_array_bytes=None, suggest=False, engine="z3",
-               unwind=None):
+               unwind=None, skip_no_kernels=False):
     """(reports, RunContext) for these options; input errors exit 3.
     `suggest`: suggested contracts for failed kernels (they never change a
-    verdict, so the options recorded leave it out)."""
+    verdict, so the options recorded leave it out). `skip_no_kernels`: files
+    without kernels are no input error even when no file has one (the
+    reports are then empty). Ctrl-C raises KeyboardInterrupt promptly
+    (verikern.cli.progress.allow_interrupts)."""
     from verikern.app import prove as driver  # lazy: CLI start-up
     from verikern.proofs.reporting.render import RunContext  # lazy: CLI start-up
+    from verikern.cli.progress import allow_interrupts  # lazy: CLI start-up
 
     if executor == "dask" and not scheduler:
         raise InputErrorExit("--executor dask needs --scheduler ADDRESS (the dask scheduler)")
+    allow_interrupts()
     try:
         reports = driver.prove_paths(list(paths), kernel=kernel, dims=dims, block_dim=block_dim,
                                      budget=budget, jobs=jobs, progress=progress, cache=cache,
                                      executor=executor, scheduler=scheduler,
                                      max_array_bytes=max_array_bytes, suggest=suggest,
                                      engine=engine, unwind=unwind)
+    except driver.NoKernelsFound as err:
+        if not skip_no_kernels:
+            raise InputErrorExit(f"{err} (--skip-no-kernels makes that no error)") from err
+        click.echo(f"{err}: nothing to prove (--skip-no-kernels)", err=True)
+        reports = []
     except driver.ProveInputError as err:
         raise InputErrorExit(str(err)) from err
     return reports, RunContext(command_line(), options_record(kernel, dims, block_dim, budget,

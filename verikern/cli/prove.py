@@ -16,6 +16,7 @@ import click
 from verikern.cli.common import (InputErrorCommand, InputErrorExit, cross_check_option, debug_options,
                                  make_cache, proof_options, run_options, run_proofs, write_output,
                                  engine_options, check_engines)
+from verikern.cli.progress import EXIT_INTERRUPTED, Progress
 
 EXIT_PROVED, EXIT_FAILED, EXIT_UNKNOWN, EXIT_INPUT = 0, 1, 2, 3
 
@@ -35,33 +36,6 @@ def exit_code(reports) -> int:
 
 
 _InputErrorExit = InputErrorExit
-
-
-def _progress_reporter():
-    """A progress callback drawing on stderr: a rich bar on a terminal, else
-    nothing (plain logs stay clean); returns (callback, closer)."""
-    if not sys.stderr.isatty():
-        return None, lambda: None
-    from rich.console import Console  # lazy: CLI start-up
-    from rich.progress import (  # lazy: CLI start-up
-        BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
-    )
-
-    bar = Progress(TextColumn("proving"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                   TextColumn("{task.description}"), console=Console(stderr=True), transient=True)
-    state = {"task": None}
-
-    def callback(done: int, total: int, file: str) -> None:
-        if state["task"] is None:
-            bar.start()
-            state["task"] = bar.add_task("", total=total)
-        bar.update(state["task"], completed=done, description=file)
-
-    def close() -> None:
-        if state["task"] is not None:
-            bar.stop()
-
-    return callback, close
 
 
 @click.command(cls=InputErrorCommand, context_settings={"help_option_names": ["-h", "--help"]})
@@ -89,11 +63,19 @@ def _progress_reporter():
               "(launch dims equal to or bounded by array lengths, equal lengths, non-empty arrays, "
               "index ranges...) for the weakest one under which it is proved, and print it as a "
               "ready-to-paste @vk.requires(lambda ...) line (JSON: suggested_requires, "
-              "proved_under_suggestion; SARIF: a fix). The search costs at most twice the proof's "
-              "solver work; the kernel stays failed.")
+              "proved_under_suggestion, suggested_example; SARIF: a fix). 'proved' under it means "
+              "the kernel with the contract pasted in was proved again whole; an example launch it "
+              "admits is shown. The search costs at most twice the proof's solver work; the kernel "
+              "stays failed.")
+@click.option("--skip-no-kernels", is_flag=True,
+              help="Files without kernels are skipped, even when no file given has one (exit 0, "
+              "nothing to prove): for hooks that pass every staged .py file.")
+@click.option("--quiet", "-q", is_flag=True,
+              help="No progress on stderr (by default a bar on a terminal, else one line per "
+              "kernel as its file finishes).")
 def command(paths, kernel, dims, block_dim, budget, jobs, executor, scheduler, cache_dir, no_cache,
             fmt, output, fail_on, baseline, confirm_with=None, max_array_bytes=None, suggest=True,
-            engine="z3", unwind=None):
+            engine="z3", unwind=None, skip_no_kernels=False, quiet=False):
     """Prove that kernels are free of out-of-bounds accesses, data races,
     barrier divergence, failing asserts and division by zero.
 
@@ -103,6 +85,10 @@ def command(paths, kernel, dims, block_dim, budget, jobs, executor, scheduler, c
     MIR, the options and the tool versions (--no-cache, --cache-dir;
     VERIKERN_NO_CACHE=1 turns the default cache off).
 
+    Progress goes to stderr: a bar on a terminal, else one line per kernel
+    as its file finishes (--quiet: none). Ctrl-C stops at once: exit 130,
+    with the verdicts of the files finished so far.
+
     \b
     Exit status:
       0  every obligation proved (or only accepted / allowed findings)
@@ -111,6 +97,7 @@ def command(paths, kernel, dims, block_dim, budget, jobs, executor, scheduler, c
          0 with --fail-on failed)
       3  input error: missing path, no kernels, bad option, or a kernel
          that does not compile (unless something failed)
+      130  interrupted (Ctrl-C)
 
     \b
     Examples:
@@ -139,21 +126,30 @@ def command(paths, kernel, dims, block_dim, budget, jobs, executor, scheduler, c
             raise _InputErrorExit(str(err)) from err
     engine = check_engines(engine)
     cache = make_cache(cache_dir, no_cache)
-    callback, close = _progress_reporter() if fmt == "text" or output else (None, lambda: None)
+    progress = Progress(quiet=quiet)
     try:
         reports, context = run_proofs(paths, kernel=kernel, dims=dims, block_dim=block_dim, budget=budget,
                                       jobs=jobs, executor=executor, scheduler=scheduler, cache=cache,
-                                      progress=callback, max_array_bytes=max_array_bytes,
-                                      suggest=suggest, engine=engine, unwind=unwind)
+                                      progress=progress, max_array_bytes=max_array_bytes,
+                                      suggest=suggest, engine=engine, unwind=unwind,
+                                      skip_no_kernels=skip_no_kernels)
+    except KeyboardInterrupt:
+        progress.close()
+        _stop_interrupted(progress, fmt, output)
     finally:
-        close()
+        progress.close()
+    if not reports and skip_no_kernels:
+        sys.exit(EXIT_PROVED)
     if confirm_with == "c":
         from verikern.proofs.confirming.confirm_c import confirm_reports  # lazy: CLI start-up
         from verikern.app.prove import compiled_kernels  # lazy: CLI start-up
         reports = confirm_reports(reports, compiled_kernels)
     gate = compare(reports, accepted) if accepted is not None else None
     color = fmt == "text" and output is None and sys.stdout.isatty()
-    text = report.render(reports, fmt, color=color, context=context)
+    if fmt == "short" and accepted:
+        text = report.render_short(reports, accepted=frozenset(accepted))
+    else:
+        text = report.render(reports, fmt, color=color, context=context)
     if gate is not None and fmt == "json":
         data = json.loads(text)
         data["baseline"] = dict(gate.to_json(), file=baseline)
@@ -173,3 +169,16 @@ def command(paths, kernel, dims, block_dim, budget, jobs, executor, scheduler, c
                    "(see each obligation's reason)", err=True)
         sys.exit(EXIT_INPUT)
     sys.exit(gate_exit_code(reports, fail_on=fail_on, baseline=gate))
+
+
+def _stop_interrupted(progress: Progress, fmt: str, output) -> None:
+    """Exit 130 after Ctrl-C: in text format to stdout, the report of the files
+    finished so far; always, on stderr, a summary saying the run is partial.
+    No JSON, SARIF, JUnit or short report is written (a partial one could be
+    taken for a whole run)."""
+    from verikern.proofs.reporting import render as report  # lazy: CLI start-up
+
+    if fmt == "text" and output is None and progress.reports:
+        click.echo(report.render_text(progress.reports), nl=False)
+    click.echo(progress.interrupted_summary(), err=True)
+    sys.exit(EXIT_INTERRUPTED)

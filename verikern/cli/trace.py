@@ -18,6 +18,7 @@ import tempfile
 import click
 import numpy as np
 
+from verikern.backends.simulator.engine import MAX_STEPS
 from verikern.cli.common import InputErrorCommand, parse_dims, parse_pairs
 
 EXIT_OK, EXIT_RACE, EXIT_INPUT = 0, 1, 3
@@ -153,7 +154,10 @@ Exit status:
               help="Keep the JSON trace in this file (default: a temporary file, deleted).")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True, help="Report format (json is stable, for tools).")
-def command(file, kernel_name, dims, block_dim, params, sizes, seed, out, fmt):
+@click.option("--max-steps", type=click.IntRange(min=1), default=MAX_STEPS, show_default=True, metavar="N",
+              help="The simulator's scheduling steps per chunk of threads before it reports an "
+                   "endless loop; raise it for kernels with long loops.")
+def command(file, kernel_name, dims, block_dim, params, sizes, seed, out, fmt, max_steps=MAX_STEPS):
     """Run a kernel on generated inputs on the tracing simulator, then report
     data races (two threads touching one element without a barrier between
     them, at least one writing), reads of uninitialised shared memory (a
@@ -178,7 +182,7 @@ def command(file, kernel_name, dims, block_dim, params, sizes, seed, out, fmt):
     rep = _Reporter(fmt, header)
     kernel = _compile(file, kernel_name, rep)
     rep.doc.update(kernel=kernel.name)
-    sys.exit(_run(kernel, file, dims, block_dim, params, sizes, seed, out, rep))
+    sys.exit(_run(kernel, file, dims, block_dim, params, sizes, seed, out, rep, max_steps))
 
 
 def _plain(value):
@@ -216,7 +220,7 @@ def _compile(file, kernel_name, rep: _Reporter):
     return result.mir
 
 
-def _run(kernel, file, dims, block_dim, params, sizes, seed, out, rep: _Reporter) -> int:
+def _run(kernel, file, dims, block_dim, params, sizes, seed, out, rep: _Reporter, max_steps: int) -> int:
     from verikern.errors import KernelRuntimeError, LaunchError  # lazy: CLI start-up
     from verikern.inputs import (  # lazy: CLI start-up
         InputGenerationError, coerce_scalar, make_launch_inputs, ordered_inputs,
@@ -245,7 +249,7 @@ def _run(kernel, file, dims, block_dim, params, sizes, seed, out, rep: _Reporter
     try:
         try:
             launch(kernel, dims if len(dims) > 1 else dims[0], ordered_inputs(kernel, values),
-                   block_dim=block_dim, device="cpu:trace", trace_path=path)
+                   block_dim=block_dim, device="cpu:trace", trace_path=path, max_steps=max_steps)
         except KernelRuntimeError as err:
             return rep.runtime_error(err)
         except LaunchError as err:

@@ -289,6 +289,12 @@ class ExprChecker(_Host):
         if name in self.info.typed_constants:   # X = wp.constant(wp.float64(2.0)): typed
             v, t = self.info.typed_constants[name]
             return H.Literal(v, t, self.loc(node))
+        rebinding = self.info.rebinding(name) if name in self.info.nonconstant else None
+        if rebinding is not None and name not in self.info.funcs:
+            raise self.error(f"kernel code cannot read the module-level name {name!r}: the file "
+                             f"can rebind it ({rebinding.describe()}), so it is not a constant",
+                             node, "closure", f"bind {name} once, to a literal, and never rebind "
+                             "it; or pass the value as a kernel parameter")
         if name in self.info.nonconstant or name in self.info.funcs or \
                 any(d.node.name == name for d in self.info.kernels):
             raise self.error(f"kernel code cannot read the module-level name {name!r}: only "

@@ -22,6 +22,7 @@ from verikern.errors import KernelError
 from .dynamic_components import is_constant
 from .annotations import parse_annotation
 from .module import NotConstant
+from .overloads import pick_overload
 from .registry import is_any
 
 
@@ -226,6 +227,8 @@ class FlowChecker(_Host):
         if any(isinstance(a, ast.Starred) for a in node.args):
             raise self.error("*args are not allowed in kernels", node, "varargs")
         cands = self.registry.candidates(name)
+        if len(cands) > 1:   # the one Warp builds (overloads.py), or an error
+            cands = [pick_overload(self, cands, node, name, with_defaults)]
         failure: KernelError | None = None
         call = node
         for index, d, generic in cands:

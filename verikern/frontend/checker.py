@@ -28,7 +28,7 @@ from .check_flow import FlowChecker
 from .check_warp import UNIFORM_BUILTINS, WarpChecks, is_dsl_call  # noqa: F401
 from .dynamic_components import dynamic_write, is_constant
 from .element_parts import assign_local_matrix_part, assign_part, augassign_part
-from .factories import CAPTURE_PREFIX
+from .factories import CAPTURE_PREFIX, relation_requires
 from .module import Definition, ModuleInfo
 from .rand import RAND_BUILTINS, has_rand, hoist
 from .registry import is_any
@@ -199,6 +199,8 @@ class BodyChecker(WarpChecks, FlowChecker, ExprChecker):
                              "launch-dim-range")
         ndim = self.tid_arity or max(1, self.launch_dim_max + 1)
         funcs = tuple(self.registry.get(n).fdef for n in sorted(self.called))
+        # the relations a kernel factory computes between the captures read
+        body = relation_requires(self) + body
         # captured unknown constants: hidden scalar parameters after the others
         params = params + tuple(H.Param(CAPTURE_PREFIX + n, t, self.defn.loc)
                                 for n, t in sorted(self.captures.items()))

@@ -7,6 +7,8 @@ KernelError at the kernel, never as a bare traceback).
 """
 from __future__ import annotations
 
+import dataclasses
+
 import ast
 import sys
 from dataclasses import dataclass, field
@@ -21,9 +23,10 @@ from verikern.mir.verifier import MirVerifyError, verify
 from .checker import BodyChecker
 from .factories import collect_calls, local_type_aliases
 from .lower import Lowerer
+from .generic_kernels import kernel_instances
 from .module import ModuleInfo, scan_module
 from . import launch_sites
-from .registry import FuncRegistry, is_any
+from .registry import FuncRegistry
 
 
 @dataclass(frozen=True)
@@ -111,14 +114,16 @@ def _compile_source(source: str, filename: str, optimize: bool) -> ModuleResult:
     launch_sites.collect(tree, info)
     registry = FuncRegistry(info)
     kernels = []
-    for d, name, anns, oerr in _kernel_instances(info):
-        hir = mir = err = None
+    for inst in kernel_instances(info, registry):
+        d, name = inst.definition, inst.name
+        hir, mir, err = inst.hir, None, None
         try:
-            if oerr is not None:
-                raise oerr
-            chk = BodyChecker(info, d, registry, func_key=name)
-            chk.param_anns = anns
-            hir = chk.check_kernel()
+            if inst.error is not None:
+                raise inst.error
+            if hir is None:
+                chk = BodyChecker(info, d, registry, func_key=inst.mir_name)
+                chk.param_anns = inst.anns
+                hir = chk.check_kernel()
         except KernelError as e:
             err = e
         except RecursionError:
@@ -130,7 +135,8 @@ def _compile_source(source: str, filename: str, optimize: bool) -> ModuleResult:
                              "please report this kernel to the verikern developers")
         if hir is not None:
             try:
-                mir = lower_kernel(hir, optimize)
+                # the file's text rides along for messages that quote source expressions
+                mir = dataclasses.replace(lower_kernel(hir, optimize), source=info.source)
             except RecursionError:
                 err = info.error("the kernel is nested too deeply to compile", d.loc,
                                  "too-deep", "split the kernel into smaller parts")
@@ -149,36 +155,6 @@ def _compile_source(source: str, filename: str, optimize: bool) -> ModuleResult:
         except KernelError:
             pass
     return ModuleResult(filename, kernels, errors, funcs)
-
-
-def _kernel_instances(info: ModuleInfo):
-    """(definition, kernel name, {param: annotation}, error) per kernel to
-    compile: one per `wp.overload(kernel, [...] or {...})` of a generic
-    kernel (named `kernel__0`, `kernel__1`, ... in order), else the kernel."""
-    for d in info.kernels:
-        calls = info.overloads.get(d.node.name) if d.scope is None else None
-        if not calls:
-            typed = launch_sites.instances(info, d.node) if any(
-                is_any(info, a.annotation) for a in d.node.args.args) else []
-            if not typed:
-                yield d, d.node.name, {}, None
-            for k, anns in enumerate(typed):   # typed by the file's wp.launch sites
-                yield d, f"{d.node.name}__{k}", anns, None
-            continue
-        params = [a.arg for a in d.node.args.args]
-        for k, call in enumerate(calls):
-            name, err, anns = f"{d.node.name}__{k}", None, {}
-            spec = call.args[1] if len(call.args) == 2 and not call.keywords else None
-            if isinstance(spec, (ast.List, ast.Tuple)) and len(spec.elts) == len(params):
-                anns = dict(zip(params, spec.elts))
-            elif isinstance(spec, ast.Dict) and all(
-                    isinstance(key, ast.Constant) and key.value in params for key in spec.keys):
-                anns = {key.value: v for key, v in zip(spec.keys, spec.values) if isinstance(key, ast.Constant)}
-            else:
-                err = info.error(f"cannot read this wp.overload of {d.node.name!r}", call,
-                                 "generic-kernel", "write wp.overload(kernel, [T1, T2, ...]) "
-                                 "with one type per parameter, or a dict {name: type}")
-            yield d, name, anns, err
 
 
 def compile_file(path) -> ModuleResult:

@@ -3,19 +3,33 @@ the names they capture (docs/LANGUAGE.md section 1).
 
 Invariant: a captured name is either a literal constant (bound exactly once
 in its function, to a literal expression: its value is known) or an unknown
-constant of a type read from the source (a parameter annotation, literal
-assignments of one kind, or a cast such as `wp.float32(...)`); the kernel
-gets it as a hidden scalar parameter `@name`, so one proof covers every value
-it can take, and launches read its value from the function's closure. A name
-whose type cannot be read stays a `Capture` with type None, an error only
-where a kernel reads it. Nothing is executed.
+constant of a type read from the source (a parameter annotation, an
+annotated assignment `width: int = ...` with `int`, `float` or `bool`,
+literal assignments of one kind, a cast such as `wp.float32(...)`, or `+ - *`
+of int constants: a Python int, int32 as Warp reads it); the kernel gets it
+as a hidden scalar parameter `@name`, so one proof covers every value it can
+take, and launches read its value from the function's closure. A name whose
+type cannot be read stays a `Capture` with type None, an error only where a
+kernel reads it. Nothing is executed.
+
+Relations: a name bound once to `+ - *` (or an int32 cast, which keeps the
+exact value in Warp) of int captures and literals, `width = 2 * radius + 1`,
+keeps that expression (`Capture.relation`); a kernel that reads it and every
+unknown name in it gets `requires(int64(@width) == 2 * int64(@radius) + 1)`
+at its entry (`relation_requires`), in int64, only when no int32 values can
+make that int64 arithmetic wrap (an interval bound): Python computes the
+exact integer and a launch passes only values that fit int32, so the fact
+holds in every launch there is, and no wrapped value is admitted that no
+launch can pass. A relation the kernel cannot state is left out (fewer
+facts, never wrong ones). Launches check it like any requires: it holds by
+construction.
 """
 from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
 
-from verikern.hir.types import BOOL, F32, I32, ScalarType
+from verikern.hir.types import BOOL, F32, I32, I64, ScalarType
 from .annotations import value_type
 from .module import ModuleInfo, NotConstant, eval_module_constant, register_definition
 from verikern.hir import nodes as H
@@ -32,6 +46,7 @@ class Capture:
     value: object = None         # the literal value when `known`
     known: bool = False
     type: ScalarType | None = None
+    relation: object = None      # the int expression (ast) it is bound to, see module docstring
 
 
 def capture_of(chk, name: str):
@@ -69,6 +84,112 @@ def literal_type(value) -> ScalarType | None:
     if isinstance(value, float):
         return F32
     return None
+
+
+#: Annotations of an assignment a capture's type is read from: the Python
+#: types whose values Warp reads as int32, float32 and bool.
+_ANNOTATED = {"int": I32, "float": F32, "bool": BOOL}
+_RELATION_OPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul"}
+
+
+def _relational(node, info: ModuleInfo, scope: dict) -> bool:
+    """`node` is `+ - *` (unary `-` `+`, a cast to int32) of int literals, int
+    module constants and captures of `scope` (int32 unknowns, int literals),
+    reading at least one unknown capture."""
+    return _reads_unknown(node, info, scope) is True
+
+
+def _reads_unknown(node, info: ModuleInfo, scope: dict) -> bool | None:
+    """None when `node` is not such an expression, else whether it reads an unknown."""
+    if isinstance(node, ast.Constant):
+        return False if isinstance(node.value, int) and not isinstance(node.value, bool) else None
+    if isinstance(node, ast.Name):
+        cap = scope.get(node.id)
+        value = cap.value if cap is not None and cap.known else \
+            info.constants.get(node.id) if cap is None else None
+        if cap is not None and not cap.known:
+            return True if cap.type == I32 else None
+        return False if isinstance(value, int) and not isinstance(value, bool) else None
+    if isinstance(node, ast.BinOp) and type(node.op) in _RELATION_OPS:
+        parts = (_reads_unknown(node.left, info, scope), _reads_unknown(node.right, info, scope))
+        return None if None in parts else any(parts)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        return _reads_unknown(node.operand, info, scope)
+    if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords \
+            and value_type(info, node.func) == I32:
+        return _reads_unknown(node.args[0], info, scope)
+    return None
+
+
+def _int(value: object) -> int:
+    assert isinstance(value, int)       # `_relational` admits int values only
+    return value
+
+
+def _magnitude(node, info: ModuleInfo, scope: dict) -> int:
+    """A bound on |value| of a `_relational` expression over int32 unknowns."""
+    if isinstance(node, ast.Constant):
+        return abs(_int(node.value))
+    if isinstance(node, ast.Name):
+        cap = scope.get(node.id)
+        if cap is not None and not cap.known:
+            return 1 << 31
+        return abs(_int(cap.value if cap is not None else info.constants[node.id]))
+    if isinstance(node, ast.BinOp):
+        a, b = _magnitude(node.left, info, scope), _magnitude(node.right, info, scope)
+        return a * b if isinstance(node.op, ast.Mult) else a + b
+    if isinstance(node, ast.UnaryOp):
+        return _magnitude(node.operand, info, scope)
+    return _magnitude(node.args[0], info, scope)       # an int32 cast (keeps the value)
+
+
+def _relation_hir(chk, node, scope: dict):
+    """The relation expression `node` in int64 (its unknown names the
+    hidden int32 parameters the kernel already reads, widened), or None when
+    the kernel cannot state it."""
+    loc = chk.loc(node)
+    if isinstance(node, ast.Constant):
+        return H.Literal(node.value, I64, loc)
+    if isinstance(node, ast.Name):
+        cap = scope.get(node.id)
+        if cap is None:
+            return H.Literal(chk.info.constants[node.id], I64, loc)
+        if cap.known:
+            return H.Literal(cap.value, I64, loc)
+        if chk.captures.get(node.id) != I32:
+            return None                 # not read by the kernel: launches do not pass it
+        return H.CastExpr(H.LocalRef(CAPTURE_PREFIX + node.id, I32, loc), I64, loc)
+    if isinstance(node, ast.BinOp):
+        lhs, rhs = _relation_hir(chk, node.left, scope), _relation_hir(chk, node.right, scope)
+        if lhs is None or rhs is None:
+            return None
+        return H.BinaryExpr(_RELATION_OPS[type(node.op)], lhs, rhs, I64, loc)
+    if isinstance(node, ast.UnaryOp):
+        inner = _relation_hir(chk, node.operand, scope)
+        if inner is None or isinstance(node.op, ast.UAdd):
+            return inner
+        return H.BinaryExpr("sub", H.Literal(0, I64, loc), inner, I64, loc)
+    return _relation_hir(chk, node.args[0], scope)      # an int32 cast (keeps the value)
+
+
+def relation_requires(chk) -> list:
+    """`requires(int64(@name) == expr)` for each capture the kernel reads
+    that is bound to a relation over captures it also reads (module
+    docstring), in name order."""
+    scope = chk.defn.scope or {}
+    out = []
+    for name in sorted(chk.captures):
+        cap = scope.get(name)
+        if not isinstance(cap, Capture) or cap.relation is None or chk.captures[name] != I32 \
+                or _magnitude(cap.relation, chk.info, scope) >= 1 << 62:
+            continue
+        expr = _relation_hir(chk, cap.relation, scope)
+        if expr is None:
+            continue
+        loc = chk.loc(cap.relation)
+        own = H.CastExpr(H.LocalRef(CAPTURE_PREFIX + name, I32, loc), I64, loc)
+        out.append(H.RequiresStmt(H.CompareExpr("eq", own, expr, BOOL, loc), loc))
+    return out
 
 
 def _own_nodes(body):
@@ -205,6 +326,7 @@ def scan_factory(fn: ast.FunctionDef | ast.AsyncFunctionDef, info: ModuleInfo, o
         scope[arg.arg] = Capture(arg.arg, fn.name,
                                  type=t if isinstance(t, ScalarType) else None)
     simple: dict[str, list] = {}
+    annotated: dict[str, ScalarType] = {}
     other: set[str] = set()
     inner = _nested_defs(fn.body)
     inner_names = {d.name for d in inner}
@@ -216,6 +338,8 @@ def scan_factory(fn: ast.FunctionDef | ast.AsyncFunctionDef, info: ModuleInfo, o
         elif isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name) and n.value is not None:
             simple.setdefault(n.target.id, []).append(n.value)
             simple_targets.add(id(n.target))
+            if isinstance(n.annotation, ast.Name) and n.annotation.id in _ANNOTATED:
+                annotated[n.target.id] = _ANNOTATED[n.annotation.id]
     for n in _own_nodes(fn.body):
         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and id(n) not in simple_targets:
             other.add(n.id)
@@ -223,7 +347,8 @@ def scan_factory(fn: ast.FunctionDef | ast.AsyncFunctionDef, info: ModuleInfo, o
             other.update((al.asname or al.name).split(".")[0] for al in n.names)
     for name in other - set(simple):
         scope[name] = Capture(name, fn.name)
-    for name, values in simple.items():
+    # in source order: a name bound from names bound before it sees what they are
+    for name, values in sorted(simple.items(), key=lambda kv: min((v.lineno, v.col_offset) for v in kv[1])):
         if name in inner_names:
             continue
         if name in other or len(values) > 1:
@@ -234,7 +359,15 @@ def scan_factory(fn: ast.FunctionDef | ast.AsyncFunctionDef, info: ModuleInfo, o
         try:
             v = _eval(values[0], info, scope)
         except NotConstant:
-            scope[name] = Capture(name, fn.name, type=_value_kind_type(values[0], info, scope))
+            relation = values[0] if _relational(values[0], info, scope) else None
+            t = _value_kind_type(values[0], info, scope) or \
+                (I32 if relation is not None else None)
+            if name in annotated and annotated[name] != t:
+                # the value's type as Warp reads it decides; an annotation only fills a gap
+                t = annotated[name] if t is None else t
+            if relation is not None and t != I32:
+                relation = None
+            scope[name] = Capture(name, fn.name, type=t, relation=relation)
             continue
         if isinstance(v, (bool, int, float, tuple)):
             scope[name] = Capture(name, fn.name, value=v, known=True, type=literal_type(v))

@@ -19,6 +19,7 @@ from verikern.errors import KernelError
 from verikern.hir.types import BOOL, ScalarType
 from verikern.mir.nodes import SourceLoc
 from .annotations import value_type
+from .rebinding import ANY, Rebinding, conditional_rebindings, find_rebindings, other_targets
 from .typing_rules import round_float
 
 DSL_MODULES = ("verikern", "warp")
@@ -70,6 +71,9 @@ class ModuleInfo:
     calls: dict[str, list] = field(default_factory=dict)  # plain name -> its ast.Call nodes
     # names bound once to a typed literal (`X = wp.constant(wp.float64(2.0))`) -> (value, type)
     typed_constants: dict[str, tuple] = field(default_factory=dict)
+    # name (or rebinding.ANY) -> a site that can rebind it anywhere in the file
+    # (a `global` statement, globals()[...], a second binding, ...): never a constant
+    rebindings: dict[str, Rebinding] = field(default_factory=dict)
 
     @property
     def funcs(self) -> dict[str, Definition]:
@@ -81,6 +85,10 @@ class ModuleInfo:
 
     def loc(self, node: ast.AST) -> SourceLoc:
         return loc_of(self.filename, node)
+
+    def rebinding(self, name: str) -> Rebinding | None:
+        """A site that can rebind the module-level `name`, or None."""
+        return self.rebindings.get(name) or self.rebindings.get(ANY)
 
     def line(self, loc: SourceLoc) -> str | None:
         lines = self.source.splitlines()
@@ -123,7 +131,8 @@ def eval_module_constant(node: ast.AST, info: ModuleInfo):
     raise NotConstant."""
     if isinstance(node, ast.Constant) and isinstance(node.value, (bool, int, float)):
         return node.value
-    if isinstance(node, ast.Name) and node.id in info.constants:
+    if isinstance(node, ast.Name) and node.id in info.constants \
+            and info.rebinding(node.id) is None:
         return info.constants[node.id]
     if isinstance(node, ast.Tuple):
         return tuple(eval_module_constant(e, info) for e in node.elts)
@@ -249,7 +258,10 @@ def _bind_target_names(target: ast.AST, out: set[str]) -> None:
 
 
 def scan_module(tree: ast.Module, info: ModuleInfo) -> None:
-    """Fill `info` from the top-level statements of `tree` (in order)."""
+    """Fill `info` from the top-level statements of `tree` (in order). A
+    name that something in the file can rebind (rebinding.py) never becomes
+    a constant, nor does anything computed from it."""
+    info.rebindings = find_rebindings(tree, info.filename)
     for stmt in tree.body:
         if isinstance(stmt, ast.Import):
             for a in stmt.names:
@@ -275,7 +287,7 @@ def scan_module(tree: ast.Module, info: ModuleInfo) -> None:
                 # `fill_int = wp.overload(kernel, [...])`: an overload, whatever it is bound to
                 info.overloads.setdefault(value.args[0].id, []).append(value)
             single = targets[0].id if len(targets) == 1 and isinstance(targets[0], ast.Name) else None
-            if single is not None and value is not None:
+            if single is not None and value is not None and info.rebinding(single) is None:
                 try:
                     info.constants[single] = eval_module_constant(value, info)
                     info.nonconstant.discard(single)
@@ -288,7 +300,7 @@ def scan_module(tree: ast.Module, info: ModuleInfo) -> None:
                     info.type_aliases[single] = value
                 else:
                     info.type_aliases.pop(single, None)
-                typed = typed_constant(value, info)
+                typed = typed_constant(value, info) if info.rebinding(single) is None else None
             names: set[str] = set()
             for t in targets:
                 _bind_target_names(t, names)
@@ -303,7 +315,7 @@ def scan_module(tree: ast.Module, info: ModuleInfo) -> None:
                 info.rebound.pop(n, None)
                 info.nonconstant.add(n)
         elif isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name) \
-                and stmt.target.id in info.constants:
+                and stmt.target.id in info.constants and info.rebinding(stmt.target.id) is None:
             name = stmt.target.id
             try:  # N += 1 on a constant: still a constant
                 info.constants[name] = eval_module_constant(ast.BinOp(
@@ -336,6 +348,14 @@ def scan_module(tree: ast.Module, info: ModuleInfo) -> None:
             for sub in ast.walk(stmt):
                 if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
                     _rebind(info, sub.id)
+                for t in other_targets(sub):   # `import os as N` under an if, ...
+                    _rebind(info, t.id)
+            for name, node in conditional_rebindings(stmt, info.rebound, info.constants):
+                # a value of another (or an unreadable) type: not the literal's type
+                info.rebound.pop(name, None)
+                info.rebindings.setdefault(name, Rebinding(info.loc(node), (
+                    f"a binding of {name!r} under an if, loop, with or try whose value "
+                    "verikern cannot read as its literal's type")))
 
 
 def register_definition(stmt, info: ModuleInfo, scope=None) -> bool:

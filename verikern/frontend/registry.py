@@ -6,8 +6,7 @@ func, one per tuple of argument types) at most once and always returns the
 same FuncInfo (or raises the same KernelError); `reaches(a, b)` follows the
 syntactic call graph by name, so a cycle is reported at the call that closes
 it. Overloads (several module-level @func of one name with different
-annotations, as Warp allows) are tried in definition order; the first whose
-parameters take the arguments' types wins.
+annotations, as Warp allows) are chosen by Warp's rules (overloads.py).
 """
 from __future__ import annotations
 

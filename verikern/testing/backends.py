@@ -6,7 +6,9 @@ Invariants: `Backend.run` never modifies the launch's values (it runs on
 copies) and returns every array argument after the run, by name, or a
 `RunError` when the kernel stopped with a runtime error (out of bounds,
 assert, division by zero, ...) or the backend itself failed (kind
-"backend-error"). `Backend.unavailable` returns None when the backend can
+"backend-error"). A simulator run past its step limit raises
+StepLimitExceeded instead: a launch too long for the caller's deadline is
+no output to compare. `Backend.unavailable` returns None when the backend can
 run the kernel here, else the reason, said once and shown to the user.
 """
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from verikern.errors import KernelRuntimeError
+from verikern.errors import KernelRuntimeError, StepLimitExceeded
 
 from .compare import RunError
 from .strategies import Launch
@@ -42,16 +44,29 @@ def _outputs(target: KernelUnderTest, args: list) -> dict[str, np.ndarray]:
     return {p.name: a for p, a in zip(target.mir.params, args) if isinstance(a, np.ndarray)}
 
 
-def run_device(device: str):
-    """A runner through `vk.launch` on `device`."""
+def run_device(device: str, max_steps: int | None = None):
+    """A runner through `vk.launch` on `device` (`max_steps`: the
+    simulator's step limit, for device "cpu" only)."""
+    limits = {"max_steps": max_steps} if max_steps is not None else {}
+
     def run(target: KernelUnderTest, launch: Launch):
         args = launch.inputs()
         try:
-            vk_launch(target.mir, launch.dim, args, block_dim=launch.block_dim, device=device)
+            vk_launch(target.mir, launch.dim, args, block_dim=launch.block_dim, device=device, **limits)
+        except StepLimitExceeded:
+            raise
         except KernelRuntimeError as err:
             return RunError(err.kind, str(err))
         return _outputs(target, args)
     return run
+
+
+def with_step_limit(backends: list, max_steps: int | None) -> list:
+    """`backends` with the simulator ("cpu") limited to `max_steps`
+    scheduling steps per launch (None: unchanged)."""
+    if max_steps is None:
+        return backends
+    return [Backend("cpu", run_device("cpu", max_steps)) if b.name == "cpu" else b for b in backends]
 
 
 def _cuda_unavailable(target: KernelUnderTest) -> str | None:
@@ -98,8 +113,10 @@ def resolve_backends(names) -> list[Backend]:
 def safe_run(backend: Backend, target: KernelUnderTest, launch: Launch) -> Any:
     """`backend.run`, with a backend's own failure (not a kernel runtime
     error) turned into RunError("backend-error", ...) so it is compared and
-    reported rather than aborting the run."""
+    reported rather than aborting the run; StepLimitExceeded passes through."""
     try:
         return backend.run(target, launch)
+    except StepLimitExceeded:
+        raise
     except Exception as exc:   # a backend crash is a finding, shown with the input
         return RunError("backend-error", f"{type(exc).__name__}: {exc}")

@@ -26,7 +26,10 @@ import numpy as np
 
 from verikern.mir.nodes import ArrayRef
 
-from .backends import DEFAULT_BACKENDS, Backend, resolve_backends, safe_run
+from verikern.backends.simulator.engine import MAX_STEPS
+from verikern.errors import StepLimitExceeded
+
+from .backends import DEFAULT_BACKENDS, Backend, resolve_backends, safe_run, with_step_limit
 from .compare import Difference, RunError, Tolerance, first_difference
 from .strategies import Launch, launches
 from .target import KernelUnderTest, TestingError, kernel_under_test
@@ -81,6 +84,7 @@ class FuzzResult:
     mismatch: Mismatch | None = None
     error: str | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
+    over_deadline: int = 0         # launches past the per-launch step limit: not compared
 
     @property
     def status(self) -> str:
@@ -88,7 +92,23 @@ class FuzzResult:
             return "error"
         if self.mismatch is not None:
             return "mismatch"
+        if self.examples and self.over_deadline == self.examples:
+            return "too slow"
         return "agree" if len(self.compared) >= 2 else "skipped"
+
+
+def why_slow(launch: Launch, err: StepLimitExceeded, max_steps: int) -> str:
+    """Why a launch ran past the deadline, in words: where the simulator was,
+    on which launch, and what to change."""
+    loc = f"line {err.loc.line}" if err.loc is not None else "an unknown line"
+    scalars = ", ".join(f"{n}={v.item() if isinstance(v, np.generic) else v!r}"
+                        for n, v in launch.values.items() if not isinstance(v, np.ndarray))
+    shapes = ", ".join(f"{n}{list(v.shape)}" for n, v in launch.values.items() if isinstance(v, np.ndarray))
+    return (f"the simulator was still running at {loc} after {max_steps} scheduling steps on the launch "
+            f"dims={list(launch.dims)}, block_dim={launch.block_dim}"
+            + (f", {scalars}" if scalars else "") + (f", shapes {shapes}" if shapes else "")
+            + ": a loop there runs that long (its trip count comes from these values) or does not end; "
+            "fix the values that bound it (--param/--size), lower --max-threads, or raise --max-steps")
 
 
 def available_backends(target: KernelUnderTest, names) -> tuple[list[Backend], list[tuple[str, str]]]:
@@ -131,12 +151,20 @@ def _settings(overrides: dict):
 def fuzz(kernel, backends=DEFAULT_BACKENDS, *, examples: int = 100, seed: int | None = None,
          on_example: Callable[[int], None] | None = None, diagnose: bool = True,
          replay_dir: str | None = None, command: Callable[[str], str] | None = None,
-         launch: Launch | None = None, **strategy_options) -> FuzzResult:
+         launch: Launch | None = None, max_steps: int | None = None,
+         on_mismatch: Callable[[int], None] | None = None, **strategy_options) -> FuzzResult:
     """Compare `backends` on `examples` generated launches of `kernel` (or on
     the single given `launch`). Unavailable backends drop out (with the
     reason in `dropped`); fewer than two left means nothing is compared.
     A mismatch is shrunk, diagnosed (`diagnose`), saved under `replay_dir`
-    (when given) and returned, never raised."""
+    (when given) and returned, never raised; `on_mismatch(n)` is called when
+    the first one is found (at launch n), before shrinking.
+
+    `max_steps`: the deadline of one launch, in the simulator's scheduling
+    steps (a count of work, not seconds: the same launches are cut on every
+    machine). A launch the simulator ("cpu") cannot finish within it is not
+    compared; it is counted in `over_deadline`, and a note says why the
+    first one was slow. Backends listed before "cpu" still run it."""
     from hypothesis import given  # lazy: hypothesis, heavy
     from hypothesis import seed as hseed  # lazy: hypothesis, heavy
     from hypothesis.errors import Unsatisfiable  # lazy: hypothesis, heavy
@@ -144,6 +172,7 @@ def fuzz(kernel, backends=DEFAULT_BACKENDS, *, examples: int = 100, seed: int | 
     target = kernel_under_test(kernel)
     start = time.perf_counter()
     runnable, dropped = available_backends(target, backends)
+    runnable = with_step_limit(runnable, max_steps)
     notes = tuple(f"{name} dropped out: {why}" for name, why in dropped)
     if len(runnable) < 2:
         return FuzzResult(target, tuple(b.name for b in runnable), tuple(dropped), 0,
@@ -152,13 +181,20 @@ def fuzz(kernel, backends=DEFAULT_BACKENDS, *, examples: int = 100, seed: int | 
     tol = Tolerance.for_kernel(target.mir)
     count = [0]
     found: list[Mismatch] = []
+    slow: list[str] = []
 
     def check(lnch: Launch) -> None:
         count[0] += 1
         if on_example is not None:
             on_example(count[0])
-        m = compare_launch(target, runnable, lnch, tol)
+        try:
+            m = compare_launch(target, runnable, lnch, tol)
+        except StepLimitExceeded as err:
+            slow.append("" if slow else why_slow(lnch, err, max_steps or MAX_STEPS))
+            return
         if m is not None:
+            if not found and on_mismatch is not None:
+                on_mismatch(count[0])
             found.append(m)
             raise DifferentialFailure(m)
 
@@ -185,8 +221,11 @@ def fuzz(kernel, backends=DEFAULT_BACKENDS, *, examples: int = 100, seed: int | 
                      "contracts; fix sizes or parameters (--size/--param) or raise --max-threads")
     if mismatch is not None:
         mismatch = _finish(mismatch, diagnose, replay_dir)
+    if slow:
+        notes += (f"{len(slow)} of {count[0]} launches ran past the deadline of {max_steps or MAX_STEPS} "
+                  f"simulator steps per launch and were not compared; the first: {slow[0]}",)
     return FuzzResult(target, tuple(b.name for b in runnable), tuple(dropped), count[0],
-                      time.perf_counter() - start, mismatch, error, notes)
+                      time.perf_counter() - start, mismatch, error, notes, len(slow))
 
 
 def _finish(m: Mismatch, diagnose: bool, replay_dir: str | None) -> Mismatch:

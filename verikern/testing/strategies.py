@@ -57,8 +57,9 @@ class Launch:
     values: Mapping[str, Any] = field(default_factory=dict)
 
     def inputs(self) -> list:
-        """Fresh copies of the values in parameter order (as `vk.launch` takes them)."""
-        return [v.copy() if isinstance(v, np.ndarray) else v for v in self.values.values()]
+        """Fresh copies of the values in parameter order (as `vk.launch` takes
+        them), each array in its own memory layout (C or Fortran order)."""
+        return [v.copy(order="K") if isinstance(v, np.ndarray) else v for v in self.values.values()]
 
     @property
     def dim(self):

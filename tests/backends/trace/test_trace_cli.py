@@ -226,3 +226,32 @@ def test_2d_launch_plain_read_modify_write_races_and_reports_inputs(tmp_path):
                    ROWSUM.replace("out[i] = out[i] + m[i, j]", "out[i] += m[i, j]"))
     code, out = run(atomic, "--dim", "8,16", "--block-dim", 32)
     assert code == 0, out
+
+
+LONG_LOOP = """\
+import verikern as vk
+
+
+@vk.kernel
+def spin(out: vk.array(dtype=vk.int32), n: vk.int32):
+    i = vk.tid()
+    total = 0
+    for k in range(n):
+        total = total + k
+    if i < out.shape[0]:
+        out[i] = total
+"""
+
+
+def test_max_steps_is_an_option_and_the_message_names_it(tmp_path):
+    src = tmp_path / "spin.py"
+    src.write_text(LONG_LOOP)
+    runner = CliRunner()
+    stopped = runner.invoke(command, [str(src), "--dim", "32", "--param", "n=2000", "--max-steps", "500"])
+    assert stopped.exit_code == 1, stopped.output
+    assert "did not finish after 500 scheduling steps" in stopped.stdout
+    assert "--max-steps N" in stopped.stdout and "simulate(" not in stopped.stdout
+    enough = runner.invoke(command, [str(src), "--dim", "32", "--param", "n=2000", "--max-steps", "100000"])
+    assert enough.exit_code == 0, enough.output
+    assert "no data race" in enough.stdout
+    assert "--max-steps N" in runner.invoke(command, ["--help"]).stdout

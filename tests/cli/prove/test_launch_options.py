@@ -14,7 +14,7 @@ FIXED = CORPUS / "bounds_transpose_tiled_no_edge_guard.py"     # @vk.kernel(bloc
 
 def _prove(*args):
     result = CliRunner().invoke(main, ["prove", str(FIXED), "--no-cache", "--format", "short", *args])
-    return result.exit_code, result.output.strip().splitlines()
+    return result.exit_code, result.stdout.strip().splitlines()
 
 
 def test_block_dim_against_the_kernels_own_is_one_input_error():

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import re
 import textwrap
 
 from click.testing import CliRunner
@@ -12,6 +13,8 @@ from click.testing import CliRunner
 from helpers_prove import obligation
 from verikern.cli import main
 from verikern.proofs.obligations import Status
+
+PROGRESS = re.compile(r"\[\d+/\d+\] ")       # a per-kernel progress line on stderr
 
 GOOD = '''\
 import verikern as vk
@@ -67,8 +70,10 @@ def write(tmp_path, name, text):
 
 
 def prove(*args):
+    """(exit code, stdout then stderr without the per-kernel progress lines)."""
     result = CliRunner().invoke(main, ["prove", *args], catch_exceptions=False)
-    return result.exit_code, result.output
+    errors = [line for line in result.stderr.splitlines(keepends=True) if not PROGRESS.match(line)]
+    return result.exit_code, result.stdout + "".join(errors)
 
 
 def test_all_proved_exits_0(tmp_path):
@@ -220,6 +225,6 @@ def test_progress_callback_sees_every_file(tmp_path):
     a = write(tmp_path, "a.py", GOOD)
     b = write(tmp_path, "b.py", ONE_BAD_ONE_GOOD)
     calls = []
-    reports = prove_paths([tmp_path], progress=lambda done, total, f: calls.append((done, total, f)))
-    assert calls == [(1, 2, a), (2, 2, b)]
+    reports = prove_paths([tmp_path], progress=lambda done, total, f, rs: calls.append((done, total, f, len(rs))))
+    assert calls == [(1, 2, a, 1), (2, 2, b, 2)]
     assert [(r.kernel, r.status.value) for r in reports] == [("saxpy", "proved"), ("bad", "error"), ("good", "proved")]

@@ -39,7 +39,7 @@ def test_short_output_matches_golden(name, monkeypatch, update_goldens):
     result = CliRunner().invoke(main, ["prove", f"{name}.py", "--format", "short",
                                        "--no-cache", *case.prove_args])
     assert result.exception is None or isinstance(result.exception, SystemExit), result.output
-    errors = [m.groupdict() for m in _ERROR.finditer(result.output)]
+    errors = [m.groupdict() for m in _ERROR.finditer(result.stdout)]
     if case.expect_status == "proved":
         assert result.exit_code == 0 and errors == [], result.output
     else:
@@ -49,4 +49,4 @@ def test_short_output_matches_golden(name, monkeypatch, update_goldens):
         bug_sites = {(b.line, b.col) for b in case.bugs} | \
             {b.other for b in case.bugs if b.other is not None}
         assert {(int(e["line"]), int(e["col"])) for e in errors} <= bug_sites, result.output
-    check_golden(GOLDEN / f"{name}.short", result.output, update_goldens)
+    check_golden(GOLDEN / f"{name}.short", result.stdout, update_goldens)

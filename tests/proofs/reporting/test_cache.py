@@ -163,3 +163,29 @@ def test_second_opinions_disagreements_and_engines_survive_the_cache():
     (got,) = back.obligations
     assert (got.cross_checked, got.confirmed_by, got.disagreements, got.engines) == \
         (ob.cross_checked, ob.confirmed_by, ob.disagreements, ob.engines)
+
+
+def test_an_entry_keeps_when_and_by_which_versions_its_verdict_was_computed(tmp_path):
+    from verikern.app.cache import ProofCache
+    from verikern.app.prove import prove_file
+    from verikern.proofs.reporting.scope import versions
+
+    cache = ProofCache(str(tmp_path / "cache"))
+    saxpy = copy(SAXPY, tmp_path)
+    [fresh] = prove_file(str(saxpy), cache=cache)
+    assert not fresh.cached and fresh.computed_at is not None and fresh.computed_at.endswith(" UTC")
+    v = versions()
+    assert dict(fresh.computed_by) == {"verikern": v["verikern"], "z3": v["z3"], "python": v["python"]}
+    [entry] = _entries(tmp_path / "cache")
+    data = json.loads(entry.read_text())
+    assert data["computed"] == {"at": fresh.computed_at, "by": [list(p) for p in fresh.computed_by]}
+    # a hit carries the original run's time, not the time it was read
+    data["computed"]["at"] = "2001-02-03 04:05:06 UTC"
+    entry.write_text(json.dumps(data))
+    [hit] = prove_file(str(saxpy), cache=cache)
+    assert hit.cached and hit.computed_at == "2001-02-03 04:05:06 UTC" and hit.obligations == fresh.obligations
+    # provenance is not a verdict: a malformed one leaves the time unrecorded, the verdict is used
+    data["computed"] = {"at": 5}
+    entry.write_text(json.dumps(data))
+    [hit] = prove_file(str(saxpy), cache=cache)
+    assert hit.cached and hit.computed_at is None and hit.status is fresh.status

@@ -27,7 +27,7 @@ def test_an_edited_source_is_detected_even_when_verdicts_stay(tmp_path):
     saxpy.write_text(saxpy.read_text() + "# edited\n")
     code, text, _ = cli("check-report", out)
     assert code == 1
-    assert f"MISMATCH source {saxpy}: sha256" in text and "(the file changed)" in text
+    assert f"MISMATCH source {saxpy}: source hash: sha256" in text and "(the file changed)" in text
     assert "verdict" not in text.split("MISMATCH source")[0]
 
 
@@ -36,8 +36,8 @@ def test_a_fixed_bug_is_a_changed_verdict(tmp_path):
     bug.write_text(bug.read_text().replace("    out[i] = 1.0", "    if i < out.shape[0]:\n        out[i] = 1.0"))
     code, text, _ = cli("check-report", out)
     assert code == 1
-    assert "verdict failed in the report, proved now" in text
-    assert "assumption mir_sha256" in text
+    assert "verdict: failed in the report, proved now" in text
+    assert ": MIR hash: " in text
 
 
 def test_a_changed_option_is_detected(tmp_path):
@@ -65,3 +65,49 @@ def test_an_unreadable_report_is_an_input_error(tmp_path):
     bad.write_text(json.dumps({"version": "2.1.0", "runs": []}))
     code, _, err = cli("check-report", bad)
     assert code == 3 and "not a verikern JSON report" in err
+
+
+def test_only_fingerprints_changed_is_named_as_a_fingerprint_difference_and_nothing_else(tmp_path):
+    out, _, bug = _report(tmp_path)
+    data = json.loads(out.read_text())
+    (failed,) = [ob for k in data["kernels"] for ob in k["obligations"] if ob["status"] == "failed"]
+    recorded = failed["fingerprint"]
+    failed["fingerprint"] = "0" * 32
+    out.write_text(json.dumps(data))
+    code, text, _ = cli("check-report", out)
+    assert code == 1
+    mismatches = [line for line in text.splitlines() if line.startswith("MISMATCH")]
+    assert mismatches == [f"MISMATCH kernel fill_unguarded ({bug}): fingerprint: bounds at 11:5: fingerprint "
+                          f"{'0' * 32} in the report, {recorded} now"]
+
+
+def test_a_changed_counterexample_and_a_changed_confirmation_are_named_by_kind(tmp_path):
+    out, _, bug = _report(tmp_path)
+    data = json.loads(out.read_text())
+    (failed,) = [ob for k in data["kernels"] for ob in k["obligations"] if ob["status"] == "failed"]
+    failed["counterexample"]["dims"] = [12345]
+    failed["confirmed"] = False
+    out.write_text(json.dumps(data))
+    code, text, _ = cli("check-report", out)
+    assert code == 1
+    mismatches = [line for line in text.splitlines() if line.startswith("MISMATCH")]
+    assert len(mismatches) == 2
+    assert mismatches[0].startswith(f"MISMATCH kernel fill_unguarded ({bug}): verdict: bounds at 11:5: "
+                                    "confirmed False in the report, True now")
+    assert mismatches[1].startswith(f"MISMATCH kernel fill_unguarded ({bug}): counterexample: bounds at "
+                                    '11:5: counterexample {"abstracted": ')
+    assert '"dims": [12345]' in mismatches[1]
+
+
+def test_an_obligation_missing_from_the_report_is_named(tmp_path):
+    out, saxpy, _ = _report(tmp_path)
+    data = json.loads(out.read_text())
+    (kernel,) = [k for k in data["kernels"] if k["kernel"] == "saxpy"]
+    gone = kernel["obligations"].pop()
+    out.write_text(json.dumps(data))
+    code, text, _ = cli("check-report", out)
+    assert code == 1
+    (mismatch,) = [line for line in text.splitlines() if line.startswith("MISMATCH")]
+    assert mismatch.startswith(f"MISMATCH kernel saxpy ({saxpy}): obligation {gone['kind']} at "
+                               f"{gone['line']}:{gone['col']}")
+    assert mismatch.endswith(": not in the report")

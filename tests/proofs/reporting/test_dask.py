@@ -3,11 +3,13 @@ give the same verdicts, order and report as a local run."""
 from __future__ import annotations
 
 import json
+import socket
+import subprocess
 import sys
 
 import pytest
 
-from helpers_report import CORPUS, ROOT, SAXPY, UNGUARDED, cli, copy
+from helpers_report import CORPUS, GATHER, ROOT, SAXPY, UNGUARDED, cli, copy
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from determinism import differences, strip_timing  # noqa: E402
@@ -51,3 +53,65 @@ def test_dask_without_a_scheduler_or_an_unreachable_one_is_an_input_error(tmp_pa
     assert code == 3 and "--scheduler" in err
     code, _, err = cli("prove", saxpy, "--executor", "dask", "--scheduler", "tcp://127.0.0.1:9")
     assert code == 3 and "cannot reach the dask scheduler" in err
+
+
+# ------------------------------------------------------------ a real cluster
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def real_cluster(tmp_path):
+    """A `dask-scheduler` and one `dask-worker`, separate processes whose
+    working directory is a folder of their own (not the client's), on
+    127.0.0.1; both are ended afterwards."""
+    home = tmp_path / "cluster"
+    home.mkdir()
+    address = f"tcp://127.0.0.1:{_free_port()}"
+    scheduler = subprocess.Popen(
+        [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
+         "--port", address.rsplit(":", 1)[1], "--no-dashboard", "--no-show"],
+        cwd=home, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "distributed.cli.dask_worker", address, "--host", "127.0.0.1",
+         "--nthreads", "1", "--nworkers", "1", "--no-dashboard", "--local-directory", str(home),
+         "--death-timeout", "60"],
+        cwd=home, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        yield address
+    finally:
+        for proc in (worker, scheduler):
+            proc.terminate()
+        for proc in (worker, scheduler):
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(timeout=20)
+
+
+def test_a_real_cluster_in_another_folder_gives_the_local_report(tmp_path, real_cluster, monkeypatch):
+    client_dir = tmp_path / "client"
+    (client_dir / "kernels").mkdir(parents=True)
+    for src in (UNGUARDED, SAXPY):
+        copy(src, client_dir / "kernels")
+    crlf = client_dir / "kernels" / "gather_crlf.py"          # read as compile_file reads it
+    crlf.write_bytes(GATHER.read_bytes().replace(b"\n", b"\r\n"))
+    bad = client_dir / "kernels" / "latin1.py"                # not UTF-8: reported by the client
+    bad.write_bytes(b"# caf\xe9\n")
+    monkeypatch.chdir(client_dir)                             # relative paths, unknown to the workers
+    args = ("prove", "kernels", "--format", "json", "--no-cache")
+    code_local, local, _ = cli(*args)
+    code_dask, remote, err = cli(*args, "--executor", "dask", "--scheduler", real_cluster)
+    assert (code_local, code_dask) == (1, 1), err
+    local, remote = json.loads(local), json.loads(remote)
+    assert [(k["file"], k["kernel"], k["status"]) for k in remote["kernels"]] == [
+        ("kernels/bounds_unguarded_write.py", "fill_unguarded", "failed"),
+        ("kernels/gather_crlf.py", "gather_checked", "proved"),
+        ("kernels/latin1.py", "<module>", "error"),
+        ("kernels/saxpy.py", "saxpy", "proved")]
+    assert "cannot read" not in json.dumps(remote["kernels"][:2] + remote["kernels"][3:])
+    assert differences(strip_timing(local), strip_timing(remote)) == []
+    assert remote["sources"] == local["sources"]

@@ -100,3 +100,29 @@ def test_junit_has_a_case_per_kernel_and_a_failure_per_failed_obligation(tmp_pat
     assert len(failures) == 1 and failures[0].get("type") == "bounds"
     assert failures[0].get("message").startswith(f"{bug}:11:5: ")
     assert "launch: dim=" in failures[0].text and "simulator: confirmed" in failures[0].text
+
+
+def test_no_report_calls_a_decided_obligation_kind_unchecked(tmp_path):
+    """The scope's 'not checked' list names no property an obligation kind
+    decides: a kernel whose shared reads are proved initialised ('uninit')
+    is not reported beside 'uninit is not checked' in any format."""
+    from helpers_report import CORPUS
+    from verikern.proofs.obligations import ObligationKind
+    from verikern.proofs.reporting.scope import NOT_CHECKED
+
+    kernel = copy(CORPUS / "ok_shared_uniform_flag_init.py", tmp_path)
+    code, out, _ = cli("prove", kernel, "--format", "json")
+    assert code == 0, out
+    (data,) = json.loads(out)["kernels"]
+    assert any(o["kind"] == "uninit" and o["status"] == "proved" for o in data["obligations"])
+    listed = " ".join(NOT_CHECKED).lower()
+    assert data["scope"]["not_checked"] == list(NOT_CHECKED)
+    for kind in ObligationKind:
+        assert f"'{kind.value}'" not in listed, kind
+    assert "no thread wrote" not in listed and "not checked yet" not in listed
+    html = tmp_path / "r.html"
+    assert cli("report", kernel, "-o", html)[0] == 0
+    code, markdown, _ = cli("report", kernel, "--md")
+    assert code == 0 and "not checked" in markdown
+    for text in (html.read_text(), markdown, out):
+        assert "not checked yet" not in text and "no thread wrote" not in text

@@ -1,0 +1,162 @@
+"""A generic kernel is proved for every instantiation Warp can build
+(frontend/generic_kernels.py), with a verdict per instance in every report
+format: a kernel whose one declared `wp.overload` (int32) is correct but
+whose int8 instance wraps `k + k` fails; real Warp on the CPU builds that
+int8 instance at launch and wraps the same way."""
+from __future__ import annotations
+
+import importlib.util
+import json
+import xml.etree.ElementTree as ET
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+import verikern as vk
+from verikern.app.prove import prove_source
+from verikern.cli import main
+from verikern.errors import OutOfBoundsError
+from verikern.frontend import compile_source
+from verikern.proofs.obligations import Status
+
+BUGGY = '''\
+from typing import Any
+
+import warp as wp
+
+
+@wp.kernel
+def gather_doubled(keys: wp.array(dtype=Any), table: wp.array(dtype=float),
+                   out: wp.array(dtype=float)):
+    i = wp.tid()
+    if i < keys.shape[0] and i < out.shape[0]:
+        k = keys[i]
+        if int(k) >= 0 and int(k) < table.shape[0] // 2:
+            out[i] = table[int(k + k)]
+
+
+wp.overload(gather_doubled, [wp.array(dtype=wp.int32), wp.array(dtype=float),
+                             wp.array(dtype=float)])
+'''
+CORRECT = BUGGY.replace('''        if int(k) >= 0 and int(k) < table.shape[0] // 2:
+            out[i] = table[int(k + k)]''', '''        j = int(k + k)
+        if j >= 0 and j < table.shape[0]:
+            out[i] = table[j]''')
+NUMERIC = ["int32", "int8", "int16", "int64", "uint8", "uint16", "uint32", "uint64",
+           "float16", "float32", "float64"]    # the declared overload first; bool does not add
+
+
+def _verdicts(src):
+    return {r.kernel: r for r in prove_source(src, "g.py", suggest=False)}
+
+
+def test_the_declared_overload_is_proved_but_the_int8_instance_fails():
+    reports = _verdicts(BUGGY)
+    assert list(reports) == [f"gather_doubled[{t}]" for t in NUMERIC]
+    assert reports["gather_doubled[int32]"].status.value == "proved"
+    for t in ("int8", "int16"):   # k + k wraps in the key's own type
+        r = reports[f"gather_doubled[{t}]"]
+        assert r.status.value == "failed"
+        (ob,) = [ob for ob in r.obligations if ob.status is Status.FAILED]
+        assert ob.kind.value == "bounds" and "wraps to" in ob.message and f"in {t}" in ob.message
+        assert (ob.loc.line, ob.loc.col) == (13, 22)
+        # int8's launch is small enough to replay; int16's needs a table of 2**15 elements and more
+        assert ob.confirmed or t == "int16"
+
+
+def test_the_guarded_kernel_is_proved_for_every_instance():
+    reports = _verdicts(CORRECT)
+    assert list(reports) == [f"gather_doubled[{t}]" for t in NUMERIC]
+    assert all(r.status.value == "proved" for r in reports.values()), \
+        {k: r.status.value for k, r in reports.items()}
+
+
+def test_the_simulator_shows_the_int8_instance_out_of_bounds():
+    k = compile_source(BUGGY, "g.py").kernel("gather_doubled[int8]").mir
+    with pytest.raises(OutOfBoundsError):
+        vk.launch(k, 1, [np.array([100], np.int8), np.zeros(256, np.float32),
+                         np.zeros(1, np.float32)], block_dim=1)
+
+
+@pytest.mark.parametrize("fmt", ["text", "short", "json", "sarif", "junit"])
+def test_every_format_gives_a_verdict_per_instance(fmt, tmp_path):
+    path = tmp_path / "g.py"
+    path.write_text(BUGGY)
+    result = CliRunner().invoke(main, ["prove", str(path), "--format", fmt, "--no-cache",
+                                       "--no-suggest", "--kernel", "gather_doubled"])
+    assert result.exit_code == 1, result.output
+    out = result.stdout          # the per-kernel progress lines go to stderr
+    if fmt == "text":
+        assert "PROVED  gather_doubled[int32]" in out and "FAILED  gather_doubled[int8]" in out
+    elif fmt == "short":
+        assert "(in gather_doubled[int8])" in out and "(in gather_doubled[int16])" in out
+        assert "gather_doubled[int32]" not in out          # proved: nothing to say
+    elif fmt == "json":
+        kernels = json.loads(out)["kernels"]
+        assert {k["kernel"]: k["status"] for k in kernels}["gather_doubled[int8]"] == "failed"
+        assert {k["kernel"]: k["status"] for k in kernels}["gather_doubled[int32]"] == "proved"
+    elif fmt == "sarif":
+        texts = [r["message"]["text"] for r in json.loads(out)["runs"][0]["results"]]
+        assert any(t.startswith("gather_doubled[int8]: ") for t in texts)
+    else:
+        cases = {c.get("name"): c for c in ET.fromstring(out).iter("testcase")}
+        assert cases["gather_doubled[int8]"].find("failure") is not None
+        assert cases["gather_doubled[int32]"].find("failure") is None
+
+
+PROBE = '''\
+from typing import Any
+
+import warp as wp
+
+
+@wp.kernel
+def doubled(keys: wp.array(dtype=Any), out: wp.array(dtype=int)):
+    i = wp.tid()
+    out[i] = int(keys[i] + keys[i])
+
+
+wp.overload(doubled, [wp.array(dtype=wp.int32), wp.array(dtype=int)])
+'''
+
+
+def test_real_warp_instantiates_int8_at_launch_and_wraps(tmp_path):
+    wp = pytest.importorskip("warp", reason="warp-lang is not installed")
+    path = tmp_path / "generic_probe.py"
+    path.write_text(PROBE)
+    spec = importlib.util.spec_from_file_location("generic_probe", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    wp.config.quiet = True
+    wp.init()
+    keys = np.array([100, 27, -100], np.int8)
+    out = wp.zeros(3, dtype=int, device="cpu")
+    wp.launch(module.doubled, dim=3, inputs=[wp.array(keys, dtype=wp.int8, device="cpu"), out],
+              device="cpu")
+    assert out.numpy().tolist() == [-56, 54, 56]       # int8 arithmetic, not the int32 overload
+    ours = np.zeros(3, np.int32)
+    vk.launch(compile_source(PROBE, "p.py").kernel("doubled[int8]").mir, 3, [keys, ours])
+    assert ours.tolist() == [-56, 54, 56]
+
+
+COPY = '''\
+from typing import Any
+
+import warp as wp
+
+
+@wp.kernel
+def copy_keys(keys: wp.array(dtype=Any), out: wp.array(dtype=Any)):
+    i = wp.tid()
+    out[i] = keys[i]
+'''
+
+
+def test_one_instance_is_selected_by_its_name_and_its_suggestion_is_proved_pasted():
+    (r,) = prove_source(COPY, "c.py", kernel="copy_keys[int8, int8]", suggest=True)
+    assert r.kernel == "copy_keys[int8, int8]" and r.status.value == "failed"
+    assert r.suggested_decorators and r.proved_under_suggestion is True
+    names = compile_source(COPY, "c.py").kernel_names
+    assert names[:2] == ["copy_keys[bool, bool]", "copy_keys[int8, int8]"] and len(names) == 13
+    assert names[-1] == "copy_keys[...]"     # it also copies vec3 arrays: not enumerated

@@ -1,0 +1,127 @@
+"""Everyday use of `verikern prove`: progress without a terminal, Ctrl-C,
+files without kernels (pre-commit), baseline-accepted findings in
+`--format short`, and the summary line of a file that does not compile."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+from click.testing import CliRunner
+
+from shared_helpers import CORPUS, EXAMPLES_DIR
+from verikern.cli import main
+
+BUGGY = CORPUS / "bounds_unguarded_write.py"      # failed bounds at 11:5
+SAXPY = EXAMPLES_DIR / "saxpy.py"                 # proved
+HELPER = "import os\n\n\ndef cwd():\n    return os.getcwd()\n"
+
+
+def run(*args):
+    """(exit code, stdout, stderr) of `verikern ARGS` (stderr is no terminal here)."""
+    result = CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_without_a_terminal_each_kernel_is_one_stderr_line_and_stdout_is_only_the_report(tmp_path):
+    a, b = shutil.copy(SAXPY, tmp_path / "a.py"), shutil.copy(BUGGY, tmp_path / "b.py")
+    code, out, err = run("prove", a, b, "--no-cache", "--no-suggest", "--format", "json")
+    assert code == 1
+    assert [k["kernel"] for k in json.loads(out)["kernels"]] == ["saxpy", "fill_unguarded"]
+    lines = err.splitlines()
+    assert len(lines) == 2
+    assert lines[0].startswith(f"[1/2] PROVED  saxpy ({a}:13, ") and lines[0].endswith(" s)")
+    assert lines[1].startswith(f"[2/2] FAILED  fill_unguarded ({b}:")
+    assert run("prove", a, "--no-cache", "--quiet")[2] == ""
+
+
+def test_a_file_that_does_not_compile_is_not_counted_as_a_kernel(tmp_path):
+    (tmp_path / "syn.py").write_text("def f(:\n")
+    shutil.copy(SAXPY, tmp_path / "saxpy.py")
+    code, out, err = run("prove", tmp_path, "--no-cache")
+    assert code == 3
+    assert out.splitlines()[-1] == "1 kernel: 1 proved, 0 failed, 0 unknown, 0 error; 1 file does not compile"
+    assert f"[2/2] ERROR   {tmp_path / 'syn.py'} (the file does not compile)" in err.splitlines()
+
+
+def test_skip_no_kernels_lets_a_hook_pass_when_no_staged_file_has_a_kernel(tmp_path):
+    helper = tmp_path / "helper.py"
+    helper.write_text(HELPER)
+    code, out, err = run("prove", helper, "--format", "short", "--fail-on", "failed")
+    assert code == 3 and "no kernels found" in err and "--skip-no-kernels" in err
+    other = tmp_path / "other.py"
+    other.write_text(HELPER)
+    code, out, err = run("prove", helper, other, "--format", "short", "--fail-on", "failed", "--skip-no-kernels")
+    assert (code, out) == (0, "") and "nothing to prove" in err
+    # a file without kernels among others is skipped with or without the flag; the others count
+    bug = shutil.copy(BUGGY, tmp_path / "bug.py")
+    for flag in ((), ("--skip-no-kernels",)):
+        code, out, _ = run("prove", helper, bug, "--format", "short", "--fail-on", "failed", "--no-cache", *flag)
+        assert code == 1 and out.count(": error: ") == 1
+    hooks = (EXAMPLES_DIR.parent / ".pre-commit-hooks.yaml").read_text()
+    assert hooks.count("--skip-no-kernels") == 2
+
+
+def test_baseline_accepted_findings_are_notes_in_short_format(tmp_path):
+    bug = shutil.copy(BUGGY, tmp_path / "bug.py")
+    baseline = tmp_path / "baseline.json"
+    assert run("prove", bug, "--no-cache", "--no-suggest", "--format", "json", "-o", baseline)[0] == 1
+    code, out, _ = run("prove", bug, "--no-cache", "--no-suggest", "--format", "short")
+    assert code == 1 and out.startswith(f"{bug}:11:5: error: bounds: ")
+    code, out, err = run("prove", bug, "--no-cache", "--no-suggest", "--format", "short",
+                         "--baseline", baseline)
+    assert code == 0, err
+    assert out.startswith(f"{bug}:11:5: note: accepted in the baseline: bounds: ") and ": error:" not in out
+    bug2 = shutil.copy(BUGGY, tmp_path / "bug2.py")     # another file name: another fingerprint
+    code, out, _ = run("prove", bug, bug2, "--no-cache", "--no-suggest", "--format", "short",
+                       "--baseline", baseline)
+    assert code == 1
+    assert out.splitlines() == [out.splitlines()[0], out.splitlines()[1]]
+    assert ": note: accepted in the baseline: " in out.splitlines()[0]
+    assert out.splitlines()[1].startswith(f"{bug2}:11:5: error: bounds: ")
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as fh:
+            return [int(p) for p in fh.read().split()]
+    except OSError:
+        return []
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc for the worker processes")
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_ctrl_c_stops_at_once_with_exit_130_and_a_partial_summary(tmp_path, jobs):
+    for name in sorted(p.name for p in CORPUS.glob("*.py"))[:12]:
+        shutil.copy(CORPUS / name, tmp_path / name)
+    env = dict(os.environ, VERIKERN_NO_CACHE="1")
+    proc = subprocess.Popen([sys.executable, "-m", "verikern.cli", "prove", str(tmp_path), "--jobs", str(jobs)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        first = proc.stderr.readline()              # one file finished: the run is under way
+        assert first.startswith("[1/12] "), first
+        workers = _children(proc.pid)
+        sent = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+        took = time.monotonic() - sent
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 130, err
+    assert took < 20, took
+    summary = err.splitlines()[-1]
+    assert summary.startswith("interrupted: ") and "of 12 file(s) finished before Ctrl-C" in summary
+    assert "(partial: the other files were not proved)" in summary
+    done = int(summary.split()[1])
+    assert 1 <= done < 12
+    assert out.count("\nFAILED  ") + out.count("\nPROVED  ") + out.startswith(("FAILED", "PROVED")) >= 1
+    assert (len(workers) == 2) == (jobs == 2)
+    assert not [pid for pid in workers if os.path.exists(f"/proc/{pid}")
+                and open(f"/proc/{pid}/stat").read().split()[2] != "Z"]

@@ -1,0 +1,43 @@
+"""The prover as an oracle on generated kernels (issue 25): a kernel that is
+well defined by construction must never end `failed`, and the same kernel
+with one planted defect (a dropped guard, an off-by-one, a removed barrier,
+a plain store where an atomic was, a read before the write) must never end
+`proved`. `unknown` is allowed (its rate is the precision figure the
+campaign reports), but the set must also show the oracle can bite: some
+planted defects end `failed`."""
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from verikern.proofs.pipeline import prove_mir
+from verikern.testing.generate.campaign import compile_program
+from verikern.testing.generate.program import defects, plant, program_from_seed
+
+SEEDS = (1, 2, 4, 5, 6, 9)
+BUDGET = 2.0
+VERDICTS: Counter = Counter()
+
+
+def _status(program, where) -> str:
+    target = compile_program(program, where, False)
+    return prove_mir(target.mir, file=target.file, budget=BUDGET).status.value
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_generated_kernel_never_fails_and_its_planted_defect_is_never_proved(seed, tmp_path):
+    program = program_from_seed(seed, max_phases=1)
+    verdict = _status(program, tmp_path)
+    assert verdict != "failed", f"a correct-by-construction kernel failed:\n{program.source()}"
+    assert defects(program), "every generated phase has defect variants"
+    bad = plant(program, seed)
+    bad_verdict = _status(bad, tmp_path / "defect")
+    assert bad_verdict != "proved", f"a planted defect ({bad.defect}) was proved:\n{bad.source()}"
+    VERDICTS[bad_verdict] += 1
+
+
+def test_some_planted_defects_are_caught():
+    if len(VERDICTS) == 0:
+        pytest.skip("run with the parametrized cases above")
+    assert VERDICTS["failed"] >= 1, VERDICTS

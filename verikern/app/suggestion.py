@@ -1,0 +1,84 @@
+"""A suggested contract is a claim, and is proved as one: the contract is
+pasted into the kernel's source exactly as users are told to paste it
+(proofs.reporting.paste), the file is compiled again and the kernel proved
+again, whole -- every obligation, every inlined copy of a func.
+
+Invariants:
+- `proved_under_suggestion` is True only when that re-proof of the pasted
+  source ends PROVED (z3 `unsat` for every obligation, as any proof);
+  anything else -- the pasted file does not compile, the kernel is not
+  found, an obligation fails or stays unknown, the proof errs -- is False;
+  the re-proof runs only for a search that claims the contract proves the
+  kernel (a search that does not is False already: nothing to check);
+- a suggestion is kept only with an example launch solved on the pasted
+  kernel (proofs.deciding.example_launch): a contract that admits no launch
+  (or none z3 finds within its work) is never suggested;
+- the kernel's own verdict and obligations are never changed here, and the
+  user's file is only ever read (the pasted text is compiled from memory).
+"""
+from __future__ import annotations
+
+import dataclasses
+import logging
+from pathlib import Path
+
+from verikern.frontend import compile_source
+from verikern.proofs.deciding.example_launch import example_launch
+from verikern.proofs.obligations import KernelReport, KernelStatus
+from verikern.proofs.pipeline import prove_mir
+from verikern.proofs.reporting.paste import pasted, suggestion_inserts
+
+LOG = logging.getLogger("verikern.app.suggestion")
+
+
+def _without_suggestion(report: KernelReport) -> KernelReport:
+    return dataclasses.replace(report, suggested_requires=(), suggested_decorators=(),
+                               proved_under_suggestion=None, suggested_example=None)
+
+
+def pasted_kernel(report: KernelReport, source: str):
+    """The MIR of `report`'s kernel compiled from `source` with the suggested
+    decorators pasted above its `def`; None (with the reason logged) when it
+    does not compile."""
+    text = pasted(source, suggestion_inserts(source, report.line, report.suggested_decorators))
+    try:
+        module = compile_source(text, report.file)
+    except Exception as err:  # the pasted file must compile; if not, nothing is claimed
+        LOG.info("%s: the pasted contract does not compile: %s", report.kernel, err)
+        return None
+    # by name, or by MIR name: a generic kernel's instance `sort[int8]` is proved as `sort__int8`
+    found = [k for k in module.kernels if report.kernel in (k.name, getattr(k.mir, "name", None))]
+    if not found:
+        return None
+    result = found[0]
+    if result.error is not None or result.mir is None:
+        LOG.info("%s: the pasted contract does not compile: %s", report.kernel, result.error)
+        return None
+    return result.mir
+
+
+def prove_suggestion(report: KernelReport, source: str | None, *, dims=None, block_dim=None,
+                     budget: float | None = None, max_array_bytes: int | None = None,
+                     engine: str = "z3", unwind: int | None = None) -> KernelReport:
+    """`report` with its suggestion proved on the pasted source (see the
+    module docstring): `proved_under_suggestion` and `suggested_example`
+    set, or the suggestion dropped when the contract admits no launch.
+    A report without a suggestion is returned as it is."""
+    if not report.suggested_decorators:
+        return report
+    mir = pasted_kernel(report, source) if source is not None else None
+    if mir is None:
+        return dataclasses.replace(report, proved_under_suggestion=False)
+    example = example_launch(mir, dims=dims, block_dim=block_dim, max_array_bytes=max_array_bytes,
+                             label=f"{Path(report.file).stem}.{mir.name}.")
+    if example is None:
+        LOG.info("%s: the suggested contract admits no launch z3 finds; not suggested", report.kernel)
+        return _without_suggestion(report)
+    proved = False
+    if report.proved_under_suggestion:   # the search's claim, now checked (a False needs no proof)
+        again = prove_mir(mir, file=report.file, dims=dims, block_dim=block_dim, budget=budget,
+                          replay=False, max_array_bytes=max_array_bytes, suggest=False,
+                          engine=engine, unwind=unwind)
+        LOG.info("%s: under the pasted contract: %s", report.kernel, again.status.value)
+        proved = again.status is KernelStatus.PROVED
+    return dataclasses.replace(report, proved_under_suggestion=proved, suggested_example=example)
