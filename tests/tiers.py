@@ -46,6 +46,7 @@ SLOW_FILES = frozenset({
 })
 
 SLOW_TESTS = frozenset({
+    "tests/backends/simulator/test_sim_addressing.py::test_every_address_shape_matches_numpy_on_cuda",
     "tests/testing/test_generate.py::test_fuzz_generate_on_the_command_line",
     "tests/testing/test_generate.py::test_a_disagreeing_backend_is_found_shrunk_written_and_reproducible",
     # real Warp (compiles kernels with clang): the rebinding, overload and generic-instance probes
