@@ -46,6 +46,7 @@ SLOW_FILES = frozenset({
 })
 
 SLOW_TESTS = frozenset({
+    "tests/backends/simulator/test_sim_addressing.py::test_every_address_shape_matches_numpy_on_cuda",
     "tests/testing/test_generate.py::test_fuzz_generate_on_the_command_line",
     "tests/testing/test_generate.py::test_a_disagreeing_backend_is_found_shrunk_written_and_reproducible",
     # real Warp (compiles kernels with clang): the rebinding, overload and generic-instance probes
@@ -125,6 +126,7 @@ FAST_PARAMS = {
     "tests/backends/simulator/test_sim_addressing.py::test_every_address_shape_matches_numpy":
         {"cpu-shared2d_vec3_0", "cpu:native-shared2d_cm_mat22_0", "cpu-shared4d_cm_int32_2",
          "cpu-global3d_mat22_1", "cpu:native-global1d_int32_0"},
+    "tests/encoders/test_c_addressing.py::test_address_shapes_match_numpy_in_c": {"shared2d_cm_int32_0"},
 }
 
 CORPUS_WIDE = frozenset({
