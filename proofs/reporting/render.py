@@ -20,7 +20,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from verikern import __version__
+from verikern.version import __version__
 from verikern.errors import source_line_at
 from verikern.mir.nodes import SourceLoc
 from verikern.proofs.obligations import (

@@ -21,7 +21,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from typing import Any, Iterable
 
-from verikern import __version__
+from verikern.version import __version__
 from verikern.mir.nodes import SourceLoc
 from verikern.proofs.reporting.fingerprint import VERSION as FP_KEY, engine_of, error_fingerprint, fingerprints
 from verikern.proofs.obligations import KernelReport, KernelStatus, ObligationKind, Status
