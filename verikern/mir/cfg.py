@@ -33,6 +33,20 @@ def reachable_labels(blocks: Sequence[Block]) -> set[str]:
     return seen
 
 
+def forward_successors(k: Kernel, back_edges: set[tuple[str, str]], label: str) -> frozenset[str]:
+    """Blocks reachable from `label` along one or more edges that are not in
+    `back_edges` (`label` itself only if such a path returns to it)."""
+    seen: set[str] = set()
+    stack = [label]
+    while stack:
+        lbl = stack.pop()
+        for s in k.block(lbl).terminator.successors():
+            if (lbl, s) not in back_edges and s not in seen:
+                seen.add(s)
+                stack.append(s)
+    return frozenset(seen)
+
+
 def reverse_postorder(k: Kernel, successor_key: Callable[[str], int] | None = None) -> list[str]:
     """Labels of blocks reachable from entry, in reverse postorder (for a
     reducible CFG: a loop header precedes its body and its exit follows it).
@@ -216,14 +230,7 @@ class CfgShape:
         cache = self.__dict__.setdefault("_forward_reach", {})
         out = cache.get(label)
         if out is None:
-            seen, stack = {label}, [label]
-            while stack:
-                lbl = stack.pop()
-                for s in self.kernel.block(lbl).terminator.successors():
-                    if (lbl, s) not in self.back_edges and s not in seen:
-                        seen.add(s)
-                        stack.append(s)
-            out = cache[label] = frozenset(seen)
+            out = cache[label] = forward_successors(self.kernel, self.back_edges, label) | {label}
         return out
 
 
