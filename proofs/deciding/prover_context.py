@@ -14,14 +14,14 @@ import itertools
 
 import z3
 
-from verikern.encoders.smt.encoder import CfgShape, ThreadEncoding, divmod_lemmas
+from verikern.encoders.smt.encoder import ThreadEncoding, divmod_lemmas
 from verikern.encoders.smt.abstraction import NonlinearAbstraction
 from verikern.encoders.smt.geometry import DimProducts, MonotoneProducts, thread_geometry_facts
 from verikern.encoders.smt.launch import DEFAULT_MAX_ARRAY_BYTES, LaunchModel
 from verikern.encoders.smt.lemmas import RemainderLemmas
 from verikern.encoders.smt.semantics import UnsupportedConstruct
 from verikern.encoders.smt.semantics import le, lt, widen
-from verikern.mir.cfg import dominators
+from verikern.mir.cfg import CfgShape, UnstructuredCycle, dominators
 from verikern.mir.facts import (
     accesses_memory, definitions, is_barrier, is_int_division, writes_memory,
 )
@@ -67,7 +67,10 @@ class ProofContext:
         self.kernel = kernel
         self.infeasible = infeasible
         self.budget = budget if budget is not None else SolverBudget()
-        self.shape = CfgShape(kernel)
+        try:
+            self.shape = CfgShape(kernel)
+        except UnstructuredCycle as e:
+            raise UnsupportedConstruct(str(e)) from None
         self.launch = LaunchModel(kernel, dims, block_dim, max_array_bytes)
         self.varying = varying_values(kernel)
         self.defs = definitions(kernel)

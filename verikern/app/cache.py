@@ -47,7 +47,7 @@ import importlib
 
 import z3
 
-from verikern import __version__
+from verikern.version import __version__
 from verikern.mir.nodes import SourceLoc
 from verikern.proofs.obligations import (
     Counterexample, ExampleLaunch, KernelReport, KernelStatus, Obligation, ObligationKind, Status,
