@@ -116,8 +116,9 @@ def _wrong(target, launch):
         return out
     name = [n for n in out if n.endswith("out") and out[n].size][-1:]
     for n in name:
-        flat = out[n].reshape(-1)
-        flat[0] = ~flat[0] if flat.dtype.kind in "iub" else flat[0] + np.array(1000, flat.dtype)
+        first = (0,) * out[n].ndim     # (the array may be in Fortran order: no flat view)
+        v = out[n][first]
+        out[n][first] = ~v if out[n].dtype.kind in "iub" else v + np.array(1000, out[n].dtype)
     return out
 
 
