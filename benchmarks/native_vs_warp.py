@@ -1,12 +1,20 @@
 """Throughput of cpu:native against the simulator, NVIDIA Warp's CPU backend
-and numpy, on saxpy and Moller-Trumbore ray-triangle intersection.
+and numpy, on saxpy, Moller-Trumbore ray-triangle intersection, a
+neighbour gather (out[i] = x[idx[i]], idx within 8 of i, under
+vk.all_in_range) and a column stencil (benchmarks/kernels/column_stencil.py,
+out[i] = x[i - w] + x[i] + x[i + w], w = 1024).
 
 Run: python benchmarks/native_vs_warp.py [--n 4194304] [--repeat 5] [--no-sim]
 
-Each column is the best of --repeat timed launches (compile / JIT time
-excluded and printed separately; the simulator runs once). Ratios are
-time(cpu:native) / time(other): <= 1.0 means cpu:native is at least as fast.
-The cpu:native results are also checked against numpy before timing.
+cpu:native runs in two modes: "checked" (device "cpu:native": every index
+checked at run time) and "proved-unchecked" (device "cpu:native:proved":
+the checks whose bounds obligations are proved are left out). Each column
+is the best of --repeat timed launches, the columns timed in turn round by
+round so they see the same machine load (compile / JIT / proof time
+excluded and printed separately; the simulator runs once). The ratio columns are
+speed(proved-unchecked) / speed(other): >= 1.0 means cpu:native is at least
+as fast; "unchk/chk" is proved-unchecked over checked. Both cpu:native
+modes are checked against numpy before timing.
 """
 from __future__ import annotations
 
@@ -39,9 +47,46 @@ def best_of(fn, repeat: int) -> float:
     return best
 
 
+def best_interleaved(fns: dict, repeat: int, clock=time.perf_counter) -> dict:
+    """The best time of each function, timed in turn (one run of each per
+    round, `repeat` rounds), so that every column sees the same machine
+    load -- on a shared machine the load changes within seconds. `clock`:
+    wall time, or time.process_time (CPU seconds of every thread of this
+    process: what a run costs, not how long it waits for a core)."""
+    best = {name: float("inf") for name in fns}
+    for _ in range(repeat):
+        for name, fn in fns.items():
+            start = clock()
+            fn()
+            best[name] = min(best[name], clock() - start)
+    return best
+
+
 # ------------------------------------------------------------------- numpy
 def numpy_saxpy(inp):
     return inp["a"] * inp["x"] + inp["y"]
+
+
+def numpy_gather(inp):
+    return inp["x"][inp["idx"]]
+
+
+def gather_inputs(rng, n):
+    """x and, for each i, an index within 8 of i (clamped to the array)."""
+    idx = np.minimum(np.arange(n) + rng.integers(0, 8, n), n - 1).astype(np.int32)
+    return {"x": rng.standard_normal(n).astype(np.float32), "idx": idx}
+
+
+GATHER_SOURCE = ROOT / "verikern" / "selftest_corpus" / "ok_gather_in_range.py"
+STENCIL_SOURCE = ROOT / "benchmarks" / "kernels" / "column_stencil.py"
+STENCIL_WIDTH = 1024
+
+
+def numpy_stencil(inp):
+    x, w = inp["x"], STENCIL_WIDTH
+    out = np.zeros_like(x)
+    out[w:-w] = x[:-2 * w] + x[w:-w] + x[2 * w:]
+    return out
 
 
 def numpy_ray_triangle(inp):
@@ -77,6 +122,21 @@ def warp_kernels():
             y[i] = a * x[i] + y[i]
 
     @wp.kernel
+    def gather(x: wp.array(dtype=wp.float32), idx: wp.array(dtype=wp.int32),
+               out: wp.array(dtype=wp.float32)):
+        i = wp.tid()
+        if i < idx.shape[0] and i < out.shape[0]:
+            out[i] = x[idx[i]]
+
+    @wp.kernel
+    def column_stencil(x: wp.array(dtype=wp.float32), out: wp.array(dtype=wp.float32),
+                       w: wp.int32):
+        i = wp.tid()
+        if i < out.shape[0]:
+            if i >= w and i < x.shape[0] - w:
+                out[i] = x[i - w] + x[i] + x[i + w]
+
+    @wp.kernel
     def intersect(origins: wp.array(dtype=wp.vec3), directions: wp.array(dtype=wp.vec3),
                   v0: wp.array(dtype=wp.vec3), v1: wp.array(dtype=wp.vec3),
                   v2: wp.array(dtype=wp.vec3), t_hit: wp.array(dtype=wp.float32)):
@@ -103,13 +163,23 @@ def warp_kernels():
                             result = t
             t_hit[i] = result
 
-    return wp, saxpy, intersect
+    return wp, saxpy, intersect, gather, column_stencil
 
 
-def bench_warp(wk, case: str, inp, n: int, repeat: int):
-    wp, saxpy, intersect = wk
+def bench_warp(wk, case: str, inp, n: int):
+    """(one timed launch, seconds of the first launch with its build/load)."""
+    wp, saxpy, intersect, gather, column_stencil = wk
     dev = "cpu"
-    if case == "saxpy":
+    if case == "stencil":
+        out = wp.zeros(n, dtype=wp.float32, device=dev)
+        args = [wp.array(inp["x"], dtype=wp.float32, device=dev), out, STENCIL_WIDTH]
+        kernel = column_stencil
+    elif case == "gather":
+        out = wp.zeros(n, dtype=wp.float32, device=dev)
+        args = [wp.array(inp["x"], dtype=wp.float32, device=dev),
+                wp.array(inp["idx"], dtype=wp.int32, device=dev), out]
+        kernel = gather
+    elif case == "saxpy":
         x = wp.array(inp["x"], dtype=wp.float32, device=dev)
         y = wp.array(inp["y"].copy(), dtype=wp.float32, device=dev)
         args = [x, y, float(inp["a"])]
@@ -128,13 +198,17 @@ def bench_warp(wk, case: str, inp, n: int, repeat: int):
         wp.launch(kernel, dim=n, inputs=args, device=dev)
         wp.synchronize()
 
-    return best_of(once, repeat), first
+    return once, first
 
 
 def launch_inputs(case: str, inp, n: int) -> list:
     """The vk.launch argument list (arrays allocated once, outside the timing)."""
     if case == "saxpy":
         return [inp["x"], inp["y"].copy(), inp["a"]]
+    if case == "gather":
+        return [inp["x"], inp["idx"], np.zeros(n, np.float32)]
+    if case == "stencil":
+        return [inp["x"], np.zeros(n, np.float32), STENCIL_WIDTH]
     arrays = [inp[k] for k in ("origins", "directions", "v0", "v1", "v2")]
     return arrays + [np.zeros(n, np.float32)]
 
@@ -145,60 +219,91 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=1 << 22)
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--no-sim", action="store_true", help="skip the (slow) simulator")
+    ap.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                    help="wall: elapsed time; cpu: CPU seconds of all of this process's threads "
+                         "(steadier on a loaded machine; it counts both cpu:native workers, so "
+                         "it hides their parallel speed-up)")
     args = ap.parse_args()
     n = args.n
 
     import verikern as vk
+    from verikern.app.native_proved import unchecked_for
     from verikern.backends.native import compile_kernel, workers
+    from verikern.frontend import compile_file
 
     wk = warp_kernels()
     rng = np.random.default_rng(0)
     print(f"n = {n}, host cores = {os.cpu_count()}, cpu:native workers = {workers()}")
     rows = []
+    numpy_of = {"saxpy": numpy_saxpy, "ray_triangle": numpy_ray_triangle, "gather": numpy_gather,
+                "stencil": numpy_stencil}
     for case, example, kname in (("saxpy", "saxpy", "saxpy"),
-                                 ("ray_triangle", "ray_triangle", "intersect")):
-        ex = load_example(example)
-        inp = ex.make_inputs(rng, n)
-        handle = getattr(ex, kname)
-        compiled = compile_kernel(handle.mir)
-        ref = numpy_saxpy(inp) if case == "saxpy" else numpy_ray_triangle(inp)
-        launch_args = launch_inputs(case, inp, n)
-        vk.launch(handle, n, launch_args, device="cpu:native")
-        got = launch_args[-1] if case == "ray_triangle" else launch_args[1]
-        agree = float(np.mean(np.isclose(got, ref, rtol=1e-4, atol=1e-4)))
-        t_native = best_of(lambda h=handle, a=launch_args: vk.launch(h, n, a, device="cpu:native"),
-                           args.repeat)
-        t_numpy = best_of(lambda i=inp, c=case: numpy_saxpy(i) if c == "saxpy"
-                          else numpy_ray_triangle(i), args.repeat)
+                                 ("ray_triangle", "ray_triangle", "intersect"),
+                                 ("gather", None, "gather_checked"),
+                                 ("stencil", None, "column_stencil")):
+        if case == "gather":
+            inp = gather_inputs(rng, n)
+            handle = compile_file(GATHER_SOURCE).kernel(kname).mir
+        elif case == "stencil":
+            inp = {"x": rng.standard_normal(n).astype(np.float32)}
+            handle = compile_file(STENCIL_SOURCE).kernel(kname).mir
+        else:
+            ex = load_example(example)
+            inp = ex.make_inputs(rng, n)
+            handle = getattr(ex, kname)
+        mir = getattr(handle, "mir", handle)
+        start = time.perf_counter()
+        unchecked = unchecked_for(mir)
+        prove_seconds = time.perf_counter() - start
+        compiled = compile_kernel(mir)
+        vector = {mode: "vector.body" in ck.optimized_ir for mode, ck in
+                  (("checked", compiled), ("proved-unchecked", compile_kernel(mir, unchecked=unchecked)))}
+        ref = numpy_of[case](inp)
+        agree = {}
+        contenders = {}
+        for device in ("cpu:native", "cpu:native:proved"):
+            launch_args = launch_inputs(case, inp, n)
+            vk.launch(handle, n, launch_args, device=device)
+            got = launch_args[1] if case in ("saxpy", "stencil") else launch_args[-1]
+            agree[device] = float(np.mean(np.isclose(got, ref, rtol=1e-4, atol=1e-4)))
+            contenders[device] = lambda h=handle, a=launch_args, d=device: vk.launch(h, n, a, device=d)
+        contenders["numpy"] = lambda i=inp, c=case: numpy_of[c](i)
+        warp_first = None
+        if wk is not None:
+            contenders["warp"], warp_first = bench_warp(wk, case, inp, n)
+        times = best_interleaved(contenders, args.repeat,
+                                 time.process_time if args.clock == "cpu" else time.perf_counter)
         t_sim = None
         if not args.no_sim:
+            launch_args = launch_inputs(case, inp, n)
             t_sim = best_of(lambda h=handle, a=launch_args: vk.launch(h, n, a, device="cpu"), 1)
-        t_warp = warp_first = None
-        if wk is not None:
-            t_warp, warp_first = bench_warp(wk, case, inp, n, args.repeat)
-        rows.append((case, compiled.compile_seconds, t_native, t_sim, t_warp, warp_first,
-                     t_numpy, agree))
+        rows.append((case, compiled.compile_seconds, times["cpu:native"], times["cpu:native:proved"],
+                     t_sim, times.get("warp"), warp_first, times["numpy"], agree, prove_seconds,
+                     len(unchecked), vector))
 
     def rate(t):
         return f"{n / t / 1e6:10.1f}" if t else "       n/a"
 
-    print("\nthroughput in million threads (elements) per second; best of "
+    print(f"\nthroughput in million threads (elements) per {args.clock} second; best of "
           f"{args.repeat} runs (simulator: 1 run)")
-    print(f"{'kernel':14} {'cpu:native':>10} {'simulator':>10} {'warp cpu':>10} "
-          f"{'numpy':>10} | {'nat/sim':>8} {'nat/warp':>8} {'nat/numpy':>9}")
-    for case, _jit, tn, ts, tw, _wfirst, tnp, _agree in rows:
-        def r(t, tn=tn):
-            return f"{tn / t:8.3f}" if t else "     n/a"
-        print(f"{case:14} {rate(tn)} {rate(ts)} {rate(tw)} {rate(tnp)} | "
-              f"{r(ts)} {r(tw)} {tn / tnp:9.3f}")
+    print(f"{'kernel':14} {'checked':>10} {'proved-unchecked':>16} {'simulator':>10} "
+          f"{'warp cpu':>10} {'numpy':>10} | {'unchk/chk':>9} {'unchk/warp':>10} "
+          f"{'unchk/numpy':>11} {'chk/warp':>8}")
+    for case, _jit, tc, tu, ts, tw, _wfirst, tnp, _agree, _prove, _removed, _ck in rows:
+        def r(t, width, tn=tu):
+            return f"{t / tn:{width}.3f}" if t else " " * (width - 3) + "n/a"
+        print(f"{case:14} {rate(tc)} {rate(tu):>16} {rate(ts)} {rate(tw)} {rate(tnp)} | "
+              f"{tc / tu:9.3f} {r(tw, 10)} {r(tnp, 11)} {r(tw, 8, tc)}")
     print()
-    for case, jit, _tn, _ts, _tw, wfirst, _tnp, agree in rows:
+    for case, jit, _tc, _tu, _ts, _tw, wfirst, _tnp, agree, prove, removed, vector in rows:
         warp_note = f", warp first launch (incl. build/load) {wfirst:.3f} s" if wfirst else ""
-        print(f"{case}: cpu:native JIT compile {jit * 1e3:.1f} ms{warp_note}; "
-              f"cpu:native agrees with numpy on {agree * 100:.2f}% of elements")
+        loops = ", ".join(f"{mode} {'vectorised' if v else 'scalar'}" for mode, v in vector.items())
+        print(f"{case}: cpu:native JIT compile {jit * 1e3:.1f} ms (thread loop: {loops}), proof "
+              f"{prove:.2f} s removing {removed} index check(s){warp_note}; agrees with numpy on "
+              f"{agree['cpu:native'] * 100:.2f}% (checked) and "
+              f"{agree['cpu:native:proved'] * 100:.2f}% (proved-unchecked) of elements")
     if wk is None:
         print("warp-lang is not installed: the warp column is skipped")
-    print("ratios are time(cpu:native) / time(other); <= 1.0: cpu:native is as fast or faster")
 
 
 if __name__ == "__main__":

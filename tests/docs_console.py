@@ -4,8 +4,8 @@ run, and its shown output compared with what the commands print.
 A console block is a series of `$ COMMAND` lines, each followed by the
 output it shows. The block's commands run in one bash process, in a fresh
 temporary folder holding copies of `examples/` and `docs/examples/` (so the
-documented relative paths work), with `verikern` and `python` from the
-running interpreter's environment first on PATH, stdout and stderr merged
+documented relative paths work), with `verikern` and `python` first on
+PATH as the running interpreter (`python -m verikern.cli`), stdout and stderr merged
 as a terminal shows them.
 
 Markdown comments right above a block's fence steer it:
@@ -47,8 +47,12 @@ DIRECTIVE = re.compile(r"^<!--\s*docs-test:\s*(.*?)\s*-->$")
 MARK = "@@docs-test-command@@"
 BLOCK_TIMEOUT_S = 600
 
-#: Output lines that depend on the machine, not on verikern (dropped before comparing).
-IGNORED = (re.compile(r"^Warp CUDA warning: "),)
+#: Output lines that depend on the machine or on stderr not being a terminal (the docs
+#: show a terminal session), not on what verikern establishes: dropped before comparing.
+IGNORED = (
+    re.compile(r"^Warp CUDA warning: "),         # Warp on a machine without a GPU
+    re.compile(r"^\[\d+/\d+\] "),                # progress lines: on a terminal, a bar that vanishes
+)
 
 _VOLATILE = (
     (re.compile(r"\b\d+\.\d+\s?(s|ms|seconds)\b"), "<time>"),                          # durations
@@ -126,6 +130,19 @@ def blocks(path: Path) -> list[Block]:
     return out
 
 
+def commands_outside_console(path: Path) -> list[str]:
+    """`file:line` of every `$ ` command line in a fenced block that is not a
+    console block (such a block would escape the test)."""
+    out, fence = [], None
+    for no, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        stripped = line.strip()
+        if stripped.startswith("```"):
+            fence = None if fence is not None else stripped[3:].strip()
+        elif fence is not None and fence != "console" and stripped.startswith("$ "):
+            out.append(f"{path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else path.name}:{no}")
+    return out
+
+
 # ------------------------------------------------------------------ comparing
 def normalise(line: str, workdir: str | None = None) -> str:
     line = normalise_path(line, workdir)
@@ -176,16 +193,16 @@ def _align(shown: list[str], actual: list[str], workdir: str | None):
     i, j = n, m
     while i > 0 or j > 0:
         if i > 0 and _wild(shown[i - 1]):
-            if j > 0 and cost[i][j] == cost[i][j - 1]:
+            if cost[i][j] == cost[i - 1][j] or j == 0:             # the wildcard stands for no more
+                steps.append(("wild", shown[i - 1]))
+                i -= 1
+            else:
                 j -= 1                                              # absorbed by the wildcard
-                continue
-            steps.append(("wild", shown[i - 1]))
-            i -= 1
         elif i > 0 and j > 0 and _same(p[i - 1], a[j - 1]) and cost[i][j] == cost[i - 1][j - 1]:
             steps.append(("keep", shown[i - 1]))
             i, j = i - 1, j - 1
         elif i > 0 and j > 0 and cost[i][j] == cost[i - 1][j - 1] + 1:
-            steps.append(("new", actual[j - 1]))
+            steps += [("new", actual[j - 1]), ("drop", shown[i - 1])]     # reversed below: - then +
             i, j = i - 1, j - 1
         elif j > 0 and cost[i][j] == cost[i][j - 1] + 1:
             steps.append(("new", actual[j - 1]))
@@ -214,6 +231,17 @@ def merged(shown: list[str], actual: list[str], workdir: str | None = None) -> l
     return out
 
 
+def explain(shown: list[str], actual: list[str], workdir: str | None = None) -> list[str]:
+    """The alignment as a diff: `- ` a shown line nothing printed, `+ ` a printed
+    line not shown, `  ` a shown line that still holds (`...` included)."""
+    marks = {"keep": "  ", "wild": "  ", "new": "+ ", "drop": "- "}
+    out = []
+    _cost, steps = _align(shown, actual, workdir)
+    for kind, line in steps:
+        out.append(marks[kind] + (normalise_path(line, workdir) if kind == "new" else line))
+    return out
+
+
 def normalise_path(line: str, workdir: str | None) -> str:
     if workdir:
         line = line.replace(workdir + os.sep, "").replace(workdir, ".")
@@ -231,9 +259,23 @@ def prepare(block: Block, workdir: Path) -> None:
         shutil.copyfile(ROOT / source, target)
 
 
+def _shims(folder: Path) -> Path:
+    """A folder with `python`, `python3` (this interpreter) and `verikern` (its
+    `python -m verikern.cli`), whatever the interpreter's folder holds."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in ("python", "python3"):
+        if not (folder / name).exists():
+            (folder / name).symlink_to(sys.executable)
+    script = folder / "verikern"
+    if not script.exists():
+        script.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m verikern.cli "$@"\n')
+        script.chmod(0o755)
+    return folder
+
+
 def environment(cache_dir: Path) -> dict[str, str]:
     env = dict(os.environ)
-    env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
+    env["PATH"] = str(_shims(cache_dir.parent / "docs-bin")) + os.pathsep + env.get("PATH", "")
     env.update(PYTHONUNBUFFERED="1", NO_COLOR="1", TERM="dumb", COLUMNS="100",
                VERIKERN_CACHE_DIR=str(cache_dir), PYTHONHASHSEED="0")
     for name in ("VERIKERN_NO_CACHE", "FORCE_COLOR", "PYTEST_ADDOPTS", "PYTEST_XDIST_WORKER"):

@@ -8,7 +8,6 @@ Regenerate every block after a change of messages (review the diff):
 """
 from __future__ import annotations
 
-import difflib
 from pathlib import Path
 
 import pytest
@@ -30,6 +29,8 @@ def test_every_skipped_block_says_why_and_every_file_named_exists():
                 assert (dc.ROOT / source).is_file(), f"{block.name}: file {name} = {source}: no such file"
             for d in block.directives:
                 assert d.startswith(("skip", "file ")), f"{block.name}: unknown directive {d!r}"
+    outside = [where for path in dc.DOCS for where in dc.commands_outside_console(path)]
+    assert outside == [], "shell commands outside ```console blocks (the docs test would not run them)"
 
 
 @pytest.mark.parametrize("path", FILES, ids=[p.relative_to(dc.ROOT).as_posix() for p in FILES])
@@ -46,7 +47,7 @@ def test_console_blocks_show_what_the_commands_print(path, tmp_path_factory, upd
             new_lines.append(f"$ {command}")
             new_lines += dc.merged(shown, actual, str(workdir))
             if not dc.matches(shown, actual, str(workdir)):
-                stale.append((block, command, shown, actual))
+                stale.append((block, command, shown, actual, str(workdir)))
         if list(block.lines) != new_lines:
             updates[block.first] = new_lines
     if update_goldens:
@@ -55,9 +56,8 @@ def test_console_blocks_show_what_the_commands_print(path, tmp_path_factory, upd
         return
     if stale:
         report = []
-        for block, command, shown, actual in stale:
-            diff = difflib.unified_diff(shown, actual, "shown", "printed", lineterm="", n=1)
-            report.append(f"{block.name}: $ {command}\n" + "\n".join(diff))
+        for block, command, shown, actual, work in stale:
+            report.append(f"{block.name}: $ {command}\n" + "\n".join(dc.explain(shown, actual, work)))
         pytest.fail(f"{len(stale)} stale console example(s); regenerate with `python -m pytest -n 0 "
                     f"tests/test_docs_console.py {OPTION}` and review the diff:\n\n" + "\n\n".join(report),
                     pytrace=False)
@@ -96,6 +96,9 @@ def test_an_ellipsis_stands_for_any_number_of_lines_and_survives_regeneration():
     assert dc.merged(["x (0.09 s)"], ["x (7.00 s)"]) == ["x (0.09 s)"]          # timings kept as shown
     assert dc.merged(["old"], ["new", "lines"]) == ["new", "lines"]
     assert dc.merged(["a", "gone", "b"], ["a", "b"]) == ["a", "b"]
+    # a failure shows what changed, not the timings
+    assert dc.explain(["x (0.09 s)", "i = 66", "..."], ["x (7.00 s)", "i = 63", "more"]) == \
+        ["  x (0.09 s)", "- i = 66", "+ i = 63", "  ..."]
 
 
 def test_rewrite_replaces_only_the_blocks_given(tmp_path):
@@ -108,3 +111,9 @@ def test_rewrite_replaces_only_the_blocks_given(tmp_path):
     dc.rewrite(doc, {first.first: ["$ a", "new", "more"]})
     assert doc.read_text() == ("# t\n\n<!-- docs-test: skip (needs a GPU here) -->\n```console\n$ a\nnew\nmore\n"
                                "```\n\n```console\n$ b\nkeep\n```\n")
+
+
+def test_a_command_in_another_kind_of_block_is_found(tmp_path):
+    doc = tmp_path / "doc.markdown"
+    doc.write_text("```bash\n$ verikern prove x.py\n```\n\n```console\n$ ok\n```\n\n```\n$ also\n```\n")
+    assert dc.commands_outside_console(doc) == ["doc.markdown:2", "doc.markdown:10"]

@@ -38,6 +38,7 @@ SLOW_FILES = frozenset({
     "tests/warp_compat/test_warp_compat.py",       # real Warp, as above
     "tests/warp_compat/test_warp_atan2.py",        # real Warp, as above
     "tests/warp_compat/test_warp_ops.py",          # real Warp, as above
+    "tests/warp_compat/test_warp_addressing.py",   # real Warp, as above
     "tests/cli/prove/test_prove_suggest_warp.py",  # real Warp, as above (the README demo)
     "tests/testing/test_examples_fuzz.py",         # every example under real Warp (fuzz)
     "tests/testing/test_generated_ci.py",          # 300 generated kernels on cpu and cpu:native
@@ -75,6 +76,8 @@ SLOW_TESTS = frozenset({
     "tests/testing/test_fuzz.py::test_a_wrong_backend_is_caught_and_shrunk",
     "tests/testing/test_fuzz.py::test_a_racy_kernel_is_reported_as_a_kernel_bug_end_to_end",
     "tests/mir/test_mir_parser.py::test_awkward_constants_messages_names_and_files_round_trip",
+    "tests/artifact/test_build_boundary.py::test_cli_build_writes_the_files_and_refuses_bad_input",
+    "tests/artifact/test_build_boundary.py::test_all_sorted_at_the_boundary",
     "tests/proofs/reporting/test_dask.py::test_a_real_cluster_in_another_folder_gives_the_local_report",
 })
 
@@ -120,6 +123,7 @@ CORPUS_WIDE = frozenset({
     "tests/backends/cuda/test_cuda_fake_driver.py::test_corpus_harness_through_the_cuda_device_path",
     "tests/encoders/test_c_corpus.py::test_confirmed_counterexample_fails_the_same_obligation_in_c",
     "tests/encoders/test_c_corpus.py::test_admissible_launches_of_a_proved_kernel_never_fail_a_check",
+    "tests/artifact/test_build_examples.py::test_example_through_its_c_library_equals_the_simulator",
 })
 
 # Small kernels that keep every obligation kind, both verdicts, shared memory,

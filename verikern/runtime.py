@@ -32,6 +32,8 @@ DEVICES: dict[str, tuple[str, str]] = {
     "cpu": ("verikern.backends.simulator", "run"),
     "cpu:trace": ("verikern.backends.simulator", "run_traced"),
     "cpu:native": ("verikern.backends.native", "run"),
+    # cpu:native without the index checks whose bounds are proved (it proves the kernel once)
+    "cpu:native:proved": ("verikern.app.native_proved", "run"),
     "cuda": ("verikern.backends.cuda", "run"),
 }
 _CUDA_N = re.compile(r"^cuda:(\d+)$")
@@ -265,7 +267,8 @@ def launch(kernel, dim, inputs, block_dim: int | None = None, device: str = "cpu
     `wp.launch`): numpy arrays or Warp arrays (see the module docstring).
     block_dim: default the kernel's fixed block_dim (@vk.kernel(block_dim=...)),
     else 256. device: "cpu", "cpu:trace" (needs trace_path), "cpu:native",
-    "cuda" or "cuda:N". For the simulator ("cpu", "cpu:trace") only:
+    "cpu:native:proved" (no index checks where proved; the kernel is proved
+    once), "cuda" or "cuda:N". For the simulator ("cpu", "cpu:trace") only:
     max_steps, its scheduling steps per chunk of threads before an endless
     loop is reported (KernelRuntimeError); max_work, the simulated work
     allowed, in warp-steps (SimulationBudgetExceeded when spent: a count of

@@ -93,19 +93,29 @@ static int32_t vk__open_driver(vk_status* st) {
 """
 
 
+def _path_statement(lib: str, file: str) -> str:
+    return (f"if (snprintf(path, sizeof path, \"%s/%s\", dir, {c_string(file)}) >= "
+            f"(int)sizeof path) return vk__fail(status, VK_ERR_LAUNCH, 0, 0, -1, -1, "
+            f"\"vk_{lib}_load: the folder name is too long\");")
+
+
 def _library_functions(lib: str, entries: list[tuple[CEntry, str]]) -> list[str]:
-    """vk_L_load and the memory helpers."""
+    """vk_L_load and the memory helpers. A kernel's module is its cubin when
+    the build made one, else its PTX; a cubin the device cannot run (another
+    architecture) falls back to the PTX, which the driver compiles."""
     loads = []
     for e, module_file in entries:
         name = e.kernel.name
-        loads += [
-            f"    if (snprintf(path, sizeof path, \"%s/%s\", dir, {c_string(module_file)}) >= "
-            f"(int)sizeof path) return vk__fail(status, VK_ERR_LAUNCH, 0, 0, -1, -1, "
-            f"\"vk_{lib}_load: the folder name is too long\");",
-            "    { vk__ptr module = 0; VK__CU(status, ModuleLoad, (&module, path));",
-            f"      VK__CU(status, ModuleGetFunction, (&vk__fn_{name}, module, "
-            f"{c_string(name)})); }}",
-        ]
+        ptx = f"{name}.ptx"
+        loads += ["    {", "        vk__ptr module = 0;",
+                  "        " + _path_statement(lib, module_file),
+                  "        vk__CUresult r = vk__cu.ModuleLoad(&module, path);"]
+        if module_file != ptx:
+            loads += ["        if (r != 0) {", "            " + _path_statement(lib, ptx),
+                      "            r = vk__cu.ModuleLoad(&module, path);", "        }"]
+        loads += ["        if (r != 0) return vk__cu_fail(status, \"cuModuleLoad\", r);",
+                  f"        VK__CU(status, ModuleGetFunction, (&vk__fn_{name}, module, "
+                  f"{c_string(name)}));", "    }"]
     return [
         f"int32_t vk_{lib}_load(const char* dir, int32_t device, vk_status* status) {{",
         "    char path[4096];",

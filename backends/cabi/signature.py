@@ -77,16 +77,55 @@ def slot_c_type(slot: ParamSlot) -> str:
     return "int32_t"
 
 
+#: names a kernel parameter cannot have in C: C keywords, the generated
+#: code's locals and the C library functions it calls (such a parameter is
+#: renamed `u_<name>`, and so is one starting with vk_, VK_ or an underscore)
+RESERVED = frozenset("""
+auto break case char const continue default do double else enum extern float for goto if
+inline int long register restrict return short signed sizeof static struct switch typedef
+union unsigned void volatile while bool true false NULL
+dims size grid args words cerr crc data n lo hi i u v m d sorted first second shared state spill
+err rc site gtid errbuf r params path dev module status block_dim dim0 dim1 dim2 dim3
+malloc calloc free memcpy qsort aligned_alloc snprintf vsnprintf dlopen dlsym dlclose dlerror
+int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t uintptr_t size_t
+""".split())
+
+
+def c_names(kernel: Kernel) -> dict[str, str]:
+    """The C name of each kernel parameter and of each array's shape
+    parameters (`<name>_shape<d>`), all distinct and none reserved."""
+    taken: set[str] = set(RESERVED)
+    out: dict[str, str] = {}
+
+    def claim(want: str) -> str:
+        name = want
+        if name in RESERVED or name.startswith(("vk_", "VK_", "_")):
+            name = "u_" + name
+        while name in taken:
+            name += "_"
+        taken.add(name)
+        return name
+
+    for p in kernel.params:
+        out[p.name] = claim(p.name)
+    for p in kernel.params:
+        if isinstance(p, ArrayRef):
+            for d in range(p.ndim):
+                out[f"{p.name}.shape{d}"] = claim(f"{out[p.name]}_shape{d}")
+    return out
+
+
 @dataclass(frozen=True)
 class CEntry:
     """What the C side knows of one kernel: its C name, parameter
-    declarations, the arrays it writes, and where its contracts are."""
+    declarations, the arrays it writes, its parameters' C names (c_names)."""
 
     kernel: Kernel
     name: str
     params: tuple[str, ...]
     written: frozenset[str]
     device: bool
+    names: dict[str, str]
 
     @property
     def prototype(self) -> str:
@@ -98,20 +137,21 @@ def c_entry(kernel: Kernel, device: bool = False) -> CEntry:
     device addresses."""
     written = frozenset(ins.array.name for _, ins in kernel.instructions()
                         if writes_memory(ins) and ins.array.space == "global")
+    names = c_names(kernel)
     params: list[str] = []
     for p in kernel.params:
         if isinstance(p, ArrayRef):
             if device:
-                params.append(f"uint64_t {p.name}")
+                params.append(f"uint64_t {names[p.name]}")
             else:
                 const = "" if p.name in written else "const "
-                params.append(f"{const}{c_type(p.dtype)}* {p.name}")
-            params += [f"int64_t {p.name}_shape{d}" for d in range(p.ndim)]
+                params.append(f"{const}{c_type(p.dtype)}* {names[p.name]}")
+            params += [f"int64_t {names[f'{p.name}.shape{d}']}" for d in range(p.ndim)]
         else:
-            params.append(f"{c_type(p.value.type)} {p.name}")
+            params.append(f"{c_type(p.value.type)} {names[p.name]}")
     params += [f"int64_t dim{d}" for d in range(kernel.launch_ndim)]
     params += ["int32_t block_dim", "vk_status* status"]
-    return CEntry(kernel, f"vk_{kernel.name}", tuple(params), written, device)
+    return CEntry(kernel, f"vk_{kernel.name}", tuple(params), written, device, names)
 
 
 def header_text(guard: str, entries: list[CEntry], comments: dict[str, list[str]],
@@ -243,40 +283,40 @@ def check_statements(e: CEntry, params: list[ParamSlot], max_array_bytes: int,
     s.append("int64_t grid = (size + block_dim - 1) / block_dim;")
     arrays = [p for p in k.params if isinstance(p, ArrayRef)]
     addr = "(uint64_t)" if e.device else "(uint64_t)(uintptr_t)"
+    cn = e.names
     for a in arrays:
-        shapes = ", ".join(f"{a.name}_shape{d}" for d in range(a.ndim))
+        shapes = ", ".join(cn[f"{a.name}.shape{d}"] for d in range(a.ndim))
         inner = 1
         for x in a.inner:
             inner *= x
-        s += [f"int64_t shape_{a.name}[{a.ndim}] = {{{shapes}}};",
-              f"for (int d = 0; d < {a.ndim}; d++) if (shape_{a.name}[d] < 0 || "
-              f"shape_{a.name}[d] >= 2147483648LL) " + _fail(
+        s += [f"int64_t vk_shape_{cn[a.name]}[{a.ndim}] = {{{shapes}}};",
+              f"for (int d = 0; d < {a.ndim}; d++) if (vk_shape_{cn[a.name]}[d] < 0 || "
+              f"vk_shape_{cn[a.name]}[d] >= 2147483648LL) " + _fail(
                   "VK_ERR_LAUNCH", None, f"kernel {name}: argument {a.name} has length %lld in "
-                  f"dimension %d; every length must be in 0..2**31-1", "(long long)shape_"
-                  f"{a.name}[d]", "d"),
-              f"int64_t bytes_{a.name} = vk__bytes(shape_{a.name}, {a.ndim}, {inner}, "
+                  f"dimension %d; every length must be in 0..2**31-1", f"(long long)vk_shape_{cn[a.name]}[d]", "d"),
+              f"int64_t vk_bytes_{cn[a.name]} = vk__bytes(vk_shape_{cn[a.name]}, {a.ndim}, {inner}, "
               f"{a.dtype.np_dtype.itemsize}, {max_array_bytes}LL);",
-              f"if (bytes_{a.name} < 0) " + _fail(
+              f"if (vk_bytes_{cn[a.name]} < 0) " + _fail(
                   "VK_ERR_LAUNCH", None, f"kernel {name}: argument {a.name} is larger than "
                   f"{max_array_bytes} bytes, the array size the proof assumes"),
-              f"if (bytes_{a.name} > 0 && !{a.name}) " + _fail(
+              f"if (vk_bytes_{cn[a.name]} > 0 && !{cn[a.name]}) " + _fail(
                   "VK_ERR_LAUNCH", None, f"kernel {name}: argument {a.name} is NULL but has "
-                  f"%lld bytes", f"(long long)bytes_{a.name}")]
+                  f"%lld bytes", f"(long long)vk_bytes_{cn[a.name]}")]
     for i, a in enumerate(arrays):
         for b in arrays[i + 1:]:
-            s.append(f"if (bytes_{a.name} > 0 && bytes_{b.name} > 0 && {addr}{a.name} < "
-                     f"{addr}{b.name} + (uint64_t)bytes_{b.name} && {addr}{b.name} < "
-                     f"{addr}{a.name} + (uint64_t)bytes_{a.name}) " + _fail(
+            s.append(f"if (vk_bytes_{cn[a.name]} > 0 && vk_bytes_{cn[b.name]} > 0 && {addr}{cn[a.name]} < "
+                     f"{addr}{cn[b.name]} + (uint64_t)vk_bytes_{cn[b.name]} && {addr}{cn[b.name]} < "
+                     f"{addr}{cn[a.name]} + (uint64_t)vk_bytes_{cn[a.name]}) " + _fail(
                          "VK_ERR_LAUNCH", None, f"kernel {name}: arguments {a.name} and {b.name} "
                          f"overlap in memory; array arguments of one launch must be distinct"))
     fields = []
     for slot in params:
         if slot.kind == "array":
-            fields.append(f"({slot_c_type(slot)})(uintptr_t){slot.name}")
+            fields.append(f"({slot_c_type(slot)})(uintptr_t){cn[slot.name]}")
         elif slot.kind == "shape":
-            fields.append(f"(int32_t){slot.name}_shape{slot.dim}")
+            fields.append(f"(int32_t){cn[f'{slot.name}.shape{slot.dim}']}")
         elif slot.kind == "scalar":
-            fields.append(slot.name)
+            fields.append(cn[slot.name])
         elif slot.kind == "launch_dim":
             fields.append(f"(int32_t)dims[{slot.dim}]")
         else:
@@ -291,6 +331,7 @@ def _contract_checks(e: CEntry, texts: dict[tuple[int, int], str],
                      host_copy: str | None) -> list[str]:
     k = e.kernel
     name = k.name
+    cn = e.names
     cs = contracts(k)
     if not cs:
         return []
@@ -311,14 +352,14 @@ def _contract_checks(e: CEntry, texts: dict[tuple[int, int], str],
             continue
         a = c.array
         ct = c_type(a.dtype)
-        count = f"(bytes_{a.name} / {a.dtype.np_dtype.itemsize})"
+        count = f"(vk_bytes_{cn[a.name]} / {a.dtype.np_dtype.itemsize})"
         s.append("{")
         if host_copy is None:
-            s.append(f"    const {ct}* data = (const {ct}*){a.name};")
+            s.append(f"    const {ct}* data = (const {ct}*){cn[a.name]};")
         else:
-            s += [f"    {ct}* data = ({ct}*)malloc(bytes_{a.name} ? bytes_{a.name} : 1);",
+            s += [f"    {ct}* data = ({ct}*)malloc(vk_bytes_{cn[a.name]} ? vk_bytes_{cn[a.name]} : 1);",
                   "    if (!data) " + _fail("VK_ERR_NOMEM", c.loc, "out of host memory"),
-                  f"    if (bytes_{a.name} && {host_copy}(data, {a.name}, bytes_{a.name})) "
+                  f"    if (vk_bytes_{cn[a.name]} && {host_copy}(data, {cn[a.name]}, vk_bytes_{cn[a.name]})) "
                   f"{{ free(data); " + _fail("VK_ERR_DEVICE", c.loc, f"kernel {name}: reading "
                                                                      f"{a.name} to check its contract failed") + " }"]
         release = "free((void*)data); " if host_copy is not None else ""

@@ -83,6 +83,9 @@ class Emitter:
         self.kernel = kernel
         #: (block label, instruction index, dimension) of index checks left out
         self.unchecked = unchecked
+        #: labels of blocks whose branch every running thread takes to its
+        #: true side (the CPU thread loop stops at the guard: guard.py)
+        self.always_taken: set[str] = set()
         self.module = module
         self.func = func
         self.target = target
@@ -397,6 +400,9 @@ def _lower_jump(em: Emitter, term: Jump) -> None:
 
 def _lower_branch(em: Emitter, term: Branch) -> None:
     cond = em.operand(term.cond)
+    if em.label in em.always_taken:     # true for every thread the loop runs: LLVM may use it
+        em.assume(cond)
+        cond = ir.Constant(I1, 1)
     em.b.cbranch(cond, em.edge(term.if_true), em.edge(term.if_false))
 
 

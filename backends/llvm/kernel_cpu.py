@@ -33,6 +33,7 @@ from .abi import (
 )
 from .barriers import find_barriers, live_across_barriers
 from .body import Emitter
+from .guard import ThreadGuard, thread_guard
 
 DONE = -1
 
@@ -223,6 +224,10 @@ def build_cpu(kernel: Kernel, fast_math: bool, module: ir.Module,
                               [i8p, i8p, I64, ir.IntType(1)])
         b.call(memcpy, [target.shared, b.bitcast(poison, i8p), ir.Constant(I64, shared_bytes),
                         ir.Constant(ir.IntType(1), 0)])
+    guard = None if barriers or fuel else thread_guard(kernel)
+    if guard is not None:
+        count = _guarded_count(em, target, guard, first, count)
+        em.always_taken.add(guard.label)
     if barriers:
         memset = em.intrinsic("llvm.memset.p0i8.i64", ir.VoidType(),
                               [i8p, I8, I64, ir.IntType(1)])
@@ -257,6 +262,24 @@ def build_cpu(kernel: Kernel, fast_math: bool, module: ir.Module,
                          em.sites, params, [ins.loc for _, _, ins in barriers],
                          len(target.slots), layout, shared_bytes,
                          FUEL_SYMBOL if fuel else None)
+
+
+def _guarded_count(em, target: CpuTarget, guard: ThreadGuard, first, count):
+    """The threads of this block that pass the guard: min(count, b - first)
+    over the guard's bounds b, at least 0 (in i64: b - first cannot wrap)."""
+    b = em.b
+    limit = b.sext(count, I64)
+    for kind, what, dim in guard.bounds:
+        if kind == "const":
+            bound = ir.Constant(I32, int(what))
+        elif kind == "param":
+            bound = target.scalars[str(what)]
+        else:
+            bound = target.shapes[(str(what), dim)]
+        room = b.sub(b.sext(bound, I64), b.sext(first, I64))
+        limit = b.select(b.icmp_signed("<", room, limit), room, limit)
+    limit = b.select(b.icmp_signed("<", limit, ir.Constant(I64, 0)), ir.Constant(I64, 0), limit)
+    return b.trunc(limit, I32)
 
 
 def _agreement(em, target: CpuTarget, count, phase, block_latch) -> None:

@@ -100,13 +100,15 @@ def _ranges(grid: int, pieces: int) -> list[tuple[int, int]]:
     return [(b, min(b + step, grid)) for b in range(0, grid, step)]
 
 
-def run(kernel: Kernel, launch, arrays: dict, scalars: dict, *, fuel: int | None = None) -> None:
+def run(kernel: Kernel, launch, arrays: dict, scalars: dict, *, fuel: int | None = None,
+        unchecked: frozenset[tuple[str, int, int]] = frozenset()) -> None:
     """Run `kernel` natively; results are written into `arrays`. `fuel`: at
     most this many loop-header executions (all threads together), else
     SimulationBudgetExceeded -- a deterministic bound on the run's work;
     such a run uses one host thread, so it stops at the same point on every
-    machine."""
-    ck = compile_kernel(kernel, fuel=fuel is not None)
+    machine. `unchecked`: index checks left out (jit.compile_kernel); the
+    caller has checked every launch fact their proofs assume."""
+    ck = compile_kernel(kernel, fuel=fuel is not None, unchecked=unchecked)
     if fuel is not None:
         ctypes.c_int64.from_address(ck.fuel_address).value = int(fuel)
     written = {ins.array.name for _, ins in kernel.instructions() if writes_memory(ins)}

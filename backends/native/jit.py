@@ -21,6 +21,8 @@ from verikern.backends.llvm import LoweringError, build
 from verikern.backends.llvm.abi import DOUBLE, FLOAT, HALF, LoweredKernel
 from verikern.mir.nodes import Kernel, result_of
 
+from .vectorize import vectorize_thread_loops
+
 _lock = threading.Lock()
 _initialised = False
 _tm = None
@@ -98,24 +100,47 @@ class CompiledKernel:
     fuel_address: int = 0
 
 
-def optimise(module: llvm.ModuleRef, tm) -> None:
-    """-O3 without the loop vectorizer: the thread loops' `if i < n` guards
-    make it emit masked stores, which measured 5x slower than the scalar loop
-    on AMD Zen 3 (benchmarks/native_vs_warp.py); SLP vectorization stays on."""
+#: serialises the optimisations that change LLVM's process-wide options
+_option_lock = threading.Lock()
+
+
+def optimise(module: llvm.ModuleRef, tm, vectorize: bool = False) -> None:
+    """-O3; the loop vectorizer only with `vectorize` (the kernels
+    vectorize.vectorize_thread_loops picks: elsewhere it emits masked
+    accesses or gathers, measured up to 5x slower than the scalar loop,
+    benchmarks/native_vs_warp.py); SLP vectorization stays on. With
+    `vectorize`, InstCombine does not sink instructions into conditional
+    blocks: a load sunk into a branch becomes a masked gather in the vector
+    loop (ray-triangle's origin, loaded before its `if det`: 224 -> 469 M
+    rays per CPU second with sinking off, AMD Zen 4). Options only choose
+    optimisations; the code computes the same either way."""
     pto = llvm.create_pipeline_tuning_options(speed_level=3)
-    pto.loop_vectorization = False
+    pto.loop_vectorization = vectorize
     pto.slp_vectorization = True
     pb = llvm.create_pass_builder(tm, pto)
-    pb.getModulePassManager().run(module, pb)
+    if not vectorize:
+        pb.getModulePassManager().run(module, pb)
+        return
+    with _option_lock:
+        llvm.set_option("", "-instcombine-code-sinking=0")
+        try:
+            pb.getModulePassManager().run(module, pb)
+        finally:
+            llvm.set_option("", "-instcombine-code-sinking=1")
 
 
 def compile_kernel(kernel: Kernel, fast_math: bool | None = None,
-                   fuel: bool = False) -> CompiledKernel:
-    """The compiled kernel (cached per kernel object, fast_math and fuel;
-    `fuel`: loop headers count down the counter at `fuel_address`, see
-    verikern.backends.llvm.kernel_cpu.build_cpu)."""
+                   fuel: bool = False,
+                   unchecked: frozenset[tuple[str, int, int]] = frozenset()) -> CompiledKernel:
+    """The compiled kernel (cached per kernel object, fast_math, fuel and
+    unchecked; `fuel`: loop headers count down the counter at
+    `fuel_address`, see verikern.backends.llvm.kernel_cpu.build_cpu;
+    `unchecked`: index checks left out -- only those whose bounds
+    obligations a solver proved, verikern.app.native_proved). The thread
+    loop is vectorised where `vectorize.vectorize_thread_loops` says so."""
     fm = kernel.fast_math if fast_math is None else bool(fast_math)
-    key: tuple[Any, ...] = (id(kernel), fm) if not fuel else (id(kernel), fm, "fuel")
+    key: tuple[Any, ...] = (id(kernel), fm, unchecked) if not fuel \
+        else (id(kernel), fm, unchecked, "fuel")
     with _lock:
         hit = _cache.get(key)
         if hit is not None and hit[0]() is kernel:
@@ -123,7 +148,7 @@ def compile_kernel(kernel: Kernel, fast_math: bool | None = None,
     tm = host_target_machine()
     _check_host_supports(kernel)
     start = time.perf_counter()
-    lowered = build(kernel, "cpu", fm, triple=tm.triple, fuel=fuel)
+    lowered = build(kernel, "cpu", fm, triple=tm.triple, fuel=fuel, unchecked=unchecked)
     lowered.module.data_layout = str(tm.target_data)
     try:
         mod = llvm.parse_assembly(str(lowered.module))
@@ -133,7 +158,8 @@ def compile_kernel(kernel: Kernel, fast_math: bool | None = None,
             f"{kernel.loc}: internal error: the LLVM lowering of kernel {kernel.name} "
             f"produced invalid IR ({str(exc).strip()[:500]}); run it on device='cpu' "
             f"(the simulator) and report this bug") from None
-    optimise(mod, tm)
+    optimise(mod, tm, vectorize=not fuel and vectorize_thread_loops(
+        kernel, llvm.get_host_cpu_features()))
     engine = llvm.create_mcjit_compiler(mod, tm)
     engine.finalize_object()
     _engines.append(engine)

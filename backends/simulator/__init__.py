@@ -19,6 +19,7 @@ from verikern.mir.nodes import ArrayRef, Kernel
 
 from .engine import CHUNK_THREADS, MAX_STEPS, WorkMeter, run_contract_prefix, run_launch, _POOL
 from .instructions import INSTRUCTION_TABLE, compile_instruction
+from .memory import UninitializedReads
 from .program import program_for
 from .trace import TraceRecorder, trace_document, write_trace
 
@@ -35,7 +36,8 @@ class SimResult:
 def simulate(kernel: Kernel, launch, arrays: dict, scalars: dict, trace: bool = False,
              *, check_array_contracts: bool = True,
              chunk_threads: int = CHUNK_THREADS, max_steps: int = MAX_STEPS,
-             blocks=None, threads=None, meter: WorkMeter | None = None) -> SimResult:
+             blocks=None, threads=None, meter: WorkMeter | None = None,
+             uninit_reads: UninitializedReads | None = None) -> SimResult:
     """Run every thread of `launch` (a LaunchConfig: dims, block_dim,
     grid_dim, size). `arrays`/`scalars` map parameter names to values.
     check_array_contracts: also check RequiresArray (vk.launch did already);
@@ -48,7 +50,11 @@ def simulate(kernel: Kernel, launch, arrays: dict, scalars: dict, trace: bool = 
     ids, one by one, in a kernel without barriers or shared memory (threads
     that never wait for each other run in any order); a LaunchError
     otherwise. meter: a WorkMeter bounding the simulated work
-    (SimulationBudgetExceeded when spent; see engine.WorkMeter)."""
+    (SimulationBudgetExceeded when spent; see engine.WorkMeter).
+    uninit_reads: None (an uninitialised shared read raises
+    UninitializedReadError, as vk.launch does), or an UninitializedReads
+    that records such reads while the run goes on (the checked mode replay
+    uses, as compute-sanitizer's initcheck: later errors still show)."""
     _check_arguments(kernel, launch, arrays, scalars)
     if blocks is not None:
         bad = [k for k in blocks if not 0 <= int(k) < launch.grid_dim]
@@ -59,7 +65,7 @@ def simulate(kernel: Kernel, launch, arrays: dict, scalars: dict, trace: bool = 
     recorder = TraceRecorder() if trace else None
     try:
         run_launch(prog, launch, arrays, scalars, recorder, check_array_contracts,
-                   chunk_threads, max_steps, blocks, threads, meter)
+                   chunk_threads, max_steps, blocks, threads, meter, uninit_reads)
     except ValueError as err:
         if threads is None:
             raise
@@ -121,5 +127,5 @@ def run_traced(kernel: Kernel, launch, arrays: dict, scalars: dict, trace_path, 
     return result
 
 
-__all__ = ["SimResult", "WorkMeter", "simulate", "check_contracts", "run", "run_traced", "free_buffers",
-           "INSTRUCTION_TABLE", "compile_instruction"]
+__all__ = ["SimResult", "WorkMeter", "UninitializedReads", "simulate", "check_contracts", "run",
+           "run_traced", "free_buffers", "INSTRUCTION_TABLE", "compile_instruction"]

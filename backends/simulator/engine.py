@@ -18,7 +18,7 @@ import numpy as np
 
 from verikern.errors import BarrierDivergenceError, SimulationBudgetExceeded, StepLimitExceeded
 
-from .memory import MemoryArray, element_strides
+from .memory import MemoryArray, UninitializedReads, element_strides
 from .program import Program
 
 CHUNK_THREADS = 1 << 22
@@ -127,6 +127,8 @@ class ChunkState:
         self._shared_base: dict = {}
         self.max_steps = MAX_STEPS
         self.meter: WorkMeter | None = None
+        #: the checked mode's record of uninitialised reads (None: they raise)
+        self.uninit_reads: UninitializedReads | None = None
         self.compact: dict = {}        # value id -> its array for the running segment's lanes
         self.segment_local: frozenset[int] = frozenset()   # values used only inside the running segment
         self.pool = _POOL
@@ -240,7 +242,8 @@ def bind_scalars(kernel, scalars: dict, env: dict) -> None:
 def run_launch(prog: Program, launch, arrays: dict, scalars: dict, trace,
                check_array_contracts: bool = True, chunk_threads: int = CHUNK_THREADS,
                max_steps: int = MAX_STEPS, blocks=None, threads=None,
-               meter: WorkMeter | None = None) -> None:
+               meter: WorkMeter | None = None,
+               uninit_reads: UninitializedReads | None = None) -> None:
     """Run every thread of `launch`; results land in `arrays`.
 
     blocks: None, or the block indices to run (in increasing order), each
@@ -253,7 +256,10 @@ def run_launch(prog: Program, launch, arrays: dict, scalars: dict, trace,
     each other may run in any order, so this too starts a legal schedule);
     ValueError for a kernel with block features.
     meter: None, or the WorkMeter that every chunk's segment executions are
-    charged to (SimulationBudgetExceeded once it is spent)."""
+    charged to (SimulationBudgetExceeded once it is spent).
+    uninit_reads: None (an uninitialised shared read raises
+    UninitializedReadError), or the checked mode's record: such reads are
+    recorded there and the run goes on (memory.UninitializedReads)."""
     kernel = prog.kernel
     work = {name: (a if a.flags.c_contiguous and a.flags.writeable else np.array(a, order="C"))
             for name, a in arrays.items()}
@@ -289,6 +295,7 @@ def run_launch(prog: Program, launch, arrays: dict, scalars: dict, trace,
                             check_array_contracts and chunk == 0)
             st.max_steps = max_steps
             st.meter = meter
+            st.uninit_reads = uninit_reads
             bind_scalars(kernel, scalars, st.env)
             run_chunk(prog, st)
             st.release_all()

@@ -61,27 +61,61 @@ def out_of_bounds(mem: MemoryArray, dim: int, indices: list, j: int, loc: Source
                             index=shown, global_thread=gtid, dim=dim)
 
 
+class UninitializedReads:
+    """The checked mode of a run (as compute-sanitizer's initcheck): an
+    uninitialised shared read is recorded here and the run goes on, the read
+    returning whatever the element holds (the poison it starts with: on a
+    GPU any value is possible there). `errors` holds, in the order met, the
+    first UninitializedReadError at each (source position, array); later
+    reads there are not recorded again (so a loop cannot grow the record)."""
+
+    def __init__(self):
+        self.errors: list[UninitializedReadError] = []
+        self._seen: set[tuple] = set()
+
+    @staticmethod
+    def _key(loc: SourceLoc, array: str) -> tuple:
+        return (loc.file, loc.line, loc.col, array)
+
+    def recorded(self, loc: SourceLoc, array: str) -> bool:
+        return self._key(loc, array) in self._seen
+
+    def add(self, err: UninitializedReadError, loc: SourceLoc, array: str) -> None:
+        key = self._key(loc, array)
+        if key not in self._seen:
+            self._seen.add(key)
+            self.errors.append(err)
+
+
 def check_initialized(mem: MemoryArray, addr, indices, loc: SourceLoc,
                       kernel_name: str, st, idx) -> None:
     """Raise UninitializedReadError when an active lane reads a shared element
-    (flat addresses `addr`) that no thread of its block has written yet;
-    `indices()` gives the lanes' index values (only computed for the error).
-    An array without a written-record (a global array) has nothing to check."""
+    (flat addresses `addr`) that no thread of its block has written yet --
+    or, in the checked mode (`st.uninit_reads`, an UninitializedReads),
+    record it there and return; `indices()` gives the lanes' index values
+    (only computed for the error). An array without a written-record (a
+    global array) has nothing to check."""
     if mem.written is None:
         return
     seen = mem.written[addr]
     if seen.all():
         return
+    log = st.uninit_reads
+    if log is not None and log.recorded(loc, mem.ref.name):
+        return
     j = int(np.argmin(seen))
     thread, block, gtid = st.lane_info(idx, j)
     shown = tuple(_lane_value(v, j) for v in indices())
     text = ", ".join(str(v) for v in shown)
-    raise UninitializedReadError(
+    err = UninitializedReadError(
         f"read of uninitialised shared memory {mem.ref.name}[{text}]: no thread of block "
         f"{block} wrote that element earlier in the launch (read by thread {thread} of "
         f"block {block}, global thread {gtid}, in kernel {kernel_name})",
         loc=loc, thread=thread, block=block, array=mem.ref.name, index=shown,
         global_thread=gtid)
+    if log is None:
+        raise err
+    log.add(err, loc, mem.ref.name)
 
 
 def _lane_value(v, lane: int):

@@ -278,9 +278,12 @@ class StepEmitter:
         of the block wrote the element before (the block's `_written` flags;
         the replay runs the block's threads one at a time to each barrier, so
         a write by another thread in the same interval may come after), and
-        a store or atomic sets the flag. CBMC models two threads of a block,
-        not all of them, so it gets no such check (its `uninit` obligations
-        stay unknown)."""
+        a store or atomic sets the flag. A failed check is reported and the
+        thread goes on (VK_REPORT_CHECK: an uninitialised read is not fatal
+        on a GPU, so a race or another error after it still shows, as
+        compute-sanitizer's initcheck goes on). CBMC models two threads of
+        a block, not all of them, so it gets no such check (its `uninit`
+        obligations stay unknown)."""
         arr = ins.array
         if arr.space != "shared":
             return
@@ -290,7 +293,7 @@ class StepEmitter:
         flags = f"{self.pointer(arr)}_written[T->flat]"
         self.emit("#ifdef VERIKERN_REPLAY", 0)
         for spec in specs:
-            self.soft_check(flags, spec, "(void)", ";", indent=2)
+            self.soft_check(flags, spec, "(void)", ";", indent=2, macro="VK_REPORT_CHECK")
         if writes_memory(ins):
             self.emit(f"{flags} = 1;", 2)
         self.emit("#endif", 0)
@@ -298,7 +301,7 @@ class StepEmitter:
     def soft_check(self, cond: str, spec, before: str, after: str, indent: int = 1,
                    macro: str = "VK_SOFT_CHECK") -> None:
         """A check after whose failure replay goes on (bounds, div-zero: to the
-        end of the MIR block; race: on)."""
+        end of the MIR block; race, uninit: on)."""
         msg = c_string(obligation_message(spec, self.file))
         self.emit(f"{before}{macro}({cond}, {msg}){after}", indent)
 

@@ -89,13 +89,26 @@ def _prepare(kernel: Kernel, launch: ConcreteLaunch):
     return prepare_mir_launch(kernel, dim, list(launch.inputs), launch.block_dim)
 
 
-def _simulate(kernel: Kernel, launch: ConcreteLaunch, meter) -> None:
+def _simulate(kernel: Kernel, launch: ConcreteLaunch, meter,
+              uninit: simulator.UninitializedReads) -> None:
     """Check, then simulate the launch (raising the simulator's errors),
-    charging `meter`."""
+    charging `meter`; in the checked mode: uninitialised shared reads are
+    recorded in `uninit` and the run goes on (an uninitialised read is not
+    fatal on a GPU, so a later error is one a real run can reach)."""
 
     k, config, arrays, scalars = _prepare(kernel, launch)
     simulator.simulate(k, config, arrays, scalars, blocks=launch.blocks, threads=launch.threads,
-                       meter=meter)
+                       meter=meter, uninit_reads=uninit)
+
+
+def _ran_past(uninit: simulator.UninitializedReads) -> str:
+    """Words for the uninitialised reads a checked run went on past ("" if none)."""
+    if not uninit.errors:
+        return ""
+    first = uninit.errors[0]
+    more = f" and {len(uninit.errors) - 1} more site(s)" if len(uninit.errors) > 1 else ""
+    return (f" (the run went on past an uninitialised shared read at {_where(first)}{more}, "
+            "as compute-sanitizer's initcheck does)")
 
 
 # -------------------------------------------------------------- confirmation
@@ -265,27 +278,31 @@ def _site_recorder(positions: set | None, array: str | None, max_events: int | N
 
 def _traced_run(kernel: Kernel, launch: ConcreteLaunch, meter,
                 keep: tuple[set | None, str | None] = (None, None),
-                until_budget: bool = False) -> tuple[Trace, Exception | None]:
-    """Simulate with tracing, at most RACE_MAX_STEPS scheduling steps, and
-    return the trace of the accesses that happened at `keep` = (positions,
-    array) (`_site_recorder`; everything by default) -- also when the run
-    stopped early at a runtime error, the step limit, the work budget or the
-    safety net -- with that stopping error (or None). `until_budget`: the run
-    goes on until the work budget (or RACE_MAX_EVENTS recorded accesses)."""
+                until_budget: bool = False,
+                ) -> tuple[Trace, Exception | None, simulator.UninitializedReads]:
+    """Simulate with tracing, at most RACE_MAX_STEPS scheduling steps, in the
+    checked mode (uninitialised shared reads are recorded and the run goes
+    on), and return the trace of the accesses that happened at `keep` =
+    (positions, array) (`_site_recorder`; everything by default) -- also
+    when the run stopped early at a runtime error, the step limit, the work
+    budget or the safety net -- with that stopping error (or None) and the
+    uninitialised reads recorded. `until_budget`: the run goes on until the
+    work budget (or RACE_MAX_EVENTS recorded accesses)."""
 
     k, config, arrays, scalars = _prepare(kernel, launch)
     recorder = _site_recorder(*keep, RACE_MAX_EVENTS if until_budget else None)
     steps = SITE_TRACE_MAX_STEPS if until_budget else RACE_MAX_STEPS
     stopped = None
+    uninit = simulator.UninitializedReads()
     try:
         run_launch(simulator.program_for(k), config, arrays, scalars, recorder, False,
                    max_steps=steps, blocks=launch.blocks, threads=launch.threads,
-                   meter=meter)
+                   meter=meter, uninit_reads=uninit)
     except (errors.KernelRuntimeError, errors.SimulationBudgetExceeded, ReplayTimeout,
             TraceFull) as err:
         stopped = err
     header = simulator.trace_document(k, config, arrays, [])
-    return trace_of_columns(header, recorder.columns()), stopped
+    return trace_of_columns(header, recorder.columns()), stopped, uninit
 
 
 class ReplayVerdict(str, enum.Enum):
@@ -340,22 +357,24 @@ def _confirm_race(kernel: Kernel, launch: ConcreteLaunch, obligation: Obligation
     lines = _race_lines(obligation)
     positions = {_position(obligation.loc), _position(obligation.other_loc or obligation.loc)}
     keep = (positions, _array_of(obligation))   # only the two accesses matter
-    document, stopped = _traced_run(kernel, launch, meter, keep)
+    document, stopped, uninit = _traced_run(kernel, launch, meter, keep)
     if _stopped_at_step_limit(stopped) and _find_race(document, obligation) is None \
             and meter.left >= MIN_VARIANT_WORK:
         # the race may come later (iteration 511 of a loop): run again until
         # the work budget
-        document, stopped = _traced_run(kernel, launch, meter, keep, until_budget=True)
+        document, stopped, uninit = _traced_run(kernel, launch, meter, keep, until_budget=True)
     if isinstance(stopped, errors.DataRaceError):
         if _position(stopped.loc) in positions and \
                 stopped.detail.get("array", _array_of(obligation)) == _array_of(obligation):
             return ReplayOutcome(ReplayVerdict.CONFIRMED,
-                                 f"the simulator detected the race at {_where(stopped)}")
+                                 f"the simulator detected the race at {_where(stopped)}"
+                                 f"{_ran_past(uninit)}")
     found = _find_race(document, obligation)
     if found is not None:
         early = "" if stopped is None else " (in the accesses before the run stopped)"
         return ReplayOutcome(ReplayVerdict.CONFIRMED,
-                             "the simulator trace shows it" + early + ": " + found)
+                             "the simulator trace shows it" + early + _ran_past(uninit) + ": "
+                             + found)
     if stopped is None:
         return ReplayOutcome(ReplayVerdict.NO_VIOLATION, (
             f"the trace shows no conflicting accesses at lines {lines[0]} and {lines[1]}"
@@ -377,17 +396,19 @@ _SAFETY_NET_WORDS = (f"the wall-clock safety net of {SAFETY_NET_S:g} s was reach
 
 def _confirm_uninit(kernel: Kernel, launch: ConcreteLaunch, obligation: Obligation,
                     meter) -> ReplayOutcome:
-    """A traced run confirms an uninit obligation when the simulator stops at
-    an uninitialised read at its position, or when the trace shows a read
-    there (same array) that no write of the block happens before: a write
-    by another thread in the same barrier interval is concurrent, so some
-    schedule reads first (`backends.trace_uninit`)."""
+    """A traced run in the checked mode confirms an uninit obligation when
+    the simulator records an uninitialised read at its position (the run
+    goes on past uninitialised reads elsewhere), or when the trace shows a
+    read there (same array) that no write of the block happens before: a
+    write by another thread in the same barrier interval is concurrent, so
+    some schedule reads first (`backends.trace_uninit`)."""
 
     array = _array_of(obligation)
-    document, stopped = _traced_run(kernel, launch, meter, (None, array))
-    if isinstance(stopped, errors.UninitializedReadError) and _same_site(stopped, obligation):
-        return ReplayOutcome(ReplayVerdict.CONFIRMED,
-                             f"the simulator raised UninitializedReadError at {_where(stopped)}")
+    document, stopped, uninit = _traced_run(kernel, launch, meter, (None, array))
+    for err in uninit.errors:
+        if _same_site(err, obligation):
+            return ReplayOutcome(ReplayVerdict.CONFIRMED,
+                                 f"the simulator recorded UninitializedReadError at {_where(err)}")
     at = _site(obligation.loc)
     for found in find_uninit_reads(document, file=obligation.loc.file):
         if (found.line, found.col) == at and (array is None or found.array == array):
@@ -419,13 +440,14 @@ def _attempt(kernel: Kernel, obligation: Obligation, launch: ConcreteLaunch,
         raise ValueError(f"replay: no confirmation rule for obligation kind {obligation.kind!r}")
     note = f"; {launch.note}" if launch.note else ""
     V = ReplayVerdict
+    uninit = simulator.UninitializedReads()
     try:
         with _time_limit(SAFETY_NET_S):
             if obligation.kind is ObligationKind.RACE:
                 return _confirm_race(kernel, launch, obligation, meter).noted(note)
             if obligation.kind is ObligationKind.UNINIT:
                 return _confirm_uninit(kernel, launch, obligation, meter).noted(note)
-            _simulate(kernel, launch, meter)
+            _simulate(kernel, launch, meter, uninit)
     except ReplayTimeout:
         return ReplayOutcome(V.SAFETY_NET, f"replay stopped: {_SAFETY_NET_WORDS}{note}")
     except errors.SimulationBudgetExceeded as err:
@@ -440,8 +462,8 @@ def _attempt(kernel: Kernel, obligation: Obligation, launch: ConcreteLaunch,
             return ReplayOutcome(V.OTHER_ERROR_FIRST, (
                 f"the simulator stopped at a different error first ({type(err).__name__} at "
                 f"{_where(err)}, not at line {at.line}:{at.col}): {err.message}{note}"))
-        return ReplayOutcome(V.CONFIRMED,
-                             f"the simulator raised {type(err).__name__} at {_where(err)}{note}")
+        return ReplayOutcome(V.CONFIRMED, f"the simulator raised {type(err).__name__} at "
+                                          f"{_where(err)}{_ran_past(uninit)}{note}")
     except errors.KernelRuntimeError as err:
         return ReplayOutcome(V.OTHER_ERROR_FIRST, (
             f"the simulator stopped at a different error first: {type(err).__name__} "

@@ -12,8 +12,8 @@ Invariants:
   counted): the caller reads that as "admits no launch", never more;
 - small launches first (at most 512 threads, dims of at most 64, scalars
   within +-64, then 4096 threads and dims), with every array non-empty, in
-  the launch model's probe launches; else the launch the proof context's
-  admissibility check found: an example is meant to be read and run.
+  the launch model's probe launches; else one found as the proof context's
+  admissibility check finds one: an example is meant to be read and run.
 """
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from verikern.proofs.deciding.budget import MEGA, SolverBudget, fresh_context
 from verikern.proofs.deciding.invariants import HoudiniResult
 from verikern.proofs.deciding.prover import counterexample
 from verikern.proofs.deciding.prover_context import ProofContext
-from verikern.proofs.deciding.solving import first_model
+from verikern.proofs.deciding.solving import Attempt, first_model
 from verikern.proofs.obligations import ExampleLaunch
 
 LOG = logging.getLogger("verikern.proofs.example")
@@ -35,33 +35,59 @@ ATTEMPT_RLIMIT = MEGA // 4
 EXAMPLE_RLIMIT = 4 * MEGA
 
 
+def _contract_room(ctx: ProofContext) -> list:
+    """For each `all_in_range(a, lo, hi)`: `a` is empty or `lo < hi` (its
+    contents can satisfy it). The other content contracts always can."""
+    out = []
+    for contracts in ctx.contracts.values():
+        for c in contracts:
+            if c.kind != "all_in_range" or c.lo is None or c.hi is None:
+                continue
+            lo, hi = ctx.A.term(c.lo), ctx.A.term(c.hi)
+            below = lo < hi if c.array.dtype.is_signed else z3.ULT(lo, hi)
+            empty = [ctx.launch.shape(c.array, k) == 0 for k in range(c.array.ndim)]
+            out.append(z3.Or(below, *empty))
+    return out
+
+
 def example_launch(kernel: Kernel, *, dims=None, block_dim=None,
                    max_array_bytes: int | None = None,
-                   budget_units: int = EXAMPLE_RLIMIT) -> ExampleLaunch | None:
-    """A launch of `kernel` its requires admit, or None (see module docstring)."""
+                   budget_units: int = EXAMPLE_RLIMIT, label: str = "") -> ExampleLaunch | None:
+    """A launch of `kernel` its requires admit, or None (see module docstring);
+    `label` prefixes the names of its queries (logs, `--dump-smt` files)."""
     fresh_context()
-    budget = SolverBudget(per_check=ATTEMPT_RLIMIT, total=budget_units, label=f"{kernel.name}.example.")
+    prefix = f"{label or kernel.name + '.'}example."
+    # the proof context's own admissibility check gets a short look (unknown refuses nothing)
+    ctx_budget = SolverBudget(per_check=ATTEMPT_RLIMIT, total=budget_units, label=prefix)
     try:
         # no loop invariants are needed: only the entry facts constrain a launch
-        ctx = ProofContext(kernel, dims, block_dim, budget, invariants=HoudiniResult({}),
+        ctx = ProofContext(kernel, dims, block_dim, ctx_budget, invariants=HoudiniResult({}),
                            max_array_bytes=max_array_bytes if max_array_bytes is not None
                            else DEFAULT_MAX_ARRAY_BYTES)
     except Exception as err:         # inadmissible (no launch) or unsupported: no example
         LOG.info("%s: no example launch: %s", kernel.name, err)
         return None
     launch = ctx.launch
-    facts = list(launch.facts) + ctx.A.facts
+    # a launch is the launch symbols under the hardware limits, the requires (uniform:
+    # launch geometry, shapes, scalars) and room for every content contract
+    facts = list(launch.facts) + [f for _, f in ctx.A.requires_at] + _contract_room(ctx)
     nonempty = [z3.UGE(s, 1) for s in launch.shapes.values()]
+    if not z3.is_bv_value(launch.block_dim):     # a block no larger than the launch reads better
+        nonempty.append(z3.ULE(launch.block_dim, launch.size))
     tiers = [launch.small_model_hints(*tier) for tier in SMALL_MODEL_TIERS[:2]]
-    attempts = [(facts + probe + nonempty + tier, ATTEMPT_RLIMIT)
-                for tier in tiers for probe in launch.probes() or [[]]]
+    attempts: list[Attempt] = [(facts + probe + nonempty + tier, ATTEMPT_RLIMIT)
+                               for tier in tiers for probe in launch.probes()]
+    attempts += [(facts + nonempty + tier, ATTEMPT_RLIMIT) for tier in tiers]
+    attempts += [(facts + tier, ATTEMPT_RLIMIT) for tier in tiers]
+    attempts.append((facts, None))   # the last resort: what work is left
+    budget = SolverBudget(per_check=max(1, budget_units - ctx_budget.spent),
+                          total=max(1, budget_units - ctx_budget.spent),
+                          label=prefix)
     try:
         model = first_model(budget, attempts, "example")
-    except Exception as err:         # out of work: the admissibility check's model, if any
-        LOG.info("%s: no small example launch: %s", kernel.name, err)
-        model = None
-    if model is None:                # the launch that made the proof context admissible
-        model = ctx.admissible_model
+    except Exception as err:         # out of work: no example, never a claim
+        LOG.info("%s: no example launch: %s", kernel.name, err)
+        return None
     if model is None:
         return None
     cex = counterexample(ctx, model, [], False)   # no thread: no loaded values

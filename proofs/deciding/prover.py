@@ -9,6 +9,7 @@ exhausted solver budget, `unknown`, an unsupported construct) gives UNKNOWN with
 """
 from __future__ import annotations
 
+import re
 import time
 from typing import Any
 from dataclasses import replace
@@ -37,6 +38,7 @@ from verikern.proofs.obligations import (  # noqa: F401  (ObligationSpec, Point 
 from verikern.proofs.deciding.invariants import Candidate, HintPhase
 from verikern.proofs.deciding.prover_context import EARLY_PROBE_RLIMIT, ProofContext
 from verikern.proofs.deciding.explain import element_text, wrap_notes
+from verikern.proofs.deciding.source_text import divisor_text, index_text, operand_text
 from verikern.proofs.deciding.solving import (
     ABSTRACT_FIRST_RLIMIT, Answer, check, decide, first_model, satisfies,
 )
@@ -250,12 +252,42 @@ _SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "div": "/", "floordiv": "//", "m
             "and": "&", "or": "|", "xor": "^", "shl": "<<", "shr": ">>"}
 
 
+#: What a rendering built from MIR shows where it lost the source: an SSA
+#: value (`%12`; `%` alone is the modulo operator) or a load's elided index.
+_SSA = re.compile(r"%\d|\[\.\.\.\]")
+
+
 def _name(op, ctx: ProofContext | None = None, depth: int = 0) -> str:
-    """A source-like rendering of an operand (its variable name when it has one)."""
+    """A source-like rendering of an operand: its variable name when it has
+    one (a captured constant's without the `@`), else built from its
+    definition, and where that would show an SSA value (`%12`) or an elided
+    load (`a[...]`), the source expression it was compiled from
+    (proofs.deciding.source_text)."""
+    text = _built(op, ctx, depth)
+    if not _SSA.search(text) or ctx is None or isinstance(op, Const) or op.name:
+        return text
+    ins = ctx.defs.get(op.id)
+    quoted = operand_text(ctx.kernel, ins, ctx.defs) if ins is not None else None
+    if quoted is None:
+        return text
+    return f"({quoted})" if text.startswith("(") and isinstance(ins, BinOp) else quoted
+
+
+def _index_name(ctx: ProofContext, spec: ObligationSpec, idx_op) -> str:
+    """Index operand `idx_op` of the access at `spec`: `_name`, or the
+    access's own index text in the source where that shows an SSA value."""
+    text = _name(idx_op, ctx)
+    if _SSA.search(text):
+        return index_text(ctx.kernel, spec.loc, spec.dim) or text
+    return text
+
+
+def _built(op, ctx: ProofContext | None, depth: int) -> str:
+    """`_name` from the operand's definition (at most three levels deep)."""
     if isinstance(op, Const):
         return str(op.value)
     if op.name:
-        return op.name
+        return op.name.lstrip("@")
     ins = ctx.defs.get(op.id) if ctx is not None else None
     if ins is not None and depth < 3:
         if isinstance(ins, Special):
@@ -355,9 +387,10 @@ def decide_bounds(ctx: ProofContext, spec: ObligationSpec) -> Obligation:
     cex = counterexample(ctx, m, [enc], _abstract_ops(enc, spec.site, [idx_op]),
                          index=iv, dim=k, array=arr.name, shape=sv,
                          **({"wraps": wraps} if wraps else {}))
-    value = "" if isinstance(idx_op, Const) else f"{_name(idx_op, ctx)} = {iv} but "
+    shown = _index_name(ctx, spec, idx_op)
+    value = "" if isinstance(idx_op, Const) else f"{shown} = {iv} but "
     why = "".join(f"; {w}" for w in wraps)
-    return _failed(spec, f"index {arr.name}[{'..., ' * (k > 0)}{_name(idx_op, ctx)}] is out of "
+    return _failed(spec, f"index {arr.name}[{'..., ' * (k > 0)}{shown}] is out of "
                          f"bounds: {value}{arr.name}.shape[{k}] = {sv}{why} "
                          f"({_who(cex)})", cex)
 
@@ -373,9 +406,12 @@ def decide_div_zero(ctx: ProofContext, spec: ObligationSpec) -> Obligation:
         return _proved(spec, f"the divisor of the {what} is never zero")
     if ans.status == Status.UNKNOWN:
         return _undecided(spec, f"{what} undecided", ans)
+    divisor = _name(ins.rhs, ctx)
+    if _SSA.search(divisor):
+        divisor = divisor_text(ctx.kernel, ins) or divisor
     cex = counterexample(ctx, ans.model, [enc], _abstract_ops(enc, spec.site, [ins.rhs]),
-                         divisor=_name(ins.rhs, ctx))
-    return _failed(spec, f"{op} by zero: divisor {_name(ins.rhs, ctx)} = 0 ({_who(cex)})", cex)
+                         divisor=divisor)
+    return _failed(spec, f"{op} by zero: divisor {divisor} = 0 ({_who(cex)})", cex)
 
 
 def decide_assert(ctx: ProofContext, spec: ObligationSpec) -> Obligation:

@@ -131,9 +131,7 @@ class ProofContext:
 
     def _check_admissible(self) -> None:
         """Refuse to prove anything vacuously: some launch must satisfy the
-        requires and the hardware limits. `admissible_model` keeps the model
-        of that launch (None when z3 did not decide: then nothing is refused,
-        and nothing is shown as an example either)."""
+        requires and the hardware limits."""
         facts = list(self.launch.facts) + self.A.facts
         # scalars of at most 4096 too (the probes bound multi-dim shapes): a
         # model is found without bit-blasting wide products of free values;
@@ -141,11 +139,9 @@ class ProofContext:
         small = self.launch.small_model_hints(1 << 31, (1 << 31) - 1, 4096)
         probes = [(facts + probe + small, ADMISSIBLE_PROBE_RLIMIT)
                   for probe in self.launch.probes()]
-        self.admissible_model = first_model(self.budget, probes, "admissible-probe")
-        if self.admissible_model is not None:
+        if first_model(self.budget, probes, "admissible-probe") is not None:
             return                             # a concrete launch: usually quick
-        res, model, _ = check(self.budget, facts, None, "admissible")
-        self.admissible_model = model if res == z3.sat else None
+        res, _, _ = check(self.budget, facts, None, "admissible")
         if res == z3.unsat:
             raise UnsupportedConstruct(
                 "no launch satisfies the kernel's requires together with the hardware "

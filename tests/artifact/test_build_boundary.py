@@ -94,3 +94,38 @@ def test_cli_build_writes_the_files_and_refuses_bad_input(tmp_path):
                           str(CORPUS / "ok_gather_in_range.py"), "-o", str(out), "--target", "gpu"],
                          capture_output=True, text=True, timeout=600)
     assert bad.returncode == 3 and "bad --target 'gpu'" in bad.stderr
+
+
+CLASHING_NAMES = '''import verikern as vk
+
+
+@vk.kernel
+def tricky(size: vk.array(dtype=vk.float32), data: vk.array(dtype=vk.int32), n: vk.int32,
+           free: vk.float32, vk_x: vk.int32, status: vk.int32, int: vk.int32):
+    vk.requires(vk.all_in_range(data, 0, size.shape[0]))
+    vk.requires(vk.all_distinct(data))
+    vk.requires(n <= size.shape[0])
+    i = vk.tid()
+    if i < n and i < data.shape[0]:
+        size[data[i]] = free + float(vk_x + status + int)
+'''
+
+
+@needs_cc
+def test_parameters_named_like_c_keywords_or_the_wrappers_locals_are_renamed(tmp_path):
+    src = tmp_path / "names.py"
+    src.write_text(CLASHING_NAMES)
+    result, lib = built(src, tmp_path / "n", checks="unproved")
+    assert result.manifest["kernels"][0]["prototype"] == (
+        "int32_t vk_tricky(float* u_size, int64_t u_size_shape0, const int32_t* u_data, "
+        "int64_t u_data_shape0, int32_t u_n, float u_free, int32_t u_vk_x, int32_t u_status, "
+        "int32_t u_int, int64_t dim0, int32_t block_dim, vk_status* status)")
+    size = np.zeros(6, np.float32)
+    data = np.array([4, 0, 2], np.int32)
+    args = [ptr(size), I64(6), ptr(data), I64(3), I32(3), ctypes.c_float(0.5), I32(1), I32(2),
+            I32(3)]
+    assert call(lib, "tricky", *args, I64(3), I32(2)).code == 0
+    np.testing.assert_array_equal(size, [6.5, 0, 6.5, 0, 6.5, 0])
+    data[2] = 0
+    st = call(lib, "tricky", *args, I64(3), I32(2))
+    assert st.code == 17 and b"all_distinct" in st.message

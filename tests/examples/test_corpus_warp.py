@@ -33,6 +33,11 @@ CASES = {
     "ok_warp_saxpy_guarded": (37, lambda rng: [rng.standard_normal(37).astype(np.float32),
                                                rng.standard_normal(37).astype(np.float32), 1.5], 1),
     "ok_warp_func_clamp": (50, lambda rng: [rng.uniform(-2, 2, 50).astype(np.float32)], 0),
+    # halo(1) is the int overload in both (2 cells), not the float one declared first
+    "ok_warp_overload_literal_picks_int": (40, lambda rng: [rng.standard_normal(40).astype(np.float32),
+                                                            np.zeros(40, np.float32)], 1),
+    "ok_module_constant_read_by_host": (40, lambda rng: [rng.standard_normal(40).astype(np.float32),
+                                                         np.zeros(40, np.float32)], 1),
 }
 
 

@@ -65,6 +65,9 @@ def k(out: wp.array[int], f: float, i8: wp.int8):
     out[7] = pick(f)
 '''
 WANT = [2, 1, 3, 20, 10, 2, 4, 1]
+REDEFINED = SRC.replace("@wp.func\ndef gen(x: Any)", "@wp.func\ndef pick(x: wp.float32) -> int:\n"
+                        "    return 7\n\n\n@wp.func\ndef gen(x: Any)")
+WANT_REDEFINED = [2, 7, 3, 20, 10, 2, 4, 7]
 
 
 def test_verikern_picks_the_overloads_warp_picks():
@@ -73,18 +76,20 @@ def test_verikern_picks_the_overloads_warp_picks():
     assert out.tolist() == WANT
 
 
-def test_real_warp_picks_the_same(tmp_path):
+@pytest.mark.parametrize("src, want", [(SRC, WANT), (REDEFINED, WANT_REDEFINED)],
+                         ids=["overloads", "redefined"])
+def test_real_warp_picks_the_same(src, want, tmp_path):
     wp = pytest.importorskip("warp", reason="warp-lang is not installed")
-    path = tmp_path / "overload_probe.py"
-    path.write_text(SRC)
-    spec = importlib.util.spec_from_file_location("overload_probe", path)
+    path = tmp_path / f"overload_probe_{len(src)}.py"
+    path.write_text(src)
+    spec = importlib.util.spec_from_file_location(path.stem, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     wp.config.quiet = True
     wp.init()
     out = wp.zeros(8, dtype=int, device="cpu")
     wp.launch(module.k, dim=1, inputs=[out, 1.0, wp.int8(1)], device="cpu")
-    assert out.numpy().tolist() == WANT
+    assert out.numpy().tolist() == want
 
 
 def test_no_overload_takes_the_exact_types():
@@ -100,3 +105,10 @@ def test_a_default_verikern_cannot_read_is_an_error_not_a_guess():
     e = compile_text(src).kernels[0].error
     assert e.rule == "overload-ambiguous" and "pass every argument" in e.hint
     assert (e.loc.line, e.loc.col) == marker_loc(src, "scaled(1)")
+
+
+def test_a_redefinition_with_the_same_types_replaces_the_overload_in_its_place():
+    """`float` and `wp.float32` are one signature: Warp keeps the later body."""
+    out = np.zeros(8, np.int32)
+    vk.launch(compile_ok(REDEFINED), 1, [out, 1.0, 1])
+    assert out.tolist() == WANT_REDEFINED

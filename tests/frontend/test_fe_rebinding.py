@@ -1,5 +1,5 @@
 """A module-level name is a constant only when nothing in the file can rebind
-it (LANGUAGE.md section 1): every way a module can rebind its own names makes
+it (docs/LANGUAGE.md section 1): every way a module can rebind its own names makes
 a kernel that reads the name a located `closure` error naming the rebinding;
 Python itself (and real Warp on the CPU) show that the name really changes."""
 from __future__ import annotations
@@ -32,6 +32,9 @@ REBINDINGS = [
     ("sys.modules[__name__].N = 100", "an assignment to the module attribute 'N'", 6),
     ("me = sys.modules[__name__]\nme.N = 100", "an assignment to the module attribute 'N'", 7),
     ('exec("N = 100")', "exec(...)", 6),
+    ('eval("globals().update(N=100)")', "eval(...)", 6),
+    ('sys.modules[__name__].__dict__["N"] = 100', "an assignment to globals()[...]", 6),
+    ('vars(sys.modules[__name__])["N"] = 100', "an assignment to globals()[...]", 6),
     ("print(N := 100)", "the assignment expression `N := ...`", 6),
 ]
 
@@ -90,3 +93,27 @@ def test_warp_reads_the_rebound_value(tmp_path):
     out = wp.zeros(8, dtype=int, device="cpu")
     wp.launch(module.k, dim=8, inputs=[out], device="cpu")
     assert out.numpy().tolist() == [100] * 8
+
+
+@pytest.mark.parametrize("rebind, keeps", [
+    ("    N = int(input())", True), ("    N = 8", True), ("    N += 1", True),
+    ("    for N in range(3):\n        pass", True),
+    ("    N = sys.argv[1]", True),      # a type not read: taken to be the literal's (Warp's
+    ("    N = 3 * N // 2", True),       # own examples rebind their settings so)
+    ("    N = 2.5", False), ("    N = float(sys.argv[1])", False), ("    N = N / 2", False),
+    ("    N += 0.5", False), ("    for N in [0.5]:\n        pass", False),
+    ("    import os as N", False), ("    def N():\n        pass", False),
+    ("    with open('f') as (M, N):\n        pass", False),
+])
+def test_a_conditional_rebinding_keeps_the_literal_type_or_is_an_error(rebind, keeps):
+    """Under an if (a loop, a with, a try) a name the file rebinds is an unknown value
+    of its literal's type (a hidden parameter `@N`) only when the new value evidently
+    has that type; otherwise a kernel reading it is an error, never a guessed type."""
+    src = HEAD + "if __name__ == '__main__':\n" + rebind + KERNEL
+    r = compile_text(src)
+    (k,) = r.kernels
+    if keeps:
+        assert k.error is None and [p.name for p in k.mir.params] == ["out", "@N"]
+    else:
+        assert k.error is not None and k.error.rule == "closure"
+        assert "under an if, loop, with or try" in k.error.message

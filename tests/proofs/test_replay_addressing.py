@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from shared_helpers import HEADER, mir_of
+from shared_helpers import CORPUS, HEADER, mir_of
+from verikern.frontend import compile_file
 from verikern.proofs import KernelStatus, ObligationKind, Status
 from verikern.proofs.pipeline import prove_mir
 from verikern.runtime import launch
@@ -90,3 +91,18 @@ def test_replay_does_not_confirm_the_abstract_failure(name):
     unsettled = [o for o in report.obligations if o.kind is kind and o.status is Status.UNKNOWN]
     assert unsettled, f"the {kind.value} obligation was expected to need replay"
     assert all("not confirmed by replay" in (o.reason or "") for o in unsettled)
+
+
+def test_a_race_after_an_uninitialised_read_is_confirmed_too():
+    """Issue 27: replay records an uninitialised read and runs on (as
+    compute-sanitizer's initcheck), so the race that thread 31's read of
+    buf[32] comes before is confirmed as well as the read itself."""
+    path = CORPUS / "race_uninit_shared_shift_in_place.py"
+    kernel = compile_file(str(path)).kernels[0].mir
+    report = prove_mir(kernel, file=str(path))
+    failed = {o.kind: o for o in report.obligations if o.status is Status.FAILED}
+    assert set(failed) == {ObligationKind.RACE, ObligationKind.UNINIT}
+    assert failed[ObligationKind.UNINIT].confirmed, failed[ObligationKind.UNINIT].reason
+    race = failed[ObligationKind.RACE]
+    assert race.confirmed, race.reason
+    assert "went on past an uninitialised shared read at line 21" in race.reason

@@ -522,7 +522,7 @@ def test_a_race_replay_traces_only_the_two_accesses_and_still_confirms_the_race(
     assert race.confirmed
     positions = {(race.loc.line, race.loc.col), (race.other_loc.line, race.other_loc.col)}
     array = race.counterexample.facts["array"]
-    trace, _stopped = _traced_run(kernel, concrete_launch(kernel, race.counterexample),
+    trace, _stopped, _uninit = _traced_run(kernel, concrete_launch(kernel, race.counterexample),
                                   WorkMeter(10 ** 9), (positions, array))
     assert trace.n_events > 0
     assert {(int(ln), int(c)) for ln, c in zip(trace.line, trace.col)} <= positions

@@ -159,3 +159,40 @@ def test_the_text_report_shows_the_example(tmp_path):
     assert code == 1
     (line,) = [x for x in out.splitlines() if x.startswith("  for example: ")]
     assert line.startswith("  for example: dim=") and "x.shape=(" in line and "a=" in line
+
+
+FACTORY = '''import warp as wp
+
+
+def make(radius: int):
+    width = 2 * radius + 1
+
+    @wp.kernel
+    def centred(x: wp.array(dtype=wp.float32), out: wp.array(dtype=wp.float32)):
+        i = wp.tid()
+        out[i] = x[i + width - 2 * radius - 1]
+
+    return centred
+'''
+
+
+def test_a_factory_kernels_example_launch_runs_with_its_captured_values(tmp_path):
+    """The example names the captured values too (`captured radius=..,
+    width=..`); they satisfy the relation the factory computes, so the
+    factory called with that radius launches the example."""
+    report = _prove(FACTORY, "centred.py")
+    assert report.proved_under_suggestion is True, report.suggested_requires
+    example = report.suggested_example
+    radius, width = example.scalars["@radius"], example.scalars["@width"]
+    assert width == 2 * radius + 1
+    assert "captured radius=" in example.text()
+    _, text = _repaste(report, FACTORY)
+    path = tmp_path / "centred_pasted.py"
+    path.write_text(text)
+    kernel = _load(path, path.stem).make(radius)
+    n = example.dims[0]
+    x = np.arange(example.shapes["x"][0], dtype=np.float32)
+    out = np.zeros(example.shapes["out"][0], np.float32)
+    vk.check_launch(kernel, n, [x, out], block_dim=example.block_dim)
+    vk.launch(kernel, n, inputs=[x, out], block_dim=example.block_dim, device="cpu")
+    np.testing.assert_array_equal(out[:n], x[:n])

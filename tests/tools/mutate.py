@@ -11,6 +11,9 @@ the operators live in `tools.mutate_sites`:
   `if i >= n + 1: return`), or a `range` stop + 1;
 - `index-shift`: an array index shifted by one (`a[i]` -> `a[i + 1]`,
   `a[i - 1]` -> `a[i - 2]`);
+- `call-arg-shift`: an index argument of one call of a func called twice
+  or more shifted by one (`load(y, i)` -> `load(y, i + 1)`): a bug in one
+  inlined copy only;
 - `lt-to-le`: a strict/non-strict swap that admits the boundary value;
 - `atomic-to-plain`: every atomic site (`a[i] += v`, `&=`, `|=`, `^=` on an
   array element; `vk.atomic_*` as a statement or `x = vk.atomic_*(...)`)
@@ -20,7 +23,13 @@ the operators live in `tools.mutate_sites`:
   dropped from a guard or a requires;
 - `assert-invert`: `assert c` -> `assert not (c)`;
 - `assert-unguard`: an assert moved before the `if` (or early exit) guarding it;
-- `invariant-break`: a comparison of a `vk.invariant` hint one step too strong.
+- `invariant-break`: a comparison of a `vk.invariant` hint one step too strong;
+- `overload-literal`: a bare float literal of integral value passed to an
+  overloaded `@wp.func` written as an int (`reach(1.0)` -> `reach(1)`): Warp
+  calls the int overload then;
+- `generic-any`: in a module that imports `Any`, a kernel's integer array
+  parameter made `dtype=Any` with the original signature as its one declared
+  `wp.overload` (Warp instantiates it for any key type at launch).
 
 Invariants: a mutant differs from the original in the one construct its
 `loc` names (line/col of the ORIGINAL source); generation is deterministic;
@@ -39,8 +48,9 @@ from verikern.mir.nodes import SourceLoc
 
 from tools.mutate_sites import SITE_FINDERS, call_name, module_info
 
-KINDS = ("drop-barrier", "move-barrier", "guard-bound", "index-shift", "lt-to-le", "atomic-to-plain",
-         "drop-requires", "div-guard", "assert-invert", "assert-unguard", "invariant-break")
+KINDS = ("drop-barrier", "move-barrier", "guard-bound", "index-shift", "call-arg-shift", "lt-to-le",
+         "atomic-to-plain", "drop-requires", "div-guard", "assert-invert", "assert-unguard",
+         "invariant-break", "overload-literal", "generic-any")
 assert set(KINDS) == set(SITE_FINDERS)
 
 
@@ -176,13 +186,13 @@ def compile_problem(source: str, filename: str, kernels) -> str | None:
     except Exception as err:   # the frontend's own errors carry file:line:col
         return _reason(err)
     errors = list(module.errors or ())
-    by_name = {k.name: k for k in module.kernels}
-    for name in kernels:
-        k = by_name.get(name)
-        if k is None:
+    for name in kernels:   # a generic kernel compiles to instances `name[int8]`, ...
+        instances = [k for k in module.kernels if k.name == name or k.name.startswith(name + "[")]
+        if not instances:
             errors.append(f"kernel {name} is missing")
-        elif k.error is not None or k.mir is None:
-            errors.append(k.error or f"kernel {name} has no MIR")
+        for k in instances:
+            if k.error is not None or k.mir is None:
+                errors.append(k.error or f"kernel {k.name} has no MIR")
     return _reason(errors[0]) if errors else None
 
 

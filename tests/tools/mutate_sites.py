@@ -11,8 +11,9 @@ and finders never change the tree while they walk it.
 from __future__ import annotations
 
 import ast
+from collections import Counter
 import copy
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
 Site = tuple[ast.AST, str, Callable[[], None]]
@@ -31,9 +32,19 @@ _ATOMIC_BINOP = {"atomic_add": ast.Add, "atomic_sub": ast.Sub, "atomic_and": ast
 class ModuleInfo:
     """What operators need to know beyond one function: `divisors[f]` is the
     source text of every non-constant divisor in function `f`, including the
-    argument texts that `f` passes to a divisor parameter of a func it calls."""
+    argument texts that `f` passes to a divisor parameter of a func it calls;
+    `overloaded`: the names of top-level functions defined more than once (Warp
+    overloads); `generic`: whether the module imports `Any` (it writes generic
+    kernels); `tree`: the module, for operators that add a module-level line;
+    `index_params[f]` the positions of `f`'s parameters its body indexes an
+    array with."""
 
     divisors: dict
+    overloaded: frozenset = frozenset()
+    generic: bool = False
+    tree: ast.Module | None = None
+    #: func name -> positions of its parameters used in an array index in its body
+    index_params: dict = field(default_factory=dict)
 
 
 # ------------------------------------------------------------------ helpers
@@ -261,6 +272,29 @@ def _sites_index_shift(fn, info):
             yield target, f"index {ast.unparse(target)} -> {shifted} in {node.value.id}[...]", apply
 
 
+def _sites_call_arg_shift(fn, info):
+    """An index argument of one call of a func that `fn` calls twice or more
+    shifted by one (`load(y, i)` -> `load(y, i + 1)`): a bug in one inlined
+    copy of the func only, which the other copies' proofs must not hide."""
+    calls = [c for c in ast.walk(fn) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)
+             and c.func.id in info.index_params and c.func.id != fn.name]
+    count = Counter(c.func.id for c in calls)
+    for call in calls:
+        name = call.func.id
+        if count[name] < 2:
+            continue
+        for pos in info.index_params[name]:
+            if pos >= len(call.args) or isinstance(call.args[pos], (ast.Constant, ast.Starred)):
+                continue
+            target = call.args[pos]
+
+            def apply(call=call, pos=pos, target=target):
+                call.args[pos] = _index_shift(target)
+            shifted = ast.unparse(_index_shift(target))
+            yield target, (f"argument {ast.unparse(target)} -> {shifted} in one of the "
+                           f"{count[name]} calls of {name}()"), apply
+
+
 def _requires_compares(fn):
     for node in ast.walk(fn):
         if isinstance(node, ast.Call) and call_name(node) == "requires":
@@ -318,7 +352,70 @@ def module_info(tree: ast.Module, functions: list[ast.FunctionDef]) -> ModuleInf
                     if name in own[callee] and text not in own[fn.name]:
                         own[fn.name].add(text)
                         changed = True
-    return ModuleInfo(own)
+    defs = [n.name for n in tree.body if isinstance(n, ast.FunctionDef)]
+    generic = any(isinstance(n, ast.ImportFrom) and n.module == "typing"
+                  and any(a.name == "Any" for a in n.names) for n in tree.body)
+    index_params = {}
+    for fn in functions:
+        names = params[fn.name]
+        used = {n.id for sub in ast.walk(fn) if _is_array_subscript(sub)
+                for n in ast.walk(sub.slice) if isinstance(n, ast.Name)}
+        index_params[fn.name] = tuple(i for i, name in enumerate(names) if name in used)
+    return ModuleInfo(own, frozenset(d for d in defs if defs.count(d) > 1), generic, tree, index_params)
+
+
+# ------------------------------------------------------------------ overloads and generics
+def _sites_overload_literal(fn, info):
+    """A bare float literal of integral value passed to an overloaded func,
+    written as an int (`reach(1.0)` -> `reach(1)`): Warp then calls the int
+    overload (a bare literal has its default type, whatever the overloads)."""
+    for node in ast.walk(fn):
+        if not (isinstance(node, ast.Call) and call_name(node) in info.overloaded):
+            continue
+        for k, arg in enumerate(node.args):
+            if isinstance(arg, ast.Constant) and type(arg.value) is float and arg.value.is_integer():
+                def apply(node=node, k=k, arg=arg):
+                    node.args[k] = ast.copy_location(ast.Constant(int(arg.value)), arg)
+                yield arg, f"{ast.unparse(node)}: the literal written {int(arg.value)}", apply
+
+
+def _kernel_decorator(fn: ast.FunctionDef) -> ast.expr | None:
+    for d in fn.decorator_list:
+        target = d.func if isinstance(d, ast.Call) else d
+        if (isinstance(target, ast.Attribute) and target.attr == "kernel") or \
+                (isinstance(target, ast.Name) and target.id == "kernel"):
+            return target
+    return None
+
+
+_INT_DTYPES = ("int", "wp.int32", "vk.int32", "wp.int64", "vk.int64")
+
+
+def _sites_generic_any(fn, info):
+    """In a module that writes generic kernels (imports `Any`), a kernel's
+    integer array parameter `wp.array(dtype=T)` made `wp.array(dtype=Any)`,
+    its original signature kept as the one declared `wp.overload`: Warp still
+    instantiates the kernel at launch for any key type (int8 wraps)."""
+    deco = _kernel_decorator(fn)
+    if not info.generic or info.tree is None or deco is None:
+        return
+    for arg in fn.args.args:
+        ann = arg.annotation
+        if not (isinstance(ann, ast.Call) and call_name(ann) == "array"):
+            continue
+        dtype = next((kw for kw in ann.keywords if kw.arg == "dtype"), None)
+        if dtype is None or ast.unparse(dtype.value) not in _INT_DTYPES:
+            continue
+
+        def apply(arg=arg, dtype=dtype, deco=deco):
+            signature = [copy.deepcopy(a.annotation) for a in fn.args.args]
+            dtype.value = ast.copy_location(ast.Name(id="Any", ctx=ast.Load()), dtype.value)
+            overload = _builtin(ast.Call(func=deco, args=[], keywords=[]), "overload")
+            info.tree.body.append(ast.Expr(ast.Call(
+                func=overload, args=[ast.Name(id=fn.name, ctx=ast.Load()), ast.List(signature, ast.Load())],
+                keywords=[])))
+        yield arg, f"{arg.arg}: dtype {ast.unparse(dtype.value)} -> Any, the original kept as the " \
+                   "one wp.overload", apply
 
 
 # ------------------------------------------------------------------ asserts, invariants
@@ -468,6 +565,7 @@ SITE_FINDERS: dict[str, Callable[[ast.FunctionDef, ModuleInfo], Iterator[Site]]]
     "move-barrier": _sites_move_barrier,
     "guard-bound": _sites_guard_bound,
     "index-shift": _sites_index_shift,
+    "call-arg-shift": _sites_call_arg_shift,
     "lt-to-le": _sites_lt_to_le,
     "atomic-to-plain": _sites_atomic_to_plain,
     "drop-requires": _sites_drop_requires,
@@ -475,4 +573,6 @@ SITE_FINDERS: dict[str, Callable[[ast.FunctionDef, ModuleInfo], Iterator[Site]]]
     "assert-invert": _sites_assert_invert,
     "assert-unguard": _sites_assert_unguard,
     "invariant-break": _sites_invariant_break,
+    "overload-literal": _sites_overload_literal,
+    "generic-any": _sites_generic_any,
 }

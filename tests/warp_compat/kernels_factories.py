@@ -41,6 +41,25 @@ def make_stride(stride: int):
     return gather
 
 
+def make_window(radius: int):
+    """Names the factory computes from each other (a relation the proof keeps),
+    one bound with a cast, one annotated."""
+    width = 2 * radius + 1
+    span = wp.int32(width - 1)
+    last: int = span - radius
+
+    @vk.requires(lambda src, dst: radius <= 4096 and dst.shape[0] == vk.launch_dim())
+    @vk.requires(lambda src, dst: src.shape[0] - span >= vk.launch_dim())
+    @wp.kernel
+    def window(src: wp.array[float], dst: wp.array[float]):
+        i = wp.tid()
+        if radius >= 0 and span >= 0:     # (launches read `span` from the kernel's closure)
+            dst[i] = src[i + width - 1 - radius] + src[i + last]
+
+    return window
+
+
 scale_2_1 = make_scale(2.0, 1)
 scale_3_5 = make_scale(3.0, 5)
 gather_3 = make_stride(3)
+window_2 = make_window(2)

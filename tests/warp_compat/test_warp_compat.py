@@ -200,12 +200,18 @@ def test_kernel_factories_read_their_captures_as_warp_does(warp):
     assert warp_out[1].tolist() == src[::3][:10].tolist()
     with pytest.raises(ContractError):   # 11 > 160 // 16: the contract is checked
         vk.check_launch(m.gather_3, 11, [src, np.zeros(11, np.float32)])
+    # width = 2*radius + 1, span = wp.int32(width - 1), last: int = span - radius
+    src = f32(rng, 14)
+    warp_out, ours = run_everywhere(m.window_2, 10, [src, np.zeros(10, np.float32)], [float, float])
+    assert_same(warp_out, ours, None)
+    np.testing.assert_allclose(warp_out[1], src[2:12] + src[2:12], rtol=1e-6)
 
 
 def test_factory_kernels_are_proved_for_every_captured_value():
     reports = prove_file(HERE / "kernels_factories.py")
     assert [(r.kernel, r.status.value) for r in reports] == [("scale", "proved"),
-                                                             ("gather", "proved")]
+                                                             ("gather", "proved"),
+                                                             ("window", "proved")]
 
 
 def test_random_numbers_are_warps_exact_sequence(warp):

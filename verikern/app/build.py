@@ -37,6 +37,7 @@ from verikern.backends.cabi.signature import CEntry, c_entry, header_text
 from verikern.backends.llvm import build as lower_kernel
 from verikern.backends.llvm.contract import add_contract_function
 from verikern.backends.native.jit import host_target_machine, optimise
+from verikern.backends.native.vectorize import vectorize_thread_loops
 from verikern.errors import VerikernError
 from verikern.frontend import compile_file
 
@@ -119,20 +120,21 @@ def run_cc(cc: str, args: list[str]) -> None:
         raise BuildError(f"{cc} failed ({' '.join([cc] + args)}):\n{done.stderr.strip()[:4000]}")
 
 
-def host_object(modules, tm, path: Path) -> None:
-    """One object file holding every module (linked), optimised for `tm`."""
+def host_object(modules, tm, path: Path, vectorize=None) -> None:
+    """One object file holding every module, each optimised for `tm` (with
+    the loop vectoriser where `vectorize[k]`), then linked."""
     linked = None
-    for m in modules:
+    for k, m in enumerate(modules):
         parsed = llvm.parse_assembly(str(m))
         parsed.verify()
+        parsed.triple = tm.triple
+        parsed.data_layout = str(tm.target_data)
+        optimise(parsed, tm, vectorize=bool(vectorize[k]) if vectorize is not None else False)
         if linked is None:
             linked = parsed
         else:
             linked.link_in(parsed)
     assert linked is not None
-    linked.triple = tm.triple
-    linked.data_layout = str(tm.target_data)
-    optimise(linked, tm)
     path.write_bytes(tm.emit_object(linked))
 
 
@@ -191,6 +193,8 @@ def _build_cpu(src: Path, out: Path, lib: str, proved: list[ProvedKernel],
     tm = pic_host_machine()
     items = []
     modules = []
+    features = llvm.get_host_cpu_features()
+    vectorize = [vectorize_thread_loops(p.kernel, features) for p in proved]
     for p in proved:
         lowered = lower_kernel(p.kernel, "cpu", None, triple=tm.triple, unchecked=p.unchecked)
         add_contract_function(p.kernel, lowered.module, bool(p.kernel.fast_math))
@@ -205,7 +209,7 @@ def _build_cpu(src: Path, out: Path, lib: str, proved: list[ProvedKernel],
     so = out / f"lib{lib}.so"
     with tempfile.TemporaryDirectory() as tmp:
         obj = Path(tmp) / f"{lib}_kernels.o"
-        host_object(modules, tm, obj)
+        host_object(modules, tm, obj, vectorize)
         run_cc(opts.cc, ["-std=gnu11", "-O2", "-fPIC", "-shared", "-o", str(so), str(wrapper),
                           str(obj), "-lm"])
     result.files += [header, wrapper, so]

@@ -97,6 +97,11 @@ def _fed_by(kernel: Kernel, source) -> tuple[set[int], set[str]]:
     return fed, tainted
 
 
+def _defines_float(ins) -> bool:
+    r = result_of(ins)
+    return r is not None and r.type.is_float
+
+
 def removable_checks(kernel: Kernel, report: KernelReport, mir_sha256: str,
                      default_bytes: int) -> tuple[frozenset, tuple[dict, ...]]:
     """(unchecked set, manifest entries) per the module invariant."""
@@ -109,7 +114,7 @@ def removable_checks(kernel: Kernel, report: KernelReport, mir_sha256: str,
     tainted: set[str] = set()
     sources = []
     if kernel.fast_math:
-        sources.append(lambda ins: result_of(ins).type.is_float)
+        sources.append(_defines_float)
     memory_kinds = (ObligationKind.RACE, ObligationKind.UNINIT)
     if any(o.kind in memory_kinds and o.status is not Status.PROVED for o in report.obligations):
         sources.append(facts.accesses_memory)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 import os
+import re
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
@@ -110,8 +111,8 @@ def compiled_kernels(path: str) -> dict:
 def _kernel_names(kernel) -> frozenset[str] | None:
     if kernel is None:
         return None
-    if isinstance(kernel, str):
-        return frozenset(k.strip() for k in kernel.split(",") if k.strip())
+    if isinstance(kernel, str):   # commas inside `k[int8, int8]` name one generic instance
+        return frozenset(k.strip() for k in re.split(r",(?![^\[]*\])", kernel) if k.strip())
     return frozenset(kernel)
 
 

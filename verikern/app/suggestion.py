@@ -8,6 +8,8 @@ Invariants:
   source ends PROVED (z3 `unsat` for every obligation, as any proof);
   anything else -- the pasted file does not compile, the kernel is not
   found, an obligation fails or stays unknown, the proof errs -- is False;
+  the re-proof runs only for a search that claims the contract proves the
+  kernel (a search that does not is False already: nothing to check);
 - a suggestion is kept only with an example launch solved on the pasted
   kernel (proofs.deciding.example_launch): a contract that admits no launch
   (or none z3 finds within its work) is never suggested;
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+from pathlib import Path
 
 from verikern.frontend import compile_source
 from verikern.proofs.deciding.example_launch import example_launch
@@ -43,9 +46,11 @@ def pasted_kernel(report: KernelReport, source: str):
     except Exception as err:  # the pasted file must compile; if not, nothing is claimed
         LOG.info("%s: the pasted contract does not compile: %s", report.kernel, err)
         return None
-    if report.kernel not in module.kernel_names:
+    # by name, or by MIR name: a generic kernel's instance `sort[int8]` is proved as `sort__int8`
+    found = [k for k in module.kernels if report.kernel in (k.name, getattr(k.mir, "name", None))]
+    if not found:
         return None
-    result = module.kernel(report.kernel)
+    result = found[0]
     if result.error is not None or result.mir is None:
         LOG.info("%s: the pasted contract does not compile: %s", report.kernel, result.error)
         return None
@@ -64,13 +69,16 @@ def prove_suggestion(report: KernelReport, source: str | None, *, dims=None, blo
     mir = pasted_kernel(report, source) if source is not None else None
     if mir is None:
         return dataclasses.replace(report, proved_under_suggestion=False)
-    example = example_launch(mir, dims=dims, block_dim=block_dim, max_array_bytes=max_array_bytes)
+    example = example_launch(mir, dims=dims, block_dim=block_dim, max_array_bytes=max_array_bytes,
+                             label=f"{Path(report.file).stem}.{mir.name}.")
     if example is None:
         LOG.info("%s: the suggested contract admits no launch z3 finds; not suggested", report.kernel)
         return _without_suggestion(report)
-    again = prove_mir(mir, file=report.file, dims=dims, block_dim=block_dim, budget=budget,
-                      replay=False, max_array_bytes=max_array_bytes, suggest=False,
-                      engine=engine, unwind=unwind)
-    LOG.info("%s: under the pasted contract: %s", report.kernel, again.status.value)
-    return dataclasses.replace(report, proved_under_suggestion=again.status is KernelStatus.PROVED,
-                               suggested_example=example)
+    proved = False
+    if report.proved_under_suggestion:   # the search's claim, now checked (a False needs no proof)
+        again = prove_mir(mir, file=report.file, dims=dims, block_dim=block_dim, budget=budget,
+                          replay=False, max_array_bytes=max_array_bytes, suggest=False,
+                          engine=engine, unwind=unwind)
+        LOG.info("%s: under the pasted contract: %s", report.kernel, again.status.value)
+        proved = again.status is KernelStatus.PROVED
+    return dataclasses.replace(report, proved_under_suggestion=proved, suggested_example=example)

@@ -1,9 +1,15 @@
 """The `verikern` command line (click). Each subcommand lives in its own module
 of this package and exposes a click command named `command`; modules are
-imported only when their command runs, so `verikern --help` stays fast."""
+imported only when their command runs, so `verikern --help` stays fast.
+
+Invariants (exit status, the table in README.md "Exit status"): 3 is every
+command's input error, bad options and unknown commands included (click's
+usage errors would be 2, which `prove` uses for 'unknown'); 130 is Ctrl-C in
+every command (click's would be 1, which reads as a finding)."""
 from __future__ import annotations
 
 import importlib
+import sys
 
 import click
 
@@ -11,8 +17,9 @@ from verikern import __version__
 
 # name -> (module, one-line help shown by `verikern --help`)
 COMMANDS = {
-    "prove": ("verikern.cli.prove", "Prove bounds, race freedom, barrier convergence, asserts and division safety."),
-    "emit": ("verikern.cli.emit", "Print a kernel's HIR, MIR, LLVM IR or PTX."),
+    "prove": ("verikern.cli.prove", "Prove bounds, race freedom, barrier convergence, asserts, loop invariants, "
+              "division safety and no uninitialised shared reads."),
+    "emit": ("verikern.cli.emit", "Print a kernel's HIR, MIR, LLVM IR, PTX, SMT-LIB queries (smt2) or C encoding (c)."),
     "trace": ("verikern.cli.trace", "Run a kernel on generated inputs and report races and bank conflicts."),
     "info": ("verikern.cli.info", "Report registers, shared memory and spills per kernel (ptxas -v)."),
     "fuzz": ("verikern.cli.fuzz", "Compare backends (cpu, cpu:native, cuda, warp) on generated launches."),
@@ -27,10 +34,31 @@ COMMANDS = {
 }
 
 
+EXIT_INPUT, EXIT_INTERRUPTED = 3, 130
+
+
 class LazyGroup(click.Group):
     def parse_args(self, ctx, args):
         ctx.meta["verikern.argv"] = tuple(args)     # the exact command, for reports
-        return super().parse_args(ctx, args)
+        try:
+            return super().parse_args(ctx, args)
+        except click.UsageError as err:
+            err.exit_code = EXIT_INPUT
+            raise
+
+    def resolve_command(self, ctx, args):
+        try:
+            return super().resolve_command(ctx, args)
+        except click.UsageError as err:          # an unknown command
+            err.exit_code = EXIT_INPUT
+            raise
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            click.echo("interrupted (Ctrl-C)", err=True)
+            sys.exit(EXIT_INTERRUPTED)
 
     def list_commands(self, ctx):
         return sorted(COMMANDS)

@@ -12,10 +12,12 @@ import sys
 
 import click
 
+from verikern.cli.common import InputErrorCommand
+
 EXIT_ERROR = 3
 
 
-@click.command(name="build")
+@click.command(name="build", cls=InputErrorCommand, context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--target", default="cpu", show_default=True,
               help="cpu (a shared library for this machine) or an NVIDIA arch such as sm_80 "

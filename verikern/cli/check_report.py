@@ -26,7 +26,8 @@ import os
 
 import click
 
-from verikern.cli.common import InputErrorExit, make_cache, parse_dims, run_proofs
+from verikern.cli.common import InputErrorCommand, InputErrorExit, make_cache, parse_dims, run_proofs
+from verikern.cli.progress import Progress
 
 EXIT_MATCH, EXIT_MISMATCH = 0, 1
 #: What identifies an obligation within its kernel (its place in the kernel).
@@ -134,7 +135,7 @@ def _show(value) -> str:
     return json.dumps(value, sort_keys=True) if isinstance(value, (dict, list)) else str(value)
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.command(cls=InputErrorCommand, context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("report_file", type=click.Path(dir_okay=False), metavar="REPORT.json")
 @click.option("--kernel", "-k", metavar="NAME", help="Re-check with this kernel filter instead of the recorded one.")
 @click.option("--dim", "dims", metavar="N[,M..]", callback=parse_dims,
@@ -176,11 +177,15 @@ def command(report_file, kernel, dims, block_dim, budget, jobs, cache_dir):
     if not paths:
         raise InputErrorExit(f"{report_file}: the report names no source file")
     missing = [p for p in paths if not _exists(p)]
-    fresh_reports, context = run_proofs(
-        [p for p in paths if p not in missing], kernel=opts.get("kernel"), dims=opts.get("dims"),
-        block_dim=opts.get("block_dim"), budget=opts.get("budget"), jobs=jobs,
-        max_array_bytes=opts.get("max_array_bytes"),
-        cache=make_cache(cache_dir, False, default_on=False)) if len(missing) < len(paths) else ([], None)
+    progress = Progress()                    # on stderr: a bar on a terminal, else a line per kernel
+    try:
+        fresh_reports, context = run_proofs(
+            [p for p in paths if p not in missing], kernel=opts.get("kernel"), dims=opts.get("dims"),
+            block_dim=opts.get("block_dim"), budget=opts.get("budget"), jobs=jobs, progress=progress,
+            max_array_bytes=opts.get("max_array_bytes"),
+            cache=make_cache(cache_dir, False, default_on=False)) if len(missing) < len(paths) else ([], None)
+    finally:
+        progress.close()
     fresh = to_json_data(fresh_reports, context)
     diffs = [f"source {p}: missing now" for p in missing] + compare(recorded, fresh, opts)
     n = len(recorded["kernels"])

@@ -103,7 +103,8 @@ def proof_options(func):
     """The options that decide verdicts (recorded in every report)."""
     for deco in reversed([
         click.option("--kernel", "-k", "kernel", metavar="NAME",
-                     help="Prove only the kernel(s) with this name (comma-separated for several)."),
+                     help="Prove only the kernel(s) with this name (comma-separated for several; a generic "
+                          "kernel's name selects all its instances, k[int8] one)."),
         click.option("--dim", "dims", metavar="N[,M..]", callback=parse_dims,
                      help="Fix the launch dims (e.g. 1024 or 64,64); default: every launch the requires admit."),
         click.option("--block-dim", type=click.IntRange(1, 1024), metavar="B",

@@ -1,4 +1,4 @@
-"""`verikern emit FILE --kernel K --ir hir|mir|llvm|ptx [--arch sm_80]`.
+"""`verikern emit FILE --kernel K --ir hir|mir|llvm|ptx|smt2|c [--arch sm_80]`.
 
 Invariant: exit 0 with the requested IR on stdout, or a clear message on
 stderr and exit 3 (compile error, unknown kernel, missing backend); never a
@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 
 import click
-from verikern.cli.common import select_kernel
+from verikern.cli.common import InputErrorCommand, select_kernel
 
 EXIT_ERROR = 3
 
@@ -30,7 +30,7 @@ def _write(text: str, output) -> None:
         _fail(f"error: cannot write {output}: {e}")
 
 
-@click.command(name="emit")
+@click.command(name="emit", cls=InputErrorCommand)
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--kernel", "-k", "kernel_name", default=None,
               help="Kernel to print (required when the file has several).")
@@ -44,7 +44,9 @@ def _write(text: str, output) -> None:
               help="With --ir smt2: only this obligation's queries (ids as kind@line:col[#dim]"
               "[+line:col], e.g. bounds@12:9#0) and the shared ones.")
 def command(file, kernel_name, ir, arch, no_opt, obligation, output=None):
-    """Print a kernel's HIR, MIR, LLVM IR or PTX."""
+    """Print a kernel's HIR, MIR, LLVM IR, PTX, SMT-LIB queries (smt2: every
+    obligation's solver queries) or C encoding (c: a CBMC harness that also
+    runs concretely)."""
     from verikern.frontend import compile_file, compile_source  # lazy: CLI start-up
 
     try:

@@ -63,8 +63,10 @@ _InputErrorExit = InputErrorExit
               "(launch dims equal to or bounded by array lengths, equal lengths, non-empty arrays, "
               "index ranges...) for the weakest one under which it is proved, and print it as a "
               "ready-to-paste @vk.requires(lambda ...) line (JSON: suggested_requires, "
-              "proved_under_suggestion; SARIF: a fix). The search costs at most twice the proof's "
-              "solver work; the kernel stays failed.")
+              "proved_under_suggestion, suggested_example; SARIF: a fix). 'proved' under it means "
+              "the kernel with the contract pasted in was proved again whole; an example launch it "
+              "admits is shown. The search costs at most twice the proof's solver work; the kernel "
+              "stays failed.")
 @click.option("--skip-no-kernels", is_flag=True,
               help="Files without kernels are skipped, even when no file given has one (exit 0, "
               "nothing to prove): for hooks that pass every staged .py file.")

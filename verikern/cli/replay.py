@@ -16,7 +16,7 @@ import json
 import sys
 
 import click
-from verikern.cli.common import select_kernel
+from verikern.cli.common import InputErrorCommand, select_kernel
 
 EXIT_CONFIRMED, EXIT_NOT_CONFIRMED, EXIT_ERROR = 0, 1, 3
 
@@ -56,7 +56,7 @@ def select_counterexamples(data: dict, kernel: str, obligation: str | None):
     return picked
 
 
-@click.command(name="replay")
+@click.command(name="replay", cls=InputErrorCommand)
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--kernel", "-k", "kernel_name", default=None,
               help="The kernel (required when the file has several).")

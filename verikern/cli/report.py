@@ -15,12 +15,13 @@ import sys
 import click
 
 from verikern.cli.common import (
-    InputErrorExit, make_cache, proof_options, run_options, run_proofs, write_output,
+    InputErrorCommand, InputErrorExit, make_cache, proof_options, run_options, run_proofs, write_output,
 )
+from verikern.cli.progress import Progress
 from verikern.cli.prove import exit_code
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.command(cls=InputErrorCommand, context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
 @proof_options
 @run_options
@@ -59,10 +60,14 @@ def command(paths, kernel, dims, block_dim, budget, jobs, executor, scheduler, c
     if run_selftest and selftest_log:
         raise InputErrorExit("give --selftest (run it now) or --selftest-log FILE (a saved run), not both")
     qualification = _qualification(selftest_log, jobs, cache_dir) if selftest_log or run_selftest else None
-    reports, context = run_proofs(paths, kernel=kernel, dims=dims, block_dim=block_dim, budget=budget,
-                                  jobs=jobs, executor=executor, scheduler=scheduler,
-                                  cache=make_cache(cache_dir, no_cache), max_array_bytes=max_array_bytes,
-                                  suggest=suggest)
+    progress = Progress()                    # on stderr: a bar on a terminal, else a line per kernel
+    try:
+        reports, context = run_proofs(paths, kernel=kernel, dims=dims, block_dim=block_dim, budget=budget,
+                                      jobs=jobs, executor=executor, scheduler=scheduler, progress=progress,
+                                      cache=make_cache(cache_dir, no_cache), max_array_bytes=max_array_bytes,
+                                      suggest=suggest)
+    finally:
+        progress.close()
     if qualification is None:
         qualification = _qualification(None, jobs, cache_dir, run=False)
     evidence = gather(reports, qualification)

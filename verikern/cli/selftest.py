@@ -1,20 +1,23 @@
 """`verikern selftest`: prove the shipped corpus with its expected verdicts
 and print a qualification summary (verikern.selftest).
 
-Exit status: 0 every verdict as expected; 1 some verdict is not.
+Exit status: 0 every verdict as expected; 1 some verdict is not; 3 input
+error (no case matches --only, a bad option).
 """
 from __future__ import annotations
 
+import contextlib
 import sys
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import click
 
+from verikern.cli.common import InputErrorCommand, InputErrorExit
 from verikern.cli.prove import command as prove_command
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.command(cls=InputErrorCommand, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--only", metavar="TEXT", help="Run only the cases whose file name contains TEXT.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
               help="Prove N cases in parallel (processes).")
@@ -31,12 +34,14 @@ def command(only, jobs, cache_dir):
       verikern selftest --jobs 2
       verikern selftest --only race
     """
+    from verikern.cli.progress import allow_interrupts  # lazy: CLI start-up
 
+    allow_interrupts()                          # Ctrl-C stops the run (exit 130), never one z3 query
     selected = _selected(only)
     bad = 0
     for line, ok in run_selftest(selected, jobs, cache_dir):
         bad += not ok
-        click.echo(line)
+        click.echo(line)                        # each case as soon as it is known
     sys.exit(1 if bad else 0)
 
 
@@ -45,14 +50,15 @@ def _selected(only):
 
     selected = cases(only=only)
     if not selected:
-        raise click.ClickException(f"no corpus case matches {only!r}")
+        raise InputErrorExit(f"no corpus case matches {only!r} (the case names are the corpus file names)")
     return selected
 
 
 def run_selftest(selected, jobs: int = 1, cache_dir=None):
     """Yield (line, ok) for the self-test of the `selected` cases: the
-    header (tool, corpus), one line per case, the PASSED / FAILED line last
-    (`ok` False only on the lines of cases not as expected)."""
+    header (tool, corpus), one line per case as soon as it is known, the
+    PASSED / FAILED line last (`ok` False only on the lines of cases not as
+    expected)."""
     from verikern.proofs.reporting.scope import versions  # lazy: CLI start-up
     from verikern import selftest  # lazy: CLI start-up
     from verikern.selftest import corpus_hash, expected_text  # lazy: CLI start-up
@@ -63,17 +69,18 @@ def run_selftest(selected, jobs: int = 1, cache_dir=None):
     yield (f"  corpus: {len(selected)} of {len(list(selftest.CORPUS.glob('*.py')))} cases, "
            f"sha256 {corpus_hash()}"), True
     tasks = [(str(c.path), c.prove_args, cache_dir) for c in selected]
-    if jobs > 1 and len(tasks) > 1:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            outcomes = list(pool.map(_run_case, tasks))
-    else:
-        outcomes = [_run_case(t) for t in tasks]
     bad = 0
-    for case, (got, ok, cached) in zip(selected, outcomes):
-        bad += not ok
-        tag = "as expected" if ok else "NOT AS EXPECTED"
-        yield (f"  {'ok ' if ok else 'BAD'} {case.path.name}: expected {expected_text(case)}, got {got}"
-               f" -- {tag}{' (cached)' if cached else ''}"), ok
+    with contextlib.ExitStack() as stack:
+        if jobs > 1 and len(tasks) > 1:
+            pool = stack.enter_context(ProcessPoolExecutor(max_workers=jobs))
+            outcomes = pool.map(_run_case, tasks)       # in case order, each as soon as it is known
+        else:
+            outcomes = map(_run_case, tasks)
+        for case, (got, ok, cached) in zip(selected, outcomes):
+            bad += not ok
+            tag = "as expected" if ok else "NOT AS EXPECTED"
+            yield (f"  {'ok ' if ok else 'BAD'} {case.path.name}: expected {expected_text(case)}, got {got}"
+                   f" -- {tag}{' (cached)' if cached else ''}"), ok
     if bad:
         yield f"FAILED: {bad} of {len(selected)} verdicts not as expected", True
     else:

@@ -7,6 +7,8 @@ KernelError at the kernel, never as a bare traceback).
 """
 from __future__ import annotations
 
+import dataclasses
+
 import ast
 import sys
 from dataclasses import dataclass, field
@@ -133,7 +135,8 @@ def _compile_source(source: str, filename: str, optimize: bool) -> ModuleResult:
                              "please report this kernel to the verikern developers")
         if hir is not None:
             try:
-                mir = lower_kernel(hir, optimize)
+                # the file's text rides along for messages that quote source expressions
+                mir = dataclasses.replace(lower_kernel(hir, optimize), source=info.source)
             except RecursionError:
                 err = info.error("the kernel is nested too deeply to compile", d.loc,
                                  "too-deep", "split the kernel into smaller parts")

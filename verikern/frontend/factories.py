@@ -108,7 +108,7 @@ def _reads_unknown(node, info: ModuleInfo, scope: dict) -> bool | None:
         value = cap.value if cap is not None and cap.known else \
             info.constants.get(node.id) if cap is None else None
         if cap is not None and not cap.known:
-            return True if cap.type is I32 else None
+            return True if cap.type == I32 else None
         return False if isinstance(value, int) and not isinstance(value, bool) else None
     if isinstance(node, ast.BinOp) and type(node.op) in _RELATION_OPS:
         parts = (_reads_unknown(node.left, info, scope), _reads_unknown(node.right, info, scope))
@@ -116,20 +116,25 @@ def _reads_unknown(node, info: ModuleInfo, scope: dict) -> bool | None:
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
         return _reads_unknown(node.operand, info, scope)
     if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords \
-            and value_type(info, node.func) is I32:
+            and value_type(info, node.func) == I32:
         return _reads_unknown(node.args[0], info, scope)
     return None
+
+
+def _int(value: object) -> int:
+    assert isinstance(value, int)       # `_relational` admits int values only
+    return value
 
 
 def _magnitude(node, info: ModuleInfo, scope: dict) -> int:
     """A bound on |value| of a `_relational` expression over int32 unknowns."""
     if isinstance(node, ast.Constant):
-        return abs(node.value)
+        return abs(_int(node.value))
     if isinstance(node, ast.Name):
         cap = scope.get(node.id)
         if cap is not None and not cap.known:
             return 1 << 31
-        return abs(cap.value if cap is not None else info.constants[node.id])
+        return abs(_int(cap.value if cap is not None else info.constants[node.id]))
     if isinstance(node, ast.BinOp):
         a, b = _magnitude(node.left, info, scope), _magnitude(node.right, info, scope)
         return a * b if isinstance(node.op, ast.Mult) else a + b
@@ -151,7 +156,7 @@ def _relation_hir(chk, node, scope: dict):
             return H.Literal(chk.info.constants[node.id], I64, loc)
         if cap.known:
             return H.Literal(cap.value, I64, loc)
-        if chk.captures.get(node.id) is not I32:
+        if chk.captures.get(node.id) != I32:
             return None                 # not read by the kernel: launches do not pass it
         return H.CastExpr(H.LocalRef(CAPTURE_PREFIX + node.id, I32, loc), I64, loc)
     if isinstance(node, ast.BinOp):
@@ -175,7 +180,7 @@ def relation_requires(chk) -> list:
     out = []
     for name in sorted(chk.captures):
         cap = scope.get(name)
-        if not isinstance(cap, Capture) or cap.relation is None or chk.captures[name] is not I32 \
+        if not isinstance(cap, Capture) or cap.relation is None or chk.captures[name] != I32 \
                 or _magnitude(cap.relation, chk.info, scope) >= 1 << 62:
             continue
         expr = _relation_hir(chk, cap.relation, scope)
@@ -342,7 +347,8 @@ def scan_factory(fn: ast.FunctionDef | ast.AsyncFunctionDef, info: ModuleInfo, o
             other.update((al.asname or al.name).split(".")[0] for al in n.names)
     for name in other - set(simple):
         scope[name] = Capture(name, fn.name)
-    for name, values in simple.items():
+    # in source order: a name bound from names bound before it sees what they are
+    for name, values in sorted(simple.items(), key=lambda kv: min((v.lineno, v.col_offset) for v in kv[1])):
         if name in inner_names:
             continue
         if name in other or len(values) > 1:
@@ -356,10 +362,10 @@ def scan_factory(fn: ast.FunctionDef | ast.AsyncFunctionDef, info: ModuleInfo, o
             relation = values[0] if _relational(values[0], info, scope) else None
             t = _value_kind_type(values[0], info, scope) or \
                 (I32 if relation is not None else None)
-            if name in annotated and annotated[name] is not t:
+            if name in annotated and annotated[name] != t:
                 # the value's type as Warp reads it decides; an annotation only fills a gap
                 t = annotated[name] if t is None else t
-            if relation is not None and t is not I32:
+            if relation is not None and t != I32:
                 relation = None
             scope[name] = Capture(name, fn.name, type=t, relation=relation)
             continue

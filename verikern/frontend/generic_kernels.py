@@ -1,5 +1,5 @@
 """The instantiations of a generic kernel (`typing.Any` parameters) that
-verikern proves, one kernel each (LANGUAGE.md section 1).
+verikern proves, one kernel each (docs/LANGUAGE.md section 1).
 
 Warp instantiates a generic kernel at launch for whatever argument types it
 is given, so a `wp.overload` does not limit the types a generic kernel runs
@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from verikern.errors import KernelError
 from verikern.hir import nodes as H
 from verikern.hir.types import (
-    F32, MATRIX_TYPES, QUAT, SCALAR_TYPES, VECTOR_TYPES, ArrayType,
+    F32, MATRIX_TYPES, QUAT, SCALAR_TYPES, VECTOR_TYPES, ArrayType, ElementType,
 )
 from . import launch_sites
 from .annotations import parse_annotation
@@ -80,8 +80,13 @@ def _mir_name(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_]+", "_", name.replace("[", "__")).strip("_")
 
 
-def _shown(t) -> str:
-    return str(t.dtype) if isinstance(t, ArrayType) else str(t)
+def _shown(t, element_only: bool) -> str:
+    return str(t.dtype) if element_only and isinstance(t, ArrayType) else str(t)
+
+
+def _is_array_of_any(arg: ast.arg) -> bool:
+    """An `Any` parameter spelled as an array (`wp.array(dtype=Any)`), not a bare `Any`."""
+    return isinstance(arg.annotation, (ast.Subscript, ast.Call))
 
 
 def _any_to(node: ast.AST, name: str) -> ast.AST:
@@ -109,14 +114,16 @@ class _Enumerator:
         self.chk = BodyChecker(info, d, registry)
 
     def name_of(self, types: dict) -> str:
-        return f"{self.d.node.name}[{', '.join(_shown(types[a.arg]) for a in self.generic)}]"
+        """`kernel[T, ...]`: an array-of-Any parameter by its element type, a bare
+        `Any` by its whole type (an array there is `array<float32, 1>`)."""
+        return f"{self.d.node.name}[{', '.join(_shown(types[a.arg], _is_array_of_any(a)) for a in self.generic)}]"
 
     def candidates(self, arg: ast.arg, probes: bool) -> list:
         """The types tried for one generic parameter."""
-        if isinstance(arg.annotation, (ast.Subscript, ast.Call)):   # an array of Any
+        if arg.annotation is not None and _is_array_of_any(arg):
             ndim = parse_annotation(self.chk, _any_to(arg.annotation, "float"),
                                     f"parameter {arg.arg!r}").ndim
-            dtypes = _SCALARS + (_PROBES if probes else ())
+            dtypes: tuple[ElementType, ...] = _SCALARS + (_PROBES if probes else ())
             return [ArrayType(t, ndim) for t in dtypes]
         return list(_SCALARS) + ([*_PROBES, ArrayType(F32, 1)] if probes else [])
 
@@ -134,7 +141,7 @@ class _Enumerator:
                                          self.d.loc, "too-deep", "split it into smaller parts")
 
     def declared(self) -> list[Instance]:
-        out = []
+        out: list[Instance] = []
         calls = self.info.overloads.get(self.d.node.name) if self.d.scope is None else None
         for call in calls or ():
             anns, err = self._overload_anns(call)
@@ -189,9 +196,8 @@ class _Enumerator:
         out, beyond = [], None
         for combo in itertools.product(*pools):
             types = {a.arg: t for a, t in zip(self.generic, combo)}
-            scalar_only = all((t.dtype if isinstance(a.annotation, (ast.Subscript, ast.Call))
-                               and isinstance(t, ArrayType) else t) in _SCALARS
-                              for a, t in zip(self.generic, combo))
+            scalar_only = all((t.dtype if _is_array_of_any(a) and isinstance(t, ArrayType)
+                               else t) in _SCALARS for a, t in zip(self.generic, combo))
             name = self.name_of(types)
             if scalar_only and name in seen:
                 continue

@@ -19,7 +19,7 @@ from verikern.errors import KernelError
 from verikern.hir.types import BOOL, ScalarType
 from verikern.mir.nodes import SourceLoc
 from .annotations import value_type
-from .rebinding import ANY, Rebinding, find_rebindings
+from .rebinding import ANY, Rebinding, conditional_rebindings, find_rebindings, other_targets
 from .typing_rules import round_float
 
 DSL_MODULES = ("verikern", "warp")
@@ -348,6 +348,14 @@ def scan_module(tree: ast.Module, info: ModuleInfo) -> None:
             for sub in ast.walk(stmt):
                 if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
                     _rebind(info, sub.id)
+                for t in other_targets(sub):   # `import os as N` under an if, ...
+                    _rebind(info, t.id)
+            for name, node in conditional_rebindings(stmt, info.rebound, info.constants):
+                # a value of another (or an unreadable) type: not the literal's type
+                info.rebound.pop(name, None)
+                info.rebindings.setdefault(name, Rebinding(info.loc(node), (
+                    f"a binding of {name!r} under an if, loop, with or try whose value "
+                    "verikern cannot read as its literal's type")))
 
 
 def register_definition(stmt, info: ModuleInfo, scope=None) -> bool:

@@ -7,8 +7,10 @@ the call is a located error (never a guess):
 - each argument has the type Warp gives it: a bare literal its default type
   (`1` int32, `1.0` float32, `True` bool), whatever parameter it is passed to;
   a default value likewise;
-- the non-generic overloads are tried first, in definition order, then the
-  generic ones (`Any` parameters), in definition order;
+- the non-generic overloads are tried first, in definition order (a later
+  definition with the same parameter types replacing the earlier in its
+  place, as Warp's signature table does), then the generic ones (`Any`
+  parameters), in definition order;
 - a scalar, vector or matrix parameter takes exactly its own type; an array
   parameter an array of its dtype (Warp does not compare the ndim when it
   chooses; a wrong ndim is then an error at the call); an `Any` parameter
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import ast
 
+from verikern.errors import KernelError
 from verikern.hir.types import ArrayType
 from .annotations import parse_annotation
 from .registry import is_any
@@ -40,10 +43,25 @@ def _takes(chk, param: ast.arg, t) -> bool:
     return t == want
 
 
+def _warp_table(chk, plain: list) -> list:
+    """Warp's table of non-generic overloads: keyed by signature, a later
+    definition with the same parameter types (`float` and `wp.float32` are
+    one) replaces the earlier one in its place."""
+    table: dict = {}
+    for cand in plain:
+        try:
+            sig: tuple = tuple(parse_annotation(chk, a.annotation, f"parameter {a.arg!r}")
+                               for a in cand[1].node.args.args)
+        except KernelError:
+            sig = ("unreadable", cand[0])   # its own error comes when it is checked
+        table[sig] = cand    # dict order: the first definition's place
+    return list(table.values())
+
+
 def pick_overload(chk, cands: list, call: ast.Call, name: str, with_defaults):
     """The candidate (index, Definition, generic) Warp picks for `call`, or a
     KernelError. `with_defaults(chk, call, fdef)` spells the call positionally."""
-    ordered = [c for c in cands if not c[2]] + [c for c in cands if c[2]]
+    ordered = _warp_table(chk, [c for c in cands if not c[2]]) + [c for c in cands if c[2]]
     shown = None
     for cand in ordered:
         fdef = cand[1].node

@@ -1,4 +1,4 @@
-"""Where a module can rebind its own module-level names (LANGUAGE.md section 1).
+"""Where a module can rebind its own module-level names (docs/LANGUAGE.md section 1).
 
 A module-level name is a constant only when nothing in the module can rebind
 it: Python runs the whole file before Warp builds a kernel, and a function may
@@ -20,7 +20,8 @@ its first unconditional binding:
   itself (`sys.modules[...]`, `importlib.import_module(...)`, `__import__(...)`,
   or a module-level name bound to one of them);
 - a walrus `(NAME := ...)` in a module-level expression;
-- `exec(...)` anywhere in the file.
+- `exec(...)` or `eval(...)` anywhere in the file;
+- the same through `vars(M)` or `M.__dict__` for M possibly the module.
 
 A literal key names one name; any other key can rebind every name (the
 wildcard `ANY`). Bindings under `if` / `for` / `while` / `with` / `try` at
@@ -117,10 +118,16 @@ def _binds(n: ast.AST) -> list[str]:
     return []
 
 
-def _is_globals_call(node: ast.AST) -> bool:
-    """`globals()` or `vars()` (no argument: the module's namespace at module level)."""
-    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
-        and node.func.id in ("globals", "vars") and not node.args and not node.keywords
+def _is_globals_call(node: ast.AST, handles: set[str]) -> bool:
+    """The module's namespace: `globals()`, `vars()` (no argument, at module
+    level), `vars(M)` or `M.__dict__` with M possibly the module itself."""
+    if isinstance(node, ast.Attribute) and node.attr == "__dict__":
+        return _may_be_module(node.value, handles)
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords):
+        return False
+    if node.func.id in ("globals", "vars") and not node.args:
+        return True
+    return node.func.id == "vars" and len(node.args) == 1 and _may_be_module(node.args[0], handles)
 
 
 _MODULE_HANDLES = ("modules", "import_module", "__import__", "reload")
@@ -190,10 +197,10 @@ def find_rebindings(tree: ast.Module, filename: str) -> dict[str, Rebinding]:
                     if name in declared:
                         note(name, declared[name], f"`global {name}` in the {what} {n.name!r}")
         elif isinstance(n, ast.Subscript) and isinstance(n.ctx, (ast.Store, ast.Del)) \
-                and _is_globals_call(n.value):
+                and _is_globals_call(n.value, handles):
             note(_key_name(n.slice), n, "an assignment to globals()[...]")
         elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) \
-                and _is_globals_call(n.func.value) and n.func.attr in (
+                and _is_globals_call(n.func.value, handles) and n.func.attr in (
                     "update", "setdefault", "__setitem__", "pop", "__delitem__", "clear"):
             key = _key_name(n.args[0]) if n.func.attr != "update" and n.args else ANY
             note(key, n, f"globals().{n.func.attr}(...)")
@@ -205,6 +212,123 @@ def find_rebindings(tree: ast.Module, filename: str) -> dict[str, Rebinding]:
         elif isinstance(n, ast.Attribute) and isinstance(n.ctx, (ast.Store, ast.Del)) \
                 and _may_be_module(n.value, handles):
             note(n.attr, n, f"an assignment to the module attribute {n.attr!r}")
-        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "exec":
-            note(ANY, n, "exec(...)")
+        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Name) \
+                and n.func.id in ("exec", "eval"):
+            note(ANY, n, f"{n.func.id}(...)")
     return out
+
+
+_CASTS = {"bool": bool, "int": int, "float": float, "len": int}
+_FLOAT_MODULES = ("math", "np", "numpy")
+
+
+def evident_type(node: ast.AST | None, known: dict) -> type | None:
+    """The Python type (bool, int or float) `node` evidently evaluates to, or
+    None: literals, names in `known` (name -> a value of their type), casts,
+    `len`, one-argument `round`, `math.*` / `np.*` calls and constants (float),
+    and arithmetic on those with Python's rules (`/` gives a float)."""
+    if isinstance(node, ast.Constant) and type(node.value) in (bool, int, float):
+        return type(node.value)
+    if isinstance(node, ast.Name) and node.id in known:
+        return type(known[node.id])
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
+            and node.value.id in _FLOAT_MODULES and node.attr in ("pi", "e", "tau", "inf"):
+        return float
+    if isinstance(node, ast.Call) and not node.keywords:
+        f = node.func
+        if isinstance(f, ast.Name) and f.id in _CASTS:
+            return _CASTS[f.id]
+        if isinstance(f, ast.Name) and f.id == "round" and len(node.args) == 1:
+            return int
+        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) \
+                and f.value.id in _FLOAT_MODULES and f.attr in (
+                    "sqrt", "exp", "log", "sin", "cos", "tan", "atan2", "hypot", "pow"):
+            return float
+        return None
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        t = evident_type(node.operand, known)
+        return int if t is bool else t
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (
+            ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod)):
+        a, b = evident_type(node.left, known), evident_type(node.right, known)
+        if a is None or b is None:
+            return None
+        if isinstance(node.op, ast.Div) or float in (a, b):
+            return float
+        return int
+    return None
+
+
+def _keeps_type(value: ast.AST | None, literal: object, known: dict) -> bool:
+    """False when `value` evidently has another Python type than `literal`
+    (or binds something that is no number: `value` None). A value whose type
+    cannot be read (`N = args.n`) is taken to keep the literal's type: the
+    assumption `ModuleInfo.rebound` has always made (Warp's own examples
+    rebind their settings so under `if __name__ == "__main__":`)."""
+    if value is None:
+        return False
+    t = evident_type(value, known)
+    return t is None or t is type(literal)
+
+
+_UNREADABLE = ast.Name(id="<unreadable>", ctx=ast.Load())   # a value of a type not read
+
+
+def _loop_value(it: ast.AST) -> ast.AST:
+    """A value standing for the elements of a loop's iterable: an int for
+    `range(...)`, the first element of a literal list or tuple whose elements
+    all have one evident type, else a value of an unreadable type."""
+    if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range":
+        return ast.Constant(0)
+    if isinstance(it, (ast.List, ast.Tuple)) and it.elts and \
+            len({evident_type(e, {}) for e in it.elts}) == 1:
+        return it.elts[0]
+    return _UNREADABLE
+
+
+def conditional_rebindings(stmt: ast.stmt, rebound: dict,
+                           constants: dict | None = None) -> list[tuple[str, ast.AST]]:
+    """(name, node) for each binding, under a module-level if / loop / with /
+    try, of a name first bound to a literal (`rebound`: name -> literal) to a
+    value of evidently another type (`N = 2.5` after `N = 4`, `import os as
+    N`): a kernel reading the name would see a value of another type, so it
+    is not the unknown-of-its-type that `ModuleInfo.rebound` stands for. `constants`:
+    the module's constants, whose types the values may use."""
+    known = {**(constants or {}), **rebound}
+    out: list[tuple[str, ast.AST]] = []
+    pairs: list[tuple[ast.AST, ast.AST | None]]
+    for n in ast.walk(stmt):
+        if isinstance(n, ast.Assign):
+            pairs = [(t, n.value) for t in n.targets]
+        elif isinstance(n, (ast.AnnAssign, ast.NamedExpr)):
+            pairs = [(n.target, n.value)]
+        elif isinstance(n, ast.AugAssign):   # N += v: the type of N op v
+            pairs = [(n.target, ast.BinOp(left=n.target, op=n.op, right=n.value))]
+        elif isinstance(n, (ast.For, ast.AsyncFor)):
+            pairs = [(n.target, _loop_value(n.iter))]
+        else:
+            pairs = [(t, None) for t in other_targets(n)]   # whatever they bind: not a literal
+        for target, value in pairs:
+            if isinstance(target, ast.Name) and target.id in rebound and value is None:
+                out.append((target.id, target))
+            elif isinstance(target, ast.Name) and target.id in rebound \
+                    and not _keeps_type(value, rebound[target.id], known):
+                out.append((target.id, target))
+            elif not isinstance(target, ast.Name):
+                out.extend((t.id, t) for t in ast.walk(target)
+                           if isinstance(t, ast.Name) and t.id in rebound)
+    return out
+
+
+def other_targets(n: ast.AST) -> list[ast.Name]:
+    """Names bound by a with / except / import / def / class under a compound statement."""
+    if isinstance(n, ast.withitem) and n.optional_vars is not None:
+        return [t for t in ast.walk(n.optional_vars) if isinstance(t, ast.Name)]
+    if isinstance(n, ast.ExceptHandler) and n.name:
+        return [ast.Name(id=n.name, ctx=ast.Store(), lineno=n.lineno, col_offset=n.col_offset)]
+    if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return [ast.Name(id=n.name, ctx=ast.Store(), lineno=n.lineno, col_offset=n.col_offset)]
+    if isinstance(n, (ast.Import, ast.ImportFrom)):
+        return [ast.Name(id=a.asname or a.name.split(".")[0], ctx=ast.Store(), lineno=n.lineno,
+                         col_offset=n.col_offset) for a in n.names]
+    return []

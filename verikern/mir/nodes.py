@@ -18,7 +18,7 @@ Invariants (checked by `verikern.mir.verifier.verify`):
 from __future__ import annotations
 
 import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar, Union
 
 from . import ops as _ops
@@ -493,6 +493,11 @@ class Kernel:
     block_dim: int | None = None
     fast_math: bool = False
     uses_block_features: bool = False
+    #: The text of the file the kernel was compiled from (None for MIR read
+    #: from text): only ever read to quote source expressions in messages
+    #: (proofs.deciding.source_text); no part of the MIR (not printed, not
+    #: compared, not hashed).
+    source: str | None = field(default=None, compare=False, repr=False)
 
     def block(self, label: str) -> Block:
         """The block named `label` (KeyError if none)."""

@@ -220,3 +220,75 @@ def reference(case: AddressCase, args: list) -> list:
                            else _uniform(k, final, shape[k])[1](c) for k in range(d))
                 rd[(b * BLOCK + t, m)] = arr[ix]
     return out
+
+
+# ---------------------------------------------------- global only, no barriers
+#: real Warp kernels (tests/warp_compat/test_warp_addressing.py): what Warp
+#: can express of the above -- global arrays, every uniform/varying mix of
+#: their indices, read (1-4 dims) and written (1-3 dims: a slab per subset)
+WARP_ELEMENTS = {"int32": ("wp.int32", ()), "vec3": ("wp.vec3", (3,)), "mat22": ("wp.mat22", (2, 2))}
+WARP_THREADS = 40
+
+
+def warp_kernel_name(ndim: int, element: str) -> str:
+    return f"gather{ndim}d_{element}"
+
+
+def warp_source() -> str:
+    """A Warp module with one kernel per (dims, element): thread g reads
+    src at every subset's index into rd[g, subset] and, for up to 3 dims,
+    copies src into dst[subset, index] at the subset's written index (the
+    varying dimensions decomposed from g, guarded by their element count)."""
+    lines = ["import warp as wp", ""]
+    for ndim in (1, 2, 3, 4):
+        shape = SHAPE[:ndim]
+        for element, (spelling, _) in WARP_ELEMENTS.items():
+            writes = ndim <= 3
+            params = [f"src: wp.array(dtype={spelling}, ndim={ndim})",
+                      f"rd: wp.array(dtype={spelling}, ndim=2)"]
+            if writes:
+                params.append(f"dst: wp.array(dtype={spelling}, ndim={ndim + 1})")
+            params.append("c: int")
+            lines += ["", "@wp.kernel", f"def {warp_kernel_name(ndim, element)}({', '.join(params)}):",
+                      "    g = wp.tid()"]
+            for m, varying in enumerate(every_subset(ndim)):
+                idx = ", ".join(f"(5 * g + {k}) % {shape[k]}" if k in varying
+                                else _uniform(k, m, shape[k])[0] for k in range(ndim))
+                lines.append(f"    rd[g, {m}] = src[{idx}]")
+                if writes:
+                    parts = _decompose("g", varying, shape)
+                    widx = ", ".join(parts[k] if k in parts else _uniform(k, m, shape[k])[0]
+                                     for k in range(ndim))
+                    lines += [f"    if g < {_count(varying, shape)}:",
+                              f"        dst[{m}, {widx}] = src[{widx}]"]
+    return "\n".join(lines) + "\n"
+
+
+def warp_inputs(ndim: int, element: str, c: int = 5) -> list:
+    rng = np.random.default_rng(ndim)
+    inner = WARP_ELEMENTS[element][1]
+    dtype = np.int32 if element == "int32" else np.float32
+    shape = SHAPE[:ndim]
+    subsets = len(every_subset(ndim))
+    out = [rng.integers(-50, 50, size=shape + inner).astype(dtype),
+           np.full((WARP_THREADS, subsets) + inner, -7, dtype)]
+    if ndim <= 3:
+        out.append(np.full((subsets,) + shape + inner, -7, dtype))
+    return out + [c]
+
+
+def warp_reference(ndim: int, element: str, args: list) -> list:
+    src, c = args[0], args[-1]
+    out = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    shape = SHAPE[:ndim]
+    for m, varying in enumerate(every_subset(ndim)):
+        for g in range(WARP_THREADS):
+            ix = tuple((5 * g + k) % shape[k] if k in varying else _uniform(k, m, shape[k])[1](c)
+                       for k in range(ndim))
+            out[1][(g, m)] = src[ix]
+        if ndim <= 3:
+            ranges = [range(shape[k]) if k in varying else [_uniform(k, m, shape[k])[1](c)]
+                      for k in range(ndim)]
+            for ix in itertools.product(*ranges):
+                out[2][(m,) + ix] = src[ix]
+    return out

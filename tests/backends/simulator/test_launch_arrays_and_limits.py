@@ -1,5 +1,5 @@
 """`vk.launch` with Warp arrays (read through `.numpy()`, results written back,
-as LANGUAGE.md section 3 and `vk.check_launch` promise) and the simulator's
+as docs/LANGUAGE.md section 3 and `vk.check_launch` promise) and the simulator's
 limits `max_steps` and `max_work`."""
 from __future__ import annotations
 

@@ -121,3 +121,42 @@ def test_every_address_shape_matches_numpy(case: AddressCase, device):
     for name, got, ref in zip(names, args, want):
         if isinstance(got, np.ndarray):
             np.testing.assert_array_equal(got, ref, err_msg=f"{case.name} on {device}: {name}")
+
+
+ROW_OF_TID = compile_kernel('''
+import verikern as vk
+
+@vk.kernel
+def rows(a: vk.array(dtype=vk.int32, ndim=2), b: vk.array(dtype=vk.int32, ndim=3),
+         v: vk.array(dtype=vk.vec3), m: vk.array(dtype=vk.mat22, ndim=2),
+         out: vk.array(dtype=vk.int32, ndim=2), ov: vk.array(dtype=vk.vec3, ndim=2),
+         om: vk.array(dtype=vk.mat22)):
+    i = vk.tid()
+    out[i, 2] = a[i, 1] + b[i, 2, 1]
+    out[i, 0] = b[i, 0, 3]
+    ov[i, 1] = v[i]
+    om[i] = m[i, 1]
+''')
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("n,block", [(40, 8), (37, 64)])
+def test_the_thread_id_as_first_index_beside_constant_ones(device, n, block):
+    """Every lane active, the first index the thread id and the others
+    constants (the simulator reads such an access as one strided slice)."""
+    rng = np.random.default_rng(n)
+    a = rng.integers(-99, 99, (n, 3)).astype(np.int32)
+    b = rng.integers(-99, 99, (n, 3, 4)).astype(np.int32)
+    v = rng.integers(-9, 9, (n, 3)).astype(np.float32)
+    m = rng.integers(-9, 9, (n, 2, 2, 2)).astype(np.float32)
+    out = np.zeros((n, 3), np.int32)
+    ov = np.zeros((n, 2, 3), np.float32)
+    om = np.zeros((n, 2, 2), np.float32)
+    launch(ROW_OF_TID, n, [a, b, v, m, out, ov, om], block_dim=block, device=device)
+    want = np.zeros((n, 3), np.int32)
+    want[:, 2] = a[:, 1] + b[:, 2, 1]
+    want[:, 0] = b[:, 0, 3]
+    np.testing.assert_array_equal(out, want)
+    np.testing.assert_array_equal(ov[:, 1], v)
+    np.testing.assert_array_equal(ov[:, 0], 0)
+    np.testing.assert_array_equal(om, m[:, 1])

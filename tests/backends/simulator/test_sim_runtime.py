@@ -190,7 +190,8 @@ def test_vec3_arrays(kernels):
 def test_devices(kernels, tmp_path):
     assert {"cpu", "cpu:trace", "cpu:native", "cuda"} <= set(DEVICES)
     with pytest.raises(LaunchError,
-                       match=r"unknown device 'tpu'; valid devices: cpu, cpu:native, cpu:trace, cuda, cuda:N"):
+                       match=r"unknown device 'tpu'; valid devices: cpu, cpu:native, "
+                             r"cpu:native:proved, cpu:trace, cuda, cuda:N"):
         launch(kernels["fixed"], 64, [f32(64)], block_dim=64, device="tpu")
     with pytest.raises(LaunchError, match=r"pass trace_path"):
         launch(kernels["fixed"], 64, [f32(64)], block_dim=64, device="cpu:trace")

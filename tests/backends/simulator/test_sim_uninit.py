@@ -1,6 +1,7 @@
 """The simulator tracks, per block, which shared elements were written and
 stops at a read (load or atomic) of one that no thread of the block wrote
-before (UninitializedReadError, docs/LANGUAGE.md section 5 property 6)."""
+before (UninitializedReadError, docs/LANGUAGE.md section 5 property 6) --
+or, in the checked mode replay uses, records it and runs on."""
 from __future__ import annotations
 
 import textwrap
@@ -8,9 +9,10 @@ import textwrap
 import numpy as np
 import pytest
 
-from verikern.errors import UninitializedReadError
+from verikern.backends.simulator import UninitializedReads, simulate
+from verikern.errors import OutOfBoundsError, UninitializedReadError
 from verikern.frontend import compile_source
-from verikern.runtime import launch
+from verikern.runtime import launch, prepare_launch
 
 
 def kernel(src: str):
@@ -84,3 +86,50 @@ def test_a_threads_own_earlier_write_counts_and_a_later_one_does_not():
     with pytest.raises(UninitializedReadError):
         launch(kernel(src.replace("FIRST", load).replace("SECOND", store)), 4,
                [np.zeros(4, np.float32)], block_dim=4)
+
+
+# ------------------------------------------------------------ checked mode
+UNINIT_THEN_OOB = kernel("""
+@vk.kernel(block_dim=4)
+def k(idx: vk.array(dtype=vk.int32), out: vk.array(dtype=vk.float32)):
+    sh = vk.shared.array(shape=(5,), dtype=vk.float32)
+    t = vk.thread_idx()
+    sh[t] = float(t)
+    vk.sync_threads()
+    v = sh[t + 1]
+    w = sh[(t + 2) % 5]
+    out[idx[vk.tid()]] = v + w
+""")
+
+
+def _prepared(k, *inputs, dim=4):
+    return prepare_launch(k, dim, list(inputs), 4)
+
+
+def test_vk_launch_still_stops_at_the_first_uninitialised_read():
+    with pytest.raises(UninitializedReadError) as info:
+        launch(UNINIT_THEN_OOB, 4, [np.arange(4, dtype=np.int32), np.zeros(4, np.float32)],
+               block_dim=4)
+    assert (info.value.loc.line, info.value.thread) == (10, 3)
+
+
+def test_checked_mode_records_each_site_once_and_runs_on_to_the_next_error():
+    """Thread 3 reads sh[4] (line 10) and threads 2 and 3 read sh[4] again
+    (line 11): one record per site, and the run goes on to the out-of-bounds
+    store a real GPU would reach (idx holds 7 for thread 1)."""
+    k, config, arrays, scalars = _prepared(UNINIT_THEN_OOB, np.array([0, 7, 2, 3], np.int32),
+                                           np.zeros(4, np.float32))
+    log = UninitializedReads()
+    with pytest.raises(OutOfBoundsError) as info:
+        simulate(k, config, arrays, scalars, uninit_reads=log)
+    assert info.value.thread == 1 and info.value.loc.line == 12
+    assert [(e.loc.line, e.thread, e.detail["index"]) for e in log.errors] == [(10, 3, (4,)), (11, 2, (4,))]
+
+
+def test_checked_mode_leaves_the_poison_in_the_value_read():
+    out = np.zeros(4, np.float32)
+    k, config, arrays, scalars = _prepared(UNINIT_THEN_OOB, np.arange(4, dtype=np.int32), out)
+    simulate(k, config, arrays, scalars, uninit_reads=UninitializedReads())
+    got = arrays["out"]
+    want = np.array([1 + 2, 2 + 3, 3 + np.nan, np.nan + 0], np.float32)
+    np.testing.assert_array_equal(got, want)     # NaN where the poison was read

@@ -86,7 +86,7 @@ def test_every_format_gives_a_verdict_per_instance(fmt, tmp_path):
     result = CliRunner().invoke(main, ["prove", str(path), "--format", fmt, "--no-cache",
                                        "--no-suggest", "--kernel", "gather_doubled"])
     assert result.exit_code == 1, result.output
-    out = result.output
+    out = result.stdout          # the per-kernel progress lines go to stderr
     if fmt == "text":
         assert "PROVED  gather_doubled[int32]" in out and "FAILED  gather_doubled[int8]" in out
     elif fmt == "short":
@@ -138,3 +138,25 @@ def test_real_warp_instantiates_int8_at_launch_and_wraps(tmp_path):
     ours = np.zeros(3, np.int32)
     vk.launch(compile_source(PROBE, "p.py").kernel("doubled[int8]").mir, 3, [keys, ours])
     assert ours.tolist() == [-56, 54, 56]
+
+
+COPY = '''\
+from typing import Any
+
+import warp as wp
+
+
+@wp.kernel
+def copy_keys(keys: wp.array(dtype=Any), out: wp.array(dtype=Any)):
+    i = wp.tid()
+    out[i] = keys[i]
+'''
+
+
+def test_one_instance_is_selected_by_its_name_and_its_suggestion_is_proved_pasted():
+    (r,) = prove_source(COPY, "c.py", kernel="copy_keys[int8, int8]", suggest=True)
+    assert r.kernel == "copy_keys[int8, int8]" and r.status.value == "failed"
+    assert r.suggested_decorators and r.proved_under_suggestion is True
+    names = compile_source(COPY, "c.py").kernel_names
+    assert names[:2] == ["copy_keys[bool, bool]", "copy_keys[int8, int8]"] and len(names) == 13
+    assert names[-1] == "copy_keys[...]"     # it also copies vec3 arrays: not enumerated

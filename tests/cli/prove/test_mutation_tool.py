@@ -5,6 +5,7 @@ by reason)."""
 from __future__ import annotations
 
 import ast
+from pathlib import Path
 
 import pytest
 
@@ -158,13 +159,35 @@ def test_only_distinct_mutants_that_compile_are_kept():
 
 
 def test_selection_is_deterministic_and_covers_every_kind():
-    mutants = mutate.generate(SAMPLE, "s.py")
-    first = mutate.select(mutants, len(mutate.KINDS))
-    assert first == mutate.select(list(mutants), len(mutate.KINDS))
-    assert [m.kind for m in first] == list(mutate.KINDS)
+    # SAMPLE has no overloaded func and no generic kernel, and calls no func
+    # twice (the call-arg-shift mutants come from INLINED_TWICE): every other kind, in order
+    mutants = mutate.generate(SAMPLE, "s.py") + \
+        mutate.generate(INLINED_TWICE, "t.py", kinds=("call-arg-shift",))
+    present = [k for k in mutate.KINDS if k not in ("overload-literal", "generic-any")]
+    first = mutate.select(mutants, len(present))
+    assert first == mutate.select(list(mutants), len(present))
+    assert [m.kind for m in first] == present
     assert len(mutate.select(mutants, 100)) == len(mutants)
     rotated = mutate.select(mutants, 2, start=2)
     assert [m.kind for m in rotated] == list(mutate.KINDS[2:4])
+
+
+OVERLOADS_AND_GENERICS = (Path(__file__).parent / "mutation_sources" / "overloads_and_generics.py")
+
+
+def test_overload_literal_and_generic_any_operators():
+    src = OVERLOADS_AND_GENERICS.read_text()
+    by_kind = {m.kind: m for m in mutate.generate(src, "o.py", kinds=("overload-literal", "generic-any"))}
+    assert set(by_kind) == {"overload-literal", "generic-any"}
+    assert "r = reach(1)\n" in by_kind["overload-literal"].source
+    generic = by_kind["generic-any"].source
+    assert "keys: wp.array(dtype=Any)" in generic
+    assert generic.rstrip().endswith("wp.overload(gather_doubled, [wp.array(dtype=wp.int32), "
+                                     "wp.array(dtype=float), wp.array(dtype=float)])")
+    kept, dropped = mutate.compiled(src, "o.py", mutate.plan(src, "o.py", kinds=("generic-any",)))
+    assert len(kept) == 1 and not dropped     # the generic kernel's instances all compile
+    # no site in a module without overloads or an `Any` import
+    assert not mutate.plan(SAMPLE, "s.py", kinds=("overload-literal", "generic-any"))
 
 
 POLARITY_SAMPLE = '''\
@@ -188,3 +211,38 @@ def test_guard_mutants_weaken_the_guard_in_both_polarities():
         "guard bound 4 -> 5 in i > 4"}
     assert descriptions("lt-to-le") == {"< -> <= in i < a.shape[0]"}
     assert descriptions("index-shift") == {"index i -> i + 1 in out[...]", "index i - 1 -> i - 2 in a[...]"}
+
+
+INLINED_TWICE = '''\
+import verikern as vk
+
+
+@vk.func
+def load(a: vk.array(dtype=vk.float32), i: int, w: float) -> float:
+    return a[i] * w
+
+
+@vk.kernel
+def k(x: vk.array(dtype=vk.float32), y: vk.array(dtype=vk.float32), out: vk.array(dtype=vk.float32)):
+    i = vk.tid()
+    if i < x.shape[0] and i < y.shape[0] and i < out.shape[0]:
+        out[i] = load(x, i, 1.0) + load(y, i - 1, 2.0)
+        out[i] = out[i] + load(x, 0, 1.0)
+'''
+
+
+def test_call_arg_shift_moves_one_inlined_copys_index_argument():
+    """Only index parameters (`i`, not the weight `w` or the array `a`), only
+    funcs called twice or more, never a constant argument; each mutant
+    changes exactly one call."""
+    mutants = mutate.generate(INLINED_TWICE, "t.py", kinds=("call-arg-shift",))
+    assert {m.description for m in mutants} == {
+        "argument i -> i + 1 in one of the 3 calls of load()",
+        "argument i - 1 -> i - 2 in one of the 3 calls of load()"}
+    for m in mutants:
+        before = [ast.unparse(c) for c in ast.walk(ast.parse(INLINED_TWICE)) if isinstance(c, ast.Call)
+                  and getattr(c.func, "id", None) == "load"]
+        after = [ast.unparse(c) for c in ast.walk(ast.parse(m.source)) if isinstance(c, ast.Call)
+                 and getattr(c.func, "id", None) == "load"]
+        assert sum(a != b for a, b in zip(before, after)) == 1
+        assert m.kernels == ("k",)

@@ -14,6 +14,7 @@
 #define VK_CHECK(c, msg) do { if (!(c)) vk_fail(msg); } while (0)
 #define VK_SOFT_CHECK(c, msg) ((c) ? 1 : (vk_report(msg), T->dead = 1, 0))
 #define VK_RACE_CHECK(c, msg) ((c) ? 1 : (vk_report(msg), 0))
+#define VK_REPORT_CHECK(c, msg) ((c) ? 1 : (vk_report(msg), 0))
 #define VK_ASSUME(c, msg) do { if (!(c)) vk_inadmissible(msg); } while (0)
 #define VK_IN_INT(nd, T, sec, key, idx) ((T)vk_in_i64(sec, key, idx))
 #define VK_IN_UINT(nd, T, sec, key, idx) ((T)vk_in_u64(sec, key, idx))
@@ -23,6 +24,7 @@
 #define VK_CHECK(c, msg) do { __CPROVER_assert((c), msg); __CPROVER_assume(c); } while (0)
 #define VK_SOFT_CHECK(c, msg) (__CPROVER_assert((c), msg), __CPROVER_assume(c), 1)
 #define VK_RACE_CHECK(c, msg) VK_SOFT_CHECK(c, msg)
+#define VK_REPORT_CHECK(c, msg) VK_SOFT_CHECK(c, msg)
 #define VK_ASSUME(c, msg) __CPROVER_assume(c)
 #define VK_IN_INT(nd, T, sec, key, idx) ((T)nd())
 #define VK_IN_UINT(nd, T, sec, key, idx) ((T)nd())
@@ -451,7 +453,7 @@ L_then6:;
         vk_shadow_access(S->sh0_buf_shadow, T->flat, (int64_t)T->bidx * L->block_dim + T->tidx, L->block_dim, S->epoch, 2, 0, 0);
 #endif
 #ifdef VERIKERN_REPLAY
-        (void)VK_SOFT_CHECK(S->sh0_buf_written[T->flat], "uninit@29:22 uninit block_reduce.py:29:22");
+        (void)VK_REPORT_CHECK(S->sh0_buf_written[T->flat], "uninit@29:22 uninit block_reduce.py:29:22");
 #endif
         T->v20 = VK_WRITTEN_LOAD(nondet_float, S->sh0_buf[T->flat]);
     } else {
@@ -473,7 +475,7 @@ L_then6:;
         vk_shadow_access(S->sh0_buf_shadow, T->flat, (int64_t)T->bidx * L->block_dim + T->tidx, L->block_dim, S->epoch, 3, 0, 0);
 #endif
 #ifdef VERIKERN_REPLAY
-        (void)VK_SOFT_CHECK(S->sh0_buf_written[T->flat], "uninit@29:31 uninit block_reduce.py:29:31");
+        (void)VK_REPORT_CHECK(S->sh0_buf_written[T->flat], "uninit@29:31 uninit block_reduce.py:29:31");
 #endif
         T->v22 = VK_WRITTEN_LOAD(nondet_float, S->sh0_buf[T->flat]);
     } else {
@@ -549,7 +551,7 @@ L_then9:;
         vk_shadow_access(S->sh0_buf_shadow, T->flat, (int64_t)T->bidx * L->block_dim + T->tidx, L->block_dim, S->epoch, 5, 0, 0);
 #endif
 #ifdef VERIKERN_REPLAY
-        (void)VK_SOFT_CHECK(S->sh0_buf_written[T->flat], "uninit@34:22 uninit block_reduce.py:34:22");
+        (void)VK_REPORT_CHECK(S->sh0_buf_written[T->flat], "uninit@34:22 uninit block_reduce.py:34:22");
 #endif
         T->v30 = VK_WRITTEN_LOAD(nondet_float, S->sh0_buf[T->flat]);
     } else {

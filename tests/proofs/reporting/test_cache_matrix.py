@@ -218,3 +218,30 @@ def test_the_key_names_the_deciding_tools(monkeypatch, tmp_path):
     monkeypatch.setenv("PATH", str(tmp_path / "nowhere"))
     monkeypatch.setenv("VERIKERN_CBMC", str(tmp_path / "nowhere" / "cbmc"))
     assert "missing" in cache_module.tool_fields("cbmc")["cbmc"]
+
+
+def test_the_command_line_cross_check_and_dump_with_a_cache_dir(tmp_path, monkeypatch):
+    """The issue's cases as typed: `--cross-check cvc5 --cache-dir DIR` after a
+    plain run asks cvc5 (every verdict cross-checked, nothing from the cache);
+    `--dump-smt D --cache-dir DIR` dumps the queries."""
+    import json
+
+    from helpers_report import cli, copy
+
+    _solver_available({CROSS_ENV: "cvc5"})
+    monkeypatch.setenv(CROSS_ENV, "")       # the options set these: restored afterwards
+    monkeypatch.setenv(DUMP_ENV, "")
+    cache = tmp_path / "cache"
+    saxpy = copy(SAXPY, tmp_path)
+    code, out, _ = cli("prove", saxpy, "--cache-dir", cache, "--format", "json")
+    assert code == 0
+    code, out, _ = cli("prove", saxpy, "--cache-dir", cache, "--format", "json", "--cross-check", "cvc5")
+    assert code == 0
+    (kernel,) = json.loads(out)["kernels"]
+    assert kernel["cached"] is False
+    assert all(o.get("cross_checked_by") == ["cvc5"] for o in kernel["obligations"]), kernel
+    monkeypatch.setenv(CROSS_ENV, "")
+    dump = tmp_path / "dump"
+    code, out, _ = cli("prove", saxpy, "--cache-dir", cache, "--format", "json", "--dump-smt", dump)
+    assert code == 0 and json.loads(out)["kernels"][0]["cached"] is False
+    assert sorted(dump.glob("*.smt2"))

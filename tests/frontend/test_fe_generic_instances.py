@@ -1,0 +1,50 @@
+"""The instances of a generic kernel (frontend/generic_kernels.py): declared
+overloads, evident launch sites, every scalar typing the body type-checks
+with; never fewer instances than Warp can build without an error instance
+saying so."""
+from __future__ import annotations
+
+from frontend.fe_util import compile_text
+
+HEAD = "from typing import Any\n\nimport warp as wp\n\n\n"
+
+
+def test_a_bare_any_given_an_array_at_a_launch_is_not_confused_with_its_dtype():
+    src = HEAD + ("@wp.kernel\ndef k(x: Any, out: wp.array(dtype=float)):\n    out[0] = float(x[0])\n\n\n"
+                  "def run():\n    wp.launch(k, 1, inputs=[wp.zeros(4, dtype=float), wp.zeros(1, dtype=float)])\n")
+    names = compile_text(src).kernel_names
+    assert names[0] == "k[array<float32, 1>]"
+    assert "k[float32]" not in names      # float(x[0]) needs an indexable x: scalars are refused
+    assert names[-1] == "k[...]"          # arrays of other dtypes and ndims: not enumerated
+
+
+def test_a_scalar_only_body_has_one_instance_per_scalar_type_and_no_error():
+    src = HEAD + ("@wp.kernel\ndef keep_positive(a: wp.array(dtype=Any), flags: wp.array(dtype=int)):\n"
+                  "    i = wp.tid()\n    if i < a.shape[0] and i < flags.shape[0]:\n"
+                  "        if a[i] > a[i] - a[i]:\n            flags[i] = 1\n")
+    r = compile_text(src)
+    assert not r.all_errors, [e.render() for e in r.all_errors]
+    # bool has no `-`; a vector has no `>`: neither is an instance Warp can build
+    assert [n.split("[")[1].rstrip("]") for n in r.kernel_names] == [
+        "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+        "float16", "float32", "float64"]
+    assert {k.mir.name for k in r.kernels} == {
+        "keep_positive__" + n.split("[")[1].rstrip("]") for n in r.kernel_names}
+
+
+def test_too_many_typings_is_an_error_instance_beside_the_declared_ones():
+    src = HEAD + ("@wp.kernel\ndef mix(a: wp.array(dtype=Any), b: Any, c: wp.array(dtype=Any)):\n"
+                  "    c[0] = a[0] + b\n\n\n"
+                  "wp.overload(mix, [wp.array(dtype=float), float, wp.array(dtype=float)])\n")
+    r = compile_text(src)
+    assert r.kernel_names == ["mix[float32, float32, float32]", "mix[...]"]
+    e = r.kernel("mix[...]").error
+    assert e.rule == "generic-kernel" and "at most 256" in e.message and e.loc.line == 7
+
+
+def test_a_generic_func_called_from_a_generic_kernel_is_specialized_per_instance():
+    src = HEAD + ("@wp.func\ndef twice(v: Any):\n    return v + v\n\n\n"
+                  "@wp.kernel\ndef k(a: wp.array(dtype=Any), out: wp.array(dtype=int)):\n"
+                  "    out[0] = int(twice(a[0]))\n")
+    r = compile_text(src)
+    assert "k[int8]" in r.kernel_names and r.kernel("k[int8]").error is None
