@@ -61,7 +61,7 @@ def test_generated_programs_cover_the_language():
         assert f"dtype=vk.{t}" in text, t
     for needle in ("vk.vec2", "vk.vec3", "vk.vec4", "mat33", "vk.cross(", "vk.dot(", "vk.transpose(",
                    "continue", "break", "while ", "@vk.func", "vk.atomic_add(", "vk.atomic_min(",
-                   "vk.atomic_max(", "+= ", "vk.sync_threads()", "vk.sin(", "vk.where(", "vk.clamp(",
+                   "vk.atomic_max(", "vk.atomic_cas(", "vk.atomic_exch(", "+= ", "vk.sync_threads()", "vk.sin(", "vk.where(", "vk.clamp(",
                    "vk.sqrt(", "vk.floor(", " << ", " >> ", " // ", " % "):
         assert needle in text, needle
     assert any("@vk.func" in s and "p0_f1" in s for s in srcs), "no func calling another func"
@@ -116,8 +116,9 @@ def _wrong(target, launch):
         return out
     name = [n for n in out if n.endswith("out") and out[n].size][-1:]
     for n in name:
-        flat = out[n].reshape(-1)
-        flat[0] = ~flat[0] if flat.dtype.kind in "iub" else flat[0] + np.array(1000, flat.dtype)
+        first = (0,) * out[n].ndim     # (the array may be in Fortran order: no flat view)
+        v = out[n][first]
+        out[n][first] = ~v if out[n].dtype.kind in "iub" else v + np.array(1000, out[n].dtype)
     return out
 
 

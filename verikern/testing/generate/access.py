@@ -91,15 +91,16 @@ class Gather:
 
     def fmt(self, first: int, off_by_one: bool = False) -> str:
         """`name[...]` with `{first}`.. placeholders for the index Exprs;
-        `off_by_one` lets the first index reach the dimension's length."""
+        `off_by_one` adds 1 to the first index after its clamp or modulus, so
+        it reaches the dimension's length whatever the index (a length of 1
+        is admitted): a real out-of-bounds read."""
         a = self.array.name
         parts = []
         for k, style in enumerate(self.styles):
             slot = "{" + str(first + k) + "}"
             bump = off_by_one and k == 0
             if style == "clamp":
-                top = f"{a}.shape[{k}]" if bump else f"{a}.shape[{k}] - 1"
-                parts.append(f"vk.clamp({slot}, 0, {top})")
+                parts.append(f"vk.clamp({slot}, 0, {a}.shape[{k}] - 1)" + (" + 1" if bump else ""))
             else:
                 parts.append(f"((({slot}) & 2147483647) % {a}.shape[{k}]" + (" + 1)" if bump else ")"))
         return f"{a}[{', '.join(parts)}]"

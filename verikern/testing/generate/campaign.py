@@ -169,6 +169,15 @@ def run_program(program: Program, backends: Sequence[str], workdir, *,
             outcome = _finish_mismatch(outcome, m, runnable, launch, workdir, save_dir, shrink_budget)
     if prove:
         outcome = _prove(outcome, target, workdir, budget, defect_choice)
+        if outcome.wrong_verdicts:     # keep the kernels behind a wrong verdict
+            out_dir = save_dir or str(Path(workdir) / "findings")
+            file = write_program(program, out_dir) if outcome.verdict == "failed" else outcome.file
+            defect_file = outcome.defect_file
+            if outcome.defect_verdict == "proved" and defect_file and os.path.isfile(defect_file):
+                defect_file = str(Path(out_dir) / Path(defect_file).name)
+                Path(defect_file).parent.mkdir(parents=True, exist_ok=True)
+                Path(defect_file).write_text(Path(outcome.defect_file or "").read_text(), encoding="utf-8")
+            outcome = replace(outcome, file=file, defect_file=defect_file)
     return outcome
 
 

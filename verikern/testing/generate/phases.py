@@ -224,7 +224,9 @@ def atomics(c: Choices, ctx: Ctx) -> Phase:
         call, plain, _ = ATOMIC_FORMS[form]
         text = (plain if defect == "plain store" else call).format(a=acc.name, i=idx)
         store: Stmt = Line(text, (value,) + bins)
-        body: list[Stmt] = [g.line(f"{p}e"), Block("if {0}", (store,), (cond,)) if guard else store]
+        # the plain store runs unconditionally: a condition no thread meets would hide the race
+        guarded = guard and defect != "plain store"
+        body: list[Stmt] = [g.line(f"{p}e"), Block("if {0}", (store,), (cond,)) if guarded else store]
         req = (g.requires(), " and ".join(f"{acc.name}.shape[{k}] >= 1" for k in range(rank)))
         return Phase("atomic", tuple(body), (g.array, acc), (), req)
     base = build(None)
