@@ -88,6 +88,9 @@ class ExprChecker(_Host):
             name = self.info.dsl_name(node)
             if name in DSL_CONSTANTS:
                 return DSL_CONSTANTS[name]
+            enum = self._enum_members(node.value)
+            if enum is not None and node.attr in enum:   # Flags.ACTIVE: an int constant
+                return enum[node.attr]
             raise NotConstant
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) \
                 and node.value.id not in self.local_names and node.value.id not in self.arrays \
@@ -406,6 +409,14 @@ class ExprChecker(_Host):
             raise self.error("a conditional expression cannot choose an array", node,
                              "array-value")
         return H.CondExpr(cond, a, b, a.type, self.loc(node))
+
+    def _enum_members(self, node: ast.AST) -> dict[str, int] | None:
+        """The members of the module-level IntEnum `node` names, else None."""
+        if isinstance(node, ast.Name) and node.id in self.info.enums \
+                and node.id not in self.local_names and node.id not in self.arrays \
+                and capture_of(self, node.id) is None:
+            return self.info.enums[node.id]
+        return None
 
     def _expr_Attribute(self, node: ast.Attribute, expected):
         if self.info.dsl_name(node) is not None:
