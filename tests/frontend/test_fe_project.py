@@ -242,3 +242,29 @@ def test_an_imported_func_reports_errors_and_failures_in_its_own_file(tmp_path):
     assert report.status is KernelStatus.FAILED
     failure = next(o for o in report.obligations if o.status.name == "FAILED")
     assert (Path(failure.loc.file).name, failure.loc.line) == ("acc.py", 5)
+
+
+def test_a_project_module_imported_as_a_name_gives_its_constants(tmp_path):
+    consts = ("import warp as wp\nfrom enum import IntEnum\nN = 5\nX = wp.constant(wp.int32(2))\n"
+              "class Mode(IntEnum):\n    A = 10\n")
+    kernel = KERNEL.replace("out[i] = N", "out[i] = c.N * c.X + c.Mode.A").format(
+        imports="import pkg.consts as c")
+    pkg = _package(tmp_path, {"consts.py": consts, "k.py": kernel})
+    r = compile_file(pkg / "k.py")
+    assert not r.all_errors, [e.render() for e in r.all_errors]
+    out = np.zeros(2, np.int32)
+    vk.launch(r.kernels[0].mir, 2, [out])
+    assert out.tolist() == [20, 20]
+    (pkg / "k.py").write_text(textwrap.dedent(kernel) + "\ndef bump():\n    c.N = 6\n")
+    assert compile_file(pkg / "k.py").kernels[0].error.rule == "closure"   # stored into here
+    (pkg / "k.py").write_text(textwrap.dedent(kernel))
+    (pkg / "consts.py").write_text(consts + "\ndef bump():\n    global N\n    N += 1\n")
+    err = compile_file(pkg / "k.py").kernels[0].error
+    assert err is not None and err.rule == "closure"   # N can be rebound in its module
+    assert "cannot read c.N" in err.render() and "global" in err.render()
+
+
+def test_an_unresolvable_project_module_alias_is_a_located_error(tmp_path):
+    pkg = _package(tmp_path, {"k.py": KERNEL.format(imports="import pkg.nothere as c")})
+    err = next(e for e in compile_file(pkg / "k.py").all_errors if e.rule == "import")
+    assert f"{pkg / 'k.py'}:3:1" in err.render() and "nothere.py" in err.render()

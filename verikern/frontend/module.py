@@ -20,7 +20,7 @@ from verikern.hir.types import BOOL, ScalarType
 from verikern.mir.nodes import SourceLoc
 from .annotations import value_type
 from .rebinding import ANY, Rebinding, conditional_rebindings, find_rebindings, other_targets
-from .project import FOREIGN_FILE, bind_import_from, bind_imported_funcs
+from .project import FOREIGN_FILE, bind_import_from, bind_imported_funcs, bind_module_alias
 from .typing_rules import round_float
 
 DSL_MODULES = ("verikern", "warp")
@@ -90,6 +90,8 @@ class ModuleInfo:
     is_package: bool = False
     # name -> the import chain that failed to resolve it (project.py)
     unresolved: dict[str, list[str]] = field(default_factory=dict)
+    # `import pkg.consts as c`: c -> the ModuleInfo of pkg.consts (project.py)
+    module_aliases: dict[str, Any] = field(default_factory=dict)
     pending_funcs: list[tuple] = field(default_factory=list)  # (defining info, name, local)
     import_notes: dict[str, str] = field(default_factory=dict)  # func -> why it was not taken
 
@@ -243,6 +245,7 @@ def _rebind(info: ModuleInfo, name: str) -> None:
     old = info.constants.pop(name, None)
     info.typed_constants.pop(name, None)
     info.enums.pop(name, None)
+    info.module_aliases.pop(name, None)
     if isinstance(old, (bool, int, float)) and name not in info.nonconstant:
         info.rebound[name] = old
     info.nonconstant.add(name)
@@ -288,6 +291,15 @@ def scan_module(tree: ast.Module, info: ModuleInfo) -> None:
     info.rebindings = find_rebindings(tree, info.filename)
     _scan_statements(tree, info)
     bind_imported_funcs(info)
+    if info.module_aliases:
+        for n in ast.walk(tree):   # `c.N = 7` / setattr(c, ...) here rebinds the module's names
+            if isinstance(n, ast.Attribute) and isinstance(n.ctx, (ast.Store, ast.Del)) \
+                    and isinstance(n.value, ast.Name):
+                info.module_aliases.pop(n.value.id, None)
+            elif isinstance(n, ast.Call) and isinstance(n.func, ast.Name) \
+                    and n.func.id in ("setattr", "delattr", "vars") and n.args \
+                    and isinstance(n.args[0], ast.Name):
+                info.module_aliases.pop(n.args[0].id, None)
 
 
 def _scan_statements(tree: ast.Module, info: ModuleInfo) -> None:
@@ -301,6 +313,9 @@ def _scan_statements(tree: ast.Module, info: ModuleInfo) -> None:
                     info.std_modules[a.asname or a.name] = a.name
                 else:
                     info.nonconstant.add(a.asname or root)
+                    info.module_aliases.pop(a.asname or root, None)
+                    if a.asname is not None:   # `import pkg.consts as c`: c.N reads its source
+                        bind_module_alias(stmt, a.name, a.asname, info)
         elif isinstance(stmt, ast.ImportFrom):
             if bind_import_from(stmt, info):
                 continue
@@ -346,6 +361,7 @@ def _scan_statements(tree: ast.Module, info: ModuleInfo) -> None:
             for n in names:   # replaced for good: its literal says nothing of its type
                 info.constants.pop(n, None)
                 info.enums.pop(n, None)
+                info.module_aliases.pop(n, None)
                 info.rebound.pop(n, None)
                 info.nonconstant.add(n)
         elif isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name) \

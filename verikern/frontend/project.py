@@ -153,6 +153,38 @@ def bind_import_from(stmt: ast.ImportFrom, info) -> bool:
     return True
 
 
+def bind_module_alias(stmt: ast.Import, dotted: str, local: str, info) -> None:
+    """`import pkg.consts as c` of a project module: `c.N` reads the
+    constants of pkg.consts (module_member); an unresolvable project module
+    is a located error."""
+    project: Project | None = info.project
+    if project is None or dotted.split(".")[0] in DSL_PACKAGES or \
+            not project.in_project(dotted) or info.rebinding(local) is not None:
+        return
+    path, tried = project.locate(dotted)
+    if path is None:
+        if not project.compiled(dotted):
+            _unresolved(info, stmt, dotted, local, dotted, (
+                f"the module {dotted!r} is not in the project (looked for "
+                + " and ".join(str(t) for t in tried) + ")"))
+        return
+    defining = read_module(project, dotted, path)
+    if defining is not None and "*" not in defining.nonconstant:
+        info.module_aliases[local] = defining
+
+
+def module_member(info, node: ast.AST):
+    """For `c.N` with `c` a project module alias (bind_module_alias): the
+    ModuleInfo of that module and the member's name, when that module
+    cannot rebind it; else None."""
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
+            and node.value.id in info.module_aliases:
+        defining = info.module_aliases[node.value.id]
+        if defining.rebinding(node.attr) is None:
+            return defining, node.attr
+    return None
+
+
 def _unresolved(info, stmt: ast.AST, name: str, local: str, target: str, why: str) -> None:
     """`from target import name` cannot be resolved: a located error naming
     the import chain, kept for modules that import `local` from this one."""
