@@ -10,7 +10,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from click.testing import CliRunner
+
 import verikern as vk
+from verikern.cli import main
 from verikern.app.cache import ProofCache
 from verikern.errors import LaunchError
 from verikern.app.prove import MODULE_KERNEL, prove_file, prove_paths
@@ -268,3 +271,22 @@ def test_an_unresolvable_project_module_alias_is_a_located_error(tmp_path):
     pkg = _package(tmp_path, {"k.py": KERNEL.format(imports="import pkg.nothere as c")})
     err = next(e for e in compile_file(pkg / "k.py").all_errors if e.rule == "import")
     assert f"{pkg / 'k.py'}:3:1" in err.render() and "nothere.py" in err.render()
+
+
+def _cli(*args):
+    result = CliRunner().invoke(main, ["prove", *map(str, args)], catch_exceptions=False)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_the_command_line_proves_a_package_folder_in_one_report():
+    code, out, err = _cli(PACKAGE)
+    assert code == 1                        # shifted_scale_unchecked fails
+    assert "3 kernels: 2 proved, 1 failed, 0 unknown, 0 error" in out
+    assert out.count("FAILED  shifted_scale_unchecked") == 1
+    assert "consts.py" not in out and "math.py" not in out   # helper modules: no report
+    assert "PROVED  by_mode" in err                           # per-kernel progress
+
+
+def test_a_single_helper_module_still_holds_no_kernels():
+    code, _, err = _cli(PACKAGE / "consts.py")
+    assert code == 3 and "no kernels found" in err
