@@ -28,3 +28,11 @@ def by_mode(x: wp.array(dtype=float), out: wp.array(dtype=float), mode: int):
             out[i] = x[i] * 2.0
         else:
             out[i] = x[i]
+
+
+
+@wp.kernel
+def first_n(x: wp.array(dtype=float), out: wp.array(dtype=float), n: int):
+    i = wp.tid()
+    if i < n:
+        out[i] = safe_div(x[i + OFFSET], SCALE)
