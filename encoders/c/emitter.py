@@ -30,9 +30,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from verikern.mir.facts import is_int_division, writes_memory
+from verikern.mir.facts import definitions, is_int_division, writes_memory
 from verikern.mir.nodes import (
-    Atomic, Barrier, Branch, Const, Jump, Kernel, Load, Return, Store, Value,
+    Atomic, Barrier, BinOp, Branch, Const, Jump, Kernel, Load, Return, Special, Store, Value,
 )
 from verikern.proofs.obligations import ObligationKind, ObligationSpec, obligation_id
 
@@ -116,6 +116,8 @@ class StepEmitter:
         self.targets = {s for b in kernel.blocks for s in b.terminator.successors()}
         self.values: dict[int, Value] = {}
         self._collect_values()
+        self.defs = definitions(kernel)
+        self.relevant = relevant_values(kernel)
 
     # -------------------------------------------------------------- helpers
     def _collect_values(self) -> None:
@@ -318,12 +320,78 @@ def _nondet(t) -> str:
 
 
 # ------------------------------------------------------------------ table
+def relevant_values(kernel: Kernel) -> frozenset[int]:
+    """Ids of the values that flow (through any instruction or phi) into a
+    branch condition, an assert, a requires, an array contract, an index or
+    an integer divisor. Under CBMC every other value only reaches memory,
+    which the harness reads back as unknown values (VK_WRITTEN_LOAD), so a
+    float outside this set may be havocked without changing any check."""
+    roots: list = []
+    for b in kernel.blocks:
+        roots.extend(op for op in b.terminator.operands())
+        for ins in b.instrs:
+            if isinstance(ins, (Load, Store, Atomic)):
+                roots.extend(ins.indices)
+            elif ins.OPCODE in ("assert", "requires", "requires_array"):
+                roots.extend(ins.operands())
+            elif is_int_division(ins):
+                roots.append(ins.rhs)
+    defs = definitions(kernel)
+    seen: set[int] = set()
+    while roots:
+        op = roots.pop()
+        if not isinstance(op, Value) or op.id in seen:
+            continue
+        seen.add(op.id)
+        d = defs.get(op.id)
+        if d is not None:
+            roots.extend(d.operands())
+    return frozenset(seen)
+
+
+def havoc_float(e: "StepEmitter", ins, expr: str) -> str:
+    """`expr`, or under CBMC an unknown value when `ins` yields a float that
+    flows into no index, condition or address (`relevant_values`): exact
+    float arithmetic is the costliest part of CBMC's formula, and the z3
+    prover abstracts every float the same way."""
+    t = ins.result.type
+    if not t.is_float or ins.result.id in e.relevant:
+        return expr
+    return f"VK_HAVOC_FLOAT({_nondet(t)}, {expr})"
+
+
+def _special_kind(e: StepEmitter, op) -> str | None:
+    d = e.defs.get(op.id) if isinstance(op, Value) else None
+    return d.kind if isinstance(d, Special) else None
+
+
+def is_global_thread_id(e: StepEmitter, ins) -> bool:
+    """`block_idx * block_dim + thread_idx` in int32 (vk.tid() of a 1-D launch),
+    either operand order: the thread's global id, which the harness computes
+    once per thread (T->gid, by the same wrapping arithmetic)."""
+    if not (isinstance(ins, BinOp) and ins.op == "add" and ins.result.type.name == "int32"):
+        return False
+    for prod, tid in ((ins.lhs, ins.rhs), (ins.rhs, ins.lhs)):
+        m = e.defs.get(prod.id) if isinstance(prod, Value) else None
+        if (_special_kind(e, tid) == "thread_idx" and isinstance(m, BinOp) and m.op == "mul"
+                and {_special_kind(e, m.lhs), _special_kind(e, m.rhs)} == {"block_idx", "block_dim"}):
+            return True
+    return False
+
+
 def _binop(e: StepEmitter, site, ins):
+    if is_global_thread_id(e, ins):
+        # one value the harness shares with its choice of the two threads, so
+        # CBMC sees that distinct threads have distinct ids without reasoning
+        # about the product (docs/C_ENCODER.md, "What made CBMC fast")
+        e.emit(f"T->v{ins.result.id} = T->gid;")
+        return
     a, b = e.operand(ins.lhs), e.operand(ins.rhs)
     if is_int_division(ins):
         for spec in e.specs_at(site, ObligationKind.DIV_ZERO):
             e.soft_check(f"({b}) != 0", spec, "(void)", ";")
-    e.emit(f"T->v{ins.result.id} = {ops.binary(ins.op, a, b, ins.result.type)};")
+    e.emit(f"T->v{ins.result.id} = "
+           f"{havoc_float(e, ins, ops.binary(ins.op, a, b, ins.result.type))};")
 
 
 def _compare(e, site, ins):
@@ -332,17 +400,19 @@ def _compare(e, site, ins):
 
 
 def _unop(e, site, ins):
-    e.emit(f"T->v{ins.result.id} = {ops.unary(ins.op, e.operand(ins.operand), ins.result.type)};")
+    e.emit(f"T->v{ins.result.id} = "
+           f"{havoc_float(e, ins, ops.unary(ins.op, e.operand(ins.operand), ins.result.type))};")
 
 
 def _cast(e, site, ins):
-    e.emit(f"T->v{ins.result.id} = "
-           f"{ops.cast(e.operand(ins.operand), ins.operand.type, ins.result.type)};")
+    expr = ops.cast(e.operand(ins.operand), ins.operand.type, ins.result.type)
+    e.emit(f"T->v{ins.result.id} = {havoc_float(e, ins, expr)};")
 
 
 def _select(e, site, ins):
-    e.emit(f"T->v{ins.result.id} = ({e.operand(ins.cond)}) ? ({e.operand(ins.if_true)}) "
-           f": ({e.operand(ins.if_false)});")
+    expr = (f"({e.operand(ins.cond)}) ? ({e.operand(ins.if_true)}) "
+            f": ({e.operand(ins.if_false)})")
+    e.emit(f"T->v{ins.result.id} = {havoc_float(e, ins, expr)};")
 
 
 _SPECIALS = {"thread_idx": "T->tidx", "block_idx": "T->bidx",

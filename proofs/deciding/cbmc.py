@@ -23,6 +23,7 @@ Invariants (soundness first):
 """
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -37,7 +38,7 @@ from verikern.encoders.c import CEncodeError, emit_c
 from verikern.encoders.c.emitter import Names
 from verikern.errors import VerikernError
 from verikern.mir.nodes import ArrayRef, Barrier, Const, Kernel
-from verikern.proofs.deciding.budget import SAFETY_NET_S
+from verikern.proofs.deciding import budget as budget_limits
 from verikern.proofs.obligations import (
     Counterexample, Obligation, ObligationSpec, Status, enumerate_obligations, obligation_id,
 )
@@ -69,6 +70,37 @@ def find_cbmc() -> str:
         raise CbmcMissing(f"--engine cbmc needs the `cbmc` model checker, which is not on PATH: "
                           f"{INSTALL_HINT}")
     return found
+
+
+_VERSION = re.compile(r"(\d+)\.(\d+)(?:\.(\d+))?")
+
+
+@functools.lru_cache(maxsize=8)
+def _version_of(exe: str) -> str | None:
+    try:
+        done = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=60,
+                              check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    m = _VERSION.search(done.stdout or "")
+    return m.group(0) if done.returncode == 0 and m else None
+
+
+def cbmc_version() -> str | None:
+    """The version of the cbmc `find_cbmc` picks ("6.6.0", "5.95.1"), or None
+    when there is none or it does not answer `--version`. Part of the proof
+    cache's key for CBMC verdicts: another CBMC may decide differently."""
+    try:
+        exe = find_cbmc()
+    except CbmcMissing:
+        return None
+    return _version_of(shutil.which(exe) or exe)
+
+
+def version_tuple(version: str | None) -> tuple[int, ...]:
+    """"6.6.0" -> (6, 6, 0); () when unknown."""
+    m = _VERSION.match(version or "")
+    return tuple(int(g) for g in m.groups() if g is not None) if m else ()
 
 
 # ------------------------------------------------------------------ CBMC's answer
@@ -276,7 +308,7 @@ Runner = Callable[[list[str]], "subprocess.CompletedProcess[str]"]
 
 
 def _run(argv: list[str]) -> "subprocess.CompletedProcess[str]":
-    return subprocess.run(argv, capture_output=True, text=True, timeout=SAFETY_NET_S, check=False)
+    return subprocess.run(argv, capture_output=True, text=True, timeout=budget_limits.SAFETY_NET_S, check=False)
 
 
 def prove_kernel_cbmc(kernel: Kernel, *, dims=None, block_dim=None, budget=None,
@@ -304,7 +336,7 @@ def prove_kernel_cbmc(kernel: Kernel, *, dims=None, block_dim=None, budget=None,
         try:
             done = (runner or _run)(argv)
         except subprocess.TimeoutExpired:
-            return _all_unknown(specs, f"CBMC ran past the {SAFETY_NET_S:.0f} s safety net "
+            return _all_unknown(specs, f"CBMC ran past the {budget_limits.SAFETY_NET_S:.0f} s safety net "
                                        f"(--unwind {depth}); lower --unwind or fix --dim")
     try:
         result = parse_json_ui(done.stdout)
