@@ -33,7 +33,7 @@ from verikern.frontend import compile_source  # noqa: E402
 from verikern.proofs.deciding import budget as budget_module  # noqa: E402
 from verikern.proofs.deciding.cbmc import cbmc_version  # noqa: E402
 from verikern.proofs.deciding.engines import obligation_key  # noqa: E402
-from verikern.proofs.obligations import ObligationKind, Status  # noqa: E402
+from verikern.proofs.obligations import ObligationKind, Status, enumerate_obligations  # noqa: E402
 from verikern.proofs.pipeline import prove_mir  # noqa: E402
 
 
@@ -76,6 +76,12 @@ def compare(case: CorpusCase, tally: Tally, every_launch: bool) -> None:
         start = time.perf_counter()
         cb = prove_mir(k, file=case.path.name, dims=dims, block_dim=block_dim, engine="cbmc")
         took = time.perf_counter() - start
+        if cb.error is not None:
+            n = sum(1 for s in enumerate_obligations(k) if s.kind is not ObligationKind.UNINIT)
+            tally.total += n
+            tally.kernel_times.append((f"{case.name}:{r.name}", took, n == 0))
+            print(f"  {case.name}:{r.name}: error {cb.error}", flush=True)
+            continue
         theirs = {obligation_key(o): o for o in z3.obligations}
         all_decided = True
         for o in cb.obligations:
@@ -106,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=None, help="CBMC's safety net per kernel, s")
     ap.add_argument("names", nargs="*", help="corpus case names (default: all)")
     args = ap.parse_args(argv)
-    if args.timeout is not None:
+    if args.timeout is not None:       # CBMC reads it at each run (z3 too)
         budget_module.SAFETY_NET_S = args.timeout
     print(f"CBMC {cbmc_version()}")
     cases = [parse_header(p) for p in sorted(CORPUS_DIR.glob("*.py"))]

@@ -23,7 +23,9 @@ from __future__ import annotations
 
 from verikern.mir.nodes import ArrayRef, Kernel
 
-from .emitter import StepEmitter, c_string, obligation_message
+from .emitter import (
+    StepEmitter, c_string, contract_helpers, contract_log_fields, obligation_message,
+)
 from .ops import ctype
 from verikern.proofs.obligations import ObligationKind
 from .prelude import prelude
@@ -135,6 +137,7 @@ class HarnessEmitter:
         out = ["typedef struct {",
                "    int32_t dim[4]; int32_t size, block_dim, grid_dim;",
                "    uint64_t contracts_checked;"]
+        out += contract_log_fields(self.step)
         for sp in self.k.scalar_params:
             out.append(f"    {ctype(sp.value.type)} {n.scalars[sp.value.id]};")
         for p in self.k.params:
@@ -143,6 +146,12 @@ class HarnessEmitter:
                 out.append(f"    {ctype(p.dtype)} *{f}; int32_t {f}_shape[{p.ndim}]; "
                            f"void *{f}_shadow;")
         out.append("} vk_launch;")
+        out.append("#ifndef VERIKERN_REPLAY   /* the last element read of each input array */")
+        for p in self.k.params:
+            if isinstance(p, ArrayRef) and not self.step.havoc_load(p):
+                f = n.arrays[("global", p.name)]
+                out.append(f"static uint64_t vk_read_{f}_flat; static {ctype(p.dtype)} vk_read_{f}_val;")
+        out.append("#endif")
         out.append("typedef struct {")
         for a in self.k.shared:
             f = n.arrays[('shared', a.name)]
@@ -218,6 +227,7 @@ class HarnessEmitter:
         for d in range(k.launch_ndim):
             out.append(f"    L.dim[{d}] = VK_IN_INT(nondet_int32, int32_t, \"dims\", NULL, {d});")
             out.append(f"    VK_ASSUME(L.dim[{d}] >= 1, {hw});")
+            out.append(f"    VK_SMALL_INPUT(L.dim[{d}]);")
             out.append(f"    size *= (uint64_t)L.dim[{d}];")
             out.append(f"    VK_ASSUME(size < 2147483648u, {hw});")
             if self.fixed_dims:
@@ -258,6 +268,7 @@ class HarnessEmitter:
                 out.append(f"    L.{f}_shape[{d}] = VK_IN_INT(nondet_int32, int32_t, \"shapes\", "
                            f"{c_string(p.name)}, {d});")
                 out.append(f"    VK_ASSUME(L.{f}_shape[{d}] >= 0, {hw});")
+                out.append(f"    VK_SMALL_INPUT(L.{f}_shape[{d}]);")
                 count += f" * (uint64_t)L.{f}_shape[{d}]"
             for d in p.inner:
                 count += f" * {d}u"
@@ -414,5 +425,6 @@ static void vk_run_block(vk_launch *L, int32_t b, vk_race *R,
                 " * replay: cc -std=c11 -DVERIKERN_REPLAY -I<verikern/encoders/c> THIS.c -lm\n"
                 " *         ./a.out counterexample.json\n"
                 " * Each check's message is '<obligation id> <kind> <file>:<line>:<col>'. */\n")
-        return (head + prelude() + _RACE + self.structs() + self.race_table() + self.step.function()
+        return (head + prelude() + _RACE + self.structs() + contract_helpers(self.step)
+                + self.race_table() + self.step.function()
                 + self.divergence() + self.shared_alloc() + self.run_block() + self.main())

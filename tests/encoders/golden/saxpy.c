@@ -20,7 +20,10 @@
 #define VK_IN_FLOAT(nd, T, sec, key, idx) ((T)vk_in_f64(sec, key, idx))
 #define VK_WRITTEN_LOAD(nd, lvalue) (lvalue)
 #define VK_HAVOC_FLOAT(nd, expr) (expr)
+#define VK_SMALL_INPUT(x) ((void)0)
+#define VK_TRACE_READ(...) ((void)0)
 #else
+#define VK_TRACE_READ(...) do { __VA_ARGS__; } while (0)
 #define VK_CHECK(c, msg) do { __CPROVER_assert((c), msg); __CPROVER_assume(c); } while (0)
 #define VK_SOFT_CHECK(c, msg) (__CPROVER_assert((c), msg), __CPROVER_assume(c), 1)
 #define VK_RACE_CHECK(c, msg) VK_SOFT_CHECK(c, msg)
@@ -34,6 +37,13 @@
 /* a float that flows into no index, condition or address (emitter.relevant_values):
    only memory sees it, and the harness reads memory back as unknown values */
 #define VK_HAVOC_FLOAT(nd, expr) (nd())
+/* -DVK_SMALL=N: only launches whose dims and shapes are at most N (a second
+   CBMC run that looks for a counterexample replay can run; never a proof) */
+#ifdef VK_SMALL
+#define VK_SMALL_INPUT(x) __CPROVER_assume((x) <= VK_SMALL)
+#else
+#define VK_SMALL_INPUT(x) ((void)0)
+#endif
 _Bool nondet_bool(void);
 int8_t nondet_int8(void);
 int16_t nondet_int16(void);
@@ -264,6 +274,9 @@ typedef struct {
     float *g0_x; int32_t g0_x_shape[1]; void *g0_x_shadow;
     float *g1_y; int32_t g1_y_shape[1]; void *g1_y_shadow;
 } vk_launch;
+#ifndef VERIKERN_REPLAY   /* the last element read of each input array */
+static uint64_t vk_read_g0_x_flat; static float vk_read_g0_x_val;
+#endif
 typedef struct {
     int32_t epoch;   /* barrier intervals the block completed */
 } vk_block;
@@ -359,6 +372,7 @@ L_then1:;
     if (T->inb) {
         T->flat = (uint64_t)(int64_t)(T->v8);
         T->v11 = L->g0_x[T->flat];
+        VK_TRACE_READ(vk_read_g0_x_flat = T->flat; vk_read_g0_x_val = T->v11);
     } else {
         T->v11 = 0;
     }
@@ -466,6 +480,7 @@ int main(int argc, char **argv) {
     uint64_t size = 1;
     L.dim[0] = VK_IN_INT(nondet_int32, int32_t, "dims", NULL, 0);
     VK_ASSUME(L.dim[0] >= 1, "hardware limits (docs/LANGUAGE.md section 5)");
+    VK_SMALL_INPUT(L.dim[0]);
     size *= (uint64_t)L.dim[0];
     VK_ASSUME(size < 2147483648u, "hardware limits (docs/LANGUAGE.md section 5)");
     L.block_dim = VK_IN_INT(nondet_int32, int32_t, "block_dim", NULL, -1);
@@ -481,6 +496,7 @@ int main(int argc, char **argv) {
     L.s2_a = VK_IN_FLOAT(nondet_float, float, "scalars", "a", -1);
     L.g0_x_shape[0] = VK_IN_INT(nondet_int32, int32_t, "shapes", "x", 0);
     VK_ASSUME(L.g0_x_shape[0] >= 0, "hardware limits (docs/LANGUAGE.md section 5)");
+    VK_SMALL_INPUT(L.g0_x_shape[0]);
     L.g0_x = (float *)vk_alloc(1u * (uint64_t)L.g0_x_shape[0], sizeof(float));
 #ifdef VERIKERN_REPLAY
     for (size_t j = 0; j < vk_in_array_size("x"); j++) {
@@ -491,6 +507,7 @@ int main(int argc, char **argv) {
 #endif
     L.g1_y_shape[0] = VK_IN_INT(nondet_int32, int32_t, "shapes", "y", 0);
     VK_ASSUME(L.g1_y_shape[0] >= 0, "hardware limits (docs/LANGUAGE.md section 5)");
+    VK_SMALL_INPUT(L.g1_y_shape[0]);
     L.g1_y = (float *)vk_alloc(1u * (uint64_t)L.g1_y_shape[0], sizeof(float));
 #ifdef VERIKERN_REPLAY
     if (1u * (uint64_t)L.g1_y_shape[0] <= VK_MAX_SHADOW) L.g1_y_shadow = vk_alloc(1u * (uint64_t)L.g1_y_shape[0], sizeof(vk_shadow));
