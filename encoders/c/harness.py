@@ -273,6 +273,15 @@ class HarnessEmitter:
             for d in p.inner:
                 count += f" * {d}u"
             t = ctype(p.dtype)
+            # every array fits in one device's memory (LANGUAGE.md: at most
+            # VK_MAX_ARRAY_BYTES bytes), its element count computed without wrapping
+            factors = [f"(uint64_t)L.{f}_shape[{d}]" for d in range(p.ndim)] + [
+                f"{d}u" for d in p.inner]
+            # (two factors below 2**32 never wrap 64 bits: CBMC gets a plain product)
+            out.append(f"    {{ uint64_t n = {' * '.join(factors[:2]) or '1u'}; bool wraps = false;")
+            for x in factors[2:]:
+                out.append(f"      wraps |= __builtin_mul_overflow(n, {x}, &n);")
+            out.append(f"      VK_ASSUME(!wraps && n <= VK_MAX_ARRAY_BYTES / sizeof({t}), {hw}); }}")
             out.append(f"    L.{f} = ({t} *)vk_alloc({count}, sizeof({t}));")
             conv = ("v.i != 0" if p.dtype.is_bool else f"({t})v.d" if p.dtype.is_float
                     else f"({t})v.i" if p.dtype.is_signed else f"({t})v.u")

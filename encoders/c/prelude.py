@@ -87,6 +87,10 @@ def _float_to_int_helpers() -> str:
 
 
 _MODES = r"""
+/* the largest array in bytes a launch may pass (LANGUAGE.md; --max-array-bytes) */
+#ifndef VK_MAX_ARRAY_BYTES
+#define VK_MAX_ARRAY_BYTES (1ull << 40)
+#endif
 #ifdef VERIKERN_REPLAY
 #include "verikern_harness.h"
 #define VK_CHECK(c, msg) do { if (!(c)) vk_fail(msg); } while (0)

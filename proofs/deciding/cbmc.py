@@ -331,7 +331,7 @@ _CBMC5_CHECKS = ("--bounds-check", "--pointer-check", "--div-by-zero-check",
 
 
 def cbmc_argv(exe: str, path: Path, depth: int, version: str | None,
-              small: int | None = None) -> list[str]:
+              small: int | None = None, max_array_bytes: int | None = None) -> list[str]:
     """The cbmc command line: unwinding assertions at `depth`, JSON with
     traces; CBMC 5 also gets CBMC 6's standard checks (`_CBMC5_CHECKS`);
     `small`: only launches with dims and shapes at most `small`."""
@@ -341,6 +341,8 @@ def cbmc_argv(exe: str, path: Path, depth: int, version: str | None,
         argv += list(_CBMC5_CHECKS)
     if small is not None:
         argv += ["-D", f"VK_SMALL={small}"]
+    if max_array_bytes is not None:
+        argv += ["-D", f"VK_MAX_ARRAY_BYTES={int(max_array_bytes)}ull"]
     return argv
 
 
@@ -371,9 +373,9 @@ def prove_kernel_cbmc(kernel: Kernel, *, dims=None, block_dim=None, budget=None,
                       runner: Runner | None = None) -> tuple[Obligation, ...]:
     """Decide every obligation of `kernel` with CBMC (same shape as
     proofs.deciding.prover.prove_kernel; `budget` is z3's and unused here;
-    the C harness does not assume `max_array_bytes`, so a CBMC proof covers
-    every array size: more launches, never fewer). Raises CbmcMissing when
-    cbmc is not installed.
+    the harness assumes every array holds at most `max_array_bytes` bytes,
+    2**40 when None, as the z3 prover does). Raises CbmcMissing when cbmc is
+    not installed.
 
     When a failure's launch is too large to replay (dims or shapes above
     SMALL_INPUT), CBMC runs a second time on launches with every dim and
@@ -393,20 +395,21 @@ def prove_kernel_cbmc(kernel: Kernel, *, dims=None, block_dim=None, budget=None,
     with tempfile.TemporaryDirectory(prefix="verikern-cbmc-") as tmp:
         path = Path(tmp) / f"{kernel.name}.c"
         path.write_text(text)
-        first = _one_run(kernel, specs, cbmc_argv(exe, path, depth, version), depth, runner)
+
+        def argv(n: int, small: int | None = None) -> list[str]:
+            return cbmc_argv(exe, path, n, version, small, max_array_bytes)
+        first = _one_run(kernel, specs, argv(depth), depth, runner)
         if isinstance(first, str):
             return _all_unknown(specs, first)
         if unwind is None and dims and _only_unwinding_blocks(first):
             # a fixed launch bounds many loops a constant does not (block-size
             # ladders, per-thread counts): one deeper run, still a bound on work
-            deeper = _one_run(kernel, specs, cbmc_argv(exe, path, DEEPER * depth, version),
-                              DEEPER * depth, runner)
+            deeper = _one_run(kernel, specs, argv(DEEPER * depth), DEEPER * depth, runner)
             if not isinstance(deeper, str):
                 first, depth = deeper, DEEPER * depth
         if all(_replayable(o) for o in first if o.status is Status.FAILED):
             return first
-        second = _one_run(kernel, specs, cbmc_argv(exe, path, depth, version, SMALL_INPUT),
-                          depth, runner)
+        second = _one_run(kernel, specs, argv(depth, SMALL_INPUT), depth, runner)
     if isinstance(second, str):
         return first
     small = {obligation_id(o.spec): o for o in second

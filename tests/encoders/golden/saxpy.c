@@ -9,6 +9,10 @@
 #include <string.h>
 #include <math.h>
 
+/* the largest array in bytes a launch may pass (LANGUAGE.md; --max-array-bytes) */
+#ifndef VK_MAX_ARRAY_BYTES
+#define VK_MAX_ARRAY_BYTES (1ull << 40)
+#endif
 #ifdef VERIKERN_REPLAY
 #include "verikern_harness.h"
 #define VK_CHECK(c, msg) do { if (!(c)) vk_fail(msg); } while (0)
@@ -497,6 +501,8 @@ int main(int argc, char **argv) {
     L.g0_x_shape[0] = VK_IN_INT(nondet_int32, int32_t, "shapes", "x", 0);
     VK_ASSUME(L.g0_x_shape[0] >= 0, "hardware limits (docs/LANGUAGE.md section 5)");
     VK_SMALL_INPUT(L.g0_x_shape[0]);
+    { uint64_t n = (uint64_t)L.g0_x_shape[0]; bool wraps = false;
+      VK_ASSUME(!wraps && n <= VK_MAX_ARRAY_BYTES / sizeof(float), "hardware limits (docs/LANGUAGE.md section 5)"); }
     L.g0_x = (float *)vk_alloc(1u * (uint64_t)L.g0_x_shape[0], sizeof(float));
 #ifdef VERIKERN_REPLAY
     for (size_t j = 0; j < vk_in_array_size("x"); j++) {
@@ -508,6 +514,8 @@ int main(int argc, char **argv) {
     L.g1_y_shape[0] = VK_IN_INT(nondet_int32, int32_t, "shapes", "y", 0);
     VK_ASSUME(L.g1_y_shape[0] >= 0, "hardware limits (docs/LANGUAGE.md section 5)");
     VK_SMALL_INPUT(L.g1_y_shape[0]);
+    { uint64_t n = (uint64_t)L.g1_y_shape[0]; bool wraps = false;
+      VK_ASSUME(!wraps && n <= VK_MAX_ARRAY_BYTES / sizeof(float), "hardware limits (docs/LANGUAGE.md section 5)"); }
     L.g1_y = (float *)vk_alloc(1u * (uint64_t)L.g1_y_shape[0], sizeof(float));
 #ifdef VERIKERN_REPLAY
     if (1u * (uint64_t)L.g1_y_shape[0] <= VK_MAX_SHADOW) L.g1_y_shadow = vk_alloc(1u * (uint64_t)L.g1_y_shape[0], sizeof(vk_shadow));
