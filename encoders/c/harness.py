@@ -273,7 +273,7 @@ class HarnessEmitter:
             for d in p.inner:
                 count += f" * {d}u"
             t = ctype(p.dtype)
-            # every array fits in one device's memory (LANGUAGE.md: at most
+            # every array fits in one device's memory (docs/LANGUAGE.md: at most
             # VK_MAX_ARRAY_BYTES bytes), its element count computed without wrapping
             factors = [f"(uint64_t)L.{f}_shape[{d}]" for d in range(p.ndim)] + [
                 f"{d}u" for d in p.inner]

@@ -87,7 +87,7 @@ def _float_to_int_helpers() -> str:
 
 
 _MODES = r"""
-/* the largest array in bytes a launch may pass (LANGUAGE.md; --max-array-bytes) */
+/* the largest array in bytes a launch may pass (docs/LANGUAGE.md; --max-array-bytes) */
 #ifndef VK_MAX_ARRAY_BYTES
 #define VK_MAX_ARRAY_BYTES (1ull << 40)
 #endif

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <math.h>
 
-/* the largest array in bytes a launch may pass (LANGUAGE.md; --max-array-bytes) */
+/* the largest array in bytes a launch may pass (docs/LANGUAGE.md; --max-array-bytes) */
 #ifndef VK_MAX_ARRAY_BYTES
 #define VK_MAX_ARRAY_BYTES (1ull << 40)
 #endif
