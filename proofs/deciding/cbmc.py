@@ -259,8 +259,15 @@ def counterexample_from_trace(kernel: Kernel, trace: Sequence[dict]) -> Countere
         ndim = next(p.ndim for p in kernel.params if isinstance(p, ArrayRef) and p.name == name)
         if any((f"L.{f}", d) in last for d in range(ndim)):
             shapes[name] = tuple(int(last.get((f"L.{f}", d), 0)) for d in range(ndim))
+    for p in kernel.params:      # the globals' static initial values are no reads
+        if isinstance(p, ArrayRef) and p.name in arrays:
+            count = 1
+            for n in (*shapes.get(p.name, (0,) * p.ndim), *p.inner):
+                count *= n
+            arrays[p.name] = {i: v for i, v in arrays[p.name].items() if 0 <= i < count}
     return Counterexample(dims, block_dim, tuple(threads), scalars=scalars, shapes=shapes,
-                          arrays=arrays, facts={"engine": "cbmc"}, abstracted=True)
+                          arrays={k: v for k, v in arrays.items() if v}, facts={"engine": "cbmc"},
+                          abstracted=True)
 
 
 # ------------------------------------------------------------------ verdicts
