@@ -257,6 +257,10 @@ class StepEmitter:
             term = f"(uint64_t)(int64_t)({i})" if idx.type.is_signed else f"(uint64_t)({i})"
             flat = term if k == 0 else f"({flat}) * {dims[k]} + {term}"
         self.emit(f"T->flat = {flat};", 2)
+        if arr.space == "global" and arr.ndim > 1 and not arr.inner:
+            # a theorem once every (logical) index is in bounds; stated so that
+            # CBMC's pointer check on the element is linear (docs/C_ENCODER.md)
+            self.emit(f"VK_FLAT_IN_BOUNDS(T->flat < L->{self.array_field(arr)}_count);", 2)
         n = self.access_sites[site]
         partners = self.race_partners.get(site, [])
         if partners:
@@ -386,6 +390,20 @@ def is_global_thread_id(e: StepEmitter, ins) -> bool:
     return False
 
 
+def split_of_global_id(e: StepEmitter, ins) -> str | None:
+    """"gid_hi" for `tid // launch_dim(last)`, "gid_lo" for `tid % launch_dim(last)`
+    (vk.tid() of a launch of several dimensions), tid the global thread id;
+    None otherwise."""
+    if not (isinstance(ins, BinOp) and ins.op in ("floordiv", "div", "mod")
+            and isinstance(ins.lhs, Value) and isinstance(ins.rhs, Value)):
+        return None
+    tid, dim = e.defs.get(ins.lhs.id), e.defs.get(ins.rhs.id)
+    if not (tid is not None and is_global_thread_id(e, tid) and isinstance(dim, Special)
+            and dim.kind == "launch_dim" and dim.dim == e.k.launch_ndim - 1):
+        return None
+    return "gid_lo" if ins.op == "mod" else "gid_hi"
+
+
 def _binop(e: StepEmitter, site, ins):
     if is_global_thread_id(e, ins):
         # one value the harness shares with its choice of the two threads, so
@@ -397,6 +415,10 @@ def _binop(e: StepEmitter, site, ins):
     if is_int_division(ins):
         for spec in e.specs_at(site, ObligationKind.DIV_ZERO):
             e.soft_check(f"({b}) != 0", spec, "(void)", ";")
+    split = split_of_global_id(e, ins)
+    if split is not None:      # the same for the id's quotient and remainder (no division)
+        e.emit(f"T->v{ins.result.id} = T->{split};")
+        return
     e.emit(f"T->v{ins.result.id} = "
            f"{havoc_float(e, ins, ops.binary(ins.op, a, b, ins.result.type))};")
 

@@ -25,6 +25,7 @@ from verikern.mir.nodes import ArrayRef, Kernel
 
 from .emitter import (
     StepEmitter, c_string, contract_helpers, contract_log_fields, obligation_message,
+    split_of_global_id,
 )
 from .ops import ctype
 from verikern.proofs.obligations import ObligationKind
@@ -107,9 +108,12 @@ static inline void vk_shadow_access(void *shadow, uint64_t f, int64_t tid, int32
 
 
 _GID = r"""
-/* block * block_dim + thread in int32 arithmetic, as vk.tid() computes it */
-static inline int32_t vk_gid(const vk_launch *L, int32_t b, int32_t t) {
-    return vk_s32((uint32_t)b * (uint32_t)L->block_dim + (uint32_t)t);
+/* block * block_dim + thread in int32 arithmetic, as vk.tid() computes it, and
+   its quotient and remainder by the last launch dimension */
+static inline void vk_ids(const vk_launch *L, vk_thread *T) {
+    T->gid = vk_s32((uint32_t)T->bidx * (uint32_t)L->block_dim + (uint32_t)T->tidx);
+    T->gid_hi = vk_floordiv_i32(T->gid, L->dim[VK_LAST_DIM]);
+    T->gid_lo = vk_mod_i32(T->gid, L->dim[VK_LAST_DIM]);
 }
 """
 
@@ -144,7 +148,7 @@ class HarnessEmitter:
             if isinstance(p, ArrayRef):
                 f = n.arrays[("global", p.name)]
                 out.append(f"    {ctype(p.dtype)} *{f}; int32_t {f}_shape[{p.ndim}]; "
-                           f"void *{f}_shadow;")
+                           f"uint64_t {f}_count; void *{f}_shadow;")
         out.append("} vk_launch;")
         out.append("#ifndef VERIKERN_REPLAY   /* the last element read of each input array */")
         for p in self.k.params:
@@ -159,7 +163,7 @@ class HarnessEmitter:
         out.append("    int32_t epoch;   /* barrier intervals the block completed */")
         out.append("} vk_block;")
         out.append("typedef struct {")
-        out.append("    int pc; int32_t bidx, tidx, gid; uint64_t flat; bool inb, dead;")
+        out.append("    int pc; int32_t bidx, tidx, gid, gid_hi, gid_lo; uint64_t flat; bool inb, dead;")
         for vid, v in sorted(self.step.values.items()):
             if vid not in n.scalars:
                 out.append(f"    {ctype(v.type)} v{vid};")
@@ -281,8 +285,9 @@ class HarnessEmitter:
             out.append(f"    {{ uint64_t n = {' * '.join(factors[:2]) or '1u'}; bool wraps = false;")
             for x in factors[2:]:
                 out.append(f"      wraps |= __builtin_mul_overflow(n, {x}, &n);")
-            out.append(f"      VK_ASSUME(!wraps && n <= VK_MAX_ARRAY_BYTES / sizeof({t}), {hw}); }}")
-            out.append(f"    L.{f} = ({t} *)vk_alloc({count}, sizeof({t}));")
+            out.append(f"      VK_ASSUME(!wraps && n <= VK_MAX_ARRAY_BYTES / sizeof({t}), {hw});")
+            out.append(f"      L.{f}_count = n; }}")
+            out.append(f"    L.{f} = ({t} *)vk_alloc(L.{f}_count, sizeof({t}));")
             conv = ("v.i != 0" if p.dtype.is_bool else f"({t})v.d" if p.dtype.is_float
                     else f"({t})v.i" if p.dtype.is_signed else f"({t})v.u")
             out.append("#ifdef VERIKERN_REPLAY")
@@ -343,6 +348,7 @@ class HarnessEmitter:
             "    vk_thread th1, th2; memset(&th1, 0, sizeof th1); memset(&th2, 0, sizeof th2);",
             "    th1.bidx = b1; th1.tidx = t1; th2.bidx = b2; th2.tidx = t2;",
             "    th1.gid = (int32_t)g1; th2.gid = (int32_t)g2;",
+            *self.split_ids(),
             "    if (R.same_block) {",
             "        for (;;) {",
             "            int s1 = vk_step(&L, &S1, &th1, &R, 1);",
@@ -360,6 +366,24 @@ class HarnessEmitter:
             "}",
         ]
         return "\n".join(out) + "\n"
+
+    def split_ids(self) -> list[str]:
+        """CBMC: each thread's global id as q * D + r (D the last launch dim,
+        0 <= r < D) without a division, q and r ordered as the ids are (a
+        theorem); the kernel's `tid // D` and `tid % D` read them."""
+        if not any(split_of_global_id(self.step, ins) for _, ins in self.k.instructions()):
+            return []
+        d = f"L.dim[{self.k.launch_ndim - 1}]"
+        out = []
+        for n, g in (("th1", "g1"), ("th2", "g2")):
+            out += [f"    {n}.gid_hi = nondet_int32(); {n}.gid_lo = nondet_int32();",
+                    f"    __CPROVER_assume({n}.gid_lo >= 0 && {n}.gid_lo < {d} && {n}.gid_hi >= 0 && "
+                    f"(int64_t){n}.gid_hi * {d} + {n}.gid_lo == {g});"]
+            if n == "th2":
+                out[-1] = out[-1].replace("__CPROVER_assume(", "__CPROVER_assume(!has2 || (")[:-2] + "));"
+        out.append("    __CPROVER_assume(!has2 || th1.gid_hi < th2.gid_hi || "
+                   "(th1.gid_hi == th2.gid_hi && th1.gid_lo < th2.gid_lo));")
+        return out
 
     def independent(self) -> bool:
         """No barrier, no shared memory: threads never wait for each other."""
@@ -390,13 +414,14 @@ class HarnessEmitter:
 static void vk_run_thread(vk_launch *L, int32_t b, int32_t t, vk_race *R, int role) {
     vk_block S; vk_block_alloc(&S);
     vk_thread *th = (vk_thread *)vk_alloc(1u, sizeof(vk_thread));
-    th->bidx = b; th->tidx = t; th->gid = vk_gid(L, b, t);
+    th->bidx = b; th->tidx = t; vk_ids(L, th);
     (void)vk_step(L, &S, th, R, role);
     vk_block_free(&S);
     free(th);
 }
 """ if self.independent() else ""
-        return "\n#ifdef VERIKERN_REPLAY" + _GID + thread + r"""
+        return ("\n#ifdef VERIKERN_REPLAY" + f"\n#define VK_LAST_DIM {self.k.launch_ndim - 1}"
+                + _GID + thread + r"""
 /* skip: T1 and T2 already ran (independent threads) */
 static void vk_run_block(vk_launch *L, int32_t b, vk_race *R,
                          int32_t b1, int32_t t1, int32_t b2, int32_t t2, int skip) {
@@ -405,7 +430,7 @@ static void vk_run_block(vk_launch *L, int32_t b, vk_race *R,
     vk_thread *th = (vk_thread *)vk_alloc((uint64_t)n, sizeof(vk_thread));
     int *st = (int *)vk_alloc((uint64_t)n, sizeof(int));
     vk_block S; vk_block_alloc(&S);
-    for (int32_t t = 0; t < n; t++) { th[t].bidx = b; th[t].tidx = t; th[t].gid = vk_gid(L, b, t); }
+    for (int32_t t = 0; t < n; t++) { th[t].bidx = b; th[t].tidx = t; vk_ids(L, &th[t]); }
     for (;;) {
         for (int32_t t = 0; t < n; t++) {
             int role = (b == b1 && t == t1) ? 1 : (b == b2 && t == t2) ? 2 : 0;
@@ -425,7 +450,7 @@ static void vk_run_block(vk_launch *L, int32_t b, vk_race *R,
     free(th); free(st);
 }
 #endif
-"""
+""")
 
     def file(self) -> str:
         k = self.k

@@ -104,8 +104,10 @@ _MODES = r"""
 #define VK_HAVOC_FLOAT(nd, expr) (expr)
 #define VK_SMALL_INPUT(x) ((void)0)
 #define VK_TRACE_READ(...) ((void)0)
+#define VK_FLAT_IN_BOUNDS(c) ((void)0)
 #else
 #define VK_TRACE_READ(...) do { __VA_ARGS__; } while (0)
+#define VK_FLAT_IN_BOUNDS(c) __CPROVER_assume(c)
 #define VK_CHECK(c, msg) do { __CPROVER_assert((c), msg); __CPROVER_assume(c); } while (0)
 #define VK_SOFT_CHECK(c, msg) (__CPROVER_assert((c), msg), __CPROVER_assume(c), 1)
 #define VK_RACE_CHECK(c, msg) VK_SOFT_CHECK(c, msg)

@@ -26,8 +26,10 @@
 #define VK_HAVOC_FLOAT(nd, expr) (expr)
 #define VK_SMALL_INPUT(x) ((void)0)
 #define VK_TRACE_READ(...) ((void)0)
+#define VK_FLAT_IN_BOUNDS(c) ((void)0)
 #else
 #define VK_TRACE_READ(...) do { __VA_ARGS__; } while (0)
+#define VK_FLAT_IN_BOUNDS(c) __CPROVER_assume(c)
 #define VK_CHECK(c, msg) do { __CPROVER_assert((c), msg); __CPROVER_assume(c); } while (0)
 #define VK_SOFT_CHECK(c, msg) (__CPROVER_assert((c), msg), __CPROVER_assume(c), 1)
 #define VK_RACE_CHECK(c, msg) VK_SOFT_CHECK(c, msg)
@@ -274,8 +276,8 @@ static inline void vk_poison(void *p, uint64_t n, size_t size, int is_float) {
 typedef struct {
     int32_t dim[4]; int32_t size, block_dim, grid_dim;
     uint64_t contracts_checked;
-    float *g0_x; int32_t g0_x_shape[1]; void *g0_x_shadow;
-    float *g1_partial; int32_t g1_partial_shape[1]; void *g1_partial_shadow;
+    float *g0_x; int32_t g0_x_shape[1]; uint64_t g0_x_count; void *g0_x_shadow;
+    float *g1_partial; int32_t g1_partial_shape[1]; uint64_t g1_partial_count; void *g1_partial_shadow;
 } vk_launch;
 #ifndef VERIKERN_REPLAY   /* the last element read of each input array */
 static uint64_t vk_read_g0_x_flat; static float vk_read_g0_x_val;
@@ -285,7 +287,7 @@ typedef struct {
     int32_t epoch;   /* barrier intervals the block completed */
 } vk_block;
 typedef struct {
-    int pc; int32_t bidx, tidx, gid; uint64_t flat; bool inb, dead;
+    int pc; int32_t bidx, tidx, gid, gid_hi, gid_lo; uint64_t flat; bool inb, dead;
     int32_t v0;
     int32_t v1;
     int32_t v2;
@@ -624,9 +626,13 @@ static void vk_block_free(vk_block *S) {
 }
 
 #ifdef VERIKERN_REPLAY
-/* block * block_dim + thread in int32 arithmetic, as vk.tid() computes it */
-static inline int32_t vk_gid(const vk_launch *L, int32_t b, int32_t t) {
-    return vk_s32((uint32_t)b * (uint32_t)L->block_dim + (uint32_t)t);
+#define VK_LAST_DIM 0
+/* block * block_dim + thread in int32 arithmetic, as vk.tid() computes it, and
+   its quotient and remainder by the last launch dimension */
+static inline void vk_ids(const vk_launch *L, vk_thread *T) {
+    T->gid = vk_s32((uint32_t)T->bidx * (uint32_t)L->block_dim + (uint32_t)T->tidx);
+    T->gid_hi = vk_floordiv_i32(T->gid, L->dim[VK_LAST_DIM]);
+    T->gid_lo = vk_mod_i32(T->gid, L->dim[VK_LAST_DIM]);
 }
 
 /* skip: T1 and T2 already ran (independent threads) */
@@ -637,7 +643,7 @@ static void vk_run_block(vk_launch *L, int32_t b, vk_race *R,
     vk_thread *th = (vk_thread *)vk_alloc((uint64_t)n, sizeof(vk_thread));
     int *st = (int *)vk_alloc((uint64_t)n, sizeof(int));
     vk_block S; vk_block_alloc(&S);
-    for (int32_t t = 0; t < n; t++) { th[t].bidx = b; th[t].tidx = t; th[t].gid = vk_gid(L, b, t); }
+    for (int32_t t = 0; t < n; t++) { th[t].bidx = b; th[t].tidx = t; vk_ids(L, &th[t]); }
     for (;;) {
         for (int32_t t = 0; t < n; t++) {
             int role = (b == b1 && t == t1) ? 1 : (b == b2 && t == t2) ? 2 : 0;
@@ -685,8 +691,9 @@ int main(int argc, char **argv) {
     VK_ASSUME(L.g0_x_shape[0] >= 0, "hardware limits (docs/LANGUAGE.md section 5)");
     VK_SMALL_INPUT(L.g0_x_shape[0]);
     { uint64_t n = (uint64_t)L.g0_x_shape[0]; bool wraps = false;
-      VK_ASSUME(!wraps && n <= VK_MAX_ARRAY_BYTES / sizeof(float), "hardware limits (docs/LANGUAGE.md section 5)"); }
-    L.g0_x = (float *)vk_alloc(1u * (uint64_t)L.g0_x_shape[0], sizeof(float));
+      VK_ASSUME(!wraps && n <= VK_MAX_ARRAY_BYTES / sizeof(float), "hardware limits (docs/LANGUAGE.md section 5)");
+      L.g0_x_count = n; }
+    L.g0_x = (float *)vk_alloc(L.g0_x_count, sizeof(float));
 #ifdef VERIKERN_REPLAY
     for (size_t j = 0; j < vk_in_array_size("x"); j++) {
         uint64_t flat; vk_number v;
@@ -698,8 +705,9 @@ int main(int argc, char **argv) {
     VK_ASSUME(L.g1_partial_shape[0] >= 0, "hardware limits (docs/LANGUAGE.md section 5)");
     VK_SMALL_INPUT(L.g1_partial_shape[0]);
     { uint64_t n = (uint64_t)L.g1_partial_shape[0]; bool wraps = false;
-      VK_ASSUME(!wraps && n <= VK_MAX_ARRAY_BYTES / sizeof(float), "hardware limits (docs/LANGUAGE.md section 5)"); }
-    L.g1_partial = (float *)vk_alloc(1u * (uint64_t)L.g1_partial_shape[0], sizeof(float));
+      VK_ASSUME(!wraps && n <= VK_MAX_ARRAY_BYTES / sizeof(float), "hardware limits (docs/LANGUAGE.md section 5)");
+      L.g1_partial_count = n; }
+    L.g1_partial = (float *)vk_alloc(L.g1_partial_count, sizeof(float));
 #ifdef VERIKERN_REPLAY
     if (1u * (uint64_t)L.g1_partial_shape[0] <= VK_MAX_SHADOW) L.g1_partial_shadow = vk_alloc(1u * (uint64_t)L.g1_partial_shape[0], sizeof(vk_shadow));
     for (size_t j = 0; j < vk_in_array_size("partial"); j++) {
