@@ -97,6 +97,7 @@ def compare(case: CorpusCase, tally: Tally, every_launch: bool) -> None:
             if other is not None and {o.status, other.status} == {Status.PROVED, Status.FAILED}:
                 tally.disagreements.append(f"{case.name}:{r.name} {obligation_key(o)}: "
                                            f"cbmc {o.status.value}, z3 {other.status.value}")
+                print("    DISAGREEMENT", tally.disagreements[-1], flush=True)
             elif other is not None and other.status is o.status:
                 tally.agreed += 1
         tally.kernel_times.append((f"{case.name}:{r.name}", took, all_decided))
