@@ -40,6 +40,7 @@ SLOW_FILES = frozenset({
     "tests/warp_compat/test_warp_ops.py",          # real Warp, as above
     "tests/warp_compat/test_warp_addressing.py",   # real Warp, as above
     "tests/cli/prove/test_prove_suggest_warp.py",  # real Warp, as above (the README demo)
+    "tests/proofs/test_cbmc_real.py",              # runs the real CBMC (seconds per kernel)
     "tests/testing/test_examples_fuzz.py",         # every example under real Warp (fuzz)
     "tests/testing/test_generated_ci.py",          # 300 generated kernels on cpu and cpu:native
     "tests/testing/test_generated_prover.py",      # the prover as oracle on generated kernels
@@ -54,6 +55,7 @@ SLOW_TESTS = frozenset({
     "tests/frontend/test_fe_overload_choice.py::test_real_warp_picks_the_same",
     "tests/frontend/test_fe_project.py::test_real_warp_runs_the_package_as_the_simulator_does",
     "tests/cli/prove/test_generic_instances.py::test_real_warp_instantiates_int8_at_launch_and_wraps",
+    "tests/proofs/test_cbmc.py::test_real_cbmc_agrees_with_z3_on_corpus_kernels",
     "tests/backends/native/test_native_ir.py::test_every_corpus_and_example_kernel_lowers_to_valid_ir_on_both_targets",
     "tests/frontend/test_fe_programs.py::test_random_programs_match_python",
     "tests/backends/trace/test_trace_races.py::test_large_trace_is_fast",
