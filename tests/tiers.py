@@ -69,6 +69,11 @@ SLOW_TESTS = frozenset({
     "tests/proofs/test_lemmas.py::test_grid_stride_loop_with_bounded_sizes_is_race_free",
     "tests/proofs/test_geometry.py::test_tid_component_and_injectivity_facts_are_theorems",
     "tests/proofs/test_geometry.py::test_monotone_product_lemmas_are_theorems",
+    "tests/proofs/test_product_bounds.py::test_a_3d_flat_index_over_launch_dims_is_proved",
+    "tests/proofs/test_product_bounds.py::test_a_3d_flat_index_one_past_fails",
+    "tests/proofs/test_product_bounds.py::test_a_4d_flat_index_over_launch_dims_is_proved",
+    "tests/proofs/test_product_bounds.py::test_a_4d_flat_index_whose_last_dim_is_not_the_launch_fails",
+    "tests/proofs/test_product_bounds.py::test_a_3d_int64_flat_index_with_bounded_sides_is_proved",
     "tests/proofs/test_geometry.py::test_same_block_facts_are_theorems_and_need_the_aligned_last_dim",
     "tests/proofs/reporting/test_report_html.py::test_html_renders_in_headless_chromium",
     "tests/test_docs_console.py::test_console_blocks_show_what_the_commands_print",   # runs the docs (Warp too)
