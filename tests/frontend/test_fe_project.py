@@ -3,6 +3,7 @@ the project's other modules, read from their source, never executed; IntEnum
 members as constants. The fake project is tests/data/project_pkg/vkproj."""
 from __future__ import annotations
 
+import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -18,6 +19,7 @@ from verikern.app.cache import ProofCache
 from verikern.errors import LaunchError
 from verikern.app.prove import MODULE_KERNEL, prove_file, prove_paths
 from verikern.frontend import compile_file, compile_source
+from verikern.frontend.project import PROJECT_SOURCES
 from verikern.proofs.obligations import KernelStatus
 from frontend.fe_util import compile_text, first_error
 
@@ -44,7 +46,8 @@ def test_one_file_inside_the_package_finds_the_package_root():
     reports = prove_file(PACKAGE / "kernels.py")
     assert _verdicts(reports) == EXPECTED
     module = compile_file(PACKAGE / "kernels.py")
-    assert {Path(p).name for p, _ in module.imports} == {"consts.py", "math.py"}
+    assert {Path(p).name for p, _ in module.imports if p != PROJECT_SOURCES} == {"consts.py", "math.py"}
+    assert PROJECT_SOURCES in dict(module.imports)     # every project file, for rebindings from outside
 
 
 def test_without_the_project_the_imported_names_are_not_constants():
@@ -298,3 +301,66 @@ def test_a_suggested_contract_is_proved_with_the_project_names():
     assert report.suggested_decorators == (
         "@vk.requires(lambda x, out, n: n < x.shape[0] and vk.launch_dim() <= out.shape[0])",)
     assert report.proved_under_suggestion is True   # the pasted file reads OFFSET, SCALE, safe_div
+
+
+# ------------------------------------------------------------------ rebound from another module
+KERNEL_READING = '''\
+import warp as wp
+from {src} import {name}
+
+
+@wp.kernel
+def k(x: wp.array(dtype=float)):
+    i = wp.tid()
+    if i < {name}:
+        x[i] = 1.0
+'''
+
+
+def _consts_package(tmp_path, rebinder: str | None):
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "consts.py").write_text("N = 4\n")
+    (pkg / "kern.py").write_text(KERNEL_READING.format(src=".consts", name="N"))
+    if rebinder is not None:
+        (pkg / "main.py").write_text(rebinder)
+    return pkg
+
+
+@pytest.mark.parametrize("rebinder", [
+    "import pkg.consts as c\n\n\ndef configure():\n    c.N = 100\n",
+    "from pkg import consts\nconsts.N = 100\n",
+    "from . import consts\nsetattr(consts, 'N', 100)\n",
+    "import pkg.consts\npkg.consts.N = 100\n",
+    "import sys\nimport pkg.consts\nsys.modules['pkg.consts'].N = 100\n",
+    "from . import consts as c\nvars(c)['N'] = 100\n",
+])
+def test_a_name_another_project_module_rebinds_is_not_a_constant(tmp_path, rebinder):
+    pkg = _consts_package(tmp_path, rebinder)
+    # plain Python: the other module really changes what the kernel module reads
+    probe = "import pkg.main, pkg.consts, sys\nf = getattr(pkg.main, 'configure', None)\n" \
+            "f and f()\nprint(pkg.consts.N)\n"
+    assert subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True,
+                          text=True, check=True).stdout.strip() == "100"
+    (k,) = compile_file(pkg / "kern.py").kernels
+    assert k.error is not None and k.error.rule == "closure" and "main.py" in k.error.message, k.error
+
+
+def test_a_script_beside_a_kernel_file_that_sets_its_constant(tmp_path):
+    (tmp_path / "kf.py").write_text(KERNEL_READING.replace("from {src} import {name}\n", "M = 4\n")
+                                    .format(name="M"))
+    (k,) = compile_file(tmp_path / "kf.py").kernels
+    assert k.error is None                                   # nothing rebinds M yet
+    before = dict(compile_file(tmp_path / "kf.py").imports)[PROJECT_SOURCES]
+    (tmp_path / "run.py").write_text("import kf\nsetattr(kf, 'M', 100)\n")
+    module = compile_file(tmp_path / "kf.py")
+    (k,) = module.kernels
+    assert k.error is not None and "run.py:2:1" in k.error.message, k.error
+    assert dict(module.imports)[PROJECT_SOURCES] != before   # the proof cache misses
+
+
+def test_an_unrelated_module_of_the_project_leaves_the_constant(tmp_path):
+    pkg = _consts_package(tmp_path, "import pkg.consts as c\nOTHER = c.N + 1\n\n\ndef f(o):\n    o.N = 3\n")
+    (k,) = compile_file(pkg / "kern.py").kernels
+    assert k.error is None and k.mir is not None

@@ -20,7 +20,9 @@ from verikern.hir.types import BOOL, ScalarType
 from verikern.mir.nodes import SourceLoc
 from .annotations import value_type
 from .rebinding import ANY, Rebinding, conditional_rebindings, find_rebindings, other_targets
-from .project import FOREIGN_FILE, bind_import_from, bind_imported_funcs, bind_module_alias
+from .project import (
+    FOREIGN_FILE, bind_import_from, bind_imported_funcs, bind_module_alias, rebindings_from_outside,
+)
 from .typing_rules import round_float
 
 DSL_MODULES = ("verikern", "warp")
@@ -289,6 +291,9 @@ def scan_module(tree: ast.Module, info: ModuleInfo) -> None:
     a constant, nor does anything computed from it. Funcs imported from the
     project are taken last, once every name of the file is known."""
     info.rebindings = find_rebindings(tree, info.filename)
+    if info.project is not None:    # another module of the project may rebind them too
+        for name, site in rebindings_from_outside(info.project, info.module_name).items():
+            info.rebindings.setdefault(name, site)
     _scan_statements(tree, info)
     bind_imported_funcs(info)
     if info.module_aliases:

@@ -44,6 +44,8 @@ class Project:
     top: str
     modules: dict = field(default_factory=dict)
     files: dict = field(default_factory=dict)   # path -> sha256 of every module read
+    #: every source file of the project (path, module, bytes), read once (_project_data)
+    sources: list | None = None
 
     @classmethod
     def of_file(cls, path) -> tuple["Project", str]:
@@ -209,6 +211,9 @@ def _bind_name(info, defining, name: str, local: str, stmt: ast.AST) -> None:
         return
     if defining is None or "*" in defining.nonconstant or info.rebinding(local) is not None:
         return
+    site = defining.rebinding(name)
+    if site is not None:
+        info.rebindings.setdefault(local, site)   # a kernel reading it is told where
     if name in defining.constants and defining.rebinding(name) is None:
         info.constants[local] = defining.constants[name]
         info.nonconstant.discard(local)
@@ -302,3 +307,92 @@ def _differing_globals(fn: ast.FunctionDef, defining, info) -> list[str]:
                 ast.dump(defining.type_aliases[name]) != ast.dump(info.type_aliases[name])):
             out.append(name)
     return out
+
+
+#: the `project.files` entry that stands for every source file of the project
+#: (all are read for rebindings from outside: a change in any changes the key)
+PROJECT_SOURCES = "<every source file of the project>"
+
+#: the most project files scanned for rebindings from outside (a bigger
+#: project: every module-level name of its modules may be rebound)
+MAX_SCANNED_FILES = 5000
+
+
+def _project_sources(project: Project) -> list[tuple[Path, str]]:
+    """Every Python file of the project with its dotted module name (the
+    package's files, or the sibling files of a file outside any package)."""
+    folder = project.base / project.top if project.top else project.base
+    paths = sorted(folder.rglob("*.py")) if project.top else sorted(folder.glob("*.py"))
+    out = []
+    for p in paths:
+        rel = p.relative_to(project.base).with_suffix("")
+        parts = list(rel.parts[:-1]) if p.name == "__init__.py" else list(rel.parts)
+        out.append((p, ".".join(parts)))
+    return out
+
+
+def _handles_of(tree: ast.Module, importer: str, is_package: bool, dotted: str) -> set[str]:
+    """The names `tree` binds (anywhere) to module `dotted` or a package above it."""
+    def reaches(full: str) -> bool:
+        return full == dotted or dotted.startswith(full + ".")
+
+    out: set[str] = set()
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Import):
+            for a in n.names:
+                if a.asname and reaches(a.name):
+                    out.add(a.asname)
+                elif not a.asname and reaches(a.name.split(".")[0]):
+                    out.add(a.name.split(".")[0])
+        elif isinstance(n, ast.ImportFrom):
+            base = target_module(n, importer, is_package)
+            for a in n.names:
+                if base is not None and a.name != "*" and reaches(f"{base}.{a.name}" if base else a.name):
+                    out.add(a.asname or a.name)
+    return out
+
+
+def _project_data(project: Project) -> list[tuple[Path, str, bytes]]:
+    """The project's source files with their module names and bytes, read
+    once per project; their joint digest goes into `project.files`."""
+    if project.sources is None:
+        digest = hashlib.sha256()
+        project.sources = []
+        for path, name in _project_sources(project):
+            try:
+                data = path.read_bytes()
+            except OSError:
+                continue
+            digest.update(str(path).encode() + b"\0" + hashlib.sha256(data).digest())
+            project.sources.append((path, name, data))
+        project.files[PROJECT_SOURCES] = digest.hexdigest()
+    return project.sources
+
+
+def rebindings_from_outside(project: Project, dotted: str) -> dict:
+    """name (or ANY) -> a Rebinding in another module of the project that can
+    rebind module `dotted`'s names (`import pkg.consts as c; c.N = 7`), read
+    from source (rebinding.outside_rebindings). Every project file is hashed
+    into `project.files` (one entry, PROJECT_SOURCES): a change anywhere in
+    the project changes the proof-cache key."""
+    from .rebinding import ANY, Rebinding, outside_rebindings  # lazy: import cycle with .module
+    found: dict = {}
+    if len(_project_sources(project)) > MAX_SCANNED_FILES:
+        from verikern.mir.nodes import SourceLoc  # lazy: only for this rare case
+        found[ANY] = Rebinding(SourceLoc(str(project.base), 0, 0),
+                               f"a project of more than {MAX_SCANNED_FILES} files (not scanned)")
+        return found
+    short = (dotted.split(".")[-1] if dotted else "").encode()
+    for path, name, data in _project_data(project):
+        if name == dotted:
+            continue
+        if short not in data and b"modules" not in data and b"import_module" not in data:
+            continue                   # it names neither the module nor a module lookup
+        try:
+            tree = ast.parse(data.decode("utf-8", "replace"), filename=str(path))
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue                   # it cannot run either
+        handles = _handles_of(tree, name, path.name == "__init__.py", dotted)
+        for key, site in outside_rebindings(tree, str(path), handles).items():
+            found.setdefault(key, site)
+    return found
