@@ -54,6 +54,9 @@ KEEP_RLIMIT = 2 * MEGA
 #: Atomic operations whose new value is the operand, or lies between the old
 #: value and the operand: they keep a range the operand is in.
 RANGE_KEEPING_ATOMICS = ("exch", "min", "max", "cas")
+#: atomics whose new value is the old one moved by the operand: kept when the
+#: moved value is proved in range for every old value in range
+RANGE_MOVING_ATOMICS = ("add", "sub")
 
 
 @dataclass(frozen=True)
@@ -164,10 +167,17 @@ class ContentFacts:
                     continue
                 what = f"the {'store' if isinstance(ins, Store) else 'atomic_' + ins.op} " \
                        f"at line {ins.loc.line}"
-                if isinstance(ins, Atomic) and ins.op not in RANGE_KEEPING_ATOMICS:
+                if isinstance(ins, Atomic) and ins.op not in RANGE_KEEPING_ATOMICS + RANGE_MOVING_ATOMICS:
                     return f"{what} may take an element out of the range"
                 t = ins.array.dtype
                 v = enc.term(ins.value)
+                if isinstance(ins, Atomic) and ins.op in RANGE_MOVING_ATOMICS and t.is_int:
+                    # the element becomes old +/- v (wrapping): the old value is
+                    # in range (every earlier write kept it), so prove the new one is
+                    old = enc.term(ins.result)
+                    v = old + v if ins.op == "add" else old - v
+                elif isinstance(ins, Atomic) and ins.op in RANGE_MOVING_ATOMICS:
+                    return f"{what} may take an element out of the range"
                 for c in self.ranges(name):
                     lo, hi = enc.term(c.lo), enc.term(c.hi)
                     query = base + enc.exit_mode_facts(b.label) + [

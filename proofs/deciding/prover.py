@@ -217,9 +217,14 @@ def counterexample(ctx: ProofContext, m: z3.ModelRef, encs: list[ThreadEncoding]
             shapes[a.name] = tuple(_val(m, launch.shapes[(a.name, k)]) for k in range(a.ndim))
     arrays: dict[str, dict[int, object]] = {}
     for enc in encs:
-        for rec in enc.loads:
+        # an atomic's old value on an array whose all_in_range is kept is a
+        # launch-time value when no other thread changed the element first
+        # (always, for an add of 0): a replay hint, which replay checks
+        hinted = [r for r in enc.atomics if r.array.name in ctx.content.kept]
+        for rec in [*enc.loads, *hinted]:
             arr = rec.array
-            if arr.space != "global" or arr.name in ctx.shape.written:
+            if arr.space != "global" or \
+                    (arr.name in ctx.shape.written and not any(rec is h for h in hinted)):
                 continue
             if not z3.is_true(m.eval(rec.reach, model_completion=True)):
                 continue

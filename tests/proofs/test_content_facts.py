@@ -175,7 +175,19 @@ def test_written_array_keeps_its_range():
     assert {o.status.value for o in obs} == {"proved"}, [o.message for o in obs]
 
 
-@pytest.mark.parametrize("stored", ["gp + 1", "-1", "vk.atomic_add(parent, i, 0)"])
+def test_an_atomic_add_of_zero_keeps_the_range():
+    """An atomic_add whose new value (old + 0) is in range for every old
+    value in range keeps the contract (issue 27), and so does the store of
+    its old value."""
+    src = UNION_FIND.format(stored="vk.atomic_add(parent, i, 0)")
+    ctx = ProofContext(compile_kernel(src), None, None)
+    assert ctx.content.kept == frozenset({"parent"}) and not ctx.content.notes
+    obs = prove_src(src)
+    assert {o.status.value for o in obs} == {"proved"}, [o.message for o in obs]
+
+
+@pytest.mark.parametrize("stored", ["gp + 1", "-1", "vk.atomic_add(parent, i, 1)",
+                                    "vk.atomic_sub(parent, i, 1)"])
 def test_store_that_can_break_the_range_drops_it(stored):
     src = UNION_FIND.format(stored=stored)
     k = compile_kernel(src)
