@@ -1,6 +1,9 @@
 """The layering of docs/INTERFACES.md, checked on every import statement
 (module top or inside a function): data flows source -> HIR -> MIR ->
-(encoder | backend | prover) and no layer imports one above it."""
+(encoder | backend | prover) and no layer imports one above it. No layer
+imports the top-level `verikern` package itself (`import verikern`, `from
+verikern import name` for a name that is not a submodule): it is the
+language surface, above them all; the version is `verikern.version`."""
 from __future__ import annotations
 
 import ast
@@ -14,7 +17,17 @@ ROOT = Path(__file__).resolve().parent.parent
 ABOVE_THE_PROVER = ("verikern.frontend", "verikern.hir", "verikern.runtime", "verikern.app",
                     "verikern.cli", "verikern.lang", "verikern.trace", "verikern.inputs",
                     "verikern.input_values", "verikern.testing", "verikern.selftest")
+# the application layer, above the frontend and the language surface
+APPLICATION = ("verikern.runtime", "verikern.app", "verikern.cli", "verikern.trace", "verikern.inputs",
+               "verikern.input_values", "verikern.testing", "verikern.selftest")
+# what the frontend never needs: it compiles source to MIR, and proving,
+# running and the language surface sit on top of it
+BESIDE_THE_FRONTEND = APPLICATION + ("verikern.lang", "verikern.encoders", "verikern.backends",
+                                     "verikern.proofs")
 LAYERS = {
+    "verikern/hir": ("verikern.hir", BESIDE_THE_FRONTEND + ("verikern.frontend",)),
+    "verikern/frontend": ("verikern.frontend", BESIDE_THE_FRONTEND),
+    "verikern/lang.py": ("verikern", APPLICATION),   # compiles (frontend) and emits PTX lazily
     "verikern/mir": ("verikern.mir", ABOVE_THE_PROVER + ("verikern.encoders", "verikern.backends",
                                                           "verikern.proofs")),
     "encoders": ("verikern.encoders", ABOVE_THE_PROVER + ("verikern.proofs",)),   # but the model:
@@ -22,6 +35,8 @@ LAYERS = {
     "proofs": ("verikern.proofs", ABOVE_THE_PROVER),
     "verikern/app": ("verikern.app", ("verikern.cli", "verikern.testing")),
 }
+#: package folders outside verikern/ (setup.py maps them to verikern.<name>)
+MAPPED_PACKAGES = ("encoders", "backends", "proofs")
 
 
 # the obligation model (kinds, specs, ids) is the one piece of verikern.proofs
@@ -30,7 +45,10 @@ ALLOWED = ("verikern.proofs.obligations",)
 
 
 def imported_modules(path: Path, package: str) -> list[tuple[int, str]]:
-    """(line, absolute module name) of every import in `path`."""
+    """(line, absolute module name) of every import in `path`; `from P import
+    x` gives P.x, and P too unless P is the top-level `verikern` (importing a
+    submodule from it, `from verikern import errors`, does not import the
+    package's own names)."""
     tree = ast.parse(path.read_text(), filename=str(path))
     here = package.split(".")
     out = []
@@ -43,12 +61,26 @@ def imported_modules(path: Path, package: str) -> list[tuple[int, str]]:
                 name = f"{base}.{node.module}" if node.module else base
             else:
                 name = node.module or ""
-            out.append((node.lineno, name))
+            if name != "verikern":
+                out.append((node.lineno, name))
             out += [(node.lineno, f"{name}.{alias.name}") for alias in node.names]
     return out
 
 
+def is_top_level_package(name: str) -> bool:
+    """`verikern` itself, or a name of it that is no submodule (`verikern.__version__`)."""
+    if name == "verikern":
+        return True
+    top, _, rest = name.partition(".")
+    if top != "verikern" or "." in rest:
+        return False
+    return not (rest in MAPPED_PACKAGES or (ROOT / "verikern" / f"{rest}.py").is_file()
+                or (ROOT / "verikern" / rest / "__init__.py").is_file())
+
+
 def _package_of(path: Path, folder: str, root_package: str, root: Path) -> str:
+    if path == root / folder:         # a single module: it lives in root_package
+        return root_package
     rel = path.relative_to(root / folder).with_suffix("")
     parts = list(rel.parts)
     if parts[-1] == "__init__":
@@ -63,11 +95,14 @@ def _within(name: str, module: str) -> bool:
 def violations(folder: str, root: Path = ROOT) -> list[str]:
     package, forbidden = LAYERS[folder]
     found = []
-    for path in sorted((root / folder).rglob("*.py")):
+    top = root / folder
+    for path in [top] if top.suffix == ".py" else sorted(top.rglob("*.py")):
         pkg = _package_of(path, folder, package, root)
         for line, name in imported_modules(path, pkg):
             if any(_within(name, f) for f in forbidden) and not any(_within(name, a) for a in ALLOWED):
                 found.append(f"{path.relative_to(root)}:{line}: imports {name}")
+            elif is_top_level_package(name):
+                found.append(f"{path.relative_to(root)}:{line}: imports the top-level package ({name})")
     return found
 
 
@@ -88,6 +123,42 @@ def test_the_check_sees_imports_inside_functions_and_relative_ones(tmp_path):
     assert not any(":1:" in f for f in found)
 
 
+def test_the_check_sees_the_top_level_package_but_not_its_submodules(tmp_path):
+    (tmp_path / "proofs").mkdir()
+    (tmp_path / "proofs" / "probe.py").write_text(
+        "from verikern import errors, version\n"
+        "from verikern import __version__\n"
+        "import verikern\n"
+        "import verikern.mir\n"
+        "from verikern import encoders\n")
+    assert violations("proofs", tmp_path) == [
+        "proofs/probe.py:2: imports the top-level package (verikern.__version__)",
+        "proofs/probe.py:3: imports the top-level package (verikern)"]
+
+
+def test_the_frontend_and_hir_are_checked_too(tmp_path):
+    (tmp_path / "verikern" / "frontend").mkdir(parents=True)
+    (tmp_path / "verikern" / "hir").mkdir()
+    (tmp_path / "verikern" / "frontend" / "probe.py").write_text(
+        "from verikern.hir.types import HType\n"
+        "from verikern.mir.nodes import Kernel\n"
+        "from verikern.backends.simulator import simulate\n"
+        "from ..lang import kernel\n")
+    (tmp_path / "verikern" / "hir" / "probe.py").write_text("from ..frontend import compile_file\n")
+    (tmp_path / "verikern" / "lang.py").write_text(
+        "def f():\n    from verikern.frontend import compile_file\n    from verikern.runtime import launch\n")
+    assert violations("verikern/frontend", tmp_path) == [
+        "verikern/frontend/probe.py:3: imports verikern.backends.simulator",
+        "verikern/frontend/probe.py:3: imports verikern.backends.simulator.simulate",
+        "verikern/frontend/probe.py:4: imports verikern.lang",
+        "verikern/frontend/probe.py:4: imports verikern.lang.kernel"]
+    assert violations("verikern/hir", tmp_path) == [
+        "verikern/hir/probe.py:1: imports verikern.frontend",
+        "verikern/hir/probe.py:1: imports verikern.frontend.compile_file"]
+    assert violations("verikern/lang.py", tmp_path) == [
+        "verikern/lang.py:3: imports verikern.runtime", "verikern/lang.py:3: imports verikern.runtime.launch"]
+
+
 def test_encoders_may_share_only_the_obligation_model(tmp_path):
     (tmp_path / "encoders").mkdir()
     (tmp_path / "encoders" / "probe.py").write_text(
@@ -101,7 +172,8 @@ def test_encoders_may_share_only_the_obligation_model(tmp_path):
 @pytest.mark.parametrize("module", [
     "verikern.mir", "verikern.encoders.c", "verikern.encoders.smt", "verikern.backends.simulator",
     "verikern.backends.launch", "verikern.proofs.obligations", "verikern.proofs.deciding.prover",
-    "verikern.proofs.pipeline", "verikern.app.prove", "verikern.cli"])
+    "verikern.proofs.pipeline", "verikern.proofs.reporting.render", "verikern.proofs.reporting.junit",
+    "verikern.hir", "verikern.frontend", "verikern.app.prove", "verikern.cli"])
 def test_each_layer_imports_first_in_a_fresh_interpreter(module):
     """No import cycle: whichever module a program imports first loads."""
     import subprocess

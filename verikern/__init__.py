@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import importlib
 
-__version__ = "0.1.0"
+from verikern.version import __version__ as __version__  # `vk.__version__`
 
 _RUNTIME_NAMES = {"launch", "check_launch"}
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from verikern.mir.cfg import dominators, postdominators
+from verikern.mir.cfg import loop_depths, postdominators, reverse_postorder
 from verikern.mir.facts import (
     accesses_memory, definitions, is_barrier, removable_if_unused, writes_memory,
 )
@@ -128,56 +128,12 @@ def decode(kernel: Kernel) -> Program:
     return prog
 
 
-def loop_depths(kernel: Kernel) -> dict:
-    """label -> number of natural loops (from back edges t -> h, h dominating
-    t) that contain the block."""
-    dom = dominators(kernel)
-    preds = kernel.predecessors()
-    depth = {b.label: 0 for b in kernel.blocks}
-    for b in kernel.blocks:
-        for h in b.terminator.successors():
-            if h not in dom[b.label]:
-                continue
-            body, work = {h, b.label}, [b.label]
-            while work:
-                x = work.pop()
-                if x == h:
-                    continue
-                for p in preds[x]:
-                    if p not in body:
-                        body.add(p)
-                        work.append(p)
-            for x in body:
-                depth[x] += 1
-    return depth
-
-
 def execution_order(kernel: Kernel) -> list:
     """Reachable labels in a reverse postorder whose DFS visits loop-leaving
     successors first, so every block of a loop precedes the loop's exits:
     threads that leave a loop wait at its exit until the loop is finished."""
     depth = loop_depths(kernel)
-    seen = {kernel.entry.label}
-    post: list = []
-    stack = [(kernel.entry.label, 0)]
-    succ_cache: dict = {}
-    while stack:
-        label, i = stack.pop()
-        succs = succ_cache.get(label)
-        if succs is None:
-            raw = kernel.block(label).terminator.successors()
-            succs = tuple(sorted(raw, key=lambda s: depth[s]))      # stable
-            succ_cache[label] = succs
-        if i < len(succs):
-            stack.append((label, i + 1))
-            s = succs[i]
-            if s not in seen:
-                seen.add(s)
-                stack.append((s, 0))
-        else:
-            post.append(label)
-    post.reverse()
-    return post
+    return reverse_postorder(kernel, successor_key=depth.__getitem__)
 
 
 def _is_pure(ins) -> bool:

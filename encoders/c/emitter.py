@@ -30,9 +30,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from verikern.mir.facts import is_int_division, writes_memory
+from verikern.mir.facts import definitions, is_int_division, writes_memory
 from verikern.mir.nodes import (
-    Atomic, Barrier, Branch, Const, Jump, Kernel, Load, Return, Store, Value,
+    Atomic, Barrier, BinOp, Branch, Const, Jump, Kernel, Load, RequiresArray, Return, Special,
+    Store, Value,
 )
 from verikern.proofs.obligations import ObligationKind, ObligationSpec, obligation_id
 
@@ -116,6 +117,14 @@ class StepEmitter:
         self.targets = {s for b in kernel.blocks for s in b.terminator.successors()}
         self.values: dict[int, Value] = {}
         self._collect_values()
+        self.defs = definitions(kernel)
+        # array contracts CBMC assumes at each load of a never-written global array
+        self.contracts: dict[str, list] = {}
+        for b in kernel.blocks:
+            for ins in b.instrs:
+                if isinstance(ins, RequiresArray) and ins.array.name not in self.written:
+                    self.contracts.setdefault(ins.array.name, []).append(ins)
+        self.relevant = relevant_values(kernel)
 
     # -------------------------------------------------------------- helpers
     def _collect_values(self) -> None:
@@ -248,6 +257,10 @@ class StepEmitter:
             term = f"(uint64_t)(int64_t)({i})" if idx.type.is_signed else f"(uint64_t)({i})"
             flat = term if k == 0 else f"({flat}) * {dims[k]} + {term}"
         self.emit(f"T->flat = {flat};", 2)
+        if arr.space == "global" and arr.ndim > 1 and not arr.inner:
+            # a theorem once every (logical) index is in bounds; stated so that
+            # CBMC's pointer check on the element is linear (docs/C_ENCODER.md)
+            self.emit(f"VK_FLAT_IN_BOUNDS(T->flat < L->{self.array_field(arr)}_count);", 2)
         n = self.access_sites[site]
         partners = self.race_partners.get(site, [])
         if partners:
@@ -321,12 +334,96 @@ def _nondet(t) -> str:
 
 
 # ------------------------------------------------------------------ table
+def relevant_values(kernel: Kernel) -> frozenset[int]:
+    """Ids of the values that flow (through any instruction or phi) into a
+    branch condition, an assert, a requires, an array contract, an index or
+    an integer divisor. Under CBMC every other value only reaches memory,
+    which the harness reads back as unknown values (VK_WRITTEN_LOAD), so a
+    float outside this set may be havocked without changing any check."""
+    roots: list = []
+    for b in kernel.blocks:
+        roots.extend(op for op in b.terminator.operands())
+        for ins in b.instrs:
+            if isinstance(ins, (Load, Store, Atomic)):
+                roots.extend(ins.indices)
+            elif ins.OPCODE in ("assert", "requires", "requires_array"):
+                roots.extend(ins.operands())
+            elif is_int_division(ins):
+                roots.append(ins.rhs)
+    defs = definitions(kernel)
+    seen: set[int] = set()
+    while roots:
+        op = roots.pop()
+        if not isinstance(op, Value) or op.id in seen:
+            continue
+        seen.add(op.id)
+        d = defs.get(op.id)
+        if d is not None:
+            roots.extend(d.operands())
+    return frozenset(seen)
+
+
+def havoc_float(e: "StepEmitter", ins, expr: str) -> str:
+    """`expr`, or under CBMC an unknown value when `ins` yields a float that
+    flows into no index, condition or address (`relevant_values`): exact
+    float arithmetic is the costliest part of CBMC's formula, and the z3
+    prover abstracts every float the same way."""
+    t = ins.result.type
+    if not t.is_float or ins.result.id in e.relevant:
+        return expr
+    return f"VK_HAVOC_FLOAT({_nondet(t)}, {expr})"
+
+
+def _special_kind(e: StepEmitter, op) -> str | None:
+    d = e.defs.get(op.id) if isinstance(op, Value) else None
+    return d.kind if isinstance(d, Special) else None
+
+
+def is_global_thread_id(e: StepEmitter, ins) -> bool:
+    """`block_idx * block_dim + thread_idx` in int32 (vk.tid() of a 1-D launch),
+    either operand order: the thread's global id, which the harness computes
+    once per thread (T->gid, by the same wrapping arithmetic)."""
+    if not (isinstance(ins, BinOp) and ins.op == "add" and ins.result.type.name == "int32"):
+        return False
+    for prod, tid in ((ins.lhs, ins.rhs), (ins.rhs, ins.lhs)):
+        m = e.defs.get(prod.id) if isinstance(prod, Value) else None
+        if (_special_kind(e, tid) == "thread_idx" and isinstance(m, BinOp) and m.op == "mul"
+                and {_special_kind(e, m.lhs), _special_kind(e, m.rhs)} == {"block_idx", "block_dim"}):
+            return True
+    return False
+
+
+def split_of_global_id(e: StepEmitter, ins) -> str | None:
+    """"gid_hi" for `tid // launch_dim(last)`, "gid_lo" for `tid % launch_dim(last)`
+    (vk.tid() of a launch of several dimensions), tid the global thread id;
+    None otherwise."""
+    if not (isinstance(ins, BinOp) and ins.op in ("floordiv", "div", "mod")
+            and isinstance(ins.lhs, Value) and isinstance(ins.rhs, Value)):
+        return None
+    tid, dim = e.defs.get(ins.lhs.id), e.defs.get(ins.rhs.id)
+    if not (tid is not None and is_global_thread_id(e, tid) and isinstance(dim, Special)
+            and dim.kind == "launch_dim" and dim.dim == e.k.launch_ndim - 1):
+        return None
+    return "gid_lo" if ins.op == "mod" else "gid_hi"
+
+
 def _binop(e: StepEmitter, site, ins):
+    if is_global_thread_id(e, ins):
+        # one value the harness shares with its choice of the two threads, so
+        # CBMC sees that distinct threads have distinct ids without reasoning
+        # about the product (docs/C_ENCODER.md, "What made CBMC fast")
+        e.emit(f"T->v{ins.result.id} = T->gid;")
+        return
     a, b = e.operand(ins.lhs), e.operand(ins.rhs)
     if is_int_division(ins):
         for spec in e.specs_at(site, ObligationKind.DIV_ZERO):
             e.soft_check(f"({b}) != 0", spec, "(void)", ";")
-    e.emit(f"T->v{ins.result.id} = {ops.binary(ins.op, a, b, ins.result.type)};")
+    split = split_of_global_id(e, ins)
+    if split is not None:      # the same for the id's quotient and remainder (no division)
+        e.emit(f"T->v{ins.result.id} = T->{split};")
+        return
+    e.emit(f"T->v{ins.result.id} = "
+           f"{havoc_float(e, ins, ops.binary(ins.op, a, b, ins.result.type))};")
 
 
 def _compare(e, site, ins):
@@ -335,17 +432,19 @@ def _compare(e, site, ins):
 
 
 def _unop(e, site, ins):
-    e.emit(f"T->v{ins.result.id} = {ops.unary(ins.op, e.operand(ins.operand), ins.result.type)};")
+    e.emit(f"T->v{ins.result.id} = "
+           f"{havoc_float(e, ins, ops.unary(ins.op, e.operand(ins.operand), ins.result.type))};")
 
 
 def _cast(e, site, ins):
-    e.emit(f"T->v{ins.result.id} = "
-           f"{ops.cast(e.operand(ins.operand), ins.operand.type, ins.result.type)};")
+    expr = ops.cast(e.operand(ins.operand), ins.operand.type, ins.result.type)
+    e.emit(f"T->v{ins.result.id} = {havoc_float(e, ins, expr)};")
 
 
 def _select(e, site, ins):
-    e.emit(f"T->v{ins.result.id} = ({e.operand(ins.cond)}) ? ({e.operand(ins.if_true)}) "
-           f": ({e.operand(ins.if_false)});")
+    expr = (f"({e.operand(ins.cond)}) ? ({e.operand(ins.if_true)}) "
+            f": ({e.operand(ins.if_false)})")
+    e.emit(f"T->v{ins.result.id} = {havoc_float(e, ins, expr)};")
 
 
 _SPECIALS = {"thread_idx": "T->tidx", "block_idx": "T->bidx",
@@ -368,7 +467,74 @@ def _load(e, site, ins):
         if e.havoc_load(ins.array):
             lv = f"VK_WRITTEN_LOAD({_nondet(ins.result.type)}, {lv})"
         e.emit(f"{r} = {lv};", 2)
+        if ins.array.space == "global" and not e.havoc_load(ins.array):
+            # CBMC: the element read, in globals a trace shows (proofs.deciding.cbmc
+            # turns them into the counterexample's array contents)
+            f = e.array_field(ins.array)
+            e.emit(f"VK_TRACE_READ(vk_read_{f}_flat = T->flat; vk_read_{f}_val = {r});", 2)
+        _assume_contracts(e, ins, r)
     e.access(site, ins, body, lambda: e.emit(f"{r} = 0;", 2))
+
+
+#: Reads of one array a CBMC harness keeps for all_distinct / all_sorted: each
+#: later read is assumed to respect the contract against every kept one.
+CONTRACT_READS = 8
+
+
+def contract_log_fields(e: StepEmitter) -> list[str]:
+    """Fields of vk_launch: the kept reads of each all_distinct / all_sorted array."""
+    out = []
+    for contracts in e.contracts.values():
+        for ins in contracts:
+            if ins.kind in ("all_distinct", "all_sorted"):
+                n = site_number_of(e, ins)
+                out.append(f"    uint64_t c{n}_flat[{CONTRACT_READS}]; "
+                           f"{ctype(ins.array.dtype)} c{n}_val[{CONTRACT_READS}]; int32_t c{n}_n;")
+    return out
+
+
+def contract_helpers(e: StepEmitter) -> str:
+    """CBMC: one function per all_distinct / all_sorted contract assuming it
+    between a new read (flat index f, value v) and every kept read, then
+    keeping the read (the first CONTRACT_READS of them; later reads are
+    constrained by those, which over-approximates, never under-)."""
+    out = ["#ifndef VERIKERN_REPLAY"]
+    for contracts in e.contracts.values():
+        for ins in contracts:
+            if ins.kind not in ("all_distinct", "all_sorted"):
+                continue
+            n = site_number_of(e, ins)
+            t = ctype(ins.array.dtype)
+            out.append(f"static inline void vk_contract{n}(vk_launch *L, uint64_t f, {t} v) {{")
+            for j in range(CONTRACT_READS):
+                kept_f, kept_v = f"L->c{n}_flat[{j}]", f"L->c{n}_val[{j}]"
+                if ins.kind == "all_distinct":
+                    rel = f"({kept_f} == f) == ({kept_v} == v)"
+                else:
+                    rel = (f"({kept_f} < f ? {kept_v} <= v : {kept_f} > f ? {kept_v} >= v "
+                           f": {kept_v} == v)")
+                out.append(f"    if (L->c{n}_n > {j}) __CPROVER_assume({rel});")
+            out.append(f"    if (L->c{n}_n < {CONTRACT_READS}) {{ L->c{n}_flat[L->c{n}_n] = f; "
+                       f"L->c{n}_val[L->c{n}_n] = v; L->c{n}_n++; }}")
+            out.append("}")
+    out.append("#endif")
+    return "\n".join(out) + "\n" if len(out) > 2 else ""
+
+
+def _assume_contracts(e: StepEmitter, ins, value: str) -> None:
+    """CBMC: the array contracts of a never-written array, assumed of the
+    value a load just read (the `__CPROVER_forall` of a whole array is not
+    enforced by CBMC 6 over memory of symbolic size; docs/C_ENCODER.md)."""
+    if ins.array.space != "global" or not e.contracts.get(ins.array.name):
+        return
+    e.emit("#ifndef VERIKERN_REPLAY", 0)
+    for c in e.contracts[ins.array.name]:
+        if c.kind == "all_in_range":
+            e.emit(f"__CPROVER_assume(({e.operand(c.lo)}) <= {value} && {value} < "
+                   f"({e.operand(c.hi)}));", 2)
+        else:
+            e.emit(f"vk_contract{site_number_of(e, c)}(L, T->flat, {value});", 2)
+    e.emit("#endif", 0)
 
 
 def _store(e, site, ins):
@@ -424,10 +590,6 @@ def _requires_array(e, site, ins):
         e.emit("#ifdef VERIKERN_REPLAY", 0)
         e.emit(f"for (uint64_t i = 0; i < {count}; i++) "
                f"VK_ASSUME(({lo}) <= {ptr}[i] && {ptr}[i] < ({hi}), {msg});", 2)
-        e.emit("#else", 0)
-        e.emit(f"{ctype(t)} lo = {lo}, hi = {hi};", 2)
-        e.emit(f"__CPROVER_assume(__CPROVER_forall {{ uint64_t i; (i < {count}) ==> "
-               f"(lo <= {ptr}[i] && {ptr}[i] < hi) }});", 2)
         e.emit("#endif", 0)
         e.emit(f"L->contracts_checked |= (1ull << {n});", 2)
         e.emit("}")
@@ -436,9 +598,6 @@ def _requires_array(e, site, ins):
         e.emit("#ifdef VERIKERN_REPLAY", 0)
         e.emit(f"VK_ASSUME(vk_all_distinct({ptr}, sizeof({ptr}[0]), {count}, "
                f"{'1' if t.is_signed else '0'}), {msg});", 2)
-        e.emit("#else", 0)
-        e.emit(f"__CPROVER_assume(__CPROVER_forall {{ uint64_t i; __CPROVER_forall {{ uint64_t j; "
-               f"(i < {count} && j < {count} && i != j) ==> ({ptr}[i] != {ptr}[j]) }} }});", 2)
         e.emit("#endif", 0)
         e.emit(f"L->contracts_checked |= (1ull << {n});", 2)
         e.emit("}")
@@ -447,14 +606,17 @@ def _requires_array(e, site, ins):
         e.emit("#ifdef VERIKERN_REPLAY", 0)
         e.emit(f"for (uint64_t i = 1; i < {count}; i++) "
                f"VK_ASSUME({ptr}[i - 1] <= {ptr}[i], {msg});", 2)
-        e.emit("#else", 0)
-        e.emit(f"__CPROVER_assume(__CPROVER_forall {{ uint64_t i; __CPROVER_forall {{ uint64_t j; "
-               f"(i <= j && j < {count}) ==> ({ptr}[i] <= {ptr}[j]) }} }});", 2)
         e.emit("#endif", 0)
         e.emit(f"L->contracts_checked |= (1ull << {n});", 2)
         e.emit("}")
     else:
         raise CEncodeError(f"{ins.loc}: array contract {ins.kind!r} is unknown")
+
+
+def site_number_of(e: StepEmitter, ins) -> int:
+    """site_number of a RequiresArray instruction."""
+    return next(site_number(e, (b.label, i)) for b in e.k.blocks
+                for i, x in enumerate(b.instrs) if x is ins)
 
 
 def site_number(e: StepEmitter, site) -> int:

@@ -23,7 +23,10 @@ from __future__ import annotations
 
 from verikern.mir.nodes import ArrayRef, Kernel
 
-from .emitter import StepEmitter, c_string, obligation_message
+from .emitter import (
+    StepEmitter, c_string, contract_helpers, contract_log_fields, obligation_message,
+    split_of_global_id,
+)
 from .ops import ctype
 from verikern.proofs.obligations import ObligationKind
 from .prelude import prelude
@@ -61,7 +64,13 @@ static inline bool vk_race_hit(const vk_race *R, int site, uint64_t flat) {
 static inline void vk_race_clear(vk_race *R) { R->valid = false; }
 #define VK_CHECK_GROUP(c, msg) VK_CHECK(c, msg)
 static inline void vk_end_group(void) { }
-static inline void *vk_alloc(uint64_t n, size_t size) { return malloc(n * size + 1); }
+/* the launch's arrays exist (CBMC 6 models a failing malloc by default; an
+   allocation failure is the host's, not the kernel's, so it is assumed away) */
+static inline void *vk_alloc(uint64_t n, size_t size) {
+    void *p = malloc(n * size + 1);
+    __CPROVER_assume(p != NULL);
+    return p;
+}
 static inline void vk_poison(void *p, uint64_t n, size_t size, int is_float) {
     (void)p; (void)n; (void)size; (void)is_float;   /* CBMC: malloc'd memory is unknown */
 }
@@ -98,6 +107,17 @@ static inline void vk_shadow_access(void *shadow, uint64_t f, int64_t tid, int32
 """
 
 
+_GID = r"""
+/* block * block_dim + thread in int32 arithmetic, as vk.tid() computes it, and
+   its quotient and remainder by the last launch dimension */
+static inline void vk_ids(const vk_launch *L, vk_thread *T) {
+    T->gid = vk_s32((uint32_t)T->bidx * (uint32_t)L->block_dim + (uint32_t)T->tidx);
+    T->gid_hi = vk_floordiv_i32(T->gid, L->dim[VK_LAST_DIM]);
+    T->gid_lo = vk_mod_i32(T->gid, L->dim[VK_LAST_DIM]);
+}
+"""
+
+
 def _in(t, section: str, key: str | None, idx: str) -> str:
     nd = "nondet_bool" if t.is_bool else "nondet_" + (
         ("float" if t.bits == 32 else "double") if t.is_float else t.name)
@@ -121,14 +141,21 @@ class HarnessEmitter:
         out = ["typedef struct {",
                "    int32_t dim[4]; int32_t size, block_dim, grid_dim;",
                "    uint64_t contracts_checked;"]
+        out += contract_log_fields(self.step)
         for sp in self.k.scalar_params:
             out.append(f"    {ctype(sp.value.type)} {n.scalars[sp.value.id]};")
         for p in self.k.params:
             if isinstance(p, ArrayRef):
                 f = n.arrays[("global", p.name)]
                 out.append(f"    {ctype(p.dtype)} *{f}; int32_t {f}_shape[{p.ndim}]; "
-                           f"void *{f}_shadow;")
+                           f"uint64_t {f}_count; void *{f}_shadow;")
         out.append("} vk_launch;")
+        out.append("#ifndef VERIKERN_REPLAY   /* the last element read of each input array */")
+        for p in self.k.params:
+            if isinstance(p, ArrayRef) and not self.step.havoc_load(p):
+                f = n.arrays[("global", p.name)]
+                out.append(f"static uint64_t vk_read_{f}_flat; static {ctype(p.dtype)} vk_read_{f}_val;")
+        out.append("#endif")
         out.append("typedef struct {")
         for a in self.k.shared:
             f = n.arrays[('shared', a.name)]
@@ -136,7 +163,7 @@ class HarnessEmitter:
         out.append("    int32_t epoch;   /* barrier intervals the block completed */")
         out.append("} vk_block;")
         out.append("typedef struct {")
-        out.append("    int pc; int32_t bidx, tidx; uint64_t flat; bool inb, dead;")
+        out.append("    int pc; int32_t bidx, tidx, gid, gid_hi, gid_lo; uint64_t flat; bool inb, dead;")
         for vid, v in sorted(self.step.values.items()):
             if vid not in n.scalars:
                 out.append(f"    {ctype(v.type)} v{vid};")
@@ -204,6 +231,7 @@ class HarnessEmitter:
         for d in range(k.launch_ndim):
             out.append(f"    L.dim[{d}] = VK_IN_INT(nondet_int32, int32_t, \"dims\", NULL, {d});")
             out.append(f"    VK_ASSUME(L.dim[{d}] >= 1, {hw});")
+            out.append(f"    VK_SMALL_INPUT(L.dim[{d}]);")
             out.append(f"    size *= (uint64_t)L.dim[{d}];")
             out.append(f"    VK_ASSUME(size < 2147483648u, {hw});")
             if self.fixed_dims:
@@ -214,11 +242,24 @@ class HarnessEmitter:
         if self.fixed_block is not None:
             out.append(f"    VK_ASSUME(L.block_dim == {self.fixed_block}, "
                        f"{c_string('the fixed block_dim')});")
-        if k.uses_block_features:
-            out.append(f"    VK_ASSUME(size % (uint64_t)L.block_dim == 0, {hw});")
         out.append("    L.size = (int32_t)size;")
+        # CBMC: the grid size as the one number with (g - 1) * B < size <= g * B
+        # (two products of 32-bit values) instead of a division, which costs CBMC
+        # 20x the SAT time of the rest of saxpy's harness (docs/C_ENCODER.md)
+        out.append("#ifdef VERIKERN_REPLAY")
         out.append("    L.grid_dim = (int32_t)((size + (uint64_t)L.block_dim - 1) / "
                    "(uint64_t)L.block_dim);")
+        if k.uses_block_features:
+            out.append(f"    VK_ASSUME(size % (uint64_t)L.block_dim == 0, {hw});")
+        out.append("#else")
+        out.append("    L.grid_dim = nondet_int32();")
+        out.append("    __CPROVER_assume(L.grid_dim >= 1 && (uint64_t)L.grid_dim <= size);")
+        out.append("    __CPROVER_assume((uint64_t)(L.grid_dim - 1) * (uint64_t)L.block_dim < size "
+                   "&& size <= (uint64_t)L.grid_dim * (uint64_t)L.block_dim);")
+        if k.uses_block_features:
+            out.append("    __CPROVER_assume((uint64_t)L.grid_dim * (uint64_t)L.block_dim == size);"
+                       "   /* size % block_dim == 0 */")
+        out.append("#endif")
         for sp in k.scalar_params:
             out.append(f"    L.{n.scalars[sp.value.id]} = "
                        f"{_in(sp.value.type, 'scalars', sp.name, '-1')};")
@@ -231,11 +272,22 @@ class HarnessEmitter:
                 out.append(f"    L.{f}_shape[{d}] = VK_IN_INT(nondet_int32, int32_t, \"shapes\", "
                            f"{c_string(p.name)}, {d});")
                 out.append(f"    VK_ASSUME(L.{f}_shape[{d}] >= 0, {hw});")
+                out.append(f"    VK_SMALL_INPUT(L.{f}_shape[{d}]);")
                 count += f" * (uint64_t)L.{f}_shape[{d}]"
             for d in p.inner:
                 count += f" * {d}u"
             t = ctype(p.dtype)
-            out.append(f"    L.{f} = ({t} *)vk_alloc({count}, sizeof({t}));")
+            # every array fits in one device's memory (docs/LANGUAGE.md: at most
+            # VK_MAX_ARRAY_BYTES bytes), its element count computed without wrapping
+            factors = [f"(uint64_t)L.{f}_shape[{d}]" for d in range(p.ndim)] + [
+                f"{d}u" for d in p.inner]
+            # (two factors below 2**32 never wrap 64 bits: CBMC gets a plain product)
+            out.append(f"    {{ uint64_t n = {' * '.join(factors[:2]) or '1u'}; bool wraps = false;")
+            for x in factors[2:]:
+                out.append(f"      wraps |= __builtin_mul_overflow(n, {x}, &n);")
+            out.append(f"      VK_ASSUME(!wraps && n <= VK_MAX_ARRAY_BYTES / sizeof({t}), {hw});")
+            out.append(f"      L.{f}_count = n; }}")
+            out.append(f"    L.{f} = ({t} *)vk_alloc(L.{f}_count, sizeof({t}));")
             conv = ("v.i != 0" if p.dtype.is_bool else f"({t})v.d" if p.dtype.is_float
                     else f"({t})v.i" if p.dtype.is_signed else f"({t})v.u")
             out.append("#ifdef VERIKERN_REPLAY")
@@ -270,12 +322,22 @@ class HarnessEmitter:
             "    b1 = nondet_int32(); t1 = nondet_int32(); has2 = nondet_bool();",
             "    if (has2) { b2 = nondet_int32(); t2 = nondet_int32(); }",
             "#endif",
-            f"    VK_ASSUME(b1 >= 0 && b1 < L.grid_dim && t1 >= 0 && t1 < L.block_dim && "
-            f"(int64_t)b1 * L.block_dim + t1 < L.size, {thr});",
+            f"    VK_ASSUME(b1 >= 0 && b1 < L.grid_dim && t1 >= 0 && t1 < L.block_dim, {thr});",
             f"    VK_ASSUME(!has2 || (b2 >= 0 && b2 < L.grid_dim && t2 >= 0 && t2 < L.block_dim "
-            f"&& (int64_t)b2 * L.block_dim + t2 < L.size && (b1 != b2 || t1 != t2)), {thr});",
+            f"&& (b1 != b2 || t1 != t2)), {thr});",
+            "    /* global ids: block * block_dim + thread, below size < 2**31 (no wrap) */",
+            "    int64_t g1 = (int64_t)b1 * L.block_dim + t1;",
+            "    int64_t g2 = has2 ? (int64_t)b2 * L.block_dim + t2 : -1;",
+            f"    VK_ASSUME(g1 < L.size && g2 < L.size, {thr});",
+            "#ifndef VERIKERN_REPLAY",
+            "    /* T1 runs first. The order of global ids is that of (block, thread) for",
+            "       threads of the launch (a theorem), so this is the swap below, stated",
+            "       without the multiplexers a swap costs CBMC */",
+            "    __CPROVER_assume(!has2 || g1 < g2);",
+            "#endif",
             "    if (has2 && (b2 < b1 || (b2 == b1 && t2 < t1))) {   /* T1 runs first */",
             "        int32_t x = b1; b1 = b2; b2 = x; x = t1; t1 = t2; t2 = x;",
+            "        int64_t y = g1; g1 = g2; g2 = y;",
             "    }",
             "    vk_race R; memset(&R, 0, sizeof R); R.same_block = has2 && b1 == b2;",
             "#ifdef VERIKERN_REPLAY",
@@ -285,6 +347,8 @@ class HarnessEmitter:
             "    vk_block S1, S2; vk_block_alloc(&S1); vk_block_alloc(&S2);",
             "    vk_thread th1, th2; memset(&th1, 0, sizeof th1); memset(&th2, 0, sizeof th2);",
             "    th1.bidx = b1; th1.tidx = t1; th2.bidx = b2; th2.tidx = t2;",
+            "    th1.gid = (int32_t)g1; th2.gid = (int32_t)g2;",
+            *self.split_ids(),
             "    if (R.same_block) {",
             "        for (;;) {",
             "            int s1 = vk_step(&L, &S1, &th1, &R, 1);",
@@ -302,6 +366,24 @@ class HarnessEmitter:
             "}",
         ]
         return "\n".join(out) + "\n"
+
+    def split_ids(self) -> list[str]:
+        """CBMC: each thread's global id as q * D + r (D the last launch dim,
+        0 <= r < D) without a division, q and r ordered as the ids are (a
+        theorem); the kernel's `tid // D` and `tid % D` read them."""
+        if not any(split_of_global_id(self.step, ins) for _, ins in self.k.instructions()):
+            return []
+        d = f"L.dim[{self.k.launch_ndim - 1}]"
+        out = []
+        for n, g in (("th1", "g1"), ("th2", "g2")):
+            out += [f"    {n}.gid_hi = nondet_int32(); {n}.gid_lo = nondet_int32();",
+                    f"    __CPROVER_assume({n}.gid_lo >= 0 && {n}.gid_lo < {d} && {n}.gid_hi >= 0 && "
+                    f"(int64_t){n}.gid_hi * {d} + {n}.gid_lo == {g});"]
+            if n == "th2":
+                out[-1] = out[-1].replace("__CPROVER_assume(", "__CPROVER_assume(!has2 || (")[:-2] + "));"
+        out.append("    __CPROVER_assume(!has2 || th1.gid_hi < th2.gid_hi || "
+                   "(th1.gid_hi == th2.gid_hi && th1.gid_lo < th2.gid_lo));")
+        return out
 
     def independent(self) -> bool:
         """No barrier, no shared memory: threads never wait for each other."""
@@ -332,13 +414,14 @@ class HarnessEmitter:
 static void vk_run_thread(vk_launch *L, int32_t b, int32_t t, vk_race *R, int role) {
     vk_block S; vk_block_alloc(&S);
     vk_thread *th = (vk_thread *)vk_alloc(1u, sizeof(vk_thread));
-    th->bidx = b; th->tidx = t;
+    th->bidx = b; th->tidx = t; vk_ids(L, th);
     (void)vk_step(L, &S, th, R, role);
     vk_block_free(&S);
     free(th);
 }
 """ if self.independent() else ""
-        return "\n#ifdef VERIKERN_REPLAY" + thread + r"""
+        return ("\n#ifdef VERIKERN_REPLAY" + f"\n#define VK_LAST_DIM {self.k.launch_ndim - 1}"
+                + _GID + thread + r"""
 /* skip: T1 and T2 already ran (independent threads) */
 static void vk_run_block(vk_launch *L, int32_t b, vk_race *R,
                          int32_t b1, int32_t t1, int32_t b2, int32_t t2, int skip) {
@@ -347,7 +430,7 @@ static void vk_run_block(vk_launch *L, int32_t b, vk_race *R,
     vk_thread *th = (vk_thread *)vk_alloc((uint64_t)n, sizeof(vk_thread));
     int *st = (int *)vk_alloc((uint64_t)n, sizeof(int));
     vk_block S; vk_block_alloc(&S);
-    for (int32_t t = 0; t < n; t++) { th[t].bidx = b; th[t].tidx = t; }
+    for (int32_t t = 0; t < n; t++) { th[t].bidx = b; th[t].tidx = t; vk_ids(L, &th[t]); }
     for (;;) {
         for (int32_t t = 0; t < n; t++) {
             int role = (b == b1 && t == t1) ? 1 : (b == b2 && t == t2) ? 2 : 0;
@@ -367,7 +450,7 @@ static void vk_run_block(vk_launch *L, int32_t b, vk_race *R,
     free(th); free(st);
 }
 #endif
-"""
+""")
 
     def file(self) -> str:
         k = self.k
@@ -376,5 +459,6 @@ static void vk_run_block(vk_launch *L, int32_t b, vk_race *R,
                 " * replay: cc -std=c11 -DVERIKERN_REPLAY -I<verikern/encoders/c> THIS.c -lm\n"
                 " *         ./a.out counterexample.json\n"
                 " * Each check's message is '<obligation id> <kind> <file>:<line>:<col>'. */\n")
-        return (head + prelude() + _RACE + self.structs() + self.race_table() + self.step.function()
+        return (head + prelude() + _RACE + self.structs() + contract_helpers(self.step)
+                + self.race_table() + self.step.function()
                 + self.divergence() + self.shared_alloc() + self.run_block() + self.main())

@@ -87,6 +87,10 @@ def _float_to_int_helpers() -> str:
 
 
 _MODES = r"""
+/* the largest array in bytes a launch may pass (docs/LANGUAGE.md; --max-array-bytes) */
+#ifndef VK_MAX_ARRAY_BYTES
+#define VK_MAX_ARRAY_BYTES (1ull << 40)
+#endif
 #ifdef VERIKERN_REPLAY
 #include "verikern_harness.h"
 #define VK_CHECK(c, msg) do { if (!(c)) vk_fail(msg); } while (0)
@@ -98,7 +102,13 @@ _MODES = r"""
 #define VK_IN_UINT(nd, T, sec, key, idx) ((T)vk_in_u64(sec, key, idx))
 #define VK_IN_FLOAT(nd, T, sec, key, idx) ((T)vk_in_f64(sec, key, idx))
 #define VK_WRITTEN_LOAD(nd, lvalue) (lvalue)
+#define VK_HAVOC_FLOAT(nd, expr) (expr)
+#define VK_SMALL_INPUT(x) ((void)0)
+#define VK_TRACE_READ(...) ((void)0)
+#define VK_FLAT_IN_BOUNDS(c) ((void)0)
 #else
+#define VK_TRACE_READ(...) do { __VA_ARGS__; } while (0)
+#define VK_FLAT_IN_BOUNDS(c) __CPROVER_assume(c)
 #define VK_CHECK(c, msg) do { __CPROVER_assert((c), msg); __CPROVER_assume(c); } while (0)
 #define VK_SOFT_CHECK(c, msg) (__CPROVER_assert((c), msg), __CPROVER_assume(c), 1)
 #define VK_RACE_CHECK(c, msg) VK_SOFT_CHECK(c, msg)
@@ -110,6 +120,16 @@ _MODES = r"""
 /* two-thread abstraction: an element of an array the kernel writes may have
    been written by any other thread, so its value is unknown */
 #define VK_WRITTEN_LOAD(nd, lvalue) (nd())
+/* a float that flows into no index, condition or address (emitter.relevant_values):
+   only memory sees it, and the harness reads memory back as unknown values */
+#define VK_HAVOC_FLOAT(nd, expr) (nd())
+/* -DVK_SMALL=N: only launches whose dims and shapes are at most N (a second
+   CBMC run that looks for a counterexample replay can run; never a proof) */
+#ifdef VK_SMALL
+#define VK_SMALL_INPUT(x) __CPROVER_assume((x) <= VK_SMALL)
+#else
+#define VK_SMALL_INPUT(x) ((void)0)
+#endif
 _Bool nondet_bool(void);
 int8_t nondet_int8(void);
 int16_t nondet_int16(void);

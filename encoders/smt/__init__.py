@@ -8,7 +8,7 @@
 - `abstraction`: sound nonlinear over-approximation for cheap first proofs.
 """
 from .encoder import (  # noqa: F401
-    INSTRUCTION_ENCODERS, TERMINATOR_ENCODERS, CfgShape, ThreadEncoding,
+    INSTRUCTION_ENCODERS, TERMINATOR_ENCODERS, ThreadEncoding,
 )
 from .launch import LaunchModel  # noqa: F401
 from .semantics import UnsupportedConstruct  # noqa: F401

@@ -21,12 +21,12 @@ from typing import Any, Callable, Union
 import z3
 
 from verikern.mir.nodes import (
-    ArrayRef, Assert, Atomic, Barrier, BinOp, Branch, Cast, Compare, Const, Instr, Jump, Kernel, Operand,
+    ArrayRef, Assert, Atomic, Barrier, BinOp, Branch, Cast, Compare, Const, Jump, Kernel, Operand,
     Load, Phi, Requires, RequiresArray, Return, Select, ShapeOf, Special, Store,
     UnaryOp, Value,
 )
 
-from verikern.mir.facts import definitions, is_int_division, writes_memory
+from verikern.mir.facts import is_int_division
 from verikern.mir.types import I64 as _I64
 
 from .launch import LaunchModel, ThreadIdentity
@@ -34,7 +34,7 @@ from .lemmas import (  # noqa: F401  (divmod_lemmas: used by the prover)
     division_lemmas, divmod_lemmas, nested_mod_lemma, widening_product_lemmas,
 )
 from .semantics import UnsupportedConstruct, const_term, int_binop, int_cast, int_compare, int_unop, sort_of, widen
-from verikern.mir.cfg import dominators
+from verikern.mir.cfg import CfgShape
 
 
 #: A key of a havocked loop header's variables: a phi's value id, or the
@@ -65,95 +65,6 @@ class LoadRecord:
     indices: tuple[z3.ExprRef, ...]        # widened, one per full dimension
     value: z3.ExprRef
     reach: z3.BoolRef
-
-
-class CfgShape:
-    """Kernel-level CFG facts shared by every copy: forward (acyclic) order,
-    back edges, loop membership."""
-
-    def __init__(self, kernel: Kernel):
-        self.kernel = kernel
-        self.loops = {lp.header: lp for lp in kernel.loops}
-        self.back_edges: set[tuple[str, str]] = set()
-        for lp in kernel.loops:
-            for latch in lp.latches:
-                self.back_edges.add((latch, lp.header))
-        preds = kernel.predecessors()
-        self.forward_preds = {lbl: [p for p in ps if (p, lbl) not in self.back_edges]
-                              for lbl, ps in preds.items()}
-        indeg = {lbl: len(ps) for lbl, ps in self.forward_preds.items()}
-        ready = [kernel.entry.label] if indeg.get(kernel.entry.label) == 0 else []
-        order, seen = [], set()
-        while ready:
-            lbl = ready.pop()
-            order.append(lbl)
-            seen.add(lbl)
-            succs = kernel.block(lbl).terminator.successors()
-            for s in reversed(succs):
-                if (lbl, s) in self.back_edges:
-                    continue
-                indeg[s] -= 1
-                if indeg[s] == 0:
-                    ready.append(s)
-        reachable = _reachable(kernel)
-        missing = [lbl for lbl in reachable if lbl not in seen]
-        if missing:
-            raise UnsupportedConstruct(
-                f"control flow with a cycle that is not a source loop (blocks {missing[:3]})")
-        self.order = order
-        self.loop_of: dict[str, list[str]] = {b.label: [] for b in kernel.blocks}
-        for lp in kernel.loops:           # outermost first
-            for lbl in lp.body:
-                self.loop_of[lbl].append(lp.header)
-        self.position = {lbl: i for i, lbl in enumerate(order)}
-        self.written = _written_arrays(kernel)
-        self.dominators = dominators(kernel)
-        self.defining: dict[int, Instr | Phi] = definitions(kernel)
-        self.defined_in: dict[int, str] = {
-            r.id: b.label for b in kernel.blocks for ins in (*b.phis, *b.instrs)
-            if (r := getattr(ins, "result", None)) is not None}
-        self.loop_bodies = {lp.header: set(lp.body) for lp in kernel.loops}
-        # exit label -> loop header, for loops left only through `exit` and
-        # containing no Return
-        self.clean_exit_of: dict[str, str] = {}
-        for lp in kernel.loops:
-            body = self.loop_bodies[lp.header]
-            leaves = {s for lbl in body for s in kernel.block(lbl).terminator.successors()
-                      if s not in body}
-            returns = any(isinstance(kernel.block(lbl).terminator, Return) for lbl in body)
-            if leaves == {lp.exit} and not returns:
-                self.clean_exit_of[lp.exit] = lp.header
-
-    def innermost_loop(self, label: str) -> str | None:
-        chain = self.loop_of.get(label) or []
-        return chain[-1] if chain else None
-
-    def forward_reachable(self, label: str) -> frozenset[str]:
-        """Blocks reachable from `label` along forward edges (back edges
-        excluded), `label` itself included: the blocks one pass of the thread
-        through the acyclic encoding can visit after `label`."""
-        cache = self.__dict__.setdefault("_forward_reach", {})
-        out = cache.get(label)
-        if out is None:
-            seen, stack = {label}, [label]
-            while stack:
-                lbl = stack.pop()
-                for s in self.kernel.block(lbl).terminator.successors():
-                    if (lbl, s) not in self.back_edges and s not in seen:
-                        seen.add(s)
-                        stack.append(s)
-            out = cache[label] = frozenset(seen)
-        return out
-
-
-def _reachable(kernel: Kernel) -> list[str]:
-    seen, stack = {kernel.entry.label}, [kernel.entry.label]
-    while stack:
-        for s in kernel.block(stack.pop()).terminator.successors():
-            if s not in seen:
-                seen.add(s)
-                stack.append(s)
-    return sorted(seen)
 
 
 def _serial() -> "itertools.count[int]":
@@ -565,8 +476,3 @@ TERMINATOR_ENCODERS: dict[type, Callable[[Any, str, Any], None]] = {
     Branch: _term_branch,
     Return: _term_return,
 }
-
-
-def _written_arrays(kernel: Kernel) -> frozenset[str]:
-    return frozenset(ins.array.name for _, ins in kernel.instructions()
-                     if writes_memory(ins))

@@ -233,6 +233,21 @@ def thread_geometry_facts(launch, encs) -> list:
     return out
 
 
+#: a nested product's overflow guard names at most this many factors (the
+#: launch dims are at most 4; a guard states one implication per assignment
+#: of distinct dims to the factors)
+MAX_GUARD_LEAVES = 4
+
+
+def _product_leaves(e) -> list:
+    """The factors of a product of non-literal terms (`(a * b) * c` ->
+    [a, b, c]); `[e]` for any other term."""
+    if z3.is_app_of(e, z3.Z3_OP_BMUL) and e.num_args() == 2 and \
+            not any(z3.is_bv_value(a) for a in e.children()):
+        return _product_leaves(e.arg(0)) + _product_leaves(e.arg(1))
+    return [e]
+
+
 def _no_overflow(x, y):
     return z3.BVMulNoOverflow(x, y, signed=True)
 
@@ -272,8 +287,12 @@ class MonotoneProducts:
       and for a product of two launch dims and any other product
       `(a == c and b == d) or (a == d and b == c)  =>  a*b == c*d`;
     - the overflow guard itself: `h == D_i, w == D_j` for distinct launch dims
-      (their product is at most the launch size), or h and w extended from at
-      most half the width (`int64(y) * int64(width)`).
+      (their product is at most the launch size), and for a nested product
+      `h = (a * b) * c` each factor and `w` equal to distinct launch dims
+      (every partial product is then a product of distinct dims, at most the
+      launch size); or h and w extended from at most half the width
+      (`int64(y) * int64(width)`). Literal bounds give the guard too
+      (`product_bounds.py`).
 
     - flat-index injectivity: `a1*w + x1 == a2*w + x2` with `0 <= x_i < w`,
       `0 <= a_i`, no product or sum overflowing, implies `a1 == a2` and
@@ -283,8 +302,9 @@ class MonotoneProducts:
     For every pair of products met in the formulas given so far whose
     operands share a term (at most MAX_MONOTONE_PAIRS pairs per context)."""
 
-    MAX_MONOTONE_PAIRS = 64
+    MAX_MONOTONE_PAIRS = 96
     MAX_CONGRUENCES = 64
+    MAX_SUM_BOUNDS = 64
 
     def __init__(self, dims: Sequence[z3.ExprRef]):
         self._dims = [d for d in dims if not z3.is_bv_value(d)]
@@ -293,6 +313,7 @@ class MonotoneProducts:
         self._products: list[z3.ExprRef] = []
         self._pairs = 0
         self._congruences = 0
+        self._sum_bounds = 0
         self._guards: set[int] = set()
         self._facts: list[z3.BoolRef] = []
         self._sums: list[tuple] = []       # (sum, a, w, x)
@@ -308,8 +329,13 @@ class MonotoneProducts:
             return
         if h.size() != 32:
             return
-        for di, dj in itertools.permutations(self._dims, 2):
-            self._facts.append(z3.Implies(z3.And(h == di, w == dj), key))
+        leaves = _product_leaves(h) + [w]
+        if len(leaves) > len(self._dims) or len(leaves) > MAX_GUARD_LEAVES:
+            return
+        # the leaves equal distinct launch dims: every partial product is a
+        # product of distinct dims, at most the launch size (below 2**31)
+        for ds in itertools.permutations(self._dims, len(leaves)):
+            self._facts.append(z3.Implies(z3.And(*[x == d for x, d in zip(leaves, ds)]), key))
 
     def _pair(self, p, q) -> None:
         zero = z3.BitVecVal(0, p.size())
@@ -373,6 +399,31 @@ class MonotoneProducts:
                                                   z3.And(a == a2, x == x2)))
                     self._pairs += 1
                 self._sums.append((e, a, w, x))
+                for q in self._products:
+                    self._sum_bound((e, a, w, x), q)
+            return
+
+    def _sum_bound(self, rec: tuple, q) -> None:
+        """For a recorded sum `e = a*w + x` and a product `q` of `h` and the
+        same `w`: `0 <= a < h, 0 <= x < w, 0 <= w`, `h*w` without signed
+        overflow  =>  `0 <= e < h*w`, and neither `a*w` nor the sum
+        overflows (as integers a*w + x <= (h-1)*w + w - 1 < h*w). Chains a
+        mixed-radix index `(z*ny + y)*nx + x` level by level without the
+        solver redoing the arithmetic of each level."""
+        e, a, w, x = rec
+        if q.size() != e.size() or self._sum_bounds >= self.MAX_SUM_BOUNDS:
+            return
+        for h, w2 in ((q.arg(0), q.arg(1)), (q.arg(1), q.arg(0))):
+            if not w.eq(w2) or a.eq(h):
+                continue
+            zero = z3.BitVecVal(0, e.size())
+            prod = e.arg(1) if e.arg(0).eq(x) else e.arg(0)
+            self._facts.append(z3.Implies(
+                z3.And(a >= zero, a < h, x >= zero, x < w, w >= zero, _no_overflow(h, w)),
+                z3.And(e >= zero, e < q, _no_overflow(a, w),
+                       z3.BVAddNoOverflow(prod, x, True))))
+            self._guard_facts(h, w)
+            self._sum_bounds += 1
             return
 
     def _below_quotient(self, p, quotient) -> None:
@@ -416,5 +467,7 @@ class MonotoneProducts:
                 if q.size() == e.size():
                     self._pair(e, q)
                     self._pair(q, e)
+            for rec in self._sums:
+                self._sum_bound(rec, e)
             self._products.append(e)
         return list(self._facts)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from verikern.mir.cfg import forward_successors
 from verikern.mir.facts import accesses_memory, is_barrier
 from verikern.mir.nodes import Barrier, Kernel, Return
 
@@ -250,14 +251,7 @@ class IntervalMap:
         cache = self.__dict__.setdefault("_forward_cache", {})
         out = cache.get(label)
         if out is None:
-            seen, stack = set(), [label]
-            while stack:
-                lbl = stack.pop()
-                for s in self.kernel.block(lbl).terminator.successors():
-                    if (lbl, s) not in self.back_edges and s not in seen:
-                        seen.add(s)
-                        stack.append(s)
-            out = cache[label] = frozenset(seen)
+            out = cache[label] = forward_successors(self.kernel, self.back_edges, label)
         return out
 
     def describe(self, starts: list[Start]) -> str:

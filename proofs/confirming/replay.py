@@ -347,9 +347,9 @@ def _stop_verdict(stopped: Exception) -> ReplayVerdict:
 
 def _stopped_at_step_limit(stopped: Exception | None) -> bool:
     """The traced run may have ended at RACE_MAX_STEPS: the simulator's step
-    limit raises a plain KernelRuntimeError (the kernel's own errors are
-    subclasses)."""
-    return type(stopped) is errors.KernelRuntimeError
+    limit raises StepLimitExceeded (the kernel's own errors are other
+    subclasses of KernelRuntimeError)."""
+    return isinstance(stopped, errors.StepLimitExceeded)
 
 
 def _confirm_race(kernel: Kernel, launch: ConcreteLaunch, obligation: Obligation,

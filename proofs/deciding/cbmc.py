@@ -39,7 +39,7 @@ from verikern.encoders.c import CEncodeError, emit_c
 from verikern.encoders.c.emitter import Names
 from verikern.errors import VerikernError
 from verikern.mir.nodes import ArrayRef, Barrier, Const, Kernel
-from verikern.proofs.deciding.budget import SAFETY_NET_S
+from verikern.proofs.deciding import budget as budget_limits
 from verikern.proofs.obligations import (
     Counterexample, Obligation, ObligationSpec, Status, enumerate_obligations, obligation_id,
 )
@@ -109,6 +109,37 @@ def _identity_of(path: str, mtime_ns: int, size: int) -> dict:
     except (OSError, subprocess.TimeoutExpired):
         version = "unknown"
     return {"path": path, "sha256": digest.hexdigest(), "version": version}
+
+
+_VERSION = re.compile(r"(\d+)\.(\d+)(?:\.(\d+))?")
+
+
+@functools.lru_cache(maxsize=8)
+def _version_of(exe: str) -> str | None:
+    try:
+        done = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=60,
+                              check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    m = _VERSION.search(done.stdout or "")
+    return m.group(0) if done.returncode == 0 and m else None
+
+
+def cbmc_version() -> str | None:
+    """The version of the cbmc `find_cbmc` picks ("6.6.0", "5.95.1"), or None
+    when there is none or it does not answer `--version`. Part of the proof
+    cache's key for CBMC verdicts: another CBMC may decide differently."""
+    try:
+        exe = find_cbmc()
+    except CbmcMissing:
+        return None
+    return _version_of(shutil.which(exe) or exe)
+
+
+def version_tuple(version: str | None) -> tuple[int, ...]:
+    """"6.6.0" -> (6, 6, 0); () when unknown."""
+    m = _VERSION.match(version or "")
+    return tuple(int(g) for g in m.groups() if g is not None) if m else ()
 
 
 # ------------------------------------------------------------------ CBMC's answer
@@ -227,14 +258,20 @@ def _number(value: Any) -> int | float | bool | None:
 
 def counterexample_from_trace(kernel: Kernel, trace: Sequence[dict]) -> Counterexample:
     """The launch of a CBMC trace (the last value main assigned to each input
-    before the failure): dims, block_dim, threads, scalars, shapes; array
-    contents are left to replay (the harness reads them as unknown values)."""
+    before the failure): dims, block_dim, threads, scalars, shapes, and the
+    elements of input arrays the two threads read (`vk_read_*` globals);
+    other contents are left to replay (memory the kernel writes is read as
+    unknown values)."""
     names = Names.of(kernel)
     scalar_of = {c: p.name for p in kernel.scalar_params for vid, c in names.scalars.items()
                  if vid == p.value.id}
     shape_of = {f"{names.arrays[('global', p.name)]}_shape": p.name
                 for p in kernel.params if isinstance(p, ArrayRef)}
+    read_of = {f"vk_read_{names.arrays[('global', p.name)]}": p.name
+               for p in kernel.params if isinstance(p, ArrayRef)}
     last: dict[tuple[str, int | None], Any] = {}
+    arrays: dict[str, dict[int, Any]] = {}
+    pending: dict[str, int] = {}
     for step in trace:
         if step.get("stepType") == "failure":
             break
@@ -243,7 +280,12 @@ def counterexample_from_trace(kernel: Kernel, trace: Sequence[dict]) -> Countere
         m = _LHS.match(str(step.get("lhs", "")).replace(" ", ""))
         value = _number(step.get("value"))
         if m and value is not None:
-            last[(m.group("base"), int(m.group("idx")) if m.group("idx") else None)] = value
+            base = m.group("base")
+            last[(base, int(m.group("idx")) if m.group("idx") else None)] = value
+            if base.endswith("_flat") and base[:-5] in read_of:
+                pending[base[:-5]] = int(value)
+            elif base.endswith("_val") and base[:-4] in pending:
+                arrays.setdefault(read_of[base[:-4]], {})[pending.pop(base[:-4])] = value
     dims = tuple(int(last.get(("L.dim", d), 1)) for d in range(kernel.launch_ndim))
     block_dim = int(last.get(("L.block_dim", None), 1))
     threads = [(int(last.get(("b1", None), 0)), int(last.get(("t1", None), 0)))]
@@ -256,8 +298,15 @@ def counterexample_from_trace(kernel: Kernel, trace: Sequence[dict]) -> Countere
         ndim = next(p.ndim for p in kernel.params if isinstance(p, ArrayRef) and p.name == name)
         if any((f"L.{f}", d) in last for d in range(ndim)):
             shapes[name] = tuple(int(last.get((f"L.{f}", d), 0)) for d in range(ndim))
+    for p in kernel.params:      # the globals' static initial values are no reads
+        if isinstance(p, ArrayRef) and p.name in arrays:
+            count = 1
+            for n in (*shapes.get(p.name, (0,) * p.ndim), *p.inner):
+                count *= n
+            arrays[p.name] = {i: v for i, v in arrays[p.name].items() if 0 <= i < count}
     return Counterexample(dims, block_dim, tuple(threads), scalars=scalars, shapes=shapes,
-                          facts={"engine": "cbmc"}, abstracted=True)
+                          arrays={k: v for k, v in arrays.items() if v}, facts={"engine": "cbmc"},
+                          abstracted=True)
 
 
 # ------------------------------------------------------------------ verdicts
@@ -316,7 +365,53 @@ Runner = Callable[[list[str]], "subprocess.CompletedProcess[str]"]
 
 
 def _run(argv: list[str]) -> "subprocess.CompletedProcess[str]":
-    return subprocess.run(argv, capture_output=True, text=True, timeout=SAFETY_NET_S, check=False)
+    return subprocess.run(argv, capture_output=True, text=True, timeout=budget_limits.SAFETY_NET_S, check=False)
+
+
+#: The bound (-DVK_SMALL) on every launch dim and shape of the second CBMC run
+#: that looks for a counterexample small enough to replay (`_replayable`).
+SMALL_INPUT = 1024
+#: CBMC 5 turns on no check by itself; these are the ones CBMC 6 runs by default.
+_CBMC5_CHECKS = ("--bounds-check", "--pointer-check", "--div-by-zero-check",
+                 "--signed-overflow-check", "--undefined-shift-check", "--pointer-overflow-check")
+
+
+def cbmc_argv(exe: str, path: Path, depth: int, version: str | None,
+              small: int | None = None, max_array_bytes: int | None = None) -> list[str]:
+    """The cbmc command line: unwinding assertions at `depth`, JSON with
+    traces; CBMC 5 also gets CBMC 6's standard checks (`_CBMC5_CHECKS`);
+    `small`: only launches with dims and shapes at most `small`."""
+    argv = [exe, str(path), "--unwind", str(depth), "--unwinding-assertions",
+            "--json-ui", "--trace"]
+    if version is not None and version_tuple(version)[:1] < (6,):
+        argv += list(_CBMC5_CHECKS)
+    if small is not None:
+        argv += ["-D", f"VK_SMALL={small}"]
+    if max_array_bytes is not None:
+        argv += ["-D", f"VK_MAX_ARRAY_BYTES={int(max_array_bytes)}ull"]
+    return argv
+
+
+#: With a fixed launch, a run whose unwinding assertions fail is run again once
+#: at DEEPER times the depth.
+DEEPER = 4
+
+
+def _only_unwinding_blocks(obligations: Sequence[Obligation]) -> bool:
+    """Some obligation is unknown only because the unwinding assertions failed."""
+    return any(o.status is Status.UNKNOWN and (o.reason or "").startswith("bounded to ")
+               for o in obligations)
+
+
+def _replayable(ob: Obligation) -> bool:
+    cex = ob.counterexample
+    if cex is None:
+        return True
+    size = 1
+    for d in cex.dims:
+        size *= max(d, 1)
+    return size <= SMALL_INPUT and all(0 <= n <= SMALL_INPUT for shape in cex.shapes.values()
+                                       for n in shape)
 
 
 def prove_kernel_cbmc(kernel: Kernel, *, dims=None, block_dim=None, budget=None,
@@ -324,13 +419,20 @@ def prove_kernel_cbmc(kernel: Kernel, *, dims=None, block_dim=None, budget=None,
                       runner: Runner | None = None) -> tuple[Obligation, ...]:
     """Decide every obligation of `kernel` with CBMC (same shape as
     proofs.deciding.prover.prove_kernel; `budget` is z3's and unused here;
-    the C harness does not assume `max_array_bytes`, so a CBMC proof covers
-    every array size: more launches, never fewer). Raises CbmcMissing when
-    cbmc is not installed."""
+    the harness assumes every array holds at most `max_array_bytes` bytes,
+    2**40 when None, as the z3 prover does). Raises CbmcMissing when cbmc is
+    not installed.
+
+    When a failure's launch is too large to replay (dims or shapes above
+    SMALL_INPUT), CBMC runs a second time on launches with every dim and
+    shape at most SMALL_INPUT; a failure it finds there (a real trace of a
+    launch the first run covered too) replaces the large one. Proofs only
+    ever come from the first run."""
     specs = enumerate_obligations(kernel)
     if not specs:
         return ()
     exe = find_cbmc()
+    version = cbmc_version() if runner is None else None
     depth = unwind if unwind is not None else unwind_bound(kernel)[0]
     try:
         text = emit_c(kernel, dims=tuple(dims) if dims else None, block_dim=block_dim)
@@ -339,19 +441,43 @@ def prove_kernel_cbmc(kernel: Kernel, *, dims=None, block_dim=None, budget=None,
     with tempfile.TemporaryDirectory(prefix="verikern-cbmc-") as tmp:
         path = Path(tmp) / f"{kernel.name}.c"
         path.write_text(text)
-        argv = [exe, str(path), "--unwind", str(depth), "--unwinding-assertions",
-                "--json-ui", "--trace"]
-        try:
-            done = (runner or _run)(argv)
-        except subprocess.TimeoutExpired:
-            return _all_unknown(specs, f"CBMC ran past the {SAFETY_NET_S:.0f} s safety net "
-                                       f"(--unwind {depth}); lower --unwind or fix --dim")
+
+        def argv(n: int, small: int | None = None) -> list[str]:
+            return cbmc_argv(exe, path, n, version, small, max_array_bytes)
+        first = _one_run(kernel, specs, argv(depth), depth, runner)
+        if isinstance(first, str):
+            return _all_unknown(specs, first)
+        if unwind is None and dims and _only_unwinding_blocks(first):
+            # a fixed launch bounds many loops a constant does not (block-size
+            # ladders, per-thread counts): one deeper run, still a bound on work
+            deeper = _one_run(kernel, specs, argv(DEEPER * depth), DEEPER * depth, runner)
+            if not isinstance(deeper, str):
+                first, depth = deeper, DEEPER * depth
+        if all(_replayable(o) for o in first if o.status is Status.FAILED):
+            return first
+        second = _one_run(kernel, specs, argv(depth, SMALL_INPUT), depth, runner)
+    if isinstance(second, str):
+        return first
+    small = {obligation_id(o.spec): o for o in second
+             if o.status is Status.FAILED and o.spec is not None}
+    return tuple(small.get(obligation_id(o.spec), o)
+                 if o.status is Status.FAILED and o.spec is not None else o for o in first)
+
+
+def _one_run(kernel: Kernel, specs: Sequence[ObligationSpec], argv: list[str], depth: int,
+             runner: Runner | None) -> tuple[Obligation, ...] | str:
+    """One CBMC run decided (`decide`), or why it gave no answer."""
+    try:
+        done = (runner or _run)(argv)
+    except subprocess.TimeoutExpired:
+        return (f"CBMC ran past the {budget_limits.SAFETY_NET_S:.0f} s safety net "
+                f"(--unwind {depth}); lower --unwind or fix --dim")
     try:
         result = parse_json_ui(done.stdout)
     except ValueError:
         first = (done.stderr or done.stdout or "").strip().splitlines()[:1]
-        return _all_unknown(specs, f"CBMC exited {done.returncode} without a JSON answer"
-                                   + (f": {first[0]}" if first else ""))
+        return (f"CBMC exited {done.returncode} without a JSON answer"
+                + (f": {first[0]}" if first else ""))
     return decide(kernel, specs, result, depth)
 
 

@@ -33,7 +33,8 @@ def parse_engines(text: str | Sequence[str] | None) -> tuple[str, ...]:
     return tuple(dict.fromkeys(items))
 
 
-def _key(ob: Obligation) -> str:
+def obligation_key(ob: Obligation) -> str:
+    """The id an obligation is matched by across engines (obligations.obligation_id)."""
     if ob.spec is not None:
         return obligation_id(ob.spec)
     return obligation_id(ObligationSpec(ob.kind, ob.loc, ("", 0), other_loc=ob.other_loc))
@@ -43,10 +44,10 @@ def combine(first: Sequence[Obligation], second: Sequence[Obligation],
             names: tuple[str, str] = ("z3", "cbmc")) -> tuple[Obligation, ...]:
     """One list of obligations from two engines' settled verdicts (module
     docstring). Obligations only one engine has are kept as they are."""
-    others = {_key(ob): ob for ob in second}
+    others = {obligation_key(ob): ob for ob in second}
     out = []
     for a in first:
-        b = others.pop(_key(a), None)
+        b = others.pop(obligation_key(a), None)
         if b is None:
             out.append(a)
             continue
@@ -64,7 +65,7 @@ def _merge(a: Obligation, b: Obligation, names: tuple[str, str],
         return dataclasses.replace(keep, engines=verdicts)
     failed, proved = (a, b) if a.status is Status.FAILED else (b, a)
     who_failed, who_proved = (names[0], names[1]) if failed is a else (names[1], names[0])
-    flag = (f"engines disagree on {_key(a)}: {who_proved} proved it, {who_failed} found a "
+    flag = (f"engines disagree on {obligation_key(a)}: {who_proved} proved it, {who_failed} found a "
             f"{'confirmed ' if failed.confirmed else ''}counterexample")
     if failed.confirmed:
         return dataclasses.replace(failed, engines=verdicts, disagreements=failed.disagreements + (flag,),

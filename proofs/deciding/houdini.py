@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import z3
 
-from verikern.encoders.smt.encoder import CfgShape, ThreadEncoding
+from verikern.encoders.smt.encoder import ThreadEncoding
+from verikern.mir.cfg import CfgShape
 from verikern.encoders.smt.lemmas import RemainderLemmas
 
 from verikern.proofs.deciding.budget import SolverBudget

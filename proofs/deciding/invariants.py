@@ -18,8 +18,9 @@ from dataclasses import dataclass, field
 
 import z3
 
-from verikern.encoders.smt.encoder import CfgShape, ThreadEncoding
+from verikern.encoders.smt.encoder import ThreadEncoding
 from verikern.encoders.smt.semantics import UnsupportedConstruct, int_binop, le, lt
+from verikern.mir.cfg import CfgShape
 from verikern.mir.nodes import Assert, BinOp, Compare, Const, Kernel, Value
 
 from verikern.proofs.deciding.budget import MEGA

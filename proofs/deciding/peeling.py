@@ -38,6 +38,7 @@ from contextlib import contextmanager, nullcontext
 import z3
 
 from verikern.encoders.smt.launch import DEFAULT_MAX_ARRAY_BYTES
+from verikern.mir.cfg import reachable_labels
 from verikern.mir.cfg import retarget as _retarget
 from verikern.mir.nodes import Block, Kernel, Return
 from verikern.mir.passes.peel import SiteMap, peel_loops
@@ -141,7 +142,7 @@ def truncate_loops(kernel: Kernel) -> Kernel:
             term = _retarget(term, lambda d: cut if d in headers else d)
         blocks.append(Block(b.label, b.phis, b.instrs, term))
     blocks.append(Block(cut, (), (), Return(kernel.loc)))
-    reachable = _reachable(blocks)
+    reachable = reachable_labels(blocks)
     kept = []
     for b in blocks:
         if b.label not in reachable:
@@ -150,17 +151,6 @@ def truncate_loops(kernel: Kernel) -> Kernel:
             (src, v) for src, v in phi.incoming if src in reachable)) for phi in b.phis)
         kept.append(Block(b.label, phis, b.instrs, b.terminator))
     return dataclasses.replace(kernel, blocks=tuple(kept), loops=())
-
-
-def _reachable(blocks) -> set[str]:
-    by_label = {b.label: b for b in blocks}
-    seen, stack = {blocks[0].label}, [blocks[0].label]
-    while stack:
-        for succ in by_label[stack.pop()].terminator.successors():
-            if succ not in seen:
-                seen.add(succ)
-                stack.append(succ)
-    return seen
 
 
 _CACHE: "OrderedDict[tuple, tuple[Kernel, PeeledContext, z3.Context]]" = OrderedDict()

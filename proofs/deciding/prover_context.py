@@ -14,14 +14,15 @@ import itertools
 
 import z3
 
-from verikern.encoders.smt.encoder import CfgShape, ThreadEncoding, divmod_lemmas
+from verikern.encoders.smt.encoder import ThreadEncoding, divmod_lemmas
 from verikern.encoders.smt.abstraction import NonlinearAbstraction
 from verikern.encoders.smt.geometry import DimProducts, MonotoneProducts, thread_geometry_facts
+from verikern.encoders.smt.product_bounds import ProductBounds
 from verikern.encoders.smt.launch import DEFAULT_MAX_ARRAY_BYTES, LaunchModel
 from verikern.encoders.smt.lemmas import RemainderLemmas
 from verikern.encoders.smt.semantics import UnsupportedConstruct
 from verikern.encoders.smt.semantics import le, lt, widen
-from verikern.mir.cfg import dominators
+from verikern.mir.cfg import CfgShape, UnstructuredCycle, dominators
 from verikern.mir.facts import (
     accesses_memory, definitions, is_barrier, is_int_division, writes_memory,
 )
@@ -67,7 +68,10 @@ class ProofContext:
         self.kernel = kernel
         self.infeasible = infeasible
         self.budget = budget if budget is not None else SolverBudget()
-        self.shape = CfgShape(kernel)
+        try:
+            self.shape = CfgShape(kernel)
+        except UnstructuredCycle as e:
+            raise UnsupportedConstruct(str(e)) from None
         self.launch = LaunchModel(kernel, dims, block_dim, max_array_bytes)
         self.varying = varying_values(kernel)
         self.defs = definitions(kernel)
@@ -101,6 +105,7 @@ class ProofContext:
         self.lemmas = RemainderLemmas() if self._may_use_remainders() else None
         self.dim_products = DimProducts(self.launch.dims, self.launch.size)
         self.monotone = MonotoneProducts(self.launch.dims)
+        self.product_bounds = ProductBounds()
         self._abstracted: dict[int, tuple] = {}
         self.A = self.encoding("A")
         self._check_admissible()
@@ -311,6 +316,7 @@ class ProofContext:
             f += thread_identity_lemmas(self.launch, encs)
             f += thread_geometry_facts(self.launch, encs)
             f += self.dim_products.for_formulas(f)
+            f += self.product_bounds.for_formulas(f)
             f += self.monotone.for_formulas(f + _value_terms(encs))
             for e1, e2 in itertools.combinations(encs, 2):
                 f += divmod_lemmas(e1, e2)
@@ -346,8 +352,8 @@ class ProofContext:
             out += [f for f in e.facts if f.get_id() not in late]
             out += self.prior_division_facts(e, site)
         out += thread_identity_lemmas(self.launch, encs) + thread_geometry_facts(self.launch, encs)
-        return out + self.dim_products.for_formulas(out) + \
-            self.monotone.for_formulas(out + _value_terms(encs))
+        out += self.dim_products.for_formulas(out) + self.product_bounds.for_formulas(out)
+        return out + self.monotone.for_formulas(out + _value_terms(encs))
 
     def earlier_launches(self, encs: list[ThreadEncoding], sites, prefer=()) -> list[list]:
         """The launch (dims, block size, scalars, shapes) of each of the

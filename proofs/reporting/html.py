@@ -33,10 +33,10 @@ from typing import Iterable
 
 from verikern.proofs.reporting.fingerprint import engine_of, fingerprints
 from verikern.proofs.obligations import KernelReport, KernelStatus, Obligation, Status
-from verikern.proofs.reporting.render import (
-    RunContext, _counterexample_lines, _counts, _loc, _obligation_text, json_safe, replay_text, sources_of,
-    suggestion_lines,
+from verikern.proofs.reporting.common import (
+    RunContext, counterexample_lines, finding_loc, json_safe, sources_of, status_counts,
 )
+from verikern.proofs.reporting.render import obligation_text, replay_text, suggestion_lines
 from verikern.proofs.reporting.signoff import (
     SIGNOFF_FIELDS, Evidence, overall, provenance, qualification_lines, source_lines,
 )
@@ -144,7 +144,7 @@ def _finding_lines(r: KernelReport, ev: Evidence) -> list[tuple[str, list[str]]]
     out = []
     for ob in r.obligations:
         if ob.status is not Status.PROVED:
-            lines = [line.replace(here, shown) for line in _obligation_text(ob, r)]
+            lines = [line.replace(here, shown) for line in obligation_text(ob, r)]
             out.append((ob.status.value, [line[2:] if line.startswith("  ") else line for line in lines]))
     return out
 
@@ -179,7 +179,7 @@ def render_html(reports: Iterable[KernelReport], context: RunContext | None = No
     reports = list(reports)
     context = context or RunContext()
     ev = _evidence(reports, evidence)
-    counts = _counts(reports)
+    counts = status_counts(reports)
     word, sentence = overall(reports)
     out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
            "<title>verikern sign-off report</title>", f"<style>{_CSS}</style></head><body>",
@@ -290,8 +290,8 @@ def _kernel_html(n: int, r: KernelReport, texts: dict, ev: Evidence) -> list[str
     out.append("<table><tr><th>#</th><th>kind</th><th>at</th><th>status</th><th>engine</th><th>budget</th>"
                "<th>message</th><th>counterexample</th><th>confirmation</th><th>fingerprint</th></tr>")
     for i, (ob, fp) in enumerate(zip(r.obligations, fingerprints(r, texts)), 1):
-        loc = _loc(ob.loc, r)
-        cex = "\n".join(_counterexample_lines(ob)) or "-"
+        loc = finding_loc(ob.loc, r)
+        cex = "\n".join(counterexample_lines(ob)) or "-"
         out.append(f"<tr><td>{i}</td><td>{_e(ob.kind.value)}</td><td>{loc.line}:{loc.col}</td>"
                    f"<td>{_badge(ob.status.value)}</td><td>{_e(engine_of(ob))}</td><td>{_e(_budget(r))}</td>"
                    f"<td>{_e(ob.message)}</td><td class=\"cex\">{_e(cex)}</td><td>{_e(_confirmation(ob))}</td>"
@@ -378,8 +378,8 @@ def _kernel_markdown(r: KernelReport, texts: dict, ev: Evidence) -> list[str]:
     out += ["", "| # | kind | at | status | engine | budget | message | counterexample | confirmation |",
             "|---|---|---|---|---|---|---|---|---|"]
     for i, (ob, _fp) in enumerate(zip(r.obligations, fingerprints(r, texts)), 1):
-        loc = _loc(ob.loc, r)
+        loc = finding_loc(ob.loc, r)
         out.append(f"| {i} | {ob.kind.value} | {loc.line}:{loc.col} | **{ob.status.value}** | "
                    f"{_md(engine_of(ob))} | {_budget(r)} | {_md(ob.message)} | "
-                   f"{_md(chr(10).join(_counterexample_lines(ob)) or '-')} | {_md(_confirmation(ob))} |")
+                   f"{_md(chr(10).join(counterexample_lines(ob)) or '-')} | {_md(_confirmation(ob))} |")
     return out

@@ -1,5 +1,6 @@
 """Renderers for `verikern prove` results: text (default), short, JSON, SARIF
-(proofs.reporting.sarif, with JUnit), HTML and Markdown (proofs.reporting.html).
+(proofs.reporting.sarif), JUnit (proofs.reporting.junit), HTML and Markdown
+(proofs.reporting.html); what they share is proofs.reporting.common.
 
 Invariants: every renderer is a function of the reports and the run context
 (it reads the kernel files only to quote source lines and fingerprint
@@ -16,34 +17,24 @@ become Python numbers, non-finite floats become strings).
 from __future__ import annotations
 
 import json
-import math
-from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Iterable
 
-from verikern import __version__
+from verikern.version import __version__
 from verikern.errors import source_line_at
 from verikern.mir.nodes import SourceLoc
 from verikern.proofs.obligations import (
-    KernelReport, KernelStatus, Obligation, ObligationKind, Status,
+    KernelReport, KernelStatus, Obligation, Status,
 )
 from verikern.proofs.reporting.fingerprint import engine_of
 from verikern.proofs.reporting.paste import vk_import_line_in
 from verikern.proofs.reporting.fingerprint import error_fingerprint, fingerprints
+from verikern.proofs.reporting.common import (
+    EXPLANATION, SCHEMA_VERSION, RunContext, counterexample_lines, finding_loc, json_safe, scope_line,
+    sources_of, status_counts,
+)
+from verikern.proofs.reporting import junit, sarif
 
 FORMATS = ("text", "json", "short", "sarif", "junit")
-#: The version of the JSON report layout (docs/schemas/verikern-report.schema.json):
-#: the minor number grows when keys are added, the major one if any ever changed.
-SCHEMA_VERSION = "1.0"
-
-
-@dataclass(frozen=True)
-class RunContext:
-    """How the reports were made: the command line and the options that
-    decide verdicts (kernel filter, dims, block_dim, budget), as JSON values."""
-
-    command: tuple[str, ...] = ()
-    options: dict = field(default_factory=dict)
-
 
 _STATUS_STYLE = {
     KernelStatus.PROVED: "bold green",
@@ -52,63 +43,7 @@ _STATUS_STYLE = {
     KernelStatus.ERROR: "bold magenta",
 }
 
-_EXPLANATION = {
-    ObligationKind.BOUNDS: "an index can leave its array on this launch: guard the access or state the "
-                           "shape relation with vk.requires",
-    ObligationKind.RACE: "two threads can access one element without a barrier between them, at least one "
-                         "writing: add vk.sync_threads(), use an atomic, or give each thread its own element",
-    ObligationKind.DIVERGENCE: "not every live thread of the block reaches this barrier the same number of "
-                               "times: make the condition around it uniform across the block",
-    ObligationKind.ASSERT: "the assert is false for this launch",
-    ObligationKind.INVARIANT: "the loop invariant is false on entry or is not kept by an iteration",
-    ObligationKind.DIV_ZERO: "the divisor can be zero on this launch: guard it or require it nonzero",
-    ObligationKind.UNINIT: "this shared element may be read before any thread of the block wrote it: "
-                           "write every element the block reads (halo and padding included) before "
-                           "the barrier",
-}
-
-_KIND_TEXT = {
-    ObligationKind.BOUNDS: "array index out of bounds",
-    ObligationKind.RACE: "data race",
-    ObligationKind.DIVERGENCE: "barrier divergence",
-    ObligationKind.ASSERT: "assertion can fail",
-    ObligationKind.INVARIANT: "loop invariant can fail",
-    ObligationKind.DIV_ZERO: "integer division by zero",
-    ObligationKind.UNINIT: "read of uninitialised shared memory",
-}
-
-
 # ------------------------------------------------------------------ helpers
-def json_safe(value: Any) -> Any:
-    """`value` with numpy scalars/arrays, tuples and non-finite floats turned
-    into plain JSON values."""
-    if isinstance(value, dict):
-        return {str(k): json_safe(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [json_safe(v) for v in value]
-    if hasattr(value, "tolist") and not isinstance(value, (str, bytes)):
-        return json_safe(value.tolist())
-    if isinstance(value, float) and not math.isfinite(value):
-        return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
-    if isinstance(value, (str, int, float, bool)) or value is None:
-        return value
-    return str(value)
-
-
-def _loc(ob_loc: SourceLoc, report: KernelReport) -> SourceLoc:
-    """The obligation's location, with the report's file where the loc has none."""
-    if not ob_loc.file or ob_loc.file == "<unknown>":
-        return SourceLoc(report.file, ob_loc.line, ob_loc.col)
-    return ob_loc
-
-
-def _counts(reports: Iterable[KernelReport]) -> dict[str, int]:
-    counts = {s.value: 0 for s in KernelStatus}
-    for r in reports:
-        counts[r.status.value] += 1
-    return counts
-
-
 def summary_line(reports: Iterable[KernelReport]) -> str:
     """`N kernels: P proved, F failed, U unknown, E error`, counting kernels
     only; a file-level error (a syntax error, a module that does not compile)
@@ -116,7 +51,7 @@ def summary_line(reports: Iterable[KernelReport]) -> str:
     reports = list(reports)
     kernels = [r for r in reports if r.kernel != "<module>"]
     files = len({r.file for r in reports if r.kernel == "<module>"})
-    counts = _counts(kernels)
+    counts = status_counts(kernels)
     line = (f"{len(kernels)} kernel{'s' if len(kernels) != 1 else ''}: "
             + ", ".join(f"{counts[s.value]} {s.value}" for s in KernelStatus))
     if files:
@@ -146,7 +81,7 @@ def render_short(reports: Iterable[KernelReport], accepted: frozenset[str] = fro
         # an instance of a generic kernel (`sort[int8]`) names itself: one source line, many verdicts
         which = f" (in {r.kernel})" if "[" in r.kernel else ""
         for ob, fp in zip(r.obligations, prints):
-            loc = _loc(ob.loc, r)
+            loc = finding_loc(ob.loc, r)
             if ob.status is Status.PROVED:
                 continue
             text = (f"{ob.kind.value}: {ob.message}" if ob.status is Status.FAILED
@@ -171,18 +106,6 @@ def obligation_json(ob: Obligation, report: KernelReport, fingerprint: str | Non
     if fingerprint is not None:
         d["fingerprint"] = fingerprint
     return json_safe(d)
-
-
-def sources_of(reports: Iterable[KernelReport]) -> list[dict]:
-    """Every source file once, in order, with the sha256 its proofs saw (None: unreadable)."""
-    from verikern.proofs.reporting.scope import sha256_file  # lazy: z3 (reporting.scope)
-
-    out: dict[str, str | None] = {}
-    for r in reports:
-        if r.file in out:
-            continue
-        out[r.file] = r.scope.source_sha256 if r.scope is not None else sha256_file(r.file)
-    return [{"path": path, "sha256": digest} for path, digest in out.items()]
 
 
 def to_json_data(reports: Iterable[KernelReport], context: RunContext | None = None) -> dict:
@@ -210,62 +133,22 @@ def to_json_data(reports: Iterable[KernelReport], context: RunContext | None = N
             "assumptions": {"hardware_limits": list(HARDWARE_LIMITS),
                             "array_bound": array_bound(context.options.get("max_array_bytes")),
                             "not_checked": list(NOT_CHECKED)},
-            "sources": sources_of(reports), "summary": _counts(reports), "kernels": kernels}
+            "sources": sources_of(reports), "summary": status_counts(reports), "kernels": kernels}
 
 
 def render_json(reports: Iterable[KernelReport], context: RunContext | None = None) -> str:
     return json.dumps(to_json_data(reports, context), indent=2) + "\n"
 
 
-def to_sarif_data(reports: Iterable[KernelReport], context: RunContext | None = None) -> dict:
-    from verikern.proofs.reporting.sarif import to_sarif_data as sarif  # lazy: import cycle with reporting.sarif
-
-    return sarif(reports, context)
+to_sarif_data = sarif.to_sarif_data
+render_junit = junit.render_junit
 
 
 def render_sarif(reports: Iterable[KernelReport], context: RunContext | None = None) -> str:
     return json.dumps(to_sarif_data(reports, context), indent=2) + "\n"
 
 
-def render_junit(reports: Iterable[KernelReport], context: RunContext | None = None) -> str:
-    from verikern.proofs.reporting.sarif import render_junit as junit  # lazy: import cycle with reporting.sarif
-
-    return junit(reports, context)
-
-
 # ------------------------------------------------------------------ text
-def _fmt_value(v: Any) -> str:
-    v = json_safe(v)
-    return repr(v) if isinstance(v, float) else str(v)
-
-
-def _counterexample_lines(ob: Obligation) -> list[str]:
-    cex = ob.counterexample
-    if cex is None:
-        return []
-    size = math.prod(cex.dims) if cex.dims else 0
-    grid = -(-size // cex.block_dim) if cex.block_dim else 0
-    out = [f"launch: dim={tuple(cex.dims) if len(cex.dims) > 1 else cex.dims[0]}, "
-           f"block_dim={cex.block_dim} ({grid} block{'s' if grid != 1 else ''})"]
-    if cex.threads:
-        out.append("threads: " + ", ".join(
-            f"thread {t} of block {b} (tid {b * cex.block_dim + t})" for b, t in cex.threads))
-    if cex.scalars:
-        out.append("params: " + ", ".join(f"{k}={_fmt_value(v)}" for k, v in cex.scalars.items()))
-    if cex.shapes:
-        out.append("shapes: " + ", ".join(
-            f"{k}.shape={tuple(int(s) for s in v)}" for k, v in cex.shapes.items()))
-    for name, contents in cex.arrays.items():
-        items = list(contents.items())
-        shown = ", ".join(f"{name}[{i}]={_fmt_value(v)}" for i, v in items[:8])
-        more = f" (+{len(items) - 8} more)" if len(items) > 8 else ""
-        out.append(f"contents: {shown}{more} (all other elements 0)")
-    facts = dict(cex.facts)
-    if facts:
-        out.append("values: " + ", ".join(f"{k}={_fmt_value(v)}" for k, v in facts.items()))
-    return out
-
-
 def _source_lines(loc: SourceLoc, indent: str) -> list[str]:
     text = source_line_at(loc) if loc.line >= 1 else None
     if text is None:
@@ -285,24 +168,24 @@ def replay_text(ob: Obligation) -> str:
     return verdict + (f": {reason}" if reason else "")
 
 
-def _obligation_text(ob: Obligation, r: KernelReport) -> list[str]:
-    loc = _loc(ob.loc, r)
+def obligation_text(ob: Obligation, r: KernelReport) -> list[str]:
+    loc = finding_loc(ob.loc, r)
     if ob.status is Status.FAILED:
         lines = [f"  {loc}: error: {ob.kind.value}: {ob.message}"]
     else:
         lines = [f"  {loc}: warning: unknown: {ob.reason or ob.message}"]
     lines += _source_lines(loc, "      ")
     if ob.other_loc is not None and ob.other_loc != ob.loc:
-        other = _loc(ob.other_loc, r)
+        other = finding_loc(ob.other_loc, r)
         lines.append(f"    and at {other}:")
         lines += _source_lines(other, "      ")
     if ob.status is Status.FAILED:
-        lines.append(f"    why: {_EXPLANATION[ob.kind]}")
-        for cl in _counterexample_lines(ob):
+        lines.append(f"    why: {EXPLANATION[ob.kind]}")
+        for cl in counterexample_lines(ob):
             lines.append(f"    {cl}")
         lines.append(f"    simulator: {replay_text(ob)}")
     elif ob.counterexample is not None:
-        for cl in _counterexample_lines(ob):
+        for cl in counterexample_lines(ob):
             lines.append(f"    possible {cl}")
     return lines
 
@@ -335,20 +218,6 @@ def suggestion_lines(r: KernelReport) -> list[str]:
                if r.suggested_example is not None else [])
     return (lines + [f"    {line}" for line in r.suggested_decorators]
             + [f"  verdict under it: {verdict}"] + example)
-
-
-def scope_line(r: KernelReport) -> str | None:
-    """One line: what the kernel's verdict assumed (the full scope is in --format json)."""
-    sc = r.scope
-    if sc is None:
-        return None
-    contracts = "; ".join(c.text if c.kind == "requires" else f"{c.kind}: {c.text}" for c in sc.contracts)
-    launch = (f"dim={tuple(sc.dims) if len(sc.dims) > 1 else sc.dims[0]}" if sc.dims is not None
-              else "every launch")
-    block = f"block_dim={sc.block_dim}" if sc.block_dim is not None else "every block_dim"
-    cached = ", from the cache" if r.cached else ""
-    return (f"  assumes: {contracts or 'no requires'}; {launch}, {block}; budget {sc.budget:g}M "
-            f"units/check; mir sha256 {sc.mir_sha256[:16]}{cached}")
 
 
 def versions_line(max_array_bytes: int | None = None) -> str:
@@ -408,7 +277,7 @@ def render_text(reports: Iterable[KernelReport], *, color: bool = False,
             if ob.status is Status.PROVED:
                 continue
             style = "red" if ob.status is Status.FAILED else "yellow"
-            for i, line in enumerate(_obligation_text(ob, r)):
+            for i, line in enumerate(obligation_text(ob, r)):
                 emit(line, style if i == 0 else None)
         for i, line in enumerate(suggestion_lines(r)):
             emit(line, "cyan" if i == 0 else None)

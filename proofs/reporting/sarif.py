@@ -1,4 +1,4 @@
-"""Reports for tools: SARIF 2.1.0 (code scanning) and JUnit XML (CI test views).
+"""SARIF 2.1.0 reports for code scanning (JUnit XML is proofs.reporting.junit).
 
 SARIF invariants: one run; one rule per obligation kind plus
 `compile-error`, each with a description and help text; one result per
@@ -11,23 +11,17 @@ kernel's `def`; the artifacts carry the sha256 of
 each source file, and the run's properties carry the scope of every kernel
 (assumptions, budgets, MIR hash), the versions and the options. The log
 validates against the OASIS 2.1.0 schema.
-
-JUnit invariants: one test suite per file, one test case per kernel, one
-<failure> per failed obligation, one <error> per unknown obligation (an
-unknown is not a pass) and per compile error; a proved kernel has none.
 """
 from __future__ import annotations
 
-import xml.etree.ElementTree as ET
 from typing import Any, Iterable
 
-from verikern import __version__
+from verikern.version import __version__
 from verikern.mir.nodes import SourceLoc
 from verikern.proofs.reporting.fingerprint import VERSION as FP_KEY, engine_of, error_fingerprint, fingerprints
 from verikern.proofs.obligations import KernelReport, KernelStatus, ObligationKind, Status
-from verikern.proofs.reporting.render import (
-    _EXPLANATION, _KIND_TEXT, RunContext, SCHEMA_VERSION, _counterexample_lines, _counts, _loc,
-    json_safe, scope_line, sources_of,
+from verikern.proofs.reporting.common import (
+    EXPLANATION, KIND_TEXT, SCHEMA_VERSION, RunContext, finding_loc, json_safe, sources_of, status_counts,
 )
 from verikern.proofs.reporting.paste import suggestion_inserts
 
@@ -99,9 +93,9 @@ def _rules() -> list[dict]:
     rules = []
     for k in ObligationKind:
         rules.append({"id": k.value, "name": k.name.title().replace("_", ""),
-                      "shortDescription": {"text": _KIND_TEXT[k]},
-                      "fullDescription": {"text": _EXPLANATION[k]},
-                      "help": {"text": _HELP[k], "markdown": f"**{_KIND_TEXT[k]}**: {_HELP[k]}"},
+                      "shortDescription": {"text": KIND_TEXT[k]},
+                      "fullDescription": {"text": EXPLANATION[k]},
+                      "help": {"text": _HELP[k], "markdown": f"**{KIND_TEXT[k]}**: {_HELP[k]}"},
                       "defaultConfiguration": {"level": "error"},
                       "properties": {"tags": ["correctness", "gpu"]}})
     text = "The kernel must compile: verikern proves nothing about a kernel it cannot compile."
@@ -143,7 +137,7 @@ def to_sarif_data(reports: Iterable[KernelReport], context: RunContext | None = 
                 "ruleId": ob.kind.value, "ruleIndex": rule_index[ob.kind.value],
                 "level": "error" if failed else "warning",
                 "message": {"text": f"{r.kernel}: {text}"},
-                "locations": [_sarif_location(_loc(ob.loc, r))],
+                "locations": [_sarif_location(finding_loc(ob.loc, r))],
                 "partialFingerprints": {FP_KEY: fp},
                 "properties": json_safe({"kernel": r.kernel, "status": ob.status.value,
                                          "confirmed": ob.confirmed, "reason": ob.reason,
@@ -151,7 +145,7 @@ def to_sarif_data(reports: Iterable[KernelReport], context: RunContext | None = 
                                          "counterexample": ob.counterexample.to_json() if ob.counterexample else None}),
             }
             if ob.other_loc is not None:
-                result["relatedLocations"] = [dict(_sarif_location(_loc(ob.other_loc, r)), id=1,
+                result["relatedLocations"] = [dict(_sarif_location(finding_loc(ob.other_loc, r)), id=1,
                                                    message={"text": "the other access"})]
             if fix is not None and failed:
                 result["fixes"] = [fix]
@@ -186,56 +180,6 @@ def to_sarif_data(reports: Iterable[KernelReport], context: RunContext | None = 
                            "assumptions": {"hardware_limits": list(HARDWARE_LIMITS),
                                            "array_bound": array_bound(context.options.get("max_array_bytes")),
                                            "not_checked": list(NOT_CHECKED)},
-                           "summary": _counts(reports), "kernels": kernels},
+                           "summary": status_counts(reports), "kernels": kernels},
         }],
     }
-
-
-# ------------------------------------------------------------------ junit
-def render_junit(reports: Iterable[KernelReport], context: RunContext | None = None) -> str:
-    """JUnit XML (see module docstring)."""
-    from verikern.proofs.reporting.scope import versions  # lazy: z3 (reporting.scope)
-
-    reports = list(reports)
-    root = ET.Element("testsuites", name="verikern")
-    suites: dict[str, ET.Element] = {}
-    totals = {"tests": 0, "failures": 0, "errors": 0}
-    for r in reports:
-        suite = suites.get(r.file)
-        if suite is None:
-            suite = suites[r.file] = ET.SubElement(root, "testsuite", name=r.file)
-            props = ET.SubElement(suite, "properties")
-            for key, value in versions().items():
-                ET.SubElement(props, "property", name=key, value=value)
-            for key in ("tests", "failures", "errors"):
-                suite.set(key, "0")
-        case = ET.SubElement(suite, "testcase", classname=r.file, name=r.kernel, time=f"{r.seconds:.3f}")
-        counts = {"tests": 1, "failures": 0, "errors": 0}
-        if r.status is KernelStatus.ERROR:
-            first = (r.error or "error").splitlines()[0]
-            el = ET.SubElement(case, "error", type="compile-error", message=first)
-            el.text = r.error or ""
-            counts["errors"] += 1
-        for ob in r.obligations:
-            loc = _loc(ob.loc, r)
-            if ob.status is Status.FAILED:
-                el = ET.SubElement(case, "failure", type=ob.kind.value, message=f"{loc}: {ob.message}")
-                verdict = {True: "confirmed", False: "NOT confirmed", None: "not replayed"}[ob.confirmed]
-                el.text = "\n".join([*_counterexample_lines(ob), f"simulator: {verdict}"]
-                                    + ([f"reason: {ob.reason}"] if ob.reason else []))
-                counts["failures"] += 1
-            elif ob.status is Status.UNKNOWN:
-                el = ET.SubElement(case, "error", type="unknown",
-                                   message=f"{loc}: unknown: {ob.reason or ob.message}")
-                el.text = ob.message
-                counts["errors"] += 1
-        assumed = scope_line(r)
-        if assumed is not None:
-            ET.SubElement(case, "system-out").text = assumed.strip()
-        for key, n in counts.items():
-            suite.set(key, str(int(suite.get(key, "0")) + n))
-            totals[key] += n
-    for key, n in totals.items():
-        root.set(key, str(n))
-    ET.indent(root)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"

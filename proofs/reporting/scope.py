@@ -24,7 +24,7 @@ import sys
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
-from verikern import __version__
+from verikern.version import __version__
 from verikern.mir.printer import format_kernel
 from verikern.mir.nodes import Requires, RequiresArray
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from verikern.proofs.obligations import KernelReport, KernelStatus
-from verikern.proofs.reporting.render import _counts
+from verikern.proofs.reporting.common import status_counts
 
 #: Seconds a `git` query may take before it is treated as "no git information".
 GIT_TIMEOUT_S = 20
@@ -136,7 +136,7 @@ def gather(reports: Iterable[KernelReport], qualification: Qualification | None 
 def overall(reports: list[KernelReport]) -> tuple[str, str]:
     """(status word, sentence) for the banner: PROVED only when every kernel is
     (and there is at least one); else the worst of ERROR, FAILED, UNKNOWN."""
-    counts = _counts(reports)
+    counts = status_counts(reports)
     n = len(reports)
     tally = ", ".join(f"{counts[s.value]} {s.value}" for s in KernelStatus)
     if n and counts["proved"] == n:

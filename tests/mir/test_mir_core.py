@@ -1,4 +1,6 @@
 """MIR core: builder, verifier, printer and CFG utilities on hand-built kernels."""
+import dataclasses
+
 import pytest
 
 from verikern.mir import (
@@ -7,7 +9,11 @@ from verikern.mir import (
     format_kernel, verify,
 )
 from verikern.mir.builder import MirBuilder
-from verikern.mir.cfg import dominators, immediate_postdominator, reverse_postorder
+from verikern.mir.cfg import (
+    CfgShape, UnstructuredCycle, dominators, immediate_postdominator, loop_depths, reachable_labels,
+    reverse_postorder,
+)
+from verikern.mir.nodes import LoopInfo
 
 L = SourceLoc("k.py", 3, 5)
 
@@ -85,6 +91,31 @@ def test_loop_orders_and_dominators():
     assert immediate_postdominator(k, "entry0") == "head1"
     assert immediate_postdominator(k, "body2") == "head1"
     assert "phi [entry0: 0:int32], [body2: %k.1]" in format_kernel(k)
+
+
+def test_loop_first_order_puts_the_loop_before_its_exit():
+    """The simulator's order (successors by loop depth) against the plain one,
+    computed by hand for entry -> head -> {body -> head, exit}."""
+    k = counting_loop()
+    assert loop_depths(k) == {"entry0": 0, "head1": 1, "body2": 1, "exit3": 0}
+    assert reverse_postorder(k) == ["entry0", "head1", "exit3", "body2"]
+    assert reverse_postorder(k, successor_key=loop_depths(k).__getitem__) == [
+        "entry0", "head1", "body2", "exit3"]
+    assert reachable_labels(k.blocks) == {"entry0", "head1", "body2", "exit3"}
+
+
+def test_cfg_shape_is_the_forward_order_without_back_edges():
+    k = counting_loop()
+    with pytest.raises(UnstructuredCycle, match="not a source loop"):
+        CfgShape(k)          # the builder records no source loop: the cycle has no forward order
+    k = dataclasses.replace(k, loops=(LoopInfo("head1", ("head1", "body2"), ("body2",), "exit3", L),))
+    shape = CfgShape(k)
+    assert shape.order == ["entry0", "head1", "body2", "exit3"]
+    assert shape.back_edges == {("body2", "head1")}
+    assert shape.forward_reachable("body2") == {"body2"}
+    assert shape.forward_reachable("head1") == {"head1", "body2", "exit3"}
+    assert shape.clean_exit_of == {"exit3": "head1"}
+    assert shape.innermost_loop("body2") == "head1" and shape.innermost_loop("exit3") is None
 
 
 def test_verifier_rejects_use_before_definition():

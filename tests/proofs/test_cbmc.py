@@ -179,6 +179,18 @@ def test_a_failure_trace_becomes_an_abstracted_counterexample():
     assert race.status is Status.UNKNOWN      # no answer for it
 
 
+def test_the_elements_a_trace_read_become_the_counterexamples_array_contents():
+    k = kernel(OFF_BY_ONE, "zero_off_by_one")
+    trace = [assign("vk_read_g0_x_flat", 0), assign("vk_read_g0_x_val", 0),   # static init
+             assign("L.dim[0]", 4), assign("L.block_dim", 4), assign("L.g0_x_shape[0]", 3),
+             assign("vk_read_g0_x_flat", 2), assign("vk_read_g0_x_val", 7),
+             assign("vk_read_g0_x_flat", 9), assign("vk_read_g0_x_val", 5),   # past the shape
+             {"stepType": "failure", "property": "p", "reason": "r"},
+             assign("vk_read_g0_x_flat", 1), assign("vk_read_g0_x_val", 8)]
+    cex = cbmc.counterexample_from_trace(k, trace)
+    assert cex.shapes == {"x": (3,)} and cex.arrays == {"x": {0: 0, 2: 7}}
+
+
 def _fake_runner(k, status_of, trace=()):
     """A stand-in for the cbmc process: checks the command line, answers
     `status_of(spec)` for each obligation (with `trace` on failures)."""
@@ -348,3 +360,32 @@ def test_a_missing_cbmc_is_an_input_error(monkeypatch, tmp_path):
     monkeypatch.setenv("PATH", str(tmp_path))
     r = _prove(str(CORPUS / "ok_saxpy_guarded.py"), "--engine", "cbmc")
     assert r.exit_code == 3 and "apt-get install cbmc" in r.output
+
+
+# ------------------------------------------------------------------ what makes CBMC fast
+FLOATS = '''
+import verikern as vk
+
+@vk.kernel
+def floats(x: vk.array(dtype=vk.float32), y: vk.array(dtype=vk.float32), a: vk.float32):
+    i = vk.tid()
+    if i < x.shape[0] and i < y.shape[0]:
+        s = a * x[i]
+        t = x[i] + 1.0
+        if t > 2.0:
+            y[i] = s
+'''
+
+
+def test_only_floats_that_reach_no_condition_are_havocked_and_tid_is_the_shared_id():
+    from verikern.encoders.c import emit_c
+    from verikern.encoders.c.emitter import relevant_values
+    k = kernel(FLOATS, "floats")
+    text = emit_c(k)
+    floats = [i for _, i in k.instructions() if getattr(i, "result", None) is not None
+              and i.result.type.is_float and i.OPCODE == "binop"]
+    s, t = floats                      # a * x[i] only reaches memory; x[i] + 1.0 a branch
+    assert s.result.id not in relevant_values(k) and t.result.id in relevant_values(k)
+    assert f"T->v{s.result.id} = VK_HAVOC_FLOAT(nondet_float, " in text
+    assert f"T->v{t.result.id} = ((float)(" in text
+    assert text.count("= T->gid;") == 1 and "th1.gid = (int32_t)g1;" in text

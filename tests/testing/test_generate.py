@@ -61,8 +61,8 @@ def test_generated_programs_cover_the_language():
         assert f"dtype=vk.{t}" in text, t
     for needle in ("vk.vec2", "vk.vec3", "vk.vec4", "mat33", "vk.cross(", "vk.dot(", "vk.transpose(",
                    "continue", "break", "while ", "@vk.func", "vk.atomic_add(", "vk.atomic_min(",
-                   "vk.atomic_max(", "vk.atomic_cas(",
-                   "vk.atomic_exch(", "+= ", "vk.sync_threads()", "vk.sin(", "vk.where(", "vk.clamp(",
+                   "vk.atomic_max(", "vk.atomic_cas(", "vk.atomic_exch(", "+= ", "vk.sync_threads()",
+                   "vk.sin(", "vk.where(", "vk.clamp(",
                    "vk.sqrt(", "vk.floor(", " << ", " >> ", " // ", " % "):
         assert needle in text, needle
     assert any("@vk.func" in s and "p0_f1" in s for s in srcs), "no func calling another func"

@@ -30,7 +30,7 @@ from pathlib import Path
 import llvmlite
 import llvmlite.binding as llvm
 
-from verikern import __version__
+from verikern.version import __version__
 from verikern.app.build_proofs import ProvedKernel, prove_for_build
 from verikern.backends.cabi.cpu import cpu_source
 from verikern.backends.cabi.signature import CEntry, c_entry, header_text

@@ -4,7 +4,8 @@ Key: sha256 over the cache format, the file path as given, the kernel name,
 the sha256 of the kernel's MIR text, the options (dims, block_dim, budget,
 replay, max_array_bytes, suggest, the engines and CBMC's unwinding depth),
 the versions of verikern and z3, the sha256 of verikern's own code
-(`code_hash`) and the tools outside it that decide (`tool_fields`): the
+(`code_hash`), the sha256 of every project module the file imports from,
+and the tools outside it that decide (`tool_fields`): the
 cross-check solver and its version (`--cross-check`) and, when CBMC is an
 engine, its binary's path, sha256 and version. The verdict is a function of
 exactly these (budgets count solver work, not seconds: proofs.deciding.budget), so a
@@ -47,7 +48,7 @@ import importlib
 
 import z3
 
-from verikern import __version__
+from verikern.version import __version__
 from verikern.mir.nodes import SourceLoc
 from verikern.proofs.obligations import (
     Counterexample, ExampleLaunch, KernelReport, KernelStatus, Obligation, ObligationKind, Status,
@@ -133,9 +134,10 @@ class ProofCache:
     @staticmethod
     def key(*, file: str, kernel: str, mir_sha256: str, dims, block_dim, budget, replay: bool,
             max_array_bytes: int | None = None, suggest: bool = False, engine: str = "z3",
-            unwind: int | None = None, tools: dict | None = None) -> str:
+            unwind: int | None = None, tools: dict | None = None, imports=()) -> str:
         """The entry's key: every field that can change the report (module
-        docstring); `tools`: `tool_fields(engine)` of the run."""
+        docstring); `tools`: `tool_fields(engine)` of the run; `imports`:
+        (path, sha256) of every project module the file imports from."""
         fields = {"format": FORMAT, "file": str(file), "kernel": kernel, "mir": mir_sha256,
                   "dims": list(dims) if dims is not None else None,
                   "block_dim": int(block_dim) if block_dim is not None else None,
@@ -149,6 +151,8 @@ class ProofCache:
             fields["engine"], fields["unwind"] = engine, unwind
         if tools:                    # a second solver's or CBMC's verdicts are other entries
             fields["tools"] = tools
+        if imports:                  # a change in an imported project module: another entry
+            fields["imports"] = [list(i) for i in imports]
         return hashlib.sha256(_canonical(fields).encode()).hexdigest()
 
     def _path(self, key: str) -> Path:

@@ -58,10 +58,14 @@ def read_for_workers(path: str) -> tuple[str, bytes] | None:
 def prove_contents_task(args) -> list:
     """A worker's proof of one file from its contents: (path, text, data,
     kernel, options, cache) -> [KernelReport, ...], the reports `prove_file`
-    gives for `path` when it holds `data`. Nothing on the worker is read from
-    `path`."""
+    gives for `path` when it holds `data`. The file itself is never read on
+    the worker; the project modules it imports from (frontend/project.py) are,
+    when the worker sees `path` (a shared folder), else those names are not
+    constants there."""
     path, text, data, kernel, opts, cache = args
-    return _compile_and_prove(lambda: compile_source(text, path), path, kernel, opts, data, cache)
+    project_file = path if Path(path).is_file() else None
+    return _compile_and_prove(lambda: compile_source(text, path, project_file=project_file),
+                              path, kernel, opts, data, cache)
 
 
 def prove_files_on_dask(tasks: Sequence[tuple], scheduler, progress=None) -> dict:

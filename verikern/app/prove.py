@@ -215,15 +215,16 @@ def _compile_and_prove(compile_module, file: str, kernel, opts: ProofOptions,
                        else f"{file}:{line}: error: kernel {kr.name} did not compile")
             reports.append(_error_report(file, kr.name, message, line))
             continue
-        report = _prove_scoped(kr.mir, file, opts, data, cache)
+        report = _prove_scoped(kr.mir, file, opts, data, cache, getattr(module, "imports", ()))
         # a generic kernel's instance reports as `sort[int8]` (its MIR name is an identifier)
         reports.append(report if report.kernel == kr.name else dataclasses.replace(report, kernel=kr.name))
     return reports
 
 
 def _prove_scoped(kernel_mir, file: str, opts: ProofOptions, data: bytes | None,
-                  cache) -> KernelReport:
-    """prove_mir with the report's scope (proofs.reporting.scope) attached, through `cache` when given."""
+                  cache, imports: tuple = ()) -> KernelReport:
+    """prove_mir with the report's scope (proofs.reporting.scope) attached, through `cache` when given
+    (`imports`: (path, sha256) of the project modules the file imports from, part of the key)."""
 
     start = time.perf_counter()
     source = data.decode("utf-8", "replace") if data is not None else None
@@ -235,7 +236,8 @@ def _prove_scoped(kernel_mir, file: str, opts: ProofOptions, data: bytes | None,
         key = cache.key(file=file, kernel=kernel_mir.name, mir_sha256=scope.mir_sha256, dims=opts.dims,
                         block_dim=opts.block_dim, budget=opts.budget, replay=opts.replay,
                         max_array_bytes=opts.max_array_bytes, suggest=opts.suggest,
-                        engine=opts.engine, unwind=opts.unwind, tools=tool_fields(opts.engine))
+                        engine=opts.engine, unwind=opts.unwind, tools=tool_fields(opts.engine),
+                        imports=imports)
         hit = cache.get(key) if answers_from_cache() else None
         if hit is not None and hit.file == file and hit.kernel == kernel_mir.name:
             return dataclasses.replace(with_cached(hit, time.perf_counter() - start), scope=scope)

@@ -42,7 +42,9 @@ def pasted_kernel(report: KernelReport, source: str):
     does not compile."""
     text = pasted(source, suggestion_inserts(source, report.line, report.suggested_decorators))
     try:
-        module = compile_source(text, report.file)
+        # names imported from the kernel's project are read as when it was proved
+        module = compile_source(text, report.file, project_file=report.file
+                                if Path(report.file).is_file() else None)
     except Exception as err:  # the pasted file must compile; if not, nothing is claimed
         LOG.info("%s: the pasted contract does not compile: %s", report.kernel, err)
         return None

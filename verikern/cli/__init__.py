@@ -13,7 +13,7 @@ import sys
 
 import click
 
-from verikern import __version__
+from verikern.version import __version__
 
 # name -> (module, one-line help shown by `verikern --help`)
 COMMANDS = {

@@ -61,6 +61,10 @@ def callee_name(chk, func: ast.AST) -> tuple[str, str]:
         if any(d.node.name == n for d in chk.info.kernels):
             raise chk.error(f"a kernel cannot call the kernel {n!r}", func, "call-not-allowed",
                             "make the shared code a @vk.func")
+        if n in chk.info.import_notes:    # a project func verikern could not take (project.py)
+            raise chk.error(f"{n}() {chk.info.import_notes[n]}", func, "imported-func",
+                            "import the names the func reads too, or bind them to the same "
+                            "values in this file")
     text = ast.unparse(func)
     raise chk.error(f"{text}() is not a builtin or a @vk.func", func, "call-not-allowed",
                     "only verikern builtins and @vk.func functions can be called in kernels")

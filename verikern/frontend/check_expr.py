@@ -18,6 +18,7 @@ from verikern.mir.ops import trunc_div as _c_div  # C division on unbounded ints
 from .dynamic_components import dynamic_read, is_constant
 from .factories import capture_of, capture_ref
 from .module import NotConstant
+from .project import module_member
 from .typing_rules import (
     BINOP_NAMES, COMPARE_NAMES, check_binary_types, literal_type_for, make_literal,
 )
@@ -88,6 +89,13 @@ class ExprChecker(_Host):
             name = self.info.dsl_name(node)
             if name in DSL_CONSTANTS:
                 return DSL_CONSTANTS[name]
+            enum = self._enum_members(node.value)
+            if enum is not None and node.attr in enum:   # Flags.ACTIVE: an int constant
+                return enum[node.attr]
+            member = self._module_member(node)          # c.N, `import pkg.consts as c`
+            if member is not None and isinstance(member[0].constants.get(member[1]),
+                                                 (bool, int, float)):
+                return member[0].constants[member[1]]
             raise NotConstant
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) \
                 and node.value.id not in self.local_names and node.value.id not in self.arrays \
@@ -407,10 +415,43 @@ class ExprChecker(_Host):
                              "array-value")
         return H.CondExpr(cond, a, b, a.type, self.loc(node))
 
+    def _enum_members(self, node: ast.AST) -> dict[str, int] | None:
+        """The members of the module-level IntEnum `node` names (here, or
+        in a project module imported as a name), else None."""
+        if isinstance(node, ast.Name) and node.id in self.info.enums \
+                and node.id not in self.local_names and node.id not in self.arrays \
+                and capture_of(self, node.id) is None:
+            return self.info.enums[node.id]
+        member = self._module_member(node)
+        return member[0].enums.get(member[1]) if member is not None else None
+
+    def _module_member(self, node: ast.AST):
+        """(ModuleInfo, name) for `c.name` with `c` a project module alias
+        that no local, array or capture shadows, else None."""
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and \
+                (node.value.id in self.local_names or node.value.id in self.arrays
+                 or capture_of(self, node.value.id) is not None):
+            return None
+        return module_member(self.info, node)
+
     def _expr_Attribute(self, node: ast.Attribute, expected):
         if self.info.dsl_name(node) is not None:
             raise self.error(f"{ast.unparse(node)} is not a value", node, "unknown-name",
                              "call it, e.g. vk.tid()")
+        member = self._module_member(node)
+        if member is not None and member[1] in member[0].typed_constants:   # c.X = wp.constant(..)
+            v, t = member[0].typed_constants[member[1]]
+            return H.Literal(v, t, self.loc(node))
+        if isinstance(node.value, ast.Name) and node.value.id in self.info.module_aliases \
+                and node.value.id not in self.local_names and node.value.id not in self.arrays \
+                and capture_of(self, node.value.id) is None:
+            defining = self.info.module_aliases[node.value.id]
+            rebinding = defining.rebinding(node.attr)
+            why = (f"{defining.filename} can rebind it ({rebinding.describe()})"
+                   if rebinding is not None else "it is not a literal constant there")
+            raise self.error(f"kernel code cannot read {ast.unparse(node)}: {why}", node,
+                             "closure", "make it a literal constant bound once in its module, "
+                             "or pass the value as a parameter")
         base = self.check_expr(node.value)
         if isinstance(base.type, ArrayType):
             if node.attr == "shape":

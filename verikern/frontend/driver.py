@@ -25,6 +25,7 @@ from .factories import collect_calls, local_type_aliases
 from .lower import Lowerer
 from .generic_kernels import kernel_instances
 from .module import ModuleInfo, scan_module
+from .project import Project
 from . import launch_sites
 from .registry import FuncRegistry
 
@@ -48,6 +49,8 @@ class ModuleResult:
     kernels: list[KernelResult] = field(default_factory=list)
     errors: list[KernelError] = field(default_factory=list)
     funcs: dict = field(default_factory=dict)
+    # (path, sha256) of every project module the file's imports read (project.py)
+    imports: tuple[tuple[str, str], ...] = ()
 
     def kernel(self, name: str) -> KernelResult:
         for k in self.kernels:
@@ -82,12 +85,16 @@ def _syntax_error(e: SyntaxError, filename: str) -> KernelError:
                        if e.text else None)
 
 
-def compile_source(source: str, filename: str = "<string>", optimize: bool = True) -> ModuleResult:
-    """Compile every @kernel in `source` (see module docstring)."""
+def compile_source(source: str, filename: str = "<string>", optimize: bool = True,
+                   project_file=None) -> ModuleResult:
+    """Compile every @kernel in `source` (see module docstring).
+    `project_file`: the path the source was read from; names it imports from
+    the other modules of its project are then read from their source
+    (project.py). None: such imports are never constants."""
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, _RECURSION_LIMIT))  # long expressions recurse deeply
     try:
-        return _compile_source(source, filename, optimize)
+        return _compile_source(source, filename, optimize, project_file)
     finally:
         sys.setrecursionlimit(limit)
 
@@ -95,7 +102,7 @@ def compile_source(source: str, filename: str = "<string>", optimize: bool = Tru
 _RECURSION_LIMIT = 12000
 
 
-def _compile_source(source: str, filename: str, optimize: bool) -> ModuleResult:
+def _compile_source(source: str, filename: str, optimize: bool, project_file=None) -> ModuleResult:
     try:
         tree = ast.parse(source, filename=filename)
     except SyntaxError as e:
@@ -108,6 +115,10 @@ def _compile_source(source: str, filename: str, optimize: bool) -> ModuleResult:
         return ModuleResult(filename, [], [KernelError(f"cannot parse: {e}",
                                                        SourceLoc(filename, 1, 1))])
     info = ModuleInfo(filename, source)
+    if project_file is not None:
+        info.project, info.module_name = Project.of_file(project_file)
+        info.is_package = Path(project_file).name == "__init__.py"
+        info.project.modules[info.module_name] = None   # importing itself: no constants
     collect_calls(tree, info)   # the call sites of kernel factories, before scanning them
     scan_module(tree, info)
     local_type_aliases(tree, info)
@@ -154,7 +165,8 @@ def _compile_source(source: str, filename: str, optimize: bool) -> ModuleResult:
             funcs[name] = registry.get(name).fdef
         except KernelError:
             pass
-    return ModuleResult(filename, kernels, errors, funcs)
+    imports = tuple(sorted(info.project.files.items())) if info.project is not None else ()
+    return ModuleResult(filename, kernels, errors, funcs, imports)
 
 
 def compile_file(path) -> ModuleResult:
@@ -166,4 +178,4 @@ def compile_file(path) -> ModuleResult:
         return ModuleResult(str(path), [], [KernelError(f"cannot read {path}: {e}",
                                                         SourceLoc(str(path), 1, 1),
                                                         rule="io")])
-    return compile_source(text, str(path))
+    return compile_source(text, str(path), project_file=p)

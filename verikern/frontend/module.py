@@ -20,14 +20,21 @@ from verikern.hir.types import BOOL, ScalarType
 from verikern.mir.nodes import SourceLoc
 from .annotations import value_type
 from .rebinding import ANY, Rebinding, conditional_rebindings, find_rebindings, other_targets
+from .project import (
+    FOREIGN_FILE, bind_import_from, bind_imported_funcs, bind_module_alias, rebindings_from_outside,
+)
 from .typing_rules import round_float
 
 DSL_MODULES = ("verikern", "warp")
 
 
 def loc_of(filename: str, node: ast.AST) -> SourceLoc:
-    """The 1-based line and column of an AST node."""
-    return SourceLoc(filename, getattr(node, "lineno", 0), getattr(node, "col_offset", -1) + 1)
+    """The 1-based line and column of an AST node, in `filename` -- or in
+    the project module a func was imported from (project.py tags its nodes
+    with FOREIGN_FILE)."""
+    return SourceLoc(getattr(node, FOREIGN_FILE, filename), getattr(node, "lineno", 0),
+                     getattr(node, "col_offset", -1) + 1)
+
 
 
 @dataclass
@@ -74,6 +81,21 @@ class ModuleInfo:
     # name (or rebinding.ANY) -> a site that can rebind it anywhere in the file
     # (a `global` statement, globals()[...], a second binding, ...): never a constant
     rebindings: dict[str, Rebinding] = field(default_factory=dict)
+    # `class Flags(IntEnum): ACTIVE = 1`: enum name -> {member: int value}
+    enums: dict[str, dict[str, int]] = field(default_factory=dict)
+    enum_imports: dict[str, str] = field(default_factory=dict)  # local -> "IntEnum"/"IntFlag"
+    # project-aware reading (project.py): the project (None: imports from
+    # other modules are never constants), this module's dotted name, whether
+    # it is a package's __init__.py, and the imports that led here
+    project: Any = None
+    module_name: str = ""
+    is_package: bool = False
+    # name -> the import chain that failed to resolve it (project.py)
+    unresolved: dict[str, list[str]] = field(default_factory=dict)
+    # `import pkg.consts as c`: c -> the ModuleInfo of pkg.consts (project.py)
+    module_aliases: dict[str, Any] = field(default_factory=dict)
+    pending_funcs: list[tuple] = field(default_factory=list)  # (defining info, name, local)
+    import_notes: dict[str, str] = field(default_factory=dict)  # func -> why it was not taken
 
     @property
     def funcs(self) -> dict[str, Definition]:
@@ -91,7 +113,11 @@ class ModuleInfo:
         return self.rebindings.get(name) or self.rebindings.get(ANY)
 
     def line(self, loc: SourceLoc) -> str | None:
-        lines = self.source.splitlines()
+        source = self.source
+        if loc.file != self.filename and self.project is not None:   # an imported func's line
+            source = next((m.source for m in self.project.modules.values()
+                           if m is not None and m.filename == loc.file), "")
+        lines = source.splitlines()
         return lines[loc.line - 1] if 1 <= loc.line <= len(lines) else None
 
     def error(self, message: str, node_or_loc, rule: str, hint: str | None = None) -> KernelError:
@@ -220,6 +246,8 @@ def _rebind(info: ModuleInfo, name: str) -> None:
     kernels see an unknown value of the type of its literal binding."""
     old = info.constants.pop(name, None)
     info.typed_constants.pop(name, None)
+    info.enums.pop(name, None)
+    info.module_aliases.pop(name, None)
     if isinstance(old, (bool, int, float)) and name not in info.nonconstant:
         info.rebound[name] = old
     info.nonconstant.add(name)
@@ -260,19 +288,44 @@ def _bind_target_names(target: ast.AST, out: set[str]) -> None:
 def scan_module(tree: ast.Module, info: ModuleInfo) -> None:
     """Fill `info` from the top-level statements of `tree` (in order). A
     name that something in the file can rebind (rebinding.py) never becomes
-    a constant, nor does anything computed from it."""
+    a constant, nor does anything computed from it. Funcs imported from the
+    project are taken last, once every name of the file is known."""
     info.rebindings = find_rebindings(tree, info.filename)
+    if info.project is not None:    # another module of the project may rebind them too
+        for name, site in rebindings_from_outside(info.project, info.module_name).items():
+            info.rebindings.setdefault(name, site)
+    _scan_statements(tree, info)
+    bind_imported_funcs(info)
+    if info.module_aliases:
+        for n in ast.walk(tree):   # `c.N = 7` / setattr(c, ...) here rebinds the module's names
+            if isinstance(n, ast.Attribute) and isinstance(n.ctx, (ast.Store, ast.Del)) \
+                    and isinstance(n.value, ast.Name):
+                info.module_aliases.pop(n.value.id, None)
+            elif isinstance(n, ast.Call) and isinstance(n.func, ast.Name) \
+                    and n.func.id in ("setattr", "delattr", "vars") and n.args \
+                    and isinstance(n.args[0], ast.Name):
+                info.module_aliases.pop(n.args[0].id, None)
+
+
+def _scan_statements(tree: ast.Module, info: ModuleInfo) -> None:
     for stmt in tree.body:
         if isinstance(stmt, ast.Import):
             for a in stmt.names:
                 root = a.name.split(".")[0]
                 if a.name in DSL_MODULES:
                     info.aliases.add(a.asname or a.name)
-                elif a.name in ("math", "numpy"):
+                elif a.name in ("math", "numpy", "enum"):
                     info.std_modules[a.asname or a.name] = a.name
                 else:
                     info.nonconstant.add(a.asname or root)
+                    info.module_aliases.pop(a.asname or root, None)
+                    if a.asname is not None:   # `import pkg.consts as c`: c.N reads its source
+                        bind_module_alias(stmt, a.name, a.asname, info)
         elif isinstance(stmt, ast.ImportFrom):
+            if bind_import_from(stmt, info):
+                continue
+            if stmt.module == "enum" and stmt.level == 0:
+                info.enum_imports.update({a.asname or a.name: a.name for a in stmt.names})
             for a in stmt.names:
                 local = a.asname or a.name
                 if stmt.module in DSL_MODULES and stmt.level == 0 and a.name != "*":
@@ -312,6 +365,8 @@ def scan_module(tree: ast.Module, info: ModuleInfo) -> None:
                     info.typed_constants.pop(n, None)
             for n in names:   # replaced for good: its literal says nothing of its type
                 info.constants.pop(n, None)
+                info.enums.pop(n, None)
+                info.module_aliases.pop(n, None)
                 info.rebound.pop(n, None)
                 info.nonconstant.add(n)
         elif isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name) \
@@ -340,6 +395,10 @@ def scan_module(tree: ast.Module, info: ModuleInfo) -> None:
             info.constants.pop(stmt.name, None)
         elif isinstance(stmt, ast.ClassDef):
             info.nonconstant.add(stmt.name)
+            info.enums.pop(stmt.name, None)
+            members = int_enum_members(stmt, info)
+            if members is not None and info.rebinding(stmt.name) is None:
+                info.enums[stmt.name] = members
             from .factories import scan_factory  # lazy: import cycle with .factories
             for member in stmt.body:   # kernels built in methods (class scope is not visible)
                 if isinstance(member, ast.FunctionDef) and not register_definition(member, info, {}):
@@ -356,6 +415,40 @@ def scan_module(tree: ast.Module, info: ModuleInfo) -> None:
                 info.rebindings.setdefault(name, Rebinding(info.loc(node), (
                     f"a binding of {name!r} under an if, loop, with or try whose value "
                     "verikern cannot read as its literal's type")))
+
+
+def int_enum_members(cls: ast.ClassDef, info: ModuleInfo) -> dict[str, int] | None:
+    """{member: value} of `class Flags(IntEnum)` (or IntFlag, from `enum`)
+    whose body is only `NAME = <int constant>` (and a docstring), no
+    decorators, no other bases; else None (the class is not a constant)."""
+    if cls.decorator_list or cls.keywords or len(cls.bases) != 1:
+        return None
+    base = cls.bases[0]
+    if isinstance(base, ast.Name):
+        kind = info.enum_imports.get(base.id)
+    elif isinstance(base, ast.Attribute) and isinstance(base.value, ast.Name) \
+            and info.std_modules.get(base.value.id) == "enum":
+        kind = base.attr
+    else:
+        kind = None
+    if kind not in ("IntEnum", "IntFlag"):
+        return None
+    members: dict[str, int] = {}
+    for stmt in cls.body:
+        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) \
+                and isinstance(stmt.value.value, str):
+            continue
+        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+                and isinstance(stmt.targets[0], ast.Name)) or stmt.targets[0].id in members:
+            return None
+        try:
+            v = eval_module_constant(stmt.value, info)
+        except NotConstant:
+            return None
+        if isinstance(v, bool) or not isinstance(v, int) or stmt.targets[0].id.startswith("_"):
+            return None
+        members[stmt.targets[0].id] = v
+    return members
 
 
 def register_definition(stmt, info: ModuleInfo, scope=None) -> bool:

@@ -332,3 +332,49 @@ def other_targets(n: ast.AST) -> list[ast.Name]:
         return [ast.Name(id=a.asname or a.name.split(".")[0], ctx=ast.Store(), lineno=n.lineno,
                          col_offset=n.col_offset) for a in n.names]
     return []
+
+
+def outside_rebindings(tree: ast.Module, filename: str, handles: set[str]) -> dict[str, Rebinding]:
+    """name (or ANY) -> the first site in ANOTHER module (`tree`) that can
+    rebind a module-level name of the module that `handles` (names that
+    module binds to it, or to a package above it) may evaluate to:
+    `M.NAME = ...`, `del M.NAME`, `setattr(M, ...)` / `delattr`, and stores
+    into `vars(M)` / `M.__dict__`. As `find_rebindings`, an over-approximation:
+    `sys.modules[...]`, `importlib.import_module(...)` and names bound from
+    them count as the module too."""
+    out: dict[str, Rebinding] = {}
+    handles = set(handles)
+    changed = True
+    while changed:                      # `m = consts` / `m = sys.modules[...]` follow too
+        changed = False
+        for n in ast.walk(tree):
+            if isinstance(n, ast.Assign) and _may_be_module(n.value, handles):
+                for t in n.targets:
+                    if isinstance(t, ast.Name) and t.id not in handles:
+                        handles.add(t.id)
+                        changed = True
+
+    def note(name: str, node: ast.AST, how: str) -> None:
+        out.setdefault(name, Rebinding(_loc(filename, node), how))
+
+    def namespace(node: ast.AST) -> bool:      # vars(M) or M.__dict__
+        if isinstance(node, ast.Attribute) and node.attr == "__dict__":
+            return _may_be_module(node.value, handles)
+        return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "vars"
+                and len(node.args) == 1 and _may_be_module(node.args[0], handles))
+
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Attribute) and isinstance(n.ctx, (ast.Store, ast.Del)) \
+                and _may_be_module(n.value, handles):
+            note(n.attr, n, f"an assignment to the module attribute {n.attr!r} in another module")
+        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Name) \
+                and n.func.id in ("setattr", "delattr") and n.args and _may_be_module(n.args[0], handles):
+            note(_key_name(n.args[1]) if len(n.args) > 1 else ANY, n,
+                 f"{n.func.id}(...) on the module in another module")
+        elif isinstance(n, ast.Subscript) and isinstance(n.ctx, (ast.Store, ast.Del)) and namespace(n.value):
+            note(_key_name(n.slice), n, "a store into the module's namespace in another module")
+        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and namespace(n.func.value) \
+                and n.func.attr in ("update", "setdefault", "__setitem__", "pop", "__delitem__", "clear"):
+            key = _key_name(n.args[0]) if n.func.attr != "update" and n.args else ANY
+            note(key, n, f"the module's namespace .{n.func.attr}(...) in another module")
+    return out

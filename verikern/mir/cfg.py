@@ -1,25 +1,69 @@
-"""CFG utilities over MIR kernels: orders, dominators, post-dominators.
+"""CFG utilities over MIR kernels: reachability, orders, dominators,
+post-dominators, loop depths and the forward (acyclic) shape the SMT encoder,
+the prover and the simulator share.
 
 Invariant: every function here is pure and iterative (no recursion), so deep
-kernels never hit Python's recursion limit.
+kernels never hit Python's recursion limit; `CfgShape` is computed once per
+kernel and never changes afterwards (only its forward-reachability cache fills).
 """
 from __future__ import annotations
 
 import dataclasses
+from typing import Callable, Sequence
 
-from .nodes import Branch, Jump, Kernel
+from .facts import definitions, writes_memory
+from .nodes import Block, Branch, Instr, Jump, Kernel, Phi, Return
 
 
-def reverse_postorder(k: Kernel) -> list[str]:
+class UnstructuredCycle(Exception):
+    """The CFG has a cycle that is not one of the kernel's source loops, so it
+    has no forward (acyclic) order; a prover reports obligations that need
+    one as unknown with this message."""
+
+
+def reachable_labels(blocks: Sequence[Block]) -> set[str]:
+    """Labels of the blocks reachable from `blocks[0]` (the entry)."""
+    by_label = {b.label: b for b in blocks}
+    seen, stack = {blocks[0].label}, [blocks[0].label]
+    while stack:
+        for succ in by_label[stack.pop()].terminator.successors():
+            if succ not in seen:
+                seen.add(succ)
+                stack.append(succ)
+    return seen
+
+
+def forward_successors(k: Kernel, back_edges: set[tuple[str, str]], label: str) -> frozenset[str]:
+    """Blocks reachable from `label` along one or more edges that are not in
+    `back_edges` (`label` itself only if such a path returns to it)."""
+    seen: set[str] = set()
+    stack = [label]
+    while stack:
+        lbl = stack.pop()
+        for s in k.block(lbl).terminator.successors():
+            if (lbl, s) not in back_edges and s not in seen:
+                seen.add(s)
+                stack.append(s)
+    return frozenset(seen)
+
+
+def reverse_postorder(k: Kernel, successor_key: Callable[[str], int] | None = None) -> list[str]:
     """Labels of blocks reachable from entry, in reverse postorder (for a
-    reducible CFG: a loop header precedes its body and its exit follows it)."""
+    reducible CFG: a loop header precedes its body and its exit follows it).
+    `successor_key`: the depth-first search visits a block's successors in
+    ascending key order (stable), else in the terminator's order."""
     seen: set[str] = set()
     post: list[str] = []
     stack: list[tuple[str, int]] = [(k.entry.label, 0)]
     seen.add(k.entry.label)
+    succ_cache: dict[str, tuple[str, ...]] = {}
     while stack:
         label, i = stack.pop()
-        succs = k.block(label).terminator.successors()
+        succs = succ_cache.get(label)
+        if succs is None:
+            raw = k.block(label).terminator.successors()
+            succs = tuple(sorted(raw, key=successor_key) if successor_key is not None else raw)
+            succ_cache[label] = succs
         if i < len(succs):
             stack.append((label, i + 1))
             s = succs[i]
@@ -85,6 +129,30 @@ def immediate_postdominator(k: Kernel, label: str, pdom=None) -> str | None:
     return None
 
 
+def loop_depths(kernel: Kernel) -> dict[str, int]:
+    """label -> number of natural loops (from back edges t -> h, h dominating
+    t) that contain the block."""
+    dom = dominators(kernel)
+    preds = kernel.predecessors()
+    depth = {b.label: 0 for b in kernel.blocks}
+    for b in kernel.blocks:
+        for h in b.terminator.successors():
+            if h not in dom[b.label]:
+                continue
+            body, work = {h, b.label}, [b.label]
+            while work:
+                x = work.pop()
+                if x == h:
+                    continue
+                for p in preds[x]:
+                    if p not in body:
+                        body.add(p)
+                        work.append(p)
+            for x in body:
+                depth[x] += 1
+    return depth
+
+
 def retarget(term, f):
     """The terminator `term` with each successor label d replaced by f(d)."""
     if isinstance(term, Jump):
@@ -92,3 +160,80 @@ def retarget(term, f):
     if isinstance(term, Branch):
         return dataclasses.replace(term, if_true=f(term.if_true), if_false=f(term.if_false))
     return term
+
+
+class CfgShape:
+    """Kernel-level CFG facts shared by every copy: forward (acyclic) order,
+    back edges, loop membership."""
+
+    def __init__(self, kernel: Kernel):
+        self.kernel = kernel
+        self.loops = {lp.header: lp for lp in kernel.loops}
+        self.back_edges: set[tuple[str, str]] = set()
+        for lp in kernel.loops:
+            for latch in lp.latches:
+                self.back_edges.add((latch, lp.header))
+        preds = kernel.predecessors()
+        self.forward_preds = {lbl: [p for p in ps if (p, lbl) not in self.back_edges]
+                              for lbl, ps in preds.items()}
+        indeg = {lbl: len(ps) for lbl, ps in self.forward_preds.items()}
+        ready = [kernel.entry.label] if indeg.get(kernel.entry.label) == 0 else []
+        order, seen = [], set()
+        while ready:
+            lbl = ready.pop()
+            order.append(lbl)
+            seen.add(lbl)
+            succs = kernel.block(lbl).terminator.successors()
+            for s in reversed(succs):
+                if (lbl, s) in self.back_edges:
+                    continue
+                indeg[s] -= 1
+                if indeg[s] == 0:
+                    ready.append(s)
+        reachable = sorted(reachable_labels(kernel.blocks))
+        missing = [lbl for lbl in reachable if lbl not in seen]
+        if missing:
+            raise UnstructuredCycle(
+                f"control flow with a cycle that is not a source loop (blocks {missing[:3]})")
+        self.order = order
+        self.loop_of: dict[str, list[str]] = {b.label: [] for b in kernel.blocks}
+        for lp in kernel.loops:           # outermost first
+            for lbl in lp.body:
+                self.loop_of[lbl].append(lp.header)
+        self.position = {lbl: i for i, lbl in enumerate(order)}
+        self.written = _written_arrays(kernel)
+        self.dominators = dominators(kernel)
+        self.defining: dict[int, Instr | Phi] = definitions(kernel)
+        self.defined_in: dict[int, str] = {
+            r.id: b.label for b in kernel.blocks for ins in (*b.phis, *b.instrs)
+            if (r := getattr(ins, "result", None)) is not None}
+        self.loop_bodies = {lp.header: set(lp.body) for lp in kernel.loops}
+        # exit label -> loop header, for loops left only through `exit` and
+        # containing no Return
+        self.clean_exit_of: dict[str, str] = {}
+        for lp in kernel.loops:
+            body = self.loop_bodies[lp.header]
+            leaves = {s for lbl in body for s in kernel.block(lbl).terminator.successors()
+                      if s not in body}
+            returns = any(isinstance(kernel.block(lbl).terminator, Return) for lbl in body)
+            if leaves == {lp.exit} and not returns:
+                self.clean_exit_of[lp.exit] = lp.header
+
+    def innermost_loop(self, label: str) -> str | None:
+        chain = self.loop_of.get(label) or []
+        return chain[-1] if chain else None
+
+    def forward_reachable(self, label: str) -> frozenset[str]:
+        """Blocks reachable from `label` along forward edges (back edges
+        excluded), `label` itself included: the blocks one pass of the thread
+        through the acyclic encoding can visit after `label`."""
+        cache = self.__dict__.setdefault("_forward_reach", {})
+        out = cache.get(label)
+        if out is None:
+            out = cache[label] = forward_successors(self.kernel, self.back_edges, label) | {label}
+        return out
+
+
+def _written_arrays(kernel: Kernel) -> frozenset[str]:
+    return frozenset(ins.array.name for _, ins in kernel.instructions()
+                     if writes_memory(ins))

@@ -126,8 +126,13 @@ def _value(case: AddressCase, index: str, bump: str) -> str:
     return f"src[{index}] + {spelling}({', '.join(['w'] * comps)})"
 
 
-def source(case: AddressCase) -> str:
-    """The kernel's source text (a module with one kernel, `addr`)."""
+def source(case: AddressCase, checked: bool = False) -> str:
+    """The kernel's source text (a module with one kernel, `addr`).
+    `checked`: two more parameters, `want_snap` and `want_rd` (the
+    reference's snap and rd), and asserts at the end that every element
+    the thread wrote to snap and rd equals them, component by component --
+    for backends that report failed checks rather than hand back arrays
+    (the C replay)."""
     elem, _ = ELEMENTS[case.element]
     shape, d = case.shape, case.ndim
     every = tuple(range(d))
@@ -135,8 +140,11 @@ def source(case: AddressCase) -> str:
     params = [f"src: vk.array(dtype={elem}, ndim={d})"]
     if case.space == "global":
         params.append(f"s: vk.array(dtype={elem}, ndim={d})")
-    params += [f"snap: vk.array(dtype={elem}, ndim=3)", f"rd: vk.array(dtype={elem}, ndim=2)",
-               "c: vk.int32"]
+    params += [f"snap: vk.array(dtype={elem}, ndim=3)", f"rd: vk.array(dtype={elem}, ndim=2)"]
+    if checked:
+        params += [f"want_snap: vk.array(dtype={elem}, ndim=3)",
+                   f"want_rd: vk.array(dtype={elem}, ndim=2)"]
+    params.append("c: vk.int32")
     lines = ["import verikern as vk", "", "", f"@vk.kernel(block_dim={BLOCK})",
              f"def addr({', '.join(params)}):"]
     body = []
@@ -169,6 +177,17 @@ def source(case: AddressCase) -> str:
         idx = ", ".join(f"(5 * t + b + {k}) % {shape[k]}" if k in varying
                         else _uniform(k, final, shape[k])[0] for k in range(d))
         body.append(f"rd[b * {BLOCK} + t, {m}] = s[{idx}]")
+    if checked:
+        comps = [""] + [f"[{j}]" for j in range(3)] if case.element == "vec3" else \
+            [f"[{i}, {j}]" for i in range(2) for j in range(2)] if case.element == "mat22" else [""]
+        comps = [x for x in comps if x or case.element == "int32"]
+        for m in range(len(case.subsets)):
+            for x in comps:
+                body.append(f"assert rd[b * {BLOCK} + t, {m}]{x} == want_rd[b * {BLOCK} + t, {m}]{x}")
+        body.append(f"for p in range({final}):")
+        body.append(f"    for e in range(t, {total}, {BLOCK}):")
+        for x in comps:
+            body.append(f"        assert snap[b, p, e]{x} == want_snap[b, p, e]{x}")
     lines += ["    " + ln for ln in body]
     return "\n".join(lines) + "\n"
 

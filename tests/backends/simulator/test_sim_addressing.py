@@ -12,6 +12,7 @@ import pytest
 
 from addressing_kernels import BLOCK, AddressCase, all_cases, inputs, reference, source
 from simkit import KB, compile_kernel, launch_config
+from verikern.backends.cuda import cuda_available
 from verikern.backends.simulator import simulate
 from verikern.backends.simulator.memory import MemoryArray, element_strides, flat_address
 from verikern.mir.nodes import ArrayRef
@@ -19,6 +20,7 @@ from verikern.mir.types import I32
 from verikern.runtime import launch
 
 DEVICES = ("cpu", "cpu:native")
+CUDA_OK, CUDA_WHY = cuda_available(0)
 
 TILE_ROW = compile_kernel('''
 import verikern as vk
@@ -108,6 +110,15 @@ def test_shared_store_and_load_with_a_constant_row_through_hand_built_mir():
     got = np.zeros(8, np.int32)
     simulate(k, launch_config(8, 4), {"out": got}, {})
     np.testing.assert_array_equal(got, (np.arange(8) % 4 + 1) % 4 + 10)
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not CUDA_OK, reason=CUDA_WHY or "no CUDA device")
+@pytest.mark.parametrize("case", all_cases(), ids=lambda c: c.name)
+def test_every_address_shape_matches_numpy_on_cuda(case: AddressCase):
+    """The same kernels through the PTX backend (its shared memory and
+    column-major layout are the GPU's own)."""
+    test_every_address_shape_matches_numpy(case, "cuda:0")
 
 
 @pytest.mark.parametrize("case", all_cases(), ids=lambda c: c.name)

@@ -132,7 +132,7 @@ def _run_focused(kern, cfg, arrays, scalars, proved, sites, res: Result, what: s
                         trace=True, max_steps=MAX_STEPS, **kw)
 
     def unit_of(e):
-        if e.kind == "runtime" or e.block is None or e.thread is None:
+        if e.kind in ("runtime", "step-limit") or e.block is None or e.thread is None:
             return None                # an endless loop or an unattributed error
         return e.block * cfg.block_dim + e.thread if independent else e.block
 

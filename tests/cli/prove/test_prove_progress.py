@@ -125,3 +125,13 @@ def test_ctrl_c_stops_at_once_with_exit_130_and_a_partial_summary(tmp_path, jobs
     assert (len(workers) == 2) == (jobs == 2)
     assert not [pid for pid in workers if os.path.exists(f"/proc/{pid}")
                 and open(f"/proc/{pid}/stat").read().split()[2] != "Z"]
+
+
+def test_report_and_check_report_show_the_same_progress_lines(tmp_path):
+    a = shutil.copy(SAXPY, tmp_path / "a.py")
+    code, _, err = run("report", a, "--no-cache", "-o", tmp_path / "r.html")
+    assert code == 0 and err.splitlines()[0].startswith(f"[1/1] PROVED  saxpy ({a}:13, ")
+    assert run("prove", a, "--no-cache", "--no-suggest", "--format", "json", "-o", tmp_path / "r.json")[0] == 0
+    code, out, err = run("check-report", tmp_path / "r.json")
+    assert code == 0, out
+    assert err.splitlines()[0].startswith(f"[1/1] PROVED  saxpy ({a}:13, ")

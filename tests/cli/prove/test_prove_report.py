@@ -11,6 +11,7 @@ import pytest
 from helpers_prove import cex, error_report, obligation, report
 from verikern import __version__
 from verikern.mir.nodes import SourceLoc
+from verikern.proofs.reporting import common
 from verikern.proofs.reporting import render as rep
 from verikern.proofs.obligations import KernelStatus, ObligationKind, Status
 
@@ -155,5 +156,5 @@ def test_sarif_required_fields_by_hand():
 
 def test_every_kernel_status_has_a_style():
     assert set(rep._STATUS_STYLE) == set(KernelStatus)
-    assert set(rep._KIND_TEXT) == set(ObligationKind)
-    assert set(rep._EXPLANATION) == set(ObligationKind)
+    assert set(common.KIND_TEXT) == set(ObligationKind)
+    assert set(common.EXPLANATION) == set(ObligationKind)

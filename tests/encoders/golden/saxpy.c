@@ -9,6 +9,10 @@
 #include <string.h>
 #include <math.h>
 
+/* the largest array in bytes a launch may pass (docs/LANGUAGE.md; --max-array-bytes) */
+#ifndef VK_MAX_ARRAY_BYTES
+#define VK_MAX_ARRAY_BYTES (1ull << 40)
+#endif
 #ifdef VERIKERN_REPLAY
 #include "verikern_harness.h"
 #define VK_CHECK(c, msg) do { if (!(c)) vk_fail(msg); } while (0)
@@ -20,7 +24,13 @@
 #define VK_IN_UINT(nd, T, sec, key, idx) ((T)vk_in_u64(sec, key, idx))
 #define VK_IN_FLOAT(nd, T, sec, key, idx) ((T)vk_in_f64(sec, key, idx))
 #define VK_WRITTEN_LOAD(nd, lvalue) (lvalue)
+#define VK_HAVOC_FLOAT(nd, expr) (expr)
+#define VK_SMALL_INPUT(x) ((void)0)
+#define VK_TRACE_READ(...) ((void)0)
+#define VK_FLAT_IN_BOUNDS(c) ((void)0)
 #else
+#define VK_TRACE_READ(...) do { __VA_ARGS__; } while (0)
+#define VK_FLAT_IN_BOUNDS(c) __CPROVER_assume(c)
 #define VK_CHECK(c, msg) do { __CPROVER_assert((c), msg); __CPROVER_assume(c); } while (0)
 #define VK_SOFT_CHECK(c, msg) (__CPROVER_assert((c), msg), __CPROVER_assume(c), 1)
 #define VK_RACE_CHECK(c, msg) VK_SOFT_CHECK(c, msg)
@@ -32,6 +42,16 @@
 /* two-thread abstraction: an element of an array the kernel writes may have
    been written by any other thread, so its value is unknown */
 #define VK_WRITTEN_LOAD(nd, lvalue) (nd())
+/* a float that flows into no index, condition or address (emitter.relevant_values):
+   only memory sees it, and the harness reads memory back as unknown values */
+#define VK_HAVOC_FLOAT(nd, expr) (nd())
+/* -DVK_SMALL=N: only launches whose dims and shapes are at most N (a second
+   CBMC run that looks for a counterexample replay can run; never a proof) */
+#ifdef VK_SMALL
+#define VK_SMALL_INPUT(x) __CPROVER_assume((x) <= VK_SMALL)
+#else
+#define VK_SMALL_INPUT(x) ((void)0)
+#endif
 _Bool nondet_bool(void);
 int8_t nondet_int8(void);
 int16_t nondet_int16(void);
@@ -244,7 +264,13 @@ static inline bool vk_race_hit(const vk_race *R, int site, uint64_t flat) {
 static inline void vk_race_clear(vk_race *R) { R->valid = false; }
 #define VK_CHECK_GROUP(c, msg) VK_CHECK(c, msg)
 static inline void vk_end_group(void) { }
-static inline void *vk_alloc(uint64_t n, size_t size) { return malloc(n * size + 1); }
+/* the launch's arrays exist (CBMC 6 models a failing malloc by default; an
+   allocation failure is the host's, not the kernel's, so it is assumed away) */
+static inline void *vk_alloc(uint64_t n, size_t size) {
+    void *p = malloc(n * size + 1);
+    __CPROVER_assume(p != NULL);
+    return p;
+}
 static inline void vk_poison(void *p, uint64_t n, size_t size, int is_float) {
     (void)p; (void)n; (void)size; (void)is_float;   /* CBMC: malloc'd memory is unknown */
 }
@@ -253,14 +279,17 @@ typedef struct {
     int32_t dim[4]; int32_t size, block_dim, grid_dim;
     uint64_t contracts_checked;
     float s2_a;
-    float *g0_x; int32_t g0_x_shape[1]; void *g0_x_shadow;
-    float *g1_y; int32_t g1_y_shape[1]; void *g1_y_shadow;
+    float *g0_x; int32_t g0_x_shape[1]; uint64_t g0_x_count; void *g0_x_shadow;
+    float *g1_y; int32_t g1_y_shape[1]; uint64_t g1_y_count; void *g1_y_shadow;
 } vk_launch;
+#ifndef VERIKERN_REPLAY   /* the last element read of each input array */
+static uint64_t vk_read_g0_x_flat; static float vk_read_g0_x_val;
+#endif
 typedef struct {
     int32_t epoch;   /* barrier intervals the block completed */
 } vk_block;
 typedef struct {
-    int pc; int32_t bidx, tidx; uint64_t flat; bool inb, dead;
+    int pc; int32_t bidx, tidx, gid, gid_hi, gid_lo; uint64_t flat; bool inb, dead;
     int32_t v1;
     int32_t v2;
     bool v3;
@@ -333,7 +362,7 @@ L_entry0:;
     /* 15:9 binop */
     T->v7 = vk_s32(((uint32_t)(T->v4)) * ((uint32_t)(T->v5)));
     /* 15:9 binop */
-    T->v8 = vk_s32(((uint32_t)(T->v7)) + ((uint32_t)(T->v6)));
+    T->v8 = T->gid;
     /* 16:12 shape */
     T->v9 = L->g0_x_shape[0];
     /* 16:8 cmp */
@@ -351,11 +380,12 @@ L_then1:;
     if (T->inb) {
         T->flat = (uint64_t)(int64_t)(T->v8);
         T->v11 = L->g0_x[T->flat];
+        VK_TRACE_READ(vk_read_g0_x_flat = T->flat; vk_read_g0_x_val = T->v11);
     } else {
         T->v11 = 0;
     }
     /* 17:16 binop */
-    T->v12 = ((float)((L->s2_a) * (T->v11)));
+    T->v12 = VK_HAVOC_FLOAT(nondet_float, ((float)((L->s2_a) * (T->v11))));
     /* 17:27 load */
     T->inb = 1;
     if (!VK_SOFT_CHECK((int64_t)(T->v8) >= 0 && (uint64_t)(int64_t)(T->v8) < (uint64_t)L->g1_y_shape[0], "bounds@17:27#0 bounds saxpy.py:17:27")) T->inb = 0;
@@ -373,7 +403,7 @@ L_then1:;
         T->v13 = 0;
     }
     /* 17:16 binop */
-    T->v14 = ((float)((T->v12) + (T->v13)));
+    T->v14 = VK_HAVOC_FLOAT(nondet_float, ((float)((T->v12) + (T->v13))));
     /* 17:9 store */
     T->inb = 1;
     if (!VK_SOFT_CHECK((int64_t)(T->v8) >= 0 && (uint64_t)(int64_t)(T->v8) < (uint64_t)L->g1_y_shape[0], "bounds@17:9#0 bounds saxpy.py:17:9")) T->inb = 0;
@@ -407,10 +437,19 @@ static void vk_block_free(vk_block *S) {
 }
 
 #ifdef VERIKERN_REPLAY
+#define VK_LAST_DIM 0
+/* block * block_dim + thread in int32 arithmetic, as vk.tid() computes it, and
+   its quotient and remainder by the last launch dimension */
+static inline void vk_ids(const vk_launch *L, vk_thread *T) {
+    T->gid = vk_s32((uint32_t)T->bidx * (uint32_t)L->block_dim + (uint32_t)T->tidx);
+    T->gid_hi = vk_floordiv_i32(T->gid, L->dim[VK_LAST_DIM]);
+    T->gid_lo = vk_mod_i32(T->gid, L->dim[VK_LAST_DIM]);
+}
+
 static void vk_run_thread(vk_launch *L, int32_t b, int32_t t, vk_race *R, int role) {
     vk_block S; vk_block_alloc(&S);
     vk_thread *th = (vk_thread *)vk_alloc(1u, sizeof(vk_thread));
-    th->bidx = b; th->tidx = t;
+    th->bidx = b; th->tidx = t; vk_ids(L, th);
     (void)vk_step(L, &S, th, R, role);
     vk_block_free(&S);
     free(th);
@@ -424,7 +463,7 @@ static void vk_run_block(vk_launch *L, int32_t b, vk_race *R,
     vk_thread *th = (vk_thread *)vk_alloc((uint64_t)n, sizeof(vk_thread));
     int *st = (int *)vk_alloc((uint64_t)n, sizeof(int));
     vk_block S; vk_block_alloc(&S);
-    for (int32_t t = 0; t < n; t++) { th[t].bidx = b; th[t].tidx = t; }
+    for (int32_t t = 0; t < n; t++) { th[t].bidx = b; th[t].tidx = t; vk_ids(L, &th[t]); }
     for (;;) {
         for (int32_t t = 0; t < n; t++) {
             int role = (b == b1 && t == t1) ? 1 : (b == b2 && t == t2) ? 2 : 0;
@@ -453,16 +492,27 @@ int main(int argc, char **argv) {
     uint64_t size = 1;
     L.dim[0] = VK_IN_INT(nondet_int32, int32_t, "dims", NULL, 0);
     VK_ASSUME(L.dim[0] >= 1, "hardware limits (docs/LANGUAGE.md section 5)");
+    VK_SMALL_INPUT(L.dim[0]);
     size *= (uint64_t)L.dim[0];
     VK_ASSUME(size < 2147483648u, "hardware limits (docs/LANGUAGE.md section 5)");
     L.block_dim = VK_IN_INT(nondet_int32, int32_t, "block_dim", NULL, -1);
     VK_ASSUME(L.block_dim >= 1 && L.block_dim <= 1024, "hardware limits (docs/LANGUAGE.md section 5)");
     L.size = (int32_t)size;
+#ifdef VERIKERN_REPLAY
     L.grid_dim = (int32_t)((size + (uint64_t)L.block_dim - 1) / (uint64_t)L.block_dim);
+#else
+    L.grid_dim = nondet_int32();
+    __CPROVER_assume(L.grid_dim >= 1 && (uint64_t)L.grid_dim <= size);
+    __CPROVER_assume((uint64_t)(L.grid_dim - 1) * (uint64_t)L.block_dim < size && size <= (uint64_t)L.grid_dim * (uint64_t)L.block_dim);
+#endif
     L.s2_a = VK_IN_FLOAT(nondet_float, float, "scalars", "a", -1);
     L.g0_x_shape[0] = VK_IN_INT(nondet_int32, int32_t, "shapes", "x", 0);
     VK_ASSUME(L.g0_x_shape[0] >= 0, "hardware limits (docs/LANGUAGE.md section 5)");
-    L.g0_x = (float *)vk_alloc(1u * (uint64_t)L.g0_x_shape[0], sizeof(float));
+    VK_SMALL_INPUT(L.g0_x_shape[0]);
+    { uint64_t n = (uint64_t)L.g0_x_shape[0]; bool wraps = false;
+      VK_ASSUME(!wraps && n <= VK_MAX_ARRAY_BYTES / sizeof(float), "hardware limits (docs/LANGUAGE.md section 5)");
+      L.g0_x_count = n; }
+    L.g0_x = (float *)vk_alloc(L.g0_x_count, sizeof(float));
 #ifdef VERIKERN_REPLAY
     for (size_t j = 0; j < vk_in_array_size("x"); j++) {
         uint64_t flat; vk_number v;
@@ -472,7 +522,11 @@ int main(int argc, char **argv) {
 #endif
     L.g1_y_shape[0] = VK_IN_INT(nondet_int32, int32_t, "shapes", "y", 0);
     VK_ASSUME(L.g1_y_shape[0] >= 0, "hardware limits (docs/LANGUAGE.md section 5)");
-    L.g1_y = (float *)vk_alloc(1u * (uint64_t)L.g1_y_shape[0], sizeof(float));
+    VK_SMALL_INPUT(L.g1_y_shape[0]);
+    { uint64_t n = (uint64_t)L.g1_y_shape[0]; bool wraps = false;
+      VK_ASSUME(!wraps && n <= VK_MAX_ARRAY_BYTES / sizeof(float), "hardware limits (docs/LANGUAGE.md section 5)");
+      L.g1_y_count = n; }
+    L.g1_y = (float *)vk_alloc(L.g1_y_count, sizeof(float));
 #ifdef VERIKERN_REPLAY
     if (1u * (uint64_t)L.g1_y_shape[0] <= VK_MAX_SHADOW) L.g1_y_shadow = vk_alloc(1u * (uint64_t)L.g1_y_shape[0], sizeof(vk_shadow));
     for (size_t j = 0; j < vk_in_array_size("y"); j++) {
@@ -491,10 +545,21 @@ int main(int argc, char **argv) {
     b1 = nondet_int32(); t1 = nondet_int32(); has2 = nondet_bool();
     if (has2) { b2 = nondet_int32(); t2 = nondet_int32(); }
 #endif
-    VK_ASSUME(b1 >= 0 && b1 < L.grid_dim && t1 >= 0 && t1 < L.block_dim && (int64_t)b1 * L.block_dim + t1 < L.size, "the threads exist in the launch");
-    VK_ASSUME(!has2 || (b2 >= 0 && b2 < L.grid_dim && t2 >= 0 && t2 < L.block_dim && (int64_t)b2 * L.block_dim + t2 < L.size && (b1 != b2 || t1 != t2)), "the threads exist in the launch");
+    VK_ASSUME(b1 >= 0 && b1 < L.grid_dim && t1 >= 0 && t1 < L.block_dim, "the threads exist in the launch");
+    VK_ASSUME(!has2 || (b2 >= 0 && b2 < L.grid_dim && t2 >= 0 && t2 < L.block_dim && (b1 != b2 || t1 != t2)), "the threads exist in the launch");
+    /* global ids: block * block_dim + thread, below size < 2**31 (no wrap) */
+    int64_t g1 = (int64_t)b1 * L.block_dim + t1;
+    int64_t g2 = has2 ? (int64_t)b2 * L.block_dim + t2 : -1;
+    VK_ASSUME(g1 < L.size && g2 < L.size, "the threads exist in the launch");
+#ifndef VERIKERN_REPLAY
+    /* T1 runs first. The order of global ids is that of (block, thread) for
+       threads of the launch (a theorem), so this is the swap below, stated
+       without the multiplexers a swap costs CBMC */
+    __CPROVER_assume(!has2 || g1 < g2);
+#endif
     if (has2 && (b2 < b1 || (b2 == b1 && t2 < t1))) {   /* T1 runs first */
         int32_t x = b1; b1 = b2; b2 = x; x = t1; t1 = t2; t2 = x;
+        int64_t y = g1; g1 = g2; g2 = y;
     }
     vk_race R; memset(&R, 0, sizeof R); R.same_block = has2 && b1 == b2;
 #ifdef VERIKERN_REPLAY
@@ -507,6 +572,7 @@ int main(int argc, char **argv) {
     vk_block S1, S2; vk_block_alloc(&S1); vk_block_alloc(&S2);
     vk_thread th1, th2; memset(&th1, 0, sizeof th1); memset(&th2, 0, sizeof th2);
     th1.bidx = b1; th1.tidx = t1; th2.bidx = b2; th2.tidx = t2;
+    th1.gid = (int32_t)g1; th2.gid = (int32_t)g2;
     if (R.same_block) {
         for (;;) {
             int s1 = vk_step(&L, &S1, &th1, &R, 1);

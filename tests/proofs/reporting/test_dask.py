@@ -115,3 +115,14 @@ def test_a_real_cluster_in_another_folder_gives_the_local_report(tmp_path, real_
     assert "cannot read" not in json.dumps(remote["kernels"][:2] + remote["kernels"][3:])
     assert differences(strip_timing(local), strip_timing(remote)) == []
     assert remote["sources"] == local["sources"]
+
+
+def test_a_dask_run_of_a_package_reads_its_project_modules_as_a_local_run(cluster):
+    package = str(ROOT / "tests" / "data" / "project_pkg" / "vkproj")
+    code_local, local, _ = cli("prove", package, "--format", "json")
+    code_dask, remote, err = cli("prove", package, "--format", "json", "--executor", "dask",
+                                 "--scheduler", cluster.scheduler_address)
+    assert (code_local, code_dask) == (1, 1), err
+    local, remote = json.loads(local), json.loads(remote)
+    assert [k["status"] for k in remote["kernels"]].count("proved") == 2   # not closure errors
+    assert differences(strip_timing(local), strip_timing(remote)) == []

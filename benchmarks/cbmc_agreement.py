@@ -1,0 +1,140 @@
+"""CBMC against z3 over the shared corpus (tests/corpus/*.py): per obligation,
+each engine's settled verdict (replay included), the share CBMC decides, every
+disagreement, and CBMC's time per kernel.
+
+    python benchmarks/cbmc_agreement.py [--fixed | --every-launch] [--timeout S] [NAME ...]
+
+`--fixed` (the default): every kernel on one fixed launch (`launch_of`: the
+case's `# prove-args:`, else its first witness's launch, else two blocks of
+the kernel's block size, 32 when it fixes none), both engines on the same
+launch. `--every-launch`: no `--dim`; only a fixed `block_dim` the case's
+prove-args give is kept. `--timeout S` is CBMC's safety net per kernel
+(verikern.proofs.deciding.budget.SAFETY_NET_S otherwise).
+
+A disagreement is one engine proving what the other failed; `uninit`
+obligations are left out of CBMC's share (its two-thread harness has no
+check for them: docs/C_ENCODER.md). Exit status 1 on any disagreement.
+Runs one CBMC process at a time.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+
+from corpus_loader import CORPUS_DIR, CorpusCase, parse_header  # noqa: E402
+
+from verikern.frontend import compile_source  # noqa: E402
+from verikern.proofs.deciding import budget as budget_module  # noqa: E402
+from verikern.proofs.deciding.cbmc import cbmc_version  # noqa: E402
+from verikern.proofs.deciding.engines import obligation_key  # noqa: E402
+from verikern.proofs.obligations import ObligationKind, Status, enumerate_obligations  # noqa: E402
+from verikern.proofs.pipeline import prove_mir  # noqa: E402
+
+
+def launch_of(case: CorpusCase, kernel) -> tuple[tuple[int, ...], int]:
+    """The fixed launch a case is checked on (module docstring)."""
+    block = case.option("--block-dim")
+    dim = case.option("--dim")
+    if dim is not None:
+        dims = tuple(int(d) for d in dim.split(","))
+        return dims, int(block) if block else (kernel.block_dim or 32)
+    if case.witnesses:
+        w = case.witnesses[0]
+        return tuple(w.dims), w.block_dim
+    b = kernel.block_dim or (int(block) if block else 32)
+    return (1,) * (kernel.launch_ndim - 1) + (2 * b,), b
+
+
+@dataclass
+class Tally:
+    """Counts over the obligations CBMC can decide (every kind but uninit)."""
+
+    total: int = 0
+    decided: int = 0
+    agreed: int = 0
+    disagreements: list[str] = field(default_factory=list)
+    kernel_times: list[tuple[str, float, bool]] = field(default_factory=list)
+
+
+def compare(case: CorpusCase, tally: Tally, every_launch: bool) -> None:
+    module = compile_source(case.path.read_text(), case.path.name)
+    for r in module.kernels:
+        k = r.mir
+        if every_launch:
+            dims = None
+            block = case.option("--block-dim")
+            block_dim = int(block) if block else None
+        else:
+            dims, block_dim = launch_of(case, k)
+        z3 = prove_mir(k, file=case.path.name, dims=dims, block_dim=block_dim)
+        start = time.perf_counter()
+        cb = prove_mir(k, file=case.path.name, dims=dims, block_dim=block_dim, engine="cbmc")
+        took = time.perf_counter() - start
+        if cb.error is not None:
+            n = sum(1 for s in enumerate_obligations(k) if s.kind is not ObligationKind.UNINIT)
+            tally.total += n
+            tally.kernel_times.append((f"{case.name}:{r.name}", took, n == 0))
+            print(f"  {case.name}:{r.name}: error {cb.error}", flush=True)
+            continue
+        theirs = {obligation_key(o): o for o in z3.obligations}
+        all_decided = True
+        for o in cb.obligations:
+            if o.kind is ObligationKind.UNINIT:
+                continue
+            tally.total += 1
+            other = theirs.get(obligation_key(o))
+            if o.status is Status.UNKNOWN:
+                all_decided = False
+                print(f"    {r.name} {obligation_key(o)}: cbmc unknown: {o.reason}")
+                continue
+            tally.decided += 1
+            if other is not None and {o.status, other.status} == {Status.PROVED, Status.FAILED}:
+                tally.disagreements.append(f"{case.name}:{r.name} {obligation_key(o)}: "
+                                           f"cbmc {o.status.value}, z3 {other.status.value}")
+                print("    DISAGREEMENT", tally.disagreements[-1], flush=True)
+            elif other is not None and other.status is o.status:
+                tally.agreed += 1
+        tally.kernel_times.append((f"{case.name}:{r.name}", took, all_decided))
+        print(f"  {case.name}:{r.name} dims={dims} block_dim={block_dim}: cbmc {took:.2f} s "
+              f"{'all decided' if all_decided else 'some unknown'}", flush=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    mode = ap.add_mutually_exclusive_group()
+    mode.add_argument("--fixed", action="store_true", help="one fixed launch per kernel (default)")
+    mode.add_argument("--every-launch", action="store_true", help="no --dim: every launch")
+    ap.add_argument("--timeout", type=float, default=None, help="CBMC's safety net per kernel, s")
+    ap.add_argument("names", nargs="*", help="corpus case names (default: all)")
+    args = ap.parse_args(argv)
+    if args.timeout is not None:       # CBMC reads it at each run (z3 too)
+        budget_module.SAFETY_NET_S = args.timeout
+    print(f"CBMC {cbmc_version()}")
+    cases = [parse_header(p) for p in sorted(CORPUS_DIR.glob("*.py"))]
+    if args.names:
+        cases = [c for c in cases if c.name in args.names]
+    tally = Tally()
+    for case in cases:
+        compare(case, tally, args.every_launch)
+    n = len(tally.kernel_times)
+    fast = sum(1 for _, t, d in tally.kernel_times
+               if d and t <= 60.0)
+    print(f"obligations (not uninit): {tally.total}; CBMC decided {tally.decided} "
+          f"({100.0 * tally.decided / max(1, tally.total):.1f}%), agreeing with z3 on "
+          f"{tally.agreed}; disagreements: {len(tally.disagreements)}")
+    print(f"kernels: {n}; all obligations decided within 60 s: {fast}; "
+          f"CBMC time total {sum(t for _, t, _ in tally.kernel_times):.1f} s, "
+          f"max {max((t for _, t, _ in tally.kernel_times), default=0.0):.1f} s")
+    for d in tally.disagreements:
+        print("DISAGREEMENT", d)
+    return 1 if tally.disagreements else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,147 @@
+"""The real CBMC (proofs.deciding.cbmc with the `cbmc` on PATH; .ci/get-cbmc
+provides one on CI, tests skip with the reason where there is none).
+
+- contract assumptions: each of all_in_range, all_distinct, all_sorted and a
+  shape relation changes CBMC's answer when it is dropped (proved with it,
+  a failure without it), for every launch;
+- agreement: on corpus kernels, on a fixed launch and for every launch,
+  CBMC's verdict per obligation is compared with z3's (a proof against a
+  failure fails the test), and CBMC decides them;
+- a CBMC counterexample replays on the simulator (confirmed).
+The whole-corpus sweep (fixed launches and every launch) is
+benchmarks/cbmc_agreement.py: about an hour of CBMC, too long for the suite.
+"""
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from verikern.frontend import compile_source
+from verikern.proofs.deciding import cbmc
+from verikern.proofs.deciding.engines import obligation_key
+from verikern.proofs.obligations import ObligationKind, Status
+from verikern.proofs.pipeline import prove_mir
+
+from shared_helpers import CORPUS
+
+pytestmark = pytest.mark.skipif(
+    shutil.which("cbmc") is None,
+    reason="cbmc is not installed (.ci/get-cbmc fetches Debian's; `apt-get install cbmc`)")
+
+CONTRACTS = '''
+import verikern as vk
+
+@vk.kernel
+def check_range(idx: vk.array(dtype=vk.int32), out: vk.array(dtype=vk.int32)):
+    vk.requires(out.shape[0] == idx.shape[0])
+    vk.requires(vk.all_in_range(idx, 0, 10))
+    i = vk.tid()
+    if i < idx.shape[0]:
+        v = idx[i]
+        assert v >= 0 and v < 10
+        out[i] = v
+
+@vk.kernel
+def scatter(x: vk.array(dtype=vk.float32), perm: vk.array(dtype=vk.int32),
+            out: vk.array(dtype=vk.float32)):
+    vk.requires(vk.all_in_range(perm, 0, out.shape[0]))
+    vk.requires(vk.all_distinct(perm))
+    i = vk.tid()
+    if i < perm.shape[0] and i < x.shape[0]:
+        out[perm[i]] = x[i]
+
+@vk.kernel
+def gaps(offsets: vk.array(dtype=vk.int32), out: vk.array(dtype=vk.int32)):
+    vk.requires(offsets.shape[0] == out.shape[0] + 1)
+    vk.requires(vk.all_sorted(offsets))
+    i = vk.tid()
+    if i < out.shape[0]:
+        a = offsets[i]
+        b = offsets[i + 1]
+        assert a <= b
+        out[i] = 1
+
+@vk.kernel
+def saxpy(x: vk.array(dtype=vk.float32), y: vk.array(dtype=vk.float32), a: vk.float32):
+    vk.requires(x.shape[0] == y.shape[0])
+    i = vk.tid()
+    if i < x.shape[0]:
+        y[i] = a * x[i] + y[i]
+'''
+
+
+def _without(source: str, line: str) -> str:
+    assert line in source       # the last requires of its kernel
+    return source.replace(line, "")
+
+
+def _statuses(source: str, name: str, **launch) -> dict[str, Status]:
+    """CBMC's own verdicts (before replay) per obligation kind of one kernel."""
+    k = compile_source(source, "contracts.py").kernel(name).mir
+    out: dict[str, Status] = {}
+    for ob in cbmc.prove_kernel_cbmc(k, **launch):
+        kind = ob.kind.value
+        worst = out.get(kind)
+        out[kind] = ob.status if worst in (None, Status.PROVED) else worst
+    return out
+
+
+@pytest.mark.parametrize("name, contract, kind", [
+    ("check_range", "vk.requires(vk.all_in_range(idx, 0, 10))", "assert"),
+    ("scatter", "vk.requires(vk.all_distinct(perm))", "race"),
+    ("gaps", "vk.requires(vk.all_sorted(offsets))", "assert"),
+    ("saxpy", "vk.requires(x.shape[0] == y.shape[0])", "bounds"),
+])
+def test_dropping_a_contract_changes_cbmcs_answer(name, contract, kind):
+    with_it = _statuses(CONTRACTS, name)
+    assert set(with_it.values()) == {Status.PROVED}, with_it
+    without = _statuses(_without(CONTRACTS, contract), name)
+    assert without[kind] is Status.FAILED, without
+
+
+def test_cbmc_reports_its_version():
+    version = cbmc.cbmc_version()
+    assert version is not None and cbmc.version_tuple(version)[0] >= 5
+
+
+def _agree(path, dims, block_dim) -> list[str]:
+    """Every obligation of every kernel of `path`: z3 and CBMC (both settled
+    by replay) never contradict, and CBMC decides every non-uninit one.
+    Returns the undecided ones."""
+    module = compile_source(path.read_text(), path.name)
+    undecided = []
+    for r in module.kernels:
+        z3 = {obligation_key(o): o for o in prove_mir(r.mir, file=path.name, dims=dims,
+                                                      block_dim=block_dim).obligations}
+        cb = prove_mir(r.mir, file=path.name, dims=dims, block_dim=block_dim, engine="cbmc")
+        assert cb.error is None, cb.error
+        for o in cb.obligations:
+            other = z3[obligation_key(o)]
+            assert {o.status, other.status} != {Status.PROVED, Status.FAILED}, (o, other)
+            if o.kind is not ObligationKind.UNINIT and o.status is Status.UNKNOWN:
+                undecided.append(f"{r.name} {obligation_key(o)}: {o.reason}")
+            if o.status is Status.FAILED:
+                assert o.confirmed, o
+    return undecided
+
+
+@pytest.mark.parametrize("name, dims, block_dim", [
+    ("bounds_off_by_one_le.py", None, None),
+    ("ok_2d_guarded.py", (2, 64), 32),
+    ("ok_scatter_permutation.py", None, None),
+    ("ok_assert_contents_with_contract.py", None, None),
+    ("bounds_gather_range_off_by_one.py", (64,), 32),
+    ("race_reduce_missing_barrier.py", (128,), None),
+])
+def test_real_cbmc_decides_and_agrees_with_z3(name, dims, block_dim):
+    assert _agree(CORPUS / name, dims, block_dim) == []
+
+
+def test_a_cbmc_counterexample_replays_on_the_simulator():
+    path = CORPUS / "bounds_off_by_one_le.py"
+    k = compile_source(path.read_text(), path.name).kernels[0].mir
+    rep = prove_mir(k, file=path.name, engine="cbmc")
+    failed = [o for o in rep.obligations if o.status is Status.FAILED]
+    assert failed and all(o.confirmed and o.counterexample is not None for o in failed)
+    assert all(o.counterexample.facts.get("engine") == "cbmc" for o in failed)
