@@ -473,7 +473,7 @@ def _load(e, site, ins):
             f = e.array_field(ins.array)
             e.emit(f"VK_TRACE_READ(vk_read_{f}_flat = T->flat; vk_read_{f}_val = {r});", 2)
         _assume_contracts(e, ins, r)
-    e.access(site, ins, body, lambda: e.emit(f"{r} = 0;", 2))
+    e.access(site, ins, body, lambda: e.emit(f"{r} = VK_SKIPPED({_nondet(ins.result.type)});", 2))
 
 
 #: Reads of one array a CBMC harness keeps for all_distinct / all_sorted: each
@@ -556,7 +556,7 @@ def _atomic(e, site, ins):
     def body(lv):
         e.emit(f"{old} = VK_WRITTEN_LOAD({_nondet(t)}, {lv});", 2)
         e.emit(f"{lv} = {new};", 2)
-    e.access(site, ins, body, lambda: e.emit(f"{old} = 0;", 2))
+    e.access(site, ins, body, lambda: e.emit(f"{old} = VK_SKIPPED({_nondet(t)});", 2))
 
 
 def _barrier(e, site, ins):

@@ -5,9 +5,11 @@ total (defined for every argument value) and free of undefined and
 implementation-defined behaviour; the mode macros are the only place where
 the CBMC harness and the concrete replay program differ:
 
-- CBMC (default): `VK_CHECK(c, msg)` is `__CPROVER_assert(c, msg)` followed
-  by `__CPROVER_assume(c)` (a path that broke an obligation goes no further,
-  as a thread the simulator stops); `VK_ASSUME` is `__CPROVER_assume`;
+- CBMC (default): `VK_CHECK(c, msg)` is `__CPROVER_assert(c, msg)`, never
+  followed by an assumption of c (every obligation is decided over every
+  execution, also those where an earlier check failed: a failed access is
+  skipped and yields an unknown value, `VK_SKIPPED`); `VK_ASSUME` is
+  `__CPROVER_assume`;
   inputs come from `nondet_*()` functions (declared, never defined).
 - replay (`-DVERIKERN_REPLAY`, with verikern_harness.h on the include path):
   `VK_CHECK` (asserts, invariants, divergence) prints `VERIKERN-FAIL <msg>`
@@ -103,16 +105,20 @@ _MODES = r"""
 #define VK_IN_FLOAT(nd, T, sec, key, idx) ((T)vk_in_f64(sec, key, idx))
 #define VK_WRITTEN_LOAD(nd, lvalue) (lvalue)
 #define VK_HAVOC_FLOAT(nd, expr) (expr)
+#define VK_SKIPPED(nd) 0
 #define VK_SMALL_INPUT(x) ((void)0)
 #define VK_TRACE_READ(...) ((void)0)
 #define VK_FLAT_IN_BOUNDS(c) ((void)0)
 #else
 #define VK_TRACE_READ(...) do { __VA_ARGS__; } while (0)
 #define VK_FLAT_IN_BOUNDS(c) __CPROVER_assume(c)
-#define VK_CHECK(c, msg) do { __CPROVER_assert((c), msg); __CPROVER_assume(c); } while (0)
-#define VK_SOFT_CHECK(c, msg) (__CPROVER_assert((c), msg), __CPROVER_assume(c), 1)
-#define VK_RACE_CHECK(c, msg) VK_SOFT_CHECK(c, msg)
-#define VK_REPORT_CHECK(c, msg) VK_SOFT_CHECK(c, msg)
+/* a check is never assumed afterwards: a later obligation is proved over
+   executions where earlier checks failed too (a failed access is skipped and
+   reads an unknown value), as the z3 prover decides each obligation alone */
+#define VK_CHECK(c, msg) __CPROVER_assert((c), msg)
+#define VK_SOFT_CHECK(c, msg) (__CPROVER_assert((c), msg), (c))
+#define VK_RACE_CHECK(c, msg) (__CPROVER_assert((c), msg), 1)
+#define VK_REPORT_CHECK(c, msg) VK_RACE_CHECK(c, msg)
 #define VK_ASSUME(c, msg) __CPROVER_assume(c)
 #define VK_IN_INT(nd, T, sec, key, idx) ((T)nd())
 #define VK_IN_UINT(nd, T, sec, key, idx) ((T)nd())
@@ -123,6 +129,8 @@ _MODES = r"""
 /* a float that flows into no index, condition or address (emitter.relevant_values):
    only memory sees it, and the harness reads memory back as unknown values */
 #define VK_HAVOC_FLOAT(nd, expr) (nd())
+/* the value of an access skipped after its failed bounds check */
+#define VK_SKIPPED(nd) (nd())
 /* -DVK_SMALL=N: only launches whose dims and shapes are at most N (a second
    CBMC run that looks for a counterexample replay can run; never a proof) */
 #ifdef VK_SMALL
