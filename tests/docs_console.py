@@ -56,6 +56,7 @@ IGNORED = (
 
 _VOLATILE = (
     (re.compile(r"\b\d+\.\d+\s?(s|ms|seconds)\b"), "<time>"),                          # durations
+    (re.compile(r"\b\d+(\.\d+)? (kernels|examples|launches)/s\b"), "<rate>"),            # throughputs
     (re.compile(r"\b(verikern|z3|Python|Warp|python|warp-lang|CUDA|Toolkit|Driver) \d+(\.\d+)+\S*"),
      r"\1 <version>"),                                                                # versions
     (re.compile(r"\b[0-9a-f]{16,64}\b"), "<hash>"),                                    # sha256s, MIR hashes
