@@ -52,6 +52,13 @@ ALLOWED: dict[tuple[str, str], str] = {
         "guarded by their own array's shape, the tile is indexed by ty + k, tx < 32 and fully "
         "written before the barrier, and distinct threads write distinct out elements; only "
         "the transpose is incomplete (proved since the different-block geometry fact)",
+    ("ok_offset_wraps_after_loop_guarded", "drop-requires@8:5"):
+        "without base >= 0 and steps >= 0 the offset may start negative or the loop not run, "
+        "but the store is still guarded by 0 <= s < x.shape[0], and only thread 0 writes",
+    ("ok_shared_uniform_flag_init", "drop-requires@8:5"):
+        "x[i] and out[i] are each guarded by their own array's shape, and buf is indexed by t "
+        "and (t + 1) % 64 < 64 = block_dim, written before the barrier under the same uniform "
+        "flag; the requires only makes the copy whole",
     ("ok_stencil_halo_guard", "index-shift@11:13"):
         "out[i + 1] is in bounds under the guard i + 1 < x.shape[0] == out.shape[0], and "
         "distinct threads still write distinct elements; a wrong result, but memory-safe",
