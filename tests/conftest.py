@@ -32,6 +32,19 @@ settings.load_profile(hypothesis_profile_name())
 os.environ["VERIKERN_NO_CACHE"] = "1"
 
 
+@pytest.fixture(autouse=True)
+def _verikern_environment_restored():
+    """Each test starts with the session's VERIKERN_* variables: an in-process
+    CLI run with --cross-check or --dump-smt sets them for its process
+    (verikern/cli/common.py), and they must not reach later tests (or the
+    subprocesses those start) in the same worker."""
+    saved = {k: v for k, v in os.environ.items() if k.startswith("VERIKERN_")}
+    yield
+    for k in [k for k in os.environ if k.startswith("VERIKERN_") and k not in saved]:
+        del os.environ[k]
+    os.environ.update(saved)
+
+
 # --- test tiers ----------------------------------------------------------------
 @pytest.hookimpl(tryfirst=True)  # before `-m` selects by marker
 def pytest_collection_modifyitems(config, items):
