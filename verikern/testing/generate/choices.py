@@ -9,16 +9,18 @@ shrinking (towards lo) shrinks the program.
 from __future__ import annotations
 
 import random
+from abc import ABC, abstractmethod
 from typing import Any, Sequence, TypeVar
 
 T = TypeVar("T")
 
 
-class Choices:
-    """The decisions of one generated program."""
+class Choices(ABC):
+    """The decisions of one generated program (a source of integers)."""
 
+    @abstractmethod
     def integer(self, lo: int, hi: int) -> int:
-        raise NotImplementedError
+        """An integer in [lo, hi], inclusive."""
 
     def pick(self, options: Sequence[T]) -> T:
         return options[self.integer(0, len(options) - 1)]
