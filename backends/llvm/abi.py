@@ -123,20 +123,28 @@ def bind_abi_args(target: AbiTarget, func, params, extra_names) -> list:
     args = list(func.args)
     for arg, name in zip(args, [param_name(p) for p in params] + list(extra_names)):
         arg.name = name
-    target.arrays, target.shapes, target.scalars, target.launch_dims = {}, {}, {}, {}
+    bind_slots(target, params, args)
     for slot, arg in zip(params, args):
         if slot.kind == "array":
-            target.arrays[slot.name] = arg
             arg.add_attribute("noalias")
-        elif slot.kind == "shape":
-            target.shapes[(slot.name, slot.dim)] = arg
-        elif slot.kind == "scalar":
-            target.scalars[slot.name] = arg
-        elif slot.kind == "launch_dim":
-            target.launch_dims[slot.dim] = arg
-        else:
-            target.launch_size = arg
     return args[len(params):]
+
+
+def bind_slots(target: AbiTarget, params, values) -> None:
+    """Record `values`, one per ABI slot of `params`, on `target`: arrays,
+    shapes, scalars, launch_dims and launch_size."""
+    target.arrays, target.shapes, target.scalars, target.launch_dims = {}, {}, {}, {}
+    for slot, value in zip(params, values):
+        if slot.kind == "array":
+            target.arrays[slot.name] = value
+        elif slot.kind == "shape":
+            target.shapes[(slot.name, slot.dim)] = value
+        elif slot.kind == "scalar":
+            target.scalars[slot.name] = value
+        elif slot.kind == "launch_dim":
+            target.launch_dims[slot.dim] = value
+        else:
+            target.launch_size = value
 
 
 def param_name(slot: ParamSlot) -> str:

@@ -31,7 +31,7 @@ from llvmlite import ir
 
 from verikern.mir.nodes import Kernel, Load, Requires, RequiresArray, Value, result_of
 
-from .abi import AbiTarget, I8, I32, I64, ErrorSite, kernel_params
+from .abi import AbiTarget, I8, I32, I64, ErrorSite, bind_slots, kernel_params
 from .kernel_cpu import args_struct_type
 from .body import Emitter, handler
 from .ops import LoweringError
@@ -57,18 +57,7 @@ class ContractTarget(AbiTarget):
     def __init__(self, kernel: Kernel, params, fields: list, out, err):
         self.kernel = kernel
         self.out, self.err = out, err
-        self.arrays, self.shapes, self.scalars, self.launch_dims = {}, {}, {}, {}
-        for slot, value in zip(params, fields):
-            if slot.kind == "array":
-                self.arrays[slot.name] = value
-            elif slot.kind == "shape":
-                self.shapes[(slot.name, slot.dim)] = value
-            elif slot.kind == "scalar":
-                self.scalars[slot.name] = value
-            elif slot.kind == "launch_dim":
-                self.launch_dims[slot.dim] = value
-            else:
-                self.launch_size = value
+        bind_slots(self, params, fields)
         self.block_dim, self.grid_dim = fields[len(params):]
 
     def libm_name(self, name: str) -> str:

@@ -152,10 +152,10 @@ def _key_name(node: ast.AST | None) -> str:
     return ANY
 
 
-def _module_handles(tree: ast.Module) -> set[str]:
-    """Module-level names bound to something that can be the module itself
-    (`mod = sys.modules[__name__]`), followed to a fixed point."""
-    handles: set[str] = set()
+def _module_handles(tree: ast.Module, handles: set[str] | None = None) -> set[str]:
+    """Names bound to something that can be the module itself (`mod =
+    sys.modules[__name__]`, or one of `handles`), followed to a fixed point."""
+    handles = set(handles or ())
     changed = True
     while changed:
         changed = False
@@ -343,16 +343,7 @@ def outside_rebindings(tree: ast.Module, filename: str, handles: set[str]) -> di
     `sys.modules[...]`, `importlib.import_module(...)` and names bound from
     them count as the module too."""
     out: dict[str, Rebinding] = {}
-    handles = set(handles)
-    changed = True
-    while changed:                      # `m = consts` / `m = sys.modules[...]` follow too
-        changed = False
-        for n in ast.walk(tree):
-            if isinstance(n, ast.Assign) and _may_be_module(n.value, handles):
-                for t in n.targets:
-                    if isinstance(t, ast.Name) and t.id not in handles:
-                        handles.add(t.id)
-                        changed = True
+    handles = _module_handles(tree, handles)   # `m = consts` / `m = sys.modules[...]` too
 
     def note(name: str, node: ast.AST, how: str) -> None:
         out.setdefault(name, Rebinding(_loc(filename, node), how))
