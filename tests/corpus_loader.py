@@ -6,11 +6,14 @@ lines at the top of each file, before any code):
 
     # expect: proved
     # expect: failed race,bounds        (these kinds fail; every other is proved)
+    # expect: refused                   (the frontend must refuse it: see below)
     # prove-args: --block-dim 256 --dim 1024   (optional)
     # bug: 11:18 bounds                 (buggy kernels: a buggy site, one line each)
     # bug: 19:31 race 19:13             (races: both accesses of the racing pair, any order)
     # witness bounds: dim=1, block_dim=1, x=zeros(float32, 1), idx=array(int32, [-1]), n=2
     # witness: none (needs 2**30 threads)
+    # kernel: gather_doubled[int8]      (optional: the kernel the one-kernel layers run)
+    # refused: 9:12 rebind              (refused cases: where the located error points)
 
 `# bug: LINE:COL KIND` names a site exactly as the prover reports a failed
 obligation of KIND there (1-based line, 1-based column of the access, barrier,
@@ -27,6 +30,19 @@ numpy dtype name (int8..uint64, float16..float64, bool). It is parsed with the
 `ast` module and literal evaluation only, never executed. A buggy case has at
 least one witness of a failing kind, or exactly one `# witness: none (reason)`
 when no launch the simulator can run shows the bug.
+
+`# kernel: NAME` names the kernel a layer that runs one kernel per file takes
+(`corpus_kernel`); without it the file compiles to exactly one kernel. A
+generic kernel compiles to one instance per typing (`name[int8]`, ...) and
+names the instance its witness launches.
+
+`# expect: refused` cases are files the frontend must refuse with a located
+error, because it cannot model them as Python and Warp run them (a
+module-level name the module rebinds, docs/LANGUAGE.md section 1): proving
+them would claim more than was proved. Each has one or more `# refused:
+LINE:COL WORD` lines, the error's site and a word its message contains. They
+are not in `load_corpus()` (no layer can run them); `load_refused()` lists
+them.
 """
 from __future__ import annotations
 
@@ -109,12 +125,14 @@ class Witness:
 @dataclass(frozen=True)
 class CorpusCase:
     path: Path
-    expect_status: str                 # "proved" or "failed"
+    expect_status: str                 # "proved", "failed" or "refused"
     failing_kinds: frozenset[str]      # empty when proved
     prove_args: tuple[str, ...]
     bugs: tuple[BugSite, ...] = ()
     witnesses: tuple[Witness, ...] = ()
     no_witness: str | None = None      # why no simulator launch shows the bug
+    kernel: str | None = None          # `# kernel:`: the one kernel the one-kernel layers run
+    refusals: tuple[tuple[int, int, str], ...] = ()   # `# refused:` (line, col, word)
 
     @property
     def name(self) -> str:
@@ -213,9 +231,15 @@ def parse_witness(kind: str, text: str, where: str) -> Witness:
     return Witness(kind, dims, block[0], tuple(values.items()))
 
 
-def _check(path: Path, status, kinds, bugs, witnesses, no_witness) -> None:
-    if status not in ("proved", "failed"):
+def _check(path: Path, status, kinds, bugs, witnesses, no_witness, refusals) -> None:
+    if status not in ("proved", "failed", "refused"):
         raise CorpusHeaderError(f"{path}:1: missing or bad '# expect:' header")
+    if (status == "refused") != bool(refusals):
+        raise CorpusHeaderError(f"{path}: a refused case, and only one, has '# refused: LINE:COL WORD' lines")
+    if status == "refused":
+        if bugs or witnesses or no_witness:
+            raise CorpusHeaderError(f"{path}: a refused case has no '# bug:' or '# witness' lines")
+        return
     if status == "proved":
         if bugs or witnesses or no_witness:
             raise CorpusHeaderError(f"{path}: a correct kernel has no '# bug:' or '# witness' lines")
@@ -240,6 +264,8 @@ def parse_header(path: Path) -> CorpusCase:
     bugs: list[BugSite] = []
     witnesses: list[Witness] = []
     no_witness = None
+    kernel = None
+    refusals: list[tuple[int, int, str]] = []
     for number, line in enumerate(path.read_text().splitlines(), 1):
         if not line.startswith("#"):
             break
@@ -256,6 +282,15 @@ def parse_header(path: Path) -> CorpusCase:
             args = tuple(shlex.split(body[len("prove-args:"):]))
         elif body.startswith("bug:"):
             bugs.append(parse_bug(body[len("bug:"):].strip(), where))
+        elif body.startswith("kernel:"):
+            kernel = body[len("kernel:"):].strip()
+            if not kernel:
+                raise CorpusHeaderError(f"{where}: '# kernel:' names a kernel")
+        elif body.startswith("refused:"):
+            words = body[len("refused:"):].split()
+            if len(words) != 2:
+                raise CorpusHeaderError(f"{where}: '# refused:' wants LINE:COL WORD, got {body!r}")
+            refusals.append((*_site(words[0], where), words[1]))
         elif body.startswith("witness"):
             head, sep, rest = body.partition(":")
             words = head.split()
@@ -269,9 +304,39 @@ def parse_header(path: Path) -> CorpusCase:
                 raise CorpusHeaderError(f"{where}: unknown witness kind {words[1]!r}")
             else:
                 witnesses.append(parse_witness(words[1], rest.strip(), where))
-    _check(path, status, kinds, bugs, witnesses, no_witness)
-    return CorpusCase(path, status, kinds, args, tuple(bugs), tuple(witnesses), no_witness)
+    _check(path, status, kinds, bugs, witnesses, no_witness, refusals)
+    return CorpusCase(path, status, kinds, args, tuple(bugs), tuple(witnesses), no_witness,
+                      kernel, tuple(refusals))
+
+
+def _all_cases() -> list[CorpusCase]:
+    return [parse_header(p) for p in sorted(CORPUS_DIR.glob("*.py"))]
 
 
 def load_corpus() -> list[CorpusCase]:
-    return [parse_header(p) for p in sorted(CORPUS_DIR.glob("*.py"))]
+    """The proved and failed cases: the ones every layer runs."""
+    return [c for c in _all_cases() if c.expect_status != "refused"]
+
+
+def load_refused() -> list[CorpusCase]:
+    """The cases the frontend must refuse (`# expect: refused`)."""
+    return [c for c in _all_cases() if c.expect_status == "refused"]
+
+
+def corpus_kernel(case: CorpusCase):
+    """The compiled kernel (a KernelResult, MIR in `.mir`) the one-kernel
+    layers run: the `# kernel:` one, else the file's only kernel. Fails the
+    calling test with the frontend's message if it does not compile."""
+    from verikern.frontend import compile_file
+
+    result = compile_file(str(case.path))
+    assert not result.errors, [e.render() for e in result.errors]
+    names = [k.name for k in result.kernels]
+    if case.kernel is None:
+        assert len(names) == 1, f"{case.name}: {len(names)} kernels {names}: name one with '# kernel:'"
+        kr = result.kernels[0]
+    else:
+        assert case.kernel in names, f"{case.name}: '# kernel: {case.kernel}' is not among {names}"
+        kr = result.kernel(case.kernel)
+    assert kr.error is None and kr.mir is not None, f"the frontend rejects {case.name}: {kr.error}"
+    return kr

@@ -476,10 +476,12 @@ def _attempt(kernel: Kernel, obligation: Obligation, launch: ConcreteLaunch,
 #: Uniform array contents tried when an abstraction-born counterexample's own
 #: contents show nothing (its float and memory values are not concrete):
 #: (float arrays, integer arrays) per variant. A descending ramp makes sorts
-#: and other data-dependent swaps do their work.
+#: and other data-dependent swaps do their work. A negative fraction shows
+#: where `int(x)` truncates toward zero (-0.75 passes `int(x) >= 0`, and
+#: `int(x + x)` is -1).
 CONTENT_VARIANTS: tuple[tuple[float | str, Any], ...] = (
     (-1.0, -1), (1.0e9, "ramp"), ("alternating", "alternating"), ("descending", "descending"),
-    (float("nan"), 1), (-1.0e9, 1 << 30),
+    (float("nan"), 1), (-1.0e9, 1 << 30), (-0.75, 3),
 )
 
 

@@ -70,9 +70,32 @@ def test_no_witness_needs_a_reason_and_is_recorded(tmp_path):
     (["# expect: failed bounds", "# bug: 3:4 bounds", "# witness bounds: dim=1, block_dim=1, n='a'"],
      "must be an int or a float"),
     (["# expect: failed bounds", "# bug: 3:4 bounds", "# witness bounds: dim=0, block_dim=1"], "positive"),
+    (["# expect: refused", "# A file."], "has '# refused: LINE:COL WORD'"),
+    (["# expect: proved", "# refused: 3:4 rebind"], "has '# refused: LINE:COL WORD'"),
+    (["# expect: refused", "# refused: 3:4"], "wants LINE:COL WORD"),
+    (["# expect: refused", "# refused: 3:4 rebind", "# bug: 3:4 bounds"], "no '# bug:'"),
+    (["# expect: proved", "# kernel:"], "names a kernel"),
 ])
 def test_malformed_headers_are_refused_with_the_file_and_line(tmp_path, lines, message):
     path = header(tmp_path, *lines)
     with pytest.raises(CorpusHeaderError, match=message) as info:
         parse_header(path)
     assert str(path) in str(info.value)
+
+
+def test_kernel_and_refused_lines_are_read(tmp_path):
+    case = parse_header(header(tmp_path, "# expect: proved", "# A generic kernel.", "# kernel: k[int8]"))
+    assert case.kernel == "k[int8]" and case.refusals == ()
+    case = parse_header(header(tmp_path, "# expect: refused", "# A file.", "# refused: 9:12 rebind",
+                               "# refused: 10:3 global"))
+    assert case.refusals == ((9, 12, "rebind"), (10, 3, "global")) and case.kernel is None
+
+
+def test_refused_cases_are_kept_apart_from_the_cases_every_layer_runs():
+    from corpus_loader import load_corpus, load_refused
+
+    refused = load_refused()
+    assert len(refused) >= 3 and all(c.name.startswith("refused_") for c in refused)
+    assert not {c.name for c in refused} & {c.name for c in load_corpus()}
+    assert all(len([ln for ln in c.path.read_text().splitlines() if ln.startswith("#")][1]) > 30
+               for c in refused), "a line saying what the file does"

@@ -9,8 +9,7 @@ import numpy as np
 import pytest
 
 import verikern as vk
-from corpus_loader import CORPUS_DIR
-from verikern.frontend import compile_file
+from corpus_loader import CORPUS_DIR, corpus_kernel, parse_header
 
 wp = pytest.importorskip("warp", reason="NVIDIA Warp is not installed (pip install warp-lang)")
 
@@ -25,7 +24,7 @@ def warp_kernel(name):
 
 
 def verikern_kernel(name):
-    return compile_file(CORPUS_DIR / f"{name}.py").kernels[0].mir
+    return corpus_kernel(parse_header(CORPUS_DIR / f"{name}.py")).mir
 
 
 # name -> (dim, inputs factory: list of numpy arrays / scalars, index of the output)
@@ -36,6 +35,10 @@ CASES = {
     # halo(1) is the int overload in both (2 cells), not the float one declared first
     "ok_warp_overload_literal_picks_int": (40, lambda rng: [rng.standard_normal(40).astype(np.float32),
                                                             np.zeros(40, np.float32)], 1),
+    # Warp builds the int8 instance at this launch; verikern runs the `# kernel:` one, int8 too
+    "ok_generic_every_instance_guarded": (48, lambda rng: [rng.integers(-128, 128, 48).astype(np.int8),
+                                                           rng.standard_normal(100).astype(np.float32),
+                                                           np.zeros(48, np.float32)], 2),
     "ok_module_constant_read_by_host": (40, lambda rng: [rng.standard_normal(40).astype(np.float32),
                                                          np.zeros(40, np.float32)], 1),
 }

@@ -10,10 +10,9 @@ import numpy as np
 import pytest
 
 import verikern as vk
-from corpus_loader import load_corpus
+from corpus_loader import corpus_kernel, load_corpus
 from verikern.errors import (BarrierDivergenceError, DivisionByZeroError,
                              KernelAssertionError, KernelRuntimeError, OutOfBoundsError)
-from verikern.frontend import compile_file
 from verikern.inputs import ordered_inputs
 from verikern.backends.simulator import UninitializedReads, simulate
 from verikern.errors import UninitializedReadError
@@ -28,9 +27,7 @@ BUGGY = [c for _, c in sorted(CASES.items()) if c.expect_status == "failed"]
 
 
 def kernel_of(case):
-    result = compile_file(case.path)
-    assert not result.errors and len(result.kernels) == 1 and result.kernels[0].mir is not None, case.name
-    return result.kernels[0].mir
+    return corpus_kernel(case).mir
 
 
 def test_every_buggy_kernel_has_a_witness_or_says_why_not():
@@ -140,7 +137,7 @@ def test_correct_kernel_runs_cleanly_and_race_free(name, tmp_path):
     from verikern.inputs import InputGenerationError, make_inputs, ordered_inputs
 
     case = CASES[name]
-    mir = compile_file(case.path).kernels[0].mir
+    mir = kernel_of(case)
     rng = np.random.default_rng(11)
     for dims, block_dim in launch_candidates(case, mir):
         try:

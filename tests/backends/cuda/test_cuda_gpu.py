@@ -113,13 +113,13 @@ def corpus_case_agrees(case) -> None:
     """Run a corpus kernel on generated inputs on the simulator and on cuda:0; compare."""
     from verikern.backends.cuda import run as cuda_run
     from verikern.backends.simulator import run as sim_run
-    from verikern.frontend import compile_file
+    from corpus_loader import corpus_kernel
     from verikern.inputs import make_inputs, ordered_inputs
     from verikern.runtime import prepare_launch
 
     from verikern.errors import VerikernError
 
-    kernel = compile_file(case.path).kernels[0].mir
+    kernel = corpus_kernel(case).mir
     fixed_block = case.option("--block-dim") or kernel.block_dim
     blocks = [int(fixed_block)] if fixed_block else [256, 128, 64]
     dim_text = case.option("--dim")

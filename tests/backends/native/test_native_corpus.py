@@ -7,8 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from corpus_loader import load_corpus
-from verikern.frontend import compile_file
+from corpus_loader import corpus_kernel as corpus_kernel_result, load_corpus
 from verikern.inputs import inputs_strategy, make_inputs, ordered_inputs
 from verikern.mir.nodes import Atomic
 from verikern.errors import BarrierDivergenceError
@@ -18,11 +17,7 @@ PROVED = [c for c in load_corpus() if c.expect_status == "proved"]
 
 
 def corpus_kernel(case):
-    result = compile_file(case.path)
-    assert not result.errors, result.errors
-    (kr,) = result.kernels
-    assert kr.error is None, kr.error
-    return kr.mir
+    return corpus_kernel_result(case).mir
 
 
 # launches and array sizes for kernels whose contracts the generic input

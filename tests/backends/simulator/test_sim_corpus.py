@@ -2,7 +2,7 @@
 frontend emits has simulator semantics (no NotImplementedError)."""
 import pytest
 
-from corpus_loader import load_corpus
+from corpus_loader import corpus_kernel, load_corpus
 from verikern.backends.simulator.program import decode
 
 CASES = load_corpus()
@@ -37,12 +37,9 @@ def test_proved_corpus_kernels_run_cleanly(case):
     error on inputs that satisfy its contracts."""
     import numpy as np
 
-    from verikern.frontend import compile_file
     from verikern.inputs import InputGenerationError, make_launch_inputs, ordered_inputs
     from verikern.runtime import launch
-    res = compile_file(str(case.path))
-    kernel = res.kernels[0].mir
-    assert kernel is not None, f"the frontend rejects corpus kernel {case.name}: {res.kernels[0].error}"
+    kernel = corpus_kernel(case).mir
     dims = _dims(case, kernel)
     block = case.option("--block-dim")
     try:

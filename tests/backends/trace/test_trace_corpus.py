@@ -10,9 +10,8 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from corpus_loader import load_corpus
+from corpus_loader import corpus_kernel, load_corpus
 
-from verikern.frontend import compile_file
 
 CASES = load_corpus()
 
@@ -26,7 +25,7 @@ SMALL_SHAPES = {
 def _launch_args(case) -> list[str]:
     """The corpus header's launch if it has one; else two blocks' worth of
     threads (1-D) or two rows of one block (2-D)."""
-    kernel = compile_file(str(case.path)).kernels[0].mir
+    kernel = corpus_kernel(case).mir
     args = [a for key, extra in SMALL_SHAPES.items() if key in case.name for a in extra]
     if case.option("--block-dim"):
         args += ["--block-dim", case.option("--block-dim")]
@@ -42,7 +41,8 @@ def _launch_args(case) -> list[str]:
 def test_trace_agrees_with_expected_verdict(case):
     result = CliRunner().invoke(
         __import__("verikern.cli.trace", fromlist=["command"]).command,
-        [str(case.path), "--format", "json", *_launch_args(case)], catch_exceptions=False)
+        [str(case.path), "--format", "json", *_launch_args(case),
+         *(["--kernel", case.kernel] if case.kernel else [])], catch_exceptions=False)
     doc = json.loads(result.output)
     expects_race = "race" in case.failing_kinds
     if not expects_race:

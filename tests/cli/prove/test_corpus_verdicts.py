@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from corpus_loader import load_corpus
+from corpus_loader import load_corpus, load_refused
 from prove_args import driver_kwargs
 from verikern.proofs.obligations import KernelStatus, Status
 
@@ -115,3 +115,44 @@ def test_example_is_proved(path):
     reports = _prove(path, timeout=30.0)
     assert reports and all(r.status is KernelStatus.PROVED for r in reports), _describe(reports)
 
+
+
+REFUSED = load_refused()
+
+
+@pytest.mark.parametrize("case", REFUSED, ids=[c.name for c in REFUSED])
+def test_refused_case_gets_a_located_error_and_no_verdict(case):
+    """A file the frontend cannot model as Python runs it (a module-level
+    name the module rebinds) ends `error` at each `# refused:` site, never
+    `proved` or `failed`: no obligation is decided at all."""
+    reports = _prove(case.path, case.prove_args)
+    assert reports and all(r.status is KernelStatus.ERROR for r in reports), _describe(reports)
+    assert not [ob for r in reports for ob in r.obligations], _describe(reports)
+    import re
+
+    errors = [(int(m.group(1)), int(m.group(2)), m.group(3)) for r in reports
+              for m in re.finditer(r":(\d+):(\d+): error: (.*)", r.error or "")]
+    for line, col, word in case.refusals:
+        assert any((ln, c) == (line, col) and word in msg for ln, c, msg in errors), (
+            f"no error at {line}:{col} saying {word!r}: {errors}")
+
+
+@pytest.mark.parametrize("case", REFUSED, ids=[c.name for c in REFUSED])
+def test_refused_rebinding_is_real_when_python_runs_the_file(case):
+    """The refusal is not over-caution: importing the file (as Warp does
+    before it builds the kernel) leaves the name at another value than the
+    literal the source first binds it to."""
+    import ast
+    import importlib.util
+    import re
+
+    pytest.importorskip("warp", reason="NVIDIA Warp is not installed (pip install warp-lang)")
+    reports = _prove(case.path, case.prove_args)
+    (name,) = set(re.findall(r"module-level name '(\w+)'", " ".join(r.error or "" for r in reports)))
+    first = next(ast.literal_eval(node.value) for node in ast.parse(case.path.read_text()).body
+                 if isinstance(node, ast.Assign) and [t.id for t in node.targets
+                                                      if isinstance(t, ast.Name)] == [name])
+    spec = importlib.util.spec_from_file_location(f"verikern_refused_{case.name}", case.path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert getattr(module, name) != first, (name, first)
