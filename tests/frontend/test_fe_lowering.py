@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from corpus_loader import load_corpus
 from frontend.fe_util import compile_ok, compile_text, first_error
 from verikern.frontend import compile_file
 from verikern.hir import nodes as H
@@ -330,8 +331,7 @@ def test_hir_printer_round_trip_is_stable():
     assert format_hir(r.kernels[0].hir) == format_hir(compile_text(VK_SRC).kernels[0].hir)
 
 
-CORPUS = sorted((ROOT / "tests" / "corpus").glob("*.py")) + sorted(
-    (ROOT / "examples").glob("*.py"))
+CORPUS = [c.path for c in load_corpus()] + sorted((ROOT / "examples").glob("*.py"))
 
 
 @pytest.mark.parametrize("path", CORPUS, ids=[p.stem for p in CORPUS])
@@ -343,4 +343,4 @@ def test_corpus_and_examples_compile_to_verified_mir(path):
         assert k.error is None, k.error.render()
         verify(k.mir)
         assert format_hir(k.hir).startswith(("func ", "kernel "))
-        assert format_kernel(k.mir).startswith(f"kernel {k.name}(")
+        assert format_kernel(k.mir).startswith(f"kernel {k.mir.name}(")

@@ -23,6 +23,7 @@ from verikern.mir import (
     Phi, Return, ScalarParam, Select, ShapeOf, SourceLoc, Special, Store, format_kernel,
     verify,
 )
+from corpus_loader import load_corpus
 from verikern.mir.builder import MirBuilder
 from verikern.mir.nodes import SPECIAL_KINDS, UNKNOWN_LOC, LoopInfo, RangeLoopInfo
 from verikern.mir.parser import MirParseError, parse_kernel, parse_module
@@ -30,7 +31,7 @@ from verikern.mir.passes.peel import peel_loops
 from verikern.mir.types import SCALAR_TYPES
 
 from shared_helpers import ROOT
-SOURCES = sorted((ROOT / "tests" / "corpus").glob("*.py")) + sorted((ROOT / "examples").glob("*.py"))
+SOURCES = [c.path for c in load_corpus()] + sorted((ROOT / "examples").glob("*.py"))
 
 
 def same(a, b, path="kernel") -> None:

@@ -29,14 +29,19 @@ the operators live in `tools.mutate_sites`:
   calls the int overload then;
 - `generic-any`: in a module that imports `Any`, a kernel's integer array
   parameter made `dtype=Any` with the original signature as its one declared
-  `wp.overload` (Warp instantiates it for any key type at launch).
+  `wp.overload` (Warp instantiates it for any key type at launch);
+- `rebind-constant`: a module-level int constant a kernel reads, rebound
+  later in the module (`global` at import time, an import under its name,
+  `globals()[...]`; `tools.mutate_rebind`). Its expected outcome is a
+  refusal, not a failed obligation (REFUSAL_KINDS).
 
 Invariants: a mutant differs from the original in the one construct its
 `loc` names (line/col of the ORIGINAL source); generation is deterministic;
 `kernels` names the kernels whose proofs cover the mutated function (the
 function itself when it is a kernel, else every kernel that calls it,
 directly or through other funcs). `compiled` keeps only mutants the
-frontend compiles, each distinct, and says why the others were dropped.
+frontend compiles (and every REFUSAL_KINDS mutant), each distinct, and says
+why the others were dropped.
 """
 from __future__ import annotations
 
@@ -50,8 +55,12 @@ from tools.mutate_sites import SITE_FINDERS, call_name, module_info
 
 KINDS = ("drop-barrier", "move-barrier", "guard-bound", "index-shift", "call-arg-shift", "lt-to-le",
          "atomic-to-plain", "drop-requires", "div-guard", "assert-invert", "assert-unguard",
-         "invariant-break", "overload-literal", "generic-any")
+         "invariant-break", "overload-literal", "generic-any", "rebind-constant")
 assert set(KINDS) == set(SITE_FINDERS)
+#: Kinds whose mutant the frontend must refuse with a located error (the
+#: file cannot be modelled as Python runs it): `compiled` keeps them although
+#: they do not compile, and a refusal counts as caught.
+REFUSAL_KINDS = frozenset({"rebind-constant"})
 
 
 @dataclass(frozen=True)
@@ -218,7 +227,7 @@ def compiled(source: str, filename: str, sites) -> tuple[list[Mutant], Counter]:
             continue
         seen.add(m.source)
         problem = compile_problem(m.source, filename, site.kernels)
-        if problem is not None:
+        if problem is not None and site.kind not in REFUSAL_KINDS:
             dropped[f"{site.kind}: does not compile ({problem})"] += 1
             continue
         kept.append(m)

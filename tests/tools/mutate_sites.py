@@ -16,6 +16,8 @@ import copy
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
+from tools.mutate_rebind import sites_rebind_constant
+
 Site = tuple[ast.AST, str, Callable[[], None]]
 
 _EXITS = (ast.Return, ast.Continue, ast.Break)
@@ -575,4 +577,5 @@ SITE_FINDERS: dict[str, Callable[[ast.FunctionDef, ModuleInfo], Iterator[Site]]]
     "invariant-break": _sites_invariant_break,
     "overload-literal": _sites_overload_literal,
     "generic-any": _sites_generic_any,
+    "rebind-constant": sites_rebind_constant,
 }

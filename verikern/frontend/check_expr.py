@@ -297,12 +297,7 @@ class ExprChecker(_Host):
         if name in self.info.typed_constants:   # X = wp.constant(wp.float64(2.0)): typed
             v, t = self.info.typed_constants[name]
             return H.Literal(v, t, self.loc(node))
-        rebinding = self.info.rebinding(name) if name in self.info.nonconstant else None
-        if rebinding is not None and name not in self.info.funcs:
-            raise self.error(f"kernel code cannot read the module-level name {name!r}: the file "
-                             f"can rebind it ({rebinding.describe()}), so it is not a constant",
-                             node, "closure", f"bind {name} once, to a literal, and never rebind "
-                             "it; or pass the value as a kernel parameter")
+        self.refuse_rebound(node)
         if name in self.info.nonconstant or name in self.info.funcs or \
                 any(d.node.name == name for d in self.info.kernels):
             raise self.error(f"kernel code cannot read the module-level name {name!r}: only "
@@ -310,6 +305,17 @@ class ExprChecker(_Host):
                              "make it a literal constant or pass it as a parameter")
         raise self.error(f"unknown name {name!r}", node, "unknown-name",
                          "define it in the kernel, or make it a module-level literal constant")
+
+    def refuse_rebound(self, node: ast.Name) -> None:
+        """Raise the located error for a kernel's read of a module-level name
+        the file can rebind (LANGUAGE.md section 1); return for any other name."""
+        name = node.id
+        rebinding = self.info.rebinding(name) if name in self.info.nonconstant else None
+        if rebinding is not None and name not in self.info.funcs:
+            raise self.error(f"kernel code cannot read the module-level name {name!r}: the file "
+                             f"can rebind it ({rebinding.describe()}), so it is not a constant",
+                             node, "closure", f"bind {name} once, to a literal, and never rebind "
+                             "it; or pass the value as a kernel parameter")
 
     def _expr_BinOp(self, node: ast.BinOp, expected):
         if type(node.op) not in BINOP_NAMES:

@@ -29,6 +29,9 @@ def shared_array_type(chk, call: ast.Call) -> ArrayType:
         else:
             shape = (chk.const_eval(node),)
     except NotConstant:
+        for name in ast.walk(node):     # a rebindable name says so, not "not a constant"
+            if isinstance(name, ast.Name) and name.id not in chk.local_names:
+                chk.refuse_rebound(name)
         raise chk.error("the shape of a shared array must be a compile-time constant", node,
                         "shared-shape", "use literals or module-level constants") from None
     if not 1 <= len(shape) <= 4 or not all(isinstance(n, int) and not isinstance(n, bool)

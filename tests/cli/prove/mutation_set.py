@@ -10,10 +10,14 @@ and every `# expect: proved` corpus case. Two sets, both deterministic:
 - `full` (`-m slow`): every other compiled mutant.
 
 Only mutants the frontend compiles are proved (`tools.mutate.compiled`);
-the others are counted by reason. The outcome of a mutant (`outcome`):
-`caught` (some obligation of a kernel that reaches it FAILED), `proved`
-(every such kernel PROVED), `unknown` (neither: not caught), `error`.
-The score is caught / proved mutants in the set (`score`).
+the others are counted by reason (a REFUSAL_KINDS mutant is kept: it must
+not compile). The outcome of a mutant (`outcome`): `caught` (some
+obligation of a kernel that reaches it FAILED), `refused` (every such
+kernel is an error saying it cannot read a module-level name: the name, or
+one computed from it, can be rebound; the expected outcome of a
+REFUSAL_KINDS mutant), `proved` (every such kernel PROVED),
+`unknown` (neither: not caught), `error`. The score is (caught + refused) /
+mutants in the set (`score`).
 """
 from __future__ import annotations
 
@@ -30,7 +34,7 @@ FAST_PER_EXAMPLE = 4
 FAST_PER_CORPUS_CASE = 1
 #: Kinds with few sites in the sources: all of their mutants are in `fast`.
 RARE_KINDS = ("call-arg-shift", "atomic-to-plain", "div-guard", "assert-invert", "assert-unguard",
-              "invariant-break", "overload-literal", "generic-any")
+              "invariant-break", "overload-literal", "generic-any", "rebind-constant")
 #: Scores (caught / compiled) measured 2026-12-01: full 593/666 = 89.0% (4
 #: unknown); 2026-12-02 with one mutant per corpus case in `fast` (the suite's
 #: 10-minute budget; the others are in `full`): fast 165/180 = 91.7% (1
@@ -124,6 +128,9 @@ def outcome(reports) -> tuple[str, tuple[str, ...]]:
     statuses = {r.status for r in reports}
     if failed:
         return "caught", failed
+    if reports and statuses == {KernelStatus.ERROR} and all(
+            "kernel code cannot read the module-level name" in (r.error or "") for r in reports):
+        return "refused", ()
     if not reports or KernelStatus.ERROR in statuses:
         return "error", ()
     if statuses == {KernelStatus.PROVED}:
@@ -134,5 +141,5 @@ def outcome(reports) -> tuple[str, tuple[str, ...]]:
 def score(results) -> tuple[int, int, float]:
     """(caught, mutants, caught / mutants) of outcome records."""
     n = len(results)
-    caught = sum(1 for r in results if r["outcome"] == "caught")
+    caught = sum(1 for r in results if r["outcome"] in ("caught", "refused"))
     return caught, n, (caught / n if n else 0.0)

@@ -60,12 +60,13 @@ def _mutation_lines():
         lines.append(f"mutation score ({name} set): {caught}/{n} caught = {frac:.1%} ({verdict}); "
                      f"unknown {outcomes['unknown']}, proved {outcomes['proved']} "
                      f"({sum(1 for r in results if r['allowed'])} allow-listed), "
-                     f"error {outcomes['error']}; {sum(r['cpu_s'] for r in results):.0f} s CPU")
+                     f"error {outcomes['error']}, refused {outcomes['refused']}; "
+                     f"{sum(r['cpu_s'] for r in results):.0f} s CPU")
         kinds = defaultdict(Counter)
         for r in results:
             kinds[r["kind"]][r["outcome"]] += 1
         lines.append("  by kind: " + ", ".join(
-            f"{k} {c['caught']}/{sum(c.values())}" for k, c in sorted(kinds.items())))
+            f"{k} {c['caught'] + c['refused']}/{sum(c.values())}" for k, c in sorted(kinds.items())))
         unknown = sorted(f"{r['key'][0]}:{r['key'][1]}" for r in results if r["outcome"] == "unknown")
         if unknown:
             lines.append(f"  unknown: {', '.join(unknown[:10])}" + (" ..." if len(unknown) > 10 else ""))

@@ -22,6 +22,7 @@ from mutation_set import (
     EXTRA_SOURCES, MUTANT_BUDGET, SCORE_FLOOR, candidates_and_drops, mutation_set, outcome,
 )
 from prove_args import driver_kwargs
+from tools.mutate import REFUSAL_KINDS
 
 ALWAYS = frozenset(ALLOWED)
 
@@ -61,7 +62,10 @@ def _check(planned, set_name, record_property):
                                     f"{result}: remove the entry\n" + render_text(reports))
         return
     assert result != "proved", f"mutant survived: {where} is reported PROVED\n" + render_text(reports)
-    assert result != "error", f"a compiled mutant got no verdict: {where}\n" + render_text(reports)
+    if m.kind in REFUSAL_KINDS:
+        assert result == "refused", f"{where}: the rebinding was not refused ({result})\n" + render_text(reports)
+        return
+    assert result not in ("error", "refused"), f"a compiled mutant got no verdict: {where}\n" + render_text(reports)
 
 
 @pytest.mark.parametrize("planned", _params("fast"))

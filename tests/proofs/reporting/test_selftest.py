@@ -70,3 +70,23 @@ def test_a_header_without_expect_is_rejected(tmp_path):
     p.write_text("# prove-args: --dim 4\nimport verikern as vk\n")
     with pytest.raises(ValueError, match="no valid '# expect:' line"):
         parse_case(Path(p))
+
+
+def test_a_refused_case_passes_only_when_the_frontend_refuses_it(tmp_path, monkeypatch):
+    """`# expect: refused`: the rebinding refusal passes; the same file with
+    the rebinding removed is proved, which is NOT as expected; and a case
+    expected to be proved that the frontend refuses is not as expected either."""
+    import verikern.selftest as selftest
+
+    src = (ROOT / "tests" / "corpus" / "refused_rebinding_global_in_function.py").read_text()
+    (tmp_path / "refused_rebind.py").write_text(src)
+    (tmp_path / "refused_not_rebound.py").write_text(src.replace("\n_configure()\n", "\n")
+                                                     .replace("    global N\n    N = 8\n", "    pass\n"))
+    (tmp_path / "ok_rebound.py").write_text(src.replace("# expect: refused", "# expect: proved")
+                                            .replace("# refused: 13:16 rebind\n", ""))
+    monkeypatch.setattr(selftest, "CORPUS", tmp_path)
+    code, out, _ = cli("selftest")
+    assert code == 1
+    assert "  ok  refused_rebind.py: expected refused, got refused -- as expected" in out
+    assert "  BAD refused_not_rebound.py: expected refused, got proved -- NOT AS EXPECTED" in out
+    assert "  BAD ok_rebound.py: expected proved, got refused -- NOT AS EXPECTED" in out
