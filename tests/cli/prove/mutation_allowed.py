@@ -32,6 +32,10 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("ok_barrier_block_uniform_branch", "drop-requires@8:5"):
         "without out.shape[0] == x.shape[0] each global access is still guarded by its own "
         "array's shape (i < x.shape[0], i < out.shape[0]); the requires only makes the copy whole",
+    ("ok_shared_tile_rows_loop_init", "drop-requires@8:5"):
+        "without out.shape[0] == x.shape[0] each global access is still guarded by its own "
+        "array's shape (i < x.shape[0] for the read, i < out.shape[0] for the write); the "
+        "shared tile is indexed by loop counters below 4 and thread_idx below block_dim=32",
     ("ray_triangle", "guard-bound@21:22"):
         "the guard vk.abs(det) > EPS_DET only protects the float division 1.0 / det (a float "
         "division by zero is no obligation); every array access is in intersect, guarded by i < n",
