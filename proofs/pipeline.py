@@ -89,6 +89,7 @@ def settle(kernel_mir, obligations: Sequence[Obligation], replayer=None, *, dims
         if out.confirmed:
             settled.append(dataclasses.replace(ob, confirmed=True,
                                                counterexample=out.witness or ob.counterexample,
+                                               message=_observed_message(ob, out),
                                                reason=_join(ob.reason,
                                                             f"confirmed by replay: {out.why}")))
             continue
@@ -104,6 +105,18 @@ def settle(kernel_mir, obligations: Sequence[Obligation], replayer=None, *, dims
             settled.append(dataclasses.replace(ob, confirmed=False,
                                                reason=_join(ob.reason, f"not confirmed by replay: {out.why}")))
     return tuple(settled)
+
+
+def _observed_message(ob: Obligation, out) -> str:
+    """The message of a failure replay confirmed: the prover's own, unless the
+    confirming run is a variant of an abstraction-born counterexample (other
+    contents or shapes), whose values the prover's text does not describe;
+    then what the obligation is about, and what the simulator observed."""
+    observed = getattr(out, "observed", None)
+    if out.witness is None or not observed or not _is_abstracted(ob):
+        return ob.message
+    what = ob.message.split(": ", 1)[0]
+    return f"{what}: on the simulator, {observed} (the prover's values came from an abstraction)"
 
 
 def _replay(replayer, kernel_mir, ob: Obligation):

@@ -323,11 +323,14 @@ class ReplayVerdict(str, enum.Enum):
 class ReplayOutcome:
     """The typed result of a replay: its verdict, the explanation for
     reports, and the counterexample that was confirmed when it differs from
-    the obligation's (a variant's shapes, scalars and fill), else None."""
+    the obligation's (a variant's shapes, scalars and fill), else None;
+    `observed` is the simulator's own error message when it confirmed a
+    runtime error (its values are the run's, not the prover's)."""
 
     verdict: ReplayVerdict
     why: str
     witness: Counterexample | None = None
+    observed: str | None = None
 
     @property
     def confirmed(self) -> bool:
@@ -463,7 +466,8 @@ def _attempt(kernel: Kernel, obligation: Obligation, launch: ConcreteLaunch,
                 f"the simulator stopped at a different error first ({type(err).__name__} at "
                 f"{_where(err)}, not at line {at.line}:{at.col}): {err.message}{note}"))
         return ReplayOutcome(V.CONFIRMED, f"the simulator raised {type(err).__name__} at "
-                                          f"{_where(err)}{_ran_past(uninit)}{note}")
+                                          f"{_where(err)}{_ran_past(uninit)}{note}",
+                             observed=err.message)
     except errors.KernelRuntimeError as err:
         return ReplayOutcome(V.OTHER_ERROR_FIRST, (
             f"the simulator stopped at a different error first: {type(err).__name__} "
@@ -555,13 +559,15 @@ def _shrunk_variants(kernel: Kernel, cex: Counterexample):
 
 
 def _witness(variant: Counterexample, fill: dict | None) -> tuple[Counterexample, str]:
-    """The counterexample a confirmed variant ran, and the words for its contents."""
+    """The counterexample a confirmed variant ran, and the words for its
+    contents. Its facts are the fill only: the prover's violation values
+    (index, shape, ...) came from the abstraction, not from this run."""
     if not fill:
         return variant, "with the prover's recorded contents"
     shown = {k: (v if not isinstance(v, float) or v == v else "nan") for k, v in fill.items()}
     witness = dataclasses.replace(
         variant, arrays={k: v for k, v in variant.arrays.items() if k not in fill},
-        facts={**variant.facts, "fill": shown})
+        facts={"fill": shown})
     return witness, f"with array contents {shown} everywhere"
 
 
@@ -585,7 +591,7 @@ def _try_variants(kernel: Kernel, obligation: Obligation, variants,
             where = f" {how}" if how else ""
             return ReplayOutcome(ReplayVerdict.CONFIRMED, (
                 f"{outcome.why}, {contents}{where} (the prover's contents came from an "
-                "abstraction)"), witness), tried
+                "abstraction)"), witness, outcome.observed), tried
     return None, tried
 
 

@@ -6,7 +6,8 @@ Tests report through `record_property` ("mutant", "mutation-drops",
 controller's `pytest_runtest_logreport`, so the numbers are whole-session
 ones with or without xdist. Once every mutant of a set has run (a `-k`
 subset is reported as partial and not judged), a score below the set's
-floor (`mutation_set.SCORE_FLOOR`) fails the session.
+floor (`mutation_set.SCORE_FLOOR`) fails the session; so does, once every
+differential seed has run, a kind checked fewer times than its floor.
 
 The reporting hooks are called from tests/conftest.py: under xdist the
 controller never collects, so only conftests it loads at start-up (the
@@ -81,11 +82,33 @@ def _mutation_lines():
 
 
 def _differential_lines():
-    lines = []
-    for d in _RESULTS["differential"]:
-        checked = ", ".join(f"{k} {v}" for k, v in sorted(d["checked"].items()))
-        lines.append(f"differential check ({d['seeds']} seeds, {d['launches']} completed or "
-                     f"focused launches): proved obligations checked per kind: {checked}")
+    """The differential check's totals over the seeds that ran; once all of
+    them ran, a kind below its floor (test_prove_differential.KIND_FLOOR), or
+    no launch checked past an earlier error, fails the session."""
+    runs = {d["case"]: d for d in _RESULTS["differential"]}
+    if not runs:
+        return []
+    from test_prove_differential import KIND_FLOOR
+
+    total: Counter = Counter()
+    for d in runs.values():
+        total.update(d["checked"])
+    of = next(iter(runs.values()))["of"]
+    launches = sum(d["launches"] for d in runs.values())
+    focused = sum(d["focused"] for d in runs.values())
+    checked = ", ".join(f"{k} {v}" for k, v in sorted(total.items()))
+    complete = len(runs) == of
+    lines = [f"differential check ({len(runs)} of {of} seeds, {launches} completed or focused launches, "
+             f"{focused} focused): proved obligations checked per kind: {checked}"
+             + ("" if complete else " (partial run: floors not checked)")]
+    if complete:
+        short = {k: (total[k], floor) for k, floor in KIND_FLOOR.items() if total[k] < floor}
+        problems = ([f"per-kind coverage below its floor (checked, floor): {short}"] if short else []) + \
+            (["no launch was checked on the threads past an earlier error"] if not focused else [])
+        for problem in problems:
+            text = f"differential check: {problem} (tests/cli/prove/test_prove_differential.py)"
+            if text not in _FLOOR_FAILURES:
+                _FLOOR_FAILURES.append(text)
     return lines
 
 
@@ -93,6 +116,7 @@ def judge(session):
     if hasattr(session.config, "workerinput"):
         return
     _mutation_lines()
+    _differential_lines()
     if _FLOOR_FAILURES and session.exitstatus == 0:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 

@@ -160,3 +160,15 @@ def test_one_instance_is_selected_by_its_name_and_its_suggestion_is_proved_paste
     names = compile_source(COPY, "c.py").kernel_names
     assert names[:2] == ["copy_keys[bool, bool]", "copy_keys[int8, int8]"] and len(names) == 13
     assert names[-1] == "copy_keys[...]"     # it also copies vec3 arrays: not enumerated
+
+
+def test_a_float_instance_is_confirmed_by_a_negative_fraction_and_says_what_ran():
+    """int(k) truncates toward zero: a float key of -0.75 passes `int(k) >= 0`
+    while int(k + k) is -1. The prover's float values are abstract; replay
+    confirms on a fill of -0.75, and the message quotes that run (table[-1]),
+    not the abstract model's index."""
+    r = _verdicts(BUGGY)["gather_doubled[float32]"]
+    (ob,) = [ob for ob in r.obligations if ob.status is Status.FAILED]
+    assert ob.confirmed and (ob.loc.line, ob.loc.col) == (13, 22)
+    assert "on the simulator, out-of-bounds access to global array table[-1]" in ob.message, ob.message
+    assert ob.counterexample.facts == {"fill": {"keys": -0.75, "table": -0.75, "out": -0.75}}
