@@ -48,3 +48,32 @@ def test_a_generic_func_called_from_a_generic_kernel_is_specialized_per_instance
                   "    out[0] = int(twice(a[0]))\n")
     r = compile_text(src)
     assert "k[int8]" in r.kernel_names and r.kernel("k[int8]").error is None
+
+
+def _typings(src):
+    return [n.split("[", 1)[1].rstrip("]") for n in compile_text(HEAD + src).kernel_names]
+
+
+def test_arithmetic_with_a_literal_keeps_warp_s_literal_type():
+    """Warp keeps a literal's own type (int 1 is int32, 1.0 is float32) and
+    refuses `k + 1` for an int8 or float64 `k` ("Input types must be the
+    same"): only the int32 typing is built, and verikern proves only that
+    one (tests/warp_compat checks the rule against real Warp). A comparison
+    with a literal does not restrict (`k >= 0` compiles for any numeric k)."""
+    body = ("@wp.kernel\ndef bump(keys: wp.array(dtype=Any), out: wp.array(dtype=int)):\n"
+            "    i = wp.tid()\n    if i < keys.shape[0] and i < out.shape[0]:\n"
+            "        k = keys[i]\n        {line}\n")
+    assert _typings(body.format(line="out[i] = int(k + 1)")) == ["int32"]
+    assert _typings(body.format(line="out[i] = int(k * 2.0)")) == ["float32"]
+    assert _typings(body.format(line="out[i] = int(wp.min(k, 0))")) == ["int32"]
+    both = _typings(body.format(line="out[i] = int(k + k)"))
+    assert "int8" in both and "float64" in both
+    assert _typings(body.format(line="if k >= 0:\n            out[i] = 1")) == both
+
+
+def test_a_non_generic_kernel_keeps_the_lenient_literal_rule():
+    """Outside the typings of a generic kernel, a literal still takes the
+    other operand's type (docs/LANGUAGE.md section 2): `x[i] + 1` on int64."""
+    r = compile_text(HEAD + "@wp.kernel\ndef inc(x: wp.array(dtype=wp.int64)):\n    i = wp.tid()\n"
+                     "    if i < x.shape[0]:\n        x[i] = x[i] + 1\n")
+    assert [k.name for k in r.kernels] == ["inc"] and r.kernels[0].error is None

@@ -215,6 +215,10 @@ def _same_type_args(chk, node, name, args, expected):
             typed[i] = chk.check_expr(a, t)
             t = typed[i].type
             break
+    if not all(consts):
+        for a, lit in zip(args, consts):
+            if lit:       # Warp's builtins keep a literal's own type too
+                chk.refuse_warp_literal(a, t, name)
     for i, a in enumerate(args):
         if typed[i] is None:
             typed[i] = chk.check_expr(a, t)

@@ -272,9 +272,30 @@ class ExprChecker(_Host):
             return lhs, r
         if lc:
             r = self.check_expr(rnode)
+            self.refuse_warp_literal(lnode, r.type, op_for_literal)
             return self.check_expr(lnode, literal_type_for(op_for_literal, r.type)), r
         lhs = self.check_expr(lnode)
+        if rc:
+            self.refuse_warp_literal(rnode, lhs.type, op_for_literal)
         return lhs, self.check_expr(rnode, literal_type_for(op_for_literal, lhs.type))
+
+    #: Whether an untyped literal keeps Warp's own type (int32, float32) in
+    #: arithmetic: set while checking a typing of a generic kernel that Warp
+    #: would build only if the body compiles under Warp's rule (`k + 1` with
+    #: an int8 `k` does not: "Input types must be the same").
+    warp_literals = False
+
+    def refuse_warp_literal(self, lit_node, other, op: str) -> None:
+        """Under `warp_literals`, a type error for a literal operand of
+        arithmetic whose other operand is a scalar of another type than the
+        literal's own (comparisons are exempt, as in Warp)."""
+        if not self.warp_literals or op == "eq" or not isinstance(other, ScalarType):
+            return
+        own = self.check_expr(lit_node).type
+        if isinstance(own, ScalarType) and own != other:
+            raise self.error(f"Warp gives the literal `{ast.unparse(lit_node)}` its own type {own}, "
+                             f"not {other}", lit_node, "type-mismatch",
+                             f"write {other}({ast.unparse(lit_node)})")
 
     def _expr_Name(self, node: ast.Name, expected):
         name = node.id

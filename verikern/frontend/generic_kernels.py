@@ -21,7 +21,9 @@ Invariants:
   format gives it a verdict;
 - an assignment the checker refuses with a type error (TYPE_RULES) is taken
   to be one Warp cannot build either (verikern's typing is at most as strict
-  as Warp's); any other error makes the instance an error, never a skip;
+  as Warp's; for these typings it applies Warp's literal rule in the kernel's
+  own arithmetic too: `k + 1` needs an int32 `k`, since Warp keeps a literal's
+  own type); any other error makes the instance an error, never a skip;
 - Warp can also instantiate a generic parameter with vector, matrix and quat
   types (of any length and component type), structs, and -- for a bare
   `Any` -- arrays, which verikern does not enumerate. When the body
@@ -132,6 +134,7 @@ class _Enumerator:
         chk = BodyChecker(self.info, self.d, self.registry,
                           func_key=_mir_name(self.name_of(types)))
         chk.param_anns = types
+        chk.warp_literals = True
         try:
             return chk.check_kernel(), None
         except KernelError as e:
