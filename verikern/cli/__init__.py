@@ -9,7 +9,6 @@ every command (click's would be 1, which reads as a finding)."""
 from __future__ import annotations
 
 import importlib
-import sys
 
 import click
 
@@ -57,8 +56,10 @@ class LazyGroup(click.Group):
         try:
             return super().invoke(ctx)
         except KeyboardInterrupt:
+            from verikern.cli.progress import exit_interrupted  # lazy: CLI start-up
+
             click.echo("interrupted (Ctrl-C)", err=True)
-            sys.exit(EXIT_INTERRUPTED)
+            exit_interrupted()
 
     def list_commands(self, ctx):
         return sorted(COMMANDS)

@@ -34,6 +34,15 @@ def allow_interrupts() -> None:
     z3.set_param("ctrl_c", False)
 
 
+def exit_interrupted() -> None:
+    """Exit with EXIT_INTERRUPTED, silencing the teardown noise Ctrl-C can
+    leave: an object whose constructor the interrupt cut short (a z3 Context
+    without its `owner`) fails in `__del__` at shutdown, and Python would
+    print that as "Exception ignored in ..." after the summary."""
+    sys.unraisablehook = lambda _unraisable: None
+    sys.exit(EXIT_INTERRUPTED)
+
+
 def kernel_line(report, done: int, total: int) -> str:
     """`[done/total] STATUS  kernel (file:line, seconds)`: one kernel as its file finishes."""
     word = report.status.value.upper()

@@ -16,7 +16,7 @@ import click
 from verikern.cli.common import (InputErrorCommand, InputErrorExit, cross_check_option, debug_options,
                                  make_cache, proof_options, run_options, run_proofs, write_output,
                                  engine_options, check_engines)
-from verikern.cli.progress import EXIT_INTERRUPTED, Progress
+from verikern.cli.progress import Progress, exit_interrupted
 
 EXIT_PROVED, EXIT_FAILED, EXIT_UNKNOWN, EXIT_INPUT = 0, 1, 2, 3
 
@@ -181,4 +181,4 @@ def _stop_interrupted(progress: Progress, fmt: str, output) -> None:
     if fmt == "text" and output is None and progress.reports:
         click.echo(report.render_text(progress.reports), nl=False)
     click.echo(progress.interrupted_summary(), err=True)
-    sys.exit(EXIT_INTERRUPTED)
+    exit_interrupted()

@@ -329,7 +329,7 @@ class ExprChecker(_Host):
 
     def refuse_rebound(self, node: ast.Name) -> None:
         """Raise the located error for a kernel's read of a module-level name
-        the file can rebind (LANGUAGE.md section 1); return for any other name."""
+        the file can rebind (docs/LANGUAGE.md section 1); return for any other name."""
         name = node.id
         rebinding = self.info.rebinding(name) if name in self.info.nonconstant else None
         if rebinding is not None and name not in self.info.funcs:

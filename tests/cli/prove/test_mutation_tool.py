@@ -159,11 +159,12 @@ def test_only_distinct_mutants_that_compile_are_kept():
 
 
 def test_selection_is_deterministic_and_covers_every_kind():
-    # SAMPLE has no overloaded func and no generic kernel, and calls no func
-    # twice (the call-arg-shift mutants come from INLINED_TWICE): every other kind, in order
+    # SAMPLE has no overloaded func, no generic kernel and no module constant, and
+    # calls no func twice (the call-arg-shift mutants come from INLINED_TWICE):
+    # every other kind, in order
     mutants = mutate.generate(SAMPLE, "s.py") + \
         mutate.generate(INLINED_TWICE, "t.py", kinds=("call-arg-shift",))
-    present = [k for k in mutate.KINDS if k not in ("overload-literal", "generic-any")]
+    present = [k for k in mutate.KINDS if k not in ("overload-literal", "generic-any", "rebind-constant")]
     first = mutate.select(mutants, len(present))
     assert first == mutate.select(list(mutants), len(present))
     assert [m.kind for m in first] == present
@@ -246,3 +247,42 @@ def test_call_arg_shift_moves_one_inlined_copys_index_argument():
                  and getattr(c.func, "id", None) == "load"]
         assert sum(a != b for a, b in zip(before, after)) == 1
         assert m.kernels == ("k",)
+
+
+CONSTANTS = """import warp as wp
+
+HALO = 1
+TILE = 16
+NBINS = 8
+LIMIT = 3
+LIMIT = 4
+
+
+@wp.kernel
+def k(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    TILE = 2
+    if i + HALO < x.shape[0] and i < y.shape[0] and i < NBINS + TILE + LIMIT:
+        y[i] = x[i + HALO] + x[i + HALO]
+"""
+
+
+def test_rebind_constant_rebinds_each_read_constant_once_and_is_refused():
+    """One mutant per module int constant the kernel reads (its first read),
+    none for a name the kernel binds itself (TILE) or one bound twice already
+    (LIMIT); each appends a rebinding in one of three spellings, and the
+    frontend refuses the mutant at the kernel's read (the expected outcome)."""
+    from verikern.frontend import compile_source
+
+    mutants = mutate.generate(CONSTANTS, "c.py", kinds=("rebind-constant",))
+    assert [(m.loc.line, m.loc.col) for m in mutants] == [(14, 12), (14, 57)]   # HALO, NBINS
+    tails = [m.source.split("y[i] = x[i + HALO] + x[i + HALO]\n", 1)[1] for m in mutants]
+    spellings = {"global HALO" in t or "global NBINS" in t or "import ENOENT as" in t or "globals()[" in t
+                 for t in tails}
+    assert spellings == {True}
+    for m in mutants:
+        assert mutate.compile_problem(m.source, "c.py", m.kernels) is not None
+        (kr,) = compile_source(m.source, "c.py").kernels
+        assert "can rebind it" in kr.error.render()
+    kept, dropped = mutate.compiled(CONSTANTS, "c.py", mutate.plan(CONSTANTS, "c.py", kinds=("rebind-constant",)))
+    assert len(kept) == 2 and not dropped, dropped
