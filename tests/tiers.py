@@ -56,7 +56,6 @@ SLOW_TESTS = frozenset({
     "tests/frontend/test_fe_overload_choice.py::test_real_warp_picks_the_same",
     "tests/frontend/test_fe_project.py::test_real_warp_runs_the_package_as_the_simulator_does",
     "tests/cli/prove/test_generic_instances.py::test_real_warp_instantiates_int8_at_launch_and_wraps",
-    "tests/proofs/test_cbmc.py::test_real_cbmc_agrees_with_z3_on_corpus_kernels",
     "tests/backends/native/test_native_ir.py::test_every_corpus_and_example_kernel_lowers_to_valid_ir_on_both_targets",
     "tests/frontend/test_fe_programs.py::test_random_programs_match_python",
     "tests/backends/trace/test_trace_races.py::test_large_trace_is_fast",

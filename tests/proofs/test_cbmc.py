@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import sys
 from pathlib import Path
 
@@ -279,21 +278,7 @@ def test_engine_names_are_checked():
         parse_engines("z3,boogie")
 
 
-# ------------------------------------------------------------------ the real CBMC
-needs_cbmc = pytest.mark.skipif(shutil.which("cbmc") is None,
-                                reason="cbmc is not installed (it is not on PyPI; see docs/C_ENCODER.md)")
-
-
-@needs_cbmc
-@pytest.mark.parametrize("name", ["bounds_off_by_one_le.py", "ok_2d_guarded.py"])
-def test_real_cbmc_agrees_with_z3_on_corpus_kernels(name):
-    module = compile_source((CORPUS / name).read_text(), name)
-    for r in module.kernels:
-        z3 = prove_mir(r.mir, file=name)
-        cb = prove_mir(r.mir, file=name, prover=cbmc.prove_kernel_cbmc)
-        for a, b in zip(z3.obligations, cb.obligations):
-            assert {a.status, b.status} != {Status.PROVED, Status.FAILED}, (a, b)
-
+# (the real CBMC's agreement with z3 on corpus kernels: tests/proofs/test_cbmc_real.py)
 
 
 # ------------------------------------------------------------------ the command line
