@@ -153,3 +153,63 @@ def test_fuzz_generate_on_the_command_line(monkeypatch, tmp_path):
     assert again.exit_code == 1 and "cpu and wrong disagree" in again.output
     bad = runner.invoke(main, ["fuzz", str(tmp_path / "x.py"), "--generate", "2"])
     assert bad.exit_code != 0 and "--generate writes its own kernels" in bad.output
+
+
+def _signed_arithmetic(node, wrapped_types=("uint32", "uint64")):
+    """The `+ - * <<` nodes of an expression tree whose operands are not both
+    converted to an unsigned type (undefined on overflow in Warp's C++)."""
+    import ast
+
+    def unsigned(e):
+        return isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr in wrapped_types
+    def masked_plus_one(e):     # the safe divisor `(d & 7) + 1` cannot overflow
+        return isinstance(e.op, ast.Add) and isinstance(e.left, ast.BinOp) and isinstance(e.left.op, ast.BitAnd)
+    return [ast.unparse(n) for n in ast.walk(node)
+            if isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Add, ast.Sub, ast.Mult, ast.LShift))
+            and not (unsigned(n.left) and unsigned(n.right)) and not masked_plus_one(n)]
+
+
+@pytest.mark.parametrize("t", ["int32", "int64"])
+def test_signed_int32_and_int64_arithmetic_wraps_through_the_unsigned_type(t):
+    """Signed overflow is undefined behaviour in Warp's C++ (clang folded
+    `1 > x + x` to `x < 1` in the campaign's seed 2881, so Warp and verikern
+    disagreed): every generated + - * << and negation on int32/int64 is
+    computed in the unsigned type, and abs never sees the minimum."""
+    import ast
+
+    from verikern.testing.generate.choices import RandomChoices
+    from verikern.testing.generate.exprs import Scope, expr
+    from verikern.testing.generate.model import Expr
+
+    for seed in range(300):
+        scope = Scope()
+        scope.add(Expr(t, "a"))
+        scope.add(Expr(t, "b"))
+        text = expr(RandomChoices(seed), t, scope, 3).render()
+        tree = ast.parse(text, mode="eval")
+        assert not _signed_arithmetic(tree), (seed, text)
+        for call in ast.walk(tree):
+            if isinstance(call, ast.Call) and getattr(call.func, "id", None) == "abs":
+                assert ast.unparse(call.args[0]).startswith("vk.max("), (seed, text)
+
+
+def test_no_read_defect_is_planted_in_a_loop_that_never_runs():
+    """A planted off-by-one read in `for q in range(0)` / `while q < 0` is dead
+    code, so `proved` is the right verdict for it (the campaign's seed 1607
+    counted it as a planted defect proved): such a loop offers no read defect."""
+    import re
+
+    from verikern.testing.generate.program import defects, program_from_seed
+
+    loops_seen = 0
+    for seed in range(400):
+        program = program_from_seed(seed)
+        for j, phase in enumerate(program.phases):
+            if phase.kind != "loop":
+                continue
+            text = "\n".join(str(s) for s in phase.body)
+            dead = re.search(r"range\(0\)|while \w+ < 0\b", program.source()) is not None and \
+                (f"p{j}_q in range(0)" in program.source() or f"while p{j}_q < 0" in program.source())
+            loops_seen += 1
+            assert not (dead and (j, "off-by-one read") in defects(program)), (seed, j, text)
+    assert loops_seen > 50

@@ -2,7 +2,12 @@
 
 Invariants (what "well defined by construction" means for a value):
 - integer arithmetic wraps (+ - * << and conversions between widths are
-  exact machine arithmetic on every backend); a divisor or modulus is
+  exact machine arithmetic on every backend). Signed overflow is undefined
+  in C and C++, so Warp's compiled code may assume it never happens (clang
+  folds `1 > x + x` to `x < 1`): for int32 and int64 (WRAPPED), + - *, <<
+  and negation are computed in the unsigned type of the same width and
+  converted back, and abs never sees the minimum (int8 and int16 operands
+  are promoted to int in C++, so they cannot overflow); a divisor or modulus is
   `(d & 7) + 1`, never zero nor negative (so no INT_MIN // -1 either); a
   shift amount is masked below the type's width;
 - float values stay finite and far from overflow: leaves are small (the
@@ -26,6 +31,27 @@ FLOAT_LIMIT = {"float16": 4.0, "float32": 64.0, "float64": 64.0}
 FLOAT_DEPTH = {"float16": 2, "float32": 2, "float64": 2}
 #: integers enter float expressions as `x % K`
 INT_TO_FLOAT_MOD = {"float16": 4, "float32": 64, "float64": 64}
+#: signed types whose overflow is undefined behaviour in Warp's C++ and CUDA
+#: code -> the unsigned type their wrapping arithmetic is computed in
+WRAPPED = {"int32": "uint32", "int64": "uint64"}
+
+
+def _binary(t: str, sym: str) -> str:
+    """The template of `{0} sym {1}` in type `t`, wrapping without undefined behaviour."""
+    u = WRAPPED.get(t)
+    return f"({{0}} {sym} {{1}})" if u is None else f"vk.{t}(vk.{u}({{0}}) {sym} vk.{u}({{1}}))"
+
+
+def _negate(t: str) -> str:
+    u = WRAPPED.get(t)
+    return "(-{0})" if u is None else f"vk.{t}(vk.{u}(0) - vk.{u}({{0}}))"
+
+
+def _abs(t: str) -> str:
+    """abs, kept off the minimum (whose abs overflows) for the WRAPPED types."""
+    if t not in WRAPPED:
+        return "abs({0})"
+    return f"abs(vk.max({{0}}, vk.{t}({-(2 ** (int(t[3:]) - 1)) + 1})))"
 
 
 @dataclass
@@ -103,18 +129,20 @@ def expr(c: Choices, t: str, scope: Scope, depth: int | None = None) -> Expr:
         return _select(c, t, scope, depth)
     form = c.integer(0, 14)
     if form <= 4:
-        return op(t, "({0} " + ["+", "-", "*", "&", "|"][form] + " {1})", sub(), sub())
+        sym = ["+", "-", "*", "&", "|"][form]
+        return op(t, _binary(t, sym) if sym in "+-*" else f"({{0}} {sym} {{1}})", sub(), sub())
     if form == 5:
         return op(t, "({0} ^ {1})", sub(), sub())
     if form == 6:
         return op(t, "({0} " + c.pick(["//", "%"]) + " {1})", sub(), safe_divisor(t, sub()))
     if form == 7:
         amount = guard_op(t, f"({{0}} & vk.{t}({bits(t) - 1}))", sub())
-        return op(t, "({0} " + c.pick(["<<", ">>"]) + " {1})", sub(), amount)
+        shift = c.pick(["<<", ">>"])      # >> of a negative value is arithmetic: defined
+        return op(t, _binary(t, "<<") if shift == "<<" else "({0} >> {1})", sub(), amount)
     if form == 8:
         return op(t, c.pick(["vk.min({0}, {1})", "vk.max({0}, {1})"]), sub(), sub())
     if form == 9 and k == "i":
-        return op(t, c.pick(["(-{0})", "abs({0})"]), sub())
+        return op(t, c.pick([_negate(t), _abs(t)]), sub())
     if form == 10:
         lo, hi = (0, 5) if k == "u" else (-3, 5)
         return op(t, f"vk.clamp({{0}}, vk.{t}({lo}), vk.{t}({hi}))", sub())
