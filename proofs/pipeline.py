@@ -35,7 +35,7 @@ from verikern.proofs.deciding.engines import combine, parse_engines
 from verikern.proofs.deciding.budget import (
     MEGA, SolverBudget, fresh_context, rlimit_count, z3_memory_order,
 )
-from verikern.proofs.obligations import KernelReport, KernelStatus, Obligation, Status
+from verikern.proofs.obligations import KernelReport, KernelStatus, Obligation, ObligationKind, Status
 from verikern.proofs.confirming.replay import ReplayOutcome, ReplayVerdict, replay_outcome
 from verikern.proofs.deciding import prover as z3_prover
 from verikern.proofs.deciding.suggest import suggest_contract
@@ -108,12 +108,14 @@ def settle(kernel_mir, obligations: Sequence[Obligation], replayer=None, *, dims
 
 
 def _observed_message(ob: Obligation, out) -> str:
-    """The message of a failure replay confirmed: the prover's own, unless the
-    confirming run is a variant of an abstraction-born counterexample (other
-    contents or shapes), whose values the prover's text does not describe;
-    then what the obligation is about, and what the simulator observed."""
+    """The message of a failure replay confirmed: the prover's own, unless its
+    counterexample is abstraction-born (loop, float or memory values the
+    prover's text states need not be the run's, on its own launch or on a
+    variant of it); then what the obligation is about, and what the
+    simulator observed."""
     observed = getattr(out, "observed", None)
-    if out.witness is None or not observed or not _is_abstracted(ob):
+    if not observed or not _is_abstracted(ob) or ob.kind is not ObligationKind.BOUNDS \
+            or ": " not in ob.message:        # only a bounds message states the model's values
         return ob.message
     what = ob.message.split(": ", 1)[0]
     return f"{what}: on the simulator, {observed} (the prover's values came from an abstraction)"

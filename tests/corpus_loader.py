@@ -23,7 +23,8 @@ names both accesses; a correct case has none.
 
 `# witness KIND: ...` is a launch that shows the KIND bug on the CPU simulator,
 written as comma-separated `key=value` pairs: `dim` (an int or a tuple of
-ints), `block_dim` (an int), then one entry per kernel parameter. A value is a
+ints), `block_dim` (an int), then one entry per kernel parameter (a name a
+kernel factory captures is written bare: `width=3` for `@width`). A value is a
 literal (an int or float scalar) or an array: `zeros(DTYPE, SHAPE)` or
 `array(DTYPE, [values...])` (nested lists for several dimensions), DTYPE a
 numpy dtype name (int8..uint64, float16..float64, bool). It is parsed with the
@@ -120,6 +121,13 @@ class Witness:
     def inputs(self) -> dict[str, Any]:
         """Fresh input values by parameter name (new arrays on every call)."""
         return {k: (v.make() if isinstance(v, ArraySpec) else v) for k, v in self.args}
+
+    def launch_inputs(self, kernel) -> list:
+        """The positional inputs `vk.launch` takes for MIR `kernel`: a name
+        a kernel factory captures (MIR parameter `@width`) is written bare in
+        the witness (`width=...`)."""
+        values = self.inputs()
+        return [values[p.name] if p.name in values else values[p.name.lstrip("@")] for p in kernel.params]
 
 
 @dataclass(frozen=True)

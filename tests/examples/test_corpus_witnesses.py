@@ -13,7 +13,6 @@ import verikern as vk
 from corpus_loader import corpus_kernel, load_corpus
 from verikern.errors import (BarrierDivergenceError, DivisionByZeroError,
                              KernelAssertionError, KernelRuntimeError, OutOfBoundsError)
-from verikern.inputs import ordered_inputs
 from verikern.backends.simulator import UninitializedReads, simulate
 from verikern.errors import UninitializedReadError
 from verikern.runtime import prepare_launch
@@ -49,7 +48,7 @@ ERROR_CASES = [(c, w) for c in BUGGY for w in c.witnesses if w.kind not in ("rac
 def test_witness_raises_the_documented_error_at_the_buggy_site(case, witness):
     mir = kernel_of(case)
     with pytest.raises(KernelRuntimeError) as info:
-        vk.launch(mir, witness.dim, inputs=ordered_inputs(mir, witness.inputs()),
+        vk.launch(mir, witness.dim, inputs=witness.launch_inputs(mir),
                   block_dim=witness.block_dim, device="cpu")
     err = info.value
     assert type(err) is ERROR_OF[witness.kind], f"{case.name}: {type(err).__name__}: {err}"
@@ -67,7 +66,7 @@ def checked_trace(mir, witness) -> dict:
     """The witness's trace from a run in the simulator's checked mode (an
     uninitialised shared read is recorded and the run goes on, as replay
     runs it; `vk.launch` would stop there)."""
-    k, config, arrays, scalars = prepare_launch(mir, witness.dim, ordered_inputs(mir, witness.inputs()),
+    k, config, arrays, scalars = prepare_launch(mir, witness.dim, witness.launch_inputs(mir),
                                                 witness.block_dim)
     result = simulate(k, config, arrays, scalars, trace=True, check_array_contracts=False,
                       uninit_reads=UninitializedReads())
@@ -97,7 +96,7 @@ def test_uninit_witness_reads_uninitialised_shared_memory_at_the_buggy_site(case
     trace = tmp_path / "trace.json"
     sites = {b.site for b in case.bugs_of("uninit")}
     try:
-        vk.launch(mir, witness.dim, inputs=ordered_inputs(mir, witness.inputs()),
+        vk.launch(mir, witness.dim, inputs=witness.launch_inputs(mir),
                   block_dim=witness.block_dim, device="cpu:trace", trace_path=str(trace))
     except UninitializedReadError as err:
         assert (err.loc.line, err.loc.col) in sites, f"{case.name}: {err}"
