@@ -32,6 +32,12 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("ok_barrier_block_uniform_branch", "drop-requires@8:5"):
         "without out.shape[0] == x.shape[0] each global access is still guarded by its own "
         "array's shape (i < x.shape[0], i < out.shape[0]); the requires only makes the copy whole",
+    ("ok_loop_never_runs_read_past_end", "drop-requires@8:5"):
+        "x is read only inside `for q in range(0)`, a loop that never runs: without "
+        "x.shape[0] >= 1 no access and no modulo by x.shape[0] ever happens",
+    ("ok_loop_never_runs_read_past_end", "div-guard@8:17"):
+        "the modulo by x.shape[0] that the dropped x.shape[0] >= 1 guarded sits inside "
+        "`for q in range(0)`, which never runs: no division happens",
     ("ok_shared_tile_rows_loop_init", "drop-requires@8:5"):
         "without out.shape[0] == x.shape[0] each global access is still guarded by its own "
         "array's shape (i < x.shape[0] for the read, i < out.shape[0] for the write); the "
@@ -157,6 +163,8 @@ _FULL_GROUPS += (
      "what another reads in that phase",
      ("ok_reduce6_block_dim_ladder:guard-bound@18:14", "ok_reduce6_block_dim_ladder:guard-bound@22:14",
       "ok_reduce6_block_dim_ladder:drop-barrier@28:5")),
+    ("the shifted read sits inside `for q in range(0)`, which never runs",
+     ("ok_loop_never_runs_read_past_end:index-shift@12:15",)),
     ("one more k0 step (range stop kdim + 1) loads only under k0 + tx < kdim and "
      "k0 + ty < kdim, zero otherwise, with the same uniform barriers",
      ("matmul:guard-bound@37:24",)),
