@@ -123,13 +123,13 @@ def candidates_and_drops() -> tuple[int, Counter]:
 def outcome(reports) -> tuple[str, tuple[str, ...]]:
     """(outcome, the kinds of the failed obligations) of one mutant's reports."""
     from verikern.proofs.obligations import KernelStatus, Status
+    from verikern.selftest import REFUSAL
 
     failed = tuple(sorted({o.kind.value for r in reports for o in r.obligations if o.status is Status.FAILED}))
     statuses = {r.status for r in reports}
     if failed:
         return "caught", failed
-    if reports and statuses == {KernelStatus.ERROR} and all(
-            "kernel code cannot read the module-level name" in (r.error or "") for r in reports):
+    if reports and statuses == {KernelStatus.ERROR} and all(REFUSAL in (r.error or "") for r in reports):
         return "refused", ()
     if not reports or KernelStatus.ERROR in statuses:
         return "error", ()
