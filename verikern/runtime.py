@@ -24,7 +24,8 @@ from verikern.backends.launch import (  # noqa: F401  (re-exported: vk's launch 
     prepare_mir_launch,
 )
 from verikern.errors import LaunchError, KernelError
-from verikern.mir.nodes import ArrayRef, Kernel
+from verikern.mir.nodes import ArrayRef, Kernel, ScalarParam
+from verikern.mir.params import captured_params, user_params
 from verikern.lang import KernelHandle
 
 # device name -> (module, function name); "cuda:N" is matched separately
@@ -74,19 +75,6 @@ def _kernel_of(kernel, inputs=None) -> Kernel:
                       f"got {type(kernel).__name__}")
 
 
-def _user_params(k: Kernel) -> list[tuple[str, list]]:
-    """The kernel's parameters as the user writes them: a vector/matrix/quat
-    parameter `v` is lowered to consecutive MIR scalars `v[0]`, `v[1]`, ..."""
-    out: list[tuple[str, list]] = []
-    for p in k.params:
-        base = p.name.split("[", 1)[0]
-        if "[" in p.name and out and out[-1][0] == base:
-            out[-1][1].append(p)
-        else:
-            out.append((base, [p]))
-    return out
-
-
 def _python_function(kernel):
     """The Python function behind a @vk.kernel handle or a Warp kernel object."""
     for attr in ("fn", "func"):
@@ -118,21 +106,21 @@ def _lookup_captured(fn, name: str, seen: set):
     raise KeyError(name)
 
 
-def _captured_values(kernel, k: Kernel, names: list[str]) -> list:
-    """The values of the constants a kernel captures (hidden `@name` params),
+def _captured_values(kernel, k: Kernel, captured: tuple[ScalarParam, ...]) -> list:
+    """The values of the constants a kernel captures (its CAPTURED params),
     read from its function's closure or module as Warp reads them at launch."""
     fn = _python_function(kernel)
     out = []
-    for n in names:
+    for p in captured:
         try:
             if fn is None:
-                raise KeyError(n)
-            out.append(_lookup_captured(fn, n[1:], set()))
+                raise KeyError(p.user_name)
+            out.append(_lookup_captured(fn, p.user_name, set()))
         except KeyError:
-            raise LaunchError(f"kernel {k.name}: it reads {n[1:]!r} from the code around it; "
+            raise LaunchError(f"kernel {k.name}: it reads {p.user_name!r} from the code around it; "
                               "launch the kernel object (the decorated function) so its value "
                               "can be read, or pass a value for every parameter including "
-                              f"{n}") from None
+                              f"{p.name}") from None
     return out
 
 
@@ -142,28 +130,27 @@ def _expand_components(k: Kernel, inputs: list, kernel=None) -> list:
     already one value per MIR parameter -> one per MIR parameter."""
     if len(inputs) == len(k.params):   # no component params, or already expanded
         return inputs
-    groups = _user_params(k)
-    user = [g for g in groups if not g[0].startswith("@")]
+    user = user_params(k)
     if len(inputs) != len(user):
-        names = ", ".join(name for name, _ in user)
+        names = ", ".join(u.name for u in user)
         raise LaunchError(f"kernel {k.name}: takes {len(user)} argument(s) ({names}), "
                           f"but inputs has {len(inputs)}")
-    captured = [name for name, _ in groups if name.startswith("@")]
-    inputs = list(inputs) + _captured_values(kernel, k, captured)   # captures come last
-    out = []
-    for (name, ps), value in zip(groups, inputs):
-        if len(ps) == 1 and "[" not in ps[0].name:
-            out.append(value)
+    captured = captured_params(k)
+    by_param: dict[str, object] = dict(zip((p.name for p in captured),
+                                           _captured_values(kernel, k, captured)))
+    for u, value in zip(user, inputs):
+        if not u.is_components:
+            by_param[u.mir[0].name] = value
             continue
         try:
             comps = np.asarray(value, dtype=np.float64).reshape(-1)
         except (TypeError, ValueError):
             comps = None
-        if comps is None or comps.size != len(ps):
-            raise LaunchError(f"kernel {k.name}: argument {name} has {len(ps)} components, "
-                              f"got {value!r}; pass a tuple or array of {len(ps)} numbers")
-        out.extend(c.item() for c in comps)
-    return out
+        if comps is None or comps.size != len(u.mir):
+            raise LaunchError(f"kernel {k.name}: argument {u.name} has {len(u.mir)} components, "
+                              f"got {value!r}; pass a tuple or array of {len(u.mir)} numbers")
+        by_param.update((p.name, c.item()) for p, c in zip(u.mir, comps))
+    return [by_param[p.name] for p in k.params]
 
 
 def _takes(k: Kernel, inputs, kernel) -> bool:

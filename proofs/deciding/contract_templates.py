@@ -31,7 +31,7 @@ from verikern.mir import facts
 from verikern.mir.cfg import dominators
 from verikern.mir.nodes import (
     ArrayRef, Assert, BinOp, Branch, Cast, Compare, Const, Kernel, Load, Operand, Phi, RequiresArray,
-    Requires, ScalarParam, ShapeOf, SourceLoc, Special, Value,
+    ParamOrigin, Requires, ScalarParam, ShapeOf, SourceLoc, Special, Value,
 )
 from verikern.mir.types import BOOL, I32
 from verikern.proofs.obligations import ObligationKind, ObligationSpec
@@ -46,15 +46,19 @@ _I32_MIN, _I32_MAX = -(2 ** 31), 2 ** 31 - 1
 @dataclass(frozen=True)
 class Term:
     """An int32 value a contract can name: `kind` "shape" (`name.shape[index]`),
-    "launch" (`vk.launch_dim(index)`), "param" (the int32 parameter `name`,
-    or for `@name` the module constant a kernel captures without a known
-    value, which a decorator lambda names as `name`) or "const" (the literal
-    `index`); times `scale` when it is not 1."""
+    "launch" (`vk.launch_dim(index)`), "param" (the int32 MIR parameter
+    `name`; when `captured`, the module constant a kernel captures without a
+    known value, which a decorator lambda names as the global `shown`) or
+    "const" (the literal `index`); times `scale` when it is not 1. `captured`
+    and `shown` follow from `name` (see `param_term`), so they take no part
+    in equality."""
 
     kind: str
     name: str = ""
     index: int = 0
     scale: int = 1
+    captured: bool = field(default=False, compare=False)
+    shown: str = field(default="", compare=False)
 
     def text(self, launch_ndim: int) -> str:
         if self.kind == "shape":
@@ -62,19 +66,25 @@ class Term:
         elif self.kind == "launch":
             base = "vk.launch_dim()" if launch_ndim == 1 else f"vk.launch_dim({self.index})"
         elif self.kind == "param":
-            base = self.name.lstrip("@")
+            base = self.shown or self.name
         else:
             base = str(self.index)
         return base if self.scale == 1 else f"{self.scale} * {base}"
 
     def names(self) -> tuple[str, ...]:
         """The kernel parameters it names (the lambda's parameters; a captured
-        `@name` is a module global, not one)."""
-        named = self.kind in ("shape", "param") and not self.name.startswith("@")
+        constant is a module global, not one)."""
+        named = self.kind in ("shape", "param") and not self.captured
         return (self.name,) if named else ()
 
 
 ZERO = Term("const", index=0)
+
+
+def param_term(kernel: Kernel, name: str) -> Term:
+    """The term for `kernel`'s scalar parameter `name`, with its origin."""
+    p = next(p for p in kernel.scalar_params if p.name == name)
+    return Term("param", name, captured=p.origin is ParamOrigin.CAPTURED, shown=p.user_name)
 
 
 @dataclass(frozen=True)
@@ -254,7 +264,7 @@ class _Walker:
         self.defs = facts.definitions(kernel)
         self.params = {p.value.id: p.name for p in kernel.params
                        if isinstance(p, ScalarParam) and p.value.type == I32
-                       and p.name.lstrip("@").isidentifier()}
+                       and p.origin is not ParamOrigin.COMPONENT}
         self.written = {ins.array.name for _, ins in kernel.instructions() if facts.writes_memory(ins)}
         self.dom = dominators(kernel)
         self.sites = {id(ins): (b.label, i) for b in kernel.blocks for i, ins in enumerate(b.instrs)}
@@ -424,19 +434,19 @@ def _length_atoms(kernel: Kernel, s: Term, d: _Deps, k: int, written: set) -> li
         # the index is guarded or clamped at parameter N (`if j <= N - 2: f[j + 1]`):
         # the length covers N, whatever the launch -- after the launch relation,
         # which needs no `N >= 0` besides (a negative N wraps `N - 2`)
-        out.append(Atom("le", Term("param", p), s, family=3))
+        out.append(Atom("le", param_term(kernel, p), s, family=3))
     for p in sorted(d.params):
-        n = Term("param", p)
+        n = param_term(kernel, p)
         out.append(Atom("le", n, s, family=4))
         out.append(Atom("lt", n, s, family=5))
         out.append(Atom("ge", n, ZERO, family=6))
     out.append(Atom("gt", s, ZERO, family=7))
-    out += [Atom("eq", s, Term("param", p), family=8) for p in sorted(d.params)]
+    out += [Atom("eq", s, param_term(kernel, p), family=8) for p in sorted(d.params)]
     return out
 
 
-def _scalar_atoms(d: _Deps) -> list[Atom]:
-    out = [Atom("gt", Term("param", p), ZERO, family=0) for p in sorted(d.params)]
+def _scalar_atoms(kernel: Kernel, d: _Deps) -> list[Atom]:
+    out = [Atom("gt", param_term(kernel, p), ZERO, family=0) for p in sorted(d.params)]
     out += [Atom("gt", Term("shape", n, m), ZERO, family=1) for n, m in sorted(d.shapes)]
     return out
 
@@ -465,10 +475,10 @@ def candidates(kernel: Kernel, spec: ObligationSpec, walker: "_Walker | None" = 
         d.consts |= {c + step for c in d.consts if 0 < step and c + step < 2 ** 30}
         out = _length_atoms(kernel, s, d, spec.dim, w.written)
     elif spec.kind is ObligationKind.DIV_ZERO and isinstance(ins, BinOp):
-        out = _scalar_atoms(w.deps([ins.rhs], None))
+        out = _scalar_atoms(kernel, w.deps([ins.rhs], None))
     elif spec.kind in (ObligationKind.ASSERT, ObligationKind.INVARIANT) and isinstance(ins, Assert):
         d = w.deps([ins.cond], lbl)
-        out = _scalar_atoms(d)
+        out = _scalar_atoms(kernel, d)
         for name, m in sorted(d.shapes):
             out += [a for a in _length_atoms(kernel, Term("shape", name, m), d, m, w.written)
                     if a.family < 7]

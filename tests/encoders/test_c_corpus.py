@@ -27,6 +27,7 @@ from verikern.encoders.c import HEADER_DIR, emit_c
 from verikern.encoders.c.ops import CEncodeError
 from verikern.proofs.confirming.c_replay import CFLAGS, CReplay
 from verikern.frontend import compile_file
+from verikern.mir.nodes import ParamOrigin
 
 from shared_helpers import ROOT
 CASES = load_corpus()
@@ -159,7 +160,7 @@ def test_admissible_launches_of_a_proved_kernel_never_fail_a_check(case):
     block_dim = case.option("--block-dim")
     for _name, mir in _kernels(case.path):     # `run` is called within its iteration
         small = {p.name: st.integers(0, 64) for p in mir.scalar_params
-                 if p.value.type.is_int and not p.name.startswith("@")}
+                 if p.value.type.is_int and p.origin is not ParamOrigin.CAPTURED}
         try:
             strategy = launches(mir, max_threads=256, params=small,
                                 dims=tuple(int(d) for d in dims.split(",")) if dims else None,

@@ -10,6 +10,7 @@ import pytest
 
 import verikern as vk
 from verikern.errors import KernelAssertionError
+from verikern.mir.params import captured_params
 from frontend.fe_util import compile_ok, compile_text, first_error, marker_loc
 
 W = "import warp as wp\n\n"
@@ -266,8 +267,8 @@ def test_factory_parameters_typed_by_their_call_sites(calls, ok):
     src = FACTORY.format(calls=calls)
     if ok:
         k = compile_ok(src)
-        hidden = {p.name: p.value.type.name for p in k.params if p.name.startswith("@")}
-        assert hidden == {"@v": "float32", "@n": "int32"}
+        hidden = {p.name: (p.user_name, p.value.type.name) for p in captured_params(k)}
+        assert hidden == {"@v": ("v", "float32"), "@n": ("n", "int32")}
     else:
         err = first_error(src)
         assert err.rule in ("capture-type", "index-not-int"), err.render()

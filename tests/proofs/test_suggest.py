@@ -14,7 +14,7 @@ from verikern.mir.nodes import Const, Value
 from verikern.mir.verifier import verify
 from verikern.proofs.deciding.budget import MEGA, SolverBudget, fresh_context
 from verikern.proofs.deciding.contract_templates import (
-    ZERO, Atom, Term, requires_instrs, with_requires,
+    ZERO, Atom, Term, param_term, requires_instrs, with_requires,
 )
 from verikern.proofs.deciding.prover import prove_kernel
 from verikern.proofs.deciding.suggest import _minimise, _Search, decorator_lines, suggest_contract
@@ -216,7 +216,9 @@ def test_a_captured_module_constant_is_named_as_the_module_global():
     tail = "\n\nif __name__ == '__main__':\n    N = 16\n"
     plain = _kernel(HEAD + "N = 8\n\n\n" + body + tail, "k")
     assert "@N" in [p.name for p in plain.params]
-    atoms = [Atom("le", Term("param", "@N"), Term("shape", "a", 0)), Atom("gt", Term("param", "@N"), ZERO)]
+    n = param_term(plain, "@N")   # the hidden param's typed origin: captured, shown as N
+    assert (n.captured, n.shown) == (True, "N")
+    atoms = [Atom("le", n, Term("shape", "a", 0)), Atom("gt", n, ZERO)]
     lines = decorator_lines(plain, atoms)
     assert lines == ("@vk.requires(lambda a: N <= a.shape[0] and N > 0)",)
     pasted = _kernel(HEAD + "N = 8\n\n\n" + "\n".join(lines) + "\n" + body + tail, "k")

@@ -17,9 +17,10 @@ from verikern.hir import nodes as H
 from verikern.hir.types import ArrayType, ScalarType, component_count, inner_shape
 from verikern.mir.builder import MirBuilder
 from verikern.mir.nodes import (
-    ArrayRef, Assert, Barrier, Branch, Jump, LoopInfo, Phi, RangeLoopInfo, Requires,
+    ArrayRef, Assert, Barrier, Branch, Jump, LoopInfo, ParamOrigin, Phi, RangeLoopInfo, Requires,
     RequiresArray, Return, SourceLoc, Store,
 )
+from .factories import CAPTURE_PREFIX
 from .lower_builtins import BuiltinLowering
 from .lower_expr import ExprLowering
 
@@ -135,11 +136,15 @@ class Lowerer(ExprLowering, BuiltinLowering):
         for p in k.params:
             if isinstance(p.type, ArrayType):
                 self.arrays[p.name] = self.b.array_param(mir_array(p.name, p.type))
+            elif isinstance(p.type, ScalarType) and p.name.startswith(CAPTURE_PREFIX):
+                self.env[p.name] = (self.b.scalar_param(p.name, p.type, ParamOrigin.CAPTURED,
+                                                        p.name[len(CAPTURE_PREFIX):]),)
             elif isinstance(p.type, ScalarType):
                 self.env[p.name] = (self.b.scalar_param(p.name, p.type),)
             else:  # vector/matrix/quat: one MIR scalar param per component, `v[k]`
-                self.env[p.name] = tuple(self.b.scalar_param(f"{p.name}[{i}]", p.type.dtype)
-                                         for i in range(component_count(p.type)))
+                self.env[p.name] = tuple(
+                    self.b.scalar_param(f"{p.name}[{i}]", p.type.dtype, ParamOrigin.COMPONENT, p.name)
+                    for i in range(component_count(p.type)))
         self.lower_stmts(k.body)
         if self.cur is not None:
             self.terminate(Return(k.loc))

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .nodes import (
-    ArrayRef, Block, Const, Instr, Kernel, LoopInfo, Operand, Phi, ScalarParam,
+    ArrayRef, Block, Const, Instr, Kernel, LoopInfo, Operand, ParamOrigin, Phi, ScalarParam,
     SourceLoc, Terminator, Value,
 )
 from .types import ScalarType
@@ -53,9 +53,12 @@ class MirBuilder:
             return Const(type_.wrap(int(value)), type_)
         return Const(float(value), type_)
 
-    def scalar_param(self, name: str, type_: ScalarType) -> Value:
+    def scalar_param(self, name: str, type_: ScalarType, origin: ParamOrigin = ParamOrigin.USER,
+                     user_name: str = "") -> Value:
+        """A scalar parameter called `name` in MIR; `origin` and `user_name`
+        say what the user passes for it (see ScalarParam)."""
         v = self.new_value(type_, name)
-        self.params.append(ScalarParam(name, v))
+        self.params.append(ScalarParam(name, v, origin, user_name))
         return v
 
     def array_param(self, array: ArrayRef) -> ArrayRef:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import weakref
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import TYPE_CHECKING, ClassVar, Union
 
 from . import ops as _ops
@@ -105,12 +106,36 @@ class ArrayRef:
         return self.name
 
 
+class ParamOrigin(Enum):
+    """Where a scalar MIR parameter comes from, as the user sees the kernel."""
+
+    #: a scalar parameter the user passes at launch
+    USER = "user"
+    #: one scalar component of a vector/matrix/quat parameter the user passes
+    #: (MIR name `v[0]`, `v[1]`, ...; consecutive in `Kernel.params`)
+    COMPONENT = "component"
+    #: a module constant or factory capture the kernel reads from the code
+    #: around it (MIR name `@width`); a launch reads its value, the user
+    #: passes none
+    CAPTURED = "captured"
+
+
 @dataclass(frozen=True)
 class ScalarParam:
-    """A scalar kernel parameter; `value` is its SSA value, defined at entry."""
+    """A scalar kernel parameter; `value` is its SSA value, defined at entry.
+
+    `origin` says what the user passes for it; `user_name` is the name the
+    user writes (`v` for the component `v[0]`, `width` for the capture
+    `@width`; the MIR name itself for USER, which is also the default)."""
 
     name: str
     value: Value
+    origin: ParamOrigin = ParamOrigin.USER
+    user_name: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.user_name:   # normalized so that equal parameters compare equal
+            object.__setattr__(self, "user_name", self.name)
 
 
 Param = Union[ScalarParam, ArrayRef]

@@ -34,7 +34,8 @@ from verikern.inputs import (
 from verikern.input_values import (
     InputGenerationError, _Unencodable, _UniformEvaluator, _UniformTerms,
 )
-from verikern.mir.nodes import ArrayRef, Requires, RequiresArray, Special
+from verikern.mir.nodes import ArrayRef, ParamOrigin, Requires, RequiresArray, Special
+from verikern.mir.params import captured_params
 from verikern.mir.types import ScalarType
 
 from .target import KernelUnderTest, TestingError, kernel_under_test
@@ -181,6 +182,7 @@ class LaunchSolver:
 
         k = self.kernel
         types = {p.name: p.value.type for p in k.scalar_params}
+        captured = {p.name for p in captured_params(k)}
         shapes_t = dict(t.shapes)
         scalars_t = dict(t.scalars)
         dim_vars = [z3.BitVec(f"launch_dim[{i}]", 32) for i in range(k.launch_ndim)]
@@ -197,7 +199,7 @@ class LaunchSolver:
             ty = types[name]
             if ty.is_float:
                 return None
-            if name in self.fixed_scalars or name.startswith("@"):
+            if name in self.fixed_scalars or name in captured:
                 v = self.fixed_scalars.get(name, scalars_t.get(name))
                 return z3.BoolVal(bool(v)) if ty.is_bool else z3.BitVecVal(ty.wrap(int(v)), ty.bits)
             var = z3.Bool(name) if ty.is_bool else z3.BitVec(name, ty.bits)
@@ -347,18 +349,19 @@ def launches(kernel, *, dims=None, block_dim: int | None = None,
 
     target = kernel_under_test(kernel)
     k = target.mir
-    if target.captured and target.obj is None:
-        names = ", ".join(n[1:] for n in target.captured)
+    captured_ps = captured_params(k)
+    if captured_ps and target.obj is None:
+        names = ", ".join(p.user_name for p in captured_ps)
         raise TestingError(f"{target.where}: kernel {k.name} reads {names} from the code around "
                            "it; pass the kernel object (import its module) so the values can be read")
     captured = {}
-    if target.captured:
-        captured = dict(zip(target.captured, _captured_values(target.obj, k, list(target.captured))))
+    if captured_ps:
+        captured = dict(zip((p.name for p in captured_ps), _captured_values(target.obj, k, captured_ps)))
     sizes = {n: ((int(s),) if isinstance(s, (int, np.integer)) else tuple(int(x) for x in s))
              for n, s in (sizes or {}).items()}
     params = dict(params or {})
     arrays = [p for p in k.params if isinstance(p, ArrayRef)]
-    scalars = [p for p in k.scalar_params if not p.name.startswith("@")]
+    scalars = [p for p in k.scalar_params if p.origin is not ParamOrigin.CAPTURED]
     _check_names(target, sizes, params, elements or {}, arrays, scalars)
     if cover is not None and cover not in {a.name for a in arrays}:
         raise TestingError(f"{target.where}: cover={cover!r}: kernel {target.name} has no array "

@@ -18,6 +18,7 @@ from typing import Any
 
 from verikern.errors import VerikernError
 from verikern.mir.nodes import Kernel
+from verikern.mir.params import captured_params
 from verikern.runtime import _kernel_of
 from verikern.frontend import compile_file
 
@@ -53,7 +54,7 @@ class KernelUnderTest:
     @property
     def captured(self) -> tuple[str, ...]:
         """MIR parameters holding constants read from the code around the kernel."""
-        return tuple(p.name for p in self.mir.params if p.name.startswith("@"))
+        return tuple(p.name for p in captured_params(self.mir))
 
 
 def kernel_under_test(kernel) -> KernelUnderTest:

@@ -24,6 +24,7 @@ import types
 import numpy as np
 
 from verikern.mir.nodes import Barrier
+from verikern.mir.params import user_params
 
 from .compare import RunError
 from .strategies import Launch
@@ -32,7 +33,6 @@ import verikern.lang as lang
 from verikern.lang import ArrayType, ScalarTypeHandle, VectorTypeHandle
 import verikern
 from verikern.lang import FuncHandle
-from verikern.runtime import _user_params
 
 _NOT_WARP_SPECIALS = ("thread_idx", "block_idx", "block_dim", "grid_dim", "launch_dim")
 _BUILT: dict[tuple[str, str], object] = {}
@@ -202,19 +202,18 @@ def run_on_warp(target: KernelUnderTest, launch: Launch):
 
     wp = _warp()
     kernel = _warp_kernel(target)
-    groups = [g for g in _user_params(target.mir) if not g[0].startswith("@")]
     args, arrays = [], {}
-    for (name, ps), arg in zip(groups, kernel.adj.args):
-        if len(ps) == 1 and "[" not in ps[0].name:
-            v = launch.values[ps[0].name]
+    for u, arg in zip(user_params(target.mir), kernel.adj.args):
+        if not u.is_components:
+            v = launch.values[u.mir[0].name]
             if isinstance(v, np.ndarray):
                 arr = wp.array(v.copy(), dtype=arg.type.dtype, device="cpu")
-                arrays[name] = (arr, v.shape, v.dtype)
+                arrays[u.name] = (arr, v.shape, v.dtype)
                 args.append(arr)
             else:
                 args.append(bool(v) if isinstance(v, np.bool_) else v)
         else:   # a vector/matrix/quat parameter: its MIR components in order
-            args.append(arg.type(*[float(launch.values[p.name]) for p in ps]))
+            args.append(arg.type(*[float(launch.values[p.name]) for p in u.mir]))
     try:
         # no block_dim: Warp kernels have no block-level features, and Warp builds
         # a module per block size
