@@ -32,9 +32,8 @@ from verikern.encoders.smt.launch import launch_option_error
 from verikern.errors import VerikernError
 from verikern.proofs.deciding.cbmc import prove_kernel_cbmc
 from verikern.proofs.deciding.engines import combine, parse_engines
-from verikern.proofs.deciding.budget import (
-    MEGA, SolverBudget, fresh_context, rlimit_count, z3_memory_order,
-)
+from verikern.proofs.deciding.budget import MEGA, fresh_context, rlimit_count, z3_memory_order
+from verikern.proofs.deciding.session import SolverSession
 from verikern.proofs.obligations import KernelReport, KernelStatus, Obligation, ObligationKind, Status
 from verikern.proofs.confirming.replay import ReplayOutcome, ReplayVerdict, replay_outcome
 from verikern.proofs.deciding import prover as z3_prover
@@ -267,7 +266,7 @@ def prove_mir(kernel_mir, *, file: str, dims=None, block_dim=None, budget: float
                             error=f"{file}:{line}: error: {bad_launch}", line=line)
     try:
         fresh_context()
-        solver_budget = SolverBudget.from_megaunits(
+        solver_budget = SolverSession.from_megaunits(
             budget, label=f"{Path(file).stem}.{kernel_mir.name}.")
         launch_options = {} if max_array_bytes is None else {"max_array_bytes": max_array_bytes}
         verdicts: list[Sequence[Obligation]] = []

@@ -1,21 +1,20 @@
 """A second opinion: every z3 answer a proof relies on, re-decided by another
 solver from its SMT-LIB 2 text.
 
-Invariant: with `VERIKERN_CROSS_CHECK=cvc5` (or `bitwuzla`; `verikern prove
---cross-check NAME` sets it), every query that z3 answers `sat` or `unsat`
-is written as standard SMT-LIB 2 (QF_BV), decided again by that solver under
-a deterministic resource limit, and recorded on the kernel's SolverBudget as
-a `CrossCheck`. A disagreement is never resolved in z3's favour: the prover
+Invariant: with the cross-check solver `cvc5` (or `bitwuzla`) in the run's
+solver settings (`verikern prove --cross-check NAME`, ProofOptions.cross_check,
+proofs.deciding.session.SolverSettings), every query that z3 answers `sat`
+or `unsat` is written as standard SMT-LIB 2 (QF_BV), decided again by that
+solver under a deterministic resource limit, and recorded on the kernel's
+SolverSession as a `CrossCheck`. A disagreement is never resolved in z3's favour: the prover
 reports every obligation of that kernel that the disagreeing query could
 support as `unknown`, and the run fails (`apply_cross_checks`).
 """
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, replace
 from typing import Callable
 
-from verikern.proofs.deciding.budget import CROSS_ENV
 from verikern.proofs.obligations import Obligation, Status
 
 #: Resource limit of the second solver per query (its own units; deterministic).
@@ -91,11 +90,6 @@ def unavailable(name: str) -> str | None:
     return None
 
 
-def configured() -> str | None:
-    """The second solver named by CROSS_ENV, or None."""
-    return os.environ.get(CROSS_ENV) or None
-
-
 def recheck(name: str, query: str, smtlib: str, z3_answer: str) -> CrossCheck:
     """`smtlib` decided by solver `name` (a solver error counts as unknown)."""
     try:
@@ -113,7 +107,7 @@ def version(name: str) -> str | None:
         return None
 
 
-__all__ = ["CrossCheck", "CROSS_ENV", "SOLVERS", "configured", "recheck", "unavailable", "version"]
+__all__ = ["CrossCheck", "SOLVERS", "recheck", "unavailable", "version"]
 
 
 def apply_cross_checks(ob: Obligation, records: list) -> Obligation:

@@ -22,7 +22,8 @@ import z3
 
 from verikern.encoders.smt.launch import DEFAULT_MAX_ARRAY_BYTES, SMALL_MODEL_TIERS
 from verikern.mir.nodes import ArrayRef, Kernel
-from verikern.proofs.deciding.budget import MEGA, SolverBudget, fresh_context
+from verikern.proofs.deciding.budget import MEGA, fresh_context
+from verikern.proofs.deciding.session import SolverSession
 from verikern.proofs.deciding.invariants import HoudiniResult
 from verikern.proofs.deciding.prover import counterexample
 from verikern.proofs.deciding.prover_context import ProofContext
@@ -58,7 +59,7 @@ def example_launch(kernel: Kernel, *, dims=None, block_dim=None,
     fresh_context()
     prefix = f"{label or kernel.name + '.'}example."
     # the proof context's own admissibility check gets a short look (unknown refuses nothing)
-    ctx_budget = SolverBudget(per_check=ATTEMPT_RLIMIT, total=budget_units, label=prefix)
+    ctx_budget = SolverSession(per_check=ATTEMPT_RLIMIT, total=budget_units, label=prefix)
     try:
         # no loop invariants are needed: only the entry facts constrain a launch
         ctx = ProofContext(kernel, dims, block_dim, ctx_budget, invariants=HoudiniResult({}),
@@ -80,7 +81,7 @@ def example_launch(kernel: Kernel, *, dims=None, block_dim=None,
     attempts += [(facts + nonempty + tier, ATTEMPT_RLIMIT) for tier in tiers]
     attempts += [(facts + tier, ATTEMPT_RLIMIT) for tier in tiers]
     attempts.append((facts, None))   # the last resort: what work is left
-    budget = SolverBudget(per_check=max(1, budget_units - ctx_budget.spent),
+    budget = SolverSession(per_check=max(1, budget_units - ctx_budget.spent),
                           total=max(1, budget_units - ctx_budget.spent),
                           label=prefix)
     try:

@@ -9,7 +9,7 @@ proofs/deciding/invariants.py for the candidates and `invariant_facts`. Dropping
 candidate is always sound, so any model of a real execution state (a
 concrete-launch probe, an exact model, a model of the nonlinear
 over-approximation) may drop what it falsifies; only `unsat` keeps one.
-Every query runs within the kernel's SolverBudget (deterministic work).
+Every query runs within the kernel's SolverSession (deterministic work).
 """
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from verikern.encoders.smt.encoder import ThreadEncoding
 from verikern.mir.cfg import CfgShape
 from verikern.encoders.smt.lemmas import RemainderLemmas
 
-from verikern.proofs.deciding.budget import SolverBudget
+from verikern.proofs.deciding.session import SolverSession
 from verikern.proofs.deciding.solving import check
 from verikern.proofs.deciding.invariants import (
     HOUDINI_PROBE_RLIMIT, HOUDINI_QUICK_RLIMIT, HOUDINI_SHORT_RLIMIT, HOUDINI_SMALL_RLIMIT,
@@ -36,7 +36,7 @@ class Houdini:
     `small_tiers` (replayable launch and array sizes), if any."""
 
     def __init__(self, enc: ThreadEncoding, shape: CfgShape, base_facts: list,
-                 budget: SolverBudget, candidates: dict[str, list[Candidate]],
+                 budget: SolverSession, candidates: dict[str, list[Candidate]],
                  abstraction=None, probes: list | None = None,
                  lemmas: RemainderLemmas | None = None, small_tiers: list[list] | None = None):
         self.enc, self.shape, self.base_facts, self.budget = enc, shape, base_facts, budget
@@ -247,7 +247,7 @@ class Houdini:
         return self.result
 
 
-def houdini(enc: ThreadEncoding, shape: CfgShape, base_facts: list, budget: SolverBudget,
+def houdini(enc: ThreadEncoding, shape: CfgShape, base_facts: list, budget: SolverSession,
             candidates: dict[str, list[Candidate]], abstraction=None,
             probes: list | None = None, lemmas: RemainderLemmas | None = None,
             small_tiers: list[list] | None = None) -> HoudiniResult:

@@ -43,7 +43,8 @@ from verikern.mir.cfg import retarget as _retarget
 from verikern.mir.nodes import Block, Kernel, Return
 from verikern.mir.passes.peel import SiteMap, peel_loops
 
-from verikern.proofs.deciding.budget import CONTEXT_CACHES, MEGA, SolverBudget, rlimit_count
+from verikern.proofs.deciding.budget import CONTEXT_CACHES, MEGA, rlimit_count
+from verikern.proofs.deciding.session import SolverSession
 from verikern.proofs.deciding.crosscheck import apply_cross_checks
 from verikern.proofs.obligations import Obligation, ObligationKind, Status
 from verikern.proofs.deciding.prover import DECIDERS, ObligationSpec, enumerate_obligations
@@ -60,10 +61,10 @@ DEFAULT_BUDGET = 8 * MEGA
 QUERY_RLIMIT = 4 * MEGA
 
 
-def _query_budget() -> SolverBudget:
+def _query_budget() -> SolverSession:
     """Budget of a peeled context: each query at most QUERY_RLIMIT; the
     search as a whole is bounded by `exact_counterexample`'s budget."""
-    return SolverBudget(QUERY_RLIMIT, total=1 << 62, label="peeled.")
+    return SolverSession(QUERY_RLIMIT, total=1 << 62, label="peeled.")
 #: At most this many pairs of copies are tried for one race obligation.
 MAX_RACE_PAIRS = 9
 

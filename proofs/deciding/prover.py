@@ -29,7 +29,8 @@ from verikern.mir.nodes import (
 )
 from verikern.mir.types import I32
 
-from verikern.proofs.deciding.budget import MEGA, SolverBudget
+from verikern.proofs.deciding.budget import MEGA
+from verikern.proofs.deciding.session import SolverSession
 from verikern.proofs.deciding.crosscheck import apply_cross_checks
 from verikern.proofs.obligations import (  # noqa: F401  (ObligationSpec, Point re-exported)
     Counterexample, Obligation, ObligationKind, ObligationSpec, Point, Status, enumerate_obligations,
@@ -50,10 +51,10 @@ from verikern.proofs.deciding import uninit
 # ------------------------------------------------------------ entry point
 def prove_kernel(kernel: Kernel, *, dims: tuple[int, ...] | None = None,
                  block_dim: int | None = None,
-                 budget: SolverBudget | None = None,
+                 budget: SolverSession | None = None,
                  max_array_bytes: int = DEFAULT_MAX_ARRAY_BYTES) -> tuple[Obligation, ...]:
     """Decide every obligation of `kernel` (see the module docstring) within
-    `budget` (a default `SolverBudget` when None), assuming every array holds
+    `budget` (a default `SolverSession` when None), assuming every array holds
     at most `max_array_bytes` bytes."""
     specs = enumerate_obligations(kernel)
     try:
@@ -346,7 +347,7 @@ def _every_dim_in_bounds(ctx: ProofContext, spec: ObligationSpec) -> bool:
     once per multi-dimensional access within ABSTRACT_FIRST_RLIMIT; False
     when that query does not prove it (each dimension is then decided
     alone, with its own counterexample). A later dimension proved by it
-    records that query again as its own (`SolverBudget.reuse`)."""
+    records that query again as its own (`SolverSession.reuse`)."""
     known = ctx.in_bounds_sites.get(spec.site)
     if known is not None:
         proved, records = known

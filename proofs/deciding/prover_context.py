@@ -29,7 +29,8 @@ from verikern.mir.facts import (
 from verikern.mir.nodes import Assert, BinOp, Const, Kernel, RequiresArray
 from verikern.mir.types import I32 as _I32
 
-from verikern.proofs.deciding.budget import MEGA, SolverBudget
+from verikern.proofs.deciding.budget import MEGA
+from verikern.proofs.deciding.session import SolverSession
 from verikern.proofs.deciding.content_facts import ContentFacts
 from verikern.proofs.analysis.intervals import IntervalMap
 from verikern.proofs.deciding.solving import check, first_model
@@ -53,7 +54,7 @@ EARLY_PROBE_RLIMIT = MEGA // 2
 class ProofContext:
     """Shared encodings for all obligations of one kernel."""
 
-    def __init__(self, kernel: Kernel, dims, block_dim, budget: SolverBudget | None = None,
+    def __init__(self, kernel: Kernel, dims, block_dim, budget: SolverSession | None = None,
                  invariants: HoudiniResult | None = None,
                  infeasible: frozenset[str] = frozenset(),
                  max_array_bytes: int = DEFAULT_MAX_ARRAY_BYTES):
@@ -67,7 +68,7 @@ class ProofContext:
         inferring them again."""
         self.kernel = kernel
         self.infeasible = infeasible
-        self.budget = budget if budget is not None else SolverBudget()
+        self.budget = budget if budget is not None else SolverSession()
         try:
             self.shape = CfgShape(kernel)
         except UnstructuredCycle as e:

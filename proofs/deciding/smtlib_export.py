@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from verikern.mir.nodes import Kernel
 
-from verikern.proofs.deciding.budget import SolverBudget, fresh_context, z3_memory_order
+from verikern.proofs.deciding.budget import fresh_context, z3_memory_order
+from verikern.proofs.deciding.session import SolverSession
 from verikern.proofs.obligations import obligation_id
 from verikern.proofs.deciding.prover import enumerate_obligations, prove_kernel
 
@@ -21,7 +22,7 @@ def obligation_queries(kernel: Kernel, *, dims=None, block_dim=None,
     """[(obligation id or "shared", [(query name, z3 answer, SMT-LIB text)])], in
     the prover's order."""
     fresh_context()
-    solver_budget = SolverBudget.from_megaunits(budget, label=f"{kernel.name}.")
+    solver_budget = SolverSession.from_megaunits(budget, label=f"{kernel.name}.")
     solver_budget.captured = []
     prove_kernel(kernel, dims=dims, block_dim=block_dim, budget=solver_budget)
     topics = {obligation_id(s) + ".": obligation_id(s) for s in enumerate_obligations(kernel)}

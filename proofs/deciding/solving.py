@@ -7,7 +7,7 @@ exact query (a concrete-launch probe is the exact query plus equalities that
 fix the launch, so its models are models of the exact query; refinements only
 add constraints to a satisfiable query, so theirs are too); anything else is
 UNKNOWN with the reason (`check` answers for the whole query even when it
-first leaves its lazy facts out). Every solver comes from the kernel's SolverBudget
+first leaves its lazy facts out). Every solver comes from the kernel's SolverSession
 (deterministic work), and queries run in a fixed order.
 
 The strategy, cheapest first: (1) the abstract query (bit-blasted on a
@@ -27,7 +27,8 @@ from typing import Callable, Iterable, Sequence
 import z3
 
 from verikern.encoders.smt.launch import LazyFact
-from verikern.proofs.deciding.budget import MEGA, SolverBudget, unknown_reason
+from verikern.proofs.deciding.budget import MEGA, unknown_reason
+from verikern.proofs.deciding.session import SolverSession
 from verikern.proofs.deciding.integer_relaxation import IntegerRelaxation
 from verikern.proofs.obligations import Status
 
@@ -50,7 +51,7 @@ class Answer:
     reason: str | None = None
 
 
-def check(budget: SolverBudget, formulas: Sequence, cap: int | None = None,
+def check(budget: SolverSession, formulas: Sequence, cap: int | None = None,
           purpose: str = "check", logic: str = "QF_BV",
           escalate: bool = True) -> tuple[z3.CheckSatResult, z3.ModelRef | None, z3.Solver]:
     """One query: (answer, model when sat, the solver).
@@ -88,7 +89,7 @@ def check(budget: SolverBudget, formulas: Sequence, cap: int | None = None,
         purpose = purpose if purpose.endswith("+lazy") else purpose + "+lazy"
 
 
-def _abstract_quick(budget: SolverBudget, abstract: list, cap: int | None,
+def _abstract_quick(budget: SolverSession, abstract: list, cap: int | None,
                     relaxation: IntegerRelaxation | None,
                     purpose: str) -> tuple[bool | None, z3.Solver]:
     """Whether the abstract query is unsat: True when it is, bit-blasted
@@ -109,7 +110,7 @@ def _abstract_quick(budget: SolverBudget, abstract: list, cap: int | None,
     return None, solver
 
 
-def relaxed_unsat(budget: SolverBudget, formulas: Sequence, purpose: str,
+def relaxed_unsat(budget: SolverSession, formulas: Sequence, purpose: str,
                   relaxation: IntegerRelaxation) -> bool:
     """`formulas` are unsat because their integer relaxation (an
     over-approximation, see integer_relaxation) is, within RELAXATION_RLIMIT
@@ -125,7 +126,7 @@ def satisfies(model: z3.ModelRef, formulas: Iterable) -> bool:
     return all(z3.is_true(model.eval(f, model_completion=True)) for f in formulas)
 
 
-def first_model(budget: SolverBudget, attempts: Iterable[Attempt], purpose: str,
+def first_model(budget: SolverSession, attempts: Iterable[Attempt], purpose: str,
                 known: z3.ModelRef | None = None, satisfied: Sequence = (),
                 known_small: bool = False) -> z3.ModelRef | None:
     """The model of the first attempt z3 finds satisfiable within its limit, or None.
@@ -147,7 +148,7 @@ def first_model(budget: SolverBudget, attempts: Iterable[Attempt], purpose: str,
     return None
 
 
-def decide(budget: SolverBudget, exact: list, *, abstract: list | None = None,
+def decide(budget: SolverSession, exact: list, *, abstract: list | None = None,
            abstract_cap: int | None = None, probes: Sequence[list] = (),
            probe_cap: int | None = None, early_probes: Sequence[list] = (),
            early_cap: int | None = None,
@@ -184,7 +185,7 @@ def decide(budget: SolverBudget, exact: list, *, abstract: list | None = None,
     return Answer(Status.UNKNOWN, reason=unknown_reason(solver))
 
 
-def _probed(budget: SolverBudget, exact: list, probes: Sequence[list], cap: int | None,
+def _probed(budget: SolverSession, exact: list, probes: Sequence[list], cap: int | None,
             refine, purpose: str, kind: str) -> Answer | None:
     """FAILED with the refined model of the first of `probes` (each the
     exact query plus equalities) z3 finds satisfiable within `cap`, or None."""

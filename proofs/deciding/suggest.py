@@ -34,7 +34,8 @@ from dataclasses import dataclass
 import z3
 
 from verikern.mir.nodes import Kernel
-from verikern.proofs.deciding.budget import SolverBudget, fresh_context, rlimit_count
+from verikern.proofs.deciding.budget import fresh_context, rlimit_count
+from verikern.proofs.deciding.session import SolverSession
 from verikern.proofs.deciding.contract_templates import (
     Atom, Term, candidates, holds, shift_spec, upstream, walker, with_requires,
 )
@@ -91,8 +92,8 @@ class _Search:
         self.spent = 0
         self.houdini = None             # the kernel's own loop invariants, once inferred
 
-    def _budget(self) -> SolverBudget:
-        return SolverBudget(per_check=max(1, min(self.per_check, self.left)), total=self.left,
+    def _budget(self) -> SolverSession:
+        return SolverSession(per_check=max(1, min(self.per_check, self.left)), total=self.left,
                             label=f"{self.label}suggest.")
 
     def _invariants(self):

@@ -87,12 +87,13 @@ def versions() -> dict[str, str]:
     solver too, when `--cross-check` named one)."""
     import z3  # lazy: z3, only to name its version
 
-    from verikern.proofs.deciding.crosscheck import configured, version  # lazy: z3 (deciding.crosscheck)
+    from verikern.proofs.deciding.crosscheck import version  # lazy: z3 (deciding.crosscheck)
+    from verikern.proofs.deciding.session import current_settings  # lazy: z3 (deciding.session)
 
     out = {"verikern": __version__, "z3": z3.get_version_string(),
            "python": platform.python_version(), "platform": platform.platform(terse=True),
            "implementation": sys.implementation.name}
-    second = configured()
+    second = current_settings().cross_check
     if second:
         out[second] = version(second) or "unknown"
     return out

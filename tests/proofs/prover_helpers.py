@@ -2,8 +2,7 @@
 from __future__ import annotations
 
 from verikern.proofs import prove_kernel
-from verikern.proofs.deciding.budget import SolverBudget
-
+from verikern.proofs.deciding.session import SolverSession
 from shared_helpers import HEADER, mir_of  # noqa: F401  (HEADER: re-exported)
 
 
@@ -15,7 +14,7 @@ def prove_src(src: str, budget: float | None = None, *, timeout: float | None = 
     """Prove the kernel of `src`; `budget` in million z3 resource units per
     check (`timeout` is its old name, one unit per former second)."""
     budget = budget if budget is not None else timeout
-    return prove_kernel(compile_kernel(src), budget=SolverBudget.from_megaunits(budget), **kw)
+    return prove_kernel(compile_kernel(src), budget=SolverSession.from_megaunits(budget), **kw)
 
 
 def verdicts(obligations) -> dict[str, set[str]]:

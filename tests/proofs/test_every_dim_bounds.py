@@ -3,7 +3,7 @@
 abstraction; `unsat` proves each dimension's obligation (each violation
 implies the join), anything else leaves every dimension to its own search
 and counterexample. A later dimension proved by the shared query lists it as
-its own (exported queries, cross-checks: `SolverBudget.reuse`)."""
+its own (exported queries, cross-checks: `SolverSession.reuse`)."""
 from __future__ import annotations
 
 import logging

@@ -12,7 +12,8 @@ import random
 import pytest
 import z3
 
-from verikern.proofs.deciding.budget import MEGA, SolverBudget
+from verikern.proofs.deciding.budget import MEGA
+from verikern.proofs.deciding.session import SolverSession
 from verikern.proofs.deciding.integer_relaxation import IntegerRelaxation, relax
 from verikern.proofs.deciding.solving import relaxed_unsat
 
@@ -115,7 +116,7 @@ def test_flat_index_with_offset_is_linear_there():
     facts = [start >= 0, start <= n - wh, n >= 0, wh >= 1, z3.ULT(wh, 2 ** 31),
              iw >= 0, iw <= wh - w, j >= 0, j < w]
     idx = start + iw + j
-    budget = SolverBudget()
+    budget = SolverSession()
     assert relaxed_unsat(budget, facts + [z3.Or(idx < 0, idx >= n)], "t", IntegerRelaxation())
     # without the offset bound the index can leave the array: never unsat
     assert not relaxed_unsat(budget, facts[1:] + [z3.Or(idx < 0, idx >= n)], "t",

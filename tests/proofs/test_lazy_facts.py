@@ -13,7 +13,8 @@ import sys
 import z3
 
 from verikern.encoders.smt.launch import LaunchModel, LazyFact
-from verikern.proofs.deciding.budget import SolverBudget, fresh_context
+from verikern.proofs.deciding.budget import fresh_context
+from verikern.proofs.deciding.session import SolverSession
 from verikern.proofs.deciding.solving import check
 
 sys.path.insert(0, os.path.dirname(__file__))
@@ -46,7 +47,7 @@ def _names(caplog) -> list[str]:
 def test_a_broken_lazy_fact_is_added_and_decides(caplog):
     fresh_context()
     x = z3.BitVec("x", 32)
-    budget = SolverBudget(label="t.")
+    budget = SolverSession(label="t.")
     with caplog.at_level(logging.DEBUG, logger="verikern.proofs.solver"):
         # x > 5 alone is sat with some x >= 6; x < 3 then rules every model out
         res, model, _ = check(budget, [z3.UGT(x, 5), LazyFact.of(z3.ULT(x, 3))], purpose="q")
@@ -57,7 +58,7 @@ def test_a_broken_lazy_fact_is_added_and_decides(caplog):
 def test_a_model_of_the_whole_query_is_returned():
     fresh_context()
     x, y = z3.BitVecs("x y", 32)
-    budget = SolverBudget()
+    budget = SolverSession()
     lazy = LazyFact.of(z3.ULE(x * y, 1000))
     res, model, _ = check(budget, [z3.UGT(x, 5), z3.UGT(y, 5), lazy])
     assert res == z3.sat
@@ -69,7 +70,7 @@ def test_a_lazy_fact_the_first_model_keeps_costs_no_second_query(caplog):
     fresh_context()
     x = z3.BitVec("x", 32)
     with caplog.at_level(logging.DEBUG, logger="verikern.proofs.solver"):
-        res, model, _ = check(SolverBudget(label="t."), [x == 7, LazyFact.of(z3.ULT(x, 100))],
+        res, model, _ = check(SolverSession(label="t."), [x == 7, LazyFact.of(z3.ULT(x, 100))],
                               purpose="q")
     assert res == z3.sat and model.eval(x).as_long() == 7
     assert [n for n in _names(caplog) if "q" in n] == ["t.00001.q"]
@@ -85,11 +86,11 @@ def test_a_short_look_undecided_without_its_lazy_facts_is_not_asked_again(caplog
     hard = [x * y == 0xFFFFFFFB * 0xFFFFFFEF, z3.UGT(x, 1), z3.UGT(y, 1)]
     lazy = LazyFact.of(x == 0)                # with it, unsat at once (x > 1)
     with caplog.at_level(logging.DEBUG, logger="verikern.proofs.solver"):
-        res, model, _ = check(SolverBudget(label="t."), hard + [lazy], 40_000, purpose="short",
+        res, model, _ = check(SolverSession(label="t."), hard + [lazy], 40_000, purpose="short",
                               escalate=False)
         assert res == z3.unknown and model is None
         assert [n for n in _names(caplog) if "short" in n] == ["t.00001.short"]
-        res, _, _ = check(SolverBudget(label="u."), hard + [lazy], 40_000, purpose="whole")
+        res, _, _ = check(SolverSession(label="u."), hard + [lazy], 40_000, purpose="whole")
     assert [n for n in _names(caplog) if "whole" in n] == ["u.00001.whole", "u.00002.whole+lazy"]
     assert res == z3.unsat
 

@@ -86,11 +86,12 @@ def test_a_refinement_the_model_already_satisfies_costs_no_query_unless_its_cap_
     cost millions of units on bounds_uint32_product_int64_wraps); attempts
     with a small cap are still asked (smaller, clearer models), and so is
     an attempt the model breaks."""
-    from verikern.proofs.deciding.budget import SolverBudget, fresh_context
+    from verikern.proofs.deciding.budget import fresh_context
+    from verikern.proofs.deciding.session import SolverSession
     from verikern.proofs.deciding.solving import check, first_model
 
     fresh_context()
-    budget = SolverBudget(label="t.")
+    budget = SolverSession(label="t.")
     x = z3.BitVec("x", 32)
     exact = [z3.UGT(x, 5), z3.ULT(x, 1000)]
     res, model, _ = check(budget, exact, None, "exact")

@@ -18,7 +18,7 @@ from verikern.errors import (BarrierDivergenceError, KernelAssertionError, Launc
                              OutOfBoundsError)
 from verikern.frontend import compile_source
 from verikern.mir.nodes import Assert, Atomic, Barrier, BinOp, Load, SourceLoc, Store
-from verikern.proofs.deciding.budget import SolverBudget
+from verikern.proofs.deciding.session import SolverSession
 from verikern.proofs.obligations import Counterexample, Obligation, ObligationKind, Status
 from verikern.proofs.confirming.replay import concrete_launch, replay, replay_with_witness
 from verikern.proofs.confirming.replay_launch import (
@@ -442,7 +442,7 @@ def test_a_two_dimensional_probe_counterexample_comes_from_the_smallest_tier():
             if out.shape[0] > 0 and out.shape[1] > 0:
                 out[0, 0] = 1.0
         """)
-    cex = _failed(prove_kernel(k, budget=SolverBudget.from_megaunits(10)), ObligationKind.RACE)
+    cex = _failed(prove_kernel(k, budget=SolverSession.from_megaunits(10)), ObligationKind.RACE)
     assert math.prod(cex.dims) <= 512 and all(s <= 64 for s in cex.shapes["out"]), cex
     assert replay(k, obligation(k, ObligationKind.RACE, cex, 7, other=7, abstracted=False))[0]
 
@@ -459,7 +459,7 @@ def test_a_fixed_launch_counterexample_gets_small_arrays_and_scalars():
             if i < n:
                 y[i] = x[i + 1]
         """)
-    obligations = prove_kernel(k, dims=(100,), block_dim=50, budget=SolverBudget.from_megaunits(10))
+    obligations = prove_kernel(k, dims=(100,), block_dim=50, budget=SolverSession.from_megaunits(10))
     failed = [o.counterexample for o in obligations if o.status is Status.FAILED]
     assert len(failed) == 2, [(o.kind.value, o.status.value) for o in obligations]
     for cex in failed:
@@ -478,7 +478,7 @@ def test_tiers_are_soft_a_bug_that_needs_a_large_scalar_is_still_found():
             if vk.tid() == 0:
                 x[n] = 1.0
         """)
-    cex = _failed(prove_kernel(k, budget=SolverBudget.from_megaunits(10)), ObligationKind.BOUNDS)
+    cex = _failed(prove_kernel(k, budget=SolverSession.from_megaunits(10)), ObligationKind.BOUNDS)
     assert cex.scalars["n"] > 5000 and cex.shapes["x"][0] <= cex.scalars["n"]
     assert replay(k, obligation(k, ObligationKind.BOUNDS, cex, 7, abstracted=False))[0]
 

@@ -12,7 +12,8 @@ import pytest
 from verikern.frontend import compile_source
 from verikern.mir.nodes import Const, Value
 from verikern.mir.verifier import verify
-from verikern.proofs.deciding.budget import MEGA, SolverBudget, fresh_context
+from verikern.proofs.deciding.budget import MEGA, fresh_context
+from verikern.proofs.deciding.session import SolverSession
 from verikern.proofs.deciding.contract_templates import (
     ZERO, Atom, Term, param_term, requires_instrs, with_requires,
 )
@@ -54,7 +55,7 @@ def _kernel(src: str, name: str):
 
 def _prove(k):
     fresh_context()
-    budget = SolverBudget()
+    budget = SolverSession()
     obligations = prove_kernel(k, budget=budget)
     return obligations, budget.spent
 

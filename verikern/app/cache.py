@@ -53,7 +53,7 @@ from verikern.mir.nodes import SourceLoc
 from verikern.proofs.obligations import (
     Counterexample, ExampleLaunch, KernelReport, KernelStatus, Obligation, ObligationKind, Status,
 )
-from verikern.proofs.deciding.budget import DUMP_ENV, SAFETY_NET_S
+from verikern.proofs.deciding.budget import SAFETY_NET_S
 from verikern.proofs.deciding import crosscheck
 from verikern.proofs.deciding.cbmc import cbmc_identity
 from verikern.proofs.reporting.render import json_safe
@@ -101,12 +101,13 @@ def code_hash() -> str:
     return digest.hexdigest()
 
 
-def tool_fields(engine: str = "z3", environ=os.environ) -> dict:
+def tool_fields(engine: str = "z3", cross_check: str | None = None) -> dict:
     """The key fields naming the deciding tools outside verikern and z3: the
-    cross-check solver and its version when `--cross-check` set one, CBMC's
-    identity (proofs.deciding.cbmc.cbmc_identity) when it is an engine."""
+    cross-check solver and its version when `--cross-check` set one
+    (ProofOptions.cross_check), CBMC's identity
+    (proofs.deciding.cbmc.cbmc_identity) when it is an engine."""
     out: dict = {}
-    second = environ.get(crosscheck.CROSS_ENV) or None
+    second = cross_check or None
     if second:
         out["cross_check"] = [second, crosscheck.version(second) or "unknown"]
     if "cbmc" in str(engine).split(","):
@@ -114,10 +115,11 @@ def tool_fields(engine: str = "z3", environ=os.environ) -> dict:
     return out
 
 
-def answers_from_cache(environ=os.environ) -> bool:
+def answers_from_cache(dump_smt: str | None = None) -> bool:
     """False when this run must decide every query itself: `--dump-smt`
-    writes the queries a proof asks, and a cached report asks none."""
-    return not environ.get(DUMP_ENV)
+    (ProofOptions.dump_smt) writes the queries a proof asks, and a cached
+    report asks none."""
+    return not dump_smt
 
 
 def _canonical(data) -> str:

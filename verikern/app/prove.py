@@ -31,6 +31,7 @@ from verikern.frontend import compile_source
 from verikern.proofs.reporting.scope import computed_stamp, scope_of, sha256_bytes
 from verikern.app.suggestion import prove_suggestion
 from verikern.app.cache import answers_from_cache, tool_fields, with_cached
+from verikern.proofs.deciding.session import SolverSettings, solver_settings
 
 MODULE_KERNEL = "<module>"   # the kernel name of a report about a whole file
 
@@ -127,7 +128,14 @@ class ProofOptions:
     launch fixed by --dim/--block-dim, the z3 budget (million units per
     check), replay, the array bound in bytes, suggested contracts, the
     engines (`z3`, `cbmc` or `z3,cbmc`) and CBMC's unwinding depth (None: read
-    off the kernel). Every field is part of the proof-cache key."""
+    off the kernel). Every field so far is part of the proof-cache key.
+
+    `dump_smt` (a folder every solver query is written to) and `cross_check`
+    (a second solver that re-decides every answer) are the solver sessions'
+    settings (`solver_settings`, proofs.deciding.session): they travel with
+    the options to every worker. The cross-check solver enters the key (as a
+    tool, `tool_fields`); a run with `dump_smt` never answers from the cache
+    (`answers_from_cache`), so it is no key field."""
 
     dims: tuple[int, ...] | None = None
     block_dim: int | None = None
@@ -137,6 +145,8 @@ class ProofOptions:
     suggest: bool = False
     engine: str = "z3"
     unwind: int | None = None
+    dump_smt: str | None = None
+    cross_check: str | None = None
 
     @classmethod
     def of(cls, **given) -> "ProofOptions":
@@ -150,6 +160,10 @@ class ProofOptions:
             raise ProveInputError(f"bad unwinding depth {opts.unwind}: it must be at least 1")
         return dataclasses.replace(opts, dims=normalize_dims(opts.dims), engine=engine,
                                    max_array_bytes=normalize_max_array_bytes(opts.max_array_bytes))
+
+    @property
+    def solver_settings(self) -> SolverSettings:
+        return SolverSettings(dump_smt=self.dump_smt, cross_check=self.cross_check)
 
     def prove_kwargs(self) -> dict:
         return {"dims": self.dims, "block_dim": self.block_dim, "budget": self.budget,
@@ -224,8 +238,15 @@ def _compile_and_prove(compile_module, file: str, kernel, opts: ProofOptions,
 def _prove_scoped(kernel_mir, file: str, opts: ProofOptions, data: bytes | None,
                   cache, imports: tuple = ()) -> KernelReport:
     """prove_mir with the report's scope (proofs.reporting.scope) attached, through `cache` when given
-    (`imports`: (path, sha256) of the project modules the file imports from, part of the key)."""
+    (`imports`: (path, sha256) of the project modules the file imports from, part of the key);
+    every solver session of the proof and of its suggestion takes `opts.solver_settings`."""
 
+    with solver_settings(opts.solver_settings):
+        return _prove_scoped_with_settings(kernel_mir, file, opts, data, cache, imports)
+
+
+def _prove_scoped_with_settings(kernel_mir, file: str, opts: ProofOptions, data: bytes | None,
+                                cache, imports: tuple) -> KernelReport:
     start = time.perf_counter()
     source = data.decode("utf-8", "replace") if data is not None else None
     scope = scope_of(kernel_mir, source=source, source_sha256=sha256_bytes(data) if data is not None else None,
@@ -236,9 +257,9 @@ def _prove_scoped(kernel_mir, file: str, opts: ProofOptions, data: bytes | None,
         key = cache.key(file=file, kernel=kernel_mir.name, mir_sha256=scope.mir_sha256, dims=opts.dims,
                         block_dim=opts.block_dim, budget=opts.budget, replay=opts.replay,
                         max_array_bytes=opts.max_array_bytes, suggest=opts.suggest,
-                        engine=opts.engine, unwind=opts.unwind, tools=tool_fields(opts.engine),
-                        imports=imports)
-        hit = cache.get(key) if answers_from_cache() else None
+                        engine=opts.engine, unwind=opts.unwind,
+                        tools=tool_fields(opts.engine, opts.cross_check), imports=imports)
+        hit = cache.get(key) if answers_from_cache(opts.dump_smt) else None
         if hit is not None and hit.file == file and hit.kernel == kernel_mir.name:
             return dataclasses.replace(with_cached(hit, time.perf_counter() - start), scope=scope)
     when, by = computed_stamp()

@@ -207,13 +207,14 @@ def command_line() -> tuple[str, ...]:
 
 def run_proofs(paths, *, kernel, dims, block_dim, budget, jobs=1, executor="local", scheduler=None,
                cache=None, progress=None, max_array_bytes=None, suggest=False, engine="z3",
-               unwind=None, skip_no_kernels=False):
+               unwind=None, skip_no_kernels=False, dump_smt=None, cross_check=None):
     """(reports, RunContext) for these options; input errors exit 3.
     `suggest`: suggested contracts for failed kernels (they never change a
     verdict, so the options recorded leave it out). `skip_no_kernels`: files
     without kernels are no input error even when no file has one (the
     reports are then empty). Ctrl-C raises KeyboardInterrupt promptly
-    (verikern.cli.progress.allow_interrupts)."""
+    (verikern.cli.progress.allow_interrupts). `dump_smt` and `cross_check`:
+    the solver sessions' settings (ProofOptions)."""
     from verikern.app import prove as driver  # lazy: CLI start-up
     from verikern.proofs.reporting.render import RunContext  # lazy: CLI start-up
     from verikern.cli.progress import allow_interrupts  # lazy: CLI start-up
@@ -226,7 +227,8 @@ def run_proofs(paths, *, kernel, dims, block_dim, budget, jobs=1, executor="loca
                                      budget=budget, jobs=jobs, progress=progress, cache=cache,
                                      executor=executor, scheduler=scheduler,
                                      max_array_bytes=max_array_bytes, suggest=suggest,
-                                     engine=engine, unwind=unwind)
+                                     engine=engine, unwind=unwind, dump_smt=dump_smt,
+                                     cross_check=cross_check)
     except driver.NoKernelsFound as err:
         if not skip_no_kernels:
             raise InputErrorExit(f"{err} (--skip-no-kernels makes that no error)") from err
@@ -261,15 +263,12 @@ def _set_verbosity(ctx, param, value):
 
 
 def _set_dump_smt(ctx, param, value):
-    """--dump-smt DIR: every solver query is written to DIR as SMT-LIB 2 (the
-    variable is inherited by local worker processes); the cache is off, so
-    that every query runs."""
+    """--dump-smt DIR: every solver query is written to DIR as SMT-LIB 2
+    (ProofOptions.dump_smt, the absolute path: it travels to the workers);
+    the default cache is off, so that every query runs."""
     if value:
-        from verikern.proofs.deciding.budget import DUMP_ENV  # lazy: CLI start-up
-
         os.makedirs(value, exist_ok=True)
-        os.environ[DUMP_ENV] = os.path.abspath(value)
-        os.environ["VERIKERN_NO_CACHE"] = "1"
+        return os.path.abspath(value)
     return value
 
 
@@ -279,8 +278,8 @@ def debug_options(func):
         click.option("-v", "--verbose", count=True, expose_value=False, callback=_set_verbosity,
                      help="Log each kernel's verdict and solver work on stderr; -vv logs every "
                      "solver query (its name, answer and z3 units)."),
-        click.option("--dump-smt", type=click.Path(file_okay=False), metavar="DIR",
-                     expose_value=False, callback=_set_dump_smt,
+        click.option("--dump-smt", "dump_smt", type=click.Path(file_okay=False), metavar="DIR",
+                     callback=_set_dump_smt,
                      help="Write every solver query to DIR as an SMT-LIB 2 file named "
                      "FILE.KERNEL.NNNNN.OBLIGATION.PURPOSE.smt2 (turns the default cache off; "
                      "local executor only)."),
@@ -290,25 +289,23 @@ def debug_options(func):
 
 
 def _set_cross_check(ctx, param, value):
-    """--cross-check NAME: every z3 answer is re-decided by NAME (the variable is
-    inherited by local worker processes); the cache is off, so every query runs."""
+    """--cross-check NAME: every z3 answer is re-decided by NAME
+    (ProofOptions.cross_check: it travels to the workers); the default cache
+    is off, so every query runs."""
     if value:
-        from verikern.proofs.deciding.budget import CROSS_ENV  # lazy: CLI start-up
         from verikern.proofs.deciding.crosscheck import unavailable  # lazy: CLI start-up
 
         why = unavailable(value)
         if why is not None:
             raise click.BadParameter(why, ctx=ctx, param=param)
-        os.environ[CROSS_ENV] = value
-        os.environ["VERIKERN_NO_CACHE"] = "1"
     return value
 
 
 def cross_check_option(func):
     """--cross-check cvc5|bitwuzla: a second solver re-decides every query (proofs/deciding/crosscheck.py)."""
     return click.option(
-        "--cross-check", type=click.Choice(["cvc5", "bitwuzla"]), metavar="SOLVER",
-        expose_value=False, callback=_set_cross_check,
+        "--cross-check", "cross_check", type=click.Choice(["cvc5", "bitwuzla"]), metavar="SOLVER",
+        callback=_set_cross_check,
         help="Re-decide every solver query with SOLVER (cvc5 or bitwuzla, from its SMT-LIB "
              "text). Obligations record the solvers that agreed (JSON: cross_checked_by); a "
              "disagreement makes the verdicts resting on it unknown and the run exit 3. "

@@ -75,7 +75,8 @@ _InputErrorExit = InputErrorExit
               "kernel as its file finishes).")
 def command(paths, kernel, dims, block_dim, budget, jobs, executor, scheduler, cache_dir, no_cache,
             fmt, output, fail_on, baseline, confirm_with=None, max_array_bytes=None, suggest=True,
-            engine="z3", unwind=None, skip_no_kernels=False, quiet=False):
+            engine="z3", unwind=None, skip_no_kernels=False, quiet=False, dump_smt=None,
+            cross_check=None):
     """Prove that kernels are free of out-of-bounds accesses, data races,
     barrier divergence, failing asserts and division by zero.
 
@@ -125,14 +126,16 @@ def command(paths, kernel, dims, block_dim, budget, jobs, executor, scheduler, c
         except BaselineError as err:
             raise _InputErrorExit(str(err)) from err
     engine = check_engines(engine)
-    cache = make_cache(cache_dir, no_cache)
+    # --dump-smt and --cross-check need every query to run: no default cache
+    cache = make_cache(cache_dir, no_cache, default_on=not (dump_smt or cross_check))
     progress = Progress(quiet=quiet)
     try:
         reports, context = run_proofs(paths, kernel=kernel, dims=dims, block_dim=block_dim, budget=budget,
                                       jobs=jobs, executor=executor, scheduler=scheduler, cache=cache,
                                       progress=progress, max_array_bytes=max_array_bytes,
                                       suggest=suggest, engine=engine, unwind=unwind,
-                                      skip_no_kernels=skip_no_kernels)
+                                      skip_no_kernels=skip_no_kernels, dump_smt=dump_smt,
+                                      cross_check=cross_check)
     except KeyboardInterrupt:
         progress.close()
         _stop_interrupted(progress, fmt, output)

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from verikern.cli import main
 from verikern.proofs.deciding import crosscheck
-from verikern.proofs.deciding.budget import CROSS_ENV, standard_smtlib
+from verikern.proofs.deciding.smtlib_text import standard_smtlib
 from verikern.app.prove import prove_file
 from verikern.proofs.obligations import Status
 
@@ -22,12 +22,13 @@ FILES = ["ok_saxpy_guarded.py", "bounds_off_by_one_le.py", "ok_grid_stride_loop_
 
 
 @pytest.fixture
-def second_solver(monkeypatch):
+def second_solver():
+    """The solver `name` (ProofOptions.cross_check), or a skip where it is missing."""
     def use(name):
         why = crosscheck.unavailable(name)
         if why is not None:
             pytest.skip(why)
-        monkeypatch.setenv(CROSS_ENV, name)
+        return name
     return use
 
 
@@ -38,7 +39,7 @@ def test_every_decided_obligation_is_cross_checked_and_agrees(second_solver, mon
              for f in FILES}
     second_solver(solver)
     for f in FILES:
-        (rep,) = prove_file(str(CORPUS / f))
+        (rep,) = prove_file(str(CORPUS / f), cross_check=solver)
         assert [(o.kind, o.loc, o.status) for o in rep.obligations] == plain[f]
         for ob in rep.obligations:
             assert not ob.disagreements
@@ -57,7 +58,7 @@ def test_a_disagreement_makes_the_verdict_unknown_and_the_run_fail(second_solver
             return crosscheck.CrossCheck(query, name, z3_answer, flipped)
         return record
     monkeypatch.setattr(crosscheck, "recheck", contrary)
-    (rep,) = prove_file(str(CORPUS / "ok_saxpy_guarded.py"))
+    (rep,) = prove_file(str(CORPUS / "ok_saxpy_guarded.py"), cross_check="cvc5")
     bounds = [o for o in rep.obligations if o.kind.value == "bounds"]
     assert bounds and all(o.status is Status.UNKNOWN and o.disagreements for o in bounds)
     assert all("solvers disagree" in o.reason for o in bounds)
@@ -117,7 +118,7 @@ def test_failures_found_in_peeled_iterations_are_cross_checked_too(second_solver
     (proofs.deciding.peeling), with a budget of its own: its queries are
     re-decided and attached like every other verdict's."""
     second_solver("cvc5")
-    (rep,) = prove_file(str(CORPUS / "bounds_race_reduce_wrong_guard.py"))
+    (rep,) = prove_file(str(CORPUS / "bounds_race_reduce_wrong_guard.py"), cross_check="cvc5")
     peeled = [o for o in rep.obligations if "loops peeled" in (o.reason or "")]
     assert peeled and all(o.status is Status.FAILED for o in peeled)
     assert all(o.cross_checked == ("cvc5",) and not o.disagreements for o in peeled)
@@ -131,7 +132,7 @@ def test_a_second_solver_contradicting_a_peeled_query_leaves_no_failure(second_s
         return crosscheck.CrossCheck(query, name, z3_answer,
                                      "unsat" if z3_answer == "sat" else z3_answer)
     monkeypatch.setattr(crosscheck, "recheck", contrary)
-    (rep,) = prove_file(str(CORPUS / "bounds_race_reduce_wrong_guard.py"))
+    (rep,) = prove_file(str(CORPUS / "bounds_race_reduce_wrong_guard.py"), cross_check="cvc5")
     assert not any("loops peeled" in (o.reason or "") and o.status is Status.FAILED
                    for o in rep.obligations)
 

@@ -13,7 +13,8 @@ import pytest
 
 from verikern.backends.simulator import WorkMeter
 from verikern.errors import SimulationBudgetExceeded
-from verikern.proofs.deciding.budget import MEGA, MIN_CHECK_RLIMIT, SolverBudget, fresh_context
+from verikern.proofs.deciding.budget import MEGA, MIN_CHECK_RLIMIT, fresh_context
+from verikern.proofs.deciding.session import SolverSession
 from verikern.app.prove import prove_file
 from verikern.proofs.obligations import Status
 
@@ -128,14 +129,14 @@ def test_a_tiny_budget_gives_unknown_with_the_reason_every_time():
 
 def test_solver_budget_limits():
     fresh_context()
-    b = SolverBudget(3 * MEGA, total=10 * MEGA)
+    b = SolverSession(3 * MEGA, total=10 * MEGA)
     assert b.limit() == 3 * MEGA and b.limit(MEGA) == MEGA
     assert b.spent == 0
-    assert SolverBudget.from_megaunits(2.5).per_check == 2_500_000
-    assert SolverBudget.from_megaunits(None).per_check == 10 * MEGA
+    assert SolverSession.from_megaunits(2.5).per_check == 2_500_000
+    assert SolverSession.from_megaunits(None).per_check == 10 * MEGA
     with pytest.raises(ValueError):
-        SolverBudget.from_megaunits(0)
-    spent = SolverBudget(MEGA, total=1)          # nothing left: the floor still applies
+        SolverSession.from_megaunits(0)
+    spent = SolverSession(MEGA, total=1)          # nothing left: the floor still applies
     assert spent.limit() == MIN_CHECK_RLIMIT
 
 

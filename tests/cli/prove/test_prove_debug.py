@@ -2,26 +2,31 @@
 every solver query as SMT-LIB 2 that another solver run re-decides alike."""
 from __future__ import annotations
 
+import os
 import re
 
 import z3
 from click.testing import CliRunner
 
+from verikern.app.prove import prove_paths
 from verikern.cli import main
+from verikern.proofs.deciding import crosscheck
 
 from shared_helpers import CORPUS
 
 
-def test_dump_smt_writes_every_query_and_each_re_decides_alike(tmp_path, monkeypatch):
-    from verikern.proofs.deciding.budget import DUMP_ENV
+def _verikern_environment() -> dict:
+    return {k: v for k, v in os.environ.items() if k.startswith("VERIKERN_")}
 
-    # the option sets these for the process: restore them after the test
-    monkeypatch.setenv(DUMP_ENV, "")
-    monkeypatch.setenv("VERIKERN_NO_CACHE", "1")
+
+def test_dump_smt_writes_every_query_and_each_re_decides_alike(tmp_path):
     out = tmp_path / "smt"
+    before = _verikern_environment()
     result = CliRunner().invoke(main, ["prove", str(CORPUS / "bounds_off_by_one_le.py"),
                                        "--dump-smt", str(out), "--no-cache", "--format", "short"])
     assert result.exit_code == 1, result.output
+    # the folder travels in ProofOptions: the process's environment is left alone
+    assert _verikern_environment() == before
     files = sorted(out.glob("*.smt2"))
     names = [f.name for f in files]
     assert names and all(n.startswith("bounds_off_by_one_le.zero_off_by_one.") for n in names)
@@ -56,3 +61,22 @@ def test_verbose_logs_each_kernel_and_very_verbose_each_query(monkeypatch):
     assert "solver: ok_saxpy_guarded.saxpy.00001.admissible-probe: sat" not in err1
     assert re.search(r"solver: ok_saxpy_guarded\.saxpy\.\d{5}\.bounds@\d+:\d+#\d\.abstract: unsat "
                      r"\(\d+ z3 units\)", err2)
+
+
+def test_the_solver_settings_travel_to_worker_processes(tmp_path):
+    """--jobs 2: each file is proved in a worker process, which gets the dump
+    folder and the cross-check solver from ProofOptions (no environment)."""
+    files = [str(CORPUS / "ok_saxpy_guarded.py"), str(CORPUS / "bounds_off_by_one_le.py")]
+    dump = tmp_path / "dump"
+    dump.mkdir()
+    second = None if crosscheck.unavailable("cvc5") else "cvc5"
+    before = _verikern_environment()
+    reports = prove_paths(files, jobs=2, dump_smt=str(dump), cross_check=second)
+    assert _verikern_environment() == before
+    dumped = {f.name.split(".")[0] for f in dump.glob("*.smt2")}
+    assert dumped == {"ok_saxpy_guarded", "bounds_off_by_one_le"}
+    if second is not None:
+        decided = [o for r in reports for o in r.obligations if o.status.value != "unknown"]
+        assert decided and all(o.cross_checked == ("cvc5",) for o in decided)
+    plain = prove_paths(files[:1], jobs=1)          # a later run in this process: neither
+    assert not any(o.cross_checked for o in plain[0].obligations)

@@ -23,7 +23,6 @@ from verikern.app import cache as cache_module
 from verikern.app.cache import ProofCache
 from verikern.app.prove import prove_file
 from verikern.proofs.deciding import crosscheck
-from verikern.proofs.deciding.budget import CROSS_ENV, DUMP_ENV
 from verikern.proofs.obligations import KernelStatus
 
 FAKE_CBMC = '''#!{python}
@@ -62,28 +61,28 @@ def _plain(kernel):
     return SAXPY if kernel == "saxpy" else UNGUARDED
 
 
-# name, kernel, the run's options, its environment, what else it changes (monkeypatch, tmp_path)
+# name, kernel, the run's options, what else it changes (monkeypatch, tmp_path)
 MUST_MISS = [
-    ("budget", "saxpy", {"budget": 9.0}, {}, None),
-    ("dims", "saxpy", {"dims": 64}, {}, None),
-    ("block_dim", "saxpy", {"block_dim": 32}, {}, None),
-    ("max_array_bytes", "saxpy", {"max_array_bytes": 1 << 30}, {}, None),
-    ("no_replay", "unguarded", {"replay": False}, {}, None),
-    ("suggest", "unguarded", {"suggest": True}, {}, None),
-    ("engine_cbmc", "saxpy", {"engine": "cbmc"}, {}, "cbmc 6.4.1"),
-    ("engines_z3_cbmc", "saxpy", {"engine": "z3,cbmc"}, {}, "cbmc 6.4.1"),
-    ("cbmc_unwind", "saxpy", {"engine": "cbmc", "unwind": 3}, {}, "cbmc 6.4.1"),
-    ("cross_check_cvc5", "saxpy", {}, {CROSS_ENV: "cvc5"}, None),
-    ("cross_check_bitwuzla", "saxpy", {}, {CROSS_ENV: "bitwuzla"}, None),
-    ("cvc5_version", "saxpy", {}, {CROSS_ENV: "cvc5"}, "cvc5 version"),
-    ("verikern_version", "saxpy", {}, {}, "verikern version"),
-    ("z3_version", "saxpy", {}, {}, "z3 version"),
-    ("verikern_code", "saxpy", {}, {}, "code hash"),
+    ("budget", "saxpy", {"budget": 9.0}, None),
+    ("dims", "saxpy", {"dims": 64}, None),
+    ("block_dim", "saxpy", {"block_dim": 32}, None),
+    ("max_array_bytes", "saxpy", {"max_array_bytes": 1 << 30}, None),
+    ("no_replay", "unguarded", {"replay": False}, None),
+    ("suggest", "unguarded", {"suggest": True}, None),
+    ("engine_cbmc", "saxpy", {"engine": "cbmc"}, "cbmc 6.4.1"),
+    ("engines_z3_cbmc", "saxpy", {"engine": "z3,cbmc"}, "cbmc 6.4.1"),
+    ("cbmc_unwind", "saxpy", {"engine": "cbmc", "unwind": 3}, "cbmc 6.4.1"),
+    ("cross_check_cvc5", "saxpy", {"cross_check": "cvc5"}, None),
+    ("cross_check_bitwuzla", "saxpy", {"cross_check": "bitwuzla"}, None),
+    ("cvc5_version", "saxpy", {"cross_check": "cvc5"}, "cvc5 version"),
+    ("verikern_version", "saxpy", {}, "verikern version"),
+    ("z3_version", "saxpy", {}, "z3 version"),
+    ("verikern_code", "saxpy", {}, "code hash"),
 ]
 
 
 def _change(what, monkeypatch, tmp_path):
-    """Apply a MUST_MISS case's change of the world (None: only options and environment)."""
+    """Apply a MUST_MISS case's change of the world (None: only the options)."""
     if what is None:
         return
     if what.startswith("cbmc "):
@@ -100,64 +99,55 @@ def _change(what, monkeypatch, tmp_path):
         monkeypatch.setattr(cache_module, "code_hash", lambda: "0" * 64)
 
 
-def _solver_available(env: dict) -> None:
-    name = env.get(CROSS_ENV)
+def _solver_available(options: dict) -> None:
+    name = options.get("cross_check")
     if name and crosscheck.unavailable(name) is not None:
         pytest.skip(crosscheck.unavailable(name))
 
 
-@pytest.mark.parametrize("name, kernel, options, env, what", MUST_MISS, ids=[c[0] for c in MUST_MISS])
+@pytest.mark.parametrize("name, kernel, options, what", MUST_MISS, ids=[c[0] for c in MUST_MISS])
 def test_a_change_that_can_change_the_report_misses_the_plain_entry(
-        name, kernel, options, env, what, tmp_path, monkeypatch):
-    _solver_available(env)
+        name, kernel, options, what, tmp_path, monkeypatch):
+    _solver_available(options)
     cache = ProofCache(str(tmp_path / "cache"))
     plain = _prove(_plain(kernel), cache)
     assert not plain.cached
     with monkeypatch.context() as patched:
-        for k, v in env.items():
-            patched.setenv(k, v)
         _change(what, patched, tmp_path)
         changed = _prove(_plain(kernel), cache, **options)
         assert not changed.cached, f"{name}: answered from the plain run's entry"
         again = _prove(_plain(kernel), cache, **options)
         assert again.cached, f"{name}: its own entry is not read back"
-        if CROSS_ENV in env:                 # the second opinion comes back with the entry
-            assert all(env[CROSS_ENV] in ob.cross_checked for ob in again.obligations), name
+        if "cross_check" in options:         # the second opinion comes back with the entry
+            assert all(options["cross_check"] in ob.cross_checked for ob in again.obligations), name
     after = _prove(_plain(kernel), cache)    # the changed run wrote under its own key only
     assert after.cached and _verdicts(after) == _verdicts(plain)
     assert all(not ob.cross_checked and not ob.engines for ob in after.obligations)
 
 
-@pytest.mark.parametrize("first_env", [{CROSS_ENV: "cvc5"}, {}])
-def test_a_cross_check_is_never_answered_by_a_plain_entry_either_way(first_env, tmp_path, monkeypatch):
+@pytest.mark.parametrize("first", [{"cross_check": "cvc5"}, {}])
+def test_a_cross_check_is_never_answered_by_a_plain_entry_either_way(first, tmp_path):
     """`--cross-check cvc5 --cache-dir DIR` after a plain run runs cvc5; a
     plain run after a cross-checked one reads no second opinion it did not ask for."""
-    _solver_available({CROSS_ENV: "cvc5"})
+    _solver_available({"cross_check": "cvc5"})
     cache = ProofCache(str(tmp_path / "cache"))
-    with monkeypatch.context() as patched:
-        for k, v in first_env.items():
-            patched.setenv(k, v)
-        _prove(UNGUARDED, cache)
-    second_env = {} if first_env else {CROSS_ENV: "cvc5"}
-    with monkeypatch.context() as patched:
-        for k, v in second_env.items():
-            patched.setenv(k, v)
-        second = _prove(UNGUARDED, cache)
+    _prove(UNGUARDED, cache, **first)
+    then = {} if first else {"cross_check": "cvc5"}
+    second = _prove(UNGUARDED, cache, **then)
     assert not second.cached
-    asked = bool(second_env)
+    asked = bool(then)
     assert any(ob.cross_checked for ob in second.obligations) is asked
 
 
-def test_an_smt_dump_is_never_answered_from_the_cache(tmp_path, monkeypatch):
+def test_an_smt_dump_is_never_answered_from_the_cache(tmp_path):
     cache = ProofCache(str(tmp_path / "cache"))
     _prove(SAXPY, cache)
     dump = tmp_path / "dump"
     dump.mkdir()
-    monkeypatch.setenv(DUMP_ENV, str(dump))
     for _ in range(2):                      # the plain entry, then the dump run's own write
         shutil.rmtree(dump)
         dump.mkdir()
-        report = _prove(SAXPY, cache)
+        report = _prove(SAXPY, cache, dump_smt=str(dump))
         assert not report.cached
         assert sorted(dump.glob("*.smt2")), "no query was dumped"
 
@@ -205,11 +195,8 @@ def test_a_change_of_presentation_may_hit(name, args, tmp_path):
 def test_the_key_names_the_deciding_tools(monkeypatch, tmp_path):
     """tool_fields: nothing for a plain z3 run; the second solver with its
     version; CBMC's path, sha256 and version when it is an engine."""
-    monkeypatch.delenv(CROSS_ENV, raising=False)
     assert cache_module.tool_fields("z3") == {}
-    monkeypatch.setenv(CROSS_ENV, "cvc5")
-    assert cache_module.tool_fields("z3")["cross_check"][0] == "cvc5"
-    monkeypatch.delenv(CROSS_ENV)
+    assert cache_module.tool_fields("z3", "cvc5")["cross_check"][0] == "cvc5"
     exe = _fake_cbmc(tmp_path / "bin", "6.4.1")
     monkeypatch.setenv("VERIKERN_CBMC", str(exe))
     fields = cache_module.tool_fields("z3,cbmc")["cbmc"]
@@ -228,9 +215,7 @@ def test_the_command_line_cross_check_and_dump_with_a_cache_dir(tmp_path, monkey
 
     from helpers_report import cli, copy
 
-    _solver_available({CROSS_ENV: "cvc5"})
-    monkeypatch.setenv(CROSS_ENV, "")       # the options set these: restored afterwards
-    monkeypatch.setenv(DUMP_ENV, "")
+    _solver_available({"cross_check": "cvc5"})
     cache = tmp_path / "cache"
     saxpy = copy(SAXPY, tmp_path)
     code, out, _ = cli("prove", saxpy, "--cache-dir", cache, "--format", "json")
@@ -240,7 +225,6 @@ def test_the_command_line_cross_check_and_dump_with_a_cache_dir(tmp_path, monkey
     (kernel,) = json.loads(out)["kernels"]
     assert kernel["cached"] is False
     assert all(o.get("cross_checked_by") == ["cvc5"] for o in kernel["obligations"]), kernel
-    monkeypatch.setenv(CROSS_ENV, "")
     dump = tmp_path / "dump"
     code, out, _ = cli("prove", saxpy, "--cache-dir", cache, "--format", "json", "--dump-smt", dump)
     assert code == 0 and json.loads(out)["kernels"][0]["cached"] is False
