@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from verikern.backends.simulator import check_contracts
+from verikern.backends.contracts import check_contracts
 from verikern.errors import LaunchError
 from verikern.mir import facts
 from verikern.mir.nodes import ArrayRef, Kernel, ScalarParam

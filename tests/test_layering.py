@@ -24,6 +24,8 @@ APPLICATION = ("verikern.runtime", "verikern.app", "verikern.cli", "verikern.tra
 # running and the language surface sit on top of it
 BESIDE_THE_FRONTEND = APPLICATION + ("verikern.lang", "verikern.encoders", "verikern.backends",
                                      "verikern.proofs")
+#: the device backends vk.launch runs on
+DEVICES = ("verikern.backends.simulator", "verikern.backends.native", "verikern.backends.cuda")
 LAYERS = {
     "verikern/hir": ("verikern.hir", BESIDE_THE_FRONTEND + ("verikern.frontend",)),
     "verikern/frontend": ("verikern.frontend", BESIDE_THE_FRONTEND),
@@ -32,6 +34,20 @@ LAYERS = {
                                                           "verikern.proofs")),
     "encoders": ("verikern.encoders", ABOVE_THE_PROVER + ("verikern.proofs",)),   # but the model:
     "backends": ("verikern.backends", ABOVE_THE_PROVER + ("verikern.proofs",)),
+    # device-neutral: the launch check and the shared host semantics depend on no device,
+    # and no device depends on another one
+    "backends/launch.py": ("verikern.backends", ABOVE_THE_PROVER + ("verikern.proofs",) + DEVICES),
+    "backends/contracts.py": ("verikern.backends", ABOVE_THE_PROVER + ("verikern.proofs",) + DEVICES),
+    # (libm.py JIT-compiles the C library's functions with native's host pipeline, jit.py)
+    "backends/semantics": ("verikern.backends.semantics",
+                           ABOVE_THE_PROVER + ("verikern.proofs", "verikern.backends.contracts",
+                                               "verikern.backends.simulator", "verikern.backends.cuda")),
+    "backends/native": ("verikern.backends.native",
+                        ABOVE_THE_PROVER + ("verikern.proofs", "verikern.backends.simulator",
+                                            "verikern.backends.cuda")),
+    "backends/cuda": ("verikern.backends.cuda",
+                      ABOVE_THE_PROVER + ("verikern.proofs", "verikern.backends.simulator",
+                                          "verikern.backends.native")),
     "proofs": ("verikern.proofs", ABOVE_THE_PROVER),
     "verikern/app": ("verikern.app", ("verikern.cli", "verikern.testing")),
 }
@@ -159,6 +175,25 @@ def test_the_frontend_and_hir_are_checked_too(tmp_path):
         "verikern/lang.py:3: imports verikern.runtime", "verikern/lang.py:3: imports verikern.runtime.launch"]
 
 
+def test_the_launch_check_depends_on_no_device(tmp_path):
+    """backends/launch.py and backends/contracts.py (the contract check every
+    device's launch runs) may not import the simulator, nor native/cuda it."""
+    (tmp_path / "backends" / "native").mkdir(parents=True)
+    (tmp_path / "backends" / "launch.py").write_text(
+        "from verikern.backends.simulator import simulate\nfrom verikern.backends.contracts import x\n")
+    (tmp_path / "backends" / "contracts.py").write_text("from .semantics import ops\nfrom .simulator import engine\n")
+    (tmp_path / "backends" / "native" / "probe.py").write_text("from ..simulator import run\n")
+    assert violations("backends/launch.py", tmp_path) == [
+        "backends/launch.py:1: imports verikern.backends.simulator",
+        "backends/launch.py:1: imports verikern.backends.simulator.simulate"]
+    assert violations("backends/contracts.py", tmp_path) == [
+        "backends/contracts.py:2: imports verikern.backends.simulator",
+        "backends/contracts.py:2: imports verikern.backends.simulator.engine"]
+    assert violations("backends/native", tmp_path) == [
+        "backends/native/probe.py:1: imports verikern.backends.simulator",
+        "backends/native/probe.py:1: imports verikern.backends.simulator.run"]
+
+
 def test_encoders_may_share_only_the_obligation_model(tmp_path):
     (tmp_path / "encoders").mkdir()
     (tmp_path / "encoders" / "probe.py").write_text(
@@ -171,7 +206,8 @@ def test_encoders_may_share_only_the_obligation_model(tmp_path):
 
 @pytest.mark.parametrize("module", [
     "verikern.mir", "verikern.encoders.c", "verikern.encoders.smt", "verikern.backends.simulator",
-    "verikern.backends.launch", "verikern.proofs.obligations", "verikern.proofs.deciding.prover",
+    "verikern.backends.launch", "verikern.backends.contracts", "verikern.backends.semantics.ops",
+    "verikern.proofs.obligations", "verikern.proofs.deciding.prover",
     "verikern.proofs.pipeline", "verikern.proofs.reporting.render", "verikern.proofs.reporting.junit",
     "verikern.hir", "verikern.frontend", "verikern.app.prove", "verikern.cli"])
 def test_each_layer_imports_first_in_a_fresh_interpreter(module):

@@ -8,8 +8,8 @@ library it writes).
 
 (`args`: the C struct `vk_entry_<kernel>` reads, kernel_cpu.args_struct_type)
 
-which evaluates, for block 0's thread 0 as the simulator's
-`check_contracts` does, the instructions the entry block's `Requires` and
+which evaluates, for block 0's thread 0 as the launch check
+(verikern.backends.contracts.check_contracts) does, the instructions the entry block's `Requires` and
 `RequiresArray` operands depend on, and writes two int64 words per contract
 (in the kernel's order, `contracts(kernel)`): for a `Requires`, its
 condition (0 or 1) and 0; for a `RequiresArray`, its `lo` and `hi` operands

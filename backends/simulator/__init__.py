@@ -5,7 +5,9 @@ results into `arrays` (C-contiguous numpy arrays, logical dims then inner
 dims) and raises the `verikern.errors.KernelRuntimeError` subclasses on
 out-of-bounds accesses, integer division by zero, failed asserts and barrier
 divergence.  `run(...)` is the device entry point used by `vk.launch`.
-Op semantics live in `instructions.py`/`ops.py` (the dispatch table), the
+Op semantics live in `instructions.py` (the dispatch table) over the shared
+host semantics `verikern.backends.semantics.ops`; launch contracts are checked
+by `verikern.backends.contracts` before a run; the
 scheduler in `engine.py`.
 """
 from __future__ import annotations
@@ -17,7 +19,7 @@ import numpy as np
 from verikern.errors import LaunchError
 from verikern.mir.nodes import ArrayRef, Kernel
 
-from .engine import CHUNK_THREADS, MAX_STEPS, WorkMeter, run_contract_prefix, run_launch, _POOL
+from .engine import CHUNK_THREADS, MAX_STEPS, WorkMeter, run_launch, _POOL
 from .instructions import INSTRUCTION_TABLE, compile_instruction
 from .memory import UninitializedReads
 from .program import program_for
@@ -97,12 +99,6 @@ def _check_arguments(kernel: Kernel, launch, arrays: dict, scalars: dict) -> Non
                           f"{kernel.launch_ndim}-D vk.tid()")
 
 
-def check_contracts(kernel: Kernel, launch, arrays: dict, scalars: dict) -> None:
-    """Evaluate the kernel's Requires/RequiresArray contracts for this launch
-    (one lane); raises verikern.errors.ContractError when one is false."""
-    run_contract_prefix(program_for(kernel), launch, arrays, scalars)
-
-
 def free_buffers() -> None:
     """Drop the simulator's cached lane buffers (at most 256 MiB are kept
     between launches for reuse)."""
@@ -127,5 +123,5 @@ def run_traced(kernel: Kernel, launch, arrays: dict, scalars: dict, trace_path, 
     return result
 
 
-__all__ = ["SimResult", "WorkMeter", "UninitializedReads", "simulate", "check_contracts", "run",
+__all__ = ["SimResult", "WorkMeter", "UninitializedReads", "simulate", "run",
            "run_traced", "free_buffers", "INSTRUCTION_TABLE", "compile_instruction"]

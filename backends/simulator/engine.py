@@ -335,16 +335,6 @@ def chunk_ranges(launch, per_chunk: int, blocks=None):
             run.append(k)
 
 
-def run_contract_prefix(prog: Program, launch, arrays: dict, scalars: dict) -> None:
-    """Evaluate the entry block's contracts for one thread (ContractError if
-    one fails)."""
-    st = ChunkState(prog, launch, global_memory(prog.kernel, arrays), 0, 1, None, True)
-    bind_scalars(prog.kernel, scalars, st.env)
-    with np.errstate(all="ignore"):
-        for step in prog.contract_steps:
-            step(st, None)
-
-
 # ------------------------------------------------------------------ schedule
 def _merge(a, b, n: int):
     if a is _FULL or b is _FULL:

@@ -17,9 +17,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from verikern.errors import (
-    ContractError, DivisionByZeroError, KernelAssertionError, source_line_at,
-)
 from verikern.mir.facts import is_int_division
 from verikern.mir.ops import ATOMIC
 from verikern.mir.nodes import (
@@ -28,7 +25,9 @@ from verikern.mir.nodes import (
     UnaryOp,
 )
 
-from . import ops
+from verikern.backends.contracts import check_array_contents, requires_broken
+from verikern.backends.semantics import ops
+from verikern.backends.semantics.traps import assertion_failed, division_by_zero
 from .memory import apply_atomic, check_initialized, flat_address, index_is_bad, out_of_bounds
 
 
@@ -106,11 +105,7 @@ def compile_binop(ins: BinOp, prog):
             if (zero.any() if type(zero) is np.ndarray else zero):
                 j = int(np.argmax(zero)) if type(zero) is np.ndarray else 0
                 thread, block, gtid = st.lane_info(idx, j)
-                raise DivisionByZeroError(
-                    f"integer {ins.op} by zero in kernel {prog.kernel.name} "
-                    f"(thread {thread} of block {block}, global thread {gtid}, "
-                    f"dividend {ops_value(x, j)})",
-                    loc=ins.loc, thread=thread, block=block, global_thread=gtid)
+                raise division_by_zero(ins, prog.kernel.name, thread, block, gtid, ops_value(x, j))
         if ufunc is not None and idx is None and (type(x) is np.ndarray or type(y) is np.ndarray):
             st.env[vid] = ufunc(x, y, out=st.buffer(dtype))
             return
@@ -392,25 +387,13 @@ def compile_atomic(ins: Atomic, prog):
 # ---------------------------------------------------------------- contracts
 def compile_assert(ins: Assert, prog):
     cond = operand_getter(ins.cond)
-    what = "loop invariant" if ins.kind == "invariant" else "assertion"
 
     def step(st, idx):
         c = cond(st, idx)
         if not _all_true(c):
-            j = _first_false(c)
-            thread, block, gtid = st.lane_info(idx, j)
-            msg = ins.message or what
-            raise KernelAssertionError(
-                f"{what} failed: {msg} (thread {thread} of block {block}, global "
-                f"thread {gtid}, kernel {prog.kernel.name})",
-                loc=ins.loc, thread=thread, block=block, global_thread=gtid,
-                assert_message=ins.message)
+            thread, block, gtid = st.lane_info(idx, _first_false(c))
+            raise assertion_failed(ins, prog.kernel.name, thread, block, gtid)
     return step
-
-
-def _quote(loc) -> str:
-    line = source_line_at(loc)
-    return f": `{line.strip()}`" if line else ""
 
 
 def compile_requires(ins: Requires, prog):
@@ -418,55 +401,20 @@ def compile_requires(ins: Requires, prog):
 
     def step(st, idx):
         if not _all_true(cond(st, idx)):
-            raise ContractError(
-                f"kernel {prog.kernel.name}: this launch breaks the precondition at "
-                f"{ins.loc}{_quote(ins.loc)} (dims {list(st.launch.dims)}, block_dim "
-                f"{st.launch.block_dim}); change the launch or its arguments so it holds")
+            raise requires_broken(prog.kernel.name, ins, st.launch)
     return step
 
 
 def compile_requires_array(ins: RequiresArray, prog):
     lo = operand_getter(ins.lo) if ins.lo is not None else None
     hi = operand_getter(ins.hi) if ins.hi is not None else None
-    name = ins.array.name
 
     def step(st, idx):
         if not st.check_array_contracts:
             return
-        data = st.memory[name].flat
-        if data.size == 0:
-            return
-        where = f"{ins.loc}{_quote(ins.loc)}"
-        if ins.kind == "all_in_range":
-            low, high = lo(st, idx), hi(st, idx)
-            bad = (data < low) | (data >= high)
-            if bad.any():
-                e = int(np.argmax(bad))
-                raise ContractError(
-                    f"kernel {prog.kernel.name}: argument {name} breaks "
-                    f"all_in_range({low}, {high}) at {where}: element {e} (flat) is "
-                    f"{data[e].item()}; pass an array whose elements are all in "
-                    f"[{low}, {high})")
-        elif ins.kind == "all_distinct":
-            order = np.argsort(data, kind="stable")
-            s = data[order]
-            dup = np.flatnonzero(s[1:] == s[:-1])
-            if dup.size:
-                a, b = sorted((int(order[dup[0]]), int(order[dup[0] + 1])))
-                raise ContractError(
-                    f"kernel {prog.kernel.name}: argument {name} breaks all_distinct "
-                    f"at {where}: elements {a} and {b} (flat) are both "
-                    f"{data[a].item()}; pass an array without repeated values")
-        elif ins.kind == "all_sorted":
-            down = np.flatnonzero(data[1:] < data[:-1])
-            if down.size:
-                a = int(down[0])
-                raise ContractError(
-                    f"kernel {prog.kernel.name}: argument {name} breaks all_sorted "
-                    f"at {where}: element {a} is {data[a].item()} but element {a + 1} is "
-                    f"{data[a + 1].item()}; pass a non-decreasing array")
-        else:
-            raise NotImplementedError(f"simulator: unknown array contract {ins.kind!r}")
+        check_array_contents(prog.kernel.name, ins, st.memory[ins.array.name].flat,
+                             lo(st, idx) if lo is not None else None,
+                             hi(st, idx) if hi is not None else None)
     return step
 
 

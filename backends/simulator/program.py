@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 
 from verikern.mir.cfg import loop_depths, postdominators, reverse_postorder
 from verikern.mir.facts import (
-    accesses_memory, definitions, is_barrier, removable_if_unused, writes_memory,
+    accesses_memory, definitions, removable_if_unused, writes_memory,
 )
 from verikern.mir.nodes import (
-    Barrier, BinOp, Instr, Kernel, Phi, Requires, RequiresArray, Special, Value,
+    Barrier, BinOp, Instr, Kernel, Phi, Special, Value,
 )
 
 from .instructions import BarrierPoint, compile_instruction, compile_linear_id
@@ -53,7 +53,6 @@ class Program:
     first_segment: dict              # block label -> segment index
     phis: dict                       # (pred label, succ label) -> list[(vid, dtype, getter)]
     sites: dict                      # id(access instr) -> site number
-    contract_steps: list             # entry-prefix steps through the last Requires*
     has_barriers: bool = False
     read_only_arrays: frozenset = frozenset()
     postdominators: dict = field(default_factory=dict)
@@ -76,7 +75,7 @@ def program_for(kernel: Kernel) -> Program:
 
 
 def decode(kernel: Kernel) -> Program:
-    prog = Program(kernel, [], {}, {}, {}, [])
+    prog = Program(kernel, [], {}, {}, {})
     written = {ins.array.name for _, ins in kernel.instructions() if writes_memory(ins)}
     prog.read_only_arrays = frozenset(a.name for a in kernel.arrays
                                       if a.space == "global" and a.name not in written)
@@ -124,7 +123,6 @@ def decode(kernel: Kernel) -> Program:
                 prog.phis.setdefault((pred, label), []).append((pc.result, pc.dtype, getter))
     _assign_frees(kernel, prog, uses)
     prog.bytes_per_lane = _bytes_per_lane(kernel)
-    _contract_prefix(kernel, prog)
     return prog
 
 
@@ -255,21 +253,6 @@ def _bytes_per_lane(kernel: Kernel) -> int:
             if r is not None:
                 total += r.type.np_dtype.itemsize
     return total + 16                      # lane ids, masks, addresses
-
-
-def _contract_prefix(kernel: Kernel, prog: Program) -> None:
-    """The entry block's steps up to its last Requires/RequiresArray (stopping
-    before any write or barrier), evaluated by `check_contracts`."""
-    entry = prog.segments[0]
-    block = kernel.block(entry.label)
-    last = -1
-    for pos, ins in enumerate(block.instrs):
-        if writes_memory(ins) or is_barrier(ins):
-            break
-        if isinstance(ins, (Requires, RequiresArray)):
-            last = pos
-    positions = entry.positions
-    prog.contract_steps = [s for s, p in zip(entry.steps, positions) if p <= last]
 
 
 __all__ = ["Program", "Segment", "program_for", "decode", "Phi"]

@@ -21,7 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from verikern.backends.llvm import ops as llvm_ops
-from verikern.backends.simulator import ops as sim_ops
+from verikern.backends.semantics import ops as sim_ops
 from verikern.encoders.c import ops as c_ops
 from verikern.encoders.smt import semantics as smt
 from verikern.mir import facts, nodes

@@ -2,7 +2,7 @@
 (LLVM would otherwise rewrite `pow(x, 2.0)` to `x*x`, `pow(2.0, x)` to
 `exp2(x)`, `pow(x, -1.0)` to `1/x`, which differ from glibc's pow in the last
 bit on some inputs): it agrees bit for bit with the simulator, which calls
-the same functions (backends/simulator/libm.py)."""
+the same functions (backends/semantics/libm.py)."""
 from __future__ import annotations
 
 import numpy as np

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from simkit import run_binop, run_unop
-from verikern.backends.simulator import libm, ops
+from verikern.backends.semantics import libm, ops
 from verikern.mir.types import SCALAR_TYPES
 
 F64 = SCALAR_TYPES["float64"]
