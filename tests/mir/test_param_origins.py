@@ -19,8 +19,8 @@ import verikern as vk
 from verikern.frontend import compile_source
 from verikern.mir import format_kernel
 from verikern.mir.nodes import ArrayRef, ParamOrigin, ScalarParam
-from verikern.mir.params import captured_params, user_params
-from verikern.mir.parser import parse_kernel, printed_param
+from verikern.mir.params import captured_params, printed_param, user_params
+from verikern.mir.parser import parse_kernel
 from verikern.runtime import prepare_launch
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -111,7 +111,7 @@ def test_a_launch_expands_a_vector_and_reads_a_capture_by_origin(tmp_path):
 #: names or report keys, never parameters.
 NAME_SPELLING_OWNERS = {
     "verikern/frontend",                    # creates `@name` / `v[i]` (lower.py reads its own prefix)
-    "verikern/mir/parser.py",               # printed_param: the text carries only the MIR name
+    "verikern/mir/params.py",               # printed_param: MIR text carries only the MIR name
     "verikern/app/prove.py",                # --kernel k selects the generic instances k[...]
     "proofs/reporting",                     # kernel names of generic instances
     "proofs/deciding/prover.py",            # SSA value names in messages (`%@width.0` shows as width)

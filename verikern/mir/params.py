@@ -9,9 +9,10 @@ here, from `ScalarParam.origin` and `user_name`, never from the MIR names.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
-from .nodes import Kernel, Param, ParamOrigin, ScalarParam
+from .nodes import Kernel, Param, ParamOrigin, ScalarParam, Value
 
 
 @dataclass(frozen=True)
@@ -72,5 +73,21 @@ def param_named(k: Kernel, name: str) -> Param | None:
     return next((p for p in k.params if p.name == name), None)
 
 
-__all__ = ["UserParam", "captured_params", "is_captured", "is_component",
+_COMPONENT_NAME = re.compile(r"^(?P<vector>.+)\[\d+\]$")
+
+
+def printed_param(name: str, v: Value) -> ScalarParam:
+    """The scalar parameter MIR text (verikern.mir.parser) names `name`. The
+    text carries only the MIR name, in which the frontend spells the origin
+    (`@c` a captured constant, `v[i]` a component of the vector `v`); this is
+    the one place that reads an origin back from a name."""
+    if name.startswith("@"):
+        return ScalarParam(name, v, ParamOrigin.CAPTURED, name[1:])
+    m = _COMPONENT_NAME.match(name)
+    if m:
+        return ScalarParam(name, v, ParamOrigin.COMPONENT, m["vector"])
+    return ScalarParam(name, v)
+
+
+__all__ = ["UserParam", "printed_param", "captured_params", "is_captured", "is_component",
            "origin", "param_named", "user_name", "user_params"]

@@ -29,26 +29,11 @@ from typing import NoReturn
 from .nodes import (
     ATOMIC_OPS, BINARY_OPS, COMPARE_OPS, SPECIAL_KINDS, UNARY_OPS, UNKNOWN_LOC, ArrayRef,
     Assert, Atomic, Barrier, BinOp, Block, Branch, Cast, Compare, Const, Jump, Kernel, Load,
-    LoopInfo, ParamOrigin, Phi, RangeLoopInfo, Requires, RequiresArray, Return, ScalarParam, Select,
+    LoopInfo, Phi, RangeLoopInfo, Requires, RequiresArray, Return, ScalarParam, Select,
     Instr, Operand, ShapeOf, SourceLoc, Special, Store, UnaryOp, Value,
 )
+from .params import printed_param
 from .types import BOOL, SCALAR_TYPES, ScalarType
-
-
-_COMPONENT_NAME = re.compile(r"^(?P<vector>.+)\[\d+\]$")
-
-
-def printed_param(name: str, v: Value) -> ScalarParam:
-    """The scalar parameter the text names `name`. The text carries only the
-    MIR name, in which the frontend spells the origin (`@c` a captured
-    constant, `v[i]` a component of the vector `v`); this is the one place
-    that reads an origin back from a name."""
-    if name.startswith("@"):
-        return ScalarParam(name, v, ParamOrigin.CAPTURED, name[1:])
-    m = _COMPONENT_NAME.match(name)
-    if m:
-        return ScalarParam(name, v, ParamOrigin.COMPONENT, m["vector"])
-    return ScalarParam(name, v)
 
 
 class MirParseError(ValueError):
