@@ -23,7 +23,11 @@ witnesses: for the reading thread A at site S with element e, either
   the race decider assumes too). When W sits in a barrier-free loop of its own with
   a constant trip count (at most `MAX_UNROLL` iterations, left only at its
   header), each iteration is a separate candidate, its counter bound to the
-  iteration's constant.
+  iteration's constant. When W sits in a block-strided staging loop
+  (`for j in range(thread_idx + off, stop, step)`, `uninit_candidates.
+  StridedLoop`), the witness term is the counter's value v instead: the copy
+  is thread (v - off) mod step in the iteration j == v, which must be a real
+  one (`real_iteration`, part of the witness's validity).
 
 Soundness: the query is "A reaches S, e is in bounds, and for every candidate
 either its witness is not a thread of the block, or the copy bound to the
@@ -53,7 +57,7 @@ from verikern.mir.nodes import Atomic, Load
 from verikern.proofs.deciding.budget import MEGA, unknown_reason
 from verikern.proofs.deciding.prover_context import EARLY_PROBE_RLIMIT, ProofContext
 from verikern.proofs.deciding.uninit_candidates import (
-    Candidate, barrier_reach_exact as _barrier_reach_exact, candidates,
+    Candidate, barrier_reach_exact as _barrier_reach_exact, candidates, real_iteration,
 )
 from verikern.proofs.deciding.solving import Answer, check, satisfies
 from verikern.proofs.obligations import Obligation, ObligationSpec, Status
@@ -107,13 +111,31 @@ def _covers(ctx: ProofContext, cand: Candidate, e: tuple) -> z3.BoolRef:
 
 
 def _bind(ctx: ProofContext, cand: Candidate, w: z3.BitVecRef) -> z3.BoolRef:
+    """The copy bound to witness `w`: its thread (for a strided candidate,
+    the thread whose iteration has counter value w, and that iteration),
+    A's block, and the candidate's iteration and links."""
     enc, A = cand.enc, ctx.A
-    return z3.And(_wide(enc.ident.thread_idx, w.size()) == w,
-                  enc.ident.block_idx == A.ident.block_idx,
+    if cand.stride is not None:
+        thread, _real = real_iteration(cand.stride, w, ctx.launch.block_dim)
+        counter = cand.stride.counter
+        ext = z3.SignExt if cand.stride.signed else z3.ZeroExt
+        who = z3.And(_wide(enc.ident.thread_idx, thread.size()) == thread,
+                     ext(thread.size() - counter.size(), counter) == _wide_signed(w, thread.size()))
+    else:
+        who = _wide(enc.ident.thread_idx, w.size()) == w
+    return z3.And(who, enc.ident.block_idx == A.ident.block_idx,
                   *[var == val for var, val in cand.iteration], *cand.link)
 
 
-def _valid(ctx: ProofContext, w: z3.BitVecRef) -> z3.BoolRef:
+def _wide_signed(t: z3.BitVecRef, width: int) -> z3.BitVecRef:
+    return z3.SignExt(width - t.size(), t) if t.size() < width else t
+
+
+def _valid(ctx: ProofContext, w: z3.BitVecRef, cand: Candidate | None = None) -> z3.BoolRef:
+    """The witness names a real thread of the block (for a strided candidate:
+    a real iteration of a thread of the block, `real_iteration`)."""
+    if cand is not None and cand.stride is not None:
+        return real_iteration(cand.stride, w, ctx.launch.block_dim)[1]
     return z3.And(w >= 0, w < _wide(ctx.launch.block_dim, w.size()))
 
 
@@ -141,7 +163,8 @@ def claim(ctx: ProofContext, spec: ObligationSpec, selfs, cands, coeffs) -> list
         w = _witness([z3.BitVecVal(x, e[0].size()) for x in c], basis)
         q.extend(cand.facts)
         bind = _bind(ctx, cand, w)
-        valid = _valid(ctx, w) if cand.guard is None else z3.And(_valid(ctx, w), cand.guard)
+        valid = _valid(ctx, w, cand) if cand.guard is None else \
+            z3.And(_valid(ctx, w, cand), cand.guard)
         leaving = _barrier_reach_exact(ctx, cand)
         if leaving is not None:
             # freedom from divergence: the witness, a thread of A's block,
@@ -238,16 +261,36 @@ def _witness_point(ctx: ProofContext, cand: Candidate, m: z3.ModelRef, ev, block
     # the copy is inside the loops it shares with A (block-uniform)
     free += [(hv.reach_var, z3.BoolVal(True)) for h, hv in cand.enc.havoc.items()
              if h in cand.loops]
-    cover = z3.substitute(cover, (cand.enc.ident.thread_idx, hole),
-                          (cand.enc.ident.block_idx, A.ident.block_idx), *cand.iteration, *free)
+    if cand.stride is not None:
+        # the hole is the counter's value; the thread is the one running it;
+        # the copy's other values in its own loop are left free
+        stride = cand.stride
+        hole = z3.BitVec(f"uninit_hole_{cand.enc.tag}_counter", stride.counter.size())
+        thread, real = real_iteration(stride, hole, block_dim)
+        own = cand.enc.havoc[stride.header]
+        free += [(v, z3.FreshConst(v.sort(), "uninit_free")) for v in own.phis.values()
+                 if not v.eq(stride.counter)]
+        free += [(own.reach_var, z3.BoolVal(True))]
+        cover = z3.And(cover, real)
+        cover = z3.substitute(cover, (stride.counter, hole),
+                              (cand.enc.ident.thread_idx, z3.Extract(31, 0, thread)),
+                              (cand.enc.ident.block_idx, A.ident.block_idx), *free)
+        inside = z3.BoolVal(True)
+    else:
+        cover = z3.substitute(cover, (cand.enc.ident.thread_idx, hole),
+                              (cand.enc.ident.block_idx, A.ident.block_idx), *cand.iteration,
+                              *free)
+        inside = z3.ULT(hole, z3.Extract(31, 0, block_dim))
     cover = m.eval(cover, model_completion=False)
     if cand.guard is not None and not z3.is_true(m.eval(cand.guard, model_completion=True)):
         return None
     s = ctx.budget.solver(POINT_RLIMIT, "uninit-point")
-    s.add(z3.ULT(hole, z3.Extract(31, 0, block_dim)), cover)
+    s.add(inside, cover)
     if s.check() != z3.sat:
         return None
     t = s.model().eval(hole, model_completion=True).as_long()
+    if cand.stride is not None and cand.stride.signed:
+        t = _as_signed(t, hole.size()) % (1 << ev[0].size())
     return z3.BitVecVal(t, ev[0].size())
 
 
@@ -266,6 +309,8 @@ def inverse_fit(ctx: ProofContext, spec: ObligationSpec, cand: Candidate, m: z3.
     thread); an integer combination c0 + sum d_k * e_k through every point
     is fitted: exactly (`unique_fit`) when the points determine it, else
     constant first, then small, then larger multipliers."""
+    if cand.stride is not None:
+        return None                       # its witness is a counter value: unit guesses
     A = ctx.A
     ins = ctx.kernel.block(cand.site[0]).instrs[cand.site[1]]
     idx = cand.enc.index_terms(ins)
