@@ -190,7 +190,7 @@ def _unrolled_iterations(ctx: ProofContext, enc: ThreadEncoding, header: str):
     return None
 
 
-def _mentions(term: z3.ExprRef, var: z3.ExprRef) -> bool:
+def mentions(term: z3.ExprRef, var: z3.ExprRef) -> bool:
     """Whether the constant `var` occurs in `term`."""
     work, seen = [term], set()
     while work:
@@ -243,7 +243,7 @@ def strided_loop(ctx: ProofContext, enc: ThreadEncoding, header: str) -> Strided
     if start.size() != tid.size():
         return None
     offset = z3.simplify(start - tid)
-    if any(_mentions(t, tid) for t in (offset, step, stop)):
+    if any(mentions(t, tid) for t in (offset, step, stop)):
         return None
     return StridedLoop(header, hv.phis[rng.counter.id], ty.is_signed, offset, step, stop)
 

@@ -333,6 +333,17 @@ def test_an_earlier_sample_that_is_not_one_of_this_read_is_not_taken():
         vk.sync_threads()
         out[vk.tid()] = sh[(t * 5) % 128]
     """, "a staging loop whose write skips one counter value"),
+    ("""
+    @vk.kernel(block_dim=256)
+    def k(out: vk.array(dtype=vk.float32)):
+        sh = vk.shared.array(shape=(16, 16), dtype=vk.float32)
+        t = vk.thread_idx()
+        r = t // 16
+        c = t % 16
+        sh[r, (c ^ r) & 7] = 1.0
+        vk.sync_threads()
+        out[vk.tid()] = sh[c, r ^ c]
+    """, "a swizzled store that is no permutation (columns 8..15 unwritten)"),
 ])
 def test_not_proved_where_a_write_may_be_missing(src, why):
     obs = prove_src(src)
@@ -340,6 +351,31 @@ def test_not_proved_where_a_write_may_be_missing(src, why):
     assert un and all(o.status is Status.FAILED for o in un), (why, [o.message for o in obs])
     ok, how = replay(compile_kernel(src), un[0])
     assert ok, (why, how)
+
+
+def test_xor_swizzled_stores_are_proved():
+    """The writer of a swizzled slot is the XOR inverse of the element read:
+    a mask (s[t ^ 9]) and a 2-D swizzle (s[r, c ^ r], a transpose's)."""
+    obs = prove_src("""
+    @vk.kernel(block_dim=256)
+    def k(x: vk.array(dtype=vk.float32), out: vk.array(dtype=vk.float32)):
+        vk.requires(out.shape[0] == x.shape[0])
+        sh = vk.shared.array(shape=(16, 16), dtype=vk.float32)
+        flat = vk.shared.array(shape=(256,), dtype=vk.float32)
+        t = vk.thread_idx()
+        r = t // 16
+        c = t % 16
+        i = vk.tid()
+        v = 0.0
+        if i < x.shape[0]:
+            v = x[i]
+        sh[r, c ^ r] = v
+        flat[t ^ 9] = v
+        vk.sync_threads()
+        if i < out.shape[0]:
+            out[i] = sh[c, r ^ c] + flat[255 - t]
+    """)
+    assert _statuses(obs) == ["proved", "proved"], [o.message for o in _uninit(obs)]
 
 
 def test_staging_loops_with_a_block_stride_are_proved():
