@@ -136,14 +136,15 @@ def _xor_specs(ctx: ProofContext, cands, n: int) -> list:
             if not z3.is_app_of(t, z3.Z3_OP_BXOR) or t.num_args() != 2:
                 continue
             for mask in (t.arg(0), t.arg(1)):
-                other: object = None
+                other: z3.ExprRef | int | None = None
                 if not mentions(mask, tid):
                     other = mask
                 else:
                     other = next((j for j, o in enumerate(idx) if j != k and o.eq(mask)), None)
-                key = (k, other if isinstance(other, int) else
-                       other.get_id() if other is not None else None)
-                if other is None or key in seen or len(out) >= MAX_XOR_TERMS:
+                if other is None:
+                    continue
+                key = (k, other if isinstance(other, int) else -1 - other.get_id())
+                if key in seen or len(out) >= MAX_XOR_TERMS:
                     continue
                 seen.add(key)
                 out.append((k, other))
@@ -396,8 +397,8 @@ def inverse_fit(ctx: ProofContext, spec: ObligationSpec, cand: Candidate, m: z3.
     for ev, _t in points:
         vals = [z3.BitVecVal(v, width) for v in ev]
         sub = [(cand.enc.ident.block_idx, A.ident.block_idx), *free]
-        for spec in specs:
-            x = m.eval(z3.substitute(_xor_term(spec, vals), *sub), model_completion=True)
+        for xs in specs:
+            x = m.eval(z3.substitute(_xor_term(xs, vals), *sub), model_completion=True)
             ev.append(x.as_long() if z3.is_bv_value(x) else 0)
     n = len(idx) + len(specs)
     cs = [z3.BitVec(f"uninit_inv_{k}", COEFF_BITS) for k in range(n + 1)]
