@@ -48,6 +48,8 @@ SLOW_FILES = frozenset({
 })
 
 SLOW_TESTS = frozenset({
+    # simulates a launch of 65,537 threads (a uint16 counter wraps), twice
+    "tests/proofs/test_replay_wraps.py::test_a_uint16_ticket_race_is_confirmed_on_a_launch_where_the_counter_wraps",
     "tests/backends/simulator/test_sim_addressing.py::test_every_address_shape_matches_numpy_on_cuda",
     "tests/testing/test_generate.py::test_fuzz_generate_on_the_command_line",
     "tests/testing/test_generate.py::test_a_disagreeing_backend_is_found_shrunk_written_and_reproducible",

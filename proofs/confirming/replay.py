@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import itertools
 import signal
 import threading
 from contextlib import contextmanager
@@ -45,6 +46,9 @@ import verikern.backends.simulator as simulator
 from verikern.backends.simulator.engine import run_launch
 from verikern.backends.trace_uninit import find_uninit_reads
 from verikern.backends.simulator import WorkMeter
+from verikern.proofs.confirming.counter_wrap import (
+    float_scalar_variants, narrow_counters, wrap_variants,
+)
 
 #: Simulated work one replay (every launch it runs, variants included) may
 #: spend, in warp-steps (`WorkMeter`): deterministic, unlike seconds.
@@ -650,10 +654,14 @@ def replay_outcome(kernel: Kernel, obligation: Obligation, *,
             "or chained operations); the simulator's error could not say which one failed"))
 
     meter = WorkMeter(budget)
+    wraps = wrap_variants(kernel, cex, _variant_fills(kernel))
     try:
         launch = concrete_launch(kernel, cex)
     except ValueError as err:
-        outcome, variants = ReplayOutcome(V.TOO_LARGE, str(err)), _shrunk_variants(kernel, cex)
+        outcome = ReplayOutcome(V.TOO_LARGE, str(err))
+        # a narrow counter wraps only on a launch of its own (counter_wrap)
+        variants = itertools.chain(wraps, _shrunk_variants(kernel, cex)) \
+            if narrow_counters(kernel) else _shrunk_variants(kernel, cex)
     else:
         outcome = _first_attempt(kernel, obligation, launch, meter)
         alone = focused(kernel, launch, cex) \
@@ -663,7 +671,8 @@ def replay_outcome(kernel: Kernel, obligation: Obligation, *,
             if again.confirmed:
                 return again
         # any outcome but a spent budget may differ on other contents
-        variants = _variants(kernel, cex) if meter.left >= MIN_VARIANT_WORK else iter(())
+        variants = itertools.chain(_variants(kernel, cex), float_scalar_variants(kernel, cex),
+                                   wraps) if meter.left >= MIN_VARIANT_WORK else iter(())
     if outcome.confirmed or not _is_abstracted(obligation):
         return outcome
     found, tried = _try_variants(kernel, obligation, variants, meter)

@@ -23,7 +23,11 @@ witnesses: for the reading thread A at site S with element e, either
   the race decider assumes too). When W sits in a barrier-free loop of its own with
   a constant trip count (at most `MAX_UNROLL` iterations, left only at its
   header), each iteration is a separate candidate, its counter bound to the
-  iteration's constant.
+  iteration's constant. When W sits in a block-strided staging loop
+  (`for j in range(thread_idx + off, stop, step)`, `uninit_candidates.
+  StridedLoop`), the witness term is the counter's value v instead: the copy
+  is thread (v - off) mod step in the iteration j == v, which must be a real
+  one (`real_iteration`, part of the witness's validity).
 
 Soundness: the query is "A reaches S, e is in bounds, and for every candidate
 either its witness is not a thread of the block, or the copy bound to the
@@ -53,7 +57,7 @@ from verikern.mir.nodes import Atomic, Load
 from verikern.proofs.deciding.budget import MEGA, unknown_reason
 from verikern.proofs.deciding.prover_context import EARLY_PROBE_RLIMIT, ProofContext
 from verikern.proofs.deciding.uninit_candidates import (
-    Candidate, barrier_reach_exact as _barrier_reach_exact, candidates,
+    Candidate, barrier_reach_exact as _barrier_reach_exact, candidates, mentions, real_iteration,
 )
 from verikern.proofs.deciding.solving import Answer, check, satisfies
 from verikern.proofs.obligations import Obligation, ObligationSpec, Status
@@ -68,6 +72,8 @@ WIDE_SHAPE = 1024
 INVERSE_POINTS = 12
 #: Work of the search for one sample's concrete witness thread.
 POINT_RLIMIT = MEGA // 2
+#: Most XOR-inverse terms added to a read's witness basis (`xor_inverses`).
+MAX_XOR_TERMS = 4
 #: Witness coefficients are searched in [-COEFF_BOUND, COEFF_BOUND].
 COEFF_BOUND = 4096
 COEFF_BITS = 16
@@ -84,12 +90,65 @@ def _wide(t: z3.BitVecRef, width: int) -> z3.BitVecRef:
     return z3.ZeroExt(width - t.size(), t) if t.size() < width else t
 
 
-def _basis(ctx: ProofContext, e: tuple) -> list:
-    """The terms a witness is an integer combination of."""
+def _basis(ctx: ProofContext, e: tuple, cands=()) -> list:
+    """The terms a witness is an integer combination of: 1, A's thread
+    index, block_dim, each index of the element read, then the XOR
+    inverses of the candidates' permuted writes (`xor_inverses`; those of
+    a prefix of the candidates are a prefix of these)."""
     width = e[0].size() if e else 64
     A = ctx.A
     return [z3.BitVecVal(1, width), _wide(A.ident.thread_idx, width),
-            _wide(ctx.launch.block_dim, width), *e]
+            _wide(ctx.launch.block_dim, width), *e, *xor_inverses(ctx, cands, e)]
+
+
+def _peel(t: z3.ExprRef) -> z3.ExprRef:
+    while z3.is_app_of(t, z3.Z3_OP_SIGN_EXT) or z3.is_app_of(t, z3.Z3_OP_ZERO_EXT):
+        t = t.arg(0)
+    return t
+
+
+def xor_inverses(ctx: ProofContext, cands, e: tuple) -> list:
+    """For a write whose index k is `a ^ b` (an XOR-permuted or swizzled
+    store, `s[t ^ 5]`, `s[r, c ^ r]`): the term that undoes it on the element
+    read, e_k ^ b, where b does not depend on the writer's thread (a mask)
+    or is the write's index j (then e_k ^ e_j). Only witness terms: a wrong
+    one is refuted by the claim like any other witness (at most MAX_XOR_TERMS,
+    in candidate order)."""
+    return [_xor_term(spec, e) for spec in _xor_specs(ctx, cands, len(e))]
+
+
+def _xor_term(spec: tuple, e) -> z3.BitVecRef:
+    """The XOR inverse `spec` ((k, mask term) or (k, index j)) on element `e`
+    (terms, or BitVec values of one width)."""
+    k, other = spec
+    width = e[k].size()
+    return e[k] ^ (e[other] if isinstance(other, int) else _wide_signed(other, width))
+
+
+def _xor_specs(ctx: ProofContext, cands, n: int) -> list:
+    out: list = []
+    seen: set = set()
+    for cand in cands:
+        ins = ctx.kernel.block(cand.site[0]).instrs[cand.site[1]]
+        idx = [_peel(t) for t in cand.enc.index_terms(ins)][:n]
+        tid = cand.enc.ident.thread_idx
+        for k, t in enumerate(idx):
+            if not z3.is_app_of(t, z3.Z3_OP_BXOR) or t.num_args() != 2:
+                continue
+            for mask in (t.arg(0), t.arg(1)):
+                other: z3.ExprRef | int | None = None
+                if not mentions(mask, tid):
+                    other = mask
+                else:
+                    other = next((j for j, o in enumerate(idx) if j != k and o.eq(mask)), None)
+                if other is None:
+                    continue
+                key = (k, other if isinstance(other, int) else -1 - other.get_id())
+                if key in seen or len(out) >= MAX_XOR_TERMS:
+                    continue
+                seen.add(key)
+                out.append((k, other))
+    return out
 
 
 def _witness(coeffs, basis) -> z3.BitVecRef:
@@ -107,13 +166,31 @@ def _covers(ctx: ProofContext, cand: Candidate, e: tuple) -> z3.BoolRef:
 
 
 def _bind(ctx: ProofContext, cand: Candidate, w: z3.BitVecRef) -> z3.BoolRef:
+    """The copy bound to witness `w`: its thread (for a strided candidate,
+    the thread whose iteration has counter value w, and that iteration),
+    A's block, and the candidate's iteration and links."""
     enc, A = cand.enc, ctx.A
-    return z3.And(_wide(enc.ident.thread_idx, w.size()) == w,
-                  enc.ident.block_idx == A.ident.block_idx,
+    if cand.stride is not None:
+        thread, _real = real_iteration(cand.stride, w, ctx.launch.block_dim)
+        counter = cand.stride.counter
+        ext = z3.SignExt if cand.stride.signed else z3.ZeroExt
+        who = z3.And(_wide(enc.ident.thread_idx, thread.size()) == thread,
+                     ext(thread.size() - counter.size(), counter) == _wide_signed(w, thread.size()))
+    else:
+        who = _wide(enc.ident.thread_idx, w.size()) == w
+    return z3.And(who, enc.ident.block_idx == A.ident.block_idx,
                   *[var == val for var, val in cand.iteration], *cand.link)
 
 
-def _valid(ctx: ProofContext, w: z3.BitVecRef) -> z3.BoolRef:
+def _wide_signed(t: z3.BitVecRef, width: int) -> z3.BitVecRef:
+    return z3.SignExt(width - t.size(), t) if t.size() < width else t
+
+
+def _valid(ctx: ProofContext, w: z3.BitVecRef, cand: Candidate | None = None) -> z3.BoolRef:
+    """The witness names a real thread of the block (for a strided candidate:
+    a real iteration of a thread of the block, `real_iteration`)."""
+    if cand is not None and cand.stride is not None:
+        return real_iteration(cand.stride, w, ctx.launch.block_dim)[1]
     return z3.And(w >= 0, w < _wide(ctx.launch.block_dim, w.size()))
 
 
@@ -131,7 +208,7 @@ def claim(ctx: ProofContext, spec: ObligationSpec, selfs, cands, coeffs) -> list
     A = ctx.A
     ins = _read_at(ctx, spec)
     e = A.index_terms(ins)
-    basis = _basis(ctx, e)
+    basis = _basis(ctx, e, cands)
     q = [A.reach.get(spec.site[0], z3.BoolVal(False)), ctx.within(ins.array, e[:ins.array.ndim])]
     for s in selfs:
         other = ctx.kernel.block(s[0]).instrs[s[1]]
@@ -141,7 +218,8 @@ def claim(ctx: ProofContext, spec: ObligationSpec, selfs, cands, coeffs) -> list
         w = _witness([z3.BitVecVal(x, e[0].size()) for x in c], basis)
         q.extend(cand.facts)
         bind = _bind(ctx, cand, w)
-        valid = _valid(ctx, w) if cand.guard is None else z3.And(_valid(ctx, w), cand.guard)
+        valid = _valid(ctx, w, cand) if cand.guard is None else \
+            z3.And(_valid(ctx, w, cand), cand.guard)
         leaving = _barrier_reach_exact(ctx, cand)
         if leaving is not None:
             # freedom from divergence: the witness, a thread of A's block,
@@ -183,7 +261,7 @@ def _synthesize(ctx: ProofContext, spec: ObligationSpec, cands, samples,
     ins = _read_at(ctx, spec)
     e = A.index_terms(ins)
     width = e[0].size()
-    basis = _basis(ctx, e)
+    basis = _basis(ctx, e, cands)
     cvars = [[z3.BitVec(f"uninit_c{j}_{k}", COEFF_BITS) for k in range(len(basis))]
              for j in range(len(cands))]
     wide = [[z3.SignExt(width - COEFF_BITS, c) for c in cs] for cs in cvars]
@@ -238,16 +316,36 @@ def _witness_point(ctx: ProofContext, cand: Candidate, m: z3.ModelRef, ev, block
     # the copy is inside the loops it shares with A (block-uniform)
     free += [(hv.reach_var, z3.BoolVal(True)) for h, hv in cand.enc.havoc.items()
              if h in cand.loops]
-    cover = z3.substitute(cover, (cand.enc.ident.thread_idx, hole),
-                          (cand.enc.ident.block_idx, A.ident.block_idx), *cand.iteration, *free)
+    if cand.stride is not None:
+        # the hole is the counter's value; the thread is the one running it;
+        # the copy's other values in its own loop are left free
+        stride = cand.stride
+        hole = z3.BitVec(f"uninit_hole_{cand.enc.tag}_counter", stride.counter.size())
+        thread, real = real_iteration(stride, hole, block_dim)
+        own = cand.enc.havoc[stride.header]
+        free += [(v, z3.FreshConst(v.sort(), "uninit_free")) for v in own.phis.values()
+                 if not v.eq(stride.counter)]
+        free += [(own.reach_var, z3.BoolVal(True))]
+        cover = z3.And(cover, real)
+        cover = z3.substitute(cover, (stride.counter, hole),
+                              (cand.enc.ident.thread_idx, z3.Extract(31, 0, thread)),
+                              (cand.enc.ident.block_idx, A.ident.block_idx), *free)
+        inside = z3.BoolVal(True)
+    else:
+        cover = z3.substitute(cover, (cand.enc.ident.thread_idx, hole),
+                              (cand.enc.ident.block_idx, A.ident.block_idx), *cand.iteration,
+                              *free)
+        inside = z3.ULT(hole, z3.Extract(31, 0, block_dim))
     cover = m.eval(cover, model_completion=False)
     if cand.guard is not None and not z3.is_true(m.eval(cand.guard, model_completion=True)):
         return None
     s = ctx.budget.solver(POINT_RLIMIT, "uninit-point")
-    s.add(z3.ULT(hole, z3.Extract(31, 0, block_dim)), cover)
+    s.add(inside, cover)
     if s.check() != z3.sat:
         return None
     t = s.model().eval(hole, model_completion=True).as_long()
+    if cand.stride is not None and cand.stride.signed:
+        t = _as_signed(t, hole.size()) % (1 << ev[0].size())
     return z3.BitVecVal(t, ev[0].size())
 
 
@@ -258,14 +356,17 @@ def _spread(n: int) -> list[int]:
 
 
 def inverse_fit(ctx: ProofContext, spec: ObligationSpec, cand: Candidate, m: z3.ModelRef,
-                width: int) -> list | None:
+                width: int, cands=()) -> list | None:
     """A first witness for `cand`: the affine inverse of its write index.
     In the launch and block of sample `m`, the copy is run (by evaluation,
     or a small query when it has free values) as threads spread over the
     block; each that executes the write gives a point (element written,
-    thread); an integer combination c0 + sum d_k * e_k through every point
-    is fitted: exactly (`unique_fit`) when the points determine it, else
+    thread); an integer combination c0 + sum d_k * e_k (and of the XOR
+    inverses of `cands`' writes, `xor_inverses`) through every point is
+    fitted: exactly (`unique_fit`) when the points determine it, else
     constant first, then small, then larger multipliers."""
+    if cand.stride is not None:
+        return None                       # its witness is a counter value: unit guesses
     A = ctx.A
     ins = ctx.kernel.block(cand.site[0]).instrs[cand.site[1]]
     idx = cand.enc.index_terms(ins)
@@ -291,7 +392,15 @@ def inverse_fit(ctx: ProofContext, spec: ObligationSpec, cand: Candidate, m: z3.
         points.append(([v.as_long() for v in ix], t))
     if not points:
         return None
-    n = len(idx)
+    # the XOR inverses of the obligation's writes, on each point's element
+    specs = _xor_specs(ctx, cands, len(idx))
+    for ev, _t in points:
+        vals = [z3.BitVecVal(v, width) for v in ev]
+        sub = [(cand.enc.ident.block_idx, A.ident.block_idx), *free]
+        for xs in specs:
+            x = m.eval(z3.substitute(_xor_term(xs, vals), *sub), model_completion=True)
+            ev.append(x.as_long() if z3.is_bv_value(x) else 0)
+    n = len(idx) + len(specs)
     cs = [z3.BitVec(f"uninit_inv_{k}", COEFF_BITS) for k in range(n + 1)]
     wide = [z3.SignExt(width - COEFF_BITS, c) for c in cs]
     # an index the same in every point says nothing about its multiplier: 0
@@ -460,7 +569,8 @@ def decide(ctx: ProofContext, spec: ObligationSpec, solve, counterexample, verdi
     selfs, cands = candidates(ctx, spec.site)
     A = ctx.A
     e = A.index_terms(ins)
-    coeffs = initial_coefficients(len(e) + 3, len(cands))
+    n_basis = len(_basis(ctx, e, cands))
+    coeffs = initial_coefficients(n_basis, len(cands))
     encs = [A] + list(dict.fromkeys(c.enc for c in cands))
     sites = [spec.site] + [next(c.site for c in cands if c.enc is enc) for enc in encs[1:]]
     first = _first_sample(ctx, spec) if cands else None
@@ -468,10 +578,10 @@ def decide(ctx: ProofContext, spec: ObligationSpec, solve, counterexample, verdi
     if first is not None:
         width = e[0].size()
         for j, cand in enumerate(cands):
-            fitted[j] = inverse_fit(ctx, spec, cand, first, width)
-            if fitted[j] is not None:
-                coeffs[j] = fitted[j]
-    guesses = [unit_guesses(len(e) + 3, f) for f in fitted]
+            fit = inverse_fit(ctx, spec, cand, first, width, cands)
+            if fit is not None:
+                fitted[j] = coeffs[j] = fit + [0] * (n_basis - len(fit))
+    guesses = [unit_guesses(n_basis, f) for f in fitted]
     written = f"every element the {what} reads was written earlier by a thread of the block"
     if _one_write_many_ways(cands) and _first_alone(ctx, spec, selfs, cands[0], coeffs[0]):
         return proved(spec, written)

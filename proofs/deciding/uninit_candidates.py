@@ -16,7 +16,7 @@ import z3
 
 from verikern.encoders.smt.encoder import ThreadEncoding
 from verikern.mir.facts import is_barrier, writes_memory
-from verikern.mir.nodes import Atomic, Branch, Load, Return
+from verikern.mir.nodes import Atomic, Branch, Load, Return, Value
 from verikern.proofs.deciding.prover_context import ProofContext
 from verikern.proofs.obligations import Point
 
@@ -48,6 +48,28 @@ class Candidate:
     #: facts about A true in every real execution (its first iteration of L
     #: starts from the loop's entry values)
     facts: tuple = ()
+    #: the write's own block-strided range loop (`strided_loop`); then the
+    #: candidate's witness term is the loop counter's value, not the thread
+    stride: StridedLoop | None = None
+
+
+@dataclass(frozen=True)
+class StridedLoop:
+    """A write's own loop `for j in range(thread_idx + offset, stop, step)`
+    (a staging loop with a block-wide stride), as terms of the candidate's
+    copy: `offset`, `step` and `stop` do not depend on the copy's thread
+    index. The value v of the counter is the witness: thread
+    (v - offset) mod step of the block runs the iteration with j == v, and
+    that iteration is real when v >= offset, v < stop, step > 0 and that
+    thread is in the block (`real_iteration`): the counter then takes
+    offset + t, offset + t + step, ..., v, each below stop (no wrap before v)."""
+
+    header: str
+    counter: z3.BitVecRef
+    signed: bool
+    offset: z3.BitVecRef
+    step: z3.BitVecRef
+    stop: z3.BitVecRef
 
 
 # ------------------------------------------------------------ ordering
@@ -168,6 +190,85 @@ def _unrolled_iterations(ctx: ProofContext, enc: ThreadEncoding, header: str):
     return None
 
 
+def mentions(term: z3.ExprRef, var: z3.ExprRef) -> bool:
+    """Whether the constant `var` occurs in `term`."""
+    work, seen = [term], set()
+    while work:
+        t = work.pop()
+        if t.get_id() in seen:
+            continue
+        seen.add(t.get_id())
+        if z3.is_const(t) and t.eq(var):
+            return True
+        work.extend(t.children())
+    return False
+
+
+def _barrier_free_simple_loop(ctx: ProofContext, header: str) -> bool:
+    """A loop with no barrier, no `return`, no inner loop, left only at its
+    header: every iteration that enters the body reaches the latch."""
+    body = ctx.shape.loop_bodies[header]
+    for lbl in body:
+        if ctx.shape.loop_of.get(lbl, [])[-1:] != [header]:
+            return False
+        if any(is_barrier(ins) for ins in ctx.kernel.block(lbl).instrs):
+            return False
+        term = ctx.kernel.block(lbl).terminator
+        if isinstance(term, Return):
+            return False
+        if lbl != header and any(t not in body for t in term.successors()):
+            return False
+    return True
+
+
+def strided_loop(ctx: ProofContext, enc: ThreadEncoding, header: str) -> StridedLoop | None:
+    """The StridedLoop of the range loop at `header` in copy `enc`, when its
+    counter starts at thread_idx plus a thread-independent offset and its step
+    and stop are thread-independent, the loop is `_barrier_free_simple_loop`
+    and the copy havocs it; None otherwise."""
+    info = next((lp for lp in ctx.kernel.loops if lp.header == header), None)
+    if info is None or info.range is None or not _barrier_free_simple_loop(ctx, header):
+        return None
+    rng = info.range
+    hv = enc.havoc.get(header)
+    ty = rng.counter.type
+    if hv is None or not ty.is_int or rng.counter.id not in hv.phis:
+        return None
+    for opnd in (rng.step, rng.stop):
+        if isinstance(opnd, Value) and ctx.shape.defined_in.get(opnd.id) in \
+                ctx.shape.loop_bodies[header]:
+            return None
+    tid = enc.ident.thread_idx
+    start, step, stop = enc.term(rng.start), enc.term(rng.step), enc.term(rng.stop)
+    if start.size() != tid.size():
+        return None
+    offset = z3.simplify(start - tid)
+    if any(mentions(t, tid) for t in (offset, step, stop)):
+        return None
+    return StridedLoop(header, hv.phis[rng.counter.id], ty.is_signed, offset, step, stop)
+
+
+def real_iteration(stride: StridedLoop, v: z3.BitVecRef, block_dim: z3.BitVecRef):
+    """(thread term, condition) for the counter value `v` (any width): the
+    thread of the block that runs the iteration with j == v, and when that
+    iteration is real (see StridedLoop). Computed two bits wider than every
+    operand, so that no subtraction or comparison wraps."""
+    width = max(v.size(), stride.counter.size(), block_dim.size()) + 2
+
+    def ext(t, signed):
+        return z3.SignExt(width - t.size(), t) if signed else z3.ZeroExt(width - t.size(), t)
+
+    vv = ext(v, True)
+    off, step, stop = (ext(t, stride.signed) for t in (stride.offset, stride.step, stride.stop))
+    lo = z3.BitVecVal(-(1 << (stride.counter.size() - 1)) if stride.signed else 0, width)
+    hi = z3.BitVecVal((1 << (stride.counter.size() - (1 if stride.signed else 0))) - 1, width)
+    rel = vv - off
+    thread = z3.URem(rel, step)
+    ok = z3.And(vv >= lo, vv <= hi, rel >= 0, step > 0, vv < stop,
+                thread < ext(block_dim, False))
+    return thread, ok
+
+
 def candidates(ctx: ProofContext, read: Point) -> tuple[list, list[Candidate]]:
     """(self writes, barrier candidates) of the shared load or atomic at `read`."""
     reader = ctx.kernel.block(read[0]).instrs[read[1]]
@@ -193,6 +294,14 @@ def candidates(ctx: ProofContext, read: Point) -> tuple[list, list[Candidate]]:
             own = [h for h in ctx.shape.loop_of.get(site[0], []) if h not in loops]
             iterations: list[tuple[int, ...]] = [()]
             probe = ctx.encoding(f"W{serial}_", loops)
+            strided = len(own) == 1 and _unrolled_iterations(ctx, probe, own[0]) is None \
+                and strided_loop(ctx, probe, own[0]) is not None
+            if strided:
+                enc = ctx.encoding(f"W{serial}_", loops)
+                serial += 1
+                cands.append(Candidate(site, enc, loops, barrier,
+                                       stride=strided_loop(ctx, enc, own[0])))
+                continue
             for h in own:
                 its = _unrolled_iterations(ctx, probe, h)
                 if its is None:
@@ -302,7 +411,7 @@ def barrier_reach_exact(ctx: ProofContext, cand: Candidate) -> list | None:
     Only then may the divergence assumption "the witness reaches X" be
     stated on the copy: the reach of code after a havocked loop is false in
     the loop's other iterations."""
-    if cand.link or cand.iteration:
+    if cand.link or cand.iteration or cand.stride is not None:
         return None
     x = cand.barrier
     out = []

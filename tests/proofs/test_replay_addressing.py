@@ -47,7 +47,9 @@ def scatter_through_tile_row(x: vk.array(dtype=vk.float32), out: vk.array(dtype=
         out[k] = x[t]
 '''
 
-# a staging loop with a block_dim stride (beyond the uninit prover) fills both rows
+# two staging loops that start at 2 * thread_idx (even and odd columns; beyond
+# the uninit prover, whose strided witness needs a start of thread_idx + offset)
+# fill both rows
 UNINIT = '''
 @vk.kernel(block_dim=32)
 def staged_row_broadcast(x: vk.array(dtype=vk.float32), out: vk.array(dtype=vk.float32)):
@@ -55,7 +57,10 @@ def staged_row_broadcast(x: vk.array(dtype=vk.float32), out: vk.array(dtype=vk.f
     tile = vk.shared.array(shape=(2, 64), dtype=vk.float32)
     t = vk.thread_idx()
     i = vk.tid()
-    for j in range(t, 64, vk.block_dim()):
+    for j in range(2 * t, 64, 2 * vk.block_dim()):
+        tile[0, j] = 0.0
+        tile[1, j] = float(j) + 1.0
+    for j in range(2 * t + 1, 64, 2 * vk.block_dim()):
         tile[0, j] = 0.0
         tile[1, j] = float(j) + 1.0
     vk.sync_threads()

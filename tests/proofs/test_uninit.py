@@ -11,6 +11,7 @@ import sys
 
 import numpy as np
 import pytest
+import z3
 
 sys.path.insert(0, os.path.dirname(__file__))
 
@@ -22,6 +23,7 @@ from verikern.proofs.pipeline import prove_mir  # noqa: E402
 from verikern.frontend import compile_file  # noqa: E402
 from verikern.runtime import launch  # noqa: E402
 from shared_helpers import CORPUS  # noqa: E402
+from verikern.proofs.deciding.uninit_candidates import StridedLoop, real_iteration  # noqa: E402
 
 HALO = """
 @vk.kernel(block_dim=32)
@@ -300,6 +302,48 @@ def test_an_earlier_sample_that_is_not_one_of_this_read_is_not_taken():
         vk.sync_threads()
         out[vk.tid()] = sh[t % 4, t]
     """, "the write loop covers rows 0..2 only"),
+    ("""
+    @vk.kernel(block_dim=32)
+    def k(out: vk.array(dtype=vk.float32)):
+        sh = vk.shared.array(shape=(128,), dtype=vk.float32)
+        t = vk.thread_idx()
+        for j in range(t, 128, 2 * vk.block_dim()):
+            sh[j] = 1.0
+        vk.sync_threads()
+        out[vk.tid()] = sh[(t * 5) % 128]
+    """, "a staging loop whose stride skips every other block of elements"),
+    ("""
+    @vk.kernel(block_dim=32)
+    def k(out: vk.array(dtype=vk.float32)):
+        sh = vk.shared.array(shape=(128,), dtype=vk.float32)
+        t = vk.thread_idx()
+        for j in range(t, 96, vk.block_dim()):
+            sh[j] = 1.0
+        vk.sync_threads()
+        out[vk.tid()] = sh[127 - t]
+    """, "a staging loop that stops before the elements read"),
+    ("""
+    @vk.kernel(block_dim=32)
+    def k(out: vk.array(dtype=vk.float32)):
+        sh = vk.shared.array(shape=(128,), dtype=vk.float32)
+        t = vk.thread_idx()
+        for j in range(t, 128, vk.block_dim()):
+            if j != 75:
+                sh[j] = 1.0
+        vk.sync_threads()
+        out[vk.tid()] = sh[(t * 5) % 128]
+    """, "a staging loop whose write skips one counter value"),
+    ("""
+    @vk.kernel(block_dim=256)
+    def k(out: vk.array(dtype=vk.float32)):
+        sh = vk.shared.array(shape=(16, 16), dtype=vk.float32)
+        t = vk.thread_idx()
+        r = t // 16
+        c = t % 16
+        sh[r, (c ^ r) & 7] = 1.0
+        vk.sync_threads()
+        out[vk.tid()] = sh[c, r ^ c]
+    """, "a swizzled store that is no permutation (columns 8..15 unwritten)"),
 ])
 def test_not_proved_where_a_write_may_be_missing(src, why):
     obs = prove_src(src)
@@ -307,6 +351,82 @@ def test_not_proved_where_a_write_may_be_missing(src, why):
     assert un and all(o.status is Status.FAILED for o in un), (why, [o.message for o in obs])
     ok, how = replay(compile_kernel(src), un[0])
     assert ok, (why, how)
+
+
+def test_xor_swizzled_stores_are_proved():
+    """The writer of a swizzled slot is the XOR inverse of the element read:
+    a mask (s[t ^ 9]) and a 2-D swizzle (s[r, c ^ r], a transpose's)."""
+    obs = prove_src("""
+    @vk.kernel(block_dim=256)
+    def k(x: vk.array(dtype=vk.float32), out: vk.array(dtype=vk.float32)):
+        vk.requires(out.shape[0] == x.shape[0])
+        sh = vk.shared.array(shape=(16, 16), dtype=vk.float32)
+        flat = vk.shared.array(shape=(256,), dtype=vk.float32)
+        t = vk.thread_idx()
+        r = t // 16
+        c = t % 16
+        i = vk.tid()
+        v = 0.0
+        if i < x.shape[0]:
+            v = x[i]
+        sh[r, c ^ r] = v
+        flat[t ^ 9] = v
+        vk.sync_threads()
+        if i < out.shape[0]:
+            out[i] = sh[c, r ^ c] + flat[255 - t]
+    """)
+    assert _statuses(obs) == ["proved", "proved"], [o.message for o in _uninit(obs)]
+
+
+def test_staging_loops_with_a_block_stride_are_proved():
+    obs = prove_src("""
+    @vk.kernel(block_dim=64)
+    def k(x: vk.array(dtype=vk.float32), out: vk.array(dtype=vk.float32), off: int):
+        vk.requires(x.shape[0] == 300)
+        vk.requires(out.shape[0] == vk.launch_dim())
+        vk.requires(off >= 0 and off <= 44)
+        sh = vk.shared.array(shape=(300,), dtype=vk.float32)
+        t = vk.thread_idx()
+        for j in range(t + off, 300, vk.block_dim()):
+            sh[j] = x[j]
+        vk.sync_threads()
+        i = vk.tid()
+        if i < out.shape[0]:
+            out[i] = sh[299 - i % 256]
+    """)
+    assert _statuses(obs) == ["proved"], [o.message for o in _uninit(obs)]
+
+
+@pytest.mark.parametrize("offset, step, stop, bd", [
+    (0, 4, 20, 4), (3, 4, 20, 4), (0, 8, 30, 4), (-5, 3, 17, 4), (2, 2, 11, 4),
+    (0, 0, 10, 4), (0, -2, -9, 4), (1, 5, 1, 4), (0, 4, 2**31 - 1, 4),
+])
+def test_real_iteration_is_exactly_pythons_range(offset, step, stop, bd):
+    """`real_iteration` against Python's range: a counter value it accepts is
+    run by the thread it names, and every value some thread runs is accepted
+    (for a stride below the block size, by the thread it names, one of those
+    that run it)."""
+    def bv(x):
+        return z3.BitVecVal(x, 32)
+    stride = StridedLoop("h", z3.BitVec("j", 32), True, bv(offset), bv(step), bv(stop))
+    v = z3.BitVec("v", 64)
+    thread, ok = real_iteration(stride, v, bv(bd))
+    near = max(min(stop, 200), -200)      # Python's range, cut to the values looked at
+    runs = {(t, j) for t in range(bd) for j in range(t + offset, near, step)} if step else set()
+    values = {j for _, j in runs}
+    lo = min(values | {0}) - 40
+    for x in list(range(lo, lo + 250)) + [2**31 - 2, 2**31 - 1, 2**31, -2**31 - 1]:
+        sub = [(v, z3.BitVecVal(x, 64))]
+        accepted = z3.is_true(z3.simplify(z3.substitute(ok, *sub)))
+        if abs(x) >= 200:
+            real = step > 0 and x < stop and x < 2**31 and (x - offset) % step < bd \
+                and x >= offset
+            assert accepted == real, x
+            continue
+        assert accepted == (step > 0 and x in values), (x, accepted)
+        if accepted:
+            t = z3.simplify(z3.substitute(thread, *sub)).as_long()
+            assert (t, x) in runs, (t, x)
 
 
 def test_own_earlier_write_and_write_in_previous_iteration_are_proved():

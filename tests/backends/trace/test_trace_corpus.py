@@ -22,9 +22,19 @@ SMALL_SHAPES = {
 }
 
 
+#: Races that need more threads than the default launch has (a narrow atomic
+#: counter repeats a value only after 2**16 increments): traced on the launch
+#: of their race witness, whatever the generated contents.
+WITNESS_LAUNCH = frozenset({"race_arrival_order_uint16_ticket_wraps"})
+
+
 def _launch_args(case) -> list[str]:
-    """The corpus header's launch if it has one; else two blocks' worth of
-    threads (1-D) or two rows of one block (2-D)."""
+    """The corpus header's launch if it has one (or, for WITNESS_LAUNCH, its
+    race witness's); else two blocks' worth of threads (1-D) or two rows of
+    one block (2-D)."""
+    if case.name in WITNESS_LAUNCH:
+        w = next(w for w in case.witnesses if w.kind == "race")
+        return ["--block-dim", str(w.block_dim), "--dim", ",".join(str(d) for d in w.dims)]
     kernel = corpus_kernel(case).mir
     args = [a for key, extra in SMALL_SHAPES.items() if key in case.name for a in extra]
     if case.option("--block-dim"):
