@@ -223,17 +223,25 @@ def main() -> None:
                     help="wall: elapsed time; cpu: CPU seconds of all of this process's threads "
                          "(steadier on a loaded machine; it counts both cpu:native workers, so "
                          "it hides their parallel speed-up)")
+    ap.add_argument("--threads", type=int, default=None,
+                    help="host threads for cpu:native (sets VERIKERN_NATIVE_THREADS; default: "
+                         "every core). Warp's CPU backend runs a launch on one thread: "
+                         "--threads 1 compares one core with one core")
     args = ap.parse_args()
     n = args.n
 
     import verikern as vk
     from verikern.app.native_proved import unchecked_for
-    from verikern.backends.native import compile_kernel, workers
+    from verikern.backends.native import THREADS_ENV, compile_kernel, workers
     from verikern.frontend import compile_file
+
+    if args.threads is not None:
+        os.environ[THREADS_ENV] = str(args.threads)
 
     wk = warp_kernels()
     rng = np.random.default_rng(0)
-    print(f"n = {n}, host cores = {os.cpu_count()}, cpu:native workers = {workers()}")
+    print(f"n = {n}, host cores = {os.cpu_count()}, cpu:native threads = {workers()}, "
+          f"load average at start {os.getloadavg()[0]:.2f}")
     rows = []
     numpy_of = {"saxpy": numpy_saxpy, "ray_triangle": numpy_ray_triangle, "gather": numpy_gather,
                 "stencil": numpy_stencil}
@@ -304,6 +312,7 @@ def main() -> None:
               f"{agree['cpu:native:proved'] * 100:.2f}% (proved-unchecked) of elements")
     if wk is None:
         print("warp-lang is not installed: the warp column is skipped")
+    print(f"load average (1 min) at the end: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
 
 
 if __name__ == "__main__":
