@@ -128,6 +128,25 @@ def test_array_contracts(kernels):
     assert dst.tolist() == [3.0, 2.0, 1.0, 0.0]
 
 
+@pytest.mark.parametrize("idx,element", [([0, 1, 3, -1], 3), ([4, 0, 1, 2], 0), ([0, 1, 2, 3], None),
+                                         ([3, 3, 0, 0], None)])
+def test_all_in_range_admits_exactly_the_arrays_in_range(kernels, idx, element):
+    """lo and hi - 1 are in; lo - 1 and hi are out, at whichever position (the
+    check first compares the least and the greatest element)."""
+    src, dst = np.arange(4, dtype=np.float32), f32(4)
+    args = [np.array(idx, np.int32), src, dst]
+    if element is None:
+        if len(set(idx)) == 4:
+            launch(kernels["gather"], 4, args)
+            assert dst[idx].tolist() == src.tolist()
+        else:
+            with pytest.raises(ContractError, match="all_distinct"):   # all_in_range passed
+                launch(kernels["gather"], 4, args)
+    else:
+        with pytest.raises(ContractError, match=rf"all_in_range\(0, 4\).*element {element} "):
+            launch(kernels["gather"], 4, args)
+
+
 @pytest.mark.parametrize("dim,block,pattern", [
     (0, 32, r"every launch dimension must be >= 1"),
     (-4, 32, r"every launch dimension must be >= 1"),
