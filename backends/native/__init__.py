@@ -27,7 +27,6 @@ from verikern.errors import (
 )
 from verikern.backends.llvm.barriers import find_barriers
 from verikern.mir.cfg import reverse_postorder
-from verikern.mir.facts import writes_memory
 from verikern.mir.nodes import Kernel
 
 from .jit import CompiledKernel, compile_kernel
@@ -130,9 +129,8 @@ def run(kernel: Kernel, launch, arrays: dict, scalars: dict, *, fuel: int | None
     ck = compile_kernel(kernel, fuel=fuel is not None, unchecked=unchecked)
     if fuel is not None:
         ctypes.c_int64.from_address(ck.fuel_address).value = int(fuel)
-    written = {ins.array.name for _, ins in kernel.instructions() if writes_memory(ins)}
     for n, a in arrays.items():
-        if not a.flags.writeable and n in written:
+        if not a.flags.writeable and n in ck.written:
             raise LaunchError(f"kernel {kernel.name}: argument {n} is a read-only numpy array "
                               f"but the kernel writes to it; pass a writeable copy "
                               f"({n}.copy())")
