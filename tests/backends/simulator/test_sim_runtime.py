@@ -5,7 +5,10 @@ import textwrap
 
 import numpy as np
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
+from verikern.backends.simulator.instructions import _all_in_range_quick
 from verikern.errors import ContractError, LaunchError
 from verikern.runtime import DEVICES, LaunchConfig, launch, prepare_launch
 
@@ -255,3 +258,23 @@ def test_cuda_n_passes_the_device_index(kernels, monkeypatch):
     launch(kernels["fixed"], 64, [f32(64)], device="cuda:3")
     launch(kernels["fixed"], 64, [f32(64)], device="cuda")
     assert calls == [("fixed", (64,), 3), ("fixed", (64,), 0)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(["int8", "int16", "int32", "int64", "uint8", "uint32", "float32"]),
+       st.lists(st.integers(-300, 300), min_size=1, max_size=12),
+       st.sampled_from([0, -3, 5]), st.sampled_from([0, 1, 127, 128, 129, 256, 2**31, 2**40]),
+       st.booleans())
+@example("int8", [-128, 0], 0, 129, False)    # -128 is 128 unsigned: 129 is past the type
+@example("int8", [-128, 0], 0, 128, False)
+def test_the_quick_all_in_range_test_agrees_with_the_test_per_element(dtype, values, low, high,
+                                                                      nan):
+    """The same answer as `low <= e < high` for every element: a negative
+    element seen as unsigned, a bound outside the type, a NaN (never in
+    range) included."""
+    t = np.dtype(dtype)
+    data = np.array(values).astype(t)          # wraps into the type, as an argument would
+    if nan and t.kind == "f":
+        data[len(data) // 2] = np.nan
+    exact = bool(np.all((data >= low) & (data < high)))
+    assert _all_in_range_quick(data, low, high) == exact
