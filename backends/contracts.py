@@ -49,6 +49,19 @@ def requires_broken(kernel_name: str, ins: Requires, launch) -> ContractError:
         f"{launch.block_dim}); change the launch or its arguments so it holds")
 
 
+def all_in_range_quick(data: np.ndarray, low, high) -> bool:
+    """True only if every element e of `data` (1-D) has low <= e < high,
+    found without temporaries; False means "look element by element".
+    Signed integers with low == 0 and high within the type (+1): seen as
+    unsigned, a negative element is >= 2**(bits - 1) >= high, so one pass
+    for the greatest (4M int32: ~0.3 ms, against ~10 ms for the test per
+    element). Otherwise the least and the greatest element; one unordered
+    with the bounds (NaN) fails both comparisons."""
+    if data.dtype.kind == "i" and low == 0 and 0 <= high <= int(np.iinfo(data.dtype).max) + 1:
+        return bool(data.view(data.dtype.str.replace("i", "u")).max() < high)
+    return bool(data.min() >= low and data.max() < high)
+
+
 def check_array_contents(kernel_name: str, ins: RequiresArray, data: np.ndarray, low, high) -> None:
     """Raise ContractError unless the flat contents `data` of `ins.array`
     satisfy its contract (`low`/`high`: the all_in_range bounds, else None)."""
@@ -57,6 +70,8 @@ def check_array_contents(kernel_name: str, ins: RequiresArray, data: np.ndarray,
     name = ins.array.name
     where = f"{ins.loc}{_quote(ins.loc)}"
     if ins.kind == "all_in_range":
+        if all_in_range_quick(data, low, high):
+            return
         bad = (data < low) | (data >= high)
         if bad.any():
             e = int(np.argmax(bad))

@@ -5,16 +5,19 @@ vk.all_in_range) and a column stencil (benchmarks/kernels/column_stencil.py,
 out[i] = x[i - w] + x[i] + x[i + w], w = 1024).
 
 Run: python benchmarks/native_vs_warp.py [--n 4194304] [--repeat 5] [--no-sim]
+     [--threads K] [--clock wall|cpu]
 
 cpu:native runs in two modes: "checked" (device "cpu:native": every index
 checked at run time) and "proved-unchecked" (device "cpu:native:proved":
 the checks whose bounds obligations are proved are left out). Each column
 is the best of --repeat timed launches, the columns timed in turn round by
-round so they see the same machine load (compile / JIT / proof time
+round (in an order that turns each round) so they see the same machine load (compile / JIT / proof time
 excluded and printed separately; the simulator runs once). The ratio columns are
 speed(proved-unchecked) / speed(other): >= 1.0 means cpu:native is at least
 as fast; "unchk/chk" is proved-unchecked over checked. Both cpu:native
-modes are checked against numpy before timing.
+modes are checked against numpy before timing. Warp's CPU backend runs a
+launch on one thread: `--threads 1 --clock cpu` compares one core with one
+core (steady under load); the default uses every core for cpu:native.
 """
 from __future__ import annotations
 
@@ -50,12 +53,19 @@ def best_of(fn, repeat: int) -> float:
 def best_interleaved(fns: dict, repeat: int, clock=time.perf_counter) -> dict:
     """The best time of each function, timed in turn (one run of each per
     round, `repeat` rounds), so that every column sees the same machine
-    load -- on a shared machine the load changes within seconds. `clock`:
+    load -- on a shared machine the load changes within seconds; the order
+    turns each round (use repeat >= the number of functions). `clock`:
     wall time, or time.process_time (CPU seconds of every thread of this
     process: what a run costs, not how long it waits for a core)."""
     best = {name: float("inf") for name in fns}
-    for _ in range(repeat):
-        for name, fn in fns.items():
+    names = list(fns)
+    for r in range(repeat):
+        # the order turns each round: the function timed right after a long
+        # one (numpy's ray-triangle, 0.2-0.7 s) measured up to 2x slower in
+        # wall time on a loaded machine (the scheduler charges this process
+        # for the long run), so no column may always take that place
+        for name in names[r % len(names):] + names[:r % len(names)]:
+            fn = fns[name]
             start = clock()
             fn()
             best[name] = min(best[name], clock() - start)
@@ -223,17 +233,25 @@ def main() -> None:
                     help="wall: elapsed time; cpu: CPU seconds of all of this process's threads "
                          "(steadier on a loaded machine; it counts both cpu:native workers, so "
                          "it hides their parallel speed-up)")
+    ap.add_argument("--threads", type=int, default=None,
+                    help="host threads for cpu:native (sets VERIKERN_NATIVE_THREADS; default: "
+                         "every core). Warp's CPU backend runs a launch on one thread: "
+                         "--threads 1 compares one core with one core")
     args = ap.parse_args()
     n = args.n
 
     import verikern as vk
     from verikern.app.native_proved import unchecked_for
-    from verikern.backends.native import compile_kernel, workers
+    from verikern.backends.native import THREADS_ENV, compile_kernel, workers
     from verikern.frontend import compile_file
+
+    if args.threads is not None:
+        os.environ[THREADS_ENV] = str(args.threads)
 
     wk = warp_kernels()
     rng = np.random.default_rng(0)
-    print(f"n = {n}, host cores = {os.cpu_count()}, cpu:native workers = {workers()}")
+    print(f"n = {n}, host cores = {os.cpu_count()}, cpu:native threads = {workers()}, "
+          f"load average at start {os.getloadavg()[0]:.2f}")
     rows = []
     numpy_of = {"saxpy": numpy_saxpy, "ray_triangle": numpy_ray_triangle, "gather": numpy_gather,
                 "stencil": numpy_stencil}
@@ -304,6 +322,7 @@ def main() -> None:
               f"{agree['cpu:native:proved'] * 100:.2f}% (proved-unchecked) of elements")
     if wk is None:
         print("warp-lang is not installed: the warp column is skipped")
+    print(f"load average (1 min) at the end: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -26,7 +27,6 @@ from verikern.errors import (
 )
 from verikern.backends.llvm.barriers import find_barriers
 from verikern.mir.cfg import reverse_postorder
-from verikern.mir.facts import writes_memory
 from verikern.mir.nodes import Kernel
 
 from .jit import CompiledKernel, compile_kernel
@@ -35,19 +35,37 @@ __all__ = ["run", "compile_kernel", "CompiledKernel", "workers"]
 
 # below this many threads a launch runs on the calling thread
 PARALLEL_MIN_THREADS = 1 << 14
-_pool: ThreadPoolExecutor | None = None
+#: one pool per worker count (the count is read at every launch)
+_pools: dict[int, ThreadPoolExecutor] = {}
+_pools_lock = threading.Lock()
+
+
+#: environment variable: how many host threads cpu:native uses (default: every core)
+THREADS_ENV = "VERIKERN_NATIVE_THREADS"
 
 
 def workers() -> int:
-    """How many host threads run blocks in parallel."""
+    """How many host threads run blocks in parallel: $VERIKERN_NATIVE_THREADS
+    (a positive integer, read at every launch), else the host's core count.
+    With 1, every launch runs on the calling thread. The count only spreads
+    blocks over threads; results never depend on it (a failure reported is
+    the lowest block's whatever the split)."""
+    text = os.environ.get(THREADS_ENV, "").strip()
+    if text:
+        if not text.isdigit() or int(text) < 1:
+            raise LaunchError(f"{THREADS_ENV}={text!r}: give a positive whole number of host "
+                              f"threads for cpu:native, or unset it to use every core")
+        return int(text)
     return max(1, os.cpu_count() or 1)
 
 
-def _executor() -> ThreadPoolExecutor:
-    global _pool
-    if _pool is None:
-        _pool = ThreadPoolExecutor(max_workers=workers(), thread_name_prefix="vk-native")
-    return _pool
+def _executor(count: int) -> ThreadPoolExecutor:
+    with _pools_lock:
+        pool = _pools.get(count)
+        if pool is None:
+            pool = _pools[count] = ThreadPoolExecutor(max_workers=count,
+                                                      thread_name_prefix="vk-native")
+        return pool
 
 
 def _bits(value, t) -> int | float:
@@ -111,9 +129,8 @@ def run(kernel: Kernel, launch, arrays: dict, scalars: dict, *, fuel: int | None
     ck = compile_kernel(kernel, fuel=fuel is not None, unchecked=unchecked)
     if fuel is not None:
         ctypes.c_int64.from_address(ck.fuel_address).value = int(fuel)
-    written = {ins.array.name for _, ins in kernel.instructions() if writes_memory(ins)}
     for n, a in arrays.items():
-        if not a.flags.writeable and n in written:
+        if not a.flags.writeable and n in ck.written:
             raise LaunchError(f"kernel {kernel.name}: argument {n} is a read-only numpy array "
                               f"but the kernel writes to it; pass a writeable copy "
                               f"({n}.copy())")
@@ -127,7 +144,7 @@ def run(kernel: Kernel, launch, arrays: dict, scalars: dict, *, fuel: int | None
         failures = [_run_range(ck, args, 0, grid, bd)]
     else:
         chunks = _ranges(grid, nworkers * 4)
-        futures = [_executor().submit(_run_range, ck, args, b, e, bd) for b, e in chunks]
+        futures = [_executor(nworkers).submit(_run_range, ck, args, b, e, bd) for b, e in chunks]
         failures = [f.result() for f in futures]
     for n, a in arrays.items():
         if work[n] is not a and a.flags.writeable:

@@ -19,6 +19,7 @@ from llvmlite import ir
 
 from verikern.backends.llvm import LoweringError, build
 from verikern.backends.llvm.abi import DOUBLE, FLOAT, HALF, LoweredKernel
+from verikern.mir.facts import writes_memory
 from verikern.mir.nodes import Kernel, result_of
 
 from .vectorize import vectorize_thread_loops
@@ -98,6 +99,8 @@ class CompiledKernel:
     optimized_ir: str
     #: the address of the fuel counter (an int64) in code built with fuel, else 0
     fuel_address: int = 0
+    #: the arrays the kernel writes (computed once: a launch refuses a read-only one)
+    written: frozenset[str] = frozenset()
 
 
 #: serialises the optimisations that change LLVM's process-wide options
@@ -171,8 +174,10 @@ def compile_kernel(kernel: Kernel, fast_math: bool | None = None,
     args_type = type(f"Args_{kernel.name}", (ctypes.Structure,), {"_fields_": fields})
     fuel_address = engine.get_global_value_address(lowered.fuel_symbol) \
         if lowered.fuel_symbol else 0
+    written = frozenset(ins.array.name for _, ins in kernel.instructions()
+                        if writes_memory(ins))
     compiled = CompiledKernel(lowered, engine, ENTRY_TYPE(address), args_type,
-                              time.perf_counter() - start, str(mod), fuel_address)
+                              time.perf_counter() - start, str(mod), fuel_address, written)
     with _lock:
         def forget(_ref, key=key) -> None:
             _cache.pop(key, None)

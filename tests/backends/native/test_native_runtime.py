@@ -14,7 +14,8 @@ from mir_kernels import (
 from verikern.backends import native
 from verikern.backends.native.jit import compile_kernel
 from verikern.errors import (
-    BarrierDivergenceError, DivisionByZeroError, KernelAssertionError, OutOfBoundsError,
+    BarrierDivergenceError, DivisionByZeroError, KernelAssertionError, LaunchError,
+    OutOfBoundsError,
 )
 from verikern.mir.types import I32
 from verikern.runtime import launch
@@ -233,6 +234,32 @@ def test_parallel_launch_reports_the_lowest_failing_block():
                        lambda: [x.copy(), np.ones(n, np.float32), np.float32(2)], 256)
     assert isinstance(nat, OutOfBoundsError)
     assert (nat.thread, nat.block) == (sim.thread, sim.block) == (n % 256, n // 256)
+
+
+@pytest.mark.parametrize("threads", ["1", "3"])
+def test_a_fixed_thread_count_changes_neither_results_nor_the_failure_reported(
+        monkeypatch, threads):
+    monkeypatch.setenv(native.THREADS_ENV, threads)
+    assert native.workers() == int(threads)
+    n_threads, n = 1 << 17, 100_000     # threads >= 100000 read past the end
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal(n_threads).astype(np.float32)
+    y0 = rng.standard_normal(n_threads).astype(np.float32)
+    sim, nat = both(saxpy(), n_threads, lambda: [x.copy(), y0.copy(), np.float32(1.5)], 256)
+    np.testing.assert_array_equal(nat[1], np.float32(1.5) * x + y0)
+    np.testing.assert_array_equal(nat[1], sim[1])
+    _, err = _errors(saxpy(guarded=False), n_threads,
+                     lambda: [x[:n].copy(), np.ones(n, np.float32), np.float32(2)], 256)
+    assert isinstance(err, OutOfBoundsError)
+    assert (err.thread, err.block) == (n % 256, n // 256)
+
+
+@pytest.mark.parametrize("text", ["0", "-2", "two"])
+def test_a_bad_thread_count_is_refused_with_what_to_do(monkeypatch, text):
+    monkeypatch.setenv(native.THREADS_ENV, text)
+    with pytest.raises(LaunchError, match="VERIKERN_NATIVE_THREADS.*positive whole number"):
+        launch(saxpy(), 8, [np.ones(8, np.float32), np.ones(8, np.float32), np.float32(1)],
+               device="cpu:native")
 
 
 @settings(max_examples=12, deadline=None)

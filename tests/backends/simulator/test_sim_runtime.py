@@ -5,7 +5,10 @@ import textwrap
 
 import numpy as np
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
+from verikern.backends.contracts import all_in_range_quick
 from verikern.errors import ContractError, LaunchError
 from verikern.runtime import DEVICES, LaunchConfig, launch, prepare_launch
 
@@ -128,6 +131,25 @@ def test_array_contracts(kernels):
     assert dst.tolist() == [3.0, 2.0, 1.0, 0.0]
 
 
+@pytest.mark.parametrize("idx,element", [([0, 1, 3, -1], 3), ([4, 0, 1, 2], 0), ([0, 1, 2, 3], None),
+                                         ([3, 3, 0, 0], None)])
+def test_all_in_range_admits_exactly_the_arrays_in_range(kernels, idx, element):
+    """lo and hi - 1 are in; lo - 1 and hi are out, at whichever position (the
+    check first compares the least and the greatest element)."""
+    src, dst = np.arange(4, dtype=np.float32), f32(4)
+    args = [np.array(idx, np.int32), src, dst]
+    if element is None:
+        if len(set(idx)) == 4:
+            launch(kernels["gather"], 4, args)
+            assert dst[idx].tolist() == src.tolist()
+        else:
+            with pytest.raises(ContractError, match="all_distinct"):   # all_in_range passed
+                launch(kernels["gather"], 4, args)
+    else:
+        with pytest.raises(ContractError, match=rf"all_in_range\(0, 4\).*element {element} "):
+            launch(kernels["gather"], 4, args)
+
+
 @pytest.mark.parametrize("dim,block,pattern", [
     (0, 32, r"every launch dimension must be >= 1"),
     (-4, 32, r"every launch dimension must be >= 1"),
@@ -236,3 +258,23 @@ def test_cuda_n_passes_the_device_index(kernels, monkeypatch):
     launch(kernels["fixed"], 64, [f32(64)], device="cuda:3")
     launch(kernels["fixed"], 64, [f32(64)], device="cuda")
     assert calls == [("fixed", (64,), 3), ("fixed", (64,), 0)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(["int8", "int16", "int32", "int64", "uint8", "uint32", "float32"]),
+       st.lists(st.integers(-300, 300), min_size=1, max_size=12),
+       st.sampled_from([0, -3, 5]), st.sampled_from([0, 1, 127, 128, 129, 256, 2**31, 2**40]),
+       st.booleans())
+@example("int8", [-128, 0], 0, 129, False)    # -128 is 128 unsigned: 129 is past the type
+@example("int8", [-128, 0], 0, 128, False)
+def test_the_quick_all_in_range_test_agrees_with_the_test_per_element(dtype, values, low, high,
+                                                                      nan):
+    """The same answer as `low <= e < high` for every element: a negative
+    element seen as unsigned, a bound outside the type, a NaN (never in
+    range) included."""
+    t = np.dtype(dtype)
+    data = np.array(values).astype(t)          # wraps into the type, as an argument would
+    if nan and t.kind == "f":
+        data[len(data) // 2] = np.nan
+    exact = bool(np.all((data >= low) & (data < high)))
+    assert all_in_range_quick(data, low, high) == exact
