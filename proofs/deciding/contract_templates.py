@@ -52,7 +52,8 @@ class Term:
     "launch" (`vk.launch_dim(index)`), "param" (the int32 parameter `name`,
     or for `@name` the module constant a kernel captures without a known
     value, which a decorator lambda names as `name`) or "const" (the literal
-    `index`); times `scale` when it is not 1, plus `offset` when it is not 0
+    `index`); times `scale` when it is not 1, less the term `minus` when
+    given (`x.shape[0] - vk.launch_dim(1)`), plus `offset` when it is not 0
     (int32 arithmetic, as the pasted text means)."""
 
     kind: str
@@ -60,9 +61,12 @@ class Term:
     index: int = 0
     scale: int = 1
     offset: int = 0
+    minus: "Term | None" = None
 
     def text(self, launch_ndim: int) -> str:
         scaled = self._scaled_text(launch_ndim)
+        if self.minus is not None:
+            scaled = f"{scaled} - {self.minus.text(launch_ndim)}"
         if self.offset == 0:
             return scaled
         return f"{scaled} {'+' if self.offset > 0 else '-'} {abs(self.offset)}"
@@ -82,7 +86,7 @@ class Term:
         """The kernel parameters it names (the lambda's parameters; a captured
         `@name` is a module global, not one)."""
         named = self.kind in ("shape", "param") and not self.name.startswith("@")
-        return (self.name,) if named else ()
+        return ((self.name,) if named else ()) + (self.minus.names() if self.minus is not None else ())
 
 
 ZERO = Term("const", index=0)
@@ -157,6 +161,11 @@ class _Builder:
             prod = self.value(I32)
             self.out.append(BinOp(prod, "mul", Const(t.scale, I32), base, self.loc))
             base = prod
+        if t.minus is not None:
+            less = self.term(t.minus)
+            diff = self.value(I32)
+            self.out.append(BinOp(diff, "sub", base, less, self.loc))
+            base = diff
         if t.offset == 0:
             return base
         # `x + 1` / `x - 1`: as the frontend compiles the pasted text
@@ -222,7 +231,10 @@ def _eval(t: Term, cex) -> int | None:
         v = shape[t.index] if shape is not None and t.index < len(shape) else None
     if v is None or isinstance(v, (bool, float)) or not isinstance(v, SupportsIndex):
         return None
-    return _wrap(_wrap(t.scale * int(v)) + t.offset)
+    less = _eval(t.minus, cex) if t.minus is not None else 0
+    if less is None:
+        return None
+    return _wrap(_wrap(_wrap(t.scale * int(v)) - less) + t.offset)
 
 
 def holds(a: Atom, cex) -> bool | None:
@@ -484,6 +496,22 @@ def _length_atoms(kernel: Kernel, s: Term, d: _Deps, k: int, written: set) -> li
     return out
 
 
+def _offset_atoms(w: _Walker, s: Term, index) -> list[Atom]:
+    """A per-world offset `x[start[w] + k]`, k a thread index component (of launch
+    dimension c): every start leaves room for the launch's k,
+    `vk.all_in_range(start, 0, x.shape[0] - vk.launch_dim(c) + 1)`."""
+    ins = w.defs.get(index.id) if isinstance(index, Value) else None
+    if not isinstance(ins, BinOp) or ins.op != "add":
+        return []
+    for base, step in ((ins.lhs, ins.rhs), (ins.rhs, ins.lhs)):
+        start = w._loaded_index_array(base)
+        c = w.component(step) if start is not None and start not in w.written else None
+        if c is not None and w.offset(step) == 0 and w.defs.get(getattr(step, "id", -1)) is not None:
+            room = replace(s, minus=Term("launch", index=c), offset=1)
+            return [Atom("all_in_range", rhs=room, array=start, family=-1)]
+    return []
+
+
 def _scalar_atoms(d: _Deps) -> list[Atom]:
     out = [Atom("gt", Term("param", p), ZERO, family=0) for p in sorted(d.params)]
     out += [Atom("gt", Term("shape", n, m), ZERO, family=1) for n, m in sorted(d.shapes)]
@@ -514,6 +542,7 @@ def candidates(kernel: Kernel, spec: ObligationSpec, walker: "_Walker | None" = 
         d.consts |= {c + step for c in d.consts if 0 < step and c + step < 2 ** 30}
         out = _length_atoms(kernel, s, d, spec.dim, w.written)
         index = ins.indices[spec.dim]
+        out = _offset_atoms(w, s, index) + out
         if isinstance(index, Const) and 0 <= index.value < 2 ** 30:
             # `out[0]` (a result, a count): the array holds that element, whatever the
             # loop before it ran to -- first, before lengths tied to its guards

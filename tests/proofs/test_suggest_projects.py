@@ -1,6 +1,6 @@
 """Suggested contracts for what kernels of released Warp projects rely on
 (issue 26 item 3): a count held in a one-element array, CSR offsets, index
-arrays filled by an earlier kernel, one-thread kernels. Each suggestion is
+arrays filled by an earlier kernel, per-world offsets, one-thread kernels. Each suggestion is
 checked as a claim: re-proved on the pasted source, and the pasted file,
 loaded as the module real code imports, accepts and runs (on the simulator,
 against numpy) the launch that project code makes. A kernel with a bug the
@@ -49,6 +49,13 @@ def pair_force(pairs_i: wp.array(dtype=wp.int32), pairs_j: wp.array(dtype=wp.int
     d = pos[j] - pos[i]
     wp.atomic_add(force, i, d)
     wp.atomic_sub(force, j, d)
+'''
+
+WORLDS = HEAD + '''@wp.kernel
+def gather_world(world_start: wp.array(dtype=wp.int32), x: wp.array(dtype=wp.float32),
+                 y: wp.array2d(dtype=wp.float32)):
+    w, k = wp.tid()
+    y[w, k] = x[world_start[w] + k]
 '''
 
 TOTAL = HEAD + '''@wp.kernel
@@ -169,6 +176,27 @@ def test_pairs_indexing_one_past_get_no_contract_admitting_the_bad_launch(tmp_pa
     inputs = [np.array([0, 1, 2], dtype=np.int32), np.array([3, 3, 0], dtype=np.int32),
               np.zeros(4, dtype=np.float32), np.zeros(4, dtype=np.float32)]
     _refused_if_proved(bad, "pair_force", tmp_path, 3, inputs)
+
+
+def test_per_world_offsets_leave_room_for_the_launchs_second_index(tmp_path):
+    report = _suggested(WORLDS, "gather_world")
+    assert "vk.all_in_range(world_start, 0, x.shape[0] - vk.launch_dim(1) + 1)" in report.suggested_requires
+    assert report.proved_under_suggestion is True
+    module = _pasted_module(report, WORLDS, tmp_path, "gather_world_pasted")
+    # three worlds of four bodies each, packed into x
+    start = np.array([0, 4, 8], dtype=np.int32)
+    x = np.arange(12, dtype=np.float32)
+    y = np.zeros((3, 4), dtype=np.float32)
+    vk.check_launch(module.gather_world, (3, 4), [start, x, y])
+    vk.launch(module.gather_world, (3, 4), inputs=[start, x, y], device="cpu")
+    np.testing.assert_array_equal(y, x.reshape(3, 4))
+
+
+def test_a_world_read_one_past_gets_no_contract_admitting_the_bad_launch(tmp_path):
+    bad = WORLDS.replace("x[world_start[w] + k]", "x[world_start[w] + k + 1]")
+    inputs = [np.array([0, 4, 8], dtype=np.int32), np.arange(12, dtype=np.float32),
+              np.zeros((3, 4), dtype=np.float32)]
+    _refused_if_proved(bad, "gather_world", tmp_path, (3, 4), inputs)
 
 
 def test_a_reduction_written_for_one_thread_gets_the_one_thread_launch(tmp_path):
