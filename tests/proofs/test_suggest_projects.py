@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -21,6 +22,7 @@ from verikern.errors import ContractError, OutOfBoundsError
 from verikern.proofs.obligations import KernelStatus
 from verikern.proofs.reporting.paste import pasted, suggestion_inserts
 
+DOC = Path(__file__).resolve().parents[2] / "docs" / "examples" / "project_contracts.md"
 HEAD = "import warp as wp\n\n\n"
 
 COUNT = HEAD + '''@wp.kernel
@@ -79,6 +81,14 @@ def _pasted_module(report, source: str, tmp_path, stem: str):
     text = pasted(source, suggestion_inserts(source, report.line, report.suggested_decorators))
     (again,) = prove_source(text, f"{stem}.py")
     assert again.status is KernelStatus.PROVED, [ob.message for ob in again.obligations]
+    if not stem.endswith("_bad"):      # the page of examples shows the suggestion as printed
+        page = DOC.read_text(encoding="utf-8")
+        assert all(line in page for line in report.suggested_decorators), report.suggested_decorators
+    return _load(text, tmp_path, stem)
+
+
+def _load(text: str, tmp_path, stem: str):
+    """`text` written to a file and imported, as project code imports it."""
     path = tmp_path / f"{stem}.py"
     path.write_text(text)
     spec = importlib.util.spec_from_file_location(stem, path)
@@ -91,24 +101,14 @@ def _pasted_module(report, source: str, tmp_path, stem: str):
 def _refused_if_proved(source: str, name: str, tmp_path, dim, inputs) -> None:
     """`dim`, `inputs` run the kernel out of bounds on the simulator; a suggestion
     claimed proved must refuse that launch."""
-    module = _pasted_module_plain(source, tmp_path, f"{name}_plain")
+    module = _load(source, tmp_path, f"{name}_plain")
     with pytest.raises(OutOfBoundsError):
         vk.launch(getattr(module, name), dim, inputs=[a.copy() for a in inputs], device="cpu")
     report = _suggested(source, name)
     if report.proved_under_suggestion:
-        pasted_module = _pasted_module(report, source, tmp_path, f"{name}_pasted")
+        pasted_module = _pasted_module(report, source, tmp_path, f"{name}_pasted_bad")
         with pytest.raises(ContractError):
             vk.check_launch(getattr(pasted_module, name), dim, inputs)
-
-
-def _pasted_module_plain(source: str, tmp_path, stem: str):
-    path = tmp_path / f"{stem}.py"
-    path.write_text(source)
-    spec = importlib.util.spec_from_file_location(stem, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[stem] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_a_count_in_a_one_element_array_gets_count_at_most_the_length(tmp_path):
