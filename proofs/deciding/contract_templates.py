@@ -410,14 +410,14 @@ class _Walker:
                  "gt": (cmp.rhs, cmp.lhs), "ge": (cmp.rhs, cmp.lhs)}.get(cmp.op)
         if below is None or not (isinstance(below[0], Value) and below[0].id in core):
             return set()
-        name = self._loaded_index_array(below[1])
+        name = self.loaded_index_array(below[1])
         return {name} if name is not None else set()
 
-    def _loaded_index_array(self, op, depth: int = 0) -> str | None:
+    def loaded_index_array(self, op, depth: int = 0) -> str | None:
         """The int32 1-d global array `op` is an element of (through casts), else None."""
         ins = self.defs.get(op.id) if isinstance(op, Value) and depth < 4 else None
         if isinstance(ins, Cast):
-            return self._loaded_index_array(ins.operand, depth + 1)
+            return self.loaded_index_array(ins.operand, depth + 1)
         if isinstance(ins, Load):
             arr = ins.array
             if arr.space == "global" and arr.dtype == I32 and arr.ndim == 1 and not arr.inner:
@@ -504,8 +504,10 @@ def _offset_atoms(w: _Walker, s: Term, index) -> list[Atom]:
     if not isinstance(ins, BinOp) or ins.op != "add":
         return []
     for base, step in ((ins.lhs, ins.rhs), (ins.rhs, ins.lhs)):
-        start = w._loaded_index_array(base)
-        c = w.component(step) if start is not None and start not in w.written else None
+        start = w.loaded_index_array(base)
+        if start is None or start in w.written:
+            continue
+        c = w.component(step)
         if c is not None and w.offset(step) == 0 and w.defs.get(getattr(step, "id", -1)) is not None:
             room = replace(s, minus=Term("launch", index=c), offset=1)
             return [Atom("all_in_range", rhs=room, array=start, family=-1)]
