@@ -101,6 +101,16 @@ SLOW_TESTS = frozenset({
     "tests/proofs/test_suggest.py::test_an_index_guarded_at_a_parameter_gets_that_parameter_as_the_length",
     "tests/proofs/test_suggest.py::test_a_periodic_neighbour_gets_the_grid_length_next_to_the_launch_relation",
     "tests/proofs/test_suggest.py::test_a_float_derived_clamped_index_gets_the_grid_length_and_the_pasted_contract_proves",
+    # 5-11 s each under load (Dec 2026): a project-like kernel proved, its suggestion
+    # re-proved, the pasted file loaded and launched; the count cases stay fast
+    "tests/cli/prove/test_warp_projects_benchmark.py::test_a_fake_project_end_to_end_through_the_cli",
+    "tests/proofs/test_suggest_projects.py::test_csr_offsets_get_the_end_equal_to_the_length_admitted",
+    "tests/proofs/test_suggest_projects.py::test_csr_reading_one_past_the_segment_gets_no_contract_admitting_the_bad_launch",
+    "tests/proofs/test_suggest_projects.py::test_a_reduction_written_for_one_thread_gets_the_one_thread_launch",
+    "tests/proofs/test_suggest_projects.py::test_per_world_offsets_leave_room_for_the_launchs_second_index",
+    "tests/proofs/test_suggest_projects.py::test_a_world_read_one_past_gets_no_contract_admitting_the_bad_launch",
+    "tests/proofs/test_suggest_projects.py::test_two_index_arrays_filled_earlier_each_get_their_range",
+    "tests/proofs/test_suggest_projects.py::test_pairs_indexing_one_past_get_no_contract_admitting_the_bad_launch",
     "tests/proofs/test_uninit.py::test_a_block_is_one_row_only_when_the_last_launch_dim_is_a_block_multiple",
     "tests/proofs/test_uninit.py::test_a_read_before_the_missing_barrier_is_found_in_the_races_launch",
     "tests/proofs/test_replay_more.py::test_a_race_replay_traces_only_the_two_accesses_and_still_confirms_the_race",

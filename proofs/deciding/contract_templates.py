@@ -9,7 +9,10 @@ parameter or captured module constant, or to the bound W an index is guarded
 or clamped at (`i == W - 1`), non-empty arrays, positive or bounded int32
 parameters, a one-thread launch for a race on elements no thread id picks,
 and `vk.all_in_range(idx, 0, x.shape[k])` / `vk.all_distinct(idx)` for int32
-index arrays. Candidates are generated per failed obligation from what its
+index arrays -- `vk.all_in_range(ends, 0, x.shape[k] + 1)` for an int32 array
+whose elements bound an index in a guard or loop (a count held in a
+one-element array, `if i < count[0]`; CSR offsets, `for k in range(off[s],
+off[s + 1])`), where the end equal to the length is legal. Candidates are generated per failed obligation from what its
 operands (and the branch conditions guarding it) depend on, so only arrays,
 parameters and launch dimensions that matter there appear.
 
@@ -49,18 +52,30 @@ class Term:
     "launch" (`vk.launch_dim(index)`), "param" (the int32 MIR parameter
     `name`; when `captured`, the module constant a kernel captures without a
     known value, which a decorator lambda names as the global `shown`) or
-    "const" (the literal `index`); times `scale` when it is not 1. `captured`
-    and `shown` follow from `name` (see `param_term`), so they take no part
-    in equality."""
+    "const" (the literal `index`); times `scale` when it is not 1, less the
+    term `minus` when given (`x.shape[0] - vk.launch_dim(1)`), plus `offset`
+    when it is not 0 (int32 arithmetic, as the pasted text means).
+    `captured` and `shown` follow from `name` (see `param_term`), so they
+    take no part in equality."""
 
     kind: str
     name: str = ""
     index: int = 0
     scale: int = 1
+    offset: int = 0
+    minus: "Term | None" = None
     captured: bool = field(default=False, compare=False)
     shown: str = field(default="", compare=False)
 
     def text(self, launch_ndim: int) -> str:
+        scaled = self._scaled_text(launch_ndim)
+        if self.minus is not None:
+            scaled = f"{scaled} - {self.minus.text(launch_ndim)}"
+        if self.offset == 0:
+            return scaled
+        return f"{scaled} {'+' if self.offset > 0 else '-'} {abs(self.offset)}"
+
+    def _scaled_text(self, launch_ndim: int) -> str:
         if self.kind == "shape":
             base = f"{self.name}.shape[{self.index}]"
         elif self.kind == "launch":
@@ -75,7 +90,7 @@ class Term:
         """The kernel parameters it names (the lambda's parameters; a captured
         constant is a module global, not one)."""
         named = self.kind in ("shape", "param") and not self.captured
-        return (self.name,) if named else ()
+        return ((self.name,) if named else ()) + (self.minus.names() if self.minus is not None else ())
 
 
 ZERO = Term("const", index=0)
@@ -152,11 +167,22 @@ class _Builder:
         else:
             base = self.value(I32)
             self.out.append(Special(base, "launch_dim", self.loc, t.index))
-        if t.scale == 1:
+        if t.scale != 1:
+            prod = self.value(I32)
+            self.out.append(BinOp(prod, "mul", Const(t.scale, I32), base, self.loc))
+            base = prod
+        if t.minus is not None:
+            less = self.term(t.minus)
+            diff = self.value(I32)
+            self.out.append(BinOp(diff, "sub", base, less, self.loc))
+            base = diff
+        if t.offset == 0:
             return base
-        prod = self.value(I32)
-        self.out.append(BinOp(prod, "mul", Const(t.scale, I32), base, self.loc))
-        return prod
+        # `x + 1` / `x - 1`: as the frontend compiles the pasted text
+        total = self.value(I32)
+        self.out.append(BinOp(total, "add" if t.offset > 0 else "sub", base, Const(abs(t.offset), I32),
+                              self.loc))
+        return total
 
     def atom(self, a: Atom) -> None:
         if a.op == "all_distinct":
@@ -215,7 +241,10 @@ def _eval(t: Term, cex) -> int | None:
         v = shape[t.index] if shape is not None and t.index < len(shape) else None
     if v is None or isinstance(v, (bool, float)) or not isinstance(v, SupportsIndex):
         return None
-    return _wrap(t.scale * int(v))
+    less = _eval(t.minus, cex) if t.minus is not None else 0
+    if less is None:
+        return None
+    return _wrap(_wrap(_wrap(t.scale * int(v)) - less) + t.offset)
 
 
 def holds(a: Atom, cex) -> bool | None:
@@ -256,6 +285,8 @@ class _Deps:
     component: int | None = None                  # the `wp.tid()` component an index is
     consts: set = field(default_factory=set)     # lengths W an index is guarded at
     bounds: set = field(default_factory=set)     # int32 parameters N it is guarded or clamped at
+    ends: set = field(default_factory=set)       # int32 arrays whose elements an index is guarded below
+    step: int = 0                                 # the constant o > 0 of an index `i + o`
 
 
 class _Walker:
@@ -361,6 +392,8 @@ class _Walker:
                 if isinstance(ins, BinOp) and ins.op == "mod" and isinstance(ins.rhs, Const) \
                         and 1 <= ins.rhs.value < 2 ** 30 and core is None:
                     d.consts.add(int(ins.rhs.value))      # `(i + 1) % W`: a periodic index
+                if isinstance(ins, Compare) and core is not None:
+                    d.ends |= self._guard_ends(ins, core)
                 if isinstance(ins, Compare) or (isinstance(ins, BinOp) and ins.op in ("min", "max")):
                     pair = (ins.lhs, ins.rhs)
                     for n, (side, other) in enumerate((pair, pair[::-1])):
@@ -379,6 +412,27 @@ class _Walker:
                             d.bounds.add(name)    # `j <= N - 2`, `clamp(x, 0, n - 1)`: N, n
                 todo += list(ins.operands())
         return d
+
+    def _guard_ends(self, cmp: Compare, core) -> set:
+        """The int32 index arrays an index (a `core` value) is compared below
+        in `cmp` (`i < count[0]`, `k < off[s + 1]`, `count[0] > i`)."""
+        below = {"lt": (cmp.lhs, cmp.rhs), "le": (cmp.lhs, cmp.rhs),
+                 "gt": (cmp.rhs, cmp.lhs), "ge": (cmp.rhs, cmp.lhs)}.get(cmp.op)
+        if below is None or not (isinstance(below[0], Value) and below[0].id in core):
+            return set()
+        name = self.loaded_index_array(below[1])
+        return {name} if name is not None else set()
+
+    def loaded_index_array(self, op, depth: int = 0) -> str | None:
+        """The int32 1-d global array `op` is an element of (through casts), else None."""
+        ins = self.defs.get(op.id) if isinstance(op, Value) and depth < 4 else None
+        if isinstance(ins, Cast):
+            return self.loaded_index_array(ins.operand, depth + 1)
+        if isinstance(ins, Load):
+            arr = ins.array
+            if arr.space == "global" and arr.dtype == I32 and arr.ndim == 1 and not arr.inner:
+                return arr.name
+        return None
 
     def _param_bound(self, op, depth: int = 0) -> str | None:
         """The int32 parameter `op` is up to constant offsets (`N`, `N - 2`,
@@ -412,8 +466,15 @@ def _length_atoms(kernel: Kernel, s: Term, d: _Deps, k: int, written: set) -> li
     scaled = 0 if d.scales else 2        # `x[2 * i + 1]`: a multiple of the launch first
     for lt in _launch_terms(kernel, d, k):
         out.append(Atom("eq", s, lt, family=2 - scaled, weaker=Atom("le", lt, s, family=2 - scaled)))
+        if d.step == 1:   # `off[s + 1]`: one more element than threads (`vk.launch_dim() < off.shape[0]`)
+            out.append(Atom("lt", lt, s, family=2 - scaled))
     for idx in sorted(d.indexes):
         if idx != s.name and idx not in written:
+            if idx in d.ends:
+                # the index stays below an element (`if i < count[0]`, `for k in
+                # range(off[s], off[s + 1])`): an element may equal the length --
+                # first, before the launch relation (the launch is not what bounds it)
+                out.append(Atom("all_in_range", rhs=replace(s, offset=1), array=idx, family=-1))
             out.append(Atom("all_in_range", rhs=s, array=idx, family=1))
     for c in sorted(d.scales):
         for lt in _launch_terms(kernel, d, k):
@@ -445,6 +506,24 @@ def _length_atoms(kernel: Kernel, s: Term, d: _Deps, k: int, written: set) -> li
     return out
 
 
+def _offset_atoms(w: _Walker, s: Term, index) -> list[Atom]:
+    """A per-world offset `x[start[w] + k]`, k a thread index component (of launch
+    dimension c): every start leaves room for the launch's k,
+    `vk.all_in_range(start, 0, x.shape[0] - vk.launch_dim(c) + 1)`."""
+    ins = w.defs.get(index.id) if isinstance(index, Value) else None
+    if not isinstance(ins, BinOp) or ins.op != "add":
+        return []
+    for base, step in ((ins.lhs, ins.rhs), (ins.rhs, ins.lhs)):
+        start = w.loaded_index_array(base)
+        if start is None or start in w.written:
+            continue
+        c = w.component(step)
+        if c is not None and w.offset(step) == 0 and w.defs.get(getattr(step, "id", -1)) is not None:
+            room = replace(s, minus=Term("launch", index=c), offset=1)
+            return [Atom("all_in_range", rhs=room, array=start, family=-1)]
+    return []
+
+
 def _scalar_atoms(kernel: Kernel, d: _Deps) -> list[Atom]:
     out = [Atom("gt", param_term(kernel, p), ZERO, family=0) for p in sorted(d.params)]
     out += [Atom("gt", Term("shape", n, m), ZERO, family=1) for n, m in sorted(d.shapes)]
@@ -471,9 +550,15 @@ def candidates(kernel: Kernel, spec: ObligationSpec, walker: "_Walker | None" = 
         d = w.deps([ins.indices[spec.dim]], lbl)
         d.component = w.component(ins.indices[spec.dim])
         # `f[j + 1]` under `j <= W - 2`: the length is the bound plus the offset
-        step = w.offset(ins.indices[spec.dim])
+        step = d.step = w.offset(ins.indices[spec.dim])
         d.consts |= {c + step for c in d.consts if 0 < step and c + step < 2 ** 30}
         out = _length_atoms(kernel, s, d, spec.dim, w.written)
+        index = ins.indices[spec.dim]
+        out = _offset_atoms(w, s, index) + out
+        if isinstance(index, Const) and 0 <= index.value < 2 ** 30:
+            # `out[0]` (a result, a count): the array holds that element, whatever the
+            # loop before it ran to -- first, before lengths tied to its guards
+            out.insert(0, Atom("gt", s, Term("const", index=int(index.value)), family=-2))
     elif spec.kind is ObligationKind.DIV_ZERO and isinstance(ins, BinOp):
         out = _scalar_atoms(kernel, w.deps([ins.rhs], None))
     elif spec.kind in (ObligationKind.ASSERT, ObligationKind.INVARIANT) and isinstance(ins, Assert):

@@ -208,6 +208,22 @@ def _pick(cands: list[Atom], cex, chosen: list[Atom]) -> Atom | None:
     return None
 
 
+def _pick_relaxing(cands: list[Atom], cex, chosen: list[Atom]) -> tuple[Atom | None, list[Atom]]:
+    """When every candidate clashes with the conjuncts `chosen`: the best one
+    that does not clash with them once every `==` is weakened to `<=`
+    (`off.shape[0] == vk.launch_dim()`, picked for `off[s]`, clashes with
+    `vk.launch_dim() < off.shape[0]` for `off[s + 1]`), with the weakened
+    conjuncts; else (None, chosen). Only ranks: the result is decided as any."""
+    relaxed = [x.weaker or x for x in chosen]
+    if relaxed == chosen:
+        return None, chosen
+    have = {x.key() for x in chosen + relaxed}
+    for a in cands:
+        if a.key() not in have and holds(a, cex) is not True and _satisfiable(relaxed + [a]):
+            return a, relaxed
+    return None, chosen
+
+
 def suggest_contract(kernel: Kernel, obligations, *, dims=None, block_dim=None,
                      per_check: int, budget_units: int, label: str = "",
                      **context_options) -> Suggestion | None:
@@ -263,16 +279,26 @@ def suggest_contract(kernel: Kernel, obligations, *, dims=None, block_dim=None,
 
     for _ in range(MAX_ROUNDS):
         picks: list[Atom] = []
+        reopened: list[ObligationSpec] = []
         for spec in pending:
             if spec in stale:
                 continue
             own = {a.key(): a.family for a in cands[spec]}
             a = _pick(cands[spec], cex.get(spec), chosen + picks)
+            if a is None:
+                a, weakened = _pick_relaxing(cands[spec], cex.get(spec), chosen + picks)
+                if a is not None:     # an `==` weakened: what was proved under it is decided again
+                    changed = {x.key() for x in chosen + picks} - {x.key() for x in weakened}
+                    chosen, picks = weakened[:len(chosen)], weakened[len(chosen):]
+                    reopened += [t for t, b in basis.items() if b & changed]
+                    for t in reopened:
+                        basis.pop(t, None)
             if a is None or any(p.key() in own and own[p.key()] <= a.family
                                 and holds(p, cex.get(spec)) is not True for p in picks):
                 continue                  # a conjunct picked this round (no worse ranked) may do
             picks.append(a)
             why[a.key()] = cex.get(spec)
+        pending += [t for t in dict.fromkeys(reopened) if t not in pending]
         if not picks:
             break
         chosen += picks

@@ -197,6 +197,12 @@ def _shape_of(instrs):
     ([Atom("le", Term("launch", index=1), Term("shape", "m", 1)),
       Atom("eq", Term("shape", "m", 0), Term("launch", index=0)),
       Atom("eq", Term("launch", index=1), Term("const", index=1))], "m: wp.array2d[float]", "i, j"),
+    # a count or CSR end (`+ 1`), a per-world start (`- vk.launch_dim(1) + 1`), `<` of an `off[s + 1]`
+    ([Atom("lt", Term("launch", index=0), Term("shape", "off", 0)),
+      Atom("gt", Term("shape", "x", 0), Term("const", index=2)),
+      Atom("all_in_range", rhs=Term("shape", "x", 0, offset=1), array="off"),
+      Atom("all_in_range", rhs=Term("shape", "x", 0, offset=1, minus=Term("launch", index=1)), array="start")],
+     "off: wp.array[int], start: wp.array[int], x: wp.array[float]", "i, j"),
 ])
 def test_template_text_compiles_to_the_mir_the_search_proves(atoms, params, tid):
     body = f"@wp.kernel\ndef k({params}):\n    {tid} = wp.tid()\n"

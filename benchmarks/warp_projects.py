@@ -1,0 +1,434 @@
+"""Released Warp projects through `verikern prove`: how many of their kernels
+compile, and how many end proved or proved under the suggested contract.
+
+Downloads the wheels of benchmarks/data/warp-projects.txt (and any other
+`pkg==ver` named on the command line) with `pip download --no-deps` into a
+cache folder (default ~/.cache/verikern/warp-projects, or --cache /
+$VERIKERN_PROJECTS_CACHE), unzips each into that cache and reads it there in
+place -- nothing is copied into the repository, nothing of the projects is
+imported or executed. Every module-level kernel of every module outside the
+projects' tests (found by reading the source with `ast`) is proved by
+`verikern prove FILE -k NAMES --format json --no-cache` (the CLI, with its
+project-aware reading and the suggestion re-proof), in tasks of at most
+--chunk kernels of one file, --jobs tasks at a time, one line of progress per
+task on stderr.
+
+A kernel's outcome is the worst over its reports (a generic kernel reports one
+per instance): `error` (it, or its file, did not compile; or verikern refused
+it), `failed` (a bug found and no suggested contract proved it), `unknown`,
+`suggested` (failed as written, proved with its suggested contract pasted in:
+the CLI's `proved_under_suggestion`), or `proved`. The report prints the
+compile rate, the counts, the top causes of errors, unknowns and failures
+(messages grouped with names and numbers blanked), and the median and slowest
+kernels (a kernel's time is the sum of its reports' seconds).
+
+    python benchmarks/warp_projects.py [pkg==ver ...] [--jobs 2] [--chunk 4]
+        [--limit N | --sample N] [--budget B] [--timeout S] [--cache DIR]
+        [--only SUBSTRING] [--json OUT]
+
+--timeout is a wall-clock guard of this harness, off by default: a task that
+runs past `S` seconds per kernel is split into single kernels, and a single
+kernel past it is reported as `timeout` (not a verdict of verikern's).
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+import zipfile
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+PROJECT_LIST = HERE / "data" / "warp-projects.txt"
+DEFAULT_CACHE = Path.home() / ".cache" / "verikern" / "warp-projects"
+MODULE_KERNEL = "<module>"      # the CLI's kernel name for a report about a whole file
+# the order outcomes are combined in: a kernel's outcome is the worst of its reports'
+OUTCOMES = ("error", "timeout", "failed", "unknown", "suggested", "proved")
+KERNEL_DECORATORS = frozenset({"kernel", "wp.kernel", "warp.kernel"})
+
+
+# ------------------------------------------------------------------ projects
+def read_project_list(path: Path = PROJECT_LIST) -> list[str]:
+    """The `pkg==ver` lines of `path` (comments and blank lines skipped)."""
+    out = []
+    for raw in path.read_text(encoding="utf-8").splitlines():
+        line = raw.split("#", 1)[0].strip()
+        if line:
+            out.append(line)
+    return out
+
+
+def _dist_key(name: str) -> str:
+    """A distribution name as wheel file names spell it (PEP 427): lower case, runs of -_. as _."""
+    return re.sub(r"[-_.]+", "_", name).lower()
+
+
+def cached_wheel(spec: str, wheels: Path) -> Path | None:
+    """The wheel of `spec` (`pkg==ver`) already in `wheels`, if any."""
+    name, _, version = spec.partition("==")
+    prefix = f"{_dist_key(name)}-{version}-"
+    for whl in sorted(wheels.glob("*.whl")):
+        if whl.name.lower().startswith(prefix.lower()):
+            return whl
+    return None
+
+
+def download(spec: str, wheels: Path) -> Path:
+    """The wheel of `spec`, downloaded by `pip download --no-deps` unless cached."""
+    found = cached_wheel(spec, wheels)
+    if found is not None:
+        return found
+    if "==" not in spec:
+        raise SystemExit(f"{spec}: name a project as pkg==version (the wheel is cached by version)")
+    wheels.mkdir(parents=True, exist_ok=True)
+    proc = subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
+                           "-q", "-d", str(wheels), spec], capture_output=True, text=True)
+    found = cached_wheel(spec, wheels)
+    if proc.returncode != 0 or found is None:
+        raise SystemExit(f"{spec}: pip download failed:\n{proc.stderr.strip()[-2000:]}")
+    return found
+
+
+def unpack(wheel: Path, into: Path) -> Path:
+    """`wheel` unzipped into `into/<wheel name>` (once; a marker file says it is complete)."""
+    root = into / wheel.name[: -len(".whl")]
+    marker = root / ".verikern-unpacked"
+    if marker.is_file():
+        return root
+    with zipfile.ZipFile(wheel) as zf:
+        for member in zf.namelist():
+            target = (root / member).resolve()
+            if not target.is_relative_to(root.resolve()):
+                raise SystemExit(f"{wheel.name}: refusing the member {member!r} (outside the folder)")
+        zf.extractall(root)
+    marker.write_text(wheel.name + "\n", encoding="utf-8")
+    return root
+
+
+# ------------------------------------------------------------------ kernels
+@dataclass(frozen=True)
+class KernelSite:
+    """A module-level kernel: `file` relative to `root` (the unpacked wheel)."""
+
+    project: str
+    root: str
+    file: str
+    line: int
+    name: str
+
+
+def is_test_path(rel: Path) -> bool:
+    """A module of the project's tests (a tests/test folder, test_*.py, *_test.py, conftest.py)."""
+    parts = [p.lower() for p in rel.parts]
+    name = parts[-1]
+    return (any(p in ("tests", "test", "testing") for p in parts[:-1]) or name.startswith("test_")
+            or name.endswith("_test.py") or name == "conftest.py")
+
+
+def _decorator_name(node: ast.expr) -> str:
+    target = node.func if isinstance(node, ast.Call) else node
+    return ast.unparse(target)
+
+
+def module_kernels(source: str) -> list[tuple[int, str]]:
+    """(line, name) of each function at the module's top level decorated as a Warp kernel."""
+    out = []
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.FunctionDef) and any(
+                _decorator_name(d) in KERNEL_DECORATORS for d in node.decorator_list):
+            out.append((node.lineno, node.name))
+    return out
+
+
+def find_kernels(project: str, root: Path) -> list[KernelSite]:
+    """Every module-level kernel of the .py files below `root` outside tests, in path order."""
+    sites = []
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(root)
+        if is_test_path(rel) or any(p.endswith(".dist-info") for p in rel.parts):
+            continue
+        try:
+            found = module_kernels(path.read_text(encoding="utf-8", errors="replace"))
+        except SyntaxError:
+            continue
+        sites.extend(KernelSite(project, str(root), rel.as_posix(), line, name) for line, name in found)
+    return sites
+
+
+def sample(sites: list[KernelSite], limit: int | None, every: int | None) -> list[KernelSite]:
+    """The first `limit` sites, or `every` sites spread evenly over the list (deterministic)."""
+    if every is not None and every < len(sites):
+        step = len(sites) / every
+        sites = [sites[int(i * step)] for i in range(every)]
+    return sites[:limit] if limit is not None else sites
+
+
+@dataclass(frozen=True)
+class Task:
+    """Kernels of one file proved by one `verikern prove` run."""
+
+    sites: tuple[KernelSite, ...]
+
+
+def shard(sites: list[KernelSite], chunk: int) -> list[Task]:
+    """`sites` as tasks of at most `chunk` kernels of one file, in input order (a file's
+    kernels stay together, so it is compiled once per task)."""
+    tasks: list[Task] = []
+    current: list[KernelSite] = []
+    for site in sites:
+        if current and (len(current) >= chunk or (site.root, site.file) != (current[0].root, current[0].file)):
+            tasks.append(Task(tuple(current)))
+            current = []
+        current.append(site)
+    if current:
+        tasks.append(Task(tuple(current)))
+    return tasks
+
+
+# ------------------------------------------------------------------ outcomes
+@dataclass(frozen=True)
+class Outcome:
+    """The end of one kernel: its outcome (one of OUTCOMES), seconds, and the cause
+    (grouped message) of an error, timeout, failure or unknown."""
+
+    site: KernelSite
+    outcome: str
+    seconds: float
+    cause: str = ""
+    detail: str = ""
+    instances: int = 0
+
+
+_PREFIX = re.compile(r"^\s*\S*?:\d+(:\d+)?: (error|warning): ")
+_QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"|`[^`]*`")
+_NUMBER = re.compile(r"(?<![A-Za-z_])-?\d+(\.\d+)?")
+
+
+def cause_of(message: str) -> str:
+    """`message`'s first line without its file:line:col prefix, with quoted names and
+    numbers blanked, so the same cause on different kernels groups together."""
+    first = next((line for line in message.splitlines() if line.strip()), "")
+    first = _PREFIX.sub("", first)
+    first = _QUOTED.sub("'…'", first)
+    first = _NUMBER.sub("N", first)
+    return re.sub(r"\s+", " ", first).strip()[:160]
+
+
+def _record_outcome(rec: dict) -> tuple[str, str, str]:
+    """(outcome, cause, detail) of one JSON kernel record of `verikern prove`."""
+    status = rec.get("status")
+    if status == "error":
+        text = rec.get("error") or "error"
+        return "error", cause_of(text), text.splitlines()[0]
+    if status == "proved":
+        return "proved", "", ""
+    obligations = rec.get("obligations") or []
+    if status == "failed":
+        if rec.get("proved_under_suggestion"):
+            return "suggested", "", ""
+        bad = next((o for o in obligations if o.get("status") == "failed"), {})
+        why = "no suggestion" if not rec.get("suggested_requires") else "suggestion not proved"
+        text = f"{bad.get('kind', '?')}: {bad.get('message', '')}"
+        return "failed", f"{bad.get('kind', '?')} ({why})", text
+    bad = next((o for o in obligations if o.get("status") == "unknown"), {})
+    text = bad.get("reason") or bad.get("message") or "unknown"
+    return "unknown", cause_of(text), text.splitlines()[0]
+
+
+def combine(site: KernelSite, records: list[dict]) -> Outcome:
+    """One kernel's outcome from its records (a generic kernel's instances `k[int8]`, ...)."""
+    if not records:
+        return Outcome(site, "error", 0.0, "no report for the kernel (not recognised as a kernel)")
+    seconds = sum(float(r.get("seconds") or 0.0) for r in records)
+    ends = [_record_outcome(r) for r in records]
+    worst = min(ends, key=lambda e: OUTCOMES.index(e[0]))
+    return Outcome(site, worst[0], seconds, worst[1], worst[2], len(records))
+
+
+def outcomes_from_report(task: Task, report: dict) -> list[Outcome]:
+    """Each kernel of `task` from the CLI's JSON report: a file-level error (`<module>`)
+    is every kernel's error; instances `name[...]` belong to `name`."""
+    kernels = report.get("kernels") or []
+    module_errors = [r for r in kernels if r.get("kernel") == MODULE_KERNEL]
+    out = []
+    for site in task.sites:
+        mine = [r for r in kernels if str(r.get("kernel", "")).split("[")[0] == site.name]
+        out.append(combine(site, mine or module_errors))
+    return out
+
+
+def _crash(task: Task, text: str, outcome: str = "error", seconds: float = 0.0) -> list[Outcome]:
+    return [Outcome(s, outcome, seconds, cause_of(text), text.splitlines()[0] if text else "")
+            for s in task.sites]
+
+
+def run_task(task: Task, budget: float | None, timeout: float | None) -> list[Outcome]:
+    """`task` proved by the CLI in a child process (cwd: the project's root); on a
+    timeout of a multi-kernel task, each kernel again alone."""
+    first = task.sites[0]
+    cmd = [sys.executable, "-m", "verikern.cli", "prove", first.file, "-k",
+           ",".join(dict.fromkeys(s.name for s in task.sites)), "--format", "json", "--no-cache", "--quiet"]
+    if budget is not None:
+        cmd += ["--budget", str(budget)]
+    limit = timeout * len(task.sites) if timeout else None
+    start = time.perf_counter()
+    try:
+        proc = subprocess.run(cmd, cwd=first.root, capture_output=True, text=True, timeout=limit)
+    except subprocess.TimeoutExpired:
+        if len(task.sites) > 1:
+            return [o for s in task.sites for o in run_task(Task((s,)), budget, timeout)]
+        return _crash(task, f"the harness stopped it after {timeout:g} s (wall clock)", "timeout",
+                      time.perf_counter() - start)
+    try:
+        report = json.loads(proc.stdout)
+    except json.JSONDecodeError:
+        return _crash(task, f"verikern prove exited {proc.returncode} without a report: "
+                            f"{proc.stderr.strip()[-400:]}")
+    return outcomes_from_report(task, report)
+
+
+# ------------------------------------------------------------------ report
+@dataclass(frozen=True)
+class Summary:
+    """Counts and times over a run's outcomes."""
+
+    total: int
+    counts: dict = field(default_factory=dict)
+    causes: list = field(default_factory=list)      # (outcome, cause, count, an example kernel)
+    median_s: float = 0.0
+    slowest: list = field(default_factory=list)     # (seconds, "project:file:line name")
+
+    @property
+    def compiled(self) -> int:
+        return self.total - self.counts.get("error", 0)
+
+
+def label(site: KernelSite) -> str:
+    return f"{site.project}:{site.file}:{site.line} {site.name}"
+
+
+def summarize(outcomes: list[Outcome], top: int = 12, slowest: int = 5) -> Summary:
+    """The counts, the `top` causes (most frequent first, ties by text) and the times."""
+    counts = Counter(o.outcome for o in outcomes)
+    grouped = Counter((o.outcome, o.cause) for o in outcomes if o.outcome not in ("proved", "suggested"))
+    example = {}
+    for o in outcomes:
+        example.setdefault((o.outcome, o.cause), label(o.site))
+    causes = [(kind, cause, n, example[(kind, cause)])
+              for (kind, cause), n in sorted(grouped.items(), key=lambda kv: (-kv[1], kv[0]))][:top]
+    timed = [o for o in outcomes if o.outcome != "error"]
+    median = statistics.median(o.seconds for o in timed) if timed else 0.0
+    worst = sorted(((o.seconds, label(o.site)) for o in timed), key=lambda t: (-t[0], t[1]))[:slowest]
+    return Summary(len(outcomes), dict(counts), causes, median, worst)
+
+
+def _pct(n: int, d: int) -> str:
+    return f"{100.0 * n / d:.1f}%" if d else "-"
+
+
+def render(summary: Summary, by_project: dict[str, Summary]) -> str:
+    """The benchmark's report: per project and overall counts, causes and times."""
+    lines = []
+    for name, s in [*by_project.items(), ("all projects", summary)]:
+        c = s.counts
+        ok = c.get("proved", 0) + c.get("suggested", 0)
+        lines.append(f"{name}: {s.total} kernels, compiled {s.compiled} ({_pct(s.compiled, s.total)}); "
+                     f"proved {c.get('proved', 0)}, proved under the suggestion {c.get('suggested', 0)} "
+                     f"({_pct(ok, s.compiled)} of compiled), failed {c.get('failed', 0)}, "
+                     f"unknown {c.get('unknown', 0)}, error {c.get('error', 0)}"
+                     + (f", timeout {c['timeout']}" if c.get("timeout") else ""))
+    lines.append("top causes (outcome, count, cause, e.g.):")
+    lines += [f"  {kind:8} {n:4}  {cause}   e.g. {ex}" for kind, cause, n, ex in summary.causes]
+    lines.append(f"median per kernel: {summary.median_s:.2f} s (compiled kernels; all instances)")
+    lines.append("slowest: " + "; ".join(f"{sec:.1f} s {where}" for sec, where in summary.slowest))
+    return "\n".join(lines)
+
+
+def render_outcomes(outcomes: list[Outcome]) -> str:
+    """`render` of `outcomes`, per project (in order of first appearance) and overall."""
+    projects = list(dict.fromkeys(o.site.project for o in outcomes))
+    by_project = {p: summarize([o for o in outcomes if o.site.project == p]) for p in projects}
+    return render(summarize(outcomes), by_project)
+
+
+def _outcome_json(o: Outcome) -> dict:
+    return {"project": o.site.project, "file": o.site.file, "line": o.site.line, "kernel": o.site.name,
+            "outcome": o.outcome, "seconds": round(o.seconds, 3), "instances": o.instances,
+            "cause": o.cause, "detail": o.detail, "root": o.site.root}
+
+
+def _write_json(path: Path, outcomes: list[Outcome]) -> None:
+    path.write_text(json.dumps([_outcome_json(o) for o in outcomes], indent=1) + "\n", encoding="utf-8")
+
+
+def outcomes_from_json(rows: list[dict]) -> list[Outcome]:
+    """The outcomes a --json file holds (the inverse of its writer)."""
+    return [Outcome(KernelSite(r["project"], r.get("root", ""), r["file"], r["line"], r["kernel"]),
+                    r["outcome"], r["seconds"], r["cause"], r["detail"], r["instances"]) for r in rows]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("projects", nargs="*", help="pkg==ver to measure too (default: the list's projects)")
+    ap.add_argument("--only-named", action="store_true", help="measure only the projects named, not the list's")
+    ap.add_argument("--cache", default=os.environ.get("VERIKERN_PROJECTS_CACHE", str(DEFAULT_CACHE)))
+    ap.add_argument("--jobs", "-j", type=int, default=2)
+    ap.add_argument("--chunk", type=int, default=4, help="kernels of one file per verikern run")
+    ap.add_argument("--limit", type=int, help="only the first N kernels")
+    ap.add_argument("--sample", type=int, help="N kernels spread evenly over all of them")
+    ap.add_argument("--only", help="only kernels whose project:file name contains this")
+    ap.add_argument("--budget", type=float, help="verikern's --budget (default: its default)")
+    ap.add_argument("--timeout", type=float, help="harness wall-clock limit per kernel, seconds (off)")
+    ap.add_argument("--json", help="write every kernel's outcome here")
+    ap.add_argument("--report", help="only print the report of an earlier run's --json file")
+    args = ap.parse_args(argv)
+    if args.report:
+        print(render_outcomes(outcomes_from_json(json.loads(Path(args.report).read_text(encoding="utf-8")))))
+        return 0
+
+    cache = Path(args.cache).expanduser()
+    specs = list(dict.fromkeys(([] if args.only_named else read_project_list()) + args.projects))
+    sites: list[KernelSite] = []
+    for spec in specs:
+        root = unpack(download(spec, cache / "wheels"), cache / "src")
+        sites += find_kernels(spec, root)
+    if args.only:
+        sites = [s for s in sites if args.only in f"{s.project}:{s.file}"]
+    sites = sample(sites, args.limit, args.sample)
+    tasks = shard(sites, max(1, args.chunk))
+    print(f"{len(sites)} module-level kernels outside tests in {len(specs)} projects; "
+          f"{len(tasks)} tasks, {args.jobs} jobs", file=sys.stderr, flush=True)
+
+    outcomes: list[Outcome] = []
+    start = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        futures = [pool.submit(run_task, t, args.budget, args.timeout) for t in tasks]
+        for done, fut in enumerate(as_completed(futures), 1):
+            got = fut.result()
+            outcomes += got
+            ends = ", ".join(f"{o.site.name} {o.outcome} {o.seconds:.1f}s" for o in got)
+            print(f"[{done}/{len(tasks)}] {got[0].site.project} {got[0].site.file}: {ends}",
+                  file=sys.stderr, flush=True)
+            if args.json:    # after every task, so a stopped run keeps what it measured
+                _write_json(Path(args.json), outcomes)
+    order = {s: i for i, s in enumerate(sites)}
+    outcomes.sort(key=lambda o: order[o.site])
+    print(render_outcomes(outcomes))
+    print(f"wall time: {time.perf_counter() - start:.0f} s with {args.jobs} jobs")
+    if args.json:
+        _write_json(Path(args.json), outcomes)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

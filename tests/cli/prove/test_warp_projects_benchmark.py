@@ -1,0 +1,158 @@
+"""benchmarks/warp_projects.py on a tiny fake wheel written here (never a
+download): the wheel found in the cache by name and version, unpacked in
+place, module-level kernels outside tests found, sharding by file, the CLI's
+JSON records combined per kernel (generic instances, file-level errors),
+causes grouped, and the report's counts and times."""
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+import zipfile
+
+import pytest
+
+from shared_helpers import BENCHMARKS
+
+KERNELS = '''import warp as wp
+
+
+@wp.kernel
+def fill(a: wp.array(dtype=wp.float32)):
+    i = wp.tid()
+    if i < a.shape[0]:
+        a[i] = 1.0
+
+
+@wp.kernel(enable_backward=False)
+def inc(a: wp.array(dtype=wp.float32)):
+    i = wp.tid()
+    a[i] = a[i] + 1.0
+
+
+def make():
+    @wp.kernel
+    def nested(a: wp.array(dtype=wp.float32)):
+        a[0] = 0.0
+    return nested
+'''
+
+TEST_MODULE = "import warp as wp\n\n\n@wp.kernel\ndef in_a_test(a: wp.array(dtype=float)):\n    a[0] = 1.0\n"
+
+
+@pytest.fixture(scope="module")
+def bench():
+    spec = importlib.util.spec_from_file_location("warp_projects", BENCHMARKS / "warp_projects.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module          # its dataclasses resolve their module
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        del sys.modules[spec.name]
+    return module
+
+
+def _fake_wheel(folder):
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "fake_kernels-1.0-py3-none-any.whl"
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr("fakepkg/__init__.py", "")
+        zf.writestr("fakepkg/kern.py", KERNELS)
+        zf.writestr("fakepkg/tests/__init__.py", "")
+        zf.writestr("fakepkg/tests/kernels.py", TEST_MODULE)
+        zf.writestr("fakepkg/test_more.py", TEST_MODULE)
+        zf.writestr("fake_kernels-1.0.dist-info/METADATA", "Name: fake-kernels\nVersion: 1.0\n")
+    return path
+
+
+def test_the_cached_wheel_is_unpacked_in_place_and_its_module_kernels_found(bench, tmp_path):
+    wheel = _fake_wheel(tmp_path / "wheels")
+    assert bench.cached_wheel("fake-kernels==1.0", tmp_path / "wheels") == wheel
+    assert bench.cached_wheel("Fake.Kernels==1.0", tmp_path / "wheels") == wheel
+    assert bench.cached_wheel("fake-kernels==2.0", tmp_path / "wheels") is None
+    assert bench.download("fake-kernels==1.0", tmp_path / "wheels") == wheel   # no pip: cached
+    root = bench.unpack(wheel, tmp_path / "src")
+    assert root == tmp_path / "src" / "fake_kernels-1.0-py3-none-any"
+    assert bench.unpack(wheel, tmp_path / "src") == root          # once
+    sites = bench.find_kernels("fake-kernels==1.0", root)
+    assert [(s.file, s.line, s.name) for s in sites] == [("fakepkg/kern.py", 5, "fill"),
+                                                         ("fakepkg/kern.py", 12, "inc")]
+
+
+def _site(bench, file, name, line=1):
+    return bench.KernelSite("p==1", "/r", file, line, name)
+
+
+def test_tasks_keep_one_file_and_at_most_chunk_kernels(bench):
+    sites = [_site(bench, "a.py", "k1"), _site(bench, "a.py", "k2"), _site(bench, "a.py", "k3"),
+             _site(bench, "b.py", "k4")]
+    tasks = bench.shard(sites, 2)
+    assert [[s.name for s in t.sites] for t in tasks] == [["k1", "k2"], ["k3"], ["k4"]]
+    assert bench.sample(sites, None, 2) == [sites[0], sites[2]]
+    assert bench.sample(sites, 3, None) == sites[:3]
+
+
+def test_causes_group_messages_that_differ_in_names_numbers_and_places(bench):
+    a = "pkg/a.py:12:5: error: the generic parameter 'positions' (Any) has no concrete type\n  more"
+    b = "pkg/b.py:7:1: error: the generic parameter 'cell' (Any) has no concrete type"
+    assert bench.cause_of(a) == bench.cause_of(b) == "the generic parameter '…' (Any) has no concrete type"
+    assert bench.cause_of("x.py:3:1: error: 170859375 assignments, at most 256") == \
+        "N assignments, at most N"
+
+
+def test_instances_combine_to_the_worst_and_a_file_error_is_every_kernels(bench):
+    task = bench.Task((_site(bench, "a.py", "g"), _site(bench, "a.py", "h"), _site(bench, "a.py", "s")))
+    failed = {"status": "failed", "seconds": 1.0, "proved_under_suggestion": True,
+              "suggested_requires": ["vk.launch_dim() <= a.shape[0]"],
+              "obligations": [{"kind": "bounds", "status": "failed", "message": "index a[i]"}]}
+    report = {"kernels": [
+        {"kernel": "g[int32]", "status": "proved", "seconds": 0.5, "obligations": []},
+        {"kernel": "g[float32]", "status": "failed", "seconds": 1.5, "suggested_requires": [],
+         "obligations": [{"kind": "race", "status": "failed", "message": "x"}]},
+        {"kernel": "h", **{k: v for k, v in failed.items() if k != "kernel"}},
+        {"kernel": "s", "status": "unknown", "seconds": 2.0, "obligations": [
+            {"kind": "bounds", "status": "proved"},
+            {"kind": "race", "status": "unknown", "reason": "the solver ran out of budget (10 M units)"}]},
+    ]}
+    g, h, s = bench.outcomes_from_report(task, report)
+    assert (g.outcome, g.seconds, g.instances, g.cause) == ("failed", 2.0, 2, "race (no suggestion)")
+    assert (h.outcome, h.cause) == ("suggested", "")
+    assert (s.outcome, s.cause) == ("unknown", "the solver ran out of budget (N M units)")
+    broken = {"kernels": [{"kernel": "<module>", "status": "error", "seconds": 0.0,
+                           "error": "a.py:3:1: error: syntax error: invalid syntax"}]}
+    assert [o.outcome for o in bench.outcomes_from_report(task, broken)] == ["error"] * 3
+    (missing,) = bench.outcomes_from_report(bench.Task((_site(bench, "a.py", "zz"),)), {"kernels": []})
+    assert missing.outcome == "error" and "no report" in missing.cause
+
+
+def test_the_report_counts_rates_causes_and_times(bench):
+    def o(name, outcome, seconds, cause="", project="p==1"):
+        return bench.Outcome(bench.KernelSite(project, "/r", "a.py", 1, name), outcome, seconds, cause)
+
+    outcomes = [o("a", "proved", 1.0), o("b", "suggested", 3.0), o("c", "failed", 2.0, "bounds (no suggestion)"),
+                o("d", "error", 0.0, "generic"), o("e", "error", 0.0, "generic", "q==2"),
+                o("f", "unknown", 9.0, "budget", "q==2")]
+    s = bench.summarize(outcomes)
+    assert (s.total, s.compiled, s.median_s) == (6, 4, 2.5)
+    assert s.causes[0] == ("error", "generic", 2, "p==1:a.py:1 d")
+    assert s.slowest[0] == (9.0, "q==2:a.py:1 f")
+    text = bench.render_outcomes(outcomes)
+    assert ("all projects: 6 kernels, compiled 4 (66.7%); proved 1, proved under the suggestion 1 "
+            "(50.0% of compiled), failed 1, unknown 1, error 2") in text
+    assert text.startswith("p==1: 4 kernels, compiled 3 (75.0%)")
+    assert "median per kernel: 2.50 s" in text and "9.0 s q==2:a.py:1 f" in text
+    rows = json.loads(json.dumps([bench._outcome_json(x) for x in outcomes]))
+    assert bench.render_outcomes(bench.outcomes_from_json(rows)) == text
+
+
+def test_a_fake_project_end_to_end_through_the_cli(bench, tmp_path, capsys):
+    _fake_wheel(tmp_path / "cache" / "wheels")
+    out = tmp_path / "out.json"
+    code = bench.main(["--only-named", "fake-kernels==1.0", "--cache", str(tmp_path / "cache"),
+                       "--jobs", "2", "--chunk", "1", "--json", str(out)])
+    assert code == 0
+    rows = {r["kernel"]: r for r in json.loads(out.read_text())}
+    assert rows["fill"]["outcome"] == "proved"
+    assert rows["inc"]["outcome"] == "suggested"          # proved under vk.launch_dim() <= a.shape[0]
+    text = capsys.readouterr().out
+    assert "fake-kernels==1.0: 2 kernels, compiled 2 (100.0%); proved 1, proved under the suggestion 1" in text

@@ -1,0 +1,214 @@
+"""Suggested contracts for what kernels of released Warp projects rely on
+(issue 26 item 3): a count held in a one-element array, CSR offsets, index
+arrays filled by an earlier kernel, per-world offsets, one-thread kernels. Each suggestion is
+checked as a claim: re-proved on the pasted source, and the pasted file,
+loaded as the module real code imports, accepts and runs (on the simulator,
+against numpy) the launch that project code makes. A kernel with a bug the
+contract would have to hide gets no contract under which it is proved while
+the launch that shows the bug is admitted: the simulator runs that launch out
+of bounds, and `vk.check_launch` under any proved suggestion refuses it."""
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import verikern as vk
+from verikern.app.prove import prove_source
+from verikern.errors import ContractError, OutOfBoundsError
+from verikern.proofs.obligations import KernelStatus
+from verikern.proofs.reporting.paste import pasted, suggestion_inserts
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "examples" / "project_contracts.md"
+HEAD = "import warp as wp\n\n\n"
+
+COUNT = HEAD + '''@wp.kernel
+def scale_active(count: wp.array(dtype=wp.int32), x: wp.array(dtype=wp.float32)):
+    i = wp.tid()
+    if i < count[0]:
+        x[i] = 2.0 * x[i]
+'''
+
+CSR = HEAD + '''@wp.kernel
+def segment_sum(offsets: wp.array(dtype=wp.int32), values: wp.array(dtype=wp.float32),
+                out: wp.array(dtype=wp.float32)):
+    s = wp.tid()
+    acc = float(0.0)
+    for k in range(offsets[s], offsets[s + 1]):
+        acc += values[k]
+    out[s] = acc
+'''
+
+PAIRS = HEAD + '''@wp.kernel
+def pair_force(pairs_i: wp.array(dtype=wp.int32), pairs_j: wp.array(dtype=wp.int32),
+               pos: wp.array(dtype=wp.float32), force: wp.array(dtype=wp.float32)):
+    p = wp.tid()
+    i = pairs_i[p]
+    j = pairs_j[p]
+    d = pos[j] - pos[i]
+    wp.atomic_add(force, i, d)
+    wp.atomic_sub(force, j, d)
+'''
+
+WORLDS = HEAD + '''@wp.kernel
+def gather_world(world_start: wp.array(dtype=wp.int32), x: wp.array(dtype=wp.float32),
+                 y: wp.array2d(dtype=wp.float32)):
+    w, k = wp.tid()
+    y[w, k] = x[world_start[w] + k]
+'''
+
+TOTAL = HEAD + '''@wp.kernel
+def total_energy(energies: wp.array(dtype=wp.float32), n: int, out: wp.array(dtype=wp.float32)):
+    s = float(0.0)
+    for i in range(n):
+        s += energies[i]
+    out[0] = s
+'''
+
+
+def _suggested(source: str, name: str):
+    (report,) = prove_source(source, f"{name}.py", suggest=True)
+    assert report.status is KernelStatus.FAILED
+    return report
+
+
+def _pasted_module(report, source: str, tmp_path, stem: str):
+    """The report's suggestion pasted by hand, proved again, and the file loaded
+    as real code would import it."""
+    text = pasted(source, suggestion_inserts(source, report.line, report.suggested_decorators))
+    (again,) = prove_source(text, f"{stem}.py")
+    assert again.status is KernelStatus.PROVED, [ob.message for ob in again.obligations]
+    if not stem.endswith("_bad"):      # the page of examples shows the suggestion as printed
+        page = DOC.read_text(encoding="utf-8")
+        assert all(line in page for line in report.suggested_decorators), report.suggested_decorators
+    return _load(text, tmp_path, stem)
+
+
+def _load(text: str, tmp_path, stem: str):
+    """`text` written to a file and imported, as project code imports it."""
+    path = tmp_path / f"{stem}.py"
+    path.write_text(text)
+    spec = importlib.util.spec_from_file_location(stem, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[stem] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _refused_if_proved(source: str, name: str, tmp_path, dim, inputs) -> None:
+    """`dim`, `inputs` run the kernel out of bounds on the simulator; a suggestion
+    claimed proved must refuse that launch."""
+    module = _load(source, tmp_path, f"{name}_plain")
+    with pytest.raises(OutOfBoundsError):
+        vk.launch(getattr(module, name), dim, inputs=[a.copy() for a in inputs], device="cpu")
+    report = _suggested(source, name)
+    if report.proved_under_suggestion:
+        pasted_module = _pasted_module(report, source, tmp_path, f"{name}_pasted_bad")
+        with pytest.raises(ContractError):
+            vk.check_launch(getattr(pasted_module, name), dim, inputs)
+
+
+def test_a_count_in_a_one_element_array_gets_count_at_most_the_length(tmp_path):
+    report = _suggested(COUNT, "scale_active")
+    assert "vk.all_in_range(count, 0, x.shape[0] + 1)" in report.suggested_requires
+    assert not any("launch_dim" in r for r in report.suggested_requires), report.suggested_requires
+    assert report.proved_under_suggestion is True
+    module = _pasted_module(report, COUNT, tmp_path, "scale_active_pasted")
+    # project code launches at the capacity, larger than the array, and keeps the count in it
+    x = np.arange(10, dtype=np.float32)
+    count = np.array([10], dtype=np.int32)
+    vk.check_launch(module.scale_active, 64, [count, x])
+    expected = 2.0 * x
+    vk.launch(module.scale_active, 64, inputs=[count, x], device="cpu")
+    np.testing.assert_array_equal(x, expected)
+
+
+def test_a_count_read_one_past_gets_no_contract_admitting_the_bad_launch(tmp_path):
+    bad = COUNT.replace("if i < count[0]:", "if i <= count[0]:")
+    x = np.zeros(10, dtype=np.float32)
+    _refused_if_proved(bad, "scale_active", tmp_path, 64, [np.array([10], dtype=np.int32), x])
+
+
+def test_csr_offsets_get_the_end_equal_to_the_length_admitted(tmp_path):
+    report = _suggested(CSR, "segment_sum")
+    assert "vk.all_in_range(offsets, 0, values.shape[0] + 1)" in report.suggested_requires
+    assert "vk.launch_dim() < offsets.shape[0]" in report.suggested_requires
+    assert report.proved_under_suggestion is True
+    module = _pasted_module(report, CSR, tmp_path, "segment_sum_pasted")
+    offsets = np.array([0, 2, 2, 5, 6], dtype=np.int32)      # the last offset is the length
+    values = np.arange(6, dtype=np.float32)
+    out = np.zeros(4, dtype=np.float32)
+    vk.check_launch(module.segment_sum, 4, [offsets, values, out])
+    vk.launch(module.segment_sum, 4, inputs=[offsets, values, out], device="cpu")
+    np.testing.assert_array_equal(out, np.add.reduceat(values, offsets[:-1]) * (np.diff(offsets) > 0))
+
+
+def test_csr_reading_one_past_the_segment_gets_no_contract_admitting_the_bad_launch(tmp_path):
+    bad = CSR.replace("acc += values[k]", "acc += values[k + 1]")
+    inputs = [np.array([0, 2, 2, 5, 6], dtype=np.int32), np.arange(6, dtype=np.float32),
+              np.zeros(4, dtype=np.float32)]
+    _refused_if_proved(bad, "segment_sum", tmp_path, 4, inputs)
+
+
+def test_two_index_arrays_filled_earlier_each_get_their_range(tmp_path):
+    report = _suggested(PAIRS, "pair_force")
+    for name in ("pairs_i", "pairs_j"):
+        assert f"vk.all_in_range({name}, 0, pos.shape[0])" in report.suggested_requires
+        assert f"vk.all_in_range({name}, 0, force.shape[0])" in report.suggested_requires
+    assert report.proved_under_suggestion is True
+    module = _pasted_module(report, PAIRS, tmp_path, "pair_force_pasted")
+    pi, pj = np.array([0, 1, 2], dtype=np.int32), np.array([3, 3, 0], dtype=np.int32)
+    pos = np.array([1.0, 2.0, 4.0, 8.0], dtype=np.float32)
+    force = np.zeros(4, dtype=np.float32)
+    vk.check_launch(module.pair_force, 3, [pi, pj, pos, force])
+    vk.launch(module.pair_force, 3, inputs=[pi, pj, pos, force], device="cpu")
+    expected = np.zeros(4, dtype=np.float32)
+    np.add.at(expected, pi, pos[pj] - pos[pi])
+    np.subtract.at(expected, pj, pos[pj] - pos[pi])
+    np.testing.assert_array_equal(force, expected)
+
+
+def test_pairs_indexing_one_past_get_no_contract_admitting_the_bad_launch(tmp_path):
+    bad = PAIRS.replace("d = pos[j] - pos[i]", "d = pos[j + 1] - pos[i]")
+    inputs = [np.array([0, 1, 2], dtype=np.int32), np.array([3, 3, 0], dtype=np.int32),
+              np.zeros(4, dtype=np.float32), np.zeros(4, dtype=np.float32)]
+    _refused_if_proved(bad, "pair_force", tmp_path, 3, inputs)
+
+
+def test_per_world_offsets_leave_room_for_the_launchs_second_index(tmp_path):
+    report = _suggested(WORLDS, "gather_world")
+    assert "vk.all_in_range(world_start, 0, x.shape[0] - vk.launch_dim(1) + 1)" in report.suggested_requires
+    assert report.proved_under_suggestion is True
+    module = _pasted_module(report, WORLDS, tmp_path, "gather_world_pasted")
+    # three worlds of four bodies each, packed into x
+    start = np.array([0, 4, 8], dtype=np.int32)
+    x = np.arange(12, dtype=np.float32)
+    y = np.zeros((3, 4), dtype=np.float32)
+    vk.check_launch(module.gather_world, (3, 4), [start, x, y])
+    vk.launch(module.gather_world, (3, 4), inputs=[start, x, y], device="cpu")
+    np.testing.assert_array_equal(y, x.reshape(3, 4))
+
+
+def test_a_world_read_one_past_gets_no_contract_admitting_the_bad_launch(tmp_path):
+    bad = WORLDS.replace("x[world_start[w] + k]", "x[world_start[w] + k + 1]")
+    inputs = [np.array([0, 4, 8], dtype=np.int32), np.arange(12, dtype=np.float32),
+              np.zeros((3, 4), dtype=np.float32)]
+    _refused_if_proved(bad, "gather_world", tmp_path, (3, 4), inputs)
+
+
+def test_a_reduction_written_for_one_thread_gets_the_one_thread_launch(tmp_path):
+    report = _suggested(TOTAL, "total_energy")
+    assert "vk.launch_dim() == 1" in report.suggested_requires
+    assert "n <= energies.shape[0]" in report.suggested_requires
+    assert report.proved_under_suggestion is True
+    module = _pasted_module(report, TOTAL, tmp_path, "total_energy_pasted")
+    energies = np.arange(5, dtype=np.float32)
+    out = np.zeros(1, dtype=np.float32)
+    vk.check_launch(module.total_energy, 1, [energies, 5, out])
+    with pytest.raises(ContractError):        # two threads would race on out[0]
+        vk.check_launch(module.total_energy, 2, [energies, 5, out])
+    vk.launch(module.total_energy, 1, inputs=[energies, 5, out], device="cpu")
+    assert out[0] == energies.sum()
