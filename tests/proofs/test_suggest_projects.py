@@ -22,7 +22,7 @@ from verikern.errors import ContractError, OutOfBoundsError
 from verikern.proofs.obligations import KernelStatus
 from verikern.proofs.reporting.paste import pasted, suggestion_inserts
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "examples" / "project_contracts.md"
+DOC = Path(__file__).resolve().parents[2] / "docs/examples/project_contracts.md"
 HEAD = "import warp as wp\n\n\n"
 
 COUNT = HEAD + '''@wp.kernel
