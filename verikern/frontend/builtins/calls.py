@@ -16,11 +16,12 @@ from verikern.hir.types import (
     BOOL, F32, I32, QUAT, VECTOR_TYPES, ArrayType, MatrixType,
     ScalarType, VectorType, component_count, is_quat, vector_type,
 )
-from .builtins_warp import DESUGARED, desugar, positional_args
-from .module import NotConstant
+from .warp import DESUGARED, desugar, positional_args
+from ..scan.module import NotConstant
 from .type_ctors import TYPE_CONSTRUCTORS, check_matrix_from_vectors, check_type_constructor
-from .typing_rules import SCALAR_ALIASES, make_literal, value_type_by_name, check_binary_types
-from .annotations import value_type
+from ..scan.type_names import SCALAR_ALIASES, value_type_by_name
+from .operators import make_literal, check_binary_types
+from ..scan.annotations import value_type
 
 STATEMENT_BUILTINS = {"sync_threads", "block_until", "requires", "invariant"}
 CONTRACT_ONLY = {"all_in_range", "all_distinct", "all_sorted"}
@@ -61,7 +62,7 @@ def callee_name(chk, func: ast.AST) -> tuple[str, str]:
         if any(d.node.name == n for d in chk.info.kernels):
             raise chk.error(f"a kernel cannot call the kernel {n!r}", func, "call-not-allowed",
                             "make the shared code a @vk.func")
-        if n in chk.info.import_notes:    # a project func verikern could not take (project.py)
+        if n in chk.info.import_notes:    # a project func verikern could not take (scan/project.py)
             raise chk.error(f"{n}() {chk.info.import_notes[n]}", func, "imported-func",
                             "import the names the func reads too, or bind them to the same "
                             "values in this file")

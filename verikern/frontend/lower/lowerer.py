@@ -20,8 +20,8 @@ from verikern.mir.nodes import (
     ArrayRef, Assert, Barrier, Branch, Jump, LoopInfo, Phi, RangeLoopInfo, Requires,
     RequiresArray, Return, SourceLoc, Store,
 )
-from .lower_builtins import BuiltinLowering
-from .lower_expr import ExprLowering
+from .builtin_calls import BuiltinLowering
+from .expressions import ExprLowering
 
 
 @dataclass

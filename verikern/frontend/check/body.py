@@ -21,21 +21,21 @@ from verikern.hir.types import (
     VectorType,
 )
 
-from .annotations import parse_annotation
-from .builtins import check_atomic_value
-from .check_expr import VECTOR_FIELDS, ExprChecker
-from .check_flow import FlowChecker
-from .check_warp import UNIFORM_BUILTINS, WarpChecks, is_dsl_call  # noqa: F401
+from ..scan.annotations import parse_annotation
+from ..builtins.calls import check_atomic_value
+from .expressions import VECTOR_FIELDS, ExprChecker
+from .flow import FlowChecker
+from .contracts import UNIFORM_BUILTINS, WarpChecks, is_dsl_call  # noqa: F401
 from .dynamic_components import dynamic_write, is_constant
 from .element_parts import assign_local_matrix_part, assign_part, augassign_part
-from .factories import CAPTURE_PREFIX, relation_requires
-from .module import Definition, ModuleInfo
-from .rand import RAND_BUILTINS, has_rand, hoist
+from ..scan.factories import CAPTURE_PREFIX, relation_requires
+from ..scan.module import Definition, ModuleInfo
+from ..builtins.rand import RAND_BUILTINS, has_rand, hoist
 from .registry import is_any
-from .typing_rules import BINOP_NAMES, check_binary_types, literal_type_for
-from .shared import shared_array_type
-from .builtins_warp import expect_near_test
-from .builtins_warp import positional_args
+from ..builtins.operators import BINOP_NAMES, check_binary_types, literal_type_for
+from .shared_arrays import shared_array_type
+from ..builtins.warp import expect_near_test
+from ..builtins.warp import positional_args
 
 _FORBIDDEN_STMTS = {
     "Try": ("no-try", "try/except is not allowed in kernels", "check conditions with if"),

@@ -15,8 +15,8 @@ import ast
 import copy
 
 from verikern.hir.types import BOOL, F32, F64, MatrixType, ScalarType, VectorType
-from .factories import capture_of
-from .module import NotConstant, eval_module_constant
+from ..scan.factories import capture_of
+from ..scan.module import NotConstant, eval_module_constant
 
 #: Warp 1.19's parameter names of the builtins that take keywords.
 WARP_PARAMS = {

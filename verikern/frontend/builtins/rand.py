@@ -17,8 +17,8 @@ from __future__ import annotations
 import ast
 
 from verikern.hir.types import U32
-from .builtins_warp import _ALIAS
-from .builtins_warp import positional_args, WARP_PARAMS
+from .warp import _ALIAS
+from .warp import positional_args, WARP_PARAMS
 
 RAND_BUILTINS = {"rand_init", "randi", "randu", "randf"}
 _PCG_MUL, _PCG_INC, _PCG_MUL2 = 747796405, 2891336453, 277803737

@@ -6,8 +6,8 @@ from __future__ import annotations
 import ast
 
 from verikern.hir.types import ArrayType
-from .annotations import value_type
-from .module import NotConstant
+from ..scan.annotations import value_type
+from ..scan.module import NotConstant
 
 
 def shared_array_type(chk, call: ast.Call) -> ArrayType:

@@ -19,9 +19,9 @@ import dataclasses
 
 from verikern.hir import nodes as H
 from verikern.hir.types import ArrayType, MatrixType, VectorType, vector_type
-from .builtins import check_atomic_value
-from .check_expr import VECTOR_FIELDS
-from .typing_rules import check_binary_types, literal_type_for
+from ..builtins.calls import check_atomic_value
+from .expressions import VECTOR_FIELDS
+from ..builtins.operators import check_binary_types, literal_type_for
 
 
 def element_part(chk, target):

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from verikern.errors import KernelError
 from verikern.hir import nodes as H
-from .module import ModuleInfo
+from ..scan.module import ModuleInfo
 
 
 @dataclass(frozen=True)
@@ -94,7 +94,7 @@ class FuncRegistry:
         return key
 
     def get(self, key: str) -> FuncInfo:
-        from .checker import BodyChecker  # lazy: import cycle with .checker
+        from .body import BodyChecker  # lazy: import cycle with .body
         name, index, types = self._keys.get(key, (key, len(self.overloads.get(key, ())) - 1,
                                                   None))
         if key not in self._done:

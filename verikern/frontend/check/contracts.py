@@ -16,8 +16,8 @@ import ast
 from verikern.hir import nodes as H
 from verikern.hir.types import ArrayType, ScalarType, TupleType, component_count
 
-from .factories import CAPTURE_PREFIX
-from .module import NotConstant
+from ..scan.factories import CAPTURE_PREFIX
+from ..scan.module import NotConstant
 
 UNIFORM_BUILTINS = {"block_dim", "grid_dim", "launch_dim", "min", "max", "abs", "clamp"}
 
@@ -33,7 +33,9 @@ else:
 
 
 class WarpChecks(_Host):
-    """Mixin of BodyChecker."""
+    """Mixin of BodyChecker: contracts (`vk.requires` in the body and as
+    decorators, with their uniformity rule), func tuple results and Warp's
+    type-change rule for re-assigned literals."""
 
     def _requires(self, call):
         self._no_args(call, 1)

@@ -11,7 +11,7 @@ import ast
 from verikern.hir.types import (
     BOOL, ArrayType, ScalarType, TupleType, matrix_type, quat_type, vector_type,
 )
-from .typing_rules import SCALAR_ALIASES, value_type_by_name
+from .type_names import SCALAR_ALIASES, value_type_by_name
 
 ARRAY_CTORS = {"array": None, "array1d": 1, "array2d": 2, "array3d": 3, "array4d": 4}
 

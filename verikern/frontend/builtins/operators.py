@@ -1,4 +1,5 @@
-"""Typing rules of docs/LANGUAGE.md section 2: literals, annotations, operators.
+"""Typing rules of docs/LANGUAGE.md section 2: literals and operators (the
+names of types are scan/type_names.py's).
 
 Invariant: no implicit int<->float conversion ever happens; an untyped
 literal (Python int/float in the source, or constant arithmetic on them)
@@ -8,22 +9,14 @@ representable in that type.
 from __future__ import annotations
 
 import ast
-import re
-
-import numpy as np
 
 from verikern.hir import nodes as H
 from verikern.hir.types import (
-    BOOL, DTYPE_SUFFIX, F16, F32, I32, MATRIX_TYPES, QUAT, SCALAR_TYPES, VECTOR_TYPES,
-    ArrayType, MatrixType, ScalarType, VectorType, is_quat, matrix_type, quat_type, vector_type,
+    BOOL, F32, I32, ArrayType, MatrixType, ScalarType, VectorType, is_quat, matrix_type,
+    vector_type,
 )
 
-SCALAR_ALIASES = {"int": I32, "float": F32, "bool": BOOL}
-# Warp spellings of the same types
-EXTRA_TYPE_NAMES = {"vec2f": VECTOR_TYPES["vec2"], "vec3f": VECTOR_TYPES["vec3"],
-                    "vec4f": VECTOR_TYPES["vec4"], "mat22f": MATRIX_TYPES["mat22"],
-                    "mat33f": MATRIX_TYPES["mat33"], "mat44f": MATRIX_TYPES["mat44"],
-                    "quatf": QUAT, "quat": QUAT}
+from ..scan.type_names import round_float
 
 BINOP_NAMES = {
     ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div",
@@ -35,45 +28,6 @@ BINOP_SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "div": "/", "floordiv": "//
                  "or": "|", "xor": "^"}
 COMPARE_NAMES = {ast.Eq: "eq", ast.NotEq: "ne", ast.Lt: "lt", ast.LtE: "le",
                  ast.Gt: "gt", ast.GtE: "ge"}
-
-
-def value_type_by_name(name: str):
-    """A scalar/vector/matrix type by its DSL name, or None."""
-    if name in SCALAR_TYPES:
-        return SCALAR_TYPES[name]
-    if name in VECTOR_TYPES:
-        return VECTOR_TYPES[name]
-    if name in MATRIX_TYPES:
-        return MATRIX_TYPES[name]
-    if name in EXTRA_TYPE_NAMES:
-        return EXTRA_TYPE_NAMES[name]
-    m = _WARP_TYPE_NAME.match(name)
-    if m is None:
-        return None
-    kind, size, suffix = m.group(1), m.group(2), m.group(3) or "f"
-    dtype = _SUFFIX_DTYPE.get(suffix)
-    if dtype is None:
-        return None
-    if kind == "vec":
-        return vector_type(int(size), dtype)
-    if kind == "quat":
-        return quat_type(dtype) if dtype.is_float else None
-    if dtype.is_float and size[0] == size[1]:
-        return matrix_type(int(size[0]), int(size[1]), dtype)
-    return None
-
-
-_WARP_TYPE_NAME = re.compile(r"^(vec|mat|quat)([2-4]|22|33|44|)(h|f|d|b|ub|s|us|i|ui|l|ul)?$")
-_SUFFIX_DTYPE = {v: k for k, v in DTYPE_SUFFIX.items()}
-
-
-def round_float(value: float, t: ScalarType) -> float:
-    """`value` rounded to the precision of float type `t`."""
-    if t == F16:
-        return float(np.float16(value))
-    if t == F32:
-        return float(np.float32(value))
-    return float(value)
 
 
 def make_literal(checker, value, t, node) -> H.Literal:

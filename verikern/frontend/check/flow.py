@@ -20,8 +20,8 @@ from verikern.hir.types import (
 )
 from verikern.errors import KernelError
 from .dynamic_components import is_constant
-from .annotations import parse_annotation
-from .module import NotConstant
+from ..scan.annotations import parse_annotation
+from ..scan.module import NotConstant
 from .overloads import pick_overload
 from .registry import is_any
 

@@ -16,13 +16,13 @@ from verikern.hir import nodes as H
 from verikern.hir.types import BOOL, I32, ArrayType, MatrixType, ScalarType, VectorType, vector_type
 from verikern.mir.ops import trunc_div as _c_div  # C division on unbounded ints
 from .dynamic_components import dynamic_read, is_constant
-from .factories import capture_of, capture_ref
-from .module import NotConstant
-from .project import module_member
-from .typing_rules import (
+from ..scan.factories import capture_of, capture_ref
+from ..scan.module import NotConstant
+from ..scan.project import module_member
+from ..builtins.operators import (
     BINOP_NAMES, COMPARE_NAMES, check_binary_types, literal_type_for, make_literal,
 )
-from .builtins import check_call
+from ..builtins.calls import check_call
 
 DSL_CONSTANTS = {"pi": math.pi, "e": math.e, "tau": math.tau, "inf": math.inf, "nan": math.nan,
                  # Warp 1.19's named float constants (warp/constants: Python floats)
@@ -61,7 +61,7 @@ else:
 
 class ExprChecker(_Host):
     """Mixin of the kernel/func checker: expression rules. Needs the state
-    set up by `checker.BodyChecker`."""
+    set up by `body.BodyChecker`."""
 
     # ---------------------------------------------------------- constants
     def const_eval(self, node: ast.AST):

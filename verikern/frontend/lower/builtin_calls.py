@@ -16,7 +16,7 @@ from verikern.hir.types import (
     F32, MatrixType, ScalarType, VectorType, component_count, is_quat,
 )
 from verikern.mir.nodes import Atomic, Cast, Jump, Phi
-from .builtins import ATOMICS
+from ..builtins.calls import ATOMICS
 
 
 if TYPE_CHECKING:   # the state and methods of the class that mixes this in
@@ -232,7 +232,7 @@ class BuiltinLowering(_Host):
 
     # ------------------------------------------------------------ inlining
     def inline(self, call: H.FuncCall, hint):
-        from .lower import FuncContext  # lazy: import cycle with .lower
+        from .lowerer import FuncContext  # lazy: import cycle with .lowerer
         f = self.k.func(call.func)
         new_env, new_arrays = {}, {}
         for p, a in zip(f.params, call.args):

@@ -8,7 +8,7 @@ instances are, in this order, without repeats:
 
 1. one per `wp.overload(kernel, [...] or {...})` in the file;
 2. one per launch site in the file whose argument types are evident
-   (launch_sites.py);
+   (scan/launch_sites.py);
 3. one per assignment of Warp's scalar types (bool, int8..uint64,
    float16..float64) to the generic parameters -- the element type for an
    array of `Any`, whose ndim the annotation fixes -- with which the body
@@ -46,10 +46,10 @@ from verikern.hir import nodes as H
 from verikern.hir.types import (
     F32, MATRIX_TYPES, QUAT, SCALAR_TYPES, VECTOR_TYPES, ArrayType, ElementType,
 )
-from . import launch_sites
-from .annotations import parse_annotation
-from .checker import BodyChecker
-from .module import Definition, ModuleInfo
+from ..scan import launch_sites
+from ..scan.annotations import parse_annotation
+from .body import BodyChecker
+from ..scan.module import Definition, ModuleInfo
 from .registry import is_any
 
 #: the checker's rules for "the body does not type-check with these types"

@@ -1,6 +1,6 @@
 """Generic kernels (`typing.Any` parameters) typed from their launch sites in
 the same file: instances beside the wp.overloads and the enumerated scalar
-typings (generic_kernels.py).
+typings (check/generic_kernels.py).
 
 Invariant: a launch site gives an instance only when every argument's type
 is certain from the source: a literal (int -> int32, float -> float32, bool),

@@ -13,8 +13,7 @@ from __future__ import annotations
 
 from verikern.hir import nodes as H
 from verikern.hir.types import BOOL, MatrixType, ScalarType, VectorType, vector_type
-from verikern.mir.nodes import Assert, Cast
-from .module import NotConstant
+from ..scan.module import NotConstant
 
 
 def is_constant(chk, node) -> bool:
@@ -76,7 +75,7 @@ def dynamic_write(chk, var, parts, value, loc):
         chk.declare(ti, e.type, p)
         out.append(H.Assign(ti, e, e.loc))
         idx.append(H.LocalRef(ti, e.type, e.loc))
-    out.append(H.AssertStmt(_in_range(idx, bounds, loc), _MESSAGE, "assert", loc))
+    out.append(H.AssertStmt(_in_range(idx, bounds, loc), H.COMPONENT_INDEX_MESSAGE, "assert", loc))
     flat = _flat(idx, bounds, loc)
     xv = H.LocalRef(tx, xt, loc)
     for k in range(_size(t)):
@@ -88,8 +87,6 @@ def dynamic_write(chk, var, parts, value, loc):
                                      loc))
     return out
 
-
-_MESSAGE = "vector index in range"
 
 
 def _size(t) -> int:
@@ -115,41 +112,3 @@ def _flat(idx, bounds, loc):
     c2 = c if c.type == t else H.CastExpr(c, t, loc)
     return H.BinaryExpr("add", H.BinaryExpr("mul", r, H.Literal(bounds[1], t, loc), t, loc),
                         c2, t, loc)
-
-
-def lower_dynamic_component(low, e: H.DynamicComponentExpr, hint):
-    """Assert the indices in range, then select the component(s)."""
-    vals = low.lower_expr(e.value)
-    idx = [low.lower_expr(i)[0] for i in e.indices]
-    ok = None
-    for i, n in zip(idx, e.bounds):
-        c = low.binop("and", low.cmp("ge", i, low.const(0, i.type), e.loc),
-                      low.cmp("lt", i, low.const(n, i.type), e.loc), e.loc)
-        ok = c if ok is None else low.binop("and", ok, c, e.loc)
-    guard = getattr(low, "_guard", None)
-    if guard is not None:   # evaluated eagerly, needed only where the guard holds
-        ok = low.binop("or", low.unop("not", guard, e.loc), ok, e.loc)
-    assert ok is not None   # a component access has at least one index
-    low.emit(Assert(ok, _MESSAGE, e.loc))
-    if len(idx) == 2:
-        r, c = idx
-        if c.type != r.type:
-            wide = low.b.new_value(r.type)
-            low.emit(Cast(wide, c, e.loc))
-            c = wide
-        flat = low.binop("add", low.binop("mul", r, low.const(e.bounds[1], r.type), e.loc), c,
-                         e.loc)
-        stride, n = 1, e.bounds[0] * e.bounds[1]
-    else:
-        flat, n = idx[0], e.bounds[0]
-        stride = e.count
-    out = []
-    for part in range(e.count):
-        acc = vals[(n - 1) * stride + part]
-        for k in range(n - 2, -1, -1):
-            here = low.cmp("eq", flat, low.const(k, flat.type), e.loc)
-            acc = low.select(here, vals[k * stride + part], acc, e.loc,
-                             hint if k == 0 else "")
-        out.append(acc)
-    return tuple(out)
-

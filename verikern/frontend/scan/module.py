@@ -23,7 +23,7 @@ from .rebinding import ANY, Rebinding, conditional_rebindings, find_rebindings, 
 from .project import (
     FOREIGN_FILE, bind_import_from, bind_imported_funcs, bind_module_alias, rebindings_from_outside,
 )
-from .typing_rules import round_float
+from .type_names import round_float
 
 DSL_MODULES = ("verikern", "warp")
 

@@ -23,7 +23,7 @@ import ast
 
 from verikern.errors import KernelError
 from verikern.hir.types import ArrayType
-from .annotations import parse_annotation
+from ..scan.annotations import parse_annotation
 from .registry import is_any
 
 

@@ -19,8 +19,8 @@ import ast
 from verikern.hir.types import (
     BOOL, F32, I32, MatrixType, ScalarType, VectorType, matrix_type, quat_type, vector_type,
 )
-from .module import NotConstant
-from .annotations import value_type
+from ..scan.module import NotConstant
+from ..scan.annotations import value_type
 from verikern.hir import nodes as H
 
 TYPE_CONSTRUCTORS = {"types.vector": "vector", "vector": "vector",
@@ -68,7 +68,7 @@ def _component_type(chk, node: ast.Call, kw: dict) -> ScalarType:
 
 def check_type_constructor(chk, node: ast.Call, name: str):
     """The HIR expression of a `wp.types.vector/matrix/quaternion(...)` call."""
-    from .builtins import _construct  # lazy: import cycle with .builtins
+    from .calls import _construct  # lazy: import cycle with .calls
 
     kind = TYPE_CONSTRUCTORS[name]
     kw = {}
