@@ -13,8 +13,11 @@ from typing import Callable
 
 from verikern.encoders.smt.semantics import model_int
 from verikern.mir.nodes import ArrayRef, BinOp, Cast, Const, Value
+from verikern.mir.ops import symbols
 
-_SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "shl": "<<"}
+#: the ops whose wrap-around a message explains, with their source symbols
+_SYMBOLS = {op: symbol for op, symbol in symbols("binary").items()
+            if op in ("add", "sub", "mul", "shl")}
 #: vector components by position (vec2/vec3/vec4 and quaternions)
 _COMPONENTS = "xyzw"
 

@@ -307,7 +307,7 @@ def test_expression_and_statement_dispatch_tables_cover_every_hir_class():
 
 
 def test_every_builtin_rule_has_a_lowering():
-    from verikern.frontend.builtins.calls import ATOMICS, BUILTIN_RULES
+    from verikern.frontend.builtins.table import ATOMICS, BUILTIN_RULES
     from verikern.frontend.lower.builtin_calls import BUILTIN_LOWERING
     produced = set(BUILTIN_RULES) - {"len", "mul", "quat_identity"} - set(ATOMICS)
     assert produced <= set(BUILTIN_LOWERING)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 
 from verikern.hir import nodes as H
+from verikern.mir.ops import symbols
 from verikern.hir.types import (
     BOOL, F32, I32, ArrayType, MatrixType, ScalarType, VectorType, is_quat, matrix_type,
     vector_type,
@@ -23,9 +24,7 @@ BINOP_NAMES = {
     ast.FloorDiv: "floordiv", ast.Mod: "mod", ast.Pow: "pow", ast.LShift: "shl",
     ast.RShift: "shr", ast.BitAnd: "and", ast.BitOr: "or", ast.BitXor: "xor",
 }
-BINOP_SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "div": "/", "floordiv": "//",
-                 "mod": "%", "pow": "**", "shl": "<<", "shr": ">>", "and": "&",
-                 "or": "|", "xor": "^"}
+BINOP_SYMBOLS = symbols("binary")     # op -> `+`, `//`, ... (mir.ops owns the spelling)
 COMPARE_NAMES = {ast.Eq: "eq", ast.NotEq: "ne", ast.Lt: "lt", ast.LtE: "le",
                  ast.Gt: "gt", ast.GtE: "ge"}
 

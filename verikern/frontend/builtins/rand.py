@@ -18,9 +18,9 @@ import ast
 
 from verikern.hir.types import U32
 from .warp import _ALIAS
-from .warp import positional_args, WARP_PARAMS
+from .warp import positional_args
+from .table import RAND_BUILTINS
 
-RAND_BUILTINS = {"rand_init", "randi", "randu", "randf"}
 _PCG_MUL, _PCG_INC, _PCG_MUL2 = 747796405, 2891336453, 277803737
 _HOISTED_FIELDS = {"Assign": ("value",), "AnnAssign": ("value",), "AugAssign": ("value",),
                    "Expr": ("value",), "Return": ("value",), "If": ("test",),
@@ -77,8 +77,8 @@ class _Hoister:
         self.assign(var, self.binop(self.binop(self.name(c), ast.RShift(), self.num(22)),
                                     ast.BitXor(), self.name(c)))
 
-    def args(self, call, name, params):
-        WARP_PARAMS.setdefault(name, params)
+    def args(self, call, name):
+        """The call's arguments in Warp's order (table.py gives the parameter names)."""
         return positional_args(self.chk, call, name)
 
     def rewrite(self, node):
@@ -107,7 +107,7 @@ class _Hoister:
     def call(self, node, name):
         chk = self.chk
         if name == "rand_init":
-            a = self.args(node, name, ("seed", "offset"))
+            a = self.args(node, name)
             if len(a) not in (1, 2):
                 raise chk.error("wp.rand_init() takes seed[, offset]", node, "arity")
             s = chk.temp()
@@ -119,7 +119,7 @@ class _Hoister:
                 self.assign(s, self.binop(self.name(s), ast.Add(), self.name(o)))
             self.pcg(s)
             return self.name(s)
-        a = self.args(node, name, ("state", "min", "max"))
+        a = self.args(node, name)
         if len(a) not in (1, 3):
             raise chk.error(f"wp.{name}() takes state or state, min, max", node, "arity")
         var = self.state_var(a[0], name)

@@ -21,6 +21,7 @@ from verikern.hir.types import (
 )
 from ..scan.module import NotConstant
 from ..scan.annotations import value_type
+from .rules import type_construct
 from verikern.hir import nodes as H
 
 TYPE_CONSTRUCTORS = {"types.vector": "vector", "vector": "vector",
@@ -68,8 +69,6 @@ def _component_type(chk, node: ast.Call, kw: dict) -> ScalarType:
 
 def check_type_constructor(chk, node: ast.Call, name: str):
     """The HIR expression of a `wp.types.vector/matrix/quaternion(...)` call."""
-    from .calls import _construct  # lazy: import cycle with .calls
-
     kind = TYPE_CONSTRUCTORS[name]
     kw = {}
     for k in node.keywords:
@@ -82,7 +81,7 @@ def check_type_constructor(chk, node: ast.Call, name: str):
     if kind == "quat":
         if not ct.is_float:
             raise _error(chk, node, f"a quaternion holds floats, not {ct}")
-        return _construct(chk, node, quat_type(ct), args)
+        return type_construct(chk, node, quat_type(ct), args)
     if kind == "vector":
         if "length" in kw:
             n = _constant_int(chk, kw["length"], "length")
@@ -93,7 +92,7 @@ def check_type_constructor(chk, node: ast.Call, name: str):
             n = len(args)
         else:
             raise _error(chk, node, f"wp.{name}() needs length= or at least two values")
-        return _construct(chk, node, vector_type(n, ct), args)
+        return type_construct(chk, node, vector_type(n, ct), args)
     shape = kw.get("shape")
     if not isinstance(shape, ast.Tuple) or len(shape.elts) != 2:
         raise _error(chk, shape if shape is not None else node,
@@ -101,7 +100,7 @@ def check_type_constructor(chk, node: ast.Call, name: str):
     rows, cols = (_constant_int(chk, e, "a matrix dimension") for e in shape.elts)
     if not ct.is_float:
         raise _error(chk, node, f"a matrix holds floats, not {ct}")
-    return _construct(chk, node, matrix_type(rows, cols, ct), args)
+    return type_construct(chk, node, matrix_type(rows, cols, ct), args)
 
 
 def check_matrix_from_vectors(chk, node, name, args, expected, loc):

@@ -7,7 +7,8 @@ the core language (so every backend, the simulator and the prover give it
 exactly the meaning of the formula in Warp's C++ headers, with no new MIR
 op); an argument that the formula uses more than once must be free of side
 effects (no atomics and no func calls), else a `warp-builtin-args` error asks
-for a variable. Keyword arguments are matched to Warp's parameter names.
+for a variable. Keyword arguments are matched to Warp's parameter names
+(table.py's `warp_params`); table.py lists which builtins are rewritten here.
 """
 from __future__ import annotations
 
@@ -17,27 +18,8 @@ import copy
 from verikern.hir.types import BOOL, F32, F64, MatrixType, ScalarType, VectorType
 from ..scan.factories import capture_of
 from ..scan.module import NotConstant, eval_module_constant
+from .table import WARP_PARAMS
 
-#: Warp 1.19's parameter names of the builtins that take keywords.
-WARP_PARAMS = {
-    "min": ("a", "b"), "max": ("a", "b"), "clamp": ("x", "low", "high"), "abs": ("x",),
-    "lerp": ("a", "b", "t"), "mod": ("a", "b"), "identity": ("n", "dtype"),
-    "quat_rpy": ("roll", "pitch", "yaw"), "floor": ("x",), "ceil": ("x",), "sqrt": ("x",),
-    "sin": ("x",), "cos": ("x",), "tan": ("x",), "exp": ("x",), "log": ("x",),
-    "pow": ("x", "y"), "atan2": ("y", "x"), "dot": ("a", "b"), "cross": ("a", "b"), "length": ("a",),
-    "length_sq": ("a",), "normalize": ("a",), "quat_rotate": ("quat", "vec"),
-    "where": ("cond", "value_if_true", "value_if_false"),
-    "select": ("cond", "value_if_false", "value_if_true"),
-    "quat_from_axis_angle": ("axis", "angle"), "transpose": ("a",), "cw_mul": ("a", "b"),
-    "cw_div": ("a", "b"), "smoothstep": ("a", "b", "x"), "sign": ("x",),
-    "expect_eq": ("a", "b"), "radians": ("x",), "quat_rotate_inv": ("quat", "vec"), "degrees": ("x",),
-    "expect_neq": ("a", "b"), "static": ("expr",), "expect_near": ("a", "b", "tolerance"),
-    "trace": ("a",), "isnan": ("a",), "isinf": ("a",), "isfinite": ("a",),
-}
-#: builtins rewritten here (the rest of WARP_PARAMS only gets keyword matching)
-DESUGARED = {"trace", "isnan", "isinf", "isfinite",
-             "lerp", "mod", "identity", "quat_rpy", "smoothstep", "sign", "static", "radians",
-             "degrees", "quat_rotate_inv"}
 _DEG_TO_RAD = 0.01745329251994329577     # Warp's builtin.h constants (double)
 _RAD_TO_DEG = 57.29577951308232087679
 _ALIAS = "__verikern_dsl__"   # a synthetic DSL module alias for generated calls

@@ -22,15 +22,16 @@ from verikern.hir.types import (
 )
 
 from ..scan.annotations import parse_annotation
-from ..builtins.calls import check_atomic_value
+from ..builtins.rules import check_atomic_value
 from .expressions import VECTOR_FIELDS, ExprChecker
 from .flow import FlowChecker
 from .contracts import UNIFORM_BUILTINS, WarpChecks, is_dsl_call  # noqa: F401
-from .dynamic_components import dynamic_write, is_constant
+from .dynamic_components import dynamic_write
 from .element_parts import assign_local_matrix_part, assign_part, augassign_part
 from ..scan.factories import CAPTURE_PREFIX, relation_requires
 from ..scan.module import Definition, ModuleInfo
-from ..builtins.rand import RAND_BUILTINS, has_rand, hoist
+from ..builtins.rand import has_rand, hoist
+from ..builtins.table import RAND_BUILTINS
 from .registry import is_any
 from ..builtins.operators import BINOP_NAMES, check_binary_types, literal_type_for
 from .shared_arrays import shared_array_type
@@ -146,7 +147,7 @@ class BodyChecker(WarpChecks, FlowChecker, ExprChecker):
             raise self.error("keyword-only and positional-only parameters are not allowed",
                              (a.kwonlyargs or a.posonlyargs)[0], "varargs")
         for dflt in a.defaults:   # @wp.func defaults (Warp): constants, filled in at calls
-            if self.is_kernel or not (self.is_literal_tree(dflt) or is_constant(self, dflt)):
+            if self.is_kernel or not (self.is_literal_tree(dflt) or self.is_const(dflt)):
                 raise self.error("parameters cannot have default values" if self.is_kernel
                                  else "a parameter default must be a constant", dflt,
                                  "param-default", "pass the value at every call")
@@ -481,7 +482,7 @@ class BodyChecker(WarpChecks, FlowChecker, ExprChecker):
             var = self._local_vector(base)
             t = var.type
             parts = self.index_list(target.slice)
-            if not all(is_constant(self, p) for p in parts):   # v[i] = x
+            if not all(self.is_const(p) for p in parts):   # v[i] = x
                 return dynamic_write(self, var, parts, value, loc)
             if isinstance(t, VectorType) and len(parts) == 1:
                 k = self.constant_index(parts[0], t.length, "a vector component")

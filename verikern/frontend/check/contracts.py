@@ -18,8 +18,8 @@ from verikern.hir.types import ArrayType, ScalarType, TupleType, component_count
 
 from ..scan.factories import CAPTURE_PREFIX
 from ..scan.module import NotConstant
+from ..builtins.table import CONTRACT_ONLY, UNIFORM_BUILTINS
 
-UNIFORM_BUILTINS = {"block_dim", "grid_dim", "launch_dim", "min", "max", "abs", "clamp"}
 
 
 def is_dsl_call(info, node, name: str) -> bool:
@@ -41,7 +41,7 @@ class WarpChecks(_Host):
         self._no_args(call, 1)
         arg = call.args[0]
         loc = self.loc(call)
-        for kind in ("all_in_range", "all_distinct", "all_sorted"):
+        for kind in sorted(CONTRACT_ONLY):
             if is_dsl_call(self.info, arg, kind):
                 n = 3 if kind == "all_in_range" else 1
                 self._no_args(arg, n)

@@ -13,15 +13,6 @@ from __future__ import annotations
 
 from verikern.hir import nodes as H
 from verikern.hir.types import BOOL, MatrixType, ScalarType, VectorType, vector_type
-from ..scan.module import NotConstant
-
-
-def is_constant(chk, node) -> bool:
-    try:
-        chk.const_eval(node)
-        return True
-    except NotConstant:
-        return False
 
 
 def _int_index(chk, node):

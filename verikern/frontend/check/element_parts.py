@@ -19,7 +19,8 @@ import dataclasses
 
 from verikern.hir import nodes as H
 from verikern.hir.types import ArrayType, MatrixType, VectorType, vector_type
-from ..builtins.calls import check_atomic_value
+from verikern.mir.ops import symbols
+from ..builtins.rules import check_atomic_value
 from .expressions import VECTOR_FIELDS
 from ..builtins.operators import check_binary_types, literal_type_for
 
@@ -109,8 +110,7 @@ def augassign_part(chk, s, op, atomic_ops, loc):
     return out
 
 
-_SYM = {"mul": "*", "div": "/", "floordiv": "//", "mod": "%", "pow": "**", "shl": "<<",
-        "shr": ">>"}
+_SYM = symbols("binary")
 
 
 def _forward_only(chk) -> bool:

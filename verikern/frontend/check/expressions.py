@@ -15,7 +15,7 @@ import math
 from verikern.hir import nodes as H
 from verikern.hir.types import BOOL, I32, ArrayType, MatrixType, ScalarType, VectorType, vector_type
 from verikern.mir.ops import trunc_div as _c_div  # C division on unbounded ints
-from .dynamic_components import dynamic_read, is_constant
+from .dynamic_components import dynamic_read
 from ..scan.factories import capture_of, capture_ref
 from ..scan.module import NotConstant
 from ..scan.project import module_member
@@ -23,6 +23,7 @@ from ..builtins.operators import (
     BINOP_NAMES, COMPARE_NAMES, check_binary_types, literal_type_for, make_literal,
 )
 from ..builtins.calls import check_call
+from ..builtins.table import LITERAL_CALLS
 
 DSL_CONSTANTS = {"pi": math.pi, "e": math.e, "tau": math.tau, "inf": math.inf, "nan": math.nan,
                  # Warp 1.19's named float constants (warp/constants: Python floats)
@@ -31,7 +32,6 @@ DSL_CONSTANTS = {"pi": math.pi, "e": math.e, "tau": math.tau, "inf": math.inf, "
                  "LN10": math.log(10.0), "LOG2E": math.log2(math.e),
                  "LOG10E": math.log10(math.e), "PHI": (1.0 + math.sqrt(5.0)) / 2.0}
 VECTOR_FIELDS = {"x": 0, "y": 1, "z": 2, "w": 3}
-_LITERAL_CALLS = ("min", "max", "abs", "clamp")  # of literals only: typed by their context
 
 _FORBIDDEN_EXPRS = {
     ast.List: ("no-lists", "lists are not allowed in kernels", "use an array parameter or a vector type"),
@@ -201,7 +201,7 @@ class ExprChecker(_Host):
             if name is None and isinstance(node.func, ast.Name) \
                     and node.func.id not in self.local_names and node.func.id not in self.info.funcs:
                 name = node.func.id
-            return name in _LITERAL_CALLS and all(self.is_literal_tree(a) for a in node.args)
+            return name in LITERAL_CALLS and all(self.is_literal_tree(a) for a in node.args)
         return False
 
     # ------------------------------------------------------- expressions
@@ -534,7 +534,7 @@ class ExprChecker(_Host):
             return H.IndexExpr(base, idx, base.type.dtype, loc)
         if isinstance(base.type, (VectorType, MatrixType)):
             parts = self.index_list(node.slice)
-            if not all(is_constant(self, p) for p in parts):   # v[i]: Warp allows it
+            if not all(self.is_const(p) for p in parts):   # v[i]: Warp allows it
                 return dynamic_read(self, base, parts, loc)
         if isinstance(base.type, VectorType):
             k = self.constant_index(node.slice, base.type.length, "a vector component")

@@ -19,7 +19,6 @@ from verikern.hir.types import (
     ArrayType, MatrixType, ScalarType, TupleType, VectorType, component_count,
 )
 from verikern.errors import KernelError
-from .dynamic_components import is_constant
 from ..scan.annotations import parse_annotation
 from ..scan.module import NotConstant
 from .overloads import pick_overload
@@ -121,7 +120,7 @@ class FlowChecker(_Host):
         self.loop_vars.append(var)
         # a loop over a constant range: Warp can unroll it, so wp.static() may read its variable
         unrollable = self.__dict__.setdefault("unrollable_loop_vars", [])
-        unrollable.append(var if all(is_constant(self, a) for a in args) else None)
+        unrollable.append(var if all(self.is_const(a) for a in args) else None)
         self.loop_depth += 1
         body, end_defined, _ = self._branch(s.body, inner, loop_body=True)
         self.loop_depth -= 1

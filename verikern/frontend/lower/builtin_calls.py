@@ -16,7 +16,7 @@ from verikern.hir.types import (
     F32, MatrixType, ScalarType, VectorType, component_count, is_quat,
 )
 from verikern.mir.nodes import Atomic, Cast, Jump, Phi
-from ..builtins.calls import ATOMICS
+from ..builtins.table import ATOMICS, FLOAT_UNARY, GEOMETRY
 
 
 if TYPE_CHECKING:   # the state and methods of the class that mixes this in
@@ -281,15 +281,13 @@ class BuiltinLowering(_Host):
 
 BUILTIN_LOWERING = {
     "tid": BuiltinLowering._tid, "launch_dim": BuiltinLowering._launch_dim,
-    **{g: BuiltinLowering._geometry for g in ("thread_idx", "block_idx", "block_dim",
-                                              "grid_dim")},
+    **{g: BuiltinLowering._geometry for g in GEOMETRY},
     "construct": BuiltinLowering._construct, "construct_rows": BuiltinLowering._construct,
     "matrix_from_rows": BuiltinLowering._construct,
     "matrix_from_cols": BuiltinLowering._construct_cols, "convert": BuiltinLowering._convert,
     "min": BuiltinLowering._minmax, "max": BuiltinLowering._minmax,
     "clamp": BuiltinLowering._clamp, "abs": BuiltinLowering._unary_math,
-    **{f: BuiltinLowering._unary_math for f in ("floor", "ceil", "sqrt", "sqrt_precise",
-                                                "sin", "cos", "tan", "exp", "log")},
+    **{f: BuiltinLowering._unary_math for f in FLOAT_UNARY},
     "pow": BuiltinLowering._pow, "atan2": BuiltinLowering._pow, "dot": BuiltinLowering._dot,
     "cross": BuiltinLowering._cross, "cw_mul": BuiltinLowering._cw,
     "cw_div": BuiltinLowering._cw, "length": BuiltinLowering._length,

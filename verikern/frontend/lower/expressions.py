@@ -108,6 +108,21 @@ class ExprLowering(_Host):
         r, c = arr.inner
         return [(self.const(i, I32), self.const(j, I32)) for i in range(r) for j in range(c)]
 
+    def join_values(self, join_l: str, first: tuple, second: tuple, loc, hint) -> tuple:
+        """The operands at block `join_l` reached from two blocks, `first` and
+        `second` each (label, operands): an operand equal on both edges as it
+        is, else a new phi (the first edge's value first)."""
+        (first_l, first_ops), (second_l, second_ops) = first, second
+        out = []
+        for x, y in zip(first_ops, second_ops):
+            if x == y:
+                out.append(x)
+                continue
+            v = self.b.new_value(x.type, hint)
+            self.b.add_phi(join_l, Phi(v, ((first_l, x), (second_l, y)), loc))
+            out.append(v)
+        return tuple(out)
+
     def _when(self, cond, then_fn, else_ops, loc, hint):
         """Evaluate `then_fn()` only when `cond` holds; otherwise the result is
         `else_ops`. Returns the merged operands (phis)."""
@@ -123,15 +138,7 @@ class ExprLowering(_Host):
             return else_ops
         self.b.terminate(Jump(join_l, loc))
         self.set_block(join_l)
-        out = []
-        for a, b in zip(vals, else_ops):
-            if a == b:
-                out.append(a)
-                continue
-            v = self.b.new_value(a.type, hint)
-            self.b.add_phi(join_l, Phi(v, ((end, a), (start, b)), loc))
-            out.append(v)
-        return tuple(out)
+        return self.join_values(join_l, (end, vals), (start, else_ops), loc, hint)
 
     # ------------------------------------------------------- expressions
     def _literal(self, e: H.Literal, hint):
@@ -255,15 +262,7 @@ class ExprLowering(_Host):
         assert a_end is not None and b_end is not None   # an expression never ends its block
         self.b.terminate(Jump(join_l, e.loc))
         self.set_block(join_l)
-        out = []
-        for x, y in zip(a, b):
-            if x == y:
-                out.append(x)
-                continue
-            v = self.b.new_value(x.type, hint)
-            self.b.add_phi(join_l, Phi(v, ((a_end, x), (b_end, y)), e.loc))
-            out.append(v)
-        return tuple(out)
+        return self.join_values(join_l, (a_end, a), (b_end, b), e.loc, hint)
 
     def _index(self, e: H.IndexExpr, hint, components=None):
         arr = self.arrays[e.array.name]

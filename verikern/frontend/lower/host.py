@@ -1,13 +1,7 @@
-"""The state and methods the lowerer mixins read from the class that mixes
-them in, declared for the type checker only.
-
-`lowerer.Lowerer` combines `ExprLowering` and `BuiltinLowering`. Each mixin
-reads attributes that the combined class's `__init__` sets and calls methods
-another mixin defines. The mixins name these protocols as their base under
-`typing.TYPE_CHECKING` only (at run time they derive from `object`), so mypy
-checks every such use against one declaration; this module is never imported
-at run time. Invariant: every name declared here is set or defined by
-Lowerer (or one of its mixins) with the declared type.
+"""What the lowerer's mixins read from `lowerer.Lowerer`, which combines
+`ExprLowering` and `BuiltinLowering`: declared for mypy only, as
+check/host.py explains for the checker. Invariant: every name declared here
+is set or defined by Lowerer (or one of its mixins) with the declared type.
 """
 from __future__ import annotations
 
