@@ -227,9 +227,9 @@ ALLOWED_LISTS = {
         "the lowering of each builtin, keyed by the table's names (checked above)",
     ("builtins/warp.py", 'name in ("isnan"'): "the desugaring's own dispatch",
     ("builtins/warp.py", "_STATIC_CALLS"): "Python's functions wp.static() evaluates",
-    ("scan/module.py", "_MATH_FUNCS"): "Python's math functions of module constants",
-    ("scan/module.py", "numpy.{n}"): "numpy's functions of module constants",
-    ("scan/module.py", "_PY_BUILTINS"): "Python's functions of module constants",
+    ("scan/constants.py", "_MATH_FUNCS"): "Python's math functions of module constants",
+    ("scan/constants.py", "numpy.{n}"): "numpy's functions of module constants",
+    ("scan/constants.py", "_PY_BUILTINS"): "Python's functions of module constants",
     ("scan/rebinding.py", "_FLOAT_MODULES"): "Python's math functions of module constants",
 }
 

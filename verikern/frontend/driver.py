@@ -123,7 +123,7 @@ def _compile_source(source: str, filename: str, optimize: bool, project_file=Non
     scan_module(tree, info)
     local_type_aliases(tree, info)
     launch_sites.collect(tree, info)
-    registry = FuncRegistry(info)
+    registry = FuncRegistry(info, BodyChecker)
     kernels = []
     for inst in kernel_instances(info, registry):
         d, name = inst.definition, inst.name

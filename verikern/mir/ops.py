@@ -32,6 +32,7 @@ derive its op-name tuples from it.
 """
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 from typing import Callable, Optional
 
@@ -60,6 +61,12 @@ def trunc_div(a: int, b: int) -> int:
 def trunc_mod(a: int, b: int) -> int:
     """The remainder with the dividend's sign (C `%`): a == trunc_div(a, b)*b + r."""
     return a - trunc_div(a, b) * b
+
+
+#: add, sub and mul on unbounded numbers (Python ints, or floats): what the op
+#: means before its result is wrapped or rounded to a type
+UNBOUNDED_RING: dict[str, Callable] = {"add": operator.add, "sub": operator.sub,
+                                       "mul": operator.mul}
 
 
 def floor_div(a: int, b: int) -> int:

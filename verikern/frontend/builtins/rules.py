@@ -16,7 +16,7 @@ from verikern.hir.types import (
     BOOL, F32, I32, QUAT, VECTOR_TYPES, ArrayType, MatrixType,
     ScalarType, VectorType, component_count, is_quat, vector_type,
 )
-from ..scan.module import NotConstant
+from ..scan.constants import NotConstant
 from .operators import make_literal, check_binary_types
 
 

@@ -19,7 +19,7 @@ import ast
 from verikern.hir.types import (
     BOOL, F32, I32, MatrixType, ScalarType, VectorType, matrix_type, quat_type, vector_type,
 )
-from ..scan.module import NotConstant
+from ..scan.constants import NotConstant
 from ..scan.annotations import value_type
 from .rules import type_construct
 from verikern.hir import nodes as H

@@ -17,7 +17,7 @@ import copy
 
 from verikern.hir.types import BOOL, F32, F64, MatrixType, ScalarType, VectorType
 from ..scan.factories import capture_of
-from ..scan.module import NotConstant, eval_module_constant
+from ..scan.constants import NotConstant, eval_module_constant
 from .table import WARP_PARAMS
 
 _DEG_TO_RAD = 0.01745329251994329577     # Warp's builtin.h constants (double)

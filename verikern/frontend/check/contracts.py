@@ -17,7 +17,7 @@ from verikern.hir import nodes as H
 from verikern.hir.types import ArrayType, ScalarType, TupleType, component_count
 
 from ..scan.factories import CAPTURE_PREFIX
-from ..scan.module import NotConstant
+from ..scan.constants import NotConstant
 from ..builtins.table import CONTRACT_ONLY, UNIFORM_BUILTINS
 
 

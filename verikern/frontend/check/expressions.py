@@ -14,10 +14,11 @@ import math
 
 from verikern.hir import nodes as H
 from verikern.hir.types import BOOL, I32, ArrayType, MatrixType, ScalarType, VectorType, vector_type
+from verikern.mir.ops import UNBOUNDED_RING
 from verikern.mir.ops import trunc_div as _c_div  # C division on unbounded ints
 from .dynamic_components import dynamic_read
 from ..scan.factories import capture_of, capture_ref
-from ..scan.module import NotConstant
+from ..scan.constants import NotConstant
 from ..scan.project import module_member
 from ..builtins.operators import (
     BINOP_NAMES, COMPARE_NAMES, check_binary_types, literal_type_for, make_literal,
@@ -123,12 +124,8 @@ class ExprChecker(_Host):
             op = BINOP_NAMES[type(node.op)]
             both_int = isinstance(a, int) and isinstance(b, int)
             try:
-                if op == "add":
-                    return a + b
-                if op == "sub":
-                    return a - b
-                if op == "mul":
-                    return a * b
+                if op in UNBOUNDED_RING:
+                    return UNBOUNDED_RING[op](a, b)
                 if op == "div":
                     return _c_div(a, b) if both_int else a / b
                 if op == "floordiv":

@@ -20,7 +20,7 @@ from verikern.hir.types import (
 )
 from verikern.errors import KernelError
 from ..scan.annotations import parse_annotation
-from ..scan.module import NotConstant
+from ..scan.constants import NotConstant
 from .overloads import pick_overload
 from .registry import is_any
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
+from typing import Any, Callable
 
 from verikern.errors import KernelError
 from verikern.hir import nodes as H
@@ -49,8 +50,14 @@ def is_any(info: ModuleInfo, node) -> bool:
 
 
 class FuncRegistry:
-    def __init__(self, info: ModuleInfo):
+    """The funcs of one module. `checker` is the body checker class
+    (body.BodyChecker; passed in, so this module does not import the checker
+    that imports it): `checker(info, definition, registry, param_types=...,
+    func_key=...)` with `check_func() -> H.FuncDef`."""
+
+    def __init__(self, info: ModuleInfo, checker: Callable[..., Any]):
         self.info = info
+        self.checker = checker
         self.overloads: dict[str, list] = {}
         for d in info.definitions:
             if d.kind == "func":
@@ -94,12 +101,11 @@ class FuncRegistry:
         return key
 
     def get(self, key: str) -> FuncInfo:
-        from .body import BodyChecker  # lazy: import cycle with .body
         name, index, types = self._keys.get(key, (key, len(self.overloads.get(key, ())) - 1,
                                                   None))
         if key not in self._done:
             d = self.overloads[name][index]
-            chk = BodyChecker(self.info, d, self, param_types=types, func_key=key)
+            chk = self.checker(self.info, d, self, param_types=types, func_key=key)
             try:
                 fdef = chk.check_func()
                 self._done[key] = FuncInfo(fdef, chk.uses_block, chk.tid_arity,

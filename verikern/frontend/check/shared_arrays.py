@@ -7,7 +7,7 @@ import ast
 
 from verikern.hir.types import ArrayType
 from ..scan.annotations import value_type
-from ..scan.module import NotConstant
+from ..scan.constants import NotConstant
 
 
 def shared_array_type(chk, call: ast.Call) -> ArrayType:

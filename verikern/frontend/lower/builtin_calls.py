@@ -17,6 +17,7 @@ from verikern.hir.types import (
 )
 from verikern.mir.nodes import Atomic, Cast, Jump, Phi
 from ..builtins.table import ATOMICS, FLOAT_UNARY, GEOMETRY
+from .contexts import FuncContext
 
 
 if TYPE_CHECKING:   # the state and methods of the class that mixes this in
@@ -232,7 +233,6 @@ class BuiltinLowering(_Host):
 
     # ------------------------------------------------------------ inlining
     def inline(self, call: H.FuncCall, hint):
-        from .lowerer import FuncContext  # lazy: import cycle with .lowerer
         f = self.k.func(call.func)
         new_env, new_arrays = {}, {}
         for p, a in zip(f.params, call.args):

@@ -43,7 +43,7 @@ class LowererHost(_LowererHostMethods):
     k: H.KernelDef
     b: MirBuilder
     arrays: dict[str, ArrayRef]
-    funcs: list[Any]        # lowerer.FuncContext (not imported: lowerer imports the mixins)
+    funcs: list[Any]        # contexts.FuncContext
     cur: str | None
     env: dict[str, tuple]
-    loops: list[Any]        # lowerer.LoopContext
+    loops: list[Any]        # contexts.LoopContext

@@ -10,7 +10,6 @@ instruction. Trivial phis are left to `verikern.mir.passes`.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from verikern.hir import nodes as H
@@ -21,19 +20,8 @@ from verikern.mir.nodes import (
     RequiresArray, Return, SourceLoc, Store,
 )
 from .builtin_calls import BuiltinLowering
+from .contexts import FuncContext, LoopContext
 from .expressions import ExprLowering
-
-
-@dataclass
-class LoopContext:
-    breaks: list = field(default_factory=list)      # (label, env) pending jumps to exit
-    continues: list = field(default_factory=list)   # (label, env) pending jumps to latch
-    invariants: list = field(default_factory=list)
-
-
-@dataclass
-class FuncContext:
-    returns: list = field(default_factory=list)     # (label, values) pending jumps
 
 
 def assigned_vars(stmts) -> set[str]:

@@ -11,6 +11,7 @@ import ast
 from verikern.hir.types import (
     BOOL, ArrayType, ScalarType, TupleType, matrix_type, quat_type, vector_type,
 )
+from .constants import NotConstant, eval_module_constant
 from .type_names import SCALAR_ALIASES, value_type_by_name
 
 ARRAY_CTORS = {"array": None, "array1d": 1, "array2d": 2, "array3d": 3, "array4d": 4}
@@ -40,8 +41,6 @@ _TYPE_CTORS = {"types.vector": ("length", "dtype"), "vector": ("length", "dtype"
 
 
 def _type_constructor(info, node: ast.Call, depth: int):
-    from .module import NotConstant, eval_module_constant  # lazy: import cycle with .module
-
     name = info.dsl_name(node.func)
     params = _TYPE_CTORS.get(name)
     if params is None or len(node.args) > len(params):

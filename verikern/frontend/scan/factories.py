@@ -31,7 +31,8 @@ from dataclasses import dataclass
 
 from verikern.hir.types import BOOL, F32, I32, I64, ScalarType
 from .annotations import value_type
-from .module import ModuleInfo, NotConstant, eval_module_constant, register_definition
+from .constants import NotConstant, eval_module_constant
+from .module import ModuleInfo, register_definition
 from verikern.hir import nodes as H
 
 CAPTURE_PREFIX = "@"

@@ -27,6 +27,9 @@ import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .annotations import value_type
+from .rebinding import ANY, Rebinding, outside_rebindings
+
 #: the DSL's own packages: `from warp.x import y` is never a project import
 DSL_PACKAGES = ("verikern", "warp")
 
@@ -98,7 +101,7 @@ def read_module(project: Project, dotted: str, path: Path):
     None while it is being read: an import cycle gives no constants)."""
     if dotted in project.modules:
         return project.modules[dotted]
-    from .module import ModuleInfo, scan_module  # lazy: import cycle with .module
+    from .module import ModuleInfo, scan_module  # lazy: import cycle with .module (reading an imported module scans it)
     project.modules[dotted] = None
     data = path.read_bytes()
     project.files[str(path)] = hashlib.sha256(data).hexdigest()
@@ -223,7 +226,6 @@ def _bind_name(info, defining, name: str, local: str, stmt: ast.AST) -> None:
     elif name in defining.enums and defining.rebinding(name) is None:
         info.enums[local] = defining.enums[name]
     elif name in defining.type_aliases and defining.rebinding(name) is None:
-        from .annotations import value_type  # lazy: import cycle with .module
         node = defining.type_aliases[name]
         t = value_type(defining, node)
         if t is not None and value_type(info, node) == t:
@@ -375,7 +377,6 @@ def rebindings_from_outside(project: Project, dotted: str) -> dict:
     from source (rebinding.outside_rebindings). Every project file is hashed
     into `project.files` (one entry, PROJECT_SOURCES): a change anywhere in
     the project changes the proof-cache key."""
-    from .rebinding import ANY, Rebinding, outside_rebindings  # lazy: import cycle with .module
     found: dict = {}
     if len(_project_sources(project)) > MAX_SCANNED_FILES:
         from verikern.mir.nodes import SourceLoc  # lazy: only for this rare case
