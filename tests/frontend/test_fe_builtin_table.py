@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from verikern import lang
 from verikern.frontend import compile_source
 from verikern.frontend.builtins import rules as R
 from verikern.frontend.builtins import table as T
@@ -288,3 +289,10 @@ def test_each_operator_symbol_comes_from_mir_ops_and_parses_back_to_its_op():
         assert type(ast.parse(f"a {syms[op]} b", mode="eval").body.ops[0]) is ast_op
     assert set(syms) == set(BINOP_NAMES.values()) | set(COMPARE_NAMES.values())
     assert BINOP_SYMBOLS == O.symbols("binary") and HIR_SYMBOLS == syms
+
+
+def test_the_language_surface_exposes_only_table_builtins():
+    """verikern.lang gives each core builtin a Python stub (`vk.sqrt`, raising
+    KernelOnlyError) without importing the frontend; every name it exposes is a
+    builtin of the table, typed and lowered there."""
+    assert set(lang.BUILTIN_NAMES) <= set(T.BY_NAME)

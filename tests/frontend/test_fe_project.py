@@ -1,4 +1,4 @@
-"""Project-aware reading (verikern/frontend/project.py): names imported from
+"""Project-aware reading (verikern/frontend/scan/project.py): names imported from
 the project's other modules, read from their source, never executed; IntEnum
 members as constants. The fake project is tests/data/project_pkg/vkproj."""
 from __future__ import annotations

@@ -15,9 +15,10 @@ An entry gives, in one place:
   assertions, checked as asserts), `CONTRACT`: the statement checker;
   `INTERNAL`: made by the checker for a constructor; `REFUSED`);
 - `lowering`: how it reaches MIR: `LOWERED` (the lowerer's BUILTIN_LOWERING
-  entry of the same name), `ATOMIC` (an Atomic instruction of MIR op
-  `atomic`), `FOLDED` (the typing rule already built other HIR), or none
-  because it is rewritten (`DESUGARED`, `RANDOM`), a statement or refused;
+  entry of the same name), `ATOMIC_OP` (an Atomic instruction; its op is the
+  entry's `("atomic", op)`), `FOLDED` (the typing rule already built other
+  HIR), or `NONE` because it is rewritten (`DESUGARED`, `RANDOM`), a
+  statement or refused;
 - `mir_ops`: the MIR ops (`(kind, op)` of verikern.mir.ops) its lowering
   emits, which every backend and encoder must have;
 - `uniform`: with uniform arguments its value is the same in every thread
@@ -25,10 +26,12 @@ An entry gives, in one place:
 - `of_literals`: a call on literals only is itself an untyped literal
   expression, typed by its context (`min(1, 2.5)`).
 
-Invariants (tests/frontend/test_fe_builtin_table.py): names are unique; an
-entry is typed exactly when its typing is a rule, lowered exactly when its
-lowering is LOWERED, and each MIR op it lists is in mir.ops and in every
-backend's and encoder's dispatch table. No other module lists builtins.
+Invariants (tests/frontend/test_fe_builtin_table.py): names are unique; the
+lowerer has an entry exactly for the LOWERED builtins; a kernel calling any
+builtin compiles, and one calling a LOWERED, ATOMIC_OP or FOLDED builtin
+holds exactly the MIR ops its entry lists; each such op is in mir.ops and in
+every backend's and encoder's dispatch table (atomics: mir.ops.ATOMIC). No
+other frontend module lists builtins; verikern.lang exposes only these.
 """
 from __future__ import annotations
 
