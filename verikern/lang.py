@@ -285,7 +285,7 @@ class KernelHandle:
 
     def overloads(self) -> list:
         """The compiled instances of a generic kernel (`name[int8]`, ...:
-        frontend/generic_kernels.py)."""
+        frontend/check/generic_kernels.py)."""
         if not self.source_file or not os.path.exists(self.source_file):
             return []
         module = _compile_cached(self.source_file)

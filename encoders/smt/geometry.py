@@ -61,7 +61,7 @@ def suffix_products(dims: Sequence[z3.ExprRef], t: ScalarType = I32) -> list:
 def tid_components(linear: z3.ExprRef, dims: Sequence[z3.ExprRef],
                    t: ScalarType = I32) -> list:
     """vk.tid()'s components of the linear id `linear`, term for term as the
-    frontend lowers them (verikern/frontend/lower_expr.py: lower_tid)."""
+    frontend lowers them (verikern/frontend/lower/expressions.py: lower_tid)."""
     out = []
     for k, suffix in enumerate(suffix_products(dims, t)):
         q = linear if suffix is None else int_binop("floordiv", linear, suffix, t)

@@ -13,8 +13,11 @@ from typing import Callable
 
 from verikern.encoders.smt.semantics import model_int
 from verikern.mir.nodes import ArrayRef, BinOp, Cast, Const, Value
+from verikern.mir.ops import UNBOUNDED_RING, symbols
 
-_SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "shl": "<<"}
+#: the ops whose wrap-around a message explains, with their source symbols
+_SYMBOLS = {op: symbol for op, symbol in symbols("binary").items()
+            if op in ("add", "sub", "mul", "shl")}
 #: vector components by position (vec2/vec3/vec4 and quaternions)
 _COMPONENTS = "xyzw"
 
@@ -22,12 +25,8 @@ _COMPONENTS = "xyzw"
 def _exact(op: str, a: int, b: int, bits: int) -> int | None:
     """The mathematical result of `a op b`, or None when the operation has
     no wrap to report (a shift by a negative or too large amount)."""
-    if op == "add":
-        return a + b
-    if op == "sub":
-        return a - b
-    if op == "mul":
-        return a * b
+    if op in UNBOUNDED_RING:
+        return UNBOUNDED_RING[op](a, b)
     if op == "shl" and 0 <= b < bits:
         return a << b
     return None

@@ -27,6 +27,7 @@ from verikern.mir.nodes import (
     ArrayRef, Assert, BinOp, Branch, Cast, Const, Kernel, Load, Return, ShapeOf,
     Special,
 )
+from verikern.mir.ops import symbols
 from verikern.mir.types import I32
 
 from verikern.proofs.deciding.budget import MEGA
@@ -254,8 +255,9 @@ def _who(cex: Counterexample, i: int = 0) -> str:
     return f"thread {t} of block {b}, block_dim {cex.block_dim}"
 
 
-_SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "div": "/", "floordiv": "//", "mod": "%",
-            "and": "&", "or": "|", "xor": "^", "shl": "<<", "shr": ">>"}
+#: the infix ops a message rebuilds from MIR (every binary op spelled as an
+#: operator but `**`, which a message shows by its value)
+_SYMBOLS = {op: sym for op, sym in symbols("binary").items() if op != "pow"}
 
 
 #: What a rendering built from MIR shows where it lost the source: an SSA

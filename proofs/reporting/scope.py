@@ -221,7 +221,7 @@ def _text_at(tree, source: str | None, line: int, col: int) -> str:
     best = None
     if tree is not None and source is not None:   # (the tree is parsed from the source)
         for node in ast.walk(tree):
-            # a kernel factory's relation between captures (frontend/factories.py):
+            # a kernel factory's relation between captures (frontend/scan/factories.py):
             # the requires is `name == value`, located at the value
             if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None \
                     and node.value.lineno == line and node.value.col_offset + 1 == col:

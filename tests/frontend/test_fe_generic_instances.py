@@ -1,4 +1,4 @@
-"""The instances of a generic kernel (frontend/generic_kernels.py): declared
+"""The instances of a generic kernel (frontend/check/generic_kernels.py): declared
 overloads, evident launch sites, every scalar typing the body type-checks
 with; never fewer instances than Warp can build without an error instance
 saying so."""

@@ -300,21 +300,21 @@ def test_vector_and_matrix_lowering_shapes():
 
 
 def test_expression_and_statement_dispatch_tables_cover_every_hir_class():
-    from verikern.frontend.lower import STMT_LOWERING
-    from verikern.frontend.lower_expr import EXPR_LOWERING
+    from verikern.frontend.lower.lowerer import STMT_LOWERING
+    from verikern.frontend.lower.expressions import EXPR_LOWERING
     assert set(STMT_LOWERING) == set(H.STATEMENT_CLASSES) == set(_STMT)
     assert set(EXPR_LOWERING) == set(H.EXPRESSION_CLASSES) == set(_EXPR)
 
 
 def test_every_builtin_rule_has_a_lowering():
-    from verikern.frontend.builtins import ATOMICS, BUILTIN_RULES
-    from verikern.frontend.lower_builtins import BUILTIN_LOWERING
+    from verikern.frontend.builtins.table import ATOMICS, BUILTIN_RULES
+    from verikern.frontend.lower.builtin_calls import BUILTIN_LOWERING
     produced = set(BUILTIN_RULES) - {"len", "mul", "quat_identity"} - set(ATOMICS)
     assert produced <= set(BUILTIN_LOWERING)
 
 
 def test_missing_lowering_entry_raises():
-    from verikern.frontend.lower import Lowerer
+    from verikern.frontend.lower.lowerer import Lowerer
     kd = compile_text("""
     import verikern as vk
     @vk.kernel

@@ -1,4 +1,4 @@
-"""`@wp.func` overloads are chosen by Warp's rules (frontend/overloads.py): a
+"""`@wp.func` overloads are chosen by Warp's rules (frontend/check/overloads.py): a
 bare literal has its default type whatever the parameter, non-generic
 overloads before generic ones; a call verikern cannot resolve as Warp would
 is a located error. Real Warp on the CPU is the reference."""

@@ -1,4 +1,4 @@
-"""Project-aware reading (verikern/frontend/project.py): names imported from
+"""Project-aware reading (verikern/frontend/scan/project.py): names imported from
 the project's other modules, read from their source, never executed; IntEnum
 members as constants. The fake project is tests/data/project_pkg/vkproj."""
 from __future__ import annotations
@@ -19,7 +19,7 @@ from verikern.app.cache import ProofCache
 from verikern.errors import LaunchError
 from verikern.app.prove import MODULE_KERNEL, prove_file, prove_paths
 from verikern.frontend import compile_file, compile_source
-from verikern.frontend.project import PROJECT_SOURCES
+from verikern.frontend.scan.project import PROJECT_SOURCES
 from verikern.proofs.obligations import KernelStatus
 from frontend.fe_util import compile_text, first_error
 

@@ -1,6 +1,6 @@
 """Which typings of a generic kernel real Warp builds when the body mixes a
 generic value with a literal: exactly the ones verikern enumerates
-(frontend/generic_kernels.py applies Warp's literal rule: a literal keeps its
+(frontend/check/generic_kernels.py applies Warp's literal rule: a literal keeps its
 own type, int32 or float32, in arithmetic and builtins; comparisons are
 exempt). Real Warp on its CPU device is the reference: it raises "Input types
 must be the same" while building a typing it cannot compile."""

@@ -59,7 +59,7 @@ def prove_contents_task(args) -> list:
     """A worker's proof of one file from its contents: (path, text, data,
     kernel, options, cache) -> [KernelReport, ...], the reports `prove_file`
     gives for `path` when it holds `data`. The file itself is never read on
-    the worker; the project modules it imports from (frontend/project.py) are,
+    the worker; the project modules it imports from (frontend/scan/project.py) are,
     when the worker sees `path` (a shared folder), else those names are not
     constants there."""
     path, text, data, kernel, opts, cache = args

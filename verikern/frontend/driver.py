@@ -20,14 +20,14 @@ from verikern.mir import nodes as M
 from verikern.mir.nodes import SourceLoc
 from verikern.mir.passes import run_default_pipeline
 from verikern.mir.verifier import MirVerifyError, verify
-from .checker import BodyChecker
-from .factories import collect_calls, local_type_aliases
-from .lower import Lowerer
-from .generic_kernels import kernel_instances
-from .module import ModuleInfo, scan_module
-from .project import Project
-from . import launch_sites
-from .registry import FuncRegistry
+from .check.body import BodyChecker
+from .scan.factories import collect_calls, local_type_aliases
+from .lower.lowerer import Lowerer
+from .check.generic_kernels import kernel_instances
+from .scan.module import ModuleInfo, scan_module
+from .scan.project import Project
+from .scan import launch_sites
+from .check.registry import FuncRegistry
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,7 @@ class ModuleResult:
     kernels: list[KernelResult] = field(default_factory=list)
     errors: list[KernelError] = field(default_factory=list)
     funcs: dict = field(default_factory=dict)
-    # (path, sha256) of every project module the file's imports read (project.py)
+    # (path, sha256) of every project module the file's imports read (scan/project.py)
     imports: tuple[tuple[str, str], ...] = ()
 
     def kernel(self, name: str) -> KernelResult:
@@ -90,7 +90,7 @@ def compile_source(source: str, filename: str = "<string>", optimize: bool = Tru
     """Compile every @kernel in `source` (see module docstring).
     `project_file`: the path the source was read from; names it imports from
     the other modules of its project are then read from their source
-    (project.py). None: such imports are never constants."""
+    (scan/project.py). None: such imports are never constants."""
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, _RECURSION_LIMIT))  # long expressions recurse deeply
     try:
@@ -123,7 +123,7 @@ def _compile_source(source: str, filename: str, optimize: bool, project_file=Non
     scan_module(tree, info)
     local_type_aliases(tree, info)
     launch_sites.collect(tree, info)
-    registry = FuncRegistry(info)
+    registry = FuncRegistry(info, BodyChecker)
     kernels = []
     for inst in kernel_instances(info, registry):
         d, name = inst.definition, inst.name

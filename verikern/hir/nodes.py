@@ -149,13 +149,18 @@ class ComponentExpr:
     loc: SourceLoc
 
 
+#: the assertion every run-time component index makes (check and lowering alike)
+COMPONENT_INDEX_MESSAGE = "vector index in range"
+
+
 @dataclass(frozen=True)
 class DynamicComponentExpr:
     """`v[i]`, `m[i]` (a row: `count` = cols) or `m[i, j]` of a local vector or
     matrix value with run-time integer indices (Warp 1.19 allows them).
     Invariant: lowering asserts 0 <= each index < its bound (`bounds`: the
     length, or rows then cols) before selecting; an index out of range is an
-    `assert` obligation, never a silent read."""
+    `assert` obligation, never a silent read, with the message
+    `COMPONENT_INDEX_MESSAGE` (a run-time write asserts the same)."""
 
     value: "Expr"
     indices: tuple["Expr", ...]

@@ -6,12 +6,12 @@ fully parenthesised Python-like source with every literal's type shown
 """
 from __future__ import annotations
 
+from verikern.mir.ops import symbols
+
 from . import nodes as H
 from .types import type_name
 
-_SYM = {"add": "+", "sub": "-", "mul": "*", "div": "/", "floordiv": "//", "mod": "%",
-        "pow": "**", "shl": "<<", "shr": ">>", "and": "&", "or": "|", "xor": "^",
-        "eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
+_SYM = symbols("binary", "compare")
 
 
 def format_expr(e) -> str:

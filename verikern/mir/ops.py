@@ -32,6 +32,7 @@ derive its op-name tuples from it.
 """
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 from typing import Callable, Optional
 
@@ -62,6 +63,12 @@ def trunc_mod(a: int, b: int) -> int:
     return a - trunc_div(a, b) * b
 
 
+#: add, sub and mul on unbounded numbers (Python ints, or floats): what the op
+#: means before its result is wrapped or rounded to a type
+UNBOUNDED_RING: dict[str, Callable] = {"add": operator.add, "sub": operator.sub,
+                                       "mul": operator.mul}
+
+
 def floor_div(a: int, b: int) -> int:
     if b == 0:
         raise ZeroDivisionError("integer division by zero")
@@ -85,7 +92,10 @@ class OpInfo:
     kind: "binary", "compare" or "unary"; types: operand type classes it is
     defined on; traps: integer operands with a zero divisor are an error
     (obligation `div-zero`); int_ref / bool_ref: reference semantics on
-    machine integers / bools (`(a, b, t)` or `(a, t)`); summary: one line."""
+    machine integers / bools (`(a, b, t)` or `(a, t)`); summary: one line;
+    symbol: the Python operator that spells it in kernel source (`//`, `<=`),
+    None for an op spelled as a call (`min`, `sqrt`). Every printer and
+    message reads the symbol from here."""
 
     name: str
     kind: str
@@ -94,6 +104,7 @@ class OpInfo:
     int_ref: Optional[Callable] = None
     bool_ref: Optional[Callable] = None
     traps: bool = False
+    symbol: Optional[str] = None
 
     def allows(self, t: ScalarType) -> bool:
         return type_class(t) in self.types
@@ -103,8 +114,9 @@ class OpInfo:
         return 1 if self.kind == "unary" else 2
 
 
-def _op(name, kind, types, summary, int_ref=None, bool_ref=None, traps=False) -> OpInfo:
-    return OpInfo(name, kind, frozenset(types), summary, int_ref, bool_ref, traps)
+def _op(name, kind, types, summary, int_ref=None, bool_ref=None, traps=False,
+        symbol=None) -> OpInfo:
+    return OpInfo(name, kind, frozenset(types), summary, int_ref, bool_ref, traps, symbol)
 
 
 _NUM = (INT_CLASS, FLOAT_CLASS)
@@ -112,46 +124,47 @@ _BITS = (BOOL_CLASS, INT_CLASS)
 
 BINARY: dict[str, OpInfo] = {o.name: o for o in (
     _op("add", "binary", _NUM, "sum; ints wrap",
-        lambda a, b, t: t.wrap(a + b)),
+        lambda a, b, t: t.wrap(a + b), symbol="+"),
     _op("sub", "binary", _NUM, "difference; ints wrap",
-        lambda a, b, t: t.wrap(a - b)),
+        lambda a, b, t: t.wrap(a - b), symbol="-"),
     _op("mul", "binary", _NUM, "product; ints wrap",
-        lambda a, b, t: t.wrap(a * b)),
+        lambda a, b, t: t.wrap(a * b), symbol="*"),
     _op("div", "binary", _NUM, "ints: truncating (C); INT_MIN / -1 wraps; floats: IEEE",
-        lambda a, b, t: t.wrap(trunc_div(a, b)), traps=True),
+        lambda a, b, t: t.wrap(trunc_div(a, b)), traps=True, symbol="/"),
     _op("floordiv", "binary", _NUM, "ints: rounds toward -inf; floats: floor(a / b)",
-        lambda a, b, t: t.wrap(floor_div(a, b)), traps=True),
+        lambda a, b, t: t.wrap(floor_div(a, b)), traps=True, symbol="//"),
     _op("mod", "binary", _NUM, "ints: dividend's sign (C %); floats: fmod",
-        lambda a, b, t: t.wrap(trunc_mod(a, b)), traps=True),
+        lambda a, b, t: t.wrap(trunc_mod(a, b)), traps=True, symbol="%"),
     _op("min", "binary", _NUM, "smaller (floats: a NaN yields the other operand)",
         lambda a, b, t: min(a, b)),
     _op("max", "binary", _NUM, "larger (floats: a NaN yields the other operand)",
         lambda a, b, t: max(a, b)),
     _op("and", "binary", _BITS, "bitwise on ints, logical on bool",
-        lambda a, b, t: t.wrap(a & b), lambda a, b, t: bool(a) and bool(b)),
+        lambda a, b, t: t.wrap(a & b), lambda a, b, t: bool(a) and bool(b), symbol="&"),
     _op("or", "binary", _BITS, "bitwise on ints, logical on bool",
-        lambda a, b, t: t.wrap(a | b), lambda a, b, t: bool(a) or bool(b)),
+        lambda a, b, t: t.wrap(a | b), lambda a, b, t: bool(a) or bool(b), symbol="|"),
     _op("xor", "binary", _BITS, "bitwise on ints, logical on bool",
-        lambda a, b, t: t.wrap(a ^ b), lambda a, b, t: bool(a) != bool(b)),
+        lambda a, b, t: t.wrap(a ^ b), lambda a, b, t: bool(a) != bool(b), symbol="^"),
     _op("shl", "binary", (INT_CLASS,), "left shift by b mod width; wraps",
-        lambda a, b, t: t.wrap(a << _shift_amount(b, t))),
+        lambda a, b, t: t.wrap(a << _shift_amount(b, t)), symbol="<<"),
     _op("shr", "binary", (INT_CLASS,), "right shift by b mod width; arithmetic if signed",
-        _shr),
-    _op("pow", "binary", (FLOAT_CLASS,), "C pow of the operands widened to float64"),
+        _shr, symbol=">>"),
+    _op("pow", "binary", (FLOAT_CLASS,), "C pow of the operands widened to float64",
+        symbol="**"),
     _op("atan2", "binary", (FLOAT_CLASS,),
         "C atan2(a, b) (the angle of the point (b, a)) of the operands widened to float64"),
 )}
 
 
-def _cmp(name, fn) -> OpInfo:
+def _cmp(name, symbol, fn) -> OpInfo:
     ref = lambda a, b, t: fn(int(a), int(b))  # noqa: E731  (bools compare as 0/1)
-    return _op(name, "compare", TYPE_CLASSES, f"bool result; {name}", ref, ref)
+    return _op(name, "compare", TYPE_CLASSES, f"bool result; {name}", ref, ref, symbol=symbol)
 
 
 COMPARE: dict[str, OpInfo] = {o.name: o for o in (
-    _cmp("eq", lambda a, b: a == b), _cmp("ne", lambda a, b: a != b),
-    _cmp("lt", lambda a, b: a < b), _cmp("le", lambda a, b: a <= b),
-    _cmp("gt", lambda a, b: a > b), _cmp("ge", lambda a, b: a >= b),
+    _cmp("eq", "==", lambda a, b: a == b), _cmp("ne", "!=", lambda a, b: a != b),
+    _cmp("lt", "<", lambda a, b: a < b), _cmp("le", "<=", lambda a, b: a <= b),
+    _cmp("gt", ">", lambda a, b: a > b), _cmp("ge", ">=", lambda a, b: a >= b),
 )}
 
 
@@ -178,6 +191,14 @@ OPS_BY_KIND: dict[str, dict[str, OpInfo]] = {
 }
 
 
+def symbols(*kinds: str) -> dict[str, str]:
+    """op name -> source operator symbol of every op of `kinds` spelled as an
+    operator (binary and compare ops; a unary op's spelling depends on its
+    operand, so unary ops carry none)."""
+    return {name: info.symbol for kind in kinds for name, info in OPS_BY_KIND[kind].items()
+            if info.symbol is not None}
+
+
 def _check_table() -> None:
     for table in OPS_BY_KIND.values():
         for name, info in table.items():
@@ -186,6 +207,7 @@ def _check_table() -> None:
             assert (info.int_ref is not None) == (INT_CLASS in info.types), name
             assert (info.bool_ref is not None) == (BOOL_CLASS in info.types), name
             assert not info.traps or info.kind == "binary", name
+            assert info.symbol is None or info.kind != "unary", name
 
 
 _check_table()

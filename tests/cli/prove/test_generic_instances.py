@@ -1,5 +1,5 @@
 """A generic kernel is proved for every instantiation Warp can build
-(frontend/generic_kernels.py), with a verdict per instance in every report
+(frontend/check/generic_kernels.py), with a verdict per instance in every report
 format: a kernel whose one declared `wp.overload` (int32) is correct but
 whose int8 instance wraps `k + k` fails; real Warp on the CPU builds that
 int8 instance at launch and wraps the same way."""

@@ -1,0 +1,606 @@
+"""Type checking of kernel and func bodies: AST statements -> HIR.
+
+Invariant: a BodyChecker either returns a HIR definition that satisfies every
+rule of docs/LANGUAGE.md sections 2-5 or raises the first violated rule as a
+located KernelError. Definite assignment is tracked (`defined`): a variable
+is readable only where every path has assigned it; a variable keeps the type
+of its first assignment for its whole life.
+"""
+from __future__ import annotations
+
+import ast
+import copy
+
+from verikern.errors import KernelError
+from verikern.hir import nodes as H
+from verikern.hir.types import (
+    I32,
+    ArrayType,
+    MatrixType,
+    ScalarType,
+    VectorType,
+)
+
+from ..scan.annotations import parse_annotation
+from ..builtins.rules import check_atomic_value
+from .expressions import VECTOR_FIELDS, ExprChecker
+from .flow import FlowChecker
+from .contracts import UNIFORM_BUILTINS, WarpChecks, is_dsl_call  # noqa: F401
+from .dynamic_components import dynamic_write
+from .element_parts import assign_local_matrix_part, assign_part, augassign_part
+from ..scan.factories import CAPTURE_PREFIX, relation_requires
+from ..scan.module import Definition, ModuleInfo
+from ..builtins.rand import has_rand, hoist
+from ..builtins.table import RAND_BUILTINS
+from .registry import is_any
+from ..builtins.operators import BINOP_NAMES, check_binary_types, literal_type_for
+from .shared_arrays import shared_array_type
+from ..builtins.warp import expect_near_test
+from ..builtins.warp import positional_args
+
+_FORBIDDEN_STMTS = {
+    "Try": ("no-try", "try/except is not allowed in kernels", "check conditions with if"),
+    "TryStar": ("no-try", "try/except is not allowed in kernels", "check conditions with if"),
+    "With": ("no-with", "with is not allowed in kernels", None),
+    "AsyncWith": ("no-with", "with is not allowed in kernels", None),
+    "AsyncFor": ("async", "async for is not allowed in kernels", None),
+    "Import": ("import-in-kernel", "import inside a kernel", "import at module level"),
+    "ImportFrom": ("import-in-kernel", "import inside a kernel", "import at module level"),
+    "FunctionDef": ("nested-def", "functions cannot be defined inside kernels",
+                    "define a module-level @vk.func"),
+    "AsyncFunctionDef": ("nested-def", "functions cannot be defined inside kernels", None),
+    "ClassDef": ("nested-def", "classes cannot be defined inside kernels", None),
+    "Global": ("closure", "global is not allowed in kernels", "pass values as parameters"),
+    "Nonlocal": ("closure", "nonlocal is not allowed in kernels", None),
+    "Delete": ("unsupported-statement", "del is not allowed in kernels", None),
+    "Raise": ("no-raise", "raise is not allowed in kernels", "use assert"),
+    "Match": ("unsupported-statement", "match is not allowed in kernels", "use if/elif"),
+}
+ATOMIC_AUG = {"add": "add", "sub": "sub", "and": "and", "or": "or", "xor": "xor"}
+
+
+def _assigned_names(body) -> set[str]:
+    out: set[str] = set()
+    for stmt in body:
+        for n in ast.walk(stmt):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                out.add(n.id)
+    return out
+
+
+def has_rand_header(chk, s) -> bool:
+    """A random-number call in the test or range of an if/for/while."""
+    header = getattr(s, "test", None) or getattr(s, "iter", None)
+    return header is not None and has_rand(chk, header)
+
+
+class BodyChecker(WarpChecks, FlowChecker, ExprChecker):
+    """Checks one kernel or func body (see module docstring)."""
+
+    def __init__(self, info: ModuleInfo, definition: Definition, registry, param_types=None,
+                 func_key: str | None = None):
+        self.param_types = param_types   # a generic func's specialization: one type per param
+        self.param_anns: dict = {}       # a generic kernel's wp.overload: name -> annotation
+        self.func_key = func_key or definition.node.name
+        self.info = info
+        self.defn = definition
+        self.node = definition.node
+        self.name = definition.node.name
+        self.is_kernel = definition.kind == "kernel"
+        self.registry = registry
+        self.current_node: ast.AST = definition.node
+        self.arrays: dict[str, ArrayType] = {}
+        self.param_arrays: set[str] = set()
+        self.var_types: dict = {}
+        self.defined: set[str] = set()
+        self.terminated = False
+        self.local_names = _assigned_names(self.node.body)
+        self.loop_depth = 0
+        self.loop_vars: list[str] = []
+        self.tid_arity: int | None = None
+        self.launch_dim_max = -1
+        self.uses_block = False
+        self.called: set[str] = set()
+        self.returns = None
+        self.temp_counter = 0
+        self.captures: dict = {}   # captured unknown constants read: name -> type
+        self.tuple_ok: bool = False   # a tuple-returning func call may appear here
+
+    # ---------------------------------------------------------- helpers
+    def loc(self, node):
+        return self.info.loc(node)
+
+    def error(self, message, node, rule, hint=None):
+        return self.info.error(message, node, rule, hint)
+
+    def declare(self, name: str, t, node) -> None:
+        if name in self.var_types and self.var_types[name] != t:
+            raise self.error(f"variable {name!r} changes type from {self.var_types[name]} to {t}",
+                             node, "type-change",
+                             "use a new variable name, or convert explicitly")
+        self.var_types[name] = t
+        self.defined.add(name)
+
+    def note_tid(self, arity: int, node) -> None:
+        if self.tid_arity is not None and self.tid_arity != arity:
+            raise self.error(f"vk.tid() is used with {self.tid_arity} and {arity} dimensions",
+                             node, "tid-arity", "unpack vk.tid() the same way everywhere")
+        self.tid_arity = arity
+
+    def note_launch_dim(self, k: int) -> None:
+        self.launch_dim_max = max(self.launch_dim_max, k)
+
+    def temp(self) -> str:
+        self.temp_counter += 1
+        name = f"$t{self.temp_counter}"
+        self.local_names.add(name)
+        return name
+
+    # ------------------------------------------------------- definitions
+    def params(self) -> tuple[H.Param, ...]:
+        a = self.node.args
+        if a.vararg or a.kwarg:
+            bad = a.vararg or a.kwarg
+            raise self.error("*args/**kwargs are not allowed", bad, "varargs",
+                             "declare each parameter with a type")
+        if a.kwonlyargs or a.posonlyargs:
+            raise self.error("keyword-only and positional-only parameters are not allowed",
+                             (a.kwonlyargs or a.posonlyargs)[0], "varargs")
+        for dflt in a.defaults:   # @wp.func defaults (Warp): constants, filled in at calls
+            if self.is_kernel or not (self.is_literal_tree(dflt) or self.is_const(dflt)):
+                raise self.error("parameters cannot have default values" if self.is_kernel
+                                 else "a parameter default must be a constant", dflt,
+                                 "param-default", "pass the value at every call")
+        out: list[H.Param] = []
+        seen: set[str] = set()
+        for arg in a.args:
+            self.current_node = arg
+            if arg.arg in seen:
+                raise self.error(f"duplicate parameter {arg.arg!r}", arg, "syntax",
+                                 "give every parameter its own name")
+            seen.add(arg.arg)
+            if self.param_types is not None:
+                t = self.param_types[len(out)]
+            elif arg.arg in self.param_anns:   # wp.overload annotation, or a launch site's type
+                ann = self.param_anns[arg.arg]
+                t = parse_annotation(self, ann, f"parameter {arg.arg!r}") \
+                    if isinstance(ann, ast.AST) else ann
+            elif is_any(self.info, arg.annotation):
+                raise self.error(f"the generic parameter {arg.arg!r} (Any) has no concrete type "
+                                 "here", arg, "generic-kernel",
+                                 f"declare its types with wp.overload({self.name}, [...]) in this "
+                                 "file, launch it there with arguments of evident types "
+                                 "(e.g. wp.zeros(n, dtype=float)), or annotate a concrete type")
+            else:
+                t = parse_annotation(self, arg.annotation, f"parameter {arg.arg!r}")
+            if isinstance(t, ArrayType):
+                self.arrays[arg.arg] = t
+                self.param_arrays.add(arg.arg)
+                if arg.arg in self.local_names:
+                    store = next(n for n in ast.walk(self.node) if isinstance(n, ast.Name)
+                                 and n.id == arg.arg and isinstance(n.ctx, ast.Store))
+                    raise self.error(f"cannot assign to the array parameter {arg.arg!r}", store,
+                                     "assign-to-array", "write to its elements: a[i] = ...")
+            else:
+                self.local_names.add(arg.arg)
+                self.declare(arg.arg, t, arg)
+            out.append(H.Param(arg.arg, t, self.loc(arg)))
+        return tuple(out)
+
+    def check_kernel(self) -> H.KernelDef:
+        params = self.params()
+        if self.node.returns is not None and not (isinstance(self.node.returns, ast.Constant)
+                                                  and self.node.returns.value is None):
+            raise self.error("kernels do not return values", self.node.returns,
+                             "kernel-return-value", "write results into an array")
+        body = self.decorator_requires(params) + self.check_body(self.node.body, top=True)
+        if self.tid_arity is not None and self.launch_dim_max >= self.tid_arity:
+            raise self.error(f"vk.launch_dim({self.launch_dim_max}) in a kernel that unpacks "
+                             f"vk.tid() into {self.tid_arity} dimension(s)", self.node,
+                             "launch-dim-range")
+        ndim = self.tid_arity or max(1, self.launch_dim_max + 1)
+        funcs = tuple(self.registry.get(n).fdef for n in sorted(self.called))
+        # the relations a kernel factory computes between the captures read
+        body = relation_requires(self) + body
+        # captured unknown constants: hidden scalar parameters after the others
+        params = params + tuple(H.Param(CAPTURE_PREFIX + n, t, self.defn.loc)
+                                for n, t in sorted(self.captures.items()))
+        return H.KernelDef(self.func_key, params, tuple(body), self.defn.loc, funcs, ndim,
+                           self.defn.block_dim, self.info.fast_math if self.defn.fast_math is None
+                           else self.defn.fast_math, self.uses_block)
+
+    def check_func(self) -> H.FuncDef:
+        params = self.params()
+        r = self.node.returns
+        if r is not None and not (isinstance(r, ast.Constant) and r.value is None) \
+                and not is_any(self.info, r):
+            self.returns = parse_annotation(self, r, f"the result of {self.name}")
+            if isinstance(self.returns, ArrayType):
+                raise self.error("funcs cannot return arrays", r, "array-return",
+                                 "pass the output array as a parameter")
+        self.declared_return = self.returns
+        body = self.check_body(self.node.body, top=True)
+        if not self.terminated and self.returns is not None:
+            last = self.node.body[-1]
+            raise self.error(f"func {self.name!r} can reach its end without returning a "
+                             f"{self.returns}", last, "missing-return",
+                             "return a value on every path")
+        return H.FuncDef(self.func_key, params, self.returns, tuple(body), self.defn.loc)
+
+    # -------------------------------------------------------- statements
+    def check_body(self, stmts, top=False, loop_body=False) -> list:
+        out = []
+        preamble = True  # still in the leading requires/invariant run
+        for i, s in enumerate(stmts):
+            self.current_node = s
+            if isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant) \
+                    and isinstance(s.value.value, str) and i == 0 and top:
+                continue  # docstring
+            is_req = isinstance(s, ast.Expr) and is_dsl_call(self.info, s.value, "requires")
+            is_inv = isinstance(s, ast.Expr) and is_dsl_call(self.info, s.value, "invariant")
+            if is_req and not (top and self.is_kernel and preamble):
+                raise self.error("vk.requires(...) must be at the top of a kernel body", s,
+                                 "requires-position",
+                                 "move it before every other statement of the kernel")
+            if is_inv and not (loop_body and preamble):
+                raise self.error("vk.invariant(...) must be the first statement of a loop body",
+                                 s, "invariant-position",
+                                 "move it to the start of the loop body")
+            if not ((is_req and top) or (is_inv and loop_body)):
+                preamble = False
+            was_terminated = self.terminated
+            r = self.check_stmt(s)
+            if was_terminated:
+                self.terminated = True
+            if r is not None:
+                out.extend(r if isinstance(r, list) else [r])
+        return out
+
+    def check_stmt(self, s):
+        if any(isinstance(n, ast.Call) and self.info.dsl_name(n.func) in RAND_BUILTINS
+               for n in ast.walk(s)) and not isinstance(s, (ast.If, ast.For, ast.While)) \
+                or isinstance(s, (ast.If, ast.For, ast.While)) and has_rand_header(self, s):
+            pre, s = hoist(self, copy.deepcopy(s))
+            out = []
+            for p in pre:
+                r = self.check_stmt(p)
+                out.extend(r if isinstance(r, list) else [r] if r is not None else [])
+            r = self._check_stmt(s)
+            out.extend(r if isinstance(r, list) else [r] if r is not None else [])
+            return out
+        return self._check_stmt(s)
+
+    def _check_stmt(self, s):
+        kind = type(s).__name__
+        if kind in _FORBIDDEN_STMTS:
+            rule, msg, hint = _FORBIDDEN_STMTS[kind]
+            raise self.error(msg, s, rule, hint)
+        method = getattr(self, "_stmt_" + kind, None)
+        if method is None:
+            raise self.error(f"{kind} statements are not allowed in kernels", s,
+                             "unsupported-statement")
+        return method(s)
+
+    def _stmt_Pass(self, s):
+        return None
+
+    def _stmt_Break(self, s):
+        if not self.loop_depth:
+            raise self.error("break outside a loop", s, "break-outside-loop")
+        self.terminated = True
+        return H.Break(self.loc(s))
+
+    def _stmt_Continue(self, s):
+        if not self.loop_depth:
+            raise self.error("continue outside a loop", s, "break-outside-loop")
+        self.terminated = True
+        return H.Continue(self.loc(s))
+
+    def _stmt_Return(self, s):
+        loc = self.loc(s)
+        if self.is_kernel:
+            if s.value is not None:
+                raise self.error("a kernel cannot return a value", s.value,
+                                 "kernel-return-value", "write results into an array")
+            self.terminated = True
+            return H.ReturnStmt(None, loc)
+        if s.value is None:
+            if self.returns is not None:
+                raise self.error(f"{self.name!r} must return a {self.returns}", s,
+                                 "return-type")
+            self.terminated = True
+            return H.ReturnStmt(None, loc)
+        if isinstance(s.value, ast.Tuple) and s.value.elts:
+            e = self._tuple_value(s.value)
+        else:
+            self.tuple_ok = isinstance(s.value, ast.Call)
+            try:
+                e = self.check_expr(s.value, self.returns)
+            finally:
+                self.tuple_ok = False
+        if isinstance(e.type, ArrayType):
+            raise self.error("funcs cannot return arrays", s.value, "array-return",
+                             "pass the output array as a parameter")
+        if self.returns is None and self.declared_return is None and (
+                self.node.returns is None or is_any(self.info, self.node.returns)):
+            self.returns = self.declared_return = e.type
+        if e.type != self.returns:
+            raise self.error(f"returns {e.type} but {self.name!r} returns {self.returns}",
+                             s.value, "return-type", "convert the value explicitly")
+        self.terminated = True
+        return H.ReturnStmt(e, loc)
+
+    def _stmt_Assert(self, s):
+        cond = self.check_cond(s.test)
+        msg = ""
+        if s.msg is not None:
+            if not (isinstance(s.msg, ast.Constant) and isinstance(s.msg.value, str)):
+                raise self.error("an assert message must be a plain string literal", s.msg,
+                                 "no-strings")
+            msg = s.msg.value
+        return H.AssertStmt(cond, msg or ast.unparse(s.test), "assert", self.loc(s))
+
+    def _stmt_Expr(self, s):
+        v = s.value
+        loc = self.loc(s)
+        if isinstance(v, ast.Constant) and v.value is Ellipsis:
+            return None
+        if isinstance(v, ast.Call):
+            name = self.info.dsl_name(v.func)
+            if name == "sync_threads":
+                self._no_args(v, 0)
+                self.uses_block = True
+                return H.BarrierStmt(self.loc(v))
+            if name == "block_until":
+                self._no_args(v, 1)
+                self.uses_block = True
+                return H.BlockUntil(self.check_cond(v.args[0]), self.loc(v))
+            if name == "requires":
+                return self._requires(v)
+            if name in ("printf", "print") or (name is None and isinstance(v.func, ast.Name)
+                                                and v.func.id == "print"
+                                                and "print" not in self.local_names):
+                return None   # Warp's printing: no meaning for proofs or results
+            if name == "expect_near":   # Warp's test assertion: an assert
+                return H.AssertStmt(self.check_cond(expect_near_test(self, v)), ast.unparse(v),
+                                    "assert", loc)
+            if name in ("expect_eq", "expect_neq"):  # Warp's test assertion: an assert
+                a, b = (positional_args(self, v, name) + [None, None])[:2]
+                if a is None or b is None or len(v.args) + len(v.keywords) != 2:
+                    raise self.error(f"wp.{name}() takes 2 arguments", v, "arity")
+                op = ast.Eq() if name == "expect_eq" else ast.NotEq()
+                test = ast.copy_location(ast.Compare(left=a, ops=[op], comparators=[b]), v)
+                self.expect_compare = test   # vectors and matrices compare here only
+                return H.AssertStmt(self.check_cond(test), ast.unparse(v), "assert", loc)
+            if name == "invariant":
+                self._no_args(v, 1)
+                cond = self.check_cond(v.args[0])
+                return H.AssertStmt(cond, "invariant " + ast.unparse(v.args[0]), "invariant",
+                                    self.loc(v))
+        return H.ExprStmt(self.check_expr(v), loc)
+
+    def _no_args(self, call, n):
+        if call.keywords or len(call.args) != n:
+            raise self.error(f"{ast.unparse(call.func)}() takes {n} argument(s)", call, "arity")
+
+    # assignments ----------------------------------------------------
+    def _stmt_Assign(self, s):
+        if len(s.targets) != 1:
+            raise self.error("chained assignment is not allowed", s, "multi-assign",
+                             "assign each variable separately")
+        return self.assign(s.targets[0], s.value, s)
+
+    def _stmt_AnnAssign(self, s):
+        if s.value is None or not isinstance(s.target, ast.Name):
+            raise self.error("an annotated assignment needs a simple name and a value", s,
+                             "bad-assign-target")
+        t = parse_annotation(self, s.annotation, f"variable {s.target.id!r}")
+        if isinstance(t, ArrayType):
+            raise self.error("local array variables are not allowed", s, "array-alias",
+                             "use the parameter directly or vk.shared.array(...)")
+        e = self.check_expr(s.value, t)
+        if e.type != t:
+            raise self.error(f"value of type {e.type} assigned to {s.target.id!r}: {t}", s.value,
+                             "implicit-conversion" if isinstance(e.type, ScalarType) and
+                             isinstance(t, ScalarType) and e.type.is_float != t.is_float
+                             else "type-mismatch", "convert explicitly")
+        self.declare(s.target.id, t, s.target)
+        return H.Assign(s.target.id, e, self.loc(s.target))
+
+    def assign(self, target, value, s):
+        loc = self.loc(target)
+        if isinstance(target, (ast.Tuple, ast.List)):
+            return self._assign_tuple(target, value, s)
+        if isinstance(target, ast.Name):
+            name = target.id
+            if is_dsl_call(self.info, value, "shared.array"):
+                return self._shared_decl(name, value, target)
+            if name in self.arrays:
+                raise self.error(f"cannot assign to the array {name!r}", target,
+                                 "assign-to-array", "write to its elements: a[i] = ...")
+            prev = self.var_types.get(name)
+            if isinstance(prev, ScalarType) and prev.is_float and self._int_literal(value):
+                prev = None   # `v = 1.0` then `v = 2`: Warp rejects the change of type too
+            try:
+                e = self.check_expr(value, prev)
+            except KernelError as err:
+                # a literal of another kind re-assigned: that is a change of type
+                if err.rule not in ("implicit-conversion", "literal-range") \
+                        or not self.is_literal_tree(value):
+                    raise
+                e = self.check_expr(value)
+            if isinstance(e.type, ArrayType):
+                raise self.error("arrays cannot be copied into local variables", value,
+                                 "array-alias", f"use {ast.unparse(value)} directly")
+            if e.type is None:
+                raise self.error(f"{ast.unparse(value)} has no value", value, "no-value")
+            if name in self.loop_vars:
+                raise self.error(f"cannot assign to the loop variable {name!r}", target,
+                                 "loop-var-assign", "use another variable")
+            self.declare(name, e.type, target)
+            return H.Assign(name, e, loc)
+        part = assign_part(self, target, value, loc)   # a[i].x = v, m[i][r] = row
+        if part is not None:
+            return part
+        if isinstance(target, ast.Subscript):
+            return self._assign_subscript(target, value, s, loc)
+        if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+            var = self._local_vector(target.value)
+            if isinstance(var.type, VectorType) and target.attr in VECTOR_FIELDS \
+                    and VECTOR_FIELDS[target.attr] < var.type.length:
+                e = self._typed(value, var.type.dtype, what="a component")
+                return H.AssignComponent(var.name, VECTOR_FIELDS[target.attr], 1, e, loc)
+        raise self.error(f"cannot assign to `{ast.unparse(target)}`", target, "bad-assign-target",
+                         "assign to a variable, an array element a[i] or a vector component")
+
+    def _typed(self, node, t, what="value"):
+        e = self.check_expr(node, t)
+        if e.type != t:
+            raise self.error(f"{what} of type {e.type} where {t} is needed", node,
+                             "implicit-conversion" if isinstance(e.type, ScalarType) and
+                             isinstance(t, ScalarType) and e.type.is_float != t.is_float
+                             else "type-mismatch", f"convert with {t}(...)")
+        return e
+
+    def _local_vector(self, node):
+        e = self.check_expr(node)
+        if not isinstance(e, H.LocalRef) or not isinstance(e.type, (VectorType, MatrixType)):
+            raise self.error(f"cannot assign into `{ast.unparse(node)}`", node,
+                             "bad-assign-target")
+        return e
+
+    def _assign_subscript(self, target, value, s, loc):
+        base = target.value
+        if isinstance(base, ast.Name) and base.id in self.arrays:
+            arr = self.check_expr(base)
+            idx = self.check_indices(arr, self.index_list(target.slice), target)
+            v = self._typed(value, arr.type.dtype, what="stored value")
+            return H.StoreStmt(arr, idx, v, loc)
+        if isinstance(base, ast.Attribute) and base.attr == "shape":
+            raise self.error("array shapes cannot be assigned", target, "bad-assign-target")
+        if isinstance(base, ast.Name):
+            var = self._local_vector(base)
+            t = var.type
+            parts = self.index_list(target.slice)
+            if not all(self.is_const(p) for p in parts):   # v[i] = x
+                return dynamic_write(self, var, parts, value, loc)
+            if isinstance(t, VectorType) and len(parts) == 1:
+                k = self.constant_index(parts[0], t.length, "a vector component")
+                return H.AssignComponent(var.name, k, 1, self._typed(value, t.dtype), loc)
+            if isinstance(t, MatrixType) and len(parts) == 2:
+                r = self.constant_index(parts[0], t.rows, "a matrix row")
+                c = self.constant_index(parts[1], t.cols, "a matrix column")
+                return H.AssignComponent(var.name, r * t.cols + c, 1,
+                                         self._typed(value, t.dtype), loc)
+        part = assign_local_matrix_part(self, target, value, loc)   # m[r] = row, m[r][c] = x
+        if part is not None:
+            return part
+        raise self.error(f"cannot assign to `{ast.unparse(target)}`", target, "bad-assign-target",
+                         "index the array directly: a[i, j] = v")
+
+    def _assign_tuple(self, target, value, s):
+        names = target.elts
+        if is_dsl_call(self.info, value, "tid"):
+            if value.args or value.keywords:
+                raise self.error("vk.tid() takes no arguments", value, "arity")
+            if not all(isinstance(n, ast.Name) for n in names) or not 1 <= len(names) <= 4:
+                raise self.error("unpack vk.tid() into 1 to 4 plain names", target,
+                                 "bad-assign-target")
+            self.note_tid(len(names), value)
+            for n in names:
+                if n.id in self.arrays:
+                    raise self.error(f"cannot assign to the array {n.id!r}", n, "assign-to-array")
+                self.declare(n.id, I32, n)
+            return H.TidUnpack(tuple(n.id for n in names), self.loc(value))
+        if isinstance(value, ast.Call) and not is_dsl_call(self.info, value, "tid"):
+            out = self._unpack_call(target, value, s)
+            if out is not None:
+                return out
+        if isinstance(value, ast.Tuple) and len(value.elts) == len(names):
+            temps, out = [], []
+            for v in value.elts:
+                e = self.check_expr(v)
+                t = self.temp()
+                self.declare(t, e.type, v)
+                temps.append(t)
+                out.append(H.Assign(t, e, self.loc(v)))
+            for n, t in zip(names, temps):
+                fake = ast.Name(id=t, ctx=ast.Load(), lineno=n.lineno, col_offset=n.col_offset)
+                out.append(self.assign(n, fake, s))
+            return out
+        raise self.error("tuple assignment is allowed only to unpack vk.tid() or a tuple of "
+                         "the same length", target, "no-tuples",
+                         "assign each variable separately")
+
+    def _shared_decl(self, name, call, target):
+        if not self.is_kernel:
+            raise self.error("shared arrays are declared in kernels only", call, "shared-decl",
+                             "declare it in the kernel and pass it to the func")
+        if name in self.arrays or name in self.var_types:
+            raise self.error(f"{name!r} is already defined", target, "shared-decl",
+                             "use a new name for each shared array")
+        t = shared_array_type(self, call)
+        self.arrays[name] = t
+        self.local_names.discard(name)
+        self.uses_block = True
+        return H.SharedDecl(name, t, self.loc(call))
+
+    def _stmt_AugAssign(self, s):
+        if type(s.op) not in BINOP_NAMES:
+            raise self.error("unsupported augmented assignment", s, "unsupported-statement")
+        op = BINOP_NAMES[type(s.op)]
+        t = s.target
+        loc = self.loc(s)
+        if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) \
+                and t.value.id in self.arrays:
+            arr = self.check_expr(t.value)
+            idx = self.check_indices(arr, self.index_list(t.slice), t)
+            if op in ATOMIC_AUG:
+                v = self.check_expr(s.value, arr.type.dtype)
+                check_atomic_value(self, ATOMIC_AUG[op], arr, (v,), (s.value,))
+                return H.AtomicUpdate(ATOMIC_AUG[op], arr, idx, v, loc)
+            out = []
+            fixed = []
+            for e in idx:
+                if isinstance(e, (H.Literal, H.LocalRef)):
+                    fixed.append(e)
+                else:
+                    tmp = self.temp()
+                    self.declare(tmp, e.type, t)
+                    out.append(H.Assign(tmp, e, e.loc))
+                    fixed.append(H.LocalRef(tmp, e.type, e.loc))
+            old = H.IndexExpr(arr, tuple(fixed), arr.type.dtype, self.loc(t))
+            rhs = self.check_expr(s.value, literal_type_for(op, old.type))
+            rt = check_binary_types(self, op, old, rhs, s)
+            if rt != arr.type.dtype:
+                raise self.error(f"result {rt} does not fit the element type {arr.type.dtype}",
+                                 s, "type-mismatch")
+            out.append(H.StoreStmt(arr, tuple(fixed), H.BinaryExpr(op, old, rhs, rt, loc), loc))
+            return out
+        if isinstance(t, ast.Name):
+            if t.id in self.arrays:
+                raise self.error(f"cannot assign to the array {t.id!r}", t, "assign-to-array")
+            if t.id in self.loop_vars:
+                raise self.error(f"cannot assign to the loop variable {t.id!r}", t,
+                                 "loop-var-assign", "use another variable")
+            cur = self.check_expr(ast.Name(id=t.id, ctx=ast.Load(), lineno=t.lineno,
+                                           col_offset=t.col_offset))
+            rhs = self.check_expr(s.value, literal_type_for(op, cur.type))
+            rt = check_binary_types(self, op, cur, rhs, s)
+            self.declare(t.id, rt, t)
+            return H.Assign(t.id, H.BinaryExpr(op, cur, rhs, rt, loc), self.loc(t))
+        part = augassign_part(self, s, op, ATOMIC_AUG, loc)   # a[i].x += v
+        if part is not None:
+            return part
+        # component of a local vector: v.x += ..., v[0] += ...
+        load = self.check_expr(ast.fix_missing_locations(
+            ast.copy_location(ast.Subscript(value=t.value, slice=t.slice, ctx=ast.Load())
+                              if isinstance(t, ast.Subscript) else
+                              ast.Attribute(value=t.value, attr=t.attr, ctx=ast.Load()), t)))
+        rhs = self.check_expr(s.value, literal_type_for(op, load.type))
+        rt = check_binary_types(self, op, load, rhs, s)
+        if isinstance(load, H.ComponentExpr) and isinstance(load.value, H.LocalRef) \
+                and rt == load.type:
+            return H.AssignComponent(load.value.name, load.index, load.count,
+                                     H.BinaryExpr(op, load, rhs, rt, loc), loc)
+        raise self.error(f"cannot update `{ast.unparse(t)}`", t, "bad-assign-target")

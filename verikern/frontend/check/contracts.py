@@ -1,0 +1,178 @@
+"""Contracts and Warp-specific parts of the body checker: `vk.requires`
+(in the body and as `@vk.requires(lambda ...)` decorators), func tuple
+results and Warp's type-change rule for re-assigned literals (docs/LANGUAGE.md
+sections 4 and 5).
+
+Invariant: a decorator contract is checked exactly as the in-body
+`vk.requires(cond)` (same HIR, same uniformity rule); a tuple result is only
+ever built by `return a, b` in a func and only ever unpacked whole.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import ast
+
+from verikern.hir import nodes as H
+from verikern.hir.types import ArrayType, ScalarType, TupleType, component_count
+
+from ..scan.factories import CAPTURE_PREFIX
+from ..scan.constants import NotConstant
+from ..builtins.table import CONTRACT_ONLY, UNIFORM_BUILTINS
+
+
+
+def is_dsl_call(info, node, name: str) -> bool:
+    return isinstance(node, ast.Call) and info.dsl_name(node.func) == name
+
+
+if TYPE_CHECKING:   # the state and methods of the class that mixes this in
+    from .host import CheckerHost as _Host
+else:
+    _Host = object
+
+
+class WarpChecks(_Host):
+    """Mixin of BodyChecker: contracts (`vk.requires` in the body and as
+    decorators, with their uniformity rule), func tuple results and Warp's
+    type-change rule for re-assigned literals."""
+
+    def _requires(self, call):
+        self._no_args(call, 1)
+        arg = call.args[0]
+        loc = self.loc(call)
+        for kind in sorted(CONTRACT_ONLY):
+            if is_dsl_call(self.info, arg, kind):
+                n = 3 if kind == "all_in_range" else 1
+                self._no_args(arg, n)
+                arr = self.check_expr(arg.args[0])
+                if not (isinstance(arr.type, ArrayType) and arr.name in self.param_arrays
+                        and isinstance(arr.type.dtype, ScalarType) and arr.type.dtype.is_int):
+                    raise self.error(f"vk.{kind}() needs an integer array parameter",
+                                     arg.args[0], "contract-array")
+                if kind == "all_sorted" and arr.type.ndim != 1:
+                    raise self.error("vk.all_sorted() needs a one-dimensional integer array",
+                                     arg.args[0], "contract-array")
+                lo = hi = None
+                if kind == "all_in_range":
+                    lo = self.check_expr(arg.args[1], arr.type.dtype)
+                    hi = self.check_expr(arg.args[2], arr.type.dtype)
+                    for e, n_ in ((lo, arg.args[1]), (hi, arg.args[2])):
+                        if e.type != arr.type.dtype:
+                            raise self.error(f"bound has type {e.type}, the array holds "
+                                             f"{arr.type.dtype}", n_, "type-mismatch")
+                        self._check_uniform(e, n_)
+                return H.RequiresArrayStmt(kind, arr, lo, hi, loc)
+        cond = self.check_cond(arg)
+        self._check_uniform(cond, arg)
+        return H.RequiresStmt(cond, loc)
+
+    def _check_uniform(self, e, node):
+        bad = None
+        stack = [e]
+        while stack:
+            x = stack.pop()
+            if isinstance(x, H.IndexExpr) or isinstance(x, H.FuncCall):
+                bad = "array contents or func calls"
+            elif isinstance(x, H.BuiltinCall) and x.name not in UNIFORM_BUILTINS \
+                    and x.name not in ("construct",):
+                bad = f"vk.{x.name}()"
+            elif isinstance(x, H.LocalRef) and not x.name.startswith(CAPTURE_PREFIX) and not any(
+                    p.arg == x.name for p in self.node.args.args):
+                bad = f"the local variable {x.name!r}"
+            for f in ("lhs", "rhs", "operand", "cond", "if_true", "if_false", "value"):
+                if hasattr(x, f) and getattr(x, f) is not None and not isinstance(getattr(x, f), (str, int)):
+                    stack.append(getattr(x, f))
+            for f in ("args", "operands"):
+                if hasattr(x, f):
+                    stack.extend(getattr(x, f))
+            if bad:
+                raise self.error(f"vk.requires may only use scalar parameters, shapes and launch "
+                                 f"geometry, not {bad}", node, "requires-uniform",
+                                 "state a precondition on the launch, or use assert")
+
+    def decorator_requires(self, params) -> list:
+        """`@vk.requires(lambda x, y: cond)` decorators (docs/LANGUAGE.md section 5),
+        each checked exactly as the in-body `vk.requires(cond)`; the lambda's
+        parameters must be kernel parameters, and every kernel parameter the
+        body reads must be one of them (as Python would evaluate it)."""
+        out = []
+        names = {p.name for p in params}
+        for dec in self.defn.requires:
+            self.current_node = dec
+            if dec.keywords or len(dec.args) != 1 or not isinstance(dec.args[0], ast.Lambda):
+                raise self.error("@vk.requires takes one lambda over kernel parameters", dec,
+                                 "requires-decorator",
+                                 "write @vk.requires(lambda x, y: x.shape[0] == y.shape[0])")
+            lam = dec.args[0]
+            a = lam.args
+            if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs or a.defaults:
+                raise self.error("the requires lambda takes plain parameter names only", lam,
+                                 "requires-decorator", "write lambda x, y: ...")
+            own = [x.arg for x in a.args]
+            for x in a.args:
+                if x.arg not in names:
+                    raise self.error(f"the requires lambda names {x.arg!r}, which is not a "
+                                     f"parameter of kernel {self.name!r}", x,
+                                     "requires-decorator",
+                                     "name the lambda's parameters after the kernel's")
+            for n in ast.walk(lam.body):
+                if isinstance(n, ast.Name) and n.id in names and n.id not in own:
+                    raise self.error(f"the requires lambda reads {n.id!r} without naming it "
+                                     "as a lambda parameter", n, "requires-decorator",
+                                     f"add {n.id} to the lambda's parameters")
+                if isinstance(n, ast.Lambda):
+                    raise self.error("a lambda inside a requires lambda", n,
+                                     "requires-decorator")
+            call = ast.copy_location(ast.Call(func=dec.func, args=[lam.body], keywords=[]),
+                                     lam.body)
+            out.append(self._requires(call))
+        return out
+
+    def _tuple_value(self, node: ast.Tuple):
+        """`return a, b` in a func: a tuple of the elements' components."""
+        want = self.returns.elems if isinstance(self.returns, TupleType) and \
+            len(self.returns.elems) == len(node.elts) else (None,) * len(node.elts)
+        elems = tuple(self.check_expr(v, t) for v, t in zip(node.elts, want))
+        for e, v in zip(elems, node.elts):
+            if isinstance(e.type, (ArrayType, TupleType)) or e.type is None:
+                raise self.error(f"a tuple result cannot hold {e.type}", v, "no-tuples")
+        t = TupleType(tuple(e.type for e in elems))
+        return H.BuiltinCall("construct", elems, t, self.loc(node))
+
+    def _unpack_call(self, target, value, s):
+        """`x, y = f(...)` for a func that returns a tuple."""
+        self.tuple_ok = True
+        try:
+            e = self.check_expr(value)
+        finally:
+            self.tuple_ok = False
+        if not isinstance(e.type, TupleType) or len(e.type.elems) != len(target.elts):
+            return None
+        tmp = self.temp()
+        self.declare(tmp, e.type, value)
+        loc = self.loc(value)
+        out = [H.Assign(tmp, e, loc)]
+        offset = 0
+        for n, t in zip(target.elts, e.type.elems):
+            if not isinstance(n, ast.Name):
+                raise self.error("unpack a tuple result into plain names", n,
+                                 "bad-assign-target")
+            if n.id in self.arrays or n.id in self.loop_vars:
+                raise self.error(f"cannot assign to {n.id!r}", n, "bad-assign-target")
+            k = component_count(t)
+            part = H.ComponentExpr(H.LocalRef(tmp, e.type, loc), offset, k, t, loc)
+            offset += k
+            self.declare(n.id, t, n)
+            out.append(H.Assign(n.id, part, self.loc(n)))
+        return out
+
+    def _int_literal(self, node) -> bool:
+        """An untyped literal (tree) with a Python int value, e.g. `2` or `N * 2`."""
+        if not self.is_literal_tree(node):
+            return False
+        try:
+            v = self.const_eval(node)
+        except NotConstant:
+            return False
+        return isinstance(v, int) and not isinstance(v, bool)

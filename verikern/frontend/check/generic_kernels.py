@@ -1,0 +1,242 @@
+"""The instantiations of a generic kernel (`typing.Any` parameters) that
+verikern proves, one kernel each (docs/LANGUAGE.md section 1).
+
+Warp instantiates a generic kernel at launch for whatever argument types it
+is given, so a `wp.overload` does not limit the types a generic kernel runs
+with (an int8 key array makes an int8 instance, whose arithmetic wraps). The
+instances are, in this order, without repeats:
+
+1. one per `wp.overload(kernel, [...] or {...})` in the file;
+2. one per launch site in the file whose argument types are evident
+   (scan/launch_sites.py);
+3. one per assignment of Warp's scalar types (bool, int8..uint64,
+   float16..float64) to the generic parameters -- the element type for an
+   array of `Any`, whose ndim the annotation fixes -- with which the body
+   type-checks.
+
+Invariants:
+- a kernel is proved only when every instance is: each instance is a kernel
+  of its own, named `kernel[T1, T2, ...]` (the types of the generic
+  parameters, an array parameter by its element type), so every report
+  format gives it a verdict;
+- an assignment the checker refuses with a type error (TYPE_RULES) is taken
+  to be one Warp cannot build either (verikern's typing is at most as strict
+  as Warp's; for these typings it applies Warp's literal rule in the kernel's
+  own arithmetic too: `k + 1` needs an int32 `k`, since Warp keeps a literal's
+  own type); any other error makes the instance an error, never a skip;
+- Warp can also instantiate a generic parameter with vector, matrix and quat
+  types (of any length and component type), structs, and -- for a bare
+  `Any` -- arrays, which verikern does not enumerate. When the body
+  type-checks with a representative of them (vec3, mat33, quat, a 1-d
+  float32 array), or when there are more than MAX_ASSIGNMENTS assignments to
+  try, one more instance, `kernel[...]`, is an error saying so: the kernel
+  is then never reported proved as a whole;
+- the MIR kernel of an instance has an identifier name (`kernel__int8`).
+"""
+from __future__ import annotations
+
+import ast
+import copy
+import itertools
+import re
+from dataclasses import dataclass, field
+
+from verikern.errors import KernelError
+from verikern.hir import nodes as H
+from verikern.hir.types import (
+    F32, MATRIX_TYPES, QUAT, SCALAR_TYPES, VECTOR_TYPES, ArrayType, ElementType,
+)
+from ..scan import launch_sites
+from ..scan.annotations import parse_annotation
+from .body import BodyChecker
+from ..scan.module import Definition, ModuleInfo
+from .registry import is_any
+
+#: the checker's rules for "the body does not type-check with these types"
+TYPE_RULES = frozenset({
+    "type-mismatch", "implicit-conversion", "bool-arith", "atomic-type", "return-type",
+    "no-overload", "float-bitwise", "array-arith", "type-change", "not-indexable",
+    "type-constructor", "arity", "vector-scalar-mix", "index-not-int", "warp-builtin-args",
+    "condition-not-bool",
+})
+#: the most type assignments tried for one generic kernel
+MAX_ASSIGNMENTS = 256
+_SCALARS = tuple(SCALAR_TYPES.values())
+_PROBES = (VECTOR_TYPES["vec3"], MATRIX_TYPES["mat33"], QUAT)
+MORE = "..."   # the name of the instance that stands for the types not enumerated
+
+
+@dataclass(frozen=True)
+class Instance:
+    """One kernel to compile: a plain kernel, or one instantiation of a generic one."""
+
+    definition: Definition
+    name: str                    # the name reports show: `kernel` or `kernel[int8]`
+    mir_name: str                # an identifier: `kernel` or `kernel__int8`
+    anns: dict = field(default_factory=dict)   # param -> annotation AST or HIR type
+    error: KernelError | None = None
+    hir: H.KernelDef | None = None              # already checked, when enumerated
+
+
+def _mir_name(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_]+", "_", name.replace("[", "__")).strip("_")
+
+
+def _shown(t, element_only: bool) -> str:
+    return str(t.dtype) if element_only and isinstance(t, ArrayType) else str(t)
+
+
+def _is_array_of_any(arg: ast.arg) -> bool:
+    """An `Any` parameter spelled as an array (`wp.array(dtype=Any)`), not a bare `Any`."""
+    return isinstance(arg.annotation, (ast.Subscript, ast.Call))
+
+
+def _any_to(node: ast.AST, name: str) -> ast.AST:
+    """The annotation with its `Any` replaced by the type name `name`."""
+    node = copy.deepcopy(node)
+    for n in ast.walk(node):
+        for fld, value in ast.iter_fields(n):
+            if isinstance(value, (ast.Name, ast.Attribute)) and (
+                    getattr(value, "id", None) == "Any" or getattr(value, "attr", None) == "Any"):
+                setattr(n, fld, ast.copy_location(ast.Name(id=name, ctx=ast.Load()), value))
+            elif isinstance(value, list):
+                setattr(n, fld, [ast.copy_location(ast.Name(id=name, ctx=ast.Load()), v)
+                                 if isinstance(v, (ast.Name, ast.Attribute)) and (
+                                     getattr(v, "id", None) == "Any"
+                                     or getattr(v, "attr", None) == "Any") else v
+                                 for v in value])
+    return node
+
+
+class _Enumerator:
+    def __init__(self, info: ModuleInfo, d: Definition, registry):
+        self.info, self.d, self.registry = info, d, registry
+        self.params = [a.arg for a in d.node.args.args]
+        self.generic = [a for a in d.node.args.args if is_any(info, a.annotation)]
+        self.chk = BodyChecker(info, d, registry)
+
+    def name_of(self, types: dict) -> str:
+        """`kernel[T, ...]`: an array-of-Any parameter by its element type, a bare
+        `Any` by its whole type (an array there is `array<float32, 1>`)."""
+        return f"{self.d.node.name}[{', '.join(_shown(types[a.arg], _is_array_of_any(a)) for a in self.generic)}]"
+
+    def candidates(self, arg: ast.arg, probes: bool) -> list:
+        """The types tried for one generic parameter."""
+        if arg.annotation is not None and _is_array_of_any(arg):
+            ndim = parse_annotation(self.chk, _any_to(arg.annotation, "float"),
+                                    f"parameter {arg.arg!r}").ndim
+            dtypes: tuple[ElementType, ...] = _SCALARS + (_PROBES if probes else ())
+            return [ArrayType(t, ndim) for t in dtypes]
+        return list(_SCALARS) + ([*_PROBES, ArrayType(F32, 1)] if probes else [])
+
+    def check(self, types: dict):
+        """(hir, None), (None, error) or (None, None) when it does not type-check."""
+        chk = BodyChecker(self.info, self.d, self.registry,
+                          func_key=_mir_name(self.name_of(types)))
+        chk.param_anns = types
+        chk.warp_literals = True
+        try:
+            return chk.check_kernel(), None
+        except KernelError as e:
+            return (None, None) if e.rule in TYPE_RULES else (None, e)
+        except RecursionError:
+            return None, self.info.error("the kernel is nested too deeply to compile",
+                                         self.d.loc, "too-deep", "split it into smaller parts")
+
+    def declared(self) -> list[Instance]:
+        out: list[Instance] = []
+        calls = self.info.overloads.get(self.d.node.name) if self.d.scope is None else None
+        for call in calls or ():
+            anns, err = self._overload_anns(call)
+            if err is not None:
+                out.append(Instance(self.d, f"{self.d.node.name}[{ast.unparse(call.args[-1])}]",
+                                    _mir_name(f"{self.d.node.name}[overload{len(out)}]"), {}, err))
+                continue
+            try:
+                types = {p: parse_annotation(self.chk, a, f"parameter {p!r}") if isinstance(
+                    a, ast.AST) else a for p, a in anns.items()}
+            except KernelError as e:
+                out.append(Instance(self.d, f"{self.d.node.name}[{ast.unparse(call.args[-1])}]",
+                                    _mir_name(f"{self.d.node.name}[overload{len(out)}]"), {}, e))
+                continue
+            out.append(self._typed(types))
+        for types in launch_sites.instances(self.info, self.d.node):
+            out.append(self._typed(types))
+        return out
+
+    def _typed(self, types: dict) -> Instance:
+        full = dict(types)
+        name = self.name_of(full) if all(a.arg in full for a in self.generic) \
+            else f"{self.d.node.name}[{', '.join(map(str, full.values()))}]"
+        return Instance(self.d, name, _mir_name(name), full)
+
+    def _overload_anns(self, call: ast.Call):
+        spec = call.args[1] if len(call.args) == 2 and not call.keywords else None
+        if isinstance(spec, (ast.List, ast.Tuple)) and len(spec.elts) == len(self.params):
+            return dict(zip(self.params, spec.elts)), None
+        if isinstance(spec, ast.Dict) and all(isinstance(k, ast.Constant) and k.value in self.params
+                                              for k in spec.keys):
+            return {k.value: v for k, v in zip(spec.keys, spec.values)
+                    if isinstance(k, ast.Constant)}, None
+        return {}, self.info.error(
+            f"cannot read this wp.overload of {self.d.node.name!r}", call, "generic-kernel",
+            "write wp.overload(kernel, [T1, T2, ...]) with one type per parameter, "
+            "or a dict {name: type}")
+
+    def enumerated(self, seen: set) -> list[Instance]:
+        pools = [self.candidates(a, probes=True) for a in self.generic]
+        total = 1
+        for p in pools:
+            total *= len(p)
+        more = f"{self.d.node.name}[{MORE}]"
+        if total > MAX_ASSIGNMENTS:
+            return [Instance(self.d, more, _mir_name(self.d.node.name + "__more"), {}, self.info.error(
+                f"the generic kernel {self.d.node.name!r} has {total} assignments of types to its "
+                f"{len(self.generic)} generic parameters to check (verikern checks at most "
+                f"{MAX_ASSIGNMENTS}); Warp instantiates it for any of them at launch, so it "
+                "cannot be proved for every instantiation", self.d.loc, "generic-kernel",
+                "give some of its parameters concrete types (one kernel per type you launch)"))]
+        out, beyond = [], None
+        for combo in itertools.product(*pools):
+            types = {a.arg: t for a, t in zip(self.generic, combo)}
+            scalar_only = all((t.dtype if _is_array_of_any(a) and isinstance(t, ArrayType)
+                               else t) in _SCALARS for a, t in zip(self.generic, combo))
+            name = self.name_of(types)
+            if scalar_only and name in seen:
+                continue
+            hir, err = self.check(types)
+            if hir is None and err is None:
+                continue
+            if not scalar_only:
+                beyond = beyond or name
+                continue
+            seen.add(name)
+            out.append(Instance(self.d, name, _mir_name(name), types, err, hir))
+        if beyond is not None:
+            out.append(Instance(self.d, more, _mir_name(self.d.node.name + "__more"), {}, self.info.error(
+                f"the generic kernel {self.d.node.name!r} may also be instantiated as {beyond}: Warp "
+                "instantiates it at launch with vector, matrix, quat, struct or array types of "
+                "any size, which verikern does not enumerate, so it cannot be proved for every "
+                "instantiation (the scalar ones are proved one by one)", self.d.loc,
+                "generic-kernel", "give the parameter a concrete type, or keep the generic "
+                "body scalar-only (e.g. with a wp.static check of its type)")))
+        return out
+
+
+def kernel_instances(info: ModuleInfo, registry) -> list[Instance]:
+    """Every kernel to compile and prove, in source order (see the module docstring)."""
+    out: list[Instance] = []
+    for d in info.kernels:
+        if not any(is_any(info, a.annotation) for a in d.node.args.args):
+            out.append(Instance(d, d.node.name, d.node.name))
+            continue
+        e = _Enumerator(info, d, registry)
+        try:
+            declared = e.declared()
+            seen = {i.name for i in declared}
+            out.extend(declared)
+            out.extend(e.enumerated(seen))
+        except KernelError as err:
+            out.append(Instance(d, f"{d.node.name}[{MORE}]", _mir_name(d.node.name + "__more"),
+                                {}, err))
+    return out

@@ -1,0 +1,141 @@
+"""The module's @vk.func table: overloads, generic specializations, call
+graph, recursion detection and a cache of checked funcs.
+
+Invariant: `get(key)` checks each func (or each specialization of a generic
+func, one per tuple of argument types) at most once and always returns the
+same FuncInfo (or raises the same KernelError); `reaches(a, b)` follows the
+syntactic call graph by name, so a cycle is reported at the call that closes
+it. Overloads (several module-level @func of one name with different
+annotations, as Warp allows) are chosen by Warp's rules (overloads.py).
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from verikern.errors import KernelError
+from verikern.hir import nodes as H
+from ..scan.module import ModuleInfo
+
+
+@dataclass(frozen=True)
+class FuncInfo:
+    fdef: H.FuncDef
+    uses_block: bool
+    tid_arity: int | None
+    launch_dim_max: int
+    called: frozenset
+    captures: tuple = ()     # (name, type) of captured unknown constants it reads
+
+
+def is_any(info: ModuleInfo, node) -> bool:
+    """`Any` / `typing.Any` (a generic parameter), or an array of `Any`."""
+    if node is None:
+        return False
+    if isinstance(node, ast.Name) and node.id == "Any":
+        return True
+    if isinstance(node, ast.Attribute) and node.attr == "Any":
+        return True
+    if isinstance(node, ast.Subscript) and info.dsl_name(node.value) in (
+            "array", "array1d", "array2d", "array3d", "array4d"):
+        first = node.slice.elts[0] if isinstance(node.slice, ast.Tuple) else node.slice
+        return is_any(info, first)
+    if isinstance(node, ast.Call) and info.dsl_name(node.func) in (
+            "array", "array1d", "array2d", "array3d", "array4d"):
+        dt = next((k.value for k in node.keywords if k.arg == "dtype"),
+                  node.args[0] if node.args else None)
+        return dt is None or is_any(info, dt)
+    return False
+
+
+class FuncRegistry:
+    """The funcs of one module. `checker` is the body checker class
+    (body.BodyChecker; passed in, so this module does not import the checker
+    that imports it): `checker(info, definition, registry, param_types=...,
+    func_key=...)` with `check_func() -> H.FuncDef`."""
+
+    def __init__(self, info: ModuleInfo, checker: Callable[..., Any]):
+        self.info = info
+        self.checker = checker
+        self.overloads: dict[str, list] = {}
+        for d in info.definitions:
+            if d.kind == "func":
+                self.overloads.setdefault(d.node.name, []).append(d)
+        self.funcs = {n: ds[-1] for n, ds in self.overloads.items()}
+        self.calls: dict[str, set[str]] = {}
+        for name, ds in self.overloads.items():
+            self.calls[name] = {n.func.id for d in ds for n in ast.walk(d.node)
+                                if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+                                and n.func.id in self.overloads}
+        self._done: dict[str, FuncInfo | KernelError] = {}
+        self._keys: dict[str, tuple] = {}
+
+    def reaches(self, start: str, target: str) -> bool:
+        """Whether `target` is reachable from `start` in the call graph."""
+        seen, stack = set(), [start]
+        while stack:
+            f = stack.pop()
+            for g in self.calls.get(f, ()):
+                if g == target:
+                    return True
+                if g not in seen:
+                    seen.add(g)
+                    stack.append(g)
+        return False
+
+    def candidates(self, name: str) -> list:
+        """[(index, Definition, generic)] of the overloads of `name`, in order."""
+        return [(i, d, any(is_any(self.info, a.annotation) for a in d.node.args.args))
+                for i, d in enumerate(self.overloads.get(name, []))]
+
+    def key(self, name: str, index: int, types: tuple | None = None) -> str:
+        """The unique name of one overload (specialized to `types` when generic)."""
+        if len(self.overloads[name]) == 1 and types is None:
+            key = name
+        else:
+            key = f"{name}#{index}"
+            if types is not None:
+                key += "<" + ", ".join(str(t) for t in types) + ">"
+        self._keys[key] = (name, index, types)
+        return key
+
+    def get(self, key: str) -> FuncInfo:
+        name, index, types = self._keys.get(key, (key, len(self.overloads.get(key, ())) - 1,
+                                                  None))
+        if key not in self._done:
+            d = self.overloads[name][index]
+            chk = self.checker(self.info, d, self, param_types=types, func_key=key)
+            try:
+                fdef = chk.check_func()
+                self._done[key] = FuncInfo(fdef, chk.uses_block, chk.tid_arity,
+                                           chk.launch_dim_max, frozenset(chk.called),
+                                           tuple(sorted(chk.captures.items())))
+            except KernelError as e:
+                self._done[key] = e
+            except RecursionError:
+                self._done[key] = self.info.error(
+                    f"func {name!r} is nested too deeply to compile", d.loc,
+                    "too-deep", "split it into smaller funcs")
+            except Exception as e:  # a checker bug: reported, never a bare traceback
+                self._done[key] = self.info.error(
+                    f"internal compiler error while checking func {name!r}: "
+                    f"{type(e).__name__}: {e}", d.loc, "internal",
+                    "please report this func to the verikern developers")
+        r = self._done[key]
+        if isinstance(r, KernelError):
+            raise r
+        return r
+
+    def errors(self) -> list[KernelError]:
+        """Errors of every non-generic overload (generic ones are checked per call)."""
+        out = []
+        for name in self.overloads:
+            for i, _, generic in self.candidates(name):
+                if generic:
+                    continue
+                try:
+                    self.get(self.key(name, i))
+                except KernelError as e:
+                    out.append(e)
+        return out

@@ -1,0 +1,465 @@
+"""Reading a kernel file without executing it: import aliases, literal
+module constants, module options and the @kernel / @func definitions.
+
+Invariant: nothing in the file is executed; only literal constants (ints,
+floats, bools, tuples, arithmetic on them and references to earlier
+constants, optionally wrapped in `vk.constant(...)`) become visible to
+kernels; every other module-level name is recorded as non-constant so a
+kernel that reads it gets a `closure` error.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Any
+
+from verikern.errors import KernelError
+from verikern.hir.types import BOOL, ScalarType
+from verikern.mir.nodes import SourceLoc
+from .annotations import value_type
+from .constants import NotConstant, eval_module_constant
+from .rebinding import ANY, Rebinding, conditional_rebindings, find_rebindings, other_targets
+from .project import (
+    FOREIGN_FILE, bind_import_from, bind_imported_funcs, bind_module_alias, rebindings_from_outside,
+)
+from .type_names import round_float
+
+DSL_MODULES = ("verikern", "warp")
+
+
+def loc_of(filename: str, node: ast.AST) -> SourceLoc:
+    """The 1-based line and column of an AST node, in `filename` -- or in
+    the project module a func was imported from (project.py tags its nodes
+    with FOREIGN_FILE)."""
+    return SourceLoc(getattr(node, FOREIGN_FILE, filename), getattr(node, "lineno", 0),
+                     getattr(node, "col_offset", -1) + 1)
+
+
+
+@dataclass
+class Definition:
+    """A decorated top-level function: kind "kernel" or "func"."""
+
+    kind: str
+    node: ast.FunctionDef
+    loc: SourceLoc
+    block_dim: int | None = None
+    # `@vk.requires(lambda x, y: ...)` decorators, top to bottom (kernels only)
+    requires: tuple[ast.Call, ...] = ()
+    # for a definition inside a function (a kernel factory): the names it can
+    # capture from the enclosing functions (name -> factories.Capture); None
+    # at module level
+    scope: dict | None = None
+    fast_math: bool | None = None    # @wp.kernel(module_options={"fast_math": ...})
+
+
+@dataclass
+class ModuleInfo:
+    filename: str
+    source: str
+    aliases: set[str] = field(default_factory=set)       # names bound to the DSL module
+    from_imports: dict[str, str] = field(default_factory=dict)  # local name -> DSL name
+    constants: dict[str, object] = field(default_factory=dict)
+    nonconstant: set[str] = field(default_factory=set)
+    definitions: list[Definition] = field(default_factory=list)
+    fast_math: bool = False
+    errors: list[KernelError] = field(default_factory=list)
+    std_modules: dict[str, str] = field(default_factory=dict)  # local name -> "math"/"numpy"
+    type_aliases: dict[str, ast.AST] = field(default_factory=dict)  # name -> type expression
+    # module-level names first bound to a literal, later rebound at run time
+    # (e.g. under `if __name__ == "__main__":`): name -> the literal's value,
+    # whose type the kernel sees; the value itself is unknown
+    rebound: dict[str, object] = field(default_factory=dict)
+    ambiguous_funcs: set[str] = field(default_factory=set)  # funcs defined in several scopes
+    overloads: dict[str, list] = field(default_factory=dict)  # kernel -> wp.overload(...) calls
+    kernel_fast_math: bool | None = None   # scratch: the decorator being read
+    launch_sites: dict[str, list] = field(default_factory=dict)  # kernel -> [(wp.launch, fn)]
+    calls: dict[str, list] = field(default_factory=dict)  # plain name -> its ast.Call nodes
+    # names bound once to a typed literal (`X = wp.constant(wp.float64(2.0))`) -> (value, type)
+    typed_constants: dict[str, tuple] = field(default_factory=dict)
+    # name (or rebinding.ANY) -> a site that can rebind it anywhere in the file
+    # (a `global` statement, globals()[...], a second binding, ...): never a constant
+    rebindings: dict[str, Rebinding] = field(default_factory=dict)
+    # `class Flags(IntEnum): ACTIVE = 1`: enum name -> {member: int value}
+    enums: dict[str, dict[str, int]] = field(default_factory=dict)
+    enum_imports: dict[str, str] = field(default_factory=dict)  # local -> "IntEnum"/"IntFlag"
+    # project-aware reading (project.py): the project (None: imports from
+    # other modules are never constants), this module's dotted name, whether
+    # it is a package's __init__.py, and the imports that led here
+    project: Any = None
+    module_name: str = ""
+    is_package: bool = False
+    # name -> the import chain that failed to resolve it (project.py)
+    unresolved: dict[str, list[str]] = field(default_factory=dict)
+    # `import pkg.consts as c`: c -> the ModuleInfo of pkg.consts (project.py)
+    module_aliases: dict[str, Any] = field(default_factory=dict)
+    pending_funcs: list[tuple] = field(default_factory=list)  # (defining info, name, local)
+    import_notes: dict[str, str] = field(default_factory=dict)  # func -> why it was not taken
+
+    @property
+    def funcs(self) -> dict[str, Definition]:
+        return {d.node.name: d for d in self.definitions if d.kind == "func"}
+
+    @property
+    def kernels(self) -> list[Definition]:
+        return [d for d in self.definitions if d.kind == "kernel"]
+
+    def loc(self, node: ast.AST) -> SourceLoc:
+        return loc_of(self.filename, node)
+
+    def rebinding(self, name: str) -> Rebinding | None:
+        """A site that can rebind the module-level `name`, or None."""
+        return self.rebindings.get(name) or self.rebindings.get(ANY)
+
+    def line(self, loc: SourceLoc) -> str | None:
+        source = self.source
+        if loc.file != self.filename and self.project is not None:   # an imported func's line
+            source = next((m.source for m in self.project.modules.values()
+                           if m is not None and m.filename == loc.file), "")
+        lines = source.splitlines()
+        return lines[loc.line - 1] if 1 <= loc.line <= len(lines) else None
+
+    def error(self, message: str, node_or_loc, rule: str, hint: str | None = None) -> KernelError:
+        loc = node_or_loc if isinstance(node_or_loc, SourceLoc) else self.loc(node_or_loc)
+        return KernelError(message, loc, rule=rule, hint=hint, source_line=self.line(loc))
+
+    def dsl_name(self, node: ast.AST) -> str | None:
+        """`vk.x.y` (any DSL alias) -> "x.y"; a from-imported name -> its DSL name."""
+        parts = []
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if isinstance(node, ast.Name):
+            if node.id in self.aliases and parts:
+                return ".".join(reversed(parts))
+            if node.id in self.from_imports:
+                return ".".join([self.from_imports[node.id], *reversed(parts)])
+        return None
+
+
+def _decorator_kind(dec: ast.AST, info: ModuleInfo):
+    """('kernel'|'func', keywords) for a DSL decorator, else None."""
+    call = dec if isinstance(dec, ast.Call) else None
+    target = call.func if call else dec
+    name = info.dsl_name(target)
+    if name in ("kernel", "func"):
+        return name, (call.keywords if call else []), (call.args if call else [])
+    return None
+
+
+def _rebind(info: ModuleInfo, name: str) -> None:
+    """`name` may get a value the file computes at run time (inside an if,
+    a loop, a with or a try: e.g. `if __name__ == "__main__": N = args.n`):
+    kernels see an unknown value of the type of its literal binding."""
+    old = info.constants.pop(name, None)
+    info.typed_constants.pop(name, None)
+    info.enums.pop(name, None)
+    info.module_aliases.pop(name, None)
+    if isinstance(old, (bool, int, float)) and name not in info.nonconstant:
+        info.rebound[name] = old
+    info.nonconstant.add(name)
+
+
+def typed_constant(node: ast.AST, info: ModuleInfo):
+    """(value, type) of `wp.constant(T(literal))` or `T(literal)` with T a
+    numeric scalar type and the literal in T's range (floats rounded to T),
+    else None."""
+
+    if isinstance(node, ast.Call) and info.dsl_name(node.func) == "constant" \
+            and len(node.args) == 1 and not node.keywords:
+        node = node.args[0]
+    if not (isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords):
+        return None
+    t = value_type(info, node.func)
+    if not isinstance(t, ScalarType) or t == BOOL:
+        return None
+    try:
+        v = eval_module_constant(node.args[0], info)
+    except NotConstant:
+        return None
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return None
+    if t.is_float:
+        return round_float(float(v), t), t
+    if isinstance(v, int) and t.min_value <= v <= t.max_value:
+        return v, t
+    return None
+
+
+def _bind_target_names(target: ast.AST, out: set[str]) -> None:
+    for n in ast.walk(target):
+        if isinstance(n, ast.Name):
+            out.add(n.id)
+
+
+def scan_module(tree: ast.Module, info: ModuleInfo) -> None:
+    """Fill `info` from the top-level statements of `tree` (in order). A
+    name that something in the file can rebind (rebinding.py) never becomes
+    a constant, nor does anything computed from it. Funcs imported from the
+    project are taken last, once every name of the file is known."""
+    info.rebindings = find_rebindings(tree, info.filename)
+    if info.project is not None:    # another module of the project may rebind them too
+        for name, site in rebindings_from_outside(info.project, info.module_name).items():
+            info.rebindings.setdefault(name, site)
+    _scan_statements(tree, info)
+    bind_imported_funcs(info)
+    if info.module_aliases:
+        for n in ast.walk(tree):   # `c.N = 7` / setattr(c, ...) here rebinds the module's names
+            if isinstance(n, ast.Attribute) and isinstance(n.ctx, (ast.Store, ast.Del)) \
+                    and isinstance(n.value, ast.Name):
+                info.module_aliases.pop(n.value.id, None)
+            elif isinstance(n, ast.Call) and isinstance(n.func, ast.Name) \
+                    and n.func.id in ("setattr", "delattr", "vars") and n.args \
+                    and isinstance(n.args[0], ast.Name):
+                info.module_aliases.pop(n.args[0].id, None)
+
+
+def _scan_statements(tree: ast.Module, info: ModuleInfo) -> None:
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Import):
+            for a in stmt.names:
+                root = a.name.split(".")[0]
+                if a.name in DSL_MODULES:
+                    info.aliases.add(a.asname or a.name)
+                elif a.name in ("math", "numpy", "enum"):
+                    info.std_modules[a.asname or a.name] = a.name
+                else:
+                    info.nonconstant.add(a.asname or root)
+                    info.module_aliases.pop(a.asname or root, None)
+                    if a.asname is not None:   # `import pkg.consts as c`: c.N reads its source
+                        bind_module_alias(stmt, a.name, a.asname, info)
+        elif isinstance(stmt, ast.ImportFrom):
+            if bind_import_from(stmt, info):
+                continue
+            if stmt.module == "enum" and stmt.level == 0:
+                info.enum_imports.update({a.asname or a.name: a.name for a in stmt.names})
+            for a in stmt.names:
+                local = a.asname or a.name
+                if stmt.module in DSL_MODULES and stmt.level == 0 and a.name != "*":
+                    info.from_imports[local] = a.name
+                else:
+                    info.nonconstant.add(local)
+        elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            value = stmt.value
+            if isinstance(value, ast.Call) and info.dsl_name(value.func) == "overload" \
+                    and value.args and isinstance(value.args[0], ast.Name):
+                # `fill_int = wp.overload(kernel, [...])`: an overload, whatever it is bound to
+                info.overloads.setdefault(value.args[0].id, []).append(value)
+            single = targets[0].id if len(targets) == 1 and isinstance(targets[0], ast.Name) else None
+            if single is not None and value is not None and info.rebinding(single) is None:
+                try:
+                    info.constants[single] = eval_module_constant(value, info)
+                    info.nonconstant.discard(single)
+                    continue
+                except NotConstant:
+                    pass
+            typed = None
+            if single is not None and value is not None:
+                if value_type(info, value) is not None:   # `vec5 = wp.types.vector(5, float)`
+                    info.type_aliases[single] = value
+                else:
+                    info.type_aliases.pop(single, None)
+                typed = typed_constant(value, info) if info.rebinding(single) is None else None
+            names: set[str] = set()
+            for t in targets:
+                _bind_target_names(t, names)
+            for n in names:
+                if n == single and typed is not None and n not in info.typed_constants \
+                        and n not in info.nonconstant:
+                    info.typed_constants[n] = typed
+                else:   # bound twice: which value a kernel sees depends on run time
+                    info.typed_constants.pop(n, None)
+            for n in names:   # replaced for good: its literal says nothing of its type
+                info.constants.pop(n, None)
+                info.enums.pop(n, None)
+                info.module_aliases.pop(n, None)
+                info.rebound.pop(n, None)
+                info.nonconstant.add(n)
+        elif isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name) \
+                and stmt.target.id in info.constants and info.rebinding(stmt.target.id) is None:
+            name = stmt.target.id
+            try:  # N += 1 on a constant: still a constant
+                info.constants[name] = eval_module_constant(ast.BinOp(
+                    left=ast.Name(id=name, ctx=ast.Load()), op=stmt.op, right=stmt.value), info)
+            except NotConstant:
+                info.constants.pop(name, None)
+                info.nonconstant.add(name)
+        elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) \
+                and info.dsl_name(stmt.value.func) == "set_module_options":
+            _module_options(stmt.value, info)
+        elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) \
+                and info.dsl_name(stmt.value.func) == "overload" and stmt.value.args \
+                and isinstance(stmt.value.args[0], ast.Name):
+            info.overloads.setdefault(stmt.value.args[0].id, []).append(stmt.value)
+        elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if not register_definition(stmt, info):
+                info.nonconstant.add(stmt.name)
+                info.constants.pop(stmt.name, None)
+                from .factories import scan_factory  # lazy: import cycle with .factories
+                scan_factory(stmt, info, {})
+                continue
+            info.constants.pop(stmt.name, None)
+        elif isinstance(stmt, ast.ClassDef):
+            info.nonconstant.add(stmt.name)
+            info.enums.pop(stmt.name, None)
+            members = int_enum_members(stmt, info)
+            if members is not None and info.rebinding(stmt.name) is None:
+                info.enums[stmt.name] = members
+            from .factories import scan_factory  # lazy: import cycle with .factories
+            for member in stmt.body:   # kernels built in methods (class scope is not visible)
+                if isinstance(member, ast.FunctionDef) and not register_definition(member, info, {}):
+                    scan_factory(member, info, {})
+        else:
+            for sub in ast.walk(stmt):
+                if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
+                    _rebind(info, sub.id)
+                for t in other_targets(sub):   # `import os as N` under an if, ...
+                    _rebind(info, t.id)
+            for name, node in conditional_rebindings(stmt, info.rebound, info.constants):
+                # a value of another (or an unreadable) type: not the literal's type
+                info.rebound.pop(name, None)
+                info.rebindings.setdefault(name, Rebinding(info.loc(node), (
+                    f"a binding of {name!r} under an if, loop, with or try whose value "
+                    "verikern cannot read as its literal's type")))
+
+
+def int_enum_members(cls: ast.ClassDef, info: ModuleInfo) -> dict[str, int] | None:
+    """{member: value} of `class Flags(IntEnum)` (or IntFlag, from `enum`)
+    whose body is only `NAME = <int constant>` (and a docstring), no
+    decorators, no other bases; else None (the class is not a constant)."""
+    if cls.decorator_list or cls.keywords or len(cls.bases) != 1:
+        return None
+    base = cls.bases[0]
+    if isinstance(base, ast.Name):
+        kind = info.enum_imports.get(base.id)
+    elif isinstance(base, ast.Attribute) and isinstance(base.value, ast.Name) \
+            and info.std_modules.get(base.value.id) == "enum":
+        kind = base.attr
+    else:
+        kind = None
+    if kind not in ("IntEnum", "IntFlag"):
+        return None
+    members: dict[str, int] = {}
+    for stmt in cls.body:
+        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) \
+                and isinstance(stmt.value.value, str):
+            continue
+        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+                and isinstance(stmt.targets[0], ast.Name)) or stmt.targets[0].id in members:
+            return None
+        try:
+            v = eval_module_constant(stmt.value, info)
+        except NotConstant:
+            return None
+        if isinstance(v, bool) or not isinstance(v, int) or stmt.targets[0].id.startswith("_"):
+            return None
+        members[stmt.targets[0].id] = v
+    return members
+
+
+def register_definition(stmt, info: ModuleInfo, scope=None) -> bool:
+    """Record a @kernel/@func definition (True), or return False for a plain
+    function. `scope`: the names a nested definition captures from its
+    enclosing functions (None at module level)."""
+    kinds = [k for k in (_decorator_kind(d, info) for d in stmt.decorator_list) if k]
+    if not kinds:
+        return False
+    kind, keywords, args = kinds[0]
+    loc = info.loc(stmt)
+    reqs = tuple(d for d in stmt.decorator_list
+                 if isinstance(d, ast.Call) and info.dsl_name(d.func) == "requires")
+    if reqs and kind != "kernel":
+        info.errors.append(info.error(
+            f"@vk.requires on the func {stmt.name!r}: contracts belong to kernels",
+            reqs[0], "requires-position", "state it on the kernels that call the func"))
+        return True
+    if isinstance(stmt, ast.AsyncFunctionDef):
+        info.errors.append(info.error(f"{kind} {stmt.name!r} is async", stmt,
+                                      "async", "remove `async`"))
+        return True
+    info.kernel_fast_math = None
+    try:
+        block_dim = _decorator_block_dim(keywords, args, info, kind)
+    except KernelError as e:
+        info.errors.append(e)
+        return True
+    same = [d for d in info.definitions if d.node.name == stmt.name]
+    if scope is None and all(d.scope is None for d in same):
+        # a later module-level definition of the same name replaces the earlier one
+        # (Python), except a @func with other parameter types: a Warp overload
+        info.definitions = [d for d in info.definitions if d.node.name != stmt.name or (
+            kind == "func" and d.kind == "func" and _signature(d.node) != _signature(stmt))]
+    elif kind == "func" and any(d.kind == "func" for d in same):
+        info.ambiguous_funcs.add(stmt.name)
+    info.definitions.append(Definition(kind, stmt, loc, block_dim, reqs, scope,
+                                       info.kernel_fast_math))
+    return True
+
+
+def _signature(fn: ast.FunctionDef) -> tuple:
+    return tuple(ast.unparse(a.annotation) if a.annotation is not None else ""
+                 for a in fn.args.args)
+
+
+def _decorator_block_dim(keywords, args, info: ModuleInfo, kind: str) -> int | None:
+    if args:
+        raise info.error(f"@{kind} takes keyword arguments only", args[0], "decorator-args",
+                         "write @vk.kernel(block_dim=256)")
+    block_dim = None
+    for kw in keywords:
+        if kind == "kernel" and kw.arg == "block_dim":
+            try:
+                v = eval_module_constant(kw.value, info)
+            except NotConstant:
+                v = None
+            if not isinstance(v, int) or isinstance(v, bool) or not 1 <= v <= 1024:
+                raise info.error("block_dim must be a constant integer in 1..1024", kw.value,
+                                 "block-dim", "write e.g. @vk.kernel(block_dim=256)")
+            block_dim = v
+        elif kw.arg in _MEANINGLESS_OPTIONS:
+            continue  # Warp options that do not change what the kernel computes
+        elif kind == "kernel" and kw.arg == "module_options":
+            info.kernel_fast_math = _fast_math_option(kw.value, info)
+        else:
+            raise info.error(f"unknown @{kind} option {kw.arg!r}", kw.value or kw,
+                             "decorator-args", "verikern reads block_dim, module_options "
+                             "and Warp's code-generation options")
+    return block_dim
+
+
+#: Warp 1.19 @kernel/@func options that only steer code generation or naming
+_MEANINGLESS_OPTIONS = frozenset({
+    "enable_backward", "module", "name", "launch_bounds", "cuda_max_registers",
+    "enable_cuda_smem_spilling", "cluster_dim", "entry_point_abi", "grid_stride", "inline",
+})
+
+
+def _fast_math_option(node, info: ModuleInfo):
+    """`module_options={"fast_math": True, ...}`: the kernel's fast_math (None: the module's)."""
+    if not isinstance(node, ast.Dict):
+        raise info.error("module_options must be a literal dict", node, "decorator-args",
+                         'write module_options={"fast_math": True}')
+    for k, v in zip(node.keys, node.values):
+        if isinstance(k, ast.Constant) and k.value == "fast_math":
+            try:
+                return bool(eval_module_constant(v, info))
+            except NotConstant:
+                raise info.error("fast_math must be a literal bool", v, "module-options",
+                                 "write True or False") from None
+    return None
+
+
+def _module_options(call: ast.Call, info: ModuleInfo) -> None:
+    if len(call.args) != 1 or not isinstance(call.args[0], ast.Dict):
+        info.errors.append(info.error("set_module_options takes one literal dict", call,
+                                      "module-options", 'write vk.set_module_options({"fast_math": True})'))
+        return
+    d = call.args[0]
+    for k, v in zip(d.keys, d.values):
+        if isinstance(k, ast.Constant) and k.value == "fast_math":
+            try:
+                info.fast_math = bool(eval_module_constant(v, info))
+            except NotConstant:
+                info.errors.append(info.error("fast_math must be a literal bool", v,
+                                              "module-options", "write True or False"))

@@ -1,0 +1,399 @@
+"""Project-aware reading: names a kernel file imports from the other modules
+of its own project (`from .consts import N`, `from pkg.math import safe_div`),
+read from those modules' SOURCE -- never imported, never executed.
+
+Invariants:
+- the project is the file's package: the highest folder reached by walking up
+  folders that hold `__init__.py` (a file outside any package: its own
+  folder); only modules below it are read, so a name imported from outside
+  (numpy, torch) stays non-constant;
+- an imported name is a constant only when it is one in the defining module
+  (scanned by the same rules: a name that module can rebind is not) and the
+  importing file cannot rebind it either;
+- an imported `@func` is taken only when every module-level name its body
+  reads means the same in both files (same DSL alias, same constant, same
+  func); otherwise the name stays non-constant and a kernel calling it gets an
+  error;
+- a project module that cannot be found is a located error at the import
+  naming the import chain and where verikern looked;
+- `Project.files` records the sha256 of every project module read, so a
+  change in one changes the proof-cache key.
+"""
+from __future__ import annotations
+
+import ast
+import copy
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .annotations import value_type
+from .rebinding import ANY, Rebinding, outside_rebindings
+
+#: the DSL's own packages: `from warp.x import y` is never a project import
+DSL_PACKAGES = ("verikern", "warp")
+
+#: the attribute set on the AST nodes of an imported func: the file it is in
+FOREIGN_FILE = "_verikern_file"
+
+
+@dataclass
+class Project:
+    """One project: its search base (the folder above the top package),
+    the top package's name ("" for a file outside any package) and the
+    modules read so far (dotted name -> ModuleInfo, None while being read)."""
+
+    base: Path
+    top: str
+    modules: dict = field(default_factory=dict)
+    files: dict = field(default_factory=dict)   # path -> sha256 of every module read
+    #: every source file of the project (path, module, bytes), read once (_project_data)
+    sources: list | None = None
+
+    @classmethod
+    def of_file(cls, path) -> tuple["Project", str]:
+        """The project holding `path` and the file's dotted module name."""
+        p = Path(path).resolve()
+        parts = [] if p.name == "__init__.py" else [p.stem]
+        folder = p.parent
+        while (folder / "__init__.py").is_file() and folder.parent != folder:
+            parts.insert(0, folder.name)
+            folder = folder.parent
+        top = parts[0] if len(parts) > 1 or p.name == "__init__.py" else ""
+        return cls(folder, top), ".".join(parts)
+
+    def locate(self, dotted: str) -> tuple[Path | None, list[Path]]:
+        """The source file of module `dotted` (or None) and the paths tried."""
+        rel = Path(*dotted.split("."))
+        tried = [self.base / rel.with_suffix(".py"), self.base / rel / "__init__.py"]
+        return next((t for t in tried if t.is_file()), None), tried
+
+    def compiled(self, dotted: str) -> bool:
+        """Whether module `dotted` is a compiled extension (.so/.pyd) of the project."""
+        rel = Path(*dotted.split("."))
+        folder = self.base / rel.parent
+        if not folder.is_dir():
+            return False
+        return any(any(folder.glob(f"{rel.name}{suffix}"))
+                   for suffix in (".so", ".*.so", ".pyd", ".*.pyd"))
+
+    def in_project(self, dotted: str) -> bool:
+        head = dotted.split(".")[0]
+        if self.top:
+            return head == self.top
+        return self.locate(dotted)[0] is not None   # a sibling script module
+
+
+def target_module(stmt: ast.ImportFrom, importer: str, is_package: bool) -> str | None:
+    """The dotted module `stmt` names, relative imports resolved against the
+    importing module `importer` (None: it climbs above the top package)."""
+    if stmt.level == 0:
+        return stmt.module or ""
+    pkg = importer.split(".") if is_package else importer.split(".")[:-1]
+    if stmt.level - 1 > len(pkg) or (stmt.level - 1 == len(pkg) and not stmt.module):
+        return None
+    base = pkg[:len(pkg) - (stmt.level - 1)]
+    return ".".join(base + ([stmt.module] if stmt.module else []))
+
+
+def read_module(project: Project, dotted: str, path: Path):
+    """The scanned ModuleInfo of project module `dotted` at `path` (cached;
+    None while it is being read: an import cycle gives no constants)."""
+    if dotted in project.modules:
+        return project.modules[dotted]
+    from .module import ModuleInfo, scan_module  # lazy: import cycle with .module (reading an imported module scans it)
+    project.modules[dotted] = None
+    data = path.read_bytes()
+    project.files[str(path)] = hashlib.sha256(data).hexdigest()
+    text = data.decode("utf-8", "replace")
+    info = ModuleInfo(str(path), text)
+    info.project, info.module_name = project, dotted
+    info.is_package = path.name == "__init__.py"
+    try:
+        tree = ast.parse(text, filename=str(path))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        info.nonconstant.add("*")
+    else:
+        scan_module(tree, info)
+    project.modules[dotted] = info
+    return info
+
+
+def bind_import_from(stmt: ast.ImportFrom, info) -> bool:
+    """Bind the names of `from <project module> import ...` in `info` (True),
+    or return False when the import is not of a project module."""
+    project: Project | None = info.project
+    if project is None:
+        return False
+    target = target_module(stmt, info.module_name, info.is_package)
+    if target is None or (stmt.level > 0 and not project.top):
+        info.errors.append(info.error(
+            f"the relative import climbs above the package {project.top or '(none)'!r}",
+            stmt, "import", "import from a module inside the project"))
+        return True
+    if stmt.level == 0 and (target.split(".")[0] in DSL_PACKAGES
+                            or not project.in_project(target)):
+        return False
+    path, tried = project.locate(target)
+    for alias in stmt.names:
+        local = alias.asname or alias.name
+        if alias.name == "*":
+            info.nonconstant.add("*")
+            continue
+        sub_path, _ = project.locate(f"{target}.{alias.name}")
+        if path is None and sub_path is None and project.compiled(target):
+            info.nonconstant.add(local)   # an extension module: a value, never a constant
+            continue
+        if path is None and sub_path is None:
+            info.nonconstant.add(local)
+            why = (f"the module {target!r} is not in the project (looked for "
+                   + " and ".join(str(t) for t in tried) + ")")
+            _unresolved(info, stmt, alias.name, local, target, why)
+            continue
+        defining = read_module(project, target, path) if path is not None else None
+        if sub_path is not None and (defining is None or not _binds(defining, alias.name)):
+            info.nonconstant.add(local)    # `from . import consts`: a module, not a constant
+            continue
+        _bind_name(info, defining, alias.name, local, stmt)
+    return True
+
+
+def bind_module_alias(stmt: ast.Import, dotted: str, local: str, info) -> None:
+    """`import pkg.consts as c` of a project module: `c.N` reads the
+    constants of pkg.consts (module_member); an unresolvable project module
+    is a located error."""
+    project: Project | None = info.project
+    if project is None or dotted.split(".")[0] in DSL_PACKAGES or \
+            not project.in_project(dotted) or info.rebinding(local) is not None:
+        return
+    path, tried = project.locate(dotted)
+    if path is None:
+        if not project.compiled(dotted):
+            _unresolved(info, stmt, dotted, local, dotted, (
+                f"the module {dotted!r} is not in the project (looked for "
+                + " and ".join(str(t) for t in tried) + ")"))
+        return
+    defining = read_module(project, dotted, path)
+    if defining is not None and "*" not in defining.nonconstant:
+        info.module_aliases[local] = defining
+
+
+def module_member(info, node: ast.AST):
+    """For `c.N` with `c` a project module alias (bind_module_alias): the
+    ModuleInfo of that module and the member's name, when that module
+    cannot rebind it; else None."""
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
+            and node.value.id in info.module_aliases:
+        defining = info.module_aliases[node.value.id]
+        if defining.rebinding(node.attr) is None:
+            return defining, node.attr
+    return None
+
+
+def _unresolved(info, stmt: ast.AST, name: str, local: str, target: str, why: str) -> None:
+    """`from target import name` cannot be resolved: a located error naming
+    the import chain, kept for modules that import `local` from this one."""
+    link = f"{info.loc(stmt)}: `{name}` from {target}"
+    info.unresolved[local] = [link] + ([why] if isinstance(why, str) else why)
+    chain = info.unresolved[local]
+    info.errors.append(info.error(
+        f"cannot resolve the import of {name!r}: " + " -> ".join(chain[:-1])
+        + f": {chain[-1]}", stmt, "import",
+        "check the module path and the name, or pass the value as a kernel parameter"))
+
+
+def _bind_name(info, defining, name: str, local: str, stmt: ast.AST) -> None:
+    """Bring `defining`'s module-level `name` into `info` as `local`."""
+    info.nonconstant.add(local)
+    if defining is not None and name in defining.unresolved:   # unresolved further down
+        _unresolved(info, stmt, name, local, defining.module_name, defining.unresolved[name])
+        return
+    if defining is not None and not _binds(defining, name):
+        _unresolved(info, stmt, name, local, defining.module_name,
+                    f"{defining.filename} binds no module-level name {name!r}")
+        return
+    if defining is None or "*" in defining.nonconstant or info.rebinding(local) is not None:
+        return
+    site = defining.rebinding(name)
+    if site is not None:
+        info.rebindings.setdefault(local, site)   # a kernel reading it is told where
+    if name in defining.constants and defining.rebinding(name) is None:
+        info.constants[local] = defining.constants[name]
+        info.nonconstant.discard(local)
+    elif name in defining.typed_constants and defining.rebinding(name) is None:
+        info.typed_constants[local] = defining.typed_constants[name]
+        info.nonconstant.discard(local)
+    elif name in defining.enums and defining.rebinding(name) is None:
+        info.enums[local] = defining.enums[name]
+    elif name in defining.type_aliases and defining.rebinding(name) is None:
+        node = defining.type_aliases[name]
+        t = value_type(defining, node)
+        if t is not None and value_type(info, node) == t:
+            info.type_aliases[local] = node
+    elif name in defining.funcs and defining.rebinding(name) is None \
+            and name not in defining.ambiguous_funcs:
+        info.pending_funcs.append((defining, name, local))
+
+
+def _binds(info, name: str) -> bool:
+    """Whether the scanned module binds `name` at module level (or may: a
+    star import, a name it can rebind anywhere)."""
+    return "*" in info.nonconstant or "__getattr__" in info.nonconstant \
+        or info.rebinding(name) is not None or any(
+        name in names for names in (info.constants, info.typed_constants, info.enums,
+                                    info.type_aliases, info.funcs, info.nonconstant,
+                                    info.aliases, info.from_imports, info.std_modules)) \
+        or any(d.node.name == name for d in info.definitions)
+
+
+def bind_imported_funcs(info) -> None:
+    """After the whole importing file is scanned: take each imported @func
+    whose module-level names mean the same here as in its own module (in
+    rounds, so a func calling another imported one is taken in any order)."""
+    pending = list(info.pending_funcs)
+    while True:
+        left = [p for p in pending if not _take_func(info, *p)]
+        if len(left) == len(pending):
+            break
+        pending = left
+    for defining, name, local in pending:
+        ds = [d for d in defining.definitions if d.kind == "func" and d.node.name == name]
+        differing = [n for d in ds for n in _differing_globals(d.node, defining, info)]
+        if differing and local in info.nonconstant:
+            info.import_notes[local] = (
+                f"is the func {name!r} of {defining.filename}, which reads the module-level "
+                f"name {differing[0]!r}; that name means something else in this file (or is "
+                "not imported here), so verikern does not take the func")
+
+
+def _take_func(info, defining, name: str, local: str) -> bool:
+    """Take one imported func into `info` (True), or leave it (False)."""
+    if local not in info.nonconstant or info.rebinding(local) is not None or \
+            local in info.constants or local in info.funcs:
+        return True     # rebound after the import: never taken
+    ds = [d for d in defining.definitions if d.kind == "func" and d.node.name == name]
+    if any(_differing_globals(d.node, defining, info) for d in ds):
+        return False
+    for d in ds:
+        for sub in ast.walk(d.node):   # locations inside the func name its own file
+            setattr(sub, FOREIGN_FILE, defining.filename)
+        node = copy.copy(d.node)
+        node.name = local
+        info.definitions.append(type(d)(d.kind, node, d.loc, d.block_dim, d.requires, None,
+                                        d.fast_math))
+    info.nonconstant.discard(local)
+    return True
+
+
+def _differing_globals(fn: ast.FunctionDef, defining, info) -> list[str]:
+    """The module-level names `fn` reads that do not mean the same in `info`
+    as in `defining` (its parameters and locals aside); a helper func of
+    `defining` it calls counts as differing (the importer must import it)."""
+    out = []
+    local = {a.arg for a in fn.args.args + fn.args.kwonlyargs}
+    local |= {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    for n in ast.walk(fn):
+        if not isinstance(n, ast.Name) or not isinstance(n.ctx, ast.Load) or n.id in local:
+            continue
+        name = n.id
+        if name == fn.name:
+            continue
+        meanings = [(m.constants.get(name), name in m.aliases, m.from_imports.get(name),
+                     m.std_modules.get(name), m.typed_constants.get(name), name in m.nonconstant,
+                     name in m.funcs, name in m.type_aliases)
+                    for m in (defining, info)]
+        same_func = name in defining.funcs and name in info.funcs and \
+            info.funcs[name].node.body is defining.funcs[name].node.body
+        if meanings[0] != meanings[1] or (name in defining.funcs and not same_func) or (
+                name in defining.type_aliases and
+                ast.dump(defining.type_aliases[name]) != ast.dump(info.type_aliases[name])):
+            out.append(name)
+    return out
+
+
+#: the `project.files` entry that stands for every source file of the project
+#: (all are read for rebindings from outside: a change in any changes the key)
+PROJECT_SOURCES = "<every source file of the project>"
+
+#: the most project files scanned for rebindings from outside (a bigger
+#: project: every module-level name of its modules may be rebound)
+MAX_SCANNED_FILES = 5000
+
+
+def _project_sources(project: Project) -> list[tuple[Path, str]]:
+    """Every Python file of the project with its dotted module name (the
+    package's files, or the sibling files of a file outside any package)."""
+    folder = project.base / project.top if project.top else project.base
+    paths = sorted(folder.rglob("*.py")) if project.top else sorted(folder.glob("*.py"))
+    out = []
+    for p in paths:
+        rel = p.relative_to(project.base).with_suffix("")
+        parts = list(rel.parts[:-1]) if p.name == "__init__.py" else list(rel.parts)
+        out.append((p, ".".join(parts)))
+    return out
+
+
+def _handles_of(tree: ast.Module, importer: str, is_package: bool, dotted: str) -> set[str]:
+    """The names `tree` binds (anywhere) to module `dotted` or a package above it."""
+    def reaches(full: str) -> bool:
+        return full == dotted or dotted.startswith(full + ".")
+
+    out: set[str] = set()
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Import):
+            for a in n.names:
+                if a.asname and reaches(a.name):
+                    out.add(a.asname)
+                elif not a.asname and reaches(a.name.split(".")[0]):
+                    out.add(a.name.split(".")[0])
+        elif isinstance(n, ast.ImportFrom):
+            base = target_module(n, importer, is_package)
+            for a in n.names:
+                if base is not None and a.name != "*" and reaches(f"{base}.{a.name}" if base else a.name):
+                    out.add(a.asname or a.name)
+    return out
+
+
+def _project_data(project: Project) -> list[tuple[Path, str, bytes]]:
+    """The project's source files with their module names and bytes, read
+    once per project; their joint digest goes into `project.files`."""
+    if project.sources is None:
+        digest = hashlib.sha256()
+        project.sources = []
+        for path, name in _project_sources(project):
+            try:
+                data = path.read_bytes()
+            except OSError:
+                continue
+            digest.update(str(path).encode() + b"\0" + hashlib.sha256(data).digest())
+            project.sources.append((path, name, data))
+        project.files[PROJECT_SOURCES] = digest.hexdigest()
+    return project.sources
+
+
+def rebindings_from_outside(project: Project, dotted: str) -> dict:
+    """name (or ANY) -> a Rebinding in another module of the project that can
+    rebind module `dotted`'s names (`import pkg.consts as c; c.N = 7`), read
+    from source (rebinding.outside_rebindings). Every project file is hashed
+    into `project.files` (one entry, PROJECT_SOURCES): a change anywhere in
+    the project changes the proof-cache key."""
+    found: dict = {}
+    if len(_project_sources(project)) > MAX_SCANNED_FILES:
+        from verikern.mir.nodes import SourceLoc  # lazy: only for this rare case
+        found[ANY] = Rebinding(SourceLoc(str(project.base), 0, 0),
+                               f"a project of more than {MAX_SCANNED_FILES} files (not scanned)")
+        return found
+    short = (dotted.split(".")[-1] if dotted else "").encode()
+    for path, name, data in _project_data(project):
+        if name == dotted:
+            continue
+        if short not in data and b"modules" not in data and b"import_module" not in data:
+            continue                   # it names neither the module nor a module lookup
+        try:
+            tree = ast.parse(data.decode("utf-8", "replace"), filename=str(path))
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue                   # it cannot run either
+        handles = _handles_of(tree, name, path.name == "__init__.py", dotted)
+        for key, site in outside_rebindings(tree, str(path), handles).items():
+            found.setdefault(key, site)
+    return found
