@@ -118,6 +118,7 @@ def command(paths, kernel, dims, block_dim, budget, jobs, executor, scheduler, c
     from verikern.proofs.reporting.baseline import (  # lazy: CLI start-up
         BaselineError, compare, gate_exit_code, load_baseline,
     )
+    from verikern.proofs.deciding.session import SolverSettings, solver_settings  # lazy: CLI start-up
 
     accepted = None
     if baseline is not None:
@@ -151,8 +152,9 @@ def command(paths, kernel, dims, block_dim, budget, jobs, executor, scheduler, c
     color = fmt == "text" and output is None and sys.stdout.isatty()
     if fmt == "short" and accepted:
         text = report.render_short(reports, accepted=frozenset(accepted))
-    else:
-        text = report.render(reports, fmt, color=color, context=context)
+    else:   # the report's versions name the cross-check solver the run asked for
+        with solver_settings(SolverSettings(dump_smt=dump_smt, cross_check=cross_check)):
+            text = report.render(reports, fmt, color=color, context=context)
     if gate is not None and fmt == "json":
         data = json.loads(text)
         data["baseline"] = dict(gate.to_json(), file=baseline)

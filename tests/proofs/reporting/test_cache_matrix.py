@@ -223,6 +223,7 @@ def test_the_command_line_cross_check_and_dump_with_a_cache_dir(tmp_path, monkey
     code, out, _ = cli("prove", saxpy, "--cache-dir", cache, "--format", "json", "--cross-check", "cvc5")
     assert code == 0
     (kernel,) = json.loads(out)["kernels"]
+    assert "cvc5" in json.loads(out)["versions"]       # the report names the second solver
     assert kernel["cached"] is False
     assert all(o.get("cross_checked_by") == ["cvc5"] for o in kernel["obligations"]), kernel
     dump = tmp_path / "dump"
