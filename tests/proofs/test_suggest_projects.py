@@ -42,6 +42,14 @@ def segment_sum(offsets: wp.array(dtype=wp.int32), values: wp.array(dtype=wp.flo
     out[s] = acc
 '''
 
+SEGMENTS = HEAD + '''@wp.kernel
+def segment_scale(offsets: wp.array(dtype=wp.int32), values: wp.array(dtype=wp.float32),
+                  out: wp.array(dtype=wp.float32)):
+    s = wp.tid()
+    for k in range(offsets[s], offsets[s + 1]):
+        out[k] = 2.0 * values[k]
+'''
+
 PAIRS = HEAD + '''@wp.kernel
 def pair_force(pairs_i: wp.array(dtype=wp.int32), pairs_j: wp.array(dtype=wp.int32),
                pos: wp.array(dtype=wp.float32), force: wp.array(dtype=wp.float32)):
@@ -151,6 +159,29 @@ def test_csr_reading_one_past_the_segment_gets_no_contract_admitting_the_bad_lau
     inputs = [np.array([0, 2, 2, 5, 6], dtype=np.int32), np.arange(6, dtype=np.float32),
               np.zeros(4, dtype=np.float32)]
     _refused_if_proved(bad, "segment_sum", tmp_path, 4, inputs)
+
+
+def test_csr_segments_written_get_sorted_offsets(tmp_path):
+    report = _suggested(SEGMENTS, "segment_scale")
+    assert "vk.all_sorted(offsets)" in report.suggested_requires
+    assert "vk.all_in_range(offsets, 0, out.shape[0] + 1)" in report.suggested_requires
+    assert report.proved_under_suggestion is True
+    module = _pasted_module(report, SEGMENTS, tmp_path, "segment_scale_pasted")
+    offsets = np.array([0, 2, 2, 5, 6], dtype=np.int32)
+    values = np.arange(6, dtype=np.float32)
+    out = np.zeros(6, dtype=np.float32)
+    vk.check_launch(module.segment_scale, 4, [offsets, values, out])
+    with pytest.raises(ContractError):          # overlapping segments: two threads write out[1]
+        vk.check_launch(module.segment_scale, 4, [np.array([0, 2, 1, 5, 6], dtype=np.int32), values, out])
+    vk.launch(module.segment_scale, 4, inputs=[offsets, values, out], device="cpu")
+    np.testing.assert_array_equal(out, 2.0 * values)
+
+
+def test_csr_segments_written_one_past_get_no_contract_admitting_the_bad_launch(tmp_path):
+    bad = SEGMENTS.replace("range(offsets[s], offsets[s + 1])", "range(offsets[s], offsets[s + 1] + 1)")
+    inputs = [np.array([0, 2, 2, 5, 6], dtype=np.int32), np.arange(6, dtype=np.float32),
+              np.zeros(6, dtype=np.float32)]
+    _refused_if_proved(bad, "segment_scale", tmp_path, 4, inputs)
 
 
 def test_two_index_arrays_filled_earlier_each_get_their_range(tmp_path):
