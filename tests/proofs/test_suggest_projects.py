@@ -9,9 +9,6 @@ the launch that shows the bug is admitted: the simulator runs that launch out
 of bounds, and `vk.check_launch` under any proved suggestion refuses it."""
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,7 +19,9 @@ from verikern.errors import ContractError, OutOfBoundsError
 from verikern.proofs.obligations import KernelStatus
 from verikern.proofs.reporting.paste import pasted, suggestion_inserts
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "examples" / "project_contracts.md"
+from shared_helpers import ROOT, import_file
+
+DOC = ROOT / "docs" / "examples" / "project_contracts.md"
 HEAD = "import warp as wp\n\n\n"
 
 COUNT = HEAD + '''@wp.kernel
@@ -99,11 +98,7 @@ def _load(text: str, tmp_path, stem: str):
     """`text` written to a file and imported, as project code imports it."""
     path = tmp_path / f"{stem}.py"
     path.write_text(text)
-    spec = importlib.util.spec_from_file_location(stem, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[stem] = module
-    spec.loader.exec_module(module)
-    return module
+    return import_file(path, stem)
 
 
 def _refused_if_proved(source: str, name: str, tmp_path, dim, inputs) -> None:

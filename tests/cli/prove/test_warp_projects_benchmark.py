@@ -5,14 +5,12 @@ JSON records combined per kernel (generic instances, file-level errors),
 causes grouped, and the report's counts and times."""
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 import zipfile
 
 import pytest
 
-from shared_helpers import BENCHMARKS
+from shared_helpers import BENCHMARKS, import_file
 
 KERNELS = '''import warp as wp
 
@@ -42,14 +40,7 @@ TEST_MODULE = "import warp as wp\n\n\n@wp.kernel\ndef in_a_test(a: wp.array(dtyp
 
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location("warp_projects", BENCHMARKS / "warp_projects.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module          # its dataclasses resolve their module
-    try:
-        spec.loader.exec_module(module)
-    finally:
-        del sys.modules[spec.name]
-    return module
+    return import_file(BENCHMARKS / "warp_projects.py", "warp_projects", keep=False)
 
 
 def _fake_wheel(folder):
