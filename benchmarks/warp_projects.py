@@ -211,6 +211,9 @@ class Outcome:
 _PREFIX = re.compile(r"^\s*\S*?:\d+(:\d+)?: (error|warning): ")
 _QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"|`[^`]*`")
 _NUMBER = re.compile(r"(?<![A-Za-z_])-?\d+(\.\d+)?")
+# `type(v[0])()`, `k[vec3, float32]`: the expression or instance named, not the cause
+_NAMED = ((re.compile(r"type\([^()]*(\([^()]*\))?[^()]*\)"), "type(…)"),
+          (re.compile(r"\b\w+\[[^\]]*\]"), "…[…]"))
 
 
 def cause_of(message: str) -> str:
@@ -219,6 +222,8 @@ def cause_of(message: str) -> str:
     first = next((line for line in message.splitlines() if line.strip()), "")
     first = _PREFIX.sub("", first)
     first = _QUOTED.sub("'…'", first)
+    for pattern, blank in _NAMED:
+        first = pattern.sub(blank, first)
     first = _NUMBER.sub("N", first)
     return re.sub(r"\s+", " ", first).strip()[:160]
 
@@ -371,9 +376,12 @@ def _write_json(path: Path, outcomes: list[Outcome]) -> None:
 
 
 def outcomes_from_json(rows: list[dict]) -> list[Outcome]:
-    """The outcomes a --json file holds (the inverse of its writer)."""
+    """The outcomes a --json file holds (the inverse of its writer; the cause of an
+    error or unknown grouped again from its message, as this version groups)."""
+    def cause(r: dict) -> str:
+        return cause_of(r["detail"]) if r["outcome"] in ("error", "unknown") and r["detail"] else r["cause"]
     return [Outcome(KernelSite(r["project"], r.get("root", ""), r["file"], r["line"], r["kernel"]),
-                    r["outcome"], r["seconds"], r["cause"], r["detail"], r["instances"]) for r in rows]
+                    r["outcome"], r["seconds"], cause(r), r["detail"], r["instances"]) for r in rows]
 
 
 def main(argv: list[str] | None = None) -> int:

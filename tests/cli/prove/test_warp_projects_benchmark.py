@@ -89,6 +89,11 @@ def test_causes_group_messages_that_differ_in_names_numbers_and_places(bench):
     assert bench.cause_of(a) == bench.cause_of(b) == "the generic parameter '…' (Any) has no concrete type"
     assert bench.cause_of("x.py:3:1: error: 170859375 assignments, at most 256") == \
         "N assignments, at most N"
+    assert bench.cause_of("a.py:1:1: error: type(v[0])() is not a builtin or a @vk.func") == \
+        bench.cause_of("b.py:2:1: error: type(slot)() is not a builtin or a @vk.func") == \
+        "type(…)() is not a builtin or a @vk.func"
+    assert bench.cause_of("may also be instantiated as k[vec3, bool]: Warp") == \
+        "may also be instantiated as …[…]: Warp"
 
 
 def test_instances_combine_to_the_worst_and_a_file_error_is_every_kernels(bench):
