@@ -80,6 +80,9 @@ def test_tasks_keep_one_file_and_at_most_chunk_kernels(bench):
     tasks = bench.shard(sites, 2)
     assert [[s.name for s in t.sites] for t in tasks] == [["k1", "k2"], ["k3"], ["k4"]]
     assert bench.sample(sites, None, 2) == [sites[0], sites[2]]
+    other = [bench.KernelSite("q==2", "/r", "c.py", 1, f"q{n}") for n in range(3)]
+    mixed = bench.interleave(bench.shard(sites + other, 2))
+    assert [[s.name for s in t.sites] for t in mixed] == [["k1", "k2"], ["q0", "q1"], ["k3"], ["q2"], ["k4"]]
     assert bench.sample(sites, 3, None) == sites[:3]
 
 
@@ -152,3 +155,11 @@ def test_a_fake_project_end_to_end_through_the_cli(bench, tmp_path, capsys):
     assert rows["inc"]["outcome"] == "suggested"          # proved under vk.launch_dim() <= a.shape[0]
     text = capsys.readouterr().out
     assert "fake-kernels==1.0: 2 kernels, compiled 2 (100.0%); proved 1, proved under the suggestion 1" in text
+    # resumed: the kept outcomes are not proved again (a changed one stays as kept)
+    rows = json.loads(out.read_text())
+    rows[0]["outcome"] = "unknown"
+    out.write_text(json.dumps(rows))
+    assert bench.main(["--only-named", "fake-kernels==1.0", "--cache", str(tmp_path / "cache"),
+                       "--json", str(out), "--resume"]) == 0
+    assert "2 kept from" in capsys.readouterr().err
+    assert [r["outcome"] for r in json.loads(out.read_text())] == ["unknown", "suggested"]
