@@ -21,7 +21,7 @@ from verikern.proofs.reporting.paste import pasted, suggestion_inserts
 
 from shared_helpers import ROOT, import_file
 
-DOC = ROOT / "docs" / "examples" / "project_contracts.md"
+DOC = ROOT / "docs/examples/project_contracts.md"
 HEAD = "import warp as wp\n\n\n"
 
 COUNT = HEAD + '''@wp.kernel
