@@ -24,7 +24,11 @@ kernels (a kernel's time is the sum of its reports' seconds).
 
     python benchmarks/warp_projects.py [pkg==ver ...] [--jobs 2] [--chunk 4]
         [--limit N | --sample N] [--budget B] [--timeout S] [--cache DIR]
-        [--only SUBSTRING] [--json OUT]
+        [--only SUBSTRING] [--json OUT [--resume]] [--report OUT]
+
+Tasks are taken from each project in turn, so a run stopped early (--json is
+written after every task) has measured every project; --resume keeps the
+outcomes a --json file holds and proves only the other kernels.
 
 --timeout is a wall-clock guard of this harness, off by default: a task that
 runs past `S` seconds per kernel is split into single kernels, and a single
@@ -194,6 +198,23 @@ def shard(sites: list[KernelSite], chunk: int) -> list[Task]:
     return tasks
 
 
+def interleave(tasks: list[Task]) -> list[Task]:
+    """`tasks` taken from each project in turn (each project's in order), so that a
+    run stopped early has measured every project."""
+    by_project: dict[str, list[Task]] = {}
+    for t in tasks:
+        by_project.setdefault(t.sites[0].project, []).append(t)
+    queues = list(by_project.values())
+    out: list[Task] = []
+    for i in range(max((len(q) for q in queues), default=0)):
+        out += [q[i] for q in queues if i < len(q)]
+    return out
+
+
+def _key(site: KernelSite) -> tuple:
+    return (site.project, site.file, site.line, site.name)
+
+
 # ------------------------------------------------------------------ outcomes
 @dataclass(frozen=True)
 class Outcome:
@@ -211,6 +232,9 @@ class Outcome:
 _PREFIX = re.compile(r"^\s*\S*?:\d+(:\d+)?: (error|warning): ")
 _QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"|`[^`]*`")
 _NUMBER = re.compile(r"(?<![A-Za-z_])-?\d+(\.\d+)?")
+# `type(v[0])()`, `k[vec3, float32]`: the expression or instance named, not the cause
+_NAMED = ((re.compile(r"type\([^()]*(\([^()]*\))?[^()]*\)"), "type(…)"),
+          (re.compile(r"\b\w+\[[^\]]*\]"), "…[…]"))
 
 
 def cause_of(message: str) -> str:
@@ -219,6 +243,8 @@ def cause_of(message: str) -> str:
     first = next((line for line in message.splitlines() if line.strip()), "")
     first = _PREFIX.sub("", first)
     first = _QUOTED.sub("'…'", first)
+    for pattern, blank in _NAMED:
+        first = pattern.sub(blank, first)
     first = _NUMBER.sub("N", first)
     return re.sub(r"\s+", " ", first).strip()[:160]
 
@@ -371,9 +397,12 @@ def _write_json(path: Path, outcomes: list[Outcome]) -> None:
 
 
 def outcomes_from_json(rows: list[dict]) -> list[Outcome]:
-    """The outcomes a --json file holds (the inverse of its writer)."""
+    """The outcomes a --json file holds (the inverse of its writer; the cause of an
+    error or unknown grouped again from its message, as this version groups)."""
+    def cause(r: dict) -> str:
+        return cause_of(r["detail"]) if r["outcome"] in ("error", "unknown") and r["detail"] else r["cause"]
     return [Outcome(KernelSite(r["project"], r.get("root", ""), r["file"], r["line"], r["kernel"]),
-                    r["outcome"], r["seconds"], r["cause"], r["detail"], r["instances"]) for r in rows]
+                    r["outcome"], r["seconds"], cause(r), r["detail"], r["instances"]) for r in rows]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -390,6 +419,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--budget", type=float, help="verikern's --budget (default: its default)")
     ap.add_argument("--timeout", type=float, help="harness wall-clock limit per kernel, seconds (off)")
     ap.add_argument("--json", help="write every kernel's outcome here")
+    ap.add_argument("--resume", action="store_true",
+                    help="keep the outcomes already in --json and prove only the other kernels")
     ap.add_argument("--report", help="only print the report of an earlier run's --json file")
     args = ap.parse_args(argv)
     if args.report:
@@ -405,11 +436,19 @@ def main(argv: list[str] | None = None) -> int:
     if args.only:
         sites = [s for s in sites if args.only in f"{s.project}:{s.file}"]
     sites = sample(sites, args.limit, args.sample)
-    tasks = shard(sites, max(1, args.chunk))
+    outcomes: list[Outcome] = []
+    if args.resume and args.json and Path(args.json).is_file():
+        outcomes = outcomes_from_json(json.loads(Path(args.json).read_text(encoding="utf-8")))
+        done_keys = {_key(o.site) for o in outcomes}
+        outcomes = [o for o in outcomes if _key(o.site) in {_key(s) for s in sites}]
+        todo = [s for s in sites if _key(s) not in done_keys]
+    else:
+        todo = sites
+    tasks = interleave(shard(todo, max(1, args.chunk)))
     print(f"{len(sites)} module-level kernels outside tests in {len(specs)} projects; "
+          f"{len(outcomes)} kept from {args.json}; " * bool(outcomes) +
           f"{len(tasks)} tasks, {args.jobs} jobs", file=sys.stderr, flush=True)
 
-    outcomes: list[Outcome] = []
     start = time.perf_counter()
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         futures = [pool.submit(run_task, t, args.budget, args.timeout) for t in tasks]
@@ -421,8 +460,8 @@ def main(argv: list[str] | None = None) -> int:
                   file=sys.stderr, flush=True)
             if args.json:    # after every task, so a stopped run keeps what it measured
                 _write_json(Path(args.json), outcomes)
-    order = {s: i for i, s in enumerate(sites)}
-    outcomes.sort(key=lambda o: order[o.site])
+    order = {_key(s): i for i, s in enumerate(sites)}
+    outcomes.sort(key=lambda o: order[_key(o.site)])
     print(render_outcomes(outcomes))
     print(f"wall time: {time.perf_counter() - start:.0f} s with {args.jobs} jobs")
     if args.json:

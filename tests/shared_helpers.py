@@ -6,6 +6,8 @@ and never read outside the checkout.
 """
 from __future__ import annotations
 
+import importlib.util
+import sys
 import textwrap
 from pathlib import Path
 
@@ -36,3 +38,20 @@ def mir_of(source: str, name: str | None = None, *, filename: str = "kernel_unde
     if kr.error is not None or kr.mir is None:
         raise AssertionError(kr.error.render() if kr.error is not None else f"{kr.name}: no MIR")
     return kr.mir
+
+
+def import_file(path: Path, name: str, *, keep: bool = True):
+    """The module of the Python file `path`, imported as `name` (as user code
+    imports it: executed). `keep`: left in sys.modules (a module whose
+    kernels are launched later), else removed once loaded (its dataclasses
+    resolve their module while it loads)."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None, path
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        if not keep:
+            del sys.modules[name]
+    return module

@@ -108,6 +108,8 @@ SLOW_TESTS = frozenset({
     "tests/proofs/test_suggest_projects.py::test_csr_reading_one_past_the_segment_gets_no_contract_admitting_the_bad_launch",
     "tests/proofs/test_suggest_projects.py::test_a_reduction_written_for_one_thread_gets_the_one_thread_launch",
     "tests/proofs/test_suggest_projects.py::test_per_world_offsets_leave_room_for_the_launchs_second_index",
+    "tests/proofs/test_suggest_projects.py::test_csr_segments_written_get_sorted_offsets",
+    "tests/proofs/test_suggest_projects.py::test_csr_segments_written_one_past_get_no_contract_admitting_the_bad_launch",
     "tests/proofs/test_suggest_projects.py::test_a_world_read_one_past_gets_no_contract_admitting_the_bad_launch",
     "tests/proofs/test_suggest_projects.py::test_two_index_arrays_filled_earlier_each_get_their_range",
     "tests/proofs/test_suggest_projects.py::test_pairs_indexing_one_past_get_no_contract_admitting_the_bad_launch",

@@ -12,9 +12,11 @@ and `vk.all_in_range(idx, 0, x.shape[k])` / `vk.all_distinct(idx)` for int32
 index arrays -- `vk.all_in_range(ends, 0, x.shape[k] + 1)` for an int32 array
 whose elements bound an index in a guard or loop (a count held in a
 one-element array, `if i < count[0]`; CSR offsets, `for k in range(off[s],
-off[s + 1])`), where the end equal to the length is legal. Candidates are generated per failed obligation from what its
-operands (and the branch conditions guarding it) depend on, so only arrays,
-parameters and launch dimensions that matter there appear.
+off[s + 1])`), where the end equal to the length is legal, and
+`vk.all_sorted(off)` for such offsets when segments are written (disjoint).
+Candidates are generated per failed obligation from what its operands (and
+the branch conditions guarding it) depend on, so only arrays, parameters and
+launch dimensions that matter there appear.
 
 Invariants:
 - `Atom.text` is valid inside a docs/LANGUAGE.md section 5 decorator lambda, and
@@ -105,7 +107,7 @@ def param_term(kernel: Kernel, name: str) -> Term:
 @dataclass(frozen=True)
 class Atom:
     """One conjunct. `op` is a comparison (`eq le lt gt ge ne`: `lhs op rhs`)
-    or "all_in_range" (`array`'s elements in [0, rhs)) / "all_distinct";
+    or "all_in_range" (`array`'s elements in [0, rhs)) / "all_distinct" / "all_sorted";
     `family` ranks candidates (lower is tried first); `weaker` is the
     weaker form minimisation tries in its place (`<=` for `==`)."""
 
@@ -118,13 +120,13 @@ class Atom:
 
     @property
     def is_array_contract(self) -> bool:
-        return self.op in ("all_in_range", "all_distinct")
+        return self.op in ("all_in_range", "all_distinct", "all_sorted")
 
     def text(self, launch_ndim: int) -> str:
         if self.op == "all_in_range":
             return f"vk.all_in_range({self.array}, 0, {self.rhs.text(launch_ndim)})"
-        if self.op == "all_distinct":
-            return f"vk.all_distinct({self.array})"
+        if self.op in ("all_distinct", "all_sorted"):
+            return f"vk.{self.op}({self.array})"
         return f"{self.lhs.text(launch_ndim)} {_SYMBOL[self.op]} {self.rhs.text(launch_ndim)}"
 
     def names(self) -> tuple[str, ...]:
@@ -185,8 +187,8 @@ class _Builder:
         return total
 
     def atom(self, a: Atom) -> None:
-        if a.op == "all_distinct":
-            self.out.append(RequiresArray("all_distinct", self.arrays[a.array], self.loc))
+        if a.op in ("all_distinct", "all_sorted"):
+            self.out.append(RequiresArray(a.op, self.arrays[a.array], self.loc))
         elif a.op == "all_in_range":
             hi = self.term(a.rhs)
             arr = self.arrays[a.array]
@@ -261,6 +263,9 @@ def holds(a: Atom, cex) -> bool | None:
             values.append(0)               # every element not listed is 0
         if a.op == "all_distinct":
             return len(set(values)) == len(values) and shape[0] <= len(listed) + 1
+        if a.op == "all_sorted":           # listed elements in index order, the rest 0
+            row = [int(listed.get(j, 0)) for j in range(shape[0])] if shape[0] <= 4096 else None
+            return None if row is None else all(x <= y for x, y in zip(row, row[1:]))
         hi = _eval(a.rhs, cex)
         return None if hi is None else all(0 <= v < hi for v in values)
     x, y = _eval(a.lhs, cex), _eval(a.rhs, cex)
@@ -576,6 +581,10 @@ def candidates(kernel: Kernel, spec: ObligationSpec, walker: "_Walker | None" = 
             if facts.writes_memory(access) and access.array.space == "global":
                 out += [Atom("all_distinct", array=i, family=1) for i in sorted(d.indexes)
                         if i not in w.written]
+                # a segment `for k in range(off[s], off[s + 1])` written: CSR offsets are sorted
+                site = spec.site if access is ins else spec.other
+                ends = w.deps(access.indices[:access.array.ndim], site[0]).ends
+                out += [Atom("all_sorted", array=i, family=0) for i in sorted(ends) if i not in w.written]
         if not per_thread and ins.array.space == "global":
             # both touch elements no thread id picks (`counter[0] += 1`): Warp code
             # launches such a kernel with one thread

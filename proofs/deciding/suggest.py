@@ -318,6 +318,7 @@ def suggest_contract(kernel: Kernel, obligations, *, dims=None, block_dim=None,
         LOG.info("%s: no suggested contract (%d z3 units)", kernel.name, search.spent)
         return None
     chosen = _minimise(search, chosen, basis, why, cands)
+    chosen = [a for a in chosen if not _implied(a, chosen)]
     proved = not pending
     if proved and unknown:
         proved = search.proves(chosen, unknown) is True
@@ -327,6 +328,15 @@ def suggest_contract(kernel: Kernel, obligations, *, dims=None, block_dim=None,
              search.spent)
     return Suggestion(tuple(a.text(kernel.launch_ndim) for a in chosen),
                       decorator_lines(kernel, chosen), proved, search.spent)
+
+
+def _implied(a: Atom, chosen: list[Atom]) -> bool:
+    """`a` is `x <= y` and another conjunct says `x < y` or `x == y` (in machine
+    arithmetic too): dropping it changes nothing the contract admits."""
+    if a.op != "le":
+        return False
+    return any(b is not a and ((b.op == "lt" and (b.lhs, b.rhs) == (a.lhs, a.rhs))
+                               or (b.op == "eq" and {b.lhs, b.rhs} == {a.lhs, a.rhs})) for b in chosen)
 
 
 def _param_rank(kernel: Kernel, a: Atom) -> int:

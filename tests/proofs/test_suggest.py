@@ -201,7 +201,8 @@ def _shape_of(instrs):
     ([Atom("lt", Term("launch", index=0), Term("shape", "off", 0)),
       Atom("gt", Term("shape", "x", 0), Term("const", index=2)),
       Atom("all_in_range", rhs=Term("shape", "x", 0, offset=1), array="off"),
-      Atom("all_in_range", rhs=Term("shape", "x", 0, offset=1, minus=Term("launch", index=1)), array="start")],
+      Atom("all_in_range", rhs=Term("shape", "x", 0, offset=1, minus=Term("launch", index=1)), array="start"),
+      Atom("all_sorted", array="off")],
      "off: wp.array[int], start: wp.array[int], x: wp.array[float]", "i, j"),
 ])
 def test_template_text_compiles_to_the_mir_the_search_proves(atoms, params, tid):

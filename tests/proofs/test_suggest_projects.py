@@ -9,9 +9,6 @@ the launch that shows the bug is admitted: the simulator runs that launch out
 of bounds, and `vk.check_launch` under any proved suggestion refuses it."""
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,7 +19,9 @@ from verikern.errors import ContractError, OutOfBoundsError
 from verikern.proofs.obligations import KernelStatus
 from verikern.proofs.reporting.paste import pasted, suggestion_inserts
 
-DOC = Path(__file__).resolve().parents[2] / "docs/examples/project_contracts.md"
+from shared_helpers import ROOT, import_file
+
+DOC = ROOT / "docs/examples/project_contracts.md"
 HEAD = "import warp as wp\n\n\n"
 
 COUNT = HEAD + '''@wp.kernel
@@ -40,6 +39,14 @@ def segment_sum(offsets: wp.array(dtype=wp.int32), values: wp.array(dtype=wp.flo
     for k in range(offsets[s], offsets[s + 1]):
         acc += values[k]
     out[s] = acc
+'''
+
+SEGMENTS = HEAD + '''@wp.kernel
+def segment_scale(offsets: wp.array(dtype=wp.int32), values: wp.array(dtype=wp.float32),
+                  out: wp.array(dtype=wp.float32)):
+    s = wp.tid()
+    for k in range(offsets[s], offsets[s + 1]):
+        out[k] = 2.0 * values[k]
 '''
 
 PAIRS = HEAD + '''@wp.kernel
@@ -91,11 +98,7 @@ def _load(text: str, tmp_path, stem: str):
     """`text` written to a file and imported, as project code imports it."""
     path = tmp_path / f"{stem}.py"
     path.write_text(text)
-    spec = importlib.util.spec_from_file_location(stem, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[stem] = module
-    spec.loader.exec_module(module)
-    return module
+    return import_file(path, stem)
 
 
 def _refused_if_proved(source: str, name: str, tmp_path, dim, inputs) -> None:
@@ -151,6 +154,29 @@ def test_csr_reading_one_past_the_segment_gets_no_contract_admitting_the_bad_lau
     inputs = [np.array([0, 2, 2, 5, 6], dtype=np.int32), np.arange(6, dtype=np.float32),
               np.zeros(4, dtype=np.float32)]
     _refused_if_proved(bad, "segment_sum", tmp_path, 4, inputs)
+
+
+def test_csr_segments_written_get_sorted_offsets(tmp_path):
+    report = _suggested(SEGMENTS, "segment_scale")
+    assert "vk.all_sorted(offsets)" in report.suggested_requires
+    assert "vk.all_in_range(offsets, 0, out.shape[0] + 1)" in report.suggested_requires
+    assert report.proved_under_suggestion is True
+    module = _pasted_module(report, SEGMENTS, tmp_path, "segment_scale_pasted")
+    offsets = np.array([0, 2, 2, 5, 6], dtype=np.int32)
+    values = np.arange(6, dtype=np.float32)
+    out = np.zeros(6, dtype=np.float32)
+    vk.check_launch(module.segment_scale, 4, [offsets, values, out])
+    with pytest.raises(ContractError):          # overlapping segments: two threads write out[1]
+        vk.check_launch(module.segment_scale, 4, [np.array([0, 2, 1, 5, 6], dtype=np.int32), values, out])
+    vk.launch(module.segment_scale, 4, inputs=[offsets, values, out], device="cpu")
+    np.testing.assert_array_equal(out, 2.0 * values)
+
+
+def test_csr_segments_written_one_past_get_no_contract_admitting_the_bad_launch(tmp_path):
+    bad = SEGMENTS.replace("range(offsets[s], offsets[s + 1])", "range(offsets[s], offsets[s + 1] + 1)")
+    inputs = [np.array([0, 2, 2, 5, 6], dtype=np.int32), np.arange(6, dtype=np.float32),
+              np.zeros(6, dtype=np.float32)]
+    _refused_if_proved(bad, "segment_scale", tmp_path, 4, inputs)
 
 
 def test_two_index_arrays_filled_earlier_each_get_their_range(tmp_path):

@@ -5,14 +5,12 @@ JSON records combined per kernel (generic instances, file-level errors),
 causes grouped, and the report's counts and times."""
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 import zipfile
 
 import pytest
 
-from shared_helpers import BENCHMARKS
+from shared_helpers import BENCHMARKS, import_file
 
 KERNELS = '''import warp as wp
 
@@ -42,14 +40,7 @@ TEST_MODULE = "import warp as wp\n\n\n@wp.kernel\ndef in_a_test(a: wp.array(dtyp
 
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location("warp_projects", BENCHMARKS / "warp_projects.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module          # its dataclasses resolve their module
-    try:
-        spec.loader.exec_module(module)
-    finally:
-        del sys.modules[spec.name]
-    return module
+    return import_file(BENCHMARKS / "warp_projects.py", "warp_projects", keep=False)
 
 
 def _fake_wheel(folder):
@@ -89,6 +80,9 @@ def test_tasks_keep_one_file_and_at_most_chunk_kernels(bench):
     tasks = bench.shard(sites, 2)
     assert [[s.name for s in t.sites] for t in tasks] == [["k1", "k2"], ["k3"], ["k4"]]
     assert bench.sample(sites, None, 2) == [sites[0], sites[2]]
+    other = [bench.KernelSite("q==2", "/r", "c.py", 1, f"q{n}") for n in range(3)]
+    mixed = bench.interleave(bench.shard(sites + other, 2))
+    assert [[s.name for s in t.sites] for t in mixed] == [["k1", "k2"], ["q0", "q1"], ["k3"], ["q2"], ["k4"]]
     assert bench.sample(sites, 3, None) == sites[:3]
 
 
@@ -98,6 +92,11 @@ def test_causes_group_messages_that_differ_in_names_numbers_and_places(bench):
     assert bench.cause_of(a) == bench.cause_of(b) == "the generic parameter '…' (Any) has no concrete type"
     assert bench.cause_of("x.py:3:1: error: 170859375 assignments, at most 256") == \
         "N assignments, at most N"
+    assert bench.cause_of("a.py:1:1: error: type(v[0])() is not a builtin or a @vk.func") == \
+        bench.cause_of("b.py:2:1: error: type(slot)() is not a builtin or a @vk.func") == \
+        "type(…)() is not a builtin or a @vk.func"
+    assert bench.cause_of("may also be instantiated as k[vec3, bool]: Warp") == \
+        "may also be instantiated as …[…]: Warp"
 
 
 def test_instances_combine_to_the_worst_and_a_file_error_is_every_kernels(bench):
@@ -156,3 +155,11 @@ def test_a_fake_project_end_to_end_through_the_cli(bench, tmp_path, capsys):
     assert rows["inc"]["outcome"] == "suggested"          # proved under vk.launch_dim() <= a.shape[0]
     text = capsys.readouterr().out
     assert "fake-kernels==1.0: 2 kernels, compiled 2 (100.0%); proved 1, proved under the suggestion 1" in text
+    # resumed: the kept outcomes are not proved again (a changed one stays as kept)
+    rows = json.loads(out.read_text())
+    rows[0]["outcome"] = "unknown"
+    out.write_text(json.dumps(rows))
+    assert bench.main(["--only-named", "fake-kernels==1.0", "--cache", str(tmp_path / "cache"),
+                       "--json", str(out), "--resume"]) == 0
+    assert "2 kept from" in capsys.readouterr().err
+    assert [r["outcome"] for r in json.loads(out.read_text())] == ["unknown", "suggested"]
