@@ -15,7 +15,9 @@ small budget, then its integer relaxation, which over-approximates it
 again -- linear proofs that cost millions of units bit-blasted take
 thousands there -- then, after the early probes, bit-blasted on the whole
 cap), (2) each concrete-launch
-probe in turn, (3) the exact query; a model found by (2) or (3) is then
+probe in turn (before that whole-cap retry when the relaxation is
+satisfiable: a probe's model is one of the exact query, which the
+abstraction then cannot refute), (3) the exact query; a model found by (2) or (3) is then
 refined (`refine(model, probe)` lists stricter attempts, e.g. small sizes
 that replay fast) and the first satisfiable attempt's model is kept.
 """
@@ -91,7 +93,7 @@ def check(budget: SolverSession, formulas: Sequence, cap: int | None = None,
 
 def _abstract_quick(budget: SolverSession, abstract: list, cap: int | None,
                     relaxation: IntegerRelaxation | None,
-                    purpose: str) -> tuple[bool | None, z3.Solver]:
+                    purpose: str) -> tuple[bool | None, z3.Solver, bool]:
     """Whether the abstract query is unsat: True when it is, bit-blasted
     within ABSTRACT_FIRST_RLIMIT units (almost every abstract query is
     decided there) or by its integer relaxation; False when it is not (sat,
@@ -99,25 +101,36 @@ def _abstract_quick(budget: SolverSession, abstract: list, cap: int | None,
     within `cap` left. Also the first attempt's solver, which the caller
     keeps until the retry (z3 reuses a freed solver's memory, and the
     retry's search depends on it: keeping it makes the retry's cost the
-    one measured, see docs/PROVER.md "Determinism")."""
+    one measured, see docs/PROVER.md "Determinism"), and whether the
+    integer relaxation was satisfiable (a hint that the query has a model:
+    `decide` then asks the concrete probes before the retry)."""
     first = min(budget.limit(cap), ABSTRACT_FIRST_RLIMIT)
     res, _, solver = check(budget, abstract, first, purpose + "abstract")
     if res != z3.unknown or first >= budget.limit(cap):
-        return res == z3.unsat, solver
-    if relaxation is not None and relaxed_unsat(budget, abstract, purpose + "abstract-lia",
-                                                relaxation):
-        return True, solver
-    return None, solver
+        return res == z3.unsat, solver, False
+    if relaxation is None:
+        return None, solver, False
+    relaxed = relaxed_check(budget, abstract, purpose + "abstract-lia", relaxation)
+    if relaxed == z3.unsat:
+        return True, solver, False
+    return None, solver, relaxed == z3.sat
+
+
+def relaxed_check(budget: SolverBudget, formulas: Sequence, purpose: str,
+                  relaxation: IntegerRelaxation) -> z3.CheckSatResult:
+    """z3's answer on the integer relaxation of `formulas` (an
+    over-approximation, see integer_relaxation) within RELAXATION_RLIMIT
+    units: `unsat` proves `formulas` unsat; `sat` proves nothing. Lazy
+    facts are left out (fewer facts: still an over-approximation)."""
+    relaxed = relaxation.relax([f for f in formulas if not isinstance(f, LazyFact)])
+    res, _, _ = check(budget, relaxed, RELAXATION_RLIMIT, purpose, logic="QF_LIA")
+    return res
 
 
 def relaxed_unsat(budget: SolverSession, formulas: Sequence, purpose: str,
                   relaxation: IntegerRelaxation) -> bool:
-    """`formulas` are unsat because their integer relaxation (an
-    over-approximation, see integer_relaxation) is, within RELAXATION_RLIMIT
-    units. Lazy facts are left out (fewer facts: still an over-approximation)."""
-    relaxed = relaxation.relax([f for f in formulas if not isinstance(f, LazyFact)])
-    res, _, _ = check(budget, relaxed, RELAXATION_RLIMIT, purpose, logic="QF_LIA")
-    return res == z3.unsat
+    """`formulas` are unsat because their integer relaxation is (`relaxed_check`)."""
+    return relaxed_check(budget, formulas, purpose, relaxation) == z3.unsat
 
 
 def satisfies(model: z3.ModelRef, formulas: Iterable) -> bool:
@@ -161,22 +174,31 @@ def decide(budget: SolverSession, exact: list, *, abstract: list | None = None,
     `early_probes` (within `early_cap` each) are asked once the quick
     abstract attempts have not proved the query, before its retry on the
     whole cap (when they left it undecided) and before `probes`: a model of
-    one makes those moot."""
-    quick, _first = (None, None) if abstract is None else \
+    one makes those moot. When the integer relaxation is satisfiable,
+    `probes` are asked before that retry too (the answer is the same: a
+    probe's model satisfies `exact`, so the retry could not prove it)."""
+    quick, _first, likely_sat = (None, None, False) if abstract is None else \
         _abstract_quick(budget, abstract, abstract_cap, relaxation, purpose)
     if quick:
         return Answer(Status.PROVED)
     found = _probed(budget, exact, early_probes, early_cap, refine, purpose, "early-probe")
     if found is not None:           # cheap, and a model makes the rest moot
         return found
+    if likely_sat:
+        # the relaxation has a model: a concrete probe's model (of `exact`,
+        # so the abstraction cannot be unsat) makes the retry moot
+        found = _probed(budget, exact, probes, probe_cap, refine, purpose, "probe")
+        if found is not None:
+            return found
     if quick is None and abstract is not None:
         res, _, _ = check(budget, abstract, abstract_cap, purpose + "abstract")
         if res == z3.unsat:
             return Answer(Status.PROVED)
     del _first
-    found = _probed(budget, exact, probes, probe_cap, refine, purpose, "probe")
-    if found is not None:
-        return found
+    if not likely_sat:
+        found = _probed(budget, exact, probes, probe_cap, refine, purpose, "probe")
+        if found is not None:
+            return found
     res, model, solver = check(budget, exact, None, purpose + "exact")
     if res == z3.unsat:
         return Answer(Status.PROVED)

@@ -7,7 +7,10 @@ term on every assignment of two 4-bit variables."""
 from __future__ import annotations
 
 import itertools
+import logging
+import os
 import random
+import sys
 
 import pytest
 import z3
@@ -16,6 +19,9 @@ from verikern.proofs.deciding.budget import MEGA
 from verikern.proofs.deciding.session import SolverSession
 from verikern.proofs.deciding.integer_relaxation import IntegerRelaxation, relax
 from verikern.proofs.deciding.solving import relaxed_unsat
+
+sys.path.insert(0, os.path.dirname(__file__))
+from prover_helpers import prove_src  # noqa: E402
 
 W = 4
 
@@ -130,3 +136,29 @@ def test_one_relaxation_serves_many_queries():
     assert _sat(r.relax([x + y == 3, x * 5 == 1])) == z3.sat
     assert _sat(r.relax([x - y == 250])) == z3.sat
     assert _sat(r.relax([x + y == 3, x - y == 1, z3.ULT(x, 10)])) == z3.sat   # x = 2, y = 1
+
+
+RAYS = """
+@vk.kernel
+def fill_rays(rays: vk.array(dtype=vk.float32), start: vk.int32, w: vk.int32):
+    vk.requires(vk.launch_dim(1) == w)
+    vk.requires(start >= 0 and start <= rays.shape[0] - vk.launch_dim(0) * vk.launch_dim(1){extra})
+    i, j = vk.tid()
+    rays[start + i * w + j] = 1.0
+"""
+
+
+def test_probes_come_before_the_whole_cap_retry_when_the_relaxation_is_satisfiable(caplog):
+    """The off-by-one room: the quick abstract attempt runs out, the
+    relaxation has a model, so the concrete probes are asked next and one
+    finds the failure (no whole-cap abstract retry spent first); the
+    correct twin, whose relaxation is sat too, is still proved by the retry."""
+    with caplog.at_level(logging.DEBUG, logger="verikern.proofs.solver"):
+        obs = prove_src(RAYS.format(extra=" + 1"))
+    assert [o.status.value for o in obs if o.kind.value == "bounds"] == ["failed"]
+    kinds = [r.getMessage().split(": ")[0].rsplit(".", 1)[-1] for r in caplog.records
+             if ".bounds@" in r.getMessage()]
+    lia = kinds.index("abstract-lia")
+    assert kinds[lia + 1] == "probe", kinds
+    assert "abstract" not in kinds[lia:], kinds
+    assert all(o.status.value == "proved" for o in prove_src(RAYS.format(extra="")))

@@ -1,5 +1,5 @@
 # expect: proved
-# Stages a 256-element table in shared memory with a block-wide stride (thread t copies elements t, t + 64, t + 128, t + 192), then every thread reads a scattered element of it. The staging loop is not one affine write: each element is written by thread j % 64 in the iteration whose counter is j, which the uninit decider names as the witness.
+# Stages a 256-element table in shared memory with a block-wide stride (thread t copies elements t, t + 64, t + 128, t + 192), then thread t reads element 255 - 3t of it. The staging loop is not one affine write: each element is written by thread j % 64 in the iteration whose counter is j, which the uninit decider names as the witness.
 import verikern as vk
 
 
@@ -12,6 +12,4 @@ def stage_table_strided(table: vk.array(dtype=vk.float32), out: vk.array(dtype=v
     for j in range(t, 256, vk.block_dim()):
         s[j] = table[j]
     vk.sync_threads()
-    i = vk.tid()
-    if i < out.shape[0]:
-        out[i] = s[(t * 7) % 256]
+    out[vk.tid()] = s[255 - t * 3]

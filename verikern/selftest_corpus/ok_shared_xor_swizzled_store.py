@@ -5,7 +5,6 @@ import verikern as vk
 
 @vk.kernel(block_dim=64)
 def swizzled_store(x: vk.array(dtype=vk.float32), out: vk.array(dtype=vk.float32)):
-    vk.requires(out.shape[0] == x.shape[0])
     s = vk.shared.array(shape=(64,), dtype=vk.float32)
     t = vk.thread_idx()
     i = vk.tid()
