@@ -415,9 +415,10 @@ def _run(argv: list[str], env: dict[str, str] | None = None) -> "subprocess.Comp
 #: CBMC's solver may spend this many of z3's per-check budgets (`--budget`,
 #: budget.DEFAULT_CHECK_RLIMIT by default) on one call: a CBMC formula holds
 #: every obligation of the kernel unrolled for two threads, where z3's check
-#: holds one. 30 x 10 million units: about a minute of z3 on the 2-core
-#: development machine; saxpy for every launch takes 27 million.
-CALL_CHECKS = 30
+#: holds one. 10 x 10 million units: about 20 s of z3 on the idle 2-core
+#: development machine (saxpy for every launch takes 27 million), so the
+#: 300 s safety net stays far above a full call even at a load of 6 per core.
+CALL_CHECKS = 10
 #: What CBMC reports when z3 answers `unknown` (here: out of resource units).
 _OUT_OF_UNITS = 'returned "unknown"'
 

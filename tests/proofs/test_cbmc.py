@@ -421,9 +421,9 @@ def test_a_cbmc_run_out_of_units_is_unknown_and_says_why():
     text = json.dumps([{"program": "CBMC 6.6.0"},
                        {"messageText": 'SMT2 solver returned "unknown"', "messageType": "ERROR"},
                        {"result": props}, {"cProverStatus": "error"}])
-    obs = cbmc.decide(k, specs, cbmc.parse_json_ui(text), 2, rlimit=300_000_000)
+    obs = cbmc.decide(k, specs, cbmc.parse_json_ui(text), 2, rlimit=100_000_000)
     assert {o.status for o in obs} == {Status.UNKNOWN}
-    assert all("out of CBMC's work budget" in o.reason and "300 million resource units" in o.reason
+    assert all("out of CBMC's work budget" in o.reason and "100 million resource units" in o.reason
                for o in obs)
 
 
