@@ -17,9 +17,15 @@ Invariants (soundness first):
   kernel writes as unknown values, so only a replay on the simulator makes it
   a confirmed failure (verikern.proofs.pipeline.settle downgrades the rest to
   UNKNOWN);
-- CBMC's work is bounded by the unwinding depth (deterministic); the wall
-  clock only bounds a run as a safety net (`SAFETY_NET_S`), and a run that
-  hits it is UNKNOWN and says so.
+- CBMC's work is bounded by counted work only, never by seconds: the
+  unwinding depth bounds the formula, and CBMC's decision procedure is z3
+  (CBMC's `--cvc5` with a wrapper named cvc5 that runs z3 and gives every
+  solver call the resource limit `rlimit=` of `sat_rlimit`, in z3's own
+  units: solver_wrapper), so the same kernel and
+  options get the same verdict on any machine at any load. A call that runs
+  out of units is UNKNOWN ("out of CBMC's work budget"). The wall clock only
+  bounds a run as a safety net (`SAFETY_NET_S`); a run that hits it is
+  UNKNOWN, says so, and is never cached (app.cache.cacheable).
 """
 from __future__ import annotations
 
@@ -28,8 +34,11 @@ import hashlib
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
+import sys
+import sysconfig
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -73,15 +82,42 @@ def find_cbmc() -> str:
     return found
 
 
+def find_z3() -> str:
+    """The z3 executable CBMC solves with: the one z3-solver (a dependency of
+    verikern) installed beside this Python, else `z3` on PATH; raises
+    CbmcMissing when there is none."""
+    for folder in (sysconfig.get_path("scripts"), os.path.dirname(sys.executable),
+                   sysconfig.get_path("scripts", vars={"base": sys.base_prefix})):
+        exe = os.path.join(folder, "z3")
+        if os.path.isfile(exe) and os.access(exe, os.X_OK):
+            return exe
+    found = shutil.which("z3")
+    if found is None:
+        raise CbmcMissing("--engine cbmc solves with z3's executable `z3`, which z3-solver "
+                          "installs; none was found beside this Python or on PATH "
+                          "(reinstall z3-solver)")
+    return found
+
+
 def cbmc_identity() -> dict:
     """What names the CBMC that `--engine cbmc` would run here (a proof-cache
     key field): its resolved path, the sha256 of its bytes and the first line
-    of `cbmc --version` ("unknown" when that run fails); {"missing": why}
-    when there is none (the proof is then an input error, never cached)."""
+    of `cbmc --version` ("unknown" when that run fails), and the same three
+    for the z3 it solves with (`solver`); {"missing": why} when there is none
+    (the proof is then an input error, never cached)."""
     try:
         exe = shutil.which(find_cbmc()) or ""
+        solver = find_z3()
     except CbmcMissing as err:
         return {"missing": str(err)}
+    ident = _identity(exe)
+    if "missing" in ident:
+        return ident
+    return {**ident, "solver": _identity(solver)}
+
+
+def _identity(exe: str) -> dict:
+    """path, sha256 and version of one executable ({"missing": why} when unreadable)."""
     path = os.path.realpath(exe)
     try:
         stat = os.stat(path)
@@ -319,8 +355,10 @@ def _verdict(spec: ObligationSpec, status: Status, message: str, reason: str,
 
 
 def decide(kernel: Kernel, specs: Sequence[ObligationSpec], result: CbmcResult,
-           unwind: int) -> tuple[Obligation, ...]:
-    """Every obligation of `specs` decided from one CBMC run (module docstring)."""
+           unwind: int, rlimit: int | None = None) -> tuple[Obligation, ...]:
+    """Every obligation of `specs` decided from one CBMC run (module
+    docstring); `rlimit`: the z3 units each solver call had (for the reason
+    of a run that ran out of them)."""
     by_id: dict[str, list[PropertyResult]] = {}
     unwinding, harness = [], []
     for p in result.properties:
@@ -331,7 +369,12 @@ def decide(kernel: Kernel, specs: Sequence[ObligationSpec], result: CbmcResult,
         else:
             harness.append(p)
     blocker = None
-    if result.errors or result.overall not in ("success", "failure"):
+    if any(_OUT_OF_UNITS in e for e in result.errors):
+        blocker = ("out of CBMC's work budget: its solver z3 answered unknown within "
+                   + (f"{rlimit / budget_limits.MEGA:g} million resource units per call "
+                      if rlimit else "its resource units ")
+                   + "(raise --budget; the count of work, not time, decides this)")
+    elif result.errors or result.overall not in ("success", "failure"):
         blocker = (f"CBMC did not finish normally ({result.overall or 'no overall status'}"
                    + (f": {result.errors[0]}" if result.errors else "") + ")")
     elif bad := [p for p in harness if p.status not in _HOLDS]:
@@ -364,8 +407,65 @@ def decide(kernel: Kernel, specs: Sequence[ObligationSpec], result: CbmcResult,
 Runner = Callable[[list[str]], "subprocess.CompletedProcess[str]"]
 
 
-def _run(argv: list[str]) -> "subprocess.CompletedProcess[str]":
-    return subprocess.run(argv, capture_output=True, text=True, timeout=budget_limits.SAFETY_NET_S, check=False)
+def _run(argv: list[str], env: dict[str, str] | None = None) -> "subprocess.CompletedProcess[str]":
+    return subprocess.run(argv, capture_output=True, text=True, timeout=budget_limits.SAFETY_NET_S,
+                          check=False, env=env)
+
+
+#: CBMC's solver may spend this many of z3's per-check budgets (`--budget`,
+#: budget.DEFAULT_CHECK_RLIMIT by default) on one call: a CBMC formula holds
+#: every obligation of the kernel unrolled for two threads, where z3's check
+#: holds one. 10 x 10 million units: about 20 s of z3 on the idle 2-core
+#: development machine (saxpy for every launch takes 27 million), so the
+#: 300 s safety net stays far above a full call even at a load of 6 per core.
+CALL_CHECKS = 10
+#: What CBMC reports when z3 answers `unknown` (here: out of resource units).
+_OUT_OF_UNITS = 'returned "unknown"'
+
+
+def sat_rlimit(budget: Any = None) -> int:
+    """z3 resource units of one CBMC solver call: CALL_CHECKS times the
+    per-check budget (a budget.SolverBudget, N million units as a number,
+    or None for the default)."""
+    if budget is None:
+        per_check = budget_limits.DEFAULT_CHECK_RLIMIT
+    elif isinstance(budget, (int, float)):
+        per_check = max(1, int(budget * budget_limits.MEGA))
+    else:
+        per_check = int(budget.per_check)
+    return CALL_CHECKS * per_check
+
+
+#: The SMT-LIB dialect CBMC writes for z3 (module docstring of solver_wrapper),
+#: by CBMC's major version: 6 writes cvc5's, older ones only know cvc4's.
+_DIALECT = {True: "--cvc5", False: "--cvc4"}
+
+
+def solver_wrapper(folder: Path, z3_exe: str, rlimit: int) -> tuple[Path, ...]:
+    """Write `folder/cvc5` and `folder/cvc4`: shell scripts that run
+    `z3_exe rlimit=<rlimit> -smt2 FILE` on the SMT-LIB file CBMC passes last.
+
+    CBMC's `--cvc5` (`--cvc4`) writes its formula in that solver's dialect
+    (`set-logic ALL`, floats in the FP theory, `get-value` for the trace) and
+    runs the `cvc5` it finds on PATH; the runs put `folder` first on PATH
+    (`solver_env`), so z3 decides every call, bounded by the same count of its
+    resource units. (`--z3`'s own dialect adds datatypes for structs, which
+    send z3 to its slow general core: 50 s where this takes 3.)"""
+    body = f'#!/bin/sh\nfor a; do f=$a; done\nexec {shlex.quote(z3_exe)} rlimit={int(rlimit)} -smt2 "$f"\n'
+    out = []
+    for name in ("cvc5", "cvc4"):
+        path = folder / name
+        path.write_text(body)
+        path.chmod(0o755)
+        out.append(path)
+    return tuple(out)
+
+
+def solver_env(folder: Path) -> dict[str, str]:
+    """This process's environment with `folder` (solver_wrapper's) first on PATH."""
+    env = dict(os.environ)
+    env["PATH"] = os.pathsep.join([str(folder), env.get("PATH", "")])
+    return env
 
 
 #: The bound (-DVK_SMALL) on every launch dim and shape of the second CBMC run
@@ -378,12 +478,14 @@ _CBMC5_CHECKS = ("--bounds-check", "--pointer-check", "--div-by-zero-check",
 
 def cbmc_argv(exe: str, path: Path, depth: int, version: str | None,
               small: int | None = None, max_array_bytes: int | None = None) -> list[str]:
-    """The cbmc command line: unwinding assertions at `depth`, JSON with
+    """The cbmc command line: unwinding assertions at `depth`, z3 as the
+    decision procedure (the `cvc5` on PATH: solver_wrapper), JSON with
     traces; CBMC 5 also gets CBMC 6's standard checks (`_CBMC5_CHECKS`);
     `small`: only launches with dims and shapes at most `small`."""
+    old = version is not None and version_tuple(version)[:1] < (6,)
     argv = [exe, str(path), "--unwind", str(depth), "--unwinding-assertions",
-            "--json-ui", "--trace"]
-    if version is not None and version_tuple(version)[:1] < (6,):
+            _DIALECT[not old], "--json-ui", "--trace"]
+    if old:
         argv += list(_CBMC5_CHECKS)
     if small is not None:
         argv += ["-D", f"VK_SMALL={small}"]
@@ -418,7 +520,8 @@ def prove_kernel_cbmc(kernel: Kernel, *, dims=None, block_dim=None, budget=None,
                       max_array_bytes: int | None = None, unwind: int | None = None,
                       runner: Runner | None = None) -> tuple[Obligation, ...]:
     """Decide every obligation of `kernel` with CBMC (same shape as
-    proofs.deciding.prover.prove_kernel; `budget` is z3's and unused here;
+    proofs.deciding.prover.prove_kernel; `budget` is z3's per-check budget,
+    of which each of CBMC's solver calls gets CALL_CHECKS (`sat_rlimit`);
     the harness assumes every array holds at most `max_array_bytes` bytes,
     2**40 when None, as the z3 prover does). Raises CbmcMissing when cbmc is
     not installed.
@@ -434,6 +537,7 @@ def prove_kernel_cbmc(kernel: Kernel, *, dims=None, block_dim=None, budget=None,
     exe = find_cbmc()
     version = cbmc_version() if runner is None else None
     depth = unwind if unwind is not None else unwind_bound(kernel)[0]
+    rlimit = sat_rlimit(budget)
     try:
         text = emit_c(kernel, dims=tuple(dims) if dims else None, block_dim=block_dim)
     except CEncodeError as err:
@@ -441,21 +545,27 @@ def prove_kernel_cbmc(kernel: Kernel, *, dims=None, block_dim=None, budget=None,
     with tempfile.TemporaryDirectory(prefix="verikern-cbmc-") as tmp:
         path = Path(tmp) / f"{kernel.name}.c"
         path.write_text(text)
+        run: Runner
+        if runner is None:
+            solver_wrapper(Path(tmp), find_z3(), rlimit)
+            run = functools.partial(_run, env=solver_env(Path(tmp)))
+        else:
+            run = runner
 
         def argv(n: int, small: int | None = None) -> list[str]:
             return cbmc_argv(exe, path, n, version, small, max_array_bytes)
-        first = _one_run(kernel, specs, argv(depth), depth, runner)
+        first = _one_run(kernel, specs, argv(depth), depth, run, rlimit)
         if isinstance(first, str):
             return _all_unknown(specs, first)
         if unwind is None and dims and _only_unwinding_blocks(first):
             # a fixed launch bounds many loops a constant does not (block-size
             # ladders, per-thread counts): one deeper run, still a bound on work
-            deeper = _one_run(kernel, specs, argv(DEEPER * depth), DEEPER * depth, runner)
+            deeper = _one_run(kernel, specs, argv(DEEPER * depth), DEEPER * depth, run, rlimit)
             if not isinstance(deeper, str):
                 first, depth = deeper, DEEPER * depth
         if all(_replayable(o) for o in first if o.status is Status.FAILED):
             return first
-        second = _one_run(kernel, specs, argv(depth, SMALL_INPUT), depth, runner)
+        second = _one_run(kernel, specs, argv(depth, SMALL_INPUT), depth, run, rlimit)
     if isinstance(second, str):
         return first
     small = {obligation_id(o.spec): o for o in second
@@ -465,20 +575,21 @@ def prove_kernel_cbmc(kernel: Kernel, *, dims=None, block_dim=None, budget=None,
 
 
 def _one_run(kernel: Kernel, specs: Sequence[ObligationSpec], argv: list[str], depth: int,
-             runner: Runner | None) -> tuple[Obligation, ...] | str:
+             runner: Runner, rlimit: int | None = None) -> tuple[Obligation, ...] | str:
     """One CBMC run decided (`decide`), or why it gave no answer."""
     try:
-        done = (runner or _run)(argv)
+        done = runner(argv)
     except subprocess.TimeoutExpired:
-        return (f"CBMC ran past the {budget_limits.SAFETY_NET_S:.0f} s safety net "
-                f"(--unwind {depth}); lower --unwind or fix --dim")
+        return (f"the wall-clock safety net of {budget_limits.SAFETY_NET_S:g} s was reached by "
+                f"CBMC (--unwind {depth}): this verdict depends on the machine's speed and load; "
+                f"lower --unwind, fix --dim or lower --budget")
     try:
         result = parse_json_ui(done.stdout)
     except ValueError:
         first = (done.stderr or done.stdout or "").strip().splitlines()[:1]
         return (f"CBMC exited {done.returncode} without a JSON answer"
                 + (f": {first[0]}" if first else ""))
-    return decide(kernel, specs, result, depth)
+    return decide(kernel, specs, result, depth, rlimit)
 
 
 def _all_unknown(specs: Sequence[ObligationSpec], reason: str) -> tuple[Obligation, ...]:

@@ -11,13 +11,16 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from verikern.app.cache import cacheable
 from verikern.frontend import compile_source
 from verikern.proofs.deciding import cbmc
+from verikern.proofs.deciding.budget import DEFAULT_CHECK_RLIMIT, SolverBudget
 from verikern.proofs.deciding.engines import combine, parse_engines
 from verikern.proofs.obligations import (
     Counterexample, Obligation, ObligationKind, Status, enumerate_obligations, obligation_id,
@@ -194,7 +197,7 @@ def _fake_runner(k, status_of, trace=()):
     """A stand-in for the cbmc process: checks the command line, answers
     `status_of(spec)` for each obligation (with `trace` on failures)."""
     def run(argv):
-        assert argv[2:] == ["--unwind", "2", "--unwinding-assertions", "--json-ui", "--trace"]
+        assert argv[2:] == ["--unwind", "2", "--unwinding-assertions", "--cvc5", "--json-ui", "--trace"]
         assert "__CPROVER_assert" in Path(argv[1]).read_text()
         props = [prop(f"vk_step.assertion.{i}", message_of(s), status_of(s),
                       list(trace) if status_of(s) == "FAILURE" else None)
@@ -374,3 +377,62 @@ def test_only_floats_that_reach_no_condition_are_havocked_and_tid_is_the_shared_
     assert f"T->v{s.result.id} = VK_HAVOC_FLOAT(nondet_float, " in text
     assert f"T->v{t.result.id} = ((float)(" in text
     assert text.count("= T->gid;") == 1 and "th1.gid = (int32_t)g1;" in text
+
+
+# ------------------------------------------------------------------ work, not seconds
+def test_each_cbmc_solver_call_gets_z3_resource_units_from_the_budget():
+    assert cbmc.sat_rlimit(None) == cbmc.CALL_CHECKS * DEFAULT_CHECK_RLIMIT
+    assert cbmc.sat_rlimit(2.0) == cbmc.CALL_CHECKS * 2_000_000
+    assert cbmc.sat_rlimit(SolverBudget(per_check=3_000_000)) == cbmc.CALL_CHECKS * 3_000_000
+
+
+# a pigeonhole instance (6 pigeons, 5 holes): unsat, and z3 needs real work for it
+PIGEONS = "\n".join(
+    ["(set-logic QF_UF)"]
+    + [f"(declare-const p{i}_{h} Bool)" for i in range(6) for h in range(5)]
+    + [f"(assert (or {' '.join(f'p{i}_{h}' for h in range(5))}))" for i in range(6)]
+    + [f"(assert (not (and p{i}_{h} p{j}_{h})))" for h in range(5) for i in range(6)
+       for j in range(i + 1, 6)]
+    + ["(check-sat)"])
+
+
+def test_the_solver_wrapper_bounds_z3_by_units(tmp_path):
+    problem = tmp_path / "p.smt2"
+    problem.write_text(PIGEONS)
+    answers = {}
+    for units in (2_000, 50_000_000):
+        folder = tmp_path / str(units)
+        folder.mkdir()
+        wrappers = cbmc.solver_wrapper(folder, cbmc.find_z3(), units)
+        # what CBMC's --cvc5 / --cvc4 run from PATH (solver_env), with their arguments
+        assert sorted(w.name for w in wrappers) == ["cvc4", "cvc5"]
+        assert cbmc.solver_env(folder)["PATH"].split(os.pathsep)[0] == str(folder)
+        done = subprocess.run(["cvc5", "--lang", "smtlib", str(problem)], capture_output=True,
+                              text=True, env=cbmc.solver_env(folder), timeout=120, check=False)
+        answers[units] = done.stdout.split()[0]
+    assert answers == {2_000: "unknown", 50_000_000: "unsat"}
+
+
+def test_a_cbmc_run_out_of_units_is_unknown_and_says_why():
+    k = kernel(OFF_BY_ONE, "zero_off_by_one")
+    specs = enumerate_obligations(k)
+    props = [dict(property=f"vk_step.assertion.{i}", description=message_of(s), status="ERROR")
+             for i, s in enumerate(specs)]
+    text = json.dumps([{"program": "CBMC 6.6.0"},
+                       {"messageText": 'SMT2 solver returned "unknown"', "messageType": "ERROR"},
+                       {"result": props}, {"cProverStatus": "error"}])
+    obs = cbmc.decide(k, specs, cbmc.parse_json_ui(text), 2, rlimit=100_000_000)
+    assert {o.status for o in obs} == {Status.UNKNOWN}
+    assert all("out of CBMC's work budget" in o.reason and "100 million resource units" in o.reason
+               for o in obs)
+
+
+def test_the_wall_clock_safety_net_is_unknown_and_never_cached(cbmc_on_path):
+    k = kernel(OFF_BY_ONE, "zero_off_by_one")
+
+    def stalls(argv):
+        raise subprocess.TimeoutExpired(argv, 300)
+    rep = prove_mir(k, file="k.py", prover=lambda kk, **kw: cbmc.prove_kernel_cbmc(kk, runner=stalls, **kw))
+    assert rep.obligations and {o.status for o in rep.obligations} == {Status.UNKNOWN}
+    assert all("wall-clock safety net" in o.reason for o in rep.obligations)
+    assert not cacheable(rep)

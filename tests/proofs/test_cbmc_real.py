@@ -7,13 +7,17 @@ provides one on CI, tests skip with the reason where there is none).
 - agreement: on corpus kernels, on a fixed launch and for every launch,
   CBMC's verdict per obligation is compared with z3's (a proof against a
   failure fails the test), and CBMC decides them;
-- a CBMC counterexample replays on the simulator (confirmed).
+- a CBMC counterexample replays on the simulator (confirmed);
+- work, not seconds, bounds CBMC: out of z3 units, the same answer with a
+  CPU burner beside it.
 The whole-corpus sweep (fixed launches and every launch) is
 benchmarks/cbmc_agreement.py: about an hour of CBMC, too long for the suite.
 """
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 
 import pytest
 
@@ -87,16 +91,19 @@ def _statuses(source: str, name: str, **launch) -> dict[str, Status]:
     return out
 
 
-@pytest.mark.parametrize("name, contract, kind", [
-    ("check_range", "vk.requires(vk.all_in_range(idx, 0, 10))", "assert"),
-    ("scatter", "vk.requires(vk.all_distinct(perm))", "race"),
-    ("gaps", "vk.requires(vk.all_sorted(offsets))", "assert"),
-    ("saxpy", "vk.requires(x.shape[0] == y.shape[0])", "bounds"),
+# every launch, except gaps: for every launch, the all_sorted kernel runs z3
+# (CBMC's solver) out of its default units (docs/C_ENCODER.md), so it is
+# checked on a launch of two blocks of two threads
+@pytest.mark.parametrize("name, contract, kind, launch", [
+    ("check_range", "vk.requires(vk.all_in_range(idx, 0, 10))", "assert", {}),
+    ("scatter", "vk.requires(vk.all_distinct(perm))", "race", {}),
+    ("gaps", "vk.requires(vk.all_sorted(offsets))", "assert", {"dims": (4,), "block_dim": 2}),
+    ("saxpy", "vk.requires(x.shape[0] == y.shape[0])", "bounds", {}),
 ])
-def test_dropping_a_contract_changes_cbmcs_answer(name, contract, kind):
-    with_it = _statuses(CONTRACTS, name)
+def test_dropping_a_contract_changes_cbmcs_answer(name, contract, kind, launch):
+    with_it = _statuses(CONTRACTS, name, **launch)
     assert set(with_it.values()) == {Status.PROVED}, with_it
-    without = _statuses(_without(CONTRACTS, contract), name)
+    without = _statuses(_without(CONTRACTS, contract), name, **launch)
     assert without[kind] is Status.FAILED, without
 
 
@@ -145,3 +152,24 @@ def test_a_cbmc_counterexample_replays_on_the_simulator():
     failed = [o for o in rep.obligations if o.status is Status.FAILED]
     assert failed and all(o.confirmed and o.counterexample is not None for o in failed)
     assert all(o.counterexample.facts.get("engine") == "cbmc" for o in failed)
+
+
+def test_cbmc_is_bounded_by_work_not_by_the_machines_load():
+    """saxpy for every launch needs about 27 million z3 units in one solver
+    call: at --budget 0.2 (2 million per call) CBMC runs out of units, and
+    says so, the same alone and with a CPU burner beside it; at the default
+    budget it is proved (test_dropping_a_contract_changes_cbmcs_answer)."""
+    k = compile_source(CONTRACTS, "contracts.py").kernel("saxpy").mir
+
+    def verdicts():
+        return [(o.status, o.reason) for o in cbmc.prove_kernel_cbmc(k, budget=0.2)]
+    alone = verdicts()
+    burner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        loaded = verdicts()
+    finally:
+        burner.kill()
+        burner.wait()
+    assert alone == loaded
+    assert {s for s, _ in alone} == {Status.UNKNOWN}
+    assert all("out of CBMC's work budget" in r and "2 million resource units" in r for _, r in alone)
