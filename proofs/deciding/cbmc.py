@@ -425,7 +425,7 @@ _OUT_OF_UNITS = 'returned "unknown"'
 
 def sat_rlimit(budget: Any = None) -> int:
     """z3 resource units of one CBMC solver call: CALL_CHECKS times the
-    per-check budget (a budget.SolverBudget, N million units as a number,
+    per-check budget (a session.SolverSession, N million units as a number,
     or None for the default)."""
     if budget is None:
         per_check = budget_limits.DEFAULT_CHECK_RLIMIT

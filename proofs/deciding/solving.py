@@ -116,7 +116,7 @@ def _abstract_quick(budget: SolverSession, abstract: list, cap: int | None,
     return None, solver, relaxed == z3.sat
 
 
-def relaxed_check(budget: SolverBudget, formulas: Sequence, purpose: str,
+def relaxed_check(budget: SolverSession, formulas: Sequence, purpose: str,
                   relaxation: IntegerRelaxation) -> z3.CheckSatResult:
     """z3's answer on the integer relaxation of `formulas` (an
     over-approximation, see integer_relaxation) within RELAXATION_RLIMIT

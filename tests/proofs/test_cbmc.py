@@ -20,7 +20,8 @@ import pytest
 from verikern.app.cache import cacheable
 from verikern.frontend import compile_source
 from verikern.proofs.deciding import cbmc
-from verikern.proofs.deciding.budget import DEFAULT_CHECK_RLIMIT, SolverBudget
+from verikern.proofs.deciding.budget import DEFAULT_CHECK_RLIMIT
+from verikern.proofs.deciding.session import SolverSession
 from verikern.proofs.deciding.engines import combine, parse_engines
 from verikern.proofs.obligations import (
     Counterexample, Obligation, ObligationKind, Status, enumerate_obligations, obligation_id,
@@ -383,7 +384,7 @@ def test_only_floats_that_reach_no_condition_are_havocked_and_tid_is_the_shared_
 def test_each_cbmc_solver_call_gets_z3_resource_units_from_the_budget():
     assert cbmc.sat_rlimit(None) == cbmc.CALL_CHECKS * DEFAULT_CHECK_RLIMIT
     assert cbmc.sat_rlimit(2.0) == cbmc.CALL_CHECKS * 2_000_000
-    assert cbmc.sat_rlimit(SolverBudget(per_check=3_000_000)) == cbmc.CALL_CHECKS * 3_000_000
+    assert cbmc.sat_rlimit(SolverSession(per_check=3_000_000)) == cbmc.CALL_CHECKS * 3_000_000
 
 
 # a pigeonhole instance (6 pigeons, 5 holes): unsat, and z3 needs real work for it
