@@ -45,13 +45,28 @@ def _verikern_environment_restored():
     os.environ.update(saved)
 
 
+# --- bytecode --------------------------------------------------------------------
+# The CLI and docs tests start the package anew in subprocesses; where
+# PYTHONDONTWRITEBYTECODE is set (as on this project's CI image) each of them
+# would compile every module again (about a second of CPU each). Let them
+# write the bytecode once, as a developer's checkout does.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+
+
 # --- test tiers ----------------------------------------------------------------
 @pytest.hookimpl(tryfirst=True)  # before `-m` selects by marker
 def pytest_collection_modifyitems(config, items):
-    """Mark the slow tier (tables in tests/tiers.py; `pytest -m "not slow"` is the fast one)."""
-    from tiers import mark_slow
+    """Mark the slow tier (tables in tests/tiers.py; `pytest -m "not slow"` is the fast one)
+    and, unless `-m` names the slow tier, leave the exhaustive sweeps to their sample."""
+    from tiers import mark_slow, runs_every_case, sampled_out
 
     mark_slow(items)
+    if not runs_every_case(config.option.markexpr):
+        out = sampled_out(items)
+        if out:
+            config.hook.pytest_deselected(items=out)
+            dropped = set(map(id, out))
+            items[:] = [it for it in items if id(it) not in dropped]
 
 
 def pytest_ignore_collect(collection_path, config):

@@ -174,7 +174,7 @@ def test_the_checks_themselves_catch_what_they_look_for(tmp_path):
 
 def test_tier_tables_name_existing_tests():
     stale = []
-    named = {*tiers.SLOW_TESTS, *tiers.CORPUS_WIDE, *tiers.FAST_PARAMS}
+    named = {*tiers.SLOW_TESTS, *tiers.CORPUS_WIDE, *tiers.FAST_PARAMS, *tiers.SAMPLED}
     for entry in sorted(tiers.SLOW_FILES | {n.split("::")[0] for n in named}):
         if not (ROOT / entry).is_file():
             stale.append(entry)
@@ -200,3 +200,33 @@ def test_tier_rules():
     assert not tiers.is_slow("tests/frontend/test_fe_rules.py::test_x", None)
     assert tiers.fast_tier_only(" not  slow ") and not tiers.fast_tier_only("slow")
     assert not tiers.fast_tier_only(None)
+
+
+def test_the_default_run_samples_each_class_of_an_exhaustive_sweep():
+    keys = [f"bounds_{i:02}" for i in range(7)] + ["race_a", "race_b", "ok_2d_guarded", "ok_a", "ok_b"]
+    kept = tiers.sample_keys(keys)
+    # every third of each class in sorted order, from the first; fast-tier cases always
+    assert kept == {"bounds_00", "bounds_03", "bounds_06", "race_a", "ok_2d_guarded"}
+    assert tiers.sample_keys(["ok_a", "ok_b", "ok_c", "ok_d"]) == {"ok_a", "ok_d"}
+    assert tiers.case_class("cpu:native-global1d_int32_0") == "cpu"
+    assert tiers.sample_keys(["0", "25", "50", "75"]) == {"0", "75"}
+    assert tiers.runs_every_case("slow") and tiers.runs_every_case("slow and not cuda")
+    assert not tiers.runs_every_case(None) and not tiers.runs_every_case("not slow")
+
+
+def test_the_default_run_keeps_a_sample_of_every_sweep_and_slow_runs_all(pytestconfig):
+    import subprocess
+    import sys
+
+    sweep = "tests/backends/trace/test_trace_corpus.py::test_trace_agrees_with_expected_verdict"
+
+    def collected(*args):
+        out = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-n", "0",
+                              "-p", "no:cacheprovider", sweep, *args],
+                             capture_output=True, text=True, cwd=ROOT, check=True).stdout
+        return {line for line in out.splitlines() if line.startswith(sweep)}
+
+    every, default = collected("-m", "slow or not slow"), collected()
+    assert default < every and 3 * len(default) <= len(every) + 3 * len(tiers.FAST_CASES)
+    classes = {tiers.case_class(tiers.case_of(n.split("[", 1)[1][:-1]) or "") for n in every}
+    assert {tiers.case_class(tiers.case_of(n.split("[", 1)[1][:-1]) or "") for n in default} == classes

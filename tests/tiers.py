@@ -16,12 +16,21 @@ tier leaves out:
 - FAST_PARAMS: other parametrized test functions; only the listed case ids
   stay fast.
 
+The exhaustive sweeps (SAMPLED) are the one part of the slow tier that
+the default run leaves out: test functions that take every case of a
+matrix (the corpus, the address shapes, the generated kernels) through one
+more layer. `pytest` (CI's `.ci/run`) runs a stratified sample of their
+cases (`sampled_out`), which keeps every kind of case; `pytest -m slow`
+(`.ci/nightly`) runs them all, as it runs the full mutation set.
+
 Invariant: every entry names an existing test file (and function); the
 check in tests/test_repository.py fails on a stale entry. Marking only adds
-the `slow` marker; it never skips or deselects anything by itself.
+the `slow` marker; only `sampled_out` deselects, and only without `-m slow`.
 """
 from __future__ import annotations
 
+import re
+from collections import defaultdict
 from pathlib import Path
 
 import pytest
@@ -240,3 +249,60 @@ def mark_slow(items) -> None:
         spec = getattr(item, "callspec", None)
         if is_slow(item.nodeid, spec.id if spec is not None else None):
             item.add_marker(pytest.mark.slow)
+
+
+# --- the exhaustive sweeps: sampled in the default run ----------------------------
+#: Each runs one case per corpus kernel, address shape or generated-kernel
+#: chunk through a layer whose every op, obligation kind and verdict the
+#: sample below still reaches (measured 2026-12-05: together about a third
+#: of the suite's CPU). In the default run only one case in SAMPLE_SHARE of
+#: each class is kept, plus the FAST_CASES; `pytest -m slow` runs them all.
+SAMPLED = frozenset({
+    "tests/encoders/test_c_corpus.py::test_confirmed_counterexample_fails_the_same_obligation_in_c",
+    "tests/encoders/test_c_corpus.py::test_admissible_launches_of_a_proved_kernel_never_fail_a_check",
+    "tests/backends/trace/test_trace_corpus.py::test_trace_agrees_with_expected_verdict",
+    "tests/backends/simulator/test_sim_addressing.py::test_every_address_shape_matches_numpy",
+    "tests/testing/test_generated_ci.py::test_generated_kernels_agree_on_cpu_and_cpu_native",
+    "tests/backends/native/test_native_corpus.py::test_proved_corpus_kernel_matches_simulator",
+    "tests/backends/native/test_native_corpus.py::test_failing_corpus_kernel_fails_the_same_way",
+    "tests/examples/test_corpus_witnesses.py::test_correct_kernel_runs_cleanly_and_race_free",
+    "tests/proofs/test_typed_decisions.py::test_rewording_every_message_changes_no_decision",
+})
+SAMPLE_SHARE = 3
+
+
+def case_class(key: str) -> str:
+    """The class a case is sampled within: its leading letters (`bounds` for
+    `bounds_off_by_one_le`, `cpu` for `cpu:native-global1d_int32_0`)."""
+    return re.match(r"[a-z]*", key).group()
+
+
+def sample_keys(keys) -> set[str]:
+    """The keys the default run keeps: within each class, in sorted order,
+    every SAMPLE_SHARE-th starting with the first, plus the FAST_CASES."""
+    by_class: dict[str, list[str]] = defaultdict(list)
+    for key in sorted(set(keys)):
+        by_class[case_class(key)].append(key)
+    kept = {k for group in by_class.values() for k in group[::SAMPLE_SHARE]}
+    return kept | (set(keys) & FAST_CASES)
+
+
+def runs_every_case(markexpr: str | None) -> bool:
+    """Whether the run selects the slow tier by name (`-m slow`, `-m "slow or x"`)."""
+    return "slow" in (markexpr or "") and not fast_tier_only(markexpr)
+
+
+def sampled_out(items) -> list:
+    """The items of SAMPLED functions outside their sample (a function's
+    cases are its callspec ids, read as corpus kernels where they are)."""
+    by_function: dict[str, list] = defaultdict(list)
+    for item in items:
+        spec = getattr(item, "callspec", None)
+        function = item.nodeid.split("[", 1)[0]
+        if spec is not None and function in SAMPLED:
+            by_function[function].append((case_of(spec.id) or spec.id, item))
+    out = []
+    for function, cases in by_function.items():
+        kept = sample_keys(key for key, _ in cases) | FAST_PARAMS.get(function, set())
+        out += [item for key, item in cases if key not in kept]
+    return out

@@ -2,10 +2,11 @@
 divergence-free: every obligation holds), so PROVED is the right answer
 for them; each entry was reviewed by reading the mutant against its source.
 
-ALLOWED entries are always in the fast set, ALLOWED_FULL entries (reviewed
-from a run of the full set, 2026-12-01) are proved with the full set; both
-are proved again on every run, and an entry must go once its mutant is no
-longer PROVED or no longer generated (tests/cli/prove/test_mutation.py).
+ALLOWED entries were reviewed from runs of the fast set, ALLOWED_FULL entries
+from a run of the full set (2026-12-01); each is proved again whenever the
+set that holds its mutant runs (most are in `full`, `pytest -m slow`), and
+an entry must go once its mutant is no longer PROVED or no longer generated
+(tests/cli/prove/test_mutation.py).
 """
 from __future__ import annotations
 

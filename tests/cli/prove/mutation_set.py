@@ -3,10 +3,11 @@
 Sources: every example in examples/, the kernels of mutation_sources/
 and every `# expect: proved` corpus case. Two sets, both deterministic:
 
-- `fast`: per file, up to FAST_PER_EXAMPLE / FAST_PER_CORPUS_CASE compiled
-  mutants chosen round-robin over the kinds (the first kind rotating from
-  file to file), every mutant of the RARE_KINDS, and every allow-listed
-  mutant (so each allow-list entry is re-proved on every run);
+- `fast`: per file, up to FAST_PER_EXAMPLE compiled mutants of an example
+  or a mutation source and FAST_PER_CORPUS_CASE of each corpus case in the
+  default run's stratified sample (tests/tiers.py `sample_keys`), chosen
+  round-robin over the kinds (the first kind rotating from file to file),
+  and every mutant of the RARE_KINDS;
 - `full` (`-m slow`): every other compiled mutant.
 
 Only mutants the frontend compiles are proved (`tools.mutate.compiled`);
@@ -27,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from corpus_loader import load_corpus
+from tiers import sample_keys
 from tools import mutate
 
 from shared_helpers import ROOT
@@ -79,8 +81,10 @@ EXTRA_SOURCES = Path(__file__).resolve().parent / "mutation_sources"
 def sources() -> list[Source]:
     out = [Source(p, (), FAST_PER_EXAMPLE) for p in sorted((ROOT / "examples").glob("*.py"))]
     out += [Source(p, (), FAST_PER_EXAMPLE) for p in sorted(EXTRA_SOURCES.glob("*.py"))]
-    out += [Source(c.path, c.prove_args, FAST_PER_CORPUS_CASE)
-            for c in load_corpus() if c.expect_status == "proved"]
+    proved = [c for c in load_corpus() if c.expect_status == "proved"]
+    sample = sample_keys(c.path.stem for c in proved)
+    out += [Source(c.path, c.prove_args, FAST_PER_CORPUS_CASE if c.path.stem in sample else 0)
+            for c in proved]
     return out
 
 

@@ -24,7 +24,9 @@ from mutation_set import (
 from prove_args import driver_kwargs
 from tools.mutate import REFUSAL_KINDS
 
-ALWAYS = frozenset(ALLOWED)
+#: Allow-listed mutants are proved with whichever set holds them (no longer forced
+#: into `fast`: re-proving correct kernels is the full set's job, tests/tiers.py).
+ALWAYS: frozenset = frozenset()
 
 
 def _params(name):
@@ -84,8 +86,6 @@ def test_allow_list_entries_are_generated_compiled_mutants_with_reasons():
     for key, reason in [*ALLOWED.items(), *ALLOWED_FULL.items()]:
         assert key in keys, f"mutation_allowed.py names a mutant that is not generated (or does not compile): {key}"
         assert len(reason) > 40
-    assert all(p.key in ALLOWED or p.key not in ALWAYS for p in mutation_set("fast", ALWAYS))
-    assert ALWAYS <= {p.key for p in mutation_set("fast", ALWAYS)}
 
 
 def test_every_kind_is_in_the_fast_set_and_only_benign_candidates_are_dropped(record_property):
