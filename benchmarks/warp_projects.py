@@ -231,7 +231,7 @@ class Outcome:
 
 _PREFIX = re.compile(r"^\s*\S*?:\d+(:\d+)?: (error|warning): ")
 _QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"|`[^`]*`")
-_NUMBER = re.compile(r"(?<![A-Za-z_])-?\d+(\.\d+)?")
+_NUMBER = re.compile(r"(?<![\w.])-?\d+(\.\d+)?(?!\w)")     # not the digits of a name (int64)
 # `type(v[0])()`, `k[vec3, float32]`: the expression or instance named, not the cause
 _NAMED = ((re.compile(r"type\([^()]*(\([^()]*\))?[^()]*\)"), "type(…)"),
           (re.compile(r"\b\w+\[[^\]]*\]"), "…[…]"))

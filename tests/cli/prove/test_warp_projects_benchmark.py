@@ -95,6 +95,8 @@ def test_causes_group_messages_that_differ_in_names_numbers_and_places(bench):
     assert bench.cause_of("a.py:1:1: error: type(v[0])() is not a builtin or a @vk.func") == \
         bench.cause_of("b.py:2:1: error: type(slot)() is not a builtin or a @vk.func") == \
         "type(…)() is not a builtin or a @vk.func"
+    assert bench.cause_of("no kernel named _int64_reduce found (2 files)") == \
+        "no kernel named _int64_reduce found (N files)"
     assert bench.cause_of("may also be instantiated as k[vec3, bool]: Warp") == \
         "may also be instantiated as …[…]: Warp"
 
