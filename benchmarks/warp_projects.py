@@ -57,7 +57,6 @@ DEFAULT_CACHE = Path.home() / ".cache" / "verikern" / "warp-projects"
 MODULE_KERNEL = "<module>"      # the CLI's kernel name for a report about a whole file
 # the order outcomes are combined in: a kernel's outcome is the worst of its reports'
 OUTCOMES = ("error", "timeout", "failed", "unknown", "suggested", "proved")
-KERNEL_DECORATORS = frozenset({"kernel", "wp.kernel", "warp.kernel"})
 
 
 # ------------------------------------------------------------------ projects
@@ -143,12 +142,18 @@ def _decorator_name(node: ast.expr) -> str:
     return ast.unparse(target)
 
 
+def is_kernel_decorator(name: str) -> bool:
+    """`wp.kernel`, `warp.kernel`, a bare `kernel`, or a project's own kernel decorator
+    (`simdata.kernel`, wrapping `wp.kernel`): any dotted name ending in `kernel`."""
+    return name == "kernel" or name.endswith(".kernel")
+
+
 def module_kernels(source: str) -> list[tuple[int, str]]:
     """(line, name) of each function at the module's top level decorated as a Warp kernel."""
     out = []
     for node in ast.parse(source).body:
         if isinstance(node, ast.FunctionDef) and any(
-                _decorator_name(d) in KERNEL_DECORATORS for d in node.decorator_list):
+                is_kernel_decorator(_decorator_name(d)) for d in node.decorator_list):
             out.append((node.lineno, node.name))
     return out
 
@@ -231,7 +236,7 @@ class Outcome:
 
 _PREFIX = re.compile(r"^\s*\S*?:\d+(:\d+)?: (error|warning): ")
 _QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"|`[^`]*`")
-_NUMBER = re.compile(r"(?<![A-Za-z_])-?\d+(\.\d+)?")
+_NUMBER = re.compile(r"(?<![\w.])-?\d+(\.\d+)?(?!\w)")     # not the digits of a name (int64)
 # `type(v[0])()`, `k[vec3, float32]`: the expression or instance named, not the cause
 _NAMED = ((re.compile(r"type\([^()]*(\([^()]*\))?[^()]*\)"), "type(…)"),
           (re.compile(r"\b\w+\[[^\]]*\]"), "…[…]"))

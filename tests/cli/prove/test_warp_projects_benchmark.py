@@ -35,6 +35,10 @@ def make():
     return nested
 '''
 
+# a project's own decorator around wp.kernel (warp-simdata's `@simdata.kernel`)
+WRAPPED = ("import warp as wp\nimport fakepkg as project\n\n\n@project.kernel\n"
+           "def wrapped(a: wp.array(dtype=float)):\n    a[0] = 0.0\n")
+
 TEST_MODULE = "import warp as wp\n\n\n@wp.kernel\ndef in_a_test(a: wp.array(dtype=float)):\n    a[0] = 1.0\n"
 
 
@@ -49,6 +53,7 @@ def _fake_wheel(folder):
     with zipfile.ZipFile(path, "w") as zf:
         zf.writestr("fakepkg/__init__.py", "")
         zf.writestr("fakepkg/kern.py", KERNELS)
+        zf.writestr("fakepkg/wrapped.py", WRAPPED)
         zf.writestr("fakepkg/tests/__init__.py", "")
         zf.writestr("fakepkg/tests/kernels.py", TEST_MODULE)
         zf.writestr("fakepkg/test_more.py", TEST_MODULE)
@@ -67,7 +72,8 @@ def test_the_cached_wheel_is_unpacked_in_place_and_its_module_kernels_found(benc
     assert bench.unpack(wheel, tmp_path / "src") == root          # once
     sites = bench.find_kernels("fake-kernels==1.0", root)
     assert [(s.file, s.line, s.name) for s in sites] == [("fakepkg/kern.py", 5, "fill"),
-                                                         ("fakepkg/kern.py", 12, "inc")]
+                                                         ("fakepkg/kern.py", 12, "inc"),
+                                                         ("fakepkg/wrapped.py", 6, "wrapped")]
 
 
 def _site(bench, file, name, line=1):
@@ -95,6 +101,8 @@ def test_causes_group_messages_that_differ_in_names_numbers_and_places(bench):
     assert bench.cause_of("a.py:1:1: error: type(v[0])() is not a builtin or a @vk.func") == \
         bench.cause_of("b.py:2:1: error: type(slot)() is not a builtin or a @vk.func") == \
         "type(…)() is not a builtin or a @vk.func"
+    assert bench.cause_of("no kernel named _int64_reduce found (2 files)") == \
+        "no kernel named _int64_reduce found (N files)"
     assert bench.cause_of("may also be instantiated as k[vec3, bool]: Warp") == \
         "may also be instantiated as …[…]: Warp"
 
@@ -148,7 +156,7 @@ def test_a_fake_project_end_to_end_through_the_cli(bench, tmp_path, capsys):
     _fake_wheel(tmp_path / "cache" / "wheels")
     out = tmp_path / "out.json"
     code = bench.main(["--only-named", "fake-kernels==1.0", "--cache", str(tmp_path / "cache"),
-                       "--jobs", "2", "--chunk", "1", "--json", str(out)])
+                       "--only", "kern.py", "--jobs", "2", "--chunk", "1", "--json", str(out)])
     assert code == 0
     rows = {r["kernel"]: r for r in json.loads(out.read_text())}
     assert rows["fill"]["outcome"] == "proved"
@@ -160,6 +168,6 @@ def test_a_fake_project_end_to_end_through_the_cli(bench, tmp_path, capsys):
     rows[0]["outcome"] = "unknown"
     out.write_text(json.dumps(rows))
     assert bench.main(["--only-named", "fake-kernels==1.0", "--cache", str(tmp_path / "cache"),
-                       "--json", str(out), "--resume"]) == 0
+                       "--only", "kern.py", "--json", str(out), "--resume"]) == 0
     assert "2 kept from" in capsys.readouterr().err
     assert [r["outcome"] for r in json.loads(out.read_text())] == ["unknown", "suggested"]
