@@ -42,6 +42,7 @@ SLOW_FILES = frozenset({
     "tests/cli/prove/test_prove_benchmark.py",     # runs benchmarks/prove_corpus.py
     "tests/cli/prove/test_prove_differential.py",  # random kernels: prover vs simulator
     "tests/cli/prove/test_mutation.py",            # proves every mutant of the corpus
+    "tests/cli/prove/test_counterexample_determinism.py",  # 6 prove subprocesses
     "tests/backends/ptx/test_ptx_corpus.py",                # the whole corpus through ptxas
     "tests/examples/test_corpus_warp.py",          # real Warp (compiles kernels with clang)
     "tests/warp_compat/test_warp_compat.py",       # real Warp, as above

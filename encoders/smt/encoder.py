@@ -272,7 +272,7 @@ class ThreadEncoding:
         (an edge out of its body, or a `return` inside it)."""
         body = self.shape.loop_bodies[header]
         conds = []
-        for lbl in body:
+        for lbl in self.shape.loops[header].body:    # source order, not set order
             if lbl not in self.reach:
                 continue
             term = self.kernel.block(lbl).terminator

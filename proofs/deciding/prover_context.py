@@ -309,7 +309,7 @@ class ProofContext:
             f = list(self.launch.facts)
             for e in encs:
                 f += e.facts
-                f += [z3.Not(e.reach[lbl]) for lbl in self.infeasible if lbl in e.reach]
+                f += [z3.Not(e.reach[lbl]) for lbl in sorted(self.infeasible) if lbl in e.reach]
                 f += self.single_array_facts(e)
                 f += invariant_facts(e, self.houdini.invariants)
             f += self.pair_array_facts(encs)

@@ -164,7 +164,12 @@ def retarget(term, f):
 
 class CfgShape:
     """Kernel-level CFG facts shared by every copy: forward (acyclic) order,
-    back edges, loop membership."""
+    back edges, loop membership.
+
+    `loop_bodies` maps a header to a set of labels, for membership only: its
+    iteration order follows string hashes (PYTHONHASHSEED), so anything that
+    builds solver terms in body order iterates `loops[header].body` (source
+    order) instead."""
 
     def __init__(self, kernel: Kernel):
         self.kernel = kernel
