@@ -203,13 +203,14 @@ def test_tier_rules():
 
 
 def test_the_default_run_samples_each_class_of_an_exhaustive_sweep():
-    keys = [f"bounds_{i:02}" for i in range(7)] + ["race_a", "race_b", "ok_2d_guarded", "ok_a", "ok_b"]
+    keys = [f"bounds_{i:02}" for i in range(9)] + ["race_a", "race_b", "ok_2d_guarded", "ok_a", "ok_b"]
     kept = tiers.sample_keys(keys)
-    # every third of each class in sorted order, from the first; fast-tier cases always
-    assert kept == {"bounds_00", "bounds_03", "bounds_06", "race_a", "ok_2d_guarded"}
-    assert tiers.sample_keys(["ok_a", "ok_b", "ok_c", "ok_d"]) == {"ok_a", "ok_d"}
+    # every fourth of each class in sorted order, from the first; fast-tier cases always
+    assert tiers.SAMPLE_SHARE == 4
+    assert kept == {"bounds_00", "bounds_04", "bounds_08", "race_a", "ok_2d_guarded"}
+    assert tiers.sample_keys(["ok_a", "ok_b", "ok_c", "ok_d", "ok_e"]) == {"ok_a", "ok_e"}
     assert tiers.case_class("cpu:native-global1d_int32_0") == "cpu"
-    assert tiers.sample_keys(["0", "25", "50", "75"]) == {"0", "75"}
+    assert tiers.sample_keys(["0", "25", "50", "75", "100"]) == {"0", "75"}
     assert tiers.runs_every_case("slow") and tiers.runs_every_case("slow and not cuda")
     assert not tiers.runs_every_case(None) and not tiers.runs_every_case("not slow")
 
@@ -227,6 +228,6 @@ def test_the_default_run_keeps_a_sample_of_every_sweep_and_slow_runs_all(pytestc
         return {line for line in out.splitlines() if line.startswith(sweep)}
 
     every, default = collected("-m", "slow or not slow"), collected()
-    assert default < every and 3 * len(default) <= len(every) + 3 * len(tiers.FAST_CASES)
+    assert default < every and 4 * len(default) <= len(every) + 4 * len(tiers.FAST_CASES)
     classes = {tiers.case_class(tiers.case_of(n.split("[", 1)[1][:-1]) or "") for n in every}
     assert {tiers.case_class(tiers.case_of(n.split("[", 1)[1][:-1]) or "") for n in default} == classes

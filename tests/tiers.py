@@ -20,7 +20,7 @@ The exhaustive sweeps (SAMPLED) are the one part of the slow tier that
 the default run leaves out: test functions that take every case of a
 matrix (the corpus, the address shapes, the generated kernels) through one
 more layer. `pytest` (CI's `.ci/run`) runs a stratified sample of their
-cases (`sampled_out`), which keeps every kind of case; `pytest -m slow`
+cases (a fourth of each class, `sampled_out`), which keeps every kind of case; `pytest -m slow`
 (`.ci/nightly`) runs them all, as it runs the full mutation set.
 
 Invariant: every entry names an existing test file (and function); the
@@ -257,7 +257,7 @@ def mark_slow(items) -> None:
 #: chunk through a layer whose every op, obligation kind and verdict the
 #: sample below still reaches (measured 2026-12-05: together about a third
 #: of the suite's CPU). In the default run only one case in SAMPLE_SHARE of
-#: each class is kept, plus the FAST_CASES; `pytest -m slow` runs them all.
+#: each class is kept, plus the FAST_CASES and FAST_PARAMS; `pytest -m slow` runs them all.
 SAMPLED = frozenset({
     "tests/encoders/test_c_corpus.py::test_confirmed_counterexample_fails_the_same_obligation_in_c",
     "tests/encoders/test_c_corpus.py::test_admissible_launches_of_a_proved_kernel_never_fail_a_check",
@@ -269,7 +269,7 @@ SAMPLED = frozenset({
     "tests/examples/test_corpus_witnesses.py::test_correct_kernel_runs_cleanly_and_race_free",
     "tests/proofs/test_typed_decisions.py::test_rewording_every_message_changes_no_decision",
 })
-SAMPLE_SHARE = 3
+SAMPLE_SHARE = 4
 
 
 def case_class(key: str) -> str:

@@ -3,8 +3,8 @@
 Sources: every example in examples/, the kernels of mutation_sources/
 and every `# expect: proved` corpus case. Two sets, both deterministic:
 
-- `fast`: per file, up to FAST_PER_EXAMPLE compiled mutants of an example
-  or a mutation source and FAST_PER_CORPUS_CASE of each corpus case in the
+- `fast`: per file, up to FAST_PER_EXAMPLE compiled mutants of an example,
+  FAST_PER_MUTATION_SOURCE of a mutation source and FAST_PER_CORPUS_CASE of each corpus case in the
   default run's stratified sample (tests/tiers.py `sample_keys`), chosen
   round-robin over the kinds (the first kind rotating from file to file),
   and every mutant of the RARE_KINDS;
@@ -32,7 +32,8 @@ from tiers import sample_keys
 from tools import mutate
 
 from shared_helpers import ROOT
-FAST_PER_EXAMPLE = 4
+FAST_PER_EXAMPLE = 2
+FAST_PER_MUTATION_SOURCE = 4
 FAST_PER_CORPUS_CASE = 1
 #: Kinds with few sites in the sources: all of their mutants are in `fast`.
 RARE_KINDS = ("call-arg-shift", "atomic-to-plain", "div-guard", "assert-invert", "assert-unguard",
@@ -80,7 +81,7 @@ EXTRA_SOURCES = Path(__file__).resolve().parent / "mutation_sources"
 
 def sources() -> list[Source]:
     out = [Source(p, (), FAST_PER_EXAMPLE) for p in sorted((ROOT / "examples").glob("*.py"))]
-    out += [Source(p, (), FAST_PER_EXAMPLE) for p in sorted(EXTRA_SOURCES.glob("*.py"))]
+    out += [Source(p, (), FAST_PER_MUTATION_SOURCE) for p in sorted(EXTRA_SOURCES.glob("*.py"))]
     proved = [c for c in load_corpus() if c.expect_status == "proved"]
     sample = sample_keys(c.path.stem for c in proved)
     out += [Source(c.path, c.prove_args, FAST_PER_CORPUS_CASE if c.path.stem in sample else 0)
