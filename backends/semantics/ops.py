@@ -114,23 +114,36 @@ def binary_ufunc(op: str, t: ScalarType):
     return table.get(op)
 
 
-def binary_function(op: str, t: ScalarType):
-    """The numpy function computing `op` on operands of type `t`; raises
-    NotImplementedError for an op/type pair MIR does not define."""
+def _semantics_for(table: dict, kind: str, op: str, t: ScalarType):
+    """The (int, float, bool) entry of `table` for `op`, picked by `t`'s kind;
+    raises NotImplementedError for an op/type pair MIR does not define."""
     try:
-        int_fn, float_fn, bool_fn = BINARY_SEMANTICS[op]
+        int_fn, float_fn, bool_fn = table[op]
     except KeyError:
-        raise NotImplementedError(f"simulator: no semantics for binary op {op!r}") from None
+        raise NotImplementedError(f"simulator: no semantics for {kind} op {op!r}") from None
     fn = bool_fn if t.is_bool else int_fn if t.is_int else float_fn
     if fn is None:
-        raise NotImplementedError(f"simulator: binary op {op!r} is not defined on {t.name}")
-    dtype = t.np_dtype
+        raise NotImplementedError(f"simulator: {kind} op {op!r} is not defined on {t.name}")
+    return fn
 
-    def run(a, b):
-        r = fn(a, b, t)
+
+def _of_type(dtype):
+    """`r` as a value of numpy `dtype` (arrays converted only when they differ)."""
+    def cast(r):
         if isinstance(r, np.ndarray):
             return r if r.dtype == dtype else r.astype(dtype)
         return dtype.type(r)
+    return cast
+
+
+def binary_function(op: str, t: ScalarType):
+    """The numpy function computing `op` on operands of type `t`; raises
+    NotImplementedError for an op/type pair MIR does not define."""
+    fn = _semantics_for(BINARY_SEMANTICS, "binary", op, t)
+    cast = _of_type(t.np_dtype)
+
+    def run(a, b):
+        return cast(fn(a, b, t))
     return run
 
 
@@ -172,20 +185,12 @@ UNARY_SEMANTICS = {
 
 
 def unary_function(op: str, t: ScalarType):
-    try:
-        int_fn, float_fn, bool_fn = UNARY_SEMANTICS[op]
-    except KeyError:
-        raise NotImplementedError(f"simulator: no semantics for unary op {op!r}") from None
-    fn = bool_fn if t.is_bool else int_fn if t.is_int else float_fn
-    if fn is None:
-        raise NotImplementedError(f"simulator: unary op {op!r} is not defined on {t.name}")
-    dtype = t.np_dtype
+    """The numpy function computing unary `op` on a value of type `t`."""
+    fn = _semantics_for(UNARY_SEMANTICS, "unary", op, t)
+    cast = _of_type(t.np_dtype)
 
     def run(a):
-        r = fn(a, t)
-        if isinstance(r, np.ndarray):
-            return r if r.dtype == dtype else r.astype(dtype)
-        return dtype.type(r)
+        return cast(fn(a, t))
     return run
 
 
