@@ -117,3 +117,26 @@ CUBE = """
 def test_a_cube_of_a_bounded_side_is_proved():
     # n <= 10**6: n**3 <= 10**18 stays below 2**63, so the int64 contract is exact
     assert_verdicts(prove_src(CUBE.replace("BOUND", "and n <= 1000000")))          # unknown before
+
+
+UNFLATTEN = """
+    @vk.kernel
+    def unflatten(flat: vk.array(dtype=vk.float32), out: vk.array(dtype=vk.float32, ndim=2),
+                  rows: vk.int32, cols: vk.int32):
+        vk.requires(vk.int64(flat.shape[0]) == vk.int64(rows) * vk.int64(cols))
+        r, c = vk.tid()
+        if r < rows and c <= cols and r < out.shape[0] and c < out.shape[1]:
+            out[r, c] = flat[r * cols + c]
+"""
+
+
+def test_a_flat_index_bug_under_an_int64_contract_is_found_by_the_small_scalar_probe():
+    """The model needs rows * cols == flat.shape[0] exactly: the exact query's
+    64-bit multipliers ran out of budget (27 s) before the probe that also
+    keeps the scalars and lengths small (encoders/smt/launch.py: probes); the
+    probe's model is one of the exact query, and the simulator confirms it."""
+    obs = prove_src(UNFLATTEN, 2)
+    bad = [o for o in obs if o.kind.value == "bounds" and o.status.value == "failed"]
+    assert len(bad) == 1 and "flat" in bad[0].message, [o.message for o in obs]
+    cex = bad[0].counterexample
+    assert all(abs(int(v)) <= 64 for v in cex.scalars.values()), cex.scalars
