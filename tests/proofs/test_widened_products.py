@@ -140,3 +140,11 @@ def test_a_flat_index_bug_under_an_int64_contract_is_found_by_the_small_scalar_p
     assert len(bad) == 1 and "flat" in bad[0].message, [o.message for o in obs]
     cex = bad[0].counterexample
     assert all(abs(int(v)) <= 64 for v in cex.scalars.values()), cex.scalars
+
+
+def test_a_cube_with_a_coordinate_clamped_to_n_fails():
+    """cz clamped into [0, n]: one layer past the grid, under the same exact
+    int64 contract (the 3-D near miss of the twins)."""
+    obs = prove_src(CUBE.replace("BOUND", "and n <= 1024").replace("z = vk.clamp(c[i, 2], 0, n - 1)",
+                                                                   "z = vk.clamp(c[i, 2], 0, n)"))
+    assert failing(obs) == {"bounds"}
