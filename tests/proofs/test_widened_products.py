@@ -148,3 +148,21 @@ def test_a_cube_with_a_coordinate_clamped_to_n_fails():
     obs = prove_src(CUBE.replace("BOUND", "and n <= 1024").replace("z = vk.clamp(c[i, 2], 0, n - 1)",
                                                                    "z = vk.clamp(c[i, 2], 0, n)"))
     assert failing(obs) == {"bounds"}
+
+
+FLAT4D = """
+    @vk.kernel
+    def fill4(a: vk.array(dtype=vk.float32), n0: vk.int32, n1: vk.int32, n2: vk.int32, n3: vk.int32):
+        vk.requires(n0 >= 0 and n0 <= 4096 and n1 >= 0 and n1 <= 4096)
+        vk.requires(n2 >= 0 and n2 <= 4096 and n3 >= 0 and n3 <= 4096)
+        vk.requires(vk.int64(a.shape[0]) == vk.int64(n0) * vk.int64(n1) * vk.int64(n2) * vk.int64(n3))
+        i, j, k = vk.tid()
+        if i < N0 and j < n1 and k < n2:
+            for l in range(n3):
+                a[((i * n1 + j) * n2 + k) * n3 + l] = 1.0
+"""
+
+
+def test_a_4d_int32_flat_index_under_an_int64_contract_is_proved():
+    # each side <= 4096: the int64 product stays below 2**48, exact; its twins chain
+    assert_verdicts(prove_src(FLAT4D.replace("N0", "n0")))                           # unknown before
