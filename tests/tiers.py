@@ -111,6 +111,10 @@ SLOW_TESTS = frozenset({
     "tests/proofs/test_suggest.py::test_an_index_guarded_at_a_parameter_gets_that_parameter_as_the_length",
     "tests/proofs/test_suggest.py::test_a_periodic_neighbour_gets_the_grid_length_next_to_the_launch_relation",
     "tests/proofs/test_suggest.py::test_a_float_derived_clamped_index_gets_the_grid_length_and_the_pasted_contract_proves",
+    "tests/proofs/test_suggest.py::test_a_flat_index_gets_the_int64_product_of_its_extents_and_the_pasted_contract_proves",
+    "tests/proofs/test_content_facts.py::test_a_row_guard_of_a_2d_launch_bounds_no_caller_count",
+    "tests/proofs/test_widened_products.py::test_a_cube_with_a_coordinate_clamped_to_n_fails",
+    "tests/proofs/test_widened_products.py::test_a_4d_int32_flat_index_under_an_int64_contract_is_proved",
     # 5-11 s each under load (Dec 2026): a project-like kernel proved, its suggestion
     # re-proved, the pasted file loaded and launched; the count cases stay fast
     "tests/cli/prove/test_warp_projects_benchmark.py::test_a_fake_project_end_to_end_through_the_cli",

@@ -173,8 +173,10 @@ class LaunchModel:
 
     def probes(self) -> list[list[z3.BoolRef]]:
         """A few concrete launches (block size and dims) to search for
-        counterexamples before the fully symbolic (nonlinear) query; empty when
-        the launch is already fixed."""
+        counterexamples before the fully symbolic (nonlinear) query, the first
+        of them also with integer scalars within +-64 and lengths at most 64
+        when the kernel has integer scalars; empty when the launch is already
+        fixed. Each only adds constraints to the exact query."""
         if self.fixed_dims is not None and self.fixed_block is not None:
             return []
         n = len(self.dims)
@@ -190,6 +192,11 @@ class LaunchModel:
                 dims = tuple(_PROBE_LEADING[0][:n - 1]) + (b,)
             out.append([self.block_dim == _u32(b)] +
                        [d == _u32(v) for d, v in zip(self.dims, dims)] + self._probe_shapes())
+        if any(p.value.type.is_int for p in self.kernel.scalar_params):
+            # first the first launch with integer scalars and lengths small too: a
+            # model that needs `rows * cols == flat.shape[0]` exactly is found there
+            # without the search through 64-bit multipliers of free values
+            out = [p + self.small_model_hints(1 << 31, 64, 64)[1:] for p in out[:1]] + out
         return out
 
     def _probe_shapes(self) -> list[z3.BoolRef]:

@@ -15,7 +15,16 @@ Invariants (each fact below holds in every real execution; docs/PROVER.md,
   increment c, `d = c*k` with `0 <= k < size`. Two different calls (two
   threads, or two sites) on one element have different `d` (the sum grows
   strictly); both see the same `init`, and `init` satisfies the array's
-  `all_in_range` contract. A loop around any writer, a plain store, another
+  `all_in_range` contract. *Callers below a bound*: when z3 proves, for an
+  arbitrary thread (the copy, under the launch facts and its own encoding
+  only), that reaching a single-site ticket call implies its linear id
+  `block_idx * block_dim + thread_idx < X` for a launch constant X (a
+  length, a scalar parameter, a launch dim or a literal an `<` compares
+  against: the same value in every thread), then every call comes from a
+  distinct thread with a distinct linear id in [0, X), so there are at most
+  X calls and `k < X` (an int16 counter of a compaction guarded by
+  `i < x.shape[0]` with `x.shape[0] <= 32767` does not wrap, whatever the
+  launch). A loop around any writer, a plain store, another
   atomic operation or a non-constant increment keeps every result of the
   array an unconstrained (havocked) value.
 - **Kept ranges.** `all_in_range(a, lo, hi)` of a global array the kernel
@@ -43,7 +52,9 @@ from verikern.encoders.smt.abstraction import NonlinearAbstraction
 from verikern.encoders.smt.semantics import le, lt, widen
 from verikern.mir.types import I32
 from verikern.mir.facts import writes_memory
-from verikern.mir.nodes import Atomic, BinOp, Const, Kernel, Load, Phi, Select, Store, Value
+from verikern.mir.nodes import (
+    Atomic, BinOp, Compare, Const, Kernel, Load, Phi, ScalarParam, Select, ShapeOf, Special, Store, Value,
+)
 
 from verikern.proofs.deciding.budget import MEGA
 from verikern.proofs.deciding.solving import check
@@ -57,6 +68,10 @@ RANGE_KEEPING_ATOMICS = ("exch", "min", "max", "cas")
 #: atomics whose new value is the old one moved by the operand: kept when the
 #: moved value is proved in range for every old value in range
 RANGE_MOVING_ATOMICS = ("add", "sub")
+#: Work of one check that a ticket call's threads have linear ids below a bound.
+CALLERS_RLIMIT = MEGA // 2
+#: At most this many launch constants are tried as such a bound per call site.
+MAX_CALLER_BOUNDS = 4
 
 
 @dataclass(frozen=True)
@@ -107,6 +122,7 @@ class ContentFacts:
         self.notes: dict[str, str] = {}
         self._vars: dict[tuple, tuple] = {}
         self._single: dict[tuple, list] = {}
+        self._callers: dict[tuple, list] = {}
         self._closure: dict[str, frozenset[int]] = {}
         self.sorted = frozenset(
             name for name, cs in contracts.items()
@@ -349,6 +365,7 @@ class ContentFacts:
         out = [rec.value == init + low]
         if len(ta.increments) == 1:
             out += [d == k * ta.increments[rec.site], z3.ULT(k, size)]
+            out += [z3.Implies(rec.reach, k < z3.SignExt(32, x)) for x in self._caller_bounds(ctx, enc, rec)]
         else:
             out.append(z3.ULT(d, size * ta.total))
         for c in self.ranges(rec.array.name):
@@ -356,6 +373,50 @@ class ContentFacts:
             out.append(z3.Implies(z3.And(rec.reach, ctx.in_bounds(enc, rec)),
                                   z3.And(le(lo, init, t), lt(init, hi, t))))
         return out
+
+    def _uniform_bounds(self) -> list:
+        """Int32 launch constants some `<` compares a value below (`v < X`,
+        `X > v`): lengths, scalar parameters, launch dims, literals; in
+        program order, at most MAX_CALLER_BOUNDS."""
+        params = {p.value.id for p in self.kernel.params if isinstance(p, ScalarParam)}
+        defs = {ins.result.id: ins for _, ins in self.kernel.instructions()
+                if isinstance(ins, (ShapeOf, Special))}
+
+        def uniform(op) -> bool:
+            if op.type != I32:
+                return False
+            if isinstance(op, Const):
+                return True
+            d = defs.get(op.id)
+            return op.id in params or isinstance(d, ShapeOf) or \
+                (isinstance(d, Special) and d.kind == "launch_dim")
+
+        out: list = []
+        for _, ins in self.kernel.instructions():
+            if isinstance(ins, Compare) and ins.op in ("lt", "gt"):
+                x = ins.rhs if ins.op == "lt" else ins.lhs
+                if uniform(x) and all(x != y for y in out):
+                    out.append(x)
+        return out[:MAX_CALLER_BOUNDS]
+
+    def _caller_bounds(self, ctx, enc, rec) -> list:
+        """The terms X of `_uniform_bounds` for which z3 proves that the copy
+        reaching `rec` has linear id below X, from the launch facts and the
+        copy's own encoding only (an arbitrary thread: so every caller does;
+        module docstring)."""
+        key = (enc.tag, rec.site)
+        got = self._callers.get(key)
+        if got is None:
+            got = self._callers[key] = []
+            linear = enc.ident.block_idx * self.launch.block_dim + enc.ident.thread_idx
+            base = list(self.launch.facts) + list(enc.facts) + [rec.reach]
+            for op in self._uniform_bounds():
+                x = enc.term(op)
+                res, _, _ = check(ctx.budget, base + [z3.Not(linear < x)], CALLERS_RLIMIT,
+                                  "ticket-callers")
+                if res == z3.unsat:
+                    got.append(x)
+        return got
 
     def _ticket_pair(self, e1, r1, e2, r2, distinct_call) -> list:
         i1, d1, _ = self._ticket_vars(e1, r1)

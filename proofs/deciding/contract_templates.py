@@ -8,6 +8,10 @@ lengths equal to each other, to a multiple of the launch, to a scalar
 parameter or captured module constant, or to the bound W an index is guarded
 or clamped at (`i == W - 1`), non-empty arrays, positive or bounded int32
 parameters, a one-thread launch for a race on elements no thread id picks,
+a length equal to the int64 product of the int32 parameters a flat index
+is built from and guarded or clamped by (`vk.int64(a.shape[0]) ==
+vk.int64(n) * vk.int64(m)` for `a[i * m + j]` under `i < n`, `j < m`:
+stated in int64 so that the product cannot wrap to match a small length),
 and `vk.all_in_range(idx, 0, x.shape[k])` / `vk.all_distinct(idx)` for int32
 index arrays -- `vk.all_in_range(ends, 0, x.shape[k] + 1)` for an int32 array
 whose elements bound an index in a guard or loop (a count held in a
@@ -38,7 +42,7 @@ from verikern.mir.nodes import (
     ArrayRef, Assert, BinOp, Branch, Cast, Compare, Const, Kernel, Load, Operand, Phi, RequiresArray,
     ParamOrigin, Requires, ScalarParam, ShapeOf, SourceLoc, Special, Value,
 )
-from verikern.mir.types import BOOL, I32
+from verikern.mir.types import BOOL, I32, I64
 from verikern.proofs.obligations import ObligationKind, ObligationSpec
 
 #: Multipliers of the launch a length may equal (`x.shape[0] == 3 * vk.launch_dim()`):
@@ -58,7 +62,9 @@ class Term:
     term `minus` when given (`x.shape[0] - vk.launch_dim(1)`), plus `offset`
     when it is not 0 (int32 arithmetic, as the pasted text means).
     `captured` and `shown` follow from `name` (see `param_term`), so they
-    take no part in equality."""
+    take no part in equality. `wide`: the term cast to int64 (`vk.int64(
+    a.shape[0])`, no scale, offset or `minus`); kind "product": the int64
+    product of `factors` (int32 terms, each cast to int64), always wide."""
 
     kind: str
     name: str = ""
@@ -68,9 +74,15 @@ class Term:
     minus: "Term | None" = None
     captured: bool = field(default=False, compare=False)
     shown: str = field(default="", compare=False)
+    wide: bool = False
+    factors: tuple["Term", ...] = ()
 
     def text(self, launch_ndim: int) -> str:
+        if self.kind == "product":
+            return " * ".join(f"vk.int64({f.text(launch_ndim)})" for f in self.factors)
         scaled = self._scaled_text(launch_ndim)
+        if self.wide:
+            return f"vk.int64({scaled})"
         if self.minus is not None:
             scaled = f"{scaled} - {self.minus.text(launch_ndim)}"
         if self.offset == 0:
@@ -92,7 +104,9 @@ class Term:
         """The kernel parameters it names (the lambda's parameters; a captured
         constant is a module global, not one)."""
         named = self.kind in ("shape", "param") and not self.captured
-        return ((self.name,) if named else ()) + (self.minus.names() if self.minus is not None else ())
+        own = tuple(n for f in self.factors for n in f.names())
+        return own + ((self.name,) if named else ()) + \
+            (self.minus.names() if self.minus is not None else ())
 
 
 ZERO = Term("const", index=0)
@@ -158,6 +172,21 @@ class _Builder:
         return Value(self.next_id - 1, type_)
 
     def term(self, t: Term) -> Operand:
+        """The value of `t`, computed as the frontend compiles its text
+        (a wide term: each int32 part cast to int64, products from the left)."""
+        if t.kind == "product":
+            total: Operand | None = None
+            for f in t.factors:
+                part = self.widened(self.term(f))
+                if total is not None:
+                    prod = self.value(I64)
+                    self.out.append(BinOp(prod, "mul", total, part, self.loc))
+                    part = prod
+                total = part
+            assert total is not None, "a product term has factors"
+            return total
+        if t.wide:
+            return self.widened(self.term(replace(t, wide=False)))
         base: Operand
         if t.kind == "const":
             base = Const(t.index, I32)
@@ -185,6 +214,11 @@ class _Builder:
         self.out.append(BinOp(total, "add" if t.offset > 0 else "sub", base, Const(abs(t.offset), I32),
                               self.loc))
         return total
+
+    def widened(self, op: Operand) -> Operand:
+        out = self.value(I64)
+        self.out.append(Cast(out, op, self.loc))
+        return out
 
     def atom(self, a: Atom) -> None:
         if a.op in ("all_distinct", "all_sorted"):
@@ -232,6 +266,14 @@ def _wrap(v: int) -> int:
 
 def _eval(t: Term, cex) -> int | None:
     v: object                  # model values: ints, numpy scalars, bools, floats or missing
+    if t.kind == "product":    # int64 arithmetic (an int32 value cast to int64 keeps its value)
+        total = 1
+        for f in t.factors:
+            x = _eval(f, cex)
+            if x is None:
+                return None
+            total = (total * x + 2 ** 63) % 2 ** 64 - 2 ** 63
+        return total
     if t.kind == "const":
         v = t.index
     elif t.kind == "launch":
@@ -439,6 +481,22 @@ class _Walker:
                 return arr.name
         return None
 
+    def strides(self, op, depth: int = 0) -> list[str]:
+        """The int32 parameters a flat index multiplies by, innermost first
+        (`(z * n + y) * n + x` -> [n, n]; `i * m + j` -> [m]), through sums
+        and casts."""
+        ins = self.defs.get(op.id) if isinstance(op, Value) and depth < 12 else None
+        if isinstance(ins, Cast):
+            return self.strides(ins.operand, depth + 1)
+        if isinstance(ins, BinOp) and ins.op == "add":
+            return self.strides(ins.lhs, depth + 1) + self.strides(ins.rhs, depth + 1)
+        if isinstance(ins, BinOp) and ins.op == "mul":
+            for inner, outer in ((ins.lhs, ins.rhs), (ins.rhs, ins.lhs)):
+                name = self._param_bound(outer, 4)      # the parameter itself, no offset
+                if name is not None:
+                    return self.strides(inner, depth + 1) + [name]
+        return []
+
     def _param_bound(self, op, depth: int = 0) -> str | None:
         """The int32 parameter `op` is up to constant offsets (`N`, `N - 2`,
         `n + 1`), else None."""
@@ -511,6 +569,23 @@ def _length_atoms(kernel: Kernel, s: Term, d: _Deps, k: int, written: set) -> li
     return out
 
 
+def _product_atoms(kernel: Kernel, s: Term, d: _Deps, strides: list[str]) -> list[Atom]:
+    """A flat index `(i * n1 + j) * n2 + k` guarded or clamped at parameters
+    (`i < n0`, ...): the length is the product of a leading extent and the
+    strides, in int64 (`vk.int64(a.shape[0]) == vk.int64(n0) * ...`), where
+    it cannot wrap to match a small length; first a guard bound that is no
+    stride (`i < n` for `i * m + j`), else the stride itself (a cube)."""
+    if not strides or not d.bounds or len(strides) > 3:
+        return []
+    wide = replace(s, wide=True)
+    leads = sorted(d.bounds, key=lambda b: (b in strides, b))[:2]
+    out = []
+    for lead in leads:
+        prod = Term("product", factors=tuple(param_term(kernel, p) for p in [lead] + strides))
+        out.append(Atom("eq", wide, prod, family=-1, weaker=Atom("le", prod, wide, family=-1)))
+    return out
+
+
 def _offset_atoms(w: _Walker, s: Term, index) -> list[Atom]:
     """A per-world offset `x[start[w] + k]`, k a thread index component (of launch
     dimension c): every start leaves room for the launch's k,
@@ -559,7 +634,7 @@ def candidates(kernel: Kernel, spec: ObligationSpec, walker: "_Walker | None" = 
         d.consts |= {c + step for c in d.consts if 0 < step and c + step < 2 ** 30}
         out = _length_atoms(kernel, s, d, spec.dim, w.written)
         index = ins.indices[spec.dim]
-        out = _offset_atoms(w, s, index) + out
+        out = _offset_atoms(w, s, index) + _product_atoms(kernel, s, d, w.strides(index)) + out
         if isinstance(index, Const) and 0 <= index.value < 2 ** 30:
             # `out[0]` (a result, a count): the array holds that element, whatever the
             # loop before it ran to -- first, before lengths tied to its guards

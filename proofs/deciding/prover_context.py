@@ -18,6 +18,7 @@ from verikern.encoders.smt.encoder import ThreadEncoding, divmod_lemmas
 from verikern.encoders.smt.abstraction import NonlinearAbstraction
 from verikern.encoders.smt.geometry import DimProducts, MonotoneProducts, thread_geometry_facts
 from verikern.encoders.smt.product_bounds import ProductBounds
+from verikern.encoders.smt.widened_products import WidenedProducts
 from verikern.encoders.smt.launch import DEFAULT_MAX_ARRAY_BYTES, LaunchModel
 from verikern.encoders.smt.lemmas import RemainderLemmas
 from verikern.encoders.smt.semantics import UnsupportedConstruct
@@ -107,6 +108,7 @@ class ProofContext:
         self.dim_products = DimProducts(self.launch.dims, self.launch.size)
         self.monotone = MonotoneProducts(self.launch.dims)
         self.product_bounds = ProductBounds()
+        self.widened = WidenedProducts()
         self._abstracted: dict[int, tuple] = {}
         self.A = self.encoding("A")
         self._check_admissible()
@@ -318,6 +320,7 @@ class ProofContext:
             f += thread_geometry_facts(self.launch, encs)
             f += self.dim_products.for_formulas(f)
             f += self.product_bounds.for_formulas(f)
+            f += self.widened.for_formulas(f)
             f += self.monotone.for_formulas(f + _value_terms(encs))
             for e1, e2 in itertools.combinations(encs, 2):
                 f += divmod_lemmas(e1, e2)
@@ -354,6 +357,7 @@ class ProofContext:
             out += self.prior_division_facts(e, site)
         out += thread_identity_lemmas(self.launch, encs) + thread_geometry_facts(self.launch, encs)
         out += self.dim_products.for_formulas(out) + self.product_bounds.for_formulas(out)
+        out += self.widened.for_formulas(out)
         return out + self.monotone.for_formulas(out + _value_terms(encs))
 
     def earlier_launches(self, encs: list[ThreadEncoding], sites, prefer=()) -> list[list]:

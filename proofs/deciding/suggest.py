@@ -179,6 +179,11 @@ def _satisfiable(atoms) -> bool:
     names: dict = {}
 
     def val(t: Term):
+        if t.kind == "product":        # int64: its factors' product does not wrap in a filter
+            total = z3.IntVal(1)
+            for f in t.factors:
+                total = total * val(f)
+            return total
         if t.kind == "const":
             return z3.IntVal(t.index * t.scale)
         key = (t.kind, t.name, t.index)

@@ -398,3 +398,59 @@ def test_strictly_increasing_models_leave_room_and_replay_fills_them():
     arr[2], arr[5] = 4, 9
     _fill_contracts(k, arr, ref, {2, 5}, {})
     assert (np.diff(arr) > 0).all() and arr.min() >= 0 and arr[2] == 4 and arr[5] == 9
+
+
+NARROW_BY_SHAPE = """
+@vk.kernel
+def compact16(x: vk.array(dtype=vk.float32), count: vk.array(dtype=vk.int16),
+              out: vk.array(dtype=vk.float32)):
+    vk.requires(count.shape[0] == 1)
+    vk.requires(vk.all_in_range(count, 0, 1))
+    vk.requires(x.shape[0] <= LIMIT)
+    vk.requires(out.shape[0] == x.shape[0])
+    TID
+    if i < x.shape[0]:
+        if x[i] >= 0.0:
+            slot = vk.atomic_add(count, 0, vk.int16(1))
+            out[slot] = x[i]
+"""
+
+
+def _narrow(limit: int, tid: str = "i = vk.tid()") -> str:
+    return NARROW_BY_SHAPE.replace("LIMIT", str(limit)).replace("TID", tid)
+
+
+def test_an_int16_counter_whose_callers_a_length_bounds_is_proved_on_any_launch():
+    """At most x.shape[0] <= 32767 threads (linear ids below it) take a
+    slot, whatever the launch: the old values 0..32766 never wrap (unknown
+    before, issue 27: the ticket facts bounded the calls by the launch)."""
+    src = _narrow(32767)
+    obs = prove_src(src)
+    line = _line(src, "out[slot]")
+    assert _status(obs, "bounds", line) == {"proved"}
+    assert _status(obs, "race", line) == {"proved"}
+
+
+def test_a_bound_two_past_the_counter_fails_and_the_simulator_shows_it():
+    """32,769 callers: the last gets -32768 (the bound admits k = 32768)."""
+    src = _narrow(32769)
+    obs = prove_src(src)
+    assert _status(obs, "bounds", _line(src, "out[slot]")) == {"failed"}
+    n = 32769
+    arrays = {"x": np.zeros(n, np.float32), "count": np.zeros(1, np.int16),
+              "out": np.zeros(n, np.float32)}
+    with pytest.raises(errors.OutOfBoundsError):
+        simulate(compile_kernel(src), LaunchConfig((n,), 256, (n + 255) // 256, n), arrays, {})
+
+
+def test_a_row_guard_of_a_2d_launch_bounds_no_caller_count():
+    """`i < x.shape[0]` for the row i of a 2-D launch: every thread of a row
+    takes a slot, so the calls are not bounded by the length (the linear id
+    is not below it): not proved, and the simulator shows a slot past out."""
+    src = _narrow(32767, "i, j = vk.tid()")
+    obs = prove_src(src)
+    assert "proved" not in _status(obs, "bounds", _line(src, "out[slot]"))
+    arrays = {"x": np.zeros(1, np.float32), "count": np.zeros(1, np.int16),
+              "out": np.zeros(1, np.float32)}
+    with pytest.raises(errors.OutOfBoundsError):
+        simulate(compile_kernel(src), LaunchConfig((1, 2), 2, 1, 2), arrays, {})

@@ -204,6 +204,11 @@ def _shape_of(instrs):
       Atom("all_in_range", rhs=Term("shape", "x", 0, offset=1, minus=Term("launch", index=1)), array="start"),
       Atom("all_sorted", array="off")],
      "off: wp.array[int], start: wp.array[int], x: wp.array[float]", "i, j"),
+    # a flat length as the int64 product of int32 parameters, and its weaker form
+    ([Atom("eq", Term("shape", "a", 0, wide=True),
+           Term("product", factors=(Term("param", "n"), Term("param", "m"), Term("param", "n")))),
+      Atom("le", Term("product", factors=(Term("param", "m"), Term("param", "n"))),
+           Term("shape", "a", 0, wide=True))], "a: wp.array[float], n: int, m: int", "i"),
 ])
 def test_template_text_compiles_to_the_mir_the_search_proves(atoms, params, tid):
     body = f"@wp.kernel\ndef k({params}):\n    {tid} = wp.tid()\n"
@@ -351,3 +356,42 @@ def test_a_periodic_neighbour_gets_the_grid_length_next_to_the_launch_relation()
         assert any(f"src.shape[{dim}]" in r and "64" in r for r in report.suggested_requires)
     pasted = PERIODIC.replace("@wp.kernel\n", "\n".join(report.suggested_decorators) + "\n@wp.kernel\n")
     assert prove_mir(_kernel(pasted, "blur"), file="blur.py").status is KernelStatus.PROVED
+
+
+# a row-major matrix stored flat, indexed `a[i * m + j]` under `i < n`, `j < m`:
+# the length is n * m, stated in int64 (in int32 the product can wrap to
+# match a small array: `bounds_flat_index_requires_overflow`)
+FLAT = HEAD + textwrap.dedent("""
+    @wp.kernel
+    def fill(a: wp.array[float], n: int, m: int):
+        i, j = wp.tid()
+        if i < n and j < M:
+            a[i * m + j] = 1.0
+    """)
+
+
+def test_a_flat_index_gets_the_int64_product_of_its_extents_and_the_pasted_contract_proves():
+    k = _kernel(FLAT.replace("M", "m"), "fill")
+    report = prove_mir(k, file="fill.py", suggest=True)
+    assert report.status is KernelStatus.FAILED
+    assert report.proved_under_suggestion is True
+    (req,) = [r for r in report.suggested_requires if "a.shape" in r]
+    assert req in ("vk.int64(a.shape[0]) == vk.int64(n) * vk.int64(m)",
+                   "vk.int64(n) * vk.int64(m) <= vk.int64(a.shape[0])"), report.suggested_requires
+    pasted = FLAT.replace("M", "m").replace(
+        "@wp.kernel\n", "\n".join(report.suggested_decorators) + "\n@wp.kernel\n")
+    assert prove_mir(_kernel(pasted, "fill"), file="fill.py").status is KernelStatus.PROVED
+    # the same contract in int32 wraps (n = 65537, m = 65536 make 65536): not proved
+    narrow = pasted.replace("vk.int64(a.shape[0])", "a.shape[0]").replace(
+        "vk.int64(n) * vk.int64(m)", "n * m")
+    assert narrow != pasted
+    assert prove_mir(_kernel(narrow, "fill"), file="fill.py").status is KernelStatus.FAILED
+
+
+def test_a_column_past_the_row_gets_no_proved_product_contract():
+    """`j <= m` reaches the next row's first element: no length makes the
+    writes race-free, so no suggestion may claim a proof."""
+    k = _kernel(FLAT.replace("M", "m + 1"), "fill")
+    report = prove_mir(k, file="fill.py", suggest=True)
+    assert report.status is KernelStatus.FAILED
+    assert report.proved_under_suggestion is not True
