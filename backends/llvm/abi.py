@@ -186,3 +186,6 @@ class LoweredKernel:
     shared_layout: dict[str, tuple[int, int]]  # name -> (byte offset, bytes)
     shared_bytes: int
     fuel_symbol: str | None = None              # FUEL_SYMBOL when built with fuel
+    #: CPU: the entry that claims chunks of blocks from a shared counter
+    #: (kernel_cpu._worker_wrapper), for runs spread over host threads
+    worker_name: str | None = None
