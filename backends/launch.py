@@ -11,6 +11,7 @@ arguments, is verikern.runtime's job (above this layer).
 from __future__ import annotations
 
 import numbers
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -165,6 +166,26 @@ def check_overlap(kname: str, arrays: dict) -> None:
                                   f"copy, e.g. {b}.copy())")
 
 
+#: id(kernel) -> (weak reference to it, the global arrays it writes)
+_written: dict[int, tuple[weakref.ref, frozenset[str]]] = {}
+
+
+def written_globals(k: Kernel) -> frozenset[str]:
+    """The global arrays `k` writes (stores and atomics), found once per
+    kernel object (a launch checks that each is writeable)."""
+    hit = _written.get(id(k))
+    if hit is not None and hit[0]() is k:
+        return hit[1]
+    names = frozenset(ins.array.name for _, ins in k.instructions()
+                      if facts.writes_memory(ins) and ins.array.space == "global")
+    key = id(k)
+    try:
+        _written[key] = (weakref.ref(k, lambda _ref: _written.pop(key, None)), names)
+    except TypeError:   # not weak-referenceable: found again at the next launch
+        pass
+    return names
+
+
 def prepare_mir_launch(k: Kernel, dim, inputs: list, block_dim: int | None = None):
     """Check a launch of `k` with one value per MIR parameter; return
     (k, LaunchConfig, arrays, scalars). block_dim None: the kernel's fixed
@@ -183,9 +204,7 @@ def prepare_mir_launch(k: Kernel, dim, inputs: list, block_dim: int | None = Non
         else:
             scalars[p.name] = convert_scalar(k.name, p, value)
     check_overlap(k.name, arrays)
-    written = {ins.array.name for _, ins in k.instructions()
-               if facts.writes_memory(ins) and ins.array.space == "global"}
-    for name in sorted(written):
+    for name in sorted(written_globals(k)):
         if name in arrays and not arrays[name].flags.writeable:
             raise LaunchError(f"kernel {k.name}: argument {name} is a read-only array, but the "
                               f"kernel writes it; pass a writeable array (e.g. {name}.copy())")
