@@ -11,12 +11,12 @@ arguments, is verikern.runtime's job (above this layer).
 from __future__ import annotations
 
 import numbers
-import weakref
 from dataclasses import dataclass
 
 import numpy as np
 
 from verikern.backends.contracts import check_contracts
+from verikern.backends.per_kernel import per_kernel
 from verikern.errors import LaunchError
 from verikern.mir import facts
 from verikern.mir.nodes import ArrayRef, Kernel, ScalarParam
@@ -166,24 +166,12 @@ def check_overlap(kname: str, arrays: dict) -> None:
                                   f"copy, e.g. {b}.copy())")
 
 
-#: id(kernel) -> (weak reference to it, the global arrays it writes)
-_written: dict[int, tuple[weakref.ref, frozenset[str]]] = {}
-
-
+@per_kernel
 def written_globals(k: Kernel) -> frozenset[str]:
     """The global arrays `k` writes (stores and atomics), found once per
     kernel object (a launch checks that each is writeable)."""
-    hit = _written.get(id(k))
-    if hit is not None and hit[0]() is k:
-        return hit[1]
-    names = frozenset(ins.array.name for _, ins in k.instructions()
-                      if facts.writes_memory(ins) and ins.array.space == "global")
-    key = id(k)
-    try:
-        _written[key] = (weakref.ref(k, lambda _ref: _written.pop(key, None)), names)
-    except TypeError:   # not weak-referenceable: found again at the next launch
-        pass
-    return names
+    return frozenset(ins.array.name for _, ins in k.instructions()
+                     if facts.writes_memory(ins) and ins.array.space == "global")
 
 
 def prepare_mir_launch(k: Kernel, dim, inputs: list, block_dim: int | None = None):
