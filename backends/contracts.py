@@ -32,6 +32,7 @@ from verikern.mir.nodes import (
     Special, UnaryOp,
 )
 
+from .per_kernel import per_kernel
 from .semantics import ops
 from .semantics.traps import assertion_failed, division_by_zero
 
@@ -102,9 +103,11 @@ def check_array_contents(kernel_name: str, ins: RequiresArray, data: np.ndarray,
         raise NotImplementedError(f"unknown array contract {ins.kind!r}")
 
 
+@per_kernel
 def contract_region(kernel: Kernel) -> tuple:
     """The entry block's instructions through its last contract, stopping
-    before the first write or barrier (what a launch check evaluates)."""
+    before the first write or barrier (what a launch check evaluates);
+    found once per kernel object."""
     instrs = kernel.entry.instrs
     last = -1
     for pos, ins in enumerate(instrs):

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from verikern.backends.contracts import check_contracts
+from verikern.backends.per_kernel import per_kernel
 from verikern.errors import LaunchError
 from verikern.mir import facts
 from verikern.mir.nodes import ArrayRef, Kernel, ScalarParam
@@ -165,6 +166,14 @@ def check_overlap(kname: str, arrays: dict) -> None:
                                   f"copy, e.g. {b}.copy())")
 
 
+@per_kernel
+def written_globals(k: Kernel) -> frozenset[str]:
+    """The global arrays `k` writes (stores and atomics), found once per
+    kernel object (a launch checks that each is writeable)."""
+    return frozenset(ins.array.name for _, ins in k.instructions()
+                     if facts.writes_memory(ins) and ins.array.space == "global")
+
+
 def prepare_mir_launch(k: Kernel, dim, inputs: list, block_dim: int | None = None):
     """Check a launch of `k` with one value per MIR parameter; return
     (k, LaunchConfig, arrays, scalars). block_dim None: the kernel's fixed
@@ -183,9 +192,7 @@ def prepare_mir_launch(k: Kernel, dim, inputs: list, block_dim: int | None = Non
         else:
             scalars[p.name] = convert_scalar(k.name, p, value)
     check_overlap(k.name, arrays)
-    written = {ins.array.name for _, ins in k.instructions()
-               if facts.writes_memory(ins) and ins.array.space == "global"}
-    for name in sorted(written):
+    for name in sorted(written_globals(k)):
         if name in arrays and not arrays[name].flags.writeable:
             raise LaunchError(f"kernel {k.name}: argument {name} is a read-only array, but the "
                               f"kernel writes it; pass a writeable array (e.g. {name}.copy())")

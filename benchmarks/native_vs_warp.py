@@ -90,6 +90,11 @@ def gather_inputs(rng, n):
 GATHER_SOURCE = ROOT / "verikern" / "selftest_corpus" / "ok_gather_in_range.py"
 STENCIL_SOURCE = ROOT / "benchmarks" / "kernels" / "column_stencil.py"
 STENCIL_WIDTH = 1024
+#: ray-triangle's reads and writes without its arithmetic: the memory floor
+TRAFFIC_SOURCE = ROOT / "benchmarks" / "kernels" / "ray_traffic.py"
+#: bytes a ray reads (five vec3 of float32) and writes (one float32); the
+#: write's read for ownership, if the cache does one, is not counted
+RAY_BYTES = 5 * 12 + 4
 
 
 def numpy_stencil(inp):
@@ -211,6 +216,21 @@ def bench_warp(wk, case: str, inp, n: int):
     return once, first
 
 
+def traffic_twin(inp, n: int):
+    """(one launch of ray_traffic on the ray-triangle inputs, on
+    cpu:native:proved, fraction of its outputs that agree with numpy)."""
+    import verikern as vk
+    from verikern.frontend import compile_file
+
+    mir = compile_file(TRAFFIC_SOURCE).kernel("ray_traffic").mir
+    args = launch_inputs("ray_triangle", inp, n)
+    vk.launch(mir, n, args, device="cpu:native:proved")     # proves it once
+    arrays = [inp[k] for k in ("origins", "directions", "v0", "v1", "v2")]
+    want = np.sum(arrays, axis=0, dtype=np.float32).sum(axis=1, dtype=np.float32)
+    agree = float(np.mean(np.isclose(args[-1], want, rtol=1e-4, atol=1e-4)))
+    return (lambda: vk.launch(mir, n, args, device="cpu:native:proved")), agree
+
+
 def launch_inputs(case: str, inp, n: int) -> list:
     """The vk.launch argument list (arrays allocated once, outside the timing)."""
     if case == "saxpy":
@@ -286,6 +306,8 @@ def main() -> None:
             agree[device] = float(np.mean(np.isclose(got, ref, rtol=1e-4, atol=1e-4)))
             contenders[device] = lambda h=handle, a=launch_args, d=device: vk.launch(h, n, a, device=d)
         contenders["numpy"] = lambda i=inp, c=case: numpy_of[c](i)
+        if case == "ray_triangle":
+            contenders["memory floor"], floor_agree = traffic_twin(inp, n)
         warp_first = None
         if wk is not None:
             contenders["warp"], warp_first = bench_warp(wk, case, inp, n)
@@ -295,6 +317,9 @@ def main() -> None:
         if not args.no_sim:
             launch_args = launch_inputs(case, inp, n)
             t_sim = best_of(lambda h=handle, a=launch_args: vk.launch(h, n, a, device="cpu"), 1)
+        if case == "ray_triangle":
+            floor = (times["memory floor"], times["cpu:native:proved"], times.get("warp"),
+                     floor_agree)
         rows.append((case, compiled.compile_seconds, times["cpu:native"], times["cpu:native:proved"],
                      t_sim, times.get("warp"), warp_first, times["numpy"], agree, prove_seconds,
                      len(unchecked), vector))
@@ -320,6 +345,14 @@ def main() -> None:
               f"{prove:.2f} s removing {removed} index check(s){warp_note}; agrees with numpy on "
               f"{agree['cpu:native'] * 100:.2f}% (checked) and "
               f"{agree['cpu:native:proved'] * 100:.2f}% (proved-unchecked) of elements")
+    t_floor, t_ray, t_warp, floor_agree = floor
+    need = (f"; 4 times warp cpu would need {4 * n / t_warp / 1e6:.1f} M rays/s = "
+            f"{4 * n / t_warp * RAY_BYTES / 1e9:.1f} GB/s" if t_warp else "")
+    print(f"ray_triangle memory floor: the same {RAY_BYTES} bytes per ray without the arithmetic "
+          f"(benchmarks/kernels/ray_traffic.py, proved-unchecked, same threads, same rounds) ran "
+          f"at {n / t_floor / 1e6:.1f} M rays/s = {n / t_floor * RAY_BYTES / 1e9:.1f} GB/s "
+          f"(agrees with numpy on {floor_agree * 100:.2f}%); ray_triangle proved-unchecked ran "
+          f"at {t_floor / t_ray * 100:.0f}% of it{need}")
     if wk is None:
         print("warp-lang is not installed: the warp column is skipped")
     print(f"load average (1 min) at the end: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")

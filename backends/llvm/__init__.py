@@ -18,7 +18,10 @@ i32 block_begin, i32 block_end, i8* shared, i32* thread_state, i64* spill,
 i64* err)` runs blocks [block_begin, block_end); `i32 @vk_entry_<kernel>(i8*
 args, i32 block_begin, i32 block_end, i8* shared, i32* thread_state,
 i64* spill, i64* err)` reads the leading parameters + block_dim + grid_dim
-from a C struct (`kernel_cpu.args_struct_type`).
+from a C struct (`kernel_cpu.args_struct_type`); `i32 @vk_worker_<kernel>(i8*
+args, i64* next_block, i32 chunk, i8* shared, i32* thread_state, i64* spill,
+i64* err)` runs the chunks of blocks it claims from a counter that the host
+threads of one launch share.
 Error status: 8 x int64 `[code, site, thread, block, d0..d3]` (abi.ERR_*).
 """
 from __future__ import annotations

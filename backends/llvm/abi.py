@@ -16,7 +16,10 @@ registers. The CPU body function appends `i32 block_dim, i32 grid_dim,
 i32 block_begin, i32 block_end, i8* shared, i32* thread_state, i64* spill,
 i64* err` and returns the status code; `vk_entry_<name>(i8* args, ...)`
 wraps it, reading the leading parameters plus block_dim and grid_dim from one
-C struct laid out as `args_struct_type` (natural alignment).
+C struct laid out as `args_struct_type` (natural alignment);
+`vk_worker_<name>(i8* args, i64* next_block, i32 chunk, i8* shared, ...)`
+reads the same struct and runs the blocks it claims, `chunk` at a time, from
+a counter shared by the host threads of one launch (kernel_cpu._worker_wrapper).
 
 Error status buffer: 8 x int64, all zero on entry. The first failing thread
 writes `[code, site, thread_idx, block_idx, d0, d1, d2, d3]`; `code` is one of
@@ -186,3 +189,6 @@ class LoweredKernel:
     shared_layout: dict[str, tuple[int, int]]  # name -> (byte offset, bytes)
     shared_bytes: int
     fuel_symbol: str | None = None              # FUEL_SYMBOL when built with fuel
+    #: CPU: the entry that claims chunks of blocks from a shared counter
+    #: (kernel_cpu._worker_wrapper), for runs spread over host threads
+    worker_name: str | None = None

@@ -258,10 +258,11 @@ def build_cpu(kernel: Kernel, fast_math: bool, module: ir.Module,
     b.position_at_end(exit_block)
     b.ret(ir.Constant(I32, 0))
     _entry_wrapper(module, kernel, func, params)
+    worker = _worker_wrapper(module, kernel, func, params)
     return LoweredKernel(module, "cpu", kernel.name, func.name, f"vk_entry_{kernel.name}",
                          em.sites, params, [ins.loc for _, _, ins in barriers],
                          len(target.slots), layout, shared_bytes,
-                         FUEL_SYMBOL if fuel else None)
+                         FUEL_SYMBOL if fuel else None, worker)
 
 
 def _guarded_count(em, target: CpuTarget, guard: ThreadGuard, first, count):
@@ -321,15 +322,66 @@ def args_struct_type(params) -> ir.LiteralStructType:
     return ir.LiteralStructType([p.type for p in params] + [I32, I32])
 
 
+def _struct_fields(b: ir.IRBuilder, raw, params) -> list:
+    """The leading ABI values plus block_dim and grid_dim, read from the
+    args struct at `raw`."""
+    st = args_struct_type(params)
+    p = b.bitcast(raw, ir.PointerType(st))
+    return [b.load(b.gep(p, [ir.Constant(I32, 0), ir.Constant(I32, k)]))
+            for k in range(len(st.elements))]
+
+
 def _entry_wrapper(module, kernel, body, params) -> None:
     i8p, i32p, i64p = ir.PointerType(I8), ir.PointerType(I32), ir.PointerType(I64)
     fty = ir.FunctionType(I32, [i8p, I32, I32, i8p, i32p, i64p, i64p])
     fn = ir.Function(module, fty, f"vk_entry_{kernel.name}")
     b = ir.IRBuilder(fn.append_basic_block("entry"))
-    st = args_struct_type(params)
-    p = b.bitcast(fn.args[0], ir.PointerType(st))
-    fields = [b.load(b.gep(p, [ir.Constant(I32, 0), ir.Constant(I32, k)]))
-              for k in range(len(st.elements))]
+    fields = _struct_fields(b, fn.args[0], params)
     begin, end, shared, state, spill, err = fn.args[1:]
     r = b.call(body, fields + [begin, end, shared, state, spill, err])
     b.ret(r)
+
+
+def _worker_wrapper(module, kernel, body, params) -> str:
+    """`i32 @vk_worker_<kernel>(i8* args, i64* next_block, i32 chunk, i8*
+    shared, i32* thread_state, i64* spill, i64* err)`: one host thread's
+    share of a launch run by several. It claims `chunk` blocks at a time
+    with an atomic fetch-add on the counter all workers share, runs them
+    (the body, as vk_entry does), and returns 0 once the counter has passed
+    grid_dim; at the first failure it stops and returns the status, after
+    moving the counter to grid_dim so that the other workers claim no more.
+
+    Invariant: claims rise, so every block below a failing block was claimed
+    before it and is run to its end by its claimer, or fails itself; the
+    lowest failing block over all workers' statuses is the launch's first
+    failure whatever the split (blocks left unclaimed all lie above it)."""
+    i8p, i32p, i64p = ir.PointerType(I8), ir.PointerType(I32), ir.PointerType(I64)
+    fty = ir.FunctionType(I32, [i8p, i64p, I32, i8p, i32p, i64p, i64p])
+    name = f"vk_worker_{kernel.name}"
+    fn = ir.Function(module, fty, name)
+    raw, counter, chunk, shared, state, spill, err = fn.args
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    fields = _struct_fields(b, raw, params)
+    grid = b.sext(fields[-1], I64)
+    claim = fn.append_basic_block("claim")
+    run = fn.append_basic_block("run")
+    failed = fn.append_basic_block("failed")
+    done = fn.append_basic_block("done")
+    b.branch(claim)
+    b.position_at_end(claim)
+    step = b.sext(chunk, I64)
+    first = b.atomic_rmw("add", counter, step, "monotonic")
+    b.cbranch(b.icmp_signed(">=", first, grid), done, run)
+    b.position_at_end(run)
+    # first < grid < 2**31 and chunk < 2**31: the sum cannot wrap in i64
+    last = b.add(first, step)
+    last = b.select(b.icmp_signed("<", last, grid), last, grid)
+    r = b.call(body, fields + [b.trunc(first, I32), b.trunc(last, I32), shared, state, spill,
+                               err])
+    b.cbranch(b.icmp_signed("==", r, ir.Constant(I32, 0)), claim, failed)
+    b.position_at_end(failed)
+    b.store_atomic(grid, counter, "monotonic", 8)
+    b.ret(r)
+    b.position_at_end(done)
+    b.ret(ir.Constant(I32, 0))
+    return name

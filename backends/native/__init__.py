@@ -35,13 +35,18 @@ __all__ = ["run", "compile_kernel", "CompiledKernel", "workers"]
 
 # below this many threads a launch runs on the calling thread
 PARALLEL_MIN_THREADS = 1 << 14
-#: one pool per worker count (the count is read at every launch)
+#: a worker of a parallel launch claims about this many threads' blocks at a
+#: time (fewer when the launch is small, so that every worker gets a share)
+CLAIM_THREADS = 1 << 14
+#: one pool of helper threads per helper count (the count is read at every launch)
 _pools: dict[int, ThreadPoolExecutor] = {}
 _pools_lock = threading.Lock()
 
 
 #: environment variable: how many host threads cpu:native uses (default: every core)
 THREADS_ENV = "VERIKERN_NATIVE_THREADS"
+#: the host's core count, read once (os.cpu_count() took ~25 us a launch here)
+_HOST_CORES = max(1, os.cpu_count() or 1)
 
 
 def workers() -> int:
@@ -56,10 +61,11 @@ def workers() -> int:
             raise LaunchError(f"{THREADS_ENV}={text!r}: give a positive whole number of host "
                               f"threads for cpu:native, or unset it to use every core")
         return int(text)
-    return max(1, os.cpu_count() or 1)
+    return _HOST_CORES
 
 
 def _executor(count: int) -> ThreadPoolExecutor:
+    """The pool of `count` helper threads (the calling thread is the other worker)."""
     with _pools_lock:
         pool = _pools.get(count)
         if pool is None:
@@ -113,9 +119,39 @@ def _run_range(ck: CompiledKernel, args, begin: int, end: int, block_dim: int):
     return (int(code), s.err.copy(), s.state.copy()) if code else None
 
 
-def _ranges(grid: int, pieces: int) -> list[tuple[int, int]]:
-    step = -(-grid // pieces)
-    return [(b, min(b + step, grid)) for b in range(0, grid, step)]
+def _run_worker(ck: CompiledKernel, args, counter: int, chunk: int, block_dim: int):
+    """One worker's share of a parallel launch: chunks of `chunk` blocks
+    claimed from the int64 at address `counter` until none is left (its
+    own scratch; returns its first failure as _run_range does)."""
+    assert ck.worker is not None
+    s = _Scratch(ck, block_dim)
+    code = ck.worker(ctypes.addressof(args), counter, chunk, s.shared.ctypes.data,
+                     s.state.ctypes.data, s.spill.ctypes.data, s.err.ctypes.data)
+    return (int(code), s.err, s.state) if code else None
+
+
+def claim_blocks(grid: int, block_dim: int, nworkers: int) -> int:
+    """How many blocks a worker claims at a time: about CLAIM_THREADS
+    threads, but at most an eighth of each worker's even share, and >= 1."""
+    return max(1, min(CLAIM_THREADS // block_dim, grid // (8 * nworkers)))
+
+
+def _run_parallel(ck: CompiledKernel, args, grid: int, block_dim: int, nworkers: int) -> list:
+    """Run every block on the calling thread and nworkers - 1 helpers, each
+    claiming chunks of blocks from one shared counter (kernel_cpu's worker
+    entry): no thread waits for a fixed share while another is descheduled,
+    and no Python runs between chunks. Returns each worker's first failure
+    (None where it had none)."""
+    counter = np.zeros(1, np.int64)
+    chunk = claim_blocks(grid, block_dim, nworkers)
+    pool = _executor(nworkers - 1)
+    helpers = [pool.submit(_run_worker, ck, args, counter.ctypes.data, chunk, block_dim)
+               for _ in range(nworkers - 1)]
+    try:
+        mine = _run_worker(ck, args, counter.ctypes.data, chunk, block_dim)
+    finally:   # the helpers read `counter` and `args`: both live until they are done
+        others = [f.result() for f in helpers]
+    return [mine] + others
 
 
 def run(kernel: Kernel, launch, arrays: dict, scalars: dict, *, fuel: int | None = None,
@@ -143,9 +179,7 @@ def run(kernel: Kernel, launch, arrays: dict, scalars: dict, *, fuel: int | None
     if launch.size < PARALLEL_MIN_THREADS or nworkers == 1 or grid == 1 or fuel is not None:
         failures = [_run_range(ck, args, 0, grid, bd)]
     else:
-        chunks = _ranges(grid, nworkers * 4)
-        futures = [_executor(nworkers).submit(_run_range, ck, args, b, e, bd) for b, e in chunks]
-        failures = [f.result() for f in futures]
+        failures = _run_parallel(ck, args, grid, bd, nworkers)
     for n, a in arrays.items():
         if work[n] is not a and a.flags.writeable:
             a[...] = work[n]

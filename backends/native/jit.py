@@ -35,6 +35,10 @@ _engines: list = []
 ENTRY_TYPE = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p, ctypes.c_int32,
                               ctypes.c_int32, ctypes.c_void_p, ctypes.c_void_p,
                               ctypes.c_void_p, ctypes.c_void_p)
+#: vk_worker_<k>(args, next_block, chunk, shared, thread_state, spill, err)
+WORKER_TYPE = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p, ctypes.c_void_p,
+                               ctypes.c_int32, ctypes.c_void_p, ctypes.c_void_p,
+                               ctypes.c_void_p, ctypes.c_void_p)
 
 
 def host_target_machine():
@@ -101,6 +105,9 @@ class CompiledKernel:
     fuel_address: int = 0
     #: the arrays the kernel writes (computed once: a launch refuses a read-only one)
     written: frozenset[str] = frozenset()
+    #: the entry a host thread runs to take its share of a parallel launch
+    #: (claims chunks of blocks from a shared counter: kernel_cpu._worker_wrapper)
+    worker: Callable[..., int] | None = None
 
 
 #: serialises the optimisations that change LLVM's process-wide options
@@ -176,8 +183,10 @@ def compile_kernel(kernel: Kernel, fast_math: bool | None = None,
         if lowered.fuel_symbol else 0
     written = frozenset(ins.array.name for _, ins in kernel.instructions()
                         if writes_memory(ins))
+    worker = engine.get_function_address(lowered.worker_name) if lowered.worker_name else 0
     compiled = CompiledKernel(lowered, engine, ENTRY_TYPE(address), args_type,
-                              time.perf_counter() - start, str(mod), fuel_address, written)
+                              time.perf_counter() - start, str(mod), fuel_address, written,
+                              WORKER_TYPE(worker) if worker else None)
     with _lock:
         def forget(_ref, key=key) -> None:
             _cache.pop(key, None)

@@ -12,9 +12,11 @@ import numpy as np
 import pytest
 
 from verikern.backends.contracts import EVALUATORS, check_contracts, contract_region
-from verikern.backends.launch import launch_config
+from verikern.backends.launch import launch_config, prepare_mir_launch, written_globals
 from verikern.backends.simulator import simulate
-from verikern.errors import ContractError, DivisionByZeroError, KernelAssertionError, KernelRuntimeError
+from verikern.errors import (
+    ContractError, DivisionByZeroError, KernelAssertionError, KernelRuntimeError, LaunchError,
+)
 from verikern.frontend import compile_source
 from verikern.mir import facts
 from verikern.mir.nodes import BOOL, INSTRUCTION_CLASSES, Assert, Const
@@ -130,3 +132,35 @@ def test_the_region_holds_only_what_the_evaluators_cover():
         facts_of = facts.INSTRUCTION_FACTS[opcode]
         assert not (facts_of.reads_memory or facts_of.writes_memory or facts_of.barrier), opcode
         assert opcode in by_opcode
+
+
+WRITES = textwrap.dedent('''
+import verikern as vk
+
+@vk.kernel(block_dim=4)
+def writes(a: vk.array(dtype=vk.float32), b: vk.array(dtype=vk.int32),
+           c: vk.array(dtype=vk.int32), d: vk.array(dtype=vk.float32)):
+    s = vk.shared.array(shape=(4,), dtype=vk.float32)
+    i = vk.tid()
+    s[i % 4] = a[i]
+    vk.atomic_add(b, 0, c[i])
+    d[i] = s[i % 4]
+''')
+
+
+def test_the_arrays_a_launch_must_find_writeable_are_the_global_ones_written():
+    """Stores and atomics of global arrays count, shared arrays and reads do
+    not; the set is found once per kernel object."""
+    k = compile_source(WRITES, "writes_probe.py").kernel("writes").mir
+    assert written_globals(k) == frozenset({"b", "d"})
+    assert written_globals(k) is written_globals(k)
+    c = np.zeros(8, np.int32)
+    c.flags.writeable = False                          # only read: fine
+    prepare_mir_launch(k, 8, [np.zeros(8, np.float32), np.zeros(1, np.int32), c,
+                              np.zeros(8, np.float32)], 4)
+    d = np.zeros(8, np.float32)
+    d.flags.writeable = False
+    with pytest.raises(LaunchError, match="argument d is a read-only array, but the kernel "
+                                          "writes it"):
+        prepare_mir_launch(k, 8, [np.zeros(8, np.float32), np.zeros(1, np.int32),
+                                  np.zeros(8, np.int32), d], 4)

@@ -1,7 +1,8 @@
 """benchmarks/native_vs_warp.py: the columns "checked" and "proved-unchecked"
 with their ratios, both modes checked against numpy, one core fixed with
---threads; the timing order turns each round so no column always follows a
-long run."""
+--threads, ray-triangle's memory floor (the same bytes without the
+arithmetic); the timing order turns each round so no column always follows
+a long run."""
 from __future__ import annotations
 
 import importlib
@@ -10,9 +11,14 @@ import subprocess
 import sys
 
 import llvmlite.binding as llvm
+import numpy as np
 import pytest
 
+import verikern as vk
 from shared_helpers import ROOT
+from verikern.app.native_proved import unchecked_for
+from verikern.backends.native.jit import compile_kernel
+from verikern.frontend import compile_file
 
 BENCH = ROOT / "benchmarks" / "native_vs_warp.py"
 AVX512 = bool(llvm.get_host_cpu_features().get("avx512f", False))
@@ -60,4 +66,30 @@ def test_the_benchmark_prints_both_modes_their_ratios_and_agreement():
             assert "checked scalar, proved-unchecked vectorised" in note
         if case == "gather":                # a vector loop would gather: it stays scalar
             assert "checked scalar, proved-unchecked scalar" in note
+    floor = next(line for line in out.splitlines() if line.startswith("ray_triangle memory floor"))
+    assert "the same 64 bytes per ray" in floor and "agrees with numpy on 100.00%" in floor
+    assert re.search(r"ran at [0-9.]+ M rays/s = [0-9.]+ GB/s", floor), floor
+    assert re.search(r"4 times warp cpu would need [0-9.]+ M rays/s", floor) or \
+        "warp-lang is not installed" in out
     assert re.search(r"load average \(1 min\) at the end: [0-9.]+ on \d+ cores", out)
+
+
+def test_the_memory_floor_kernel_is_ray_triangles_traffic_proved_and_vectorised():
+    """benchmarks/kernels/ray_traffic.py reads the five vec3 arrays and
+    writes t_hit as ray-triangle does, with every index check proved away
+    and a vector thread loop (so that it measures memory, not checks)."""
+    k = compile_file(ROOT / "benchmarks" / "kernels" / "ray_traffic.py").kernel(
+        "ray_traffic").mir
+    unchecked = unchecked_for(k)
+    assert len(unchecked) == 6           # five vec3 loads and the store
+    if AVX512:
+        assert "vector.body" in compile_kernel(k, unchecked=unchecked).optimized_ir
+    n = 3001
+    rng = np.random.default_rng(5)
+    arrays = [rng.standard_normal((n, 3)).astype(np.float32) for _ in range(5)]
+    got, sim = np.zeros(n, np.float32), np.zeros(n, np.float32)
+    vk.launch(k, n, arrays + [got], device="cpu:native:proved")
+    vk.launch(k, n, arrays + [sim], device="cpu")
+    np.testing.assert_array_equal(got, sim)
+    s = arrays[0] + arrays[1] + arrays[2] + arrays[3] + arrays[4]
+    np.testing.assert_array_equal(got, s[:, 0] + s[:, 1] + s[:, 2])
