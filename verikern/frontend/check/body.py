@@ -19,11 +19,12 @@ from verikern.hir.types import (
     MatrixType,
     ScalarType,
     VectorType,
+    named_parts,
 )
 
 from ..scan.annotations import parse_annotation
 from ..builtins.rules import check_atomic_value
-from .expressions import VECTOR_FIELDS, ExprChecker
+from .expressions import ExprChecker
 from .flow import FlowChecker
 from .contracts import UNIFORM_BUILTINS, WarpChecks, is_dsl_call  # noqa: F401
 from .dynamic_components import dynamic_write
@@ -446,10 +447,10 @@ class BodyChecker(WarpChecks, FlowChecker, ExprChecker):
             return self._assign_subscript(target, value, s, loc)
         if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
             var = self._local_vector(target.value)
-            if isinstance(var.type, VectorType) and target.attr in VECTOR_FIELDS \
-                    and VECTOR_FIELDS[target.attr] < var.type.length:
-                e = self._typed(value, var.type.dtype, what="a component")
-                return H.AssignComponent(var.name, VECTOR_FIELDS[target.attr], 1, e, loc)
+            part = named_parts(var.type).get(target.attr)
+            if part is not None:   # v.x = s, t.p = v
+                e = self._typed(value, part[2], what="a component")
+                return H.AssignComponent(var.name, part[0], part[1], e, loc)
         raise self.error(f"cannot assign to `{ast.unparse(target)}`", target, "bad-assign-target",
                          "assign to a variable, an array element a[i] or a vector component")
 
