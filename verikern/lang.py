@@ -94,6 +94,14 @@ spatial_vector = VectorTypeHandle("spatial_vector", (6,))
 spatial_matrix = VectorTypeHandle("spatial_matrix", (6, 6))
 
 
+def struct(cls):
+    """`@vk.struct` (Warp's `@wp.struct`): a class of annotated fields, used
+    as a kernel or func parameter type and as a local (`s = S()`). On the
+    host it stays the plain class: an instance with its fields set as
+    attributes (or a dict of them) is what `vk.launch` takes."""
+    return cls
+
+
 def _dtype_handle(dtype):
     if dtype is int:
         return ScalarTypeHandle("int32")

@@ -27,7 +27,7 @@ __all__ = [
     "HirType", "TupleType", "VECTOR_TYPES", "MATRIX_TYPES", "QUAT", "is_vectorlike",
     "component_count", "inner_shape", "type_name", "vector_type", "matrix_type", "quat_type",
     "is_quat", "DTYPE_SUFFIX", "TRANSFORM", "transform_type", "is_transform", "is_plain_vector",
-    "named_parts",
+    "named_parts", "StructType", "struct_leaves",
 ]
 
 
@@ -91,7 +91,37 @@ class TupleType:
         return "tuple[" + ", ".join(type_name(t) for t in self.elems) + "]"
 
 
-HirType = Union[ScalarType, VectorType, MatrixType, ArrayType, TupleType]
+@dataclass(frozen=True)
+class StructType:
+    """A Warp struct (`@wp.struct class S`): named fields of any type here
+    (scalars, vectors, matrices, arrays, other structs), in declaration
+    order. Never a MIR value: the checker flattens a struct variable into
+    one variable per leaf field, named by its dotted path (`s.pos`,
+    `s.inner.n`; see `struct_leaves`)."""
+
+    name: str
+    fields: tuple[tuple[str, "HirType"], ...]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def field(self, name: str):
+        return dict(self.fields).get(name)
+
+
+def struct_leaves(t: StructType, prefix: str) -> list[tuple[str, "HirType"]]:
+    """(dotted name, type) of every non-struct field of `t`, depth first in
+    declaration order, each name starting with `prefix`."""
+    out: list[tuple[str, HirType]] = []
+    for name, ft in t.fields:
+        if isinstance(ft, StructType):
+            out += struct_leaves(ft, f"{prefix}.{name}")
+        else:
+            out.append((f"{prefix}.{name}", ft))
+    return out
+
+
+HirType = Union[ScalarType, VectorType, MatrixType, ArrayType, TupleType, StructType]
 
 VECTOR_TYPES = {n: VectorType(n, k) for n, k in (("vec2", 2), ("vec3", 3), ("vec4", 4))}
 QUAT = VectorType("quat", 4)

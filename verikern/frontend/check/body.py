@@ -18,13 +18,17 @@ from verikern.hir.types import (
     ArrayType,
     MatrixType,
     ScalarType,
+    StructType,
     VectorType,
     named_parts,
+    struct_leaves,
 )
 
 from ..scan.annotations import parse_annotation
 from ..builtins.rules import check_atomic_value
 from .expressions import ExprChecker
+from verikern.mir.nodes import StructArg
+from .structs import StructScope, struct_class_name, struct_type
 from .flow import FlowChecker
 from .contracts import UNIFORM_BUILTINS, WarpChecks, is_dsl_call  # noqa: F401
 from .dynamic_components import dynamic_write
@@ -106,6 +110,8 @@ class BodyChecker(WarpChecks, FlowChecker, ExprChecker):
         self.temp_counter = 0
         self.captures: dict = {}   # captured unknown constants read: name -> type
         self.tuple_ok: bool = False   # a tuple-returning func call may appear here
+        self.struct_params: dict[str, StructType] = {}   # struct parameter -> its type
+        self.structs = StructScope(self, {})
 
     # ---------------------------------------------------------- helpers
     def loc(self, node):
@@ -172,8 +178,15 @@ class BodyChecker(WarpChecks, FlowChecker, ExprChecker):
                                  f"declare its types with wp.overload({self.name}, [...]) in this "
                                  "file, launch it there with arguments of evident types "
                                  "(e.g. wp.zeros(n, dtype=float)), or annotate a concrete type")
+            elif (struct := struct_class_name(self.info, arg.annotation)) is not None:
+                t = struct_type(self, struct)
             else:
                 t = parse_annotation(self, arg.annotation, f"parameter {arg.arg!r}")
+            if isinstance(t, StructType):   # one parameter per leaf field (check/structs.py)
+                self.struct_params[arg.arg] = t
+                for leaf, lt in struct_leaves(t, arg.arg):
+                    out.append(self._leaf_param(leaf, lt, arg))
+                continue
             if isinstance(t, ArrayType):
                 self.arrays[arg.arg] = t
                 self.param_arrays.add(arg.arg)
@@ -188,13 +201,35 @@ class BodyChecker(WarpChecks, FlowChecker, ExprChecker):
             out.append(H.Param(arg.arg, t, self.loc(arg)))
         return tuple(out)
 
+    def _leaf_param(self, name: str, t, arg) -> H.Param:
+        if isinstance(t, ArrayType):
+            self.arrays[name] = t
+            self.param_arrays.add(name)
+        else:
+            self.local_names.add(name)
+            self.declare(name, t, arg)
+        return H.Param(name, t, self.loc(arg))
+
+    def structs_of_params(self) -> StructScope:
+        return StructScope(self, self.struct_params)
+
+    def struct_body(self) -> list:
+        """The body to check: struct field chains made Names (check/structs.py)."""
+        self.structs = StructScope(self, self.struct_params)
+        self.structs.find_locals(self.node.body)
+        if not self.structs.types:
+            return self.node.body
+        body = self.structs.rewrite(self.node.body)
+        self.local_names |= _assigned_names(body) | self.structs.leaf_names()
+        return body
+
     def check_kernel(self) -> H.KernelDef:
         params = self.params()
         if self.node.returns is not None and not (isinstance(self.node.returns, ast.Constant)
                                                   and self.node.returns.value is None):
             raise self.error("kernels do not return values", self.node.returns,
                              "kernel-return-value", "write results into an array")
-        body = self.decorator_requires(params) + self.check_body(self.node.body, top=True)
+        body = self.decorator_requires(params) + self.check_body(self.struct_body(), top=True)
         if self.tid_arity is not None and self.launch_dim_max >= self.tid_arity:
             raise self.error(f"vk.launch_dim({self.launch_dim_max}) in a kernel that unpacks "
                              f"vk.tid() into {self.tid_arity} dimension(s)", self.node,
@@ -208,7 +243,13 @@ class BodyChecker(WarpChecks, FlowChecker, ExprChecker):
                                 for n, t in sorted(self.captures.items()))
         return H.KernelDef(self.func_key, params, tuple(body), self.defn.loc, funcs, ndim,
                            self.defn.block_dim, self.info.fast_math if self.defn.fast_math is None
-                           else self.defn.fast_math, self.uses_block)
+                           else self.defn.fast_math, self.uses_block, self._struct_args())
+
+    def _struct_args(self) -> tuple[StructArg, ...]:
+        names = [a.arg for a in self.node.args.args]
+        return tuple(StructArg(n, names.index(n), tuple(tuple(leaf.split(".")[1:])
+                                                         for leaf, _ in struct_leaves(t, n)))
+                     for n, t in self.struct_params.items())
 
     def check_func(self) -> H.FuncDef:
         params = self.params()
@@ -220,7 +261,7 @@ class BodyChecker(WarpChecks, FlowChecker, ExprChecker):
                 raise self.error("funcs cannot return arrays", r, "array-return",
                                  "pass the output array as a parameter")
         self.declared_return = self.returns
-        body = self.check_body(self.node.body, top=True)
+        body = self.check_body(self.struct_body(), top=True)
         if not self.terminated and self.returns is not None:
             last = self.node.body[-1]
             raise self.error(f"func {self.name!r} can reach its end without returning a "
@@ -395,6 +436,8 @@ class BodyChecker(WarpChecks, FlowChecker, ExprChecker):
         if s.value is None or not isinstance(s.target, ast.Name):
             raise self.error("an annotated assignment needs a simple name and a value", s,
                              "bad-assign-target")
+        if s.target.id in self.structs.types:
+            return self.structs.assign(s.target.id, s.value, s.target)
         t = parse_annotation(self, s.annotation, f"variable {s.target.id!r}")
         if isinstance(t, ArrayType):
             raise self.error("local array variables are not allowed", s, "array-alias",
@@ -414,6 +457,9 @@ class BodyChecker(WarpChecks, FlowChecker, ExprChecker):
             return self._assign_tuple(target, value, s)
         if isinstance(target, ast.Name):
             name = target.id
+            whole = self.structs.assign(name, value, target)   # a struct variable: its leaves
+            if whole is not None:
+                return whole
             if is_dsl_call(self.info, value, "shared.array"):
                 return self._shared_decl(name, value, target)
             if name in self.arrays:

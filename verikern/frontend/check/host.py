@@ -42,6 +42,8 @@ class _CheckerHostMethods(Protocol):
 
     def is_literal_tree(self, node: ast.AST) -> bool: ...
 
+    def structs_of_params(self) -> Any: ...
+
 
 class CheckerHost(_CheckerHostMethods):
     """What `body.BodyChecker` provides to its mixins (attributes here: mypy mis-types a
@@ -60,3 +62,5 @@ class CheckerHost(_CheckerHostMethods):
     returns: Any
     tuple_ok: bool
     current_node: ast.AST
+    structs: Any            # structs.StructScope
+    struct_params: dict[str, Any]   # struct parameter -> its StructType

@@ -138,7 +138,8 @@ class Lowerer(ExprLowering, BuiltinLowering, RigidLowering):
         if self.cur is not None:
             self.terminate(Return(k.loc))
         return self.b.finish(launch_ndim=k.launch_ndim, block_dim=k.block_dim,
-                             fast_math=k.fast_math, uses_block_features=k.uses_block_features)
+                             fast_math=k.fast_math, uses_block_features=k.uses_block_features,
+                             struct_args=k.struct_args)
 
     def lower_stmts(self, stmts) -> None:
         for s in stmts:

@@ -1,0 +1,59 @@
+"""Warp structs written for verikern's compatibility suite: a struct
+parameter with scalar, vector, array and nested struct fields, struct locals
+built with `S()`, field writes (also into a vector field's component),
+struct copies, and structs passed to funcs. Valid Warp and valid verikern."""
+import warp as wp
+
+import verikern as vk
+
+
+@wp.struct
+class Frame:
+    scale: float
+    offset: wp.vec3
+    turn: wp.quat
+
+
+@wp.struct
+class Cloud:
+    n: int
+    frame: Frame
+    points: wp.array(dtype=wp.vec3)
+    weights: wp.array(dtype=float)
+
+
+@wp.struct
+class Cursor:
+    position: wp.vec3
+    idx: wp.int32
+    valid: wp.bool
+
+
+@wp.func
+def placed(c: Cloud, i: int) -> wp.vec3:
+    return wp.quat_rotate(c.frame.turn, c.points[i] * c.frame.scale) + c.frame.offset
+
+
+@wp.func
+def pushed(cur: Cursor, d: wp.vec3) -> wp.vec3:
+    return cur.position + d * float(cur.idx)
+
+
+@vk.requires(lambda c, out: c.n <= c.points.shape[0] and c.n <= c.weights.shape[0]
+             and c.n <= out.shape[0])
+@vk.requires(lambda total: total.shape[0] >= 1)
+@wp.kernel
+def clouds(c: Cloud, out: wp.array(dtype=wp.vec3), total: wp.array(dtype=float)):
+    i = wp.tid()
+    if i < c.n:
+        cur = Cursor()
+        cur.position = placed(c, i)
+        cur.idx = i
+        cur.valid = c.weights[i] > 0.0
+        other = cur
+        other.position.x = other.position.x + 1.0
+        if other.valid:
+            out[i] = pushed(other, cur.position)
+            wp.atomic_add(total, 0, c.weights[i])
+        else:
+            out[i] = c.frame.offset

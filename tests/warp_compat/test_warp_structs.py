@@ -1,0 +1,89 @@
+"""Warp structs (tests/warp_compat/kernels_structs.py) under real Warp on
+its CPU device and under verikern's simulator and `cpu:native`, the struct
+passed as Warp's own struct instance (its array fields CPU Warp arrays) or
+as a dict of numpy arrays: equal results, numpy as an independent reference, and the
+kernel proved under its contract."""
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import verikern as vk
+from verikern.app.prove import prove_file
+from verikern.errors import LaunchError
+
+wp = pytest.importorskip("warp")
+
+HERE = Path(__file__).resolve().parent
+DEVICES = ("cpu", "cpu:native")
+
+
+@pytest.fixture(scope="module")
+def kernels(tmp_path_factory):
+    wp.config.quiet = True
+    wp.config.kernel_cache_dir = str(tmp_path_factory.mktemp("warp_cache"))
+    wp.init()
+    spec = importlib.util.spec_from_file_location("verikern_warp_compat_structs",
+                                                  HERE / "kernels_structs.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def cloud(m, pts, w, n, wrap):
+    """Warp's own instance of the struct."""
+    c = m.Cloud()
+    c.n = n
+    c.frame.scale = 2.0
+    c.frame.offset = wp.vec3(1.0, -2.0, 0.5)
+    c.frame.turn = wp.quat(0.0, 0.0, np.sqrt(0.5), np.sqrt(0.5))   # a quarter turn about z
+    c.points = wrap(pts, wp.vec3)
+    c.weights = wrap(w, float)
+    return c
+
+
+def test_struct_parameters_locals_and_funcs(kernels):
+    m = kernels
+    rng = np.random.default_rng(21)
+    size, n = 16, 13
+    pts = rng.normal(size=(size, 3)).astype(np.float32)
+    w = rng.normal(size=size).astype(np.float32)
+
+    def on_cpu(a, dtype):
+        return wp.array(a, dtype=dtype, device="cpu")
+
+    out, total = wp.zeros(size, dtype=wp.vec3, device="cpu"), wp.zeros(1, dtype=float, device="cpu")
+    wp.launch(m.clouds, dim=size, inputs=[cloud(m, pts, w, n, on_cpu), out, total], device="cpu")
+    want_out, want_total = out.numpy(), total.numpy()
+    for dev in DEVICES:
+        as_dict = {"n": n, "frame": {"scale": 2.0, "offset": (1.0, -2.0, 0.5),
+                                     "turn": (0.0, 0.0, np.sqrt(0.5), np.sqrt(0.5))},
+                   "points": pts.copy(), "weights": w.copy()}   # numpy arrays in its fields
+        for c in (cloud(m, pts, w, n, on_cpu), as_dict):
+            o, t = np.zeros((size, 3), np.float32), np.zeros(1, np.float32)
+            vk.launch(m.clouds, size, [c, o, t], device=dev)
+            np.testing.assert_allclose(o, want_out, rtol=1e-5, atol=1e-5, err_msg=dev)
+            np.testing.assert_allclose(t, want_total, rtol=1e-5, atol=1e-5, err_msg=dev)
+    # numpy: p = R (2 x) + offset with R (x, y, z) = (-y, x, z); out = p + e_x + p * i where w > 0
+    p = np.stack([-2 * pts[:, 1], 2 * pts[:, 0], 2 * pts[:, 2]], axis=1) + [1.0, -2.0, 0.5]
+    i = np.arange(size)[:, None]
+    want = np.where(w[:, None] > 0, p + [1.0, 0, 0] + p * i, [1.0, -2.0, 0.5])
+    want[n:] = 0.0
+    np.testing.assert_allclose(want_out, want, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(want_total, w[:n][w[:n] > 0].sum(), rtol=1e-5)
+
+
+def test_a_struct_missing_a_field_is_a_launch_error(kernels):
+    c = {"n": 1, "frame": {"scale": 1.0, "offset": (0, 0, 0), "turn": (0, 0, 0, 1)},
+         "points": np.zeros((1, 3), np.float32)}
+    with pytest.raises(LaunchError, match="no field weights"):
+        vk.launch(kernels.clouds, 1, [c, np.zeros((1, 3), np.float32), np.zeros(1, np.float32)])
+
+
+@pytest.mark.slow
+def test_struct_kernel_is_proved():
+    assert {r.kernel: r.status.value for r in prove_file(HERE / "kernels_structs.py")} == {
+        "clouds": "proved"}
