@@ -138,12 +138,14 @@ def _struct_fields(k: Kernel, inputs: list, n_user: int) -> list:
         if arg is None or (len(arg.fields) == 1 and not _has_field(value, arg.fields[0][0])):
             out.append(value)   # not a struct argument (or already its one field)
             continue
+        if arg.array and _is_warp_array(value):
+            value = _field_array(k, arg, (), value)   # a Warp struct array: its structured memory
         for path in arg.fields:
             v = value
             for attr in path:
                 try:
-                    v = v[attr] if isinstance(v, dict) else getattr(v, attr)
-                except (KeyError, AttributeError):
+                    v = v[attr] if isinstance(v, (dict, np.ndarray)) else getattr(v, attr)
+                except (KeyError, AttributeError, ValueError, IndexError):
                     raise LaunchError(f"kernel {k.name}: argument {arg.name} has no field "
                                       f"{'.'.join(path)}; pass an instance of its @wp.struct "
                                       "class (or an object or dict with every field)") from None
@@ -152,6 +154,8 @@ def _struct_fields(k: Kernel, inputs: list, n_user: int) -> list:
 
 
 def _has_field(value, name: str) -> bool:
+    if isinstance(value, np.ndarray):   # a structured array
+        return value.dtype.names is not None and name in value.dtype.names
     return name in value if isinstance(value, dict) else hasattr(value, name)
 
 
@@ -161,7 +165,7 @@ def _field_array(k: Kernel, arg, path, value) -> np.ndarray:
     would lose them, so it is refused."""
     host = value.numpy()
     if not (isinstance(host, np.ndarray) and host.flags.writeable):
-        raise LaunchError(f"kernel {k.name}: field {arg.name}.{'.'.join(path)} is an array whose "
+        raise LaunchError(f"kernel {k.name}: {'.'.join((arg.name, *path))} is an array whose "
                           "memory verikern cannot write in place (a GPU array?); pass a CPU "
                           "Warp array or a numpy array in the struct")
     return host

@@ -77,6 +77,12 @@ def test_values_by_hand_and_proved(tmp_path):
     assert [r.status.value for r in prove_file(path)] == ["proved"]
 
 
+def test_an_array_of_structs_with_array_fields_is_refused():
+    src = HEAD.replace("ps: wp.array(dtype=P)", "qs: wp.array(dtype=A)") + "    pass\n"
+    err = first_error(src)
+    assert "its field qs.a is an array" in err.message, err.render()
+
+
 def test_struct_parameters_are_flattened_in_declaration_order():
     r = compile_source(SRC, "t.py")
     assert not r.all_errors, [e.render() for e in r.all_errors]
@@ -106,12 +112,14 @@ class A:
 
 
 @wp.kernel
-def k(p: P, q: A, out: wp.array(dtype=float)):
+def k(p: P, q: A, out: wp.array(dtype=float), ps: wp.array(dtype=P)):
 '''
 BAD = [
     ("    s = A()\n", "s = A()", "array fields"),
     ("    s = P(1)\n", "P(1)", "with no arguments"),
     ("    s = P()\n    s = q\n", "q", "assigned q"),
+    ("    s = ps[wp.tid()]\n", "wp.tid()", "must not call"),
+    ("    ps[0] = q\n", "q", "assigned q"),
 ]
 
 

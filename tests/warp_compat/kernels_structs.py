@@ -57,3 +57,37 @@ def clouds(c: Cloud, out: wp.array(dtype=wp.vec3), total: wp.array(dtype=float))
             wp.atomic_add(total, 0, c.weights[i])
         else:
             out[i] = c.frame.offset
+
+
+@wp.struct
+class Particle:
+    pos: wp.vec3
+    vel: wp.vec3
+    mass: float
+    alive: wp.bool
+    cell: wp.int32
+
+
+@wp.func
+def energy(p: Particle) -> float:
+    return 0.5 * p.mass * wp.dot(p.vel, p.vel)
+
+
+@wp.func
+def kick(ps: wp.array(dtype=Particle), i: int, dv: wp.vec3):
+    ps[i].vel = ps[i].vel + dv
+
+
+@wp.kernel
+def particles(ps: wp.array(dtype=Particle), out: wp.array(dtype=Particle),
+              e: wp.array(dtype=float), dt: float):
+    i = wp.tid()
+    if i < ps.shape[0] and i < out.shape[0] and i < e.shape[0]:
+        p = ps[i]
+        if p.alive:
+            p.pos = p.pos + p.vel * dt
+            p.cell = int(p.pos[0])
+        ps[i].mass = p.mass * 2.0
+        kick(ps, i, wp.vec3(0.0, -1.0, 0.0))
+        out[i] = p
+        e[i] = energy(p) + ps[i].vel.y

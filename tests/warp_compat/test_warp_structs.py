@@ -1,8 +1,9 @@
 """Warp structs (tests/warp_compat/kernels_structs.py) under real Warp on
 its CPU device and under verikern's simulator and `cpu:native`, the struct
 passed as Warp's own struct instance (its array fields CPU Warp arrays) or
-as a dict of numpy arrays: equal results, numpy as an independent reference, and the
-kernel proved under its contract."""
+as a dict of numpy arrays, and arrays of structs as Warp struct arrays or
+numpy structured arrays in Warp's memory layout: equal results, numpy as an
+independent reference, and the kernels proved under their contracts."""
 from __future__ import annotations
 
 import importlib.util
@@ -83,7 +84,50 @@ def test_a_struct_missing_a_field_is_a_launch_error(kernels):
         vk.launch(kernels.clouds, 1, [c, np.zeros((1, 3), np.float32), np.zeros(1, np.float32)])
 
 
+def test_arrays_of_structs_in_warp_memory_layout(kernels):
+    m = kernels
+    rng = np.random.default_rng(22)
+    n = 11
+    start = wp.zeros(n, dtype=m.Particle, device="cpu").numpy()   # Warp's layout, padding included
+    assert start.dtype.itemsize == 36 and start.dtype.fields["cell"][1] == 32
+    start["pos"] = rng.normal(size=(n, 3)) * 3
+    start["vel"] = rng.normal(size=(n, 3))
+    start["mass"] = rng.uniform(1, 2, n)
+    start["alive"] = np.arange(n) % 3 != 0
+
+    def warp_arrays():
+        ps = wp.zeros(n, dtype=m.Particle, device="cpu")
+        ps.numpy()[...] = start
+        return ps, wp.zeros(n, dtype=m.Particle, device="cpu")
+
+    ps, out = warp_arrays()
+    e = wp.zeros(n, dtype=float, device="cpu")
+    wp.launch(m.particles, dim=n, inputs=[ps, out, e, 0.25], device="cpu")
+    want = (ps.numpy().copy(), out.numpy().copy(), e.numpy().copy())
+    for dev in DEVICES:
+        ps, out = warp_arrays()                            # Warp struct arrays
+        e = np.zeros(n, np.float32)
+        vk.launch(m.particles, n, [ps, out, e, 0.25], device=dev)
+        got_warp = (ps.numpy(), out.numpy(), e)
+        ps_np, out_np = start.copy(), np.zeros_like(start)    # numpy structured arrays
+        e_np = np.zeros(n, np.float32)
+        vk.launch(m.particles, n, [ps_np, out_np, e_np, 0.25], device=dev)
+        for got in (got_warp, (ps_np, out_np, e_np)):
+            for g, w in zip(got[:2], want[:2]):
+                for f in start.dtype.names:
+                    np.testing.assert_allclose(g[f].astype(float), w[f].astype(float),
+                                               rtol=1e-5, atol=1e-5, err_msg=f"{dev} {f}")
+            np.testing.assert_allclose(got[2], want[2], rtol=1e-5, atol=1e-5, err_msg=dev)
+    # numpy reference for the moved particles and the kick
+    alive = start["alive"]
+    moved = start["pos"] + start["vel"] * 0.25
+    np.testing.assert_allclose(want[1]["pos"][alive], moved[alive], rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(want[1]["cell"][alive], np.trunc(moved[alive][:, 0]))
+    np.testing.assert_allclose(want[0]["vel"], start["vel"] - [0, 1, 0], rtol=1e-6)
+    np.testing.assert_allclose(want[0]["mass"], 2 * start["mass"], rtol=1e-6)
+
+
 @pytest.mark.slow
-def test_struct_kernel_is_proved():
+def test_struct_kernels_are_proved():
     assert {r.kernel: r.status.value for r in prove_file(HERE / "kernels_structs.py")} == {
-        "clouds": "proved"}
+        "clouds": "proved", "particles": "proved"}

@@ -108,7 +108,7 @@ class ArrayRef:
 
 @dataclass(frozen=True)
 class StructArg:
-    """A struct parameter (a Warp `@wp.struct`): `index` is its position
+    """A struct parameter (a Warp `@wp.struct`, or an array of them): `index` is its position
     among the source parameters, `fields` the attribute path of each leaf
     field in the order of the parameters it was flattened to (`("inner",
     "n")` for `s.inner.n`; a vector field is one leaf, its components
@@ -117,6 +117,9 @@ class StructArg:
     name: str
     index: int
     fields: tuple[tuple[str, ...], ...]
+    #: an array of structs: each field is an array (a numpy structured
+    #: array's field, or of a Warp struct array's `.numpy()`)
+    array: bool = False
 
 
 class ParamOrigin(Enum):

@@ -21,14 +21,12 @@ from verikern.hir.types import (
     StructType,
     VectorType,
     named_parts,
-    struct_leaves,
 )
 
 from ..scan.annotations import parse_annotation
 from ..builtins.rules import check_atomic_value
 from .expressions import ExprChecker
-from verikern.mir.nodes import StructArg
-from .structs import StructScope, struct_class_name, struct_type
+from .structs import StructChecks, StructScope
 from .flow import FlowChecker
 from .contracts import UNIFORM_BUILTINS, WarpChecks, is_dsl_call  # noqa: F401
 from .dynamic_components import dynamic_write
@@ -79,7 +77,7 @@ def has_rand_header(chk, s) -> bool:
     return header is not None and has_rand(chk, header)
 
 
-class BodyChecker(WarpChecks, FlowChecker, ExprChecker):
+class BodyChecker(StructChecks, WarpChecks, FlowChecker, ExprChecker):
     """Checks one kernel or func body (see module docstring)."""
 
     def __init__(self, info: ModuleInfo, definition: Definition, registry, param_types=None,
@@ -111,6 +109,7 @@ class BodyChecker(WarpChecks, FlowChecker, ExprChecker):
         self.captures: dict = {}   # captured unknown constants read: name -> type
         self.tuple_ok: bool = False   # a tuple-returning func call may appear here
         self.struct_params: dict[str, StructType] = {}   # struct parameter -> its type
+        self.struct_arrays: dict[str, StructType] = {}   # array of structs -> element type
         self.structs = StructScope(self, {})
 
     # ---------------------------------------------------------- helpers
@@ -178,15 +177,11 @@ class BodyChecker(WarpChecks, FlowChecker, ExprChecker):
                                  f"declare its types with wp.overload({self.name}, [...]) in this "
                                  "file, launch it there with arguments of evident types "
                                  "(e.g. wp.zeros(n, dtype=float)), or annotate a concrete type")
-            elif (struct := struct_class_name(self.info, arg.annotation)) is not None:
-                t = struct_type(self, struct)
+            elif (leaves := self.struct_param(arg)) is not None:   # check/structs.py
+                out += leaves
+                continue
             else:
                 t = parse_annotation(self, arg.annotation, f"parameter {arg.arg!r}")
-            if isinstance(t, StructType):   # one parameter per leaf field (check/structs.py)
-                self.struct_params[arg.arg] = t
-                for leaf, lt in struct_leaves(t, arg.arg):
-                    out.append(self._leaf_param(leaf, lt, arg))
-                continue
             if isinstance(t, ArrayType):
                 self.arrays[arg.arg] = t
                 self.param_arrays.add(arg.arg)
@@ -201,28 +196,6 @@ class BodyChecker(WarpChecks, FlowChecker, ExprChecker):
             out.append(H.Param(arg.arg, t, self.loc(arg)))
         return tuple(out)
 
-    def _leaf_param(self, name: str, t, arg) -> H.Param:
-        if isinstance(t, ArrayType):
-            self.arrays[name] = t
-            self.param_arrays.add(name)
-        else:
-            self.local_names.add(name)
-            self.declare(name, t, arg)
-        return H.Param(name, t, self.loc(arg))
-
-    def structs_of_params(self) -> StructScope:
-        return StructScope(self, self.struct_params)
-
-    def struct_body(self) -> list:
-        """The body to check: struct field chains made Names (check/structs.py)."""
-        self.structs = StructScope(self, self.struct_params)
-        self.structs.find_locals(self.node.body)
-        if not self.structs.types:
-            return self.node.body
-        body = self.structs.rewrite(self.node.body)
-        self.local_names |= _assigned_names(body) | self.structs.leaf_names()
-        return body
-
     def check_kernel(self) -> H.KernelDef:
         params = self.params()
         if self.node.returns is not None and not (isinstance(self.node.returns, ast.Constant)
@@ -230,6 +203,7 @@ class BodyChecker(WarpChecks, FlowChecker, ExprChecker):
             raise self.error("kernels do not return values", self.node.returns,
                              "kernel-return-value", "write results into an array")
         body = self.decorator_requires(params) + self.check_body(self.struct_body(), top=True)
+        body = self.struct_shape_requires() + body
         if self.tid_arity is not None and self.launch_dim_max >= self.tid_arity:
             raise self.error(f"vk.launch_dim({self.launch_dim_max}) in a kernel that unpacks "
                              f"vk.tid() into {self.tid_arity} dimension(s)", self.node,
@@ -243,13 +217,7 @@ class BodyChecker(WarpChecks, FlowChecker, ExprChecker):
                                 for n, t in sorted(self.captures.items()))
         return H.KernelDef(self.func_key, params, tuple(body), self.defn.loc, funcs, ndim,
                            self.defn.block_dim, self.info.fast_math if self.defn.fast_math is None
-                           else self.defn.fast_math, self.uses_block, self._struct_args())
-
-    def _struct_args(self) -> tuple[StructArg, ...]:
-        names = [a.arg for a in self.node.args.args]
-        return tuple(StructArg(n, names.index(n), tuple(tuple(leaf.split(".")[1:])
-                                                         for leaf, _ in struct_leaves(t, n)))
-                     for n, t in self.struct_params.items())
+                           else self.defn.fast_math, self.uses_block, self.struct_args())
 
     def check_func(self) -> H.FuncDef:
         params = self.params()
@@ -490,6 +458,9 @@ class BodyChecker(WarpChecks, FlowChecker, ExprChecker):
         if part is not None:
             return part
         if isinstance(target, ast.Subscript):
+            whole = self.structs.store_element(target, value, s)   # arr[i] = struct
+            if whole is not None:
+                return whole
             return self._assign_subscript(target, value, s, loc)
         if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
             var = self._local_vector(target.value)

@@ -44,6 +44,10 @@ class _CheckerHostMethods(Protocol):
 
     def structs_of_params(self) -> Any: ...
 
+    def declare(self, name: str, t: Any, node: Any) -> None: ...
+
+    def _requires(self, call: ast.Call) -> Any: ...
+
 
 class CheckerHost(_CheckerHostMethods):
     """What `body.BodyChecker` provides to its mixins (attributes here: mypy mis-types a
@@ -64,3 +68,6 @@ class CheckerHost(_CheckerHostMethods):
     current_node: ast.AST
     structs: Any            # structs.StructScope
     struct_params: dict[str, Any]   # struct parameter -> its StructType
+    struct_arrays: dict[str, Any]   # array-of-structs parameter -> its element StructType
+    param_arrays: set[str]
+    node: Any               # the ast.FunctionDef being checked
