@@ -5,7 +5,6 @@ under verikern's simulator and `cpu:native` on the same inputs: equal
 results, and numpy as an independent reference for the formulas."""
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import numpy as np
@@ -13,8 +12,9 @@ import pytest
 
 import verikern as vk
 from verikern.app.prove import prove_file
-from verikern.backends.ptx import assemble, compile_ptx_bundle, find_ptxas
-from verikern.frontend import compile_file
+from verikern.backends.ptx import find_ptxas
+
+from warp_compat.compat_util import load_kernels, ptxas_entries
 
 wp = pytest.importorskip("warp")
 
@@ -24,14 +24,7 @@ DEVICES = ("cpu", "cpu:native")
 
 @pytest.fixture(scope="module")
 def kernels(tmp_path_factory):
-    wp.config.quiet = True
-    wp.config.kernel_cache_dir = str(tmp_path_factory.mktemp("warp_cache"))
-    wp.init()
-    spec = importlib.util.spec_from_file_location("verikern_warp_compat_rigid",
-                                                  HERE / "kernels_rigid.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_kernels(wp, tmp_path_factory, "kernels_rigid")
 
 
 def same_everywhere(kernel, n, values, dtypes, tol=1e-5):
@@ -174,9 +167,4 @@ def test_rigid_kernels_are_proved():
 
 @pytest.mark.skipif(find_ptxas() is None, reason="ptxas not found (pip install 'verikern[cuda]')")
 def test_rigid_kernels_assemble_with_ptxas():
-    module = compile_file(HERE / "kernels_rigid.py")
-    assert not module.all_errors
-    ptx, entries = compile_ptx_bundle([k.mir for k in module.kernels], "sm_80")
-    result = assemble(ptx, "sm_80")
-    assert result.ok, result.log
-    assert len(entries) == 7
+    assert len(ptxas_entries("kernels_rigid")) == 7

@@ -6,7 +6,6 @@ numpy structured arrays in Warp's memory layout: equal results, numpy as an
 independent reference, and the kernels proved under their contracts."""
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import numpy as np
@@ -14,7 +13,10 @@ import pytest
 
 import verikern as vk
 from verikern.app.prove import prove_file
+from verikern.backends.ptx import find_ptxas
 from verikern.errors import LaunchError
+
+from warp_compat.compat_util import load_kernels, ptxas_entries
 
 wp = pytest.importorskip("warp")
 
@@ -24,14 +26,7 @@ DEVICES = ("cpu", "cpu:native")
 
 @pytest.fixture(scope="module")
 def kernels(tmp_path_factory):
-    wp.config.quiet = True
-    wp.config.kernel_cache_dir = str(tmp_path_factory.mktemp("warp_cache"))
-    wp.init()
-    spec = importlib.util.spec_from_file_location("verikern_warp_compat_structs",
-                                                  HERE / "kernels_structs.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_kernels(wp, tmp_path_factory, "kernels_structs")
 
 
 def cloud(m, pts, w, n, wrap):
@@ -131,3 +126,8 @@ def test_arrays_of_structs_in_warp_memory_layout(kernels):
 def test_struct_kernels_are_proved():
     assert {r.kernel: r.status.value for r in prove_file(HERE / "kernels_structs.py")} == {
         "clouds": "proved", "particles": "proved"}
+
+
+@pytest.mark.skipif(find_ptxas() is None, reason="ptxas not found (pip install 'verikern[cuda]')")
+def test_struct_kernels_assemble_with_ptxas():
+    assert len(ptxas_entries("kernels_structs")) == 2

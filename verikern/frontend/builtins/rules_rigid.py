@@ -63,18 +63,19 @@ def type_quat_vec3(chk, node, name, args, expected, loc):
     return H.BuiltinCall(name, (q, v), v.type, loc)
 
 
-def type_quat_inverse(chk, node, name, args, expected, loc):
-    (q,) = _typed_args(chk, node, name, args, 1)
-    if not is_quat(q.type):
-        raise _mismatch(chk, node, name, "a quat", (q,))
-    return H.BuiltinCall(name, (q,), q.type, loc)
+def _one(chk, node, name, args, accept, wanted: str):
+    """The one argument of a unary builtin, typed, of a type `accept` takes."""
+    (a,) = _typed_args(chk, node, name, args, 1)
+    if not accept(a.type):
+        raise _mismatch(chk, node, name, wanted, (a,))
+    return a
 
 
-def type_quat_to_matrix(chk, node, name, args, expected, loc):
-    (q,) = _typed_args(chk, node, name, args, 1)
-    if not is_quat(q.type):
-        raise _mismatch(chk, node, name, "a quat", (q,))
-    return H.BuiltinCall(name, (q,), matrix_type(3, 3, q.type.dtype), loc)
+def type_quat_unary(chk, node, name, args, expected, loc):
+    """quat_inverse (a quat) and quat_to_matrix (its 3x3 rotation matrix)."""
+    q = _one(chk, node, name, args, is_quat, "a quat")
+    t = q.type if name == "quat_inverse" else matrix_type(3, 3, q.type.dtype)
+    return H.BuiltinCall(name, (q,), t, loc)
 
 
 def type_quat_identity(chk, node, name, args, expected, loc):
@@ -119,21 +120,15 @@ def type_transform_multiply(chk, node, name, args, expected, loc):
     return H.BuiltinCall(name, (a, b), a.type, loc)
 
 
-def type_transform_inverse(chk, node, name, args, expected, loc):
-    (a,) = _typed_args(chk, node, name, args, 1)
-    if not is_transform(a.type):
-        raise _mismatch(chk, node, name, "a transform", (a,))
-    return H.BuiltinCall(name, (a,), a.type, loc)
-
-
-def type_transform_part(chk, node, name, args, expected, loc):
-    """transform_get_translation (p, a vec3) / transform_get_rotation (q, a quat)."""
-    (a,) = _typed_args(chk, node, name, args, 1)
-    if not is_transform(a.type):
-        raise _mismatch(chk, node, name, "a transform", (a,))
+def type_transform_unary(chk, node, name, args, expected, loc):
+    """transform_inverse (a transform), transform_get_translation (its p, a
+    vec3) and transform_get_rotation (its q, a quat)."""
+    a = _one(chk, node, name, args, is_transform, "a transform")
     if name == "transform_get_translation":
         return H.ComponentExpr(a, 0, 3, vector_type(3, a.type.dtype), loc)
-    return H.ComponentExpr(a, 3, 4, quat_type(a.type.dtype), loc)
+    if name == "transform_get_rotation":
+        return H.ComponentExpr(a, 3, 4, quat_type(a.type.dtype), loc)
+    return H.BuiltinCall(name, (a,), a.type, loc)
 
 
 # ------------------------------------------------------------ spatial vectors
@@ -143,9 +138,7 @@ def _spatial(t) -> bool:
 
 def type_spatial_half(chk, node, name, args, expected, loc):
     """spatial_top (components 0-2) / spatial_bottom (3-5) of a 6-vector."""
-    (a,) = _typed_args(chk, node, name, args, 1)
-    if not _spatial(a.type):
-        raise _mismatch(chk, node, name, "a spatial_vector (a float 6-vector)", (a,))
+    a = _one(chk, node, name, args, _spatial, "a spatial_vector (a float 6-vector)")
     first = 0 if name == "spatial_top" else 3
     return H.ComponentExpr(a, first, 3, vector_type(3, a.type.dtype), loc)
 
@@ -197,25 +190,17 @@ def type_outer(chk, node, name, args, expected, loc):
 
 
 def type_diag(chk, node, name, args, expected, loc):
-    (a,) = _typed_args(chk, node, name, args, 1)
-    if not (is_plain_vector(a.type) and a.type.dtype != BOOL):
-        raise _mismatch(chk, node, name, "a vector", (a,))
-    return H.BuiltinCall(name, (a,), matrix_type(a.type.length, a.type.length, a.type.dtype),
-                         loc)
-
-
-def type_get_diag(chk, node, name, args, expected, loc):
-    (a,) = _typed_args(chk, node, name, args, 1)
-    if not (isinstance(a.type, MatrixType) and a.type.rows == a.type.cols):
-        raise _mismatch(chk, node, name, "a square matrix", (a,))
-    return H.BuiltinCall(name, (a,), vector_type(a.type.rows, a.type.dtype), loc)
-
-
-def type_skew(chk, node, name, args, expected, loc):
-    (a,) = _typed_args(chk, node, name, args, 1)
-    if not (is_plain_vector(a.type) and a.type.length == 3 and a.type.dtype != BOOL):
-        raise _mismatch(chk, node, name, "a vec3", (a,))
-    return H.BuiltinCall(name, (a,), matrix_type(3, 3, a.type.dtype), loc)
+    """diag (a vector's diagonal matrix), get_diag (a square matrix's
+    diagonal) and skew (a vec3's cross-product matrix)."""
+    if name == "get_diag":
+        m = _one(chk, node, name, args, lambda t: isinstance(t, MatrixType) and t.rows == t.cols,
+                 "a square matrix")
+        return H.BuiltinCall(name, (m,), vector_type(m.type.rows, m.type.dtype), loc)
+    n = 3 if name == "skew" else None
+    a = _one(chk, node, name, args, lambda t: is_plain_vector(t) and t.dtype != BOOL
+             and n in (None, t.length), "a vec3" if n else "a vector")
+    size = a.type.length
+    return H.BuiltinCall(name, (a,), matrix_type(size, size, a.type.dtype), loc)
 
 
 def type_ddot(chk, node, name, args, expected, loc):
