@@ -1,5 +1,5 @@
 # expect: proved
-# Bins points into the cells of a 1-D grid held in a @wp.struct (cell count, left edge, cell size and the counts array as fields); the cell of a point in range is clamped into [0, grid.n).
+# Bins points into the cells of a 1-D grid held in a @wp.struct (cell count, left edge, cell size and the counts array as fields); the float coordinate's cell is clamped into [0, grid.n).
 import warp as wp
 
 
@@ -13,10 +13,8 @@ class Grid:
 
 @wp.kernel
 def bin_grid(grid: Grid, pts: wp.array(dtype=wp.vec3)):
-    wp.requires(grid.n > 0 and grid.counts.shape[0] == grid.n and grid.cell_size >= 1.0)
+    wp.requires(grid.n > 0 and grid.counts.shape[0] == grid.n)
     i = wp.tid()
     if i < pts.shape[0]:
-        d = pts[i][0] - grid.x0
-        if d > -1000.0 and d < 1000.0:
-            c = wp.clamp(int(d / grid.cell_size), 0, grid.n - 1)
-            wp.atomic_add(grid.counts, c, 1)
+        c = wp.clamp(int((pts[i][0] - grid.x0) / grid.cell_size), 0, grid.n - 1)
+        wp.atomic_add(grid.counts, c, 1)
