@@ -130,3 +130,18 @@ def test_struct_misuse_is_a_located_error(body, marker, words):
     assert words in err.message, err.render()
     line, col = marker_loc(src, marker, nth=src.count(marker) - 1)
     assert err.loc.line == line and err.loc.col in (col, 5), err.render()
+
+
+def test_a_struct_imported_from_another_project_module(tmp_path):
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "shapes.py").write_text(
+        "import warp as wp\n\n\n@wp.struct\nclass Span:\n    lo: wp.int32\n    hi: wp.int32\n"
+        "    data: wp.array(dtype=float)\n")
+    (pkg / "kern.py").write_text(
+        "import warp as wp\n\nfrom .shapes import Span\n\n\n@wp.kernel\ndef fill(s: Span):\n"
+        "    wp.requires(s.lo >= 0 and s.hi <= s.data.shape[0])\n    i = wp.tid()\n"
+        "    if i >= s.lo and i < s.hi:\n        s.data[i] = 1.0\n")
+    from verikern.app.prove import prove_file  # lazy: the prover is heavy for a frontend test
+    assert [r.status.value for r in prove_file(pkg / "kern.py")] == ["proved"]
