@@ -83,6 +83,12 @@ def test_an_array_of_structs_with_array_fields_is_refused():
     assert "its field qs.a is an array" in err.message, err.render()
 
 
+def test_a_func_cannot_return_a_struct_with_array_fields():
+    src = HEAD.replace("@wp.kernel", "@wp.func\ndef make(q: A) -> A:\n    return q\n\n\n@wp.kernel")
+    err = first_error(src + "    pass\n")
+    assert "cannot return A: it has array fields" in err.message, err.render()
+
+
 def test_struct_parameters_are_flattened_in_declaration_order():
     r = compile_source(SRC, "t.py")
     assert not r.all_errors, [e.render() for e in r.all_errors]

@@ -1,7 +1,8 @@
 """Warp structs written for verikern's compatibility suite: a struct
 parameter with scalar, vector, array and nested struct fields, struct locals
 built with `S()`, field writes (also into a vector field's component),
-struct copies, and structs passed to funcs. Valid Warp and valid verikern."""
+struct copies, structs passed to and returned from funcs, and arrays of
+structs (read and written whole and by field). Valid Warp and valid verikern."""
 import warp as wp
 
 import verikern as vk
@@ -91,3 +92,36 @@ def particles(ps: wp.array(dtype=Particle), out: wp.array(dtype=Particle),
         kick(ps, i, wp.vec3(0.0, -1.0, 0.0))
         out[i] = p
         e[i] = energy(p) + ps[i].vel.y
+
+
+@wp.struct
+class Hit:
+    t: float
+    normal: wp.vec3
+    found: wp.bool
+
+
+@wp.func
+def no_hit() -> Hit:
+    return Hit()
+
+
+@wp.func
+def hit_plane(o: wp.vec3, d: wp.vec3) -> Hit:
+    h = Hit()
+    if d[2] != 0.0:
+        h.t = -o[2] / d[2]
+        h.normal = wp.vec3(0.0, 0.0, 1.0)
+        h.found = h.t > 0.0
+    return h
+
+
+@wp.kernel
+def hits(o: wp.array(dtype=wp.vec3), d: wp.array(dtype=wp.vec3), t: wp.array(dtype=float)):
+    i = wp.tid()
+    if i < o.shape[0] and i < d.shape[0] and i < t.shape[0]:
+        h = hit_plane(o[i], d[i])
+        m = no_hit()
+        if h.found:
+            m = h
+        t[i] = m.t + m.normal[2]

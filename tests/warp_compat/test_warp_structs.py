@@ -122,12 +122,31 @@ def test_arrays_of_structs_in_warp_memory_layout(kernels):
     np.testing.assert_allclose(want[0]["mass"], 2 * start["mass"], rtol=1e-6)
 
 
+def test_funcs_that_return_structs(kernels):
+    rng = np.random.default_rng(23)
+    n = 20
+    o, d = (rng.normal(size=(n, 3)).astype(np.float32) for _ in range(2))
+    d[4, 2] = 0.0                                  # parallel to the plane: no hit
+    t = wp.zeros(n, dtype=float, device="cpu")
+    wp.launch(kernels.hits, dim=n, inputs=[wp.array(o, dtype=wp.vec3, device="cpu"),
+                                           wp.array(d, dtype=wp.vec3, device="cpu"), t],
+              device="cpu")
+    for dev in DEVICES:
+        ours = np.zeros(n, np.float32)
+        vk.launch(kernels.hits, n, [o, d, ours], device=dev)
+        np.testing.assert_allclose(ours, t.numpy(), rtol=1e-6, err_msg=dev)
+    with np.errstate(divide="ignore"):
+        hit = -o[:, 2] / d[:, 2]
+    want = np.where((d[:, 2] != 0) & (hit > 0), hit + 1.0, 0.0)
+    np.testing.assert_allclose(t.numpy(), want, rtol=1e-6)
+
+
 @pytest.mark.slow
 def test_struct_kernels_are_proved():
     assert {r.kernel: r.status.value for r in prove_file(HERE / "kernels_structs.py")} == {
-        "clouds": "proved", "particles": "proved"}
+        "clouds": "proved", "particles": "proved", "hits": "proved"}
 
 
 @pytest.mark.skipif(find_ptxas() is None, reason="ptxas not found (pip install 'verikern[cuda]')")
 def test_struct_kernels_assemble_with_ptxas():
-    assert len(ptxas_entries("kernels_structs")) == 2
+    assert len(ptxas_entries("kernels_structs")) == 3

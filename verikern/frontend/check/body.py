@@ -110,6 +110,7 @@ class BodyChecker(StructChecks, WarpChecks, FlowChecker, ExprChecker):
         self.tuple_ok: bool = False   # a tuple-returning func call may appear here
         self.struct_params: dict[str, StructType] = {}   # struct parameter -> its type
         self.struct_arrays: dict[str, StructType] = {}   # array of structs -> element type
+        self.struct_return: StructType | None = None      # a func's struct result
         self.structs = StructScope(self, {})
 
     # ---------------------------------------------------------- helpers
@@ -224,7 +225,8 @@ class BodyChecker(StructChecks, WarpChecks, FlowChecker, ExprChecker):
         r = self.node.returns
         if r is not None and not (isinstance(r, ast.Constant) and r.value is None) \
                 and not is_any(self.info, r):
-            self.returns = parse_annotation(self, r, f"the result of {self.name}")
+            self.returns = self.struct_result_type(r) or \
+                parse_annotation(self, r, f"the result of {self.name}")
             if isinstance(self.returns, ArrayType):
                 raise self.error("funcs cannot return arrays", r, "array-return",
                                  "pass the output array as a parameter")
@@ -322,6 +324,8 @@ class BodyChecker(StructChecks, WarpChecks, FlowChecker, ExprChecker):
             return H.ReturnStmt(None, loc)
         if isinstance(s.value, ast.Tuple) and s.value.elts:
             e = self._tuple_value(s.value)
+        elif self.struct_return is not None:   # a struct result: its leaves (check/structs.py)
+            e = self.structs.result(s.value, self.struct_return, self.returns)
         else:
             self.tuple_ok = isinstance(s.value, ast.Call)
             try:

@@ -44,6 +44,8 @@ class _CheckerHostMethods(Protocol):
 
     def structs_of_params(self) -> Any: ...
 
+    def temp(self) -> str: ...
+
     def declare(self, name: str, t: Any, node: Any) -> None: ...
 
     def _requires(self, call: ast.Call) -> Any: ...
@@ -71,3 +73,4 @@ class CheckerHost(_CheckerHostMethods):
     struct_arrays: dict[str, Any]   # array-of-structs parameter -> its element StructType
     param_arrays: set[str]
     node: Any               # the ast.FunctionDef being checked
+    struct_return: Any      # a func's struct result type, or None

@@ -29,7 +29,8 @@ from verikern.hir import nodes as H
 from verikern.mir.nodes import StructArg
 from ..scan.annotations import ARRAY_CTORS, parse_annotation
 from verikern.hir.types import (
-    ArrayType, MatrixType, ScalarType, StructType, VectorType, struct_leaves,
+    ArrayType, MatrixType, ScalarType, StructType, TupleType, VectorType, component_count,
+    struct_leaves,
 )
 
 _RULE = "struct-use"
@@ -67,6 +68,20 @@ class StructChecks(_Host):
         self.struct_arrays[arg.arg] = t
         return [self._leaf_param(leaf, lt, arg)
                 for leaf, lt in array_leaves(self, t, elements[1], arg.arg, arg)]
+
+    def struct_result_type(self, annotation) -> TupleType | None:
+        """A func's `-> S` for a struct S: the tuple of its leaves (as a tuple
+        result: the caller unpacks it into the struct variable), else None."""
+        name = struct_class_name(self.info, annotation)
+        if name is None:
+            return None
+        t = struct_type(self, name)
+        leaves = struct_leaves(t, "")
+        if not all(is_value_leaf(lt) for _, lt in leaves):
+            raise self.error(f"a func cannot return {t.name}: it has array fields", annotation,
+                             _RULE, "return its value fields, or pass the struct in")
+        self.struct_return = t
+        return TupleType(tuple(lt for _, lt in leaves))
 
     def structs_of_params(self) -> StructScope:
         return StructScope(self, self.struct_params, self.struct_arrays)
@@ -193,9 +208,13 @@ class StructScope:
                     changed = True
 
     def type_of(self, node: ast.AST) -> StructType | None:
-        """The struct type of a struct-valued expression (`S(...)`, a struct
-        variable or a struct field of one), else None."""
+        """The struct type of a struct-valued expression (`S(...)`, a call of
+        a func that returns a struct, a struct variable or a struct field of
+        one), else None."""
         name = struct_class_name(self.chk.info, node.func) if isinstance(node, ast.Call) else None
+        if name is None and isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                and node.func.id in self.chk.info.funcs:
+            name = struct_class_name(self.chk.info, self.chk.info.funcs[node.func.id].node.returns)
         if name is not None:
             return struct_type(self.chk, name)
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) \
@@ -248,12 +267,51 @@ class StructScope:
         if src != t:
             raise chk.error(f"{target} is a {t}, assigned {ast.unparse(value)}", value, _RULE,
                             f"assign a {t.name}() or another {t.name} variable")
+        if isinstance(value, ast.Call):   # a func's struct result: a tuple of the leaves
+            return self._unpack(value, leaves, node)
         out = []
         for (name, lt), part in zip(leaves, self.leaf_nodes(value, t)):
             e = chk.check_expr(part)
             chk.declare(name, lt, node)
             out.append(H.Assign(name, e, loc))
         return out
+
+    def _unpack(self, call: ast.Call, leaves, node) -> list:
+        chk = self.chk
+        loc = chk.loc(node)
+        chk.tuple_ok = True
+        try:
+            e = chk.check_expr(call)
+        finally:
+            chk.tuple_ok = False
+        tmp = chk.temp()
+        chk.declare(tmp, e.type, call)
+        out = [H.Assign(tmp, e, loc)]
+        offset = 0
+        for name, lt in leaves:
+            k = component_count(lt)
+            chk.declare(name, lt, node)
+            out.append(H.Assign(name, H.ComponentExpr(H.LocalRef(tmp, e.type, loc), offset, k,
+                                                      lt, loc), loc))
+            offset += k
+        return out
+
+    def result(self, value: ast.AST, t: StructType, returns: TupleType) -> H.Expr:
+        """`return s` in a func that returns the struct `t`: the tuple of s's leaves."""
+        chk = self.chk
+        loc = chk.loc(value)
+        if self.type_of(value) != t:
+            raise chk.error(f"{chk.name!r} returns {t.name}, got {ast.unparse(value)}", value,
+                            _RULE, f"return a {t.name} variable")
+        if isinstance(value, ast.Call):
+            if struct_class_name(chk.info, value.func) == t.name and not value.args \
+                    and not value.keywords:
+                return H.BuiltinCall("construct", tuple(zero_value(lt, loc) for lt in
+                                                        returns.elems), returns, loc)
+            raise chk.error(f"return a {t.name} variable: assign {ast.unparse(value)} to one "
+                            "first", value, _RULE)
+        parts = tuple(chk.check_expr(n) for n in self.leaf_nodes(value, t))
+        return H.BuiltinCall("construct", parts, returns, loc)
 
     def leaf_nodes(self, value: ast.AST, t: StructType) -> list[ast.expr]:
         """The leaves of a struct-valued expression as expressions: Names of
