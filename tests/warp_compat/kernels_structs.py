@@ -83,7 +83,7 @@ def kick(ps: wp.array(dtype=Particle), i: int, dv: wp.vec3):
 def particles(ps: wp.array(dtype=Particle), out: wp.array(dtype=Particle),
               e: wp.array(dtype=float), dt: float):
     i = wp.tid()
-    if i < ps.shape[0] and i < out.shape[0] and i < e.shape[0]:
+    if i < len(ps) and i < out.shape[0] and i < e.shape[0]:
         p = ps[i]
         if p.alive:
             p.pos = p.pos + p.vel * dt

@@ -425,6 +425,15 @@ class _FieldNames(ast.NodeTransformer):
         self.types = types
         self.arrays = arrays
 
+    def visit_Call(self, node: ast.Call):
+        """`len(arr)` of an array of structs: the length of its first field."""
+        if isinstance(node.func, ast.Name) and node.func.id == "len" and len(node.args) == 1 \
+                and isinstance(node.args[0], ast.Name) and node.args[0].id in self.arrays:
+            first = struct_leaves(self.arrays[node.args[0].id], node.args[0].id)[0][0]
+            node.args[0] = _located(ast.Name(id=first, ctx=ast.Load()), node.args[0])
+            return node
+        return self.generic_visit(node)
+
     def visit_Attribute(self, node: ast.Attribute):
         element = _element_chain(node, self.arrays, self.visit)
         if element is not None:
