@@ -1,6 +1,6 @@
 """Warp structs in kernel and func bodies (docs/LANGUAGE.md section 2):
-`@wp.struct` classes as parameters and locals, `s.field` reads and writes,
-nested structs, and structs passed to funcs.
+`@wp.struct` classes as parameters, locals, func arguments and results and
+array dtypes, `s.field` reads and writes, nested structs.
 
 A struct never reaches HIR as a value: every struct variable is flattened
 into one variable per leaf field, named by its dotted path (`s.pos`,
@@ -9,15 +9,19 @@ into one variable per leaf field, named by its dotted path (`s.pos`,
 variable by the Name of the field it reaches (`s.inner.n` -> Name
 "s.inner.n", `s.pos.x` -> Attribute(Name "s.pos", "x")), so the rest of the
 checker sees ordinary scalars, vectors and arrays (an array field is an
-array parameter named "s.points").
+array parameter named "s.points"). An array of structs is one array per
+leaf field, of one shape (`parts[i].pos` -> `parts.pos[i]`); a func's struct
+result is the tuple of its leaves, unpacked into the caller's variable.
 
 Invariants: the rewrite works on a copy of the body (the module's AST is
 shared by every instance and overload); a struct variable's type is fixed
 by its first binding (a parameter annotation, `S()`, another struct
 variable); leaves keep declaration order, so a func's flattened parameters
-line up with the leaves of the struct its caller passes; a struct is only
-ever used through a field, as a whole in a copy `a = b`, or as a func
-argument, and anything else is a located `struct-use` KernelError.
+line up with the leaves of the struct its caller passes; a struct is used
+through a field, as a whole in a copy `a = b`, an element store `arr[i] =
+s`, a `return s` or as a func argument; a misuse of those forms is a
+located `struct-use` KernelError, and any other use of the struct's own
+name finds no variable of that name (a located `unknown-name` error).
 """
 from __future__ import annotations
 
