@@ -90,7 +90,8 @@ SAMPLES = {
                           "wp.spatial_vector(w, w))\n    f[i] = s6[0]",
     "spatial_adjoint": "s66 = wp.spatial_adjoint(a, a)\n    f[i] = s66[0, 0]",
     "inverse": "m[i] = wp.inverse(a)\n    b2 = wp.inverse(wp.mat22(x, x, x, x))\n"
-               "    f[i] = b2[0, 0]",
+               "    f[i] = b2[0, 0]\n    b4 = wp.inverse(wp.identity(n=4, dtype=float) * x)\n"
+               "    f[i] = b4[1, 1]",
     "determinant": "f[i] = wp.determinant(a)",
     "outer": "m[i] = wp.outer(w, w)", "diag": "m[i] = wp.diag(w)",
     "get_diag": "v[i] = wp.get_diag(a)", "skew": "m[i] = wp.skew(w)",

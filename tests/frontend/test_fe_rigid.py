@@ -86,7 +86,7 @@ def test_transform_type_and_parts():
 BAD = [
     ("v[i] = wp.transform_point(v[i], v[i])", "wp.transform_point(", "a transform"),
     ("v[i] = wp.quat_rotate(wp.quatd(), v[i])", "wp.quat_rotate(", "same precision"),
-    ("f = wp.determinant(wp.mat44())", "wp.determinant(", "4x4"),
+    ("f = wp.determinant(v[i])", "wp.determinant(", "4x4 float matrix"),
     ("t = wp.transform(v[i], v[i])", "v[i])", "takes a vec3 and a quat"),
     ("t = wp.transform_identity() / 2.0", "wp.transform_identity() / 2.0", "not defined"),
     ("f = wp.spatial_dot(wp.vec3(), wp.vec3())", "wp.spatial_dot(", "spatial_vector"),

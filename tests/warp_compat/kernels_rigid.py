@@ -99,3 +99,15 @@ def sized(u: wp.array[vec5d], w: wp.array[mat23], o: wp.array[wp.vec2]):
     y = vec5d(x[4], x[3], x[2], x[1], x[0])
     z = wp.vec3(float(wp.dot(x, y)), float(x[1]), 1.0)
     o[i] = w[i] * z
+
+
+@vk.requires(lambda a, b, o, o2, d: a.shape[0] == vk.launch_dim() and b.shape[0] == a.shape[0]
+             and o.shape[0] == a.shape[0] and o2.shape[0] == a.shape[0]
+             and d.shape[0] == a.shape[0])
+@wp.kernel
+def matrices4(a: wp.array[wp.mat44], b: wp.array[wp.mat44d], o: wp.array[wp.mat44],
+              o2: wp.array[wp.mat44d], d: wp.array[wp.float64]):
+    i = wp.tid()
+    o[i] = wp.inverse(a[i])
+    o2[i] = wp.inverse(b[i])
+    d[i] = wp.float64(wp.determinant(a[i])) + wp.determinant(b[i])

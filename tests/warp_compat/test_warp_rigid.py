@@ -134,6 +134,26 @@ def test_matrix_algebra_with_singular_matrices(kernels):
     np.testing.assert_array_equal(out[4][2], 0.0)
 
 
+def test_4x4_inverse_and_determinant_in_warps_mixed_precision(kernels):
+    rng = np.random.default_rng(17)
+    n = 12
+    a = rng.normal(size=(n, 4, 4)).astype(np.float32)
+    a[0] = 0.0                                   # singular: the zero matrix
+    a[1, 3] = a[1, 0] + a[1, 1]                  # singular up to rounding
+    b = rng.normal(size=(n, 4, 4))
+    b[2] = 0.0
+    out = same_everywhere(kernels.matrices4, n, [a, b, np.zeros_like(a), np.zeros_like(b),
+                                                 np.zeros(n)],
+                          [wp.mat44, wp.mat44d, wp.mat44, wp.mat44d, wp.float64], tol=1e-6)
+    np.testing.assert_array_equal(out[2][0], 0.0)
+    np.testing.assert_array_equal(out[3][2], 0.0)
+    for i in range(3, n):
+        np.testing.assert_allclose(out[2][i], np.linalg.inv(a[i]), rtol=1e-3, atol=1e-3)
+        np.testing.assert_allclose(out[3][i], np.linalg.inv(b[i]), rtol=1e-9, atol=1e-9)
+        np.testing.assert_allclose(out[4][i], np.linalg.det(a[i]) + np.linalg.det(b[i]),
+                                   rtol=1e-4, atol=1e-4)
+
+
 def test_quats_in_float64(kernels):
     rng = np.random.default_rng(15)
     n = 16
@@ -162,9 +182,9 @@ def test_rigid_kernels_are_proved():
     reports = prove_file(HERE / "kernels_rigid.py")
     assert {r.kernel: r.status.value for r in reports} == {
         k: "proved" for k in ("transforms", "transform_parts", "spatial", "adjoint", "matrices",
-                              "quats", "sized")}
+                              "quats", "sized", "matrices4")}
 
 
 @pytest.mark.skipif(find_ptxas() is None, reason="ptxas not found (pip install 'verikern[cuda]')")
 def test_rigid_kernels_assemble_with_ptxas():
-    assert len(ptxas_entries("kernels_rigid")) == 7
+    assert len(ptxas_entries("kernels_rigid")) == 8

@@ -169,14 +169,10 @@ def _square(t, sizes) -> bool:
 
 
 def type_inverse(chk, node, name, args, expected, loc):
-    """inverse (a matrix) and determinant (its scalar) of a 2x2 or 3x3 float matrix."""
+    """inverse (a matrix) and determinant (its scalar) of a 2x2, 3x3 or 4x4 float matrix."""
     (a,) = _typed_args(chk, node, name, args, 1)
     if not _square(a.type, (2, 3, 4)):
         raise _mismatch(chk, node, name, "a 2x2, 3x3 or 4x4 float matrix", (a,))
-    if a.type.rows == 4:
-        raise chk.error(f"wp.{name}() of a 4x4 matrix is not supported yet (Warp computes it "
-                        "partly in double precision)", node, "type-mismatch",
-                        "compute it from 2x2 or 3x3 blocks, or outside the kernel")
     return H.BuiltinCall(name, (a,), a.type if name == "inverse" else a.type.dtype, loc)
 
 

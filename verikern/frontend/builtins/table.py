@@ -148,7 +148,7 @@ BUILTINS: tuple[Builtin, ...] = (
             _AB),
     Builtin("spatial_adjoint", G.type_spatial_adjoint, LOWERED, (), ("r", "s")),
     Builtin("inverse", G.type_inverse, LOWERED,
-            _binary("mul", "sub", "add", "div") + _unary("neg")
+            _binary("mul", "sub", "add", "div") + _unary("neg") + _unary("abs")
             + (("compare", "gt"), ("compare", "lt"), ("compare", "ne")), _A),
     Builtin("determinant", G.type_inverse, LOWERED, _binary("mul", "sub", "add"), _A),
     Builtin("outer", G.type_outer, LOWERED, _binary("mul"), _AB),

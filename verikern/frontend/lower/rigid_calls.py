@@ -12,6 +12,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from verikern.hir.types import F64
+from verikern.mir.nodes import Cast
+
 if TYPE_CHECKING:   # the state and methods of the class that mixes this in
     from .host import LowererHost as _Host
 else:
@@ -133,18 +136,101 @@ class RigidLowering(_Host):
     def determinant_of(self, m, n, loc):
         if n == 2:   # m00 m11 - m10 m01
             return self._sub(self._mul(m[0], m[3], loc), self._mul(m[2], m[1], loc), loc)
+        if n == 4:
+            return self.cofactors4(m, loc)[1]
         return self.dot(m[0:3], self.cross(m[3:6], m[6:9], loc), loc)   # row0 . (row1 x row2)
+
+    def _wide(self, v, loc):
+        """`v` as float64 (Warp's `double` temporaries of the 4x4 formulas)."""
+        if v.type == F64:
+            return v
+        r = self.b.new_value(F64, "")
+        self.emit(Cast(r, v, loc))
+        return r
+
+    def _narrow(self, v, t, loc):
+        if t == F64:
+            return v
+        r = self.b.new_value(t, "")
+        self.emit(Cast(r, v, loc))
+        return r
+
+    def cofactors4(self, m, loc):
+        """Warp's 4x4 cofactors (mat.h, after USD): ({(r, c): cofactor}, det),
+        the 2x2 minors computed in the matrix's type and widened to double,
+        the cofactors in double (those of the first two columns rounded back
+        to the matrix's type), det summed in the matrix's type."""
+        t = m[0].type
+        x = {(r, c): m[4 * r + c] for r in range(4) for c in range(4)}
+        w = {k: self._wide(v, loc) for k, v in x.items()}
+
+        def minors(c0, c1):   # y_ij = x_i,c0 x_j,c1 - x_j,c0 x_i,c1, rows i < j
+            return {(i, j): self._wide(self._sub(self._mul(x[i, c0], x[j, c1], loc),
+                                                 self._mul(x[j, c0], x[i, c1], loc), loc), loc)
+                    for i in range(4) for j in range(i + 1, 4)}
+
+        def cof(terms):   # ((a y + b y) ...) in double, left to right, with signs
+            acc = None
+            for sign, xv, yv in terms:
+                p = self._mul(xv, yv, loc)
+                acc = p if acc is None else self.binop("add" if sign > 0 else "sub", acc, p, loc)
+            return acc
+
+        y = minors(0, 1)
+        z = {(3, 3): cof([(1, w[0, 2], y[1, 2]), (-1, w[1, 2], y[0, 2]), (1, w[2, 2], y[0, 1])]),
+             (2, 3): cof([(1, w[1, 2], y[0, 3]), (-1, w[3, 2], y[0, 1]), (-1, w[0, 2], y[1, 3])]),
+             (1, 3): cof([(1, w[0, 2], y[2, 3]), (-1, w[2, 2], y[0, 3]), (1, w[3, 2], y[0, 2])]),
+             (0, 3): cof([(1, w[2, 2], y[1, 3]), (-1, w[3, 2], y[1, 2]), (-1, w[1, 2], y[2, 3])]),
+             (3, 2): cof([(1, w[1, 3], y[0, 2]), (-1, w[2, 3], y[0, 1]), (-1, w[0, 3], y[1, 2])]),
+             (2, 2): cof([(1, w[0, 3], y[1, 3]), (-1, w[1, 3], y[0, 3]), (1, w[3, 3], y[0, 1])]),
+             (1, 2): cof([(1, w[2, 3], y[0, 3]), (-1, w[3, 3], y[0, 2]), (-1, w[0, 3], y[2, 3])]),
+             (0, 2): cof([(1, w[1, 3], y[2, 3]), (-1, w[2, 3], y[1, 3]), (1, w[3, 3], y[1, 2])])}
+        y = minors(2, 3)
+        first = {(3, 0): [(1, w[1, 1], y[0, 2]), (-1, w[2, 1], y[0, 1]), (-1, w[0, 1], y[1, 2])],
+                 (2, 0): [(1, w[0, 1], y[1, 3]), (-1, w[1, 1], y[0, 3]), (1, w[3, 1], y[0, 1])],
+                 (1, 0): [(1, w[2, 1], y[0, 3]), (-1, w[3, 1], y[0, 2]), (-1, w[0, 1], y[2, 3])],
+                 (0, 0): [(1, w[1, 1], y[2, 3]), (-1, w[2, 1], y[1, 3]), (1, w[3, 1], y[1, 2])],
+                 (3, 1): [(1, w[0, 0], y[1, 2]), (-1, w[1, 0], y[0, 2]), (1, w[2, 0], y[0, 1])],
+                 (2, 1): [(1, w[1, 0], y[0, 3]), (-1, w[3, 0], y[0, 1]), (-1, w[0, 0], y[1, 3])],
+                 (1, 1): [(1, w[0, 0], y[2, 3]), (-1, w[2, 0], y[0, 3]), (1, w[3, 0], y[0, 2])],
+                 (0, 1): [(1, w[2, 0], y[1, 3]), (-1, w[3, 0], y[1, 2]), (-1, w[1, 0], y[2, 3])]}
+        for k, terms in first.items():   # Type z00 .. z31: rounded to the matrix's type
+            z[k] = self._narrow(cof(terms), t, loc)
+        det = self._add(self._add(self._add(self._mul(x[3, 0], z[3, 0], loc),
+                                            self._mul(x[2, 0], z[2, 0], loc), loc),
+                                  self._mul(x[1, 0], z[1, 0], loc), loc),
+                        self._mul(x[0, 0], z[0, 0], loc), loc)
+        return z, det
 
     def _determinant(self, e, hint):
         (m,) = (self.lower_expr(a) for a in e.args)
         return (self.determinant_of(m, e.args[0].type.rows, e.loc),)
 
+    def _inverse4(self, m, loc):
+        """Warp's 4x4 inverse: cofactor z_rc / det at (c, r), in double, rounded
+        to the matrix's type, when |det| > 0 (NaN: the zero matrix), else zero."""
+        t = m[0].type
+        z, det = self.cofactors4(m, loc)
+        wdet = self._wide(det, loc)
+        zero_w = self.const(0.0, F64)
+        nonzero = self.cmp("gt", self.unop("abs", wdet, loc), zero_w, loc)
+        rcp = self.binop("div", self.const(1.0, F64), wdet, loc)
+        zero = self.const(0, t)
+        out = []
+        for r in range(4):
+            for c in range(4):
+                v = self._narrow(self._mul(self._wide(z[c, r], loc), rcp, loc), t, loc)
+                out.append(self.select(nonzero, v, zero, loc))
+        return tuple(out)
+
     def _inverse(self, e, hint):
         """Warp: the adjugate times 1/det, or the zero matrix when det == 0
         (2x2: unless det > 0 or det < 0, so NaN gives zero; 3x3: when
-        det == 0, so NaN gives the NaN-filled product)."""
+        det == 0, so NaN gives the NaN-filled product; 4x4: `_inverse4`)."""
         (m,) = (self.lower_expr(a) for a in e.args)
         n, loc = e.type.rows, e.loc
+        if n == 4:
+            return self._inverse4(m, loc)
         t = m[0].type
         det = self.determinant_of(m, n, loc)
         zero = self.const(0, t)
