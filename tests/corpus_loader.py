@@ -24,7 +24,8 @@ names both accesses; a correct case has none.
 `# witness KIND: ...` is a launch that shows the KIND bug on the CPU simulator,
 written as comma-separated `key=value` pairs: `dim` (an int or a tuple of
 ints), `block_dim` (an int), then one entry per kernel parameter (a name a
-kernel factory captures is written bare: `width=3` for `@width`). A value is a
+kernel factory captures is written bare: `width=3` for `@width`; a field of a
+struct parameter with `__` for the dot: `grid__n=1` for `grid.n`). A value is a
 literal (an int or float scalar) or an array: `zeros(DTYPE, SHAPE)` or
 `array(DTYPE, [values...])` (nested lists for several dimensions), DTYPE a
 numpy dtype name (int8..uint64, float16..float64, bool). It is parsed with the
@@ -127,7 +128,14 @@ class Witness:
         a kernel factory captures (MIR parameter `@width`) is written bare in
         the witness (`width=...`)."""
         values = self.inputs()
-        return [values[p.name] if p.name in values else values[p.name.lstrip("@")] for p in kernel.params]
+        return [values[p.name] if p.name in values else values[_witness_key(p.name)]
+                for p in kernel.params]
+
+
+def _witness_key(param: str) -> str:
+    """How a witness writes a MIR parameter that is not a Python name: a
+    captured `@width` bare (`width`), a struct field `grid.n` as `grid__n`."""
+    return param.lstrip("@").replace(".", "__")
 
 
 @dataclass(frozen=True)

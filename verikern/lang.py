@@ -53,7 +53,7 @@ class ScalarTypeHandle:
 
 @dataclass(frozen=True)
 class VectorTypeHandle:
-    """`vk.vec3`, `vk.mat33`, `vk.quat`: float32 value types; on the host,
+    """`vk.vec3`, `vk.mat33`, `vk.quat`, `vk.transform`, ...: float32 value types; on the host,
     calling builds a numpy float32 array of `shape`."""
 
     name: str
@@ -89,6 +89,17 @@ mat22 = VectorTypeHandle("mat22", (2, 2))
 mat33 = VectorTypeHandle("mat33", (3, 3))
 mat44 = VectorTypeHandle("mat44", (4, 4))
 quat = VectorTypeHandle("quat", (4,))
+transform = VectorTypeHandle("transform", (7,))   # p (3) then q (4), Warp's layout
+spatial_vector = VectorTypeHandle("spatial_vector", (6,))
+spatial_matrix = VectorTypeHandle("spatial_matrix", (6, 6))
+
+
+def struct(cls):
+    """`@vk.struct` (Warp's `@wp.struct`): a class of annotated fields, used
+    as a kernel or func parameter type and as a local (`s = S()`). On the
+    host it stays the plain class: an instance with its fields set as
+    attributes (or a dict of them) is what `vk.launch` takes."""
+    return cls
 
 
 def _dtype_handle(dtype):
@@ -164,6 +175,11 @@ BUILTIN_NAMES = (
     "tan", "exp", "log", "pow", "atan2",
     "dot", "cross", "length", "length_sq", "normalize", "cw_mul", "cw_div", "mul",
     "quat_rotate", "quat_inverse", "quat_identity", "quat_from_axis_angle", "transpose",
+    "quat_rotate_inv", "quat_to_matrix", "transform_identity", "transform_point",
+    "transform_vector", "transform_multiply", "transform_inverse", "transform_get_translation",
+    "transform_get_rotation", "spatial_top", "spatial_bottom", "spatial_dot", "spatial_cross",
+    "spatial_cross_dual", "spatial_adjoint", "inverse", "determinant", "outer", "diag",
+    "get_diag", "skew", "ddot", "identity",
     "where", "select",
 )
 for _n in BUILTIN_NAMES:

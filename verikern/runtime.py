@@ -124,13 +124,61 @@ def _captured_values(kernel, k: Kernel, captured: tuple[ScalarParam, ...]) -> li
     return out
 
 
+def _struct_fields(k: Kernel, inputs: list, n_user: int) -> list:
+    """`inputs` with each struct argument (a Warp struct instance, or any
+    object or mapping with its fields) replaced by its leaf fields, in the
+    order the kernel's parameters were flattened to (mir.nodes.StructArg);
+    inputs that are already flat are returned as they are."""
+    if not k.struct_args or len(inputs) != n_user - sum(len(a.fields) - 1 for a in k.struct_args):
+        return inputs
+    by_index = {a.index: a for a in k.struct_args}
+    out: list = []
+    for j, value in enumerate(inputs):
+        arg = by_index.get(j)
+        if arg is None or (len(arg.fields) == 1 and not _has_field(value, arg.fields[0][0])):
+            out.append(value)   # not a struct argument (or already its one field)
+            continue
+        if arg.array and _is_warp_array(value):
+            value = _field_array(k, arg, (), value)   # a Warp struct array: its structured memory
+        for path in arg.fields:
+            v = value
+            for attr in path:
+                try:
+                    v = v[attr] if isinstance(v, (dict, np.ndarray)) else getattr(v, attr)
+                except (KeyError, AttributeError, ValueError, IndexError):
+                    raise LaunchError(f"kernel {k.name}: argument {arg.name} has no field "
+                                      f"{'.'.join(path)}; pass an instance of its @wp.struct "
+                                      "class (or an object or dict with every field)") from None
+            out.append(_field_array(k, arg, path, v) if _is_warp_array(v) else v)
+    return out
+
+
+def _has_field(value, name: str) -> bool:
+    if isinstance(value, np.ndarray):   # a structured array
+        return value.dtype.names is not None and name in value.dtype.names
+    return name in value if isinstance(value, dict) else hasattr(value, name)
+
+
+def _field_array(k: Kernel, arg, path, value) -> np.ndarray:
+    """The numpy memory of a Warp array held in a struct field: a writable
+    view (Warp's CPU arrays), so results land in the Warp array; a copy
+    would lose them, so it is refused."""
+    host = value.numpy()
+    if not (isinstance(host, np.ndarray) and host.flags.writeable):
+        raise LaunchError(f"kernel {k.name}: {'.'.join((arg.name, *path))} is an array whose "
+                          "memory verikern cannot write in place (a GPU array?); pass a CPU "
+                          "Warp array or a numpy array in the struct")
+    return host
+
+
 def _expand_components(k: Kernel, inputs: list, kernel=None) -> list:
     """`inputs` in user parameter order (a vector value for a vector
     parameter; captured constants read from the kernel's function) or
     already one value per MIR parameter -> one per MIR parameter."""
+    user = user_params(k)
+    inputs = _struct_fields(k, inputs, len(user))
     if len(inputs) == len(k.params):   # no component params, or already expanded
         return inputs
-    user = user_params(k)
     if len(inputs) != len(user):
         names = ", ".join(u.name for u in user)
         raise LaunchError(f"kernel {k.name}: takes {len(user)} argument(s) ({names}), "

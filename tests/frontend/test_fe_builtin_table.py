@@ -72,6 +72,30 @@ SAMPLES = {
     "sign": "f[i] = wp.sign(x)", "static": "n[i] = wp.static(2 + 3)",
     "radians": "f[i] = wp.radians(x)", "degrees": "f[i] = wp.degrees(x)",
     "quat_rotate_inv": "v[i] = wp.quat_rotate_inv(r, w)",
+    "quat_to_matrix": "m[i] = wp.quat_to_matrix(r)",
+    "transform_identity": "t = wp.transform_identity()\n    q[i] = t.q",
+    "transform_point": "v[i] = wp.transform_point(wp.transform(w, r), w)",
+    "transform_vector": "v[i] = wp.transform_vector(xform=wp.transform(w, r), vec=w)",
+    "transform_multiply": "t = wp.transform_multiply(wp.transform(w, r), wp.transform(w, r))"
+                          "\n    q[i] = t.q",
+    "transform_inverse": "t = wp.transform_inverse(wp.transform(w, r))\n    q[i] = t.q",
+    "transform_get_translation": "v[i] = wp.transform_get_translation(wp.transform(w, r))",
+    "transform_get_rotation": "q[i] = wp.transform_get_rotation(wp.transform(w, r))",
+    "spatial_top": "v[i] = wp.spatial_top(wp.spatial_vector(w, w))",
+    "spatial_bottom": "v[i] = wp.spatial_bottom(wp.spatial_vector(w, w))",
+    "spatial_dot": "f[i] = wp.spatial_dot(wp.spatial_vector(w, w), wp.spatial_vector(w, w))",
+    "spatial_cross": "s6 = wp.spatial_cross(wp.spatial_vector(w, w), wp.spatial_vector(w, w))"
+                     "\n    f[i] = s6[0]",
+    "spatial_cross_dual": "s6 = wp.spatial_cross_dual(wp.spatial_vector(w, w), "
+                          "wp.spatial_vector(w, w))\n    f[i] = s6[0]",
+    "spatial_adjoint": "s66 = wp.spatial_adjoint(a, a)\n    f[i] = s66[0, 0]",
+    "inverse": "m[i] = wp.inverse(a)\n    b2 = wp.inverse(wp.mat22(x, x, x, x))\n"
+               "    f[i] = b2[0, 0]\n    b4 = wp.inverse(wp.identity(n=4, dtype=float) * x)\n"
+               "    f[i] = b4[1, 1]",
+    "determinant": "f[i] = wp.determinant(a)",
+    "outer": "m[i] = wp.outer(w, w)", "diag": "m[i] = wp.diag(w)",
+    "get_diag": "v[i] = wp.get_diag(a)", "skew": "m[i] = wp.skew(w)",
+    "ddot": "f[i] = wp.ddot(a, a)",
     "rand_init": "u[i] = wp.rand_init(seed=7, offset=j)",
     "randi": "s = wp.rand_init(7)\n    n[i] = wp.randi(s, 0, 10)",
     "randu": "s = wp.rand_init(7)\n    u[i] = wp.randu(s)",
@@ -226,6 +250,8 @@ def test_keywords_follow_warps_parameter_names():
 ALLOWED_LISTS = {
     ("lower/builtin_calls.py", "BUILTIN_LOWERING"):
         "the lowering of each builtin, keyed by the table's names (checked above)",
+    ("lower/rigid_calls.py", "RIGID_LOWERING"):
+        "part of BUILTIN_LOWERING (the rigid-body and matrix builtins)",
     ("builtins/warp.py", 'name in ("isnan"'): "the desugaring's own dispatch",
     ("builtins/warp.py", "_STATIC_CALLS"): "Python's functions wp.static() evaluates",
     ("scan/constants.py", "_MATH_FUNCS"): "Python's math functions of module constants",

@@ -387,6 +387,8 @@ class KernelDef:
     block_dim: int | None = None
     fast_math: bool = False
     uses_block_features: bool = False
+    #: the struct parameters, flattened into `params` (mir.nodes.StructArg)
+    struct_args: tuple = ()
 
     def func(self, name: str) -> FuncDef:
         for f in self.funcs:

@@ -1,10 +1,15 @@
-"""HIR types: machine scalars (shared with MIR), vectors, matrices and
-quaternions (float32 by default; Warp's vec3d, vec2h, vec4i, ... have other
-component types), and arrays (global parameters or shared).
+"""HIR types: machine scalars (shared with MIR), vectors, matrices,
+quaternions and rigid transforms (float32 by default; Warp's vec3d, vec2h,
+vec4i, quatd, transformd, ... have other component types), and arrays (global
+parameters or shared).
 
 Invariant: every HIR expression has exactly one of these types; vector-like
 types are value types of `dtype` components that MIR expands to scalars
-(component order: vectors x, y, z, w; matrices row-major; quat x, y, z, w).
+(component order: vectors x, y, z, w; matrices row-major; quat x, y, z, w;
+transform p.x, p.y, p.z, q.x, q.y, q.z, q.w, Warp's memory layout of 7
+scalars). Warp's spatial_vector and spatial_matrix are its 6-vector and 6x6
+matrix (Warp's types_equal makes them equal to vec(6)/mat(6, 6)), so they are
+plain vector and matrix types here.
 """
 from __future__ import annotations
 
@@ -21,13 +26,16 @@ __all__ = [
     "U64", "SCALAR_TYPES", "ScalarType", "VectorType", "MatrixType", "ArrayType",
     "HirType", "TupleType", "VECTOR_TYPES", "MATRIX_TYPES", "QUAT", "is_vectorlike",
     "component_count", "inner_shape", "type_name", "vector_type", "matrix_type", "quat_type",
-    "is_quat", "DTYPE_SUFFIX",
+    "is_quat", "DTYPE_SUFFIX", "TRANSFORM", "transform_type", "is_transform", "is_plain_vector",
+    "named_parts", "StructType", "struct_leaves",
 ]
 
 
 @dataclass(frozen=True)
 class VectorType:
-    """vec2/vec3/vec4 or quat: `length` float32 components."""
+    """A vector (vec2, vec3d, vec(length=N, dtype=T)), a quat (4 components)
+    or a transform (7 components: p then q): `length` components of `dtype`;
+    the name tells a quat or a transform from a plain vector."""
 
     name: str
     length: int
@@ -39,7 +47,7 @@ class VectorType:
 
 @dataclass(frozen=True)
 class MatrixType:
-    """mat22/mat33/mat44: rows x cols float32 components, row-major."""
+    """A matrix: rows x cols components of `dtype`, row-major."""
 
     name: str
     rows: int
@@ -83,7 +91,37 @@ class TupleType:
         return "tuple[" + ", ".join(type_name(t) for t in self.elems) + "]"
 
 
-HirType = Union[ScalarType, VectorType, MatrixType, ArrayType, TupleType]
+@dataclass(frozen=True)
+class StructType:
+    """A Warp struct (`@wp.struct class S`): named fields of any type here
+    (scalars, vectors, matrices, arrays, other structs), in declaration
+    order. Never a MIR value: the checker flattens a struct variable into
+    one variable per leaf field, named by its dotted path (`s.pos`,
+    `s.inner.n`; see `struct_leaves`)."""
+
+    name: str
+    fields: tuple[tuple[str, "HirType"], ...]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def field(self, name: str):
+        return dict(self.fields).get(name)
+
+
+def struct_leaves(t: StructType, prefix: str) -> list[tuple[str, "HirType"]]:
+    """(dotted name, type) of every non-struct field of `t`, depth first in
+    declaration order, each name starting with `prefix`."""
+    out: list[tuple[str, HirType]] = []
+    for name, ft in t.fields:
+        if isinstance(ft, StructType):
+            out += struct_leaves(ft, f"{prefix}.{name}")
+        else:
+            out.append((f"{prefix}.{name}", ft))
+    return out
+
+
+HirType = Union[ScalarType, VectorType, MatrixType, ArrayType, TupleType, StructType]
 
 VECTOR_TYPES = {n: VectorType(n, k) for n, k in (("vec2", 2), ("vec3", 3), ("vec4", 4))}
 QUAT = VectorType("quat", 4)
@@ -113,8 +151,40 @@ def quat_type(dtype: ScalarType = F32) -> VectorType:
     return QUAT if dtype == F32 else VectorType(f"quat{DTYPE_SUFFIX[dtype]}", 4, dtype)
 
 
+def transform_type(dtype: ScalarType = F32) -> VectorType:
+    """Warp's transformation(dtype): a vec3 `p` and a quat `q`, 7 components."""
+    return TRANSFORM if dtype == F32 else VectorType(f"transform{DTYPE_SUFFIX[dtype]}", 7, dtype)
+
+
+TRANSFORM = VectorType("transform", 7)
+
+
 def is_quat(t) -> bool:
     return isinstance(t, VectorType) and t.name.startswith("quat")
+
+
+def is_transform(t) -> bool:
+    return isinstance(t, VectorType) and t.name.startswith("transform")
+
+
+def is_plain_vector(t) -> bool:
+    """A vector that is neither a quat nor a transform (what dot, length,
+    matrix products and component-wise builtins take)."""
+    return isinstance(t, VectorType) and not is_quat(t) and not is_transform(t)
+
+
+_VECTOR_FIELDS = ("x", "y", "z", "w")
+
+
+def named_parts(t) -> dict[str, tuple[int, int, "HirType"]]:
+    """The attributes of a vector-like value: name -> (first component,
+    count, type). Vectors and quats: x, y, z, w (those it has); transforms:
+    p (a vec3) and q (a quat)."""
+    if is_transform(t):
+        return {"p": (0, 3, vector_type(3, t.dtype)), "q": (3, 4, quat_type(t.dtype))}
+    if isinstance(t, VectorType):
+        return {f: (k, 1, t.dtype) for k, f in enumerate(_VECTOR_FIELDS[:t.length])}
+    return {}
 
 
 def is_vectorlike(t) -> bool:

@@ -106,6 +106,22 @@ class ArrayRef:
         return self.name
 
 
+@dataclass(frozen=True)
+class StructArg:
+    """A struct parameter (a Warp `@wp.struct`, or an array of them): `index` is its position
+    among the source parameters, `fields` the attribute path of each leaf
+    field in the order of the parameters it was flattened to (`("inner",
+    "n")` for `s.inner.n`; a vector field is one leaf, its components
+    consecutive COMPONENT parameters named after the dotted path)."""
+
+    name: str
+    index: int
+    fields: tuple[tuple[str, ...], ...]
+    #: an array of structs: each field is an array (a numpy structured
+    #: array's field, or of a Warp struct array's `.numpy()`)
+    array: bool = False
+
+
 class ParamOrigin(Enum):
     """Where a scalar MIR parameter comes from, as the user sees the kernel."""
 
@@ -523,6 +539,11 @@ class Kernel:
     #: (proofs.deciding.source_text); no part of the MIR (not printed, not
     #: compared, not hashed).
     source: str | None = field(default=None, compare=False, repr=False)
+    #: The struct parameters the user passes as one object each (a launch
+    #: reads their fields into the parameters they were flattened to); not
+    #: printed, compared or hashed: they change how arguments are passed,
+    #: never what the kernel does.
+    struct_args: tuple["StructArg", ...] = field(default=(), compare=False, repr=False)
 
     def block(self, label: str) -> Block:
         """The block named `label` (KeyError if none)."""

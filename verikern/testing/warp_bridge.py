@@ -110,7 +110,8 @@ def _shim(wp):
 
     mod = types.ModuleType("verikern_as_warp")
     names = set(lang.BUILTIN_NAMES) | set(lang.SCALAR_TYPES) | {
-        "vec2", "vec3", "vec4", "mat22", "mat33", "mat44", "quat", "pi", "e", "tau", "inf",
+        "vec2", "vec3", "vec4", "mat22", "mat33", "mat44", "quat", "transform", "spatial_vector",
+        "spatial_matrix", "pi", "e", "tau", "inf",
         "array", "array1d", "array2d", "array3d", "array4d", "constant", "bool_"}
     for n in names:
         wn = "bool" if n == "bool_" else n

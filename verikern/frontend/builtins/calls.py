@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 
 from verikern.hir import nodes as H
-from verikern.hir.types import MatrixType, ScalarType, VectorType
+from verikern.hir.types import MatrixType, ScalarType, VectorType, is_transform
 from ..scan.annotations import value_type
 from ..scan.type_names import SCALAR_ALIASES, value_type_by_name
 from .rules import type_cast, type_construct
@@ -58,6 +58,21 @@ def callee_name(chk, func: ast.AST) -> tuple[str, str]:
                     "only verikern builtins and @vk.func functions can be called in kernels")
 
 
+def transform_args(chk, node: ast.Call) -> list:
+    """`wp.transform(p=..., q=...)` (p may be positional): [p, q]."""
+    given = dict(zip(("p", "q"), node.args))
+    for k in node.keywords:
+        if k.arg not in ("p", "q") or k.arg in given or len(node.args) > 2:
+            raise chk.error(f"wp.transform() takes p and q, got {k.arg!r}", k.value or node,
+                            "keyword-args")
+        given[k.arg] = k.value
+    for part in ("p", "q"):
+        if part not in given:
+            raise chk.error(f"wp.transform() needs {part} when the other part is a keyword",
+                            node, "arity", "pass both p and q")
+    return [given["p"], given["q"]]
+
+
 def check_call(chk, node: ast.Call, expected) -> H.Expr:
     kind, name = callee_name(chk, node.func)
     if kind == "func":
@@ -82,11 +97,13 @@ def check_call(chk, node: ast.Call, expected) -> H.Expr:
         return check_type_constructor(chk, node, name)
     loc = chk.loc(node)
     args = node.args
-    if name != "launch_dim":
+    t = SCALAR_ALIASES.get(name) or value_type_by_name(name)
+    if is_transform(t) and node.keywords:   # Warp's transformation(p=..., q=...)
+        args = transform_args(chk, node)
+    elif name != "launch_dim":
         args = positional_args(chk, node, name)
     if name in DESUGARED_BUILTINS:
         return chk.check_expr(desugar(chk, node, name, args), expected)
-    t = SCALAR_ALIASES.get(name) or value_type_by_name(name)
     if isinstance(t, ScalarType):
         return type_cast(chk, node, t, args)
     if isinstance(t, (VectorType, MatrixType)):

@@ -13,8 +13,8 @@ import ast
 from verikern.hir import nodes as H
 from verikern.mir.ops import symbols
 from verikern.hir.types import (
-    BOOL, F32, I32, ArrayType, MatrixType, ScalarType, VectorType, is_quat, matrix_type,
-    vector_type,
+    BOOL, F32, I32, ArrayType, MatrixType, ScalarType, VectorType, is_plain_vector, is_quat,
+    is_transform, matrix_type, vector_type,
 )
 
 from ..scan.type_names import round_float
@@ -111,22 +111,22 @@ def _vector_binary_type(checker, op, lt, rt, node):
             return lt
         if isinstance(rt, (VectorType, MatrixType)) and lt == rt.dtype and not is_quat(rt):
             return rt
-        if isinstance(lt, MatrixType) and isinstance(rt, VectorType) and not is_quat(rt) \
+        if isinstance(lt, MatrixType) and is_plain_vector(rt) \
                 and lt.cols == rt.length and lt.dtype == rt.dtype:
             return vector_type(lt.rows, lt.dtype)
-        if isinstance(lt, VectorType) and isinstance(rt, MatrixType) and not is_quat(lt) \
+        if is_plain_vector(lt) and isinstance(rt, MatrixType) \
                 and lt.length == rt.rows and lt.dtype == rt.dtype:   # row vector times matrix
             return vector_type(rt.cols, lt.dtype)
         if isinstance(lt, MatrixType) and isinstance(rt, MatrixType) and lt.cols == rt.rows \
                 and lt.dtype == rt.dtype and lt.rows == rt.cols:
             return matrix_type(lt.rows, rt.cols, lt.dtype)
-        if is_quat(lt) and lt == rt:
+        if (is_quat(lt) or is_transform(lt)) and lt == rt:   # Hamilton product, composition
             return lt
         if is_quat(lt) and rt == lt.dtype:
             return lt
         if is_quat(rt) and lt == rt.dtype:
             return rt
-    elif op == "div":
+    elif op == "div" and not is_transform(lt) and not is_transform(rt):   # Warp: no div
         if isinstance(lt, (VectorType, MatrixType)) and rt == lt.dtype:
             return lt
         if isinstance(rt, (VectorType, MatrixType)) and lt == rt.dtype:

@@ -13,8 +13,9 @@ import ast
 
 from verikern.hir import nodes as H
 from verikern.hir.types import (
-    BOOL, F32, I32, QUAT, VECTOR_TYPES, ArrayType, MatrixType,
-    ScalarType, VectorType, component_count, is_quat, vector_type,
+    BOOL, F32, I32, ArrayType, MatrixType,
+    ScalarType, VectorType, component_count, is_plain_vector, is_transform, quat_type,
+    vector_type,
 )
 from ..scan.constants import NotConstant
 from .operators import make_literal, check_binary_types
@@ -69,6 +70,14 @@ def type_construct(chk, node, t, args) -> H.Expr:
         row_t = vector_type(t.cols, ct)
         if all(r.type == row_t for r in rows):
             return H.BuiltinCall("construct_rows", tuple(rows), t, loc)
+    halves = _rigid_halves(t)
+    if halves is not None and len(args) == 2:   # transform(p, q), spatial_vector(w, v)
+        parts = tuple(chk.check_expr(a, h) for a, h in zip(args, halves))
+        for p, a, h in zip(parts, args, halves):
+            if p.type != h:
+                raise chk.error(f"wp.{t.name}() takes a {halves[0]} and a {halves[1]}, got "
+                                f"{p.type}", a, "type-mismatch")
+        return H.BuiltinCall("construct", parts, t, loc)
     if len(args) != n:
         raise chk.error(f"vk.{t.name}() takes {n} {ct} components, got {len(args)}", node,
                         "arity")
@@ -80,6 +89,16 @@ def type_construct(chk, node, t, args) -> H.Expr:
                             and c.type.is_float != ct.is_float else "type-mismatch",
                             f"convert with {ct}(...)")
     return H.BuiltinCall("construct", comps, t, loc)
+
+
+def _rigid_halves(t):
+    """The two parts a transform (p, q) or a float 6-vector (w, v: Warp's
+    spatial_vector(w, v)) is built from, else None."""
+    if is_transform(t):
+        return vector_type(3, t.dtype), quat_type(t.dtype)
+    if is_plain_vector(t) and t.length == 6 and t.dtype.is_float:
+        return vector_type(3, t.dtype), vector_type(3, t.dtype)
+    return None
 
 
 # -------------------------------------------------------------- rules
@@ -141,7 +160,8 @@ def _same_type_args(chk, node, name, args, expected):
 def type_minmax(chk, node, name, args, expected, loc):
     _arity(chk, node, name, args, 2)
     a = _same_type_args(chk, node, name, args, expected)
-    if a[0].type == BOOL or isinstance(a[0].type, MatrixType) or a[0].type == QUAT:
+    if a[0].type == BOOL or isinstance(a[0].type, MatrixType) or (
+            isinstance(a[0].type, VectorType) and not is_plain_vector(a[0].type)):
         raise chk.error(f"vk.{name}() needs numbers or vectors", node, "type-mismatch")
     return H.BuiltinCall(name, a, a[0].type, loc)
 
@@ -157,7 +177,8 @@ def type_clamp(chk, node, name, args, expected, loc):
 def type_abs(chk, node, name, args, expected, loc):
     _arity(chk, node, name, args, 1)
     e = chk.check_expr(args[0], expected)
-    if e.type == BOOL or isinstance(e.type, (ArrayType, MatrixType)) or e.type == QUAT:
+    if e.type == BOOL or isinstance(e.type, (ArrayType, MatrixType)) or (
+            isinstance(e.type, VectorType) and not is_plain_vector(e.type)):
         raise chk.error("vk.abs() needs a number or a vector", node, "type-mismatch")
     return H.BuiltinCall("abs", (e,), e.type, loc)
 
@@ -208,7 +229,7 @@ def _vector_args(chk, node, name, args, n, allowed):
 
 
 def _is_vec(t):
-    return isinstance(t, VectorType) and not is_quat(t)
+    return is_plain_vector(t)
 
 
 def type_dot(chk, node, name, args, expected, loc):
@@ -235,43 +256,16 @@ def type_cross(chk, node, name, args, expected, loc):
 
 def type_length(chk, node, name, args, expected, loc):
     (a,) = _vector_args(chk, node, name, args, 1,
-                        lambda t: isinstance(t, VectorType) and t.dtype.is_float)
+                        lambda t: isinstance(t, VectorType) and t.dtype.is_float
+                        and not is_transform(t))
     return H.BuiltinCall(name, (a,), a.type.dtype, loc)
 
 
 def type_normalize(chk, node, name, args, expected, loc):
     (a,) = _vector_args(chk, node, name, args, 1,
-                        lambda t: isinstance(t, VectorType) and t.dtype.is_float)
+                        lambda t: isinstance(t, VectorType) and t.dtype.is_float
+                        and not is_transform(t))
     return H.BuiltinCall("normalize", (a,), a.type, loc)
-
-
-def type_quat_rotate(chk, node, name, args, expected, loc):
-    q, v = _vector_args(chk, node, name, args, 2,
-                        lambda t: t in (QUAT, VECTOR_TYPES["vec3"]))
-    if q.type != QUAT or v.type != VECTOR_TYPES["vec3"]:
-        raise chk.error(f"vk.{name}(q, v) needs a quat and a vec3", node, "type-mismatch")
-    return H.BuiltinCall(name, (q, v), v.type, loc)
-
-
-def type_quat_inverse(chk, node, name, args, expected, loc):
-    (q,) = _vector_args(chk, node, name, args, 1, lambda t: t == QUAT)
-    return H.BuiltinCall("quat_inverse", (q,), QUAT, loc)
-
-
-def type_quat_identity(chk, node, name, args, expected, loc):
-    _arity(chk, node, name, args, 0)
-    comps = tuple(H.Literal(v, F32, loc) for v in (0.0, 0.0, 0.0, 1.0))
-    return H.BuiltinCall("construct", comps, QUAT, loc)
-
-
-def type_quat_from_axis_angle(chk, node, name, args, expected, loc):
-    _arity(chk, node, name, args, 2)
-    axis = chk.check_expr(args[0])
-    angle = chk.check_expr(args[1], F32)
-    if axis.type != VECTOR_TYPES["vec3"] or angle.type != F32:
-        raise chk.error("vk.quat_from_axis_angle(axis, angle) needs a vec3 and a float32",
-                        node, "type-mismatch")
-    return H.BuiltinCall(name, (axis, angle), QUAT, loc)
 
 
 def type_transpose(chk, node, name, args, expected, loc):

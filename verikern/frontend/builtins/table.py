@@ -42,6 +42,7 @@ from typing import Callable, Union
 from verikern.mir.ops import ATOMIC
 
 from . import rules as R
+from . import rules_rigid as G
 from .type_ctors import check_matrix_from_vectors
 
 # who types a builtin that has no typing rule of its own
@@ -87,6 +88,8 @@ _FLOAT_FUNCTIONS = ("floor", "ceil", "sqrt", "sqrt_precise", "sin", "cos", "tan"
 _NO_KEYWORDS = ("sqrt_precise",)
 # the vector arithmetic of dot products and norms
 _DOT = _binary("mul", "add")
+# Warp's quat_rotate: products and sums of the quat's and the vector's components
+_QROT = _binary("mul", "add", "sub")
 
 BUILTINS: tuple[Builtin, ...] = (
     # ---- the launch geometry
@@ -121,12 +124,39 @@ BUILTINS: tuple[Builtin, ...] = (
             _DOT + _unary("sqrt") + _binary("div") + (("compare", "gt"),), _A),
     Builtin("cw_mul", R.type_cw_mul, LOWERED, _binary("mul"), _AB),
     Builtin("cw_div", R.type_cw_mul, LOWERED, _binary("div"), _AB),
-    Builtin("quat_rotate", R.type_quat_rotate, LOWERED, _binary("mul", "add", "sub"),
-            ("quat", "vec")),
-    Builtin("quat_inverse", R.type_quat_inverse, LOWERED, _unary("neg")),
-    Builtin("quat_identity", R.type_quat_identity, FOLDED),
-    Builtin("quat_from_axis_angle", R.type_quat_from_axis_angle, LOWERED,
+    # quaternions, transforms, spatial vectors and matrix algebra (rules_rigid.py)
+    Builtin("quat_rotate", G.type_quat_vec3, LOWERED, _QROT, ("quat", "vec")),
+    Builtin("quat_rotate_inv", G.type_quat_vec3, LOWERED, _QROT, ("quat", "vec")),
+    Builtin("quat_inverse", G.type_quat_unary, LOWERED, _unary("neg"), ("quat",)),
+    Builtin("quat_identity", G.type_quat_identity, FOLDED, (), ("dtype",)),
+    Builtin("quat_from_axis_angle", G.type_quat_from_axis_angle, LOWERED,
             _binary("mul") + _unary("sin") + _unary("cos"), ("axis", "angle")),
+    Builtin("quat_to_matrix", G.type_quat_unary, LOWERED, _QROT, ("quat",)),
+    Builtin("transform_identity", G.type_transform_identity, FOLDED, (), ("dtype",)),
+    Builtin("transform_point", G.type_transform_apply, LOWERED, _QROT, ("xform", "point")),
+    Builtin("transform_vector", G.type_transform_apply, LOWERED, _QROT, ("xform", "vec")),
+    Builtin("transform_multiply", G.type_transform_multiply, LOWERED, _QROT, _AB),
+    Builtin("transform_inverse", G.type_transform_unary, LOWERED, _QROT + _unary("neg"),
+            ("xform",)),
+    Builtin("transform_get_translation", G.type_transform_unary, FOLDED, (), ("xform",)),
+    Builtin("transform_get_rotation", G.type_transform_unary, FOLDED, (), ("xform",)),
+    Builtin("spatial_top", G.type_spatial_half, FOLDED, (), ("svec",)),
+    Builtin("spatial_bottom", G.type_spatial_half, FOLDED, (), ("svec",)),
+    Builtin("spatial_dot", G.type_spatial_pair, FOLDED, _DOT, _AB),
+    Builtin("spatial_cross", G.type_spatial_pair, LOWERED, _binary("mul", "sub", "add"), _AB),
+    Builtin("spatial_cross_dual", G.type_spatial_pair, LOWERED, _binary("mul", "sub", "add"),
+            _AB),
+    Builtin("spatial_adjoint", G.type_spatial_adjoint, LOWERED, (), ("r", "s")),
+    Builtin("inverse", G.type_inverse, LOWERED,
+            _binary("mul", "sub", "add", "div") + _unary("neg") + _unary("abs")
+            + (("compare", "gt"), ("compare", "lt"), ("compare", "ne")), _A),
+    Builtin("determinant", G.type_inverse, LOWERED, _binary("mul", "sub", "add"), _A),
+    Builtin("outer", G.type_outer, LOWERED, _binary("mul"), _AB),
+    Builtin("diag", G.type_diag, LOWERED, (), ("vec",)),
+    Builtin("get_diag", G.type_diag, LOWERED, (), ("mat",)),
+    Builtin("skew", G.type_diag, LOWERED, _unary("neg"), ("vec",)),
+    Builtin("ddot", G.type_ddot, LOWERED, _binary("mul", "add"), _AB),
+    Builtin("identity", G.type_identity, FOLDED, (), ("n", "dtype")),
     Builtin("transpose", R.type_transpose, LOWERED, (), _A),
     Builtin("mul", R.type_mul, FOLDED),
     Builtin("matrix_from_rows", check_matrix_from_vectors, LOWERED),
@@ -145,14 +175,12 @@ BUILTINS: tuple[Builtin, ...] = (
     Builtin("isfinite", DESUGARED, NONE, (), _A),
     Builtin("lerp", DESUGARED, NONE, (), ("a", "b", "t")),
     Builtin("mod", DESUGARED, NONE, (), _AB),
-    Builtin("identity", DESUGARED, NONE, (), ("n", "dtype")),
     Builtin("quat_rpy", DESUGARED, NONE, (), ("roll", "pitch", "yaw")),
     Builtin("smoothstep", DESUGARED, NONE, (), ("a", "b", "x")),
     Builtin("sign", DESUGARED, NONE, (), _X),
     Builtin("static", DESUGARED, NONE, (), ("expr",)),
     Builtin("radians", DESUGARED, NONE, (), _X),
     Builtin("degrees", DESUGARED, NONE, (), _X),
-    Builtin("quat_rotate_inv", DESUGARED, NONE, (), ("quat", "vec")),
     # ---- random numbers: rand.py rewrites the statement
     Builtin("rand_init", RANDOM, NONE, (), ("seed", "offset")),
     *(Builtin(r, RANDOM, NONE, (), ("state", "min", "max")) for r in ("randi", "randu", "randf")),

@@ -240,10 +240,6 @@ def desugar(chk, node: ast.Call, name: str, args: list):
         return _bin(_bin(t, ast.Mult(), t, node), ast.Mult(),
                     _bin(_num(3.0, node), ast.Sub(), _bin(_num(2.0, node), ast.Mult(), t, node),
                          node), node)
-    if name == "quat_rotate_inv":  # Warp's formula = quat_rotate with the vector part negated
-        _arity(chk, node, name, args, 2)
-        return _dsl(chk, "quat_rotate", [_dsl(chk, "quat_inverse", [args[0]], node), args[1]],
-                    node)
     if name in ("radians", "degrees"):  # C: float x * a double constant, rounded back
         _arity(chk, node, name, args, 1)
         t = chk.check_expr(args[0]).type
@@ -263,17 +259,6 @@ def desugar(chk, node: ast.Call, name: str, args: list):
         test = _at(ast.Compare(left=args[0], ops=[ast.Lt()], comparators=[_num(0, node)]), node)
         return _at(ast.IfExp(test=test, body=_dsl(chk, t.name, [_num(-1, node)], node),
                              orelse=_dsl(chk, t.name, [_num(1, node)], node)), node)
-    if name == "identity":
-        _arity(chk, node, name, args, 2)
-        try:
-            n = chk.const_eval(args[0])
-        except Exception:
-            n = None
-        if n not in (2, 3, 4):
-            raise chk.error("wp.identity(n=...) needs a constant n of 2, 3 or 4", args[0],
-                            "identity-size")
-        comps = [_num(1.0 if r == c else 0.0, node) for r in range(n) for c in range(n)]
-        return _dsl(chk, f"mat{n}{n}", comps, node)
     if name == "quat_rpy":
         _arity(chk, node, name, args, 3)
         for x in args:

@@ -18,12 +18,15 @@ from verikern.hir.types import (
     ArrayType,
     MatrixType,
     ScalarType,
+    StructType,
     VectorType,
+    named_parts,
 )
 
 from ..scan.annotations import parse_annotation
 from ..builtins.rules import check_atomic_value
-from .expressions import VECTOR_FIELDS, ExprChecker
+from .expressions import ExprChecker
+from .structs import StructChecks, StructScope
 from .flow import FlowChecker
 from .contracts import UNIFORM_BUILTINS, WarpChecks, is_dsl_call  # noqa: F401
 from .dynamic_components import dynamic_write
@@ -74,7 +77,7 @@ def has_rand_header(chk, s) -> bool:
     return header is not None and has_rand(chk, header)
 
 
-class BodyChecker(WarpChecks, FlowChecker, ExprChecker):
+class BodyChecker(StructChecks, WarpChecks, FlowChecker, ExprChecker):
     """Checks one kernel or func body (see module docstring)."""
 
     def __init__(self, info: ModuleInfo, definition: Definition, registry, param_types=None,
@@ -105,6 +108,10 @@ class BodyChecker(WarpChecks, FlowChecker, ExprChecker):
         self.temp_counter = 0
         self.captures: dict = {}   # captured unknown constants read: name -> type
         self.tuple_ok: bool = False   # a tuple-returning func call may appear here
+        self.struct_params: dict[str, StructType] = {}   # struct parameter -> its type
+        self.struct_arrays: dict[str, StructType] = {}   # array of structs -> element type
+        self.struct_return: StructType | None = None      # a func's struct result
+        self.structs = StructScope(self, {})
 
     # ---------------------------------------------------------- helpers
     def loc(self, node):
@@ -171,6 +178,9 @@ class BodyChecker(WarpChecks, FlowChecker, ExprChecker):
                                  f"declare its types with wp.overload({self.name}, [...]) in this "
                                  "file, launch it there with arguments of evident types "
                                  "(e.g. wp.zeros(n, dtype=float)), or annotate a concrete type")
+            elif (leaves := self.struct_param(arg)) is not None:   # check/structs.py
+                out += leaves
+                continue
             else:
                 t = parse_annotation(self, arg.annotation, f"parameter {arg.arg!r}")
             if isinstance(t, ArrayType):
@@ -193,7 +203,8 @@ class BodyChecker(WarpChecks, FlowChecker, ExprChecker):
                                                   and self.node.returns.value is None):
             raise self.error("kernels do not return values", self.node.returns,
                              "kernel-return-value", "write results into an array")
-        body = self.decorator_requires(params) + self.check_body(self.node.body, top=True)
+        body = self.decorator_requires(params) + self.check_body(self.struct_body(), top=True)
+        body = self.struct_shape_requires() + body
         if self.tid_arity is not None and self.launch_dim_max >= self.tid_arity:
             raise self.error(f"vk.launch_dim({self.launch_dim_max}) in a kernel that unpacks "
                              f"vk.tid() into {self.tid_arity} dimension(s)", self.node,
@@ -207,19 +218,20 @@ class BodyChecker(WarpChecks, FlowChecker, ExprChecker):
                                 for n, t in sorted(self.captures.items()))
         return H.KernelDef(self.func_key, params, tuple(body), self.defn.loc, funcs, ndim,
                            self.defn.block_dim, self.info.fast_math if self.defn.fast_math is None
-                           else self.defn.fast_math, self.uses_block)
+                           else self.defn.fast_math, self.uses_block, self.struct_args())
 
     def check_func(self) -> H.FuncDef:
         params = self.params()
         r = self.node.returns
         if r is not None and not (isinstance(r, ast.Constant) and r.value is None) \
                 and not is_any(self.info, r):
-            self.returns = parse_annotation(self, r, f"the result of {self.name}")
+            self.returns = self.struct_result_type(r) or \
+                parse_annotation(self, r, f"the result of {self.name}")
             if isinstance(self.returns, ArrayType):
                 raise self.error("funcs cannot return arrays", r, "array-return",
                                  "pass the output array as a parameter")
         self.declared_return = self.returns
-        body = self.check_body(self.node.body, top=True)
+        body = self.check_body(self.struct_body(), top=True)
         if not self.terminated and self.returns is not None:
             last = self.node.body[-1]
             raise self.error(f"func {self.name!r} can reach its end without returning a "
@@ -312,6 +324,8 @@ class BodyChecker(WarpChecks, FlowChecker, ExprChecker):
             return H.ReturnStmt(None, loc)
         if isinstance(s.value, ast.Tuple) and s.value.elts:
             e = self._tuple_value(s.value)
+        elif self.struct_return is not None:   # a struct result: its leaves (check/structs.py)
+            e = self.structs.result(s.value, self.struct_return, self.returns)
         else:
             self.tuple_ok = isinstance(s.value, ast.Call)
             try:
@@ -394,6 +408,8 @@ class BodyChecker(WarpChecks, FlowChecker, ExprChecker):
         if s.value is None or not isinstance(s.target, ast.Name):
             raise self.error("an annotated assignment needs a simple name and a value", s,
                              "bad-assign-target")
+        if s.target.id in self.structs.types:
+            return self.structs.assign(s.target.id, s.value, s.target)
         t = parse_annotation(self, s.annotation, f"variable {s.target.id!r}")
         if isinstance(t, ArrayType):
             raise self.error("local array variables are not allowed", s, "array-alias",
@@ -413,6 +429,9 @@ class BodyChecker(WarpChecks, FlowChecker, ExprChecker):
             return self._assign_tuple(target, value, s)
         if isinstance(target, ast.Name):
             name = target.id
+            whole = self.structs.assign(name, value, target)   # a struct variable: its leaves
+            if whole is not None:
+                return whole
             if is_dsl_call(self.info, value, "shared.array"):
                 return self._shared_decl(name, value, target)
             if name in self.arrays:
@@ -443,13 +462,16 @@ class BodyChecker(WarpChecks, FlowChecker, ExprChecker):
         if part is not None:
             return part
         if isinstance(target, ast.Subscript):
+            whole = self.structs.store_element(target, value, s)   # arr[i] = struct
+            if whole is not None:
+                return whole
             return self._assign_subscript(target, value, s, loc)
         if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
             var = self._local_vector(target.value)
-            if isinstance(var.type, VectorType) and target.attr in VECTOR_FIELDS \
-                    and VECTOR_FIELDS[target.attr] < var.type.length:
-                e = self._typed(value, var.type.dtype, what="a component")
-                return H.AssignComponent(var.name, VECTOR_FIELDS[target.attr], 1, e, loc)
+            part = named_parts(var.type).get(target.attr)
+            if part is not None:   # v.x = s, t.p = v
+                e = self._typed(value, part[2], what="a component")
+                return H.AssignComponent(var.name, part[0], part[1], e, loc)
         raise self.error(f"cannot assign to `{ast.unparse(target)}`", target, "bad-assign-target",
                          "assign to a variable, an array element a[i] or a vector component")
 

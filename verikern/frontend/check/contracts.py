@@ -78,7 +78,8 @@ class WarpChecks(_Host):
                     and x.name not in ("construct",):
                 bad = f"vk.{x.name}()"
             elif isinstance(x, H.LocalRef) and not x.name.startswith(CAPTURE_PREFIX) and not any(
-                    p.arg == x.name for p in self.node.args.args):
+                    p.arg == x.name for p in self.node.args.args) \
+                    and x.name.split(".")[0] not in self.struct_params:   # a struct param's field
                 bad = f"the local variable {x.name!r}"
             for f in ("lhs", "rhs", "operand", "cond", "if_true", "if_false", "value"):
                 if hasattr(x, f) and getattr(x, f) is not None and not isinstance(getattr(x, f), (str, int)):
@@ -97,7 +98,7 @@ class WarpChecks(_Host):
         parameters must be kernel parameters, and every kernel parameter the
         body reads must be one of them (as Python would evaluate it)."""
         out = []
-        names = {p.name for p in params}
+        names = {p.name for p in params} | set(self.struct_params)
         for dec in self.defn.requires:
             self.current_node = dec
             if dec.keywords or len(dec.args) != 1 or not isinstance(dec.args[0], ast.Lambda):
@@ -124,7 +125,10 @@ class WarpChecks(_Host):
                 if isinstance(n, ast.Lambda):
                     raise self.error("a lambda inside a requires lambda", n,
                                      "requires-decorator")
-            call = ast.copy_location(ast.Call(func=dec.func, args=[lam.body], keywords=[]),
+            cond = lam.body
+            if self.struct_params:   # `c.n`, `c.points.shape[0]`: the fields' own names
+                cond = self.structs_of_params().rewrite([ast.Expr(cond)])[0].value
+            call = ast.copy_location(ast.Call(func=dec.func, args=[cond], keywords=[]),
                                      lam.body)
             out.append(self._requires(call))
         return out

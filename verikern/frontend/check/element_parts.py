@@ -18,10 +18,9 @@ import ast
 import dataclasses
 
 from verikern.hir import nodes as H
-from verikern.hir.types import ArrayType, MatrixType, VectorType, vector_type
+from verikern.hir.types import ArrayType, MatrixType, VectorType, named_parts, vector_type
 from verikern.mir.ops import symbols
 from ..builtins.rules import check_atomic_value
-from .expressions import VECTOR_FIELDS
 from ..builtins.operators import check_binary_types, literal_type_for
 
 
@@ -43,10 +42,10 @@ def element_part(chk, target):
         return None
     idx_nodes = chk.index_list(base.slice)
     if parts is None:
-        if not isinstance(t, VectorType) or target.attr not in VECTOR_FIELDS \
-                or VECTOR_FIELDS[target.attr] >= t.length:
+        part = named_parts(t).get(target.attr)
+        if part is None:
             return None
-        return arr, idx_nodes, VECTOR_FIELDS[target.attr], 1, t.dtype
+        return arr, idx_nodes, part[0], part[1], part[2]
     if isinstance(t, VectorType) and len(parts) == 1:
         k = chk.constant_index(parts[0], t.length, "a vector component")
         return arr, idx_nodes, k, 1, t.dtype

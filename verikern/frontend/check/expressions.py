@@ -13,7 +13,9 @@ import ast
 import math
 
 from verikern.hir import nodes as H
-from verikern.hir.types import BOOL, I32, ArrayType, MatrixType, ScalarType, VectorType, vector_type
+from verikern.hir.types import (
+    BOOL, I32, ArrayType, MatrixType, ScalarType, VectorType, named_parts, vector_type,
+)
 from verikern.mir.ops import UNBOUNDED_RING
 from verikern.mir.ops import trunc_div as _c_div  # C division on unbounded ints
 from .dynamic_components import dynamic_read
@@ -482,10 +484,9 @@ class ExprChecker(_Host):
                 raise self.error("a.shape must be indexed with a constant, e.g. a.shape[0]",
                                  node, "shape-index")
             raise self.error(f"arrays have no attribute {node.attr!r}", node, "unknown-name")
-        if isinstance(base.type, VectorType) and node.attr in VECTOR_FIELDS \
-                and VECTOR_FIELDS[node.attr] < base.type.length:
-            return H.ComponentExpr(base, VECTOR_FIELDS[node.attr], 1, base.type.dtype,
-                                   self.loc(node))
+        part = named_parts(base.type).get(node.attr)
+        if part is not None:   # v.x, t.p, t.q
+            return H.ComponentExpr(base, part[0], part[1], part[2], self.loc(node))
         raise self.error(f"{base.type} has no attribute {node.attr!r}", node, "unknown-name")
 
     def constant_index(self, node, limit: int, what: str) -> int:

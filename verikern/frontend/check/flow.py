@@ -199,7 +199,12 @@ class FlowChecker(_Host):
 
     def _match_args(self, f, node, name) -> list:
         args = []
-        for p, a in zip(f.params, node.args):
+        given = self.structs.call_args(f.params, list(node.args))   # structs: their leaves
+        if len(given) != len(f.params):
+            raise self.error(f"{name}() takes {len(f.params)} value(s) once its struct "
+                             f"arguments are split into fields, got {len(given)}", node, "arity",
+                             "pass a struct where the func declares one")
+        for p, a in zip(f.params, given):
             e = self.check_expr(a, None if isinstance(p.type, ArrayType) else p.type)
             if isinstance(p.type, ArrayType):
                 ok = isinstance(e.type, ArrayType) and e.type.dtype == p.type.dtype \

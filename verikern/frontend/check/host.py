@@ -42,6 +42,14 @@ class _CheckerHostMethods(Protocol):
 
     def is_literal_tree(self, node: ast.AST) -> bool: ...
 
+    def structs_of_params(self) -> Any: ...
+
+    def temp(self) -> str: ...
+
+    def declare(self, name: str, t: Any, node: Any) -> None: ...
+
+    def _requires(self, call: ast.Call) -> Any: ...
+
 
 class CheckerHost(_CheckerHostMethods):
     """What `body.BodyChecker` provides to its mixins (attributes here: mypy mis-types a
@@ -60,3 +68,9 @@ class CheckerHost(_CheckerHostMethods):
     returns: Any
     tuple_ok: bool
     current_node: ast.AST
+    structs: Any            # structs.StructScope
+    struct_params: dict[str, Any]   # struct parameter -> its StructType
+    struct_arrays: dict[str, Any]   # array-of-structs parameter -> its element StructType
+    param_arrays: set[str]
+    node: Any               # the ast.FunctionDef being checked
+    struct_return: Any      # a func's struct result type, or None

@@ -1,5 +1,6 @@
 """Lowering of builtin calls, vector/matrix/quaternion arithmetic, atomics
-and @vk.func inlining.
+and @vk.func inlining (the quaternion, transform, spatial and matrix-algebra
+builtins: rigid_calls.py).
 
 Invariants: vector-like values are tuples of float32 operands (vectors
 x, y, z, w; matrices row-major; quat x, y, z, w); an inlined func sees only
@@ -9,15 +10,16 @@ phis in one block.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from verikern.hir import nodes as H
 from verikern.hir.types import (
-    F32, MatrixType, ScalarType, VectorType, component_count, is_quat,
+    F32, MatrixType, ScalarType, VectorType, component_count, is_quat, is_transform,
 )
 from verikern.mir.nodes import Atomic, Cast, Jump, Phi
 from ..builtins.table import ATOMICS, FLOAT_UNARY, GEOMETRY
 from .contexts import FuncContext
+from .rigid_calls import RIGID_LOWERING
 
 
 if TYPE_CHECKING:   # the state and methods of the class that mixes this in
@@ -137,30 +139,6 @@ class BuiltinLowering(_Host):
         return tuple(self.select(pos, self.binop("div", x, ln, e.loc), zero, e.loc, hint)
                      for x in a)
 
-    def _quat_rotate(self, e, hint):
-        """Warp's quat_rotate: v*(2w^2-1) + cross(u, v)*2w + u*dot(u, v)*2."""
-        q, v = self._args(e)
-        loc = e.loc
-        u, w = q[:3], q[3]
-        two = self.const(2.0, F32)
-        c1 = self.binop("sub", self.binop("mul", self.binop("mul", two, w, loc), w, loc),
-                        self.const(1.0, F32), loc)
-        t1 = self.scale(v, c1, loc)
-        t2 = self.scale(self.cross(u, v, loc), self.binop("mul", w, two, loc), loc)
-        t3 = self.scale(u, self.binop("mul", self.dot(u, v, loc), two, loc), loc)
-        return tuple(self.binop("add", self.binop("add", x, y, loc), z, loc, hint)
-                     for x, y, z in zip(t1, t2, t3))
-
-    def _quat_inverse(self, e, hint):
-        (q,) = self._args(e)
-        return tuple(self.unop("neg", x, e.loc) for x in q[:3]) + (q[3],)
-
-    def _quat_from_axis_angle(self, e, hint):
-        axis, (angle,) = self._args(e)
-        half = self.binop("mul", angle, self.const(0.5, F32), e.loc)
-        s = self.unop("sin", half, e.loc)
-        return self.scale(axis, s, e.loc) + (self.unop("cos", half, e.loc),)
-
     def _transpose(self, e, hint):
         (m,) = self._args(e)
         t = e.type
@@ -186,6 +164,8 @@ class BuiltinLowering(_Host):
             return tuple(self.binop("div", x, b[0], loc, hint) for x in a)
         if is_quat(lt) and lt == rt:
             return self.quat_mul(a, b, loc)
+        if is_transform(lt) and lt == rt:
+            return self.compose(a, b, loc)
         if len(b) == 1 and isinstance(rt, ScalarType):
             return tuple(self.binop("mul", x, b[0], loc, hint) for x in a)
         if len(a) == 1 and isinstance(lt, ScalarType):
@@ -279,7 +259,7 @@ class BuiltinLowering(_Host):
         return tuple(out)
 
 
-BUILTIN_LOWERING = {
+BUILTIN_LOWERING: dict[str, Callable[..., tuple]] = {
     "tid": BuiltinLowering._tid, "launch_dim": BuiltinLowering._launch_dim,
     **{g: BuiltinLowering._geometry for g in GEOMETRY},
     "construct": BuiltinLowering._construct, "construct_rows": BuiltinLowering._construct,
@@ -292,8 +272,7 @@ BUILTIN_LOWERING = {
     "cross": BuiltinLowering._cross, "cw_mul": BuiltinLowering._cw,
     "cw_div": BuiltinLowering._cw, "length": BuiltinLowering._length,
     "length_sq": BuiltinLowering._length, "normalize": BuiltinLowering._normalize,
-    "quat_rotate": BuiltinLowering._quat_rotate, "quat_inverse": BuiltinLowering._quat_inverse,
-    "quat_from_axis_angle": BuiltinLowering._quat_from_axis_angle,
     "transpose": BuiltinLowering._transpose,
     "where": BuiltinLowering._where, "select": BuiltinLowering._where,
+    **RIGID_LOWERING,
 }

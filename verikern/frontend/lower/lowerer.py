@@ -20,6 +20,7 @@ from verikern.mir.nodes import (
     RequiresArray, Return, SourceLoc, Store,
 )
 from ..scan.factories import CAPTURE_PREFIX
+from .rigid_calls import RigidLowering
 from .builtin_calls import BuiltinLowering
 from .contexts import FuncContext, LoopContext
 from .expressions import ExprLowering
@@ -51,7 +52,7 @@ def mir_array(name: str, t: ArrayType) -> ArrayRef:
     return ArrayRef(name, dtype, t.ndim, inner_shape(t.dtype), t.space, t.shape, t.layout)
 
 
-class Lowerer(ExprLowering, BuiltinLowering):
+class Lowerer(ExprLowering, BuiltinLowering, RigidLowering):
     """Lowers one HIR KernelDef; `lower()` returns the MIR Kernel."""
 
     def __init__(self, kdef: H.KernelDef):
@@ -137,7 +138,8 @@ class Lowerer(ExprLowering, BuiltinLowering):
         if self.cur is not None:
             self.terminate(Return(k.loc))
         return self.b.finish(launch_ndim=k.launch_ndim, block_dim=k.block_dim,
-                             fast_math=k.fast_math, uses_block_features=k.uses_block_features)
+                             fast_math=k.fast_math, uses_block_features=k.uses_block_features,
+                             struct_args=k.struct_args)
 
     def lower_stmts(self, stmts) -> None:
         for s in stmts:

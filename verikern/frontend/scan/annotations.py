@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 
 from verikern.hir.types import (
-    BOOL, ArrayType, ScalarType, TupleType, matrix_type, quat_type, vector_type,
+    BOOL, ArrayType, ScalarType, TupleType, matrix_type, quat_type, transform_type, vector_type,
 )
 from .constants import NotConstant, eval_module_constant
 from .type_names import SCALAR_ALIASES, value_type_by_name
@@ -21,6 +21,7 @@ def value_type(info, node: ast.AST, _depth: int = 0):
     """A scalar/vector/matrix type written in the source, or None: a name
     (`float`, `wp.vec3d`), `wp.types.vector(length=3, dtype=float)`,
     `wp.types.matrix(shape=(3, 3), dtype=float)`, `wp.types.quaternion(dtype=...)`,
+    `wp.types.transformation(dtype=...)`,
     or a module-level alias of one of these."""
     if isinstance(node, ast.Name) and node.id in SCALAR_ALIASES:
         return SCALAR_ALIASES[node.id]
@@ -37,7 +38,8 @@ def value_type(info, node: ast.AST, _depth: int = 0):
 _TYPE_CTORS = {"types.vector": ("length", "dtype"), "vector": ("length", "dtype"),
                "vec": ("length", "dtype"), "types.matrix": ("shape", "dtype"),
                "matrix": ("shape", "dtype"), "mat": ("shape", "dtype"),
-               "types.quaternion": ("dtype",), "quaternion": ("dtype",)}
+               "types.quaternion": ("dtype",), "quaternion": ("dtype",),
+               "types.transformation": ("dtype",), "transformation": ("dtype",)}
 
 
 def _type_constructor(info, node: ast.Call, depth: int):
@@ -54,8 +56,10 @@ def _type_constructor(info, node: ast.Call, depth: int):
     dtype = value_type(info, kw["dtype"], depth + 1)
     if not isinstance(dtype, ScalarType) or dtype == BOOL:
         return None
+    if params[0] == "dtype" and not dtype.is_float:
+        return None
     if params[0] == "dtype":
-        return quat_type(dtype) if dtype.is_float else None
+        return quat_type(dtype) if name.endswith("quaternion") else transform_type(dtype)
     try:
         size = eval_module_constant(kw[params[0]], info)
     except (NotConstant, KeyError):

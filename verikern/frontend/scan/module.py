@@ -83,6 +83,7 @@ class ModuleInfo:
     # `class Flags(IntEnum): ACTIVE = 1`: enum name -> {member: int value}
     enums: dict[str, dict[str, int]] = field(default_factory=dict)
     enum_imports: dict[str, str] = field(default_factory=dict)  # local -> "IntEnum"/"IntFlag"
+    structs: dict[str, ast.ClassDef] = field(default_factory=dict)  # @wp.struct classes
     # project-aware reading (project.py): the project (None: imports from
     # other modules are never constants), this module's dotted name, whether
     # it is a package's __init__.py, and the imports that led here
@@ -306,6 +307,9 @@ def _scan_statements(tree: ast.Module, info: ModuleInfo) -> None:
             members = int_enum_members(stmt, info)
             if members is not None and info.rebinding(stmt.name) is None:
                 info.enums[stmt.name] = members
+            info.structs.pop(stmt.name, None)
+            if any(info.dsl_name(d) == "struct" for d in stmt.decorator_list):
+                info.structs[stmt.name] = stmt   # @wp.struct (check/structs.py reads it)
             from .factories import scan_factory  # lazy: import cycle with .factories
             for member in stmt.body:   # kernels built in methods (class scope is not visible)
                 if isinstance(member, ast.FunctionDef) and not register_definition(member, info, {}):

@@ -233,6 +233,9 @@ def _bind_name(info, defining, name: str, local: str, stmt: ast.AST) -> None:
     elif name in defining.funcs and defining.rebinding(name) is None \
             and name not in defining.ambiguous_funcs:
         info.pending_funcs.append((defining, name, local))
+    elif name in defining.structs and defining.rebinding(name) is None:
+        # a @wp.struct: its field annotations are read in the importing module
+        info.structs[local] = defining.structs[name]
 
 
 def _binds(info, name: str) -> bool:

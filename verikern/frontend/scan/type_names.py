@@ -1,5 +1,6 @@
 """The names of value types as the source spells them (verikern's and Warp's:
-`float32`, `vec3`, `vec3f`, `mat33d`, `int`), and float rounding to a type's
+`float32`, `vec3`, `vec3f`, `mat33d`, `quath`, `transformd`,
+`spatial_vector`, `spatial_matrixf`, `int`), and float rounding to a type's
 precision: what reading annotations and module constants needs.
 
 Invariant: `value_type_by_name` returns a type only for a name Warp 1.19
@@ -13,7 +14,7 @@ import numpy as np
 
 from verikern.hir.types import (
     BOOL, DTYPE_SUFFIX, F16, F32, I32, MATRIX_TYPES, QUAT, SCALAR_TYPES, VECTOR_TYPES,
-    ScalarType, matrix_type, quat_type, vector_type,
+    ScalarType, matrix_type, quat_type, transform_type, vector_type,
 )
 
 SCALAR_ALIASES = {"int": I32, "float": F32, "bool": BOOL}
@@ -34,6 +35,14 @@ def value_type_by_name(name: str):
         return MATRIX_TYPES[name]
     if name in EXTRA_TYPE_NAMES:
         return EXTRA_TYPE_NAMES[name]
+    m = _RIGID_TYPE_NAME.match(name)
+    if m is not None:   # transform*, spatial_vector*, spatial_matrix*: floats only
+        precision = _SUFFIX_DTYPE[m.group(2) or "f"]
+        if m.group(1) == "transform":
+            return transform_type(precision)
+        if m.group(1) == "spatial_vector":
+            return vector_type(6, precision)
+        return matrix_type(6, 6, precision)
     m = _WARP_TYPE_NAME.match(name)
     if m is None:
         return None
@@ -51,6 +60,7 @@ def value_type_by_name(name: str):
 
 
 _WARP_TYPE_NAME = re.compile(r"^(vec|mat|quat)([2-4]|22|33|44|)(h|f|d|b|ub|s|us|i|ui|l|ul)?$")
+_RIGID_TYPE_NAME = re.compile(r"^(transform|spatial_vector|spatial_matrix)(h|f|d)?$")
 _SUFFIX_DTYPE = {v: k for k, v in DTYPE_SUFFIX.items()}
 
 

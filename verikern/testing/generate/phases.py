@@ -290,8 +290,12 @@ def vectors(c: Choices, ctx: Ctx) -> Phase:
     s = expr(c, "float32", fscope, 1)
     forms = [op(vt, "({0} + {1})", v, w), op(vt, "({0} - {1})", w, v), op(vt, "({0} * {1})", w, s),
              op(vt, "({1} * {0})", v, s)]
-    if n == 3:
-        forms.append(op(vt, "vk.cross({0}, {1})", v, w))
+    if n == 3:   # with Warp's rigid-body types built from the vectors
+        forms += [op(vt, "vk.cross({0}, {1})", v, w),
+                  op(vt, "vk.transform_point(vk.transform({0}, vk.quat_from_axis_angle("
+                         "vk.normalize({1}), {2})), {1})", v, w, s),
+                  op(vt, "vk.spatial_top(vk.spatial_cross(vk.spatial_vector({0}, {1}), "
+                         "vk.spatial_vector({1}, {0})))", v, w)]
     if gm is not None:
         forms += [op(vt, f"({p}mm * {{0}})", w), op(vt, f"(vk.transpose({p}mm) * {{0}})", v)]
     r = c.pick(forms)

@@ -1,0 +1,36 @@
+"""Helpers shared by the real-Warp comparisons of tests/warp_compat: load a
+kernels file under a fresh Warp kernel cache, and assemble a file's kernels
+with ptxas."""
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+from verikern.backends.ptx import assemble, compile_ptx_bundle
+from verikern.frontend import compile_file
+
+HERE = Path(__file__).resolve().parent
+
+
+def load_kernels(wp, tmp_path_factory, name: str):
+    """tests/warp_compat/<name>.py imported (Warp initialised quietly, its
+    kernel cache in a temporary folder)."""
+    wp.config.quiet = True
+    wp.config.kernel_cache_dir = str(tmp_path_factory.mktemp("warp_cache"))
+    wp.init()
+    spec = importlib.util.spec_from_file_location(f"verikern_warp_compat_{name}",
+                                                  HERE / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def ptxas_entries(name: str, arch: str = "sm_80") -> list[str]:
+    """The entry names of one PTX module of every kernel of the file, after
+    asserting that it compiles and that ptxas assembles it."""
+    module = compile_file(HERE / f"{name}.py")
+    assert not module.all_errors, [e.render() for e in module.all_errors]
+    ptx, entries = compile_ptx_bundle([k.mir for k in module.kernels], arch)
+    result = assemble(ptx, arch)
+    assert result.ok, result.log
+    return entries

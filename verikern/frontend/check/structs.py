@@ -1,0 +1,506 @@
+"""Warp structs in kernel and func bodies (docs/LANGUAGE.md section 2):
+`@wp.struct` classes as parameters, locals, func arguments and results and
+array dtypes, `s.field` reads and writes, nested structs.
+
+A struct never reaches HIR as a value: every struct variable is flattened
+into one variable per leaf field, named by its dotted path (`s.pos`,
+`s.inner.n`; `hir.types.struct_leaves`). Before a body is checked,
+`StructScope.rewrite` replaces each attribute chain rooted at a struct
+variable by the Name of the field it reaches (`s.inner.n` -> Name
+"s.inner.n", `s.pos.x` -> Attribute(Name "s.pos", "x")), so the rest of the
+checker sees ordinary scalars, vectors and arrays (an array field is an
+array parameter named "s.points"). An array of structs is one array per
+leaf field, of one shape (`parts[i].pos` -> `parts.pos[i]`); a func's struct
+result is the tuple of its leaves, unpacked into the caller's variable.
+
+Invariants: the rewrite works on a copy of the body (the module's AST is
+shared by every instance and overload); a struct variable's type is fixed
+by its first binding (a parameter annotation, `S()`, another struct
+variable); leaves keep declaration order, so a func's flattened parameters
+line up with the leaves of the struct its caller passes; a struct is used
+through a field, as a whole in a copy `a = b`, an element store `arr[i] =
+s`, a `return s` or as a func argument; a misuse of those forms is a
+located `struct-use` KernelError, and any other use of the struct's own
+name finds no variable of that name (a located `unknown-name` error).
+"""
+from __future__ import annotations
+
+import ast
+import copy
+from typing import TYPE_CHECKING
+
+from verikern.hir import nodes as H
+from verikern.mir.nodes import StructArg
+from ..scan.annotations import ARRAY_CTORS, parse_annotation
+from verikern.hir.types import (
+    ArrayType, MatrixType, ScalarType, StructType, TupleType, VectorType, component_count,
+    struct_leaves,
+)
+
+_RULE = "struct-use"
+
+if TYPE_CHECKING:   # the state and methods of the class that mixes this in
+    from .host import CheckerHost as _Host
+else:
+    _Host = object
+
+
+class StructChecks(_Host):
+    """Mixin of BodyChecker: struct parameters, the struct body rewrite and
+    the launch's view of struct parameters (see the module docstring)."""
+
+    def _leaf_param(self, name: str, t, arg) -> H.Param:
+        if isinstance(t, ArrayType):
+            self.arrays[name] = t
+            self.param_arrays.add(name)
+        else:
+            self.local_names.add(name)
+            self.declare(name, t, arg)
+        return H.Param(name, t, self.loc(arg))
+
+    def struct_param(self, arg) -> list[H.Param] | None:
+        """The leaf parameters of a struct or array-of-structs parameter, else None."""
+        name = struct_class_name(self.info, arg.annotation)
+        if name is not None:
+            t = struct_type(self, name)
+            self.struct_params[arg.arg] = t
+            return [self._leaf_param(leaf, lt, arg) for leaf, lt in struct_leaves(t, arg.arg)]
+        elements = struct_array(self.info, arg.annotation)
+        if elements is None:
+            return None
+        t = struct_type(self, elements[0])   # one array per leaf field
+        self.struct_arrays[arg.arg] = t
+        return [self._leaf_param(leaf, lt, arg)
+                for leaf, lt in array_leaves(self, t, elements[1], arg.arg, arg)]
+
+    def struct_result_type(self, annotation) -> TupleType | None:
+        """A func's `-> S` for a struct S: the tuple of its leaves (as a tuple
+        result: the caller unpacks it into the struct variable), else None."""
+        name = struct_class_name(self.info, annotation)
+        if name is None:
+            return None
+        t = struct_type(self, name)
+        leaves = struct_leaves(t, "")
+        if not all(is_value_leaf(lt) for _, lt in leaves):
+            raise self.error(f"a func cannot return {t.name}: it has array fields", annotation,
+                             _RULE, "return its value fields, or pass the struct in")
+        self.struct_return = t
+        return TupleType(tuple(lt for _, lt in leaves))
+
+    def structs_of_params(self) -> StructScope:
+        return StructScope(self, self.struct_params, self.struct_arrays)
+
+    def struct_body(self) -> list:
+        """The body to check: struct field chains made Names."""
+        self.structs = self.structs_of_params()
+        self.structs.find_locals(self.node.body)
+        if not self.structs.types and not self.structs.arrays:
+            return self.node.body
+        body = self.structs.rewrite(self.node.body)
+        self.local_names |= {n.id for s in body for n in ast.walk(s)
+                             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        self.local_names |= self.structs.leaf_names()
+        return body
+
+    def struct_shape_requires(self) -> list:
+        sites = {a.arg: a.annotation or a for a in self.node.args.args}
+        return [self._requires(c) for c in self.structs.shape_requires(sites)]
+
+    def struct_args(self) -> tuple[StructArg, ...]:
+        """How a launch passes each struct parameter (mir.nodes.StructArg)."""
+        names = [a.arg for a in self.node.args.args]
+        return tuple(StructArg(n, names.index(n), tuple(tuple(leaf.split(".")[1:])
+                                                         for leaf, _ in struct_leaves(t, n)),
+                               n in self.struct_arrays)
+                     for n, t in {**self.struct_params, **self.struct_arrays}.items())
+
+
+def struct_class_name(info, node: ast.AST | None) -> str | None:
+    """The name of the `@wp.struct` class `node` names, or None."""
+    if isinstance(node, ast.Name) and node.id in info.structs:
+        return node.id
+    return None
+
+
+def struct_type(chk, name: str, _depth: int = 0) -> StructType:
+    """The StructType of the module's `@wp.struct class name`, its field
+    annotations read as parameter annotations are."""
+    cls = chk.info.structs[name]
+    if _depth > 16:
+        raise chk.error(f"struct {name!r} contains itself", cls, _RULE)
+    fields = []
+    for stmt in cls.body:
+        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
+            continue   # a docstring
+        if not (isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name)):
+            raise chk.error(f"struct {name!r}: only annotated fields (`x: wp.float32`) are "
+                            "supported in a @wp.struct body", stmt, _RULE)
+        inner = struct_class_name(chk.info, stmt.annotation)
+        ft = struct_type(chk, inner, _depth + 1) if inner is not None else \
+            parse_annotation(chk, stmt.annotation, f"field {stmt.target.id!r} of {name}")
+        fields.append((stmt.target.id, ft))
+    return StructType(name, tuple(fields))
+
+
+def struct_array(info, node: ast.AST | None) -> tuple[str, int] | None:
+    """(struct name, ndim) of `wp.array(dtype=S[, ndim=k])`, `wp.array2d(dtype=S)`
+    or `wp.array[S]` with S a `@wp.struct`, else None."""
+    if isinstance(node, ast.Subscript) and info.dsl_name(node.value) == "array":
+        name = struct_class_name(info, node.slice)
+        return (name, 1) if name is not None else None
+    if not isinstance(node, ast.Call) or info.dsl_name(node.func) not in ARRAY_CTORS:
+        return None
+    kw = {k.arg: k.value for k in node.keywords}
+    dtype = kw.get("dtype", node.args[0] if node.args else None)
+    name = struct_class_name(info, dtype)
+    if name is None:
+        return None
+    ndim = ARRAY_CTORS[info.dsl_name(node.func)] or 1
+    given = kw.get("ndim")
+    if isinstance(given, ast.Constant) and isinstance(given.value, int):
+        ndim = given.value
+    return name, ndim
+
+
+def array_leaves(chk, t: StructType, ndim: int, prefix: str, node) -> list[tuple[str, ArrayType]]:
+    """An array of structs as one array per value leaf field, of the same shape
+    (a struct with array fields cannot be an array's element: Warp refuses it too)."""
+    out = []
+    for name, lt in struct_leaves(t, prefix):
+        if not isinstance(lt, (ScalarType, VectorType, MatrixType)):
+            raise chk.error(f"an array of {t.name}: its field {name} is an array; array "
+                            "elements hold values only", node, _RULE)
+        out.append((name, ArrayType(lt, ndim)))
+    return out
+
+
+def zero_value(t, loc) -> H.Expr:
+    """The zero of a scalar, vector or matrix type (Warp's default field value)."""
+    if isinstance(t, ScalarType):
+        return H.Literal(False if t.is_bool else (0.0 if t.is_float else 0), t, loc)
+    n = t.length if isinstance(t, VectorType) else t.rows * t.cols
+    zero = H.Literal(0.0 if t.dtype.is_float else 0, t.dtype, loc)
+    return H.BuiltinCall("construct", (zero,) * n, t, loc)
+
+
+class StructScope:
+    """The struct variables of one body: name -> StructType."""
+
+    def __init__(self, chk, params: dict[str, StructType],
+                 arrays: dict[str, StructType] | None = None):
+        self.chk = chk
+        self.types: dict[str, StructType] = dict(params)
+        #: arrays of structs (parameters): name -> element type; each is one
+        #: array per leaf field, named by the dotted path (`parts.pos`)
+        self.arrays: dict[str, StructType] = dict(arrays or {})
+
+    def find_locals(self, body: list) -> None:
+        """Locals bound to `S()` or to another struct variable (to a fixed point)."""
+        changed = True
+        while changed:
+            changed = False
+            for node in (n for s in body for n in ast.walk(s)):
+                target, value, ann = _binding(node)
+                if target is None or target in self.types:
+                    continue
+                t = self.type_of(value) if value is not None else None
+                name = struct_class_name(self.chk.info, ann) if ann is not None else None
+                if name is not None:
+                    t = struct_type(self.chk, name)
+                if t is not None:
+                    self.types[target] = t
+                    changed = True
+
+    def type_of(self, node: ast.AST) -> StructType | None:
+        """The struct type of a struct-valued expression (`S(...)`, a call of
+        a func that returns a struct, a struct variable or a struct field of
+        one), else None."""
+        name = struct_class_name(self.chk.info, node.func) if isinstance(node, ast.Call) else None
+        if name is None and isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                and node.func.id in self.chk.info.funcs:
+            name = struct_class_name(self.chk.info, self.chk.info.funcs[node.func.id].node.returns)
+        if name is not None:
+            return struct_type(self.chk, name)
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) \
+                and node.value.id in self.arrays:   # an element of an array of structs
+            return self.arrays[node.value.id]
+        path = _path(node)
+        if path is None or path[0] not in self.types:
+            return None
+        t: object = self.types[path[0]]
+        for attr in path[1:]:
+            if not isinstance(t, StructType) or t.field(attr) is None:
+                return None
+            t = t.field(attr)
+        return t if isinstance(t, StructType) else None
+
+    def rewrite(self, body: list) -> list:
+        """A copy of `body` with every field chain of a struct variable a Name."""
+        return [_FieldNames(self.types, self.arrays).visit(copy.deepcopy(s)) for s in body]
+
+    def leaf_names(self) -> set[str]:
+        """The dotted names of every value (non-array) leaf of a struct variable."""
+        return {n for root, t in self.types.items() for n, lt in struct_leaves(t, root)
+                if is_value_leaf(lt)}
+
+    # ------------------------------------------------------------ statements
+    def assign(self, target: str, value: ast.AST, node) -> list | None:
+        """The HIR of `target = value` for a struct variable `target` (one
+        Assign per value leaf), or None when `target` is not a struct."""
+        t = self.types.get(target)
+        if t is None:
+            return None
+        chk = self.chk
+        loc = chk.loc(node)
+        leaves = struct_leaves(t, target)
+        if any(isinstance(lt, ArrayType) for _, lt in leaves):
+            raise chk.error(f"struct {t} has array fields: such a struct can be a parameter, "
+                            "not a local variable", node, _RULE,
+                            "read its fields from the parameter directly")
+        if isinstance(value, ast.Call) and struct_class_name(chk.info, value.func) == t.name:
+            if value.args or value.keywords:
+                raise chk.error(f"{t.name}(...) with arguments: Warp builds a struct with "
+                                "no arguments", value, _RULE,
+                                f"write `{target} = {t.name}()` and set its fields")
+            out = []
+            for name, lt in leaves:
+                chk.declare(name, lt, node)
+                out.append(H.Assign(name, zero_value(lt, loc), loc))
+            return out
+        src = self.type_of(value)
+        if src != t:
+            raise chk.error(f"{target} is a {t}, assigned {ast.unparse(value)}", value, _RULE,
+                            f"assign a {t.name}() or another {t.name} variable")
+        if isinstance(value, ast.Call):   # a func's struct result: a tuple of the leaves
+            return self._unpack(value, leaves, node)
+        out = []
+        for (name, lt), part in zip(leaves, self.leaf_nodes(value, t)):
+            e = chk.check_expr(part)
+            chk.declare(name, lt, node)
+            out.append(H.Assign(name, e, loc))
+        return out
+
+    def _unpack(self, call: ast.Call, leaves, node) -> list:
+        chk = self.chk
+        loc = chk.loc(node)
+        chk.tuple_ok = True
+        try:
+            e = chk.check_expr(call)
+        finally:
+            chk.tuple_ok = False
+        tmp = chk.temp()
+        chk.declare(tmp, e.type, call)
+        out = [H.Assign(tmp, e, loc)]
+        offset = 0
+        for name, lt in leaves:
+            k = component_count(lt)
+            chk.declare(name, lt, node)
+            out.append(H.Assign(name, H.ComponentExpr(H.LocalRef(tmp, e.type, loc), offset, k,
+                                                      lt, loc), loc))
+            offset += k
+        return out
+
+    def result(self, value: ast.AST, t: StructType, returns: TupleType) -> H.Expr:
+        """`return s` in a func that returns the struct `t`: the tuple of s's leaves."""
+        chk = self.chk
+        loc = chk.loc(value)
+        if self.type_of(value) != t:
+            raise chk.error(f"{chk.name!r} returns {t.name}, got {ast.unparse(value)}", value,
+                            _RULE, f"return a {t.name} variable")
+        if isinstance(value, ast.Call):
+            if struct_class_name(chk.info, value.func) == t.name and not value.args \
+                    and not value.keywords:
+                return H.BuiltinCall("construct", tuple(zero_value(lt, loc) for lt in
+                                                        returns.elems), returns, loc)
+            raise chk.error(f"return a {t.name} variable: assign {ast.unparse(value)} to one "
+                            "first", value, _RULE)
+        parts = tuple(chk.check_expr(n) for n in self.leaf_nodes(value, t))
+        return H.BuiltinCall("construct", parts, returns, loc)
+
+    def leaf_nodes(self, value: ast.AST, t: StructType) -> list[ast.expr]:
+        """The leaves of a struct-valued expression as expressions: Names of
+        a variable's fields, or `arr.f[i]` for an element `arr[i]` (its index
+        must be free of calls, as it is read once per field)."""
+        if isinstance(value, ast.Subscript):
+            if any(isinstance(n, ast.Call) for n in ast.walk(value.slice)):
+                raise self.chk.error("an element of an array of structs is read field by "
+                                     "field: its index must not call anything", value.slice,
+                                     _RULE, "compute the index into a variable first")
+            root = value.value.id   # type: ignore[attr-defined]
+            return [_located(ast.Subscript(value=ast.Name(id=n, ctx=ast.Load()),
+                                           slice=copy.deepcopy(value.slice), ctx=ast.Load()),
+                             value) for n, _ in struct_leaves(t, root)]
+        prefix = ".".join(_path(value) or ())
+        return [ast.copy_location(ast.Name(id=n, ctx=ast.Load()), value)
+                for n, _ in struct_leaves(t, prefix)]
+
+    def store_element(self, target: ast.Subscript, value: ast.AST, node) -> list | None:
+        """`arr[i] = s` into an array of structs: one store per leaf field
+        (each checked as the store `arr.f[i] = s.f`), else None."""
+        if not (isinstance(target.value, ast.Name) and target.value.id in self.arrays):
+            return None
+        t = self.arrays[target.value.id]
+        if self.type_of(value) != t:
+            raise self.chk.error(f"{target.value.id} holds {t}, assigned {ast.unparse(value)}",
+                                 value, _RULE, f"assign a {t.name} variable")
+        if any(isinstance(n, ast.Call) for n in ast.walk(target.slice)):
+            raise self.chk.error("an element of an array of structs is written field by "
+                                 "field: its index must not call anything", target.slice,
+                                 _RULE, "compute the index into a variable first")
+        out = []
+        for (name, _), part in zip(struct_leaves(t, target.value.id), self.leaf_nodes(value, t)):
+            store = _located(ast.Subscript(value=ast.Name(id=name, ctx=ast.Load()),
+                                           slice=copy.deepcopy(target.slice),
+                                           ctx=ast.Store()), target)
+            r = self.chk.assign(store, part, node)
+            out += r if isinstance(r, list) else [r]
+        return out
+
+    def shape_requires(self, sites: dict[str, ast.AST]) -> list:
+        """`vk.requires` that the leaf arrays of each array of structs have one
+        shape (true of every launch: they are the fields of one array),
+        located at the parameter's annotation (`sites`: name -> annotation)."""
+        out = []
+        for root, t in self.arrays.items():
+            node = sites[root]
+            leaves = [n for n, _ in struct_leaves(t, root)]
+            ndim = self.chk.arrays[leaves[0]].ndim
+            for other in leaves[1:]:
+                for d in range(ndim):
+                    cond = ast.Compare(left=_shape(other, d), ops=[ast.Eq()],
+                                       comparators=[_shape(leaves[0], d)])
+                    out.append(_located(ast.Call(func=ast.Name(id="requires", ctx=ast.Load()),
+                                                 args=[cond], keywords=[]), node))
+        return out
+
+    def call_args(self, params, args: list) -> list:
+        """The call's arguments with each struct-valued one replaced by the
+        Names of its leaves, lined up with the func's flattened `params`."""
+        out: list = []
+        for a in args:
+            if isinstance(a, ast.Name) and a.id in self.arrays:   # an array of structs
+                out += [ast.copy_location(ast.Name(id=n, ctx=ast.Load()), a)
+                        for n, _ in struct_leaves(self.arrays[a.id], a.id)]
+                continue
+            t = self.type_of(a)
+            if t is None or isinstance(a, ast.Subscript):
+                out.append(a)
+                continue
+            out += self.leaf_nodes(a, t)
+        return out
+
+
+def is_value_leaf(t) -> bool:
+    return isinstance(t, (ScalarType, VectorType, MatrixType))
+
+
+def _shape(name: str, d: int) -> ast.expr:
+    return ast.Subscript(value=ast.Attribute(value=ast.Name(id=name, ctx=ast.Load()),
+                                             attr="shape", ctx=ast.Load()),
+                         slice=ast.Constant(d), ctx=ast.Load())
+
+
+def _binding(node):
+    """(target name, value, annotation) of `x = v` / `x: T = v`, else (None, ...)."""
+    if isinstance(node, ast.Assign) and len(node.targets) == 1 and \
+            isinstance(node.targets[0], ast.Name):
+        return node.targets[0].id, node.value, None
+    if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+        return node.target.id, node.value, node.annotation
+    return None, None, None
+
+
+def _path(node: ast.AST) -> list[str] | None:
+    """["s", "inner", "n"] for `s.inner.n`, else None."""
+    attrs = []
+    while isinstance(node, ast.Attribute):
+        attrs.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    return [node.id, *reversed(attrs)]
+
+
+class _FieldNames(ast.NodeTransformer):
+    """Replaces `s.a.b` by Name "s.a.b" as far as the chain goes through
+    struct fields (see the module docstring)."""
+
+    def __init__(self, types: dict[str, StructType], arrays: dict[str, StructType]):
+        self.types = types
+        self.arrays = arrays
+
+    def visit_Call(self, node: ast.Call):
+        """`len(arr)` of an array of structs: the length of its first field."""
+        if isinstance(node.func, ast.Name) and node.func.id == "len" and len(node.args) == 1 \
+                and isinstance(node.args[0], ast.Name) and node.args[0].id in self.arrays:
+            first = struct_leaves(self.arrays[node.args[0].id], node.args[0].id)[0][0]
+            node.args[0] = _located(ast.Name(id=first, ctx=ast.Load()), node.args[0])
+            return node
+        return self.generic_visit(node)
+
+    def visit_Attribute(self, node: ast.Attribute):
+        element = _element_chain(node, self.arrays, self.visit)
+        if element is not None:
+            return element
+        path = _path(node)
+        if path is not None and path[0] in self.arrays and len(path) == 2 \
+                and path[1] == "shape":   # the shape of an array of structs: its first field's
+            first = struct_leaves(self.arrays[path[0]], path[0])[0][0]
+            return _located(ast.Attribute(value=ast.Name(id=first, ctx=ast.Load()),
+                                          attr="shape", ctx=node.ctx), node)
+        if path is None or path[0] not in self.types:
+            return self.generic_visit(node)
+        t: object = self.types[path[0]]
+        used = 1
+        for attr in path[1:]:
+            if not isinstance(t, StructType) or t.field(attr) is None:
+                break
+            t = t.field(attr)
+            used += 1
+        if used == 1:
+            return node
+        rest = path[used:]
+        out: ast.expr = ast.Name(id=".".join(path[:used]),
+                                 ctx=node.ctx if not rest else ast.Load())
+        for k, attr in enumerate(rest):
+            out = ast.Attribute(value=out, attr=attr,
+                                ctx=node.ctx if k == len(rest) - 1 else ast.Load())
+        return _located(out, node)
+
+
+def _element_chain(node: ast.Attribute, arrays: dict[str, StructType], visit):
+    """`arr[i].a.b` (arr an array of structs) as `arr.a.b[i]`, with any
+    attributes past the struct fields kept (`arr[i].pos.x`), else None."""
+    attrs: list[str] = []
+    base: ast.AST = node
+    while isinstance(base, ast.Attribute):
+        attrs.append(base.attr)
+        base = base.value
+    if not (isinstance(base, ast.Subscript) and isinstance(base.value, ast.Name)
+            and base.value.id in arrays):
+        return None
+    attrs.reverse()
+    t: object = arrays[base.value.id]
+    used = 0
+    for attr in attrs:
+        if not isinstance(t, StructType) or t.field(attr) is None:
+            break
+        t = t.field(attr)
+        used += 1
+    if used == 0 or isinstance(t, StructType):
+        return None   # the element, or a struct inside it, as a whole
+    base.slice = visit(base.slice)   # struct field chains inside the index
+    rest = attrs[used:]
+    out: ast.expr = ast.Subscript(value=ast.Name(id=".".join([base.value.id, *attrs[:used]]),
+                                                 ctx=ast.Load()),
+                                  slice=base.slice, ctx=node.ctx if not rest else ast.Load())
+    for k, attr in enumerate(rest):
+        out = ast.Attribute(value=out, attr=attr,
+                            ctx=node.ctx if k == len(rest) - 1 else ast.Load())
+    return _located(out, node)
+
+
+def _located(new, old: ast.AST):
+    for n in ast.walk(new):
+        ast.copy_location(n, old)
+    return new
