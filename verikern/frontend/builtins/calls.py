@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 
 from verikern.hir import nodes as H
-from verikern.hir.types import MatrixType, ScalarType, VectorType
+from verikern.hir.types import ArrayType, MatrixType, ScalarType, VectorType
 from ..scan.annotations import value_type
 from ..scan.type_names import SCALAR_ALIASES, value_type_by_name
 from .rules import type_cast, type_construct
@@ -58,7 +58,55 @@ def callee_name(chk, func: ast.AST) -> tuple[str, str]:
                     "only verikern builtins and @vk.func functions can be called in kernels")
 
 
+#: the HIR of an operand whose type `type(e)` may take: evaluating it reads no memory,
+#: calls nothing and cannot trap, so leaving it out (verikern keeps only its type) changes nothing
+_TYPE_OPERANDS = (H.Literal, H.LocalRef, H.ArrayRefExpr, H.ShapeExpr, H.ComponentExpr, H.CastExpr)
+
+
+def _pure(e) -> bool:
+    if not isinstance(e, _TYPE_OPERANDS):
+        return False
+    inner = [getattr(e, f) for f in ("value", "operand", "array") if hasattr(e, f)]
+    return all(_pure(x) for x in inner)
+
+
+def operand_type(chk, func: ast.AST):
+    """The type a call target `type(e)` or `x.dtype` names (Warp resolves both when
+    it compiles: `type(mass)(0.0)` is a float64 zero for a float64 `mass`; `x.dtype`
+    is an array's element type, a vector's or matrix's component type, a scalar's
+    own type), or None for any other target."""
+    if isinstance(func, ast.Call) and isinstance(func.func, ast.Name) and func.func.id == "type" \
+            and "type" not in chk.local_names and "type" not in chk.info.nonconstant \
+            and "type" not in chk.info.funcs:
+        if len(func.args) != 1 or func.keywords:
+            raise chk.error("type() takes one argument", func, "arity")
+        e = chk.check_expr(func.args[0], None)
+        if not _pure(e):
+            raise chk.error(f"type({ast.unparse(func.args[0])}) of an expression that reads an array, "
+                            "calls a function or can trap: Warp evaluates it, verikern takes only "
+                            "the type of a variable, a parameter or a constant component of one",
+                            func.args[0], "type-of", "read the value into a variable first "
+                            "(v = a[i]) and write type(v)")
+        if isinstance(e.type, ArrayType):
+            raise chk.error("type() of an array cannot be called: it is no value type", func,
+                            "type-constructor", "write a.dtype(...) for the element type")
+        return e.type
+    if isinstance(func, ast.Attribute) and func.attr == "dtype" and isinstance(func.value, ast.Name) \
+            and (func.value.id in chk.local_names or func.value.id in chk.arrays):
+        t = chk.check_expr(func.value, None).type
+        return t.dtype if isinstance(t, (ArrayType, VectorType, MatrixType)) else t
+    return None
+
+
 def check_call(chk, node: ast.Call, expected) -> H.Expr:
+    named = operand_type(chk, node.func)
+    if isinstance(named, ScalarType):
+        return type_cast(chk, node, named, node.args)
+    if isinstance(named, (VectorType, MatrixType)):
+        return type_construct(chk, node, named, node.args)
+    if named is not None:
+        raise chk.error(f"{ast.unparse(node.func)} is {named}, which cannot be constructed", node.func,
+                        "type-constructor")
     kind, name = callee_name(chk, node.func)
     if kind == "func":
         return chk.check_func_call(node, name)
