@@ -276,7 +276,7 @@ def _record_outcome(rec: dict) -> tuple[str, str, str]:
         text = f"{bad.get('kind', '?')}: {bad.get('message', '')}"
         return "failed", f"{bad.get('kind', '?')} ({why})", text
     bad = next((o for o in obligations if o.get("status") == "unknown"), {})
-    text = bad.get("reason") or bad.get("message") or "unknown"
+    text = bad.get("reason") or bad.get("message") or rec.get("error") or "unknown"
     return "unknown", cause_of(text), text.splitlines()[0]
 
 
@@ -317,7 +317,8 @@ def compile_only_report(file: str, names: list[str]) -> dict:
     for k in module.kernels:
         if k.name.split("[")[0] in names:
             ok = k.error is None and k.mir is not None
-            kernels.append({"kernel": k.name, "status": "compiled" if ok else "error",
+            # a generic kernel's instantiations not enumerated (`k[...]`): unknown, not an error
+            kernels.append({"kernel": k.name, "status": "compiled" if ok else "unknown" if k.unknown else "error",
                             "error": k.error.render() if k.error is not None else ("" if ok else "no MIR")})
     return {"kernels": kernels}
 

@@ -37,6 +37,9 @@ class KernelResult:
     hir: H.KernelDef | None
     mir: M.Kernel | None
     error: KernelError | None = None
+    # the error is no compile error but the instantiations of a generic kernel
+    # that were not enumerated (`kernel[...]`): a proof reports it as `unknown`
+    unknown: bool = False
 
     @property
     def ok(self) -> bool:
@@ -156,7 +159,7 @@ def _compile_source(source: str, filename: str, optimize: bool, project_file=Non
                                  f"{type(e).__name__}: {e}", d.loc, "internal",
                                  "please report this kernel to the verikern developers")
                 mir = None
-        kernels.append(KernelResult(name, d.loc, hir, mir, err))
+        kernels.append(KernelResult(name, d.loc, hir, mir, err, inst.unknown and err is inst.error))
     used = {id(k.error) for k in kernels if k.error is not None}
     errors = list(info.errors) + [e for e in registry.errors() if id(e) not in used]
     funcs = {}

@@ -29,8 +29,10 @@ Invariants:
   `Any` -- arrays, which verikern does not enumerate. When the body
   type-checks with a representative of them (vec3, mat33, quat, a 1-d
   float32 array), or when there are more than MAX_ASSIGNMENTS assignments to
-  try, one more instance, `kernel[...]`, is an error saying so: the kernel
-  is then never reported proved as a whole;
+  try, one more instance, `kernel[...]`, stands for the instantiations not
+  enumerated: its verdict is `unknown` with the reason (Instance.unknown), so
+  the kernel is never reported proved as a whole, and the instances that
+  were enumerated keep their own verdicts;
 - the MIR kernel of an instance has an identifier name (`kernel__int8`).
 """
 from __future__ import annotations
@@ -76,6 +78,9 @@ class Instance:
     anns: dict = field(default_factory=dict)   # param -> annotation AST or HIR type
     error: KernelError | None = None
     hir: H.KernelDef | None = None              # already checked, when enumerated
+    # `error` says which instantiations verikern did not enumerate: an `unknown`
+    # verdict with that reason, not a compile error (`kernel[...]` only)
+    unknown: bool = False
 
 
 def _mir_name(name: str) -> str:
@@ -195,7 +200,8 @@ class _Enumerator:
                 f"{len(self.generic)} generic parameters to check (verikern checks at most "
                 f"{MAX_ASSIGNMENTS}); Warp instantiates it for any of them at launch, so it "
                 "cannot be proved for every instantiation", self.d.loc, "generic-kernel",
-                "give some of its parameters concrete types (one kernel per type you launch)"))]
+                "give some of its parameters concrete types (one kernel per type you launch)"),
+                unknown=True)]
         out, beyond = [], None
         for combo in itertools.product(*pools):
             types = {a.arg: t for a, t in zip(self.generic, combo)}
@@ -219,7 +225,7 @@ class _Enumerator:
                 "any size, which verikern does not enumerate, so it cannot be proved for every "
                 "instantiation (the scalar ones are proved one by one)", self.d.loc,
                 "generic-kernel", "give the parameter a concrete type, or keep the generic "
-                "body scalar-only (e.g. with a wp.static check of its type)")))
+                "body scalar-only (e.g. with a wp.static check of its type)"), unknown=True))
         return out
 
 
