@@ -26,6 +26,7 @@ from .lower.lowerer import Lowerer
 from .check.generic_kernels import kernel_instances
 from .scan.module import ModuleInfo, scan_module
 from .scan.project import Project
+from .scan.overload_decls import declared_overloads
 from .scan import launch_sites
 from .check.registry import FuncRegistry
 
@@ -124,6 +125,7 @@ def _compile_source(source: str, filename: str, optimize: bool, project_file=Non
         info.project.modules[info.module_name] = None   # importing itself: no constants
     collect_calls(tree, info)   # the call sites of kernel factories, before scanning them
     scan_module(tree, info)
+    declared_overloads(tree, info)
     local_type_aliases(tree, info)
     launch_sites.collect(tree, info)
     registry = FuncRegistry(info, BodyChecker)

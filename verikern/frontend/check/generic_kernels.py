@@ -167,7 +167,10 @@ class _Enumerator:
             out.append(self._typed(types))
         for types in launch_sites.instances(self.info, self.d.node):
             out.append(self._typed(types))
-        return out
+        unique: dict[str, Instance] = {}   # a typing declared twice (two loops, a loop and a launch): once
+        for inst in out:
+            unique.setdefault(inst.name, inst)
+        return list(unique.values())
 
     def _typed(self, types: dict) -> Instance:
         full = dict(types)

@@ -24,6 +24,7 @@ from .project import (
 )
 from .type_names import round_float
 from .decorators import MEANINGLESS_OPTIONS, decorator_of, kernel_like, read_definition
+from .overload_decls import Fn
 
 DSL_MODULES = ("verikern", "warp")
 
@@ -100,6 +101,10 @@ class ModuleInfo:
     # and the identity guards they may call: name -> the function
     decorators: dict[str, str] = field(default_factory=dict)
     guards: dict[str, ast.FunctionDef] = field(default_factory=dict)
+    # for overload_decls.py: module-level lists/tuples bound once (name -> (node, the
+    # ModuleInfo it is written in)) and undecorated module-level functions (name -> Fn)
+    literal_lists: dict[str, tuple] = field(default_factory=dict)
+    project_funcs: dict[str, Any] = field(default_factory=dict)
 
     @property
     def funcs(self) -> dict[str, Definition]:
@@ -189,6 +194,16 @@ def typed_constant(node: ast.AST, info: ModuleInfo):
     if isinstance(v, int) and t.min_value <= v <= t.max_value:
         return v, t
     return None
+
+
+def _list_like(value) -> bool:
+    """A value overload_decls.py may read as a list: a literal, `tuple(...)`, `list(...)`,
+    `zip(...)` or `+`/`*` of such."""
+    if isinstance(value, (ast.List, ast.Tuple)):
+        return True
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
+        return value.func.id in ("tuple", "list", "zip")
+    return isinstance(value, ast.BinOp) and (_list_like(value.left) or _list_like(value.right))
 
 
 def _bind_target_names(target: ast.AST, out: set[str]) -> None:
@@ -283,7 +298,12 @@ def _scan_statements(tree: ast.Module, info: ModuleInfo) -> None:
                 info.rebound.pop(n, None)
                 info.decorators.pop(n, None)
                 info.guards.pop(n, None)
+                info.literal_lists.pop(n, None)
+                info.project_funcs.pop(n, None)
                 info.nonconstant.add(n)
+            if single is not None and _list_like(value) \
+                    and info.rebinding(single) is None and single not in info.rebound:
+                info.literal_lists[single] = (value, info)
             if deco is not None and single is not None and info.rebinding(single) is None:
                 info.decorators[single] = deco     # `kernel = utils.kernel`
         elif isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name) \
@@ -307,6 +327,11 @@ def _scan_statements(tree: ast.Module, info: ModuleInfo) -> None:
                 info.nonconstant.add(stmt.name)
                 info.constants.pop(stmt.name, None)
                 read_definition(stmt, info)
+                info.literal_lists.pop(stmt.name, None)
+                info.project_funcs.pop(stmt.name, None)
+                if isinstance(stmt, ast.FunctionDef) and not stmt.decorator_list \
+                        and info.rebinding(stmt.name) is None:
+                    info.project_funcs[stmt.name] = Fn(stmt, info)
                 from .factories import scan_factory  # lazy: import cycle with .factories
                 scan_factory(stmt, info, {})
                 continue

@@ -222,6 +222,10 @@ def _bind_name(info, defining, name: str, local: str, stmt: ast.AST) -> None:
         info.decorators[local] = defining.decorators[name]
     if name in defining.guards:
         info.guards[local] = defining.guards[name]
+    if name in defining.literal_lists:     # for overload_decls.py
+        info.literal_lists[local] = defining.literal_lists[name]
+    if name in defining.project_funcs:
+        info.project_funcs[local] = defining.project_funcs[name]
     site = defining.rebinding(name)
     if site is not None:
         info.rebindings.setdefault(local, site)   # a kernel reading it is told where
