@@ -66,8 +66,27 @@ _TYPE_OPERANDS = (H.Literal, H.LocalRef, H.ArrayRefExpr, H.ShapeExpr, H.Componen
 def _pure(e) -> bool:
     if not isinstance(e, _TYPE_OPERANDS):
         return False
-    inner = [getattr(e, f) for f in ("value", "operand", "array") if hasattr(e, f)]
-    return all(_pure(x) for x in inner)
+    if isinstance(e, H.ComponentExpr):
+        return _pure(e.value)
+    if isinstance(e, H.CastExpr):
+        return _pure(e.operand)
+    return True
+
+
+def _load(e) -> bool:
+    """An array element (or a component of one) at pure indices: evaluated for its load."""
+    if isinstance(e, H.ComponentExpr):
+        return _load(e.value)
+    return isinstance(e, H.IndexExpr) and all(_arith(i) for i in e.indices)
+
+
+def _arith(e) -> bool:
+    """`_pure`, or + - * and negation of such (which wrap, never trap)."""
+    if isinstance(e, H.BinaryExpr) and e.op in ("add", "sub", "mul"):
+        return _arith(e.lhs) and _arith(e.rhs)
+    if isinstance(e, H.UnaryExpr) and e.op in ("neg", "-", "usub"):
+        return _arith(e.operand)
+    return _pure(e)
 
 
 def operand_type(chk, func: ast.AST):
@@ -82,11 +101,15 @@ def operand_type(chk, func: ast.AST):
             raise chk.error("type() takes one argument", func, "arity")
         e = chk.check_expr(func.args[0], None)
         if not _pure(e):
-            raise chk.error(f"type({ast.unparse(func.args[0])}) of an expression that reads an array, "
-                            "calls a function or can trap: Warp evaluates it, verikern takes only "
-                            "the type of a variable, a parameter or a constant component of one",
-                            func.args[0], "type-of", "read the value into a variable first "
-                            "(v = a[i]) and write type(v)")
+            if not _load(e) or chk.effects is None or id(func) in chk.conditional_calls:
+                raise chk.error(f"type({ast.unparse(func.args[0])}) of an expression that calls a "
+                                "function or can trap, or reads an array where verikern cannot "
+                                "evaluate it first (a while test, a conditional expression): Warp "
+                                "evaluates it, verikern takes only the type of a variable, a "
+                                "parameter, a component of one or an array element",
+                                func.args[0], "type-of", "read the value into a variable first "
+                                "(v = a[i]) and write type(v)")
+            chk.effects.append(H.ExprStmt(e, chk.loc(func.args[0])))   # Warp loads it: checked
         if isinstance(e.type, ArrayType):
             raise chk.error("type() of an array cannot be called: it is no value type", func,
                             "type-constructor", "write a.dtype(...) for the element type")

@@ -96,6 +96,10 @@ class BodyChecker(WarpChecks, FlowChecker, ExprChecker):
         self.terminated = False
         self.local_names = _assigned_names(self.node.body)
         self.loop_depth = 0
+        # the loads `type(a[i])` evaluates for their effect, checked before the statement
+        # being checked (None: where that is no statement of its own, e.g. a while test)
+        self.effects: list | None = None
+        self.conditional_calls: set[int] = set()   # ids of calls under a BoolOp/IfExp there
         self.loop_vars: list[str] = []
         self.tid_arity: int | None = None
         self.launch_dim_max = -1
@@ -257,6 +261,21 @@ class BodyChecker(WarpChecks, FlowChecker, ExprChecker):
         return out
 
     def check_stmt(self, s):
+        """The HIR of `s`, after the loads its `type(a[i])` calls evaluate (builtins/calls.py)."""
+        saved = (self.effects, self.conditional_calls)
+        self.effects = None if isinstance(s, ast.While) else []
+        self.conditional_calls = {id(c) for n in ast.walk(s) if isinstance(n, (ast.BoolOp, ast.IfExp))
+                                  for c in ast.walk(n) if isinstance(c, ast.Call)}
+        try:
+            r = self._check_stmt_effects(s)
+            effects = self.effects or []
+        finally:
+            self.effects, self.conditional_calls = saved
+        if not effects:
+            return r
+        return effects + (r if isinstance(r, list) else [r] if r is not None else [])
+
+    def _check_stmt_effects(self, s):
         if any(isinstance(n, ast.Call) and self.info.dsl_name(n.func) in RAND_BUILTINS
                for n in ast.walk(s)) and not isinstance(s, (ast.If, ast.For, ast.While)) \
                 or isinstance(s, (ast.If, ast.For, ast.While)) and has_rand_header(self, s):
