@@ -100,6 +100,13 @@ def test_a_generic_kernel_converts_to_each_instance_type_as_warp_does(warp_cpu, 
     np.testing.assert_array_equal(out, theirs.numpy())
 
 
+def test_the_first_operand_of_and_and_the_test_of_a_conditional_are_always_evaluated():
+    for expr in ("s if type(x[i + 1])(1.0) > s and s > 0.0 else s", "s if type(x[i + 1])(1.0) > s else s"):
+        (r,) = prove_source(REFUSED.format(expr=expr), "k.py", suggest=False)
+        failed = [(o.kind.value, o.loc.line, o.loc.col) for o in r.obligations if o.status.value == "failed"]
+        assert ("bounds", 8, 24) in failed, (expr, failed)      # x[i + 1], loaded before the statement
+
+
 def test_the_load_of_type_of_an_array_element_is_checked():
     """Warp evaluates `x[i + 1]` in `type(x[i + 1])`: its bounds are an obligation."""
     text = REFUSED.format(expr="type(x[i + 1])(2.5)").replace("    s = x[i]\n", "")
@@ -133,7 +140,8 @@ def test_a_scalar_type_of_no_value_is_refused_by_both(warp_cpu, tmp_path):
 
 
 @pytest.mark.parametrize("expr, rule", [
-    ("type(x[i])(0.0) if i > 0 else s", "type-of"),   # a load verikern cannot evaluate first
+    ("type(x[i])(0.0) if i > 0 else s", "type-of"),   # a load Warp evaluates only if i > 0
+    ("s if s > 0.0 and type(x[i])(1.0) > s else s", "type-of"),   # Warp short-circuits `and`
     ("type(wp.sqrt(s))(0.0)", "type-of"),    # a call
     ("type(x)(0.0)", "type-constructor"),    # an array type is no value type
     ("type(s, s)(0.0)", "arity"),

@@ -99,7 +99,7 @@ class BodyChecker(WarpChecks, FlowChecker, ExprChecker):
         # the loads `type(a[i])` evaluates for their effect, checked before the statement
         # being checked (None: where that is no statement of its own, e.g. a while test)
         self.effects: list | None = None
-        self.conditional_calls: set[int] = set()   # ids of calls under a BoolOp/IfExp there
+        self.conditional_calls: set[int] = set()   # ids of calls there Warp may not evaluate
         self.loop_vars: list[str] = []
         self.tid_arity: int | None = None
         self.launch_dim_max = -1
@@ -264,8 +264,7 @@ class BodyChecker(WarpChecks, FlowChecker, ExprChecker):
         """The HIR of `s`, after the loads its `type(a[i])` calls evaluate (builtins/calls.py)."""
         saved = (self.effects, self.conditional_calls)
         self.effects = None if isinstance(s, ast.While) else []
-        self.conditional_calls = {id(c) for n in ast.walk(s) if isinstance(n, (ast.BoolOp, ast.IfExp))
-                                  for c in ast.walk(n) if isinstance(c, ast.Call)}
+        self.conditional_calls = _conditional_calls(s)
         try:
             r = self._check_stmt_effects(s)
             effects = self.effects or []
@@ -623,3 +622,15 @@ class BodyChecker(WarpChecks, FlowChecker, ExprChecker):
             return H.AssignComponent(load.value.name, load.index, load.count,
                                      H.BinaryExpr(op, load, rhs, rt, loc), loc)
         raise self.error(f"cannot update `{ast.unparse(t)}`", t, "bad-assign-target")
+
+
+def _conditional_calls(stmt: ast.AST) -> set[int]:
+    """The ids of the calls in `stmt` that Warp evaluates only under a condition: in
+    an operand after the first of `and`/`or` (Warp short-circuits) or in a branch of
+    a conditional expression (its test is always evaluated)."""
+    out: set[int] = set()
+    for n in ast.walk(stmt):
+        parts = n.values[1:] if isinstance(n, ast.BoolOp) else \
+            [n.body, n.orelse] if isinstance(n, ast.IfExp) else []
+        out.update(id(c) for p in parts for c in ast.walk(p) if isinstance(c, ast.Call))
+    return out
