@@ -46,13 +46,15 @@ from dataclasses import dataclass, field
 from verikern.errors import KernelError
 from verikern.hir import nodes as H
 from verikern.hir.types import (
-    F32, MATRIX_TYPES, QUAT, SCALAR_TYPES, VECTOR_TYPES, ArrayType, ElementType,
+    F32, MATRIX_TYPES, QUAT, SCALAR_TYPES, VECTOR_TYPES, ArrayType, ElementType, MatrixType,
+    ScalarType, VectorType,
 )
 from ..scan import launch_sites
 from ..scan.annotations import parse_annotation
 from .body import BodyChecker
 from ..scan.module import Definition, ModuleInfo
 from .registry import is_any
+from .generic_groups import parameter_groups
 
 #: the checker's rules for "the body does not type-check with these types"
 TYPE_RULES = frozenset({
@@ -66,6 +68,7 @@ MAX_ASSIGNMENTS = 256
 _SCALARS = tuple(SCALAR_TYPES.values())
 _PROBES = (VECTOR_TYPES["vec3"], MATRIX_TYPES["mat33"], QUAT)
 MORE = "..."   # the name of the instance that stands for the types not enumerated
+HIR_TYPES = (ScalarType, VectorType, MatrixType, ArrayType)
 
 
 @dataclass(frozen=True)
@@ -191,27 +194,28 @@ class _Enumerator:
             "write wp.overload(kernel, [T1, T2, ...]) with one type per parameter, "
             "or a dict {name: type}")
 
-    def enumerated(self, seen: set) -> list[Instance]:
+    def enumerated(self, seen: set, declared: list[Instance]) -> list[Instance]:
         pools = [self.candidates(a, probes=True) for a in self.generic]
         total = 1
         for p in pools:
             total *= len(p)
         more = f"{self.d.node.name}[{MORE}]"
-        if total > MAX_ASSIGNMENTS:
+        combos = itertools.product(*pools) if total <= MAX_ASSIGNMENTS else self.factorised(pools, declared)
+        if isinstance(combos, str):
             return [Instance(self.d, more, _mir_name(self.d.node.name + "__more"), {}, self.info.error(
                 f"the generic kernel {self.d.node.name!r} has {total} assignments of types to its "
-                f"{len(self.generic)} generic parameters to check (verikern checks at most "
+                f"{len(self.generic)} generic parameters and {combos} (verikern checks at most "
                 f"{MAX_ASSIGNMENTS}); Warp instantiates it for any of them at launch, so it "
                 "cannot be proved for every instantiation", self.d.loc, "generic-kernel",
                 "give some of its parameters concrete types (one kernel per type you launch)"),
                 unknown=True)]
         out, beyond = [], None
-        for combo in itertools.product(*pools):
+        for combo in combos:
             types = {a.arg: t for a, t in zip(self.generic, combo)}
             scalar_only = all((t.dtype if _is_array_of_any(a) and isinstance(t, ArrayType)
                                else t) in _SCALARS for a, t in zip(self.generic, combo))
             name = self.name_of(types)
-            if scalar_only and name in seen:
+            if (scalar_only and name in seen) or (not scalar_only and beyond is not None):
                 continue
             hir, err = self.check(types)
             if hir is None and err is None:
@@ -232,6 +236,61 @@ class _Enumerator:
         return out
 
 
+    def factorised(self, pools: list, declared: list[Instance]) -> list | str:
+        """The typings of a kernel with too many to try one by one, found per
+        independent group of parameters (generic_groups.py): a typing that
+        type-checks all through (not one stopped by an error before the rules
+        after it) is found first among those giving every parameter the same
+        type (one per candidate), then each group's typings are tried with the
+        others held there (a declared overload's typing, type-checking all
+        through, is tried as that start first). Every typing of the result is checked again by the
+        caller; a typing refused here is one the checker refuses. A string
+        says why there are still too many."""
+        index = {a.arg: i for i, a in enumerate(self.generic)}
+        groups = parameter_groups(self.d.node, [a.arg for a in self.generic], self.d.requires)
+        base = None
+        starts = [[p[k] for p in pools] for k in range(min(len(p) for p in pools))]
+        starts = [[i.anns[a.arg] for a in self.generic] for i in declared    # the declared typings first
+                  if i.error is None and all(isinstance(i.anns.get(a.arg), HIR_TYPES) for a in self.generic)
+                  ] + starts
+        for combo in starts:
+            if self.check({a.arg: t for a, t in zip(self.generic, combo)})[0] is not None:
+                base = combo      # it type-checks all through (an error may hide later rules)
+                break
+        if base is None:
+            return "no typing that gives every parameter the same type type-checks (to start from)"
+        per_group: list[tuple[list[int], list[tuple]]] = []
+        for group in groups:
+            members = [index[p] for p in group]
+            size = 1
+            for i in members:
+                size *= len(pools[i])
+            if size > MAX_ASSIGNMENTS:
+                return (f"its parameters {', '.join(group)} depend on each other ({size} "
+                        "assignments of their types to check)")
+            found = []
+            for part in itertools.product(*(pools[i] for i in members)):
+                combo = list(base)
+                for i, t in zip(members, part):
+                    combo[i] = t
+                if self.check({a.arg: t for a, t in zip(self.generic, combo)}) != (None, None):
+                    found.append(part)      # it type-checks (or is an error, reported by the caller)
+            per_group.append((members, found))
+        total = 1
+        for _, found in per_group:
+            total *= len(found)
+        if total > MAX_ASSIGNMENTS:
+            return f"{total} typings that type-check in its {len(groups)} independent groups of parameters"
+        out = []
+        for parts in itertools.product(*(found for _, found in per_group)):
+            combo = list(base)
+            for (members, _), part in zip(per_group, parts):
+                for i, t in zip(members, part):
+                    combo[i] = t
+            out.append(tuple(combo))
+        return out
+
+
 def kernel_instances(info: ModuleInfo, registry) -> list[Instance]:
     """Every kernel to compile and prove, in source order (see the module docstring)."""
     out: list[Instance] = []
@@ -244,7 +303,7 @@ def kernel_instances(info: ModuleInfo, registry) -> list[Instance]:
             declared = e.declared()
             seen = {i.name for i in declared}
             out.extend(declared)
-            out.extend(e.enumerated(seen))
+            out.extend(e.enumerated(seen, declared))
         except KernelError as err:
             out.append(Instance(d, f"{d.node.name}[{MORE}]", _mir_name(d.node.name + "__more"),
                                 {}, err))
