@@ -7,8 +7,6 @@ never executed; real Warp, which does execute the package, launches the same
 declared overloads with the same results."""
 from __future__ import annotations
 
-import importlib
-import sys
 import textwrap
 
 import numpy as np
@@ -16,6 +14,7 @@ import pytest
 
 import verikern as vk
 from verikern.frontend import compile_file, compile_source
+from shared_helpers import import_package_modules
 
 DISPATCH = '''
 import warp as wp
@@ -148,14 +147,8 @@ def test_what_cannot_be_read_declares_nothing_and_is_no_error():
 
 def test_real_warp_launches_the_declared_overloads_as_verikern_runs_them(tmp_path):
     wp = pytest.importorskip("warp")
-    wp.config.quiet = True
-    wp.init()
     pkg = _package(tmp_path, "vkovl_c")
-    sys.path.insert(0, str(tmp_path))
-    try:
-        kernels = importlib.import_module("vkovl_c.kernels")   # real Warp executes the package
-    finally:
-        sys.path.remove(str(tmp_path))
+    (kernels,) = import_package_modules(tmp_path, "vkovl_c.kernels")   # real Warp executes the package
     module = compile_file(pkg / "kernels.py")
     a = np.array([3, -7, 100, 2], np.int32)
     b = np.array([5, 9, -1, 2**31 - 1], np.int32)

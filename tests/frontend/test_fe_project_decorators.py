@@ -5,8 +5,6 @@ nested decorator and an identity guard, re-exported by the package's
 `__init__.py`), and the located error for a decorator that is not one."""
 from __future__ import annotations
 
-import importlib
-import sys
 import textwrap
 from pathlib import Path
 
@@ -17,6 +15,7 @@ import verikern as vk
 from verikern.app.prove import prove_file
 from verikern.frontend import compile_file
 from verikern.proofs.obligations import KernelStatus
+from shared_helpers import import_package_modules
 
 UTILS = '''
 import warp as wp
@@ -105,15 +104,9 @@ def test_a_project_decorator_around_wp_kernel_is_a_kernel(tmp_path):
 
 def test_real_warp_runs_the_decorated_kernels_as_verikern_does(tmp_path):
     wp = pytest.importorskip("warp")
-    wp.config.quiet = True
-    wp.init()
     pkg = _project(tmp_path, "vkdeco_b")
-    sys.path.insert(0, str(tmp_path))
-    try:
-        ops = importlib.import_module("vkdeco_b.ops")     # real Warp executes the package
-        utils = importlib.import_module("vkdeco_b.core.utils")
-    finally:
-        sys.path.remove(str(tmp_path))
+    # real Warp executes the package
+    ops, utils = import_package_modules(tmp_path, "vkdeco_b.ops", "vkdeco_b.core.utils")
     assert isinstance(ops.shifted, wp.Kernel) and isinstance(utils.fill_twice, wp.Kernel)
     x = np.array([3, -1, 4, 1, -5, 9, 2, 6], np.int32)
     cases = [(ops, "shifted", 7, [x]), (ops, "squares", 8, []), (utils, "fill_twice", 8, [])]
