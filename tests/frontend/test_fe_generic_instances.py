@@ -129,3 +129,32 @@ def test_linked_parameters_over_the_cap_stay_unknown_naming_them(monkeypatch):
     assert more.unknown and "its parameters keys, a, b depend on each other (125 assignments" in more.error.message
     assert parameter_groups(ast.parse(linked).body[2], ["keys", "a", "b"]) == [["keys", "a", "b"]]
     assert parameter_groups(ast.parse(INDEPENDENT).body[2], ["keys", "a", "b"]) == [["keys"], ["a", "b"]]
+
+
+NO_TYPING = HEAD + '''@wp.kernel
+def never(a: wp.array(dtype=Any), out: wp.array(dtype=wp.vec2)):
+    i = wp.tid()
+    out[i] = wp.cross(a[i], a[i])
+'''
+
+
+def test_a_generic_kernel_no_typing_of_which_type_checks_is_an_error_not_hidden():
+    (k,) = compile_text(NO_TYPING).kernels
+    assert k.name == "never[...]" and k.error is not None and not k.unknown
+    assert "no typing of the generic kernel 'never' type-checks" in k.error.message
+    assert "first typing tried was refused with" in k.error.message
+
+
+RAND = HEAD + '''@wp.kernel
+def keep(seed: wp.array(dtype=wp.uint32), p: float, mask: wp.array(dtype=Any)):
+    i = wp.tid()
+    state = wp.rand_init(wp.int32(seed[0]), i)
+    if wp.randf(state) >= p:
+        mask[i] = mask.dtype(1.0)
+'''
+
+
+def test_the_random_number_rewriting_does_not_fall_under_warps_literal_rule():
+    """warp-nn's dropout mask: wp.rand_init's own uint32 arithmetic is no literal of the user's."""
+    names = compile_text(RAND).kernel_names
+    assert names[:3] == ["keep[bool]", "keep[int8]", "keep[int16]"] and "keep[float64]" in names

@@ -122,6 +122,7 @@ class _Enumerator:
         self.params = [a.arg for a in d.node.args.args]
         self.generic = [a for a in d.node.args.args if is_any(info, a.annotation)]
         self.chk = BodyChecker(info, d, registry)
+        self.refusal: KernelError | None = None    # the first typing's type error
 
     def name_of(self, types: dict) -> str:
         """`kernel[T, ...]`: an array-of-Any parameter by its element type, a bare
@@ -146,7 +147,10 @@ class _Enumerator:
         try:
             return chk.check_kernel(), None
         except KernelError as e:
-            return (None, None) if e.rule in TYPE_RULES else (None, e)
+            if e.rule in TYPE_RULES:
+                self.refusal = self.refusal or e
+                return None, None
+            return None, e
         except RecursionError:
             return None, self.info.error("the kernel is nested too deeply to compile",
                                          self.d.loc, "too-deep", "split it into smaller parts")
@@ -302,8 +306,14 @@ def kernel_instances(info: ModuleInfo, registry) -> list[Instance]:
         try:
             declared = e.declared()
             seen = {i.name for i in declared}
-            out.extend(declared)
-            out.extend(e.enumerated(seen, declared))
+            mine = declared + e.enumerated(seen, declared)
+            if not mine:    # never hidden: Warp may still build it (or verikern refuses too much)
+                why = e.refusal.render() if e.refusal is not None else "no typing was tried"
+                mine = [Instance(d, f"{d.node.name}[{MORE}]", _mir_name(d.node.name + "__more"), {}, info.error(
+                    f"no typing of the generic kernel {d.node.name!r} type-checks, so there is nothing "
+                    f"to prove; the first typing tried was refused with:\n{why}", d.loc, "generic-kernel",
+                    "give its generic parameters concrete types"))]
+            out.extend(mine)
         except KernelError as err:
             out.append(Instance(d, f"{d.node.name}[{MORE}]", _mir_name(d.node.name + "__more"),
                                 {}, err))
