@@ -150,3 +150,15 @@ def test_type_of_what_verikern_does_not_evaluate_is_a_located_error(expr, rule):
     err = compile_source(REFUSED.format(expr=expr), "k.py").kernels[0].error
     assert err is not None and err.rule == rule, err
     assert "k.py:8:" in err.render()
+
+
+def test_a_load_indexed_by_a_random_draw_is_evaluated_after_the_draw():
+    text = ("import warp as wp\n\n\n@wp.kernel\ndef k(seed: int, x: wp.array(dtype=wp.float32), "
+            "out: wp.array(dtype=wp.float32)):\n    i = wp.tid()\n    state = wp.rand_init(seed, i)\n"
+            "    if i < out.shape[0]:\n        out[i] = type(x[wp.randi(state, 0, 4)])(1.0)\n")
+    (r,) = prove_source(text, "k.py", suggest=False)
+    failed = [(o.kind.value, o.loc.line, o.loc.col) for o in r.obligations if o.status.value == "failed"]
+    assert failed == [("bounds", 9, 23)], failed          # x may hold fewer than 4 elements
+    (r,) = prove_source(text.replace("if i < out.shape[0]:", "if i < out.shape[0] and x.shape[0] >= 4:"),
+                        "k.py", suggest=False)
+    assert r.status.value == "proved"

@@ -279,11 +279,15 @@ class BodyChecker(WarpChecks, FlowChecker, ExprChecker):
                for n in ast.walk(s)) and not isinstance(s, (ast.If, ast.For, ast.While)) \
                 or isinstance(s, (ast.If, ast.For, ast.While)) and has_rand_header(self, s):
             pre, s = hoist(self, copy.deepcopy(s))
+            self.conditional_calls = _conditional_calls(s)    # the copy's calls
             out = []
             for p in pre:
                 r = self.check_stmt(p)
                 out.extend(r if isinstance(r, list) else [r] if r is not None else [])
             r = self._check_stmt(s)
+            if self.effects:     # s's own type() loads: after the draws they may index by
+                out.extend(self.effects)
+                self.effects = []
             out.extend(r if isinstance(r, list) else [r] if r is not None else [])
             return out
         return self._check_stmt(s)
