@@ -24,7 +24,7 @@ kernels (a kernel's time is the sum of its reports' seconds).
 
     python benchmarks/warp_projects.py [pkg==ver ...] [--jobs 2] [--chunk 4]
         [--limit N | --sample N] [--budget B] [--timeout S] [--cache DIR]
-        [--only SUBSTRING] [--json OUT [--resume]] [--report OUT]
+        [--only SUBSTRING] [--json OUT [--resume]] [--report OUT] [--compile-only]
 
 Tasks are taken from each project in turn, so a run stopped early (--json is
 written after every task) has measured every project; --resume keeps the
