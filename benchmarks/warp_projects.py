@@ -24,11 +24,16 @@ kernels (a kernel's time is the sum of its reports' seconds).
 
     python benchmarks/warp_projects.py [pkg==ver ...] [--jobs 2] [--chunk 4]
         [--limit N | --sample N] [--budget B] [--timeout S] [--cache DIR]
-        [--only SUBSTRING] [--json OUT [--resume]] [--report OUT]
+        [--only SUBSTRING] [--json OUT [--resume]] [--report OUT] [--compile-only]
 
 Tasks are taken from each project in turn, so a run stopped early (--json is
 written after every task) has measured every project; --resume keeps the
 outcomes a --json file holds and proves only the other kernels.
+
+--compile-only stops after MIR: each task's file is compiled by this script in a
+child process (`--compile-file`, no solver), and a kernel whose every instance
+compiles is `compiled`; the report then gives the compile rate and the top
+causes of errors over all kernels in minutes.
 
 --timeout is a wall-clock guard of this harness, off by default: a task that
 runs past `S` seconds per kernel is split into single kernels, and a single
@@ -56,7 +61,7 @@ PROJECT_LIST = HERE / "data" / "warp-projects.txt"
 DEFAULT_CACHE = Path.home() / ".cache" / "verikern" / "warp-projects"
 MODULE_KERNEL = "<module>"      # the CLI's kernel name for a report about a whole file
 # the order outcomes are combined in: a kernel's outcome is the worst of its reports'
-OUTCOMES = ("error", "timeout", "failed", "unknown", "suggested", "proved")
+OUTCOMES = ("error", "timeout", "failed", "unknown", "suggested", "proved", "compiled")
 
 
 # ------------------------------------------------------------------ projects
@@ -260,8 +265,8 @@ def _record_outcome(rec: dict) -> tuple[str, str, str]:
     if status == "error":
         text = rec.get("error") or "error"
         return "error", cause_of(text), text.splitlines()[0]
-    if status == "proved":
-        return "proved", "", ""
+    if status in ("proved", "compiled"):
+        return status, "", ""
     obligations = rec.get("obligations") or []
     if status == "failed":
         if rec.get("proved_under_suggestion"):
@@ -271,7 +276,7 @@ def _record_outcome(rec: dict) -> tuple[str, str, str]:
         text = f"{bad.get('kind', '?')}: {bad.get('message', '')}"
         return "failed", f"{bad.get('kind', '?')} ({why})", text
     bad = next((o for o in obligations if o.get("status") == "unknown"), {})
-    text = bad.get("reason") or bad.get("message") or "unknown"
+    text = bad.get("reason") or bad.get("message") or rec.get("error") or "unknown"
     return "unknown", cause_of(text), text.splitlines()[0]
 
 
@@ -302,13 +307,34 @@ def _crash(task: Task, text: str, outcome: str = "error", seconds: float = 0.0) 
             for s in task.sites]
 
 
-def run_task(task: Task, budget: float | None, timeout: float | None) -> list[Outcome]:
-    """`task` proved by the CLI in a child process (cwd: the project's root); on a
-    timeout of a multi-kernel task, each kernel again alone."""
+def compile_only_report(file: str, names: list[str]) -> dict:
+    """The CLI's JSON report shape for `file` compiled to MIR (no proof): a record
+    `compiled` or `error` per instance of the kernels `names`, and one `<module>`
+    error record per error of the file itself."""
+    from verikern.frontend.driver import compile_file  # lazy: only the --compile-file child imports verikern
+    module = compile_file(file)
+    kernels = [{"kernel": MODULE_KERNEL, "status": "error", "error": e.render()} for e in module.errors]
+    for k in module.kernels:
+        if k.name.split("[")[0] in names:
+            ok = k.error is None and k.mir is not None
+            # a generic kernel's instantiations not enumerated (`k[...]`): unknown, not an error
+            kernels.append({"kernel": k.name, "status": "compiled" if ok else "unknown" if k.unknown else "error",
+                            "error": k.error.render() if k.error is not None else ("" if ok else "no MIR")})
+    return {"kernels": kernels}
+
+
+def run_task(task: Task, budget: float | None, timeout: float | None,
+             compile_only: bool = False) -> list[Outcome]:
+    """`task` proved by the CLI in a child process (cwd: the project's root), or only
+    compiled (`compile_only`); on a timeout of a multi-kernel task, each kernel again alone."""
     first = task.sites[0]
-    cmd = [sys.executable, "-m", "verikern.cli", "prove", first.file, "-k",
-           ",".join(dict.fromkeys(s.name for s in task.sites)), "--format", "json", "--no-cache", "--quiet"]
-    if budget is not None:
+    names = ",".join(dict.fromkeys(s.name for s in task.sites))
+    if compile_only:
+        cmd = [sys.executable, str(Path(__file__).resolve()), "--compile-file", first.file, "--kernels", names]
+    else:
+        cmd = [sys.executable, "-m", "verikern.cli", "prove", first.file, "-k", names,
+               "--format", "json", "--no-cache", "--quiet"]
+    if budget is not None and not compile_only:
         cmd += ["--budget", str(budget)]
     limit = timeout * len(task.sites) if timeout else None
     start = time.perf_counter()
@@ -316,7 +342,7 @@ def run_task(task: Task, budget: float | None, timeout: float | None) -> list[Ou
         proc = subprocess.run(cmd, cwd=first.root, capture_output=True, text=True, timeout=limit)
     except subprocess.TimeoutExpired:
         if len(task.sites) > 1:
-            return [o for s in task.sites for o in run_task(Task((s,)), budget, timeout)]
+            return [o for s in task.sites for o in run_task(Task((s,)), budget, timeout, compile_only)]
         return _crash(task, f"the harness stopped it after {timeout:g} s (wall clock)", "timeout",
                       time.perf_counter() - start)
     try:
@@ -350,7 +376,8 @@ def label(site: KernelSite) -> str:
 def summarize(outcomes: list[Outcome], top: int = 12, slowest: int = 5) -> Summary:
     """The counts, the `top` causes (most frequent first, ties by text) and the times."""
     counts = Counter(o.outcome for o in outcomes)
-    grouped = Counter((o.outcome, o.cause) for o in outcomes if o.outcome not in ("proved", "suggested"))
+    grouped = Counter((o.outcome, o.cause) for o in outcomes
+                      if o.outcome not in ("proved", "suggested", "compiled"))
     example = {}
     for o in outcomes:
         example.setdefault((o.outcome, o.cause), label(o.site))
@@ -369,9 +396,15 @@ def _pct(n: int, d: int) -> str:
 def render(summary: Summary, by_project: dict[str, Summary]) -> str:
     """The benchmark's report: per project and overall counts, causes and times."""
     lines = []
+    compile_only = bool(summary.counts.get("compiled"))     # a --compile-only run
     for name, s in [*by_project.items(), ("all projects", summary)]:
         c = s.counts
         ok = c.get("proved", 0) + c.get("suggested", 0)
+        if compile_only:
+            lines.append(f"{name}: {s.total} kernels, compiled {s.compiled} ({_pct(s.compiled, s.total)}; "
+                         f"{c.get('unknown', 0)} of them generic with instantiations not enumerated); "
+                         f"error {c.get('error', 0)}" + (f", timeout {c['timeout']}" if c.get("timeout") else ""))
+            continue
         lines.append(f"{name}: {s.total} kernels, compiled {s.compiled} ({_pct(s.compiled, s.total)}); "
                      f"proved {c.get('proved', 0)}, proved under the suggestion {c.get('suggested', 0)} "
                      f"({_pct(ok, s.compiled)} of compiled), failed {c.get('failed', 0)}, "
@@ -427,7 +460,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--resume", action="store_true",
                     help="keep the outcomes already in --json and prove only the other kernels")
     ap.add_argument("--report", help="only print the report of an earlier run's --json file")
+    ap.add_argument("--compile-only", action="store_true", help="stop after MIR: the compile rate and its causes")
+    ap.add_argument("--compile-file", help=argparse.SUPPRESS)   # the --compile-only child: one file
+    ap.add_argument("--kernels", default="", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.compile_file:
+        print(json.dumps(compile_only_report(args.compile_file, args.kernels.split(","))))
+        return 0
     if args.report:
         print(render_outcomes(outcomes_from_json(json.loads(Path(args.report).read_text(encoding="utf-8")))))
         return 0
@@ -456,7 +495,7 @@ def main(argv: list[str] | None = None) -> int:
 
     start = time.perf_counter()
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        futures = [pool.submit(run_task, t, args.budget, args.timeout) for t in tasks]
+        futures = [pool.submit(run_task, t, args.budget, args.timeout, args.compile_only) for t in tasks]
         for done, fut in enumerate(as_completed(futures), 1):
             got = fut.result()
             outcomes += got

@@ -6,6 +6,7 @@ and never read outside the checkout.
 """
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import sys
 import textwrap
@@ -55,3 +56,18 @@ def import_file(path: Path, name: str, *, keep: bool = True):
         if not keep:
             del sys.modules[name]
     return module
+
+
+def import_package_modules(folder: Path, *names: str) -> list:
+    """The modules `names` (dotted, e.g. `pkg.ops`) of a package in `folder`,
+    imported as real Warp users import them (executed, with Warp initialised
+    quietly on the CPU); `folder` is on sys.path only while they load."""
+    import warp as wp  # lazy: only the tests that run real Warp need it
+
+    wp.config.quiet = True
+    wp.init()
+    sys.path.insert(0, str(folder))
+    try:
+        return [importlib.import_module(n) for n in names]
+    finally:
+        sys.path.remove(str(folder))

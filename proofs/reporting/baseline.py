@@ -41,6 +41,10 @@ def findings(reports) -> list[Finding]:
             first = (r.error or "error").splitlines()[0]
             out.append(Finding(error_fingerprint(r), "error", f"{r.file}:{r.line}", first))
             continue
+        if r.status is KernelStatus.UNKNOWN and not r.obligations:   # unknown as a whole (with its reason)
+            first = (r.error or "unknown").splitlines()[0]
+            out.append(Finding(error_fingerprint(r), "unknown", f"{r.file}:{r.line}", first))
+            continue
         for ob, fp in zip(r.obligations, fingerprints(r, texts)):
             if ob.status is not Status.PROVED:
                 out.append(Finding(fp, ob.status.value, f"{r.file}:{ob.loc.line}:{ob.loc.col}",

@@ -58,7 +58,7 @@ def fingerprints(report: KernelReport, sources: dict | None = None) -> list[str]
 def error_fingerprint(report: KernelReport) -> str:
     """The fingerprint of a kernel (or file) that does not compile: its first error line, without locations."""
     first = (report.error or "").splitlines()[0] if report.error else ""
-    message = first.split(": error: ", 1)[-1]
+    message = first.split(": error: ", 1)[-1].split(": warning: ", 1)[-1]
     parts = (os.path.basename(report.file), report.kernel, "compile-error", _norm(message))
     return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:32]
 

@@ -40,6 +40,10 @@ def render_junit(reports: Iterable[KernelReport], context: RunContext | None = N
             el = ET.SubElement(case, "error", type="compile-error", message=first)
             el.text = r.error or ""
             counts["errors"] += 1
+        if r.status is KernelStatus.UNKNOWN and not r.obligations:   # a generic kernel's rest
+            el = ET.SubElement(case, "error", type="unknown", message=(r.error or "unknown").splitlines()[0])
+            el.text = r.error or ""
+            counts["errors"] += 1
         for ob in r.obligations:
             loc = finding_loc(ob.loc, r)
             if ob.status is Status.FAILED:

@@ -77,6 +77,9 @@ def render_short(reports: Iterable[KernelReport], accepted: frozenset[str] = fro
                 first = first.replace(": error: ", ": note: accepted in the baseline: ", 1)
             lines.append(first)
             continue
+        if r.status is KernelStatus.UNKNOWN and not r.obligations and r.error:
+            lines.append(r.error.splitlines()[0])   # unknown as a whole (a generic kernel's rest)
+            continue
         prints = fingerprints(r, texts) if accepted else [None] * len(r.obligations)
         # an instance of a generic kernel (`sort[int8]`) names itself: one source line, many verdicts
         which = f" (in {r.kernel})" if "[" in r.kernel else ""
@@ -266,9 +269,9 @@ def render_text(reports: Iterable[KernelReport], *, color: bool = False,
             out.append(f"[{_STATUS_STYLE[r.status]}]{word:<7}[/] {escape(head)}")
         else:
             out.append(f"{word:<7} {head}")
-        if r.status is KernelStatus.ERROR:
-            for line in (r.error or "").splitlines():
-                emit("  " + line)
+        if r.status is KernelStatus.ERROR or (r.status is KernelStatus.UNKNOWN and r.error):
+            for i, line in enumerate((r.error or "").splitlines()):
+                emit("  " + line, "yellow" if i == 0 and r.status is KernelStatus.UNKNOWN else None)
             continue
         assumed = scope_line(r)
         if assumed is not None:

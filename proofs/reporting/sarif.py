@@ -103,6 +103,12 @@ def _rules() -> list[dict]:
                   "shortDescription": {"text": "the kernel does not compile"},
                   "fullDescription": {"text": text}, "help": {"text": text},
                   "defaultConfiguration": {"level": "error"}})
+    text = ("A generic kernel is proved only for every instantiation Warp can create at launch; "
+            "the ones verikern did not enumerate leave it unknown.")
+    rules.append({"id": "generic-instances", "name": "GenericInstances",
+                  "shortDescription": {"text": "instantiations of a generic kernel not enumerated"},
+                  "fullDescription": {"text": text}, "help": {"text": text},
+                  "defaultConfiguration": {"level": "warning"}})
     return rules
 
 
@@ -123,6 +129,14 @@ def to_sarif_data(reports: Iterable[KernelReport], context: RunContext | None = 
             results.append({
                 "ruleId": "compile-error", "ruleIndex": rule_index["compile-error"], "level": "error",
                 "message": {"text": r.error or "the kernel does not compile"},
+                "locations": [_sarif_location(SourceLoc(r.file, r.line, 1))],
+                "partialFingerprints": {FP_KEY: error_fingerprint(r)},
+            })
+            continue
+        if r.status is KernelStatus.UNKNOWN and not r.obligations:   # a generic kernel's rest
+            results.append({
+                "ruleId": "generic-instances", "ruleIndex": rule_index["generic-instances"],
+                "level": "warning", "message": {"text": r.error or "unknown"},
                 "locations": [_sarif_location(SourceLoc(r.file, r.line, 1))],
                 "partialFingerprints": {FP_KEY: error_fingerprint(r)},
             })

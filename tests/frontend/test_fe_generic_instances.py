@@ -4,6 +4,12 @@ with; never fewer instances than Warp can build without an error instance
 saying so."""
 from __future__ import annotations
 
+import ast
+
+from verikern.frontend import compile_source
+from verikern.frontend.check import generic_kernels
+from verikern.frontend.check.generic_groups import parameter_groups
+from verikern.hir.types import BOOL, F32, I8, I32, VECTOR_TYPES
 from frontend.fe_util import compile_text
 
 HEAD = "from typing import Any\n\nimport warp as wp\n\n\n"
@@ -77,3 +83,78 @@ def test_a_non_generic_kernel_keeps_the_lenient_literal_rule():
     r = compile_text(HEAD + "@wp.kernel\ndef inc(x: wp.array(dtype=wp.int64)):\n    i = wp.tid()\n"
                      "    if i < x.shape[0]:\n        x[i] = x[i] + 1\n")
     assert [k.name for k in r.kernels] == ["inc"] and r.kernels[0].error is None
+
+
+INDEPENDENT = '''from typing import Any
+
+import warp as wp
+
+
+@wp.kernel
+def two_jobs(keys: wp.array(dtype=Any), a: wp.array(dtype=Any), b: wp.array(dtype=Any),
+             flags: wp.array(dtype=int)):
+    i = wp.tid()
+    if i < keys.shape[0] and i < flags.shape[0]:
+        flags[i] = int(keys[i])
+    if i < a.shape[0] and i < b.shape[0]:
+        s = a[i]
+        b[i] = s + s
+'''
+
+
+def _names_with(monkeypatch, text, cap):
+    monkeypatch.setattr(generic_kernels, "MAX_ASSIGNMENTS", cap)
+    return compile_source(text, "g.py").kernel_names
+
+
+def test_independent_parameters_find_exactly_the_typings_of_the_whole_cross_product(monkeypatch):
+    """`keys` shares no statement with `a` and `b`: its typings are found on their own.
+    The reference is the whole cross product, tried one by one (a cap above it)."""
+    monkeypatch.setattr(generic_kernels, "_SCALARS", (BOOL, I8, I32, F32))
+    monkeypatch.setattr(generic_kernels, "_PROBES", (VECTOR_TYPES["vec3"],))
+    exhaustive = _names_with(monkeypatch, INDEPENDENT, 10_000)        # 5 ** 3 = 125 typings tried
+    factorised = _names_with(monkeypatch, INDEPENDENT, 100)
+    assert factorised == exhaustive
+    assert "two_jobs[int8, int32, int32]" in factorised and "two_jobs[float32, bool, bool]" not in factorised
+    assert factorised[-1] == "two_jobs[...]"    # vec3 a and b: not enumerated
+
+
+def test_linked_parameters_over_the_cap_stay_unknown_naming_them(monkeypatch):
+    linked = INDEPENDENT.replace("b[i] = s + s", "b[i] = s + s\n        flags[i] = int(keys[i] + s)")
+    monkeypatch.setattr(generic_kernels, "_SCALARS", (BOOL, I8, I32, F32))
+    monkeypatch.setattr(generic_kernels, "_PROBES", (VECTOR_TYPES["vec3"],))
+    monkeypatch.setattr(generic_kernels, "MAX_ASSIGNMENTS", 100)
+    r = compile_source(linked, "g.py")
+    (more,) = [k for k in r.kernels if k.name == "two_jobs[...]"]
+    assert more.unknown and "its parameters keys, a, b depend on each other (125 assignments" in more.error.message
+    assert parameter_groups(ast.parse(linked).body[2], ["keys", "a", "b"]) == [["keys", "a", "b"]]
+    assert parameter_groups(ast.parse(INDEPENDENT).body[2], ["keys", "a", "b"]) == [["keys"], ["a", "b"]]
+
+
+NO_TYPING = HEAD + '''@wp.kernel
+def never(a: wp.array(dtype=Any), out: wp.array(dtype=wp.vec2)):
+    i = wp.tid()
+    out[i] = wp.cross(a[i], a[i])
+'''
+
+
+def test_a_generic_kernel_no_typing_of_which_type_checks_is_an_error_not_hidden():
+    (k,) = compile_text(NO_TYPING).kernels
+    assert k.name == "never[...]" and k.error is not None and not k.unknown
+    assert "no typing of the generic kernel 'never' type-checks" in k.error.message
+    assert "first typing tried was refused with" in k.error.message
+
+
+RAND = HEAD + '''@wp.kernel
+def keep(seed: wp.array(dtype=wp.uint32), p: float, mask: wp.array(dtype=Any)):
+    i = wp.tid()
+    state = wp.rand_init(wp.int32(seed[0]), i)
+    if wp.randf(state) >= p:
+        mask[i] = mask.dtype(1.0)
+'''
+
+
+def test_the_random_number_rewriting_does_not_fall_under_warps_literal_rule():
+    """warp-nn's dropout mask: wp.rand_init's own uint32 arithmetic is no literal of the user's."""
+    names = compile_text(RAND).kernel_names
+    assert names[:3] == ["keep[bool]", "keep[int8]", "keep[int16]"] and "keep[float64]" in names

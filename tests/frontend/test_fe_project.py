@@ -364,3 +364,17 @@ def test_an_unrelated_module_of_the_project_leaves_the_constant(tmp_path):
     pkg = _consts_package(tmp_path, "import pkg.consts as c\nOTHER = c.N + 1\n\n\ndef f(o):\n    o.N = 3\n")
     (k,) = compile_file(pkg / "kern.py").kernels
     assert k.error is None and k.mir is not None
+
+
+def test_a_submodule_or_package_imported_by_name_gives_its_constants(tmp_path):
+    pkg = _package(tmp_path, {"consts.py": "N = 4\n", "k.py": KERNEL.replace(
+        "out[i] = N", "out[i] = consts.N + pkg.M").format(imports="import pkg\nfrom . import consts")})
+    (pkg / "__init__.py").write_text("M = 10\n")
+    r = compile_file(pkg / "k.py")
+    assert not r.all_errors, [e.render() for e in r.all_errors]
+    out = np.zeros(2, np.int32)
+    vk.launch(r.kernels[0].mir, 2, [out])
+    assert out.tolist() == [14, 14]
+    (pkg / "consts.py").write_text("N = 4\n\n\ndef bump():\n    global N\n    N = 5\n")
+    err = compile_file(pkg / "k.py").kernels[0].error
+    assert err is not None and err.rule == "closure"      # the submodule can rebind N

@@ -122,6 +122,14 @@ def _error_report(file: str, kernel: str, message: str, line: int = 0, seconds: 
     return KernelReport(file, kernel, KernelStatus.ERROR, seconds, error=message, line=line)
 
 
+def _unknown_report(file: str, kernel: str, message: str, line: int) -> KernelReport:
+    """UNKNOWN with no obligations: `message` (a rendered KernelError) says what was
+    not checked; shown as a warning (`error` carries the text of a verdict with no
+    obligation to hold it)."""
+    return KernelReport(file, kernel, KernelStatus.UNKNOWN, 0.0, error=message.replace(
+        ": error: ", ": warning: unknown: ", 1), line=line)
+
+
 @dataclass(frozen=True)
 class ProofOptions:
     """Everything that decides a kernel's proof besides its source: the
@@ -224,6 +232,9 @@ def _compile_and_prove(compile_module, file: str, kernel, opts: ProofOptions,
         if wanted is not None and kr.name not in wanted and kr.name.split("[")[0] not in wanted:
             continue
         line = kr.loc.line if getattr(kr, "loc", None) is not None else 0
+        if kr.unknown and kr.error is not None:   # a generic kernel's instantiations not enumerated
+            reports.append(_unknown_report(file, kr.name, _render(kr.error), line))
+            continue
         if kr.error is not None or kr.mir is None:
             message = (_render(kr.error) if kr.error is not None
                        else f"{file}:{line}: error: kernel {kr.name} did not compile")

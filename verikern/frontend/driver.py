@@ -26,6 +26,7 @@ from .lower.lowerer import Lowerer
 from .check.generic_kernels import kernel_instances
 from .scan.module import ModuleInfo, scan_module
 from .scan.project import Project
+from .scan.overload_decls import declared_overloads
 from .scan import launch_sites
 from .check.registry import FuncRegistry
 
@@ -37,6 +38,9 @@ class KernelResult:
     hir: H.KernelDef | None
     mir: M.Kernel | None
     error: KernelError | None = None
+    # the error is no compile error but the instantiations of a generic kernel
+    # that were not enumerated (`kernel[...]`): a proof reports it as `unknown`
+    unknown: bool = False
 
     @property
     def ok(self) -> bool:
@@ -121,6 +125,7 @@ def _compile_source(source: str, filename: str, optimize: bool, project_file=Non
         info.project.modules[info.module_name] = None   # importing itself: no constants
     collect_calls(tree, info)   # the call sites of kernel factories, before scanning them
     scan_module(tree, info)
+    declared_overloads(tree, info)
     local_type_aliases(tree, info)
     launch_sites.collect(tree, info)
     registry = FuncRegistry(info, BodyChecker)
@@ -156,7 +161,7 @@ def _compile_source(source: str, filename: str, optimize: bool, project_file=Non
                                  f"{type(e).__name__}: {e}", d.loc, "internal",
                                  "please report this kernel to the verikern developers")
                 mir = None
-        kernels.append(KernelResult(name, d.loc, hir, mir, err))
+        kernels.append(KernelResult(name, d.loc, hir, mir, err, inst.unknown and err is inst.error))
     used = {id(k.error) for k in kernels if k.error is not None}
     errors = list(info.errors) + [e for e in registry.errors() if id(e) not in used]
     funcs = {}

@@ -172,3 +172,31 @@ def test_a_float_instance_is_confirmed_by_a_negative_fraction_and_says_what_ran(
     assert ob.confirmed and (ob.loc.line, ob.loc.col) == (13, 22)
     assert "on the simulator, out-of-bounds access to global array table[-1]" in ob.message, ob.message
     assert ob.counterexample.facts == {"fill": {"keys": -0.75, "table": -0.75, "out": -0.75}}
+
+
+@pytest.mark.parametrize("fmt", ["text", "short", "json", "sarif", "junit"])
+def test_the_instantiations_not_enumerated_are_unknown_with_the_reason_in_every_format(fmt, tmp_path):
+    path = tmp_path / "c.py"
+    path.write_text(COPY.replace("    out[i] = keys[i]", "    if i < keys.shape[0] and i < out.shape[0]:\n"
+                                                       "        out[i] = keys[i]"))
+    result = CliRunner().invoke(main, ["prove", str(path), "--format", fmt, "--no-cache",
+                                       "--no-suggest", "--kernel", "copy_keys[int32, int32],copy_keys[...]"])
+    out = result.stdout
+    assert result.exit_code == 2, result.output      # unknown: no failure, not proved
+    why = "may also be instantiated as copy_keys[vec3, vec3]"
+    if fmt == "text":
+        assert "UNKNOWN copy_keys[...]" in out and "c.py:7:1: warning: unknown: the generic kernel" in out
+        assert why in out and "PROVED  copy_keys[int32, int32]" in out
+        assert "1 proved, 0 failed, 1 unknown, 0 error" in out
+    elif fmt == "short":
+        assert out.count("\n") == 1 and "c.py:7:1: warning: unknown: " in out and why in out
+    elif fmt == "json":
+        kernels = {k["kernel"]: k for k in json.loads(out)["kernels"]}
+        assert kernels["copy_keys[...]"]["status"] == "unknown" and why in kernels["copy_keys[...]"]["error"]
+        assert kernels["copy_keys[...]"]["obligations"] == []
+    elif fmt == "sarif":
+        (result,) = json.loads(out)["runs"][0]["results"]
+        assert result["ruleId"] == "generic-instances" and result["level"] == "warning"
+        assert why in result["message"]["text"]
+    else:
+        assert '<error type="unknown" message="' in out and why in out

@@ -171,3 +171,23 @@ def test_a_fake_project_end_to_end_through_the_cli(bench, tmp_path, capsys):
                        "--only", "kern.py", "--json", str(out), "--resume"]) == 0
     assert "2 kept from" in capsys.readouterr().err
     assert [r["outcome"] for r in json.loads(out.read_text())] == ["unknown", "suggested"]
+
+
+def test_compile_only_stops_after_mir_and_counts_the_compile_rate(bench, tmp_path, capsys):
+    wheel = _fake_wheel(tmp_path / "cache" / "wheels")
+    with zipfile.ZipFile(wheel, "a") as zf:     # one kernel verikern cannot compile
+        zf.writestr("fakepkg/bad.py", "import warp as wp\n\n\n@wp.kernel\n"
+                    "def bad(a: wp.array(dtype=float)):\n    a[0] = unknown_name\n")
+    out = tmp_path / "out.json"
+    code = bench.main(["--only-named", "fake-kernels==1.0", "--cache", str(tmp_path / "cache"),
+                       "--compile-only", "--jobs", "1", "--chunk", "100", "--json", str(out)])
+    assert code == 0
+    rows = {r["kernel"]: r for r in json.loads(out.read_text())}
+    assert {k: r["outcome"] for k, r in rows.items()} == {
+        "bad": "error", "fill": "compiled", "inc": "compiled", "wrapped": "error"}
+    assert "unknown_name" in rows["bad"]["detail"]
+    # fakepkg/__init__.py defines no `kernel`: the decorator is named, not skipped
+    assert "is decorated with @project.kernel" in rows["wrapped"]["detail"]
+    text = capsys.readouterr().out
+    assert "fake-kernels==1.0: 4 kernels, compiled 2 (50.0%; 0 of them generic with instantiations " \
+        "not enumerated); error 2" in text

@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 
 from verikern.hir import nodes as H
-from verikern.hir.types import MatrixType, ScalarType, VectorType, is_transform
+from verikern.hir.types import ArrayType, MatrixType, ScalarType, VectorType, is_transform
 from ..scan.annotations import value_type
 from ..scan.type_names import SCALAR_ALIASES, value_type_by_name
 from .rules import type_cast, type_construct
@@ -73,7 +73,78 @@ def transform_args(chk, node: ast.Call) -> list:
     return [given["p"], given["q"]]
 
 
+#: the HIR of an operand whose type `type(e)` may take: evaluating it reads no memory,
+#: calls nothing and cannot trap, so leaving it out (verikern keeps only its type) changes nothing
+_TYPE_OPERANDS = (H.Literal, H.LocalRef, H.ArrayRefExpr, H.ShapeExpr, H.ComponentExpr, H.CastExpr)
+
+
+def _pure(e) -> bool:
+    if not isinstance(e, _TYPE_OPERANDS):
+        return False
+    if isinstance(e, H.ComponentExpr):
+        return _pure(e.value)
+    if isinstance(e, H.CastExpr):
+        return _pure(e.operand)
+    return True
+
+
+def _load(e) -> bool:
+    """An array element (or a component of one) at pure indices: evaluated for its load."""
+    if isinstance(e, H.ComponentExpr):
+        return _load(e.value)
+    return isinstance(e, H.IndexExpr) and all(_arith(i) for i in e.indices)
+
+
+def _arith(e) -> bool:
+    """`_pure`, or + - * and negation of such (which wrap, never trap)."""
+    if isinstance(e, H.BinaryExpr) and e.op in ("add", "sub", "mul"):
+        return _arith(e.lhs) and _arith(e.rhs)
+    if isinstance(e, H.UnaryExpr) and e.op in ("neg", "-", "usub"):
+        return _arith(e.operand)
+    return _pure(e)
+
+
+def operand_type(chk, func: ast.AST):
+    """The type a call target `type(e)` or `x.dtype` names (Warp resolves both when
+    it compiles: `type(mass)(0.0)` is a float64 zero for a float64 `mass`; `x.dtype`
+    is an array's element type, a vector's or matrix's component type, a scalar's
+    own type), or None for any other target."""
+    if isinstance(func, ast.Call) and isinstance(func.func, ast.Name) and func.func.id == "type" \
+            and "type" not in chk.local_names and "type" not in chk.info.nonconstant \
+            and "type" not in chk.info.funcs:
+        if len(func.args) != 1 or func.keywords:
+            raise chk.error("type() takes one argument", func, "arity")
+        e = chk.check_expr(func.args[0], None)
+        if not _pure(e):
+            if not _load(e) or chk.effects is None or id(func) in chk.conditional_calls:
+                raise chk.error(f"type({ast.unparse(func.args[0])}) of an expression that calls a "
+                                "function or can trap, or reads an array where verikern cannot "
+                                "evaluate it first (a while test, a conditional expression): Warp "
+                                "evaluates it, verikern takes only the type of a variable, a "
+                                "parameter, a component of one or an array element",
+                                func.args[0], "type-of", "read the value into a variable first "
+                                "(v = a[i]) and write type(v)")
+            chk.effects.append(H.ExprStmt(e, chk.loc(func.args[0])))   # Warp loads it: checked
+        if isinstance(e.type, ArrayType):
+            raise chk.error("type() of an array cannot be called: it is no value type", func,
+                            "type-constructor", "write a.dtype(...) for the element type")
+        return e.type
+    if isinstance(func, ast.Attribute) and func.attr == "dtype" and isinstance(func.value, ast.Name) \
+            and (func.value.id in chk.local_names or func.value.id in chk.arrays):
+        t = chk.check_expr(func.value, None).type
+        return t.dtype if isinstance(t, (ArrayType, VectorType, MatrixType)) else t
+    return None
+
+
 def check_call(chk, node: ast.Call, expected) -> H.Expr:
+    named = operand_type(chk, node.func)
+    if isinstance(named, ScalarType):
+        return type_cast(chk, node, named, node.args)
+    if isinstance(named, (VectorType, MatrixType)):
+        return type_construct(chk, node, named, node.args)
+    if named is not None:
+        raise chk.error(f"{ast.unparse(node.func)} is {named}, which cannot be constructed", node.func,
+                        "type-constructor")
     kind, name = callee_name(chk, node.func)
     if kind == "func":
         return chk.check_func_call(node, name)

@@ -22,6 +22,9 @@ from .warp import positional_args
 from .table import RAND_BUILTINS
 
 _PCG_MUL, _PCG_INC, _PCG_MUL2 = 747796405, 2891336453, 277803737
+#: the attribute marking the literals of the rewriting (not the user's: Warp's literal rule
+#: for generic typings, check/expressions.py, does not apply to them)
+DESUGARED = "_verikern_desugared"
 _HOISTED_FIELDS = {"Assign": ("value",), "AnnAssign": ("value",), "AugAssign": ("value",),
                    "Expr": ("value",), "Return": ("value",), "If": ("test",),
                    "Assert": ("test",)}
@@ -59,7 +62,9 @@ class _Hoister:
         self.pre.append(self.at(ast.Assign(targets=[self.name(target, True)], value=value)))
 
     def num(self, v):
-        return self.at(ast.Constant(v))
+        node = self.at(ast.Constant(v))
+        setattr(node, DESUGARED, True)    # typed as the arithmetic around it needs, not as Warp's literal
+        return node
 
     def binop(self, a, op, b):
         return self.at(ast.BinOp(left=a, op=op, right=b))

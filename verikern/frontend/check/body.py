@@ -99,6 +99,10 @@ class BodyChecker(StructChecks, WarpChecks, FlowChecker, ExprChecker):
         self.terminated = False
         self.local_names = _assigned_names(self.node.body)
         self.loop_depth = 0
+        # the loads `type(a[i])` evaluates for their effect, checked before the statement
+        # being checked (None: where that is no statement of its own, e.g. a while test)
+        self.effects: list | None = None
+        self.conditional_calls: set[int] = set()   # ids of calls there Warp may not evaluate
         self.loop_vars: list[str] = []
         self.tid_arity: int | None = None
         self.launch_dim_max = -1
@@ -269,15 +273,33 @@ class BodyChecker(StructChecks, WarpChecks, FlowChecker, ExprChecker):
         return out
 
     def check_stmt(self, s):
+        """The HIR of `s`, after the loads its `type(a[i])` calls evaluate (builtins/calls.py)."""
+        saved = (self.effects, self.conditional_calls)
+        self.effects = None if isinstance(s, ast.While) else []
+        self.conditional_calls = _conditional_calls(s)
+        try:
+            r = self._check_stmt_effects(s)
+            effects = self.effects or []
+        finally:
+            self.effects, self.conditional_calls = saved
+        if not effects:
+            return r
+        return effects + (r if isinstance(r, list) else [r] if r is not None else [])
+
+    def _check_stmt_effects(self, s):
         if any(isinstance(n, ast.Call) and self.info.dsl_name(n.func) in RAND_BUILTINS
                for n in ast.walk(s)) and not isinstance(s, (ast.If, ast.For, ast.While)) \
                 or isinstance(s, (ast.If, ast.For, ast.While)) and has_rand_header(self, s):
             pre, s = hoist(self, copy.deepcopy(s))
+            self.conditional_calls = _conditional_calls(s)    # the copy's calls
             out = []
             for p in pre:
                 r = self.check_stmt(p)
                 out.extend(r if isinstance(r, list) else [r] if r is not None else [])
             r = self._check_stmt(s)
+            if self.effects:     # s's own type() loads: after the draws they may index by
+                out.extend(self.effects)
+                self.effects = []
             out.extend(r if isinstance(r, list) else [r] if r is not None else [])
             return out
         return self._check_stmt(s)
@@ -626,3 +648,15 @@ class BodyChecker(StructChecks, WarpChecks, FlowChecker, ExprChecker):
             return H.AssignComponent(load.value.name, load.index, load.count,
                                      H.BinaryExpr(op, load, rhs, rt, loc), loc)
         raise self.error(f"cannot update `{ast.unparse(t)}`", t, "bad-assign-target")
+
+
+def _conditional_calls(stmt: ast.AST) -> set[int]:
+    """The ids of the calls in `stmt` that Warp evaluates only under a condition: in
+    an operand after the first of `and`/`or` (Warp short-circuits) or in a branch of
+    a conditional expression (its test is always evaluated)."""
+    out: set[int] = set()
+    for n in ast.walk(stmt):
+        parts = n.values[1:] if isinstance(n, ast.BoolOp) else \
+            [n.body, n.orelse] if isinstance(n, ast.IfExp) else []
+        out.update(id(c) for p in parts for c in ast.walk(p) if isinstance(c, ast.Call))
+    return out

@@ -27,6 +27,7 @@ from ..builtins.operators import (
 )
 from ..builtins.calls import check_call
 from ..builtins.table import LITERAL_CALLS
+from ..builtins.rand import DESUGARED
 
 DSL_CONSTANTS = {"pi": math.pi, "e": math.e, "tau": math.tau, "inf": math.inf, "nan": math.nan,
                  # Warp 1.19's named float constants (warp/constants: Python floats)
@@ -288,7 +289,8 @@ class ExprChecker(_Host):
         """Under `warp_literals`, a type error for a literal operand of
         arithmetic whose other operand is a scalar of another type than the
         literal's own (comparisons are exempt, as in Warp)."""
-        if not self.warp_literals or op == "eq" or not isinstance(other, ScalarType):
+        if not self.warp_literals or op == "eq" or not isinstance(other, ScalarType) \
+                or getattr(lit_node, DESUGARED, False):    # verikern's own rewriting (rand.py)
             return
         own = self.check_expr(lit_node).type
         if isinstance(own, ScalarType) and own != other:

@@ -29,8 +29,10 @@ Invariants:
   `Any` -- arrays, which verikern does not enumerate. When the body
   type-checks with a representative of them (vec3, mat33, quat, a 1-d
   float32 array), or when there are more than MAX_ASSIGNMENTS assignments to
-  try, one more instance, `kernel[...]`, is an error saying so: the kernel
-  is then never reported proved as a whole;
+  try, one more instance, `kernel[...]`, stands for the instantiations not
+  enumerated: its verdict is `unknown` with the reason (Instance.unknown), so
+  the kernel is never reported proved as a whole, and the instances that
+  were enumerated keep their own verdicts;
 - the MIR kernel of an instance has an identifier name (`kernel__int8`).
 """
 from __future__ import annotations
@@ -44,13 +46,15 @@ from dataclasses import dataclass, field
 from verikern.errors import KernelError
 from verikern.hir import nodes as H
 from verikern.hir.types import (
-    F32, MATRIX_TYPES, QUAT, SCALAR_TYPES, VECTOR_TYPES, ArrayType, ElementType,
+    F32, MATRIX_TYPES, QUAT, SCALAR_TYPES, VECTOR_TYPES, ArrayType, ElementType, MatrixType,
+    ScalarType, VectorType,
 )
 from ..scan import launch_sites
 from ..scan.annotations import parse_annotation
 from .body import BodyChecker
 from ..scan.module import Definition, ModuleInfo
 from .registry import is_any
+from .generic_groups import parameter_groups
 
 #: the checker's rules for "the body does not type-check with these types"
 TYPE_RULES = frozenset({
@@ -64,6 +68,7 @@ MAX_ASSIGNMENTS = 256
 _SCALARS = tuple(SCALAR_TYPES.values())
 _PROBES = (VECTOR_TYPES["vec3"], MATRIX_TYPES["mat33"], QUAT)
 MORE = "..."   # the name of the instance that stands for the types not enumerated
+HIR_TYPES = (ScalarType, VectorType, MatrixType, ArrayType)
 
 
 @dataclass(frozen=True)
@@ -76,6 +81,9 @@ class Instance:
     anns: dict = field(default_factory=dict)   # param -> annotation AST or HIR type
     error: KernelError | None = None
     hir: H.KernelDef | None = None              # already checked, when enumerated
+    # `error` says which instantiations verikern did not enumerate: an `unknown`
+    # verdict with that reason, not a compile error (`kernel[...]` only)
+    unknown: bool = False
 
 
 def _mir_name(name: str) -> str:
@@ -114,6 +122,7 @@ class _Enumerator:
         self.params = [a.arg for a in d.node.args.args]
         self.generic = [a for a in d.node.args.args if is_any(info, a.annotation)]
         self.chk = BodyChecker(info, d, registry)
+        self.refusal: KernelError | None = None    # the first typing's type error
 
     def name_of(self, types: dict) -> str:
         """`kernel[T, ...]`: an array-of-Any parameter by its element type, a bare
@@ -138,7 +147,10 @@ class _Enumerator:
         try:
             return chk.check_kernel(), None
         except KernelError as e:
-            return (None, None) if e.rule in TYPE_RULES else (None, e)
+            if e.rule in TYPE_RULES:
+                self.refusal = self.refusal or e
+                return None, None
+            return None, e
         except RecursionError:
             return None, self.info.error("the kernel is nested too deeply to compile",
                                          self.d.loc, "too-deep", "split it into smaller parts")
@@ -162,7 +174,10 @@ class _Enumerator:
             out.append(self._typed(types))
         for types in launch_sites.instances(self.info, self.d.node):
             out.append(self._typed(types))
-        return out
+        unique: dict[str, Instance] = {}   # a typing declared twice (two loops, a loop and a launch): once
+        for inst in out:
+            unique.setdefault(inst.name, inst)
+        return list(unique.values())
 
     def _typed(self, types: dict) -> Instance:
         full = dict(types)
@@ -183,26 +198,28 @@ class _Enumerator:
             "write wp.overload(kernel, [T1, T2, ...]) with one type per parameter, "
             "or a dict {name: type}")
 
-    def enumerated(self, seen: set) -> list[Instance]:
+    def enumerated(self, seen: set, declared: list[Instance]) -> list[Instance]:
         pools = [self.candidates(a, probes=True) for a in self.generic]
         total = 1
         for p in pools:
             total *= len(p)
         more = f"{self.d.node.name}[{MORE}]"
-        if total > MAX_ASSIGNMENTS:
+        combos = itertools.product(*pools) if total <= MAX_ASSIGNMENTS else self.factorised(pools, declared)
+        if isinstance(combos, str):
             return [Instance(self.d, more, _mir_name(self.d.node.name + "__more"), {}, self.info.error(
                 f"the generic kernel {self.d.node.name!r} has {total} assignments of types to its "
-                f"{len(self.generic)} generic parameters to check (verikern checks at most "
+                f"{len(self.generic)} generic parameters and {combos} (verikern checks at most "
                 f"{MAX_ASSIGNMENTS}); Warp instantiates it for any of them at launch, so it "
                 "cannot be proved for every instantiation", self.d.loc, "generic-kernel",
-                "give some of its parameters concrete types (one kernel per type you launch)"))]
+                "give some of its parameters concrete types (one kernel per type you launch)"),
+                unknown=True)]
         out, beyond = [], None
-        for combo in itertools.product(*pools):
+        for combo in combos:
             types = {a.arg: t for a, t in zip(self.generic, combo)}
             scalar_only = all((t.dtype if _is_array_of_any(a) and isinstance(t, ArrayType)
                                else t) in _SCALARS for a, t in zip(self.generic, combo))
             name = self.name_of(types)
-            if scalar_only and name in seen:
+            if (scalar_only and name in seen) or (not scalar_only and beyond is not None):
                 continue
             hir, err = self.check(types)
             if hir is None and err is None:
@@ -219,7 +236,62 @@ class _Enumerator:
                 "any size, which verikern does not enumerate, so it cannot be proved for every "
                 "instantiation (the scalar ones are proved one by one)", self.d.loc,
                 "generic-kernel", "give the parameter a concrete type, or keep the generic "
-                "body scalar-only (e.g. with a wp.static check of its type)")))
+                "body scalar-only (e.g. with a wp.static check of its type)"), unknown=True))
+        return out
+
+
+    def factorised(self, pools: list, declared: list[Instance]) -> list | str:
+        """The typings of a kernel with too many to try one by one, found per
+        independent group of parameters (generic_groups.py): a typing that
+        type-checks all through (not one stopped by an error before the rules
+        after it) is found first among those giving every parameter the same
+        type (one per candidate), then each group's typings are tried with the
+        others held there (a declared overload's typing, type-checking all
+        through, is tried as that start first). Every typing of the result is checked again by the
+        caller; a typing refused here is one the checker refuses. A string
+        says why there are still too many."""
+        index = {a.arg: i for i, a in enumerate(self.generic)}
+        groups = parameter_groups(self.d.node, [a.arg for a in self.generic], self.d.requires)
+        base = None
+        starts = [[p[k] for p in pools] for k in range(min(len(p) for p in pools))]
+        starts = [[i.anns[a.arg] for a in self.generic] for i in declared    # the declared typings first
+                  if i.error is None and all(isinstance(i.anns.get(a.arg), HIR_TYPES) for a in self.generic)
+                  ] + starts
+        for combo in starts:
+            if self.check({a.arg: t for a, t in zip(self.generic, combo)})[0] is not None:
+                base = combo      # it type-checks all through (an error may hide later rules)
+                break
+        if base is None:
+            return "no typing that gives every parameter the same type type-checks (to start from)"
+        per_group: list[tuple[list[int], list[tuple]]] = []
+        for group in groups:
+            members = [index[p] for p in group]
+            size = 1
+            for i in members:
+                size *= len(pools[i])
+            if size > MAX_ASSIGNMENTS:
+                return (f"its parameters {', '.join(group)} depend on each other ({size} "
+                        "assignments of their types to check)")
+            found = []
+            for part in itertools.product(*(pools[i] for i in members)):
+                combo = list(base)
+                for i, t in zip(members, part):
+                    combo[i] = t
+                if self.check({a.arg: t for a, t in zip(self.generic, combo)}) != (None, None):
+                    found.append(part)      # it type-checks (or is an error, reported by the caller)
+            per_group.append((members, found))
+        total = 1
+        for _, found in per_group:
+            total *= len(found)
+        if total > MAX_ASSIGNMENTS:
+            return f"{total} typings that type-check in its {len(groups)} independent groups of parameters"
+        out = []
+        for parts in itertools.product(*(found for _, found in per_group)):
+            combo = list(base)
+            for (members, _), part in zip(per_group, parts):
+                for i, t in zip(members, part):
+                    combo[i] = t
+            out.append(tuple(combo))
         return out
 
 
@@ -234,8 +306,14 @@ def kernel_instances(info: ModuleInfo, registry) -> list[Instance]:
         try:
             declared = e.declared()
             seen = {i.name for i in declared}
-            out.extend(declared)
-            out.extend(e.enumerated(seen))
+            mine = declared + e.enumerated(seen, declared)
+            if not mine:    # never hidden: Warp may still build it (or verikern refuses too much)
+                why = e.refusal.render() if e.refusal is not None else "no typing was tried"
+                mine = [Instance(d, f"{d.node.name}[{MORE}]", _mir_name(d.node.name + "__more"), {}, info.error(
+                    f"no typing of the generic kernel {d.node.name!r} type-checks, so there is nothing "
+                    f"to prove; the first typing tried was refused with:\n{why}", d.loc, "generic-kernel",
+                    "give its generic parameters concrete types"))]
+            out.extend(mine)
         except KernelError as err:
             out.append(Instance(d, f"{d.node.name}[{MORE}]", _mir_name(d.node.name + "__more"),
                                 {}, err))

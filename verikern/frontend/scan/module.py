@@ -23,6 +23,8 @@ from .project import (
     FOREIGN_FILE, bind_import_from, bind_imported_funcs, bind_module_alias, rebindings_from_outside,
 )
 from .type_names import round_float
+from .decorators import MEANINGLESS_OPTIONS, decorator_of, kernel_like, read_definition
+from .overload_decls import Fn
 
 DSL_MODULES = ("verikern", "warp")
 
@@ -96,6 +98,14 @@ class ModuleInfo:
     module_aliases: dict[str, Any] = field(default_factory=dict)
     pending_funcs: list[tuple] = field(default_factory=list)  # (defining info, name, local)
     import_notes: dict[str, str] = field(default_factory=dict)  # func -> why it was not taken
+    # the project's own decorators read from source (decorators.py): name -> "kernel"/"func",
+    # and the identity guards they may call: name -> the function
+    decorators: dict[str, str] = field(default_factory=dict)
+    guards: dict[str, ast.FunctionDef] = field(default_factory=dict)
+    # for overload_decls.py: module-level lists/tuples bound once (name -> (node, the
+    # ModuleInfo it is written in)) and undecorated module-level functions (name -> Fn)
+    literal_lists: dict[str, tuple] = field(default_factory=dict)
+    project_funcs: dict[str, Any] = field(default_factory=dict)
 
     @property
     def funcs(self) -> dict[str, Definition]:
@@ -142,7 +152,7 @@ def _decorator_kind(dec: ast.AST, info: ModuleInfo):
     """('kernel'|'func', keywords) for a DSL decorator, else None."""
     call = dec if isinstance(dec, ast.Call) else None
     target = call.func if call else dec
-    name = info.dsl_name(target)
+    name = info.dsl_name(target) or decorator_of(info, target)
     if name in ("kernel", "func"):
         return name, (call.keywords if call else []), (call.args if call else [])
     return None
@@ -187,6 +197,16 @@ def typed_constant(node: ast.AST, info: ModuleInfo):
     return None
 
 
+def _list_like(value) -> bool:
+    """A value overload_decls.py may read as a list: a literal, `tuple(...)`, `list(...)`,
+    `zip(...)` or `+`/`*` of such."""
+    if isinstance(value, (ast.List, ast.Tuple)):
+        return True
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
+        return value.func.id in ("tuple", "list", "zip")
+    return isinstance(value, ast.BinOp) and (_list_like(value.left) or _list_like(value.right))
+
+
 def _bind_target_names(target: ast.AST, out: set[str]) -> None:
     for n in ast.walk(target):
         if isinstance(n, ast.Name):
@@ -227,8 +247,8 @@ def _scan_statements(tree: ast.Module, info: ModuleInfo) -> None:
                 else:
                     info.nonconstant.add(a.asname or root)
                     info.module_aliases.pop(a.asname or root, None)
-                    if a.asname is not None:   # `import pkg.consts as c`: c.N reads its source
-                        bind_module_alias(stmt, a.name, a.asname, info)
+                    if a.asname is not None or "." not in a.name:   # `import pkg.consts as c`:
+                        bind_module_alias(stmt, a.name, a.asname or a.name, info)   # c.N reads its source
         elif isinstance(stmt, ast.ImportFrom):
             if bind_import_from(stmt, info):
                 continue
@@ -248,6 +268,7 @@ def _scan_statements(tree: ast.Module, info: ModuleInfo) -> None:
                 # `fill_int = wp.overload(kernel, [...])`: an overload, whatever it is bound to
                 info.overloads.setdefault(value.args[0].id, []).append(value)
             single = targets[0].id if len(targets) == 1 and isinstance(targets[0], ast.Name) else None
+            deco = decorator_of(info, value) if single is not None and value is not None else None
             if single is not None and value is not None and info.rebinding(single) is None:
                 try:
                     info.constants[single] = eval_module_constant(value, info)
@@ -276,7 +297,16 @@ def _scan_statements(tree: ast.Module, info: ModuleInfo) -> None:
                 info.enums.pop(n, None)
                 info.module_aliases.pop(n, None)
                 info.rebound.pop(n, None)
+                info.decorators.pop(n, None)
+                info.guards.pop(n, None)
+                info.literal_lists.pop(n, None)
+                info.project_funcs.pop(n, None)
                 info.nonconstant.add(n)
+            if single is not None and _list_like(value) \
+                    and info.rebinding(single) is None and single not in info.rebound:
+                info.literal_lists[single] = (value, info)
+            if deco is not None and single is not None and info.rebinding(single) is None:
+                info.decorators[single] = deco     # `kernel = utils.kernel`
         elif isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name) \
                 and stmt.target.id in info.constants and info.rebinding(stmt.target.id) is None:
             name = stmt.target.id
@@ -297,6 +327,12 @@ def _scan_statements(tree: ast.Module, info: ModuleInfo) -> None:
             if not register_definition(stmt, info):
                 info.nonconstant.add(stmt.name)
                 info.constants.pop(stmt.name, None)
+                read_definition(stmt, info)
+                info.literal_lists.pop(stmt.name, None)
+                info.project_funcs.pop(stmt.name, None)
+                if isinstance(stmt, ast.FunctionDef) and not stmt.decorator_list \
+                        and info.rebinding(stmt.name) is None:
+                    info.project_funcs[stmt.name] = Fn(stmt, info)
                 from .factories import scan_factory  # lazy: import cycle with .factories
                 scan_factory(stmt, info, {})
                 continue
@@ -368,6 +404,15 @@ def register_definition(stmt, info: ModuleInfo, scope=None) -> bool:
     enclosing functions (None at module level)."""
     kinds = [k for k in (_decorator_kind(d, info) for d in stmt.decorator_list) if k]
     if not kinds:
+        for d in stmt.decorator_list:
+            target = d.func if isinstance(d, ast.Call) else d
+            if kernel_like(target):
+                info.errors.append(info.error(
+                    f"{stmt.name!r} is decorated with @{ast.unparse(target)}, which is neither Warp's "
+                    "kernel decorator nor a project function verikern can read as one, so it is "
+                    "not verified", d, "unknown-decorator",
+                    "decorate it with @wp.kernel, or define the decorator in the project as a "
+                    "function returning wp.kernel(f, ...) or wp.kernel(...)(f) of its parameter"))
         return False
     kind, keywords, args = kinds[0]
     loc = info.loc(stmt)
@@ -421,7 +466,7 @@ def _decorator_block_dim(keywords, args, info: ModuleInfo, kind: str) -> int | N
                 raise info.error("block_dim must be a constant integer in 1..1024", kw.value,
                                  "block-dim", "write e.g. @vk.kernel(block_dim=256)")
             block_dim = v
-        elif kw.arg in _MEANINGLESS_OPTIONS:
+        elif kw.arg in MEANINGLESS_OPTIONS:
             continue  # Warp options that do not change what the kernel computes
         elif kind == "kernel" and kw.arg == "module_options":
             info.kernel_fast_math = _fast_math_option(kw.value, info)
@@ -430,13 +475,6 @@ def _decorator_block_dim(keywords, args, info: ModuleInfo, kind: str) -> int | N
                              "decorator-args", "verikern reads block_dim, module_options "
                              "and Warp's code-generation options")
     return block_dim
-
-
-#: Warp 1.19 @kernel/@func options that only steer code generation or naming
-_MEANINGLESS_OPTIONS = frozenset({
-    "enable_backward", "module", "name", "launch_bounds", "cuda_max_registers",
-    "enable_cuda_smem_spilling", "cluster_dim", "entry_point_abi", "grid_stride", "inline",
-})
 
 
 def _fast_math_option(node, info: ModuleInfo):

@@ -151,8 +151,12 @@ def bind_import_from(stmt: ast.ImportFrom, info) -> bool:
             _unresolved(info, stmt, alias.name, local, target, why)
             continue
         defining = read_module(project, target, path) if path is not None else None
-        if sub_path is not None and (defining is None or not _binds(defining, alias.name)):
+        if sub_path is not None and (defining is None or not _binds(defining, alias.name)
+                                     or alias.name in defining.module_aliases):
             info.nonconstant.add(local)    # `from . import consts`: a module, not a constant
+            sub = read_module(project, f"{target}.{alias.name}", sub_path)
+            if sub is not None and "*" not in sub.nonconstant and info.rebinding(local) is None:
+                info.module_aliases[local] = sub     # `consts.N` reads its source
             continue
         _bind_name(info, defining, alias.name, local, stmt)
     return True
@@ -214,6 +218,14 @@ def _bind_name(info, defining, name: str, local: str, stmt: ast.AST) -> None:
         return
     if defining is None or "*" in defining.nonconstant or info.rebinding(local) is not None:
         return
+    if name in defining.decorators:        # a project kernel decorator (decorators.py)
+        info.decorators[local] = defining.decorators[name]
+    if name in defining.guards:
+        info.guards[local] = defining.guards[name]
+    if name in defining.literal_lists:     # for overload_decls.py
+        info.literal_lists[local] = defining.literal_lists[name]
+    if name in defining.project_funcs:
+        info.project_funcs[local] = defining.project_funcs[name]
     site = defining.rebinding(name)
     if site is not None:
         info.rebindings.setdefault(local, site)   # a kernel reading it is told where

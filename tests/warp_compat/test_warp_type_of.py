@@ -1,0 +1,164 @@
+"""`type(x)(...)` and `x.dtype(...)`: a value converted to the type of another
+(real projects write `type(mass)(0.0)`, `type(pos[0])(d)`, `x.dtype(1.0)`,
+`a.dtype(0.5)` in generic code). Real Warp on its CPU device is the
+reference: the same kernel file runs under both and gives the same results,
+and the spellings Warp refuses (a scalar type called with no value) are
+errors in verikern too."""
+from __future__ import annotations
+
+import importlib.util
+
+import numpy as np
+import pytest
+
+import verikern as vk
+from verikern.app.prove import prove_source
+from verikern.frontend import compile_source
+
+wp = pytest.importorskip("warp", reason="NVIDIA Warp is not installed (pip install warp-lang)")
+
+SOURCE = '''from typing import Any
+
+import warp as wp
+
+
+@wp.kernel
+def typed(x: wp.array(dtype=wp.float64), v: wp.array(dtype=wp.vec3),
+          out: wp.array(dtype=wp.float64), outv: wp.array(dtype=wp.vec3)):
+    i = wp.tid()
+    s = x[i]
+    vv = v[i]
+    zero = type(s)(0.0)
+    one = type(s)(1)                 # an int literal converted to float64
+    half = s.dtype(0.5)              # a scalar's own type
+    two = x.dtype(2.0)               # an array's element type
+    c = type(vv[0])(s)               # a vector component's type: float32
+    q = type(x[i])(0.25) + type(x[i])(type(v[i][1])(1.5))   # array elements: the loads are evaluated
+    out[i] = zero + one + half * s + two * s + q
+    outv[i] = type(vv)() + vv * c + type(vv)(c)
+
+
+@wp.kernel
+def generic(x: wp.array(dtype=Any), out: wp.array(dtype=Any)):
+    i = wp.tid()
+    s = x[i]
+    if s > type(s)(0):
+        out[i] = s - type(s)(3)
+    else:
+        out[i] = x.dtype(7)
+'''
+
+
+def _warp_module(tmp_path, text: str, name: str):
+    path = tmp_path / f"{name}.py"
+    path.write_text(text)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def warp_cpu(tmp_path_factory):
+    wp.config.quiet = True
+    wp.config.kernel_cache_dir = str(tmp_path_factory.mktemp("warp_cache"))
+    wp.init()
+    return wp
+
+
+def test_type_of_and_dtype_convert_as_warp_does(warp_cpu, tmp_path):
+    module = _warp_module(tmp_path, SOURCE, "verikern_type_of_typed")
+    ours = compile_source(SOURCE, "type_of.py")
+    assert not ours.all_errors, [e.render() for e in ours.all_errors]
+    rng = np.random.default_rng(3)
+    x = rng.uniform(-8, 8, 16)
+    v = rng.uniform(-2, 2, (16, 3)).astype(np.float32)
+    out, outv = np.zeros(16), np.zeros((16, 3), np.float32)
+    vk.launch(ours.kernel("typed").mir, 16, [x, v, out, outv])
+    w_out, w_outv = wp.zeros(16, dtype=wp.float64, device="cpu"), wp.zeros(16, dtype=wp.vec3, device="cpu")
+    wp.launch(module.typed, dim=16, device="cpu", inputs=[
+        wp.array(x, dtype=wp.float64, device="cpu"), wp.array(v, dtype=wp.vec3, device="cpu"), w_out, w_outv])
+    np.testing.assert_array_equal(out, w_out.numpy())
+    np.testing.assert_array_equal(outv, w_outv.numpy())
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint16, np.int64, np.float32, np.float64])
+def test_a_generic_kernel_converts_to_each_instance_type_as_warp_does(warp_cpu, tmp_path, dtype):
+    module = _warp_module(tmp_path, SOURCE, f"verikern_type_of_generic_{np.dtype(dtype).name}")
+    ours = compile_source(SOURCE, "type_of.py")
+    name = np.dtype(dtype).name
+    instance = next(k for k in ours.kernels if k.name.startswith("generic[") and name in k.name)
+    assert instance.ok, instance.error
+    x = np.array([5, 0, 1, 3, 100, 2], dtype=dtype)
+    if np.dtype(dtype).kind != "u":
+        x[1] = -4                        # the else branch
+    out = np.zeros_like(x)
+    vk.launch(instance.mir, len(x), [x, out])
+    theirs = wp.zeros(len(x), dtype=wp.dtype_from_numpy(dtype), device="cpu")
+    wp.launch(module.generic, dim=len(x), device="cpu",
+              inputs=[wp.array(x, dtype=wp.dtype_from_numpy(dtype), device="cpu"), theirs])
+    np.testing.assert_array_equal(out, theirs.numpy())
+
+
+def test_the_first_operand_of_and_and_the_test_of_a_conditional_are_always_evaluated():
+    for expr in ("s if type(x[i + 1])(1.0) > s and s > 0.0 else s", "s if type(x[i + 1])(1.0) > s else s"):
+        (r,) = prove_source(REFUSED.format(expr=expr), "k.py", suggest=False)
+        failed = [(o.kind.value, o.loc.line, o.loc.col) for o in r.obligations if o.status.value == "failed"]
+        assert ("bounds", 8, 24) in failed, (expr, failed)      # x[i + 1], loaded before the statement
+
+
+def test_the_load_of_type_of_an_array_element_is_checked():
+    """Warp evaluates `x[i + 1]` in `type(x[i + 1])`: its bounds are an obligation."""
+    text = REFUSED.format(expr="type(x[i + 1])(2.5)").replace("    s = x[i]\n", "")
+    (r,) = prove_source(text, "k.py", suggest=False)
+    failed = [(o.kind.value, o.loc.line, o.loc.col) for o in r.obligations if o.status.value == "failed"]
+    assert ("bounds", 7, 19) in failed, failed
+    guarded = text.replace("    out[i] =", "    if i + 1 < x.shape[0] and i < out.shape[0]:\n        out[i] =")
+    (r,) = prove_source(guarded, "k.py", suggest=False)
+    assert r.status.value == "proved", [(o.kind.value, o.status.value) for o in r.obligations]
+
+
+REFUSED = '''import warp as wp
+
+
+@wp.kernel
+def k(x: wp.array(dtype=wp.float64), out: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    s = x[i]
+    out[i] = {expr}
+'''
+
+
+def test_a_scalar_type_of_no_value_is_refused_by_both(warp_cpu, tmp_path):
+    text = REFUSED.format(expr="type(s)()")
+    module = _warp_module(tmp_path, text, "verikern_type_of_refused")
+    with pytest.raises(Exception, match="overload"):
+        wp.launch(module.k, dim=1, device="cpu", inputs=[wp.zeros(1, dtype=wp.float64, device="cpu"),
+                                                        wp.zeros(1, dtype=wp.float64, device="cpu")])
+    err = compile_source(text, "k.py").kernels[0].error
+    assert err is not None and err.rule == "arity" and "k.py:8:14" in err.render()
+
+
+@pytest.mark.parametrize("expr, rule", [
+    ("type(x[i])(0.0) if i > 0 else s", "type-of"),   # a load Warp evaluates only if i > 0
+    ("s if s > 0.0 and type(x[i])(1.0) > s else s", "type-of"),   # Warp short-circuits `and`
+    ("type(wp.sqrt(s))(0.0)", "type-of"),    # a call
+    ("type(x)(0.0)", "type-constructor"),    # an array type is no value type
+    ("type(s, s)(0.0)", "arity"),
+])
+def test_type_of_what_verikern_does_not_evaluate_is_a_located_error(expr, rule):
+    err = compile_source(REFUSED.format(expr=expr), "k.py").kernels[0].error
+    assert err is not None and err.rule == rule, err
+    assert "k.py:8:" in err.render()
+
+
+def test_a_load_indexed_by_a_random_draw_is_evaluated_after_the_draw():
+    text = ("import warp as wp\n\n\n@wp.kernel\ndef k(seed: int, x: wp.array(dtype=wp.float32), "
+            "out: wp.array(dtype=wp.float32)):\n    i = wp.tid()\n    state = wp.rand_init(seed, i)\n"
+            "    if i < out.shape[0]:\n        out[i] = type(x[wp.randi(state, 0, 4)])(1.0)\n")
+    (r,) = prove_source(text, "k.py", suggest=False)
+    failed = [(o.kind.value, o.loc.line, o.loc.col) for o in r.obligations if o.status.value == "failed"]
+    assert failed == [("bounds", 9, 23)], failed          # x may hold fewer than 4 elements
+    (r,) = prove_source(text.replace("if i < out.shape[0]:", "if i < out.shape[0] and x.shape[0] >= 4:"),
+                        "k.py", suggest=False)
+    assert r.status.value == "proved"
