@@ -218,6 +218,21 @@ def test_the_default_run_samples_each_class_of_an_exhaustive_sweep():
     assert not tiers.runs_every_case(None) and not tiers.runs_every_case("not slow")
 
 
+def test_modules_with_slow_tests_go_first_each_kept_whole_and_in_order():
+    class Item:
+        def __init__(self, nodeid, slow=False):
+            self.nodeid, self.slow = nodeid, slow
+
+        def get_closest_marker(self, name):
+            return name if name == "slow" and self.slow else None
+
+    items = [Item("a.py::t1"), Item("b.py::t1"), Item("b.py::t2", slow=True), Item("c.py::t1"),
+             Item("d.py::t1", slow=True), Item("d.py::t2")]
+    tiers.heavy_modules_first(items)
+    assert [it.nodeid for it in items] == ["b.py::t1", "b.py::t2", "d.py::t1", "d.py::t2",
+                                           "a.py::t1", "c.py::t1"]
+
+
 def test_nightly_cases_are_slow_and_matched_by_their_listed_id(monkeypatch):
     monkeypatch.setattr(tiers, "NIGHTLY", {"tests/t.py::test_a": frozenset({"x.py"}),
                                            "tests/t.py::test_b": None})

@@ -362,3 +362,17 @@ def nightly_out(items) -> list:
         if is_nightly(item.nodeid.split("[", 1)[0], spec.id if spec is not None else None):
             out.append(item)
     return out
+
+
+# --- the order the run hands tests to its workers -------------------------------
+def heavy_modules_first(items) -> None:
+    """Reorder `items` in place: the modules holding a slow-marked test first,
+    then the others, each module's tests kept together and in their order
+    (module-scoped fixtures are built once), and the modules in collection
+    order within each group. pytest-xdist's worksteal hands each worker a
+    contiguous share and an idle worker steals from the end of another's, so
+    with the long tests early the run ends on short ones instead of one worker
+    finishing a long proof while the other waits. The order is a function of
+    the collection, the same on every worker (xdist requires it)."""
+    heavy = {item.nodeid.split("::", 1)[0] for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.nodeid.split("::", 1)[0] not in heavy)
