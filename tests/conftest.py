@@ -57,16 +57,20 @@ os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 @pytest.hookimpl(tryfirst=True)  # before `-m` selects by marker
 def pytest_collection_modifyitems(config, items):
     """Mark the slow tier (tables in tests/tiers.py; `pytest -m "not slow"` is the fast one)
-    and, unless `-m` names the slow tier, leave the exhaustive sweeps to their sample."""
-    from tiers import mark_slow, runs_every_case, sampled_out
+    and, unless `-m` names the slow tier, leave the exhaustive sweeps to their sample and
+    the NIGHTLY cases to `-m slow`; then order the modules holding slow tests first."""
+    from tiers import heavy_modules_first, mark_slow, nightly_out, runs_every_case, sampled_out
 
     mark_slow(items)
     if not runs_every_case(config.option.markexpr):
         out = sampled_out(items)
+        seen = set(map(id, out))
+        out += [it for it in nightly_out(items) if id(it) not in seen]
         if out:
             config.hook.pytest_deselected(items=out)
             dropped = set(map(id, out))
             items[:] = [it for it in items if id(it) not in dropped]
+    heavy_modules_first(items)
 
 
 def pytest_ignore_collect(collection_path, config):

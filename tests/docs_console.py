@@ -262,15 +262,15 @@ def prepare(block: Block, workdir: Path) -> None:
 
 def _shims(folder: Path) -> Path:
     """A folder with `python`, `python3` (this interpreter) and `verikern` (its
-    `python -m verikern.cli`), whatever the interpreter's folder holds."""
+    `python -m verikern.cli`), whatever the interpreter's folder holds. Each is a
+    script that runs the interpreter by its own path: a symlink to a virtualenv's
+    interpreter would run as the base interpreter, without the venv's packages."""
     folder.mkdir(parents=True, exist_ok=True)
-    for name in ("python", "python3"):
-        if not (folder / name).exists():
-            (folder / name).symlink_to(sys.executable)
-    script = folder / "verikern"
-    if not script.exists():
-        script.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m verikern.cli "$@"\n')
-        script.chmod(0o755)
+    for name, args in (("python", ""), ("python3", ""), ("verikern", " -m verikern.cli")):
+        script = folder / name
+        if not script.exists():
+            script.write_text(f'#!/bin/sh\nexec "{sys.executable}"{args} "$@"\n')
+            script.chmod(0o755)
     return folder
 
 

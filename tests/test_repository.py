@@ -174,7 +174,7 @@ def test_the_checks_themselves_catch_what_they_look_for(tmp_path):
 
 def test_tier_tables_name_existing_tests():
     stale = []
-    named = {*tiers.SLOW_TESTS, *tiers.CORPUS_WIDE, *tiers.FAST_PARAMS, *tiers.SAMPLED}
+    named = {*tiers.SLOW_TESTS, *tiers.CORPUS_WIDE, *tiers.FAST_PARAMS, *tiers.SAMPLED, *tiers.NIGHTLY}
     for entry in sorted(tiers.SLOW_FILES | {n.split("::")[0] for n in named}):
         if not (ROOT / entry).is_file():
             stale.append(entry)
@@ -184,6 +184,9 @@ def test_tier_tables_name_existing_tests():
             tree = ast.parse((ROOT / file).read_text())
             if function not in {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}:
                 stale.append(entry)
+    for entry, ids in sorted(tiers.NIGHTLY.items()):   # a case id is written in its file
+        text = (ROOT / entry.split("::")[0]).read_text() if (ROOT / entry.split("::")[0]).is_file() else ""
+        stale += [f"{entry}[{i}]" for i in sorted(ids or ()) if f'"{i}' not in text]
     cases = set(tiers._CASE_NAMES)
     stale += sorted(tiers.FAST_CASES - cases)
     assert stale == [], "tests/tiers.py names tests that do not exist:\n" + "\n".join(stale)
@@ -213,6 +216,43 @@ def test_the_default_run_samples_each_class_of_an_exhaustive_sweep():
     assert tiers.sample_keys(["0", "25", "50", "75", "100"]) == {"0", "75"}
     assert tiers.runs_every_case("slow") and tiers.runs_every_case("slow and not cuda")
     assert not tiers.runs_every_case(None) and not tiers.runs_every_case("not slow")
+
+
+def test_modules_with_slow_tests_go_first_each_kept_whole_and_in_order():
+    class Item:
+        def __init__(self, nodeid, slow=False):
+            self.nodeid, self.slow = nodeid, slow
+
+        def get_closest_marker(self, name):
+            return name if name == "slow" and self.slow else None
+
+    items = [Item("a.py::t1"), Item("b.py::t1"), Item("b.py::t2", slow=True), Item("c.py::t1"),
+             Item("d.py::t1", slow=True), Item("d.py::t2")]
+    tiers.heavy_modules_first(items)
+    assert [it.nodeid for it in items] == ["b.py::t1", "b.py::t2", "d.py::t1", "d.py::t2",
+                                           "a.py::t1", "c.py::t1"]
+
+
+def test_nightly_cases_are_slow_and_matched_by_their_listed_id(monkeypatch):
+    monkeypatch.setattr(tiers, "NIGHTLY", {"tests/t.py::test_a": frozenset({"x.py"}),
+                                           "tests/t.py::test_b": None})
+    assert tiers.is_nightly("tests/t.py::test_a", "x.py") and tiers.is_nightly("tests/t.py::test_a", "x.py-None")
+    assert not tiers.is_nightly("tests/t.py::test_a", "x.pyz") and not tiers.is_nightly("tests/t.py::test_a", None)
+    assert tiers.is_nightly("tests/t.py::test_b", None) and tiers.is_nightly("tests/t.py::test_b", "any")
+    assert not tiers.is_nightly("tests/t.py::test_c", "x.py")
+    assert tiers.is_slow("tests/t.py::test_a[x.py-1]", "x.py-1") and not tiers.is_slow("tests/t.py::test_a[y]", "y")
+
+    class Spec:
+        def __init__(self, id):
+            self.id = id
+
+    class Item:
+        def __init__(self, nodeid, case=None):
+            self.nodeid, self.callspec = nodeid, Spec(case) if case is not None else None
+
+    items = [Item("tests/t.py::test_a[x.py-1]", "x.py-1"), Item("tests/t.py::test_a[y]", "y"),
+             Item("tests/t.py::test_b"), Item("tests/t.py::test_c")]
+    assert [it.nodeid for it in tiers.nightly_out(items)] == ["tests/t.py::test_a[x.py-1]", "tests/t.py::test_b"]
 
 
 def test_the_default_run_keeps_a_sample_of_every_sweep_and_slow_runs_all(pytestconfig):

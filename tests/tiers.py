@@ -23,9 +23,14 @@ more layer. `pytest` (CI's `.ci/run`) runs a stratified sample of their
 cases (a fourth of each class, `sampled_out`), which keeps every kind of case; `pytest -m slow`
 (`.ci/nightly`) runs them all, as it runs the full mutation set.
 
+NIGHTLY names the few slow cases the default run leaves out whole, each
+because another case of the default run already makes the same check on the
+same layer (named beside it); `pytest -m slow` runs them (`nightly_out`).
+
 Invariant: every entry names an existing test file (and function); the
 check in tests/test_repository.py fails on a stale entry. Marking only adds
-the `slow` marker; only `sampled_out` deselects, and only without `-m slow`.
+the `slow` marker; only `sampled_out` and `nightly_out` deselect, and only
+without `-m slow`.
 """
 from __future__ import annotations
 
@@ -226,6 +231,8 @@ def is_slow(nodeid: str, callspec_id: str | None) -> bool:
     function = rest.split("[", 1)[0]
     if path in SLOW_FILES or f"{path}::{function}" in SLOW_TESTS:
         return True
+    if is_nightly(f"{path}::{function}", callspec_id):
+        return True
     if callspec_id is None:
         return False
     if f"{path}::{function}" in CORPUS_WIDE:
@@ -313,3 +320,74 @@ def sampled_out(items) -> list:
         kept = sample_keys(key for key, _ in cases) | FAST_PARAMS.get(function, set())
         out += [item for key, item in cases if key not in kept]
     return out
+
+
+# --- left to the nightly run ----------------------------------------------------
+#: test function -> the case ids (None: every case) the default run leaves to
+#: `pytest -m slow`. Only cases whose check the default run makes anyway, on the
+#: same layer, through a cheaper case (the comment names it); the CPU seconds are
+#: from a profiled default run (2026-12-05, `CI=true`, 2 workers, load about 7).
+NIGHTLY: dict[str, frozenset[str] | None] = {
+    # 17.6 s. The same kernel as the kept agreement case on
+    # ok_assert_contents_with_contract (all_in_range admits the assert: CBMC
+    # must prove it, as z3 does), and the kept case on bounds_gather_range_off_by_one
+    # makes CBMC fail an access an all_in_range contract does not cover.
+    "tests/proofs/test_cbmc_real.py::test_dropping_a_contract_changes_cbmcs_answer":
+        frozenset({"check_range"}),
+    # 11.2 s. The same CBMC proof (kernel, launch) as the kept
+    # test_a_cbmc_counterexample_replays_on_the_simulator (failed and
+    # confirmed by replay); z3's verdict on it is test_corpus_verdict's, and
+    # the agreement check on a failing bounds kernel stays through
+    # bounds_gather_range_off_by_one.
+    "tests/proofs/test_cbmc_real.py::test_real_cbmc_decides_and_agrees_with_z3":
+        frozenset({"bounds_off_by_one_le.py"}),
+    # 13.2 s. Proves every example again (test_example_is_proved does) and
+    # renders the page in Chromium as the kept
+    # test_html_renders_in_headless_chromium does; the page's sections, one
+    # per kernel, are test_html_has_every_section_marks_and_hashes's.
+    "tests/proofs/reporting/test_report_html.py::test_the_examples_report_renders_in_headless_chromium":
+        None,
+    # 21.5 s (three prove processes over six model-rich kernels and a CPU burner). The
+    # same whole report under other hash seeds is the kept
+    # test_counterexample_determinism's (five seeds and a perturbed process), the
+    # verdicts at --jobs 2 test_prove_cli's (test_kernel_filter_and_folder_input);
+    # and the default run is itself loaded on CI
+    # (.ci/run beside other processes) while test_corpus_verdict expects every
+    # corpus verdict exactly, which a verdict that depended on time would break.
+    "tests/cli/prove/test_determinism.py::"
+    "test_reports_identical_across_hash_seeds_and_load_and_failures_across_job_counts": None,
+}
+
+
+def is_nightly(function: str, callspec_id: str | None) -> bool:
+    """Whether the case `callspec_id` of `function` ("path::name") is one of
+    NIGHTLY's (a case id matches a listed id equal to it or followed by "-")."""
+    if function not in NIGHTLY:
+        return False
+    ids = NIGHTLY[function]
+    return ids is None or (callspec_id is not None and any(
+        callspec_id == i or callspec_id.startswith(i + "-") for i in ids))
+
+
+def nightly_out(items) -> list:
+    """The items NIGHTLY leaves to `pytest -m slow`."""
+    out = []
+    for item in items:
+        spec = getattr(item, "callspec", None)
+        if is_nightly(item.nodeid.split("[", 1)[0], spec.id if spec is not None else None):
+            out.append(item)
+    return out
+
+
+# --- the order the run hands tests to its workers -------------------------------
+def heavy_modules_first(items) -> None:
+    """Reorder `items` in place: the modules holding a slow-marked test first,
+    then the others, each module's tests kept together and in their order
+    (module-scoped fixtures are built once), and the modules in collection
+    order within each group. pytest-xdist's worksteal hands each worker a
+    contiguous share and an idle worker steals from the end of another's, so
+    with the long tests early the run ends on short ones instead of one worker
+    finishing a long proof while the other waits. The order is a function of
+    the collection, the same on every worker (xdist requires it)."""
+    heavy = {item.nodeid.split("::", 1)[0] for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.nodeid.split("::", 1)[0] not in heavy)
