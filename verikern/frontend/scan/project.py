@@ -24,6 +24,7 @@ from __future__ import annotations
 import ast
 import copy
 import hashlib
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -49,6 +50,8 @@ class Project:
     files: dict = field(default_factory=dict)   # path -> sha256 of every module read
     #: every source file of the project (path, module, bytes), read once (_project_data)
     sources: list | None = None
+    #: every source file of the project (path, module), listed once (_project_sources)
+    listing: list | None = None
 
     @classmethod
     def of_file(cls, path) -> tuple["Project", str]:
@@ -335,17 +338,27 @@ PROJECT_SOURCES = "<every source file of the project>"
 MAX_SCANNED_FILES = 5000
 
 
-def _project_sources(project: Project) -> list[tuple[Path, str]]:
+def _project_sources(project: Project) -> list[tuple[str, str]]:
     """Every Python file of the project with its dotted module name (the
-    package's files, or the sibling files of a file outside any package)."""
-    folder = project.base / project.top if project.top else project.base
-    paths = sorted(folder.rglob("*.py")) if project.top else sorted(folder.glob("*.py"))
-    out = []
-    for p in paths:
-        rel = p.relative_to(project.base).with_suffix("")
-        parts = list(rel.parts[:-1]) if p.name == "__init__.py" else list(rel.parts)
-        out.append((p, ".".join(parts)))
-    return out
+    package's files, or the sibling files of a file outside any package), in
+    path order; listed once per project (a project is one compile's view)."""
+    if project.listing is None:
+        folder = project.base / project.top if project.top else project.base
+        base = str(project.base)
+        if project.top:
+            found = [str(f) for f in folder.rglob("*.py")]
+        else:
+            with os.scandir(folder) as entries:
+                found = [e.path for e in entries if e.name.endswith(".py")]
+        out = []
+        prefix = os.path.join(base, "")
+        for full in sorted(found, key=lambda f: f.split(os.sep)):
+            inside = full[len(prefix):] if full.startswith(prefix) else os.path.relpath(full, base)
+            rel = inside[:-3].split(os.sep)
+            parts = rel[:-1] if rel[-1] == "__init__" else rel
+            out.append((full, ".".join(parts)))
+        project.listing = out
+    return project.listing
 
 
 def _handles_of(tree: ast.Module, importer: str, is_package: bool, dotted: str) -> set[str]:
@@ -369,7 +382,7 @@ def _handles_of(tree: ast.Module, importer: str, is_package: bool, dotted: str) 
     return out
 
 
-def _project_data(project: Project) -> list[tuple[Path, str, bytes]]:
+def _project_data(project: Project) -> list[tuple[str, str, bytes]]:
     """The project's source files with their module names and bytes, read
     once per project; their joint digest goes into `project.files`."""
     if project.sources is None:
@@ -377,10 +390,11 @@ def _project_data(project: Project) -> list[tuple[Path, str, bytes]]:
         project.sources = []
         for path, name in _project_sources(project):
             try:
-                data = path.read_bytes()
+                with open(path, "rb") as f:
+                    data = f.read()
             except OSError:
                 continue
-            digest.update(str(path).encode() + b"\0" + hashlib.sha256(data).digest())
+            digest.update(path.encode() + b"\0" + hashlib.sha256(data).digest())
             project.sources.append((path, name, data))
         project.files[PROJECT_SOURCES] = digest.hexdigest()
     return project.sources
@@ -405,10 +419,10 @@ def rebindings_from_outside(project: Project, dotted: str) -> dict:
         if short not in data and b"modules" not in data and b"import_module" not in data:
             continue                   # it names neither the module nor a module lookup
         try:
-            tree = ast.parse(data.decode("utf-8", "replace"), filename=str(path))
+            tree = ast.parse(data.decode("utf-8", "replace"), filename=path)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue                   # it cannot run either
-        handles = _handles_of(tree, name, path.name == "__init__.py", dotted)
-        for key, site in outside_rebindings(tree, str(path), handles).items():
+        handles = _handles_of(tree, name, os.path.basename(path) == "__init__.py", dotted)
+        for key, site in outside_rebindings(tree, path, handles).items():
             found.setdefault(key, site)
     return found
