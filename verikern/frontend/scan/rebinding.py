@@ -156,11 +156,12 @@ def _module_handles(tree: ast.Module, handles: set[str] | None = None) -> set[st
     """Names bound to something that can be the module itself (`mod =
     sys.modules[__name__]`, or one of `handles`), followed to a fixed point."""
     handles = set(handles or ())
+    assigns = [n for n in ast.walk(tree) if isinstance(n, ast.Assign)]
     changed = True
     while changed:
         changed = False
-        for n in ast.walk(tree):
-            if isinstance(n, ast.Assign) and _may_be_module(n.value, handles):
+        for n in assigns:
+            if _may_be_module(n.value, handles):
                 for t in n.targets:
                     if isinstance(t, ast.Name) and t.id not in handles:
                         handles.add(t.id)
