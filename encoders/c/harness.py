@@ -21,6 +21,8 @@ Invariants of the generated `main`:
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from verikern.mir.nodes import ArrayRef, Kernel
 
 from .emitter import (
@@ -116,6 +118,39 @@ static inline void vk_ids(const vk_launch *L, vk_thread *T) {
     T->gid_lo = vk_mod_i32(T->gid, L->dim[VK_LAST_DIM]);
 }
 """
+
+
+#: The loops of the CBMC build's `main`, in the order of the text (CBMC's
+#: `main.0`, `main.1`, `main.2`): each runs one call of `vk_step` per barrier
+#: interval of a thread (both threads of a block in lockstep, or one thread).
+INTERVAL_LOOPS = (
+    "        for (;;) {",
+    "        while (vk_step(&L, &S1, &th1, &R, 1) >= 0) { }",
+    "        if (has2) while (vk_step(&L, &S2, &th2, &R, 2) >= 0) { }",
+)
+
+
+@dataclass(frozen=True)
+class CLoop:
+    """One loop of the CBMC build of the file, as `cbmc --show-loops` names
+    it: `cbmc_id` (`vk_step.N`: the N-th goto back to an earlier block of
+    vk_step in the text; `main.N`: main's barrier-interval loops), `line`
+    (1-based, the line CBMC reports: the backward goto, or the loop
+    statement), and `header`: the MIR loop header the goto returns to (None
+    for main's loops, or a backward goto to a block that heads no MIR loop)."""
+
+    cbmc_id: str
+    line: int
+    header: str | None
+
+
+@dataclass(frozen=True)
+class CEncoding:
+    """The C file of a kernel (`text`) and the loops CBMC sees in it (`loops`;
+    the CBMC build has no other loop: no do-while in its macros)."""
+
+    text: str
+    loops: tuple[CLoop, ...]
 
 
 def _in(t, section: str, key: str | None, idx: str) -> str:
@@ -350,7 +385,7 @@ class HarnessEmitter:
             "    th1.gid = (int32_t)g1; th2.gid = (int32_t)g2;",
             *self.split_ids(),
             "    if (R.same_block) {",
-            "        for (;;) {",
+            INTERVAL_LOOPS[0],
             "            int s1 = vk_step(&L, &S1, &th1, &R, 1);",
             "            int s2 = vk_step(&L, &S1, &th2, &R, 2);",
             "            vk_check_divergence(s1, s2);",
@@ -358,8 +393,7 @@ class HarnessEmitter:
             "            vk_race_clear(&R);",
             "        }",
             "    } else {",
-            "        while (vk_step(&L, &S1, &th1, &R, 1) >= 0) { }",
-            "        if (has2) while (vk_step(&L, &S2, &th2, &R, 2) >= 0) { }",
+            *INTERVAL_LOOPS[1:],
             "    }",
             "#endif",
             "    return 0;",
@@ -452,13 +486,28 @@ static void vk_run_block(vk_launch *L, int32_t b, vk_race *R,
 #endif
 """)
 
-    def file(self) -> str:
+    def encode(self) -> CEncoding:
+        """The whole file and the loops CBMC sees in it (CEncoding)."""
         k = self.k
         head = (f"/* verikern C encoding of kernel {k.name} ({k.loc}).\n"
                 " * CBMC:   cbmc THIS.c --unwinding-assertions --unwind N\n"
                 " * replay: cc -std=c11 -DVERIKERN_REPLAY -I<verikern/encoders/c> THIS.c -lm\n"
                 " *         ./a.out counterexample.json\n"
                 " * Each check's message is '<obligation id> <kind> <file>:<line>:<col>'. */\n")
-        return (head + prelude() + _RACE + self.structs() + contract_helpers(self.step)
-                + self.race_table() + self.step.function()
-                + self.divergence() + self.shared_alloc() + self.run_block() + self.main())
+        before = (head + prelude() + _RACE + self.structs() + contract_helpers(self.step)
+                  + self.race_table())
+        step = self.step.function()
+        headers = {lp.header for lp in k.loops}
+        first = before.count("\n") + 1          # the line of vk_step's first line
+        loops = [CLoop(f"vk_step.{n}", first + index, label if label in headers else None)
+                 for n, (label, index) in enumerate(self.step.back_edges)]
+        middle = before + step + self.divergence() + self.shared_alloc() + self.run_block()
+        main = self.main()
+        at = middle.count("\n") + 1
+        lines = main.split("\n")
+        for n, statement in enumerate(INTERVAL_LOOPS):
+            loops.append(CLoop(f"main.{n}", at + lines.index(statement), None))
+        return CEncoding(middle + main, tuple(loops))
+
+    def file(self) -> str:
+        return self.encode().text
