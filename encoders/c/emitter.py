@@ -288,7 +288,12 @@ class StepEmitter:
                       f"L->block_dim + T->tidx, L->block_dim, S->epoch, {n}, {write}, {atomic});", 2)
             self.emit("#endif", 0)
         self.uninit_checks(site, ins)
-        body(f"{self.pointer(arr)}[T->flat]")
+        if arr.space == "global" and arr.ndim > 1 and not arr.inner:
+            self.emit("VK_IMPLIED_BEGIN", 0)     # CBMC's pointer checks: implied here
+            body(f"{self.pointer(arr)}[T->flat]")
+            self.emit("VK_IMPLIED_END", 0)
+        else:
+            body(f"{self.pointer(arr)}[T->flat]")
         if otherwise is not None:
             self.emit("} else {")
             otherwise()

@@ -235,7 +235,10 @@ class HarnessEmitter:
         return "\n".join(out) + "\n"
 
     def shared_alloc(self) -> str:
-        out = ["static void vk_block_alloc(vk_block *S) {", "    memset(S, 0, sizeof *S);"]
+        # zeroed by initialisers, not memset: CBMC's memset model lets a local of
+        # its own die, and every later dereference of T, L, S and R then gets a
+        # "dead object" check the solver has to refute (docs/C_ENCODER.md)
+        out = ["static void vk_block_alloc(vk_block *S) {", "    *S = (vk_block){0};"]
         for a in self.k.shared:
             f = self.step.names.arrays[("shared", a.name)]
             count = 1
@@ -262,7 +265,7 @@ class HarnessEmitter:
         k = self.k
         n = self.step.names
         hw = c_string("hardware limits (docs/LANGUAGE.md section 5)")
-        out = ["    vk_launch L; memset(&L, 0, sizeof L);", "    uint64_t size = 1;"]
+        out = ["    vk_launch L = {0};   /* no memset (vk_block_alloc) */", "    uint64_t size = 1;"]
         for d in range(k.launch_ndim):
             out.append(f"    L.dim[{d}] = VK_IN_INT(nondet_int32, int32_t, \"dims\", NULL, {d});")
             out.append(f"    VK_ASSUME(L.dim[{d}] >= 1, {hw});")
@@ -374,13 +377,13 @@ class HarnessEmitter:
             "        int32_t x = b1; b1 = b2; b2 = x; x = t1; t1 = t2; t2 = x;",
             "        int64_t y = g1; g1 = g2; g2 = y;",
             "    }",
-            "    vk_race R; memset(&R, 0, sizeof R); R.same_block = has2 && b1 == b2;",
+            "    vk_race R = {0}; R.same_block = has2 && b1 == b2;",
             "#ifdef VERIKERN_REPLAY",
             *self.replay_schedule(),
             "    vk_ok();",
             "#else",
             "    vk_block S1, S2; vk_block_alloc(&S1); vk_block_alloc(&S2);",
-            "    vk_thread th1, th2; memset(&th1, 0, sizeof th1); memset(&th2, 0, sizeof th2);",
+            "    vk_thread th1 = {0}, th2 = {0};",
             "    th1.bidx = b1; th1.tidx = t1; th2.bidx = b2; th2.tidx = t2;",
             "    th1.gid = (int32_t)g1; th2.gid = (int32_t)g2;",
             *self.split_ids(),
