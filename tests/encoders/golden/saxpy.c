@@ -37,7 +37,7 @@
 /* CBMC's pointer checks off around an element access of an array of several
    dimensions: after VK_FLAT_IN_BOUNDS (a theorem once every per-dimension
    bounds check holds) they are implied, and their object-size arithmetic on
-   a flat index built from products made z3 run out of units (C_ENCODER.md) */
+   a flat index built from products made z3 run out of units (docs/C_ENCODER.md) */
 #define VK_IMPLIED_BEGIN _Pragma("CPROVER check push") _Pragma("CPROVER check disable \"pointer\"")
 #define VK_IMPLIED_END _Pragma("CPROVER check pop")
 /* a check is never assumed afterwards: a later obligation is proved over
