@@ -2,13 +2,17 @@
 each engine's settled verdict (replay included), the share CBMC decides, every
 disagreement, and CBMC's time per kernel.
 
-    python benchmarks/cbmc_agreement.py [--fixed | --every-launch] [--timeout S] [NAME ...]
+    python benchmarks/cbmc_agreement.py [--fixed | --every-launch] [--timeout S]
+                                        [--every N] [--examples] [NAME ...]
 
 `--fixed` (the default): every kernel on one fixed launch (`launch_of`: the
 case's `# prove-args:`, else its first witness's launch, else two blocks of
 the kernel's block size, 32 when it fixes none), both engines on the same
 launch. `--every-launch`: no `--dim`; only a fixed `block_dim` the case's
-prove-args give is kept. `--timeout S` is CBMC's safety net per kernel
+prove-args give is kept. `--every N`: every N-th corpus file in sorted
+order, from the first (the sample docs/C_ENCODER.md reports). `--examples`:
+the kernels of examples/*.py instead of the corpus, for every launch
+(what `verikern prove examples/X.py --engine z3,cbmc` decides). `--timeout S` is CBMC's safety net per kernel
 (verikern.proofs.deciding.budget.SAFETY_NET_S otherwise).
 
 A disagreement is one engine proving what the other failed; `uninit`
@@ -121,12 +125,21 @@ def main(argv: list[str] | None = None) -> int:
     mode.add_argument("--fixed", action="store_true", help="one fixed launch per kernel (default)")
     mode.add_argument("--every-launch", action="store_true", help="no --dim: every launch")
     ap.add_argument("--timeout", type=float, default=None, help="CBMC's safety net per kernel, s")
+    ap.add_argument("--every", type=int, default=1, metavar="N",
+                    help="every N-th corpus file (sorted), from the first")
+    ap.add_argument("--examples", action="store_true",
+                    help="the examples (examples/*.py) for every launch, not the corpus")
     ap.add_argument("names", nargs="*", help="corpus case names (default: all)")
     args = ap.parse_args(argv)
     if args.timeout is not None:       # CBMC reads it at each run (z3 too)
         budget_module.SAFETY_NET_S = args.timeout
     print(f"CBMC {cbmc_version()}")
-    cases = [parse_header(p) for p in sorted(CORPUS_DIR.glob("*.py"))]
+    if args.examples:
+        args.every_launch = True
+        cases = [CorpusCase(p, "proved", frozenset(), ())
+                 for p in sorted((ROOT / "examples").glob("*.py"))[::max(1, args.every)]]
+    else:
+        cases = [parse_header(p) for p in sorted(CORPUS_DIR.glob("*.py"))[::max(1, args.every)]]
     if args.names:
         cases = [c for c in cases if c.name in args.names]
     tally = Tally()

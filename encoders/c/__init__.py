@@ -13,12 +13,16 @@ reads a counterexample JSON and runs the launch concretely (`replay`).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from verikern.mir.nodes import Kernel
 
 from .emitter import INSTRUCTIONS, TERMINATORS, obligation_message  # noqa: F401
 from .ops import CEncodeError  # noqa: F401
 from verikern.proofs.obligations import enumerate_obligations
+
+if TYPE_CHECKING:
+    from .harness import CEncoding
 
 #: The folder holding verikern_harness.h (package data).
 HEADER_DIR = Path(__file__).resolve().parent
@@ -29,6 +33,13 @@ def emit_c(kernel: Kernel, *, dims: tuple[int, ...] | None = None,
     """The C encoding of `kernel`; `dims` / `block_dim` fix the launch as the
     prover's --dim / --block-dim do.  Raises CEncodeError for what the C
     encoder does not translate (float16)."""
+    return encode_c(kernel, dims=dims, block_dim=block_dim).text
+
+
+def encode_c(kernel: Kernel, *, dims: tuple[int, ...] | None = None,
+             block_dim: int | None = None) -> "CEncoding":
+    """emit_c's text with the loops CBMC sees in it (harness.CEncoding: each
+    loop's CBMC id, line and MIR loop header), for per-loop unwinding depths."""
 
     from .harness import HarnessEmitter  # lazy: import cycle with encoders.c.harness
-    return HarnessEmitter(kernel, enumerate_obligations(kernel), dims, block_dim).file()
+    return HarnessEmitter(kernel, enumerate_obligations(kernel), dims, block_dim).encode()

@@ -94,6 +94,11 @@ class StepEmitter:
         self.file = kernel.loc.file
         self.names = Names.of(kernel)
         self.lines: list[str] = []
+        # the goto edges back to a block already placed, in the order of the
+        # text: (target label, index in `lines`); CBMC numbers the loops of
+        # vk_step by these (`vk_step.0`, `vk_step.1`, ...; encoders.c.CLoop)
+        self.back_edges: list[tuple[str, int]] = []
+        self._placed: set[str] = set()
         self.by_site: dict = {}
         for s in specs:
             self.by_site.setdefault(s.site, []).append(s)
@@ -177,7 +182,7 @@ class StepEmitter:
 
     # -------------------------------------------------------------- function
     def function(self) -> str:
-        self.lines = []
+        self.lines, self.back_edges, self._placed = [], [], set()
         self.emit("static int vk_step(vk_launch *L, vk_block *S, vk_thread *T, "
                   "vk_race *R, int role) {", 0)
         self.emit("(void)L; (void)S; (void)R; (void)role;")
@@ -190,6 +195,7 @@ class StepEmitter:
         for b in self.k.blocks:
             if b.label in self.targets or b is self.k.entry:
                 self.emit(f"{self.label(b.label)}:;", 0)
+                self._placed.add(b.label)
             for i, ins in enumerate(b.instrs):
                 fn = INSTRUCTIONS.get(ins.OPCODE)
                 if fn is None:
@@ -227,6 +233,8 @@ class StepEmitter:
             for j, (r, _) in enumerate(copies):
                 self.emit(f"T->v{r.id} = t{j};", indent + 1)
             self.emit("}", indent)
+        if dst in self._placed:
+            self.back_edges.append((dst, len(self.lines)))
         self.emit(f"goto {self.label(dst)};", indent)
 
     # -------------------------------------------------------------- accesses
@@ -280,7 +288,12 @@ class StepEmitter:
                       f"L->block_dim + T->tidx, L->block_dim, S->epoch, {n}, {write}, {atomic});", 2)
             self.emit("#endif", 0)
         self.uninit_checks(site, ins)
-        body(f"{self.pointer(arr)}[T->flat]")
+        if arr.space == "global" and arr.ndim > 1 and not arr.inner:
+            self.emit("VK_IMPLIED_BEGIN", 0)     # CBMC's pointer checks: implied here
+            body(f"{self.pointer(arr)}[T->flat]")
+            self.emit("VK_IMPLIED_END", 0)
+        else:
+            body(f"{self.pointer(arr)}[T->flat]")
         if otherwise is not None:
             self.emit("} else {")
             otherwise()

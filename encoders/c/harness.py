@@ -21,6 +21,8 @@ Invariants of the generated `main`:
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from verikern.mir.nodes import ArrayRef, Kernel
 
 from .emitter import (
@@ -118,6 +120,39 @@ static inline void vk_ids(const vk_launch *L, vk_thread *T) {
 """
 
 
+#: The loops of the CBMC build's `main`, in the order of the text (CBMC's
+#: `main.0`, `main.1`, `main.2`): each runs one call of `vk_step` per barrier
+#: interval of a thread (both threads of a block in lockstep, or one thread).
+INTERVAL_LOOPS = (
+    "        for (;;) {",
+    "        while (vk_step(&L, &S1, &th1, &R, 1) >= 0) { }",
+    "        if (has2) while (vk_step(&L, &S2, &th2, &R, 2) >= 0) { }",
+)
+
+
+@dataclass(frozen=True)
+class CLoop:
+    """One loop of the CBMC build of the file, as `cbmc --show-loops` names
+    it: `cbmc_id` (`vk_step.N`: the N-th goto back to an earlier block of
+    vk_step in the text; `main.N`: main's barrier-interval loops), `line`
+    (1-based, the line CBMC reports: the backward goto, or the loop
+    statement), and `header`: the MIR loop header the goto returns to (None
+    for main's loops, or a backward goto to a block that heads no MIR loop)."""
+
+    cbmc_id: str
+    line: int
+    header: str | None
+
+
+@dataclass(frozen=True)
+class CEncoding:
+    """The C file of a kernel (`text`) and the loops CBMC sees in it (`loops`;
+    the CBMC build has no other loop: no do-while in its macros)."""
+
+    text: str
+    loops: tuple[CLoop, ...]
+
+
 def _in(t, section: str, key: str | None, idx: str) -> str:
     nd = "nondet_bool" if t.is_bool else "nondet_" + (
         ("float" if t.bits == 32 else "double") if t.is_float else t.name)
@@ -200,7 +235,10 @@ class HarnessEmitter:
         return "\n".join(out) + "\n"
 
     def shared_alloc(self) -> str:
-        out = ["static void vk_block_alloc(vk_block *S) {", "    memset(S, 0, sizeof *S);"]
+        # zeroed by initialisers, not memset: CBMC's memset model lets a local of
+        # its own die, and every later dereference of T, L, S and R then gets a
+        # "dead object" check the solver has to refute (docs/C_ENCODER.md)
+        out = ["static void vk_block_alloc(vk_block *S) {", "    *S = (vk_block){0};"]
         for a in self.k.shared:
             f = self.step.names.arrays[("shared", a.name)]
             count = 1
@@ -227,7 +265,7 @@ class HarnessEmitter:
         k = self.k
         n = self.step.names
         hw = c_string("hardware limits (docs/LANGUAGE.md section 5)")
-        out = ["    vk_launch L; memset(&L, 0, sizeof L);", "    uint64_t size = 1;"]
+        out = ["    vk_launch L = {0};   /* no memset (vk_block_alloc) */", "    uint64_t size = 1;"]
         for d in range(k.launch_ndim):
             out.append(f"    L.dim[{d}] = VK_IN_INT(nondet_int32, int32_t, \"dims\", NULL, {d});")
             out.append(f"    VK_ASSUME(L.dim[{d}] >= 1, {hw});")
@@ -339,18 +377,18 @@ class HarnessEmitter:
             "        int32_t x = b1; b1 = b2; b2 = x; x = t1; t1 = t2; t2 = x;",
             "        int64_t y = g1; g1 = g2; g2 = y;",
             "    }",
-            "    vk_race R; memset(&R, 0, sizeof R); R.same_block = has2 && b1 == b2;",
+            "    vk_race R = {0}; R.same_block = has2 && b1 == b2;",
             "#ifdef VERIKERN_REPLAY",
             *self.replay_schedule(),
             "    vk_ok();",
             "#else",
             "    vk_block S1, S2; vk_block_alloc(&S1); vk_block_alloc(&S2);",
-            "    vk_thread th1, th2; memset(&th1, 0, sizeof th1); memset(&th2, 0, sizeof th2);",
+            "    vk_thread th1 = {0}, th2 = {0};",
             "    th1.bidx = b1; th1.tidx = t1; th2.bidx = b2; th2.tidx = t2;",
             "    th1.gid = (int32_t)g1; th2.gid = (int32_t)g2;",
             *self.split_ids(),
             "    if (R.same_block) {",
-            "        for (;;) {",
+            INTERVAL_LOOPS[0],
             "            int s1 = vk_step(&L, &S1, &th1, &R, 1);",
             "            int s2 = vk_step(&L, &S1, &th2, &R, 2);",
             "            vk_check_divergence(s1, s2);",
@@ -358,8 +396,7 @@ class HarnessEmitter:
             "            vk_race_clear(&R);",
             "        }",
             "    } else {",
-            "        while (vk_step(&L, &S1, &th1, &R, 1) >= 0) { }",
-            "        if (has2) while (vk_step(&L, &S2, &th2, &R, 2) >= 0) { }",
+            *INTERVAL_LOOPS[1:],
             "    }",
             "#endif",
             "    return 0;",
@@ -452,13 +489,28 @@ static void vk_run_block(vk_launch *L, int32_t b, vk_race *R,
 #endif
 """)
 
-    def file(self) -> str:
+    def encode(self) -> CEncoding:
+        """The whole file and the loops CBMC sees in it (CEncoding)."""
         k = self.k
         head = (f"/* verikern C encoding of kernel {k.name} ({k.loc}).\n"
                 " * CBMC:   cbmc THIS.c --unwinding-assertions --unwind N\n"
                 " * replay: cc -std=c11 -DVERIKERN_REPLAY -I<verikern/encoders/c> THIS.c -lm\n"
                 " *         ./a.out counterexample.json\n"
                 " * Each check's message is '<obligation id> <kind> <file>:<line>:<col>'. */\n")
-        return (head + prelude() + _RACE + self.structs() + contract_helpers(self.step)
-                + self.race_table() + self.step.function()
-                + self.divergence() + self.shared_alloc() + self.run_block() + self.main())
+        before = (head + prelude() + _RACE + self.structs() + contract_helpers(self.step)
+                  + self.race_table())
+        step = self.step.function()
+        headers = {lp.header for lp in k.loops}
+        first = before.count("\n") + 1          # the line of vk_step's first line
+        loops = [CLoop(f"vk_step.{n}", first + index, label if label in headers else None)
+                 for n, (label, index) in enumerate(self.step.back_edges)]
+        middle = before + step + self.divergence() + self.shared_alloc() + self.run_block()
+        main = self.main()
+        at = middle.count("\n") + 1
+        lines = main.split("\n")
+        for n, statement in enumerate(INTERVAL_LOOPS):
+            loops.append(CLoop(f"main.{n}", at + lines.index(statement), None))
+        return CEncoding(middle + main, tuple(loops))
+
+    def file(self) -> str:
+        return self.encode().text

@@ -44,11 +44,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from verikern.encoders.c import CEncodeError, emit_c
+from verikern.encoders.c import CEncodeError, encode_c
 from verikern.encoders.c.emitter import Names
 from verikern.errors import VerikernError
-from verikern.mir.nodes import ArrayRef, Barrier, Const, Kernel
+from verikern.mir.nodes import ArrayRef, Kernel
 from verikern.proofs.deciding import budget as budget_limits
+from verikern.proofs.deciding.cbmc_unwind import DEFAULT_UNWIND, UnwindPlan, unwind_plan  # noqa: F401 (DEFAULT_UNWIND: re-exported)
 from verikern.proofs.obligations import (
     Counterexample, Obligation, ObligationSpec, Status, enumerate_obligations, obligation_id,
 )
@@ -57,8 +58,6 @@ from verikern.proofs.obligations import (
 INSTALL_HINT = ("install CBMC from your distribution (`apt-get install cbmc` on Ubuntu, "
                 "`brew install cbmc` on macOS) or from https://github.com/diffblue/cbmc/releases, "
                 "or point VERIKERN_CBMC at the binary")
-#: Unwinding depth when some loop has no constant trip count (raise with --unwind).
-DEFAULT_UNWIND = 8
 #: Statuses of a CBMC property that establish it (UNREACHABLE: no execution reaches it).
 _HOLDS = {"SUCCESS", "UNREACHABLE"}
 _ID = re.compile(r"^(?P<id>[a-z-]+@\d+:\d+(?:#\d+)?(?:\+\d+:\d+)?) ")
@@ -234,43 +233,6 @@ def parse_json_ui(text: str) -> CbmcResult:
     return CbmcResult(tuple(props), overall, tuple(errors))
 
 
-# ------------------------------------------------------------------ the unwinding depth
-def _const(op) -> int | None:
-    return int(op.value) if isinstance(op, Const) and isinstance(op.value, int) else None
-
-
-def _trip_count(loop) -> int | None:
-    r = loop.range
-    if r is None:
-        return None
-    start, stop, step = _const(r.start), _const(r.stop), _const(r.step)
-    if None in (start, stop, step) or step == 0:
-        return None
-    assert start is not None and stop is not None and step is not None
-    return max(0, -(-(stop - start) // step)) if step > 0 else max(0, -(-(start - stop) // -step))
-
-
-def unwind_bound(kernel: Kernel) -> tuple[int, bool]:
-    """(N, exact): an unwinding depth for CBMC read off the kernel. exact: every
-    loop has a constant trip count, so N covers every loop of the kernel and
-    every barrier interval of the harness (the unwinding assertions can hold);
-    otherwise N is DEFAULT_UNWIND and CBMC's unwinding assertions decide."""
-    trips = [_trip_count(lp) for lp in kernel.loops]
-    if any(t is None for t in trips):
-        return DEFAULT_UNWIND, False
-    counts = [t for t in trips if t is not None]
-    intervals = 1
-    for b in kernel.blocks:
-        for ins in b.instrs:
-            if isinstance(ins, Barrier):
-                times = 1
-                for lp, t in zip(kernel.loops, counts):
-                    if b.label in lp.body:
-                        times *= t
-                intervals += times
-    return max([2, intervals + 1] + [t + 1 for t in counts]), True
-
-
 # ------------------------------------------------------------------ traces -> counterexamples
 _LHS = re.compile(r"^(?P<base>[A-Za-z_][\w.]*?)(?:\[(?P<idx>\d+)[a-zA-Z]*\])?$")
 
@@ -355,10 +317,14 @@ def _verdict(spec: ObligationSpec, status: Status, message: str, reason: str,
 
 
 def decide(kernel: Kernel, specs: Sequence[ObligationSpec], result: CbmcResult,
-           unwind: int, rlimit: int | None = None) -> tuple[Obligation, ...]:
+           unwind: int | UnwindPlan, rlimit: int | None = None) -> tuple[Obligation, ...]:
     """Every obligation of `specs` decided from one CBMC run (module
-    docstring); `rlimit`: the z3 units each solver call had (for the reason
-    of a run that ran out of them)."""
+    docstring); `unwind`: the run's unwinding depth (one for every loop, or
+    cbmc_unwind's plan per loop); `rlimit`: the z3 units each solver call
+    had (for the reason of a run that ran out of them)."""
+    depth = unwind.describe() if isinstance(unwind, UnwindPlan) else f"--unwind {unwind}"
+    bounded = (f"bounded to {unwind} iterations" if isinstance(unwind, int)
+               else f"bounded to the unwinding depths {depth}")
     by_id: dict[str, list[PropertyResult]] = {}
     unwinding, harness = [], []
     for p in result.properties:
@@ -381,8 +347,8 @@ def decide(kernel: Kernel, specs: Sequence[ObligationSpec], result: CbmcResult,
         blocker = (f"a check of the C harness itself did not hold under CBMC "
                    f"({bad[0].name}: {bad[0].description}: {bad[0].status})")
     elif [p for p in unwinding if p.status not in _HOLDS]:
-        blocker = (f"bounded to {unwind} iterations: CBMC's unwinding assertions fail at "
-                   f"--unwind {unwind} (raise --unwind, or bound the loop with a vk.requires)")
+        blocker = (f"{bounded}: CBMC's unwinding assertions fail at {depth} (raise --unwind, "
+                   f"or bound the loop with a vk.requires)")
     out = []
     for spec in specs:
         oid = obligation_id(spec)
@@ -397,7 +363,7 @@ def decide(kernel: Kernel, specs: Sequence[ObligationSpec], result: CbmcResult,
                                 f"CBMC reported no result for {oid}"))
         elif blocker is None and all(p.status in _HOLDS for p in props):
             out.append(_verdict(spec, Status.PROVED, f"CBMC: {oid} holds",
-                                f"proved by CBMC (unwinding assertions hold at --unwind {unwind})"))
+                                f"proved by CBMC (unwinding assertions hold at {depth})"))
         else:
             why = blocker or f"CBMC answered {', '.join(sorted({p.status for p in props}))}"
             out.append(_verdict(spec, Status.UNKNOWN, f"CBMC: {oid} undecided", why))
@@ -476,14 +442,16 @@ _CBMC5_CHECKS = ("--bounds-check", "--pointer-check", "--div-by-zero-check",
                  "--signed-overflow-check", "--undefined-shift-check", "--pointer-overflow-check")
 
 
-def cbmc_argv(exe: str, path: Path, depth: int, version: str | None,
+def cbmc_argv(exe: str, path: Path, unwind: int | UnwindPlan, version: str | None,
               small: int | None = None, max_array_bytes: int | None = None) -> list[str]:
-    """The cbmc command line: unwinding assertions at `depth`, z3 as the
+    """The cbmc command line: unwinding assertions at `unwind` (one depth,
+    or cbmc_unwind's plan: `--unwind N --unwindset id:N,...`), z3 as the
     decision procedure (the `cvc5` on PATH: solver_wrapper), JSON with
     traces; CBMC 5 also gets CBMC 6's standard checks (`_CBMC5_CHECKS`);
     `small`: only launches with dims and shapes at most `small`."""
     old = version is not None and version_tuple(version)[:1] < (6,)
-    argv = [exe, str(path), "--unwind", str(depth), "--unwinding-assertions",
+    depth = unwind.argv() if isinstance(unwind, UnwindPlan) else ["--unwind", str(unwind)]
+    argv = [exe, str(path), *depth, "--unwinding-assertions",
             _DIALECT[not old], "--json-ui", "--trace"]
     if old:
         argv += list(_CBMC5_CHECKS)
@@ -495,7 +463,8 @@ def cbmc_argv(exe: str, path: Path, depth: int, version: str | None,
 
 
 #: With a fixed launch, a run whose unwinding assertions fail is run again once
-#: at DEEPER times the depth.
+#: with DEEPER times the depth of every loop whose bound is not read off the
+#: kernel (cbmc_unwind.UnwindPlan.deeper).
 DEEPER = 4
 
 
@@ -536,12 +505,13 @@ def prove_kernel_cbmc(kernel: Kernel, *, dims=None, block_dim=None, budget=None,
         return ()
     exe = find_cbmc()
     version = cbmc_version() if runner is None else None
-    depth = unwind if unwind is not None else unwind_bound(kernel)[0]
     rlimit = sat_rlimit(budget)
     try:
-        text = emit_c(kernel, dims=tuple(dims) if dims else None, block_dim=block_dim)
+        encoding = encode_c(kernel, dims=tuple(dims) if dims else None, block_dim=block_dim)
     except CEncodeError as err:
         return _all_unknown(specs, f"the C encoder refused the kernel: {err}")
+    text = encoding.text
+    plan = unwind_plan(kernel, encoding.loops, dims, block_dim, unwind)
     with tempfile.TemporaryDirectory(prefix="verikern-cbmc-") as tmp:
         path = Path(tmp) / f"{kernel.name}.c"
         path.write_text(text)
@@ -552,20 +522,21 @@ def prove_kernel_cbmc(kernel: Kernel, *, dims=None, block_dim=None, budget=None,
         else:
             run = runner
 
-        def argv(n: int, small: int | None = None) -> list[str]:
-            return cbmc_argv(exe, path, n, version, small, max_array_bytes)
-        first = _one_run(kernel, specs, argv(depth), depth, run, rlimit)
+        def argv(depths: UnwindPlan, small: int | None = None) -> list[str]:
+            return cbmc_argv(exe, path, depths, version, small, max_array_bytes)
+        first = _one_run(kernel, specs, argv(plan), plan, run, rlimit)
         if isinstance(first, str):
             return _all_unknown(specs, first)
-        if unwind is None and dims and _only_unwinding_blocks(first):
-            # a fixed launch bounds many loops a constant does not (block-size
-            # ladders, per-thread counts): one deeper run, still a bound on work
-            deeper = _one_run(kernel, specs, argv(DEEPER * depth), DEEPER * depth, run, rlimit)
+        if unwind is None and dims and not plan.derived and _only_unwinding_blocks(first):
+            # a fixed launch bounds many loops the kernel's text does not
+            # (per-thread counts of a shape): one deeper run, still a bound on work
+            deeper = _one_run(kernel, specs, argv(plan.deeper(DEEPER)), plan.deeper(DEEPER), run,
+                              rlimit)
             if not isinstance(deeper, str):
-                first, depth = deeper, DEEPER * depth
+                first, plan = deeper, plan.deeper(DEEPER)
         if all(_replayable(o) for o in first if o.status is Status.FAILED):
             return first
-        second = _one_run(kernel, specs, argv(depth, SMALL_INPUT), depth, run, rlimit)
+        second = _one_run(kernel, specs, argv(plan, SMALL_INPUT), plan, run, rlimit)
     if isinstance(second, str):
         return first
     small = {obligation_id(o.spec): o for o in second
@@ -574,14 +545,15 @@ def prove_kernel_cbmc(kernel: Kernel, *, dims=None, block_dim=None, budget=None,
                  if o.status is Status.FAILED and o.spec is not None else o for o in first)
 
 
-def _one_run(kernel: Kernel, specs: Sequence[ObligationSpec], argv: list[str], depth: int,
-             runner: Runner, rlimit: int | None = None) -> tuple[Obligation, ...] | str:
+def _one_run(kernel: Kernel, specs: Sequence[ObligationSpec], argv: list[str],
+             plan: UnwindPlan, runner: Runner,
+             rlimit: int | None = None) -> tuple[Obligation, ...] | str:
     """One CBMC run decided (`decide`), or why it gave no answer."""
     try:
         done = runner(argv)
     except subprocess.TimeoutExpired:
         return (f"the wall-clock safety net of {budget_limits.SAFETY_NET_S:g} s was reached by "
-                f"CBMC (--unwind {depth}): this verdict depends on the machine's speed and load; "
+                f"CBMC ({plan.describe()}): this verdict depends on the machine's speed and load; "
                 f"lower --unwind, fix --dim or lower --budget")
     try:
         result = parse_json_ui(done.stdout)
@@ -589,7 +561,7 @@ def _one_run(kernel: Kernel, specs: Sequence[ObligationSpec], argv: list[str], d
         first = (done.stderr or done.stdout or "").strip().splitlines()[:1]
         return (f"CBMC exited {done.returncode} without a JSON answer"
                 + (f": {first[0]}" if first else ""))
-    return decide(kernel, specs, result, depth, rlimit)
+    return decide(kernel, specs, result, plan, rlimit)
 
 
 def _all_unknown(specs: Sequence[ObligationSpec], reason: str) -> tuple[Obligation, ...]:

@@ -19,7 +19,8 @@ import pytest
 
 from verikern.app.cache import cacheable
 from verikern.frontend import compile_source
-from verikern.proofs.deciding import cbmc
+from verikern.encoders.c import encode_c
+from verikern.proofs.deciding import cbmc, cbmc_unwind
 from verikern.proofs.deciding.budget import DEFAULT_CHECK_RLIMIT
 from verikern.proofs.deciding.session import SolverSession
 from verikern.proofs.deciding.engines import combine, parse_engines
@@ -103,10 +104,17 @@ def test_race_ids_are_read_with_their_second_access():
 
 
 # ------------------------------------------------------------------ unwinding
-def test_unwinding_depth_is_read_off_constant_loops():
-    # 3 iterations with a barrier each: 3 + 1 barrier intervals; range(0, 10, 4) runs 3 times
-    assert cbmc.unwind_bound(kernel(LOOPS, "fixed_loops")) == (5, True)
-    assert cbmc.unwind_bound(kernel(LOOPS, "param_loop")) == (cbmc.DEFAULT_UNWIND, False)
+def test_unwinding_depth_is_read_off_each_loop():
+    # 3 iterations with a barrier each: 3 + 1 barrier intervals for main's loops;
+    # range(3) and range(0, 10, 4) run 3 times (depth 4); range(n) gets the default
+    k = kernel(LOOPS, "fixed_loops")
+    plan = cbmc_unwind.unwind_plan(k, encode_c(k).loops)
+    assert plan.argv() == ["--unwind", "8", "--unwindset",
+                           "vk_step.0:4,vk_step.1:4,main.0:4,main.1:4,main.2:4"]
+    assert plan.derived
+    k = kernel(LOOPS, "param_loop")
+    plan = cbmc_unwind.unwind_plan(k, encode_c(k).loops)
+    assert ("vk_step.0", cbmc.DEFAULT_UNWIND, False) in plan.depths and not plan.derived
 
 
 # ------------------------------------------------------------------ decisions
@@ -198,7 +206,9 @@ def _fake_runner(k, status_of, trace=()):
     """A stand-in for the cbmc process: checks the command line, answers
     `status_of(spec)` for each obligation (with `trace` on failures)."""
     def run(argv):
-        assert argv[2:] == ["--unwind", "2", "--unwinding-assertions", "--cvc5", "--json-ui", "--trace"]
+        # no loop in the kernel: main's barrier-interval loops run once (depth 2)
+        assert argv[2:] == ["--unwind", "8", "--unwindset", "main.0:2,main.1:2,main.2:2",
+                            "--unwinding-assertions", "--cvc5", "--json-ui", "--trace"]
         assert "__CPROVER_assert" in Path(argv[1]).read_text()
         props = [prop(f"vk_step.assertion.{i}", message_of(s), status_of(s),
                       list(trace) if status_of(s) == "FAILURE" else None)

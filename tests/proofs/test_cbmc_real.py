@@ -9,18 +9,22 @@ provides one on CI, tests skip with the reason where there is none).
   failure fails the test), and CBMC decides them;
 - a CBMC counterexample replays on the simulator (confirmed);
 - work, not seconds, bounds CBMC: out of z3 units, the same answer with a
-  CPU burner beside it.
+  CPU burner beside it;
+- each loop's unwinding depth lands on its loop (CBMC's own numbering), and
+  a block-size ladder is unwound to its trip count.
 The whole-corpus sweep (fixed launches and every launch) is
 benchmarks/cbmc_agreement.py: about an hour of CBMC, too long for the suite.
 """
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
 
 import pytest
 
+from verikern.encoders.c import encode_c
 from verikern.frontend import compile_source
 from verikern.proofs.deciding import cbmc
 from verikern.proofs.deciding.engines import obligation_key
@@ -140,6 +144,10 @@ def _agree(path, dims, block_dim) -> list[str]:
     ("ok_assert_contents_with_contract.py", None, None),
     ("bounds_gather_range_off_by_one.py", (64,), 32),
     ("race_reduce_missing_barrier.py", (128,), None),
+    # arrays of two dimensions, whose element accesses have CBMC's pointer checks
+    # off (implied): proved, and an access past the array still fails
+    ("ok_conv3x3_zero_pad.py", (1, 64), 32),
+    ("bounds_2d_launch_dims_swapped.py", (2, 1), 2),
 ])
 def test_real_cbmc_decides_and_agrees_with_z3(name, dims, block_dim):
     assert _agree(CORPUS / name, dims, block_dim) == []
@@ -173,3 +181,33 @@ def test_cbmc_is_bounded_by_work_not_by_the_machines_load():
     assert alone == loaded
     assert {s for s, _ in alone} == {Status.UNKNOWN}
     assert all("out of CBMC's work budget" in r and "2 million resource units" in r for _, r in alone)
+
+
+@pytest.mark.parametrize("name", ["ok_reduce_tree.py", "ok_bitonic_sort_block.py",
+                                  "ok_shared_tile_rows_loop_init.py", "bounds_off_by_one_le.py"])
+def test_cbmc_numbers_the_loops_as_the_encoder_says(name, tmp_path):
+    """`cbmc --show-loops`: the same loop ids at the same lines as
+    encode_c's CLoops, so each --unwindset depth lands on its loop."""
+    path = CORPUS / name
+    for r in compile_source(path.read_text(), path.name).kernels:
+        enc = encode_c(r.mir)
+        c = tmp_path / f"{r.name}.c"
+        c.write_text(enc.text)
+        done = subprocess.run(["cbmc", str(c), "--show-loops", "--json-ui"], capture_output=True,
+                              text=True, timeout=120, check=True)
+        shown = sorted((lp["name"], int(lp["sourceLocation"]["line"]))
+                       for item in json.loads(done.stdout) if isinstance(item, dict)
+                       for lp in item.get("loops", ()) or ())
+        assert shown == sorted((lp.cbmc_id, lp.line) for lp in enc.loops)
+
+
+def test_a_halving_loop_is_unwound_to_its_trip_count_for_every_launch():
+    """ok_reduce_tree's `while s > 0: s //= 2` from 64 runs 7 times, each with a
+    barrier: at the old single depth 8 CBMC's unwinding assertions failed
+    (9 barrier intervals), with the depths read off the kernel it proves every
+    obligation for every launch."""
+    path = CORPUS / "ok_reduce_tree.py"
+    k = compile_source(path.read_text(), path.name).kernels[0].mir
+    obs = [o for o in cbmc.prove_kernel_cbmc(k) if o.kind is not ObligationKind.UNINIT]
+    assert obs and {o.status for o in obs} == {Status.PROVED}, [o.reason for o in obs]
+    assert "main.0:9" in obs[0].reason

@@ -129,8 +129,9 @@ def engine_options(func):
                      "kernel's C encoding checked by CBMC from PATH, proved only when its unwinding "
                      "assertions hold), or z3,cbmc (both; every disagreement is an error, exit 3)."),
         click.option("--unwind", type=click.IntRange(min=1), metavar="N",
-                     help="CBMC's loop unwinding depth (default: read off the kernel when every "
-                     "loop has a constant trip count, else 8); deeper covers more, slower."),
+                     help="CBMC's unwinding depth of every loop whose trip count is not read off "
+                     "the kernel (default 8; a loop the kernel bounds is unwound to its own "
+                     "count); deeper covers more, slower."),
     ]):
         func = deco(func)
     return func
