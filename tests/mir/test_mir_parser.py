@@ -81,6 +81,40 @@ def test_every_corpus_and_example_kernel_round_trips(src):
     assert [format_kernel(k) for k in parse_module(module)] == [format_kernel(k) for k in kernels]
 
 
+
+VECTOR_PARAMS = """
+import warp as wp
+
+
+@wp.struct
+class Body:
+    pos: wp.vec3
+    frame: wp.mat22
+    mass: float
+
+
+@wp.kernel
+def k(c: wp.array(dtype=wp.vec3), v: wp.vec3, m: wp.mat22, q: wp.quat, t: wp.transform, b: Body,
+      out: wp.array(dtype=float)):
+    i = wp.tid()
+    if i < out.shape[0]:
+        out[i] = c[i][1] + v[0] + m[1, 0] + q[3] + t.p[2] + b.pos[1] + b.frame[0, 1] + b.mass
+"""
+
+
+def test_vector_matrix_quat_transform_and_struct_parameters_round_trip():
+    """A component parameter is printed `%v[0].0` (and `%b.frame[0][1].9` for a
+    struct's matrix field): the text must read back, origins included."""
+    for optimize in (False, True):
+        (ck,) = compile_source(VECTOR_PARAMS, "vp.py", optimize=optimize).kernels
+        assert ck.mir is not None, ck.error
+        text = format_kernel(ck.mir)
+        assert "%v[0]." in text and "[1]" in text
+        back = round_trip(ck.mir)
+        assert [p.origin for p in back.params if isinstance(p, ScalarParam)] == \
+            [p.origin for p in ck.mir.params if isinstance(p, ScalarParam)]
+
+
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), family=st.sampled_from(sorted(FAMILIES)),
        optimize=st.booleans(), peel=st.integers(0, 2))
