@@ -179,8 +179,11 @@ BUILTIN_NAMES = (
     "transform_vector", "transform_multiply", "transform_inverse", "transform_get_translation",
     "transform_get_rotation", "spatial_top", "spatial_bottom", "spatial_dot", "spatial_cross",
     "spatial_cross_dual", "spatial_adjoint", "inverse", "determinant", "outer", "diag",
-    "get_diag", "skew", "ddot", "identity",
+    "get_diag", "skew", "ddot", "identity", "matrix_from_rows", "matrix_from_cols", "trace",
     "where", "select",
+    "isnan", "isinf", "isfinite", "lerp", "mod", "quat_rpy", "smoothstep", "sign", "static",
+    "radians", "degrees", "rand_init", "randi", "randu", "randf",
+    "expect_eq", "expect_neq", "expect_near",
 )
 for _n in BUILTIN_NAMES:
     globals()[_n] = Builtin(_n)

@@ -320,5 +320,14 @@ def test_each_operator_symbol_comes_from_mir_ops_and_parses_back_to_its_op():
 def test_the_language_surface_exposes_only_table_builtins():
     """verikern.lang gives each core builtin a Python stub (`vk.sqrt`, raising
     KernelOnlyError) without importing the frontend; every name it exposes is a
-    builtin of the table, typed and lowered there."""
+    builtin of the table, typed and lowered there; and every builtin a kernel may
+    spell `vk.name(...)` has its stub, so `vk.lerp` exists for editors and type
+    checkers and calling it from Python says why it cannot run (the table's
+    internal constructors, `len` and the refused noise functions excepted;
+    `vk.requires` is a function of its own)."""
     assert set(lang.BUILTIN_NAMES) <= set(T.BY_NAME)
+    spelled = {b.name for b in T.BUILTINS if b.typing not in (T.INTERNAL, T.REFUSED, T.STATEMENT)
+               and b.python is None}
+    assert spelled - set(lang.BUILTIN_NAMES) == set()
+    assert callable(lang.requires) and {"sync_threads", "block_until", "invariant"} <= set(
+        lang.BUILTIN_NAMES)
