@@ -366,7 +366,11 @@ class Summary:
 
     @property
     def compiled(self) -> int:
-        return self.total - self.counts.get("error", 0)
+        """Kernels that compiled: all but errors, and in a --compile-only run (one
+        with `compiled` outcomes) all but its timeouts too, which never reached
+        MIR; a proving run's timeout compiled and ran out of time proving."""
+        stopped = self.counts.get("timeout", 0) if self.counts.get("compiled") else 0
+        return self.total - self.counts.get("error", 0) - stopped
 
 
 def label(site: KernelSite) -> str:

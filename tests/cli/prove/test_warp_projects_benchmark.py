@@ -150,6 +150,11 @@ def test_the_report_counts_rates_causes_and_times(bench):
     assert "median per kernel: 2.50 s" in text and "9.0 s q==2:a.py:1 f" in text
     rows = json.loads(json.dumps([bench._outcome_json(x) for x in outcomes]))
     assert bench.render_outcomes(bench.outcomes_from_json(rows)) == text
+    # a compile-only run's timeout never reached MIR; a proving run's did
+    stopped = [o("a", "compiled", 0.1), o("b", "timeout", 60.0), o("c", "error", 0.0, "dtype")]
+    assert bench.summarize(stopped).compiled == 1
+    assert "compiled 1 (33.3%" in bench.render_outcomes(stopped)
+    assert bench.summarize([o("a", "proved", 1.0), o("b", "timeout", 60.0)]).compiled == 2
 
 
 def test_a_fake_project_end_to_end_through_the_cli(bench, tmp_path, capsys):
