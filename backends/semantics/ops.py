@@ -195,9 +195,31 @@ def unary_function(op: str, t: ScalarType):
 
 
 # ---------------------------------------------------------------------- casts
+def _saturating_float_to_int(dst: ScalarType):
+    """float->int per docs/MIR.md: truncate toward zero, saturate at the
+    target's range, NaN gives 0 (LLVM's fptosi/fptoui.sat, PTX's cvt.rzi)."""
+    dtype = dst.np_dtype
+    info = np.iinfo(dtype)
+    # the bounds as doubles: 2**bits-ish powers of two are exact; a truncated
+    # value at or above `top` (or below `bottom`) is out of range
+    top = float(2 ** (dst.bits - 1) if dst.is_signed else 2 ** dst.bits)
+    bottom = float(info.min)
+
+    def run(a):
+        t = np.trunc(np.asarray(a, dtype=np.float64))
+        nan, high, low = np.isnan(t), t >= top, t < bottom
+        inside = ~(nan | high | low)
+        out = np.where(inside, t, 0.0).astype(dtype)
+        out[high] = info.max
+        out[low] = info.min
+        return out if isinstance(a, np.ndarray) else out[()]
+    return run
+
+
 def cast_function(src: ScalarType, dst: ScalarType):
     """Conversion per docs/MIR.md: int->int truncates/extends by the source's
-    signedness, number->bool is `!= 0`, float->int truncates toward zero."""
+    signedness, number->bool is `!= 0`, float->int truncates toward zero and
+    saturates (NaN gives 0)."""
     dtype = dst.np_dtype
     if dst.is_bool:
         def nonzero(a):
@@ -205,6 +227,8 @@ def cast_function(src: ScalarType, dst: ScalarType):
         return nonzero
     if src == dst:
         return _fresh
+    if src.is_float and dst.is_int:
+        return _saturating_float_to_int(dst)
 
     def run(a):
         if isinstance(a, np.ndarray):

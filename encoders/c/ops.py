@@ -194,8 +194,8 @@ def compare(op: str, a: str, b: str, t: ScalarType) -> str:
 # ------------------------------------------------------------------ casts
 def cast(a: str, src: ScalarType, dst: ScalarType) -> str:
     """MIR Cast: int->int by the source's signedness, bool<->number, int->float
-    rounded, float->int truncated (0 when out of range or NaN: MIR leaves it
-    unspecified), float->float rounded."""
+    rounded, float->int truncated and saturated (NaN gives 0), float->float
+    rounded."""
     if src == dst:
         return f"({a})"
     if src.is_bool:

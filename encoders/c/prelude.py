@@ -73,6 +73,8 @@ def _division_helpers() -> str:
 
 
 def _float_to_int_helpers() -> str:
+    """float->int as docs/MIR.md defines it: truncate toward zero, saturate at
+    the target's range, NaN gives 0 (LLVM's fptosi/fptoui.sat)."""
     out = []
     for bits in _SIGNED:
         lo, hi = -(2 ** (bits - 1)), 2 ** (bits - 1)
@@ -81,10 +83,13 @@ def _float_to_int_helpers() -> str:
         cond_lo = f"x > {float(lo - 1)!r}" if bits <= 32 else f"x >= {float(lo)!r}"
         out.append(
             f"static inline int{bits}_t vk_f2i{bits}(double x) {{\n"
-            f"    return ({cond_lo} && x < {float(hi)!r}) ? (int{bits}_t)x : 0;\n}}\n")
+            f"    if (x != x) return 0;\n"
+            f"    if (x >= {float(hi)!r}) return INT{bits}_MAX;\n"
+            f"    return {cond_lo} ? (int{bits}_t)x : INT{bits}_MIN;\n}}\n")
         out.append(
             f"static inline uint{bits}_t vk_f2u{bits}(double x) {{\n"
-            f"    return (x > -1.0 && x < {float(2 ** bits)!r}) ? (uint{bits}_t)x : 0u;\n}}\n")
+            f"    if (x != x || x <= -1.0) return 0u;\n"
+            f"    return x < {float(2 ** bits)!r} ? (uint{bits}_t)x : UINT{bits}_MAX;\n}}\n")
     return "".join(out)
 
 

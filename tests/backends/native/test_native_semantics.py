@@ -125,12 +125,7 @@ def test_every_cast_matches_simulator(src):
             d = SCALAR_TYPES[dst]
             if dst == src:
                 continue
-            x = a
-            if s.is_float and d.is_int:   # out of range is unspecified: keep in range
-                info = np.iinfo(d.np_dtype)
-                with np.errstate(invalid="ignore", over="ignore"):
-                    fine = np.isfinite(a) & (a > info.min) & (a < info.max)
-                x = np.where(fine, a, np.zeros_like(a))
+            x = a   # float->int out of range saturates and NaN gives 0 (docs/MIR.md)
             k = kernel("cast", "", src, dst)
             assert_same(run(k, "cpu", x, x.copy()), run(k, "cpu:native", x, x.copy()),
                         f"cast {src} -> {dst}")

@@ -184,28 +184,40 @@ static inline uint64_t vk_div_u64(uint64_t a, uint64_t b) { return b == 0 ? 0 : 
 static inline uint64_t vk_floordiv_u64(uint64_t a, uint64_t b) { return b == 0 ? 0 : (uint64_t)(a / b); }
 static inline uint64_t vk_mod_u64(uint64_t a, uint64_t b) { return b == 0 ? 0 : (uint64_t)(a % b); }
 static inline int8_t vk_f2i8(double x) {
-    return (x > -129.0 && x < 128.0) ? (int8_t)x : 0;
+    if (x != x) return 0;
+    if (x >= 128.0) return INT8_MAX;
+    return x > -129.0 ? (int8_t)x : INT8_MIN;
 }
 static inline uint8_t vk_f2u8(double x) {
-    return (x > -1.0 && x < 256.0) ? (uint8_t)x : 0u;
+    if (x != x || x <= -1.0) return 0u;
+    return x < 256.0 ? (uint8_t)x : UINT8_MAX;
 }
 static inline int16_t vk_f2i16(double x) {
-    return (x > -32769.0 && x < 32768.0) ? (int16_t)x : 0;
+    if (x != x) return 0;
+    if (x >= 32768.0) return INT16_MAX;
+    return x > -32769.0 ? (int16_t)x : INT16_MIN;
 }
 static inline uint16_t vk_f2u16(double x) {
-    return (x > -1.0 && x < 65536.0) ? (uint16_t)x : 0u;
+    if (x != x || x <= -1.0) return 0u;
+    return x < 65536.0 ? (uint16_t)x : UINT16_MAX;
 }
 static inline int32_t vk_f2i32(double x) {
-    return (x > -2147483649.0 && x < 2147483648.0) ? (int32_t)x : 0;
+    if (x != x) return 0;
+    if (x >= 2147483648.0) return INT32_MAX;
+    return x > -2147483649.0 ? (int32_t)x : INT32_MIN;
 }
 static inline uint32_t vk_f2u32(double x) {
-    return (x > -1.0 && x < 4294967296.0) ? (uint32_t)x : 0u;
+    if (x != x || x <= -1.0) return 0u;
+    return x < 4294967296.0 ? (uint32_t)x : UINT32_MAX;
 }
 static inline int64_t vk_f2i64(double x) {
-    return (x >= -9.223372036854776e+18 && x < 9.223372036854776e+18) ? (int64_t)x : 0;
+    if (x != x) return 0;
+    if (x >= 9.223372036854776e+18) return INT64_MAX;
+    return x >= -9.223372036854776e+18 ? (int64_t)x : INT64_MIN;
 }
 static inline uint64_t vk_f2u64(double x) {
-    return (x > -1.0 && x < 1.8446744073709552e+19) ? (uint64_t)x : 0u;
+    if (x != x || x <= -1.0) return 0u;
+    return x < 1.8446744073709552e+19 ? (uint64_t)x : UINT64_MAX;
 }
 static inline bool vk_eq_u8(uint8_t a, uint8_t b) { return a == b; }
 static inline bool vk_ne_u8(uint8_t a, uint8_t b) { return a != b; }
