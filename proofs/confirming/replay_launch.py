@@ -290,17 +290,19 @@ def apply_fill(arr: np.ndarray, ref: ArrayRef, fill) -> None:
     flat = arr.reshape(-1)
     n = flat.size
     limit = max((1 << (ref.dtype.bits - 1)) - 1, 1) if ref.dtype.is_int else None
-    if fill == "ramp":
-        flat[:] = np.arange(n) % limit if limit else np.arange(n)
-    elif fill == "descending":
-        down = np.arange(n - 1, -1, -1)
-        flat[:] = down % limit if limit else down
-    elif fill == "alternating":
-        flat[:] = (1 - 2 * (np.arange(n) % 2)) if ref.dtype.is_float else np.arange(n) % 2
-    elif ref.dtype.is_int and not ref.dtype.is_bool:
-        flat[:] = ref.dtype.wrap(int(fill))       # -1 in a uint array is its largest value
-    else:
-        with np.errstate(over="ignore"):      # 1e9 in a float16 array is inf, as intended
+    # a ramp past 65504 in a float16 array, or 1e9 there, is inf, as intended:
+    # numpy's overflow warning would only reach the user's terminal
+    with np.errstate(over="ignore", invalid="ignore"):
+        if fill == "ramp":
+            flat[:] = np.arange(n) % limit if limit else np.arange(n)
+        elif fill == "descending":
+            down = np.arange(n - 1, -1, -1)
+            flat[:] = down % limit if limit else down
+        elif fill == "alternating":
+            flat[:] = (1 - 2 * (np.arange(n) % 2)) if ref.dtype.is_float else np.arange(n) % 2
+        elif ref.dtype.is_int and not ref.dtype.is_bool:
+            flat[:] = ref.dtype.wrap(int(fill))       # -1 in a uint array is its largest value
+        else:
             flat[:] = fill
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import textwrap
+import warnings
 
 import numpy as np
 import pytest
@@ -410,6 +411,12 @@ def test_named_fills_give_the_documented_contents():
     assert floats.tolist() == [[1.0, -1.0], [1.0, -1.0]]
     apply_fill(ints, ArrayRef("x", I8, 1), "ramp")
     assert ints.tolist() == [0, 1, 2, 3, 4]
+    from verikern.mir.types import F16
+    halves = np.zeros(70000, np.float16)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")      # no numpy warning reaches the user's terminal
+        apply_fill(halves, ArrayRef("h", F16, 1), "descending")
+    assert np.isinf(halves[0]) and halves[-1] == 0 and halves[-2] == 1
     from verikern.mir.types import U32
     unsigned = np.zeros(2, np.uint32)
     apply_fill(unsigned, ArrayRef("u", U32, 1), -1)        # wraps, as numpy would refuse it
