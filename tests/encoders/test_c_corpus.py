@@ -23,6 +23,7 @@ import numpy as np
 import pytest
 
 from corpus_loader import load_corpus
+from corpus_reports import case_reports
 from verikern.encoders.c import HEADER_DIR, emit_c
 from verikern.encoders.c.ops import CEncodeError
 from verikern.proofs.confirming.c_replay import CFLAGS, CReplay
@@ -82,11 +83,9 @@ def test_c_of_every_kernel_compiles_warning_free(folder, compiler, tmp_path):
 @needs_cc
 @pytest.mark.parametrize("case", FAILING, ids=[c.name for c in FAILING])
 def test_confirmed_counterexample_fails_the_same_obligation_in_c(case):
-    from prove_args import driver_kwargs
-    from verikern.app.prove import prove_file
     from verikern.proofs.obligations import Status, obligation_id
 
-    reports = prove_file(case.path, **driver_kwargs(case.prove_args))
+    reports = case_reports(case)       # test_corpus_verdict's proof, made once per run
     kernels = dict(_kernels(case.path))
     checked = 0
     for rep in reports:
