@@ -356,6 +356,12 @@ NIGHTLY: dict[str, frozenset[str] | None] = {
     # corpus verdict exactly, which a verdict that depended on time would break.
     "tests/cli/prove/test_determinism.py::"
     "test_reports_identical_across_hash_seeds_and_load_and_failures_across_job_counts": None,
+    # 207 of the 300 s (load ~9, 2026-12-05 session 13) the 24 differential seeds took: the
+    # four slowest random kernels, drawn by the same generators as the 20 seeds kept
+    # (7 global, 8 shared, 3 grid), which check every obligation kind above its floor
+    # without them (the floors are judged on the seeds of the run: seeds_in_the_run)
+    "tests/cli/prove/test_prove_differential.py::test_proved_obligations_hold_on_simulated_launches":
+        frozenset({"global9", "grid1", "global5", "grid4"}),
 }
 
 
