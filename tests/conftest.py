@@ -53,6 +53,23 @@ def _verikern_environment_restored():
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 
+# --- work shared by the run's processes ------------------------------------------
+@pytest.hookimpl(trylast=True)   # after pytest's tmpdir plugin has made its basetemp factory
+def pytest_configure(config):
+    """Give this process the run's shared folder (tests/run_shared.py)."""
+    import run_shared
+
+    run_shared.configure(config)
+
+
+@pytest.hookimpl(optionalhook=True)   # a pytest-xdist hook: absent with -p no:xdist
+def pytest_configure_node(node):
+    """Hand the controller's shared folder to the worker `node`."""
+    import run_shared
+
+    node.workerinput[run_shared.WORKER_KEY] = str(run_shared.folder())
+
+
 # --- test tiers ----------------------------------------------------------------
 @pytest.hookimpl(tryfirst=True)  # before `-m` selects by marker
 def pytest_collection_modifyitems(config, items):

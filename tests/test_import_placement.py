@@ -30,20 +30,22 @@ def unexplained_imports(path: Path, root: Path = ROOT) -> list[str]:
     of `path` with no `# lazy:` comment on any of its lines."""
     source = path.read_text()
     tree = ast.parse(source, filename=str(path))
-    comments = _comments_by_line(source)
-    found = []
+    inner: list[ast.stmt] = []
 
     def walk(node: ast.AST, in_function: bool) -> None:
         for child in ast.iter_child_nodes(node):
             if in_function and isinstance(child, (ast.Import, ast.ImportFrom)):
-                lines = range(child.lineno, (child.end_lineno or child.lineno) + 1)
-                if not any(REASON in comments.get(n, "") for n in lines):
-                    found.append(f"{path.relative_to(root)}:{child.lineno}: {ast.unparse(child)}")
+                inner.append(child)
             walk(child, in_function or isinstance(
                 child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)))
 
     walk(tree, False)
-    return found
+    if not inner:          # most modules: no need to tokenize them for comments
+        return []
+    comments = _comments_by_line(source)
+    return [f"{path.relative_to(root)}:{imp.lineno}: {ast.unparse(imp)}" for imp in inner
+            if not any(REASON in comments.get(n, "")
+                       for n in range(imp.lineno, (imp.end_lineno or imp.lineno) + 1))]
 
 
 def package_files(root: Path = ROOT) -> list[Path]:

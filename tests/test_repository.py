@@ -255,6 +255,14 @@ def test_nightly_cases_are_slow_and_matched_by_their_listed_id(monkeypatch):
     assert [it.nodeid for it in tiers.nightly_out(items)] == ["tests/t.py::test_a[x.py-1]", "tests/t.py::test_b"]
 
 
+def test_a_sweep_inside_one_test_keeps_the_sample_by_default_and_every_key_with_slow():
+    keys = [f"bounds_{i}" for i in range(9)] + [f"ok_{i}" for i in range(5)] + ["ok_2d_guarded"]
+    assert tiers.keys_of_the_run(keys, "slow") == set(keys)
+    kept = tiers.keys_of_the_run(keys, None)
+    assert kept == tiers.keys_of_the_run(keys, "not slow") == tiers.sample_keys(keys)
+    assert {"bounds_0", "bounds_4", "bounds_8", "ok_0", "ok_3", "ok_2d_guarded"} == kept
+
+
 def test_the_default_run_keeps_a_sample_of_every_sweep_and_slow_runs_all(pytestconfig):
     import subprocess
     import sys

@@ -15,6 +15,8 @@ from __future__ import annotations
 import z3
 from z3.z3 import _to_expr_ref
 
+from .terms import unseen_children
+
 _NONLINEAR = {
     z3.Z3_OP_BMUL, z3.Z3_OP_BSDIV, z3.Z3_OP_BUDIV, z3.Z3_OP_BSREM, z3.Z3_OP_BUREM,
     z3.Z3_OP_BSMOD, z3.Z3_OP_BSDIV_I, z3.Z3_OP_BUDIV_I, z3.Z3_OP_BSREM_I,
@@ -59,7 +61,7 @@ class NonlinearAbstraction:
                 if i not in self._vars:
                     self._vars[i] = (e, z3.FreshConst(e.sort(), "nl"))
                 # the operands keep their own structure, so abstract inside too
-            stack.extend(e.children())
+            stack.extend(unseen_children(e, self._cache))
 
     def apply(self, formulas: list) -> list:
         self._collect(formulas)

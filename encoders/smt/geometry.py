@@ -44,6 +44,7 @@ import z3
 from verikern.mir.types import I32, ScalarType
 
 from .semantics import int_binop
+from .terms import unseen_children
 
 
 def suffix_products(dims: Sequence[z3.ExprRef], t: ScalarType = I32) -> list:
@@ -124,7 +125,7 @@ def unseen_apps(formulas, seen: dict):
             continue
         seen[i] = e
         yield e
-        stack.extend(e.children())
+        stack.extend(unseen_children(e, seen))
 
 
 def dim_factors(e: z3.ExprRef, dim_ids) -> list | None:

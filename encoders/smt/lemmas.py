@@ -27,6 +27,8 @@ import z3
 
 from verikern.mir.nodes import Cast, Const, Value
 
+from .terms import unseen_children
+
 if TYPE_CHECKING:                     # the encoder imports this module
     from .encoder import ThreadEncoding
 
@@ -87,7 +89,7 @@ class RemainderLemmas:
             self._seen[i] = e
             if e.decl().kind() in _REMAINDERS and not z3.is_bv_value(e.arg(1)):
                 found.append(e)
-            stack.extend(e.children())
+            stack.extend(unseen_children(e, self._seen))
         return found
 
     def _add(self, r: z3.ExprRef) -> None:

@@ -20,6 +20,7 @@ import z3
 
 from verikern.encoders.smt.encoder import ThreadEncoding
 from verikern.encoders.smt.semantics import UnsupportedConstruct, int_binop, le, lt
+from verikern.encoders.smt.terms import unseen_children
 from verikern.mir.cfg import CfgShape
 from verikern.mir.nodes import Assert, BinOp, Compare, Const, Kernel, Value
 
@@ -298,7 +299,7 @@ def _hint_supported(enc: ThreadEncoding, shape: CfgShape, c: Candidate) -> str |
             if name not in own and loop is not None and loop in body:
                 return ("the invariant depends on a value computed inside the loop "
                         "(memory, float, or an inner loop)")
-        stack.extend(e.children())
+        stack.extend(unseen_children(e, seen))
     return None
 
 

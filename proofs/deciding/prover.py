@@ -19,6 +19,7 @@ import z3
 from verikern.encoders.smt.encoder import ThreadEncoding
 from verikern.encoders.smt.geometry import abstraction_geometry_facts
 from verikern.encoders.smt.launch import DEFAULT_MAX_ARRAY_BYTES, SMALL_MODEL_TIERS
+from verikern.encoders.smt.terms import unseen_children
 from verikern.encoders.smt.semantics import (
     UnsupportedConstruct, bits_to_float, model_int, widen,
 )
@@ -509,7 +510,7 @@ def _reads_any(formula: z3.ExprRef, leaves: set[int]) -> bool:
         seen.add(e.get_id())
         if e.get_id() in leaves:
             return True
-        stack.extend(e.children())
+        stack.extend(unseen_children(e, seen))
     return False
 
 

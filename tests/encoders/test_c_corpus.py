@@ -23,6 +23,8 @@ import numpy as np
 import pytest
 
 from corpus_loader import load_corpus
+from corpus_reports import case_reports
+from tiers import keys_of_the_run
 from verikern.encoders.c import HEADER_DIR, emit_c
 from verikern.encoders.c.ops import CEncodeError
 from verikern.proofs.confirming.c_replay import CFLAGS, CReplay
@@ -61,11 +63,15 @@ def _refused_float16(mir) -> bool:
 
 @pytest.mark.parametrize("compiler", COMPILERS or ["gcc"])
 @pytest.mark.parametrize("folder", ["examples", "tests/corpus"])
-def test_c_of_every_kernel_compiles_warning_free(folder, compiler, tmp_path):
+def test_c_of_every_kernel_compiles_warning_free(folder, compiler, tmp_path, request):
     if not shutil.which(compiler):
         pytest.skip(f"{compiler} is not installed (apt-get install {compiler})")
+    paths = sorted((ROOT / folder).glob("*.py"))
+    # the corpus: its stratified sample (every class of kernel) in the default run, every
+    # file with -m slow (68 s of a profiled run at load ~9 for the whole corpus)
+    kept = keys_of_the_run((p.stem for p in paths), request.config.option.markexpr)
     sources = []
-    for path in sorted((ROOT / folder).glob("*.py")):
+    for path in (p for p in paths if p.stem in kept or folder == "examples"):
         for name, mir in _kernels(path):
             src = tmp_path / f"{path.stem}__{name}.c"
             src.write_text(emit_c(mir), encoding="utf-8")
@@ -82,11 +88,9 @@ def test_c_of_every_kernel_compiles_warning_free(folder, compiler, tmp_path):
 @needs_cc
 @pytest.mark.parametrize("case", FAILING, ids=[c.name for c in FAILING])
 def test_confirmed_counterexample_fails_the_same_obligation_in_c(case):
-    from prove_args import driver_kwargs
-    from verikern.app.prove import prove_file
     from verikern.proofs.obligations import Status, obligation_id
 
-    reports = prove_file(case.path, **driver_kwargs(case.prove_args))
+    reports = case_reports(case)       # test_corpus_verdict's proof, made once per run
     kernels = dict(_kernels(case.path))
     checked = 0
     for rep in reports:

@@ -23,15 +23,20 @@ mutants in the set (`score`).
 from __future__ import annotations
 
 import functools
+import sys
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+import run_shared
 from corpus_loader import load_corpus
 from tiers import sample_keys
 from tools import mutate
+from verikern.app.cache import code_hash
 
 from shared_helpers import ROOT
+#: the mutation tool (tests/tools): part of what a source's mutants are a function of
+TOOLS = ROOT / "tests" / "tools"
 FAST_PER_EXAMPLE = 2
 FAST_PER_MUTATION_SOURCE = 4
 FAST_PER_CORPUS_CASE = 1
@@ -89,13 +94,35 @@ def sources() -> list[Source]:
     return out
 
 
-@functools.lru_cache(maxsize=None)
-def _compiled(path: Path) -> tuple[tuple[mutate.Mutant, ...], tuple[tuple[str, int], ...], int]:
+def _compile_mutants(path: Path) -> tuple[tuple[mutate.Mutant, ...], tuple[tuple[str, int], ...], int]:
     """(compiled mutants, dropped reasons and counts, candidates) of one file."""
     text = path.read_text()
     sites = mutate.plan(text, str(path.relative_to(ROOT)))
     kept, dropped = mutate.compiled(text, path.name, sites)
     return tuple(kept), tuple(sorted(dropped.items())), len(sites)
+
+
+def _key(path: Path) -> tuple:
+    """What `_compile_mutants(path)` is a function of: the file, the mutation
+    tool and the frontend that compiles the mutants (verikern's code)."""
+    tool = b"".join(p.read_bytes() for p in sorted(TOOLS.glob("*.py")))
+    return (sys.version, code_hash(), tool, str(path.relative_to(ROOT)), path.read_bytes())
+
+
+@functools.lru_cache(maxsize=1)
+def _compiled_by_path() -> dict[Path, tuple]:
+    """`_compile_mutants` of every source, computed once per test run: the
+    xdist workers, which each collect this set, split the files between them
+    and read each other's results (tests/run_shared.py)."""
+    paths = [src.path for src in sources()]
+    results = run_shared.shared_each(
+        "compiled-mutants", [(_key(p), functools.partial(_compile_mutants, p)) for p in paths])
+    return dict(zip(paths, results))
+
+
+def _compiled(path: Path) -> tuple[tuple[mutate.Mutant, ...], tuple[tuple[str, int], ...], int]:
+    """(compiled mutants, dropped reasons and counts, candidates) of one source."""
+    return _compiled_by_path()[path]
 
 
 @functools.lru_cache(maxsize=None)

@@ -8,6 +8,7 @@ import json
 import pytest
 
 from corpus_loader import load_corpus
+from corpus_reports import case_reports
 from helpers_report import SAXPY, UNGUARDED, cli, copy, validate_sarif
 
 FP = "verikern/v1"
@@ -97,22 +98,19 @@ def test_two_findings_on_equal_lines_get_distinct_fingerprints(tmp_path):
 
 @pytest.mark.slow
 def test_every_corpus_kernel_gives_valid_sarif_with_unique_stable_fingerprints():
-    from verikern.app.prove import prove_paths
     from verikern.proofs.reporting.render import to_sarif_data
 
-    # buggy kernels (a proved one adds no result), without replay: the SARIF
-    # of every finding kind, its rule and fingerprint, replay or not. Every
-    # kernel with several findings (where fingerprints could collide) and one
-    # kernel per failing kind: the verdicts of the others are
-    # test_corpus_verdicts's, and their SARIF would repeat these (the whole
-    # buggy corpus took 176 s of a profiled full run)
+    # buggy kernels (a proved one adds no result): the SARIF of every finding
+    # kind, its rule and fingerprint. Every kernel with several findings
+    # (where fingerprints could collide) and one kernel per failing kind: the
+    # SARIF of the others would repeat these. The reports are
+    # test_corpus_verdict's own proofs (corpus_reports: proved once per run,
+    # by whichever test asks first), so in a full run this proves nothing again
     buggy_cases = [c for c in load_corpus() if c.expect_status != "proved"]
     first_of_kind = {k: c.name for c in reversed(buggy_cases) for k in c.failing_kinds}
-    buggy = [str(c.path) for c in buggy_cases
-             if len(c.bugs) >= 2 or c.name in first_of_kind.values()]
-    assert {k for c in buggy_cases if str(c.path) in buggy for k in c.failing_kinds} == \
-        {k for c in buggy_cases for k in c.failing_kinds}
-    reports = prove_paths(buggy, jobs=2, replay=False)
+    buggy = [c for c in buggy_cases if len(c.bugs) >= 2 or c.name in first_of_kind.values()]
+    assert {k for c in buggy for k in c.failing_kinds} == {k for c in buggy_cases for k in c.failing_kinds}
+    reports = [r for c in buggy for r in case_reports(c)]
     data = to_sarif_data(reports)
     validate_sarif(data)
     results = data["runs"][0]["results"]

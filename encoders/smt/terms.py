@@ -1,0 +1,36 @@
+"""Walking z3 terms without wrapping the subterms a walk has already seen.
+
+The fact builders (geometry, product_bounds, widened_products, lemmas) and
+the nonlinear abstraction walk every formula of a query, each remembering
+the ids of the terms it visited; queries share most of their terms, so most
+children a walk meets are visited already. `z3.ExprRef.children()` wraps
+every child in a Python object (several calls into z3 each: its kind, its
+sort, a reference count) before the walk can look at its id;
+`unseen_children` reads each child's id from the raw AST first and wraps
+only the children not yet seen.
+
+Invariant: `unseen_children(e, seen)` is `[c for c in e.children() if
+c.get_id() not in seen]`, in the same order and with the same wrappers, so
+a walk that pushes it instead of `e.children()` (and still checks `seen`
+when it pops a term) visits the same terms in the same order.
+"""
+from __future__ import annotations
+
+import z3
+from z3 import z3core
+from z3.z3 import _to_expr_ref
+
+
+def unseen_children(e: z3.ExprRef, seen) -> list:
+    """The children of `e` whose ids are not in `seen` (a dict or set of
+    term ids), in argument order."""
+    if not z3.is_app(e):           # a quantifier's body, a bound variable's none
+        return [c for c in e.children() if c.get_id() not in seen]
+    ctx, ast = e.ctx, e.as_ast()
+    ref = ctx.ref()
+    out = []
+    for k in range(z3core.Z3_get_app_num_args(ref, ast)):
+        child = z3core.Z3_get_app_arg(ref, ast, k)
+        if z3core.Z3_get_ast_id(ref, child) not in seen:
+            out.append(_to_expr_ref(child, ctx))
+    return out

@@ -1,0 +1,61 @@
+"""encoders/smt/terms.py: `unseen_children` is `e.children()` without the
+children already seen, so the prover's term walks visit the same terms in
+the same order as with `e.children()` (the facts they build, and so every
+verdict, cannot change)."""
+from __future__ import annotations
+
+import random
+
+import z3
+
+from verikern.encoders.smt.geometry import unseen_apps
+from verikern.encoders.smt.terms import unseen_children
+
+
+def _random_dag(seed: int, size: int = 300) -> list:
+    r = random.Random(seed)
+    x, y, n = z3.BitVecs("x y n", 32)
+    terms = [x, y, n, z3.BitVecVal(3, 32)]
+    for _ in range(size):
+        a, b = r.choice(terms), r.choice(terms)
+        terms.append(r.choice([a + b, a * b, z3.UDiv(a, b), a & b, z3.If(z3.ULT(a, b), a, b)]))
+    return terms
+
+
+def test_unseen_children_are_the_children_not_seen_in_order_and_with_their_wrappers():
+    for seed in range(3):
+        terms = _random_dag(seed)
+        x = z3.BitVec("x", 32)
+        quantified = z3.ForAll([x], terms[-1] == terms[-2] + x)
+        seen = {t.get_id() for t in random.Random(seed).sample(terms, 100)}
+        for t in [*terms, quantified, quantified.body(), z3.Var(0, z3.BitVecSort(32))]:
+            want = [c for c in t.children() if c.get_id() not in seen]
+            got = unseen_children(t, seen)
+            assert [c.get_id() for c in got] == [c.get_id() for c in want], t
+            assert [type(c) for c in got] == [type(c) for c in want], t
+            assert all(c.eq(w) for c, w in zip(got, want))
+        assert unseen_children(terms[-1], {c.get_id() for c in terms[-1].children()}) == []
+
+
+def _reference_unseen_apps(formulas, seen):
+    """unseen_apps as it was written with `e.children()`."""
+    stack = list(formulas)
+    while stack:
+        e = stack.pop()
+        i = e.get_id()
+        if i in seen or not z3.is_app(e):
+            continue
+        seen[i] = e
+        yield e
+        stack.extend(e.children())
+
+
+def test_a_walk_visits_the_same_terms_in_the_same_order_across_calls():
+    terms = _random_dag(7)
+    batches = [terms[-1:], terms[-40:-20], terms[-3:]]       # shared subterms across calls
+    seen_new, seen_old = {}, {}
+    for batch in batches:
+        new = [e.get_id() for e in unseen_apps(batch, seen_new)]
+        old = [e.get_id() for e in _reference_unseen_apps(batch, seen_old)]
+        assert new == old
+    assert seen_new.keys() == seen_old.keys()
