@@ -100,6 +100,7 @@ SAMPLES = {
     "randi": "s = wp.rand_init(7)\n    n[i] = wp.randi(s, 0, 10)",
     "randu": "s = wp.rand_init(7)\n    u[i] = wp.randu(s)",
     "randf": "s = wp.rand_init(7)\n    f[i] = wp.randf(state=s, min=0.0, max=1.0)",
+    "randn": "s = wp.rand_init(7)\n    f[i] = wp.randn(state=s)",
     "sync_threads": "wp.sync_threads()", "block_until": "wp.block_until(True)",
     "requires": "wp.requires(n.shape[0] > 1)",
     "invariant": "for t in range(3):\n        wp.invariant(t >= 0)\n        f[i] = x",

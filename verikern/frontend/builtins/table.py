@@ -184,6 +184,7 @@ BUILTINS: tuple[Builtin, ...] = (
     # ---- random numbers: rand.py rewrites the statement
     Builtin("rand_init", RANDOM, NONE, (), ("seed", "offset")),
     *(Builtin(r, RANDOM, NONE, (), ("state", "min", "max")) for r in ("randi", "randu", "randf")),
+    Builtin("randn", RANDOM, NONE, (), ("state",)),
     # ---- statements (the statement checker); Warp's test assertions become asserts
     Builtin("sync_threads", STATEMENT, NONE),
     Builtin("block_until", STATEMENT, NONE),
