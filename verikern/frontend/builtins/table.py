@@ -206,6 +206,20 @@ BUILTINS: tuple[Builtin, ...] = (
 
 BY_NAME: dict[str, Builtin] = {b.name: b for b in BUILTINS}
 
+#: Warp's builtin families that docs/LANGUAGE.md section 2 leaves outside the language:
+#: name prefix -> the construct a located error names
+OUTSIDE_LANGUAGE: tuple[tuple[str, str], ...] = (
+    ("tile", "tiles"), ("mesh_", "meshes and mesh queries"), ("volume_", "volumes"),
+    ("hash_grid_", "hash grids"), ("bvh_", "BVH queries"), ("texture", "textures"),
+    ("closest_point_edge", "meshes and mesh queries"), ("intersect_tri", "meshes and mesh queries"))
+
+
+def outside_construct(name: str) -> str | None:
+    """The construct outside the language that Warp's builtin `name` belongs to, or None."""
+    if name in BY_NAME:
+        return None
+    return next((what for prefix, what in OUTSIDE_LANGUAGE if name.startswith(prefix)), None)
+
 
 def _names(pred: Callable[[Builtin], bool]) -> frozenset[str]:
     return frozenset(b.name for b in BUILTINS if pred(b))
