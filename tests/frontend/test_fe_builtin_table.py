@@ -47,7 +47,7 @@ SAMPLES = {
     "min": "f[i] = min(x, 1.0)", "max": "f[i] = wp.max(a=x, b=1.0)",
     "clamp": "f[i] = wp.clamp(x, low=0.0, high=1.0)", "abs": "n[i] = abs(j)",
     **{g: f"f[i] = wp.{g}(x)" for g in ("floor", "ceil", "sqrt", "sqrt_precise", "sin", "cos",
-                                       "tan", "exp", "log")},
+                                       "tan", "exp", "log", "erf", "erfc")},
     "pow": "f[i] = wp.pow(x, 2.0)", "atan2": "f[i] = wp.atan2(y=x, x=1.0)",
     "len": "n[i] = len(w)", "where": "f[i] = wp.where(c, x, 0.0)",
     "select": "f[i] = wp.select(c, x, 0.0)", "dot": "f[i] = wp.dot(w, w)",

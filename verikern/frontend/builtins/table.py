@@ -84,7 +84,8 @@ _X = ("x",)
 _AB = ("a", "b")
 _A = ("a",)
 # the float functions whose lowering is the MIR unary op of the same name
-_FLOAT_FUNCTIONS = ("floor", "ceil", "sqrt", "sqrt_precise", "sin", "cos", "tan", "exp", "log")
+_FLOAT_FUNCTIONS = ("floor", "ceil", "sqrt", "sqrt_precise", "sin", "cos", "tan", "exp", "log",
+                    "erf", "erfc")
 _NO_KEYWORDS = ("sqrt_precise",)
 # the vector arithmetic of dot products and norms
 _DOT = _binary("mul", "add")
