@@ -3,8 +3,9 @@ run under real Warp's CPU device, verikern's simulator and `cpu:native` with
 the same results: funcs re-exported by a package `__init__` that imports no
 Warp alias, helper funcs and constants of the defining module that the kernel
 file does not import (each func reads its own module's names, as in Python),
-a func overloaded by two `@wp.func` definitions of one name, and results
-annotated `tuple[Any, ...]` (Warp matches them against what is returned)."""
+a func overloaded by two `@wp.func` definitions of one name, results
+annotated `tuple[Any, ...]` (Warp matches them against what is returned), and a
+`@wp.struct` of another module named through a module alias (`results.Result`)."""
 from __future__ import annotations
 
 import importlib
@@ -67,9 +68,21 @@ def spread(x: wp.float64) -> vec4d:
 
 INIT = "from .core import by_precision, erfc_fast, scaled, split, spread\n"
 
+RESULTS = """
+import warp as wp
+
+
+@wp.struct
+class Result:
+    positions: wp.array(ndim=2, dtype=wp.vec3f)
+    counts: wp.array(dtype=wp.int32)
+    scale: wp.float32
+"""
+
 KERNELS = """
 import warp as wp
 
+from {pkg} import results
 from {pkg}.mathx import by_precision, erfc_fast, scaled, split, spread
 
 SCALE = 100.0
@@ -84,6 +97,15 @@ def project_funcs(x: wp.array(dtype=wp.float32), xd: wp.array(dtype=wp.float64),
         out[i] = erfc_fast(x[i]) + by_precision(x[i]) + scaled(a) + b * float(c)
         v = spread(xd[i])
         outd[i] = by_precision(xd[i]) + erfc_fast(xd[i]) + v[1] * v[3] + wp.float64(SCALE)
+
+
+@wp.kernel
+def last_positions(res: results.Result, out: wp.array(dtype=wp.vec3f)):
+    i = wp.tid()
+    if i < res.counts.shape[0] and i < res.positions.shape[0] and i < out.shape[0]:
+        k = res.counts[i]
+        if k > 0 and k <= res.positions.shape[1]:
+            out[i] = res.positions[i, k - 1] * res.scale
 """
 
 
@@ -95,6 +117,7 @@ def package(tmp_path_factory):
     (pkg / "__init__.py").write_text("")
     (pkg / "mathx" / "__init__.py").write_text(INIT)
     (pkg / "mathx" / "core.py").write_text(textwrap.dedent(CORE))
+    (pkg / "results.py").write_text(RESULTS)
     (pkg / "kernels.py").write_text(KERNELS.format(pkg=pkg.name))
     wp.config.quiet = True
     wp.config.kernel_cache_dir = str(tmp_path_factory.mktemp("warp_cache"))
@@ -133,7 +156,28 @@ def test_project_funcs_run_as_under_warp(package):
 def test_project_funcs_kernel_is_proved(package):
     pkg, _ = package
     assert {r.kernel: r.status.value for r in prove_file(pkg / "kernels.py")} == {
-        "project_funcs": "proved"}
+        "project_funcs": "proved", "last_positions": "proved"}
+
+
+def test_a_struct_named_through_a_module_alias_runs_as_under_warp(package):
+    pkg, module = package
+    rng = np.random.default_rng(9)
+    positions = rng.uniform(-1, 1, (10, 5, 3)).astype(np.float32)
+    counts = rng.integers(0, 7, 10).astype(np.int32)     # 0 and 6 take neither branch
+    res = module.results.Result()
+    res.positions = wp.array(positions, dtype=wp.vec3f, device="cpu")
+    res.counts = wp.array(counts, dtype=wp.int32, device="cpu")
+    res.scale = 2.5
+    theirs = wp.zeros(10, dtype=wp.vec3f, device="cpu")
+    wp.launch(module.last_positions, dim=10, inputs=[res, theirs], device="cpu")
+    mir = compile_file(pkg / "kernels.py").kernel("last_positions").mir
+    want = np.array([positions[i, c - 1] * 2.5 if 0 < c <= 5 else np.zeros(3)
+                     for i, c in enumerate(counts)], np.float32)
+    np.testing.assert_allclose(theirs.numpy(), want, rtol=1e-6)
+    for dev in ("cpu", "cpu:native"):
+        ours = np.zeros((10, 3), np.float32)
+        vk.launch(mir, 10, [res, ours], device=dev)
+        np.testing.assert_array_equal(ours, theirs.numpy(), err_msg=dev)
 
 
 def test_a_tuple_any_result_must_match_its_concrete_elements(tmp_path):
@@ -144,6 +188,7 @@ def test_a_tuple_any_result_must_match_its_concrete_elements(tmp_path):
     (pkg / "__init__.py").write_text("")
     (pkg / "mathx" / "__init__.py").write_text(INIT)
     (pkg / "mathx" / "core.py").write_text(textwrap.dedent(src))
+    (pkg / "results.py").write_text(RESULTS)
     (pkg / "kernels.py").write_text(KERNELS.format(pkg="pkg_tuple"))
     err = compile_file(pkg / "kernels.py").kernels[0].error
     assert err is not None and err.rule == "return-type"
