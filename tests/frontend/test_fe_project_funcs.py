@@ -109,16 +109,21 @@ def last_positions(res: results.Result, out: wp.array(dtype=wp.vec3f)):
 """
 
 
+def write_package(pkg, core: str = CORE):
+    """The package: mathx/ (funcs re-exported by its __init__), results.py, kernels.py."""
+    (pkg / "mathx").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "mathx" / "__init__.py").write_text(INIT)
+    (pkg / "mathx" / "core.py").write_text(textwrap.dedent(core))
+    (pkg / "results.py").write_text(RESULTS)
+    (pkg / "kernels.py").write_text(KERNELS.format(pkg=pkg.name))
+
+
 @pytest.fixture(scope="module")
 def package(tmp_path_factory):
     base = tmp_path_factory.mktemp("projfuncs")
     pkg = base / "vk_projfuncs_pkg"
-    (pkg / "mathx").mkdir(parents=True)
-    (pkg / "__init__.py").write_text("")
-    (pkg / "mathx" / "__init__.py").write_text(INIT)
-    (pkg / "mathx" / "core.py").write_text(textwrap.dedent(CORE))
-    (pkg / "results.py").write_text(RESULTS)
-    (pkg / "kernels.py").write_text(KERNELS.format(pkg=pkg.name))
+    write_package(pkg)
     wp.config.quiet = True
     wp.config.kernel_cache_dir = str(tmp_path_factory.mktemp("warp_cache"))
     wp.init()
@@ -184,12 +189,7 @@ def test_a_tuple_any_result_must_match_its_concrete_elements(tmp_path):
     src = CORE.replace("return x * type(x)(2.0), x - type(x)(1.0), wp.int32(7)",
                        "return x * type(x)(2.0), x - type(x)(1.0), wp.float64(7.0)")
     pkg = tmp_path / "pkg_tuple"
-    (pkg / "mathx").mkdir(parents=True)
-    (pkg / "__init__.py").write_text("")
-    (pkg / "mathx" / "__init__.py").write_text(INIT)
-    (pkg / "mathx" / "core.py").write_text(textwrap.dedent(src))
-    (pkg / "results.py").write_text(RESULTS)
-    (pkg / "kernels.py").write_text(KERNELS.format(pkg="pkg_tuple"))
+    write_package(pkg, src)
     err = compile_file(pkg / "kernels.py").kernels[0].error
     assert err is not None and err.rule == "return-type"
     assert "tuple[Any, Any, int32]" in err.render() and "core.py" in err.render()
