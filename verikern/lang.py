@@ -172,7 +172,7 @@ BUILTIN_NAMES = (
     "atomic_and", "atomic_or", "atomic_xor",
     "all_in_range", "all_distinct", "all_sorted", "invariant",
     "min", "max", "clamp", "abs", "floor", "ceil", "sqrt", "sqrt_precise", "sin", "cos",
-    "tan", "exp", "log", "pow", "atan2",
+    "tan", "exp", "log", "erf", "erfc", "pow", "atan2",
     "dot", "cross", "length", "length_sq", "normalize", "cw_mul", "cw_div", "mul",
     "quat_rotate", "quat_inverse", "quat_identity", "quat_from_axis_angle", "transpose",
     "quat_rotate_inv", "quat_to_matrix", "transform_identity", "transform_point",

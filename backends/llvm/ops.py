@@ -149,7 +149,7 @@ def _float_abs(em, x, t):
 FLOAT_UNARY = {
     "neg": lambda em, x, t: em.b.fneg(x, flags=em.fast),
     "abs": _float_abs,
-    **{name: _libm_unary(name) for name in ("sin", "cos", "tan", "exp", "log")},
+    **{name: _libm_unary(name) for name in ("sin", "cos", "tan", "exp", "log", "erf", "erfc")},
     **{name: _rounding_intrinsic(name) for name in ("sqrt", "sqrt_precise", "floor", "ceil")},
 }
 

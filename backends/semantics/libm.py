@@ -1,6 +1,6 @@
 """float64 transcendentals computed by the C library's own functions, at native speed.
 
-cpu:native calls the C library (`sin cos tan exp log pow atan2`, declared by
+cpu:native calls the C library (`sin cos tan exp log pow atan2 erf erfc`, declared by
 backends/llvm/ops.py through `em.libm`) and resolves those symbols in this
 process through MCJIT.  numpy's ufuncs for the same functions may use SIMD
 loops (AVX2/AVX512, SVML) whose results differ from the C library's by an
@@ -37,7 +37,7 @@ import numpy as np
 # function name -> number of float64 operands (the functions cpu:native calls
 # through `em.libm`, backends/llvm/ops.py)
 FUNCTIONS: dict[str, int] = {"sin": 1, "cos": 1, "tan": 1, "exp": 1, "log": 1, "pow": 2,
-                             "atan2": 2}
+                             "atan2": 2, "erf": 1, "erfc": 1}
 
 _F64 = np.dtype(np.float64)
 _lock = threading.Lock()

@@ -179,6 +179,8 @@ UNARY_SEMANTICS = {
     "tan": _float_only(_libm_float("tan")),
     "exp": _float_only(_libm_float("exp")),
     "log": _float_only(_libm_float("log")),
+    "erf": _float_only(_libm_float("erf")),
+    "erfc": _float_only(_libm_float("erfc")),
     "floor": _float_only(lambda a, t: np.floor(a)),
     "ceil": _float_only(lambda a, t: np.ceil(a)),
 }

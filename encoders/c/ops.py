@@ -12,7 +12,7 @@ type's C type) and returns a C expression of the result type.  Invariants:
 - shifts take the amount modulo the width; `shr` is arithmetic on signed
   types (computed as `~(~a >> s)` for negative a, never shifting a negative);
 - floats are C float/double in the value's precision; `pow atan2 sin cos tan exp
-  log` are the C library's double functions of the widened operands, rounded
+  log erf erfc` are the C library's double functions of the widened operands, rounded
   once (docs/MIR.md); float16 is not supported by the C encoder.
 
 The tables (`INT_BINARY`, `BOOL_BINARY`, `FLOAT_BINARY`, `INT_UNARY`,
@@ -166,7 +166,7 @@ FLOAT_UNARY = {
     "abs": _fcall("fabs"),
     "sqrt": _fcall("sqrt"), "sqrt_precise": _fcall("sqrt"),
     "sin": _flibm("sin"), "cos": _flibm("cos"), "tan": _flibm("tan"),
-    "exp": _flibm("exp"), "log": _flibm("log"),
+    "exp": _flibm("exp"), "log": _flibm("log"), "erf": _flibm("erf"), "erfc": _flibm("erfc"),
     "floor": _fcall("floor"), "ceil": _fcall("ceil"),
 }
 

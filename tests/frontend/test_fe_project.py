@@ -124,21 +124,22 @@ def test_a_name_from_outside_the_project_is_not_a_constant(tmp_path):
     assert err is not None and err.rule == "closure"
 
 
-def test_an_imported_func_using_another_meaning_of_a_name_is_not_taken(tmp_path):
+def test_an_imported_func_reads_the_names_of_its_own_module(tmp_path):
     helpers = "import warp as wp\nM = 2\n\n@wp.func\ndef f(x: int):\n    return x * M\n"
-    kernel = KERNEL.replace("out[i] = N", "out[i] = f(i)").format(
+    kernel = KERNEL.replace("out[i] = N", "out[i] = f(i) + M").format(
         imports="from .helpers import f\nM = 3")
     pkg = _package(tmp_path, {"helpers.py": helpers, "k.py": kernel})
-    err = compile_file(pkg / "k.py").kernels[0].error
-    assert err is not None      # f reads M, which is 2 there and 3 here: never compiled as 3
-    assert err.rule == "imported-func" and "'M'" in err.render()
-    (tmp_path / "b").mkdir()
-    ok = _package(tmp_path / "b", {"helpers.py": helpers, "k.py": KERNEL.replace(
-        "out[i] = N", "out[i] = f(i)").format(imports="from .helpers import M, f")})
-    mir = compile_file(ok / "k.py").kernels[0].mir
+    mir = compile_file(pkg / "k.py").kernels[0].mir   # f's M is helpers' 2, the kernel's M is 3
     out = np.zeros(4, np.int32)
     vk.launch(mir, 4, [out])
-    assert out.tolist() == [0, 2, 4, 6]
+    assert out.tolist() == [3, 5, 7, 9]
+    (tmp_path / "b").mkdir()
+    unknown = "import warp as wp\nimport os\nM = int(os.environ['M'])\n\n" \
+        "@wp.func\ndef f(x: int):\n    return x * M\n"
+    bad = _package(tmp_path / "b", {"helpers.py": unknown, "k.py": kernel})
+    err = compile_file(bad / "k.py").kernels[0].error
+    assert err is not None      # f reads a value known only at run time: never compiled
+    assert err.rule == "imported-func" and "'M'" in err.render()
 
 
 def test_a_change_in_an_imported_module_misses_the_proof_cache(tmp_path):

@@ -162,3 +162,43 @@ def test_a_load_indexed_by_a_random_draw_is_evaluated_after_the_draw():
     (r,) = prove_source(text.replace("if i < out.shape[0]:", "if i < out.shape[0] and x.shape[0] >= 4:"),
                         "k.py", suggest=False)
     assert r.status.value == "proved"
+
+
+DTYPE_OF = '''import warp as wp
+
+CHAIN = 4
+
+
+@wp.kernel
+def dtype_args(cells: wp.array(dtype=wp.mat33d), eta: wp.array(dtype=wp.float64),
+               strains: wp.array(dtype=wp.mat33d), out: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    cell = cells[i]
+    m = cell * cell
+    m -= wp.identity(3, dtype=cell.dtype)        # a matrix's component type
+    strains[i] = m
+    local = wp.vector(dtype=eta.dtype, length=CHAIN)   # an array's element type, zeros
+    for k in range(CHAIN):
+        local[k] = eta[i] * eta.dtype(k + 1)
+    out[i] = local[0] + local[3] + wp.float64(m[0, 1])
+'''
+
+
+def test_dtype_arguments_of_a_value_or_array_as_warp_reads_them(warp_cpu, tmp_path):
+    module = _warp_module(tmp_path, DTYPE_OF, "verikern_type_of_dtype_args")
+    ours = compile_source(DTYPE_OF, "dtype_args.py")
+    assert not ours.all_errors, [e.render() for e in ours.all_errors]
+    rng = np.random.default_rng(8)
+    cells, eta = rng.uniform(-2, 2, (12, 3, 3)), rng.uniform(-2, 2, 12)
+    w_strains, w_out = wp.zeros(12, dtype=wp.mat33d, device="cpu"), wp.zeros(12, dtype=wp.float64,
+                                                                             device="cpu")
+    wp.launch(module.dtype_args, dim=12, device="cpu", inputs=[
+        wp.array(cells, dtype=wp.mat33d, device="cpu"), wp.array(eta, dtype=wp.float64, device="cpu"),
+        w_strains, w_out])
+    for dev in ("cpu", "cpu:native"):
+        strains, out = np.zeros((12, 3, 3)), np.zeros(12)
+        vk.launch(ours.kernel("dtype_args").mir, 12, [cells, eta, strains, out], device=dev)
+        # the matrix product's rounding may differ in the last bit (Warp's CPU build contracts to fma)
+        np.testing.assert_allclose(strains, w_strains.numpy(), rtol=1e-13, atol=1e-15)
+        np.testing.assert_allclose(out, w_out.numpy(), rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(w_strains.numpy(), cells @ cells - np.eye(3), rtol=1e-12)

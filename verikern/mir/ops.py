@@ -183,6 +183,7 @@ UNARY: dict[str, OpInfo] = {o.name: o for o in (
     _float_unary("sqrt_precise", "correctly rounded square root"),
     _float_unary("sin", "C sin"), _float_unary("cos", "C cos"), _float_unary("tan", "C tan"),
     _float_unary("exp", "C exp"), _float_unary("log", "C log"),
+    _float_unary("erf", "C erf"), _float_unary("erfc", "C erfc"),
     _float_unary("floor", "round toward -inf"), _float_unary("ceil", "round toward +inf"),
 )}
 

@@ -19,6 +19,7 @@ from ..scan.type_names import SCALAR_ALIASES, value_type_by_name
 from .rules import type_cast, type_construct
 from .table import (
     BUILTIN_RULES, CONTRACT_ONLY, DESUGARED_BUILTINS, NOISE, PYTHON_BUILTINS, STATEMENT_BUILTINS,
+    outside_construct,
 )
 from .type_ctors import TYPE_CONSTRUCTORS, check_type_constructor
 from .warp import desugar, positional_args
@@ -166,6 +167,12 @@ def check_call(chk, node: ast.Call, expected) -> H.Expr:
                         "pass each argument explicitly")
     if name in TYPE_CONSTRUCTORS:
         return check_type_constructor(chk, node, name)
+    outside = outside_construct(name)
+    if outside is not None:
+        raise chk.error(f"wp.{name}() uses {outside}, which are outside verikern's language "
+                        "(docs/LANGUAGE.md section 2)", node.func, "outside-language",
+                        "verikern cannot prove this kernel; keep it out of `verikern prove` "
+                        "or rewrite it over arrays")
     loc = chk.loc(node)
     args = node.args
     t = SCALAR_ALIASES.get(name) or value_type_by_name(name)

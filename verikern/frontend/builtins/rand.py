@@ -1,5 +1,7 @@
-"""Warp's random numbers: `rand_init`, `randi`, `randu`, `randf` with
-exactly the PCG sequence of Warp's rand.h (Jarzynski and Olano's hash).
+"""Warp's random numbers: `rand_init`, `randi`, `randu`, `randf`, `randn` with
+exactly the PCG sequence of Warp's rand.h (Jarzynski and Olano's hash);
+`randn` is Warp's Box-Muller form, two `randf` draws (the one under the log
+first, as Warp's CPU build evaluates them) and float32 sqrt, log and cos.
 
 Invariant: every call is rewritten, before its statement is checked, into
 statements of the core language that run before that statement, in Python's
@@ -22,6 +24,9 @@ from .warp import positional_args
 from .table import RAND_BUILTINS
 
 _PCG_MUL, _PCG_INC, _PCG_MUL2 = 747796405, 2891336453, 277803737
+#: rand.h's RANDN_EPSILON (5.96e-8f) and 2.f * M_PI_F, as the float32 values C gives them
+_RANDN_EPSILON = 5.960000137861243e-08
+_TWO_PI_F32 = 6.2831854820251465
 #: the attribute marking the literals of the rewriting (not the user's: Warp's literal rule
 #: for generic typings, check/expressions.py, does not apply to them)
 DESUGARED = "_verikern_desugared"
@@ -101,6 +106,28 @@ class _Hoister:
             return node
         return self.call(node, self.chk.info.dsl_name(node.func))
 
+    def unit_float(self, state):
+        """randf's value of the advanced state: float32(state >> 8) * 2**-24."""
+        return self.binop(self.dsl("float32", self.binop(state, ast.RShift(), self.num(8))),
+                          ast.Mult(), self.num(1.0 / 16777216.0))
+
+    def draw_unit(self, var: str) -> str:
+        """A temporary holding randf(var) (the state advanced first)."""
+        self.pcg(var)
+        out = self.chk.temp()
+        self.assign(out, self.unit_float(self.name(var)))
+        return out
+
+    def randn(self, var: str):
+        """sqrt(-2 log(u1 + RANDN_EPSILON)) * cos(2 pi u2), u1 drawn before u2, in float32."""
+        u1, u2 = self.draw_unit(var), self.draw_unit(var)
+        radius = self.dsl("sqrt", self.binop(self.num(-2.0), ast.Mult(), self.dsl(
+            "log", self.binop(self.name(u1), ast.Add(), self.num(_RANDN_EPSILON)))))
+        angle = self.dsl("cos", self.binop(self.num(_TWO_PI_F32), ast.Mult(), self.name(u2)))
+        out = self.chk.temp()
+        self.assign(out, self.binop(radius, ast.Mult(), angle))
+        return self.name(out)
+
     def state_var(self, node, name):
         if not isinstance(node, ast.Name) or node.id not in self.chk.local_names \
                 or self.chk.var_types.get(node.id) != U32:
@@ -125,6 +152,10 @@ class _Hoister:
             self.pcg(s)
             return self.name(s)
         a = self.args(node, name)
+        if name == "randn":
+            if len(a) != 1:
+                raise chk.error("wp.randn() takes the state only", node, "arity")
+            return self.randn(self.state_var(a[0], name))
         if len(a) not in (1, 3):
             raise chk.error(f"wp.{name}() takes state or state, min, max", node, "arity")
         var = self.state_var(a[0], name)
@@ -138,8 +169,7 @@ class _Hoister:
         out = chk.temp()
         st = self.name(var)
         if name == "randf":   # (state >> 8) * 2**-24, then (max - min) * r + min
-            r = self.binop(self.dsl("float32", self.binop(st, ast.RShift(), self.num(8))),
-                           ast.Mult(), self.num(1.0 / 16777216.0))
+            r = self.unit_float(st)
             if lo is not None:
                 r = self.binop(self.binop(self.binop(self.name(hi), ast.Sub(), self.name(lo)),
                                           ast.Mult(), r), ast.Add(), self.name(lo))

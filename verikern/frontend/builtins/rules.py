@@ -17,8 +17,23 @@ from verikern.hir.types import (
     ScalarType, VectorType, component_count, is_plain_vector, is_transform, quat_type,
     vector_type,
 )
+from ..scan.annotations import value_type
 from ..scan.constants import NotConstant
 from .operators import make_literal, check_binary_types
+
+
+def dtype_operand(chk, node: ast.AST):
+    """The type a `dtype=` argument names: a type written in the source, or
+    Warp's `x.dtype` of a variable or array (an array's element type, a vector's
+    or matrix's component type, a scalar's own type); None for anything else."""
+    t = value_type(chk.info, node)
+    if t is None and isinstance(node, ast.Attribute) and node.attr == "dtype" \
+            and isinstance(node.value, ast.Name):
+        name = node.value.id
+        of = chk.arrays.get(name) if name in chk.arrays else \
+            chk.var_types.get(name) if name in chk.local_names else None
+        t = of.dtype if isinstance(of, (ArrayType, VectorType, MatrixType)) else of
+    return t
 
 
 def _arity(chk, node, name, args, n_min, n_max=None):

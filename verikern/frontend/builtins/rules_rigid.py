@@ -22,7 +22,7 @@ from verikern.hir.types import (
 )
 from ..scan.annotations import value_type
 from ..scan.constants import NotConstant
-from .rules import _arity
+from .rules import _arity, dtype_operand
 
 
 def _typed_args(chk, node, name, args, n_min, n_max=None):
@@ -216,7 +216,7 @@ def type_identity(chk, node, name, args, expected, loc):
     if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= 16:
         raise chk.error("wp.identity(n=...) needs a constant n from 1 to 16", args[0],
                         "identity-size")
-    dtype = value_type(chk.info, args[1])
+    dtype = dtype_operand(chk, args[1])
     if not isinstance(dtype, ScalarType) or dtype == BOOL:
         raise chk.error("wp.identity(dtype=...) needs a numeric scalar type", args[1],
                         "type-mismatch")

@@ -84,7 +84,8 @@ _X = ("x",)
 _AB = ("a", "b")
 _A = ("a",)
 # the float functions whose lowering is the MIR unary op of the same name
-_FLOAT_FUNCTIONS = ("floor", "ceil", "sqrt", "sqrt_precise", "sin", "cos", "tan", "exp", "log")
+_FLOAT_FUNCTIONS = ("floor", "ceil", "sqrt", "sqrt_precise", "sin", "cos", "tan", "exp", "log",
+                    "erf", "erfc")
 _NO_KEYWORDS = ("sqrt_precise",)
 # the vector arithmetic of dot products and norms
 _DOT = _binary("mul", "add")
@@ -184,6 +185,7 @@ BUILTINS: tuple[Builtin, ...] = (
     # ---- random numbers: rand.py rewrites the statement
     Builtin("rand_init", RANDOM, NONE, (), ("seed", "offset")),
     *(Builtin(r, RANDOM, NONE, (), ("state", "min", "max")) for r in ("randi", "randu", "randf")),
+    Builtin("randn", RANDOM, NONE, (), ("state",)),
     # ---- statements (the statement checker); Warp's test assertions become asserts
     Builtin("sync_threads", STATEMENT, NONE),
     Builtin("block_until", STATEMENT, NONE),
@@ -204,6 +206,20 @@ BUILTINS: tuple[Builtin, ...] = (
 )
 
 BY_NAME: dict[str, Builtin] = {b.name: b for b in BUILTINS}
+
+#: Warp's builtin families that docs/LANGUAGE.md section 2 leaves outside the language:
+#: name prefix -> the construct a located error names
+OUTSIDE_LANGUAGE: tuple[tuple[str, str], ...] = (
+    ("tile", "tiles"), ("mesh_", "meshes and mesh queries"), ("volume_", "volumes"),
+    ("hash_grid_", "hash grids"), ("bvh_", "BVH queries"), ("texture", "textures"),
+    ("closest_point_edge", "meshes and mesh queries"), ("intersect_tri", "meshes and mesh queries"))
+
+
+def outside_construct(name: str) -> str | None:
+    """The construct outside the language that Warp's builtin `name` belongs to, or None."""
+    if name in BY_NAME:
+        return None
+    return next((what for prefix, what in OUTSIDE_LANGUAGE if name.startswith(prefix)), None)
 
 
 def _names(pred: Callable[[Builtin], bool]) -> frozenset[str]:

@@ -20,8 +20,7 @@ from verikern.hir.types import (
     BOOL, F32, I32, MatrixType, ScalarType, VectorType, matrix_type, quat_type, vector_type,
 )
 from ..scan.constants import NotConstant
-from ..scan.annotations import value_type
-from .rules import type_construct
+from .rules import dtype_operand, type_construct
 from verikern.hir import nodes as H
 
 TYPE_CONSTRUCTORS = {"types.vector": "vector", "vector": "vector",
@@ -47,7 +46,7 @@ def _constant_int(chk, node, what: str) -> int:
 
 def _component_type(chk, node: ast.Call, kw: dict) -> ScalarType:
     if "dtype" in kw:
-        t = value_type(chk.info, kw["dtype"])
+        t = dtype_operand(chk, kw["dtype"])
         if not isinstance(t, ScalarType) or t == BOOL:
             raise _error(chk, kw["dtype"], f"dtype `{ast.unparse(kw['dtype'])}` is not a "
                          "numeric scalar type")

@@ -109,6 +109,7 @@ class BodyChecker(StructChecks, WarpChecks, FlowChecker, ExprChecker):
         self.uses_block = False
         self.called: set[str] = set()
         self.returns = None
+        self.result_pattern: tuple | None = None   # `-> tuple[Any, float]`: see contracts.py
         self.temp_counter = 0
         self.captures: dict = {}   # captured unknown constants read: name -> type
         self.tuple_ok: bool = False   # a tuple-returning func call may appear here
@@ -227,8 +228,9 @@ class BodyChecker(StructChecks, WarpChecks, FlowChecker, ExprChecker):
     def check_func(self) -> H.FuncDef:
         params = self.params()
         r = self.node.returns
+        self.result_pattern = self.tuple_result_pattern(r)
         if r is not None and not (isinstance(r, ast.Constant) and r.value is None) \
-                and not is_any(self.info, r):
+                and not is_any(self.info, r) and self.result_pattern is None:
             self.returns = self.struct_result_type(r) or \
                 parse_annotation(self, r, f"the result of {self.name}")
             if isinstance(self.returns, ArrayType):
@@ -358,7 +360,9 @@ class BodyChecker(StructChecks, WarpChecks, FlowChecker, ExprChecker):
             raise self.error("funcs cannot return arrays", s.value, "array-return",
                              "pass the output array as a parameter")
         if self.returns is None and self.declared_return is None and (
-                self.node.returns is None or is_any(self.info, self.node.returns)):
+                self.node.returns is None or is_any(self.info, self.node.returns)
+                or self.result_pattern is not None):
+            self.match_result_pattern(e.type, s.value)
             self.returns = self.declared_return = e.type
         if e.type != self.returns:
             raise self.error(f"returns {e.type} but {self.name!r} returns {self.returns}",

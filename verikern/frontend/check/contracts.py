@@ -18,7 +18,9 @@ from verikern.hir.types import ArrayType, ScalarType, TupleType, component_count
 
 from ..scan.factories import CAPTURE_PREFIX
 from ..scan.constants import NotConstant
+from ..scan.annotations import parse_annotation
 from ..builtins.table import CONTRACT_ONLY, UNIFORM_BUILTINS
+from .registry import is_any
 
 
 
@@ -133,10 +135,45 @@ class WarpChecks(_Host):
             out.append(self._requires(call))
         return out
 
+    def tuple_result_pattern(self, node) -> tuple | None:
+        """For a func result annotated `tuple[...]` with an `Any` element (Warp
+        matches such an annotation generically against the returned types:
+        `Any` takes whatever is returned there, the other elements must be
+        returned exactly), one entry per element: its type, or None for `Any`.
+        None for every other annotation."""
+        if not isinstance(node, ast.Subscript):
+            return None
+        base = node.value
+        if (base.attr if isinstance(base, ast.Attribute) else getattr(base, "id", None)) \
+                not in ("tuple", "Tuple"):
+            return None
+        parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        if not any(is_any(self.info, p) for p in parts):
+            return None
+        what = f"the result of {self.name}"
+        return tuple(None if is_any(self.info, p) else parse_annotation(self, p, what)
+                     for p in parts)
+
+    def match_result_pattern(self, returned, node) -> None:
+        """The first returned type against the `tuple[..., Any, ...]` annotation, as Warp
+        validates it: same length, every non-`Any` element equal."""
+        pattern = self.result_pattern
+        if pattern is None:
+            return
+        elems = returned.elems if isinstance(returned, TupleType) else None
+        if elems is None or len(elems) != len(pattern) or any(
+                want is not None and want != got for want, got in zip(pattern, elems)):
+            shown = ", ".join("Any" if t is None else str(t) for t in pattern)
+            raise self.error(f"returns {returned} but {self.name!r} is annotated as returning "
+                             f"tuple[{shown}]", node, "return-type",
+                             "return values of the annotated types")
+
     def _tuple_value(self, node: ast.Tuple):
         """`return a, b` in a func: a tuple of the elements' components."""
+        pattern = self.result_pattern if self.returns is None else None
         want = self.returns.elems if isinstance(self.returns, TupleType) and \
-            len(self.returns.elems) == len(node.elts) else (None,) * len(node.elts)
+            len(self.returns.elems) == len(node.elts) else pattern \
+            if pattern is not None and len(pattern) == len(node.elts) else (None,) * len(node.elts)
         elems = tuple(self.check_expr(v, t) for v, t in zip(node.elts, want))
         for e, v in zip(elems, node.elts):
             if isinstance(e.type, (ArrayType, TupleType)) or e.type is None:

@@ -66,6 +66,7 @@ class CheckerHost(_CheckerHostMethods):
     called: set[str]
     captures: dict[str, Any]
     returns: Any
+    result_pattern: tuple | None
     tuple_ok: bool
     current_node: ast.AST
     structs: Any            # structs.StructScope

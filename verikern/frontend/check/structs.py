@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 from verikern.hir import nodes as H
 from verikern.mir.nodes import StructArg
 from ..scan.annotations import ARRAY_CTORS, parse_annotation
+from ..scan.project import module_member
 from verikern.hir.types import (
     ArrayType, MatrixType, ScalarType, StructType, TupleType, VectorType, component_count,
     struct_leaves,
@@ -116,9 +117,18 @@ class StructChecks(_Host):
 
 
 def struct_class_name(info, node: ast.AST | None) -> str | None:
-    """The name of the `@wp.struct` class `node` names, or None."""
+    """The name of the `@wp.struct` class `node` names, or None: `S`, or
+    `mod.S` with `mod` a project module alias (`from . import mod`) that
+    cannot rebind `S` (registered in info.structs under "mod.S")."""
     if isinstance(node, ast.Name) and node.id in info.structs:
         return node.id
+    if not isinstance(node, ast.Attribute):
+        return None
+    member = module_member(info, node)
+    if member is not None and member[1] in member[0].structs:
+        key = ast.unparse(node)
+        info.structs.setdefault(key, member[0].structs[member[1]])
+        return key
     return None
 
 

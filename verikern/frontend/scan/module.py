@@ -213,16 +213,45 @@ def _bind_target_names(target: ast.AST, out: set[str]) -> None:
             out.add(n.id)
 
 
+def _unbind_func_overloads(tree: ast.Module, info: ModuleInfo, outside: dict) -> None:
+    """A name bound at module level only by `def`s, the last one a @func of
+    this module (Warp adds each @func to the overloads of one function, or
+    replaces the one of the same signature), is no rebinding: the name means
+    that function, so another module importing it takes every overload.
+    Any other site that can rebind it (an assignment, `global`, globals(),
+    another module) keeps it rebound."""
+    binders: dict[str, list[ast.stmt]] = {}
+    for stmt in tree.body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            binders.setdefault(stmt.name, []).append(stmt)
+    funcs = {id(d.node) for d in info.definitions if d.kind == "func" and d.scope is None}
+    names = {name for name, stmts in binders.items() if len(stmts) > 1
+             and all(isinstance(st, ast.FunctionDef) for st in stmts) and id(stmts[-1]) in funcs
+             and name not in outside}
+    if not names:
+        return
+    firsts = {id(stmts[0]) for name, stmts in binders.items() if name in names}
+    kept = [st for st in tree.body if not (isinstance(st, ast.FunctionDef) and st.name in names
+                                            and id(st) not in firsts)]
+    again = find_rebindings(ast.Module(body=kept, type_ignores=[]), info.filename)
+    for name in names:
+        if name not in again:
+            info.rebindings.pop(name, None)
+
+
 def scan_module(tree: ast.Module, info: ModuleInfo) -> None:
     """Fill `info` from the top-level statements of `tree` (in order). A
     name that something in the file can rebind (rebinding.py) never becomes
     a constant, nor does anything computed from it. Funcs imported from the
     project are taken last, once every name of the file is known."""
     info.rebindings = find_rebindings(tree, info.filename)
+    outside: dict[str, Rebinding] = {}
     if info.project is not None:    # another module of the project may rebind them too
-        for name, site in rebindings_from_outside(info.project, info.module_name).items():
+        outside = rebindings_from_outside(info.project, info.module_name)
+        for name, site in outside.items():
             info.rebindings.setdefault(name, site)
     _scan_statements(tree, info)
+    _unbind_func_overloads(tree, info, outside)
     bind_imported_funcs(info)
     if info.module_aliases:
         for n in ast.walk(tree):   # `c.N = 7` / setattr(c, ...) here rebinds the module's names

@@ -277,30 +277,110 @@ def bind_imported_funcs(info) -> None:
     for defining, name, local in pending:
         ds = [d for d in defining.definitions if d.kind == "func" and d.node.name == name]
         differing = [n for d in ds for n in _differing_globals(d.node, defining, info)]
+        differing.sort(key=lambda n: _has_source_meaning(defining, n))   # the unreadable first
         if differing and local in info.nonconstant:
             info.import_notes[local] = (
                 f"is the func {name!r} of {defining.filename}, which reads the module-level "
-                f"name {differing[0]!r}; that name means something else in this file (or is "
-                "not imported here), so verikern does not take the func")
+                f"name {differing[0]!r}; verikern cannot read that name's value from the "
+                "source of its module (not a constant, or rebound), so it does not take the func")
 
 
-def _take_func(info, defining, name: str, local: str) -> bool:
-    """Take one imported func into `info` (True), or leave it (False)."""
+def _take_func(info, defining, name: str, local: str, taking: frozenset = frozenset()) -> bool:
+    """Take one imported func into `info` (True), or leave it (False). A
+    module-level name its body reads that means something else here (a helper
+    func of its module, a constant, the DSL's alias) is brought along under a
+    name of its own (`_bring_global`) and the copied body reads that name."""
     if local not in info.nonconstant or info.rebinding(local) is not None or \
             local in info.constants or local in info.funcs:
         return True     # rebound after the import: never taken
     ds = [d for d in defining.definitions if d.kind == "func" and d.node.name == name]
-    if any(_differing_globals(d.node, defining, info) for d in ds):
-        return False
+    renames: dict[str, str] = {}
+    for g in sorted({g for d in ds for g in _differing_globals(d.node, defining, info)}):
+        brought = _bring_global(info, defining, g, taking | {(id(defining), name)})
+        if brought is None:
+            return False
+        renames[g] = brought
     for d in ds:
         for sub in ast.walk(d.node):   # locations inside the func name its own file
-            setattr(sub, FOREIGN_FILE, defining.filename)
-        node = copy.copy(d.node)
+            if not hasattr(sub, FOREIGN_FILE):    # (a re-exported func: the file defining it)
+                setattr(sub, FOREIGN_FILE, defining.filename)
+        node = copy.deepcopy(d.node) if renames else copy.copy(d.node)
+        _rename_globals(node, renames)
         node.name = local
         info.definitions.append(type(d)(d.kind, node, d.loc, d.block_dim, d.requires, None,
                                         d.fast_math))
     info.nonconstant.discard(local)
     return True
+
+
+def _brought_name(defining, name: str) -> str:
+    """The name under which `defining`'s module-level `name` is brought into
+    an importing module (dotted module names are unique in a project)."""
+    module = (defining.module_name or "module").replace(".", "_")
+    return f"_vk_{module}__{name}"
+
+
+def _bring_global(info, defining, name: str, taking: frozenset) -> str | None:
+    """Bind `defining`'s module-level `name` in `info` under `_brought_name`
+    with the same meaning (a literal or typed constant, an IntEnum, the DSL
+    module or one of its names, math/numpy, a type alias that reads the same
+    here, or a func, taken in turn); None when it has none of these meanings
+    or `defining` can rebind it."""
+    brought = _brought_name(defining, name)
+    if defining.rebinding(name) is not None or name in defining.ambiguous_funcs:
+        return None
+    if brought in info.funcs or (id(defining), name) in taking:
+        return brought    # taken already, or being taken (a call cycle: Warp refuses it later)
+    if name in defining.constants:
+        info.constants[brought] = defining.constants[name]
+    elif name in defining.typed_constants:
+        info.typed_constants[brought] = defining.typed_constants[name]
+    elif name in defining.enums:
+        info.enums[brought] = defining.enums[name]
+    elif name in defining.aliases:
+        info.aliases.add(brought)
+    elif name in defining.from_imports:
+        info.from_imports[brought] = defining.from_imports[name]
+    elif name in defining.std_modules:
+        info.std_modules[brought] = defining.std_modules[name]
+    elif name in defining.type_aliases:
+        node = defining.type_aliases[name]
+        t = value_type(defining, node)
+        if t is not None and value_type(info, node) != t:   # `wp` not bound here: bring it too
+            node = copy.deepcopy(node)
+            for n in ast.walk(node):
+                if isinstance(n, ast.Name) and n.id != name and _has_source_meaning(defining, n.id):
+                    n.id = _bring_global(info, defining, n.id, taking) or n.id
+        if t is None or value_type(info, node) != t:
+            return None
+        info.type_aliases[brought] = node
+    elif name in defining.funcs:
+        info.nonconstant.add(brought)
+        if not _take_func(info, defining, name, brought, taking):
+            info.nonconstant.discard(brought)
+            return None
+    else:
+        return None
+    return brought
+
+
+def _has_source_meaning(defining, name: str) -> bool:
+    """Whether `_bring_global` can read `name`'s meaning in `defining` (before
+    following a func's or a type alias's own names)."""
+    return defining.rebinding(name) is None and name not in defining.ambiguous_funcs and any(
+        name in names for names in (defining.constants, defining.typed_constants, defining.enums,
+                                    defining.aliases, defining.from_imports,
+                                    defining.std_modules, defining.type_aliases, defining.funcs))
+
+
+def _rename_globals(fn: ast.FunctionDef, renames: dict[str, str]) -> None:
+    """Rename the module-level names `fn` reads (never its parameters or locals:
+    _differing_globals lists only names the body does not bind)."""
+    if not renames:
+        return
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in renames:
+            n.id = renames[n.id]
 
 
 def _differing_globals(fn: ast.FunctionDef, defining, info) -> list[str]:
@@ -314,7 +394,7 @@ def _differing_globals(fn: ast.FunctionDef, defining, info) -> list[str]:
         if not isinstance(n, ast.Name) or not isinstance(n.ctx, ast.Load) or n.id in local:
             continue
         name = n.id
-        if name == fn.name:
+        if name == fn.name or name == "Any":   # `Any` is a generic parameter wherever it is
             continue
         meanings = [(m.constants.get(name), name in m.aliases, m.from_imports.get(name),
                      m.std_modules.get(name), m.typed_constants.get(name), name in m.nonconstant,
