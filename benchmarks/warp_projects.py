@@ -225,6 +225,13 @@ def _key(site: KernelSite) -> tuple:
     return (site.project, site.file, site.line, site.name)
 
 
+def compiled_sites(sites: list[KernelSite], rows: list[dict]) -> list[KernelSite]:
+    """The `sites` that a --compile-only --json file's `rows` list with outcome `compiled`
+    (every instance compiled, none left unenumerated), in `sites` order."""
+    keep = {(r["project"], r["file"], r["line"], r["kernel"]) for r in rows if r.get("outcome") == "compiled"}
+    return [s for s in sites if _key(s) in keep]
+
+
 # ------------------------------------------------------------------ outcomes
 @dataclass(frozen=True)
 class Outcome:
@@ -454,6 +461,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limit", type=int, help="only the first N kernels")
     ap.add_argument("--sample", type=int, help="N kernels spread evenly over all of them")
     ap.add_argument("--only", help="only kernels whose project:file name contains this")
+    ap.add_argument("--compiled-in", help="only kernels that an earlier --compile-only --json file "
+                                          "lists as compiled (taken before --sample)")
     ap.add_argument("--budget", type=float, help="verikern's --budget (default: its default)")
     ap.add_argument("--timeout", type=float, help="harness wall-clock limit per kernel, seconds (off)")
     ap.add_argument("--json", help="write every kernel's outcome here")
@@ -479,6 +488,8 @@ def main(argv: list[str] | None = None) -> int:
         sites += find_kernels(spec, root)
     if args.only:
         sites = [s for s in sites if args.only in f"{s.project}:{s.file}"]
+    if args.compiled_in:
+        sites = compiled_sites(sites, json.loads(Path(args.compiled_in).read_text(encoding="utf-8")))
     sites = sample(sites, args.limit, args.sample)
     outcomes: list[Outcome] = []
     if args.resume and args.json and Path(args.json).is_file():
