@@ -30,6 +30,7 @@ from verikern.frontend import compile_file
 from verikern.frontend import compile_source
 from verikern.proofs.reporting.scope import computed_stamp, scope_of, sha256_bytes
 from verikern.app.suggestion import prove_suggestion
+from verikern.app.kernel_names import definition_names
 from verikern.app.cache import answers_from_cache, tool_fields, with_cached
 from verikern.proofs.deciding.session import SolverSettings, solver_settings
 from verikern.proofs.deciding.budget import kernel_work, kernel_work_limit, per_check_units
@@ -194,7 +195,8 @@ def prove_file(path, *, kernel=None, cache=None, options: ProofOptions | None = 
         data = Path(path).read_bytes()      # hashed and quoted in the report's scope only
     except OSError:
         data = None
-    return _compile_and_prove(lambda: compile_file(path), str(path), kernel, opts, data, cache)
+    defs = definition_names(_kernel_names(kernel))
+    return _compile_and_prove(lambda: compile_file(path, kernels=defs), str(path), kernel, opts, data, cache)
 
 
 def prove_source(source: str, filename: str, *, kernel=None, options: ProofOptions | None = None,
@@ -203,7 +205,8 @@ def prove_source(source: str, filename: str, *, kernel=None, options: ProofOptio
     reports as `filename`."""
 
     opts = options or ProofOptions.of(**option_values)
-    return _compile_and_prove(lambda: compile_source(source, filename), filename, kernel, opts,
+    defs = definition_names(_kernel_names(kernel))
+    return _compile_and_prove(lambda: compile_source(source, filename, kernels=defs), filename, kernel, opts,
                               source.encode())
 
 
