@@ -169,8 +169,12 @@ def test_a_fake_project_end_to_end_through_the_cli(bench, tmp_path, capsys):
     rows = {r["kernel"]: r for r in json.loads(out.read_text())}
     assert rows["fill"]["outcome"] == "proved"
     assert rows["inc"]["outcome"] == "suggested"          # proved under vk.launch_dim() <= a.shape[0]
+    # each kernel's own `verikern prove` process: its wall and CPU seconds (a process starts in
+    # more than 0.1 s of CPU and, proving one kernel, ends within the harness's wall time)
+    assert all(0.1 < r["cpu_s"] and 0.1 < r["process_s"] < 600 for r in rows.values()), rows
     text = capsys.readouterr().out
     assert "fake-kernels==1.0: 2 kernels, compiled 2 (100.0%); proved 1, proved under the suggestion 1" in text
+    assert "whole `verikern prove` process per kernel" in text
     # resumed: the kept outcomes are not proved again (a changed one stays as kept)
     rows = json.loads(out.read_text())
     rows[0]["outcome"] = "unknown"
