@@ -10,9 +10,11 @@ import z3
 
 from verikern.app import prove as app_prove
 from verikern.app.prove import prove_file
-from verikern.frontend import compile_file
+from verikern.frontend import compile_file, compile_source
 from verikern.proofs.deciding import budget as work
 from verikern.proofs.deciding.budget import KERNEL_WORK_CHECKS, MEGA, fresh_context, kernel_work, rlimit_count
+from verikern.proofs.deciding.prover import prove_kernel
+from verikern.proofs.deciding.session import SolverSession
 from verikern.proofs.obligations import KernelStatus, Status
 from verikern.proofs.pipeline import prove_mir
 
@@ -101,3 +103,32 @@ def test_instances_of_a_generic_kernel_share_the_kernels_work(monkeypatch):
     assert n > 1 and len(limits) == n
     assert limits == [int(KERNEL_WORK_CHECKS * 2 * MEGA) // n] * n
     assert all(r.status is KernelStatus.PROVED for r in reports), [(r.kernel, r.status) for r in reports]
+
+
+VACUOUS = '''import verikern as vk
+
+
+@vk.kernel
+def guarded_under_no_launch(x: vk.array(dtype=vk.float32), n: vk.int32):
+    vk.requires(n * n == 2 * n + 7)
+    i = vk.tid()
+    if i < x.shape[0]:
+        x[i] = 1.0
+'''
+
+
+def test_requires_no_launch_satisfies_are_never_a_proof_when_the_budget_cannot_show_a_launch():
+    # (n - 1)**2 == 8 has no solution in 32 bits: no launch satisfies the requires, so
+    # any proof under them would be vacuous. With a budget too small to decide that, the
+    # guarded write was PROVED (50,000 units per check) before the admissibility check
+    # turned an undecided answer into `unknown`
+    (k,) = compile_source(VACUOUS, "vacuous.py").kernels
+    for units in (2_000, 10_000, 50_000, 100_000):
+        fresh_context()
+        obligations = prove_kernel(k.mir, budget=SolverSession(units))
+        assert obligations and all(o.status is Status.UNKNOWN for o in obligations), \
+            [(o.status, o.reason) for o in obligations]
+        assert all("launch satisfying the kernel's requires" in o.reason for o in obligations)
+    fresh_context()
+    decided = prove_kernel(k.mir, budget=SolverSession(10 * MEGA))
+    assert all(o.status is Status.UNKNOWN and "no launch satisfies" in o.reason for o in decided)
