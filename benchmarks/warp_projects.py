@@ -46,6 +46,7 @@ import ast
 import json
 import os
 import re
+import resource
 import statistics
 import subprocess
 import sys
@@ -53,7 +54,7 @@ import time
 import zipfile
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -225,6 +226,13 @@ def _key(site: KernelSite) -> tuple:
     return (site.project, site.file, site.line, site.name)
 
 
+def compiled_sites(sites: list[KernelSite], rows: list[dict]) -> list[KernelSite]:
+    """The `sites` that a --compile-only --json file's `rows` list with outcome `compiled`
+    (every instance compiled, none left unenumerated), in `sites` order."""
+    keep = {(r["project"], r["file"], r["line"], r["kernel"]) for r in rows if r.get("outcome") == "compiled"}
+    return [s for s in sites if _key(s) in keep]
+
+
 # ------------------------------------------------------------------ outcomes
 @dataclass(frozen=True)
 class Outcome:
@@ -237,6 +245,8 @@ class Outcome:
     cause: str = ""
     detail: str = ""
     instances: int = 0
+    process_s: float = 0.0      # its share of the `verikern prove` process: wall seconds ...
+    cpu_s: float = 0.0          # ... and CPU seconds (user + system; exact with --jobs 1)
 
 
 _PREFIX = re.compile(r"^\s*\S*?:\d+(:\d+)?: (error|warning): ")
@@ -338,19 +348,35 @@ def run_task(task: Task, budget: float | None, timeout: float | None,
         cmd += ["--budget", str(budget)]
     limit = timeout * len(task.sites) if timeout else None
     start = time.perf_counter()
+    cpu = _children_cpu()
     try:
         proc = subprocess.run(cmd, cwd=first.root, capture_output=True, text=True, timeout=limit)
     except subprocess.TimeoutExpired:
         if len(task.sites) > 1:
             return [o for s in task.sites for o in run_task(Task((s,)), budget, timeout, compile_only)]
-        return _crash(task, f"the harness stopped it after {timeout:g} s (wall clock)", "timeout",
-                      time.perf_counter() - start)
+        return _timed(_crash(task, f"the harness stopped it after {timeout:g} s (wall clock)", "timeout",
+                             time.perf_counter() - start), time.perf_counter() - start, _children_cpu() - cpu)
+    wall, cpu = time.perf_counter() - start, _children_cpu() - cpu
     try:
         report = json.loads(proc.stdout)
     except json.JSONDecodeError:
-        return _crash(task, f"verikern prove exited {proc.returncode} without a report: "
-                            f"{proc.stderr.strip()[-400:]}")
-    return outcomes_from_report(task, report)
+        return _timed(_crash(task, f"verikern prove exited {proc.returncode} without a report: "
+                                   f"{proc.stderr.strip()[-400:]}"), wall, cpu)
+    return _timed(outcomes_from_report(task, report), wall, cpu)
+
+
+def _children_cpu() -> float:
+    """CPU seconds of this process's waited-for children so far (a killed child's
+    too, once reaped): with several jobs the tasks' children overlap."""
+    use = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return use.ru_utime + use.ru_stime
+
+
+def _timed(outcomes: list[Outcome], wall: float, cpu: float) -> list[Outcome]:
+    """`outcomes` of one task with the task's process wall and CPU seconds shared out
+    evenly (a task of one kernel: its own)."""
+    n = max(1, len(outcomes))
+    return [replace(o, process_s=wall / n, cpu_s=cpu / n) for o in outcomes]
 
 
 # ------------------------------------------------------------------ report
@@ -363,6 +389,7 @@ class Summary:
     causes: list = field(default_factory=list)      # (outcome, cause, count, an example kernel)
     median_s: float = 0.0
     slowest: list = field(default_factory=list)     # (seconds, "project:file:line name")
+    process: tuple = (0.0, 0.0, 0.0, 0.0)            # median and largest process wall, CPU seconds
 
     @property
     def compiled(self) -> int:
@@ -390,7 +417,11 @@ def summarize(outcomes: list[Outcome], top: int = 12, slowest: int = 5) -> Summa
     timed = [o for o in outcomes if o.outcome != "error"]
     median = statistics.median(o.seconds for o in timed) if timed else 0.0
     worst = sorted(((o.seconds, label(o.site)) for o in timed), key=lambda t: (-t[0], t[1]))[:slowest]
-    return Summary(len(outcomes), dict(counts), causes, median, worst)
+    walls = [o.process_s for o in timed if o.process_s]
+    cpus = [o.cpu_s for o in timed if o.cpu_s]
+    process = (statistics.median(walls) if walls else 0.0, max(walls, default=0.0),
+               statistics.median(cpus) if cpus else 0.0, max(cpus, default=0.0))
+    return Summary(len(outcomes), dict(counts), causes, median, worst, process)
 
 
 def _pct(n: int, d: int) -> str:
@@ -418,6 +449,11 @@ def render(summary: Summary, by_project: dict[str, Summary]) -> str:
     lines += [f"  {kind:8} {n:4}  {cause}   e.g. {ex}" for kind, cause, n, ex in summary.causes]
     lines.append(f"median per kernel: {summary.median_s:.2f} s (compiled kernels; all instances)")
     lines.append("slowest: " + "; ".join(f"{sec:.1f} s {where}" for sec, where in summary.slowest))
+    if any(summary.process):
+        wall_med, wall_max, cpu_med, cpu_max = summary.process
+        lines.append(f"whole `verikern prove` process per kernel (compile, proof, suggestion and its "
+                     f"re-proof): median {wall_med:.1f} s wall, {cpu_med:.1f} s CPU; largest "
+                     f"{wall_max:.1f} s wall, {cpu_max:.1f} s CPU")
     return "\n".join(lines)
 
 
@@ -431,7 +467,8 @@ def render_outcomes(outcomes: list[Outcome]) -> str:
 def _outcome_json(o: Outcome) -> dict:
     return {"project": o.site.project, "file": o.site.file, "line": o.site.line, "kernel": o.site.name,
             "outcome": o.outcome, "seconds": round(o.seconds, 3), "instances": o.instances,
-            "cause": o.cause, "detail": o.detail, "root": o.site.root}
+            "cause": o.cause, "detail": o.detail, "root": o.site.root,
+            "process_s": round(o.process_s, 3), "cpu_s": round(o.cpu_s, 3)}
 
 
 def _write_json(path: Path, outcomes: list[Outcome]) -> None:
@@ -444,7 +481,8 @@ def outcomes_from_json(rows: list[dict]) -> list[Outcome]:
     def cause(r: dict) -> str:
         return cause_of(r["detail"]) if r["outcome"] in ("error", "unknown") and r["detail"] else r["cause"]
     return [Outcome(KernelSite(r["project"], r.get("root", ""), r["file"], r["line"], r["kernel"]),
-                    r["outcome"], r["seconds"], cause(r), r["detail"], r["instances"]) for r in rows]
+                    r["outcome"], r["seconds"], cause(r), r["detail"], r["instances"],
+                    r.get("process_s", 0.0), r.get("cpu_s", 0.0)) for r in rows]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -458,6 +496,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limit", type=int, help="only the first N kernels")
     ap.add_argument("--sample", type=int, help="N kernels spread evenly over all of them")
     ap.add_argument("--only", help="only kernels whose project:file name contains this")
+    ap.add_argument("--compiled-in", help="only kernels that an earlier --compile-only --json file "
+                                          "lists as compiled (taken before --sample)")
     ap.add_argument("--budget", type=float, help="verikern's --budget (default: its default)")
     ap.add_argument("--timeout", type=float, help="harness wall-clock limit per kernel, seconds (off)")
     ap.add_argument("--json", help="write every kernel's outcome here")
@@ -483,6 +523,8 @@ def main(argv: list[str] | None = None) -> int:
         sites += find_kernels(spec, root)
     if args.only:
         sites = [s for s in sites if args.only in f"{s.project}:{s.file}"]
+    if args.compiled_in:
+        sites = compiled_sites(sites, json.loads(Path(args.compiled_in).read_text(encoding="utf-8")))
     sites = sample(sites, args.limit, args.sample)
     outcomes: list[Outcome] = []
     if args.resume and args.json and Path(args.json).is_file():

@@ -32,7 +32,10 @@ from verikern.encoders.smt.launch import launch_option_error
 from verikern.errors import VerikernError
 from verikern.proofs.deciding.cbmc import prove_kernel_cbmc
 from verikern.proofs.deciding.engines import combine, parse_engines
-from verikern.proofs.deciding.budget import MEGA, fresh_context, rlimit_count, z3_memory_order
+from verikern.proofs.deciding.budget import (
+    MEGA, fresh_context, kernel_work, kernel_work_limit, per_check_units, rlimit_count, work_left,
+    z3_memory_order,
+)
 from verikern.proofs.deciding.session import SolverSession
 from verikern.proofs.obligations import KernelReport, KernelStatus, Obligation, ObligationKind, Status
 from verikern.proofs.confirming.replay import ReplayOutcome, ReplayVerdict, replay_outcome
@@ -264,6 +267,16 @@ def prove_mir(kernel_mir, *, file: str, dims=None, block_dim=None, budget: float
     if bad_launch is not None:          # one input error, not one warning per obligation
         return KernelReport(file, kernel_mir.name, KernelStatus.ERROR, time.perf_counter() - start,
                             error=f"{file}:{line}: error: {bad_launch}", line=line)
+    # the kernel's whole work (an outer block -- the application's, for every
+    # instance and the suggestion's re-proof -- may own it already)
+    with kernel_work(kernel_work_limit(per_check_units(budget))):
+        return _prove_metered(kernel_mir, file, dims, block_dim, budget, deciders, engines,
+                              replayer, replay, max_array_bytes, suggest, start)
+
+
+def _prove_metered(kernel_mir, file, dims, block_dim, budget, deciders, engines, replayer,
+                   replay, max_array_bytes, suggest, start) -> KernelReport:
+    line = kernel_mir.loc.line
     try:
         fresh_context()
         solver_budget = SolverSession.from_megaunits(
@@ -279,7 +292,8 @@ def prove_mir(kernel_mir, *, file: str, dims=None, block_dim=None, budget: float
             if replay:
                 obligations = settle(kernel_mir, obligations, replayer, dims=dims,
                                      block_dim=block_dim,
-                                     search_budget=min(EXACT_SEARCH_BUDGET, 2 * solver_budget.per_check),
+                                     search_budget=_capped(min(EXACT_SEARCH_BUDGET,
+                                                               2 * solver_budget.per_check)),
                                      max_array_bytes=max_array_bytes)
             verdicts.append(obligations)
         if len(verdicts) == 1:
@@ -324,6 +338,12 @@ SUGGEST_FACTOR = 2
 SUGGEST_FLOOR = 3 * MEGA
 
 
+def _capped(units: int) -> int:
+    """`units`, at most what the kernel's work meter has left (at least 0)."""
+    left = work_left()
+    return units if left is None else max(0, min(units, left))
+
+
 def _suggest(kernel_mir, decided, settled, dims, block_dim, solver_budget, spent: int,
              options: dict):
     """The suggestion for a failed kernel (proofs.deciding.suggest), or None;
@@ -338,7 +358,7 @@ def _suggest(kernel_mir, decided, settled, dims, block_dim, solver_budget, spent
     try:
         return suggest_contract(kernel_mir, settled, dims=dims, block_dim=block_dim,
                                 per_check=solver_budget.per_check, label=solver_budget.label,
-                                budget_units=max(SUGGEST_FACTOR * spent, SUGGEST_FLOOR),
+                                budget_units=_capped(max(SUGGEST_FACTOR * spent, SUGGEST_FLOOR)),
                                 **options)
     except Exception as err:  # the suggestion is an extra: it must never cost a verdict
         LOG.info("%s: no suggestion (%s: %s)", kernel_mir.name, type(err).__name__, err)

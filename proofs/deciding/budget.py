@@ -12,12 +12,26 @@ reason that says the verdict then depends on the machine (`is_safety_net`).
 
 Units: `--budget N` is N million z3 resource units per check. On a typical
 2-core machine z3 spends roughly a million units per second on this
-project's bit-vector queries, so the default of 10 allows about ten seconds.
+project's bit-vector queries, so the default of 10 allows about ten seconds
+(a third of that on a loaded machine, or on the large queries of 4-d launches
+with nested loops).
+
+The whole kernel -- its proof, the exact search after it, its suggested
+contract's search, example launch and re-proof, and every instance of a
+generic kernel -- shares one `KernelWork` of KERNEL_WORK_CHECKS checks' worth
+(`kernel_work`): it counts z3 units across the z3 contexts the kernel's proof
+goes through (`fresh_context` banks the old context's count), every check is
+limited to what it has left, and once it is spent the obligations not decided
+yet end UNKNOWN, saying how many were decided (`exhausted_reason`). Work,
+never seconds: the same kernel gets the same verdicts on any machine.
 """
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import gc
+from dataclasses import dataclass
+from typing import Iterator
 
 import z3
 
@@ -33,6 +47,10 @@ KERNEL_CHECKS = 4
 MIN_KERNEL_RLIMIT = 20 * MEGA
 #: The least work any check gets, however much the kernel has spent.
 MIN_CHECK_RLIMIT = MEGA // 2
+#: The whole kernel (see the module docstring) may spend this many per-check
+#: budgets: 15 million z3 units at the default `--budget 10`, which the large
+#: project kernels spend in well under 60 s on a loaded 2-core machine.
+KERNEL_WORK_CHECKS = 1.5
 #: Fixed random seeds of every solver.
 SEED = 0
 #: Wall-clock safety net of one check (seconds): far beyond what any budget
@@ -45,6 +63,96 @@ SAFETY_NET_S = 300.0
 CONTEXT_CACHES: list = []
 
 
+@dataclass
+class KernelWork:
+    """The z3 units a whole kernel has spent, across the contexts its proof
+    goes through, against its `limit`. Mutable on purpose: it is the one
+    running count of a kernel's work (no other state). `banked`: the units of
+    the contexts left behind; `_ctx`, `_start`: the context counted now and
+    its count when counting began (a context made after the meter starts at 0)."""
+
+    limit: int
+    banked: int = 0
+    _ctx: object = None
+    _start: int = 0
+
+    def _watch(self) -> None:
+        ctx = z3.main_ctx()
+        if ctx is not self._ctx:
+            self._ctx, self._start = ctx, 0
+
+    def spent(self) -> int:
+        self._watch()
+        return self.banked + rlimit_count() - self._start
+
+    def left(self) -> int:
+        return self.limit - self.spent()
+
+    def bank(self) -> None:
+        """Add the current context's units (called before it is replaced;
+        one made since the last count is counted from 0)."""
+        if z3.z3._main_ctx is not None:
+            self._watch()
+            self.banked += rlimit_count() - self._start
+        self._ctx = None
+
+
+_METER: contextvars.ContextVar["KernelWork | None"] = contextvars.ContextVar("verikern_kernel_work",
+                                                                            default=None)
+
+
+def per_check_units(budget: float | None) -> int:
+    """The z3 units of one check for `--budget N` (None: the default)."""
+    if budget is None:
+        return DEFAULT_CHECK_RLIMIT
+    if budget <= 0:
+        raise ValueError(f"bad solver budget {budget}: it must be positive")
+    return max(1, int(budget * MEGA))
+
+
+def kernel_work_limit(per_check: int) -> int:
+    """The whole kernel's work for a per-check budget of `per_check` units."""
+    return max(1, int(KERNEL_WORK_CHECKS * per_check))
+
+
+@contextlib.contextmanager
+def kernel_work(limit: int) -> Iterator[KernelWork]:
+    """Run the block (a whole kernel's proof: every instance, the suggestion
+    and its re-proof) under one meter of `limit` z3 units; inside a block
+    that already has one, that meter goes on counting (the outer block owns
+    the kernel)."""
+    outer = _METER.get()
+    if outer is not None:
+        yield outer
+        return
+    meter = KernelWork(limit)
+    meter._ctx, meter._start = z3.main_ctx(), rlimit_count()
+    token = _METER.set(meter)
+    try:
+        yield meter
+    finally:
+        _METER.reset(token)
+
+
+def current_meter() -> "KernelWork | None":
+    return _METER.get()
+
+
+def work_left() -> int | None:
+    """The units the kernel in progress has left (None: no meter, no limit)."""
+    meter = _METER.get()
+    return None if meter is None else meter.left()
+
+
+def exhausted_reason(decided: int, total: int) -> str:
+    """Why an obligation was not decided: the kernel's work ran out first."""
+    meter = _METER.get()
+    units = f"{meter.limit / MEGA:g} million z3 units" if meter is not None else "its z3 units"
+    return (f"budget exhausted after {decided} of {total} obligations: the kernel's solver budget "
+            f"was exhausted ({units} for its proof, suggestion and instances together, "
+            f"{KERNEL_WORK_CHECKS:g} times --budget; raise --budget to give it more)")
+
+
 def fresh_context() -> None:
     """Give the rest of this kernel's proof a z3 context of its own.
 
@@ -53,7 +161,11 @@ def fresh_context() -> None:
     earlier kernels (another file in the same worker process, another test)
     could pick another model. Terms made before stay valid in their old
     context; they must not be mixed with new ones (nothing in the prover
-    keeps z3 terms across kernels)."""
+    keeps z3 terms across kernels). The kernel's meter banks the old
+    context's units first."""
+    meter = _METER.get()
+    if meter is not None:
+        meter.bank()
     z3.z3._main_ctx = None
     for clear in CONTEXT_CACHES:      # their terms belong to an earlier context:
         clear()                       # freed now, not in the middle of this proof
@@ -120,4 +232,5 @@ def is_safety_net(reason: str) -> bool:
 
 
 __all__ = ["fresh_context", "rlimit_count", "unknown_reason", "MEGA", "DEFAULT_CHECK_RLIMIT",
-           "SAFETY_NET_S", "z3_memory_order"]
+           "SAFETY_NET_S", "z3_memory_order", "KernelWork", "kernel_work", "kernel_work_limit",
+           "current_meter", "per_check_units", "work_left", "exhausted_reason", "KERNEL_WORK_CHECKS"]

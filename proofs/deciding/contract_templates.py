@@ -546,6 +546,8 @@ def _length_atoms(kernel: Kernel, s: Term, d: _Deps, k: int, written: set) -> li
     for name, m in sorted(d.shapes):
         other = Term("shape", name, m)
         if other != s:
+            if d.step == 1:   # `ptr[i + 1]` for i below `counts.shape[0]`: one more element (prefix sums)
+                out.append(Atom("lt", other, s, family=3))
             out.append(Atom("eq", s, other, family=3, weaker=Atom("le", other, s, family=3)))
     # an index guarded or clamped at a Warp grid constant W: the length is W --
     # first when the index is no thread id component (`int(x / cell)` clamped to

@@ -31,7 +31,7 @@ from verikern.mir.nodes import (
 from verikern.mir.ops import symbols
 from verikern.mir.types import I32
 
-from verikern.proofs.deciding.budget import MEGA
+from verikern.proofs.deciding.budget import MEGA, exhausted_reason, work_left
 from verikern.proofs.deciding.session import SolverSession
 from verikern.proofs.deciding.crosscheck import apply_cross_checks
 from verikern.proofs.obligations import (  # noqa: F401  (ObligationSpec, Point re-exported)
@@ -73,7 +73,12 @@ def prove_kernel(kernel: Kernel, *, dims: tuple[int, ...] | None = None,
     out = []
     checks = ctx.budget.cross_checks
     shared = list(checks)             # admissibility, invariants: every verdict rests on them
-    for spec in specs:
+    for n, spec in enumerate(specs):
+        left = work_left()
+        if left is not None and left <= 0:   # the kernel's work is spent: the rest stay undecided
+            reason = exhausted_reason(n, len(specs))
+            out += [_unknown(s, reason) for s in specs[n:]]
+            break
         t0 = time.perf_counter()
         ctx.budget.topic = obligation_id(spec) + "."
         first = len(checks)

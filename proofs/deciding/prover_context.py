@@ -154,6 +154,13 @@ class ProofContext:
             raise UnsupportedConstruct(
                 "no launch satisfies the kernel's requires together with the hardware "
                 "limits (and the fixed --dim/--block-dim); nothing can be proved")
+        if res != z3.sat:
+            # undecided (the budget ran out, as it can once the kernel's whole work is
+            # nearly spent): the requires might admit no launch, and a proof under
+            # them would be vacuous -- nothing is claimed
+            raise UnsupportedConstruct(
+                "the solver budget ran out before a launch satisfying the kernel's requires "
+                "was found, so a proof could be vacuous; nothing is claimed (raise --budget)")
 
     def _loops_always_entered(self) -> frozenset[str]:
         """Loops with a barrier whose header, on every entry from outside the

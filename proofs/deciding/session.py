@@ -27,8 +27,8 @@ from typing import Iterator
 import z3
 
 from verikern.proofs.deciding.budget import (
-    DEFAULT_CHECK_RLIMIT, KERNEL_CHECKS, MEGA, MIN_CHECK_RLIMIT, MIN_KERNEL_RLIMIT, SAFETY_NET_S, SEED,
-    rlimit_count,
+    DEFAULT_CHECK_RLIMIT, KERNEL_CHECKS, MIN_CHECK_RLIMIT, MIN_KERNEL_RLIMIT, SAFETY_NET_S, SEED,
+    per_check_units, rlimit_count, work_left,
 )
 from verikern.proofs.deciding import crosscheck
 from verikern.proofs.deciding.smtlib_text import standard_smtlib
@@ -100,9 +100,7 @@ class SolverSession:
         """The session of `--budget N` (N million units per check; None: default)."""
         if budget is None:
             return cls(label=label, settings=settings)
-        if budget <= 0:
-            raise ValueError(f"bad solver budget {budget}: it must be positive")
-        return cls(max(1, int(budget * MEGA)), label=label, settings=settings)
+        return cls(per_check_units(budget), label=label, settings=settings)
 
     @property
     def spent(self) -> int:
@@ -128,11 +126,17 @@ class SolverSession:
 
     def limit(self, cap: int | None = None) -> int:
         """The rlimit of the next check: the per-check budget, at most `cap`
-        and what the kernel has left, at least MIN_CHECK_RLIMIT (or `cap`
-        when that is smaller)."""
+        and what the session has left, at least MIN_CHECK_RLIMIT (or `cap`
+        when that is smaller) -- and never more than the whole kernel's
+        meter has left (budget.kernel_work; 1 unit once it is spent: the
+        check ends UNKNOWN at once)."""
         left = self.total - self.spent
         limit = min(self.per_check, max(left, MIN_CHECK_RLIMIT))
-        return max(1, min(limit, cap) if cap is not None else limit)
+        limit = min(limit, cap) if cap is not None else limit
+        kernel_left = work_left()
+        if kernel_left is not None:
+            limit = min(limit, kernel_left)
+        return max(1, limit)
 
     def solver(self, cap: int | None = None, purpose: str = "check",
                logic: str = "QF_BV") -> z3.Solver:

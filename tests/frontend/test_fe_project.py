@@ -379,3 +379,18 @@ def test_a_submodule_or_package_imported_by_name_gives_its_constants(tmp_path):
     (pkg / "consts.py").write_text("N = 4\n\n\ndef bump():\n    global N\n    N = 5\n")
     err = compile_file(pkg / "k.py").kernels[0].error
     assert err is not None and err.rule == "closure"      # the submodule can rebind N
+
+
+def test_the_project_read_again_in_one_process_follows_every_change(tmp_path):
+    # the outside rebindings are remembered per process by the project's contents: a compile
+    # again (as the re-proof of a suggestion does) gives the same answer, a change a new one
+    pkg = _consts_package(tmp_path, "import pkg.consts as c\n\n\ndef configure():\n    c.N = 100\n")
+    for _ in range(2):
+        (k,) = compile_file(pkg / "kern.py").kernels
+        assert k.error is not None and "main.py" in k.error.message, k.error
+    (pkg / "main.py").write_text("import pkg.consts as c\nOTHER = c.N + 1\n")
+    (k,) = compile_file(pkg / "kern.py").kernels
+    assert k.error is None and k.mir is not None
+    (pkg / "main.py").write_text("import pkg.consts as c\nc.N = 5\n")
+    (k,) = compile_file(pkg / "kern.py").kernels
+    assert k.error is not None and "main.py" in k.error.message, k.error

@@ -75,6 +75,15 @@ def total_energy(energies: wp.array(dtype=wp.float32), n: int, out: wp.array(dty
     out[0] = s
 '''
 
+PREFIX = HEAD + '''@wp.kernel
+def build_offsets(sizes: wp.array(dtype=wp.int32), starts: wp.array(dtype=wp.int32)):
+    t = wp.tid()
+    if t == 0:
+        starts[0] = 0
+        for i in range(sizes.shape[0]):
+            starts[i + 1] = starts[i] + sizes[i]
+'''
+
 
 def _suggested(source: str, name: str):
     (report,) = prove_source(source, f"{name}.py", suggest=True)
@@ -238,3 +247,23 @@ def test_a_reduction_written_for_one_thread_gets_the_one_thread_launch(tmp_path)
         vk.check_launch(module.total_energy, 2, [energies, 5, out])
     vk.launch(module.total_energy, 1, inputs=[energies, 5, out], device="cpu")
     assert out[0] == energies.sum()
+
+
+def test_a_prefix_sum_into_offsets_gets_one_more_offset_than_counts(tmp_path):
+    report = _suggested(PREFIX, "build_offsets")
+    assert report.suggested_requires == ("sizes.shape[0] < starts.shape[0]",)
+    assert report.proved_under_suggestion is True
+    module = _pasted_module(report, PREFIX, tmp_path, "build_offsets_pasted")
+    sizes = np.array([2, 0, 3, 1], dtype=np.int32)
+    starts = np.zeros(5, dtype=np.int32)
+    vk.check_launch(module.build_offsets, 1, [sizes, starts])
+    with pytest.raises(ContractError):        # as many offsets as counts: one short
+        vk.check_launch(module.build_offsets, 1, [sizes, np.zeros(4, dtype=np.int32)])
+    vk.launch(module.build_offsets, 1, inputs=[sizes, starts], device="cpu")
+    np.testing.assert_array_equal(starts, np.concatenate([[0], np.cumsum(sizes)]))
+
+
+def test_a_prefix_sum_one_past_gets_no_contract_admitting_the_bad_launch(tmp_path):
+    bad = PREFIX.replace("starts[i + 1] = starts[i] + sizes[i]", "starts[i + 2] = starts[i] + sizes[i]")
+    inputs = [np.array([2, 0, 3, 1], dtype=np.int32), np.zeros(5, dtype=np.int32)]
+    _refused_if_proved(bad, "build_offsets", tmp_path, 1, inputs)

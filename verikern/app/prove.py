@@ -30,8 +30,10 @@ from verikern.frontend import compile_file
 from verikern.frontend import compile_source
 from verikern.proofs.reporting.scope import computed_stamp, scope_of, sha256_bytes
 from verikern.app.suggestion import prove_suggestion
+from verikern.app.kernel_names import definition_names
 from verikern.app.cache import answers_from_cache, tool_fields, with_cached
 from verikern.proofs.deciding.session import SolverSettings, solver_settings
+from verikern.proofs.deciding.budget import kernel_work, kernel_work_limit, per_check_units
 
 MODULE_KERNEL = "<module>"   # the kernel name of a report about a whole file
 
@@ -193,7 +195,8 @@ def prove_file(path, *, kernel=None, cache=None, options: ProofOptions | None = 
         data = Path(path).read_bytes()      # hashed and quoted in the report's scope only
     except OSError:
         data = None
-    return _compile_and_prove(lambda: compile_file(path), str(path), kernel, opts, data, cache)
+    defs = definition_names(_kernel_names(kernel))
+    return _compile_and_prove(lambda: compile_file(path, kernels=defs), str(path), kernel, opts, data, cache)
 
 
 def prove_source(source: str, filename: str, *, kernel=None, options: ProofOptions | None = None,
@@ -202,7 +205,8 @@ def prove_source(source: str, filename: str, *, kernel=None, options: ProofOptio
     reports as `filename`."""
 
     opts = options or ProofOptions.of(**option_values)
-    return _compile_and_prove(lambda: compile_source(source, filename), filename, kernel, opts,
+    defs = definition_names(_kernel_names(kernel))
+    return _compile_and_prove(lambda: compile_source(source, filename, kernels=defs), filename, kernel, opts,
                               source.encode())
 
 
@@ -227,10 +231,13 @@ def _compile_and_prove(compile_module, file: str, kernel, opts: ProofOptions,
         line = getattr(getattr(module_err, "loc", None), "line", 0)
         reports.append(_error_report(file, MODULE_KERNEL, _render(module_err), line,
                                      time.perf_counter() - start))
-    for kr in module.kernels:
-        # `--kernel sort` selects every instance `sort[int8]`, ... of a generic kernel
-        if wanted is not None and kr.name not in wanted and kr.name.split("[")[0] not in wanted:
-            continue
+    chosen = [kr for kr in module.kernels
+              # `--kernel sort` selects every instance `sort[int8]`, ... of a generic kernel
+              if wanted is None or kr.name in wanted or kr.name.split("[")[0] in wanted]
+    instances: dict[str, int] = {}
+    for kr in chosen:
+        instances[kr.name.split("[")[0]] = instances.get(kr.name.split("[")[0], 0) + 1
+    for kr in chosen:
         line = kr.loc.line if getattr(kr, "loc", None) is not None else 0
         if kr.unknown and kr.error is not None:   # a generic kernel's instantiations not enumerated
             reports.append(_unknown_report(file, kr.name, _render(kr.error), line))
@@ -240,7 +247,11 @@ def _compile_and_prove(compile_module, file: str, kernel, opts: ProofOptions,
                        else f"{file}:{line}: error: kernel {kr.name} did not compile")
             reports.append(_error_report(file, kr.name, message, line))
             continue
-        report = _prove_scoped(kr.mir, file, opts, data, cache, getattr(module, "imports", ()))
+        # one kernel's work, its instances' together: each instance an equal share (the
+        # same verdict whether or not the others came from the cache)
+        share = kernel_work_limit(per_check_units(opts.budget)) // instances[kr.name.split("[")[0]]
+        with kernel_work(max(1, share)):
+            report = _prove_scoped(kr.mir, file, opts, data, cache, getattr(module, "imports", ()))
         # a generic kernel's instance reports as `sort[int8]` (its MIR name is an identifier)
         reports.append(report if report.kernel == kr.name else dataclasses.replace(report, kernel=kr.name))
     return reports

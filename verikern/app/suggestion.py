@@ -22,6 +22,7 @@ import dataclasses
 import logging
 from pathlib import Path
 
+from verikern.app.kernel_names import definition_names
 from verikern.frontend import compile_source
 from verikern.proofs.deciding.example_launch import example_launch
 from verikern.proofs.obligations import KernelReport, KernelStatus
@@ -43,8 +44,10 @@ def pasted_kernel(report: KernelReport, source: str):
     text = pasted(source, suggestion_inserts(source, report.line, report.suggested_decorators))
     try:
         # names imported from the kernel's project are read as when it was proved
+        # only this kernel's definition is checked again (a project file can hold 100s)
         module = compile_source(text, report.file, project_file=report.file
-                                if Path(report.file).is_file() else None)
+                                if Path(report.file).is_file() else None,
+                                kernels=definition_names((report.kernel,)))
     except Exception as err:  # the pasted file must compile; if not, nothing is claimed
         LOG.info("%s: the pasted contract does not compile: %s", report.kernel, err)
         return None

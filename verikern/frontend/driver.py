@@ -90,15 +90,19 @@ def _syntax_error(e: SyntaxError, filename: str) -> KernelError:
 
 
 def compile_source(source: str, filename: str = "<string>", optimize: bool = True,
-                   project_file=None) -> ModuleResult:
+                   project_file=None, kernels=None) -> ModuleResult:
     """Compile every @kernel in `source` (see module docstring).
     `project_file`: the path the source was read from; names it imports from
     the other modules of its project are then read from their source
-    (scan/project.py). None: such imports are never constants."""
+    (scan/project.py). None: such imports are never constants.
+    `kernels`: the names of the kernels to compile (a generic kernel's: all its
+    instances; None: every kernel); the module is still read whole (its
+    errors reported), the other kernels are neither checked nor listed."""
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, _RECURSION_LIMIT))  # long expressions recurse deeply
     try:
-        return _compile_source(source, filename, optimize, project_file)
+        return _compile_source(source, filename, optimize, project_file,
+                               None if kernels is None else frozenset(kernels))
     finally:
         sys.setrecursionlimit(limit)
 
@@ -106,7 +110,8 @@ def compile_source(source: str, filename: str = "<string>", optimize: bool = Tru
 _RECURSION_LIMIT = 12000
 
 
-def _compile_source(source: str, filename: str, optimize: bool, project_file=None) -> ModuleResult:
+def _compile_source(source: str, filename: str, optimize: bool, project_file=None,
+                    only: frozenset | None = None) -> ModuleResult:
     try:
         tree = ast.parse(source, filename=filename)
     except SyntaxError as e:
@@ -130,7 +135,7 @@ def _compile_source(source: str, filename: str, optimize: bool, project_file=Non
     launch_sites.collect(tree, info)
     registry = FuncRegistry(info, BodyChecker)
     kernels = []
-    for inst in kernel_instances(info, registry):
+    for inst in kernel_instances(info, registry, only):
         d, name = inst.definition, inst.name
         hir, mir, err = inst.hir, None, None
         try:
@@ -174,8 +179,8 @@ def _compile_source(source: str, filename: str, optimize: bool, project_file=Non
     return ModuleResult(filename, kernels, errors, funcs, imports)
 
 
-def compile_file(path) -> ModuleResult:
-    """compile_source on the text of `path` (errors name the path)."""
+def compile_file(path, kernels=None) -> ModuleResult:
+    """compile_source on the text of `path` (errors name the path; `kernels`: see there)."""
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
@@ -183,4 +188,4 @@ def compile_file(path) -> ModuleResult:
         return ModuleResult(str(path), [], [KernelError(f"cannot read {path}: {e}",
                                                         SourceLoc(str(path), 1, 1),
                                                         rule="io")])
-    return compile_source(text, str(path), project_file=p)
+    return compile_source(text, str(path), project_file=p, kernels=kernels)

@@ -92,6 +92,14 @@ def test_tasks_keep_one_file_and_at_most_chunk_kernels(bench):
     assert bench.sample(sites, 3, None) == sites[:3]
 
 
+def test_compiled_in_keeps_the_kernels_a_compile_only_run_compiled(bench):
+    sites = [_site(bench, "a.py", "k1", 3), _site(bench, "a.py", "k2", 9), _site(bench, "b.py", "k3")]
+    rows = [{"project": "p==1", "file": "a.py", "line": 9, "kernel": "k2", "outcome": "compiled"},
+            {"project": "p==1", "file": "a.py", "line": 3, "kernel": "k1", "outcome": "unknown"},
+            {"project": "p==1", "file": "b.py", "line": 1, "kernel": "k3", "outcome": "compiled"},
+            {"project": "p==1", "file": "b.py", "line": 7, "kernel": "k3", "outcome": "compiled"}]
+    assert bench.compiled_sites(sites, rows) == [sites[1], sites[2]]
+
 def test_causes_group_messages_that_differ_in_names_numbers_and_places(bench):
     a = "pkg/a.py:12:5: error: the generic parameter 'positions' (Any) has no concrete type\n  more"
     b = "pkg/b.py:7:1: error: the generic parameter 'cell' (Any) has no concrete type"
@@ -166,8 +174,12 @@ def test_a_fake_project_end_to_end_through_the_cli(bench, tmp_path, capsys):
     rows = {r["kernel"]: r for r in json.loads(out.read_text())}
     assert rows["fill"]["outcome"] == "proved"
     assert rows["inc"]["outcome"] == "suggested"          # proved under vk.launch_dim() <= a.shape[0]
+    # each kernel's own `verikern prove` process: its wall and CPU seconds (a process starts in
+    # more than 0.1 s of CPU and, proving one kernel, ends within the harness's wall time)
+    assert all(0.1 < r["cpu_s"] and 0.1 < r["process_s"] < 600 for r in rows.values()), rows
     text = capsys.readouterr().out
     assert "fake-kernels==1.0: 2 kernels, compiled 2 (100.0%); proved 1, proved under the suggestion 1" in text
+    assert "whole `verikern prove` process per kernel" in text
     # resumed: the kept outcomes are not proved again (a changed one stays as kept)
     rows = json.loads(out.read_text())
     rows[0]["outcome"] = "unknown"

@@ -492,8 +492,12 @@ def rebindings_from_outside(project: Project, dotted: str) -> dict:
         found[ANY] = Rebinding(SourceLoc(str(project.base), 0, 0),
                                f"a project of more than {MAX_SCANNED_FILES} files (not scanned)")
         return found
+    data_of = _project_data(project)
+    key = (dotted, project.files[PROJECT_SOURCES])
+    if key in _OUTSIDE_SEEN:
+        return dict(_OUTSIDE_SEEN[key])
     short = (dotted.split(".")[-1] if dotted else "").encode()
-    for path, name, data in _project_data(project):
+    for path, name, data in data_of:
         if name == dotted:
             continue
         if short not in data and b"modules" not in data and b"import_module" not in data:
@@ -503,6 +507,15 @@ def rebindings_from_outside(project: Project, dotted: str) -> dict:
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue                   # it cannot run either
         handles = _handles_of(tree, name, os.path.basename(path) == "__init__.py", dotted)
-        for key, site in outside_rebindings(tree, path, handles).items():
-            found.setdefault(key, site)
+        for name_, site in outside_rebindings(tree, path, handles).items():
+            found.setdefault(name_, site)
+    _OUTSIDE_SEEN[key] = dict(found)
     return found
+
+
+#: (module, digest of every project file with its path) -> `rebindings_from_outside`'s
+#: answer: a function of exactly those files, so one process that reads the same
+#: project again (the re-proof of a suggestion compiles the pasted file again: a
+#: project of 68 files took 8 CPU s to parse and walk) does not parse it again;
+#: any change of any file, or another project, is another key
+_OUTSIDE_SEEN: dict = {}

@@ -1,0 +1,134 @@
+"""The whole kernel's work budget (proofs.deciding.budget.kernel_work, issue
+26 item 3): one meter of z3 units for a kernel's proof, exact search,
+suggestion and its re-proof, and every instance of a generic kernel; counted
+across the z3 contexts the proof goes through; once spent, the obligations not
+decided yet end UNKNOWN saying how many were decided -- never PROVED, never
+FAILED -- and the same budget gives the same verdicts on every run."""
+from __future__ import annotations
+
+import z3
+
+from verikern.app import prove as app_prove
+from verikern.app.prove import prove_file
+from verikern.frontend import compile_file, compile_source
+from verikern.proofs.deciding import budget as work
+from verikern.proofs.deciding.budget import KERNEL_WORK_CHECKS, MEGA, fresh_context, kernel_work, rlimit_count
+from verikern.proofs.deciding.prover import prove_kernel
+from verikern.proofs.deciding.session import SolverSession
+from verikern.proofs.obligations import KernelStatus, Status
+from verikern.proofs.pipeline import prove_mir
+
+from shared_helpers import CORPUS
+
+MATMUL = str(CORPUS / "ok_matmul_tiled.py")
+
+
+def _some_work() -> int:
+    """Solve a small bit-vector query in the current context; the units it took."""
+    before = rlimit_count()
+    x, y = z3.BitVecs("x y", 32)
+    s = z3.SolverFor("QF_BV")
+    s.add(x * y == 391, x > 1, y > 1, x < 1000, y < 1000)
+    assert s.check() == z3.sat
+    return rlimit_count() - before
+
+
+def test_the_meter_counts_every_context_the_kernel_goes_through():
+    fresh_context()
+    with kernel_work(10 * MEGA) as meter:
+        first = _some_work()
+        fresh_context()                    # the proof's own context: the old one is banked
+        second = _some_work()
+        fresh_context()
+        third = _some_work()
+        assert first > 0 and second > 0 and third > 0
+        assert meter.spent() >= first + second + third
+        assert meter.spent() < first + second + third + 50_000     # the counters' own few units
+        assert meter.left() == meter.limit - meter.spent()
+    assert work.current_meter() is None
+
+
+def test_an_inner_block_goes_on_counting_on_the_outer_meter():
+    (k,) = compile_file(MATMUL).kernels
+    with kernel_work(100 * MEGA) as outer:
+        prove_mir(k.mir, file=MATMUL)      # makes no meter of its own inside an outer one
+        spent = outer.spent()
+        assert spent > MEGA // 10
+        with kernel_work(1) as inner:
+            assert inner is outer
+
+
+def _exhausted(report) -> list[str]:
+    return [o.reason for o in report.obligations if "budget exhausted after" in (o.reason or "")]
+
+
+def test_a_spent_kernel_budget_leaves_the_rest_unknown_with_how_many_were_decided():
+    runs = [prove_file(MATMUL, budget=1) for _ in range(2)]
+    (rep,) = runs[0]
+    assert rep.status is KernelStatus.UNKNOWN
+    assert not any(o.status is Status.FAILED for o in rep.obligations)
+    assert any(o.status is Status.PROVED for o in rep.obligations)      # some were decided
+    reasons = _exhausted(rep)
+    assert reasons, [o.reason for o in rep.obligations]
+    assert all("budget exhausted after 7 of 25 obligations" in r for r in reasons), reasons[0]
+    assert all("1.5 million z3 units" in r and "raise --budget" in r for r in reasons)
+    # work, not seconds: the same verdicts, obligation by obligation, on every run
+    assert [(o.loc, o.status, o.reason) for o in rep.obligations] == \
+        [(o.loc, o.status, o.reason) for o in runs[1][0].obligations]
+    # the same kernel proved where the whole kernel may spend more
+    (more,) = prove_file(MATMUL, budget=4)
+    assert more.status is KernelStatus.PROVED
+
+
+def test_a_bug_out_of_kernel_budget_is_unknown_never_proved():
+    buggy = str(CORPUS / "bounds_prefix_offsets_one_short.py")
+    (tiny,) = prove_file(buggy, budget=0.01)
+    assert tiny.status is KernelStatus.UNKNOWN
+    assert not any(o.status is Status.PROVED for o in tiny.obligations if o.kind.value == "bounds")
+    (full,) = prove_file(buggy)
+    assert full.status is KernelStatus.FAILED
+
+
+def test_instances_of_a_generic_kernel_share_the_kernels_work(monkeypatch):
+    limits = []
+    real = app_prove.kernel_work
+
+    def recording(limit):
+        limits.append(limit)
+        return real(limit)
+
+    monkeypatch.setattr(app_prove, "kernel_work", recording)
+    reports = prove_file(str(CORPUS / "ok_generic_every_instance_guarded.py"), budget=2)
+    n = len(reports)
+    assert n > 1 and len(limits) == n
+    assert limits == [int(KERNEL_WORK_CHECKS * 2 * MEGA) // n] * n
+    assert all(r.status is KernelStatus.PROVED for r in reports), [(r.kernel, r.status) for r in reports]
+
+
+VACUOUS = '''import verikern as vk
+
+
+@vk.kernel
+def guarded_under_no_launch(x: vk.array(dtype=vk.float32), n: vk.int32):
+    vk.requires(n * n == 2 * n + 7)
+    i = vk.tid()
+    if i < x.shape[0]:
+        x[i] = 1.0
+'''
+
+
+def test_requires_no_launch_satisfies_are_never_a_proof_when_the_budget_cannot_show_a_launch():
+    # (n - 1)**2 == 8 has no solution in 32 bits: no launch satisfies the requires, so
+    # any proof under them would be vacuous. With a budget too small to decide that, the
+    # guarded write was PROVED (50,000 units per check) before the admissibility check
+    # turned an undecided answer into `unknown`
+    (k,) = compile_source(VACUOUS, "vacuous.py").kernels
+    for units in (2_000, 10_000, 50_000, 100_000):
+        fresh_context()
+        obligations = prove_kernel(k.mir, budget=SolverSession(units))
+        assert obligations and all(o.status is Status.UNKNOWN for o in obligations), \
+            [(o.status, o.reason) for o in obligations]
+        assert all("launch satisfying the kernel's requires" in o.reason for o in obligations)
+    fresh_context()
+    decided = prove_kernel(k.mir, budget=SolverSession(10 * MEGA))
+    assert all(o.status is Status.UNKNOWN and "no launch satisfies" in o.reason for o in decided)

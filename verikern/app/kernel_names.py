@@ -1,0 +1,23 @@
+"""Which kernel definitions a proof of some kernels needs compiled.
+
+A file of a released project can hold a hundred kernels and generic ones
+with dozens of instances each; `verikern prove FILE -k NAME` and the re-proof
+of a suggestion on the pasted source check only the definitions named here
+(verikern.frontend.compile_file's `kernels`), the module itself still read
+whole. Invariant: the set is a superset of what the names need, so a kernel
+asked for is never missing (a few more compiled cost only time).
+"""
+from __future__ import annotations
+
+
+def definition_names(names) -> frozenset[str] | None:
+    """The kernel definitions to compile for the kernels `names` (None: all): a
+    generic instance `sort[int8]`, or its MIR name `sort__int8`, needs `sort`
+    (every `__`-separated prefix is kept: `a__b` may be a definition's own name)."""
+    if names is None:
+        return None
+    out: set[str] = set()
+    for name in names:
+        parts = name.split("[")[0].strip().split("__")
+        out |= {"__".join(parts[:i]) for i in range(1, len(parts) + 1)}
+    return frozenset(out)
