@@ -148,6 +148,10 @@ def _agree(path, dims, block_dim) -> list[str]:
     # off (implied): proved, and an access past the array still fails
     ("ok_conv3x3_zero_pad.py", (1, 64), 32),
     ("bounds_2d_launch_dims_swapped.py", (2, 1), 2),
+    # a 3-D launch: a fixed launch's dims are constants to CBMC (out of units
+    # while they were nondet values assumed equal to them); its buggy twin fails
+    ("ok_grid3d_fill_guarded.py", (1, 2, 64), 32),
+    ("bounds_grid3d_guard_wrong_dim.py", (1, 2, 2), 4),
 ])
 def test_real_cbmc_decides_and_agrees_with_z3(name, dims, block_dim):
     assert _agree(CORPUS / name, dims, block_dim) == []
