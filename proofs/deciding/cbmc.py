@@ -16,7 +16,15 @@ Invariants (soundness first):
   left to replay) is marked `abstracted`: the C harness reads memory the
   kernel writes as unknown values, so only a replay on the simulator makes it
   a confirmed failure (verikern.proofs.pipeline.settle downgrades the rest to
-  UNKNOWN);
+  UNKNOWN) -- unless no branch, index, assert or divisor of the kernel reads
+  memory or a float (cbmc_answer.exact_traces): then the trace's launch
+  fixes every check, the counterexample is exact, and a failure replay
+  cannot confirm (the simulator stopped at another error first) stays
+  FAILED, unconfirmed, as an exact one of z3's does;
+- when one call over every property runs out of units, the undecided
+  obligations are asked again in groups (cbmc_split), each under the same
+  units, and a proof from a group call also needs CBMC's own checks of the
+  harness shown to hold;
 - CBMC's work is bounded by counted work only, never by seconds: the
   unwinding depth bounds the formula, and CBMC's decision procedure is z3
   (CBMC's `--cvc5` with a wrapper named cvc5 that runs z3 and gives every

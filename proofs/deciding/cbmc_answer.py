@@ -10,13 +10,15 @@ docstring gives the whole contract.
 """
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from verikern.encoders.c.emitter import Names
-from verikern.mir.nodes import ArrayRef, Kernel
+from verikern.encoders.c.emitter import Names, relevant_values
+from verikern.mir.facts import definitions
+from verikern.mir.nodes import ArrayRef, Atomic, Kernel, Load
 from verikern.proofs.deciding import budget as budget_limits
 from verikern.proofs.deciding.cbmc_unwind import UnwindPlan
 from verikern.proofs.obligations import (
@@ -107,12 +109,35 @@ def _number(value: Any) -> int | float | bool | None:
             return None
 
 
-def counterexample_from_trace(kernel: Kernel, trace: Sequence[dict]) -> Counterexample:
+def exact_traces(kernel: Kernel) -> bool:
+    """Whether a CBMC trace of `kernel` fixes everything its checks read: no
+    value that flows into a branch, an index, an assert, a requires, a
+    contract or a divisor (emitter.relevant_values) is read from memory (a
+    load, or an atomic's old value: unknown values under CBMC, of which the
+    trace keeps only the last read element) or is a float (whose value a
+    trace prints rounded). Then the trace's launch (dims, block size,
+    threads, scalars, shapes) alone makes the C harness, whose integer
+    arithmetic is MIR's, fail the same check: its counterexample is exact,
+    and a failure replay cannot confirm (the simulator stopped at another
+    error first) stays failed, as an exact one of z3's does."""
+    relevant = relevant_values(kernel)
+    defs = definitions(kernel)
+    if any(isinstance(defs.get(vid), (Load, Atomic)) for vid in relevant):
+        return False
+    values = [p.value for p in kernel.scalar_params]
+    for b in kernel.blocks:
+        values += [phi.result for phi in b.phis]
+        values += [ins.result for ins in b.instrs if getattr(ins, "result", None) is not None]
+    return not any(v.id in relevant and v.type.is_float for v in values)
+
+
+def counterexample_from_trace(kernel: Kernel, trace: Sequence[dict],
+                              exact: bool = False) -> Counterexample:
     """The launch of a CBMC trace (the last value main assigned to each input
     before the failure): dims, block_dim, threads, scalars, shapes, and the
     elements of input arrays the two threads read (`vk_read_*` globals);
     other contents are left to replay (memory the kernel writes is read as
-    unknown values)."""
+    unknown values). `exact` (exact_traces): not marked abstracted."""
     names = Names.of(kernel)
     scalar_of = {c: p.name for p in kernel.scalar_params for vid, c in names.scalars.items()
                  if vid == p.value.id}
@@ -157,7 +182,7 @@ def counterexample_from_trace(kernel: Kernel, trace: Sequence[dict]) -> Countere
             arrays[p.name] = {i: v for i, v in arrays[p.name].items() if 0 <= i < count}
     return Counterexample(dims, block_dim, tuple(threads), scalars=scalars, shapes=shapes,
                           arrays={k: v for k, v in arrays.items() if v}, facts={"engine": "cbmc"},
-                          abstracted=True)
+                          abstracted=not exact)
 
 
 # ------------------------------------------------------------------ verdicts
@@ -202,6 +227,7 @@ def decide(kernel: Kernel, specs: Sequence[ObligationSpec], result: CbmcResult,
     elif [p for p in unwinding if p.status not in HOLDS]:
         blocker = (f"{bounded}: CBMC's unwinding assertions fail at {depth} (raise --unwind, "
                    f"or bound the loop with a vk.requires)")
+    exact = functools.cache(lambda: exact_traces(kernel))   # once, at the first failure
     out = []
     for spec in specs:
         oid = obligation_id(spec)
@@ -210,7 +236,7 @@ def decide(kernel: Kernel, specs: Sequence[ObligationSpec], result: CbmcResult,
         if failed is not None:
             out.append(_verdict(spec, Status.FAILED, f"CBMC: {oid} fails ({failed.name})",
                                 f"CBMC found a trace violating {oid}",
-                                counterexample_from_trace(kernel, failed.trace)))
+                                counterexample_from_trace(kernel, failed.trace, exact())))
         elif not props:
             out.append(_verdict(spec, Status.UNKNOWN, f"CBMC: {oid} undecided",
                                 f"CBMC reported no result for {oid}"))

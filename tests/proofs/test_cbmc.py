@@ -20,7 +20,7 @@ import pytest
 from verikern.app.cache import cacheable
 from verikern.frontend import compile_source
 from verikern.encoders.c import encode_c
-from verikern.proofs.deciding import cbmc, cbmc_unwind
+from verikern.proofs.deciding import cbmc, cbmc_answer, cbmc_unwind
 from verikern.proofs.deciding.budget import DEFAULT_CHECK_RLIMIT
 from verikern.proofs.deciding.session import SolverSession
 from verikern.proofs.deciding.engines import combine, parse_engines
@@ -239,15 +239,74 @@ def test_a_cbmc_failure_is_confirmed_by_replay_through_the_pipeline(cbmc_on_path
     assert race.status is Status.PROVED
 
 
+GATHER = '''
+import verikern as vk
+
+@vk.kernel
+def gather_off_by_one(idx: vk.array(dtype=vk.int32), x: vk.array(dtype=vk.float32)):
+    i = vk.tid()
+    if i < idx.shape[0]:
+        j = idx[i]
+        if j <= x.shape[0]:
+            x[j] = 0.0
+'''
+
+
 def test_an_unconfirmed_cbmc_failure_is_unknown_never_failed(cbmc_on_path):
+    # x[j]'s index is a load: CBMC reads memory as unknown values, so the
+    # kernel's traces are an abstraction's (exact_traces is per kernel)
+    k = kernel(GATHER, "gather_off_by_one")
+    assert not cbmc_answer.exact_traces(k)
+    trace = [assign("L.dim[0]", 1), assign("L.block_dim", 1), assign("L.g0_idx_shape[0]", 0),
+             assign("L.g1_x_shape[0]", 4), assign("b1", 0), assign("t1", 0),
+             {"stepType": "failure", "property": "vk_step.assertion.1", "reason": "bounds"}]
+    bounds = lambda s: "FAILURE" if s.kind is ObligationKind.BOUNDS else "SUCCESS"  # noqa: E731
+    run = _fake_runner(k, bounds, trace)
+    obs = prove_mir(k, file="k.py",
+                    prover=lambda kk, **kw: cbmc.prove_kernel_cbmc(kk, runner=run, **kw)).obligations
+    # idx[i] (guarded by i < idx.shape[0]) cannot fail: the trace's failure stays unknown
+    ob = obs[0]
+    assert ob.kind is ObligationKind.BOUNDS and ob.loc.line == 8
+    assert ob.status is Status.UNKNOWN and ob.confirmed is False
+    assert "not confirmed by replay" in ob.reason
+
+
+def test_an_exact_cbmc_failure_replay_cannot_confirm_stays_failed(cbmc_on_path):
+    # zero_off_by_one's checks read no memory and no float: CBMC's trace fixes
+    # them (launch, threads, shapes), as an exact z3 model does; a failure the
+    # simulator cannot confirm stays failed, marked unconfirmed
     k = kernel(OFF_BY_ONE, "zero_off_by_one")
-    # a launch with 4 elements and 1 thread: no thread writes x[4], replay finds nothing
+    assert cbmc_answer.exact_traces(k)
     bounds = lambda s: "FAILURE" if s.kind is ObligationKind.BOUNDS else "SUCCESS"  # noqa: E731
     run = _fake_runner(k, bounds, _failing_trace(1, 1, 4))
     ob = prove_mir(k, file="k.py",
                    prover=lambda kk, **kw: cbmc.prove_kernel_cbmc(kk, runner=run, **kw)).obligations[0]
-    assert ob.status is Status.UNKNOWN and ob.confirmed is False
-    assert "not confirmed by replay" in ob.reason
+    assert ob.status is Status.FAILED and ob.confirmed is False
+    assert not ob.counterexample.abstracted and "not confirmed by replay" in ob.reason
+
+
+@pytest.mark.parametrize("source, name, exact", [
+    (OFF_BY_ONE, "zero_off_by_one", True),
+    (GATHER, "gather_off_by_one", False),           # an index read from memory
+    ('''
+import verikern as vk
+
+@vk.kernel
+def ticket(x: vk.array(dtype=vk.float32), n: vk.array(dtype=vk.int32)):
+    slot = vk.atomic_add(n, 0, 1)
+    x[slot] = 1.0
+''', "ticket", False),                            # an index from an atomic's old value
+    ('''
+import verikern as vk
+
+@vk.kernel
+def scaled(x: vk.array(dtype=vk.float32), s: vk.float32):
+    i = vk.int32(vk.float32(vk.tid()) * s)
+    x[i] = 1.0
+''', "scaled", False),                            # an index computed in floats
+])
+def test_a_trace_is_exact_only_when_no_check_reads_memory_or_floats(source, name, exact):
+    assert cbmc_answer.exact_traces(kernel(source, name)) is exact
 
 
 def test_a_missing_cbmc_is_a_clear_error(monkeypatch, tmp_path):
