@@ -119,6 +119,7 @@ static inline bool vk_count_fits(bool fits, uint64_t n, uint64_t x, uint64_t c) 
 #define VK_IN_UINT(nd, T, sec, key, idx) ((T)vk_in_u64(sec, key, idx))
 #define VK_IN_FLOAT(nd, T, sec, key, idx) ((T)vk_in_f64(sec, key, idx))
 #define VK_LAUNCH_FIXED(in, value) (in)
+#define VK_RACE_KEY(flat, packed) (flat)
 #define VK_WRITTEN_LOAD(nd, lvalue) (lvalue)
 #define VK_HAVOC_FLOAT(nd, expr) (expr)
 #define VK_SKIPPED(nd) 0
@@ -152,6 +153,9 @@ static inline bool vk_count_fits(bool fits, uint64_t n, uint64_t x, uint64_t c) 
    so ids, grid size and the divisions by launch dims become arithmetic on
    constants (the replay still reads the counterexample and checks it) */
 #define VK_LAUNCH_FIXED(in, value) (value)
+/* the race instrumentation's key of an access of a 2-D array: its two
+   in-bounds indices packed, not the flat index (emitter.race_key) */
+#define VK_RACE_KEY(flat, packed) (packed)
 /* two-thread abstraction: an element of an array the kernel writes may have
    been written by any other thread, so its value is unknown */
 #define VK_WRITTEN_LOAD(nd, lvalue) (nd())

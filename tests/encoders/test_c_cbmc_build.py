@@ -92,3 +92,13 @@ def test_an_arrays_element_count_is_bounded_exactly_without_a_128_bit_product(tm
     got = [int(v) for v in done.stdout.split()]
     want = [int(x == 0 or (f == 1 and n * x <= c)) for f, n, x, c in cases]
     assert got == want
+
+
+def test_races_on_a_2d_array_compare_packed_index_pairs_under_cbmc_only():
+    text = c_text()
+    calls = re.findall(r"vk_race_(?:hit|record)\(R, \d+, (.*?)\)\)?;?$", text, re.M)
+    # img[i, j] is written and read (a race pair); its key is VK_RACE_KEY, which
+    # the replay build reads as the flat index (the shadow memory's too)
+    assert calls and all(c.startswith("VK_RACE_KEY(T->flat, ((uint64_t)(uint32_t)(") for c in calls)
+    assert "#define VK_RACE_KEY(flat, packed) (flat)" in text      # replay
+    assert "#define VK_RACE_KEY(flat, packed) (packed)" in text    # CBMC
