@@ -127,7 +127,7 @@ def exact_traces(kernel: Kernel) -> bool:
     values = [p.value for p in kernel.scalar_params]
     for b in kernel.blocks:
         values += [phi.result for phi in b.phis]
-        values += [ins.result for ins in b.instrs if getattr(ins, "result", None) is not None]
+        values += [r for ins in b.instrs if (r := getattr(ins, "result", None)) is not None]
     return not any(v.id in relevant and v.type.is_float for v in values)
 
 
