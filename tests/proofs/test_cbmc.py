@@ -28,6 +28,7 @@ from verikern.proofs.obligations import (
     Counterexample, Obligation, ObligationKind, Status, enumerate_obligations, obligation_id,
 )
 from verikern.proofs.pipeline import prove_mir
+from cbmc_helpers import cbmc_on_path  # noqa: F401 (a pytest fixture)
 
 from shared_helpers import CORPUS
 
@@ -221,15 +222,8 @@ def _fake_runner(k, status_of, trace=()):
     return run
 
 
-@pytest.fixture
-def cbmc_on_path(monkeypatch, tmp_path):
-    exe = tmp_path / "cbmc"
-    exe.write_text("#!/bin/sh\nexit 0\n")
-    exe.chmod(0o755)
-    monkeypatch.setenv("VERIKERN_CBMC", str(exe))
-
-
-def test_a_cbmc_failure_is_confirmed_by_replay_through_the_pipeline(cbmc_on_path):
+@pytest.mark.usefixtures("cbmc_on_path")
+def test_a_cbmc_failure_is_confirmed_by_replay_through_the_pipeline():
     k = kernel(OFF_BY_ONE, "zero_off_by_one")
     bounds = lambda s: "FAILURE" if s.kind is ObligationKind.BOUNDS else "SUCCESS"  # noqa: E731
     run = _fake_runner(k, bounds, _failing_trace(1, 1, 0))
@@ -252,7 +246,8 @@ def gather_off_by_one(idx: vk.array(dtype=vk.int32), x: vk.array(dtype=vk.float3
 '''
 
 
-def test_an_unconfirmed_cbmc_failure_is_unknown_never_failed(cbmc_on_path):
+@pytest.mark.usefixtures("cbmc_on_path")
+def test_an_unconfirmed_cbmc_failure_is_unknown_never_failed():
     # x[j]'s index is a load: CBMC reads memory as unknown values, so the
     # kernel's traces are an abstraction's (exact_traces is per kernel)
     k = kernel(GATHER, "gather_off_by_one")
@@ -271,7 +266,8 @@ def test_an_unconfirmed_cbmc_failure_is_unknown_never_failed(cbmc_on_path):
     assert "not confirmed by replay" in ob.reason
 
 
-def test_an_exact_cbmc_failure_replay_cannot_confirm_stays_failed(cbmc_on_path):
+@pytest.mark.usefixtures("cbmc_on_path")
+def test_an_exact_cbmc_failure_replay_cannot_confirm_stays_failed():
     # zero_off_by_one's checks read no memory and no float: CBMC's trace fixes
     # them (launch, threads, shapes), as an exact z3 model does; a failure the
     # simulator cannot confirm stays failed, marked unconfirmed
@@ -497,7 +493,8 @@ def test_a_cbmc_run_out_of_units_is_unknown_and_says_why():
                for o in obs)
 
 
-def test_the_wall_clock_safety_net_is_unknown_and_never_cached(cbmc_on_path):
+@pytest.mark.usefixtures("cbmc_on_path")
+def test_the_wall_clock_safety_net_is_unknown_and_never_cached():
     k = kernel(OFF_BY_ONE, "zero_off_by_one")
 
     def stalls(argv):

@@ -18,6 +18,7 @@ from verikern.frontend import compile_source
 from verikern.proofs.deciding import cbmc, cbmc_split
 from verikern.proofs.deciding.cbmc_answer import parse_json_ui
 from verikern.proofs.obligations import ObligationKind, Status, enumerate_obligations, obligation_id
+from cbmc_helpers import cbmc_on_path  # noqa: F401 (a pytest fixture)
 
 HARD_AND_EASY = '''
 import verikern as vk
@@ -79,19 +80,12 @@ class _Cbmc:
         return Done()
 
 
-@pytest.fixture
-def cbmc_on_path(monkeypatch, tmp_path):
-    exe = tmp_path / "cbmc"
-    exe.write_text("#!/bin/sh\nexit 0\n")
-    exe.chmod(0o755)
-    monkeypatch.setenv("VERIKERN_CBMC", str(exe))
-
-
 def _hard_id(k):
     return next(obligation_id(s) for s in enumerate_obligations(k) if s.kind is ObligationKind.ASSERT)
 
 
-def test_a_split_decides_the_easy_obligations_a_hard_one_left_undecided(cbmc_on_path):
+@pytest.mark.usefixtures("cbmc_on_path")
+def test_a_split_decides_the_easy_obligations_a_hard_one_left_undecided():
     k = kernel()
     fake = _Cbmc(k, hard=_hard_id(k))
     obs = {obligation_id(o.spec): o for o in cbmc.prove_kernel_cbmc(k, dims=(64,), block_dim=32,
@@ -106,7 +100,8 @@ def test_a_split_decides_the_easy_obligations_a_hard_one_left_undecided(cbmc_on_
     assert fake.calls[-1] == (CHECK,)
 
 
-def test_without_the_split_every_obligation_stays_unknown(cbmc_on_path, monkeypatch):
+@pytest.mark.usefixtures("cbmc_on_path")
+def test_without_the_split_every_obligation_stays_unknown(monkeypatch):
     monkeypatch.setattr(cbmc_split, "MAX_SPLIT_CALLS", 0)
     k = kernel()
     fake = _Cbmc(k, hard=_hard_id(k))
@@ -118,8 +113,9 @@ def test_without_the_split_every_obligation_stays_unknown(cbmc_on_path, monkeypa
     ("FAILURE", "SUCCESS", "own checks of the harness were not shown to hold"),
     ("SUCCESS", "FAILURE", "unwinding assertion"),
 ])
+@pytest.mark.usefixtures("cbmc_on_path")
 def test_a_proof_asked_alone_needs_the_harness_checks_and_the_unwinding_assertions(
-        cbmc_on_path, harness, unwind, why):
+        harness, unwind, why):
     k = kernel()
     fake = _Cbmc(k, hard=_hard_id(k), harness=harness, unwind=unwind)
     obs = cbmc.prove_kernel_cbmc(k, dims=(64,), block_dim=32, runner=fake)
