@@ -51,6 +51,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from verikern.encoders.c import CEncodeError, encode_c
+from verikern.encoders.smt.launch import LaunchModel
 from verikern.errors import VerikernError
 from verikern.mir.nodes import Kernel
 from verikern.proofs.deciding import budget as budget_limits
@@ -320,6 +321,12 @@ def prove_kernel_cbmc(kernel: Kernel, *, dims=None, block_dim=None, budget=None,
     specs = enumerate_obligations(kernel)
     if not specs:
         return ()
+    if dims or block_dim is not None:
+        try:        # the z3 prover's rules for a fixed launch (hardware limits, whole blocks)
+            LaunchModel(kernel, tuple(dims) if dims else None, block_dim)
+        except ValueError as err:
+            # the harness would assume the launch and so prove every check vacuously
+            return _all_unknown(specs, f"bad launch: {err}")
     exe = find_cbmc()
     version = cbmc_version() if runner is None else None
     rlimit = sat_rlimit(budget)

@@ -503,3 +503,18 @@ def test_the_wall_clock_safety_net_is_unknown_and_never_cached():
     assert rep.obligations and {o.status for o in rep.obligations} == {Status.UNKNOWN}
     assert all("wall-clock safety net" in o.reason for o in rep.obligations)
     assert not cacheable(rep)
+
+
+@pytest.mark.usefixtures("cbmc_on_path")
+def test_a_launch_the_kernel_cannot_take_decides_nothing():
+    # ok_reduce_tree has barriers: 129 threads in blocks of 128 is no launch; the
+    # harness would assume it (an empty set of executions) and prove every check
+    path = CORPUS / "ok_reduce_tree.py"
+    k = compile_source(path.read_text(), path.name).kernels[0].mir
+
+    def never(argv):
+        raise AssertionError("cbmc must not run on a bad launch")
+    obs = cbmc.prove_kernel_cbmc(k, dims=(129,), runner=never)
+    assert obs and all(o.status is Status.UNKNOWN for o in obs)
+    assert all("bad launch" in o.reason and "multiple of block_dim" in o.reason for o in obs)
+    assert all(o.status is Status.UNKNOWN for o in cbmc.prove_kernel_cbmc(k, dims=(0,), runner=never))
