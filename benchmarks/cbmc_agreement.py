@@ -129,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="every N-th corpus file (sorted), from the first")
     ap.add_argument("--examples", action="store_true",
                     help="the examples (examples/*.py) for every launch, not the corpus")
-    ap.add_argument("names", nargs="*", help="corpus case names (default: all)")
+    ap.add_argument("names", nargs="*", help="corpus case names, run in this order (default: all)")
     args = ap.parse_args(argv)
     if args.timeout is not None:       # CBMC reads it at each run (z3 too)
         budget_module.SAFETY_NET_S = args.timeout
@@ -140,8 +140,9 @@ def main(argv: list[str] | None = None) -> int:
                  for p in sorted((ROOT / "examples").glob("*.py"))[::max(1, args.every)]]
     else:
         cases = [parse_header(p) for p in sorted(CORPUS_DIR.glob("*.py"))[::max(1, args.every)]]
-    if args.names:
-        cases = [c for c in cases if c.name in args.names]
+    if args.names:                     # in the order given (a sweep resumed in pieces)
+        by_name = {c.name: c for c in cases}
+        cases = [by_name[n] for n in dict.fromkeys(args.names) if n in by_name]
     tally = Tally()
     for case in cases:
         compare(case, tally, args.every_launch)

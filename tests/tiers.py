@@ -65,6 +65,8 @@ SLOW_FILES = frozenset({
 })
 
 SLOW_TESTS = frozenset({
+    # the real CBMC: a whole call out of units, then one call per obligation and the harness's checks
+    "tests/proofs/test_cbmc_split.py::test_real_cbmc_decides_the_easy_obligations_beside_a_hard_one",
     # simulates a launch of 65,537 threads (a uint16 counter wraps), twice
     "tests/proofs/test_replay_wraps.py::test_a_uint16_ticket_race_is_confirmed_on_a_launch_where_the_counter_wraps",
     "tests/backends/simulator/test_sim_addressing.py::test_every_address_shape_matches_numpy_on_cuda",

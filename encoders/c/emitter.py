@@ -271,16 +271,17 @@ class StepEmitter:
             self.emit(f"VK_FLAT_IN_BOUNDS(T->flat < L->{self.array_field(arr)}_count);", 2)
         n = self.access_sites[site]
         partners = self.race_partners.get(site, [])
+        key = race_key(self, ins)
         if partners:
             self.emit("if (role == 2) {", 2)
             for other, spec in partners:
-                hit = f"vk_race_hit(R, {self.access_sites[other]}, T->flat)"
+                hit = f"vk_race_hit(R, {self.access_sites[other]}, {key})"
                 if arr.space == "shared":
                     hit = f"R->same_block && {hit}"
                 self.soft_check(f"!({hit})", spec, "(void)", ";", indent=3, macro="VK_RACE_CHECK")
             self.emit("}", 2)
             # symmetric: a site with a race partner is recorded for T1
-            self.emit(f"if (role == 1) vk_race_record(R, {n}, T->flat);", 2)
+            self.emit(f"if (role == 1) vk_race_record(R, {n}, {key});", 2)
             write = "1" if writes_memory(ins) else "0"
             atomic = "1" if isinstance(ins, Atomic) else "0"
             self.emit("#ifdef VERIKERN_REPLAY", 0)
@@ -374,6 +375,22 @@ def relevant_values(kernel: Kernel) -> frozenset[int]:
         if d is not None:
             roots.extend(d.operands())
     return frozenset(seen)
+
+
+def race_key(e: "StepEmitter", ins) -> str:
+    """What the race instrumentation compares for an access (inside its
+    all-in-bounds branch): the flat element index, or under CBMC, for an
+    array of two dims without inner vector dims, the two indices packed as
+    `i0 << 32 | i1`. In bounds each index is in 0..2**31 - 1, so the packing
+    is injective on the array's elements, as the flat index is, and every
+    access of such an array packs (the MIR verifier gives each access one
+    index per dim); it spares CBMC's solver the product `i0 * n1` behind
+    "equal flat indices imply equal index pairs" (docs/C_ENCODER.md)."""
+    arr = ins.array
+    if arr.ndim != 2 or arr.inner:
+        return "T->flat"
+    i0, i1 = (e.operand(x) for x in ins.indices)
+    return f"VK_RACE_KEY(T->flat, ((uint64_t)(uint32_t)({i0}) << 32) | (uint64_t)(uint32_t)({i1}))"
 
 
 def havoc_float(e: "StepEmitter", ins, expr: str) -> str:

@@ -267,7 +267,10 @@ class HarnessEmitter:
         hw = c_string("hardware limits (docs/LANGUAGE.md section 5)")
         out = ["    vk_launch L = {0};   /* no memset (vk_block_alloc) */", "    uint64_t size = 1;"]
         for d in range(k.launch_ndim):
-            out.append(f"    L.dim[{d}] = VK_IN_INT(nondet_int32, int32_t, \"dims\", NULL, {d});")
+            read = f"VK_IN_INT(nondet_int32, int32_t, \"dims\", NULL, {d})"
+            if self.fixed_dims:
+                read = f"VK_LAUNCH_FIXED({read}, {self.fixed_dims[d]})"
+            out.append(f"    L.dim[{d}] = {read};")
             out.append(f"    VK_ASSUME(L.dim[{d}] >= 1, {hw});")
             out.append(f"    VK_SMALL_INPUT(L.dim[{d}]);")
             out.append(f"    size *= (uint64_t)L.dim[{d}];")
@@ -275,7 +278,10 @@ class HarnessEmitter:
             if self.fixed_dims:
                 out.append(f"    VK_ASSUME(L.dim[{d}] == {self.fixed_dims[d]}, "
                            f"{c_string('the launch --dim')});")
-        out.append("    L.block_dim = VK_IN_INT(nondet_int32, int32_t, \"block_dim\", NULL, -1);")
+        read = "VK_IN_INT(nondet_int32, int32_t, \"block_dim\", NULL, -1)"
+        if self.fixed_block is not None:
+            read = f"VK_LAUNCH_FIXED({read}, {self.fixed_block})"
+        out.append(f"    L.block_dim = {read};")
         out.append(f"    VK_ASSUME(L.block_dim >= 1 && L.block_dim <= 1024, {hw});")
         if self.fixed_block is not None:
             out.append(f"    VK_ASSUME(L.block_dim == {self.fixed_block}, "
@@ -290,7 +296,15 @@ class HarnessEmitter:
         if k.uses_block_features:
             out.append(f"    VK_ASSUME(size % (uint64_t)L.block_dim == 0, {hw});")
         out.append("#else")
-        out.append("    L.grid_dim = nondet_int32();")
+        if self.fixed_dims and self.fixed_block is not None:
+            # a fixed launch: the grid size is a constant too (the assumptions
+            # below hold for it; they stay for an inadmissible launch)
+            size = 1
+            for d in self.fixed_dims:
+                size *= d
+            out.append(f"    L.grid_dim = {-(-size // self.fixed_block)};")
+        else:
+            out.append("    L.grid_dim = nondet_int32();")
         out.append("    __CPROVER_assume(L.grid_dim >= 1 && (uint64_t)L.grid_dim <= size);")
         out.append("    __CPROVER_assume((uint64_t)(L.grid_dim - 1) * (uint64_t)L.block_dim < size "
                    "&& size <= (uint64_t)L.grid_dim * (uint64_t)L.block_dim);")
@@ -319,11 +333,13 @@ class HarnessEmitter:
             # VK_MAX_ARRAY_BYTES bytes), its element count computed without wrapping
             factors = [f"(uint64_t)L.{f}_shape[{d}]" for d in range(p.ndim)] + [
                 f"{d}u" for d in p.inner]
-            # (two factors below 2**32 never wrap 64 bits: CBMC gets a plain product)
-            out.append(f"    {{ uint64_t n = {' * '.join(factors[:2]) or '1u'}; bool wraps = false;")
+            # (two factors below 2**32 never wrap 64 bits: CBMC gets a plain product;
+            # each further one goes through vk_count_fits, without a 128-bit product)
+            out.append(f"    {{ uint64_t n = {' * '.join(factors[:2]) or '1u'}; "
+                       f"const uint64_t c = VK_MAX_ARRAY_BYTES / sizeof({t}); bool fits = n <= c;")
             for x in factors[2:]:
-                out.append(f"      wraps |= __builtin_mul_overflow(n, {x}, &n);")
-            out.append(f"      VK_ASSUME(!wraps && n <= VK_MAX_ARRAY_BYTES / sizeof({t}), {hw});")
+                out.append(f"      fits = vk_count_fits(fits, n, {x}, c); n *= {x};")
+            out.append(f"      VK_ASSUME(fits, {hw});")
             out.append(f"      L.{f}_count = n; }}")
             out.append(f"    L.{f} = ({t} *)vk_alloc(L.{f}_count, sizeof({t}));")
             conv = ("v.i != 0" if p.dtype.is_bool else f"({t})v.d" if p.dtype.is_float

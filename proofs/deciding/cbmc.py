@@ -16,7 +16,15 @@ Invariants (soundness first):
   left to replay) is marked `abstracted`: the C harness reads memory the
   kernel writes as unknown values, so only a replay on the simulator makes it
   a confirmed failure (verikern.proofs.pipeline.settle downgrades the rest to
-  UNKNOWN);
+  UNKNOWN) -- unless no branch, index, assert or divisor of the kernel reads
+  memory or a float (cbmc_answer.exact_traces): then the trace's launch
+  fixes every check, the counterexample is exact, and a failure replay
+  cannot confirm (the simulator stopped at another error first) stays
+  FAILED, unconfirmed, as an exact one of z3's does;
+- when one call over every property runs out of units, the undecided
+  obligations are asked again in groups (cbmc_split), each under the same
+  units, and a proof from a group call also needs CBMC's own checks of the
+  harness shown to hold;
 - CBMC's work is bounded by counted work only, never by seconds: the
   unwinding depth bounds the formula, and CBMC's decision procedure is z3
   (CBMC's `--cvc5` with a wrapper named cvc5 that runs z3 and gives every
@@ -31,7 +39,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import json
 import os
 import re
 import shlex
@@ -40,27 +47,27 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from verikern.encoders.c import CEncodeError, encode_c
-from verikern.encoders.c.emitter import Names
+from verikern.encoders.smt.launch import LaunchModel
 from verikern.errors import VerikernError
-from verikern.mir.nodes import ArrayRef, Kernel
+from verikern.mir.nodes import Kernel
 from verikern.proofs.deciding import budget as budget_limits
+from verikern.proofs.deciding.cbmc_answer import (  # noqa: F401 (re-exported: the answer's reader)
+    CbmcResult, PropertyResult, counterexample_from_trace, decide, parse_json_ui,
+)
+from verikern.proofs.deciding.cbmc_split import decide_split, ran_out_of_units
 from verikern.proofs.deciding.cbmc_unwind import DEFAULT_UNWIND, UnwindPlan, unwind_plan  # noqa: F401 (DEFAULT_UNWIND: re-exported)
 from verikern.proofs.obligations import (
-    Counterexample, Obligation, ObligationSpec, Status, enumerate_obligations, obligation_id,
+    Obligation, ObligationSpec, Status, enumerate_obligations, obligation_id,
 )
 
 #: How users get CBMC (it is not on the package registries verikern installs from).
 INSTALL_HINT = ("install CBMC from your distribution (`apt-get install cbmc` on Ubuntu, "
                 "`brew install cbmc` on macOS) or from https://github.com/diffblue/cbmc/releases, "
                 "or point VERIKERN_CBMC at the binary")
-#: Statuses of a CBMC property that establish it (UNREACHABLE: no execution reaches it).
-_HOLDS = {"SUCCESS", "UNREACHABLE"}
-_ID = re.compile(r"^(?P<id>[a-z-]+@\d+:\d+(?:#\d+)?(?:\+\d+:\d+)?) ")
 
 
 class CbmcMissing(VerikernError):
@@ -177,198 +184,6 @@ def version_tuple(version: str | None) -> tuple[int, ...]:
     return tuple(int(g) for g in m.groups() if g is not None) if m else ()
 
 
-# ------------------------------------------------------------------ CBMC's answer
-@dataclass(frozen=True)
-class PropertyResult:
-    """One CBMC property: its name (`main.assertion.3`, `vk_step.unwind.0`),
-    description (our assert message, or CBMC's), status and trace steps."""
-
-    name: str
-    description: str
-    status: str
-    trace: tuple[dict, ...] = ()
-
-    @property
-    def obligation(self) -> str | None:
-        """The obligation id the assert message starts with, or None (a check of CBMC's own)."""
-        m = _ID.match(self.description + " ")
-        return m.group("id") if m else None
-
-    @property
-    def is_unwinding(self) -> bool:
-        return ".unwind." in self.name or self.description.startswith("unwinding assertion")
-
-
-@dataclass(frozen=True)
-class CbmcResult:
-    """What one `cbmc --json-ui` run said: every property, the overall
-    cProverStatus (`success`/`failure`/`inconclusive`/`error`, None when the
-    output had none) and CBMC's error messages."""
-
-    properties: tuple[PropertyResult, ...]
-    overall: str | None
-    errors: tuple[str, ...] = ()
-
-
-def parse_json_ui(text: str) -> CbmcResult:
-    """Parse `cbmc --json-ui` output (a JSON array of message objects; one of
-    them holds the `result` array, the last `cProverStatus`). Raises
-    ValueError when the text is not such an array."""
-    data = json.loads(text)
-    if not isinstance(data, list):
-        raise ValueError("cbmc --json-ui output is not a JSON array")
-    props: list[PropertyResult] = []
-    overall, errors = None, []
-    for item in data:
-        if not isinstance(item, dict):
-            continue
-        for r in item.get("result", ()) or ():
-            props.append(PropertyResult(str(r.get("property", "")), str(r.get("description", "")),
-                                        str(r.get("status", "")).upper(),
-                                        tuple(s for s in r.get("trace", ()) or () if isinstance(s, dict))))
-        if "cProverStatus" in item:
-            overall = str(item["cProverStatus"]).lower()
-        if str(item.get("messageType", "")).upper() == "ERROR":
-            errors.append(str(item.get("messageText", "")))
-    return CbmcResult(tuple(props), overall, tuple(errors))
-
-
-# ------------------------------------------------------------------ traces -> counterexamples
-_LHS = re.compile(r"^(?P<base>[A-Za-z_][\w.]*?)(?:\[(?P<idx>\d+)[a-zA-Z]*\])?$")
-
-
-def _number(value: Any) -> int | float | bool | None:
-    data = value.get("data") if isinstance(value, dict) else value
-    if data is None:
-        return None
-    text = str(data).strip()
-    if text.upper() in ("TRUE", "FALSE"):
-        return text.upper() == "TRUE"
-    text = re.sub(r"(?i)(u?ll|u?l|u|f)$", "", text)
-    try:
-        return int(text, 0)
-    except ValueError:
-        try:
-            return float(text)
-        except ValueError:
-            return None
-
-
-def counterexample_from_trace(kernel: Kernel, trace: Sequence[dict]) -> Counterexample:
-    """The launch of a CBMC trace (the last value main assigned to each input
-    before the failure): dims, block_dim, threads, scalars, shapes, and the
-    elements of input arrays the two threads read (`vk_read_*` globals);
-    other contents are left to replay (memory the kernel writes is read as
-    unknown values)."""
-    names = Names.of(kernel)
-    scalar_of = {c: p.name for p in kernel.scalar_params for vid, c in names.scalars.items()
-                 if vid == p.value.id}
-    shape_of = {f"{names.arrays[('global', p.name)]}_shape": p.name
-                for p in kernel.params if isinstance(p, ArrayRef)}
-    read_of = {f"vk_read_{names.arrays[('global', p.name)]}": p.name
-               for p in kernel.params if isinstance(p, ArrayRef)}
-    last: dict[tuple[str, int | None], Any] = {}
-    arrays: dict[str, dict[int, Any]] = {}
-    pending: dict[str, int] = {}
-    for step in trace:
-        if step.get("stepType") == "failure":
-            break
-        if step.get("stepType") != "assignment":
-            continue
-        m = _LHS.match(str(step.get("lhs", "")).replace(" ", ""))
-        value = _number(step.get("value"))
-        if m and value is not None:
-            base = m.group("base")
-            last[(base, int(m.group("idx")) if m.group("idx") else None)] = value
-            if base.endswith("_flat") and base[:-5] in read_of:
-                pending[base[:-5]] = int(value)
-            elif base.endswith("_val") and base[:-4] in pending:
-                arrays.setdefault(read_of[base[:-4]], {})[pending.pop(base[:-4])] = value
-    dims = tuple(int(last.get(("L.dim", d), 1)) for d in range(kernel.launch_ndim))
-    block_dim = int(last.get(("L.block_dim", None), 1))
-    threads = [(int(last.get(("b1", None), 0)), int(last.get(("t1", None), 0)))]
-    if last.get(("has2", None)) and ("b2", None) in last:
-        threads.append((int(last[("b2", None)]), int(last.get(("t2", None), 0))))
-    scalars = {scalar_of[c[2:]]: v for (c, i), v in last.items()
-               if i is None and c.startswith("L.") and c[2:] in scalar_of}
-    shapes = {}
-    for f, name in shape_of.items():
-        ndim = next(p.ndim for p in kernel.params if isinstance(p, ArrayRef) and p.name == name)
-        if any((f"L.{f}", d) in last for d in range(ndim)):
-            shapes[name] = tuple(int(last.get((f"L.{f}", d), 0)) for d in range(ndim))
-    for p in kernel.params:      # the globals' static initial values are no reads
-        if isinstance(p, ArrayRef) and p.name in arrays:
-            count = 1
-            for n in (*shapes.get(p.name, (0,) * p.ndim), *p.inner):
-                count *= n
-            arrays[p.name] = {i: v for i, v in arrays[p.name].items() if 0 <= i < count}
-    return Counterexample(dims, block_dim, tuple(threads), scalars=scalars, shapes=shapes,
-                          arrays={k: v for k, v in arrays.items() if v}, facts={"engine": "cbmc"},
-                          abstracted=True)
-
-
-# ------------------------------------------------------------------ verdicts
-def _verdict(spec: ObligationSpec, status: Status, message: str, reason: str,
-             counterexample: Counterexample | None = None) -> Obligation:
-    """CBMC's verdict on one obligation, tied to the spec it came from."""
-    return Obligation(kind=spec.kind, loc=spec.loc, status=status, message=message,
-                      counterexample=counterexample, reason=reason,
-                      other_loc=spec.other_loc, spec=spec)
-
-
-def decide(kernel: Kernel, specs: Sequence[ObligationSpec], result: CbmcResult,
-           unwind: int | UnwindPlan, rlimit: int | None = None) -> tuple[Obligation, ...]:
-    """Every obligation of `specs` decided from one CBMC run (module
-    docstring); `unwind`: the run's unwinding depth (one for every loop, or
-    cbmc_unwind's plan per loop); `rlimit`: the z3 units each solver call
-    had (for the reason of a run that ran out of them)."""
-    depth = unwind.describe() if isinstance(unwind, UnwindPlan) else f"--unwind {unwind}"
-    bounded = (f"bounded to {unwind} iterations" if isinstance(unwind, int)
-               else f"bounded to the unwinding depths {depth}")
-    by_id: dict[str, list[PropertyResult]] = {}
-    unwinding, harness = [], []
-    for p in result.properties:
-        if p.is_unwinding:
-            unwinding.append(p)
-        elif p.obligation is not None:
-            by_id.setdefault(p.obligation, []).append(p)
-        else:
-            harness.append(p)
-    blocker = None
-    if any(_OUT_OF_UNITS in e for e in result.errors):
-        blocker = ("out of CBMC's work budget: its solver z3 answered unknown within "
-                   + (f"{rlimit / budget_limits.MEGA:g} million resource units per call "
-                      if rlimit else "its resource units ")
-                   + "(raise --budget; the count of work, not time, decides this)")
-    elif result.errors or result.overall not in ("success", "failure"):
-        blocker = (f"CBMC did not finish normally ({result.overall or 'no overall status'}"
-                   + (f": {result.errors[0]}" if result.errors else "") + ")")
-    elif bad := [p for p in harness if p.status not in _HOLDS]:
-        blocker = (f"a check of the C harness itself did not hold under CBMC "
-                   f"({bad[0].name}: {bad[0].description}: {bad[0].status})")
-    elif [p for p in unwinding if p.status not in _HOLDS]:
-        blocker = (f"{bounded}: CBMC's unwinding assertions fail at {depth} (raise --unwind, "
-                   f"or bound the loop with a vk.requires)")
-    out = []
-    for spec in specs:
-        oid = obligation_id(spec)
-        props = by_id.get(oid, [])
-        failed = next((p for p in props if p.status == "FAILURE"), None)
-        if failed is not None:
-            out.append(_verdict(spec, Status.FAILED, f"CBMC: {oid} fails ({failed.name})",
-                                f"CBMC found a trace violating {oid}",
-                                counterexample_from_trace(kernel, failed.trace)))
-        elif not props:
-            out.append(_verdict(spec, Status.UNKNOWN, f"CBMC: {oid} undecided",
-                                f"CBMC reported no result for {oid}"))
-        elif blocker is None and all(p.status in _HOLDS for p in props):
-            out.append(_verdict(spec, Status.PROVED, f"CBMC: {oid} holds",
-                                f"proved by CBMC (unwinding assertions hold at {depth})"))
-        else:
-            why = blocker or f"CBMC answered {', '.join(sorted({p.status for p in props}))}"
-            out.append(_verdict(spec, Status.UNKNOWN, f"CBMC: {oid} undecided", why))
-    return tuple(out)
-
 
 Runner = Callable[[list[str]], "subprocess.CompletedProcess[str]"]
 
@@ -385,8 +200,6 @@ def _run(argv: list[str], env: dict[str, str] | None = None) -> "subprocess.Comp
 #: development machine (saxpy for every launch takes 27 million), so the
 #: 300 s safety net stays far above a full call even at a load of 6 per core.
 CALL_CHECKS = 10
-#: What CBMC reports when z3 answers `unknown` (here: out of resource units).
-_OUT_OF_UNITS = 'returned "unknown"'
 
 
 def sat_rlimit(budget: Any = None) -> int:
@@ -443,12 +256,15 @@ _CBMC5_CHECKS = ("--bounds-check", "--pointer-check", "--div-by-zero-check",
 
 
 def cbmc_argv(exe: str, path: Path, unwind: int | UnwindPlan, version: str | None,
-              small: int | None = None, max_array_bytes: int | None = None) -> list[str]:
+              small: int | None = None, max_array_bytes: int | None = None,
+              properties: Sequence[str] = ()) -> list[str]:
     """The cbmc command line: unwinding assertions at `unwind` (one depth,
     or cbmc_unwind's plan: `--unwind N --unwindset id:N,...`), z3 as the
     decision procedure (the `cvc5` on PATH: solver_wrapper), JSON with
     traces; CBMC 5 also gets CBMC 6's standard checks (`_CBMC5_CHECKS`);
-    `small`: only launches with dims and shapes at most `small`."""
+    `small`: only launches with dims and shapes at most `small`;
+    `properties`: only these CBMC properties (`--property`; CBMC still
+    checks every unwinding assertion), all when empty."""
     old = version is not None and version_tuple(version)[:1] < (6,)
     depth = unwind.argv() if isinstance(unwind, UnwindPlan) else ["--unwind", str(unwind)]
     argv = [exe, str(path), *depth, "--unwinding-assertions",
@@ -459,6 +275,8 @@ def cbmc_argv(exe: str, path: Path, unwind: int | UnwindPlan, version: str | Non
         argv += ["-D", f"VK_SMALL={small}"]
     if max_array_bytes is not None:
         argv += ["-D", f"VK_MAX_ARRAY_BYTES={int(max_array_bytes)}ull"]
+    for name in properties:
+        argv += ["--property", name]
     return argv
 
 
@@ -503,6 +321,12 @@ def prove_kernel_cbmc(kernel: Kernel, *, dims=None, block_dim=None, budget=None,
     specs = enumerate_obligations(kernel)
     if not specs:
         return ()
+    if dims or block_dim is not None:
+        try:        # the z3 prover's rules for a fixed launch (hardware limits, whole blocks)
+            LaunchModel(kernel, tuple(dims) if dims else None, block_dim)
+        except ValueError as err:
+            # the harness would assume the launch and so prove every check vacuously
+            return _all_unknown(specs, f"bad launch: {err}")
     exe = find_cbmc()
     version = cbmc_version() if runner is None else None
     rlimit = sat_rlimit(budget)
@@ -522,21 +346,31 @@ def prove_kernel_cbmc(kernel: Kernel, *, dims=None, block_dim=None, budget=None,
         else:
             run = runner
 
-        def argv(depths: UnwindPlan, small: int | None = None) -> list[str]:
-            return cbmc_argv(exe, path, depths, version, small, max_array_bytes)
-        first = _one_run(kernel, specs, argv(plan), plan, run, rlimit)
-        if isinstance(first, str):
-            return _all_unknown(specs, first)
+        def argv(depths: UnwindPlan, small: int | None = None,
+                 properties: Sequence[str] = ()) -> list[str]:
+            return cbmc_argv(exe, path, depths, version, small, max_array_bytes, properties)
+        answer = _ask(argv(plan), plan, run)
+        if isinstance(answer, str):
+            return _all_unknown(specs, answer)
+        first = decide(kernel, specs, answer, plan, rlimit)
         if unwind is None and dims and not plan.derived and _only_unwinding_blocks(first):
             # a fixed launch bounds many loops the kernel's text does not
             # (per-thread counts of a shape): one deeper run, still a bound on work
-            deeper = _one_run(kernel, specs, argv(plan.deeper(DEEPER)), plan.deeper(DEEPER), run,
-                              rlimit)
+            deeper = _ask(argv(plan.deeper(DEEPER)), plan.deeper(DEEPER), run)
             if not isinstance(deeper, str):
-                first, plan = deeper, plan.deeper(DEEPER)
+                answer, plan = deeper, plan.deeper(DEEPER)
+                first = decide(kernel, specs, answer, plan, rlimit)
+        if ran_out_of_units(answer):
+            # one hard obligation left the easy ones undecided: ask again in
+            # groups, each under the same units (cbmc_split)
+            depths = plan
+            first = decide_split(kernel, specs, first, answer,
+                                 lambda names: _ask(argv(depths, properties=names), depths, run),
+                                 plan, rlimit)
         if all(_replayable(o) for o in first if o.status is Status.FAILED):
             return first
-        second = _one_run(kernel, specs, argv(plan, SMALL_INPUT), plan, run, rlimit)
+        answer = _ask(argv(plan, SMALL_INPUT), plan, run)
+        second = answer if isinstance(answer, str) else decide(kernel, specs, answer, plan, rlimit)
     if isinstance(second, str):
         return first
     small = {obligation_id(o.spec): o for o in second
@@ -545,10 +379,8 @@ def prove_kernel_cbmc(kernel: Kernel, *, dims=None, block_dim=None, budget=None,
                  if o.status is Status.FAILED and o.spec is not None else o for o in first)
 
 
-def _one_run(kernel: Kernel, specs: Sequence[ObligationSpec], argv: list[str],
-             plan: UnwindPlan, runner: Runner,
-             rlimit: int | None = None) -> tuple[Obligation, ...] | str:
-    """One CBMC run decided (`decide`), or why it gave no answer."""
+def _ask(argv: list[str], plan: UnwindPlan, runner: Runner) -> CbmcResult | str:
+    """One CBMC run's answer, or why it gave none."""
     try:
         done = runner(argv)
     except subprocess.TimeoutExpired:
@@ -556,12 +388,11 @@ def _one_run(kernel: Kernel, specs: Sequence[ObligationSpec], argv: list[str],
                 f"CBMC ({plan.describe()}): this verdict depends on the machine's speed and load; "
                 f"lower --unwind, fix --dim or lower --budget")
     try:
-        result = parse_json_ui(done.stdout)
+        return parse_json_ui(done.stdout)
     except ValueError:
         first = (done.stderr or done.stdout or "").strip().splitlines()[:1]
         return (f"CBMC exited {done.returncode} without a JSON answer"
                 + (f": {first[0]}" if first else ""))
-    return decide(kernel, specs, result, plan, rlimit)
 
 
 def _all_unknown(specs: Sequence[ObligationSpec], reason: str) -> tuple[Obligation, ...]:

@@ -8,8 +8,13 @@ checked in tests/proofs/test_cbmc_real.py."""
 from __future__ import annotations
 
 import re
+import shutil
+import subprocess
+
+import pytest
 
 from verikern.encoders.c import emit_c
+from verikern.encoders.c.prelude import prelude
 from verikern.frontend import compile_source
 
 SOURCE = '''
@@ -48,3 +53,52 @@ def test_pointer_checks_are_off_only_around_accesses_of_several_dimensions():
     assert ('#define VK_IMPLIED_BEGIN _Pragma("CPROVER check push") '
             '_Pragma("CPROVER check disable \\"pointer\\"")') in text
     assert '#define VK_IMPLIED_END _Pragma("CPROVER check pop")' in text
+
+
+_COUNT_MAIN = r'''
+#include <stdio.h>
+int main(void) {
+    unsigned long long n, x, c; int fits;
+    while (scanf("%d %llu %llu %llu", &fits, &n, &x, &c) == 4)
+        printf("%d\n", vk_count_fits(fits, n, x, c) ? 1 : 0);
+    return 0;
+}
+'''
+
+
+@pytest.mark.parametrize("max_bytes", [None, 1 << 44, 1 << 60])
+def test_an_arrays_element_count_is_bounded_exactly_without_a_128_bit_product(tmp_path, max_bytes):
+    """vk_count_fits (the third and later dims of an array's count) against
+    Python's exact products: n * x <= c, with n the exact product so far
+    when `fits` (n <= c), and an unknown one otherwise; at the default 2**40
+    bytes, 2**44, and past 2**48 (the __builtin_mul_overflow fallback)."""
+    cc = shutil.which("gcc") or shutil.which("cc")
+    if cc is None:
+        pytest.skip("no C compiler")
+    src = tmp_path / "count.c"
+    src.write_text(prelude() + _COUNT_MAIN)
+    define = [] if max_bytes is None else [f"-DVK_MAX_ARRAY_BYTES={max_bytes}ull"]
+    subprocess.run([cc, "-std=c11", "-O1", *define, str(src), "-o", str(tmp_path / "count"), "-lm"],
+                   check=True, capture_output=True)
+    top = (1 << 40) if max_bytes is None else max_bytes
+    ns = {0, 1, 2, (1 << 32) - 1, (1 << 33) - 1, 1 << 33, (1 << 33) + 1, 1 << 40, (1 << 40) + 1,
+          1 << 45, 1 << 61, (1 << 62) - 1, ((1 << 31) - 1) ** 2}
+    xs = {0, 1, 2, 127, 128, 129, 255, 256, 1 << 15, (1 << 16) + 1, 1 << 30, (1 << 31) - 1}
+    cs = {0, 1, top >> 2, top >> 3, top >> 5, top}
+    cases = [(int(n <= c), n, x, c) for n in ns for x in xs for c in cs]
+    cases += [(0, n, x, c) for n in ns for x in xs for c in cs if n <= c]   # n: not the product
+    done = subprocess.run([str(tmp_path / "count")], input="".join(
+        f"{f} {n} {x} {c}\n" for f, n, x, c in cases), capture_output=True, text=True, check=True)
+    got = [int(v) for v in done.stdout.split()]
+    want = [int(x == 0 or (f == 1 and n * x <= c)) for f, n, x, c in cases]
+    assert got == want
+
+
+def test_races_on_a_2d_array_compare_packed_index_pairs_under_cbmc_only():
+    text = c_text()
+    calls = re.findall(r"vk_race_(?:hit|record)\(R, \d+, (.*?)\)\)?;?$", text, re.M)
+    # img[i, j] is written and read (a race pair); its key is VK_RACE_KEY, which
+    # the replay build reads as the flat index (the shadow memory's too)
+    assert calls and all(c.startswith("VK_RACE_KEY(T->flat, ((uint64_t)(uint32_t)(") for c in calls)
+    assert "#define VK_RACE_KEY(flat, packed) (flat)" in text      # replay
+    assert "#define VK_RACE_KEY(flat, packed) (packed)" in text    # CBMC

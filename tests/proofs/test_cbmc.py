@@ -20,7 +20,7 @@ import pytest
 from verikern.app.cache import cacheable
 from verikern.frontend import compile_source
 from verikern.encoders.c import encode_c
-from verikern.proofs.deciding import cbmc, cbmc_unwind
+from verikern.proofs.deciding import cbmc, cbmc_answer, cbmc_unwind
 from verikern.proofs.deciding.budget import DEFAULT_CHECK_RLIMIT
 from verikern.proofs.deciding.session import SolverSession
 from verikern.proofs.deciding.engines import combine, parse_engines
@@ -28,6 +28,7 @@ from verikern.proofs.obligations import (
     Counterexample, Obligation, ObligationKind, Status, enumerate_obligations, obligation_id,
 )
 from verikern.proofs.pipeline import prove_mir
+from cbmc_helpers import cbmc_on_path  # noqa: F401 (a pytest fixture)
 
 from shared_helpers import CORPUS
 
@@ -221,15 +222,8 @@ def _fake_runner(k, status_of, trace=()):
     return run
 
 
-@pytest.fixture
-def cbmc_on_path(monkeypatch, tmp_path):
-    exe = tmp_path / "cbmc"
-    exe.write_text("#!/bin/sh\nexit 0\n")
-    exe.chmod(0o755)
-    monkeypatch.setenv("VERIKERN_CBMC", str(exe))
-
-
-def test_a_cbmc_failure_is_confirmed_by_replay_through_the_pipeline(cbmc_on_path):
+@pytest.mark.usefixtures("cbmc_on_path")
+def test_a_cbmc_failure_is_confirmed_by_replay_through_the_pipeline():
     k = kernel(OFF_BY_ONE, "zero_off_by_one")
     bounds = lambda s: "FAILURE" if s.kind is ObligationKind.BOUNDS else "SUCCESS"  # noqa: E731
     run = _fake_runner(k, bounds, _failing_trace(1, 1, 0))
@@ -239,15 +233,76 @@ def test_a_cbmc_failure_is_confirmed_by_replay_through_the_pipeline(cbmc_on_path
     assert race.status is Status.PROVED
 
 
-def test_an_unconfirmed_cbmc_failure_is_unknown_never_failed(cbmc_on_path):
+GATHER = '''
+import verikern as vk
+
+@vk.kernel
+def gather_off_by_one(idx: vk.array(dtype=vk.int32), x: vk.array(dtype=vk.float32)):
+    i = vk.tid()
+    if i < idx.shape[0]:
+        j = idx[i]
+        if j <= x.shape[0]:
+            x[j] = 0.0
+'''
+
+
+@pytest.mark.usefixtures("cbmc_on_path")
+def test_an_unconfirmed_cbmc_failure_is_unknown_never_failed():
+    # x[j]'s index is a load: CBMC reads memory as unknown values, so the
+    # kernel's traces are an abstraction's (exact_traces is per kernel)
+    k = kernel(GATHER, "gather_off_by_one")
+    assert not cbmc_answer.exact_traces(k)
+    trace = [assign("L.dim[0]", 1), assign("L.block_dim", 1), assign("L.g0_idx_shape[0]", 0),
+             assign("L.g1_x_shape[0]", 4), assign("b1", 0), assign("t1", 0),
+             {"stepType": "failure", "property": "vk_step.assertion.1", "reason": "bounds"}]
+    bounds = lambda s: "FAILURE" if s.kind is ObligationKind.BOUNDS else "SUCCESS"  # noqa: E731
+    run = _fake_runner(k, bounds, trace)
+    obs = prove_mir(k, file="k.py",
+                    prover=lambda kk, **kw: cbmc.prove_kernel_cbmc(kk, runner=run, **kw)).obligations
+    # idx[i] (guarded by i < idx.shape[0]) cannot fail: the trace's failure stays unknown
+    ob = obs[0]
+    assert ob.kind is ObligationKind.BOUNDS and ob.loc.line == 8
+    assert ob.status is Status.UNKNOWN and ob.confirmed is False
+    assert "not confirmed by replay" in ob.reason
+
+
+@pytest.mark.usefixtures("cbmc_on_path")
+def test_an_exact_cbmc_failure_replay_cannot_confirm_stays_failed():
+    # zero_off_by_one's checks read no memory and no float: CBMC's trace fixes
+    # them (launch, threads, shapes), as an exact z3 model does; a failure the
+    # simulator cannot confirm stays failed, marked unconfirmed
     k = kernel(OFF_BY_ONE, "zero_off_by_one")
-    # a launch with 4 elements and 1 thread: no thread writes x[4], replay finds nothing
+    assert cbmc_answer.exact_traces(k)
     bounds = lambda s: "FAILURE" if s.kind is ObligationKind.BOUNDS else "SUCCESS"  # noqa: E731
     run = _fake_runner(k, bounds, _failing_trace(1, 1, 4))
     ob = prove_mir(k, file="k.py",
                    prover=lambda kk, **kw: cbmc.prove_kernel_cbmc(kk, runner=run, **kw)).obligations[0]
-    assert ob.status is Status.UNKNOWN and ob.confirmed is False
-    assert "not confirmed by replay" in ob.reason
+    assert ob.status is Status.FAILED and ob.confirmed is False
+    assert not ob.counterexample.abstracted and "not confirmed by replay" in ob.reason
+
+
+@pytest.mark.parametrize("source, name, exact", [
+    (OFF_BY_ONE, "zero_off_by_one", True),
+    (GATHER, "gather_off_by_one", False),           # an index read from memory
+    ('''
+import verikern as vk
+
+@vk.kernel
+def ticket(x: vk.array(dtype=vk.float32), n: vk.array(dtype=vk.int32)):
+    slot = vk.atomic_add(n, 0, 1)
+    x[slot] = 1.0
+''', "ticket", False),                            # an index from an atomic's old value
+    ('''
+import verikern as vk
+
+@vk.kernel
+def scaled(x: vk.array(dtype=vk.float32), s: vk.float32):
+    i = vk.int32(vk.float32(vk.tid()) * s)
+    x[i] = 1.0
+''', "scaled", False),                            # an index computed in floats
+])
+def test_a_trace_is_exact_only_when_no_check_reads_memory_or_floats(source, name, exact):
+    assert cbmc_answer.exact_traces(kernel(source, name)) is exact
 
 
 def test_a_missing_cbmc_is_a_clear_error(monkeypatch, tmp_path):
@@ -438,7 +493,8 @@ def test_a_cbmc_run_out_of_units_is_unknown_and_says_why():
                for o in obs)
 
 
-def test_the_wall_clock_safety_net_is_unknown_and_never_cached(cbmc_on_path):
+@pytest.mark.usefixtures("cbmc_on_path")
+def test_the_wall_clock_safety_net_is_unknown_and_never_cached():
     k = kernel(OFF_BY_ONE, "zero_off_by_one")
 
     def stalls(argv):
@@ -447,3 +503,18 @@ def test_the_wall_clock_safety_net_is_unknown_and_never_cached(cbmc_on_path):
     assert rep.obligations and {o.status for o in rep.obligations} == {Status.UNKNOWN}
     assert all("wall-clock safety net" in o.reason for o in rep.obligations)
     assert not cacheable(rep)
+
+
+@pytest.mark.usefixtures("cbmc_on_path")
+def test_a_launch_the_kernel_cannot_take_decides_nothing():
+    # ok_reduce_tree has barriers: 129 threads in blocks of 128 is no launch; the
+    # harness would assume it (an empty set of executions) and prove every check
+    path = CORPUS / "ok_reduce_tree.py"
+    k = compile_source(path.read_text(), path.name).kernels[0].mir
+
+    def never(argv):
+        raise AssertionError("cbmc must not run on a bad launch")
+    obs = cbmc.prove_kernel_cbmc(k, dims=(129,), runner=never)
+    assert obs and all(o.status is Status.UNKNOWN for o in obs)
+    assert all("bad launch" in o.reason and "multiple of block_dim" in o.reason for o in obs)
+    assert all(o.status is Status.UNKNOWN for o in cbmc.prove_kernel_cbmc(k, dims=(0,), runner=never))

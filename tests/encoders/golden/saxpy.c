@@ -13,6 +13,21 @@
 #ifndef VK_MAX_ARRAY_BYTES
 #define VK_MAX_ARRAY_BYTES (1ull << 40)
 #endif
+/* fits: the exact product n of an array's first dims is at most c (elements
+   in VK_MAX_ARRAY_BYTES); is n * x, for a further dim 0 <= x < 2**31, at most
+   c too, and computed without wrapping? While c <= 2**48 this needs no 128-bit
+   product (the overflow check's, which cost CBMC's solver more than the rest
+   of a 3-D kernel, docs/C_ENCODER.md): n < 2**33 cannot wrap; from 2**33 on,
+   n * x <= c needs x <= c >> 33, and then n * x <= c * (c >> 33) < 2**64;
+   x == 0 makes the count 0 whatever n was. */
+static inline bool vk_count_fits(bool fits, uint64_t n, uint64_t x, uint64_t c) {
+#if VK_MAX_ARRAY_BYTES <= (1ull << 48)
+    return x == 0 || (fits && (n < (1ull << 33) || x <= (c >> 33)) && n * x <= c);
+#else
+    uint64_t p;
+    return x == 0 || (fits && !__builtin_mul_overflow(n, x, &p) && p <= c);
+#endif
+}
 #ifdef VERIKERN_REPLAY
 #include "verikern_harness.h"
 #define VK_CHECK(c, msg) do { if (!(c)) vk_fail(msg); } while (0)
@@ -23,6 +38,8 @@
 #define VK_IN_INT(nd, T, sec, key, idx) ((T)vk_in_i64(sec, key, idx))
 #define VK_IN_UINT(nd, T, sec, key, idx) ((T)vk_in_u64(sec, key, idx))
 #define VK_IN_FLOAT(nd, T, sec, key, idx) ((T)vk_in_f64(sec, key, idx))
+#define VK_LAUNCH_FIXED(in, value) (in)
+#define VK_RACE_KEY(flat, packed) (flat)
 #define VK_WRITTEN_LOAD(nd, lvalue) (lvalue)
 #define VK_HAVOC_FLOAT(nd, expr) (expr)
 #define VK_SKIPPED(nd) 0
@@ -51,6 +68,14 @@
 #define VK_IN_INT(nd, T, sec, key, idx) ((T)nd())
 #define VK_IN_UINT(nd, T, sec, key, idx) ((T)nd())
 #define VK_IN_FLOAT(nd, T, sec, key, idx) ((T)nd())
+/* a launch value fixed by --dim / --block-dim is a constant, not a nondet
+   value assumed equal to it: CBMC's symbolic execution propagates constants,
+   so ids, grid size and the divisions by launch dims become arithmetic on
+   constants (the replay still reads the counterexample and checks it) */
+#define VK_LAUNCH_FIXED(in, value) (value)
+/* the race instrumentation's key of an access of a 2-D array: its two
+   in-bounds indices packed, not the flat index (emitter.race_key) */
+#define VK_RACE_KEY(flat, packed) (packed)
 /* two-thread abstraction: an element of an array the kernel writes may have
    been written by any other thread, so its value is unknown */
 #define VK_WRITTEN_LOAD(nd, lvalue) (nd())
@@ -535,8 +560,8 @@ int main(int argc, char **argv) {
     L.g0_x_shape[0] = VK_IN_INT(nondet_int32, int32_t, "shapes", "x", 0);
     VK_ASSUME(L.g0_x_shape[0] >= 0, "hardware limits (docs/LANGUAGE.md section 5)");
     VK_SMALL_INPUT(L.g0_x_shape[0]);
-    { uint64_t n = (uint64_t)L.g0_x_shape[0]; bool wraps = false;
-      VK_ASSUME(!wraps && n <= VK_MAX_ARRAY_BYTES / sizeof(float), "hardware limits (docs/LANGUAGE.md section 5)");
+    { uint64_t n = (uint64_t)L.g0_x_shape[0]; const uint64_t c = VK_MAX_ARRAY_BYTES / sizeof(float); bool fits = n <= c;
+      VK_ASSUME(fits, "hardware limits (docs/LANGUAGE.md section 5)");
       L.g0_x_count = n; }
     L.g0_x = (float *)vk_alloc(L.g0_x_count, sizeof(float));
 #ifdef VERIKERN_REPLAY
@@ -549,8 +574,8 @@ int main(int argc, char **argv) {
     L.g1_y_shape[0] = VK_IN_INT(nondet_int32, int32_t, "shapes", "y", 0);
     VK_ASSUME(L.g1_y_shape[0] >= 0, "hardware limits (docs/LANGUAGE.md section 5)");
     VK_SMALL_INPUT(L.g1_y_shape[0]);
-    { uint64_t n = (uint64_t)L.g1_y_shape[0]; bool wraps = false;
-      VK_ASSUME(!wraps && n <= VK_MAX_ARRAY_BYTES / sizeof(float), "hardware limits (docs/LANGUAGE.md section 5)");
+    { uint64_t n = (uint64_t)L.g1_y_shape[0]; const uint64_t c = VK_MAX_ARRAY_BYTES / sizeof(float); bool fits = n <= c;
+      VK_ASSUME(fits, "hardware limits (docs/LANGUAGE.md section 5)");
       L.g1_y_count = n; }
     L.g1_y = (float *)vk_alloc(L.g1_y_count, sizeof(float));
 #ifdef VERIKERN_REPLAY
