@@ -30,6 +30,7 @@ from verikern.frontend import compile_file
 from verikern.frontend import compile_source
 from verikern.proofs.reporting.scope import computed_stamp, scope_of, sha256_bytes
 from verikern.app.suggestion import prove_suggestion
+from verikern.app.type_oblivious import covered_report, prove_oblivious
 from verikern.app.cache import answers_from_cache, tool_fields, with_cached
 from verikern.proofs.deciding.session import SolverSettings, solver_settings
 
@@ -227,13 +228,24 @@ def _compile_and_prove(compile_module, file: str, kernel, opts: ProofOptions,
         line = getattr(getattr(module_err, "loc", None), "line", 0)
         reports.append(_error_report(file, MODULE_KERNEL, _render(module_err), line,
                                      time.perf_counter() - start))
-    for kr in module.kernels:
-        # `--kernel sort` selects every instance `sort[int8]`, ... of a generic kernel
-        if wanted is not None and kr.name not in wanted and kr.name.split("[")[0] not in wanted:
-            continue
+    selected = [kr for kr in module.kernels   # `--kernel sort` selects every instance `sort[int8]`, ...
+                if wanted is None or kr.name in wanted or kr.name.split("[")[0] in wanted]
+    # a generic kernel's type-oblivious proof first: when it proves, it covers the instances
+    oblivious = {kr.name.split("[")[0]: prove_oblivious(kr, file, opts, data)
+                 for kr in selected if kr.unknown and kr.error is not None}
+    for kr in selected:
         line = kr.loc.line if getattr(kr, "loc", None) is not None else 0
+        outcome = oblivious.get(kr.name.split("[")[0])
         if kr.unknown and kr.error is not None:   # a generic kernel's instantiations not enumerated
-            reports.append(_unknown_report(file, kr.name, _render(kr.error), line))
+            if outcome is not None and outcome.report is not None:
+                reports.append(outcome.report)
+            else:
+                why = f"\n  {outcome.why}" if outcome is not None else ""
+                reports.append(_unknown_report(file, kr.name, _render(kr.error) + why, line))
+            continue
+        if outcome is not None and outcome.report is not None and kr.name in outcome.covers \
+                and kr.error is None and kr.mir is not None:
+            reports.append(covered_report(kr, file, outcome))
             continue
         if kr.error is not None or kr.mir is None:
             message = (_render(kr.error) if kr.error is not None
