@@ -76,7 +76,9 @@ TYPE_RULES = frozenset({
 #: the most type assignments tried for one generic kernel
 MAX_ASSIGNMENTS = 256
 #: the most typings tried one parameter at a time for a typing to start from
-MAX_START_CHECKS = 160
+MAX_START_CHECKS = 240
+#: the candidates the start search tries first (generic_start.py), by name
+_START_ORDER = {"float32": 0, "vec3": 1, "int32": 2}
 _SCALARS = tuple(SCALAR_TYPES.values())
 _PROBES = (VECTOR_TYPES["vec3"], MATRIX_TYPES["mat33"], QUAT)
 MORE = "..."   # the name of the instance that stands for the types not enumerated
@@ -312,7 +314,9 @@ class _Enumerator:
                 base = combo      # it type-checks all through (an error may hide later rules)
                 break
         if base is None:    # different types per parameter (a vector `positions`, a scalar `cutoff`)
-            found = search_typing(pools, lambda combo: self.progressing(
+            preferred = [sorted(p, key=lambda t: _START_ORDER.get(_shown(t, True), len(_START_ORDER)))
+                         for p in pools]
+            found = search_typing(preferred, lambda combo: self.progressing(
                 {a.arg: t for a, t in zip(self.generic, combo)}), MAX_START_CHECKS)
             base = found[0] if found is not None else None
         if base is None:

@@ -82,7 +82,7 @@ _DIVISIONS = frozenset({"div", "floordiv", "mod"})
 _CARRIER_ELEMENTS = (F32, vector_type(3), matrix_type(3, 3), quat_type(), vector_type(4),
                      vector_type(2), matrix_type(4, 4), matrix_type(2, 2), transform_type())
 #: the most typings the carrier search checks
-MAX_CARRIER_CHECKS = 96
+MAX_CARRIER_CHECKS = 240
 
 
 @dataclass(frozen=True)
