@@ -202,6 +202,12 @@ class _Lockstep:
         if isinstance(x, _TYPE_CLASSES):
             return None                 # types are compared at their node (`_node`)
         if type(x) is not type(y):
+            # a conversion only one precision needs (`float(x)` of a float32 value) changes a value,
+            # never the structure: compare what it converts
+            if isinstance(x, H.CastExpr):
+                return self.walk(x.operand, y)
+            if isinstance(y, H.CastExpr):
+                return self.walk(x, y.operand)
             return f"{_DIFFERS} ({type(x).__name__} vs {type(y).__name__})"
         if isinstance(x, (tuple, list)):
             if len(x) != len(y):
