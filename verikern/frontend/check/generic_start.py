@@ -4,12 +4,14 @@ a scalar): generic_kernels.py (`factorised`) and generic_opaque.py (the
 carrier of the type-oblivious proof) search it here.
 
 The search changes one parameter's type at a time, from every parameter at
-its first candidate, first among the few preferred candidates, then among all; of all single changes it keeps the one with which the
-body type-checks furthest (ties: the first, in parameter then candidate
-order), and goes on from there: the checker types expressions in source order and stops at the
-first it refuses, so a refusal after more typed expressions (`attempt`'s
-progress) means the body typed further. It ends with the first typing that type-checks all through, or with
-None when no single change goes further or `max_checks` typings were tried.
+its first candidate, first among the few preferred candidates, then among
+all; of all single changes it keeps the one with which the body
+type-checks furthest (ties: the first, in parameter then candidate order),
+and goes on from there: the checker types expressions in source order and
+stops at the first it refuses, so a refusal after more typed expressions
+(`attempt`'s progress) means the body typed further. It ends with the first
+typing that type-checks all through, or with None when no single change
+goes further or `max_checks` typings were tried.
 
 Invariant: a typing it returns is one `attempt` accepted (returned a HIR
 kernel for); it never accepts a typing the checker refuses. It may miss a
