@@ -65,6 +65,9 @@ SLOW_FILES = frozenset({
 })
 
 SLOW_TESTS = frozenset({
+    # proves a generic segmented sum (9 s); the fast tier keeps the JSON of the same proof
+    "tests/cli/prove/test_type_oblivious.py::"
+    "test_the_html_and_markdown_documents_say_what_the_type_oblivious_proof_covers",
     # simulates a launch of 65,537 threads (a uint16 counter wraps), twice
     "tests/proofs/test_replay_wraps.py::test_a_uint16_ticket_race_is_confirmed_on_a_launch_where_the_counter_wraps",
     "tests/backends/simulator/test_sim_addressing.py::test_every_address_shape_matches_numpy_on_cuda",

@@ -17,6 +17,7 @@ import pytest
 from verikern.app.prove import prove_source
 from verikern.frontend import compile_source
 from verikern.proofs.obligations import KernelStatus, Status
+from verikern.proofs.reporting.html import render_html, render_markdown
 
 HEAD = "from typing import Any\n\nimport warp as wp\n\n\n"
 
@@ -142,3 +143,12 @@ def test_an_integer_division_by_a_generic_value_refuses_the_opaque_proof():
     ok = compile_source(_generic(SYSTEM_OFFSETS, {"OP": "/ type(scale)(3.0) *"}), "g.py")
     (more,) = [k for k in ok.kernels if k.name.endswith("[...]")]
     assert more.opaque is not None, more.opaque_refusal
+
+
+def test_the_html_and_markdown_documents_say_what_the_type_oblivious_proof_covers():
+    template, fills, _ = CORRECT["segment_sum"]
+    reports = prove_source(_generic(template, fills), "g.py", suggest=False)
+    for text in (render_html(reports), render_markdown(reports)):
+        assert "proved for every instantiation by a type-oblivious proof" in text
+        assert "segment_sum[int8, int8], " in text
+        assert "proved by the type-oblivious proof of segment_sum[...], not on its own" in text
