@@ -26,10 +26,18 @@ FLOAT_UNARY = sorted(n for n, o in UNARY.items() if FLOAT_CLASS in o.types)
 FLOAT_COMPARE = sorted(n for n, o in COMPARE.items() if FLOAT_CLASS in o.types)
 
 
+def _encoding(text: str):
+    """(facts, value terms, abstract value ids) of the one-thread encoding of MIR `text`."""
+    kernel = parse_kernel(text)
+    launch = LaunchModel(kernel, None, None)
+    enc = ThreadEncoding(kernel, CfgShape(kernel), launch, "A")
+    return list(enc.facts) + list(launch.facts), enc.val, enc.abstract
+
+
 def _encode(body: str, result_type: str):
     """The facts and the result's term of `%r` defined by `body` on two loads x, y
     of a never-written float32 array (the same element: x == y is a fact)."""
-    text = (
+    facts, val, abstract = _encoding(
         "kernel probe(a: array<float32, 1>) [launch_ndim=1] {\n"
         "entry0:\n"
         "  %x.0: float32 = load a[0:int32]\n"
@@ -37,13 +45,8 @@ def _encode(body: str, result_type: str):
         f"  %r.2: {result_type} = {body}\n"
         "  ret\n"
         "}\n")
-    kernel = parse_kernel(text)
-    launch = LaunchModel(kernel, None, None)
-    enc = ThreadEncoding(kernel, CfgShape(kernel), launch, "A")
-    x, y = enc.val[0], enc.val[1]
     # what the prover adds for two loads of one element of a never-written array
-    facts = list(enc.facts) + list(launch.facts) + [x == y]
-    return facts, enc.val[2], x, 2 in enc.abstract
+    return facts + [val[0] == val[1]], val[2], val[0], 2 in abstract
 
 
 def _can(facts, claim) -> bool:
@@ -98,7 +101,7 @@ def test_a_conversion_of_an_opaque_value_is_unconstrained(target):
 def test_a_conversion_to_float_and_back_does_not_give_the_integer_back(source):
     """`int(float(i))` is no fact about `i` (an opaque kernel's `float(k)` of an
     integer instantiation's key is its own value, which the float carrier does not know)."""
-    text = (
+    facts, val, _ = _encoding(
         f"kernel probe(a: array<{source}, 1>) [launch_ndim=1] {{\n"
         "entry0:\n"
         f"  %i.0: {source} = load a[0:int32]\n"
@@ -106,8 +109,4 @@ def test_a_conversion_to_float_and_back_does_not_give_the_integer_back(source):
         f"  %r.2: {source} = cast %f.1\n"
         "  ret\n"
         "}\n")
-    kernel = parse_kernel(text)
-    launch = LaunchModel(kernel, None, None)
-    enc = ThreadEncoding(kernel, CfgShape(kernel), launch, "A")
-    facts = list(enc.facts) + list(launch.facts)
-    assert _can(facts, enc.val[2] != enc.val[0]) and _can(facts, enc.val[2] == enc.val[0])
+    assert _can(facts, val[2] != val[0]) and _can(facts, val[2] == val[0])

@@ -176,16 +176,21 @@ def test_a_float_instance_is_confirmed_by_a_negative_fraction_and_says_what_ran(
     assert ob.counterexample.facts == {"fill": {"keys": -0.75, "table": -0.75, "out": -0.75}}
 
 
+def _prove_guarded_copy(tmp_path, fmt: str, kernels: str):
+    """`verikern prove` of COPY with its access guarded, in format `fmt`."""
+    path = tmp_path / "c.py"
+    path.write_text(COPY.replace("    out[i] = keys[i]", "    if i < keys.shape[0] and i < out.shape[0]:\n"
+                                                       "        out[i] = keys[i]"))
+    return CliRunner().invoke(main, ["prove", str(path), "--format", fmt, "--no-cache",
+                                     "--no-suggest", "--kernel", kernels])
+
+
 @pytest.mark.parametrize("fmt", ["text", "short", "json", "sarif", "junit"])
 def test_the_instantiations_not_enumerated_are_unknown_with_the_reason_in_every_format(fmt, tmp_path, monkeypatch):
     # without the type-oblivious proof (refused here; test_type_oblivious.py has the real refusals)
     monkeypatch.setattr(generic_kernels._Enumerator, "opaque",
                         lambda self: OpaquePlan(refusal="refused by this test"))
-    path = tmp_path / "c.py"
-    path.write_text(COPY.replace("    out[i] = keys[i]", "    if i < keys.shape[0] and i < out.shape[0]:\n"
-                                                       "        out[i] = keys[i]"))
-    result = CliRunner().invoke(main, ["prove", str(path), "--format", fmt, "--no-cache",
-                                       "--no-suggest", "--kernel", "copy_keys[int32, int32],copy_keys[...]"])
+    result = _prove_guarded_copy(tmp_path, fmt, "copy_keys[int32, int32],copy_keys[...]")
     out = result.stdout
     assert result.exit_code == 2, result.output      # unknown: no failure, not proved
     why = "may also be instantiated as copy_keys[vec3, vec3]"
@@ -212,11 +217,7 @@ def test_the_instantiations_not_enumerated_are_unknown_with_the_reason_in_every_
 def test_a_type_oblivious_proof_proves_every_instantiation_in_every_format(fmt, tmp_path):
     """The same kernel, its `copy_keys[...]` proved by the type-oblivious proof
     (frontend/check/generic_opaque.py), which covers the scalar instances too."""
-    path = tmp_path / "c.py"
-    path.write_text(COPY.replace("    out[i] = keys[i]", "    if i < keys.shape[0] and i < out.shape[0]:\n"
-                                                       "        out[i] = keys[i]"))
-    result = CliRunner().invoke(main, ["prove", str(path), "--format", fmt, "--no-cache",
-                                       "--no-suggest", "--kernel", "copy_keys"])
+    result = _prove_guarded_copy(tmp_path, fmt, "copy_keys")
     out = result.stdout
     assert result.exit_code == 0, result.output
     scalars = [f"copy_keys[{t}, {t}]" for t in ["bool"] + NUMERIC[1:4] + ["int32"] + NUMERIC[4:]]
