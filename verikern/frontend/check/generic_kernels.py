@@ -152,6 +152,7 @@ class _Enumerator:
         self.chk = BodyChecker(info, d, registry)
         self.refusal: KernelError | None = None    # the first typing's type error
         self.progress = 0                           # expressions the last attempt typed
+        self.typed: list | None = None     # a typing with a vector type (or a start) that type-checked
 
     def name_of(self, types: dict) -> str:
         """`kernel[T, ...]`: an array-of-Any parameter by its element type, a bare
@@ -205,7 +206,8 @@ class _Enumerator:
     def opaque(self) -> OpaquePlan:
         """The type-oblivious proof's kernel, or why there is none (generic_opaque.py)."""
         pools = [(a, carrier_candidates(self.ndim(a))) for a in self.generic]
-        return opaque_plan(self.info, self.d, self.registry, pools, self.attempt, self.progressing)
+        return opaque_plan(self.info, self.d, self.registry, pools, self.attempt, self.progressing,
+                           start=self.typed)
 
     def declared(self) -> list[Instance]:
         out: list[Instance] = []
@@ -278,6 +280,7 @@ class _Enumerator:
                 continue
             if not scalar_only:
                 beyond = beyond or name
+                self.typed = self.typed or combo
                 continue
             seen.add(name)
             out.append(Instance(self.d, name, _mir_name(name), types, err, hir))
@@ -312,6 +315,7 @@ class _Enumerator:
         for combo in starts:
             if self.check({a.arg: t for a, t in zip(self.generic, combo)})[0] is not None:
                 base = combo      # it type-checks all through (an error may hide later rules)
+                self.typed = list(combo)
                 break
         if base is None:    # different types per parameter (a vector `positions`, a scalar `cutoff`)
             preferred = [sorted(p, key=lambda t: _START_ORDER.get(_shown(t, True), len(_START_ORDER)))
@@ -319,6 +323,7 @@ class _Enumerator:
             found = search_typing(preferred, lambda combo: self.progressing(
                 {a.arg: t for a, t in zip(self.generic, combo)}), MAX_START_CHECKS)
             base = found[0] if found is not None else None
+            self.typed = base
         if base is None:
             return ("no typing type-checks to start from (neither one giving every parameter the same "
                     "type nor one found changing one parameter's type at a time)")

@@ -82,7 +82,7 @@ _DIVISIONS = frozenset({"div", "floordiv", "mod"})
 _CARRIER_ELEMENTS = (F32, vector_type(3), matrix_type(3, 3), quat_type(), vector_type(4),
                      vector_type(2), matrix_type(4, 4), matrix_type(2, 2), transform_type())
 #: the most typings the carrier search checks
-MAX_CARRIER_CHECKS = 240
+MAX_CARRIER_CHECKS = 160
 
 
 @dataclass(frozen=True)
@@ -99,20 +99,36 @@ class OpaquePlan:
     element_bytes: int = 1
 
 
+def _with_scalar(t, scalar: ScalarType):
+    """A vector, matrix, quat or transform type `t` with components of type `scalar`."""
+    if isinstance(t, MatrixType):
+        return matrix_type(t.rows, t.cols, scalar)
+    if t.name.startswith("quat"):
+        return quat_type(scalar)
+    if t.name.startswith("transform"):
+        return transform_type(scalar)
+    return vector_type(t.length, scalar)
+
+
 def _twin(t):
     """`t` with float32 components replaced by float64 ones."""
     if isinstance(t, ScalarType):
         return F64 if t == F32 else t
-    if isinstance(t, VectorType):
-        if t.name.startswith("quat"):
-            return quat_type(F64)
-        if t.name.startswith("transform"):
-            return transform_type(F64)
-        return vector_type(t.length, F64)
-    if isinstance(t, MatrixType):
-        return matrix_type(t.rows, t.cols, F64)
+    if isinstance(t, (VectorType, MatrixType)):
+        return _with_scalar(t, F64)
     if isinstance(t, ArrayType):
         return dataclasses.replace(t, dtype=_twin(t.dtype))
+    return t
+
+
+def _float_based(t):
+    """A carrier of `t`'s shape: its scalar (or components) float32."""
+    if isinstance(t, ScalarType):
+        return F32
+    if isinstance(t, (VectorType, MatrixType)):
+        return _with_scalar(t, F32)
+    if isinstance(t, ArrayType):
+        return dataclasses.replace(t, dtype=_float_based(t.dtype))
     return t
 
 
@@ -353,18 +369,22 @@ def carrier_candidates(ndim: int | None) -> list:
     return list(_CARRIER_ELEMENTS) + [ArrayType(F32, 1), ArrayType(vector_type(3), 1), ArrayType(F32, 2)]
 
 
-def opaque_plan(info, d, registry, pools: list[tuple[ast.arg, list]], check, progressing) -> OpaquePlan:
+def opaque_plan(info, d, registry, pools: list[tuple[ast.arg, list]], check, progressing,
+                start: list | None = None) -> OpaquePlan:
     """The opaque kernel of generic kernel `d` (module docstring), or why not.
     `pools`: per generic parameter, its `carrier_candidates`; `check(types,
     warp_literals) -> (hir | None, KernelError | None)` types the body with
-    `types` for the generic parameters; `progressing(types)` is search_typing's `attempt`."""
+    `types` for the generic parameters; `progressing(types)` is search_typing's `attempt`;
+    `start`: a typing that type-checked (the enumeration's first with a vector type), whose
+    float32-based twin the search starts from."""
     why = structure_refusal(info, d, registry)
     if why is not None:
         return OpaquePlan(refusal=why)
     args = [a for a, _ in pools]
 
     found = search_typing([p for _, p in pools], lambda combo: progressing(
-        {a.arg: t for a, t in zip(args, combo)}), MAX_CARRIER_CHECKS)
+        {a.arg: t for a, t in zip(args, combo)}), MAX_CARRIER_CHECKS,
+        start=[_float_based(t) for t in start] if start is not None else None)
     if found is None:
         return OpaquePlan(refusal="no float32-based typing of its generic parameters type-checks "
                                   "(a generic value is used as an integer, or needs a type not tried)")

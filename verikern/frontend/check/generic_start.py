@@ -22,14 +22,16 @@ from __future__ import annotations
 from typing import Callable
 
 
-def search_typing(pools: list[list], attempt: Callable, max_checks: int, first: int = 3):
+def search_typing(pools: list[list], attempt: Callable, max_checks: int, first: int = 3,
+                  start: list | None = None):
     """(typing, hir) of the first typing found (module docstring), or None.
     `pools`: per parameter, its candidate types, in order of preference (the
     search tries the `first` candidates of each pool, then, within what is
     left of `max_checks`, all of them);
     `attempt(typing) -> (hir | None, progress)`: the typed kernel, or how far
-    the checker got before refusing it (a number that grows with progress)."""
-    combo = [p[0] for p in pools]
+    the checker got before refusing it (a number that grows with progress);
+    `start`: the typing to start from (default: each pool's first candidate)."""
+    combo = list(start) if start is not None else [p[0] for p in pools]
     hir, reached = attempt(combo)
     if hir is not None:
         return combo, hir
