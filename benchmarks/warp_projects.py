@@ -327,8 +327,13 @@ def compile_only_report(file: str, names: list[str]) -> dict:
     for k in module.kernels:
         if k.name.split("[")[0] in names:
             ok = k.error is None and k.mir is not None
-            # a generic kernel's instantiations not enumerated (`k[...]`): unknown, not an error
-            kernels.append({"kernel": k.name, "status": "compiled" if ok else "unknown" if k.unknown else "error",
+            if k.unknown:   # a generic kernel's instantiations not enumerated (`k[...]`): compiled when
+                # its type-oblivious proof's kernel did (the proof may cover them), else unknown, why first
+                kernels.append({"kernel": k.name, "status": "compiled" if k.opaque is not None else "unknown",
+                                "error": "" if k.opaque is not None else
+                                f"no type-oblivious proof: {k.opaque_refusal}\n{k.error.render()}"})
+                continue
+            kernels.append({"kernel": k.name, "status": "compiled" if ok else "error",
                             "error": k.error.render() if k.error is not None else ("" if ok else "no MIR")})
     return {"kernels": kernels}
 
@@ -437,7 +442,8 @@ def render(summary: Summary, by_project: dict[str, Summary]) -> str:
         ok = c.get("proved", 0) + c.get("suggested", 0)
         if compile_only:
             lines.append(f"{name}: {s.total} kernels, compiled {s.compiled} ({_pct(s.compiled, s.total)}; "
-                         f"{c.get('unknown', 0)} of them generic with instantiations not enumerated); "
+                         f"{c.get('unknown', 0)} of them generic with instantiations not enumerated and no "
+                         "type-oblivious proof); "
                          f"error {c.get('error', 0)}" + (f", timeout {c['timeout']}" if c.get("timeout") else ""))
             continue
         lines.append(f"{name}: {s.total} kernels, compiled {s.compiled} ({_pct(s.compiled, s.total)}); "

@@ -222,6 +222,12 @@ class KernelReport:
     #: A launch the suggested contract admits (proofs.deciding.example_launch),
     #: solved on the kernel with the contract pasted in; None without a suggestion.
     suggested_example: ExampleLaunch | None = None
+    #: A generic kernel's `kernel[...]` proved by a type-oblivious proof
+    #: (frontend/check/generic_opaque.py): the instances it covers besides
+    #: every instantiation not enumerated (None: no such proof).
+    covers: tuple[str, ...] | None = None
+    #: An instance proved by that proof (`kernel[...]`), not on its own: no obligations of its own.
+    covered_by: str | None = None
 
     @staticmethod
     def summarize(obligations) -> KernelStatus:
@@ -242,6 +248,9 @@ class KernelReport:
         }
         if self.error is not None:
             d["error"] = self.error
+        if self.covers is not None or self.covered_by:
+            d["type_oblivious"] = {"covers": list(self.covers)} if self.covers is not None \
+                else {"covered_by": self.covered_by}
         if self.suggested_requires:
             d["suggested_requires"] = list(self.suggested_requires)
             d["suggested_decorators"] = list(self.suggested_decorators)

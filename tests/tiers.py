@@ -67,6 +67,9 @@ SLOW_FILES = frozenset({
 SLOW_TESTS = frozenset({
     # the real CBMC: a whole call out of units, then one call per obligation and the harness's checks
     "tests/proofs/test_cbmc_split.py::test_real_cbmc_decides_the_easy_obligations_beside_a_hard_one",
+    # proves a generic segmented sum (9 s); the fast tier keeps the JSON of the same proof
+    "tests/cli/prove/test_type_oblivious.py::"
+    "test_the_html_and_markdown_documents_say_what_the_type_oblivious_proof_covers",
     # simulates a launch of 65,537 threads (a uint16 counter wraps), twice
     "tests/proofs/test_replay_wraps.py::test_a_uint16_ticket_race_is_confirmed_on_a_launch_where_the_counter_wraps",
     "tests/backends/simulator/test_sim_addressing.py::test_every_address_shape_matches_numpy_on_cuda",
@@ -151,6 +154,24 @@ SLOW_TESTS = frozenset({
 })
 
 FAST_PARAMS = {
+    # the type-oblivious proof against concrete proofs: one correct kernel, the literal near miss
+    "tests/cli/prove/test_type_oblivious.py::test_the_opaque_proof_proves_what_every_concrete_instantiation_proves":
+        {"neighbours"},
+    "tests/cli/prove/test_type_oblivious.py::"
+    "test_a_near_miss_is_not_proved_as_a_whole_and_a_concrete_instantiation_shows_the_bug":
+        {"generic_literal_compare"},
+    "tests/cli/prove/test_generic_instances.py::test_a_type_oblivious_proof_proves_every_instantiation_in_every_format":
+        {"json"},
+    "tests/cli/prove/test_generic_instances.py::"
+    "test_the_instantiations_not_enumerated_are_unknown_with_the_reason_in_every_format": {"json"},
+    "tests/proofs/test_opaque_float_encoding.py::test_a_float_binary_op_of_opaque_values_is_unconstrained":
+        {"%x.0, %x.0-sub"},
+    "tests/proofs/test_opaque_float_encoding.py::test_a_float_compare_of_opaque_values_is_a_fresh_bool":
+        {"%x.0, %x.0-lt"},
+    "tests/proofs/test_opaque_float_encoding.py::test_a_float_unary_op_of_an_opaque_value_is_unconstrained":
+        {"abs"},
+    "tests/proofs/test_opaque_float_encoding.py::test_a_conversion_of_an_opaque_value_is_unconstrained":
+        {"int8"},
     "tests/cli/prove/test_generic_instances.py::test_every_format_gives_a_verdict_per_instance":
         {"short"},
     "tests/mir/test_op_table.py::test_native_matches_reference": {"int64"},

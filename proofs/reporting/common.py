@@ -145,3 +145,16 @@ def scope_line(r: KernelReport) -> str | None:
     cached = ", from the cache" if r.cached else ""
     return (f"  assumes: {contracts or 'no requires'}; {launch}, {block}; budget {sc.budget:g}M "
             f"units/check; mir sha256 {sc.mir_sha256[:16]}{cached}")
+
+
+def type_oblivious_lines(r) -> list[str]:
+    """What a type-oblivious proof of a generic kernel covers (frontend/check/
+    generic_opaque.py): for `kernel[...]`, every instantiation and the
+    instances enumerated; for an instance, the proof that covers it."""
+    if r.covers is not None:
+        return ["proved for every instantiation by a type-oblivious proof (every value of a generic "
+                "type opaque); it covers " + "".join(f"{c}, " for c in r.covers)
+                + "and every instantiation not enumerated"]
+    if r.covered_by:
+        return [f"proved by the type-oblivious proof of {r.covered_by}, not on its own"]
+    return []

@@ -35,6 +35,7 @@ from verikern.proofs.reporting.fingerprint import engine_of, fingerprints
 from verikern.proofs.obligations import KernelReport, KernelStatus, Obligation, Status
 from verikern.proofs.reporting.common import (
     RunContext, counterexample_lines, finding_loc, json_safe, sources_of, status_counts,
+    type_oblivious_lines,
 )
 from verikern.proofs.reporting.render import obligation_text, replay_text, suggestion_lines
 from verikern.proofs.reporting.signoff import (
@@ -255,6 +256,7 @@ def _kernel_html(n: int, r: KernelReport, texts: dict, ev: Evidence) -> list[str
     if r.status is KernelStatus.ERROR:
         out.append(f"<pre>{_e((r.error or 'error').replace(r.file + ':', ev.shown(r.file) + ':'))}</pre></section>")
         return out
+    out += [f"<p>{_e(line)}</p>" for line in type_oblivious_lines(r)]
     if r.scope is not None:
         out.append("<b>Assumptions</b><ul>" + "".join(f"<li>{_e(x)}</li>" for x in r.scope.assumption_lines())
                    + f"<li>solver budget: {_e(_budget(r))}</li></ul>")
@@ -355,6 +357,7 @@ def _kernel_markdown(r: KernelReport, texts: dict, ev: Evidence) -> list[str]:
            f"`{ev.shown(r.file)}:{r.line}`; verdict {provenance(r)}", ""]
     if r.status is KernelStatus.ERROR:
         return out + ["```", (r.error or "error").replace(r.file + ":", ev.shown(r.file) + ":"), "```"]
+    out += [*type_oblivious_lines(r), ""] if type_oblivious_lines(r) else []
     if r.scope is not None:
         out += [f"- {x}" for x in r.scope.assumption_lines()] + [f"- solver budget: {_budget(r)}", ""]
     source = _read(r.file)

@@ -30,7 +30,7 @@ from verikern.proofs.reporting.paste import vk_import_line_in
 from verikern.proofs.reporting.fingerprint import error_fingerprint, fingerprints
 from verikern.proofs.reporting.common import (
     EXPLANATION, SCHEMA_VERSION, RunContext, counterexample_lines, finding_loc, json_safe, scope_line,
-    sources_of, status_counts,
+    sources_of, status_counts, type_oblivious_lines,
 )
 from verikern.proofs.reporting import junit, sarif
 
@@ -273,6 +273,8 @@ def render_text(reports: Iterable[KernelReport], *, color: bool = False,
             for i, line in enumerate((r.error or "").splitlines()):
                 emit("  " + line, "yellow" if i == 0 and r.status is KernelStatus.UNKNOWN else None)
             continue
+        for line in type_oblivious_lines(r):
+            emit("  " + line, "green")
         assumed = scope_line(r)
         if assumed is not None:
             emit(assumed, "dim")

@@ -177,6 +177,9 @@ def to_sarif_data(reports: Iterable[KernelReport], context: RunContext | None = 
         artifacts.append(art)
     kernels = [json_safe({"file": r.file, "kernel": r.kernel, "status": r.status.value, "cached": r.cached,
                           "scope": r.scope.to_json() if r.scope is not None else None,
+                          **({"type_oblivious": {"covers": list(r.covers)} if r.covers is not None
+                              else {"covered_by": r.covered_by}}
+                             if r.covers is not None or r.covered_by else {}),
                           **({"suggested_requires": list(r.suggested_requires),
                               "proved_under_suggestion": r.proved_under_suggestion}
                              if r.suggested_requires else {})}) for r in reports]

@@ -31,6 +31,7 @@ from verikern.frontend import compile_source
 from verikern.proofs.reporting.scope import computed_stamp, scope_of, sha256_bytes
 from verikern.app.suggestion import prove_suggestion
 from verikern.app.kernel_names import definition_names
+from verikern.app.type_oblivious import covered_report, prove_oblivious
 from verikern.app.cache import answers_from_cache, tool_fields, with_cached
 from verikern.proofs.deciding.session import SolverSettings, solver_settings
 from verikern.proofs.deciding.budget import kernel_work, kernel_work_limit, per_check_units
@@ -237,20 +238,39 @@ def _compile_and_prove(compile_module, file: str, kernel, opts: ProofOptions,
     instances: dict[str, int] = {}
     for kr in chosen:
         instances[kr.name.split("[")[0]] = instances.get(kr.name.split("[")[0], 0) + 1
+
+    def work_share(kr) -> int:
+        """One kernel's work, its instances' together: each instance (the type-oblivious
+        proof standing for `kernel[...]`'s) an equal share, the same verdict whether or
+        not the others came from the cache."""
+        return max(1, kernel_work_limit(per_check_units(opts.budget)) // instances[kr.name.split("[")[0]])
+
+    # a generic kernel's type-oblivious proof first: when it proves, it covers the instances
+    oblivious = {}
+    for kr in chosen:
+        if kr.unknown and kr.error is not None:
+            with kernel_work(work_share(kr)):
+                oblivious[kr.name.split("[")[0]] = prove_oblivious(kr, file, opts, data)
     for kr in chosen:
         line = kr.loc.line if getattr(kr, "loc", None) is not None else 0
+        outcome = oblivious.get(kr.name.split("[")[0])
         if kr.unknown and kr.error is not None:   # a generic kernel's instantiations not enumerated
-            reports.append(_unknown_report(file, kr.name, _render(kr.error), line))
+            if outcome is not None and outcome.report is not None:
+                reports.append(outcome.report)
+            else:
+                why = f"\n  {outcome.why}" if outcome is not None else ""
+                reports.append(_unknown_report(file, kr.name, _render(kr.error) + why, line))
+            continue
+        if outcome is not None and outcome.report is not None and kr.name in outcome.covers \
+                and kr.error is None and kr.mir is not None:
+            reports.append(covered_report(kr, file, outcome))
             continue
         if kr.error is not None or kr.mir is None:
             message = (_render(kr.error) if kr.error is not None
                        else f"{file}:{line}: error: kernel {kr.name} did not compile")
             reports.append(_error_report(file, kr.name, message, line))
             continue
-        # one kernel's work, its instances' together: each instance an equal share (the
-        # same verdict whether or not the others came from the cache)
-        share = kernel_work_limit(per_check_units(opts.budget)) // instances[kr.name.split("[")[0]]
-        with kernel_work(max(1, share)):
+        with kernel_work(work_share(kr)):
             report = _prove_scoped(kr.mir, file, opts, data, cache, getattr(module, "imports", ()))
         # a generic kernel's instance reports as `sort[int8]` (its MIR name is an identifier)
         reports.append(report if report.kernel == kr.name else dataclasses.replace(report, kernel=kr.name))

@@ -41,6 +41,13 @@ class KernelResult:
     # the error is no compile error but the instantiations of a generic kernel
     # that were not enumerated (`kernel[...]`): a proof reports it as `unknown`
     unknown: bool = False
+    # `kernel[...]` only (check/generic_opaque.py): the opaque kernel of the
+    # type-oblivious proof that may cover every instantiation, or why there is
+    # none; the instances it covers; the factor on the array-size bound it needs
+    opaque: M.Kernel | None = None
+    opaque_refusal: str | None = None
+    covers: tuple[str, ...] = ()
+    array_bytes_factor: int = 1
 
     @property
     def ok(self) -> bool:
@@ -166,7 +173,8 @@ def _compile_source(source: str, filename: str, optimize: bool, project_file=Non
                                  f"{type(e).__name__}: {e}", d.loc, "internal",
                                  "please report this kernel to the verikern developers")
                 mir = None
-        kernels.append(KernelResult(name, d.loc, hir, mir, err, inst.unknown and err is inst.error))
+        result = KernelResult(name, d.loc, hir, mir, err, inst.unknown and err is inst.error)
+        kernels.append(_with_opaque(result, inst, info) if inst.opaque is not None else result)
     used = {id(k.error) for k in kernels if k.error is not None}
     errors = list(info.errors) + [e for e in registry.errors() if id(e) not in used]
     funcs = {}
@@ -177,6 +185,23 @@ def _compile_source(source: str, filename: str, optimize: bool, project_file=Non
             pass
     imports = tuple(sorted(info.project.files.items())) if info.project is not None else ()
     return ModuleResult(filename, kernels, errors, funcs, imports)
+
+
+def _with_opaque(result: KernelResult, inst, info: ModuleInfo) -> KernelResult:
+    """`kernel[...]`'s result with its opaque kernel lowered to MIR (or why not)."""
+    plan = inst.opaque
+    if plan.hir is None:
+        return dataclasses.replace(result, opaque_refusal=plan.refusal, covers=inst.covers)
+    try:
+        # never constant-folded: a float literal of a generic type (`type(x)(0.5)`) is no
+        # value of every instantiation (0 in int8), so `0.5 > 0.0` must stay a fresh compare
+        mir = dataclasses.replace(lower_kernel(plan.hir, optimize=False), source=info.source,
+                                  name=inst.mir_name.replace("__more", "__opaque"))
+    except (RecursionError, MirVerifyError, Exception) as e:  # a lowering bug: no opaque proof, say why
+        return dataclasses.replace(result, covers=inst.covers, opaque_refusal=(
+            f"its opaque kernel did not compile: {type(e).__name__}: {e}"))
+    return dataclasses.replace(result, opaque=mir, covers=inst.covers,
+                               array_bytes_factor=plan.element_bytes)
 
 
 def compile_file(path, kernels=None) -> ModuleResult:

@@ -18,6 +18,8 @@ from verikern.app.prove import prove_source
 from verikern.cli import main
 from verikern.errors import OutOfBoundsError
 from verikern.frontend import compile_source
+from verikern.frontend.check import generic_kernels
+from verikern.frontend.check.generic_opaque import OpaquePlan
 from verikern.proofs.obligations import Status
 
 BUGGY = '''\
@@ -174,19 +176,28 @@ def test_a_float_instance_is_confirmed_by_a_negative_fraction_and_says_what_ran(
     assert ob.counterexample.facts == {"fill": {"keys": -0.75, "table": -0.75, "out": -0.75}}
 
 
-@pytest.mark.parametrize("fmt", ["text", "short", "json", "sarif", "junit"])
-def test_the_instantiations_not_enumerated_are_unknown_with_the_reason_in_every_format(fmt, tmp_path):
+def _prove_guarded_copy(tmp_path, fmt: str, kernels: str):
+    """`verikern prove` of COPY with its access guarded, in format `fmt`."""
     path = tmp_path / "c.py"
     path.write_text(COPY.replace("    out[i] = keys[i]", "    if i < keys.shape[0] and i < out.shape[0]:\n"
                                                        "        out[i] = keys[i]"))
-    result = CliRunner().invoke(main, ["prove", str(path), "--format", fmt, "--no-cache",
-                                       "--no-suggest", "--kernel", "copy_keys[int32, int32],copy_keys[...]"])
+    return CliRunner().invoke(main, ["prove", str(path), "--format", fmt, "--no-cache",
+                                     "--no-suggest", "--kernel", kernels])
+
+
+@pytest.mark.parametrize("fmt", ["text", "short", "json", "sarif", "junit"])
+def test_the_instantiations_not_enumerated_are_unknown_with_the_reason_in_every_format(fmt, tmp_path, monkeypatch):
+    # without the type-oblivious proof (refused here; test_type_oblivious.py has the real refusals)
+    monkeypatch.setattr(generic_kernels._Enumerator, "opaque",
+                        lambda self: OpaquePlan(refusal="refused by this test"))
+    result = _prove_guarded_copy(tmp_path, fmt, "copy_keys[int32, int32],copy_keys[...]")
     out = result.stdout
     assert result.exit_code == 2, result.output      # unknown: no failure, not proved
     why = "may also be instantiated as copy_keys[vec3, vec3]"
     if fmt == "text":
         assert "UNKNOWN copy_keys[...]" in out and "c.py:7:1: warning: unknown: the generic kernel" in out
         assert why in out and "PROVED  copy_keys[int32, int32]" in out
+        assert "no type-oblivious proof: refused by this test" in out
         assert "1 proved, 0 failed, 1 unknown, 0 error" in out
     elif fmt == "short":
         assert out.count("\n") == 1 and "c.py:7:1: warning: unknown: " in out and why in out
@@ -200,3 +211,35 @@ def test_the_instantiations_not_enumerated_are_unknown_with_the_reason_in_every_
         assert why in result["message"]["text"]
     else:
         assert '<error type="unknown" message="' in out and why in out
+
+
+@pytest.mark.parametrize("fmt", ["text", "short", "json", "sarif", "junit"])
+def test_a_type_oblivious_proof_proves_every_instantiation_in_every_format(fmt, tmp_path):
+    """The same kernel, its `copy_keys[...]` proved by the type-oblivious proof
+    (frontend/check/generic_opaque.py), which covers the scalar instances too."""
+    result = _prove_guarded_copy(tmp_path, fmt, "copy_keys")
+    out = result.stdout
+    assert result.exit_code == 0, result.output
+    scalars = [f"copy_keys[{t}, {t}]" for t in ["bool"] + NUMERIC[1:4] + ["int32"] + NUMERIC[4:]]
+    if fmt == "text":
+        assert "PROVED  copy_keys[...] (3 obligations" in out
+        assert "proved for every instantiation by a type-oblivious proof" in out
+        assert "copy_keys[int8, int8], copy_keys[int16, int16]" in out
+        assert "PROVED  copy_keys[int8, int8] (0 obligations" in out
+        assert "proved by the type-oblivious proof of copy_keys[...], not on its own" in out
+        assert "13 kernels: 13 proved, 0 failed, 0 unknown, 0 error" in out
+    elif fmt == "short":
+        assert out == ""
+    elif fmt == "json":
+        kernels = {k["kernel"]: k for k in json.loads(out)["kernels"]}
+        assert kernels["copy_keys[...]"]["status"] == "proved"
+        assert set(kernels["copy_keys[...]"]["type_oblivious"]["covers"]) == set(scalars)
+        assert kernels["copy_keys[int8, int8]"]["type_oblivious"] == {"covered_by": "copy_keys[...]"}
+        assert kernels["copy_keys[int8, int8]"]["obligations"] == []
+    elif fmt == "sarif":
+        run = json.loads(out)["runs"][0]
+        assert run["results"] == []
+        kernels = {k["kernel"]: k for k in run["properties"]["kernels"]}
+        assert "covers" in kernels["copy_keys[...]"]["type_oblivious"]
+    else:
+        assert "<failure" not in out and "<error" not in out and 'name="copy_keys[...]"' in out

@@ -207,4 +207,4 @@ def test_compile_only_stops_after_mir_and_counts_the_compile_rate(bench, tmp_pat
     assert "is decorated with @project.kernel" in rows["wrapped"]["detail"]
     text = capsys.readouterr().out
     assert "fake-kernels==1.0: 4 kernels, compiled 2 (50.0%; 0 of them generic with instantiations " \
-        "not enumerated); error 2" in text
+        "not enumerated and no type-oblivious proof); error 2" in text

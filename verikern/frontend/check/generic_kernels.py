@@ -33,12 +33,20 @@ Invariants:
   enumerated: its verdict is `unknown` with the reason (Instance.unknown), so
   the kernel is never reported proved as a whole, and the instances that
   were enumerated keep their own verdicts;
-- the MIR kernel of an instance has an identifier name (`kernel__int8`).
+- the MIR kernel of an instance has an identifier name (`kernel__int8`);
+- `kernel[...]` carries the plan of a type-oblivious proof (generic_opaque.py):
+  when that proof proves every obligation, it covers every instantiation
+  (those enumerated here and the rest) and `verikern prove` reports them all
+  proved by it; otherwise the verdicts above stand;
+- when no typing giving every generic parameter the same type type-checks,
+  the typing to start the per-group search from is searched one parameter
+  at a time (generic_start.py).
 """
 from __future__ import annotations
 
 import ast
 import copy
+import dataclasses
 import itertools
 import re
 from dataclasses import dataclass, field
@@ -55,6 +63,8 @@ from .body import BodyChecker
 from ..scan.module import Definition, ModuleInfo
 from .registry import is_any
 from .generic_groups import parameter_groups
+from .generic_opaque import OpaquePlan, carrier_candidates, opaque_plan
+from .generic_start import search_typing
 
 #: the checker's rules for "the body does not type-check with these types"
 TYPE_RULES = frozenset({
@@ -65,6 +75,10 @@ TYPE_RULES = frozenset({
 })
 #: the most type assignments tried for one generic kernel
 MAX_ASSIGNMENTS = 256
+#: the most typings tried one parameter at a time for a typing to start from
+MAX_START_CHECKS = 240
+#: the candidates the start search tries first (generic_start.py), by name
+_START_ORDER = {"float32": 0, "vec3": 1, "int32": 2}
 _SCALARS = tuple(SCALAR_TYPES.values())
 _PROBES = (VECTOR_TYPES["vec3"], MATRIX_TYPES["mat33"], QUAT)
 MORE = "..."   # the name of the instance that stands for the types not enumerated
@@ -84,6 +98,10 @@ class Instance:
     # `error` says which instantiations verikern did not enumerate: an `unknown`
     # verdict with that reason, not a compile error (`kernel[...]` only)
     unknown: bool = False
+    # `kernel[...]` only: the type-oblivious proof that may cover every
+    # instantiation (generic_opaque.py), and the instances enumerated beside it
+    opaque: OpaquePlan | None = None
+    covers: tuple[str, ...] = ()
 
 
 def _mir_name(name: str) -> str:
@@ -116,6 +134,16 @@ def _any_to(node: ast.AST, name: str) -> ast.AST:
     return node
 
 
+class _CountingChecker(BodyChecker):
+    """The body checker, counting the expressions it types (generic_start.py's progress)."""
+
+    typed = 0
+
+    def check_expr(self, node, expected=None):
+        self.typed += 1
+        return super().check_expr(node, expected)
+
+
 class _Enumerator:
     def __init__(self, info: ModuleInfo, d: Definition, registry):
         self.info, self.d, self.registry = info, d, registry
@@ -123,37 +151,63 @@ class _Enumerator:
         self.generic = [a for a in d.node.args.args if is_any(info, a.annotation)]
         self.chk = BodyChecker(info, d, registry)
         self.refusal: KernelError | None = None    # the first typing's type error
+        self.progress = 0                           # expressions the last attempt typed
+        self.typed: list | None = None     # a typing with a vector type (or a start) that type-checked
 
     def name_of(self, types: dict) -> str:
         """`kernel[T, ...]`: an array-of-Any parameter by its element type, a bare
         `Any` by its whole type (an array there is `array<float32, 1>`)."""
         return f"{self.d.node.name}[{', '.join(_shown(types[a.arg], _is_array_of_any(a)) for a in self.generic)}]"
 
+    def ndim(self, arg: ast.arg) -> int | None:
+        """The ndim of an array-of-`Any` parameter; None for a bare `Any`."""
+        if arg.annotation is not None and _is_array_of_any(arg):
+            return parse_annotation(self.chk, _any_to(arg.annotation, "float"), f"parameter {arg.arg!r}").ndim
+        return None
+
     def candidates(self, arg: ast.arg, probes: bool) -> list:
         """The types tried for one generic parameter."""
-        if arg.annotation is not None and _is_array_of_any(arg):
-            ndim = parse_annotation(self.chk, _any_to(arg.annotation, "float"),
-                                    f"parameter {arg.arg!r}").ndim
+        ndim = self.ndim(arg)
+        if ndim is not None:
             dtypes: tuple[ElementType, ...] = _SCALARS + (_PROBES if probes else ())
             return [ArrayType(t, ndim) for t in dtypes]
         return list(_SCALARS) + ([*_PROBES, ArrayType(F32, 1)] if probes else [])
 
     def check(self, types: dict):
         """(hir, None), (None, error) or (None, None) when it does not type-check."""
-        chk = BodyChecker(self.info, self.d, self.registry,
-                          func_key=_mir_name(self.name_of(types)))
+        hir, err = self.attempt(types)
+        if err is not None and err.rule in TYPE_RULES:
+            self.refusal = self.refusal or err
+            return None, None
+        return hir, err
+
+    def attempt(self, types: dict, warp_literals: bool = True):
+        """(hir, None) or (None, the checker's error) for the generic parameters typed `types`
+        (`warp_literals`: Warp's literal rule, as for a typing; False: the lenient one)."""
+        chk = _CountingChecker(self.info, self.d, self.registry,
+                               func_key=_mir_name(self.name_of(types)) + ("" if warp_literals else "__lenient"))
         chk.param_anns = types
-        chk.warp_literals = True
+        chk.warp_literals = warp_literals
         try:
             return chk.check_kernel(), None
         except KernelError as e:
-            if e.rule in TYPE_RULES:
-                self.refusal = self.refusal or e
-                return None, None
             return None, e
         except RecursionError:
             return None, self.info.error("the kernel is nested too deeply to compile",
                                          self.d.loc, "too-deep", "split it into smaller parts")
+        finally:
+            self.progress = chk.typed
+
+    def progressing(self, types: dict, warp_literals: bool = True):
+        """(hir, None) or (None, how many expressions were typed before the refusal)."""
+        hir, _ = self.attempt(types, warp_literals)
+        return (hir, None) if hir is not None else (None, self.progress)
+
+    def opaque(self) -> OpaquePlan:
+        """The type-oblivious proof's kernel, or why there is none (generic_opaque.py)."""
+        pools = [(a, carrier_candidates(self.ndim(a))) for a in self.generic]
+        return opaque_plan(self.info, self.d, self.registry, pools, self.attempt, self.progressing,
+                           start=self.typed)
 
     def declared(self) -> list[Instance]:
         out: list[Instance] = []
@@ -226,6 +280,7 @@ class _Enumerator:
                 continue
             if not scalar_only:
                 beyond = beyond or name
+                self.typed = self.typed or combo
                 continue
             seen.add(name)
             out.append(Instance(self.d, name, _mir_name(name), types, err, hir))
@@ -260,9 +315,18 @@ class _Enumerator:
         for combo in starts:
             if self.check({a.arg: t for a, t in zip(self.generic, combo)})[0] is not None:
                 base = combo      # it type-checks all through (an error may hide later rules)
+                self.typed = list(combo)
                 break
+        if base is None:    # different types per parameter (a vector `positions`, a scalar `cutoff`)
+            preferred = [sorted(p, key=lambda t: _START_ORDER.get(_shown(t, True), len(_START_ORDER)))
+                         for p in pools]
+            found = search_typing(preferred, lambda combo: self.progressing(
+                {a.arg: t for a, t in zip(self.generic, combo)}), MAX_START_CHECKS)
+            base = found[0] if found is not None else None
+            self.typed = base
         if base is None:
-            return "no typing that gives every parameter the same type type-checks (to start from)"
+            return ("no typing type-checks to start from (neither one giving every parameter the same "
+                    "type nor one found changing one parameter's type at a time)")
         per_group: list[tuple[list[int], list[tuple]]] = []
         for group in groups:
             members = [index[p] for p in group]
@@ -295,6 +359,16 @@ class _Enumerator:
         return out
 
 
+def _with_opaque(e: _Enumerator, mine: list[Instance]) -> list[Instance]:
+    """`mine` with its `kernel[...]` instance (if any) given the type-oblivious
+    proof's plan and the names of the instances it would cover (those that compiled)."""
+    if not any(i.unknown for i in mine):
+        return mine
+    plan = e.opaque()
+    covers = tuple(i.name for i in mine if not i.unknown and i.error is None)
+    return [dataclasses.replace(i, opaque=plan, covers=covers) if i.unknown else i for i in mine]
+
+
 def kernel_instances(info: ModuleInfo, registry, only=None) -> list[Instance]:
     """Every kernel to compile and prove, in source order (see the module docstring);
     `only`: the names of the kernels wanted (None: all), the others not checked at all."""
@@ -316,7 +390,7 @@ def kernel_instances(info: ModuleInfo, registry, only=None) -> list[Instance]:
                     f"no typing of the generic kernel {d.node.name!r} type-checks, so there is nothing "
                     f"to prove; the first typing tried was refused with:\n{why}", d.loc, "generic-kernel",
                     "give its generic parameters concrete types"))]
-            out.extend(mine)
+            out.extend(_with_opaque(e, mine))
         except KernelError as err:
             out.append(Instance(d, f"{d.node.name}[{MORE}]", _mir_name(d.node.name + "__more"),
                                 {}, err))

@@ -1,0 +1,70 @@
+"""The type-oblivious proof of a generic kernel in `verikern prove`
+(frontend/check/generic_opaque.py builds its opaque kernel).
+
+Invariants:
+- it only ever contributes `proved`: when every obligation of the opaque
+  kernel is proved, `kernel[...]` is reported proved (with the opaque
+  kernel's obligations and the instances it covers) and each instance that
+  compiled is reported proved by it, without a proof of its own; otherwise
+  nothing of the opaque proof is reported as a failure or a counterexample
+  (it is no real instantiation): `kernel[...]` stays `unknown`, its reason
+  saying why the opaque proof did not prove, and the instances are proved
+  one by one as before;
+- it runs on z3 alone, without replay or suggestion, whatever the options
+  say (CBMC models float semantics that an integer instantiation does not
+  have); the array-size bound is scaled by the opaque kernel's
+  `array_bytes_factor` (each array of generic elements may hold as many
+  elements as one of 1-byte elements);
+- it reads no time: its verdict depends on the options' budget only.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from verikern.encoders.smt.launch import DEFAULT_MAX_ARRAY_BYTES, MAX_ARRAY_BYTES_LIMIT
+from verikern.proofs.obligations import KernelReport, KernelStatus, Status
+from verikern.proofs.pipeline import prove_mir
+from verikern.proofs.reporting.scope import scope_of, sha256_bytes
+
+
+@dataclass(frozen=True)
+class ObliviousOutcome:
+    """The type-oblivious proof of one generic kernel: `report` when it proved
+    every obligation (named `kernel[...]`), else `why` it did not."""
+
+    report: KernelReport | None
+    why: str
+    covers: frozenset[str] = frozenset()
+
+
+def _max_array_bytes(opts, factor: int) -> int:
+    base = opts.max_array_bytes if opts.max_array_bytes is not None else DEFAULT_MAX_ARRAY_BYTES
+    return min(base * max(1, factor), MAX_ARRAY_BYTES_LIMIT)
+
+
+def prove_oblivious(kr, file: str, opts, data: bytes | None) -> ObliviousOutcome:
+    """The outcome for `kernel[...]`'s KernelResult `kr` (module docstring)."""
+    if kr.opaque is None:
+        return ObliviousOutcome(None, f"no type-oblivious proof: {kr.opaque_refusal or 'none was built'}")
+    bound = _max_array_bytes(opts, kr.array_bytes_factor)
+    report = prove_mir(kr.opaque, file=file, dims=opts.dims, block_dim=opts.block_dim, budget=opts.budget,
+                       replay=False, max_array_bytes=bound, suggest=False, engine="z3")
+    if report.status is not KernelStatus.PROVED:
+        bad = next((o for o in report.obligations if o.status is not Status.PROVED), None)
+        what = (f"its {bad.kind.value} obligation at line {bad.loc.line} is not proved for an opaque value"
+                if bad is not None else (report.error or report.status.value).splitlines()[0])
+        return ObliviousOutcome(None, f"the type-oblivious proof did not prove it: {what}")
+    source = data.decode("utf-8", "replace") if data is not None else None
+    scope = scope_of(kr.opaque, source=source, source_sha256=sha256_bytes(data) if data is not None else None,
+                     dims=opts.dims, block_dim=opts.block_dim, budget=opts.budget, max_array_bytes=bound)
+    return ObliviousOutcome(dataclasses.replace(report, kernel=kr.name, scope=scope, covers=kr.covers),
+                            "", frozenset(kr.covers))
+
+
+def covered_report(kr, file: str, outcome: ObliviousOutcome) -> KernelReport:
+    """An instance proved by the type-oblivious proof `outcome`, not on its own."""
+    assert outcome.report is not None
+    line = kr.loc.line if getattr(kr, "loc", None) is not None else 0
+    return KernelReport(file, kr.name, KernelStatus.PROVED, 0.0, line=line, scope=outcome.report.scope,
+                        covered_by=outcome.report.kernel)
