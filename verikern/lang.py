@@ -182,7 +182,7 @@ BUILTIN_NAMES = (
     "get_diag", "skew", "ddot", "identity", "matrix_from_rows", "matrix_from_cols", "trace",
     "where", "select",
     "isnan", "isinf", "isfinite", "lerp", "mod", "quat_rpy", "smoothstep", "sign", "static",
-    "radians", "degrees", "rand_init", "randi", "randu", "randf",
+    "radians", "degrees", "rand_init", "randi", "randu", "randf", "randn",
     "expect_eq", "expect_neq", "expect_near",
 )
 for _n in BUILTIN_NAMES:

@@ -237,19 +237,22 @@ def _compile_and_prove(compile_module, file: str, kernel, opts: ProofOptions,
               if wanted is None or kr.name in wanted or kr.name.split("[")[0] in wanted]
     instances: dict[str, int] = {}
     for kr in chosen:
-        instances[kr.name.split("[")[0]] = instances.get(kr.name.split("[")[0], 0) + 1
+        if not kr.unknown:
+            instances[kr.name.split("[")[0]] = instances.get(kr.name.split("[")[0], 0) + 1
+    whole = kernel_work_limit(per_check_units(opts.budget))
 
     def work_share(kr) -> int:
-        """One kernel's work, its instances' together: each instance (the type-oblivious
-        proof standing for `kernel[...]`'s) an equal share, the same verdict whether or
-        not the others came from the cache."""
-        return max(1, kernel_work_limit(per_check_units(opts.budget)) // instances[kr.name.split("[")[0]])
+        """One kernel's work, its instances' together: each instance an equal share,
+        the same verdict whether or not the others came from the cache."""
+        return max(1, whole // instances[kr.name.split("[")[0]])
 
-    # a generic kernel's type-oblivious proof first: when it proves, it covers the instances
+    # a generic kernel's type-oblivious proof first, with a whole kernel's work of its
+    # own: when it proves, it covers the instances, which then spend nothing; when it
+    # does not, they share another (so a generic kernel spends at most twice a kernel's)
     oblivious = {}
     for kr in chosen:
         if kr.unknown and kr.error is not None:
-            with kernel_work(work_share(kr)):
+            with kernel_work(whole):
                 oblivious[kr.name.split("[")[0]] = prove_oblivious(kr, file, opts, data)
     for kr in chosen:
         line = kr.loc.line if getattr(kr, "loc", None) is not None else 0

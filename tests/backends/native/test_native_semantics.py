@@ -122,7 +122,6 @@ def test_every_cast_matches_simulator(src):
     @given(values(s))
     def check(a):
         for dst in TYPES:
-            d = SCALAR_TYPES[dst]
             if dst == src:
                 continue
             x = a   # float->int out of range saturates and NaN gives 0 (docs/MIR.md)
