@@ -56,6 +56,15 @@ def test_a_conversion_to_the_generic_type_is_no_inspection():
     assert _refusal(KERNEL.format(BODY="        y[i] = v + type(v)(1.0) * x.dtype(2.0)")) is None
 
 
+def test_a_static_of_module_level_names_is_no_inspection_but_one_of_a_local_is():
+    """`wp.static(Mode.FAST)` has one value in every instantiation; `wp.static(v)`
+    (or anything naming a parameter or local) may not."""
+    assert _refusal("FAST = 1\n\n\n" + KERNEL.format(BODY="        if wp.static(FAST == 1):\n"
+                                                           "            y[i] = v")) is None
+    why = _refusal(KERNEL.format(BODY="        if wp.static(i > 1):\n            y[i] = v"))
+    assert why is not None and "wp.static(i > 1)" in why
+
+
 def test_an_overloaded_func_refuses_it_and_a_type_inspection_in_a_func_is_found():
     overloaded = ('@wp.func\ndef f(a: float) -> float:\n    return a\n\n\n'
                   '@wp.func\ndef f(a: wp.vec3) -> wp.vec3:\n    return a\n\n\n')

@@ -138,15 +138,20 @@ def _element_bytes(t) -> int:
 
 # ------------------------------------------------------------ condition 1, 2
 def _type_inspection(node: ast.AST) -> ast.AST | None:
-    """The first construct under `node` that inspects a type, or None."""
+    """The first construct under the function `node` that inspects a type, or None."""
     conversions = {id(n.func) for n in ast.walk(node) if isinstance(n, ast.Call)
                    and isinstance(n.func, (ast.Call, ast.Attribute))}
+    local = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)} | {
+        a.arg for a in node.args.args} if isinstance(node, ast.FunctionDef) else set()
     for n in ast.walk(node):
         if isinstance(n, ast.Call):
             f = n.func
             name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
             if name == "type" and id(n) in conversions:
                 continue                 # type(x)(...): a conversion to the generic type
+            if name == "static" and not any(isinstance(x, ast.Name) and x.id in local
+                                            for a in n.args for x in ast.walk(a)):
+                continue                 # of module-level names only: one value in every instantiation
             if name in TYPE_INSPECTING_CALLS:
                 return n
         elif isinstance(n, ast.Attribute) and n.attr in TYPE_ATTRIBUTES and id(n) not in conversions:
