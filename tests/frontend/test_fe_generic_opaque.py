@@ -8,12 +8,14 @@ import ast
 import pytest
 
 from verikern.frontend import compile_source
+from verikern.frontend.check import generic_opaque
 from verikern.frontend.check.body import BodyChecker
 from verikern.frontend.check.generic_opaque import structure_refusal
 from verikern.frontend.check.generic_start import search_typing
 from verikern.frontend.check.registry import FuncRegistry
 from verikern.frontend.scan.factories import collect_calls
 from verikern.frontend.scan.module import ModuleInfo, scan_module
+from verikern.hir.types import F32, ArrayType
 
 HEAD = "from typing import Any\n\nimport warp as wp\n\n\n"
 
@@ -120,3 +122,15 @@ def test_the_start_search_keeps_a_change_only_when_the_body_types_further():
     assert search_typing([["a", "v"], ["b", "c", "s"]], attempt, 20) == (["v", "s"], "hir")
     assert search_typing([["a", "w"], ["b", "s"]], attempt, 20) is None    # no change goes further
     assert search_typing([["a", "v"], ["b", "c", "s"]], attempt, 2) is None  # out of checks
+
+
+def test_without_a_carrier_the_refusal_quotes_the_furthest_typing_s_error(monkeypatch):
+    """With float32 the only carrier tried, `wp.length` of a position cannot type:
+    the reason names what refused the typing that got furthest."""
+    monkeypatch.setattr(generic_opaque, "_CARRIER_ELEMENTS", (F32,))
+    monkeypatch.setattr(generic_opaque, "_float_based",      # and no vec3 start from the enumeration
+                        lambda t: ArrayType(F32, t.ndim) if isinstance(t, ArrayType) else F32)
+    src = KERNEL.format(BODY="        if wp.length(v) < 1.0:\n            y[i] = v")
+    more = _more(src)
+    assert more.opaque is None
+    assert "no float32-based typing" in more.opaque_refusal and "length" in more.opaque_refusal
