@@ -285,6 +285,8 @@ def _record_outcome(rec: dict) -> tuple[str, str, str]:
         why = "no suggestion" if not rec.get("suggested_requires") else "suggestion not proved"
         text = f"{bad.get('kind', '?')}: {bad.get('message', '')}"
         return "failed", f"{bad.get('kind', '?')} ({why})", text
+    if rec.get("proved_under_suggestion"):     # a generic kernel's `k[...]`: every instantiation under it
+        return "suggested", "", ""
     bad = next((o for o in obligations if o.get("status") == "unknown"), {})
     text = bad.get("reason") or bad.get("message") or rec.get("error") or "unknown"
     return "unknown", cause_of(text), text.splitlines()[0]

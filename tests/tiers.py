@@ -67,6 +67,9 @@ SLOW_FILES = frozenset({
 SLOW_TESTS = frozenset({
     # the real CBMC: a whole call out of units, then one call per obligation and the harness's checks
     "tests/proofs/test_cbmc_split.py::test_real_cbmc_decides_the_easy_obligations_beside_a_hard_one",
+    # searches and re-proves a contract on a generic kernel's opaque kernel (about 20 s)
+    "tests/cli/prove/test_type_oblivious.py::"
+    "test_a_contract_suggested_on_the_opaque_kernel_is_proved_pasted_for_every_instantiation",
     # proves a generic segmented sum (9 s); the fast tier keeps the JSON of the same proof
     "tests/cli/prove/test_type_oblivious.py::"
     "test_the_html_and_markdown_documents_say_what_the_type_oblivious_proof_covers",

@@ -262,7 +262,15 @@ def _compile_and_prove(compile_module, file: str, kernel, opts: ProofOptions,
                 reports.append(outcome.report)
             else:
                 why = f"\n  {outcome.why}" if outcome is not None else ""
-                reports.append(_unknown_report(file, kr.name, _render(kr.error) + why, line))
+                report = _unknown_report(file, kr.name, _render(kr.error) + why, line)
+                if outcome is not None and outcome.suggested is not None:   # every instantiation, under it
+                    requires, decorators = outcome.suggested
+                    report = dataclasses.replace(report, error=(report.error or "") + (
+                        "\n  proved for every instantiation by a type-oblivious proof under the suggested "
+                        "contract:\n" + "".join(f"    {d}\n" for d in decorators)).rstrip("\n"),
+                        suggested_requires=requires, suggested_decorators=decorators,
+                        proved_under_suggestion=True)
+                reports.append(report)
             continue
         if outcome is not None and outcome.report is not None and kr.name in outcome.covers \
                 and kr.error is None and kr.mir is not None:

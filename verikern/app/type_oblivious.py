@@ -15,6 +15,12 @@ Invariants:
   have); the array-size bound is scaled by the opaque kernel's
   `array_bytes_factor` (each array of generic elements may hold as many
   elements as one of 1-byte elements);
+- with `--suggest`, a contract suggested on the opaque kernel is checked as
+  every suggestion is (app/suggestion.py): pasted into the source, the file
+  compiled again, and the pasted file's opaque kernel proved whole. Only then
+  does `kernel[...]` say it is proved for every instantiation under that
+  contract (`proved_under_suggestion`); its status stays `unknown`, never
+  `failed`;
 - it reads no time: its verdict depends on the options' budget only.
 """
 from __future__ import annotations
@@ -22,9 +28,13 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
+from pathlib import Path
+
 from verikern.encoders.smt.launch import DEFAULT_MAX_ARRAY_BYTES, MAX_ARRAY_BYTES_LIMIT
+from verikern.frontend import compile_source
 from verikern.proofs.obligations import KernelReport, KernelStatus, Status
 from verikern.proofs.pipeline import prove_mir
+from verikern.proofs.reporting.paste import pasted, suggestion_inserts
 from verikern.proofs.reporting.scope import scope_of, sha256_bytes
 
 
@@ -36,6 +46,8 @@ class ObliviousOutcome:
     report: KernelReport | None
     why: str
     covers: frozenset[str] = frozenset()
+    # a contract under which the pasted opaque kernel is proved: (requires, decorators)
+    suggested: tuple[tuple[str, ...], tuple[str, ...]] | None = None
 
 
 def _max_array_bytes(opts, factor: int) -> int:
@@ -49,12 +61,13 @@ def prove_oblivious(kr, file: str, opts, data: bytes | None) -> ObliviousOutcome
         return ObliviousOutcome(None, f"no type-oblivious proof: {kr.opaque_refusal or 'none was built'}")
     bound = _max_array_bytes(opts, kr.array_bytes_factor)
     report = prove_mir(kr.opaque, file=file, dims=opts.dims, block_dim=opts.block_dim, budget=opts.budget,
-                       replay=False, max_array_bytes=bound, suggest=False, engine="z3")
+                       replay=False, max_array_bytes=bound, suggest=opts.suggest, engine="z3")
     if report.status is not KernelStatus.PROVED:
         bad = next((o for o in report.obligations if o.status is not Status.PROVED), None)
         what = (f"its {bad.kind.value} obligation at line {bad.loc.line} is not proved for an opaque value"
                 if bad is not None else (report.error or report.status.value).splitlines()[0])
-        return ObliviousOutcome(None, f"the type-oblivious proof did not prove it: {what}")
+        return ObliviousOutcome(None, f"the type-oblivious proof did not prove it: {what}",
+                                suggested=_proved_suggestion(kr, report, file, opts, data, bound))
     source = data.decode("utf-8", "replace") if data is not None else None
     scope = scope_of(kr.opaque, source=source, source_sha256=sha256_bytes(data) if data is not None else None,
                      dims=opts.dims, block_dim=opts.block_dim, budget=opts.budget, max_array_bytes=bound)
@@ -68,3 +81,24 @@ def covered_report(kr, file: str, outcome: ObliviousOutcome) -> KernelReport:
     line = kr.loc.line if getattr(kr, "loc", None) is not None else 0
     return KernelReport(file, kr.name, KernelStatus.PROVED, 0.0, line=line, scope=outcome.report.scope,
                         covered_by=outcome.report.kernel)
+
+
+def _proved_suggestion(kr, report: KernelReport, file: str, opts, data: bytes | None, bound: int):
+    """(requires, decorators) of the contract suggested on the opaque kernel when the
+    pasted file's opaque kernel is proved under it, else None (module docstring)."""
+    if not (report.suggested_decorators and report.proved_under_suggestion) or data is None:
+        return None
+    source = data.decode("utf-8", "replace")
+    text = pasted(source, suggestion_inserts(source, report.line, report.suggested_decorators))
+    try:
+        module = compile_source(text, file, project_file=file if Path(file).is_file() else None)
+    except Exception:  # the pasted file must compile; if not, nothing is claimed
+        return None
+    again = next((k.opaque for k in module.kernels if k.name == kr.name and k.opaque is not None), None)
+    if again is None:
+        return None
+    proof = prove_mir(again, file=file, dims=opts.dims, block_dim=opts.block_dim, budget=opts.budget,
+                      replay=False, max_array_bytes=bound, suggest=False, engine="z3")
+    if proof.status is not KernelStatus.PROVED:
+        return None
+    return report.suggested_requires, report.suggested_decorators

@@ -152,3 +152,17 @@ def test_the_html_and_markdown_documents_say_what_the_type_oblivious_proof_cover
         assert "proved for every instantiation by a type-oblivious proof" in text
         assert "segment_sum[int8, int8], " in text
         assert "proved by the type-oblivious proof of segment_sum[...], not on its own" in text
+
+
+def test_a_contract_suggested_on_the_opaque_kernel_is_proved_pasted_for_every_instantiation():
+    """An unguarded copy relies on its launch: the opaque kernel fails, a contract is
+    suggested on it, and the pasted file's opaque kernel is proved under it. The
+    `[...]` verdict stays unknown (never failed) and says so; without --suggest, nothing."""
+    src = HEAD + ("@wp.kernel\ndef copy(x: wp.array(dtype=Any), y: wp.array(dtype=Any)):\n"
+                  "    i = wp.tid()\n    y[i] = x[i]\n")
+    (more,) = [r for r in prove_source(src, "g.py", suggest=True) if r.kernel.endswith("[...]")]
+    assert more.status is KernelStatus.UNKNOWN and more.proved_under_suggestion is True
+    assert set(more.suggested_requires) == {"vk.launch_dim() <= x.shape[0]", "vk.launch_dim() <= y.shape[0]"}
+    assert "proved for every instantiation by a type-oblivious proof under the suggested contract" in more.error
+    (plain,) = [r for r in prove_source(src, "g.py", suggest=False) if r.kernel.endswith("[...]")]
+    assert plain.proved_under_suggestion is None and not plain.suggested_requires

@@ -208,3 +208,12 @@ def test_compile_only_stops_after_mir_and_counts_the_compile_rate(bench, tmp_pat
     text = capsys.readouterr().out
     assert "fake-kernels==1.0: 4 kernels, compiled 2 (50.0%; 0 of them generic with instantiations " \
         "not enumerated and no type-oblivious proof); error 2" in text
+
+
+def test_a_generic_kernel_proved_for_every_instantiation_under_a_contract_counts_as_suggested(bench):
+    """`k[...]` stays unknown (the opaque kernel is no real instantiation) but carries
+    `proved_under_suggestion`: the type-oblivious proof under the pasted contract."""
+    assert bench._record_outcome({"kernel": "k[...]", "status": "unknown", "obligations": [],
+                                  "error": "w", "proved_under_suggestion": True}) == ("suggested", "", "")
+    assert bench._record_outcome({"kernel": "k[...]", "status": "unknown", "obligations": [],
+                                  "error": "why"})[0] == "unknown"
