@@ -39,11 +39,11 @@ per-instance verdicts, when one fails):
    obligation there that the float carrier has not;
 5. no run-time component index (`v[k]`, k not a constant) into such a
    value, and no run-time component write at all: its range check depends
-   on the length; no constant component subscript into such a value past
-   component 0 (`v[2]`, `m[1, 1]`, read or written): Warp builds it for a
-   vec2 and reads past the vector at run time (only `v.z` is refused when
-   Warp builds), and none at all when a bare `Any` parameter has a
-   non-array carrier (an array passed for it may be empty: `a[0]`); no
+   on the length; no constant subscript into such a value at all (`v[2]`,
+   `m[1, 1]`, `t.p[0]`, read or written): Warp builds `v[2]` for a vec2 and
+   reads past the vector at run time (only `v.z` is refused when Warp
+   builds), and an array (a bare `Any`, a struct's array field named like a
+   carrier's attribute) may be empty, so even `a[0]` is out of bounds; no
    builtin that gives an integer from such a value (`argmax`: its range
    depends on the length).
 
@@ -276,7 +276,7 @@ class _Taint:
     def __init__(self, kernel: H.KernelDef, generic: set[str], conversions: set[tuple[int, int]],
                  subscripts: _Subscripts | None = None):
         self.kernel, self.generic, self.conversions = kernel, generic, conversions
-        self.subscripts = subscripts if subscripts is not None else _Subscripts(set(), {}, set(), False)
+        self.subscripts = subscripts if subscripts is not None else _Subscripts(set(), {}, set())
         self.funcs = {f.name: f for f in kernel.funcs}
         self.func_results: dict[tuple, bool] = {}
 
@@ -343,7 +343,7 @@ class _Taint:
         if isinstance(e, H.ComponentExpr) and tainted[0] and self.subscripts.out_of_range(e):
             raise _Refused(f"a constant component index{at} into a value of a generic type: it is "
                            "out of range for a shorter instantiation (a vec2 for v[2]), or an array's "
-                           "bounds for an array passed as a bare `Any`")
+                           "bounds for an array (a bare `Any`, a struct's array field)")
         if isinstance(e, H.DynamicComponentExpr) and tainted[0]:
             raise _Refused(f"a run-time component index{at} into a value of a generic type: its "
                            "range depends on the instantiation's length")
@@ -379,17 +379,15 @@ class _Subscripts:
     `a[i][2] = x`), so a component of a value of a generic type at one of them
     is a range the instantiation's length decides, unlike an attribute (`v.z`
     is refused by Warp on a vec2 when it builds the kernel, `v[2]` reads past
-    it at run time). `reads`: (line, col) of each subscript; `attributes`:
-    (line, col) -> the attribute names there (`v[i].x` starts where its
-    subscript does); `write_lines`: lines assigning to a subscript;
-    `index0_safe`: component 0 is in range for every instantiation (no bare
-    `Any` parameter has a non-array carrier: an array passed as one may be
-    empty)."""
+    it at run time; component 0 of a carrier is an array's element 0 in an
+    instantiation with an array, possibly empty, for a bare `Any` or a
+    struct's field `p`). `reads`: (line, col) of each subscript;
+    `attributes`: (line, col) -> the attribute names there (`v[i].x` starts
+    where its subscript does); `write_lines`: lines assigning to a subscript."""
 
     reads: set
     attributes: dict
     write_lines: set
-    index0_safe: bool
 
     def out_of_range(self, e: H.ComponentExpr) -> bool:
         at = (e.loc.line, e.loc.col)
@@ -398,7 +396,7 @@ class _Subscripts:
         if any(named_parts(e.value.type).get(a, (None, None))[:2] == (e.index, e.count)
                for a in self.attributes.get(at, ())):
             return False            # v[i].x: the attribute, not a component subscript
-        return not (e.index == 0 and self.index0_safe)
+        return True
 
     def component_write(self, st, names: set[str]) -> bool:
         if isinstance(st, H.AssignComponent):
@@ -410,7 +408,7 @@ class _Subscripts:
         return written and st.loc.line in self.write_lines
 
 
-def _subscripts(nodes, index0_safe: bool) -> _Subscripts:
+def _subscripts(nodes) -> _Subscripts:
     reads, attributes, write_lines = set(), dict[tuple[int, int], set](), set()
     for node in nodes:
         for n in ast.walk(node):
@@ -421,7 +419,7 @@ def _subscripts(nodes, index0_safe: bool) -> _Subscripts:
             targets = n.targets if isinstance(n, ast.Assign) else [n.target] \
                 if isinstance(n, (ast.AugAssign, ast.AnnAssign)) else []
             write_lines.update(t.lineno for t in targets if isinstance(t, ast.Subscript))
-    return _Subscripts(reads, attributes, write_lines, index0_safe)
+    return _Subscripts(reads, attributes, write_lines)
 
 
 # ------------------------------------------------------------ the plan
@@ -455,8 +453,7 @@ def opaque_plan(info, d, registry, pools: list[tuple[ast.arg, list]], check, pro
                                   "(a generic value is used as an integer, or needs a type not tried)")
     combo, hir = found
     reached = [d.node] + [registry.overloads[n][0].node for n in _reached_funcs(d, registry)]
-    index0_safe = all(isinstance(t, ArrayType) for t in combo)
-    why = _Taint(hir, {a.arg for a in args}, _conversions(reached), _subscripts(reached, index0_safe)).refusal()
+    why = _Taint(hir, {a.arg for a in args}, _conversions(reached), _subscripts(reached)).refusal()
     if why is not None:
         return OpaquePlan(refusal=why)
     twin, _ = check({a.arg: _twin(t) for a, t in zip(args, combo)}, False)
