@@ -381,9 +381,11 @@ class _Subscripts:
     is refused by Warp on a vec2 when it builds the kernel, `v[2]` reads past
     it at run time; component 0 of a carrier is an array's element 0 in an
     instantiation with an array, possibly empty, for a bare `Any` or a
-    struct's field `p`). `reads`: (line, col) of each subscript;
-    `attributes`: (line, col) -> the attribute names there (`v[i].x` starts
-    where its subscript does); `write_lines`: lines assigning to a subscript."""
+    struct's field `p`). `reads`: (line, col) of each subscript, in any
+    reached file (a superset: more refusals, never fewer); `attributes`:
+    (file, line, col) -> the attribute names there (`v[i].x` starts where its
+    subscript does; keyed by file, so a func of another file never exempts a
+    subscript); `write_lines`: lines assigning to a subscript, in any file."""
 
     reads: set
     attributes: dict
@@ -394,7 +396,7 @@ class _Subscripts:
         if at not in self.reads:
             return False
         if any(named_parts(e.value.type).get(a, (None, None))[:2] == (e.index, e.count)
-               for a in self.attributes.get(at, ())):
+               for a in self.attributes.get((e.loc.file, *at), ())):
             return False            # v[i].x: the attribute, not a component subscript
         return True
 
@@ -408,14 +410,15 @@ class _Subscripts:
         return written and st.loc.line in self.write_lines
 
 
-def _subscripts(nodes) -> _Subscripts:
-    reads, attributes, write_lines = set(), dict[tuple[int, int], set](), set()
-    for node in nodes:
-        for n in ast.walk(node):
+def _subscripts(defs) -> _Subscripts:
+    """`_Subscripts` of the definitions `defs` (the kernel and the funcs it reaches)."""
+    reads, attributes, write_lines = set(), dict[tuple[str, int, int], set](), set()
+    for x in defs:
+        for n in ast.walk(x.node):
             if isinstance(n, ast.Subscript) and not (isinstance(n.value, ast.Attribute) and n.value.attr == "shape"):
                 reads.add((n.lineno, n.col_offset + 1))
             elif isinstance(n, ast.Attribute):
-                attributes.setdefault((n.lineno, n.col_offset + 1), set()).add(n.attr)
+                attributes.setdefault((x.loc.file, n.lineno, n.col_offset + 1), set()).add(n.attr)
             targets = n.targets if isinstance(n, ast.Assign) else [n.target] \
                 if isinstance(n, (ast.AugAssign, ast.AnnAssign)) else []
             write_lines.update(t.lineno for t in targets if isinstance(t, ast.Subscript))
@@ -452,8 +455,9 @@ def opaque_plan(info, d, registry, pools: list[tuple[ast.arg, list]], check, pro
         return OpaquePlan(refusal="no float32-based typing of its generic parameters type-checks "
                                   "(a generic value is used as an integer, or needs a type not tried)")
     combo, hir = found
-    reached = [d.node] + [registry.overloads[n][0].node for n in _reached_funcs(d, registry)]
-    why = _Taint(hir, {a.arg for a in args}, _conversions(reached), _subscripts(reached)).refusal()
+    defs = [d] + [registry.overloads[n][0] for n in _reached_funcs(d, registry)]
+    reached = [x.node for x in defs]
+    why = _Taint(hir, {a.arg for a in args}, _conversions(reached), _subscripts(defs)).refusal()
     if why is not None:
         return OpaquePlan(refusal=why)
     twin, _ = check({a.arg: _twin(t) for a, t in zip(args, combo)}, False)
