@@ -412,7 +412,9 @@ class _Subscripts:
 
 def _subscripts(defs) -> _Subscripts:
     """`_Subscripts` of the definitions `defs` (the kernel and the funcs it reaches)."""
-    reads, attributes, write_lines = set(), dict[tuple[str, int, int], set](), set()
+    reads: set[tuple[int, int]] = set()
+    write_lines: set[int] = set()
+    attributes: dict[tuple[str, int, int], set[str]] = {}
     for x in defs:
         for n in ast.walk(x.node):
             if isinstance(n, ast.Subscript) and not (isinstance(n.value, ast.Attribute) and n.value.attr == "shape"):
