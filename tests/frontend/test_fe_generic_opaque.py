@@ -8,12 +8,14 @@ import ast
 import pytest
 
 from verikern.frontend import compile_source
+from verikern.frontend.check import generic_opaque
 from verikern.frontend.check.body import BodyChecker
 from verikern.frontend.check.generic_opaque import structure_refusal
 from verikern.frontend.check.generic_start import search_typing
 from verikern.frontend.check.registry import FuncRegistry
 from verikern.frontend.scan.factories import collect_calls
 from verikern.frontend.scan.module import ModuleInfo, scan_module
+from verikern.hir.types import F32, ArrayType
 
 HEAD = "from typing import Any\n\nimport warp as wp\n\n\n"
 
@@ -54,6 +56,15 @@ def test_a_kernel_that_inspects_a_type_gets_no_type_oblivious_proof(body, word):
 
 def test_a_conversion_to_the_generic_type_is_no_inspection():
     assert _refusal(KERNEL.format(BODY="        y[i] = v + type(v)(1.0) * x.dtype(2.0)")) is None
+
+
+def test_a_static_of_module_level_names_is_no_inspection_but_one_of_a_local_is():
+    """`wp.static(Mode.FAST)` has one value in every instantiation; `wp.static(v)`
+    (or anything naming a parameter or local) may not."""
+    assert _refusal("FAST = 1\n\n\n" + KERNEL.format(BODY="        if wp.static(FAST == 1):\n"
+                                                           "            y[i] = v")) is None
+    why = _refusal(KERNEL.format(BODY="        if wp.static(i > 1):\n            y[i] = v"))
+    assert why is not None and "wp.static(i > 1)" in why
 
 
 def test_an_overloaded_func_refuses_it_and_a_type_inspection_in_a_func_is_found():
@@ -169,3 +180,15 @@ def test_the_start_search_keeps_a_change_only_when_the_body_types_further():
     assert search_typing([["a", "v"], ["b", "c", "s"]], attempt, 20) == (["v", "s"], "hir")
     assert search_typing([["a", "w"], ["b", "s"]], attempt, 20) is None    # no change goes further
     assert search_typing([["a", "v"], ["b", "c", "s"]], attempt, 2) is None  # out of checks
+
+
+def test_without_a_carrier_the_refusal_quotes_the_furthest_typing_s_error(monkeypatch):
+    """With float32 the only carrier tried, `wp.length` of a position cannot type:
+    the reason names what refused the typing that got furthest."""
+    monkeypatch.setattr(generic_opaque, "_CARRIER_ELEMENTS", (F32,))
+    monkeypatch.setattr(generic_opaque, "_float_based",      # and no vec3 start from the enumeration
+                        lambda t: ArrayType(F32, t.ndim) if isinstance(t, ArrayType) else F32)
+    src = KERNEL.format(BODY="        if wp.length(v) < 1.0:\n            y[i] = v")
+    more = _more(src)
+    assert more.opaque is None
+    assert "no float32-based typing" in more.opaque_refusal and "length" in more.opaque_refusal

@@ -280,7 +280,7 @@ class _Enumerator:
                 continue
             if not scalar_only:
                 beyond = beyond or name
-                self.typed = self.typed or combo
+                self.typed = self.typed or list(combo)
                 continue
             seen.add(name)
             out.append(Instance(self.d, name, _mir_name(name), types, err, hir))

@@ -143,15 +143,20 @@ def _element_bytes(t) -> int:
 
 # ------------------------------------------------------------ condition 1, 2
 def _type_inspection(node: ast.AST) -> ast.AST | None:
-    """The first construct under `node` that inspects a type, or None."""
+    """The first construct under the function `node` that inspects a type, or None."""
     conversions = {id(n.func) for n in ast.walk(node) if isinstance(n, ast.Call)
                    and isinstance(n.func, (ast.Call, ast.Attribute))}
+    local = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)} | {
+        a.arg for a in node.args.args} if isinstance(node, ast.FunctionDef) else set()
     for n in ast.walk(node):
         if isinstance(n, ast.Call):
             f = n.func
             name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
             if name == "type" and id(n) in conversions:
                 continue                 # type(x)(...): a conversion to the generic type
+            if name == "static" and not any(isinstance(x, ast.Name) and x.id in local
+                                            for a in n.args for x in ast.walk(a)):
+                continue                 # of module-level names only: one value in every instantiation
             if name in TYPE_INSPECTING_CALLS:
                 return n
         elif isinstance(n, ast.Attribute) and n.attr in TYPE_ATTRIBUTES and id(n) not in conversions:
@@ -450,12 +455,22 @@ def opaque_plan(info, d, registry, pools: list[tuple[ast.arg, list]], check, pro
         return OpaquePlan(refusal=why)
     args = [a for a, _ in pools]
 
-    found = search_typing([p for _, p in pools], lambda combo: progressing(
-        {a.arg: t for a, t in zip(args, combo)}), MAX_CARRIER_CHECKS,
-        start=[_float_based(t) for t in start] if start is not None else None)
+    furthest: list = [-1, None]          # the typing that typed furthest, for the refusal
+
+    def attempt(combo):
+        types = {a.arg: t for a, t in zip(args, combo)}
+        hir, progress = progressing(types)
+        if hir is None and progress > furthest[0]:
+            furthest[:] = [progress, types]
+        return hir, progress
+
+    found = search_typing([p for _, p in pools], attempt, MAX_CARRIER_CHECKS,
+                          start=[_float_based(t) for t in start] if start is not None else None)
     if found is None:
-        return OpaquePlan(refusal="no float32-based typing of its generic parameters type-checks "
-                                  "(a generic value is used as an integer, or needs a type not tried)")
+        err = check(furthest[1], True)[1] if furthest[1] is not None else None
+        why = f"; the furthest was refused with: {err.message}" if err is not None else ""
+        return OpaquePlan(refusal="no float32-based typing of its generic parameters type-checks (a generic "
+                                  f"value is used as an integer, or needs a type not tried){why}")
     combo, hir = found
     defs = [d] + [registry.overloads[n][0] for n in _reached_funcs(d, registry)]
     reached = [x.node for x in defs]
