@@ -82,9 +82,67 @@ def test_a_run_time_component_index_into_a_generic_vector_refuses_it():
                              "        y[i] = v * s")
     more = _more(src)
     assert more.opaque is None and "run-time component index" in more.opaque_refusal
-    # the same sum by constant components is oblivious of the vector's length beyond 3
-    src = KERNEL.format(BODY="        y[i] = v * (v[0] + v[1] + v[2])")
-    assert _more(src).opaque is not None
+    # the attributes are in range for every instantiation that builds (Warp refuses `v.z` on a vec2
+    # when it builds the kernel)
+    assert _more(KERNEL.format(BODY="        y[i] = v * (v.x + v.y + v.z)")).opaque is not None
+
+
+@pytest.mark.parametrize("body", [
+    "        y[i] = v * (v[0] + v[1] + v[2])",        # a vec2 instantiation reads v[2] past its end
+    "        y[i] = v * v[1]",                        # ... and a vec1 one v[1]
+    "        w = v\n        w[2] = v.x\n        y[i] = w",  # a constant component written
+    "        x[i][2] = v.x\n        y[i] = v",          # ... in an array element
+])
+def test_a_constant_component_subscript_into_a_generic_value_refuses_it(body):
+    """Warp builds `v[2]` for a vec2 (only `v.z` is refused at build time) and
+    reads past the vector at run time ("vec index 2 out of bounds" in its
+    debug mode); the float32-based carrier (a vec3) has a component 2, so the
+    opaque proof would cover the vec2 instantiation without a check."""
+    more = _more(KERNEL.format(BODY=body))
+    assert more.opaque is None and "constant component index" in more.opaque_refusal
+
+
+def test_element_0_of_a_struct_field_that_may_be_an_array_refuses_it():
+    """The transform carrier types `a[i].p[0]` as component 0 of `t.p`, but Warp
+    also instantiates the kernel with an array of structs whose field `p` is an
+    array: `a[i].p[0]` of an empty one is out of bounds (Warp's debug mode
+    asserts `i < arr.shape[0]`)."""
+    src = '''@wp.kernel
+def first_p(a: wp.array(dtype=Any), out: wp.array(dtype=float)):
+    i = wp.tid()
+    if i < a.shape[0] and i < out.shape[0]:
+        out[i] = float(a[i].p[0])
+'''
+    more = _more(src)
+    assert more.opaque is None and "constant component index" in more.opaque_refusal
+    # the attribute alone is a value of the field, whatever its type
+    assert _more(src.replace(".p[0]", ".p.x")).opaque is not None
+
+
+def test_a_matrix_entry_past_the_smallest_matrix_refuses_it():
+    src = '''@wp.kernel
+def diagonal(m: wp.array(dtype=Any), out: wp.array(dtype=float)):
+    i = wp.tid()
+    if i < m.shape[0] and i < out.shape[0]:
+        out[i] = float(m[i][2, 2])
+'''
+    more = _more(src)      # a mat22 instantiation reads m[i][2, 2] past its end
+    assert more.opaque is None and "constant component index" in more.opaque_refusal
+
+
+def test_a_subscript_of_a_bare_any_refuses_it_because_it_may_be_an_array():
+    """`a: Any` types with a vector carrier when the kernel reads `a[0]`, but
+    Warp also instantiates the kernel with an array for `a`: `a[0]` of an
+    empty array is out of bounds (Warp's debug mode asserts `i <
+    arr.shape[0]`)."""
+    src = '''@wp.kernel
+def first_of(a: Any, out: wp.array(dtype=float)):
+    i = wp.tid()
+    if i < out.shape[0]:
+        out[i] = float(a[0])
+'''
+    more = _more(src)
+    assert more.opaque is None and "bare `Any`" in more.opaque_refusal
 
 
 def test_parameters_that_need_different_types_find_a_typing_to_start_from():

@@ -50,9 +50,14 @@ class ObliviousOutcome:
     suggested: tuple[tuple[str, ...], tuple[str, ...]] | None = None
 
 
-def _max_array_bytes(opts, factor: int) -> int:
+def _max_array_bytes(opts, factor: int) -> int | None:
+    """The opaque kernel's array-size bound, or None when it exceeds what the
+    encoder accepts: a smaller one would let each generic array hold fewer
+    elements than an instantiation of 1-byte elements may, a proof for fewer
+    arrays than claimed."""
     base = opts.max_array_bytes if opts.max_array_bytes is not None else DEFAULT_MAX_ARRAY_BYTES
-    return min(base * max(1, factor), MAX_ARRAY_BYTES_LIMIT)
+    bound = base * max(1, factor)
+    return bound if bound <= MAX_ARRAY_BYTES_LIMIT else None
 
 
 def prove_oblivious(kr, file: str, opts, data: bytes | None) -> ObliviousOutcome:
@@ -60,6 +65,9 @@ def prove_oblivious(kr, file: str, opts, data: bytes | None) -> ObliviousOutcome
     if kr.opaque is None:
         return ObliviousOutcome(None, f"no type-oblivious proof: {kr.opaque_refusal or 'none was built'}")
     bound = _max_array_bytes(opts, kr.array_bytes_factor)
+    if bound is None:
+        return ObliviousOutcome(None, f"no type-oblivious proof: --max-array-bytes times the carrier's element "
+                                      f"size ({kr.array_bytes_factor}) is over {MAX_ARRAY_BYTES_LIMIT}")
     report = prove_mir(kr.opaque, file=file, dims=opts.dims, block_dim=opts.block_dim, budget=opts.budget,
                        replay=False, max_array_bytes=bound, suggest=opts.suggest, engine="z3")
     if report.status is not KernelStatus.PROVED:

@@ -39,8 +39,13 @@ per-instance verdicts, when one fails):
    obligation there that the float carrier has not;
 5. no run-time component index (`v[k]`, k not a constant) into such a
    value, and no run-time component write at all: its range check depends
-   on the length; no builtin that gives an integer from such a value
-   (`argmax`: its range depends on the length).
+   on the length; no constant subscript into such a value at all (`v[2]`,
+   `m[1, 1]`, `t.p[0]`, read or written): Warp builds `v[2]` for a vec2 and
+   reads past the vector at run time (only `v.z` is refused when Warp
+   builds), and an array (a bare `Any`, a struct's array field named like a
+   carrier's attribute) may be empty, so even `a[0]` is out of bounds; no
+   builtin that gives an integer from such a value (`argmax`: its range
+   depends on the length).
 
 The opaque kernel is lowered to MIR without constant folding (driver.py):
 a literal of a generic type (`type(x)(0.5)`) is 0.5 in the carrier but 0
@@ -66,7 +71,7 @@ from dataclasses import dataclass
 from verikern.hir import nodes as H
 from verikern.hir.types import (
     F32, F64, ArrayType, MatrixType, ScalarType, StructType, TupleType, VectorType, component_count, matrix_type,
-    quat_type, transform_type, vector_type,
+    named_parts, quat_type, transform_type, vector_type,
 )
 from .generic_start import search_typing
 
@@ -273,8 +278,10 @@ class _Taint:
     comparison (a fresh bool) and an explicit conversion to a fixed type (a
     fresh value of that type). `refusal` runs it to a fixed point."""
 
-    def __init__(self, kernel: H.KernelDef, generic: set[str], conversions: set[tuple[int, int]]):
+    def __init__(self, kernel: H.KernelDef, generic: set[str], conversions: set[tuple[int, int]],
+                 subscripts: _Subscripts | None = None):
         self.kernel, self.generic, self.conversions = kernel, generic, conversions
+        self.subscripts = subscripts if subscripts is not None else _Subscripts(set(), {}, set())
         self.funcs = {f.name: f for f in kernel.funcs}
         self.func_results: dict[tuple, bool] = {}
 
@@ -300,6 +307,9 @@ class _Taint:
         if isinstance(st, H.AssertStmt) and st.message == H.COMPONENT_INDEX_MESSAGE:
             raise _Refused(f"a run-time component index{at} written to: its range may depend on "
                            "the instantiation's length")
+        if self.subscripts.component_write(st, names):
+            raise _Refused(f"a constant component index{at} written to a value of a generic type: "
+                           "it is out of range for a shorter instantiation (a vec2 for v[2])")
         if isinstance(st, (H.Assign, H.AssignComponent)) and self.expr(st.value, names):
             names.add(st.name)
             return
@@ -335,6 +345,10 @@ class _Taint:
                 and not _nonzero_literal(e.rhs):
             raise _Refused(f"a division{at} by a value of a generic type: an integer instantiation "
                            "divides by zero there when it is 0")
+        if isinstance(e, H.ComponentExpr) and tainted[0] and self.subscripts.out_of_range(e):
+            raise _Refused(f"a constant component index{at} into a value of a generic type: it is "
+                           "out of range for a shorter instantiation (a vec2 for v[2]), or an array's "
+                           "bounds for an array (a bare `Any`, a struct's array field)")
         if isinstance(e, H.DynamicComponentExpr) and tainted[0]:
             raise _Refused(f"a run-time component index{at} into a value of a generic type: its "
                            "range depends on the instantiation's length")
@@ -362,6 +376,60 @@ def _conversions(nodes) -> set[tuple[int, int]]:
             if isinstance(n, ast.Call) and ((isinstance(n.func, ast.Call) and isinstance(n.func.func, ast.Name)
                                              and n.func.func.id == "type")
                                             or (isinstance(n.func, ast.Attribute) and n.func.attr == "dtype"))}
+
+
+@dataclass(frozen=True)
+class _Subscripts:
+    """Where the source subscripts a value with a constant (`v[2]`, `m[1, 1]`,
+    `a[i][2] = x`), so a component of a value of a generic type at one of them
+    is a range the instantiation's length decides, unlike an attribute (`v.z`
+    is refused by Warp on a vec2 when it builds the kernel, `v[2]` reads past
+    it at run time; component 0 of a carrier is an array's element 0 in an
+    instantiation with an array, possibly empty, for a bare `Any` or a
+    struct's field `p`). `reads`: (line, col) of each subscript, in any
+    reached file (a superset: more refusals, never fewer); `attributes`:
+    (file, line, col) -> the attribute names there (`v[i].x` starts where its
+    subscript does; keyed by file, so a func of another file never exempts a
+    subscript); `write_lines`: lines assigning to a subscript, in any file."""
+
+    reads: set
+    attributes: dict
+    write_lines: set
+
+    def out_of_range(self, e: H.ComponentExpr) -> bool:
+        at = (e.loc.line, e.loc.col)
+        if at not in self.reads:
+            return False
+        if any(named_parts(e.value.type).get(a, (None, None))[:2] == (e.index, e.count)
+               for a in self.attributes.get((e.loc.file, *at), ())):
+            return False            # v[i].x: the attribute, not a component subscript
+        return True
+
+    def component_write(self, st, names: set[str]) -> bool:
+        if isinstance(st, H.AssignComponent):
+            written = st.name in names
+        elif isinstance(st, (H.StoreStmt, H.AtomicUpdate)) and st.count > 0:
+            written = st.array.name in names
+        else:
+            return False
+        return written and st.loc.line in self.write_lines
+
+
+def _subscripts(defs) -> _Subscripts:
+    """`_Subscripts` of the definitions `defs` (the kernel and the funcs it reaches)."""
+    reads: set[tuple[int, int]] = set()
+    write_lines: set[int] = set()
+    attributes: dict[tuple[str, int, int], set[str]] = {}
+    for x in defs:
+        for n in ast.walk(x.node):
+            if isinstance(n, ast.Subscript) and not (isinstance(n.value, ast.Attribute) and n.value.attr == "shape"):
+                reads.add((n.lineno, n.col_offset + 1))
+            elif isinstance(n, ast.Attribute):
+                attributes.setdefault((x.loc.file, n.lineno, n.col_offset + 1), set()).add(n.attr)
+            targets = n.targets if isinstance(n, ast.Assign) else [n.target] \
+                if isinstance(n, (ast.AugAssign, ast.AnnAssign)) else []
+            write_lines.update(t.lineno for t in targets if isinstance(t, ast.Subscript))
+    return _Subscripts(reads, attributes, write_lines)
 
 
 # ------------------------------------------------------------ the plan
@@ -404,8 +472,9 @@ def opaque_plan(info, d, registry, pools: list[tuple[ast.arg, list]], check, pro
         return OpaquePlan(refusal="no float32-based typing of its generic parameters type-checks (a generic "
                                   f"value is used as an integer, or needs a type not tried){why}")
     combo, hir = found
-    reached = [d.node] + [registry.overloads[n][0].node for n in _reached_funcs(d, registry)]
-    why = _Taint(hir, {a.arg for a in args}, _conversions(reached)).refusal()
+    defs = [d] + [registry.overloads[n][0] for n in _reached_funcs(d, registry)]
+    reached = [x.node for x in defs]
+    why = _Taint(hir, {a.arg for a in args}, _conversions(reached), _subscripts(defs)).refusal()
     if why is not None:
         return OpaquePlan(refusal=why)
     twin, _ = check({a.arg: _twin(t) for a, t in zip(args, combo)}, False)
