@@ -159,7 +159,7 @@ class ProofContext:
             # nearly spent): the requires might admit no launch, and a proof under
             # them would be vacuous -- nothing is claimed
             raise UnsupportedConstruct(
-                "the solver budget ran out before a launch satisfying the kernel's requires "
+                "the solver budget was exhausted before a launch satisfying the kernel's requires "
                 "was found, so a proof could be vacuous; nothing is claimed (raise --budget)")
 
     def _loops_always_entered(self) -> frozenset[str]:

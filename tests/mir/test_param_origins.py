@@ -113,6 +113,7 @@ NAME_SPELLING_OWNERS = {
     "verikern/frontend",                    # creates `@name` / `v[i]` (lower.py reads its own prefix)
     "verikern/mir/params.py",               # printed_param: MIR text carries only the MIR name
     "verikern/app/prove.py",                # --kernel k selects the generic instances k[...]
+    "verikern/app/kernel_names.py",         # the definition a generic instance k[...] needs
     "proofs/reporting",                     # kernel names of generic instances
     "proofs/deciding/prover.py",            # SSA value names in messages (`%@width.0` shows as width)
     "proofs/obligations.py",                # a witness's scalars are keyed by MIR name in reports
