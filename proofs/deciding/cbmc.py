@@ -43,6 +43,7 @@ import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import sysconfig
@@ -189,8 +190,21 @@ Runner = Callable[[list[str]], "subprocess.CompletedProcess[str]"]
 
 
 def _run(argv: list[str], env: dict[str, str] | None = None) -> "subprocess.CompletedProcess[str]":
-    return subprocess.run(argv, capture_output=True, text=True, timeout=budget_limits.SAFETY_NET_S,
-                          check=False, env=env)
+    """Run cbmc in a process group of its own: past the safety net the whole
+    group is killed, the z3 that cbmc started included (killing cbmc alone
+    left its solver running on), and TimeoutExpired is raised."""
+    with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          env=env, start_new_session=True) as proc:
+        try:
+            out, err = proc.communicate(timeout=budget_limits.SAFETY_NET_S)
+        except subprocess.TimeoutExpired:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass        # the group ended on its own meanwhile
+            proc.communicate()
+            raise
+    return subprocess.CompletedProcess(argv, proc.returncode, out, err)
 
 
 #: CBMC's solver may spend this many of z3's per-check budgets (`--budget`,

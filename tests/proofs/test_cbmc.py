@@ -13,6 +13,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -518,3 +519,24 @@ def test_a_launch_the_kernel_cannot_take_decides_nothing():
     assert obs and all(o.status is Status.UNKNOWN for o in obs)
     assert all("bad launch" in o.reason and "multiple of block_dim" in o.reason for o in obs)
     assert all(o.status is Status.UNKNOWN for o in cbmc.prove_kernel_cbmc(k, dims=(0,), runner=never))
+
+
+def test_past_the_safety_net_cbmcs_solver_is_killed_too(tmp_path, monkeypatch):
+    # a stand-in cbmc that starts a long "solver" child and waits for it
+    marker = tmp_path / "solver.pid"
+    exe = tmp_path / "cbmc"
+    exe.write_text(f"#!/bin/sh\nsleep 300 &\necho $! > {marker}\nwait\n")
+    exe.chmod(0o755)
+    monkeypatch.setattr(cbmc.budget_limits, "SAFETY_NET_S", 1.0)
+    with pytest.raises(subprocess.TimeoutExpired):
+        cbmc._run([str(exe)])
+    pid = int(marker.read_text())
+    for _ in range(50):       # the kill is sent; the child may take a moment to go
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.1)
+    else:
+        os.kill(pid, 9)
+        raise AssertionError("the solver outlived the safety net")
