@@ -57,6 +57,9 @@ SLOW_FILES = frozenset({
     "tests/warp_compat/test_warp_generic_literals.py",  # real Warp, as above
     "tests/warp_compat/test_warp_rigid.py",        # real Warp, as above
     "tests/warp_compat/test_warp_structs.py",      # real Warp, as above
+    "tests/warp_compat/test_warp_randn.py",        # real Warp, as above
+    "tests/warp_compat/test_warp_erf.py",          # real Warp, as above
+    "tests/frontend/test_fe_project_funcs.py",     # real Warp, as above (a package of funcs)
     "tests/cli/prove/test_prove_suggest_warp.py",  # real Warp, as above (the README demo)
     "tests/proofs/test_cbmc_real.py",              # runs the real CBMC (seconds per kernel)
     "tests/testing/test_examples_fuzz.py",         # every example under real Warp (fuzz)
