@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import z3
 
+from verikern.encoders.smt.terms import unseen_children
+
 #: Boolean connectives relaxed operand by operand.
 _CONNECTIVES = {
     z3.Z3_OP_AND: lambda a: z3.And(*a), z3.Z3_OP_OR: lambda a: z3.Or(*a),
@@ -93,7 +95,7 @@ class IntegerRelaxation:
                 continue
             if not expanded and self._descends(e):
                 stack.append((e, True))
-                stack.extend((c, False) for c in e.children() if c.get_id() not in self._done)
+                stack.extend((c, False) for c in unseen_children(e, self._done))
                 continue
             self._done[i] = (e, self._node(e))
         return self._done[root.get_id()][1]

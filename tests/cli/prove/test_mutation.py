@@ -19,7 +19,7 @@ import pytest
 
 from mutation_allowed import ALLOWED, ALLOWED_FULL
 from mutation_set import (
-    EXTRA_SOURCES, MUTANT_BUDGET, SCORE_FLOOR, candidates_and_drops, mutation_set, outcome,
+    EXTRA_SOURCES, FULL_ONLY, MUTANT_BUDGET, SCORE_FLOOR, candidates_and_drops, mutation_set, outcome,
 )
 from prove_args import driver_kwargs
 from tools.mutate import REFUSAL_KINDS
@@ -94,6 +94,8 @@ def test_every_kind_is_in_the_fast_set_and_only_benign_candidates_are_dropped(re
     fast = mutation_set("fast", ALWAYS)
     kinds = {p.mutant.kind for p in fast}
     assert kinds == set(KINDS), sorted(set(KINDS) - kinds)
+    # the costly mutants left to the full set are generated, compiled and there
+    assert FULL_ONLY <= {p.key for p in mutation_set("full", ALWAYS)}, FULL_ONLY
     total, drops = candidates_and_drops()
     record_property("mutation-drops", json.dumps({"candidates": total, "drops": dict(drops)}))
     # a dropped requires leaves the others first in the body: never illegal
