@@ -179,7 +179,7 @@ BUILTIN_NAMES = (
     "transform_vector", "transform_multiply", "transform_inverse", "transform_get_translation",
     "transform_get_rotation", "spatial_top", "spatial_bottom", "spatial_dot", "spatial_cross",
     "spatial_cross_dual", "spatial_adjoint", "inverse", "determinant", "outer", "diag",
-    "get_diag", "skew", "ddot", "identity", "matrix_from_rows", "matrix_from_cols", "trace",
+    "get_diag", "skew", "ddot", "identity", "matrix_from_rows", "matrix_from_cols",
     "where", "select",
     "isnan", "isinf", "isfinite", "lerp", "mod", "quat_rpy", "smoothstep", "sign", "static",
     "radians", "degrees", "rand_init", "randi", "randu", "randf", "randn",

@@ -163,9 +163,13 @@ _BARRIERS_RE = re.compile(r"used (\d+) barriers")
 
 
 def parse_ptxas_verbose(log: str) -> dict[str, EntryResources]:
-    """Every entry function's resources from `ptxas -v` output, by name."""
+    """Every entry function's resources from `ptxas -v` output, by name (a
+    `.func` of the module, such as libdevice's `__internal_trig_reduction_slowpathd`,
+    has properties too but is no entry: where the log names the entries it
+    compiles, properties of any other function are skipped)."""
     entries: dict[str, dict] = {}
     current: str | None = None
+    named = {m.group(1) for m in map(_ENTRY_RE.search, log.splitlines()) if m}
     for line in log.splitlines():
         m = _ENTRY_RE.search(line)
         if m:
@@ -174,8 +178,9 @@ def parse_ptxas_verbose(log: str) -> dict[str, EntryResources]:
             continue
         m = _PROPS_RE.search(line)
         if m:
-            current = m.group(1)
-            entries.setdefault(current, {"name": current})
+            current = m.group(1) if not named or m.group(1) in named else None
+            if current is not None:
+                entries.setdefault(current, {"name": current})
             continue
         if current is None:
             continue

@@ -329,6 +329,8 @@ def test_the_language_surface_exposes_only_table_builtins():
     assert set(lang.BUILTIN_NAMES) <= set(T.BY_NAME)
     spelled = {b.name for b in T.BUILTINS if b.typing not in (T.INTERNAL, T.REFUSED, T.STATEMENT)
                and b.python is None}
-    assert spelled - set(lang.BUILTIN_NAMES) == set()
+    # `vk.trace` is the verikern.trace submodule once it is imported: a stub there would
+    # depend on import order (kernels still spell vk.trace(m): the frontend reads the source)
+    assert spelled - set(lang.BUILTIN_NAMES) == {"trace"}
     assert callable(lang.requires) and {"sync_threads", "block_until", "invariant"} <= set(
         lang.BUILTIN_NAMES)

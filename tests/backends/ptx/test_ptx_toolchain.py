@@ -112,6 +112,12 @@ def test_parse_ptxas_verbose():
     assert (k.registers, k.shared_bytes, k.stack_bytes, k.spill_stores, k.spill_loads, k.barriers) == \
         (40, 1024, 16, 8, 4, 1)
     assert (entries["other"].registers, entries["other"].shared_bytes) == (6, 0)
+    # a .func (libdevice's slow trig path) has properties but is no entry
+    func = ("ptxas info    : Function properties for __internal_trig_reduction_slowpathd\n"
+            "    40 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n")
+    assert set(parse_ptxas_verbose(func + PTXAS_LOG)) == {"k", "other"}
+    assert set(parse_ptxas_verbose(PTXAS_LOG + func)) == {"k", "other"}
+    assert entries["k"] == parse_ptxas_verbose(PTXAS_LOG + func)["k"]
 
 
 @needs_ptxas

@@ -33,7 +33,12 @@ def second_solver():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("solver", ["cvc5", "bitwuzla"])
+@pytest.mark.parametrize("solver", ["cvc5", pytest.param("bitwuzla", marks=pytest.mark.xfail(
+    strict=True, reason=(
+        "bitwuzla decides bit-vectors only: ok_grid_stride_loop_bounded.py's first race is "
+        "proved through the integer relaxation's QF_LIA query once its bit-vector query runs "
+        "out of units, and bitwuzla refuses that logic, so the obligation has no second "
+        "opinion (cross_checked == (), as apply_cross_checks documents)")))])
 def test_every_decided_obligation_is_cross_checked_and_agrees(second_solver, monkeypatch, solver):
     plain = {f: [(o.kind, o.loc, o.status) for o in prove_file(str(CORPUS / f))[0].obligations]
              for f in FILES}
