@@ -191,7 +191,11 @@ def test_cbmc_is_bounded_by_work_not_by_the_machines_load():
         burner.wait()
     assert alone == loaded
     assert {s for s, _ in alone} == {Status.UNKNOWN}
-    assert all("out of CBMC's work budget" in r and "2 million resource units" in r for _, r in alone)
+    # out of units in the call over all properties; an obligation then proved alone stays
+    # unknown when the harness's own checks run out of units too (cbmc_split.py)
+    assert all(("out of CBMC's work budget" in r and "2 million resource units" in r)
+               or ("proved" in r and 'SMT2 solver returned "unknown"' in r) for _, r in alone), alone
+    assert any("out of CBMC's work budget" in r for _, r in alone)
 
 
 @pytest.mark.parametrize("name", ["ok_reduce_tree.py", "ok_bitonic_sort_block.py",
