@@ -12,12 +12,17 @@ from verikern.frontend import compile_file
 HERE = Path(__file__).resolve().parent
 
 
-def load_kernels(wp, tmp_path_factory, name: str):
-    """tests/warp_compat/<name>.py imported (Warp initialised quietly, its
-    kernel cache in a temporary folder)."""
+def init_warp(wp, tmp_path_factory):
+    """`wp` initialised quietly, its kernel cache in a temporary folder."""
     wp.config.quiet = True
     wp.config.kernel_cache_dir = str(tmp_path_factory.mktemp("warp_cache"))
     wp.init()
+    return wp
+
+
+def load_kernels(wp, tmp_path_factory, name: str):
+    """tests/warp_compat/<name>.py imported (Warp initialised by init_warp)."""
+    init_warp(wp, tmp_path_factory)
     spec = importlib.util.spec_from_file_location(f"verikern_warp_compat_{name}",
                                                   HERE / f"{name}.py")
     module = importlib.util.module_from_spec(spec)

@@ -14,6 +14,7 @@ import pytest
 import verikern as vk
 from verikern.errors import ContractError, LaunchError
 from verikern.app.prove import prove_file
+from warp_compat.compat_util import init_warp
 
 wp = pytest.importorskip("warp")
 
@@ -24,10 +25,7 @@ DEVICES = ("cpu", "cpu:native")
 
 @pytest.fixture(scope="module")
 def warp(tmp_path_factory):
-    wp.config.quiet = True
-    wp.config.kernel_cache_dir = str(tmp_path_factory.mktemp("warp_cache"))
-    wp.init()
-    return wp
+    return init_warp(wp, tmp_path_factory)
 
 
 def load(name: str):

@@ -14,6 +14,7 @@ import pytest
 import verikern as vk
 from verikern.app.prove import prove_source
 from verikern.frontend import compile_source
+from warp_compat.compat_util import init_warp
 
 wp = pytest.importorskip("warp", reason="NVIDIA Warp is not installed (pip install warp-lang)")
 
@@ -60,10 +61,7 @@ def _warp_module(tmp_path, text: str, name: str):
 
 @pytest.fixture(scope="module")
 def warp_cpu(tmp_path_factory):
-    wp.config.quiet = True
-    wp.config.kernel_cache_dir = str(tmp_path_factory.mktemp("warp_cache"))
-    wp.init()
-    return wp
+    return init_warp(wp, tmp_path_factory)
 
 
 def test_type_of_and_dtype_convert_as_warp_does(warp_cpu, tmp_path):

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import os
 import re
 import time
+from collections import Counter
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 from typing import Callable, Iterable
@@ -232,19 +233,20 @@ def _compile_and_prove(compile_module, file: str, kernel, opts: ProofOptions,
         line = getattr(getattr(module_err, "loc", None), "line", 0)
         reports.append(_error_report(file, MODULE_KERNEL, _render(module_err), line,
                                      time.perf_counter() - start))
-    chosen = [kr for kr in module.kernels
-              # `--kernel sort` selects every instance `sort[int8]`, ... of a generic kernel
-              if wanted is None or kr.name in wanted or kr.name.split("[")[0] in wanted]
-    instances: dict[str, int] = {}
-    for kr in chosen:
-        if not kr.unknown:
-            instances[kr.name.split("[")[0]] = instances.get(kr.name.split("[")[0], 0) + 1
+
+    def base(kr) -> str:
+        """The kernel a report belongs to: `sort` for `sort[int8]` and `sort[...]`."""
+        return kr.name.split("[")[0]
+
+    # `--kernel sort` selects every instance `sort[int8]`, ... of a generic kernel
+    chosen = [kr for kr in module.kernels if wanted is None or kr.name in wanted or base(kr) in wanted]
+    instances = Counter(base(kr) for kr in chosen if not kr.unknown)
     whole = kernel_work_limit(per_check_units(opts.budget))
 
     def work_share(kr) -> int:
         """One kernel's work, its instances' together: each instance an equal share,
         the same verdict whether or not the others came from the cache."""
-        return max(1, whole // instances[kr.name.split("[")[0]])
+        return max(1, whole // instances[base(kr)])
 
     # a generic kernel's type-oblivious proof first, with a whole kernel's work of its
     # own: when it proves, it covers the instances, which then spend nothing; when it
@@ -253,10 +255,10 @@ def _compile_and_prove(compile_module, file: str, kernel, opts: ProofOptions,
     for kr in chosen:
         if kr.unknown and kr.error is not None:
             with kernel_work(whole):
-                oblivious[kr.name.split("[")[0]] = prove_oblivious(kr, file, opts, data)
+                oblivious[base(kr)] = prove_oblivious(kr, file, opts, data)
     for kr in chosen:
         line = kr.loc.line if getattr(kr, "loc", None) is not None else 0
-        outcome = oblivious.get(kr.name.split("[")[0])
+        outcome = oblivious.get(base(kr))
         if kr.unknown and kr.error is not None:   # a generic kernel's instantiations not enumerated
             if outcome is not None and outcome.report is not None:
                 reports.append(outcome.report)

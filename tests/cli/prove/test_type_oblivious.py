@@ -19,6 +19,8 @@ from verikern.frontend import compile_source
 from verikern.proofs.obligations import KernelStatus, Status
 from verikern.proofs.reporting.html import render_html, render_markdown
 
+from shared_helpers import CORPUS
+
 HEAD = "from typing import Any\n\nimport warp as wp\n\n\n"
 
 NEIGHBOURS = HEAD + '''@wp.kernel
@@ -34,17 +36,9 @@ def count_neighbours(positions: wp.array(dtype={T}), cutoff: {S}, counts: wp.arr
                 n += 1
     counts[i] = n
 '''
-SEGMENTED_SUM = HEAD + '''@wp.kernel
-def segment_sum(values: wp.array(dtype={T}), offsets: wp.array(dtype=wp.int32), out: wp.array(dtype={T})):
-    s = wp.tid()
-    if s >= out.shape[0] or s + 1 >= offsets.shape[0]:
-        return
-    acc = type(out[s])(0.0)
-    for k in range(offsets[s], offsets[s + 1]):
-        if k >= 0 and k < values.shape[0]:
-            acc = acc + values[k]
-    out[s] = acc
-'''
+# the corpus's generic segmented sum, its generic types as the template's {T}
+SEGMENTED_SUM = HEAD + (CORPUS / "ok_generic_segment_sum_every_instantiation.py"
+                        ).read_text().split("\n\n\n", 1)[1].replace("dtype=Any", "dtype={T}")
 SCATTER_ADD = HEAD + '''@wp.kernel
 def scatter_add(values: wp.array(dtype={T}), target: wp.array(dtype=wp.int32), out: wp.array(dtype={T})):
     i = wp.tid()

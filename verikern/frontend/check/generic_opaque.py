@@ -267,7 +267,8 @@ _EXPRESSIONS = typing.get_args(H.Expr)
 
 
 class _Refused(Exception):
-    pass
+    """A condition of the type-oblivious proof fails; the message says which
+    and where (it becomes the plan's refusal, shown beside kernel[...])."""
 
 
 class _Taint:

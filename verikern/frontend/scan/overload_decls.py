@@ -85,7 +85,8 @@ class _Return(Exception):
 
 
 class _Budget(Exception):
-    pass
+    """The reading of one top-level statement took more than MAX_STEPS steps:
+    the statement declares no overloads verikern can read (never run further)."""
 
 
 class _Evaluator:
