@@ -34,7 +34,7 @@ from verikern.mir.nodes import (
 
 from .per_kernel import per_kernel
 from .semantics import ops
-from .semantics.traps import assertion_failed, division_by_zero
+from .semantics.traps import assertion_failed, division_fault, faulting_divisions
 
 
 def _quote(loc) -> str:
@@ -134,8 +134,8 @@ class _Thread:
 
 def _binop(t: _Thread, ins: BinOp) -> None:
     x, y = t.value(ins.lhs), t.value(ins.rhs)
-    if is_int_division(ins) and y == 0:
-        raise division_by_zero(ins, t.kernel.name, 0, 0, 0, x.item())
+    if is_int_division(ins) and faulting_divisions(ins, x, y):
+        raise division_fault(ins, t.kernel.name, 0, 0, 0, x.item(), y.item())
     t.env[ins.result.id] = ops.binary_function(ins.op, ins.result.type)(x, y)
 
 

@@ -131,8 +131,21 @@ class KernelAssertionError(KernelRuntimeError):
     kind = "assert"
 
 
-class DivisionByZeroError(KernelRuntimeError):
+class IntegerDivisionError(KernelRuntimeError):
+    """An integer `/`, `//` or `%` that faults (the `div-zero` obligation,
+    docs/LANGUAGE.md section 5): one of the two subclasses below."""
+
     kind = "div-zero"
+
+
+class DivisionByZeroError(IntegerDivisionError):
+    """An integer division or modulo by zero."""
+
+
+class DivisionOverflowError(IntegerDivisionError):
+    """INT_MIN / -1 (or `//`, `%`) on int32/int64: the quotient does not fit;
+    Warp's CPU run dies of SIGFPE there (x86 idiv traps) and C++ leaves it
+    undefined, so verikern stops the kernel as for a zero divisor."""
 
 
 class DataRaceError(KernelRuntimeError):

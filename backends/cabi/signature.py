@@ -33,7 +33,8 @@ from verikern.mir.types import ScalarType
 STATUS_CODES = (
     ("VK_OK", 0, "the kernel ran to completion"),
     ("VK_ERR_BOUNDS", 1, "an array index was out of bounds (the kernel stopped there)"),
-    ("VK_ERR_DIV_ZERO", 2, "an integer division by zero (the kernel stopped there)"),
+    ("VK_ERR_DIV_ZERO", 2, "an integer division or modulo by zero, or INT_MIN / -1 on "
+     "int32/int64 (the kernel stopped there)"),
     ("VK_ERR_ASSERT", 3, "an assert or loop invariant failed"),
     ("VK_ERR_DIVERGENCE", 4, "threads of a block reached different barriers"),
     ("VK_ERR_LAUNCH", 16, "bad launch geometry or arguments; the kernel did not run"),

@@ -9,13 +9,16 @@ An unknown code raises a plain KernelRuntimeError, never passes silently.
 from __future__ import annotations
 
 from verikern.errors import (
-    BarrierDivergenceError, DivisionByZeroError, KernelAssertionError, KernelRuntimeError,
-    OutOfBoundsError,
+    BarrierDivergenceError, DivisionByZeroError, DivisionOverflowError, KernelAssertionError,
+    KernelRuntimeError, OutOfBoundsError,
 )
 
 # Codes of verikern.backends.llvm.abi (ERR_*), restated so that a change there
 # is caught by tests/backends/cuda/test_cuda_status.py rather than silently misread.
 ERR_NONE, ERR_BOUNDS, ERR_DIV_ZERO, ERR_ASSERT, ERR_DIVERGENCE = 0, 1, 2, 3, 4
+#: abi.DIVISION_OVERFLOW_NOTE, restated likewise: an ERR_DIV_ZERO site whose
+#: detail it is checks INT_MIN / -1 (DivisionOverflowError)
+DIVISION_OVERFLOW_NOTE = "overflow"
 
 _KINDS = {
     ERR_BOUNDS: OutOfBoundsError,
@@ -37,6 +40,8 @@ def raise_for_status(words, sites, kernel_name: str, device: str) -> None:
     loc = site.loc if site is not None else None
     where = f"thread {thread} of block {block} on {device}"
     cls = _KINDS.get(code)
+    if code == ERR_DIV_ZERO and site is not None and site.detail == DIVISION_OVERFLOW_NOTE:
+        cls = DivisionOverflowError
     if cls is None:
         raise KernelRuntimeError(f"kernel {kernel_name} reported unknown error code {code} ({where})",
                                  loc, thread, block)

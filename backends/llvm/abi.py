@@ -39,6 +39,9 @@ from verikern.mir.types import ScalarType
 ERR_NONE = 0
 ERR_BOUNDS = 1
 ERR_DIV_ZERO = 2
+#: the `detail` of an ERR_DIV_ZERO site that checks INT_MIN / -1 (int32/int64)
+#: rather than a zero divisor: the host raises DivisionOverflowError for it
+DIVISION_OVERFLOW_NOTE = "overflow"
 ERR_ASSERT = 3
 ERR_DIVERGENCE = 4
 #: CPU only, and only in code built with `fuel=True` (replay): the launch

@@ -4,7 +4,7 @@ shared by every LLVM target.
 Invariant: each function here produces exactly the value docs/MIR.md defines,
 bit for bit as the simulator computes it, and never LLVM undefined behaviour
 or poison: integer division is guarded (zero divisor -> error check,
-INT_MIN / -1 -> wraps), shift amounts are masked to the width, float->int
+INT_MIN / -1 -> error check on int32/int64, wraps on int8/int16), shift amounts are masked to the width, float->int
 casts saturate, float16 is computed in float32 and rounded once (exact for
 + - * / sqrt), and float16/float32 transcendentals are the float64 libm
 function rounded once. Fast-math flags appear only on float ops and only when
@@ -20,9 +20,10 @@ from llvmlite import ir
 
 from verikern.errors import VerikernError
 from verikern.mir.nodes import BinOp, Cast, Compare, Select, UnaryOp
+from verikern.mir.ops import division_can_overflow
 from verikern.mir.types import ScalarType
 
-from .abi import DOUBLE, ERR_DIV_ZERO, FLOAT, HALF, I1, I32, value_type
+from .abi import DIVISION_OVERFLOW_NOTE, DOUBLE, ERR_DIV_ZERO, FLOAT, HALF, I1, I32, value_type
 
 
 class LoweringError(VerikernError):
@@ -175,7 +176,14 @@ def _int_division(em, ins: BinOp, a: ir.Value, c: ir.Value, signed: bool) -> ir.
     int_min = ir.Constant(ty, -(1 << (ty.width - 1)))
     minus_one = ir.Constant(ty, -1)
     overflow = b.and_(b.icmp_signed("==", a, int_min), b.icmp_signed("==", c, minus_one))
-    safe = b.select(overflow, ir.Constant(ty, 1), c)   # INT_MIN / 1 == INT_MIN (wrap)
+    if division_can_overflow(ins.result.type):
+        # int32/int64: a fault like a zero divisor (Warp's CPU run dies of SIGFPE)
+        em.check(b.not_(overflow), ERR_DIV_ZERO, ins.loc,
+                 f"integer division or modulo overflow ({ins.result.type.name} INT_MIN / -1)",
+                 note=DIVISION_OVERFLOW_NOTE)
+    # still guarded where the check passed: LLVM's sdiv/srem of INT_MIN by -1
+    # is undefined behaviour; int8/int16 wrap (INT_MIN / 1 == INT_MIN)
+    safe = b.select(overflow, ir.Constant(ty, 1), c)
     if ins.op == "mod":
         return b.srem(a, safe)
     q = b.sdiv(a, safe)

@@ -19,10 +19,12 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from verikern.backends.llvm.abi import (
-    ERR_ASSERT, ERR_BOUNDS, ERR_DIV_ZERO, ERR_DIVERGENCE, ERR_FUEL, ERR_WORDS,
+    DIVISION_OVERFLOW_NOTE, ERR_ASSERT, ERR_BOUNDS, ERR_DIV_ZERO, ERR_DIVERGENCE, ERR_FUEL,
+    ERR_WORDS,
 )
 from verikern.errors import (
-    BarrierDivergenceError, LaunchError, DivisionByZeroError, KernelAssertionError,
+    BarrierDivergenceError, LaunchError, DivisionByZeroError, DivisionOverflowError,
+    KernelAssertionError,
     KernelRuntimeError, OutOfBoundsError, SimulationBudgetExceeded,
 )
 from verikern.backends.llvm.barriers import find_barriers
@@ -236,7 +238,8 @@ def _error(ck: CompiledKernel, kernel: Kernel, launch, code: int, err,
             loc=info.loc, thread=thread, block=block, array=arr.name, dim=dim,
             index_value=index, global_thread=gtid)
     if code == ERR_DIV_ZERO:
-        return DivisionByZeroError(
+        cls = DivisionOverflowError if info.detail == DIVISION_OVERFLOW_NOTE else DivisionByZeroError
+        return cls(
             f"{info.message} in kernel {kernel.name} ({who})",
             loc=info.loc, thread=thread, block=block, global_thread=gtid)
     if code == ERR_ASSERT:

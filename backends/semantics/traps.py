@@ -7,17 +7,36 @@ wording is the simulator's, which tests and reports quote.
 """
 from __future__ import annotations
 
-from verikern.errors import DivisionByZeroError, KernelAssertionError
+from verikern.errors import (
+    DivisionByZeroError, DivisionOverflowError, IntegerDivisionError, KernelAssertionError,
+)
 from verikern.mir.nodes import Assert, BinOp
+from verikern.mir.ops import BINARY, division_can_overflow
 
 
-def division_by_zero(ins: BinOp, kernel_name: str, thread: int, block: int, gtid: int,
-                     dividend) -> DivisionByZeroError:
-    """An integer div/mod/floordiv whose divisor is 0 in this thread."""
-    return DivisionByZeroError(
-        f"integer {ins.op} by zero in kernel {kernel_name} "
-        f"(thread {thread} of block {block}, global thread {gtid}, "
-        f"dividend {dividend})",
+def faulting_divisions(ins: BinOp, dividend, divisor):
+    """Where the integer division `ins` faults on its operands (numpy scalars
+    or arrays of one entry per lane): a zero divisor, or INT_MIN / -1 on
+    int32/int64 (`verikern.mir.ops.division_can_overflow`)."""
+    bad = divisor == 0
+    t = ins.result.type
+    if division_can_overflow(t):
+        bad = bad | ((dividend == t.min_value) & (divisor == -1))
+    return bad
+
+
+def division_fault(ins: BinOp, kernel_name: str, thread: int, block: int, gtid: int,
+                   dividend, divisor) -> IntegerDivisionError:
+    """An integer div/mod/floordiv that faults in this thread: by zero
+    (DivisionByZeroError), else INT_MIN / -1 (DivisionOverflowError)."""
+    who = f"(thread {thread} of block {block}, global thread {gtid}, dividend {dividend})"
+    if divisor == 0:
+        return DivisionByZeroError(f"integer {ins.op} by zero in kernel {kernel_name} {who}",
+                                   loc=ins.loc, thread=thread, block=block, global_thread=gtid)
+    t = ins.result.type
+    return DivisionOverflowError(
+        f"integer {ins.op} overflow in kernel {kernel_name}: {dividend} {BINARY[ins.op].symbol} "
+        f"{divisor} does not fit {t.name} {who}",
         loc=ins.loc, thread=thread, block=block, global_thread=gtid)
 
 
@@ -33,4 +52,4 @@ def assertion_failed(ins: Assert, kernel_name: str, thread: int, block: int,
         assert_message=ins.message)
 
 
-__all__ = ["assertion_failed", "division_by_zero"]
+__all__ = ["assertion_failed", "division_fault", "faulting_divisions"]

@@ -27,7 +27,7 @@ from verikern.mir.nodes import (
 
 from verikern.backends.contracts import check_array_contents, requires_broken
 from verikern.backends.semantics import ops
-from verikern.backends.semantics.traps import assertion_failed, division_by_zero
+from verikern.backends.semantics.traps import assertion_failed, division_fault, faulting_divisions
 from .memory import apply_atomic, check_initialized, flat_address, index_is_bad, out_of_bounds
 
 
@@ -94,18 +94,19 @@ def compile_binop(ins: BinOp, prog):
     fn = ops.binary_function(ins.op, ins.result.type)
     a, b = operand_getter(ins.lhs), operand_getter(ins.rhs)
     vid = ins.result.id
-    check_zero = is_int_division(ins)
+    check_fault = is_int_division(ins)
     ufunc = ops.binary_ufunc(ins.op, ins.result.type)
     dtype = ins.result.type.np_dtype
 
     def step(st, idx):
         x, y = a(st, idx), b(st, idx)
-        if check_zero:
-            zero = y == 0
-            if (zero.any() if type(zero) is np.ndarray else zero):
-                j = int(np.argmax(zero)) if type(zero) is np.ndarray else 0
+        if check_fault:
+            bad = faulting_divisions(ins, x, y)
+            if (bad.any() if type(bad) is np.ndarray else bad):
+                j = int(np.argmax(bad)) if type(bad) is np.ndarray else 0
                 thread, block, gtid = st.lane_info(idx, j)
-                raise division_by_zero(ins, prog.kernel.name, thread, block, gtid, ops_value(x, j))
+                raise division_fault(ins, prog.kernel.name, thread, block, gtid,
+                                     ops_value(x, j), ops_value(y, j))
         if ufunc is not None and idx is None and (type(x) is np.ndarray or type(y) is np.ndarray):
             st.env[vid] = ufunc(x, y, out=st.buffer(dtype))
             return

@@ -30,7 +30,7 @@ from verikern.mir.builder import MirBuilder
 from verikern.mir.nodes import (
     ArrayRef, BinOp, Compare, Const, Jump, Load, Return, SourceLoc, Store, UnaryOp,
 )
-from verikern.mir.types import BOOL, F32, I8, I32, SCALAR_TYPES, U32
+from verikern.mir.types import BOOL, F32, I8, I16, I32, I64, SCALAR_TYPES, U32
 from verikern.mir.verifier import MirVerifyError, verify
 
 ALL = T.TYPE_CLASSES
@@ -157,6 +157,17 @@ def test_trap_and_memory_facts():
     assert facts.may_trap(_binop("div", I32, nodes.Value(2, I32)))
     assert facts.may_trap(_binop("mod", U32, Const(0, U32)))
     assert not facts.may_trap(_binop("floordiv", I32, Const(-3, I32)))
+    # INT_MIN / -1 faults on int32/int64: a -1 divisor traps unless the dividend is
+    # a constant other than INT_MIN; int8/int16 wrap, unsigned types never overflow
+    assert facts.may_trap(_binop("div", I32, Const(-1, I32)))
+    assert facts.may_trap(_binop("mod", I64, Const(-1, I64)))
+    assert not facts.may_trap(BinOp(nodes.Value(0, I32), "div", Const(5, I32), Const(-1, I32), LOC))
+    assert facts.may_trap(BinOp(nodes.Value(0, I32), "div", Const(-2**31, I32), Const(-1, I32), LOC))
+    assert not facts.may_trap(_binop("floordiv", I8, Const(-1, I8)))
+    assert not facts.may_trap(_binop("div", U32, Const(2**32 - 1, U32)))
+    assert facts.may_overflow(_binop("div", I32, nodes.Value(2, I32)))
+    assert not facts.may_overflow(_binop("div", I16, nodes.Value(2, I16)))
+    assert not facts.may_divide_by_zero(_binop("div", I32, Const(-1, I32)))
     assert facts.is_int_division(_binop("floordiv", I32, Const(-3, I32)))
     assert not facts.is_int_division(_binop("div", F32, nodes.Value(2, F32)))
     assert not facts.is_int_division(_binop("mul", I32, nodes.Value(2, I32)))
@@ -236,8 +247,14 @@ def test_verifier_rejects_bool_min_max_neg_by_name():
 def test_reference_by_hand():
     b = T.binary_reference
     lo = -2**31
-    assert b("div", lo, -1, I32) == lo and b("floordiv", lo, -1, I32) == lo
-    assert b("mod", lo, -1, I32) == 0
+    for op in ("div", "floordiv", "mod"):      # INT_MIN / -1 faults on int32 and int64
+        for t in (I32, I64):
+            with pytest.raises(T.DivisionOverflow):
+                b(op, t.min_value, -1, t)
+    assert b("div", -128, -1, I8) == -128 and b("floordiv", -2**15, -1, I16) == -2**15
+    assert b("mod", -128, -1, I8) == 0          # int8/int16 wrap (Warp's C++ divides in int)
+    assert b("div", lo + 1, -1, I32) == 2**31 - 1 and b("div", lo, 1, I32) == lo
+    assert b("div", 2**32 - 1, 2**32 - 1, U32) == 1      # unsigned: no overflow
     assert (b("div", -7, 2, I32), b("floordiv", -7, 2, I32), b("mod", -7, 2, I32)) == (-3, -4, -1)
     assert (b("div", 7, -2, I32), b("floordiv", 7, -2, I32), b("mod", 7, -2, I32)) == (-3, -4, 1)
     assert b("add", 127, 1, I8) == -128 and b("mul", 16, 16, I8) == 0
@@ -276,7 +293,8 @@ def test_reference_against_numpy(t):
     @given(st.lists(st.tuples(ints(t), ints(t)), min_size=1, max_size=30))
     def check(pairs):
         a = np.array([p[0] for p in pairs], t.np_dtype)
-        b = np.array([p[1] if p[1] != 0 else 1 for p in pairs], t.np_dtype)
+        b = np.array([p[1] if p[1] != 0 and not T.division_overflows(p[0], p[1], t) else 1
+                      for p in pairs], t.np_dtype)
         with np.errstate(all="ignore"):
             for op, fn in _NUMPY.items():
                 want = fn(a, b).astype(t.np_dtype).tolist()
@@ -304,8 +322,10 @@ def _reference(kind, op, t, a, b):
     return T.unary_reference(op, a, t)
 
 
-def _divisor(kind, op, b, t):
-    return 1 if kind == "binary" and T.BINARY[op].traps and b == 0 else b
+def _divisor(kind, op, a, b, t):
+    """b, or 1 where the division a op b faults (zero, or INT_MIN / -1 on int32/int64)."""
+    faults = b == 0 or T.division_overflows(a, b, t)
+    return 1 if kind == "binary" and T.BINARY[op].traps and faults else b
 
 
 def values(t):
@@ -319,7 +339,7 @@ def test_simulator_matches_reference(t):
     def check(pairs):
         a = np.array([p[0] for p in pairs], t.np_dtype)
         for kind, op in _exact_ops(t):
-            bs = [_divisor(kind, op, p[1], t) for p in pairs]
+            bs = [_divisor(kind, op, p[0], p[1], t) for p in pairs]
             b = np.array(bs, t.np_dtype)
             with np.errstate(all="ignore"):
                 if kind == "binary":
@@ -344,7 +364,7 @@ def test_smt_semantics_match_reference(t):
     @given(values(t), values(t))
     def check(a, b):
         for kind, op in _exact_ops(t):
-            y = _divisor(kind, op, b, t)
+            y = _divisor(kind, op, a, b, t)
             ta, tb = smt.const_term(a, t), smt.const_term(y, t)
             if kind == "binary":
                 term = smt.int_binop(op, ta, tb, t)
@@ -378,7 +398,7 @@ def test_native_matches_reference(tname):
     def check(pairs):
         a = np.array([p[0] for p in pairs], t.np_dtype)
         for kind, op in _exact_ops(t):
-            bs = [_divisor(kind, op, p[1], t) for p in pairs]
+            bs = [_divisor(kind, op, p[0], p[1], t) for p in pairs]
             k = _native_kernel(kind, op, tname)
             out = np.zeros(N_NATIVE, k.params[2].dtype.np_dtype)
             with warnings.catch_warnings():

@@ -8,8 +8,10 @@ or class names.
 Invariants:
 - `is_int_division(ins)` holds exactly for the BinOps of a trapping op on
   integer operands (div, floordiv, mod), whatever the divisor; `may_trap(ins)`
-  for those whose divisor is not a non-zero constant: these carry the
-  `div-zero` obligation and can raise at run time.
+  for those that can fault: a divisor that is not a non-zero constant, or
+  (`may_overflow`) an int32/int64 division whose divisor may be -1 and whose
+  dividend may be INT_MIN.  These carry the `div-zero` obligation and can
+  raise at run time.
 - `removable_if_unused(ins)` holds only for pure instructions that cannot
   trap: passes never remove an access, barrier, assert or requires.
 - `type_error(ins)` is None exactly when the op/type pair of a BinOp, Compare
@@ -20,7 +22,7 @@ from __future__ import annotations
 from typing import TypeGuard, Union
 
 from .nodes import INSTRUCTION_CLASSES, Atomic, BinOp, Compare, Const, Instr, Kernel, Load, Phi, Store, UnaryOp
-from .ops import BINARY, COMPARE, INSTRUCTION_FACTS, UNARY, InstrFacts
+from .ops import BINARY, COMPARE, INSTRUCTION_FACTS, UNARY, InstrFacts, division_can_overflow
 
 assert set(INSTRUCTION_FACTS) == {c.OPCODE for c in INSTRUCTION_CLASSES}, \
     "verikern.mir.ops.INSTRUCTION_FACTS must have one entry per instruction class"
@@ -40,9 +42,24 @@ def is_int_division(ins) -> TypeGuard[BinOp]:
         and ins.result.type.is_int
 
 
-def may_trap(ins) -> TypeGuard[BinOp]:
+def may_divide_by_zero(ins) -> TypeGuard[BinOp]:
     """An integer division whose divisor is not a non-zero constant."""
     return is_int_division(ins) and not (isinstance(ins.rhs, Const) and ins.rhs.value != 0)
+
+
+def may_overflow(ins) -> TypeGuard[BinOp]:
+    """An int32/int64 division that may be INT_MIN / -1: neither its divisor
+    a constant other than -1 nor its dividend a constant other than INT_MIN."""
+    if not is_int_division(ins) or not division_can_overflow(ins.result.type):
+        return False
+    t = ins.result.type
+    return not (isinstance(ins.rhs, Const) and ins.rhs.value != -1) \
+        and not (isinstance(ins.lhs, Const) and ins.lhs.value != t.min_value)
+
+
+def may_trap(ins) -> TypeGuard[BinOp]:
+    """An integer division that may fault: by zero, or INT_MIN / -1."""
+    return may_divide_by_zero(ins) or may_overflow(ins)
 
 
 #: The instructions the op table says access memory (INSTRUCTION_FACTS: load,

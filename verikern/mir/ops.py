@@ -19,7 +19,10 @@ Invariants:
   wrap at the width (two's complement), `div` truncates, `floordiv` floors,
   `mod` takes the dividend's sign (C `%`), shift amounts are taken modulo the
   width, `shr` is arithmetic for signed types.  An op with `traps` raises
-  `ZeroDivisionError` for a zero integer divisor (MIR's `div-zero` error).
+  `ZeroDivisionError` for a zero integer divisor and `DivisionOverflow` for
+  INT_MIN and -1 on a type where that quotient traps (`division_can_overflow`:
+  int32, int64); both are MIR's `div-zero` error.  On int8/int16 INT_MIN / -1
+  wraps to INT_MIN and its remainder is 0 (Warp's C++ computes them in int).
 - Bool admits only `and or xor` (binary), `not` (unary) and every comparison
   (false < true).  `min`/`max`/`neg`/`abs` on bool are ill-typed MIR.
 - `INSTRUCTION_FACTS` is keyed by instruction `OPCODE` and holds, for every
@@ -50,6 +53,42 @@ def type_class(t: ScalarType) -> str:
 
 
 # ------------------------------------------------------ unbounded helpers
+#: the narrowest signed width whose INT_MIN / -1 traps: Warp's C++ promotes
+#: int8 and int16 operands to int, where the quotient fits (it converts back
+#: wrapped), while int32 and int64 divide in their own width, which x86's
+#: idiv traps on (SIGFPE kills Warp's CPU run) and C++ leaves undefined
+DIVISION_OVERFLOW_MIN_BITS = 32
+
+
+class DivisionOverflow(ArithmeticError):
+    """INT_MIN / -1 (or its `//`, `%`) on int32/int64: MIR's `div-zero` error,
+    as a zero divisor is (the reference raises it; see `division_can_overflow`)."""
+
+
+#: what a trapping op's reference raises: a zero divisor or an overflowing quotient
+DIVISION_FAULTS = (ZeroDivisionError, DivisionOverflow)
+
+
+def division_can_overflow(t: ScalarType) -> bool:
+    """Does INT_MIN / -1 (and // and %) fault on integer type t (int32, int64)?"""
+    return t.is_signed and t.bits >= DIVISION_OVERFLOW_MIN_BITS
+
+
+def division_overflows(a: int, b: int, t: ScalarType) -> bool:
+    """Is a / b (or //, %) on in-range operands of type t the faulting INT_MIN / -1?"""
+    return division_can_overflow(t) and a == t.min_value and b == -1
+
+
+def _division(fn: Callable[[int, int], int]) -> Callable:
+    """The reference of a trapping op from its unbounded function: wrapped
+    to t, raising DivisionOverflow where `division_overflows`."""
+    def ref(a: int, b: int, t: ScalarType) -> int:
+        if division_overflows(a, b, t):
+            raise DivisionOverflow(f"{t.name} division overflow: {a} / -1")
+        return t.wrap(fn(a, b))
+    return ref
+
+
 def trunc_div(a: int, b: int) -> int:
     """a / b rounded toward zero (C), on unbounded integers; b != 0."""
     if b == 0:
@@ -90,8 +129,8 @@ class OpInfo:
     """Facts about one op of BinOp, Compare or UnaryOp.
 
     kind: "binary", "compare" or "unary"; types: operand type classes it is
-    defined on; traps: integer operands with a zero divisor are an error
-    (obligation `div-zero`); int_ref / bool_ref: reference semantics on
+    defined on; traps: integer operands with a zero divisor, or INT_MIN and
+    -1 where `division_can_overflow`, are an error (obligation `div-zero`); int_ref / bool_ref: reference semantics on
     machine integers / bools (`(a, b, t)` or `(a, t)`); summary: one line;
     symbol: the Python operator that spells it in kernel source (`//`, `<=`),
     None for an op spelled as a call (`min`, `sqrt`). Every printer and
@@ -129,12 +168,12 @@ BINARY: dict[str, OpInfo] = {o.name: o for o in (
         lambda a, b, t: t.wrap(a - b), symbol="-"),
     _op("mul", "binary", _NUM, "product; ints wrap",
         lambda a, b, t: t.wrap(a * b), symbol="*"),
-    _op("div", "binary", _NUM, "ints: truncating (C); INT_MIN / -1 wraps; floats: IEEE",
-        lambda a, b, t: t.wrap(trunc_div(a, b)), traps=True, symbol="/"),
+    _op("div", "binary", _NUM, "ints: truncating (C); INT_MIN / -1 wraps on int8/16, "
+        "faults on int32/64; floats: IEEE", _division(trunc_div), traps=True, symbol="/"),
     _op("floordiv", "binary", _NUM, "ints: rounds toward -inf; floats: floor(a / b)",
-        lambda a, b, t: t.wrap(floor_div(a, b)), traps=True, symbol="//"),
+        _division(floor_div), traps=True, symbol="//"),
     _op("mod", "binary", _NUM, "ints: dividend's sign (C %); floats: fmod",
-        lambda a, b, t: t.wrap(trunc_mod(a, b)), traps=True, symbol="%"),
+        _division(trunc_mod), traps=True, symbol="%"),
     _op("min", "binary", _NUM, "smaller (floats: a NaN yields the other operand)",
         lambda a, b, t: min(a, b)),
     _op("max", "binary", _NUM, "larger (floats: a NaN yields the other operand)",
@@ -230,7 +269,8 @@ def _lookup(kind: str, op: str, t: ScalarType) -> Callable:
 
 def binary_reference(op: str, a, b, t: ScalarType):
     """The machine result of BinOp `op` on in-range operands of int/bool type t;
-    raises ZeroDivisionError for a trapping op with b == 0, UndefinedOp for an
+    raises ZeroDivisionError for a trapping op with b == 0 and DivisionOverflow
+    for INT_MIN and -1 where `division_can_overflow`, UndefinedOp for an
     op/type pair MIR does not define (or a float type)."""
     return _lookup("binary", op, t)(a, b, t)
 

@@ -13,8 +13,8 @@ from verikern.backends.cuda import (
 from verikern.backends.cuda import status as status_mod
 from verikern.backends.ptx import compile_llvm_ir
 from verikern.errors import (
-    BarrierDivergenceError, DeviceUnavailableError, DivisionByZeroError, KernelAssertionError,
-    KernelRuntimeError, OutOfBoundsError,
+    BarrierDivergenceError, DeviceUnavailableError, DivisionByZeroError, DivisionOverflowError,
+    KernelAssertionError, KernelRuntimeError, OutOfBoundsError,
 )
 from verikern.mir import BOOL, F16, F32, F64, I64, U8, ArrayRef, Return, SourceLoc
 from verikern.mir.builder import MirBuilder
@@ -144,13 +144,17 @@ def test_status_codes_match_the_llvm_backend():
         (status_mod.ERR_NONE, status_mod.ERR_BOUNDS, status_mod.ERR_DIV_ZERO,
          status_mod.ERR_ASSERT, status_mod.ERR_DIVERGENCE)
     assert abi.ERR_WORDS == 8
+    assert abi.DIVISION_OVERFLOW_NOTE == status_mod.DIVISION_OVERFLOW_NOTE
 
 
 def _sites():
+    from verikern.backends.llvm import abi
     from verikern.backends.llvm.abi import ErrorSite
 
     return [ErrorSite(1, SourceLoc("k.py", 7, 3), "x out of bounds", "x"),
-            ErrorSite(3, SourceLoc("k.py", 9, 5), "sum must be positive")]
+            ErrorSite(3, SourceLoc("k.py", 9, 5), "sum must be positive"),
+            ErrorSite(2, SourceLoc("k.py", 11, 9), "integer division or modulo overflow "
+                      "(int32 INT_MIN / -1)", detail=abi.DIVISION_OVERFLOW_NOTE)]
 
 
 def test_status_zero_is_silent():
@@ -161,6 +165,7 @@ def test_status_zero_is_silent():
     ([1, 0, 5, 2, 0, 9, 8, 0], OutOfBoundsError, "index 9 in dimension 0 (length 8) by thread 5 of block 2", 7),
     ([3, 1, 0, 0, 0, 0, 0, 0], KernelAssertionError, "sum must be positive", 9),
     ([2, 7, 1, 1, 0, 0, 0, 0], DivisionByZeroError, "division or modulo by zero", None),
+    ([2, 2, 1, 1, 0, 0, 0, 0], DivisionOverflowError, "overflow (int32 INT_MIN / -1)", 11),
     ([4, 7, 1, 0, 3, 6, 0, 0], BarrierDivergenceError, "thread 6 reached another", None),
     ([9, 0, 0, 0, 0, 0, 0, 0], KernelRuntimeError, "unknown error code 9", 7),
 ])

@@ -8,7 +8,7 @@ import pytest
 
 from mir_kernels import atomic_count, block_reverse, elementwise, saxpy
 from verikern.backends.llvm import build, lower, lower_module
-from verikern.mir.types import F16, F32, I32
+from verikern.mir.types import F16, F32, I8, I32
 
 
 def test_atomic_becomes_atomicrmw_add_on_both_targets():
@@ -74,6 +74,10 @@ def test_division_and_casts_never_emit_ub():
     div = lower(elementwise("binop", "floordiv", I32), "cpu")
     assert "sdiv i32" in div and re.search(r"select\s+i1 .*, i32 1, i32", div)  # INT_MIN/-1
     assert re.search(r"icmp ne i32 .*, 0\n\s+br i1 .*fail", div)  # zero divisor checked
+    assert re.search(r"icmp eq i32 .*, -2147483648", div)       # INT_MIN / -1 checked
+    narrow = lower(elementwise("binop", "floordiv", I8), "cpu")   # int8 wraps: no check
+    assert "-128" in narrow and len(re.findall(r"br i1 .*fail", narrow)) < \
+        len(re.findall(r"br i1 .*fail", div))
     cast = lower(elementwise("cast", "", F32, I32), "cpu")
     assert "llvm.fptosi.sat.i32.f32" in cast and "fptosi float" not in cast
     shift = lower(elementwise("binop", "shl", I32), "cpu")

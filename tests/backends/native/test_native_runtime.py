@@ -14,10 +14,10 @@ from mir_kernels import (
 from verikern.backends import native
 from verikern.backends.native.jit import compile_kernel
 from verikern.errors import (
-    BarrierDivergenceError, DivisionByZeroError, KernelAssertionError, LaunchError,
-    OutOfBoundsError,
+    BarrierDivergenceError, DivisionByZeroError, DivisionOverflowError, KernelAssertionError,
+    LaunchError, OutOfBoundsError,
 )
-from verikern.mir.types import I32
+from verikern.mir.types import I8, I32, I64
 from verikern.runtime import launch
 
 DEVICES = ("cpu", "cpu:native")
@@ -105,6 +105,31 @@ def test_division_by_zero_detected_natively():
     assert isinstance(nat, DivisionByZeroError) and isinstance(sim, DivisionByZeroError)
     assert nat.loc == sim.loc
     assert (nat.thread, nat.block) == (sim.thread, sim.block) == (13, 1)
+
+
+@pytest.mark.parametrize("t", [I32, I64], ids=str)
+@pytest.mark.parametrize("op", ["div", "floordiv", "mod"])
+def test_int_min_divided_by_minus_one_is_a_fault_natively(op, t):
+    # LLVM's sdiv/srem of INT_MIN by -1 is undefined (x86 idiv traps: SIGFPE would
+    # kill this process); native reports the simulator's error at the same thread
+    k = elementwise("binop", op, t)
+    a = np.arange(70, dtype=t.np_dtype)
+    a[45] = t.min_value
+    b = np.ones(70, t.np_dtype)
+    b[40:50] = -1
+    sim, nat = _errors(k, 70, lambda: [a.copy(), b.copy(), np.zeros(70, t.np_dtype)], 32)
+    assert isinstance(nat, DivisionOverflowError) and isinstance(sim, DivisionOverflowError)
+    assert nat.loc == sim.loc and nat.kind == sim.kind == "div-zero"
+    assert (nat.thread, nat.block) == (sim.thread, sim.block) == (13, 1)
+    assert f"{t.name} INT_MIN / -1" in str(nat)
+
+
+def test_int8_min_divided_by_minus_one_wraps_natively_as_simulated():
+    k = elementwise("binop", "floordiv", I8)
+    a = np.array([-128, -128, 7], np.int8)
+    b = np.array([-1, 1, -1], np.int8)
+    sim, nat = both(k, 3, lambda: [a.copy(), b.copy(), np.zeros(3, np.int8)], 32)
+    assert sim[2].tolist() == nat[2].tolist() == [-128, -128, -7]
 
 
 def test_assert_failure_detected_natively():

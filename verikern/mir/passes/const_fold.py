@@ -22,7 +22,7 @@ from ..nodes import (
     INSTRUCTION_CLASSES, Assert, Atomic, Barrier, BinOp, Cast, Compare, Const, Kernel, Load, Operand, Requires,
     RequiresArray, Select, ShapeOf, Special, Store, UnaryOp, result_of, Block,
 )
-from ..ops import UndefinedOp, binary_reference, compare_reference, unary_reference
+from ..ops import DIVISION_FAULTS, UndefinedOp, binary_reference, compare_reference, unary_reference
 from ..types import ScalarType
 from .base import substitute, rebuild
 
@@ -38,11 +38,12 @@ _FLOAT_NP = {"float16": np.float16, "float32": np.float32, "float64": np.float64
 
 def fold_int_binop(op: str, a: int, b: int, t: ScalarType):
     """The wrapped result of an integer/bool binop (the op table's reference
-    semantics), or None if not foldable (a zero divisor, or an op the table
-    does not define on t)."""
+    semantics), or None if not foldable (a zero divisor, INT_MIN / -1 on
+    int32/int64, or an op the table does not define on t): a faulting
+    division stays, with its obligation."""
     try:
         return binary_reference(op, a, b, t)
-    except (ZeroDivisionError, UndefinedOp):
+    except (*DIVISION_FAULTS, UndefinedOp):
         return None
 
 

@@ -2,10 +2,11 @@
 
 Invariant: only instructions without effects and without obligations are
 removed (the op table's `pure` fact, verikern.mir.ops, and
-verikern.mir.facts.may_trap): BinOp (except integer div/floordiv/mod whose divisor is not a
-non-zero constant), Compare, UnaryOp, Cast, Select, Special, ShapeOf, and
-phis; never Load/Store/Atomic/Barrier/Assert/Requires/RequiresArray (every
-access in the source is an obligation, used or not).
+verikern.mir.facts.may_trap): BinOp (except an integer div/floordiv/mod that
+may fault: a divisor that is not a non-zero constant, or INT_MIN / -1),
+Compare, UnaryOp, Cast, Select, Special, ShapeOf, and phis; never
+Load/Store/Atomic/Barrier/Assert/Requires/RequiresArray (every access in the
+source is an obligation, used or not).
 """
 from __future__ import annotations
 
