@@ -6,7 +6,8 @@ every thread of a launch with the given dims, block size, shapes and scalars
 (exact machine arithmetic: the SMT encoder's terms of the op table's
 semantics, evaluated by z3's simplifier), or raises
 `UnsupportedBoundError` for an operand that is not uniform, and
-`InputGenerationError` when evaluating it would divide by zero.
+`InputGenerationError` when evaluating it would divide by zero (or INT_MIN
+by -1 on int32/int64).
 """
 from __future__ import annotations
 
@@ -38,7 +39,8 @@ class _UniformTerms:
     """z3 terms (exact machine arithmetic) for the kernel's uniform values:
     scalar params, shapes and launch geometry, and integer/bool arithmetic on
     them. `shape_term(array, dim)` and `scalar_term(name)` supply the leaves
-    (constants or solver variables); `side` collects divisor != 0 facts."""
+    (constants or solver variables); `side` collects the facts that no
+    division faults (a nonzero divisor, no INT_MIN / -1 on int32/int64)."""
 
     def __init__(self, kernel: Kernel, dims: tuple[int, ...], block_dim: int,
                  shape_term: Callable[[str, int], Any], scalar_term: Callable[[str], Any]):
@@ -95,7 +97,7 @@ def _exact(u: _UniformTerms, fn, *args):
 def _u_binop(u: _UniformTerms, ins: BinOp):
     a, b = _int_operands(u, ins, ins.lhs, ins.rhs)
     if is_int_division(ins):
-        u.side.append(b != 0)
+        u.side.append(u.sem.division_defined(a, b, ins.result.type))
     return _exact(u, u.sem.int_binop, ins.op, a, b, ins.result.type)
 
 
@@ -175,7 +177,7 @@ class _UniformEvaluator:
                 f"generation ({exc}); contract bounds must be integer arithmetic on "
                 "parameters, shapes and launch geometry") from None
         if any(z3.is_false(z3.simplify(c)) for c in self.terms.side):
-            raise InputGenerationError("an array-contract bound divides by zero")
+            raise InputGenerationError("an array-contract bound divides by zero (or INT_MIN by -1)")
         value = z3.simplify(term)
         if z3.is_bool(value):
             return int(z3.is_true(value))

@@ -11,8 +11,8 @@ Obligations are checked where the prover places them (the same enumeration,
 `verikern.proofs.deciding.prover.enumerate_obligations`), each `VK_CHECK` carrying
 `"<obligation id> <kind> <file>:<line>:<col>"` (`obligation_id`):
 - bounds: one check per logical dimension of every access, before it;
-- div-zero: before every integer division whose divisor is not a non-zero
-  constant;
+- div-zero: before every integer division that may fault: the divisor is
+  nonzero, and on int32/int64 the operands are not INT_MIN and -1;
 - assert / invariant: the condition itself;
 - race: two-thread instrumentation -- `role` 1 (thread T1) records its
   accesses in R, `role` 2 (thread T2) checks each access against T1's records
@@ -30,7 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from verikern.mir.facts import definitions, is_int_division, writes_memory
+from verikern.mir.facts import definitions, is_int_division, may_overflow, writes_memory
 from verikern.mir.nodes import (
     Atomic, Barrier, BinOp, Branch, Const, Jump, Kernel, Load, RequiresArray, Return, Special,
     Store, Value,
@@ -351,9 +351,10 @@ def _nondet(t) -> str:
 def relevant_values(kernel: Kernel) -> frozenset[int]:
     """Ids of the values that flow (through any instruction or phi) into a
     branch condition, an assert, a requires, an array contract, an index or
-    an integer divisor. Under CBMC every other value only reaches memory,
-    which the harness reads back as unknown values (VK_WRITTEN_LOAD), so a
-    float outside this set may be havocked without changing any check."""
+    an integer divisor (and dividend, where INT_MIN / -1 may fault). Under
+    CBMC every other value only reaches memory, which the harness reads back
+    as unknown values (VK_WRITTEN_LOAD), so a float outside this set may be
+    havocked without changing any check."""
     roots: list = []
     for b in kernel.blocks:
         roots.extend(op for op in b.terminator.operands())
@@ -363,7 +364,7 @@ def relevant_values(kernel: Kernel) -> frozenset[int]:
             elif ins.OPCODE in ("assert", "requires", "requires_array"):
                 roots.extend(ins.operands())
             elif is_int_division(ins):
-                roots.append(ins.rhs)
+                roots.extend((ins.rhs, ins.lhs) if may_overflow(ins) else (ins.rhs,))
     defs = definitions(kernel)
     seen: set[int] = set()
     while roots:
@@ -447,7 +448,7 @@ def _binop(e: StepEmitter, site, ins):
     a, b = e.operand(ins.lhs), e.operand(ins.rhs)
     if is_int_division(ins):
         for spec in e.specs_at(site, ObligationKind.DIV_ZERO):
-            e.soft_check(f"({b}) != 0", spec, "(void)", ";")
+            e.soft_check(ops.division_defined(a, b, ins.result.type), spec, "(void)", ";")
     split = split_of_global_id(e, ins)
     if split is not None:      # the same for the id's quotient and remainder (no division)
         e.emit(f"T->v{ins.result.id} = T->{split};")

@@ -8,7 +8,8 @@ type's C type) and returns a C expression of the result type.  Invariants:
   signed type with the `vk_sN` helpers of the prelude (bit-exact, no
   implementation-defined conversion); divisions go through helpers that are
   total (INT_MIN / -1 wraps, a zero divisor yields 0 -- the division's
-  `div-zero` obligation is checked before it);
+  `div-zero` obligation, `division_defined`, is checked before it, so the
+  harness itself never traps where the kernel would);
 - shifts take the amount modulo the width; `shr` is arithmetic on signed
   types (computed as `~(~a >> s)` for negative a, never shifting a negative);
 - floats are C float/double in the value's precision; `pow atan2 sin cos tan exp
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import math
 
+from verikern.mir.ops import division_can_overflow
 from verikern.mir.types import ScalarType
 
 
@@ -86,6 +88,15 @@ def _shr(a, b, t):
     if t.is_signed:
         return f"vk_shr_i{t.bits}({a}, (unsigned)({_u(t, b)} & {t.bits - 1}u))"
     return f"(({ctype(t)})({a} >> ({_u(t, b)} & {t.bits - 1}u)))"
+
+
+def division_defined(a: str, b: str, t: ScalarType) -> str:
+    """The C condition of an integer division's `div-zero` obligation: the
+    divisor is nonzero and, on int32/int64, the operands are not INT_MIN and -1."""
+    cond = f"({b}) != 0"
+    if division_can_overflow(t):
+        cond += f" && !(({a}) == INT{t.bits}_MIN && ({b}) == -1)"
+    return cond
 
 
 INT_BINARY = {

@@ -6,7 +6,8 @@ machine operation (two's-complement wrap-around, C remainder, floor division,
 shift amounts modulo the width): the reference semantics of verikern.mir.ops.
 The tables INT_BINARY, BOOL_BINARY, COMPARE, INT_UNARY and BOOL_UNARY cover
 exactly the int and bool entries of the op table (tests/mir/test_op_table.py);
-a division by zero yields z3's value (the div-zero obligation excludes it).
+a division by zero or INT_MIN / -1 yields z3's value (the div-zero
+obligation, `division_defined`, excludes both where they fault).
 Integers are `BitVec(type.bits)`, bools are z3
 `Bool`; floats never reach this module (the encoder abstracts them).
 """
@@ -15,6 +16,7 @@ from __future__ import annotations
 import z3
 import numpy as np
 
+from verikern.mir.ops import division_can_overflow
 from verikern.mir.types import ScalarType
 
 # Width used to compare indices and shapes of any integer type as mathematical
@@ -69,6 +71,15 @@ def lt(a, b, t: ScalarType):
 
 def le(a, b, t: ScalarType):
     return a <= b if t.is_signed else z3.ULE(a, b)
+
+
+def division_defined(a, b, t: ScalarType) -> z3.BoolRef:
+    """The integer division a / b (or //, %) on type t does not fault: b is
+    nonzero and, on int32/int64, a and b are not INT_MIN and -1."""
+    ok = b != 0
+    if division_can_overflow(t):
+        ok = z3.And(ok, z3.Not(z3.And(a == t.min_value, b == -1)))
+    return ok
 
 
 def _floordiv(a, b, t: ScalarType):

@@ -118,7 +118,7 @@ def _ran_past(uninit: simulator.UninitializedReads) -> str:
 # -------------------------------------------------------------- confirmation
 _EXPECTED_ERROR: dict[ObligationKind, type[errors.KernelRuntimeError]] = {
     ObligationKind.BOUNDS: errors.OutOfBoundsError,
-    ObligationKind.DIV_ZERO: errors.DivisionByZeroError,
+    ObligationKind.DIV_ZERO: errors.IntegerDivisionError,
     ObligationKind.ASSERT: errors.KernelAssertionError,
     ObligationKind.INVARIANT: errors.KernelAssertionError,
     ObligationKind.DIVERGENCE: errors.BarrierDivergenceError,

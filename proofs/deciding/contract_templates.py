@@ -642,7 +642,7 @@ def candidates(kernel: Kernel, spec: ObligationSpec, walker: "_Walker | None" = 
             # loop before it ran to -- first, before lengths tied to its guards
             out.insert(0, Atom("gt", s, Term("const", index=int(index.value)), family=-2))
     elif spec.kind is ObligationKind.DIV_ZERO and isinstance(ins, BinOp):
-        out = _scalar_atoms(kernel, w.deps([ins.rhs], None))
+        out = _scalar_atoms(kernel, w.deps(_division_operands(ins), None))
     elif spec.kind in (ObligationKind.ASSERT, ObligationKind.INVARIANT) and isinstance(ins, Assert):
         d = w.deps([ins.cond], lbl)
         out = _scalar_atoms(kernel, d)
@@ -675,6 +675,12 @@ def candidates(kernel: Kernel, spec: ObligationSpec, walker: "_Walker | None" = 
     return ranked
 
 
+def _division_operands(ins: BinOp) -> tuple:
+    """What a division's obligation reads: the divisor, and the dividend too
+    where INT_MIN / -1 may fault (facts.may_overflow)."""
+    return (ins.rhs, ins.lhs) if facts.may_overflow(ins) else (ins.rhs,)
+
+
 def upstream(kernel: Kernel, spec: ObligationSpec, walker: "_Walker | None" = None) -> frozenset:
     """The sites of the loads whose values the obligation's index (or
     divisor, or condition) and guards read: while one of those loads can
@@ -686,7 +692,7 @@ def upstream(kernel: Kernel, spec: ObligationSpec, walker: "_Walker | None" = No
     if spec.kind is ObligationKind.BOUNDS and facts.accesses_memory(ins):
         ops = [ins.indices[spec.dim]]
     elif spec.kind is ObligationKind.DIV_ZERO and isinstance(ins, BinOp):
-        ops = [ins.rhs]
+        ops = list(_division_operands(ins))
     else:
         ops = list(getattr(ins, "indices", ())) or [getattr(ins, "cond", None)]
     return frozenset(w.deps([o for o in ops if o is not None], lbl).loads - {spec.site})

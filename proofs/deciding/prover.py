@@ -41,7 +41,9 @@ from verikern.proofs.obligations import (  # noqa: F401  (ObligationSpec, Point 
 from verikern.proofs.deciding.invariants import Candidate, HintPhase
 from verikern.proofs.deciding.prover_context import EARLY_PROBE_RLIMIT, ProofContext
 from verikern.proofs.deciding.explain import element_text, wrap_notes
-from verikern.proofs.deciding.source_text import divisor_text, index_text, operand_text
+from verikern.proofs.deciding.source_text import (
+    dividend_text, divisor_text, index_text, operand_text,
+)
 from verikern.proofs.deciding.solving import (
     ABSTRACT_FIRST_RLIMIT, Answer, check, decide, first_model, satisfies,
 )
@@ -410,22 +412,45 @@ def decide_bounds(ctx: ProofContext, spec: ObligationSpec) -> Obligation:
 
 
 def decide_div_zero(ctx: ProofContext, spec: ObligationSpec) -> Obligation:
+    """The division faults in no thread: its divisor is never zero, and on
+    int32/int64 it never divides INT_MIN by -1 (x86's idiv traps there, so
+    Warp's CPU run dies of SIGFPE; C++ leaves it undefined)."""
     ins = _instr(ctx, spec.site)
     enc = ctx.A
     rhs = enc.term(ins.rhs)
     op = {"div": "division", "floordiv": "floor division", "mod": "modulo"}[ins.op]
-    ans = solve(ctx, [enc], [_reach(enc, spec.site), rhs == 0], [spec.site])
     what = f"{op} at line {spec.loc.line}"
-    if ans.status == Status.PROVED:
-        return _proved(spec, f"the divisor of the {what} is never zero")
-    if ans.status == Status.UNKNOWN:
-        return _undecided(spec, f"{what} undecided", ans)
     divisor = _name(ins.rhs, ctx)
     if _SSA.search(divisor):
         divisor = divisor_text(ctx.kernel, ins) or divisor
-    cex = counterexample(ctx, ans.model, [enc], _abstract_ops(enc, spec.site, [ins.rhs]),
-                         divisor=divisor)
-    return _failed(spec, f"{op} by zero: divisor {divisor} = 0 ({_who(cex)})", cex)
+    if facts.may_divide_by_zero(ins):
+        ans = solve(ctx, [enc], [_reach(enc, spec.site), rhs == 0], [spec.site])
+        if ans.status == Status.UNKNOWN:
+            return _undecided(spec, f"{what} undecided", ans)
+        if ans.status != Status.PROVED:
+            cex = counterexample(ctx, ans.model, [enc], _abstract_ops(enc, spec.site, [ins.rhs]),
+                                 divisor=divisor)
+            return _failed(spec, f"{op} by zero: divisor {divisor} = 0 ({_who(cex)})", cex)
+    if not facts.may_overflow(ins):
+        return _proved(spec, f"the divisor of the {what} is never zero")
+    t = ins.result.type
+    ans = solve(ctx, [enc], [_reach(enc, spec.site), enc.term(ins.lhs) == t.min_value, rhs == -1],
+                [spec.site])
+    if ans.status == Status.PROVED:
+        return _proved(spec, f"the divisor of the {what} is never zero and it never divides "
+                             f"INT_MIN by -1")
+    if ans.status == Status.UNKNOWN:
+        return _undecided(spec, f"{what} undecided", ans)
+    dividend = _name(ins.lhs, ctx)
+    if _SSA.search(dividend):
+        dividend = dividend_text(ctx.kernel, ins) or dividend
+    cex = counterexample(ctx, ans.model, [enc],
+                         _abstract_ops(enc, spec.site, [ins.lhs, ins.rhs]), fault="overflow",
+                         dividend=dividend, dividend_value=t.min_value, divisor=divisor,
+                         divisor_value=-1)
+    by = "" if isinstance(ins.rhs, Const) else f" and divisor {divisor} = -1"
+    return _failed(spec, f"{op} overflow: INT_MIN {_SYMBOLS[ins.op]} -1 does not fit {t.name}: "
+                         f"dividend {dividend} = {t.min_value}{by} ({_who(cex)})", cex)
 
 
 def decide_assert(ctx: ProofContext, spec: ObligationSpec) -> Obligation:

@@ -109,9 +109,20 @@ def operand_text(kernel: Kernel, ins, defs: dict) -> str | None:
     return _text(kernel, node) if node is not None else None
 
 
-def divisor_text(kernel: Kernel, ins) -> str | None:
-    """The divisor of the division `ins` as the source writes it, or None."""
+def _division_node(kernel: Kernel, ins) -> ast.BinOp | None:
     want = _AST_OPS.get(getattr(ins, "op", ""))
     found = [n for n in _nodes_at(kernel, ins.loc) if isinstance(n, ast.BinOp)
              and want is not None and isinstance(n.op, want)]
-    return _text(kernel, found[0].right) if len(found) == 1 else None
+    return found[0] if len(found) == 1 else None
+
+
+def divisor_text(kernel: Kernel, ins) -> str | None:
+    """The divisor of the division `ins` as the source writes it, or None."""
+    node = _division_node(kernel, ins)
+    return _text(kernel, node.right) if node is not None else None
+
+
+def dividend_text(kernel: Kernel, ins) -> str | None:
+    """The dividend of the division `ins` as the source writes it, or None."""
+    node = _division_node(kernel, ins)
+    return _text(kernel, node.left) if node is not None else None

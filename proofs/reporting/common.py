@@ -48,13 +48,28 @@ EXPLANATION = {
                            "the barrier",
 }
 
+#: the `why` of a div-zero failure whose counterexample divides INT_MIN by -1
+OVERFLOW_EXPLANATION = ("an int32/int64 division or modulo of INT_MIN by -1 overflows (the CPU "
+                        "traps, and Warp's run dies of SIGFPE): keep the divisor positive, or "
+                        "require it or the dividend away from -1 and INT_MIN")
+
+
+def explanation(ob: Obligation) -> str:
+    """The `why` line of a failed obligation: its kind's, or the division
+    overflow's where the counterexample shows that fault."""
+    cex = ob.counterexample
+    if ob.kind is ObligationKind.DIV_ZERO and cex is not None and cex.facts.get("fault") == "overflow":
+        return OVERFLOW_EXPLANATION
+    return EXPLANATION[ob.kind]
+
+
 KIND_TEXT = {
     ObligationKind.BOUNDS: "array index out of bounds",
     ObligationKind.RACE: "data race",
     ObligationKind.DIVERGENCE: "barrier divergence",
     ObligationKind.ASSERT: "assertion can fail",
     ObligationKind.INVARIANT: "loop invariant can fail",
-    ObligationKind.DIV_ZERO: "integer division by zero",
+    ObligationKind.DIV_ZERO: "integer division by zero or overflow",
     ObligationKind.UNINIT: "read of uninitialised shared memory",
 }
 

@@ -29,7 +29,7 @@ from verikern.proofs.reporting.fingerprint import engine_of
 from verikern.proofs.reporting.paste import vk_import_line_in
 from verikern.proofs.reporting.fingerprint import error_fingerprint, fingerprints
 from verikern.proofs.reporting.common import (
-    EXPLANATION, SCHEMA_VERSION, RunContext, counterexample_lines, finding_loc, json_safe, scope_line,
+    SCHEMA_VERSION, RunContext, counterexample_lines, explanation, finding_loc, json_safe, scope_line,
     sources_of, status_counts, type_oblivious_lines,
 )
 from verikern.proofs.reporting import junit, sarif
@@ -183,7 +183,7 @@ def obligation_text(ob: Obligation, r: KernelReport) -> list[str]:
         lines.append(f"    and at {other}:")
         lines += _source_lines(other, "      ")
     if ob.status is Status.FAILED:
-        lines.append(f"    why: {EXPLANATION[ob.kind]}")
+        lines.append(f"    why: {explanation(ob)}")
         for cl in counterexample_lines(ob):
             lines.append(f"    {cl}")
         lines.append(f"    simulator: {replay_text(ob)}")

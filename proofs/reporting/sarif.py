@@ -42,8 +42,10 @@ _HELP = {
                            "array content.",
     ObligationKind.INVARIANT: "A vk.invariant hint must hold on loop entry and be kept by every "
                               "iteration; the prover proves it, never trusts it.",
-    ObligationKind.DIV_ZERO: "An integer division or modulo must never have a zero divisor. Guard it "
-                             "or require the divisor nonzero.",
+    ObligationKind.DIV_ZERO: "An integer division or modulo must never have a zero divisor, and on "
+                             "int32/int64 must never divide INT_MIN by -1 (the CPU traps). Guard "
+                             "it or require the divisor nonzero (positive where the dividend can "
+                             "be INT_MIN).",
     ObligationKind.UNINIT: "Shared memory starts uninitialised: every shared element a thread reads "
                            "(by a load or an atomic) must have been written earlier in the launch by "
                            "a thread of its block, before a barrier the reader passed or earlier in "

@@ -8,7 +8,7 @@ import pytest
 
 from frontend.fe_util import HEADER, compile_ok
 
-from verikern.errors import ContractError
+from verikern.errors import ContractError, DivisionOverflowError
 from verikern.proofs import prove_kernel
 from verikern.runtime import launch
 
@@ -26,10 +26,11 @@ def _kernel(cond: str):
     return compile_ok(KERNEL.replace("COND", cond))
 
 
+# (the guards keep d positive: `d != 0` alone leaves INT_MIN // -1, which faults)
 @pytest.mark.parametrize("cond", [
-    "d == 0 or n // d > 2",
-    "d != 0 and n % d == 1",
-    "n // d > 2 if d != 0 else n > 0",
+    "d <= 0 or n // d > 2",
+    "d > 0 and n % d == 1",
+    "n // d > 2 if d > 0 else n > 0",
     "0 < d < n // d",
 ])
 def test_guarded_division_in_requires_is_proved_and_never_faults(cond):
@@ -55,6 +56,18 @@ def test_unguarded_division_in_requires_still_fails():
     from verikern.errors import DivisionByZeroError
     with pytest.raises(DivisionByZeroError):
         launch(k, 2, [np.zeros(2, np.int32), 7, 0], block_dim=2)
+
+
+def test_a_zero_guard_leaves_int_min_by_minus_one_which_faults():
+    """`d == 0 or n // d > 2` never divides by zero, but n = INT_MIN, d = -1
+    divides INT_MIN by -1 in int32: the prover fails it with that launch and
+    the launch check raises, as it does for a zero divisor."""
+    k = _kernel("d == 0 or n // d > 2")
+    bad = [o for o in prove_kernel(k) if o.kind.value == "div-zero"]
+    assert bad and bad[0].status.value == "failed" and "INT_MIN // -1" in bad[0].message
+    assert bad[0].counterexample.scalars == {"n": -2**31, "d": -1}
+    with pytest.raises(DivisionOverflowError):
+        launch(k, 2, [np.zeros(2, np.int32), -2**31, -1], block_dim=2)
 
 
 def test_requires_values_match_python():

@@ -32,7 +32,7 @@ from verikern.runtime import LaunchConfig  # noqa: E402
 from verikern.trace import find_races  # noqa: E402
 
 KINDS = {"bounds", "race", "divergence", "assert", "invariant", "div-zero"}
-ERROR_OF = {"bounds": errors.OutOfBoundsError, "div-zero": errors.DivisionByZeroError,
+ERROR_OF = {"bounds": errors.OutOfBoundsError, "div-zero": errors.IntegerDivisionError,
             "divergence": errors.BarrierDivergenceError, "assert": errors.KernelAssertionError,
             "invariant": errors.KernelAssertionError}
 
@@ -68,6 +68,23 @@ CASES = {
             if i < x.shape[0]:
                 x[i] = vk.uint32(7) // d  # BUG
     """, "div-zero", (4,), 4, {"x": np.zeros(4, np.uint32)}, {"d": 0}),
+    # INT_MIN // -1 on int32 behind a divisor guarded only `!= 0` (proved until
+    # session 14: Warp's CPU run dies of SIGFPE there, x86's idiv traps)
+    "int_min_floordiv_minus_one": Regression("""
+        @vk.kernel
+        def k(x: vk.array(dtype=vk.int32), d: vk.int32):
+            i = vk.tid()
+            if i < x.shape[0] and d != 0:
+                x[i] = x[i] // d  # BUG
+    """, "div-zero", (1,), 1, {"x": np.array([-2**31], np.int32)}, {"d": -1}),
+    # the same fault with a literal -1 divisor on int64 (`%` too traps)
+    "int64_min_mod_literal_minus_one": Regression("""
+        @vk.kernel
+        def k(x: vk.array(dtype=vk.int64)):
+            i = vk.tid()
+            if i < x.shape[0]:
+                x[i] = x[i] % vk.int64(-1)  # BUG
+    """, "div-zero", (1,), 1, {"x": np.array([-2**63], np.int64)}),
     # an out-of-bounds write before a loop that some threads never leave
     "oob_before_nonterminating_loop": Regression("""
         @vk.kernel
