@@ -83,6 +83,9 @@ NEAR_MISSES = {
     "scatter_plain_store_races": (SCATTER_ADD, {"WRITE": "out[j] = values[i]"}, EVERY_TYPING[:1], "race"),
     "system_offsets_int_division": (SYSTEM_OFFSETS, {"OP": "/"}, [{"T": "wp.int32", "S": "wp.int32"}],
                                     "div-zero"),
+    # by the literal -1: the int32 instance divides INT_MIN by -1 (proved as a whole until session 14)
+    "system_offsets_int_min_by_minus_one": (SYSTEM_OFFSETS, {"OP": "/ type(scale)(-1.0) *"},
+                                            [{"T": "wp.int32", "S": "wp.int32"}], "div-zero"),
     # 0.5 > 0.0 in float32, but type(s)(0.5) is 0 in int32: a literal of a generic type is opaque
     # (the opaque kernel is never constant-folded)
     "generic_literal_compare": (LITERAL_COMPARE, {}, [{"T": "wp.float32", "S": "wp.int32"}], "bounds"),
@@ -137,6 +140,11 @@ def test_an_integer_division_by_a_generic_value_refuses_the_opaque_proof():
     ok = compile_source(_generic(SYSTEM_OFFSETS, {"OP": "/ type(scale)(3.0) *"}), "g.py")
     (more,) = [k for k in ok.kernels if k.name.endswith("[...]")]
     assert more.opaque is not None, more.opaque_refusal
+    # -1 is nonzero, but an int32/int64 instantiation divides INT_MIN by it, which traps
+    for literal in ("-1.0", "-1", "-1.5"):
+        bad = compile_source(_generic(SYSTEM_OFFSETS, {"OP": f"// type(scale)({literal}) *"}), "g.py")
+        (more,) = [k for k in bad.kernels if k.name.endswith("[...]")]
+        assert more.opaque is None and "INT_MIN by -1" in more.opaque_refusal, literal
 
 
 def test_the_html_and_markdown_documents_say_what_the_type_oblivious_proof_covers():

@@ -34,9 +34,10 @@ per-instance verdicts, when one fails):
    reaches (`_Taint`: the generic parameters, loads of their arrays,
    conversions `type(x)(c)`, and every value computed from one except a
    comparison or an explicit conversion to a fixed type), except by a
-   literal divisor that stays nonzero in every integer type
-   (`type(x)(3.0)`): an integer instantiation has a division-by-zero
-   obligation there that the float carrier has not;
+   literal divisor that stays nonzero and other than -1 in every integer
+   type (`type(x)(3.0)`): an integer instantiation has a division obligation
+   there (by zero, or INT_MIN / -1 on int32/int64) that the float carrier
+   has not;
 5. no run-time component index (`v[k]`, k not a constant) into such a
    value, and no run-time component write at all: its range check depends
    on the length; no constant subscript into such a value at all (`v[2]`,
@@ -196,13 +197,20 @@ def structure_refusal(info, d, registry) -> str | None:
 
 
 # ------------------------------------------------------------ condition 3-5
-def _nonzero_literal(e) -> bool:
-    """A literal (through conversions) that truncates to a nonzero value of
-    every integer type: 1 <= |int(v)| <= 127."""
+def _number_literal(e) -> H.Literal | None:
+    """The int or float literal `e` is (through conversions), or None."""
     while isinstance(e, H.CastExpr):
         e = e.operand
-    return isinstance(e, H.Literal) and isinstance(e.value, (int, float)) \
-        and not isinstance(e.value, bool) and 1 <= abs(int(e.value)) <= 127
+    ok = isinstance(e, H.Literal) and isinstance(e.value, (int, float)) and not isinstance(e.value, bool)
+    return e if ok else None
+
+
+def _safe_literal_divisor(e) -> bool:
+    """A literal (through conversions) that truncates to a value no integer
+    division by it faults on, in every integer type: 1 <= |int(v)| <= 127
+    (nonzero) and int(v) != -1 (INT_MIN / -1 traps on int32 and int64)."""
+    lit = _number_literal(e)
+    return lit is not None and 1 <= abs(int(lit.value)) <= 127 and int(lit.value) != -1
 
 
 _TYPE_CLASSES = (ScalarType, VectorType, MatrixType, ArrayType, TupleType, StructType)
@@ -343,9 +351,13 @@ class _Taint:
         if isinstance(e, (H.CompareExpr, H.ChainCompare, H.BoolOpExpr, H.CastExpr, H.ShapeExpr)):
             return (e.loc.line, e.loc.col) in self.conversions
         if isinstance(e, H.BinaryExpr) and e.op in _DIVISIONS and any(tainted) \
-                and not _nonzero_literal(e.rhs):
-            raise _Refused(f"a division{at} by a value of a generic type: an integer instantiation "
-                           "divides by zero there when it is 0")
+                and not _safe_literal_divisor(e.rhs):
+            if _number_literal(e.rhs) is None:
+                raise _Refused(f"a division{at} by a value of a generic type: an integer "
+                               "instantiation divides by zero there when it is 0")
+            raise _Refused(f"a division{at} of a value of a generic type by a literal that is 0 or "
+                           "-1 in an integer type: an int32/int64 instantiation divides INT_MIN by "
+                           "-1 there (the CPU traps), or by zero")
         if isinstance(e, H.ComponentExpr) and tainted[0] and self.subscripts.out_of_range(e):
             raise _Refused(f"a constant component index{at} into a value of a generic type: it is "
                            "out of range for a shorter instantiation (a vec2 for v[2]), or an array's "
