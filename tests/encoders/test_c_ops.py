@@ -127,8 +127,8 @@ def test_integer_and_bool_semantics_match_the_reference(tmp_path):
             for op, info in T.BINARY.items():
                 if cls not in info.types:
                     continue
-                if info.traps and b == 0:
-                    continue
+                if info.traps and (b == 0 or T.division_overflows(a, b, t)):
+                    continue        # a fault: test_division_defined_is_the_obligations_condition
                 body.append(_print(C.binary(op, ca, cb, t), t))
                 want.append(int(T.binary_reference(op, a, b, t)))
                 what.append(f"{op} {t} {a} {b}")
@@ -149,6 +149,29 @@ def test_integer_and_bool_semantics_match_the_reference(tmp_path):
     bad = [f"{w}: C gives {g}, reference {r}" for w, g, r in zip(what, got, want) if int(g) != r]
     assert len(got) == len(want)
     assert not bad, "\n".join(bad[:20])
+
+
+def test_division_defined_is_the_obligations_condition(tmp_path):
+    """`division_defined` holds exactly where the reference does not fault (a
+    zero divisor; INT_MIN / -1 on int32/int64), and the division helpers stay
+    free of undefined behaviour on the faulting operands (UBSan): the harness
+    never traps where the kernel would."""
+    body, want, what = [], [], []
+    for t in INT_TYPES:
+        for a in _edges(t):
+            for b in _edges(t):
+                ca, cb = C.const(a, t), C.const(b, t)
+                body.append(_print(C.division_defined(ca, cb, t), BOOL))
+                want.append(int(b != 0 and not T.division_overflows(a, b, t)))
+                what.append(f"defined {t} {a} {b}")
+                for op in ("div", "floordiv", "mod"):
+                    body.append(_print(C.binary(op, ca, cb, t), t))    # total: its value is unused
+    got = _run_c("".join(body), tmp_path)
+    checks = got[::4]
+    assert len(checks) == len(want)
+    bad = [f"{w}: C gives {g}, reference {r}" for w, g, r in zip(what, checks, want) if int(g) != r]
+    assert not bad, "\n".join(bad[:20])
+    assert sum(want) < len(want) and any(w.startswith("defined int32 -2147483648 -1") for w in what)
 
 
 @pytest.mark.parametrize("t", [F32, F64], ids=str)
