@@ -75,6 +75,8 @@ def test_division_and_casts_never_emit_ub():
     assert "sdiv i32" in div and re.search(r"select\s+i1 .*, i32 1, i32", div)  # INT_MIN/-1
     assert re.search(r"icmp ne i32 .*, 0\n\s+br i1 .*fail", div)  # zero divisor checked
     assert re.search(r"icmp eq i32 .*, -2147483648", div)       # INT_MIN / -1 checked
+    gpu = lower(elementwise("binop", "mod", I32), "nvptx")        # cuda:N: the same check
+    assert re.search(r"icmp eq i32 .*, -2147483648", gpu) and "srem i32" in gpu
     narrow = lower(elementwise("binop", "floordiv", I8), "cpu")   # int8 wraps: no check
     assert "-128" in narrow and len(re.findall(r"br i1 .*fail", narrow)) < \
         len(re.findall(r"br i1 .*fail", div))
