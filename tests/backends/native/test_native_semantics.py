@@ -163,17 +163,18 @@ def test_int32_arithmetic_against_python(a, b):
 
 def test_integer_edge_cases_by_hand():
     i32 = np.int32
-    a = np.array([-2**31, -2**31, 7, -7, 7, -7, 1, -1] + [0] * (N - 8), i32)
+    # (INT_MIN / -1 faults on int32: test_native_runtime.py; -2**31 + 1 / -1 fits)
+    a = np.array([-2**31 + 1, -2**31, 7, -7, 7, -7, 1, -1] + [0] * (N - 8), i32)
     b = np.array([-1, 1, 2, 2, -2, -2, 33, 31] + [1] * (N - 8), i32)
     assert _native("binop", "floordiv", "int32", a, b)[:6].tolist() == \
-        [-2**31, -2**31, 3, -4, -4, 3]
+        [2**31 - 1, -2**31, 3, -4, -4, 3]
     assert _native("binop", "div", "int32", a, b)[:6].tolist() == \
-        [-2**31, -2**31, 3, -3, -3, 3]
+        [2**31 - 1, -2**31, 3, -3, -3, 3]
     assert _native("binop", "mod", "int32", a, b)[:6].tolist() == [0, 0, 1, -1, 1, -1]
     assert _native("binop", "shl", "int32", a, b)[6] == 2        # 33 & 31 == 1
     assert _native("binop", "shr", "int32", a, b)[7] == -1       # arithmetic
-    assert _native("unop", "abs", "int32", a)[0] == -2**31
-    assert _native("unop", "neg", "int32", a)[0] == -2**31
+    assert _native("unop", "abs", "int32", a)[1] == -2**31
+    assert _native("unop", "neg", "int32", a)[1] == -2**31
     u = np.array([0x80000000, 5] + [0] * (N - 2), np.uint32)
     assert _native("binop", "shr", "uint32", u, np.full(N, 31, np.uint32))[0] == 1
     assert _native("binop", "floordiv", "uint32", u, np.full(N, 3, np.uint32))[0] == \
