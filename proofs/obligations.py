@@ -262,19 +262,23 @@ class KernelReport:
 
 def reads_shared(ins) -> bool:
     """A load or an atomic (which reads the old value) of a shared array: the
-    sites of `uninit` obligations."""
-    return isinstance(ins, (Load, Atomic)) and ins.array.space == "shared"
+    sites of `uninit` obligations. An address-only load reads nothing."""
+    return isinstance(ins, (Load, Atomic)) and ins.array.space == "shared" \
+        and not (isinstance(ins, Load) and ins.address_only)
 
 
 def enumerate_obligations(kernel: Kernel) -> list[ObligationSpec]:
-    """Every obligation of docs/LANGUAGE.md section 5, in source order of sites."""
+    """Every obligation of docs/LANGUAGE.md section 5, in source order of sites.
+    An address-only load (`type(a[i])`, see `Load`) has its bounds obligations
+    and takes part in no race: it touches no memory."""
     specs: list[ObligationSpec] = []
     accesses: list[tuple[Point, facts.MemoryAccess]] = []
     for b in kernel.blocks:
         for i, ins in enumerate(b.instrs):
             site = (b.label, i)
             if facts.accesses_memory(ins):
-                accesses.append((site, ins))
+                if not (isinstance(ins, Load) and ins.address_only):
+                    accesses.append((site, ins))
                 for k in range(ins.array.ndim):
                     specs.append(ObligationSpec(ObligationKind.BOUNDS, ins.loc, site, dim=k))
                 if reads_shared(ins):

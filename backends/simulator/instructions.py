@@ -225,7 +225,8 @@ def compile_shape(ins: ShapeOf, prog):
 # ------------------------------------------------------------------- memory
 def _access(ins, prog):
     """(index getters, function st, idx -> (mem, flat addresses)) with the
-    bounds check done; the trace records the access when enabled."""
+    bounds check done; the trace records the access when enabled (never an
+    address-only load's: it reads nothing)."""
     getters = [operand_getter(i) for i in ins.indices]
     ref = ins.array
     name, shared = ref.name, ref.space == "shared"
@@ -236,6 +237,7 @@ def _access(ins, prog):
             f"{len(ins.indices)} indices for {ref.full_ndim} dimensions (malformed MIR)")
     site = prog.sites[id(ins)]
     op_kind = "read" if isinstance(ins, Load) else "write" if isinstance(ins, Store) else "atomic"
+    recorded = not (isinstance(ins, Load) and ins.address_only)
 
     def contiguous(st, mem, ixs):
         """A slice when lane k accesses [start + k, c1, c2...] (in bounds), else None."""
@@ -263,7 +265,7 @@ def _access(ins, prog):
         if idx is None:
             sl = contiguous(st, mem, ixs)
             if sl is not None:
-                if st.trace is not None:
+                if st.trace is not None and recorded:
                     st.trace.record(st, idx, mem, ixs, np.arange(sl.start, sl.stop, sl.step),
                                     op_kind, ins.loc, site)
                 return mem, sl, False
@@ -284,7 +286,7 @@ def _access(ins, prog):
             if buf is not None and addr is not buf:
                 st.pool.put(buf)
             pooled = buf is not None and addr is buf
-        if st.trace is not None:
+        if st.trace is not None and recorded:
             st.trace.record(st, idx, mem, ixs, addr, op_kind, ins.loc, site)
         return mem, addr, pooled
     return address
@@ -292,6 +294,11 @@ def _access(ins, prog):
 
 def compile_load(ins: Load, prog):
     address = _access(ins, prog)
+    if ins.address_only:      # type(a[i]): the index is checked, nothing is read
+        def check(st, idx):
+            _, addr, pooled = address(st, idx)
+            _recycle(st, addr, pooled)
+        return check
     vid = ins.result.id
     # an array the kernel never writes is constant during the launch, so a
     # coalesced load may hand out a view of it instead of a copy

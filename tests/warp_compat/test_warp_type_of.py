@@ -7,6 +7,7 @@ errors in verikern too."""
 from __future__ import annotations
 
 import importlib.util
+import json
 
 import numpy as np
 import pytest
@@ -34,7 +35,7 @@ def typed(x: wp.array(dtype=wp.float64), v: wp.array(dtype=wp.vec3),
     half = s.dtype(0.5)              # a scalar's own type
     two = x.dtype(2.0)               # an array's element type
     c = type(vv[0])(s)               # a vector component's type: float32
-    q = type(x[i])(0.25) + type(x[i])(type(v[i][1])(1.5))   # array elements: the loads are evaluated
+    q = type(x[i])(0.25) + type(x[i])(type(v[i][1])(1.5))   # array elements: addresses, v[i] loaded
     out[i] = zero + one + half * s + two * s + q
     outv[i] = type(vv)() + vv * c + type(vv)(c)
 
@@ -105,8 +106,9 @@ def test_the_first_operand_of_and_and_the_test_of_a_conditional_are_always_evalu
         assert ("bounds", 8, 24) in failed, (expr, failed)      # x[i + 1], loaded before the statement
 
 
-def test_the_load_of_type_of_an_array_element_is_checked():
-    """Warp evaluates `x[i + 1]` in `type(x[i + 1])`: its bounds are an obligation."""
+def test_the_index_of_type_of_an_array_element_is_checked():
+    """Warp computes the address of `x[i + 1]` in `type(x[i + 1])` (and checks its index
+    in its debug build): its bounds are an obligation."""
     text = REFUSED.format(expr="type(x[i + 1])(2.5)").replace("    s = x[i]\n", "")
     (r,) = prove_source(text, "k.py", suggest=False)
     failed = [(o.kind.value, o.loc.line, o.loc.col) for o in r.obligations if o.status.value == "failed"]
@@ -200,3 +202,158 @@ def test_dtype_arguments_of_a_value_or_array_as_warp_reads_them(warp_cpu, tmp_pa
         np.testing.assert_allclose(strains, w_strains.numpy(), rtol=1e-13, atol=1e-15)
         np.testing.assert_allclose(out, w_out.numpy(), rtol=1e-13, atol=1e-15)
     np.testing.assert_allclose(w_strains.numpy(), cells @ cells - np.eye(3), rtol=1e-12)
+
+
+# ---------------------------------------------------- what Warp reads for type(...)
+# nvalchemi's Nose-Hoover kinetic energy: every thread adds into ke2[0], converting to
+# ke2's element type with `type(ke2[0])`. Warp computes the element's address there
+# (`wp::address`, index-checked in its debug build) and reads nothing, so no read of
+# ke2[0] races with the atomics: the kernel is proved, and its bounds stay obligations.
+ACCUMULATE = '''import warp as wp
+
+
+@wp.kernel
+def kinetic(v: wp.array(dtype=wp.vec3), m: wp.array(dtype=wp.float32), ke2: wp.array(dtype=wp.float32)):
+    i = wp.tid()
+    if i < v.shape[0] and i < m.shape[0] and ke2.shape[0] > 0:
+        vv = v[i]
+        wp.atomic_add(ke2, 0, type(ke2[0])(m[i] * wp.dot(vv, vv)))
+'''
+
+
+def _warp_forward(kernel) -> dict[int, list[str]]:
+    """Warp's generated forward code of `kernel` (no compiler run), its lines by
+    source line (Warp's `<L n>` comments)."""
+    from warp._src.context import ModuleBuilder   # lazy: Warp's codegen, imported once Warp is initialised
+
+    ModuleBuilder(kernel.module, kernel.module.options, target="cpu")
+    out: dict[int, list[str]] = {}
+    line = 0
+    for text in kernel.adj.blocks[0].body_forward:
+        if "<L " in text:
+            line = int(text.rsplit("<L ", 1)[1].rstrip(">").strip())
+        else:
+            out.setdefault(line, []).append(text.strip())
+    return out
+
+
+def _loaded_addresses(lines: list[str]) -> tuple[int, int]:
+    """(addresses computed, addresses loaded) among Warp's lines of one statement."""
+    addresses = [t.split(" = ")[0] for t in lines if "wp::address(" in t]
+    loaded = [a for a in addresses if any(f"wp::load({a})" in t for t in lines)]
+    return len(addresses), len(loaded)
+
+
+SHAPES = '''import warp as wp
+
+
+@wp.kernel
+def shapes(f: wp.array(dtype=wp.vec3), s: wp.array2d(dtype=wp.float32), out: wp.array(dtype=wp.float32)):
+    i = wp.tid()
+    a = type(f[i][0])(2.0)
+    b = type(s[i, 1])(3.0)
+    c = type(f[i + 1])(1.0, 2.0, 3.0)
+    d = type(f[i].y)(4.0)
+    out[i] = a + b + c[0] + d
+'''
+
+
+def test_type_of_an_element_computes_its_address_and_a_component_loads_it_in_warp_and_verikern(
+        warp_cpu, tmp_path):
+    """Real Warp's generated code is the reference: `type(a[i])` computes an address
+    and loads nothing, `type(a[i][k])` and `type(a[i].y)` load the element. verikern's
+    MIR has a `load.address` (a bounds check that reads nothing) for the first and a
+    load for the others, and runs the kernel as Warp does."""
+    module = _warp_module(tmp_path, SHAPES, "verikern_type_of_shapes")
+    theirs = _warp_forward(module.shapes)
+    assert _loaded_addresses(theirs[7]) == (1, 1)      # type(f[i][0]): f[i] loaded
+    assert _loaded_addresses(theirs[8]) == (1, 0)      # type(s[i, 1]): an address only
+    assert _loaded_addresses(theirs[9]) == (1, 0)      # type(f[i + 1]): an address only
+    assert _loaded_addresses(theirs[10]) == (1, 1)     # type(f[i].y): f[i] loaded
+    mir = compile_source(SHAPES, "shapes.py").kernel("shapes").mir
+    by_line: dict[int, list[tuple[str, bool]]] = {}
+    for _, ins in mir.instructions():
+        if type(ins).__name__ == "Load":
+            by_line.setdefault(ins.loc.line, []).append((ins.array.name, ins.address_only))
+    assert by_line[7] == [("f", False)] and by_line[10] == [("f", False)]     # the component read
+    assert by_line[8] == [("s", True)] and by_line[9] == [("f", True)]
+    f = np.arange(12, dtype=np.float32).reshape(4, 3)
+    s = np.ones((3, 2), np.float32)
+    w_out = wp.zeros(3, dtype=wp.float32, device="cpu")
+    wp.launch(module.shapes, dim=3, device="cpu", inputs=[wp.array(f, dtype=wp.vec3, device="cpu"),
+                                                         wp.array(s, dtype=wp.float32, device="cpu"), w_out])
+    for dev in ("cpu", "cpu:native"):
+        out = np.zeros(3, np.float32)
+        vk.launch(mir, 3, [f, s, out], device=dev)
+        np.testing.assert_array_equal(out, w_out.numpy())
+    np.testing.assert_array_equal(w_out.numpy(), np.full(3, 10.0, np.float32))
+
+
+def test_type_of_an_accumulator_element_does_not_race_with_its_atomics(warp_cpu, tmp_path):
+    (r,) = prove_source(ACCUMULATE, "nh.py", suggest=False)
+    assert r.status.value == "proved", [(o.kind.value, o.status.value, o.loc.line) for o in r.obligations]
+    # ke2[0]'s index is still an obligation (Warp's debug build checks it), and nothing races on it
+    kinds = sorted((o.kind.value, o.loc.line) for o in r.obligations)
+    assert ("bounds", 9) in kinds and not any(k == "race" and line == 9 for k, line in kinds), kinds
+    module = _warp_module(tmp_path, ACCUMULATE, "verikern_type_of_accumulate")
+    rng = np.random.default_rng(11)
+    v, m = rng.uniform(-1, 1, (40, 3)).astype(np.float32), rng.uniform(0, 2, 40).astype(np.float32)
+    theirs = wp.zeros(1, dtype=wp.float32, device="cpu")
+    wp.launch(module.kinetic, dim=40, device="cpu", inputs=[wp.array(v, dtype=wp.vec3, device="cpu"),
+                                                           wp.array(m, dtype=wp.float32, device="cpu"), theirs])
+    mir = compile_source(ACCUMULATE, "nh.py").kernel("kinetic").mir
+    for dev in ("cpu", "cpu:native"):
+        ours = np.zeros(1, np.float32)
+        vk.launch(mir, 40, [v, m, ours], device=dev)
+        # float atomics add in thread order on both CPUs; the sum is the same to a few ulp
+        np.testing.assert_allclose(ours, theirs.numpy(), rtol=1e-5)
+    np.testing.assert_allclose(theirs.numpy()[0], np.sum(m * np.sum(v * v, axis=1)), rtol=1e-5)
+
+
+def test_a_real_read_of_the_accumulator_still_races():
+    text = ACCUMULATE.replace("    wp.atomic_add(ke2, 0, type(ke2[0])(",
+                              "    old = ke2[0]\n        wp.atomic_add(ke2, 0, type(old)(")
+    (r,) = prove_source(text, "nh.py", suggest=False)
+    races = [(o.loc.line, o.other_loc.line if o.other_loc else None) for o in r.obligations
+             if o.kind.value == "race" and o.status.value == "failed"]
+    assert (9, 10) in races, [(o.kind.value, o.status.value, o.loc.line) for o in r.obligations]
+    assert all(o.confirmed for o in r.obligations if o.status.value == "failed")
+
+
+def test_type_of_a_vector_accumulators_component_is_a_read_that_races():
+    """`type(acc[0][0])` loads acc[0] in Warp (the component is extracted from the
+    loaded vector): a read that races with the atomic adds into acc[0]."""
+    text = ACCUMULATE.replace("ke2: wp.array(dtype=wp.float32)", "ke2: wp.array(dtype=wp.vec3)").replace(
+        "type(ke2[0])(m[i] * wp.dot(vv, vv))", "vv * type(ke2[0][0])(m[i])")
+    (r,) = prove_source(text, "nh.py", suggest=False)
+    failed = [(o.kind.value, o.loc.line) for o in r.obligations if o.status.value == "failed"]
+    assert ("race", 9) in failed, failed
+
+
+def test_type_of_a_shared_element_before_any_write_reads_nothing_uninitialised(tmp_path):
+    """No `uninit` obligation and no trace event for `type(sh[t])`: nothing is read."""
+    text = '''import verikern as vk
+
+
+@vk.kernel(block_dim=32)
+def stage(x: vk.array(dtype=vk.float32), out: vk.array(dtype=vk.float32)):
+    vk.requires(x.shape[0] == vk.launch_dim() and out.shape[0] == vk.launch_dim())
+    sh = vk.shared.array(shape=(32,), dtype=vk.float32)
+    t = vk.thread_idx()
+    i = vk.tid()
+    sh[t] = type(sh[t])(2.0) * x[i]
+    vk.sync_threads()
+    out[i] = sh[31 - t]
+'''
+    (r,) = prove_source(text, "stage.py", suggest=False)
+    assert r.status.value == "proved", [(o.kind.value, o.status.value, o.loc.line) for o in r.obligations]
+    assert [o.kind.value for o in r.obligations if o.loc.line == 10].count("bounds") == 3   # sh[t] twice, x[i]
+    assert not [o for o in r.obligations if o.kind.value == "uninit" and o.loc.line == 10]
+    mir = compile_source(text, "stage.py").kernel("stage").mir
+    x, out = np.arange(64, dtype=np.float32), np.zeros(64, np.float32)
+    trace = tmp_path / "t.json"
+    vk.launch(mir, 64, [x, out], device="cpu:trace", trace_path=str(trace))
+    np.testing.assert_array_equal(out, 2 * (x.reshape(2, 32)[:, ::-1]).ravel())
+    doc = json.loads(trace.read_text())
+    sh_events = [e for e in doc["events"] if e.get("array") == "sh"]
+    assert {(e["op"], e["line"]) for e in sh_events} == {("write", 10), ("read", 12)}

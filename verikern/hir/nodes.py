@@ -254,10 +254,14 @@ class AtomicUpdate:
 
 @dataclass(frozen=True)
 class ExprStmt:
-    """An expression evaluated for its effect (atomics, func calls, loads)."""
+    """An expression evaluated for its effect (atomics, func calls, loads).
+    `address_only`: `value` is an array element (an IndexExpr) whose address
+    is computed and its index checked, and nothing is read -- what Warp emits
+    for `type(a[i])` (lowered to a MIR `load.address`)."""
 
     value: Expr
     loc: SourceLoc
+    address_only: bool = False
 
 
 @dataclass(frozen=True)

@@ -122,7 +122,8 @@ _STMT = {
     H.AtomicUpdate: lambda s, p, i: [
         f"{p}atomic.{s.op} {s.array.name}[{', '.join(format_expr(x) for x in s.indices)}]"
         f"{_part(s)}, {format_expr(s.value)}{_loc(s)}"],
-    H.ExprStmt: lambda s, p, i: [f"{p}{format_expr(s.value)}{_loc(s)}"],
+    H.ExprStmt: lambda s, p, i: [f"{p}{'address ' if s.address_only else ''}{format_expr(s.value)}"
+                                 f"{_loc(s)}"],
     H.SharedDecl: lambda s, p, i: [f"{p}{s.name} = {s.type}{_loc(s)}"],
     H.If: _if,
     H.While: lambda s, p, i: _block(f"while {format_expr(s.cond)}", s.body, p, i, s),

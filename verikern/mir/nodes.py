@@ -287,13 +287,21 @@ class ShapeOf(Instr):
 @dataclass(frozen=True)
 class Load(Instr):
     """result = array[indices]; one index per dimension (logical then inner),
-    each an integer operand of any width (interpreted by its own signedness)."""
+    each an integer operand of any width (interpreted by its own signedness).
+
+    `address_only`: the source computes this element's address and reads
+    nothing (`type(a[i])`: Warp emits `wp::address`, no load, and its debug
+    build checks the index). It carries a bounds obligation and nothing else:
+    no race, no uninit read, no trace event; its result is never used. A
+    backend may execute it as a load or as a bounds check (docs/SOUNDNESS.md,
+    "type(a[i])")."""
 
     OPCODE: ClassVar[str] = "load"
     result: Value
     array: ArrayRef
     indices: tuple[Operand, ...]
     loc: SourceLoc
+    address_only: bool = False
 
     def operands(self):
         return tuple(self.indices)

@@ -482,7 +482,7 @@ def _split_value(line: _Line, t: _Tok) -> tuple[str, int]:
     return name, int(vid)
 
 
-# opcode -> whether it defines a result (the prefix before '.' for cmp/atomic/requires.KIND)
+# opcode -> whether it defines a result (the prefix before '.' for cmp/atomic/requires.KIND/load.address)
 _WITH_RESULT = {
     "phi": True, "cmp": True, "atomic": True, "cast": True, "select": True, "shape": True,
     "load": True, **{k: True for k in SPECIAL_KINDS}, **{o: True for o in BINARY_OPS},
@@ -498,7 +498,7 @@ def _build(ln: _Line, op: str, base: str, sub: str, result, col: int, default: S
         ln.end()
         return ln.loc(default)
 
-    if sub and base not in ("cmp", "atomic", "requires"):
+    if sub and base not in ("cmp", "atomic", "requires") and op != "load.address":
         ln.fail_at(col, f"unknown instruction {op!r}")
     if base == "cmp":
         if sub not in COMPARE_OPS:
@@ -546,9 +546,9 @@ def _build(ln: _Line, op: str, base: str, sub: str, result, col: int, default: S
         dim = ln.integer("a dimension")
         ln.expect("]")
         return ShapeOf(result, arr, dim, loc())
-    if op == "load":
+    if base == "load":
         arr, idx = ln.indexed()
-        return Load(result, arr, idx, loc())
+        return Load(result, arr, idx, loc(), address_only=op == "load.address")
     if op == "store":
         arr, idx = ln.indexed()
         ln.expect(",")

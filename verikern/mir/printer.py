@@ -74,7 +74,8 @@ def format_instr(ins) -> str:
     if isinstance(ins, ShapeOf):
         return f"{ins.result}: {ins.result.type} = shape {ins.array.name}[{ins.dim}]"
     if isinstance(ins, Load):
-        return f"{ins.result}: {ins.result.type} = load {ins.array.name}[{_idx(ins)}]"
+        op = "load.address" if ins.address_only else "load"
+        return f"{ins.result}: {ins.result.type} = {op} {ins.array.name}[{_idx(ins)}]"
     if isinstance(ins, Store):
         return f"store {ins.array.name}[{_idx(ins)}], {ins.value}"
     if isinstance(ins, Atomic):

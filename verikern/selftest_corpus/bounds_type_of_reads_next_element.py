@@ -1,5 +1,5 @@
 # expect: failed bounds
-# `type(x[i + 1])(0.5)` reads x[i + 1] (Warp evaluates the operand of type()), and the guard covers only x[i]: the last thread reads one past the end. Witness: dim=2, x of 2 elements: thread 1 passes the guard and type() loads x[2].
+# `type(x[i + 1])(0.5)` computes the address of x[i + 1] (Warp evaluates the operand of type() to an address and checks its index in its debug build), and the guard covers only x[i]: the last thread's index is one past the end. Witness: dim=2, x of 2 elements: thread 1 passes the guard and type() takes the address of x[2].
 # bug: 13:27 bounds
 # witness bounds: dim=2, block_dim=1, x=zeros(float64, 2), out=zeros(float64, 2)
 import warp as wp

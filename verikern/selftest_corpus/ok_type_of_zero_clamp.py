@@ -1,5 +1,5 @@
 # expect: proved
-# Warp's generic spellings of a value's own type: `type(v)(1)` converts to v's type, `x.dtype(0.5)` to the array's element type, and `type(x[i])` loads x[i] (inside the guard here), so every access is in bounds.
+# Warp's generic spellings of a value's own type: `type(v)(1)` converts to v's type, `x.dtype(0.5)` to the array's element type, and `type(x[i])` computes x[i]'s address without reading it (inside the guard here), so every access is in bounds.
 import warp as wp
 
 

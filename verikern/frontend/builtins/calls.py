@@ -125,7 +125,9 @@ def operand_type(chk, func: ast.AST):
                                 "parameter, a component of one or an array element",
                                 func.args[0], "type-of", "read the value into a variable first "
                                 "(v = a[i]) and write type(v)")
-            chk.effects.append(H.ExprStmt(e, chk.loc(func.args[0])))   # Warp loads it: checked
+            # Warp evaluates the operand: `a[i]` is only an address (wp::address, its index
+            # checked in debug builds, nothing read); `a[i][k]` and `a[i].x` load the element
+            chk.effects.append(H.ExprStmt(e, chk.loc(func.args[0]), address_only=isinstance(e, H.IndexExpr)))
         if isinstance(e.type, ArrayType):
             raise chk.error("type() of an array cannot be called: it is no value type", func,
                             "type-constructor", "write a.dtype(...) for the element type")
