@@ -29,7 +29,7 @@ from .emitter import (
     StepEmitter, c_string, contract_helpers, contract_log_fields, obligation_message,
     split_of_global_id,
 )
-from .ops import ctype
+from .ops import ctype, nondet
 from verikern.proofs.obligations import ObligationKind
 from .prelude import prelude
 
@@ -154,8 +154,7 @@ class CEncoding:
 
 
 def _in(t, section: str, key: str | None, idx: str) -> str:
-    nd = "nondet_bool" if t.is_bool else "nondet_" + (
-        ("float" if t.bits == 32 else "double") if t.is_float else t.name)
+    nd = nondet(t)
     macro = "VK_IN_FLOAT" if t.is_float else "VK_IN_UINT" if t.kind == "uint" else "VK_IN_INT"
     k = c_string(key) if key is not None else "NULL"
     return f"{macro}({nd}, {ctype(t)}, \"{section}\", {k}, {idx})"
