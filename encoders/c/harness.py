@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from verikern.mir.facts import uses_float16
 from verikern.mir.nodes import ArrayRef, Kernel
 
 from .emitter import (
@@ -512,7 +513,7 @@ static void vk_run_block(vk_launch *L, int32_t b, vk_race *R,
                 " * replay: cc -std=c11 -DVERIKERN_REPLAY -I<verikern/encoders/c> THIS.c -lm\n"
                 " *         ./a.out counterexample.json\n"
                 " * Each check's message is '<obligation id> <kind> <file>:<line>:<col>'. */\n")
-        before = (head + prelude() + _RACE + self.structs() + contract_helpers(self.step)
+        before = (head + prelude(uses_float16(k)) + _RACE + self.structs() + contract_helpers(self.step)
                   + self.race_table())
         step = self.step.function()
         headers = {lp.header for lp in k.loops}

@@ -185,7 +185,6 @@ uint8_t nondet_uint8(void);
 uint16_t nondet_uint16(void);
 uint32_t nondet_uint32(void);
 uint64_t nondet_uint64(void);
-_Float16 nondet_float16(void);
 float nondet_float(void);
 double nondet_double(void);
 #endif
@@ -204,8 +203,16 @@ def _compare_helpers() -> str:
     return "".join(out)
 
 
-def prelude() -> str:
+# only in files of float16 kernels: a compiler or CBMC without _Float16
+# (gcc before 12, CBMC 5) still reads every other kernel's file
+_FLOAT16 = "#ifndef VERIKERN_REPLAY\n_Float16 nondet_float16(void);\n#endif\n"
+
+
+def prelude(float16: bool = False) -> str:
+    """The helpers and mode macros; `float16`: the kernel has float16 values
+    (the declaration of nondet_float16)."""
     return ("#include <stdbool.h>\n#include <stdint.h>\n#include <stdlib.h>\n"
-            "#include <string.h>\n#include <math.h>\n" + _MODES + "\n"
+            "#include <string.h>\n#include <math.h>\n" + _MODES + (_FLOAT16 if float16 else "")
+            + "\n"
             + _wrap_helpers() + _division_helpers() + _float_to_int_helpers()
             + _compare_helpers())

@@ -100,7 +100,6 @@ uint8_t nondet_uint8(void);
 uint16_t nondet_uint16(void);
 uint32_t nondet_uint32(void);
 uint64_t nondet_uint64(void);
-_Float16 nondet_float16(void);
 float nondet_float(void);
 double nondet_double(void);
 #endif
