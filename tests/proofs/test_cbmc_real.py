@@ -11,6 +11,10 @@ provides one on CI, tests skip with the reason where there is none).
 - float16 is exact under CBMC (`_Float16`): 2048 + 1 rounds to 2048, so an
   index built from it is proved in bounds, and one off by one fails,
   confirmed by the simulator (z3 abstracts that float and says unknown);
+- a C library call whose CBMC model crashes CBMC's SMT back end (sqrt, log,
+  exp, pow, fmod: encoders.c.ops.UNMODELLED) is an unknown value under
+  CBMC: an index through sqrt is proved where guarded, fails (confirmed)
+  where not;
 - work, not seconds, bounds CBMC: out of z3 units, the same answer with a
   CPU burner beside it;
 - each loop's unwinding depth lands on its loop (CBMC's own numbering), and
@@ -204,6 +208,38 @@ def test_float16_rounds_in_cbmc_as_on_the_gpu(offset, status):
         assert all(o.confirmed for o in bounds)
 
 
+ROOT_INDEX = '''
+import verikern as vk
+
+
+@vk.kernel
+def root_index(x: vk.array(dtype=vk.float32), tab: vk.array(dtype=vk.float32),
+               res: vk.array(dtype=vk.float32)):
+    i = vk.tid()
+    if i < x.shape[0] and i < res.shape[0]:
+        j = int(vk.sqrt(x[i]))
+        if GUARD:
+            res[i] = tab[j]
+'''
+
+
+@pytest.mark.parametrize("guard, status", [("j >= 0 and j < tab.shape[0]", Status.PROVED),
+                                           ("j >= 0", Status.FAILED)])
+def test_an_index_through_sqrt_is_decided(guard, status):
+    """CBMC 6.6's model of sqrt (and log, exp, pow, fmod) aborts its SMT back
+    end ("floatbv expressions should be flattened when using FPA theory"):
+    every obligation of such a kernel was `unknown` ("CBMC exited -6").
+    Under CBMC the call is now any float (VK_UNMODELLED), so the guarded
+    access is proved, and the unguarded one fails, confirmed by replay."""
+    src = ROOT_INDEX.replace("GUARD", guard)
+    k = compile_source(src, "root.py").kernels[0].mir
+    cb = prove_mir(k, file="root.py", dims=(2,), block_dim=2, engine="cbmc")
+    bounds = [o for o in cb.obligations if o.kind is ObligationKind.BOUNDS and o.loc.line == 12
+              and o.loc.col > 20]
+    assert bounds and {o.status for o in bounds} == {status}, [o.reason for o in cb.obligations]
+    assert all(o.confirmed for o in bounds if o.status is Status.FAILED)
+
+
 def test_cbmc_is_bounded_by_work_not_by_the_machines_load():
     """saxpy for every launch needs about 27 million z3 units in one solver
     call: at --budget 0.2 (2 million per call) CBMC runs out of units, and
@@ -251,9 +287,11 @@ def test_a_halving_loop_is_unwound_to_its_trip_count_for_every_launch():
     """ok_reduce_tree's `while s > 0: s //= 2` from 64 runs 7 times, each with a
     barrier: at the old single depth 8 CBMC's unwinding assertions failed
     (9 barrier intervals), with the depths read off the kernel it proves every
-    obligation for every launch."""
+    obligation for every launch. The loop itself is unwound twice per call of
+    vk_step (it passes a barrier every iteration): CBMC counts a loop's
+    iterations per call, so its unwinding assertion holds there."""
     path = CORPUS / "ok_reduce_tree.py"
     k = compile_source(path.read_text(), path.name).kernels[0].mir
     obs = [o for o in cbmc.prove_kernel_cbmc(k) if o.kind is not ObligationKind.UNINIT]
     assert obs and {o.status for o in obs} == {Status.PROVED}, [o.reason for o in obs]
-    assert "main.0:9" in obs[0].reason
+    assert "main.0:9" in obs[0].reason and "vk_step.0:2" in obs[0].reason
