@@ -42,6 +42,7 @@ static inline bool vk_count_fits(bool fits, uint64_t n, uint64_t x, uint64_t c) 
 #define VK_RACE_KEY(flat, packed) (flat)
 #define VK_WRITTEN_LOAD(nd, lvalue) (lvalue)
 #define VK_HAVOC_FLOAT(nd, expr) (expr)
+#define VK_UNMODELLED(nd, expr) (expr)
 #define VK_SKIPPED(nd) 0
 #define VK_SMALL_INPUT(x) ((void)0)
 #define VK_TRACE_READ(...) ((void)0)
@@ -82,6 +83,8 @@ static inline bool vk_count_fits(bool fits, uint64_t n, uint64_t x, uint64_t c) 
 /* a float that flows into no index, condition or address (emitter.relevant_values):
    only memory sees it, and the harness reads memory back as unknown values */
 #define VK_HAVOC_FLOAT(nd, expr) (nd())
+/* a C library call CBMC's SMT back end cannot take (ops.UNMODELLED): any value */
+#define VK_UNMODELLED(nd, expr) (nd())
 /* the value of an access skipped after its failed bounds check */
 #define VK_SKIPPED(nd) (nd())
 /* -DVK_SMALL=N: only launches whose dims and shapes are at most N (a second
