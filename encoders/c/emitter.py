@@ -436,6 +436,7 @@ def _binop(e: StepEmitter, site, ins):
     if is_int_division(ins):
         for spec in e.specs_at(site, ObligationKind.DIV_ZERO):
             e.soft_check(f"({b}) != 0", spec, "(void)", ";")
+            e.emit(f"VK_STOP_UNLESS(({b}) != 0);")
     split = split_of_global_id(e, ins)
     if split is not None:      # the same for the id's quotient and remainder (no division)
         e.emit(f"T->v{ins.result.id} = T->{split};")
@@ -588,6 +589,7 @@ def _assert(e, site, ins):
     kind = ObligationKind.INVARIANT if ins.kind == "invariant" else ObligationKind.ASSERT
     for spec in e.specs_at(site, kind):
         e.check(e.operand(ins.cond), spec)
+        e.emit(f"VK_STOP_UNLESS({e.operand(ins.cond)});")
 
 
 def _requires(e, site, ins):

@@ -229,7 +229,9 @@ class HarnessEmitter:
         for site, k in self.step.barriers.items():
             for spec in self.step.specs_at(site, ObligationKind.DIVERGENCE):
                 msg = c_string(obligation_message(spec, self.step.file))
-                out.append(f"    VK_CHECK_GROUP(!(s1 != s2 && (s1 == {k} || s2 == {k})), {msg});")
+                # a thread stopped at a failure (-3) waits for nothing, as in replay
+                out.append(f"    VK_CHECK_GROUP(s1 == -3 || s2 == -3 || "
+                           f"!(s1 != s2 && (s1 == {k} || s2 == {k})), {msg});")
         out.append("    vk_end_group();")
         out.append("}")
         return "\n".join(out) + "\n"

@@ -116,6 +116,7 @@ static inline bool vk_count_fits(bool fits, uint64_t n, uint64_t x, uint64_t c) 
 #ifdef VERIKERN_REPLAY
 #include "verikern_harness.h"
 #define VK_CHECK(c, msg) do { if (!(c)) vk_fail(msg); } while (0)
+#define VK_STOP_UNLESS(c) ((void)0)
 #define VK_SOFT_CHECK(c, msg) ((c) ? 1 : (vk_report(msg), T->dead = 1, 0))
 #define VK_RACE_CHECK(c, msg) ((c) ? 1 : (vk_report(msg), 0))
 #define VK_REPORT_CHECK(c, msg) ((c) ? 1 : (vk_report(msg), 0))
@@ -147,6 +148,11 @@ static inline bool vk_count_fits(bool fits, uint64_t n, uint64_t x, uint64_t c) 
    executions where earlier checks failed too (a failed access is skipped and
    reads an unknown value), as the z3 prover decides each obligation alone */
 #define VK_CHECK(c, msg) __CPROVER_assert((c), msg)
+/* after an assert, an invariant or a division's div-zero check: the thread
+   stops where the launch would (a failed assert, a division by zero), as the
+   z3 prover assumes every one its thread passed held (docs/PROVER.md, "Prior
+   divisions and asserts"); it stops, the other thread goes on */
+#define VK_STOP_UNLESS(c) if (!(c)) { T->pc = -3; return -3; } else (void)0
 #define VK_SOFT_CHECK(c, msg) (__CPROVER_assert((c), msg), (c))
 #define VK_RACE_CHECK(c, msg) (__CPROVER_assert((c), msg), 1)
 #define VK_REPORT_CHECK(c, msg) VK_RACE_CHECK(c, msg)

@@ -8,6 +8,8 @@ provides one on CI, tests skip with the reason where there is none).
   CBMC's verdict per obligation is compared with z3's (a proof against a
   failure fails the test), and CBMC decides them;
 - a CBMC counterexample replays on the simulator (confirmed);
+- a thread stops at a failed assert or a division by zero, as the launch
+  would and as z3 assumes: what follows it is proved, not failed;
 - float16 is exact under CBMC (`_Float16`): 2048 + 1 rounds to 2048, so an
   index built from it is proved in bounds, and one off by one fails,
   confirmed by the simulator (z3 abstracts that float and says unknown);
@@ -166,6 +168,9 @@ def _agree(path, dims, block_dim) -> list[str]:
     # the packed index pair (emitter.race_key); its buggy twin's race fails
     ("ok_transpose_tiles_1d_column_major.py", (512,), 256),
     ("race_tiles_1d_overlapping_columns.py", (512,), 256),
+    # x[i % x.shape[0]] after the division by zero of an empty x: the thread stops
+    # there (z3 proves the access; the harness used to go on and fail it)
+    ("divzero_mod_by_shape_unguarded.py", (1,), 1),
 ])
 def test_real_cbmc_decides_and_agrees_with_z3(name, dims, block_dim):
     assert _agree(CORPUS / name, dims, block_dim) == []
@@ -238,6 +243,50 @@ def test_an_index_through_sqrt_is_decided(guard, status):
               and o.loc.col > 20]
     assert bounds and {o.status for o in bounds} == {status}, [o.reason for o in cb.obligations]
     assert all(o.confirmed for o in bounds if o.status is Status.FAILED)
+
+
+STOPS = '''
+import verikern as vk
+
+
+@vk.kernel
+def assert_then_read(x: vk.array(dtype=vk.float32), n: vk.int32, out: vk.array(dtype=vk.float32)):
+    vk.requires(x.shape[0] == n and out.shape[0] == n)
+    i = vk.tid()
+    assert i < n
+    out[i] = x[i]
+
+
+@vk.kernel(block_dim=2)
+def assert_then_barrier(x: vk.array(dtype=vk.float32)):
+    t = vk.thread_idx()
+    assert t == 0
+    vk.sync_threads()
+'''
+
+
+@pytest.mark.parametrize("name, dims, block_dim", [("assert_then_read", (4,), 2),
+                                                   ("assert_then_barrier", (2,), 2)])
+def test_a_thread_stops_at_a_failed_assert_as_z3_assumes(name, dims, block_dim):
+    """z3 proves an obligation assuming the asserts (and divisions) its thread
+    passed held (docs/PROVER.md, "Prior divisions and asserts"): the launch
+    stops at a failed one. The CBMC harness went on after a failed check, so
+    `x[i]` past a failed `assert i < n` failed (an exact trace: nothing read
+    from memory), and thread 1 stopping at its assert while thread 0 waits at
+    the barrier was a divergence. Now the thread stops there (the other goes
+    on): both engines fail the assert and prove the rest. The same held for
+    divisions: divzero_mod_by_shape_unguarded's `x[i % x.shape[0]]` failed
+    its bounds under CBMC (x empty), proved under z3 (the agreement case)."""
+    k = compile_source(STOPS, "stops.py").kernel(name).mir
+    z3 = {obligation_key(o): o.status for o in prove_mir(k, file="stops.py", dims=dims,
+                                                         block_dim=block_dim).obligations}
+    cb = {obligation_key(o): o.status for o in prove_mir(k, file="stops.py", dims=dims,
+                                                         block_dim=block_dim, engine="cbmc").obligations
+          if o.kind is not ObligationKind.UNINIT}
+    assert cb == {key: z3[key] for key in cb}, (cb, z3)
+    assert sorted(key for key, st in cb.items() if st is Status.FAILED) == [
+        key for key in sorted(cb) if key.startswith("assert@")]
+    assert set(cb.values()) == {Status.PROVED, Status.FAILED}
 
 
 def test_cbmc_is_bounded_by_work_not_by_the_machines_load():
