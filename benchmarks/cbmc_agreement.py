@@ -3,7 +3,8 @@ each engine's settled verdict (replay included), the share CBMC decides, every
 disagreement, and CBMC's time per kernel.
 
     python benchmarks/cbmc_agreement.py [--fixed | --every-launch] [--timeout S]
-                                        [--every N] [--examples] [NAME ...]
+                                        [--every N] [--examples] [--json-dir DIR]
+                                        [NAME ...]
 
 `--fixed` (the default): every kernel on one fixed launch (`launch_of`: the
 case's `# prove-args:`, else its first witness's launch, else two blocks of
@@ -13,7 +14,11 @@ prove-args give is kept. `--every N`: every N-th corpus file in sorted
 order, from the first (the sample docs/C_ENCODER.md reports). `--examples`:
 the kernels of examples/*.py instead of the corpus, for every launch
 (what `verikern prove examples/X.py --engine z3,cbmc` decides). `--timeout S` is CBMC's safety net per kernel
-(verikern.proofs.deciding.budget.SAFETY_NET_S otherwise).
+(verikern.proofs.deciding.budget.SAFETY_NET_S otherwise). `--json-dir DIR`:
+one JSON file per corpus file (DIR/NAME.json: its counts, every undecided
+obligation with CBMC's reason, its kernels' CPU seconds), written as each
+file finishes; a file that already has one is read back instead of run, so
+an interrupted sweep resumes, and the totals cover every file's JSON.
 
 A disagreement is one engine proving what the other failed; `uninit`
 obligations are left out of CBMC's share (its two-thread harness has no
@@ -25,6 +30,7 @@ load does not inflate; the wall time is printed beside it.
 from __future__ import annotations
 
 import argparse
+import json
 import resource
 import sys
 import time
@@ -73,6 +79,28 @@ class Tally:
     agreed: int = 0
     disagreements: list[str] = field(default_factory=list)
     kernel_times: list[tuple[str, float, bool]] = field(default_factory=list)
+    undecided: list[tuple[str, str]] = field(default_factory=list)
+
+    def add(self, other: Tally) -> None:
+        """Adds another tally's counts and lists to this one."""
+        self.total += other.total
+        self.decided += other.decided
+        self.agreed += other.agreed
+        self.disagreements += other.disagreements
+        self.kernel_times += other.kernel_times
+        self.undecided += other.undecided
+
+    def to_json(self) -> dict:
+        return {"total": self.total, "decided": self.decided, "agreed": self.agreed,
+                "disagreements": self.disagreements,
+                "kernel_times": [list(t) for t in self.kernel_times],
+                "undecided": [list(u) for u in self.undecided]}
+
+    @staticmethod
+    def from_json(d: dict) -> Tally:
+        return Tally(d["total"], d["decided"], d["agreed"], list(d["disagreements"]),
+                     [(str(n), float(t), bool(a)) for n, t, a in d["kernel_times"]],
+                     [(str(k), str(r)) for k, r in d["undecided"]])
 
 
 def compare(case: CorpusCase, tally: Tally, every_launch: bool) -> None:
@@ -96,6 +124,7 @@ def compare(case: CorpusCase, tally: Tally, every_launch: bool) -> None:
             n = sum(1 for s in enumerate_obligations(k) if s.kind is not ObligationKind.UNINIT)
             tally.total += n
             tally.kernel_times.append((f"{case.name}:{r.name}", took, n == 0))
+            tally.undecided += [(f"{case.name}:{r.name}", f"error: {cb.error}")] * n
             print(f"  {case.name}:{r.name}: error {cb.error}", flush=True)
             continue
         theirs = {obligation_key(o): o for o in z3.obligations}
@@ -107,6 +136,7 @@ def compare(case: CorpusCase, tally: Tally, every_launch: bool) -> None:
             other = theirs.get(obligation_key(o))
             if o.status is Status.UNKNOWN:
                 all_decided = False
+                tally.undecided.append((f"{case.name}:{r.name} {obligation_key(o)}", o.reason or ""))
                 print(f"    {r.name} {obligation_key(o)}: cbmc unknown: {o.reason}")
                 continue
             tally.decided += 1
@@ -132,6 +162,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="every N-th corpus file (sorted), from the first")
     ap.add_argument("--examples", action="store_true",
                     help="the examples (examples/*.py) for every launch, not the corpus")
+    ap.add_argument("--json-dir", type=Path, default=None, metavar="DIR",
+                    help="one JSON file per corpus file; existing ones are read, not re-run")
     ap.add_argument("names", nargs="*", help="corpus case names, run in this order (default: all)")
     args = ap.parse_args(argv)
     if args.timeout is not None:       # CBMC reads it at each run (z3 too)
@@ -147,8 +179,18 @@ def main(argv: list[str] | None = None) -> int:
         by_name = {c.name: c for c in cases}
         cases = [by_name[n] for n in dict.fromkeys(args.names) if n in by_name]
     tally = Tally()
+    if args.json_dir is not None:
+        args.json_dir.mkdir(parents=True, exist_ok=True)
     for case in cases:
-        compare(case, tally, args.every_launch)
+        record = args.json_dir / f"{case.name}.json" if args.json_dir is not None else None
+        if record is not None and record.exists():
+            tally.add(Tally.from_json(json.loads(record.read_text())))
+            continue
+        one = Tally()
+        compare(case, one, args.every_launch)
+        tally.add(one)
+        if record is not None:
+            record.write_text(json.dumps(one.to_json(), indent=1) + "\n")
     n = len(tally.kernel_times)
     fast = sum(1 for _, t, d in tally.kernel_times
                if d and t <= 60.0)

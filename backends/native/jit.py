@@ -19,8 +19,8 @@ from llvmlite import ir
 
 from verikern.backends.llvm import LoweringError, build
 from verikern.backends.llvm.abi import DOUBLE, FLOAT, HALF, LoweredKernel
-from verikern.mir.facts import writes_memory
-from verikern.mir.nodes import Kernel, result_of
+from verikern.mir.facts import uses_float16, writes_memory
+from verikern.mir.nodes import Kernel
 
 from .vectorize import vectorize_thread_loops
 
@@ -73,19 +73,10 @@ def _ctype(t: ir.Type):
     raise TypeError(f"no C type for LLVM type {t}")
 
 
-def _uses_float16(kernel: Kernel) -> bool:
-    if any(a.dtype.name == "float16" for a in kernel.arrays):
-        return True
-    if any(p.value.type.name == "float16" for p in kernel.scalar_params):
-        return True
-    return any((r := result_of(ins)) is not None and r.type.name == "float16"
-               for _, ins in kernel.instructions())
-
-
 def _check_host_supports(kernel: Kernel) -> None:
     """float16 conversions are inline only with F16C; without it LLVM would
     call runtime helpers this process may not provide."""
-    if _uses_float16(kernel) and not llvm.get_host_cpu_features().get("f16c", False):
+    if uses_float16(kernel) and not llvm.get_host_cpu_features().get("f16c", False):
         raise LoweringError(
             f"{kernel.loc}: kernel {kernel.name} uses float16, which cpu:native supports "
             f"only on CPUs with F16C; run it on device='cpu' (the simulator)")

@@ -32,7 +32,7 @@ def emit_c(kernel: Kernel, *, dims: tuple[int, ...] | None = None,
            block_dim: int | None = None) -> str:
     """The C encoding of `kernel`; `dims` / `block_dim` fix the launch as the
     prover's --dim / --block-dim do.  Raises CEncodeError for what the C
-    encoder does not translate (float16)."""
+    encoder does not translate."""
     return encode_c(kernel, dims=dims, block_dim=block_dim).text
 
 

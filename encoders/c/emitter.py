@@ -140,16 +140,9 @@ class StepEmitter:
                 r = getattr(ins, "result", None)
                 if r is not None:
                     self.values[r.id] = r
-        for v in self.values.values():
-            if v.type.is_float and v.type.bits == 16:
-                raise CEncodeError(f"{self.file}: float16 values are not supported by the C "
-                                   f"encoder (value {v} of kernel {self.k.name}); use float32")
 
     def operand(self, op) -> str:
         if isinstance(op, Const):
-            if op.type.is_float and op.type.bits == 16:
-                raise CEncodeError(f"{self.file}: float16 constants are not supported by the "
-                                   "C encoder")
             return ops.const(op.value, op.type)
         if op.id in self.names.scalars:
             return f"L->{self.names.scalars[op.id]}"
@@ -342,11 +335,6 @@ class StepEmitter:
         return arr.space == "shared" or arr.name in self.written
 
 
-def _nondet(t) -> str:
-    return "nondet_bool" if t.is_bool else "nondet_" + (
-        ("float" if t.bits == 32 else "double") if t.is_float else t.name)
-
-
 # ------------------------------------------------------------------ table
 def relevant_values(kernel: Kernel) -> frozenset[int]:
     """Ids of the values that flow (through any instruction or phi) into a
@@ -402,7 +390,7 @@ def havoc_float(e: "StepEmitter", ins, expr: str) -> str:
     t = ins.result.type
     if not t.is_float or ins.result.id in e.relevant:
         return expr
-    return f"VK_HAVOC_FLOAT({_nondet(t)}, {expr})"
+    return f"VK_HAVOC_FLOAT({ops.nondet(t)}, {expr})"
 
 
 def _special_kind(e: StepEmitter, op) -> str | None:
@@ -449,6 +437,7 @@ def _binop(e: StepEmitter, site, ins):
     if is_int_division(ins):
         for spec in e.specs_at(site, ObligationKind.DIV_ZERO):
             e.soft_check(ops.division_defined(a, b, ins.result.type), spec, "(void)", ";")
+            e.emit(f"VK_STOP_UNLESS({ops.division_defined(a, b, ins.result.type)});")
     split = split_of_global_id(e, ins)
     if split is not None:      # the same for the id's quotient and remainder (no division)
         e.emit(f"T->v{ins.result.id} = T->{split};")
@@ -496,7 +485,7 @@ def _load(e, site, ins):
 
     def body(lv):
         if e.havoc_load(ins.array):
-            lv = f"VK_WRITTEN_LOAD({_nondet(ins.result.type)}, {lv})"
+            lv = f"VK_WRITTEN_LOAD({ops.nondet(ins.result.type)}, {lv})"
         e.emit(f"{r} = {lv};", 2)
         if ins.array.space == "global" and not e.havoc_load(ins.array):
             # CBMC: the element read, in globals a trace shows (proofs.deciding.cbmc
@@ -504,7 +493,7 @@ def _load(e, site, ins):
             f = e.array_field(ins.array)
             e.emit(f"VK_TRACE_READ(vk_read_{f}_flat = T->flat; vk_read_{f}_val = {r});", 2)
         _assume_contracts(e, ins, r)
-    e.access(site, ins, body, lambda: e.emit(f"{r} = VK_SKIPPED({_nondet(ins.result.type)});", 2))
+    e.access(site, ins, body, lambda: e.emit(f"{r} = VK_SKIPPED({ops.nondet(ins.result.type)});", 2))
 
 
 #: Reads of one array a CBMC harness keeps for all_distinct / all_sorted: each
@@ -585,9 +574,9 @@ def _atomic(e, site, ins):
         raise CEncodeError(f"{ins.loc}: atomic op {ins.op!r} is unknown")
 
     def body(lv):
-        e.emit(f"{old} = VK_WRITTEN_LOAD({_nondet(t)}, {lv});", 2)
+        e.emit(f"{old} = VK_WRITTEN_LOAD({ops.nondet(t)}, {lv});", 2)
         e.emit(f"{lv} = {new};", 2)
-    e.access(site, ins, body, lambda: e.emit(f"{old} = VK_SKIPPED({_nondet(t)});", 2))
+    e.access(site, ins, body, lambda: e.emit(f"{old} = VK_SKIPPED({ops.nondet(t)});", 2))
 
 
 def _barrier(e, site, ins):
@@ -601,6 +590,7 @@ def _assert(e, site, ins):
     kind = ObligationKind.INVARIANT if ins.kind == "invariant" else ObligationKind.ASSERT
     for spec in e.specs_at(site, kind):
         e.check(e.operand(ins.cond), spec)
+        e.emit(f"VK_STOP_UNLESS({e.operand(ins.cond)});")
 
 
 def _requires(e, site, ins):

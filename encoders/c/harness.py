@@ -23,13 +23,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from verikern.mir.facts import uses_float16
 from verikern.mir.nodes import ArrayRef, Kernel
 
 from .emitter import (
     StepEmitter, c_string, contract_helpers, contract_log_fields, obligation_message,
     split_of_global_id,
 )
-from .ops import ctype
+from .ops import ctype, nondet
 from verikern.proofs.obligations import ObligationKind
 from .prelude import prelude
 
@@ -154,8 +155,7 @@ class CEncoding:
 
 
 def _in(t, section: str, key: str | None, idx: str) -> str:
-    nd = "nondet_bool" if t.is_bool else "nondet_" + (
-        ("float" if t.bits == 32 else "double") if t.is_float else t.name)
+    nd = nondet(t)
     macro = "VK_IN_FLOAT" if t.is_float else "VK_IN_UINT" if t.kind == "uint" else "VK_IN_INT"
     k = c_string(key) if key is not None else "NULL"
     return f"{macro}({nd}, {ctype(t)}, \"{section}\", {k}, {idx})"
@@ -229,7 +229,9 @@ class HarnessEmitter:
         for site, k in self.step.barriers.items():
             for spec in self.step.specs_at(site, ObligationKind.DIVERGENCE):
                 msg = c_string(obligation_message(spec, self.step.file))
-                out.append(f"    VK_CHECK_GROUP(!(s1 != s2 && (s1 == {k} || s2 == {k})), {msg});")
+                # a thread stopped at a failure (-3) waits for nothing, as in replay
+                out.append(f"    VK_CHECK_GROUP(s1 == -3 || s2 == -3 || "
+                           f"!(s1 != s2 && (s1 == {k} || s2 == {k})), {msg});")
         out.append("    vk_end_group();")
         out.append("}")
         return "\n".join(out) + "\n"
@@ -513,7 +515,7 @@ static void vk_run_block(vk_launch *L, int32_t b, vk_race *R,
                 " * replay: cc -std=c11 -DVERIKERN_REPLAY -I<verikern/encoders/c> THIS.c -lm\n"
                 " *         ./a.out counterexample.json\n"
                 " * Each check's message is '<obligation id> <kind> <file>:<line>:<col>'. */\n")
-        before = (head + prelude() + _RACE + self.structs() + contract_helpers(self.step)
+        before = (head + prelude(uses_float16(k)) + _RACE + self.structs() + contract_helpers(self.step)
                   + self.race_table())
         step = self.step.function()
         headers = {lp.header for lp in k.loops}

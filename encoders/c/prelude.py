@@ -116,6 +116,7 @@ static inline bool vk_count_fits(bool fits, uint64_t n, uint64_t x, uint64_t c) 
 #ifdef VERIKERN_REPLAY
 #include "verikern_harness.h"
 #define VK_CHECK(c, msg) do { if (!(c)) vk_fail(msg); } while (0)
+#define VK_STOP_UNLESS(c) ((void)0)
 #define VK_SOFT_CHECK(c, msg) ((c) ? 1 : (vk_report(msg), T->dead = 1, 0))
 #define VK_RACE_CHECK(c, msg) ((c) ? 1 : (vk_report(msg), 0))
 #define VK_REPORT_CHECK(c, msg) ((c) ? 1 : (vk_report(msg), 0))
@@ -127,6 +128,7 @@ static inline bool vk_count_fits(bool fits, uint64_t n, uint64_t x, uint64_t c) 
 #define VK_RACE_KEY(flat, packed) (flat)
 #define VK_WRITTEN_LOAD(nd, lvalue) (lvalue)
 #define VK_HAVOC_FLOAT(nd, expr) (expr)
+#define VK_UNMODELLED(nd, expr) (expr)
 #define VK_SKIPPED(nd) 0
 #define VK_SMALL_INPUT(x) ((void)0)
 #define VK_TRACE_READ(...) ((void)0)
@@ -146,6 +148,11 @@ static inline bool vk_count_fits(bool fits, uint64_t n, uint64_t x, uint64_t c) 
    executions where earlier checks failed too (a failed access is skipped and
    reads an unknown value), as the z3 prover decides each obligation alone */
 #define VK_CHECK(c, msg) __CPROVER_assert((c), msg)
+/* after an assert, an invariant or a division's div-zero check: the thread
+   stops where the launch would (a failed assert, a division by zero), as the
+   z3 prover assumes every one its thread passed held (docs/PROVER.md, "Prior
+   divisions and asserts"); it stops, the other thread goes on */
+#define VK_STOP_UNLESS(c) if (!(c)) { T->pc = -3; return -3; } else (void)0
 #define VK_SOFT_CHECK(c, msg) (__CPROVER_assert((c), msg), (c))
 #define VK_RACE_CHECK(c, msg) (__CPROVER_assert((c), msg), 1)
 #define VK_REPORT_CHECK(c, msg) VK_RACE_CHECK(c, msg)
@@ -167,6 +174,8 @@ static inline bool vk_count_fits(bool fits, uint64_t n, uint64_t x, uint64_t c) 
 /* a float that flows into no index, condition or address (emitter.relevant_values):
    only memory sees it, and the harness reads memory back as unknown values */
 #define VK_HAVOC_FLOAT(nd, expr) (nd())
+/* a C library call CBMC's SMT back end cannot take (ops.UNMODELLED): any value */
+#define VK_UNMODELLED(nd, expr) (nd())
 /* the value of an access skipped after its failed bounds check */
 #define VK_SKIPPED(nd) (nd())
 /* -DVK_SMALL=N: only launches whose dims and shapes are at most N (a second
@@ -203,8 +212,16 @@ def _compare_helpers() -> str:
     return "".join(out)
 
 
-def prelude() -> str:
+# only in files of float16 kernels: a compiler or CBMC without _Float16
+# (gcc before 12, CBMC 5) still reads every other kernel's file
+_FLOAT16 = "#ifndef VERIKERN_REPLAY\n_Float16 nondet_float16(void);\n#endif\n"
+
+
+def prelude(float16: bool = False) -> str:
+    """The helpers and mode macros; `float16`: the kernel has float16 values
+    (the declaration of nondet_float16)."""
     return ("#include <stdbool.h>\n#include <stdint.h>\n#include <stdlib.h>\n"
-            "#include <string.h>\n#include <math.h>\n" + _MODES + "\n"
+            "#include <string.h>\n#include <math.h>\n" + _MODES + (_FLOAT16 if float16 else "")
+            + "\n"
             + _wrap_helpers() + _division_helpers() + _float_to_int_helpers()
             + _compare_helpers())

@@ -56,6 +56,10 @@ static inline void vk_poison(void *p, uint64_t n, size_t size, int is_float) {
     memset(p, 0x5A, (size_t)(n * size));
     if (!is_float) return;
     for (uint64_t i = 0; i < n; i++) {
+#ifdef __FLT16_MAX__   /* _Float16 (gcc >= 12, clang >= 15): a float16 array's NaN */
+        if (size == sizeof(_Float16)) ((_Float16 *)p)[i] = (_Float16)NAN;
+        else
+#endif
         if (size == sizeof(float)) ((float *)p)[i] = (float)NAN;
         else ((double *)p)[i] = (double)NAN;
     }

@@ -315,17 +315,50 @@ def barrier_intervals(kernel: Kernel, trips: dict[str, int | None]) -> int | Non
     return total
 
 
+def barrier_every_iteration(kernel: Kernel) -> frozenset[str]:
+    """Headers of the MIR loops every iteration of which runs a barrier: no
+    path from the header back to it through the loop's body avoids a block
+    holding a Barrier. vk_step returns at each barrier, so one call of it
+    goes back to such a header at most once (from where it resumed, around
+    to the next barrier): CBMC's depth 2 covers any trip count, per call
+    (CBMC counts a loop's iterations per call frame)."""
+    barrier_blocks = {b.label for b in kernel.blocks
+                      if any(isinstance(ins, Barrier) for ins in b.instrs)}
+    out = set()
+    for loop in kernel.loops:
+        if loop.header in barrier_blocks:
+            out.add(loop.header)
+            continue
+        body = set(loop.body) - barrier_blocks
+        seen: set[str] = set()
+        todo = list(kernel.block(loop.header).terminator.successors())
+        back = False
+        while todo and not back:
+            lbl = todo.pop()
+            if lbl == loop.header:
+                back = True
+            elif lbl in body and lbl not in seen:
+                seen.add(lbl)
+                todo.extend(kernel.block(lbl).terminator.successors())
+        if not back:
+            out.add(loop.header)
+    return frozenset(out)
+
+
 def unwind_plan(kernel: Kernel, loops: Sequence[CLoop], dims: Sequence[int] | None = None,
                 block_dim: int | None = None, default: int | None = None) -> UnwindPlan:
     """The depth of every loop of the C harness (module docstring); `default`
     (`--unwind`) for the loops the kernel does not bound."""
     trips = trip_bounds(kernel, dims, block_dim)
     intervals = barrier_intervals(kernel, trips)
+    once_per_call = barrier_every_iteration(kernel)
     base = default if default is not None else DEFAULT_UNWIND
     depths = []
     for lp in loops:
         if lp.header is None and lp.cbmc_id.startswith("main."):
             n = intervals      # one call of vk_step per interval; the last one leaves
+        elif lp.header in once_per_call:
+            n = 2              # back to the header at most once per call of vk_step
         else:
             t = trips.get(lp.header) if lp.header is not None else None
             n = t + 1 if t is not None else None

@@ -26,7 +26,6 @@ from corpus_loader import load_corpus
 from corpus_reports import case_reports
 from tiers import keys_of_the_run
 from verikern.encoders.c import HEADER_DIR, emit_c
-from verikern.encoders.c.ops import CEncodeError
 from verikern.proofs.confirming.c_replay import CFLAGS, CReplay
 from verikern.frontend import compile_file
 from verikern.mir.nodes import ParamOrigin
@@ -41,24 +40,12 @@ needs_cc = pytest.mark.skipif(not (COMPILERS or shutil.which("cc")),
 
 
 def _kernels(path: Path):
-    """(name, MIR) of every kernel of the file the C encoder can express: all
-    but a generic kernel's float16 instances, which the encoder refuses by
-    design (its own CEncodeError decides; tests/encoders test that refusal)."""
+    """(name, MIR) of every kernel of the file the frontend compiles."""
     m = compile_file(str(path))
     for name in m.kernel_names:
         r = m.kernel(name)
-        if r.error is None and not _refused_float16(r.mir):
+        if r.error is None:
             yield name, r.mir
-
-
-def _refused_float16(mir) -> bool:
-    try:
-        emit_c(mir)
-    except CEncodeError as err:
-        if "float16 values are not supported" in str(err):
-            return True
-        raise
-    return False
 
 
 @pytest.mark.parametrize("compiler", COMPILERS or ["gcc"])
@@ -97,8 +84,6 @@ def test_confirmed_counterexample_fails_the_same_obligation_in_c(case):
         obs = [o for o in rep.obligations if o.status is Status.FAILED and o.confirmed
                and o.counterexample is not None and o.spec is not None]
         if not obs:
-            continue
-        if rep.kernel not in kernels:      # a float16 instance: no C (see _kernels)
             continue
         with CReplay(kernels[rep.kernel]) as replay:
             for ob in obs:

@@ -107,12 +107,13 @@ def test_race_ids_are_read_with_their_second_access():
 
 # ------------------------------------------------------------------ unwinding
 def test_unwinding_depth_is_read_off_each_loop():
-    # 3 iterations with a barrier each: 3 + 1 barrier intervals for main's loops;
-    # range(3) and range(0, 10, 4) run 3 times (depth 4); range(n) gets the default
+    # 3 iterations with a barrier each: 3 + 1 barrier intervals for main's loops, and
+    # the loop itself twice per call of vk_step (it returns at the barrier);
+    # range(0, 10, 4) runs 3 times (depth 4); range(n) gets the default
     k = kernel(LOOPS, "fixed_loops")
     plan = cbmc_unwind.unwind_plan(k, encode_c(k).loops)
     assert plan.argv() == ["--unwind", "8", "--unwindset",
-                           "vk_step.0:4,vk_step.1:4,main.0:4,main.1:4,main.2:4"]
+                           "vk_step.0:2,vk_step.1:4,main.0:4,main.1:4,main.2:4"]
     assert plan.derived
     k = kernel(LOOPS, "param_loop")
     plan = cbmc_unwind.unwind_plan(k, encode_c(k).loops)

@@ -8,6 +8,15 @@ provides one on CI, tests skip with the reason where there is none).
   CBMC's verdict per obligation is compared with z3's (a proof against a
   failure fails the test), and CBMC decides them;
 - a CBMC counterexample replays on the simulator (confirmed);
+- a thread stops at a failed assert or a division by zero, as the launch
+  would and as z3 assumes: what follows it is proved, not failed;
+- float16 is exact under CBMC (`_Float16`): 2048 + 1 rounds to 2048, so an
+  index built from it is proved in bounds, and one off by one fails,
+  confirmed by the simulator (z3 abstracts that float and says unknown);
+- a C library call whose CBMC model crashes CBMC's SMT back end (sqrt, log,
+  exp, pow, fmod: encoders.c.ops.UNMODELLED) is an unknown value under
+  CBMC: an index through sqrt is proved where guarded, fails (confirmed)
+  where not;
 - work, not seconds, bounds CBMC: out of z3 units, the same answer with a
   CPU burner beside it;
 - each loop's unwinding depth lands on its loop (CBMC's own numbering), and
@@ -163,6 +172,9 @@ def _agree(path, dims, block_dim) -> list[str]:
     # condition (the harness's own division stays total); its twin is proved
     ("divzero_segment_mean_count_nonzero.py", (64,), 32),
     ("ok_segment_mean_positive_count.py", (64,), 32),
+    # x[i % x.shape[0]] after the division by zero of an empty x: the thread stops
+    # there (z3 proves the access; the harness used to go on and fail it)
+    ("divzero_mod_by_shape_unguarded.py", (1,), 1),
 ])
 def test_real_cbmc_decides_and_agrees_with_z3(name, dims, block_dim):
     assert _agree(CORPUS / name, dims, block_dim) == []
@@ -175,6 +187,110 @@ def test_a_cbmc_counterexample_replays_on_the_simulator():
     failed = [o for o in rep.obligations if o.status is Status.FAILED]
     assert failed and all(o.confirmed and o.counterexample is not None for o in failed)
     assert all(o.counterexample.facts.get("engine") == "cbmc" for o in failed)
+
+
+HALF_ROUND = '''
+import verikern as vk
+
+
+@vk.kernel
+def half_round(out: vk.array(dtype=vk.float32), x: vk.float16):
+    vk.requires(out.shape[0] == 1)
+    y = x + vk.float16(1.0)
+    if x == vk.float16(2048.0):
+        out[int(y) - OFFSET] = 1.0
+'''
+
+
+@pytest.mark.parametrize("offset, status", [(2048, Status.PROVED), (2049, Status.FAILED)])
+def test_float16_rounds_in_cbmc_as_on_the_gpu(offset, status):
+    """In float16, 2048 + 1 is a tie between 2048 and 2050 and rounds to the
+    even 2048: `int(y) - 2048` is 0 (in bounds), `int(y) - 2049` is -1. In
+    float32 it would be 2049, the other way round. CBMC decides both (the
+    failure confirmed by the simulator's float16); z3, whose floats are
+    abstract here, leaves the bounds obligation unknown."""
+    k = compile_source(HALF_ROUND.replace("OFFSET", str(offset)), "half.py").kernels[0].mir
+    cb = prove_mir(k, file="half.py", dims=(1,), block_dim=1, engine="cbmc")
+    bounds = [o for o in cb.obligations if o.kind is ObligationKind.BOUNDS]
+    assert bounds and {o.status for o in bounds} == {status}, [o.reason for o in bounds]
+    if status is Status.FAILED:
+        assert all(o.confirmed for o in bounds)
+
+
+ROOT_INDEX = '''
+import verikern as vk
+
+
+@vk.kernel
+def root_index(x: vk.array(dtype=vk.float32), tab: vk.array(dtype=vk.float32),
+               res: vk.array(dtype=vk.float32)):
+    i = vk.tid()
+    if i < x.shape[0] and i < res.shape[0]:
+        j = int(vk.sqrt(x[i]))
+        if GUARD:
+            res[i] = tab[j]
+'''
+
+
+@pytest.mark.parametrize("guard, status", [("j >= 0 and j < tab.shape[0]", Status.PROVED),
+                                           ("j >= 0", Status.FAILED)])
+def test_an_index_through_sqrt_is_decided(guard, status):
+    """CBMC 6.6's model of sqrt (and log, exp, pow, fmod) aborts its SMT back
+    end ("floatbv expressions should be flattened when using FPA theory"):
+    every obligation of such a kernel was `unknown` ("CBMC exited -6").
+    Under CBMC the call is now any float (VK_UNMODELLED), so the guarded
+    access is proved, and the unguarded one fails, confirmed by replay."""
+    src = ROOT_INDEX.replace("GUARD", guard)
+    k = compile_source(src, "root.py").kernels[0].mir
+    cb = prove_mir(k, file="root.py", dims=(2,), block_dim=2, engine="cbmc")
+    bounds = [o for o in cb.obligations if o.kind is ObligationKind.BOUNDS and o.loc.line == 12
+              and o.loc.col > 20]
+    assert bounds and {o.status for o in bounds} == {status}, [o.reason for o in cb.obligations]
+    assert all(o.confirmed for o in bounds if o.status is Status.FAILED)
+
+
+STOPS = '''
+import verikern as vk
+
+
+@vk.kernel
+def assert_then_read(x: vk.array(dtype=vk.float32), n: vk.int32, out: vk.array(dtype=vk.float32)):
+    vk.requires(x.shape[0] == n and out.shape[0] == n)
+    i = vk.tid()
+    assert i < n
+    out[i] = x[i]
+
+
+@vk.kernel(block_dim=2)
+def assert_then_barrier(x: vk.array(dtype=vk.float32)):
+    t = vk.thread_idx()
+    assert t == 0
+    vk.sync_threads()
+'''
+
+
+@pytest.mark.parametrize("name, dims, block_dim", [("assert_then_read", (4,), 2),
+                                                   ("assert_then_barrier", (2,), 2)])
+def test_a_thread_stops_at_a_failed_assert_as_z3_assumes(name, dims, block_dim):
+    """z3 proves an obligation assuming the asserts (and divisions) its thread
+    passed held (docs/PROVER.md, "Prior divisions and asserts"): the launch
+    stops at a failed one. The CBMC harness went on after a failed check, so
+    `x[i]` past a failed `assert i < n` failed (an exact trace: nothing read
+    from memory), and thread 1 stopping at its assert while thread 0 waits at
+    the barrier was a divergence. Now the thread stops there (the other goes
+    on): both engines fail the assert and prove the rest. The same held for
+    divisions: divzero_mod_by_shape_unguarded's `x[i % x.shape[0]]` failed
+    its bounds under CBMC (x empty), proved under z3 (the agreement case)."""
+    k = compile_source(STOPS, "stops.py").kernel(name).mir
+    z3 = {obligation_key(o): o.status for o in prove_mir(k, file="stops.py", dims=dims,
+                                                         block_dim=block_dim).obligations}
+    cb = {obligation_key(o): o.status for o in prove_mir(k, file="stops.py", dims=dims,
+                                                         block_dim=block_dim, engine="cbmc").obligations
+          if o.kind is not ObligationKind.UNINIT}
+    assert cb == {key: z3[key] for key in cb}, (cb, z3)
+    assert sorted(key for key, st in cb.items() if st is Status.FAILED) == [
+        key for key in sorted(cb) if key.startswith("assert@")]
+    assert set(cb.values()) == {Status.PROVED, Status.FAILED}
 
 
 def test_cbmc_is_bounded_by_work_not_by_the_machines_load():
@@ -224,9 +340,11 @@ def test_a_halving_loop_is_unwound_to_its_trip_count_for_every_launch():
     """ok_reduce_tree's `while s > 0: s //= 2` from 64 runs 7 times, each with a
     barrier: at the old single depth 8 CBMC's unwinding assertions failed
     (9 barrier intervals), with the depths read off the kernel it proves every
-    obligation for every launch."""
+    obligation for every launch. The loop itself is unwound twice per call of
+    vk_step (it passes a barrier every iteration): CBMC counts a loop's
+    iterations per call, so its unwinding assertion holds there."""
     path = CORPUS / "ok_reduce_tree.py"
     k = compile_source(path.read_text(), path.name).kernels[0].mir
     obs = [o for o in cbmc.prove_kernel_cbmc(k) if o.kind is not ObligationKind.UNINIT]
     assert obs and {o.status for o in obs} == {Status.PROVED}, [o.reason for o in obs]
-    assert "main.0:9" in obs[0].reason
+    assert "main.0:9" in obs[0].reason and "vk_step.0:2" in obs[0].reason

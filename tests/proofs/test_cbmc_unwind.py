@@ -61,6 +61,21 @@ def ranges(x: vk.array(dtype=vk.float32)):
         x[0] = 3.0
 
 @vk.kernel
+def barrier_loops(x: vk.array(dtype=vk.float32), n: vk.int32):
+    for a in range(n):
+        x[0] = 1.0
+        vk.sync_threads()
+    for b in range(n):
+        if vk.thread_idx() < b:
+            vk.sync_threads()
+    c = 0
+    while c < 5:
+        c += 1
+        if c == 3:
+            continue
+        vk.sync_threads()
+
+@vk.kernel
 def unbounded(x: vk.array(dtype=vk.float32), n: vk.int32, idx: vk.array(dtype=vk.int32)):
     for a in range(n):
         x[0] = 1.0
@@ -137,6 +152,30 @@ def test_main_runs_once_per_barrier_interval():
         assert plan.derived
 
 
+def test_a_loop_with_a_barrier_on_every_path_is_unwound_twice_per_call():
+    """vk_step returns at each barrier, so a loop whose every iteration
+    passes one goes back to its header at most once per call: depth 2, read
+    off the kernel, whatever its trip count (CBMC counts per call frame;
+    test_cbmc_real's halving loop is proved at it). A loop with a path
+    around its barrier keeps its trip bound, or the default."""
+    assert cbmc_unwind.barrier_every_iteration(kernel("halving")) == {kernel("halving").loops[0].header}
+    k = kernel("barrier_loops")
+    assert cbmc_unwind.barrier_every_iteration(k) == {k.loops[0].header}
+    plan = unwind_plan(k, encode_c(k).loops)
+    by_id = {i: (n, d) for i, n, d in plan.depths}
+    # range(n) with its barrier: 2 (derived) though n is unbounded; range(n) with a
+    # barrier under an `if`: the default; the `continue` skips the barrier once: 5 + 1
+    assert [by_id[f"vk_step.{i}"] for i in range(3)] == [(2, True), (DEFAULT_UNWIND, False),
+                                                         (6, True)]
+    assert by_id["main.0"] == (DEFAULT_UNWIND, False)      # intervals unbounded
+    # nested: the inner loop passes a barrier each time, the outer one may skip it
+    k = kernel("nested")
+    plan = unwind_plan(k, encode_c(k).loops)
+    inner = k.loops[1].header
+    assert cbmc_unwind.barrier_every_iteration(k) == {inner}
+    assert sorted(n for i, n, _ in plan.depths if i.startswith("vk_step")) == [2, 7]
+
+
 def test_each_loop_of_the_c_file_gets_its_own_depth():
     k = kernel("ranges")
     loops = encode_c(k).loops
@@ -163,7 +202,8 @@ def test_a_loop_without_a_bound_gets_the_default_or_the_given_depth():
     assert [n for i, n, d in given.deeper(4).depths if i.startswith("main")] == [2, 2, 2]
 
 
-@pytest.mark.parametrize("name", ["halving", "doubling", "nested", "ranges", "unbounded"])
+@pytest.mark.parametrize("name", ["halving", "doubling", "nested", "ranges", "barrier_loops",
+                                  "unbounded"])
 def test_the_c_file_lines_of_the_loops_are_their_gotos_and_statements(name):
     enc = encode_c(kernel(name))
     lines = enc.text.split("\n")

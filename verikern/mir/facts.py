@@ -21,7 +21,10 @@ from __future__ import annotations
 
 from typing import TypeGuard, Union
 
-from .nodes import INSTRUCTION_CLASSES, Atomic, BinOp, Compare, Const, Instr, Kernel, Load, Phi, Store, UnaryOp
+from .nodes import (
+    INSTRUCTION_CLASSES, Atomic, BinOp, Compare, Const, Instr, Kernel, Load, Phi, Store, UnaryOp,
+    result_of,
+)
 from .ops import BINARY, COMPARE, INSTRUCTION_FACTS, UNARY, InstrFacts, division_can_overflow
 
 assert set(INSTRUCTION_FACTS) == {c.OPCODE for c in INSTRUCTION_CLASSES}, \
@@ -121,3 +124,14 @@ def definitions(kernel: Kernel, phis: bool = True) -> dict[int, Instr | Phi]:
             if r is not None:
                 out[r.id] = ins
     return out
+
+
+def uses_float16(kernel: Kernel) -> bool:
+    """Whether any array, scalar parameter or instruction result of `kernel`
+    is float16 (a phi's value comes from one of these)."""
+    if any(a.dtype.name == "float16" for a in kernel.arrays):
+        return True
+    if any(p.value.type.name == "float16" for p in kernel.scalar_params):
+        return True
+    return any((r := result_of(ins)) is not None and r.type.name == "float16"
+               for _, ins in kernel.instructions())
