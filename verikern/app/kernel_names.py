@@ -13,11 +13,14 @@ from __future__ import annotations
 def definition_names(names) -> frozenset[str] | None:
     """The kernel definitions to compile for the kernels `names` (None: all): a
     generic instance `sort[int8]`, or its MIR name `sort__int8`, needs `sort`
-    (every `__`-separated prefix is kept: `a__b` may be a definition's own name)."""
+    (every `__`-separated prefix is kept: `a__b` may be a definition's own name; a
+    MIR name has lost the definition's leading underscores, `_sort__int8` -> `sort__int8`,
+    so each prefix is kept with one and two leading underscores too)."""
     if names is None:
         return None
     out: set[str] = set()
     for name in names:
         parts = name.split("[")[0].strip().split("__")
-        out |= {"__".join(parts[:i]) for i in range(1, len(parts) + 1)}
+        prefixes = {"__".join(parts[:i]) for i in range(1, len(parts) + 1)}
+        out |= {lead + p for p in prefixes for lead in ("", "_", "__")}
     return frozenset(out)

@@ -5,7 +5,7 @@ costs nothing and is not reported, while the module's own errors still are."""
 from __future__ import annotations
 
 from verikern.app.kernel_names import definition_names
-from verikern.app.prove import prove_source
+from verikern.app.prove import ProofOptions, prove_source
 from verikern.frontend import compile_source
 from verikern.proofs.obligations import KernelStatus
 
@@ -40,9 +40,41 @@ wp.overload(twice, [wp.array(dtype=wp.float32), wp.array(dtype=float)])
 
 def test_the_definitions_of_instances_and_mir_names_are_kept():
     assert definition_names(None) is None
-    assert definition_names({"twice[int32, float32]"}) == {"twice"}
-    assert definition_names({"twice__int32"}) == {"twice", "twice__int32"}
-    assert definition_names({"a__b__c"}) == {"a", "a__b", "a__b__c"}
+    def with_private(*names):          # a MIR name lost the definition's leading underscores
+        return {lead + n for n in names for lead in ("", "_", "__")}
+    assert definition_names({"twice[int32, float32]"}) == with_private("twice")
+    assert definition_names({"twice__int32"}) == with_private("twice", "twice__int32")
+    assert definition_names({"a__b__c"}) == with_private("a", "a__b", "a__b__c")
+
+
+PRIVATE = '''from typing import Any
+
+import warp as wp
+
+
+@wp.kernel
+def _scale_private(x: wp.array(dtype=Any), s: wp.array(dtype=Any)):
+    i = wp.tid()
+    x[i] = x[i] * s[i]
+
+
+wp.overload(_scale_private, [wp.array(dtype=wp.float32), wp.array(dtype=wp.float32)])
+wp.overload(_scale_private, [wp.array(dtype=wp.float64), wp.array(dtype=wp.float64)])
+'''
+
+
+def test_a_private_generic_kernels_suggestion_is_re_proved_on_the_pasted_source():
+    # an instance's MIR name `scale_private__float32` has lost the leading underscore of
+    # its definition `_scale_private`: the re-proof compiled no kernel, found none and
+    # reported every such suggestion "not proved" (nvalchemi's kernels are all private)
+    assert "_scale_private" in definition_names({"scale_private__float32"})
+    instances = [r for r in prove_source(PRIVATE, "p.py", kernel="_scale_private[float32, float32]",
+                                         options=ProofOptions(suggest=True)) if "..." not in r.kernel]
+    assert [r.kernel for r in instances] == ["_scale_private[float32, float32]"]
+    for r in instances:
+        assert r.status is KernelStatus.FAILED
+        assert set(r.suggested_requires) == {"vk.launch_dim() <= x.shape[0]", "vk.launch_dim() <= s.shape[0]"}
+        assert r.proved_under_suggestion is True, r.kernel
 
 
 def test_only_the_named_kernel_is_compiled_and_proved():
