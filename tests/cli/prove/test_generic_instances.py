@@ -16,10 +16,11 @@ from click.testing import CliRunner
 import verikern as vk
 from verikern.app.prove import prove_source
 from verikern.cli import main
-from verikern.errors import OutOfBoundsError
+from verikern.errors import KernelError, OutOfBoundsError
 from verikern.frontend import compile_source
 from verikern.frontend.check import generic_kernels
 from verikern.frontend.check.generic_opaque import OpaquePlan
+from verikern.mir.nodes import SourceLoc
 from verikern.proofs.obligations import Status
 
 BUGGY = '''\
@@ -243,3 +244,69 @@ def test_a_type_oblivious_proof_proves_every_instantiation_in_every_format(fmt, 
         assert "covers" in kernels["copy_keys[...]"]["type_oblivious"]
     else:
         assert "<failure" not in out and "<error" not in out and 'name="copy_keys[...]"' in out
+
+
+SAME_ERROR = '''\
+from typing import Any
+
+import warp as wp
+
+
+@wp.kernel
+def staged(x: wp.array(dtype=Any), out: wp.array(dtype=Any)):
+    i = wp.tid()
+    shape = (4,)
+    out[i] = x[i]
+
+
+@wp.kernel
+def plain(x: wp.array(dtype=float)):
+    shape = (4,)
+'''
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_an_error_every_typing_shares_is_reported_once_with_the_count(fmt, tmp_path):
+    """A generic kernel refused for the same reason in each of its typings is one
+    error naming how many typings it stands for, not one per typing (warp-nn's
+    nested tile kernels printed 144 identical errors per kernel)."""
+    path = tmp_path / "s.py"
+    path.write_text(SAME_ERROR)
+    result = CliRunner().invoke(main, ["prove", str(path), "--format", fmt, "--no-cache", "--no-suggest"])
+    assert result.exit_code == 3, result.output
+    where = f"{path}:9:13: error: tuples are allowed only to unpack vk.tid()"
+    if fmt == "text":
+        errors = [line for line in result.stdout.splitlines() if line.startswith("ERROR")]
+        assert [e.split(" (")[0] for e in errors] == ["ERROR   staged[144 typings]", "ERROR   plain"], errors
+        assert result.stdout.count(where) == 1
+        assert "(the same error in each of its 144 typings: staged[bool, bool], staged[bool, int8], ..., " \
+               "staged[float64, float64])" in result.stdout
+    else:
+        kernels = {k["kernel"]: k for k in json.loads(result.stdout)["kernels"]}
+        assert [k for k in kernels if k.startswith("staged[") and "typings" in k] == ["staged[144 typings]"]
+        assert kernels["staged[144 typings]"]["status"] == "error"
+        assert where in kernels["staged[144 typings]"]["error"]
+        assert not any(k.startswith("staged[bool") for k in kernels)     # no instance repeats it
+
+
+def test_only_the_same_error_at_the_same_place_is_merged():
+    """Typings refused with different messages or places stay apart; an unknown
+    `kernel[...]` and the compiled instances are kept as they are."""
+    from types import SimpleNamespace   # lazy: a stand-in definition only this test builds
+
+    d = SimpleNamespace(node=SimpleNamespace(name="k"))
+    at = SourceLoc("k.py", 9, 5)
+
+    def inst(name, message=None, where=at, unknown=False):
+        err = KernelError(message, where, "tuple") if message else None
+        return generic_kernels.Instance(d, name, name.replace("[", "__").strip("]"), {}, err,
+                                        unknown=unknown)
+
+    mine = [inst("k[int8]", "no tuples"), inst("k[int16]"), inst("k[int32]", "no tuples"),
+            inst("k[uint8]", "no tuples", SourceLoc("k.py", 10, 5)), inst("k[uint16]", "no lists"),
+            inst("k[int64]", "no tuples"), inst("k[...]", "no tuples", unknown=True)]
+    out = generic_kernels._merge_same_errors(mine)
+    assert [i.name for i in out] == ["k[3 typings]", "k[int16]", "k[uint8]", "k[uint16]", "k[...]"]
+    assert out[0].error.message == "no tuples (the same error in each of its 3 typings: k[int8], k[int32], k[int64])"
+    assert out[0].error.loc == at and out[0].error.rule == "tuple" and out[0].mir_name == "k__3_typings"
+    assert out[1:] == mine[1:2] + mine[3:5] + mine[6:]

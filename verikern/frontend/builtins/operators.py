@@ -13,7 +13,7 @@ import ast
 from verikern.hir import nodes as H
 from verikern.mir.ops import symbols
 from verikern.hir.types import (
-    BOOL, F32, I32, ArrayType, MatrixType, ScalarType, VectorType, is_plain_vector, is_quat,
+    BOOL, F16, F32, I32, ArrayType, MatrixType, ScalarType, VectorType, is_plain_vector, is_quat,
     is_transform, matrix_type, vector_type,
 )
 
@@ -66,6 +66,36 @@ def literal_type_for(op: str, other) -> object:
     if isinstance(other, (VectorType, MatrixType)):
         return other.dtype if op in ("mul", "div") else other
     return other
+
+
+def _promoted(t: ScalarType) -> ScalarType:
+    """C++'s integer promotion: bool and integers narrower than int become int32."""
+    return I32 if t.is_bool or (t.is_int and t.bits < 32) else t
+
+
+def comparison_type(a: ScalarType, b: ScalarType) -> ScalarType | None:
+    """The type a comparison of scalars `a` and `b` is computed in, or None
+    where Warp cannot build it. Warp compiles `a < b` to C++'s `a < b` whatever
+    the operand types (codegen's add_comp), so C++'s usual arithmetic
+    conversions decide: an integer against a float converts to the float
+    (float32 against float64: float64); two integers are promoted (below 32
+    bits to int32) and then meet in the wider type, or in the unsigned one when
+    it is at least as wide (int32 against uint32 compares as uint32: -1 < 5u is
+    false); int64 holds every uint32. float16 is Warp's C++ struct `half`, whose
+    comparisons against any other type are ambiguous: the C++ build fails."""
+    if a == b:
+        return a
+    if F16 in (a, b):
+        return None
+    if a.is_float or b.is_float:
+        return max((t for t in (a, b) if t.is_float), key=lambda t: t.bits)
+    pa, pb = _promoted(a), _promoted(b)
+    if pa == pb:
+        return pa
+    if pa.is_signed == pb.is_signed:
+        return max(pa, pb, key=lambda t: t.bits)
+    unsigned, signed = (pb, pa) if pa.is_signed else (pa, pb)
+    return unsigned if unsigned.bits >= signed.bits else signed
 
 
 def check_binary_types(checker, op: str, lhs: H.Expr, rhs: H.Expr, node):

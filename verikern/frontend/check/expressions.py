@@ -23,7 +23,7 @@ from ..scan.factories import capture_of, capture_ref
 from ..scan.constants import NotConstant
 from ..scan.project import module_member
 from ..builtins.operators import (
-    BINOP_NAMES, COMPARE_NAMES, check_binary_types, literal_type_for, make_literal,
+    BINOP_NAMES, COMPARE_NAMES, check_binary_types, comparison_type, literal_type_for, make_literal,
 )
 from ..builtins.calls import check_call
 from ..builtins.table import LITERAL_CALLS
@@ -378,15 +378,14 @@ class ExprChecker(_Host):
         for e, n in ((lhs, lnode), (r, rnode)):
             if not isinstance(e.type, ScalarType):
                 raise self.error(f"comparisons need scalars, got {e.type}", n, "type-mismatch")
-        if lhs.type != r.type and BOOL not in (lhs.type, r.type) and (lhs.type.is_float or r.type.is_float):
-            # Warp compiles a mixed comparison to C++, which converts the int side
-            # (or the narrower float) to the float type: the same meaning here
-            ft = max((t for t in (lhs.type, r.type) if t.is_float), key=lambda t: t.bits)
-            lhs, r = (e if e.type == ft else H.CastExpr(e, ft, e.loc) for e in (lhs, r))
-        if lhs.type != r.type:
-            rule = "implicit-conversion" if lhs.type.is_float != r.type.is_float else "type-mismatch"
-            raise self.error(f"comparison mixes {lhs.type} and {r.type}", node, rule,
-                             "convert one side explicitly")
+        # Warp compiles a mixed comparison to C++, whose usual arithmetic conversions
+        # give it its meaning (int32 against uint32 compares as uint32): the same here
+        common = comparison_type(lhs.type, r.type)
+        if common is None:
+            raise self.error(f"comparison mixes {lhs.type} and {r.type}: Warp's C++ build of it "
+                             "fails (its float16 compares only with float16)", node, "type-mismatch",
+                             f"convert one side explicitly, e.g. {r.type}({ast.unparse(lnode)})")
+        lhs, r = (e if e.type == common else H.CastExpr(e, common, e.loc) for e in (lhs, r))
         return lhs, r
 
     def _composite_equality(self, lnode, rnode, op, node):
@@ -421,14 +420,26 @@ class ExprChecker(_Host):
             if lhs.type == BOOL and ops[0] not in ("eq", "ne"):
                 raise self.error("bools compare only with == and !=", node, "bool-arith")
             return H.CompareExpr(ops[0], lhs, r, BOOL, self.loc(node))
-        # chain: check pairwise, but each operand once
+        # chain: check pairwise, but each operand once. Warp converts in the first
+        # comparison only (as C++) and refuses later operands of unequal types
         typed = []
         for k in range(len(ops)):
-            lhs, r = self._compare_operands(nodes[k], nodes[k + 1], node)
+            pair = self.check_pair(nodes[k], nodes[k + 1], "eq")
+            # a literal keeps its own type there (int32, float32), as in Warp
+            own = [self.check_expr(n).type if self.is_literal_tree(n) else e.type
+                   for n, e in zip(nodes[k:k + 2], pair)]
+            if k > 0 and own[0] != own[1]:
+                raise self.error(f"comparison chain mixes {own[0]} and {own[1]}: Warp refuses "
+                                 "chained comparisons of unequal types", node, "type-mismatch",
+                                 "convert one side explicitly")
+            lhs, r = self._compare_operands(nodes[k], nodes[k + 1], node, pair)
             if k == 0:
                 typed.append(lhs)
-            elif lhs.type != typed[-1].type:
-                raise self.error("comparison chain mixes types", node, "type-mismatch")
+            elif lhs.type != typed[-1].type:   # Warp compares the converted operand once, raw after
+                raise self.error(f"the first comparison of this chain converts its middle operand "
+                                 f"to {typed[-1].type}, which verikern cannot compare again as "
+                                 f"{lhs.type}", node, "comparison-chain",
+                                 "write the comparisons separately, joined with `and`")
             typed.append(r)
         return H.ChainCompare(ops, tuple(typed), BOOL, self.loc(node))
 

@@ -23,7 +23,9 @@ Invariants:
   to be one Warp cannot build either (verikern's typing is at most as strict
   as Warp's; for these typings it applies Warp's literal rule in the kernel's
   own arithmetic too: `k + 1` needs an int32 `k`, since Warp keeps a literal's
-  own type); any other error makes the instance an error, never a skip;
+  own type; a comparison of mixed scalar types is no type error where Warp's
+  C++ builds it, `int32 < uint32` included); any other error makes the
+  instance an error, never a skip;
 - Warp can also instantiate a generic parameter with vector, matrix and quat
   types (of any length and component type), structs, and -- for a bare
   `Any` -- arrays, which verikern does not enumerate. When the body
@@ -33,6 +35,9 @@ Invariants:
   enumerated: its verdict is `unknown` with the reason (Instance.unknown), so
   the kernel is never reported proved as a whole, and the instances that
   were enumerated keep their own verdicts;
+- typings refused with the same error (rule, place, message) are one error
+  instance, `kernel[N typings]`, whose message names them (never a skip: the
+  kernel stays an error);
 - the MIR kernel of an instance has an identifier name (`kernel__int8`);
 - `kernel[...]` carries the plan of a type-oblivious proof (generic_opaque.py):
   when that proof proves every obligation, it covers every instantiation
@@ -359,6 +364,36 @@ class _Enumerator:
         return out
 
 
+def _merge_same_errors(mine: list[Instance]) -> list[Instance]:
+    """`mine` with the instances that fail with the same error (rule, place and
+    message) given as one instance, `kernel[N typings]`, at the first one's
+    place, its message naming the typings it stands for (a nested tile kernel
+    refused the same way in all of its 144 typings is one error, not 144)."""
+    groups: dict[tuple, list[Instance]] = {}
+    for inst in mine:
+        err = inst.error
+        if err is not None and not inst.unknown:
+            key = (err.rule, err.loc.file, err.loc.line, err.loc.col, err.message, err.hint)
+            groups.setdefault(key, []).append(inst)
+    out: list[Instance] = []
+    for inst in mine:
+        err = inst.error
+        same = groups.get((err.rule, err.loc.file, err.loc.line, err.loc.col, err.message, err.hint)) \
+            if err is not None and not inst.unknown else None
+        if same is None or len(same) == 1:
+            out.append(inst)
+        elif same[0] is inst:
+            n = len(same)
+            named = ", ".join(i.name for i in same[:2]) + (", ..." if n > 3 else "") + f", {same[-1].name}"
+            merged = KernelError(f"{err.message} (the same error in each of its {n} typings: {named})",
+                                 err.loc, err.rule, err.hint, err.source_line)
+            base = inst.definition.node.name
+            out.append(dataclasses.replace(inst, name=f"{base}[{n} typings]",
+                                           mir_name=_mir_name(f"{base}__{n}_typings"), anns={},
+                                           error=merged, hir=None))
+    return out
+
+
 def _with_opaque(e: _Enumerator, mine: list[Instance]) -> list[Instance]:
     """`mine` with its `kernel[...]` instance (if any) given the type-oblivious
     proof's plan and the names of the instances it would cover (those that compiled)."""
@@ -390,7 +425,7 @@ def kernel_instances(info: ModuleInfo, registry, only=None) -> list[Instance]:
                     f"no typing of the generic kernel {d.node.name!r} type-checks, so there is nothing "
                     f"to prove; the first typing tried was refused with:\n{why}", d.loc, "generic-kernel",
                     "give its generic parameters concrete types"))]
-            out.extend(_with_opaque(e, mine))
+            out.extend(_with_opaque(e, _merge_same_errors(mine)))
         except KernelError as err:
             out.append(Instance(d, f"{d.node.name}[{MORE}]", _mir_name(d.node.name + "__more"),
                                 {}, err))
