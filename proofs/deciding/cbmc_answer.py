@@ -20,14 +20,17 @@ from verikern.encoders.c.emitter import Names, relevant_values
 from verikern.mir.facts import definitions
 from verikern.mir.nodes import ArrayRef, Atomic, Kernel, Load
 from verikern.proofs.deciding import budget as budget_limits
-from verikern.proofs.deciding.cbmc_unwind import UnwindPlan
+from verikern.proofs.deciding.cbmc_unwind import UnwindPlan, blocks_before
 from verikern.proofs.obligations import (
-    Counterexample, Obligation, ObligationSpec, Status, obligation_id,
+    Counterexample, Obligation, ObligationKind, ObligationSpec, Status, obligation_id,
 )
 
 #: Statuses of a CBMC property that establish it (UNREACHABLE: no execution reaches it).
 HOLDS = frozenset({"SUCCESS", "UNREACHABLE"})
 _ID = re.compile(r"^(?P<id>[a-z-]+@\d+:\d+(?:#\d+)?(?:\+\d+:\d+)?) ")
+#: Obligations one thread breaks alone (cbmc_unwind.blocks_before).
+ONE_THREAD = frozenset({ObligationKind.BOUNDS, ObligationKind.DIV_ZERO, ObligationKind.ASSERT,
+                        ObligationKind.INVARIANT})
 #: What CBMC reports when z3 answers `unknown` (here: out of resource units).
 OUT_OF_UNITS = 'returned "unknown"'
 
@@ -213,6 +216,7 @@ def decide(kernel: Kernel, specs: Sequence[ObligationSpec], result: CbmcResult,
         else:
             harness.append(p)
     blocker = None
+    before: frozenset[str] = frozenset()      # blocks before every loop CBMC did not cover
     if any(OUT_OF_UNITS in e for e in result.errors):
         blocker = ("out of CBMC's work budget: its solver z3 answered unknown within "
                    + (f"{rlimit / budget_limits.MEGA:g} million resource units per call "
@@ -224,9 +228,12 @@ def decide(kernel: Kernel, specs: Sequence[ObligationSpec], result: CbmcResult,
     elif bad := [p for p in harness if p.status not in HOLDS]:
         blocker = (f"a check of the C harness itself did not hold under CBMC "
                    f"({bad[0].name}: {bad[0].description}: {bad[0].status})")
-    elif [p for p in unwinding if p.status not in HOLDS]:
+    elif failed_loops := [p.name.replace(".unwind.", ".") for p in unwinding
+                          if p.status not in HOLDS]:
         blocker = (f"{bounded}: CBMC's unwinding assertions fail at {depth} (raise --unwind, "
                    f"or bound the loop with a vk.requires)")
+        if isinstance(unwind, UnwindPlan):
+            before = blocks_before(kernel, unwind, failed_loops)
     exact = functools.cache(lambda: exact_traces(kernel))   # once, at the first failure
     out = []
     for spec in specs:
@@ -243,6 +250,11 @@ def decide(kernel: Kernel, specs: Sequence[ObligationSpec], result: CbmcResult,
         elif blocker is None and all(p.status in HOLDS for p in props):
             out.append(_verdict(spec, Status.PROVED, f"CBMC: {oid} holds",
                                 f"proved by CBMC (unwinding assertions hold at {depth})"))
+        elif (spec.site[0] in before and spec.kind in ONE_THREAD
+              and all(p.status in HOLDS for p in props)):
+            out.append(_verdict(spec, Status.PROVED, f"CBMC: {oid} holds",
+                                f"proved by CBMC: no path to it passes a loop whose unwinding "
+                                f"assertion fails at {depth} (cbmc_unwind.blocks_before)"))
         else:
             why = blocker or f"CBMC answered {', '.join(sorted({p.status for p in props}))}"
             out.append(_verdict(spec, Status.UNKNOWN, f"CBMC: {oid} undecided", why))

@@ -62,6 +62,8 @@ class UnwindPlan:
 
     depths: tuple[tuple[str, int, bool], ...]
     default: int
+    #: (CBMC loop id, the MIR loop header its goto returns to, or None)
+    headers: tuple[tuple[str, str | None], ...] = ()
 
     def argv(self) -> list[str]:
         """cbmc's options: `--unwind DEFAULT --unwindset id:N,...`."""
@@ -84,7 +86,7 @@ class UnwindPlan:
         """The same plan with every depth not read off the kernel times
         `factor` (a fixed launch's second run); derived depths stay."""
         return UnwindPlan(tuple((i, n if d else n * factor, d) for i, n, d in self.depths),
-                          self.default * factor)
+                          self.default * factor, self.headers)
 
     def describe(self) -> str:
         """`--unwind N` and the derived depths, for a verdict's reason."""
@@ -363,4 +365,31 @@ def unwind_plan(kernel: Kernel, loops: Sequence[CLoop], dims: Sequence[int] | No
             t = trips.get(lp.header) if lp.header is not None else None
             n = t + 1 if t is not None else None
         depths.append((lp.cbmc_id, base, False) if n is None else (lp.cbmc_id, max(2, n), True))
-    return UnwindPlan(tuple(depths), base)
+    return UnwindPlan(tuple(depths), base, tuple((lp.cbmc_id, lp.header) for lp in loops))
+
+
+def blocks_before(kernel: Kernel, plan: UnwindPlan, failed: Sequence[str]) -> frozenset[str]:
+    """The blocks of `kernel` no path reaches from the header of a loop
+    whose unwinding assertion failed (`failed`: CBMC loop ids). Empty when
+    one of them is main's (the barrier intervals are not covered) or returns
+    to no MIR loop header.
+
+    A check in such a block that CBMC reports as holding holds for every
+    execution (`cbmc_answer.decide`): a thread that breaks it there does so
+    before it ever enters those loops, and the harness has an execution in
+    which that thread runs alone (T1, no T2) up to the check, within every
+    depth CBMC unwound (the loops it passed are bounded; their unwinding
+    assertions held). Checks of one thread only (bounds, div-zero, assert,
+    invariant): a race check of T2 runs after T1's whole interval, which
+    may have entered such a loop."""
+    header_of = dict(plan.headers)
+    if any(i.startswith("main.") or header_of.get(i) is None for i in failed):
+        return frozenset()
+    reached: set[str] = set()
+    todo = [header_of[i] for i in failed]
+    while todo:
+        lbl = todo.pop()
+        if lbl is not None and lbl not in reached:
+            reached.add(lbl)
+            todo.extend(kernel.block(lbl).terminator.successors())
+    return frozenset(b.label for b in kernel.blocks) - reached

@@ -17,6 +17,9 @@ provides one on CI, tests skip with the reason where there is none).
   exp, pow, fmod: encoders.c.ops.UNMODELLED) is an unknown value under
   CBMC: an index through sqrt is proved where guarded, fails (confirmed)
   where not;
+- a one-thread check no path to which passes an unbounded loop is proved
+  though that loop's unwinding assertion fails; after the loop it stays
+  unknown, and so does a race before it;
 - work, not seconds, bounds CBMC: out of z3 units, the same answer with a
   CPU burner beside it;
 - each loop's unwinding depth lands on its loop (CBMC's own numbering), and
@@ -291,6 +294,42 @@ def test_a_thread_stops_at_a_failed_assert_as_z3_assumes(name, dims, block_dim):
     assert sorted(key for key, st in cb.items() if st is Status.FAILED) == [
         key for key in sorted(cb) if key.startswith("assert@")]
     assert set(cb.values()) == {Status.PROVED, Status.FAILED}
+
+
+BEFORE_LOOP = '''
+import verikern as vk
+
+
+@vk.kernel
+def write_then_walk(x: vk.array(dtype=vk.int32), y: vk.array(dtype=vk.int32), n: vk.int32,
+                    d: vk.int32):
+    vk.requires(d >= 1)
+    i = vk.tid()
+    if i < x.shape[0]:
+        x[i] = n // d
+    s = 0
+    for k in range(n):
+        s = s + k
+    if i < y.shape[0]:
+        y[i] = s
+'''
+
+
+def test_a_check_before_every_unbounded_loop_is_proved():
+    """`range(n)` has no bound, so CBMC's unwinding assertion of that loop
+    fails at every depth. The div-zero and bounds checks of `x[i] = n // d`
+    come before it on every path: a thread breaking them does so alone,
+    before the loop, within the depths CBMC unwound, so CBMC's SUCCESS is a
+    proof (cbmc_unwind.blocks_before). `y[i]` after the loop, and the race on
+    `x[i]` (T2 checks after T1's whole run, loop included), stay unknown."""
+    k = compile_source(BEFORE_LOOP, "loop.py").kernels[0].mir
+    obs = {obligation_key(o): o for o in cbmc.prove_kernel_cbmc(k, dims=(4,), block_dim=2)}
+    status = {key: o.status for key, o in obs.items()}
+    assert status == {"div-zero@11:16": Status.PROVED, "bounds@11:9#0": Status.PROVED,
+                      "race@11:9+11:9": Status.UNKNOWN, "bounds@16:9#0": Status.UNKNOWN,
+                      "race@16:9+16:9": Status.UNKNOWN}, status
+    assert "no path to it passes a loop" in obs["bounds@11:9#0"].reason
+    assert obs["bounds@16:9#0"].reason.startswith("bounded to")
 
 
 def test_cbmc_is_bounded_by_work_not_by_the_machines_load():

@@ -176,6 +176,30 @@ def test_a_loop_with_a_barrier_on_every_path_is_unwound_twice_per_call():
     assert sorted(n for i, n, _ in plan.depths if i.startswith("vk_step")) == [2, 7]
 
 
+def test_the_blocks_before_a_failed_loop_are_those_its_header_does_not_reach():
+    k = kernel("unbounded")         # range(n), then a loop on a loaded start, then one that grows
+    plan = unwind_plan(k, encode_c(k).loops)
+    assert [h for _, h in plan.headers[:3]] == [lp.header for lp in k.loops]
+    reach = {}
+    for lp in k.loops:
+        seen, todo = set(), [lp.header]
+        while todo:
+            b = todo.pop()
+            if b not in seen:
+                seen.add(b)
+                todo.extend(k.block(b).terminator.successors())
+        reach[lp.header] = seen
+    everything = {b.label for b in k.blocks}
+    assert cbmc_unwind.blocks_before(k, plan, ["vk_step.2"]) == everything - reach[k.loops[2].header]
+    assert cbmc_unwind.blocks_before(k, plan, ["vk_step.0", "vk_step.2"]) == \
+        everything - reach[k.loops[0].header]
+    assert k.entry.label in cbmc_unwind.blocks_before(k, plan, ["vk_step.0"])
+    # main's intervals not covered, or a goto back to no MIR loop: nothing is before
+    assert cbmc_unwind.blocks_before(k, plan, ["vk_step.2", "main.1"]) == frozenset()
+    assert cbmc_unwind.blocks_before(k, plan, ["vk_step.9"]) == frozenset()
+    assert plan.deeper(4).headers == plan.headers
+
+
 def test_each_loop_of_the_c_file_gets_its_own_depth():
     k = kernel("ranges")
     loops = encode_c(k).loops
