@@ -20,7 +20,10 @@ it), `failed` (a bug found and no suggested contract proved it), `unknown`,
 the CLI's `proved_under_suggestion`), or `proved`. The report prints the
 compile rate, the counts, the top causes of errors, unknowns and failures
 (messages grouped with names and numbers blanked), and the median and slowest
-kernels (a kernel's time is the sum of its reports' seconds).
+kernels (a kernel's time is the sum of its reports' seconds), and beside them
+each kernel's whole `verikern prove` process: median and largest wall and CPU
+seconds, the slowest kernels by CPU and how many took more than CPU_TARGET_S
+(CPU seconds do not grow with the machine's load; wall seconds do).
 
     python benchmarks/warp_projects.py [pkg==ver ...] [--jobs 2] [--chunk 4]
         [--limit N | --sample N] [--budget B] [--timeout S] [--cache DIR]
@@ -63,6 +66,8 @@ DEFAULT_CACHE = Path.home() / ".cache" / "verikern" / "warp-projects"
 MODULE_KERNEL = "<module>"      # the CLI's kernel name for a report about a whole file
 # the order outcomes are combined in: a kernel's outcome is the worst of its reports'
 OUTCOMES = ("error", "timeout", "failed", "unknown", "suggested", "proved", "compiled")
+#: issue 26's target: no kernel's whole `verikern prove` process past this many CPU seconds
+CPU_TARGET_S = 60.0
 
 
 # ------------------------------------------------------------------ projects
@@ -397,6 +402,8 @@ class Summary:
     median_s: float = 0.0
     slowest: list = field(default_factory=list)     # (seconds, "project:file:line name")
     process: tuple = (0.0, 0.0, 0.0, 0.0)            # median and largest process wall, CPU seconds
+    slowest_cpu: list = field(default_factory=list)  # (CPU seconds, "project:file:line name")
+    over_cpu: int = 0                                 # kernels whose process took more than CPU_TARGET_S
 
     @property
     def compiled(self) -> int:
@@ -428,7 +435,10 @@ def summarize(outcomes: list[Outcome], top: int = 12, slowest: int = 5) -> Summa
     cpus = [o.cpu_s for o in timed if o.cpu_s]
     process = (statistics.median(walls) if walls else 0.0, max(walls, default=0.0),
                statistics.median(cpus) if cpus else 0.0, max(cpus, default=0.0))
-    return Summary(len(outcomes), dict(counts), causes, median, worst, process)
+    worst_cpu = sorted(((o.cpu_s, label(o.site)) for o in timed if o.cpu_s),
+                       key=lambda t: (-t[0], t[1]))[:slowest]
+    return Summary(len(outcomes), dict(counts), causes, median, worst, process, worst_cpu,
+                   sum(1 for c in cpus if c > CPU_TARGET_S))
 
 
 def _pct(n: int, d: int) -> str:
@@ -462,6 +472,9 @@ def render(summary: Summary, by_project: dict[str, Summary]) -> str:
         lines.append(f"whole `verikern prove` process per kernel (compile, proof, suggestion and its "
                      f"re-proof): median {wall_med:.1f} s wall, {cpu_med:.1f} s CPU; largest "
                      f"{wall_max:.1f} s wall, {cpu_max:.1f} s CPU")
+    if summary.slowest_cpu:     # CPU seconds: what the load does not change
+        lines.append("slowest by CPU: " + "; ".join(f"{sec:.1f} s {where}" for sec, where in summary.slowest_cpu))
+        lines.append(f"kernels over {CPU_TARGET_S:g} CPU s: {summary.over_cpu}")
     return "\n".join(lines)
 
 

@@ -33,7 +33,8 @@ from verikern.errors import VerikernError
 from verikern.proofs.deciding.cbmc import prove_kernel_cbmc
 from verikern.proofs.deciding.engines import combine, parse_engines
 from verikern.proofs.deciding.budget import (
-    MEGA, fresh_context, kernel_work, kernel_work_limit, per_check_units, rlimit_count, work_left,
+    MEGA, fresh_context, kernel_work, kernel_work_limit, per_check_units, rlimit_count, separate_work,
+    work_left,
     z3_memory_order,
 )
 from verikern.proofs.deciding.session import SolverSession
@@ -253,8 +254,9 @@ def prove_mir(kernel_mir, *, file: str, dims=None, block_dim=None, budget: float
     verdicts do not depend on what was proved before in this process (its
     models can: docs/PROVER.md, Determinism).
     `suggest`: for a FAILED kernel, also search a suggested contract
-    (proofs.deciding.suggest) within SUGGEST_FACTOR times the proof's z3
-    work; the report carries it, and its status stays FAILED.
+    (proofs.deciding.suggest) within work of its own, as much as the
+    kernel's (budget.separate_work); the report carries it, and its status
+    stays FAILED.
     `engine`: "z3", "cbmc" or "z3,cbmc" (proofs.deciding.engines; both:
     each engine's verdicts settled by replay, then combined, disagreements
     flagged); `unwind`: CBMC's unwinding depth (None: read off the kernel).
@@ -320,7 +322,7 @@ def _prove_metered(kernel_mir, file, dims, block_dim, budget, deciders, engines,
     suggestion = None
     if suggest and status is KernelStatus.FAILED:
         suggestion = _suggest(kernel_mir, decided, sites, dims, block_dim, solver_budget,
-                              spent, launch_options)
+                              launch_options)
     extra = {} if suggestion is None else {
         "suggested_requires": suggestion.requires, "suggested_decorators": suggestion.decorators,
         "proved_under_suggestion": suggestion.proved}
@@ -328,14 +330,9 @@ def _prove_metered(kernel_mir, file, dims, block_dim, budget, deciders, engines,
                         obligations=tuple(obligations), line=line, **extra)
 
 
-#: A suggested contract's search may spend this many times the z3 work of
-#: the proof it follows (proof and replay's exact search together).
-SUGGEST_FACTOR = 2
-#: ... and at least this much (three million units, about a second), so
-#: that a kernel whose proof was almost free still gets a few rounds and its
-#: minimisation (a 2-D launch's `==` weakened to `<=`: 2.3 million units on
-#: tests/proofs/test_suggest.py's `plane`).
-SUGGEST_FLOOR = 3 * MEGA
+#: A suggested contract's search spends at most the kernel's work (an instance's
+#: share of it) under a meter of its own (budget.separate_work): what the proof
+#: spent does not count, and the search does not count against the proof.
 
 
 def _capped(units: int) -> int:
@@ -344,8 +341,7 @@ def _capped(units: int) -> int:
     return units if left is None else max(0, min(units, left))
 
 
-def _suggest(kernel_mir, decided, settled, dims, block_dim, solver_budget, spent: int,
-             options: dict):
+def _suggest(kernel_mir, decided, settled, dims, block_dim, solver_budget, options: dict):
     """The suggestion for a failed kernel (proofs.deciding.suggest), or None;
     `decided` are the prover's obligations (with their specs), `settled`
     the same after replay (one for one, in order, one per MIR site: before
@@ -356,10 +352,11 @@ def _suggest(kernel_mir, decided, settled, dims, block_dim, solver_budget, spent
     if len(decided) == len(settled):
         settled = [dataclasses.replace(s, spec=d.spec) for d, s in zip(decided, settled)]
     try:
-        return suggest_contract(kernel_mir, settled, dims=dims, block_dim=block_dim,
-                                per_check=solver_budget.per_check, label=solver_budget.label,
-                                budget_units=_capped(max(SUGGEST_FACTOR * spent, SUGGEST_FLOOR)),
-                                **options)
+        # work of its own: what the proof spent cannot starve it
+        with separate_work(solver_budget.per_check) as own:
+            return suggest_contract(kernel_mir, settled, dims=dims, block_dim=block_dim,
+                                    per_check=solver_budget.per_check, label=solver_budget.label,
+                                    budget_units=own.limit, **options)
     except Exception as err:  # the suggestion is an extra: it must never cost a verdict
         LOG.info("%s: no suggestion (%s: %s)", kernel_mir.name, type(err).__name__, err)
         return None

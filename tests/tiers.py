@@ -74,6 +74,10 @@ SLOW_TESTS = frozenset({
     # searches and re-proves a contract on a generic kernel's opaque kernel (about 20 s)
     "tests/cli/prove/test_type_oblivious.py::"
     "test_a_contract_suggested_on_the_opaque_kernel_is_proved_pasted_for_every_instantiation",
+    # two opaque searches and re-proofs, instances beside them (about 16 CPU s)
+    "tests/cli/prove/test_type_oblivious.py::test_every_instance_takes_the_contract_the_opaque_proof_proved_under",
+    # matmul proved three times on floors of work (about 10 CPU s)
+    "tests/proofs/test_kernel_work.py::test_a_spent_kernel_budget_leaves_the_rest_unknown_with_how_many_were_decided",
     # proves a generic segmented sum (9 s); the fast tier keeps the JSON of the same proof
     "tests/cli/prove/test_type_oblivious.py::"
     "test_the_html_and_markdown_documents_say_what_the_type_oblivious_proof_covers",

@@ -24,6 +24,19 @@ goes through (`fresh_context` banks the old context's count), every check is
 limited to what it has left, and once it is spent the obligations not decided
 yet end UNKNOWN, saying how many were decided (`exhausted_reason`). Work,
 never seconds: the same kernel gets the same verdicts on any machine.
+
+Two refinements keep that one meter from starving a part of the work:
+- every obligation gets a floor (`obligation_floor`): when the prover starts
+  deciding one, the meter's limit is raised, if need be, to what it has spent
+  plus OBLIGATION_FLOOR (at most the per-check budget; a generic kernel's
+  instance its share of it), so that an expensive proof context or earlier
+  obligations cannot leave the later ones nothing; a kernel of n obligations
+  spends at most its limit plus n floors;
+- the suggested contract's search, and its example launch and re-proof on the
+  pasted source, each run under a meter of their own (`separate_work`, of the
+  kernel's limit: the re-proof is a proof of the same kernel), and the
+  kernel's meter does not count what they spend; so a kernel spends at most
+  three limits plus the floors of its proof and its re-proof.
 """
 from __future__ import annotations
 
@@ -51,6 +64,9 @@ MIN_CHECK_RLIMIT = MEGA // 2
 #: budgets: 15 million z3 units at the default `--budget 10`, which the large
 #: project kernels spend in well under 60 s on a loaded 2-core machine.
 KERNEL_WORK_CHECKS = 1.5
+#: The least work every obligation of a kernel gets (z3 units; see the module
+#: docstring): half a million units decide a typical bounds or race obligation.
+OBLIGATION_FLOOR = MEGA // 2
 #: Fixed random seeds of every solver.
 SEED = 0
 #: Wall-clock safety net of one check (seconds): far beyond what any budget
@@ -69,12 +85,18 @@ class KernelWork:
     goes through, against its `limit`. Mutable on purpose: it is the one
     running count of a kernel's work (no other state). `banked`: the units of
     the contexts left behind; `_ctx`, `_start`: the context counted now and
-    its count when counting began (a context made after the meter starts at 0)."""
+    its count when counting began (a context made after the meter starts at 0);
+    `share`: the parts (instances of a generic kernel) the kernel's work is
+    split into, each one's floors that fraction of the whole; `granted`: the
+    units the obligations' floors added to `limit`."""
 
     limit: int
+    share: int = 1
     banked: int = 0
+    granted: int = 0
     _ctx: object = None
     _start: int = 0
+    _floor: int = 0
 
     def _watch(self) -> None:
         ctx = z3.main_ctx()
@@ -86,7 +108,17 @@ class KernelWork:
         return self.banked + rlimit_count() - self._start
 
     def left(self) -> int:
-        return self.limit - self.spent()
+        return self.limit + self.granted - self.spent()
+
+    @property
+    def floor(self) -> int:
+        """The units each obligation gets at least (obligation_floor), once granted."""
+        return self._floor
+
+    def grant_floor(self, floor: int) -> None:
+        """At least `floor / share` units left from now on (obligation_floor)."""
+        self._floor = floor // max(1, self.share)
+        self.granted = max(self.granted, self.spent() + self._floor - self.limit)
 
     def bank(self) -> None:
         """Add the current context's units (called before it is replaced;
@@ -116,22 +148,53 @@ def kernel_work_limit(per_check: int) -> int:
 
 
 @contextlib.contextmanager
-def kernel_work(limit: int) -> Iterator[KernelWork]:
+def kernel_work(limit: int, share: int = 1) -> Iterator[KernelWork]:
     """Run the block (a whole kernel's proof: every instance, the suggestion
-    and its re-proof) under one meter of `limit` z3 units; inside a block
-    that already has one, that meter goes on counting (the outer block owns
-    the kernel)."""
+    and its re-proof) under one meter of `limit` z3 units (`share`: see
+    KernelWork); inside a block that already has one, that meter goes on
+    counting (the outer block owns the kernel)."""
     outer = _METER.get()
     if outer is not None:
         yield outer
         return
-    meter = KernelWork(limit)
+    meter = KernelWork(limit, share=max(1, share))
     meter._ctx, meter._start = z3.main_ctx(), rlimit_count()
     token = _METER.set(meter)
     try:
         yield meter
     finally:
         _METER.reset(token)
+
+
+@contextlib.contextmanager
+def separate_work(per_check: int = DEFAULT_CHECK_RLIMIT) -> Iterator[KernelWork]:
+    """Run the block (a part of a kernel's work with a budget of its own: the
+    suggestion's search, its re-proof) under a new meter of the kernel's own
+    limit and share (outside any kernel's meter: `kernel_work_limit(per_check)`);
+    the kernel's meter, when there is one, does not count what the block
+    spends (it reads the same before and after it). Blocks inside it that ask
+    for `kernel_work` count on its meter."""
+    outer = _METER.get()
+    frozen = outer.spent() if outer is not None else 0
+    limit = outer.limit if outer is not None else kernel_work_limit(per_check)
+    meter = KernelWork(max(1, limit), share=outer.share if outer is not None else 1)
+    meter._ctx, meter._start = z3.main_ctx(), rlimit_count()
+    token = _METER.set(meter)
+    try:
+        yield meter
+    finally:
+        _METER.reset(token)
+        if outer is not None:      # what the block spent is its own: the kernel's count resumes
+            outer.banked, outer._ctx, outer._start = frozen, z3.main_ctx(), rlimit_count()
+
+
+def obligation_floor(per_check: int) -> None:
+    """An obligation starts: the kernel in progress has at least
+    min(per_check, OBLIGATION_FLOOR) units left for it (its share of that, for
+    an instance of a generic kernel); nothing without a meter."""
+    meter = _METER.get()
+    if meter is not None:
+        meter.grant_floor(min(per_check, OBLIGATION_FLOOR))
 
 
 def current_meter() -> "KernelWork | None":
@@ -148,9 +211,11 @@ def exhausted_reason(decided: int, total: int) -> str:
     """Why an obligation was not decided: the kernel's work ran out first."""
     meter = _METER.get()
     units = f"{meter.limit / MEGA:g} million z3 units" if meter is not None else "its z3 units"
+    floor = f"{meter.floor / MEGA:g} million" if meter is not None else "a floor of"
     return (f"budget exhausted after {decided} of {total} obligations: the kernel's solver budget "
-            f"was exhausted ({units} for its proof, suggestion and instances together, "
-            f"{KERNEL_WORK_CHECKS:g} times --budget; raise --budget to give it more)")
+            f"was exhausted ({units} for its proof and instances together, "
+            f"{KERNEL_WORK_CHECKS:g} times --budget, then {floor} z3 units for each obligation "
+            f"left; raise --budget to give it more)")
 
 
 def fresh_context() -> None:
@@ -233,4 +298,5 @@ def is_safety_net(reason: str) -> bool:
 
 __all__ = ["fresh_context", "rlimit_count", "unknown_reason", "MEGA", "DEFAULT_CHECK_RLIMIT",
            "SAFETY_NET_S", "z3_memory_order", "KernelWork", "kernel_work", "kernel_work_limit",
-           "current_meter", "per_check_units", "work_left", "exhausted_reason", "KERNEL_WORK_CHECKS"]
+           "current_meter", "per_check_units", "work_left", "exhausted_reason", "KERNEL_WORK_CHECKS",
+           "separate_work", "obligation_floor", "OBLIGATION_FLOOR"]

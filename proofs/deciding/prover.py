@@ -31,7 +31,7 @@ from verikern.mir.nodes import (
 from verikern.mir.ops import symbols
 from verikern.mir.types import I32
 
-from verikern.proofs.deciding.budget import MEGA, exhausted_reason, work_left
+from verikern.proofs.deciding.budget import MEGA, exhausted_reason, obligation_floor, work_left
 from verikern.proofs.deciding.session import SolverSession
 from verikern.proofs.deciding.crosscheck import apply_cross_checks
 from verikern.proofs.obligations import (  # noqa: F401  (ObligationSpec, Point re-exported)
@@ -75,12 +75,12 @@ def prove_kernel(kernel: Kernel, *, dims: tuple[int, ...] | None = None,
     out = []
     checks = ctx.budget.cross_checks
     shared = list(checks)             # admissibility, invariants: every verdict rests on them
+    spent_at = None                   # the obligations decided before the kernel's own work was spent
     for n, spec in enumerate(specs):
         left = work_left()
-        if left is not None and left <= 0:   # the kernel's work is spent: the rest stay undecided
-            reason = exhausted_reason(n, len(specs))
-            out += [_unknown(s, reason) for s in specs[n:]]
-            break
+        if left is not None and left <= 0 and spent_at is None:
+            spent_at = n
+        obligation_floor(ctx.budget.per_check)    # each one is still tried, on its floor of work
         t0 = time.perf_counter()
         ctx.budget.topic = obligation_id(spec) + "."
         first = len(checks)
@@ -94,6 +94,9 @@ def prove_kernel(kernel: Kernel, *, dims: tuple[int, ...] | None = None,
             ob = _unknown(spec, f"internal prover error ({type(e).__name__}: {e})")
         ob = apply_cross_checks(ob, shared + checks[first:])
         ob = ctx.content.explain(ob)
+        if spent_at is not None and ob.status is Status.UNKNOWN and ob.counterexample is None \
+                and "budget was exhausted" in (ob.reason or ""):      # undecided on its floor
+            ob = _unknown(spec, exhausted_reason(spent_at, len(specs)))
         out.append(replace(ob, seconds=time.perf_counter() - t0))
     return tuple(out)
 

@@ -63,21 +63,41 @@ def _exhausted(report) -> list[str]:
 
 
 def test_a_spent_kernel_budget_leaves_the_rest_unknown_with_how_many_were_decided():
-    runs = [prove_file(MATMUL, budget=1) for _ in range(2)]
+    # --budget 0.1: the proof context alone spends the kernel's 0.15 million units; before
+    # the obligations' floor (budget.obligation_floor) none of the 25 was even tried
+    runs = [prove_file(MATMUL, budget=0.1) for _ in range(2)]
     (rep,) = runs[0]
     assert rep.status is KernelStatus.UNKNOWN
     assert not any(o.status is Status.FAILED for o in rep.obligations)
-    assert any(o.status is Status.PROVED for o in rep.obligations)      # some were decided
+    proved = [n for n, o in enumerate(rep.obligations) if o.status is Status.PROVED]
+    assert len(proved) >= 8 and proved[-1] > len(rep.obligations) // 2, proved   # each one tried
     reasons = _exhausted(rep)
     assert reasons, [o.reason for o in rep.obligations]
-    assert all("budget exhausted after 7 of 25 obligations" in r for r in reasons), reasons[0]
-    assert all("1.5 million z3 units" in r and "raise --budget" in r for r in reasons)
+    assert all("budget exhausted after 0 of 25 obligations" in r for r in reasons), reasons[0]
+    assert all("0.15 million z3 units" in r and "then 0.1 million z3 units for each obligation" in r
+               and "raise --budget" in r for r in reasons)
     # work, not seconds: the same verdicts, obligation by obligation, on every run
     assert [(o.loc, o.status, o.reason) for o in rep.obligations] == \
         [(o.loc, o.status, o.reason) for o in runs[1][0].obligations]
-    # the same kernel proved where the whole kernel may spend more
-    (more,) = prove_file(MATMUL, budget=4)
+    # the same kernel proved where the whole kernel may spend more (its floors included)
+    (more,) = prove_file(MATMUL, budget=1)
     assert more.status is KernelStatus.PROVED
+
+
+def test_a_small_budget_still_gives_every_obligation_its_floor():
+    # at --budget 2 the kernel's 3 million units ran out after 4 of its 6 obligations, the
+    # last two never tried; with a floor of half a million units each, both are proved (one
+    # of the first four stays unknown: its own check needs more than 2 million units)
+    (rep,) = prove_file(str(CORPUS / "ok_csr_edge_scale_sorted.py"), budget=2)
+    assert not _exhausted(rep), _exhausted(rep)
+    assert [o.status for o in rep.obligations][4:] == [Status.PROVED, Status.PROVED]
+    assert sum(o.status is Status.PROVED for o in rep.obligations) == 5
+    # the floors are bounded: the kernel's limit plus one floor per obligation
+    fresh_context()
+    (k,) = compile_file(str(CORPUS / "ok_csr_edge_scale_sorted.py")).kernels
+    with kernel_work(3 * MEGA) as meter:
+        prove_mir(k.mir, file="k.py", budget=2)
+        assert meter.spent() <= 3 * MEGA + len(rep.obligations) * work.OBLIGATION_FLOOR + MEGA
 
 
 def test_a_bug_out_of_kernel_budget_is_unknown_never_proved():
@@ -93,15 +113,15 @@ def test_instances_of_a_generic_kernel_share_the_kernels_work(monkeypatch):
     limits = []
     real = app_prove.kernel_work
 
-    def recording(limit):
-        limits.append(limit)
-        return real(limit)
+    def recording(limit, share=1):
+        limits.append((limit, share))
+        return real(limit, share)
 
     monkeypatch.setattr(app_prove, "kernel_work", recording)
     reports = prove_file(str(CORPUS / "ok_generic_every_instance_guarded.py"), budget=2)
     n = len(reports)
     assert n > 1 and len(limits) == n
-    assert limits == [int(KERNEL_WORK_CHECKS * 2 * MEGA) // n] * n
+    assert limits == [(int(KERNEL_WORK_CHECKS * 2 * MEGA) // n, n)] * n
     assert all(r.status is KernelStatus.PROVED for r in reports), [(r.kernel, r.status) for r in reports]
 
 

@@ -12,7 +12,7 @@ import pytest
 from verikern.frontend import compile_source
 from verikern.mir.nodes import Const, Value
 from verikern.mir.verifier import verify
-from verikern.proofs.deciding.budget import MEGA, fresh_context
+from verikern.proofs.deciding.budget import MEGA, fresh_context, kernel_work_limit
 from verikern.proofs.deciding.session import SolverSession
 from verikern.proofs.deciding.contract_templates import (
     ZERO, Atom, Term, param_term, requires_instrs, with_requires,
@@ -20,9 +20,11 @@ from verikern.proofs.deciding.contract_templates import (
 from verikern.proofs.deciding.prover import prove_kernel
 from verikern.proofs.deciding.suggest import _minimise, _Search, decorator_lines, suggest_contract
 from verikern.proofs.obligations import KernelStatus, ObligationKind, Status
-from verikern.proofs.pipeline import SUGGEST_FACTOR, SUGGEST_FLOOR, prove_mir
+from verikern.proofs.pipeline import prove_mir
 
 HEAD = "import warp as wp\nimport verikern as vk\n\n"
+#: the suggestion's own work at the default budget (budget.separate_work: the kernel's)
+SUGGEST_WORK = kernel_work_limit(10 * MEGA)
 
 INC = HEAD + textwrap.dedent("""
     @wp.kernel
@@ -122,7 +124,7 @@ def test_each_index_of_a_2d_launch_is_tied_to_its_own_launch_dimension():
     k = _kernel(PLANE, "plane")
     obligations, spent = _prove(k)
     s = suggest_contract(k, obligations, per_check=10 * MEGA,
-                         budget_units=max(SUGGEST_FACTOR * spent, SUGGEST_FLOOR))
+                         budget_units=SUGGEST_WORK)
     assert s is not None and s.proved
     assert set(s.requires) == {"vk.launch_dim(0) <= vol.shape[0]", "vk.launch_dim(1) <= vol.shape[2]",
                                "y < vol.shape[1]", "y >= 0", "vk.launch_dim(0) <= out.shape[0]",
@@ -256,7 +258,7 @@ GUARDED = HEAD + textwrap.dedent("""
 def test_an_index_guarded_at_a_grid_constant_gets_that_length():
     k = _kernel(GUARDED, "shift")
     obligations, spent = _prove(k)
-    s = suggest_contract(k, obligations, per_check=10 * MEGA, budget_units=max(SUGGEST_FACTOR * spent, SUGGEST_FLOOR))
+    s = suggest_contract(k, obligations, per_check=10 * MEGA, budget_units=SUGGEST_WORK)
     assert s is not None and s.proved
     assert set(s.requires) == {"64 <= f.shape[0]", "vk.launch_dim() <= out.shape[0]"}
 

@@ -32,7 +32,7 @@ from verikern.frontend import compile_source
 from verikern.proofs.reporting.scope import computed_stamp, scope_of, sha256_bytes
 from verikern.app.suggestion import prove_suggestion
 from verikern.app.kernel_names import definition_names
-from verikern.app.type_oblivious import covered_report, prove_oblivious
+from verikern.app.type_oblivious import covered_report, prove_oblivious, under_oblivious_suggestion
 from verikern.app.cache import answers_from_cache, tool_fields, with_cached
 from verikern.proofs.deciding.session import SolverSettings, solver_settings
 from verikern.proofs.deciding.budget import kernel_work, kernel_work_limit, per_check_units
@@ -283,8 +283,15 @@ def _compile_and_prove(compile_module, file: str, kernel, opts: ProofOptions,
                        else f"{file}:{line}: error: kernel {kr.name} did not compile")
             reports.append(_error_report(file, kr.name, message, line))
             continue
-        with kernel_work(work_share(kr)):
-            report = _prove_scoped(kr.mir, file, opts, data, cache, getattr(module, "imports", ()))
+        # an instance the type-oblivious proof proved under a suggested contract takes that
+        # contract, and spends nothing on a search of its own
+        given = outcome is not None and outcome.suggested is not None and kr.name in outcome.suggested_covers
+        with kernel_work(work_share(kr), share=instances[base(kr)]):
+            report = _prove_scoped(kr.mir, file, dataclasses.replace(opts, suggest=False) if given else opts,
+                                   data, cache, getattr(module, "imports", ()))
+        if given:
+            assert outcome is not None
+            report = under_oblivious_suggestion(dataclasses.replace(report, kernel=kr.name), outcome)
         # a generic kernel's instance reports as `sort[int8]` (its MIR name is an identifier)
         reports.append(report if report.kernel == kr.name else dataclasses.replace(report, kernel=kr.name))
     return reports

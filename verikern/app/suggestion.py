@@ -14,7 +14,11 @@ Invariants:
   kernel (proofs.deciding.example_launch): a contract that admits no launch
   (or none z3 finds within its work) is never suggested;
 - the kernel's own verdict and obligations are never changed here, and the
-  user's file is only ever read (the pasted text is compiled from memory).
+  user's file is only ever read (the pasted text is compiled from memory);
+- the example launch and the re-proof spend work of their own, as much as the
+  kernel's proof may (proofs.deciding.budget.separate_work): the re-proof
+  is a proof of the same kernel, which a search that spent the kernel's
+  work must not starve.
 """
 from __future__ import annotations
 
@@ -24,6 +28,7 @@ from pathlib import Path
 
 from verikern.app.kernel_names import definition_names
 from verikern.frontend import compile_source
+from verikern.proofs.deciding.budget import per_check_units, separate_work
 from verikern.proofs.deciding.example_launch import example_launch
 from verikern.proofs.obligations import KernelReport, KernelStatus
 from verikern.proofs.pipeline import prove_mir
@@ -71,6 +76,13 @@ def prove_suggestion(report: KernelReport, source: str | None, *, dims=None, blo
     A report without a suggestion is returned as it is."""
     if not report.suggested_decorators:
         return report
+    # the example launch and the re-proof: work of their own, as much as the kernel's
+    with separate_work(per_check_units(budget)):
+        return _prove_pasted(report, source, dims, block_dim, budget, max_array_bytes, engine, unwind)
+
+
+def _prove_pasted(report: KernelReport, source: str | None, dims, block_dim, budget, max_array_bytes,
+                  engine: str, unwind: int | None) -> KernelReport:
     mir = pasted_kernel(report, source) if source is not None else None
     if mir is None:
         return dataclasses.replace(report, proved_under_suggestion=False)

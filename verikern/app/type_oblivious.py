@@ -20,7 +20,11 @@ Invariants:
   compiled again, and the pasted file's opaque kernel proved whole. Only then
   does `kernel[...]` say it is proved for every instantiation under that
   contract (`proved_under_suggestion`); its status stays `unknown`, never
-  `failed`;
+  `failed`. Each enumerated instance that this proof covers (the pasted
+  file's `covers`) is then proved as written without a search of its own,
+  and when it fails (or stays unknown) it carries that contract, proved
+  under it: the opaque proof under the contract is a proof of every
+  instantiation it covers under the same pasted decorators;
 - it reads no time: its verdict depends on the options' budget only.
 """
 from __future__ import annotations
@@ -32,6 +36,7 @@ from pathlib import Path
 
 from verikern.encoders.smt.launch import DEFAULT_MAX_ARRAY_BYTES, MAX_ARRAY_BYTES_LIMIT
 from verikern.frontend import compile_source
+from verikern.proofs.deciding.budget import per_check_units, separate_work
 from verikern.proofs.obligations import KernelReport, KernelStatus, Status
 from verikern.proofs.pipeline import prove_mir
 from verikern.proofs.reporting.paste import pasted, suggestion_inserts
@@ -46,8 +51,10 @@ class ObliviousOutcome:
     report: KernelReport | None
     why: str
     covers: frozenset[str] = frozenset()
-    # a contract under which the pasted opaque kernel is proved: (requires, decorators)
+    # a contract under which the pasted opaque kernel is proved: (requires, decorators),
+    # and the enumerated instances that proof covers (in the pasted file)
     suggested: tuple[tuple[str, ...], tuple[str, ...]] | None = None
+    suggested_covers: frozenset[str] = frozenset()
 
 
 def _max_array_bytes(opts, factor: int) -> int | None:
@@ -74,8 +81,10 @@ def prove_oblivious(kr, file: str, opts, data: bytes | None) -> ObliviousOutcome
         bad = next((o for o in report.obligations if o.status is not Status.PROVED), None)
         what = (f"its {bad.kind.value} obligation at line {bad.loc.line} is not proved for an opaque value"
                 if bad is not None else (report.error or report.status.value).splitlines()[0])
+        proved = _proved_suggestion(kr, report, file, opts, data, bound)
         return ObliviousOutcome(None, f"the type-oblivious proof did not prove it: {what}",
-                                suggested=_proved_suggestion(kr, report, file, opts, data, bound))
+                                suggested=proved[0] if proved is not None else None,
+                                suggested_covers=proved[1] if proved is not None else frozenset())
     source = data.decode("utf-8", "replace") if data is not None else None
     scope = scope_of(kr.opaque, source=source, source_sha256=sha256_bytes(data) if data is not None else None,
                      dims=opts.dims, block_dim=opts.block_dim, budget=opts.budget, max_array_bytes=bound)
@@ -91,9 +100,23 @@ def covered_report(kr, file: str, outcome: ObliviousOutcome) -> KernelReport:
                         covered_by=outcome.report.kernel)
 
 
+def under_oblivious_suggestion(report: KernelReport, outcome: ObliviousOutcome) -> KernelReport:
+    """An instance's `report` (proved as written, without a suggestion search of its
+    own) with the contract under which the type-oblivious proof `outcome` proved every
+    instantiation it covers, this instance among them: failed or unknown as written,
+    proved under that contract (module docstring). A proved report is returned as it is."""
+    assert outcome.suggested is not None and report.kernel in outcome.suggested_covers
+    if report.status not in (KernelStatus.FAILED, KernelStatus.UNKNOWN):
+        return report
+    requires, decorators = outcome.suggested
+    return dataclasses.replace(report, suggested_requires=requires, suggested_decorators=decorators,
+                               proved_under_suggestion=True)
+
+
 def _proved_suggestion(kr, report: KernelReport, file: str, opts, data: bytes | None, bound: int):
-    """(requires, decorators) of the contract suggested on the opaque kernel when the
-    pasted file's opaque kernel is proved under it, else None (module docstring)."""
+    """((requires, decorators), the instances it covers) of the contract suggested on the
+    opaque kernel when the pasted file's opaque kernel is proved under it, else None
+    (module docstring)."""
     if not (report.suggested_decorators and report.proved_under_suggestion) or data is None:
         return None
     source = data.decode("utf-8", "replace")
@@ -102,11 +125,13 @@ def _proved_suggestion(kr, report: KernelReport, file: str, opts, data: bytes | 
         module = compile_source(text, file, project_file=file if Path(file).is_file() else None)
     except Exception:  # the pasted file must compile; if not, nothing is claimed
         return None
-    again = next((k.opaque for k in module.kernels if k.name == kr.name and k.opaque is not None), None)
-    if again is None:
+    pasted_kr = next((k for k in module.kernels if k.name == kr.name and k.opaque is not None), None)
+    if pasted_kr is None:
         return None
-    proof = prove_mir(again, file=file, dims=opts.dims, block_dim=opts.block_dim, budget=opts.budget,
-                      replay=False, max_array_bytes=bound, suggest=False, engine="z3")
+    again = pasted_kr.opaque
+    with separate_work(per_check_units(opts.budget)):         # the re-proof: work of its own (app/suggestion.py)
+        proof = prove_mir(again, file=file, dims=opts.dims, block_dim=opts.block_dim, budget=opts.budget,
+                          replay=False, max_array_bytes=bound, suggest=False, engine="z3")
     if proof.status is not KernelStatus.PROVED:
         return None
-    return report.suggested_requires, report.suggested_decorators
+    return (report.suggested_requires, report.suggested_decorators), frozenset(pasted_kr.covers)

@@ -168,3 +168,38 @@ def test_a_contract_suggested_on_the_opaque_kernel_is_proved_pasted_for_every_in
     assert "proved for every instantiation by a type-oblivious proof under the suggested contract" in more.error
     (plain,) = [r for r in prove_source(src, "g.py", suggest=False) if r.kernel.endswith("[...]")]
     assert plain.proved_under_suggestion is None and not plain.suggested_requires
+
+
+SHIFT_SEGMENTS = HEAD + '''@wp.kernel
+def shift_segments(values: wp.array(dtype=Any), ptr: wp.array(dtype=wp.int32), mean: wp.array(dtype=Any)):
+    s = wp.tid()
+    m = mean[s]
+    for i in range(ptr[s], ptr[s + 1]{END}):
+        values[i] = values[i] - m
+'''
+
+
+def test_every_instance_takes_the_contract_the_opaque_proof_proved_under():
+    """nvalchemi's `_remove_com_motion_ptr_kernel` shape: a CSR segment per system. Its
+    instances (eleven here, thirteen there) share one kernel's work, too little for each one's own search;
+    the opaque kernel proves every instantiation under one contract, and each instance
+    the pasted file's opaque proof covers reports that contract, proved under it (its
+    own verdict stays failed, with its own confirmed counterexample)."""
+    # `[...]` and two instances (all eleven cost a minute and a half)
+    chosen = ["shift_segments[...]", "shift_segments[float32, float32]", "shift_segments[int64, int64]"]
+    reports = prove_source(SHIFT_SEGMENTS.replace("{END}", ""), "g.py", suggest=True, kernel=chosen)
+    (more,) = [r for r in reports if r.kernel.endswith("[...]")]
+    assert more.proved_under_suggestion is True
+    contract = set(more.suggested_requires)
+    assert {"vk.all_sorted(ptr)", "vk.all_in_range(ptr, 0, values.shape[0] + 1)"} <= contract
+    instances = [r for r in reports if not r.kernel.endswith("[...]")]
+    assert sorted(r.kernel for r in instances) == sorted(chosen[1:])
+    for r in instances:
+        assert r.status is KernelStatus.FAILED and any(o.confirmed for o in r.obligations)
+        assert r.proved_under_suggestion is True and set(r.suggested_requires) == contract, r.kernel
+    # the near miss reads one element past each segment: no contract of the templates
+    # proves it, so no instance claims one (the last segment's end past `values`)
+    near = prove_source(SHIFT_SEGMENTS.replace("{END}", " + 1"), "g.py", suggest=True, kernel=chosen)
+    assert not any(r.proved_under_suggestion for r in near), \
+        [(r.kernel, r.suggested_requires) for r in near if r.proved_under_suggestion]
+    assert all(r.status is not KernelStatus.PROVED for r in near)

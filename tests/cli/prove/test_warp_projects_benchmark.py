@@ -158,6 +158,14 @@ def test_the_report_counts_rates_causes_and_times(bench):
     assert "median per kernel: 2.50 s" in text and "9.0 s q==2:a.py:1 f" in text
     rows = json.loads(json.dumps([bench._outcome_json(x) for x in outcomes]))
     assert bench.render_outcomes(bench.outcomes_from_json(rows)) == text
+    # each kernel's process CPU seconds: the slowest by CPU, and how many pass the 60 s target
+    timed = [bench.replace(x, cpu_s=c, process_s=3 * c) for x, c in zip(outcomes, (5.0, 70.0, 2.0, 0, 0, 9.0))]
+    t = bench.summarize(timed)
+    assert t.slowest_cpu[:2] == [(70.0, "p==1:a.py:1 b"), (9.0, "q==2:a.py:1 f")] and t.over_cpu == 1
+    assert t.process == (21.0, 210.0, 7.0, 70.0)
+    shown = bench.render_outcomes(timed)
+    assert "slowest by CPU: 70.0 s p==1:a.py:1 b; 9.0 s q==2:a.py:1 f" in shown
+    assert "kernels over 60 CPU s: 1" in shown
     # a compile-only run's timeout never reached MIR; a proving run's did
     stopped = [o("a", "compiled", 0.1), o("b", "timeout", 60.0), o("c", "error", 0.0, "dtype")]
     assert bench.summarize(stopped).compiled == 1
