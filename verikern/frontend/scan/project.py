@@ -30,6 +30,7 @@ from pathlib import Path
 
 from .annotations import value_type
 from .rebinding import ANY, Rebinding, outside_rebindings
+from .source_reads import read_source
 
 #: the DSL's own packages: `from warp.x import y` is never a project import
 DSL_PACKAGES = ("verikern", "warp")
@@ -470,12 +471,11 @@ def _project_data(project: Project) -> list[tuple[str, str, bytes]]:
         project.sources = []
         for path, name in _project_sources(project):
             try:
-                with open(path, "rb") as f:
-                    data = f.read()
+                read = read_source(path)    # unchanged since this process read it: not again
             except OSError:
                 continue
-            digest.update(path.encode() + b"\0" + hashlib.sha256(data).digest())
-            project.sources.append((path, name, data))
+            digest.update(path.encode() + b"\0" + read.digest)
+            project.sources.append((path, name, read.data))
         project.files[PROJECT_SOURCES] = digest.hexdigest()
     return project.sources
 
