@@ -4,11 +4,12 @@ shared by every LLVM target.
 Invariant: each function here produces exactly the value docs/MIR.md defines,
 bit for bit as the simulator computes it, and never LLVM undefined behaviour
 or poison: integer division is guarded (zero divisor -> error check,
-INT_MIN / -1 -> error check on int32/int64, wraps on int8/int16), shift amounts are masked to the width, float->int
-casts saturate, float16 is computed in float32 and rounded once (exact for
-+ - * / sqrt), and float16/float32 transcendentals are the float64 libm
-function rounded once. Fast-math flags appear only on float ops and only when
-the kernel's fast_math is on.  The tables INT_BINARY, BOOL_BINARY,
+INT_MIN / -1 -> error check on int32/int64, wraps on int8/int16), shift
+amounts are masked to the width, float->int casts saturate, float16 is
+computed in float32 and rounded once (exact for + - * / sqrt), and
+float16/float32 transcendentals are the float64 libm function rounded once.
+Fast-math flags appear only on float ops and only when the kernel's
+fast_math is on.  The tables INT_BINARY, BOOL_BINARY,
 FLOAT_BINARY, INT_UNARY, BOOL_UNARY, FLOAT_UNARY and the comparison tables
 cover exactly the op/type pairs of verikern.mir.ops (tests/mir/test_op_table.py).
 """

@@ -34,8 +34,13 @@ SEEDS = {
 }
 #: Checked (proved obligation, completed run) pairs per kind, at least;
 #: about half of what SEEDS measured on 2026-12-01 (bounds 263, race 117,
-#: div-zero 116, invariant 34, divergence 25, assert 10).
-KIND_FLOOR = {"bounds": 130, "race": 55, "div-zero": 55, "invariant": 15, "assert": 5, "divergence": 12}
+#: div-zero 116, invariant 34, divergence 25, assert 10). div-zero: half of
+#: the 66 measured on 2026-12-05 (50 on the default run's seeds), once the
+#: obligation also excludes INT_MIN / -1: four divisions by `m` under
+#: `vk.requires(m != 0)` (global3, global14 twice, grid1) are no longer
+#: proved (global3's fails, confirmed), and the loop runs that checked them
+#: went with them.
+KIND_FLOOR = {"bounds": 130, "race": 55, "div-zero": 33, "invariant": 15, "assert": 5, "divergence": 12}
 
 
 CASES = [(family, seed) for family, seeds in SEEDS.items() for seed in seeds]
@@ -44,7 +49,7 @@ CASES = [(family, seed) for family, seeds in SEEDS.items() for seed in seeds]
 #: 35 and 21 of the 300 s the 24 seeds took in a profiled run at load ~9):
 #: random kernels of families the other seeds draw too, which checked 40
 #: bounds, 13 race and 16 div-zero obligations of the totals above, so every
-#: floor still holds on the seeds the default run keeps (255, 173, 76, ...),
+#: floor still holds on the seeds the default run keeps (255, 173, 50, ...),
 #: and 7 of its 18 launches focused past an earlier error are on kept seeds.
 FUNCTION = "tests/cli/prove/test_prove_differential.py::test_proved_obligations_hold_on_simulated_launches"
 

@@ -197,20 +197,21 @@ def structure_refusal(info, d, registry) -> str | None:
 
 
 # ------------------------------------------------------------ condition 3-5
-def _number_literal(e) -> H.Literal | None:
-    """The int or float literal `e` is (through conversions), or None."""
+def _number_literal(e) -> int | float | None:
+    """The value of the int or float literal `e` is (through conversions), or None."""
     while isinstance(e, H.CastExpr):
         e = e.operand
-    ok = isinstance(e, H.Literal) and isinstance(e.value, (int, float)) and not isinstance(e.value, bool)
-    return e if ok else None
+    if isinstance(e, H.Literal) and isinstance(e.value, (int, float)) and not isinstance(e.value, bool):
+        return e.value
+    return None
 
 
 def _safe_literal_divisor(e) -> bool:
     """A literal (through conversions) that truncates to a value no integer
     division by it faults on, in every integer type: 1 <= |int(v)| <= 127
     (nonzero) and int(v) != -1 (INT_MIN / -1 traps on int32 and int64)."""
-    lit = _number_literal(e)
-    return lit is not None and 1 <= abs(int(lit.value)) <= 127 and int(lit.value) != -1
+    value = _number_literal(e)
+    return value is not None and 1 <= abs(int(value)) <= 127 and int(value) != -1
 
 
 _TYPE_CLASSES = (ScalarType, VectorType, MatrixType, ArrayType, TupleType, StructType)
