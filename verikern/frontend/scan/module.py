@@ -86,6 +86,9 @@ class ModuleInfo:
     enums: dict[str, dict[str, int]] = field(default_factory=dict)
     enum_imports: dict[str, str] = field(default_factory=dict)  # local -> "IntEnum"/"IntFlag"
     structs: dict[str, ast.ClassDef] = field(default_factory=dict)  # @wp.struct classes
+    # a struct of `structs` another project module defines -> that module, whose
+    # names its field annotations use (check/structs.py reads them there)
+    struct_origins: dict[str, Any] = field(default_factory=dict)
     # project-aware reading (project.py): the project (None: imports from
     # other modules are never constants), this module's dotted name, whether
     # it is a package's __init__.py, and the imports that led here
