@@ -6,8 +6,6 @@ error in a field names the defining module's file, line and column. Real Warp
 on its CPU device runs the same kernels with the same results."""
 from __future__ import annotations
 
-import importlib
-import sys
 
 import numpy as np
 import pytest
@@ -15,6 +13,7 @@ import pytest
 import verikern as vk
 from verikern.app.prove import prove_file
 from verikern.frontend import compile_file
+from shared_helpers import import_from_path
 from warp_compat.compat_util import init_warp
 
 wp = pytest.importorskip("warp")
@@ -88,12 +87,7 @@ def package(tmp_path_factory):
     pkg = base / "vk_projstructs_pkg"
     _write(pkg)
     init_warp(wp, tmp_path_factory)
-    sys.path.insert(0, str(base))
-    try:
-        module = importlib.import_module(f"{pkg.name}.kernels")
-    finally:
-        sys.path.remove(str(base))
-    return pkg, module
+    return pkg, import_from_path(base, f"{pkg.name}.kernels")
 
 
 def test_struct_fields_read_with_the_defining_modules_names_run_as_under_warp(package):
