@@ -71,3 +71,13 @@ def import_package_modules(folder: Path, *names: str) -> list:
         return [importlib.import_module(n) for n in names]
     finally:
         sys.path.remove(str(folder))
+
+
+def import_from_path(base: Path, dotted: str):
+    """The module `dotted` of a package under the folder `base`, imported as user
+    code imports it (executed), with `base` on sys.path only while it loads."""
+    sys.path.insert(0, str(base))
+    try:
+        return importlib.import_module(dotted)
+    finally:
+        sys.path.remove(str(base))

@@ -8,8 +8,6 @@ annotated `tuple[Any, ...]` (Warp matches them against what is returned), and a
 `@wp.struct` of another module named through a module alias (`results.Result`)."""
 from __future__ import annotations
 
-import importlib
-import sys
 import textwrap
 
 import numpy as np
@@ -18,6 +16,7 @@ import pytest
 import verikern as vk
 from verikern.app.prove import prove_file
 from verikern.frontend import compile_file
+from shared_helpers import import_from_path
 
 wp = pytest.importorskip("warp")
 
@@ -127,12 +126,7 @@ def package(tmp_path_factory):
     wp.config.quiet = True
     wp.config.kernel_cache_dir = str(tmp_path_factory.mktemp("warp_cache"))
     wp.init()
-    sys.path.insert(0, str(base))
-    try:
-        module = importlib.import_module(f"{pkg.name}.kernels")
-    finally:
-        sys.path.remove(str(base))
-    return pkg, module
+    return pkg, import_from_path(base, f"{pkg.name}.kernels")
 
 
 def test_project_funcs_run_as_under_warp(package):

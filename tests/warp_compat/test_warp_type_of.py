@@ -15,6 +15,7 @@ import pytest
 import verikern as vk
 from verikern.app.prove import prove_source
 from verikern.frontend import compile_source
+from shared_helpers import CORPUS
 from warp_compat.compat_util import init_warp
 
 wp = pytest.importorskip("warp", reason="NVIDIA Warp is not installed (pip install warp-lang)")
@@ -208,17 +209,9 @@ def test_dtype_arguments_of_a_value_or_array_as_warp_reads_them(warp_cpu, tmp_pa
 # nvalchemi's Nose-Hoover kinetic energy: every thread adds into ke2[0], converting to
 # ke2's element type with `type(ke2[0])`. Warp computes the element's address there
 # (`wp::address`, index-checked in its debug build) and reads nothing, so no read of
-# ke2[0] races with the atomics: the kernel is proved, and its bounds stay obligations.
-ACCUMULATE = '''import warp as wp
-
-
-@wp.kernel
-def kinetic(v: wp.array(dtype=wp.vec3), m: wp.array(dtype=wp.float32), ke2: wp.array(dtype=wp.float32)):
-    i = wp.tid()
-    if i < v.shape[0] and i < m.shape[0] and ke2.shape[0] > 0:
-        vv = v[i]
-        wp.atomic_add(ke2, 0, type(ke2[0])(m[i] * wp.dot(vv, vv)))
-'''
+# ke2[0] races with the atomics: the kernel (the corpus's, in that shape) is proved, and its
+# bounds stay obligations.
+ACCUMULATE = (CORPUS / "ok_type_of_accumulator_atomic.py").read_text()
 
 
 def _warp_forward(kernel) -> dict[int, list[str]]:
@@ -294,14 +287,14 @@ def test_type_of_an_accumulator_element_does_not_race_with_its_atomics(warp_cpu,
     assert r.status.value == "proved", [(o.kind.value, o.status.value, o.loc.line) for o in r.obligations]
     # ke2[0]'s index is still an obligation (Warp's debug build checks it), and nothing races on it
     kinds = sorted((o.kind.value, o.loc.line) for o in r.obligations)
-    assert ("bounds", 9) in kinds and not any(k == "race" and line == 9 for k, line in kinds), kinds
+    assert ("bounds", 11) in kinds and not any(k == "race" and line == 11 for k, line in kinds), kinds
     module = _warp_module(tmp_path, ACCUMULATE, "verikern_type_of_accumulate")
     rng = np.random.default_rng(11)
     v, m = rng.uniform(-1, 1, (40, 3)).astype(np.float32), rng.uniform(0, 2, 40).astype(np.float32)
     theirs = wp.zeros(1, dtype=wp.float32, device="cpu")
-    wp.launch(module.kinetic, dim=40, device="cpu", inputs=[wp.array(v, dtype=wp.vec3, device="cpu"),
+    wp.launch(module.kinetic_energy_sum, dim=40, device="cpu", inputs=[wp.array(v, dtype=wp.vec3, device="cpu"),
                                                            wp.array(m, dtype=wp.float32, device="cpu"), theirs])
-    mir = compile_source(ACCUMULATE, "nh.py").kernel("kinetic").mir
+    mir = compile_source(ACCUMULATE, "nh.py").kernel("kinetic_energy_sum").mir
     for dev in ("cpu", "cpu:native"):
         ours = np.zeros(1, np.float32)
         vk.launch(mir, 40, [v, m, ours], device=dev)
@@ -316,7 +309,7 @@ def test_a_real_read_of_the_accumulator_still_races():
     (r,) = prove_source(text, "nh.py", suggest=False)
     races = [(o.loc.line, o.other_loc.line if o.other_loc else None) for o in r.obligations
              if o.kind.value == "race" and o.status.value == "failed"]
-    assert (9, 10) in races, [(o.kind.value, o.status.value, o.loc.line) for o in r.obligations]
+    assert (11, 12) in races, [(o.kind.value, o.status.value, o.loc.line) for o in r.obligations]
     assert all(o.confirmed for o in r.obligations if o.status.value == "failed")
 
 
@@ -327,7 +320,7 @@ def test_type_of_a_vector_accumulators_component_is_a_read_that_races():
         "type(ke2[0])(m[i] * wp.dot(vv, vv))", "vv * type(ke2[0][0])(m[i])")
     (r,) = prove_source(text, "nh.py", suggest=False)
     failed = [(o.kind.value, o.loc.line) for o in r.obligations if o.status.value == "failed"]
-    assert ("race", 9) in failed, failed
+    assert ("race", 11) in failed, failed
 
 
 def test_type_of_a_shared_element_before_any_write_reads_nothing_uninitialised(tmp_path):

@@ -304,9 +304,11 @@ def test_only_the_same_error_at_the_same_place_is_merged():
 
     mine = [inst("k[int8]", "no tuples"), inst("k[int16]"), inst("k[int32]", "no tuples"),
             inst("k[uint8]", "no tuples", SourceLoc("k.py", 10, 5)), inst("k[uint16]", "no lists"),
-            inst("k[int64]", "no tuples"), inst("k[...]", "no tuples", unknown=True)]
+            inst("k[int64]", "no tuples"), inst("k[...]", "no tuples", unknown=True),
+            inst("k[bool]", "no lists")]
     out = generic_kernels._merge_same_errors(mine)
-    assert [i.name for i in out] == ["k[3 typings]", "k[int16]", "k[uint8]", "k[uint16]", "k[...]"]
+    assert [i.name for i in out] == ["k[3 typings]", "k[int16]", "k[uint8]", "k[2 typings]", "k[...]"]
     assert out[0].error.message == "no tuples (the same error in each of its 3 typings: k[int8], k[int32], k[int64])"
     assert out[0].error.loc == at and out[0].error.rule == "tuple" and out[0].mir_name == "k__3_typings"
-    assert out[1:] == mine[1:2] + mine[3:5] + mine[6:]
+    assert out[3].error.message == "no lists (the same error in each of its 2 typings: k[uint16], k[bool])"
+    assert out[1:3] == [mine[1], mine[3]] and out[4] is mine[6]

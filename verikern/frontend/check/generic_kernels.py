@@ -364,6 +364,15 @@ class _Enumerator:
         return out
 
 
+def _error_key(inst: Instance) -> tuple | None:
+    """What makes two typings' errors the same (rule, place, message, hint); None
+    for an instance that compiled or stands for the typings not enumerated."""
+    err = inst.error
+    if err is None or inst.unknown:
+        return None
+    return err.rule, err.loc.file, err.loc.line, err.loc.col, err.message, err.hint
+
+
 def _merge_same_errors(mine: list[Instance]) -> list[Instance]:
     """`mine` with the instances that fail with the same error (rule, place and
     message) given as one instance, `kernel[N typings]`, at the first one's
@@ -371,20 +380,19 @@ def _merge_same_errors(mine: list[Instance]) -> list[Instance]:
     refused the same way in all of its 144 typings is one error, not 144)."""
     groups: dict[tuple, list[Instance]] = {}
     for inst in mine:
-        err = inst.error
-        if err is not None and not inst.unknown:
-            key = (err.rule, err.loc.file, err.loc.line, err.loc.col, err.message, err.hint)
+        key = _error_key(inst)
+        if key is not None:
             groups.setdefault(key, []).append(inst)
     out: list[Instance] = []
     for inst in mine:
-        err = inst.error
-        same = groups.get((err.rule, err.loc.file, err.loc.line, err.loc.col, err.message, err.hint)) \
-            if err is not None and not inst.unknown else None
-        if same is None or len(same) == 1:
+        key = _error_key(inst)
+        same = groups[key] if key is not None else [inst]
+        if len(same) == 1 or inst.error is None:
             out.append(inst)
         elif same[0] is inst:
-            n = len(same)
-            named = ", ".join(i.name for i in same[:2]) + (", ..." if n > 3 else "") + f", {same[-1].name}"
+            err, n = inst.error, len(same)
+            shown = same if n <= 3 else [*same[:2], None, same[-1]]
+            named = ", ".join("..." if i is None else i.name for i in shown)
             merged = KernelError(f"{err.message} (the same error in each of its {n} typings: {named})",
                                  err.loc, err.rule, err.hint, err.source_line)
             base = inst.definition.node.name

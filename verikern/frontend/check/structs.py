@@ -27,11 +27,13 @@ from __future__ import annotations
 
 import ast
 import copy
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from verikern.hir import nodes as H
 from verikern.mir.nodes import StructArg
 from ..scan.annotations import ARRAY_CTORS, parse_annotation
+from ..scan.constants import NotConstant
 from ..scan.project import module_member
 from verikern.hir.types import (
     ArrayType, MatrixType, ScalarType, StructType, TupleType, VectorType, component_count,
@@ -128,26 +130,53 @@ def struct_class_name(info, node: ast.AST | None) -> str | None:
     if member is not None and member[1] in member[0].structs:
         key = ast.unparse(node)
         info.structs.setdefault(key, member[0].structs[member[1]])
+        info.struct_origins.setdefault(key, member[0].struct_origins.get(member[1], member[0]))
         return key
     return None
 
 
+@dataclass(frozen=True)
+class _FieldReader:
+    """What parse_annotation needs to read a struct's field annotations in the
+    module that defines the struct: its names, and errors at its file:line:col."""
+
+    info: Any
+
+    current_node = None
+
+    def error(self, message, node, rule, hint=None):
+        return self.info.error(message, node, rule, hint)
+
+    def const_eval(self, node: ast.AST):
+        """An int or float literal, or a literal constant of the defining module
+        (an array's `ndim=2`, `ndim=NDIM`); NotConstant otherwise."""
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
+            return node.value
+        if isinstance(node, ast.Name) and isinstance(self.info.constants.get(node.id), (int, float)):
+            return self.info.constants[node.id]
+        raise NotConstant
+
+
 def struct_type(chk, name: str, _depth: int = 0) -> StructType:
     """The StructType of the module's `@wp.struct class name`, its field
-    annotations read as parameter annotations are."""
+    annotations read as parameter annotations are, with the names of the module
+    that defines it (a struct imported from another project module reads its
+    own imports and aliases there; an error names that module's file)."""
     cls = chk.info.structs[name]
+    origin = chk.info.struct_origins.get(name)
+    reader = chk if origin is None or origin is chk.info else _FieldReader(origin)
     if _depth > 16:
-        raise chk.error(f"struct {name!r} contains itself", cls, _RULE)
+        raise reader.error(f"struct {name!r} contains itself", cls, _RULE)
     fields = []
     for stmt in cls.body:
         if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
             continue   # a docstring
         if not (isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name)):
-            raise chk.error(f"struct {name!r}: only annotated fields (`x: wp.float32`) are "
-                            "supported in a @wp.struct body", stmt, _RULE)
-        inner = struct_class_name(chk.info, stmt.annotation)
-        ft = struct_type(chk, inner, _depth + 1) if inner is not None else \
-            parse_annotation(chk, stmt.annotation, f"field {stmt.target.id!r} of {name}")
+            raise reader.error(f"struct {name!r}: only annotated fields (`x: wp.float32`) are "
+                               "supported in a @wp.struct body", stmt, _RULE)
+        inner = struct_class_name(reader.info, stmt.annotation)
+        ft = struct_type(reader, inner, _depth + 1) if inner is not None else \
+            parse_annotation(reader, stmt.annotation, f"field {stmt.target.id!r} of {name}")
         fields.append((stmt.target.id, ft))
     return StructType(name, tuple(fields))
 

@@ -86,6 +86,9 @@ class ModuleInfo:
     enums: dict[str, dict[str, int]] = field(default_factory=dict)
     enum_imports: dict[str, str] = field(default_factory=dict)  # local -> "IntEnum"/"IntFlag"
     structs: dict[str, ast.ClassDef] = field(default_factory=dict)  # @wp.struct classes
+    # a struct of `structs` another project module defines -> that module, whose
+    # names its field annotations use (check/structs.py reads them there)
+    struct_origins: dict[str, Any] = field(default_factory=dict)
     # project-aware reading (project.py): the project (None: imports from
     # other modules are never constants), this module's dotted name, whether
     # it is a package's __init__.py, and the imports that led here
@@ -207,6 +210,23 @@ def _list_like(value) -> bool:
     return isinstance(value, ast.BinOp) and (_list_like(value.left) or _list_like(value.right))
 
 
+def _unpacked_constants(targets: list, value, info: ModuleInfo) -> dict | None:
+    """`A, B = (1.0, 2.0)`: one tuple (or list) target of distinct names and a
+    tuple (or list) of as many literal constants give {name: value}; None for
+    anything else, or when the module can rebind one of the names anywhere."""
+    if len(targets) != 1 or not isinstance(targets[0], (ast.Tuple, ast.List)) \
+            or not isinstance(value, (ast.Tuple, ast.List)) or len(value.elts) != len(targets[0].elts):
+        return None
+    names = [t.id for t in targets[0].elts if isinstance(t, ast.Name)]
+    if len(names) != len(value.elts) or len(set(names)) != len(names) \
+            or any(info.rebinding(n) is not None for n in names):
+        return None
+    try:
+        return {n: eval_module_constant(v, info) for n, v in zip(names, value.elts)}
+    except NotConstant:
+        return None
+
+
 def _bind_target_names(target: ast.AST, out: set[str]) -> None:
     for n in ast.walk(target):
         if isinstance(n, ast.Name):
@@ -305,6 +325,12 @@ def _scan_statements(tree: ast.Module, info: ModuleInfo) -> None:
                     continue
                 except NotConstant:
                     pass
+            unpacked = _unpacked_constants(targets, value, info)
+            if unpacked is not None:    # `A, B = (1.0, -1.0 / 3.0)`: each a literal constant
+                for n, v in unpacked.items():
+                    info.constants[n] = v
+                    info.nonconstant.discard(n)
+                continue
             typed = None
             if single is not None and value is not None:
                 if value_type(info, value) is not None:   # `vec5 = wp.types.vector(5, float)`

@@ -250,8 +250,9 @@ def _bind_name(info, defining, name: str, local: str, stmt: ast.AST) -> None:
             and name not in defining.ambiguous_funcs:
         info.pending_funcs.append((defining, name, local))
     elif name in defining.structs and defining.rebinding(name) is None:
-        # a @wp.struct: its field annotations are read in the importing module
+        # a @wp.struct: its field annotations are read in the module that defines it
         info.structs[local] = defining.structs[name]
+        info.struct_origins[local] = defining.struct_origins.get(name, defining)
 
 
 def _binds(info, name: str) -> bool:
