@@ -150,6 +150,8 @@ SLOW_TESTS = frozenset({
     "tests/proofs/test_suggest_projects.py::test_a_world_read_one_past_gets_no_contract_admitting_the_bad_launch",
     "tests/proofs/test_suggest_projects.py::test_two_index_arrays_filled_earlier_each_get_their_range",
     "tests/proofs/test_suggest_projects.py::test_pairs_indexing_one_past_get_no_contract_admitting_the_bad_launch",
+    "tests/proofs/test_suggest_projects.py::test_an_asserted_length_relation_is_suggested_as_the_contract",
+    "tests/proofs/test_suggest_projects.py::test_an_asserted_relation_two_past_gets_no_contract_admitting_the_bad_launch",
     "tests/proofs/test_uninit.py::test_a_block_is_one_row_only_when_the_last_launch_dim_is_a_block_multiple",
     "tests/proofs/test_uninit.py::test_a_read_before_the_missing_barrier_is_found_in_the_races_launch",
     "tests/proofs/test_replay_more.py::test_a_race_replay_traces_only_the_two_accesses_and_still_confirms_the_race",

@@ -147,6 +147,13 @@ def kernel_work_limit(per_check: int) -> int:
     return max(1, int(KERNEL_WORK_CHECKS * per_check))
 
 
+def _counting(limit: int, share: int) -> KernelWork:
+    """A meter of `limit` units counting from z3's count now."""
+    meter = KernelWork(max(1, limit), share=max(1, share))
+    meter._ctx, meter._start = z3.main_ctx(), rlimit_count()
+    return meter
+
+
 @contextlib.contextmanager
 def kernel_work(limit: int, share: int = 1) -> Iterator[KernelWork]:
     """Run the block (a whole kernel's proof: every instance, the suggestion
@@ -157,8 +164,7 @@ def kernel_work(limit: int, share: int = 1) -> Iterator[KernelWork]:
     if outer is not None:
         yield outer
         return
-    meter = KernelWork(limit, share=max(1, share))
-    meter._ctx, meter._start = z3.main_ctx(), rlimit_count()
+    meter = _counting(limit, share)
     token = _METER.set(meter)
     try:
         yield meter
@@ -177,8 +183,7 @@ def separate_work(per_check: int = DEFAULT_CHECK_RLIMIT) -> Iterator[KernelWork]
     outer = _METER.get()
     frozen = outer.spent() if outer is not None else 0
     limit = outer.limit if outer is not None else kernel_work_limit(per_check)
-    meter = KernelWork(max(1, limit), share=outer.share if outer is not None else 1)
-    meter._ctx, meter._start = z3.main_ctx(), rlimit_count()
+    meter = _counting(limit, outer.share if outer is not None else 1)
     token = _METER.set(meter)
     try:
         yield meter

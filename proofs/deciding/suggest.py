@@ -36,6 +36,7 @@ import z3
 from verikern.mir.nodes import Kernel
 from verikern.proofs.deciding.budget import fresh_context, rlimit_count
 from verikern.proofs.deciding.session import SolverSession
+from verikern.proofs.deciding.contract_asserts import asserted_atoms
 from verikern.proofs.deciding.contract_templates import (
     Atom, Term, candidates, holds, shift_spec, upstream, walker, with_requires,
 )
@@ -255,7 +256,7 @@ def suggest_contract(kernel: Kernel, obligations, *, dims=None, block_dim=None,
     reads: dict[ObligationSpec, frozenset] = {}
     for ob in failed + maybe:
         try:
-            cands[ob.spec] = candidates(kernel, ob.spec, w)
+            cands[ob.spec] = asserted_atoms(kernel, ob.spec, w) + candidates(kernel, ob.spec, w)
             reads[ob.spec] = upstream(kernel, ob.spec, w)
         except Exception as err:   # a site this generator cannot read has no candidates
             LOG.debug("suggest: no candidates for %s: %s", ob.spec, err)

@@ -1,6 +1,7 @@
 """Suggested contracts for what kernels of released Warp projects rely on
 (issue 26 item 3): a count held in a one-element array, CSR offsets, index
-arrays filled by an earlier kernel, per-world offsets, one-thread kernels. Each suggestion is
+arrays filled by an earlier kernel, per-world offsets, one-thread kernels, a
+length relation the kernel asserts. Each suggestion is
 checked as a claim: re-proved on the pasted source, and the pasted file,
 loaded as the module real code imports, accepts and runs (on the simulator,
 against numpy) the launch that project code makes. A kernel with a bug the
@@ -82,6 +83,14 @@ def build_offsets(sizes: wp.array(dtype=wp.int32), starts: wp.array(dtype=wp.int
         starts[0] = 0
         for i in range(sizes.shape[0]):
             starts[i + 1] = starts[i] + sizes[i]
+'''
+
+ASSERTED = HEAD + '''@wp.kernel
+def shift_counts(counts: wp.array(dtype=wp.int32), offsets: wp.array(dtype=wp.int32)):
+    assert offsets.shape[0] == counts.shape[0] + 1, "one more offset than counts"
+    i = wp.tid()
+    if i < counts.shape[0]:
+        offsets[i + 1] = counts[i]
 '''
 
 
@@ -267,3 +276,25 @@ def test_a_prefix_sum_one_past_gets_no_contract_admitting_the_bad_launch(tmp_pat
     bad = PREFIX.replace("starts[i + 1] = starts[i] + sizes[i]", "starts[i + 2] = starts[i] + sizes[i]")
     inputs = [np.array([2, 0, 3, 1], dtype=np.int32), np.zeros(5, dtype=np.int32)]
     _refused_if_proved(bad, "build_offsets", tmp_path, 1, inputs)
+
+
+def test_an_asserted_length_relation_is_suggested_as_the_contract(tmp_path):
+    # warp-simdata checks its offsets' length with `assert` (compiled only in Warp's debug
+    # builds): the suggestion is the asserted relation, as the kernel states it
+    report = _suggested(ASSERTED, "shift_counts")
+    assert report.suggested_requires == ("offsets.shape[0] == counts.shape[0] + 1",)
+    assert report.proved_under_suggestion is True
+    module = _pasted_module(report, ASSERTED, tmp_path, "shift_counts_pasted")
+    counts = np.array([3, 1, 4], dtype=np.int32)
+    offsets = np.zeros(4, dtype=np.int32)
+    vk.check_launch(module.shift_counts, 8, [counts, offsets])
+    vk.launch(module.shift_counts, 8, inputs=[counts, offsets], device="cpu")
+    np.testing.assert_array_equal(offsets, [0, 3, 1, 4])
+    with pytest.raises(ContractError):           # as many offsets as counts: refused
+        vk.check_launch(module.shift_counts, 8, [counts, np.zeros(3, dtype=np.int32)])
+
+
+def test_an_asserted_relation_two_past_gets_no_contract_admitting_the_bad_launch(tmp_path):
+    bad = ASSERTED.replace("offsets[i + 1]", "offsets[i + 2]")
+    _refused_if_proved(bad, "shift_counts", tmp_path, 3,
+                       [np.array([3, 1, 4], dtype=np.int32), np.zeros(4, dtype=np.int32)])
