@@ -92,6 +92,15 @@ def assert_same(sim, nat, what, any_zero_sign=False):
 
 
 TYPES = sorted(SCALAR_TYPES)
+#: the integer widths whose ops and casts only `pytest -m slow` runs (tests/tiers.py
+#: NIGHTLY: their lowering is the one int8, int32, int64, uint8 and uint64 run)
+MIDDLE_WIDTHS = ("int16", "uint16", "uint32")
+
+
+def test_the_widths_left_to_the_nightly_run_are_scalar_types_with_neighbours_kept():
+    assert set(MIDDLE_WIDTHS) <= set(TYPES)
+    kept = {t for t in TYPES if t not in MIDDLE_WIDTHS}
+    assert {"int8", "int32", "int64", "uint8", "uint64"} <= kept
 
 
 @pytest.mark.parametrize("tname", TYPES)

@@ -1,0 +1,87 @@
+"""What each test costs in CPU seconds: a pytest plugin and its summary.
+
+`pytest -p cpu_costs --cpu-costs DIR ...` makes every process of the run
+(the controller and each pytest-xdist worker) append one line per test to
+`DIR/<pid>.tsv`: the node id, the CPU seconds (user + system, of the process
+and of the child processes it waited for: a CLI test's subprocess, a
+compiler, CBMC) spent in the test's setup, call and teardown, and the wall
+seconds. `python tests/cpu_costs.py DIR` sums them by file, by test function
+and by test. CPU seconds, unlike `--durations`' wall seconds, hardly change
+with the machine's load, so a new test's cost can be judged on a shared
+machine (README, "Developer notes"): tests over a few seconds belong in
+tests/tiers.py.
+
+Invariant: the plugin only measures; it changes no test's outcome or order.
+A module-scoped fixture's cost is counted in the first test that uses it.
+"""
+from __future__ import annotations
+
+import os
+import resource
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+
+def cpu_seconds() -> float:
+    """User + system CPU seconds of this process and its waited-for children."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def pytest_addoption(parser):
+    parser.addoption("--cpu-costs", metavar="DIR", default=None,
+                     help="append each test's CPU seconds (children included) to DIR/<pid>.tsv "
+                          "(summary: python tests/cpu_costs.py DIR)")
+
+
+class _Recorder:
+    def __init__(self, folder: Path):
+        folder.mkdir(parents=True, exist_ok=True)
+        self.path = folder / f"{os.getpid()}.tsv"
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_protocol(self, item, nextitem):
+        cpu, wall = cpu_seconds(), time.monotonic()
+        yield
+        with self.path.open("a", encoding="utf-8") as fh:
+            fh.write(f"{item.nodeid}\t{cpu_seconds() - cpu:.3f}\t{time.monotonic() - wall:.3f}\n")
+
+
+def pytest_configure(config):
+    folder = config.getoption("--cpu-costs", None)
+    if folder:
+        config.pluginmanager.register(_Recorder(Path(folder)), "cpu-costs-recorder")
+
+
+def read_costs(folder: Path) -> dict[str, float]:
+    """node id -> CPU seconds, over every process's file in `folder`."""
+    out: Counter = Counter()
+    for tsv in sorted(Path(folder).glob("*.tsv")):
+        for line in tsv.read_text(encoding="utf-8").splitlines():
+            node, cpu, _wall = line.rsplit("\t", 2)
+            out[node] += float(cpu)
+    return dict(out)
+
+
+def summary(costs: dict[str, float], top: int = 25) -> str:
+    """The costliest files, test functions and tests, CPU seconds first."""
+    by_file: Counter = Counter()
+    by_function: Counter = Counter()
+    for node, cpu in costs.items():
+        by_file[node.split("::", 1)[0]] += cpu
+        by_function[node.split("[", 1)[0]] += cpu
+    lines = [f"{sum(costs.values()):.1f} CPU s in {len(costs)} tests"]
+    for title, table in (("files", by_file), ("test functions", by_function), ("tests", Counter(costs))):
+        lines.append(f"-- {title}")
+        lines += [f"{cpu:8.1f}  {name}" for name, cpu in table.most_common(top)]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) not in (2, 3):
+        sys.exit("usage: python tests/cpu_costs.py DIR [TOP]")
+    print(summary(read_costs(Path(sys.argv[1])), int(sys.argv[2]) if len(sys.argv) == 3 else 25))
