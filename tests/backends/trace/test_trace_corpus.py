@@ -10,7 +10,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from corpus_loader import corpus_kernel, load_corpus
+from corpus_loader import ArraySpec, corpus_kernel, load_corpus
 
 
 CASES = load_corpus()
@@ -23,9 +23,14 @@ SMALL_SHAPES = {
 
 
 #: Races that need more threads than the default launch has (a narrow atomic
-#: counter repeats a value only after 2**16 increments): traced on the launch
-#: of their race witness, whatever the generated contents.
-WITNESS_LAUNCH = frozenset({"race_arrival_order_uint16_ticket_wraps"})
+#: counter repeats a value only after 2**16 increments), or scalars that the
+#: generated inputs rarely pick (a row-major fill races only when its row count
+#: exceeds 1 and fits the launch): traced on the launch of their race witness,
+#: with the witness's scalar parameters and array shapes.
+WITNESS_LAUNCH = frozenset({
+    "race_arrival_order_uint16_ticket_wraps",
+    "bounds_flat_index_int64_contract_column_past_row",
+})
 
 
 def _launch_args(case) -> list[str]:
@@ -34,7 +39,13 @@ def _launch_args(case) -> list[str]:
     one block (2-D)."""
     if case.name in WITNESS_LAUNCH:
         w = next(w for w in case.witnesses if w.kind == "race")
-        return ["--block-dim", str(w.block_dim), "--dim", ",".join(str(d) for d in w.dims)]
+        fixed = []
+        for name, value in w.args:
+            if isinstance(value, ArraySpec):
+                fixed += ["--size", f"{name}={','.join(str(d) for d in value.shape)}"]
+            else:
+                fixed += ["--param", f"{name}={value}"]
+        return ["--block-dim", str(w.block_dim), "--dim", ",".join(str(d) for d in w.dims), *fixed]
     kernel = corpus_kernel(case).mir
     args = [a for key, extra in SMALL_SHAPES.items() if key in case.name for a in extra]
     if case.option("--block-dim"):
