@@ -22,7 +22,7 @@ def test_burns_in_a_child():
 
 
 def test_does_nothing():
-    pass
+    """The near-zero cost beside the burner: no work, no child."""
 '''
 
 

@@ -357,7 +357,8 @@ def _kernel_markdown(r: KernelReport, texts: dict, ev: Evidence) -> list[str]:
            f"`{ev.shown(r.file)}:{r.line}`; verdict {provenance(r)}", ""]
     if r.status is KernelStatus.ERROR:
         return out + ["```", (r.error or "error").replace(r.file + ":", ev.shown(r.file) + ":"), "```"]
-    out += [*type_oblivious_lines(r), ""] if type_oblivious_lines(r) else []
+    if covered := type_oblivious_lines(r):
+        out += [*covered, ""]
     if r.scope is not None:
         out += [f"- {x}" for x in r.scope.assumption_lines()] + [f"- solver budget: {_budget(r)}", ""]
     source = _read(r.file)
