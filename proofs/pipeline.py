@@ -33,9 +33,8 @@ from verikern.errors import VerikernError
 from verikern.proofs.deciding.cbmc import prove_kernel_cbmc
 from verikern.proofs.deciding.engines import combine, parse_engines
 from verikern.proofs.deciding.budget import (
-    MEGA, fresh_context, kernel_work, kernel_work_limit, per_check_units, rlimit_count, separate_work,
-    work_left,
-    z3_memory_order,
+    MEGA, fresh_context, kernel_work, kernel_work_limit, own_context, per_check_units, rlimit_count,
+    separate_work, work_left,
 )
 from verikern.proofs.deciding.session import SolverSession
 from verikern.proofs.obligations import KernelReport, KernelStatus, Obligation, ObligationKind, Status
@@ -54,8 +53,8 @@ def _is_abstracted(ob: Obligation) -> bool:
 #: z3 resource units `settle` may spend on one kernel searching peeled loop
 #: iterations for exact counterexamples (proofs.deciding.peeling), all obligations
 #: together (checked before each search and query), at most twice a check's
-#: budget: headroom, because z3's count for the same search can vary a little
-#: with the process's history (docs/PROVER.md, Determinism).
+#: budget: headroom, should z3's count for the same search ever vary with the
+#: process's history (never observed: docs/PROVER.md, Determinism).
 EXACT_SEARCH_BUDGET = 20 * MEGA
 
 
@@ -238,7 +237,7 @@ def _join(first: str | None, second: str) -> str:
     return f"{first}; {second}" if first else second
 
 
-@z3_memory_order()
+@own_context()
 def prove_mir(kernel_mir, *, file: str, dims=None, block_dim=None, budget: float | None = None,
               prover=None, replayer=None, replay: bool = True,
               max_array_bytes: int | None = None, suggest: bool = False,
@@ -250,9 +249,9 @@ def prove_mir(kernel_mir, *, file: str, dims=None, block_dim=None, budget: float
     passed on to `prover` (and the exact search) only when given.
     `budget`: million z3 resource units per check (None: the default of
     proofs.deciding.budget); the proof runs in a z3 context of its own, with
-    the cyclic garbage collector paused (budget.z3_memory_order), so its
-    verdicts do not depend on what was proved before in this process (its
-    models can: docs/PROVER.md, Determinism).
+    the cyclic garbage collector paused (budget.own_context), so its
+    verdicts, models and z3 unit counts do not depend on what was proved
+    before in this process (docs/PROVER.md, Determinism).
     `suggest`: for a FAILED kernel, also search a suggested contract
     (proofs.deciding.suggest) within work of its own, as much as the
     kernel's (budget.separate_work); the report carries it, and its status

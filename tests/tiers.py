@@ -69,6 +69,14 @@ SLOW_FILES = frozenset({
 })
 
 SLOW_TESTS = frozenset({
+    # a proof's per-query z3 units after other work, and in fresh processes under two hash
+    # seeds (about 9 s each); three prove processes over the corpus's kernels nearest a
+    # budget, alone, in another order and with --jobs 2 (about 80 s under load)
+    "tests/proofs/test_unit_determinism.py::test_a_proof_spends_the_same_units_on_every_query_after_other_work",
+    "tests/proofs/test_unit_determinism.py::"
+    "test_a_proof_spends_the_same_units_in_fresh_processes_under_other_hash_seeds",
+    "tests/cli/prove/test_work_determinism.py::"
+    "test_every_query_costs_the_same_units_alone_in_another_order_and_with_two_jobs",
     # the real CBMC: a whole call out of units, then one call per obligation and the harness's checks
     "tests/proofs/test_cbmc_split.py::test_real_cbmc_decides_the_easy_obligations_beside_a_hard_one",
     # searches and re-proves a contract on a generic kernel's opaque kernel (about 20 s)

@@ -3,7 +3,8 @@
 Invariant: every solver a proof uses comes from a `SolverSession`
 (proofs.deciding.session), so it carries a z3 resource limit (`rlimit`,
 counted in z3's own work units) and fixed random seeds, and runs in a z3
-context that `fresh_context` made for this kernel's proof alone. The same
+context that `fresh_context` made for this kernel's proof alone (`own_context`
+around every entry point of a proof or of a part of one). The same
 kernel and options therefore make the same queries with the same limits, and
 get the same answers and the same models, on any machine at any load. A
 wall-clock limit remains only as an outer safety net (`SAFETY_NET_S` per
@@ -43,7 +44,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import gc
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterator
 
 import z3
@@ -80,12 +81,35 @@ CONTEXT_CACHES: list = []
 
 
 @dataclass
+class UnitCount:
+    """z3's resource count since counting began, in the current context.
+    Mutable on purpose: it follows the context. `ctx`, `start`: the context
+    counted and its count when counting began; once the current context is
+    another (fresh_context made it later), that one is counted from 0 (the
+    units of the one left behind are no longer read: KernelWork banks them)."""
+
+    ctx: object = None
+    start: int = 0
+
+    @classmethod
+    def now(cls) -> "UnitCount":
+        """A count starting at z3's count of the current context now."""
+        return cls(z3.main_ctx(), rlimit_count())
+
+    def units(self) -> int:
+        ctx = z3.main_ctx()
+        if ctx is not self.ctx:
+            self.ctx, self.start = ctx, 0
+        return rlimit_count() - self.start
+
+
+@dataclass
 class KernelWork:
     """The z3 units a whole kernel has spent, across the contexts its proof
     goes through, against its `limit`. Mutable on purpose: it is the one
     running count of a kernel's work (no other state). `banked`: the units of
-    the contexts left behind; `_ctx`, `_start`: the context counted now and
-    its count when counting began (a context made after the meter starts at 0);
+    the contexts left behind; `_count`: the units of the context counted now
+    (a context made after the meter starts at 0);
     `share`: the parts (instances of a generic kernel) the kernel's work is
     split into, each one's floors that fraction of the whole; `granted`: the
     units the obligations' floors added to `limit`."""
@@ -94,18 +118,11 @@ class KernelWork:
     share: int = 1
     banked: int = 0
     granted: int = 0
-    _ctx: object = None
-    _start: int = 0
+    _count: UnitCount = field(default_factory=UnitCount)
     _floor: int = 0
 
-    def _watch(self) -> None:
-        ctx = z3.main_ctx()
-        if ctx is not self._ctx:
-            self._ctx, self._start = ctx, 0
-
     def spent(self) -> int:
-        self._watch()
-        return self.banked + rlimit_count() - self._start
+        return self.banked + self._count.units()
 
     def left(self) -> int:
         return self.limit + self.granted - self.spent()
@@ -124,9 +141,8 @@ class KernelWork:
         """Add the current context's units (called before it is replaced;
         one made since the last count is counted from 0)."""
         if z3.z3._main_ctx is not None:
-            self._watch()
-            self.banked += rlimit_count() - self._start
-        self._ctx = None
+            self.banked += self._count.units()
+        self._count = UnitCount()
 
 
 _METER: contextvars.ContextVar["KernelWork | None"] = contextvars.ContextVar("verikern_kernel_work",
@@ -149,9 +165,7 @@ def kernel_work_limit(per_check: int) -> int:
 
 def _counting(limit: int, share: int) -> KernelWork:
     """A meter of `limit` units counting from z3's count now."""
-    meter = KernelWork(max(1, limit), share=max(1, share))
-    meter._ctx, meter._start = z3.main_ctx(), rlimit_count()
-    return meter
+    return KernelWork(max(1, limit), share=max(1, share), _count=UnitCount.now())
 
 
 @contextlib.contextmanager
@@ -190,7 +204,7 @@ def separate_work(per_check: int = DEFAULT_CHECK_RLIMIT) -> Iterator[KernelWork]
     finally:
         _METER.reset(token)
         if outer is not None:      # what the block spent is its own: the kernel's count resumes
-            outer.banked, outer._ctx, outer._start = frozen, z3.main_ctx(), rlimit_count()
+            outer.banked, outer._count = frozen, UnitCount.now()
 
 
 def obligation_floor(per_check: int) -> None:
@@ -263,6 +277,37 @@ def z3_memory_order():
             gc.enable()
 
 
+_IN_PROOF: contextvars.ContextVar[bool] = contextvars.ContextVar("verikern_in_proof", default=False)
+
+
+@contextlib.contextmanager
+def own_context() -> Iterator[None]:
+    """Run the block -- a kernel's proof (pipeline.prove_mir), or a part of
+    one called on its own (prover.prove_kernel, the exact search, the
+    suggestion's search, an example launch, the SMT-LIB export) -- in a z3
+    context that no earlier work of the process touched, with the cyclic
+    collector paused (z3_memory_order).
+
+    Invariant: the outermost such block starts with `fresh_context`, so its
+    queries, answers and unit counts are those of the same block in a fresh
+    process: earlier work in the process-wide context (another kernel's
+    proof, a test's own terms) would change the terms' ids and the fresh
+    variables' names (encoders.smt.encoder numbers them per context), and
+    with them z3's search. A block inside another one goes on in that
+    block's context (it is a part of the proof in progress, which made its
+    own; the parts that need another context call `fresh_context`)."""
+    if _IN_PROOF.get():
+        yield
+        return
+    token = _IN_PROOF.set(True)
+    try:
+        with z3_memory_order():
+            fresh_context()
+            yield
+    finally:
+        _IN_PROOF.reset(token)
+
+
 #: (context, an idle solver of it): any solver of a context reports the
 #: context's whole resource count, and asking an existing one is about ten
 #: times cheaper than making a solver per question.
@@ -304,4 +349,4 @@ def is_safety_net(reason: str) -> bool:
 __all__ = ["fresh_context", "rlimit_count", "unknown_reason", "MEGA", "DEFAULT_CHECK_RLIMIT",
            "SAFETY_NET_S", "z3_memory_order", "KernelWork", "kernel_work", "kernel_work_limit",
            "current_meter", "per_check_units", "work_left", "exhausted_reason", "KERNEL_WORK_CHECKS",
-           "separate_work", "obligation_floor", "OBLIGATION_FLOOR"]
+           "separate_work", "obligation_floor", "OBLIGATION_FLOOR", "own_context", "UnitCount"]

@@ -22,7 +22,7 @@ import z3
 
 from verikern.encoders.smt.launch import DEFAULT_MAX_ARRAY_BYTES, SMALL_MODEL_TIERS
 from verikern.mir.nodes import ArrayRef, Kernel
-from verikern.proofs.deciding.budget import MEGA, fresh_context
+from verikern.proofs.deciding.budget import MEGA, fresh_context, own_context
 from verikern.proofs.deciding.session import SolverSession
 from verikern.proofs.deciding.invariants import HoudiniResult
 from verikern.proofs.deciding.prover import counterexample
@@ -51,11 +51,14 @@ def _contract_room(ctx: ProofContext) -> list:
     return out
 
 
+@own_context()
 def example_launch(kernel: Kernel, *, dims=None, block_dim=None,
                    max_array_bytes: int | None = None,
                    budget_units: int = EXAMPLE_RLIMIT, label: str = "") -> ExampleLaunch | None:
     """A launch of `kernel` its requires admit, or None (see module docstring);
-    `label` prefixes the names of its queries (logs, `--dump-smt` files)."""
+    `label` prefixes the names of its queries (logs, `--dump-smt` files).
+    It runs in a z3 context of its own (fresh_context), with the cyclic
+    collector paused also when called outside a proof (budget.own_context)."""
     fresh_context()
     prefix = f"{label or kernel.name + '.'}example."
     # the proof context's own admissibility check gets a short look (unknown refuses nothing)

@@ -43,7 +43,7 @@ from verikern.mir.cfg import retarget as _retarget
 from verikern.mir.nodes import Block, Kernel, Return
 from verikern.mir.passes.peel import SiteMap, peel_loops
 
-from verikern.proofs.deciding.budget import CONTEXT_CACHES, MEGA, rlimit_count
+from verikern.proofs.deciding.budget import CONTEXT_CACHES, MEGA, own_context, rlimit_count
 from verikern.proofs.deciding.session import SolverSession
 from verikern.proofs.deciding.crosscheck import apply_cross_checks
 from verikern.proofs.obligations import Obligation, ObligationKind, Status
@@ -202,6 +202,7 @@ def specs_for(kernel: Kernel, obligation: Obligation | ObligationSpec) -> list[O
     return out
 
 
+@own_context()
 def exact_counterexample(kernel: Kernel, obligation: Obligation | ObligationSpec, *,
                          dims=None, block_dim=None,
                          iterations: int | tuple[int, ...] = DEFAULT_ROUNDS,
@@ -212,7 +213,8 @@ def exact_counterexample(kernel: Kernel, obligation: Obligation | ObligationSpec
     module docstring). `dims`/`block_dim`/`max_array_bytes` fix the launch
     as for the prover;
     `iterations` is a peel count or increasing counts tried in turn while
-    the `budget` (z3 resource units) lasts."""
+    the `budget` (z3 resource units) lasts. Called on its own, in a z3
+    context of its own (budget.own_context); in a proof, in the proof's."""
     start = rlimit_count()
 
     def spent() -> bool:

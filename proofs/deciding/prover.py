@@ -31,7 +31,9 @@ from verikern.mir.nodes import (
 from verikern.mir.ops import symbols
 from verikern.mir.types import I32
 
-from verikern.proofs.deciding.budget import MEGA, exhausted_reason, obligation_floor, work_left
+from verikern.proofs.deciding.budget import (
+    MEGA, exhausted_reason, obligation_floor, own_context, work_left,
+)
 from verikern.proofs.deciding.session import SolverSession
 from verikern.proofs.deciding.crosscheck import apply_cross_checks
 from verikern.proofs.obligations import (  # noqa: F401  (ObligationSpec, Point re-exported)
@@ -53,13 +55,16 @@ from verikern.proofs.deciding import uninit
 
 # ------------------------------------------------------------ enumeration
 # ------------------------------------------------------------ entry point
+@own_context()
 def prove_kernel(kernel: Kernel, *, dims: tuple[int, ...] | None = None,
                  block_dim: int | None = None,
                  budget: SolverSession | None = None,
                  max_array_bytes: int = DEFAULT_MAX_ARRAY_BYTES) -> tuple[Obligation, ...]:
     """Decide every obligation of `kernel` (see the module docstring) within
     `budget` (a default `SolverSession` when None), assuming every array holds
-    at most `max_array_bytes` bytes."""
+    at most `max_array_bytes` bytes. Called on its own (not inside a proof in
+    progress), it runs in a z3 context of its own (budget.own_context): its
+    queries cost the same z3 units whatever the process did before."""
     specs = enumerate_obligations(kernel)
     try:
         ctx = ProofContext(kernel, dims, block_dim, budget, max_array_bytes=max_array_bytes)

@@ -28,7 +28,7 @@ import z3
 
 from verikern.proofs.deciding.budget import (
     DEFAULT_CHECK_RLIMIT, KERNEL_CHECKS, MIN_CHECK_RLIMIT, MIN_KERNEL_RLIMIT, SAFETY_NET_S, SEED,
-    per_check_units, rlimit_count, work_left,
+    UnitCount, per_check_units, rlimit_count, work_left,
 )
 from verikern.proofs.deciding import crosscheck
 from verikern.proofs.deciding.smtlib_text import standard_smtlib
@@ -86,7 +86,9 @@ class SolverSession:
         self.per_check = int(per_check)
         self.total = int(total) if total is not None else \
             max(KERNEL_CHECKS * self.per_check, MIN_KERNEL_RLIMIT)
-        self._start = rlimit_count()
+        #: from now, in the current context or the one a proof made after it
+        #: (budget.own_context: a session made before `prove_kernel` is called)
+        self._count = UnitCount.now()
         self.label = label
         self.topic = ""          # what the queries are about now (an obligation)
         self.queries = 0
@@ -104,7 +106,7 @@ class SolverSession:
 
     @property
     def spent(self) -> int:
-        return rlimit_count() - self._start
+        return self._count.units()
 
     def mark(self) -> tuple[int, int]:
         """Where the records of the queries asked from now on will start."""

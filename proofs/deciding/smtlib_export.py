@@ -10,18 +10,17 @@ from __future__ import annotations
 
 from verikern.mir.nodes import Kernel
 
-from verikern.proofs.deciding.budget import fresh_context, z3_memory_order
+from verikern.proofs.deciding.budget import own_context
 from verikern.proofs.deciding.session import SolverSession
 from verikern.proofs.obligations import obligation_id
 from verikern.proofs.deciding.prover import enumerate_obligations, prove_kernel
 
 
-@z3_memory_order()
+@own_context()
 def obligation_queries(kernel: Kernel, *, dims=None, block_dim=None,
                        budget: float | None = None) -> list[tuple[str, list[tuple[str, str, str]]]]:
     """[(obligation id or "shared", [(query name, z3 answer, SMT-LIB text)])], in
-    the prover's order."""
-    fresh_context()
+    the prover's order (in a z3 context of their own: budget.own_context)."""
     solver_budget = SolverSession.from_megaunits(budget, label=f"{kernel.name}.")
     solver_budget.captured = []
     prove_kernel(kernel, dims=dims, block_dim=block_dim, budget=solver_budget)

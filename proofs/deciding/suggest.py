@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import z3
 
 from verikern.mir.nodes import Kernel
-from verikern.proofs.deciding.budget import fresh_context, rlimit_count
+from verikern.proofs.deciding.budget import fresh_context, own_context, rlimit_count
 from verikern.proofs.deciding.session import SolverSession
 from verikern.proofs.deciding.contract_asserts import asserted_atoms
 from verikern.proofs.deciding.contract_templates import (
@@ -230,6 +230,7 @@ def _pick_relaxing(cands: list[Atom], cex, chosen: list[Atom]) -> tuple[Atom | N
     return None, chosen
 
 
+@own_context()
 def suggest_contract(kernel: Kernel, obligations, *, dims=None, block_dim=None,
                      per_check: int, budget_units: int, label: str = "",
                      **context_options) -> Suggestion | None:
@@ -238,7 +239,9 @@ def suggest_contract(kernel: Kernel, obligations, *, dims=None, block_dim=None,
     template conjunction proves any of them (see the module docstring).
     `per_check`: z3 units per check, as in the proof; `context_options`:
     further ProofContext keywords the proof used; `label`: the proof's query
-    name prefix (FILE.KERNEL.), which the search's queries extend."""
+    name prefix (FILE.KERNEL.), which the search's queries extend. The
+    search runs in a z3 context of its own (fresh_context), with the cyclic
+    collector paused also when called outside a proof (budget.own_context)."""
     failed = [ob for ob in obligations if ob.status is Status.FAILED and ob.spec is not None]
     if not failed:
         return None

@@ -51,11 +51,9 @@ def _failures(report: dict) -> list:
 @pytest.mark.slow
 def test_reports_identical_across_hash_seeds_and_load_and_failures_across_job_counts():
     """One command gives the same report -- verdicts, counterexample values,
-    messages -- at any load and hash seed. Another job count proves the
-    kernels in other processes, after other kernels: the verdicts and
-    confirmed failures are the same, but a model can differ, because z3's
-    search depends on the addresses of its terms in memory, which the
-    process's history changes (docs/PROVER.md, Determinism)."""
+    messages -- at any load and hash seed, and with another job count, which
+    proves the kernels in other processes, after other kernels (each proof
+    has a z3 context of its own: docs/PROVER.md, Determinism)."""
     quiet = _prove_json(FILES, jobs=1, hash_seed=1)
     with Burners(1):
         loaded = _prove_json(FILES, jobs=1, hash_seed=2)
@@ -64,6 +62,7 @@ def test_reports_identical_across_hash_seeds_and_load_and_failures_across_job_co
     assert differences(strip_timing(quiet), strip_timing(loaded)) == []
     two_jobs = _prove_json(FILES, jobs=2, hash_seed=3)
     assert _failures(two_jobs) == _failures(quiet)
+    assert differences(strip_timing(quiet), strip_timing(two_jobs)) == []
 
 
 def _report(path: str, **options) -> dict:
@@ -79,13 +78,14 @@ def _verdicts(report: dict) -> list:
 
 @pytest.mark.slow
 def test_a_proof_does_not_depend_on_earlier_proofs_in_the_process():
-    """Verdicts never depend on what the process proved before (each proof
-    has a z3 context of its own). The values of a counterexample (and the
-    messages quoting them) may: see the test above."""
+    """Verdicts, counterexamples and suggestions never depend on what the
+    process proved before (each proof has a z3 context of its own)."""
     first = _report(FILES[2], suggest=True)
     for other in (FILES[0], str(CORPUS / "ok_matmul_naive.py"), str(CORPUS / "ok_2d_guarded.py")):
         prove_file(other)            # other z3 contexts before this proof's
-    assert _verdicts(_report(FILES[2], suggest=True)) == _verdicts(first)
+    again = _report(FILES[2], suggest=True)
+    assert _verdicts(again) == _verdicts(first)
+    assert differences(again, first) == []
 
 
 def test_a_proof_does_not_depend_on_when_the_cyclic_collector_runs():
