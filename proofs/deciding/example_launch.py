@@ -25,7 +25,7 @@ from verikern.mir.nodes import ArrayRef, Kernel
 from verikern.proofs.deciding.budget import MEGA, fresh_context, own_context
 from verikern.proofs.deciding.session import SolverSession
 from verikern.proofs.deciding.invariants import HoudiniResult
-from verikern.proofs.deciding.prover import counterexample
+from verikern.proofs.deciding.prover_solve import counterexample
 from verikern.proofs.deciding.prover_context import ProofContext
 from verikern.proofs.deciding.solving import Attempt, first_model
 from verikern.proofs.obligations import ExampleLaunch

@@ -1,4 +1,9 @@
-"""Decide every proof obligation of a MIR kernel with z3.
+"""Decide every proof obligation of a MIR kernel with z3: the entry point
+(`prove_kernel`) and one decider per obligation kind (`DECIDERS`), each
+stating its obligation's query (the negation of the property at its site);
+proofs.deciding.prover_solve asks a query under the proof context's facts and
+reads a counterexample off its model, proofs.deciding.prover_messages words
+the verdict.
 
 Invariant: an obligation is PROVED only when z3 answered `unsat` to its
 negation under the sound facts of `ProofContext`; `sat` gives FAILED with a
@@ -9,7 +14,6 @@ exhausted solver budget, `unknown`, an unsupported construct) gives UNKNOWN with
 """
 from __future__ import annotations
 
-import re
 import time
 from typing import Any
 from dataclasses import replace
@@ -18,42 +22,33 @@ import z3
 
 from verikern.encoders.smt.encoder import ThreadEncoding
 from verikern.encoders.smt.geometry import abstraction_geometry_facts
-from verikern.encoders.smt.launch import DEFAULT_MAX_ARRAY_BYTES, SMALL_MODEL_TIERS
+from verikern.encoders.smt.launch import DEFAULT_MAX_ARRAY_BYTES
 from verikern.encoders.smt.terms import unseen_children
-from verikern.encoders.smt.semantics import (
-    UnsupportedConstruct, bits_to_float, model_int, widen,
-)
+from verikern.encoders.smt.semantics import UnsupportedConstruct, widen
 from verikern.mir import facts
-from verikern.mir.nodes import (
-    ArrayRef, Assert, BinOp, Branch, Cast, Const, Kernel, Load, Return, ShapeOf,
-    Special,
-)
-from verikern.mir.ops import symbols
+from verikern.mir.nodes import Assert, Branch, Const, Kernel, Return
 from verikern.mir.types import I32
 
-from verikern.proofs.deciding.budget import (
-    MEGA, exhausted_reason, obligation_floor, own_context, work_left,
-)
-from verikern.proofs.deciding.session import SolverSession
+from verikern.proofs.deciding.budget import exhausted_reason, obligation_floor, own_context, work_left
 from verikern.proofs.deciding.crosscheck import apply_cross_checks
+from verikern.proofs.deciding.session import SolverSession
 from verikern.proofs.obligations import (  # noqa: F401  (ObligationSpec, Point re-exported)
-    Counterexample, Obligation, ObligationKind, ObligationSpec, Point, Status, enumerate_obligations,
+    Obligation, ObligationKind, ObligationSpec, Point, Status, enumerate_obligations,
     obligation_id,
 )
 from verikern.proofs.deciding.invariants import Candidate, HintPhase
-from verikern.proofs.deciding.prover_context import EARLY_PROBE_RLIMIT, ProofContext
+from verikern.proofs.deciding.prover_context import ProofContext
+from verikern.proofs.deciding.prover_messages import (
+    SSA, SYMBOLS, failed_obligation, index_name, operand_name, proved_obligation,
+    undecided_obligation, who,
+)
+from verikern.proofs.deciding.prover_solve import counterexample, signed_value, solve
 from verikern.proofs.deciding.explain import element_text, wrap_notes
-from verikern.proofs.deciding.source_text import (
-    dividend_text, divisor_text, index_text, operand_text,
-)
-from verikern.proofs.deciding.solving import (
-    ABSTRACT_FIRST_RLIMIT, Answer, check, decide, first_model, satisfies,
-)
+from verikern.proofs.deciding.source_text import dividend_text, divisor_text
+from verikern.proofs.deciding.solving import ABSTRACT_FIRST_RLIMIT, check
 from verikern.proofs.deciding import uninit
 
 
-
-# ------------------------------------------------------------ enumeration
 # ------------------------------------------------------------ entry point
 @own_context()
 def prove_kernel(kernel: Kernel, *, dims: tuple[int, ...] | None = None,
@@ -124,228 +119,6 @@ def _abstract_ops(enc: ThreadEncoding, site: Point, ops) -> bool:
     return enc.reach_abstract.get(site[0], False) or any(enc.is_abstract(o) for o in ops)
 
 
-# ------------------------------------------------------------ solving
-#: Work for the search of a smaller model in one tier once a counterexample
-#: exists (z3 resource units); the last tier gets the check's whole budget.
-SMALL_TIER_RLIMIT = 3 * MEGA // 2
-#: Work of the quick check under the nonlinear abstraction.
-QUICK_RLIMIT = 2 * MEGA
-#: Work of one concrete-launch probe.
-PROBE_RLIMIT = 3 * MEGA // 2
-
-
-def _clean_path_hints(ctx: ProofContext, encs, sites, prefer=()) -> list:
-    """The threads' earlier accesses (and `prefer`: e.g. the other dimensions
-    of the access itself) are in bounds: a replay would stop at such an
-    error first."""
-    return ctx.prior_access_hints(encs, list(sites)) + list(prefer)
-
-
-def _clean_path_first(ctx: ProofContext, encs, sites, constraints, prefer=()) -> list:
-    """An attempt with `_clean_path_hints` too, first: also when the model
-    in hand keeps them, since the smaller tiers after it (which leave them out) may
-    find a model that breaks them (a conv's column index out of bounds
-    where its row index is out of bounds first: replay stops at the row)."""
-    hints = _clean_path_hints(ctx, encs, sites, prefer)
-    return [(constraints + hints, SMALL_TIER_RLIMIT)] if hints else []
-
-
-def solve(ctx: ProofContext, encs: list[ThreadEncoding], query: list,
-          sites: list[Point], prefer=(), seed: z3.ModelRef | None = None) -> Answer:
-    """`solving.decide` on the query under the context's facts: PROVED when it
-    is unsat (under the abstraction or exactly); FAILED with a model when it
-    is sat -- the model taken from the smallest satisfiable tier of
-    `LaunchModel.small_model_tiers` (small launches and arrays replay fast),
-    else the unbounded one, preferring one where the threads' earlier
-    accesses stay in bounds; or, before any search, the model of one of the
-    kernel's earlier failures that satisfies this query (a read and a write
-    of one element race in the same launch); UNKNOWN otherwise. `seed`, a
-    model the caller found of this query (checked: it must satisfy the query
-    and the facts), spares the search: it is refined in its own launch when
-    that is small, as a probe's model is, else as the exact query's."""
-    facts = ctx.facts(encs, list(sites))
-    base = facts + list(query)
-    tiers = ctx.launch.small_model_tiers()
-
-    def refine(model, probe):
-        if probe is None:             # the exact query's model
-            attempts = _clean_path_first(ctx, encs, sites, base + tiers[0], prefer)
-            # last: small arrays on any launch (replay runs only the offending
-            # blocks, but allocates every array in full)
-            wide = ctx.launch.small_model_hints(1 << 31, SMALL_MODEL_TIERS[-1][1], None)
-            return attempts + [(base + hints, SMALL_TIER_RLIMIT) for hints in tiers[:-1]] + \
-                [(base + tiers[-1], None), (base + wide, SMALL_TIER_RLIMIT)]
-        attempts = _clean_path_first(ctx, encs, sites, base + probe + tiers[0], prefer)
-        attempts += [(base + probe + tiers[0], SMALL_TIER_RLIMIT)]
-        compact = ctx.launch.compact_probe(_val(model, ctx.launch.block_dim))
-        if compact is not None and _val(model, ctx.launch.size) > SMALL_MODEL_TIERS[0][0]:
-            attempts.append((base + compact + tiers[0], SMALL_TIER_RLIMIT))  # fewer threads
-        return attempts + [(base + probe + hints, SMALL_TIER_RLIMIT) for hints in tiers[1:]]
-
-    if seed is not None and satisfies(seed, query) and satisfies(seed, facts):
-        # a launch within the tiers' sizes is kept (as a probe's, whose
-        # refinement also tries a compact launch); a larger one is shrunk by
-        # the exact query's tiers (replay cannot run 2**28 threads)
-        small = _val(seed, ctx.launch.size) <= max(t[0] for t in SMALL_MODEL_TIERS)
-        own = ctx.launch.launch_of(seed, sizes=False) if small else None
-        # a seed in an earlier counterexample's launch and sizes is small already
-        earlier = any(satisfies(m, ctx.launch.launch_of(seed)) for m in ctx.failure_models)
-        model = first_model(ctx.budget, refine(seed, own), "smaller-model", known=seed,
-                            satisfied=base, known_small=earlier) or seed
-        ctx.failure_models.append(model)
-        return Answer(Status.FAILED, model)
-    for known in ctx.failure_models:
-        # an earlier failure's model, when it is one of this query (the
-        # query's own formulas first: they rule most models out at once) and
-        # keeps the threads' earlier accesses in bounds (replay reaches it)
-        if satisfies(known, query) and satisfies(known, facts) and \
-                satisfies(known, _clean_path_hints(ctx, encs, sites, prefer)):
-            return Answer(Status.FAILED, known)
-    abstract = ctx.abstract(base + abstraction_geometry_facts(ctx.launch, encs))
-    answer = decide(ctx.budget, base, abstract=abstract, abstract_cap=QUICK_RLIMIT,
-                    probes=ctx.launch.probes(), probe_cap=PROBE_RLIMIT, refine=refine,
-                    early_probes=ctx.earlier_launches(encs, sites, prefer),
-                    early_cap=EARLY_PROBE_RLIMIT, relaxation=ctx.relaxation)
-    if answer.status is Status.FAILED and answer.model is not None:
-        ctx.failure_models.append(answer.model)
-    return answer
-
-
-def _val(m: z3.ModelRef, term, t=I32):
-    return model_int(m, term, t)
-
-
-def _wide_val(m: z3.ModelRef, term) -> int:
-    raw = m.eval(term, model_completion=True).as_long()
-    width = term.size()
-    return raw - (1 << width) if raw >= 1 << (width - 1) else raw
-
-
-def counterexample(ctx: ProofContext, m: z3.ModelRef, encs: list[ThreadEncoding],
-                   abstracted: bool, **facts) -> Counterexample:
-    launch = ctx.launch
-    dims = tuple(_val(m, d) for d in launch.dims)
-    scalars = {}
-    for p in ctx.kernel.scalar_params:
-        term = launch.scalars[p.value.id]
-        scalars[p.name] = model_int(m, term, p.value.type)
-    shapes = {}
-    for a in ctx.kernel.params:
-        if isinstance(a, ArrayRef):
-            shapes[a.name] = tuple(_val(m, launch.shapes[(a.name, k)]) for k in range(a.ndim))
-    arrays: dict[str, dict[int, object]] = {}
-    for enc in encs:
-        # an atomic's old value on an array whose all_in_range is kept is a
-        # launch-time value when no other thread changed the element first
-        # (always, for an add of 0): a replay hint, which replay checks
-        hinted = [r for r in enc.atomics if r.array.name in ctx.content.kept]
-        for rec in [*enc.loads, *hinted]:
-            arr = rec.array
-            if arr.space != "global" or \
-                    (arr.name in ctx.shape.written and not any(rec is h for h in hinted)):
-                continue
-            if not z3.is_true(m.eval(rec.reach, model_completion=True)):
-                continue
-            idx = [_wide_val(m, i) for i in rec.indices]
-            full = list(shapes[arr.name]) + list(arr.inner)
-            if any(not 0 <= i < n for i, n in zip(idx, full)):
-                continue
-            flat = 0
-            for i, n in zip(idx, full):
-                flat = flat * n + i
-            raw = m.eval(rec.value, model_completion=True)
-            t = arr.dtype
-            value = bits_to_float(raw.as_long(), t.bits) if t.is_float else \
-                (z3.is_true(raw) if t.is_bool else t.wrap(raw.as_long()))
-            arrays.setdefault(arr.name, {})[flat] = value
-    for name, contents in ctx.content.launch_contents(m, encs, shapes).items():
-        arrays.setdefault(name, {}).update(contents)
-    threads = tuple((_val(m, e.ident.block_idx), _val(m, e.ident.thread_idx)) for e in encs)
-    return Counterexample(dims=dims, block_dim=_val(m, launch.block_dim), threads=threads,
-                          scalars=scalars, shapes=shapes, arrays=arrays, facts=dict(facts),
-                          abstracted=abstracted)
-
-
-def _who(cex: Counterexample, i: int = 0) -> str:
-    b, t = cex.threads[i]
-    return f"thread {t} of block {b}, block_dim {cex.block_dim}"
-
-
-#: the infix ops a message rebuilds from MIR (every binary op spelled as an
-#: operator but `**`, which a message shows by its value)
-_SYMBOLS = {op: sym for op, sym in symbols("binary").items() if op != "pow"}
-
-
-#: What a rendering built from MIR shows where it lost the source: an SSA
-#: value (`%12`; `%` alone is the modulo operator) or a load's elided index.
-_SSA = re.compile(r"%\d|\[\.\.\.\]")
-
-
-def _name(op, ctx: ProofContext | None = None, depth: int = 0) -> str:
-    """A source-like rendering of an operand: its variable name when it has
-    one (a captured constant's without the `@`), else built from its
-    definition, and where that would show an SSA value (`%12`) or an elided
-    load (`a[...]`), the source expression it was compiled from
-    (proofs.deciding.source_text)."""
-    text = _built(op, ctx, depth)
-    if not _SSA.search(text) or ctx is None or isinstance(op, Const) or op.name:
-        return text
-    ins = ctx.defs.get(op.id)
-    quoted = operand_text(ctx.kernel, ins, ctx.defs) if ins is not None else None
-    if quoted is None:
-        return text
-    return f"({quoted})" if text.startswith("(") and isinstance(ins, BinOp) else quoted
-
-
-def _index_name(ctx: ProofContext, spec: ObligationSpec, idx_op) -> str:
-    """Index operand `idx_op` of the access at `spec`: `_name`, or the
-    access's own index text in the source where that shows an SSA value."""
-    text = _name(idx_op, ctx)
-    if _SSA.search(text):
-        return index_text(ctx.kernel, spec.loc, spec.dim) or text
-    return text
-
-
-def _built(op, ctx: ProofContext | None, depth: int) -> str:
-    """`_name` from the operand's definition (at most three levels deep)."""
-    if isinstance(op, Const):
-        return str(op.value)
-    if op.name:
-        return op.name.lstrip("@")
-    ins = ctx.defs.get(op.id) if ctx is not None else None
-    if ins is not None and depth < 3:
-        if isinstance(ins, Special):
-            return f"vk.{ins.kind}()" if ins.kind != "launch_dim" else f"vk.launch_dim({ins.dim})"
-        if isinstance(ins, ShapeOf):
-            return f"{ins.array.name}.shape[{ins.dim}]"
-        if isinstance(ins, BinOp) and ins.op in _SYMBOLS:
-            return (f"({_name(ins.lhs, ctx, depth + 1)} {_SYMBOLS[ins.op]} "
-                    f"{_name(ins.rhs, ctx, depth + 1)})")
-        if isinstance(ins, Cast):
-            return f"{ins.result.type}({_name(ins.operand, ctx, depth + 1)})"
-        if isinstance(ins, Load):
-            return f"{ins.array.name}[...]"
-    return str(op)
-
-
-def _failed(spec: ObligationSpec, message: str, cex: Counterexample) -> Obligation:
-    reason = None
-    if cex.abstracted:
-        reason = "counterexample found through an abstraction (loop, float or memory value)"
-    return Obligation(spec.kind, spec.loc, Status.FAILED, message, counterexample=cex,
-                      reason=reason, other_loc=spec.other_loc, spec=spec)
-
-
-def _proved(spec: ObligationSpec, message: str) -> Obligation:
-    return Obligation(spec.kind, spec.loc, Status.PROVED, message, other_loc=spec.other_loc,
-                      spec=spec)
-
-
-def _undecided(spec: ObligationSpec, what: str, ans: Answer) -> Obligation:
-    return Obligation(spec.kind, spec.loc, Status.UNKNOWN, f"{what}: {ans.reason}",
-                      reason=ans.reason, other_loc=spec.other_loc, spec=spec)
-
-
 # ------------------------------------------------------------ deciders
 def _index_and_size(ctx: ProofContext, enc: ThreadEncoding, ins, k: int) -> tuple:
     """Index `k` of access `ins` (in copy `enc`) and its dimension, widened."""
@@ -394,7 +167,7 @@ def decide_bounds(ctx: ProofContext, spec: ObligationSpec) -> Obligation:
     idx, size = _index_and_size(ctx, enc, ins, k)
     what = f"the index into dimension {k} of {arr.name} at line {spec.loc.line}"
     if _every_dim_in_bounds(ctx, spec):
-        return _proved(spec, f"{what} is always in bounds")
+        return proved_obligation(spec, f"{what} is always in bounds")
     # the simulator checks dimensions in order: prefer models whose earlier
     # dimensions are in bounds, so that replay reaches this one
     earlier = [ctx.within(arr, [widen(enc.term(ins.indices[j]), ins.indices[j].type)
@@ -402,21 +175,21 @@ def decide_bounds(ctx: ProofContext, spec: ObligationSpec) -> Obligation:
     ans = solve(ctx, [enc], [_reach(enc, spec.site), z3.Or(idx < 0, idx >= size)], [spec.site],
                 prefer=earlier)
     if ans.status == Status.PROVED:
-        return _proved(spec, f"{what} is always in bounds")
+        return proved_obligation(spec, f"{what} is always in bounds")
     if ans.status == Status.UNKNOWN:
-        return _undecided(spec, f"{what} undecided", ans)
+        return undecided_obligation(spec, f"{what} undecided", ans)
     m = ans.model
-    iv, sv = _wide_val(m, idx), _wide_val(m, size)
-    wraps = wrap_notes(ctx.defs, enc, m, idx_op, lambda o: _name(o, ctx))
+    iv, sv = signed_value(m, idx), signed_value(m, size)
+    wraps = wrap_notes(ctx.defs, enc, m, idx_op, lambda o: operand_name(o, ctx))
     cex = counterexample(ctx, m, [enc], _abstract_ops(enc, spec.site, [idx_op]),
                          index=iv, dim=k, array=arr.name, shape=sv,
                          **({"wraps": wraps} if wraps else {}))
-    shown = _index_name(ctx, spec, idx_op)
+    shown = index_name(ctx, spec, idx_op)
     value = "" if isinstance(idx_op, Const) else f"{shown} = {iv} but "
     why = "".join(f"; {w}" for w in wraps)
-    return _failed(spec, f"index {arr.name}[{'..., ' * (k > 0)}{shown}] is out of "
+    return failed_obligation(spec, f"index {arr.name}[{'..., ' * (k > 0)}{shown}] is out of "
                          f"bounds: {value}{arr.name}.shape[{k}] = {sv}{why} "
-                         f"({_who(cex)})", cex)
+                         f"({who(cex)})", cex)
 
 
 def decide_div_zero(ctx: ProofContext, spec: ObligationSpec) -> Obligation:
@@ -428,37 +201,39 @@ def decide_div_zero(ctx: ProofContext, spec: ObligationSpec) -> Obligation:
     rhs = enc.term(ins.rhs)
     op = {"div": "division", "floordiv": "floor division", "mod": "modulo"}[ins.op]
     what = f"{op} at line {spec.loc.line}"
-    divisor = _name(ins.rhs, ctx)
-    if _SSA.search(divisor):
+    divisor = operand_name(ins.rhs, ctx)
+    if SSA.search(divisor):
         divisor = divisor_text(ctx.kernel, ins) or divisor
     if facts.may_divide_by_zero(ins):
         ans = solve(ctx, [enc], [_reach(enc, spec.site), rhs == 0], [spec.site])
         if ans.status == Status.UNKNOWN:
-            return _undecided(spec, f"{what} undecided", ans)
+            return undecided_obligation(spec, f"{what} undecided", ans)
         if ans.status != Status.PROVED:
             cex = counterexample(ctx, ans.model, [enc], _abstract_ops(enc, spec.site, [ins.rhs]),
                                  divisor=divisor)
-            return _failed(spec, f"{op} by zero: divisor {divisor} = 0 ({_who(cex)})", cex)
+            return failed_obligation(spec, f"{op} by zero: divisor {divisor} = 0 ({who(cex)})", cex)
     if not facts.may_overflow(ins):
-        return _proved(spec, f"the divisor of the {what} is never zero")
+        return proved_obligation(spec, f"the divisor of the {what} is never zero")
     t = ins.result.type
     ans = solve(ctx, [enc], [_reach(enc, spec.site), enc.term(ins.lhs) == t.min_value, rhs == -1],
                 [spec.site])
     if ans.status == Status.PROVED:
-        return _proved(spec, f"the divisor of the {what} is never zero and it never divides "
+        return proved_obligation(spec, f"the divisor of the {what} is never zero and it never "
+                                       f"divides "
                              f"INT_MIN by -1")
     if ans.status == Status.UNKNOWN:
-        return _undecided(spec, f"{what} undecided", ans)
-    dividend = _name(ins.lhs, ctx)
-    if _SSA.search(dividend):
+        return undecided_obligation(spec, f"{what} undecided", ans)
+    dividend = operand_name(ins.lhs, ctx)
+    if SSA.search(dividend):
         dividend = dividend_text(ctx.kernel, ins) or dividend
     cex = counterexample(ctx, ans.model, [enc],
                          _abstract_ops(enc, spec.site, [ins.lhs, ins.rhs]), fault="overflow",
                          dividend=dividend, dividend_value=t.min_value, divisor=divisor,
                          divisor_value=-1)
     by = "" if isinstance(ins.rhs, Const) else f" and divisor {divisor} = -1"
-    return _failed(spec, f"{op} overflow: INT_MIN {_SYMBOLS[ins.op]} -1 does not fit {t.name}: "
-                         f"dividend {dividend} = {t.min_value}{by} ({_who(cex)})", cex)
+    return failed_obligation(spec, f"{op} overflow: INT_MIN {SYMBOLS[ins.op]} -1 does not fit "
+                                   f"{t.name}: "
+                         f"dividend {dividend} = {t.min_value}{by} ({who(cex)})", cex)
 
 
 def decide_assert(ctx: ProofContext, spec: ObligationSpec) -> Obligation:
@@ -468,11 +243,11 @@ def decide_assert(ctx: ProofContext, spec: ObligationSpec) -> Obligation:
                 [spec.site])
     label = f"assertion at line {spec.loc.line}" + (f" ({ins.message})" if ins.message else "")
     if ans.status == Status.PROVED:
-        return _proved(spec, f"{label} always holds")
+        return proved_obligation(spec, f"{label} always holds")
     if ans.status == Status.UNKNOWN:
-        return _undecided(spec, f"{label} undecided", ans)
+        return undecided_obligation(spec, f"{label} undecided", ans)
     cex = counterexample(ctx, ans.model, [enc], _abstract_ops(enc, spec.site, [ins.cond]))
-    return _failed(spec, f"{label} fails ({_who(cex)})", cex)
+    return failed_obligation(spec, f"{label} fails ({who(cex)})", cex)
 
 
 def decide_invariant(ctx: ProofContext, spec: ObligationSpec) -> Obligation:
@@ -480,7 +255,8 @@ def decide_invariant(ctx: ProofContext, spec: ObligationSpec) -> Obligation:
     label = f"invariant at line {spec.loc.line}"
     for cs in ctx.houdini.invariants.values():
         if any(c.kind == "hint" and c.hint is ins for c in cs):
-            return _proved(spec, f"{label} holds on loop entry and is preserved by every iteration")
+            return proved_obligation(spec, f"{label} holds on loop entry and is preserved by "
+                                           f"every iteration")
     failure = ctx.houdini.hint_failures.get(ins)
     if failure is None:
         reason = "the invariant's loop is not known to the prover"
@@ -499,10 +275,10 @@ def decide_invariant(ctx: ProofContext, spec: ObligationSpec) -> Obligation:
         _initiation_abstract(enc, header, ins, spec.site, failure.detail)
     cex = counterexample(ctx, model, [enc], abstracted, phase=phase.value)
     if phase is HintPhase.INITIATION:
-        msg = f"{label} is false when the loop is entered ({_who(cex)})"
+        msg = f"{label} is false when the loop is entered ({who(cex)})"
     else:
-        msg = f"{label} is not preserved by an iteration of its loop ({_who(cex)})"
-    return _failed(spec, msg, cex)
+        msg = f"{label} is not preserved by an iteration of its loop ({who(cex)})"
+    return failed_obligation(spec, msg, cex)
 
 
 def _initiation_abstract(enc: ThreadEncoding, header: str, hint: Assert, site: Point,
@@ -597,7 +373,7 @@ def decide_race(ctx: ProofContext, spec: ObligationSpec) -> Obligation:
                                                                         starts)
                                      or any(e.reach_abstract.get(b, False)
                                             for e in (A, B) for b in path_blocks)))
-            elem = [_wide_val(m, t) for t in i1]
+            elem = [signed_value(m, t) for t in i1]
             el = element_text(arr, elem)
             cex = counterexample(ctx, m, [A, B], abstracted, index=elem, array=arr.name,
                                  lines=[spec.loc.line, other_loc.line], element=el)
@@ -612,10 +388,10 @@ def decide_race(ctx: ProofContext, spec: ObligationSpec) -> Obligation:
                 msg = (f"thread {t1} of block {b1} and thread {t2} of block {b2} both access "
                        f"{el} (lines {spec.loc.line} and {other_loc.line}); thread "
                        f"{writer} of block {writer_b} writes")
-            return _failed(spec, msg, cex)
+            return failed_obligation(spec, msg, cex)
     if undecided is not None:
-        return _undecided(spec, f"race between {what} undecided", undecided)
-    return _proved(spec, f"no two threads race on the {what}")
+        return undecided_obligation(spec, f"race between {what} undecided", undecided)
+    return proved_obligation(spec, f"no two threads race on the {what}")
 
 
 def _same_interval(ctx: ProofContext, A: ThreadEncoding, B: ThreadEncoding, s1: Point,
@@ -703,14 +479,16 @@ def decide_divergence(ctx: ProofContext, spec: ObligationSpec) -> Obligation:
             assert info is not None
             msg = (f"only one of threads {t1} and {t2} of block {b} returns at line "
                    f"{info[1].loc.line} inside the loop with the barrier at line {line}")
-        return _failed(spec, msg, cex)
+        return failed_obligation(spec, msg, cex)
     if undecided is not None:
-        return _undecided(spec, f"barrier at line {line} undecided", undecided)
-    return _proved(spec, f"every thread of a block reaches the barrier at line {line} together")
+        return undecided_obligation(spec, f"barrier at line {line} undecided", undecided)
+    return proved_obligation(spec, f"every thread of a block reaches the barrier at line {line} "
+                                   f"together")
 
 
 def decide_uninit(ctx: ProofContext, spec: ObligationSpec) -> Obligation:
-    return uninit.decide(ctx, spec, solve, counterexample, (_proved, _failed, _undecided))
+    return uninit.decide(ctx, spec, solve, counterexample,
+                         (proved_obligation, failed_obligation, undecided_obligation))
 
 
 DECIDERS = {

@@ -499,7 +499,7 @@ def _first_sample(ctx: ProofContext, spec: ObligationSpec) -> z3.ModelRef | None
 
 def _quick(ctx: ProofContext, encs, query: list, sites) -> Answer:
     """`solving.decide`'s strategy on the query under the context's facts,
-    without the model refinement of `prover.solve` (a synthesis round needs
+    without the model refinement of `prover_solve.solve` (a synthesis round needs
     any model), its exact check limited to a third of a check's budget
     (raising --budget raises it): a round with a wrong witness must not
     spend a whole check."""
@@ -507,7 +507,7 @@ def _quick(ctx: ProofContext, encs, query: list, sites) -> Answer:
     res, _, _ = check(ctx.budget, ctx.abstract(base), QUICK_RLIMIT, "uninit-abstract")
     if res == z3.unsat:
         return Answer(Status.PROVED)
-    # an earlier counterexample's launch first, as `prover.solve` does
+    # an earlier counterexample's launch first, as `prover_solve.solve` does
     for launch in ctx.earlier_launches(encs, sites):
         res, model, _ = check(ctx.budget, base + launch, EARLY_PROBE_RLIMIT,
                               "uninit-early-probe")
@@ -560,8 +560,8 @@ def initial_coefficients(n_basis: int, n: int) -> list:
 
 def decide(ctx: ProofContext, spec: ObligationSpec, solve, counterexample, verdicts) -> Obligation:
     """The uninit decider (see the module docstring). `solve`,
-    `counterexample` and `verdicts` (proved, failed, undecided) come from
-    `proofs.deciding.prover`, which this module must not import."""
+    `counterexample` and `verdicts` (proved, failed, undecided) are passed in by
+    `proofs.deciding.prover` (from prover_solve and prover_messages)."""
     proved, failed, undecided = verdicts
     ins = _read_at(ctx, spec)
     arr = ins.array

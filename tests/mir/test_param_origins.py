@@ -115,7 +115,7 @@ NAME_SPELLING_OWNERS = {
     "verikern/app/prove.py",                # --kernel k selects the generic instances k[...]
     "verikern/app/kernel_names.py",         # the definition a generic instance k[...] needs
     "proofs/reporting",                     # kernel names of generic instances
-    "proofs/deciding/prover.py",            # SSA value names in messages (`%@width.0` shows as width)
+    "proofs/deciding/prover_messages.py",   # SSA value names in messages (`%@width.0` shows as width)
     "proofs/obligations.py",                # a witness's scalars are keyed by MIR name in reports
 }
 _PARSING = re.compile(r"""split\(\s*["']\[["']|startswith\(\s*["']@["']|lstrip\(\s*["']@["']"""

@@ -28,29 +28,14 @@ import z3
 sys.path.insert(0, os.path.dirname(__file__))
 
 from prover_helpers import compile_kernel, prove_src  # noqa: E402
+# the wide-last-dim tile row, whose admissibility costs about 2 million units: the edge
+# that made its verdict depend on the test order; and a 3-d fill to prove before it
+from test_geometry import FILL3D, TILE_ROWS  # noqa: E402
 
 from shared_helpers import ROOT  # noqa: E402
 from verikern.proofs.deciding.peeling import exact_counterexample  # noqa: E402
 from verikern.proofs.obligations import Status  # noqa: E402
 
-#: test_geometry's wide-last-dim tile row: its admissibility costs about 2
-#: million units, the edge that made its verdict depend on the test order.
-TILE_ROWS = """
-    @vk.kernel
-    def rows(a: vk.array(dtype=vk.float32, ndim=2)):
-        vk.requires(vk.launch_dim(1) % 256 == 0)
-        by, j = vk.tid()
-        row = by * 16 + (j % 256) // 16
-        if row < a.shape[0] and j < a.shape[1]:
-            a[row, j] = 1.0
-"""
-FILL3D = """
-    @vk.kernel
-    def fill(a: vk.array(dtype=vk.float32, ndim=3)):
-        i, j, k = vk.tid()
-        if i < a.shape[0] and j < a.shape[1] and k < a.shape[2]:
-            a[i, j, k] = 1.0
-"""
 #: A loop whose bound is off by one: an exact counterexample in peeled iterations.
 LOOP_PAST_END = """
     @vk.kernel
