@@ -14,7 +14,7 @@ import math
 
 from verikern.hir import nodes as H
 from verikern.hir.types import (
-    BOOL, I32, ArrayType, MatrixType, ScalarType, VectorType, named_parts, vector_type,
+    BOOL, F32, F64, I32, ArrayType, MatrixType, ScalarType, VectorType, named_parts, vector_type,
 )
 from verikern.mir.ops import UNBOUNDED_RING
 from verikern.mir.ops import trunc_div as _c_div  # C division on unbounded ints
@@ -375,6 +375,7 @@ class ExprChecker(_Host):
 
     def _compare_operands(self, lnode, rnode, node, checked=None):
         lhs, r = checked if checked is not None else self.check_pair(lnode, rnode, "eq")
+        lhs, r = self._warp_float_literal(lnode, lhs, r), self._warp_float_literal(rnode, r, lhs)
         for e, n in ((lhs, lnode), (r, rnode)):
             if not isinstance(e.type, ScalarType):
                 raise self.error(f"comparisons need scalars, got {e.type}", n, "type-mismatch")
@@ -387,6 +388,19 @@ class ExprChecker(_Host):
                              f"convert one side explicitly, e.g. {r.type}({ast.unparse(lnode)})")
         lhs, r = (e if e.type == common else H.CastExpr(e, common, e.loc) for e in (lhs, r))
         return lhs, r
+
+    def _warp_float_literal(self, node, e: H.Expr, other: H.Expr) -> H.Expr:
+        """The compared operand `e` (checked from `node`), as Warp types it:
+        a float literal (or arithmetic on literals) against a float64 operand
+        keeps its own type, float32, and the conversion below widens it, as
+        Warp's C++ does: `x < 0.1` with a float64 `x` compares against
+        (double)0.1f = 0.10000000149011612, not 0.1 (checked against
+        warp-lang on its CPU device: tests/frontend/test_fe_float_literal_compare.py).
+        Every other operand is `e`."""
+        if e.type != F64 or other.type != F64 or not self.is_literal_tree(node):
+            return e
+        own = self.check_expr(node)
+        return own if own.type == F32 else e
 
     def _composite_equality(self, lnode, rnode, op, node):
         """The comparison of `wp.expect_eq(u, v)` / `wp.expect_neq(u, v)` on two
