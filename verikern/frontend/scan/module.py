@@ -20,7 +20,8 @@ from .annotations import value_type
 from .constants import NotConstant, eval_module_constant
 from .rebinding import ANY, Rebinding, conditional_rebindings, find_rebindings, other_targets
 from .project import (
-    FOREIGN_FILE, bind_import_from, bind_imported_funcs, bind_module_alias, rebindings_from_outside,
+    FOREIGN_FILE, bind_import_from, bind_imported_funcs, bind_module_alias, chain_root,
+    rebindings_from_outside,
 )
 from .type_names import round_float
 from .decorators import MEANINGLESS_OPTIONS, decorator_of, kernel_like, read_definition
@@ -274,14 +275,15 @@ def scan_module(tree: ast.Module, info: ModuleInfo) -> None:
     _unbind_func_overloads(tree, info, outside)
     bind_imported_funcs(info)
     if info.module_aliases:
-        for n in ast.walk(tree):   # `c.N = 7` / setattr(c, ...) here rebinds the module's names
-            if isinstance(n, ast.Attribute) and isinstance(n.ctx, (ast.Store, ast.Del)) \
-                    and isinstance(n.value, ast.Name):
-                info.module_aliases.pop(n.value.id, None)
+        for n in ast.walk(tree):   # `c.N = 7`, `pkg.config.N = 7`, setattr(c, ...) here rebind
+            root = None           # the names of the modules they reach: no alias read through
+            if isinstance(n, ast.Attribute) and isinstance(n.ctx, (ast.Store, ast.Del)):
+                root = chain_root(n.value)
             elif isinstance(n, ast.Call) and isinstance(n.func, ast.Name) \
-                    and n.func.id in ("setattr", "delattr", "vars") and n.args \
-                    and isinstance(n.args[0], ast.Name):
-                info.module_aliases.pop(n.args[0].id, None)
+                    and n.func.id in ("setattr", "delattr", "vars") and n.args:
+                root = chain_root(n.args[0])
+            if root is not None:
+                info.module_aliases.pop(root.id, None)
 
 
 def _scan_statements(tree: ast.Module, info: ModuleInfo) -> None:

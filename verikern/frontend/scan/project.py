@@ -187,15 +187,36 @@ def bind_module_alias(stmt: ast.Import, dotted: str, local: str, info) -> None:
 
 
 def module_member(info, node: ast.AST):
-    """For `c.N` with `c` a project module alias (bind_module_alias): the
-    ModuleInfo of that module and the member's name, when that module
-    cannot rebind it; else None."""
-    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
-            and node.value.id in info.module_aliases:
-        defining = info.module_aliases[node.value.id]
-        if defining.rebinding(node.attr) is None:
+    """For `c.N` with `c` a project module alias (bind_module_alias), or a
+    chain of them (`pkg.config.N`: `config` a module alias of the module
+    `pkg` names, as `from .core import config` binds in a package
+    `__init__`): the ModuleInfo of the last module and the member's name,
+    when no module on the chain can rebind the next name; else None."""
+    if isinstance(node, ast.Attribute):
+        defining = aliased_module(info, node.value)
+        if defining is not None and defining.rebinding(node.attr) is None:
             return defining, node.attr
     return None
+
+
+def aliased_module(info, node: ast.AST):
+    """The ModuleInfo of the project module `node` names: a module alias of
+    `info` (`c`), or a module alias of such a module (`pkg.config`), each
+    link one its module cannot rebind; else None."""
+    if isinstance(node, ast.Name):
+        return info.module_aliases.get(node.id)
+    if isinstance(node, ast.Attribute):
+        outer = aliased_module(info, node.value)
+        if outer is not None and outer.rebinding(node.attr) is None:
+            return outer.module_aliases.get(node.attr)
+    return None
+
+
+def chain_root(node: ast.AST) -> ast.Name | None:
+    """The name an attribute chain starts from (`pkg` of `pkg.config.N`), or None."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return node if isinstance(node, ast.Name) else None
 
 
 def _unresolved(info, stmt: ast.AST, name: str, local: str, target: str, why: str) -> None:
