@@ -71,6 +71,8 @@ _EXPR = {
     H.BuiltinCall: lambda e: f"vk.{e.name}({', '.join(format_expr(a) for a in e.args)})"
     + (f":{type_name(e.type)}" if e.name.startswith("construct") else ""),
     H.FuncCall: lambda e: f"{e.func}({', '.join(format_expr(a) for a in e.args)})",
+    H.EffectThen: lambda e: (f"({'address ' if e.address_only else ''}{format_expr(e.effect)}; "
+                             f"{format_expr(e.value)})"),
 }
 
 

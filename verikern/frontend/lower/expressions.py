@@ -76,7 +76,7 @@ class ExprLowering(_Host):
             if isinstance(x, H.BinaryExpr) and x.op in _FAULTING_INT_OPS \
                     and isinstance(x.type, ScalarType) and x.type.is_int:
                 return False
-            for f in ("lhs", "rhs", "operand", "cond", "if_true", "if_false", "value"):
+            for f in ("lhs", "rhs", "operand", "cond", "if_true", "if_false", "value", "effect"):
                 sub = getattr(x, f, None)
                 if sub is not None and not isinstance(sub, (str, int, float, bool)):
                     stack.append(sub)
@@ -230,6 +230,21 @@ class ExprLowering(_Host):
         vals = self.lower_expr(e.operand)
         return tuple(self.unop(e.op, v, e.loc, hint) for v in vals)
 
+    def _effect_then(self, e: H.EffectThen, hint):
+        if e.address_only:
+            assert isinstance(e.effect, H.IndexExpr), "an address-only effect names an array element"
+            self.address_check(e.effect)
+        else:
+            self.lower_expr(e.effect)
+        return self.lower_expr(e.value, hint)
+
+    def address_check(self, e: H.IndexExpr) -> None:
+        """`type(a[i])`: the element's address computed, its index checked, nothing read."""
+        arr = self.arrays[e.array.name]
+        inner = self.inner_indices(arr)[0]
+        idx = self.lower_indices(e.indices)
+        self.emit(Load(self.b.new_value(arr.dtype, "addr"), arr, idx + inner, e.loc, address_only=True))
+
     def _cast(self, e: H.CastExpr, hint):
         (a,) = self.lower_expr(e.operand)
         v = self.b.new_value(e.type, hint)
@@ -345,5 +360,5 @@ EXPR_LOWERING: dict[type, Callable[[Any, Any, str], tuple]] = {
     H.IndexExpr: ExprLowering._index, H.ShapeExpr: ExprLowering._shape,
     H.ComponentExpr: ExprLowering._component, H.FuncCall: ExprLowering._func_call,
     H.DynamicComponentExpr: lower_dynamic_component,
-    H.BuiltinCall: ExprLowering._builtin,
+    H.BuiltinCall: ExprLowering._builtin, H.EffectThen: ExprLowering._effect_then,
 }

@@ -16,7 +16,7 @@ from verikern.hir import nodes as H
 from verikern.hir.types import ArrayType, ScalarType, component_count, inner_shape
 from verikern.mir.builder import MirBuilder
 from verikern.mir.nodes import (
-    ArrayRef, Assert, Barrier, Branch, Jump, Load, LoopInfo, ParamOrigin, Phi, RangeLoopInfo, Requires,
+    ArrayRef, Assert, Barrier, Branch, Jump, LoopInfo, ParamOrigin, Phi, RangeLoopInfo, Requires,
     RequiresArray, Return, SourceLoc, Store,
 )
 from ..scan.factories import CAPTURE_PREFIX
@@ -182,13 +182,8 @@ class Lowerer(ExprLowering, BuiltinLowering, RigidLowering):
 
     def _expr_stmt(self, s: H.ExprStmt):
         if s.address_only:     # type(a[i]): one bounds-checked address, nothing read
-            e = s.value
-            assert isinstance(e, H.IndexExpr), "an address-only statement names an array element"
-            arr = self.arrays[e.array.name]
-            inner = self.inner_indices(arr)[0]
-            idx = self.lower_indices(e.indices)
-            self.emit(Load(self.b.new_value(arr.dtype, "addr"), arr, idx + inner, e.loc,
-                           address_only=True))
+            assert isinstance(s.value, H.IndexExpr), "an address-only statement names an array element"
+            self.address_check(s.value)
             return
         self.lower_expr(s.value)
 
