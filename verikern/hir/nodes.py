@@ -426,4 +426,4 @@ STATEMENT_CLASSES = (Assign, AssignComponent, TidUnpack, StoreStmt, AtomicUpdate
 EXPRESSION_CLASSES = (Literal, LocalRef, ArrayRefExpr, BinaryExpr, CompareExpr,
                       ChainCompare, BoolOpExpr, UnaryExpr, CastExpr, CondExpr,
                       IndexExpr, ShapeExpr, ComponentExpr, DynamicComponentExpr, BuiltinCall,
-                      FuncCall)
+                      FuncCall, EffectThen)
