@@ -283,6 +283,20 @@ class ExprStmt:
 
 
 @dataclass(frozen=True)
+class ViewDecl:
+    """`name = array[i, ...]` with fewer indices than `array` has dimensions:
+    a view of `array` (check/views.py). `array` is the array viewed at the root
+    (a parameter, never another view); `leading` names the locals holding its
+    fixed leading indices, outermost first. Nothing is evaluated here: an
+    access `name[k]` is `array[*leading, k]`."""
+
+    name: str
+    array: ArrayRefExpr
+    leading: tuple[str, ...]
+    loc: SourceLoc
+
+
+@dataclass(frozen=True)
 class SharedDecl:
     name: str
     type: ArrayType
@@ -373,7 +387,7 @@ class RequiresArrayStmt:
 
 
 Stmt = Union[Assign, AssignComponent, TidUnpack, StoreStmt, AtomicUpdate, ExprStmt,
-             SharedDecl, If, While, ForRange, BlockUntil, Break, Continue, ReturnStmt,
+             SharedDecl, ViewDecl, If, While, ForRange, BlockUntil, Break, Continue, ReturnStmt,
              BarrierStmt, AssertStmt, RequiresStmt, RequiresArrayStmt]
 
 
@@ -420,7 +434,7 @@ class KernelDef:
 
 
 STATEMENT_CLASSES = (Assign, AssignComponent, TidUnpack, StoreStmt, AtomicUpdate,
-                     ExprStmt, SharedDecl, If, While, ForRange, BlockUntil, Break,
+                     ExprStmt, SharedDecl, ViewDecl, If, While, ForRange, BlockUntil, Break,
                      Continue, ReturnStmt, BarrierStmt, AssertStmt, RequiresStmt,
                      RequiresArrayStmt)
 EXPRESSION_CLASSES = (Literal, LocalRef, ArrayRefExpr, BinaryExpr, CompareExpr,

@@ -127,6 +127,7 @@ _STMT = {
     H.ExprStmt: lambda s, p, i: [f"{p}{'address ' if s.address_only else ''}{format_expr(s.value)}"
                                  f"{_loc(s)}"],
     H.SharedDecl: lambda s, p, i: [f"{p}{s.name} = {s.type}{_loc(s)}"],
+    H.ViewDecl: lambda s, p, i: [f"{p}{s.name} = view {s.array.name}[{', '.join(s.leading)}]{_loc(s)}"],
     H.If: _if,
     H.While: lambda s, p, i: _block(f"while {format_expr(s.cond)}", s.body, p, i, s),
     H.ForRange: lambda s, p, i: _block(

@@ -19,6 +19,7 @@ from verikern.hir.types import (
 from verikern.mir.ops import UNBOUNDED_RING
 from verikern.mir.ops import trunc_div as _c_div  # C division on unbounded ints
 from .dynamic_components import dynamic_read
+from .views import check_view_use
 from ..scan.factories import capture_of, capture_ref
 from ..scan.constants import NotConstant
 from ..scan.project import aliased_module, chain_root, module_member
@@ -301,6 +302,7 @@ class ExprChecker(_Host):
     def _expr_Name(self, node: ast.Name, expected):
         name = node.id
         if name in self.arrays:
+            check_view_use(self, name, node)
             return H.ArrayRefExpr(name, self.arrays[name], self.loc(node))
         if name in self.local_names:
             if name not in self.defined:
@@ -521,6 +523,12 @@ class ExprChecker(_Host):
         return list(slice_node.elts) if isinstance(slice_node, ast.Tuple) else [slice_node]
 
     def check_indices(self, arr: H.ArrayRefExpr, nodes, at) -> tuple:
+        if len(nodes) < arr.type.ndim and arr.type.space != "shared":
+            raise self.error(f"{arr.name} has {arr.type.ndim} dimension(s) but {len(nodes)} "
+                             f"index(es) were given: a view of {arr.name}, which verikern "
+                             "takes only bound to a name", at, "index-count",
+                             f"bind the view first (v = {ast.unparse(at)}) and use v, or index "
+                             f"it as {arr.name}[{', '.join('ijkl'[:arr.type.ndim])}]")
         if len(nodes) != arr.type.ndim:
             raise self.error(f"{arr.name} has {arr.type.ndim} dimension(s) but "
                              f"{len(nodes)} index(es) were given", at, "index-count",
