@@ -24,10 +24,15 @@ from .project import (
     rebindings_from_outside,
 )
 from .type_names import round_float
+from .star_imports import module_level_names
 from .decorators import MEANINGLESS_OPTIONS, decorator_of, kernel_like, read_definition
 from .overload_decls import Fn
 
 DSL_MODULES = ("verikern", "warp")
+#: the DSL's module of types: `from warp.types import matrix` is `wp.types.matrix`, and its
+#: other names (`vec3`, `float32`, `array`) are the DSL's own
+DSL_TYPES_MODULES = ("warp.types", "verikern.types")
+TYPE_FACTORIES = ("vector", "matrix", "quaternion", "transformation")
 
 
 def loc_of(filename: str, node: ast.AST) -> SourceLoc:
@@ -110,6 +115,12 @@ class ModuleInfo:
     # ModuleInfo it is written in)) and undecorated module-level functions (name -> Fn)
     literal_lists: dict[str, tuple] = field(default_factory=dict)
     project_funcs: dict[str, Any] = field(default_factory=dict)
+    # star imports (star_imports.py): the names this module's own statements bind, and
+    # the names its `from <project module> import *` statements bound
+    own_names: set[str] = field(default_factory=set)
+    star_names: set[str] = field(default_factory=set)
+    # a name imported from a project module -> (that ModuleInfo, its name there): for errors
+    name_origins: dict[str, tuple] = field(default_factory=dict)
 
     @property
     def funcs(self) -> dict[str, Definition]:
@@ -266,6 +277,7 @@ def scan_module(tree: ast.Module, info: ModuleInfo) -> None:
     a constant, nor does anything computed from it. Funcs imported from the
     project are taken last, once every name of the file is known."""
     info.rebindings = find_rebindings(tree, info.filename)
+    info.own_names = module_level_names(tree)
     outside: dict[str, Rebinding] = {}
     if info.project is not None:    # another module of the project may rebind them too
         outside = rebindings_from_outside(info.project, info.module_name)
@@ -309,6 +321,9 @@ def _scan_statements(tree: ast.Module, info: ModuleInfo) -> None:
                 local = a.asname or a.name
                 if stmt.module in DSL_MODULES and stmt.level == 0 and a.name != "*":
                     info.from_imports[local] = a.name
+                elif stmt.module in DSL_TYPES_MODULES and stmt.level == 0 and a.name != "*":
+                    # `from warp.types import vector, matrix, vec3`: Warp's type module
+                    info.from_imports[local] = f"types.{a.name}" if a.name in TYPE_FACTORIES else a.name
                 else:
                     info.nonconstant.add(local)
         elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):

@@ -31,6 +31,7 @@ from pathlib import Path
 from .annotations import value_type
 from .rebinding import ANY, Rebinding, outside_rebindings
 from .source_reads import read_source
+from .star_imports import bind_star
 
 #: the DSL's own packages: `from warp.x import y` is never a project import
 DSL_PACKAGES = ("verikern", "warp")
@@ -141,8 +142,10 @@ def bind_import_from(stmt: ast.ImportFrom, info) -> bool:
     path, tried = project.locate(target)
     for alias in stmt.names:
         local = alias.asname or alias.name
-        if alias.name == "*":
-            info.nonconstant.add("*")
+        if alias.name == "*":     # its names, when they can be read (star_imports.py)
+            defining = read_module(project, target, path) if path is not None else None
+            if not bind_star(info, defining, stmt, _bind_name):
+                info.nonconstant.add("*")
             continue
         sub_path, _ = project.locate(f"{target}.{alias.name}")
         if path is None and sub_path is None and project.compiled(target):
@@ -234,6 +237,8 @@ def _unresolved(info, stmt: ast.AST, name: str, local: str, target: str, why: st
 def _bind_name(info, defining, name: str, local: str, stmt: ast.AST) -> None:
     """Bring `defining`'s module-level `name` into `info` as `local`."""
     info.nonconstant.add(local)
+    if defining is not None:
+        info.name_origins[local] = (defining, name)     # for errors (name_origins.py)
     if defining is not None and name in defining.unresolved:   # unresolved further down
         _unresolved(info, stmt, name, local, defining.module_name, defining.unresolved[name])
         return
@@ -267,6 +272,10 @@ def _bind_name(info, defining, name: str, local: str, stmt: ast.AST) -> None:
         t = value_type(defining, node)
         if t is not None and value_type(info, node) == t:
             info.type_aliases[local] = node
+        elif t is not None:     # its names mean something else here: brought along with their meaning
+            brought = _bring_global(info, defining, name, frozenset())
+            if brought is not None:
+                info.type_aliases[local] = ast.Name(id=brought, ctx=ast.Load())
     elif name in defining.funcs and defining.rebinding(name) is None \
             and name not in defining.ambiguous_funcs:
         info.pending_funcs.append((defining, name, local))
@@ -280,7 +289,7 @@ def _binds(info, name: str) -> bool:
     """Whether the scanned module binds `name` at module level (or may: a
     star import, a name it can rebind anywhere)."""
     return "*" in info.nonconstant or "__getattr__" in info.nonconstant \
-        or info.rebinding(name) is not None or any(
+        or name in info.star_names or info.rebinding(name) is not None or any(
         name in names for names in (info.constants, info.typed_constants, info.enums,
                                     info.type_aliases, info.funcs, info.nonconstant,
                                     info.aliases, info.from_imports, info.std_modules)) \
