@@ -31,7 +31,7 @@ from .flow import FlowChecker
 from .contracts import UNIFORM_BUILTINS, WarpChecks, is_dsl_call  # noqa: F401
 from .dynamic_components import dynamic_write
 from .element_parts import assign_local_matrix_part, assign_part, augassign_part
-from .views import bind_view, is_view_binding
+from .views import bind_view, flat_index, is_view_binding
 from ..scan.factories import CAPTURE_PREFIX, relation_requires
 from ..scan.module import Definition, ModuleInfo
 from ..builtins.rand import has_rand, hoist
@@ -489,6 +489,8 @@ class BodyChecker(StructChecks, WarpChecks, FlowChecker, ExprChecker):
                                  "loop-var-assign", "use another variable")
             self.declare(name, e.type, target)
             return H.Assign(name, e, loc)
+        if isinstance(target, ast.Subscript):
+            target = flat_index(self, target) or target      # a[i][j] = v of a 2-d array
         part = assign_part(self, target, value, loc)   # a[i].x = v, m[i][r] = row
         if part is not None:
             return part
@@ -602,7 +604,7 @@ class BodyChecker(StructChecks, WarpChecks, FlowChecker, ExprChecker):
         if type(s.op) not in BINOP_NAMES:
             raise self.error("unsupported augmented assignment", s, "unsupported-statement")
         op = BINOP_NAMES[type(s.op)]
-        t = s.target
+        t = flat_index(self, s.target) or s.target     # a[i][j] += v of a 2-d array
         loc = self.loc(s)
         if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) \
                 and t.value.id in self.arrays:

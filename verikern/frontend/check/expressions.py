@@ -19,7 +19,7 @@ from verikern.hir.types import (
 from verikern.mir.ops import UNBOUNDED_RING
 from verikern.mir.ops import trunc_div as _c_div  # C division on unbounded ints
 from .dynamic_components import dynamic_read
-from .views import check_view_use
+from .views import check_view_use, flat_index
 from ..scan.factories import capture_of, capture_ref
 from ..scan.constants import NotConstant
 from ..scan.project import aliased_module, chain_root, module_member
@@ -536,6 +536,9 @@ class ExprChecker(_Host):
         return tuple(self.check_int(n) for n in nodes)
 
     def _expr_Subscript(self, node: ast.Subscript, expected):
+        flat = flat_index(self, node)      # a[i][j] of a 2-d array: a[i, j] (check/views.py)
+        if flat is not None:
+            node = flat
         loc = self.loc(node)
         v = node.value
         if isinstance(v, ast.Attribute) and v.attr == "shape":

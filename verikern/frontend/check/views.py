@@ -73,6 +73,26 @@ def bind_view(chk, name: str, value: ast.Subscript, target: ast.AST) -> list:
     return out
 
 
+def flat_index(chk, node: ast.AST) -> ast.Subscript | None:
+    """`a[i][j]` of a 2-d array `a` (a view of `a` indexed at once, as nvalchemi's
+    `type(virial[0][0])`) as the one subscript `a[i, j]` it accesses: a chain of
+    subscripts of an array name whose every link but the last leaves dimensions
+    and whose indices, all together, are one per dimension; else None."""
+    groups = []
+    base = node
+    while isinstance(base, ast.Subscript):
+        groups.insert(0, chk.index_list(base.slice))
+        base = base.value
+    if len(groups) < 2 or not isinstance(base, ast.Name) or base.id in chk.local_names:
+        return None
+    arr = chk.arrays.get(base.id)
+    if not isinstance(arr, ArrayType) or sum(len(g) for g in groups) != arr.ndim:
+        return None
+    flat = ast.Subscript(value=base, slice=ast.Tuple(elts=[i for g in groups for i in g], ctx=ast.Load()),
+                         ctx=getattr(node, "ctx", ast.Load()))
+    return ast.copy_location(flat, node)
+
+
 def check_view_use(chk, name: str, node: ast.AST) -> None:
     """A use of the view `name`: each of its leading indices is assigned on every path here."""
     view = chk.views.get(name)
