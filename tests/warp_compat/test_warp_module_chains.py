@@ -98,3 +98,19 @@ def test_a_name_that_is_no_literal_constant_there_names_the_chain(tmp_path):
     err = compile_file(root / "vkchain" / "kern.py").kernel("clamp_counts").error
     assert err is not None and err.rule == "closure"
     assert "cannot read proj.config.verbose: it is not a literal constant there" in err.render()
+
+
+def test_a_func_reached_through_a_value_the_module_computes_is_a_located_error(tmp_path):
+    """warp-simdata's `ValidationShapesLibrary = sids_shapes.get_shapes_library()` then
+    `ValidationShapesLibrary.get_num_faces(...)` in a kernel: a class of funcs built when
+    the module runs. verikern names the call, where the value is bound, and what to do."""
+    kernel = ("import warp as wp\n\nfrom .core import config\n\n\ndef make_library():\n    return config\n\n\n"
+              "Library = make_library()\n\n\n@wp.kernel\ndef faces(out: wp.array(dtype=int)):\n"
+              "    out[0] = Library.num_faces(3)\n")
+    root = _project(tmp_path, kernel)
+    err = compile_file(root / "vkchain" / "kern.py").kernel("faces").error
+    assert err is not None and err.rule == "call-not-allowed", err
+    text = err.render()
+    assert "kern.py:15:14" in text and "Library.num_faces() is not a builtin or a @vk.func verikern can read" in text
+    assert "`Library` is bound by" in text and "kern.py:10: `make_library()`" in text
+    assert "hint: call a module-level @wp.func" in text

@@ -15,6 +15,7 @@ import ast
 from verikern.hir import nodes as H
 from verikern.hir.types import ArrayType, MatrixType, ScalarType, VectorType, is_transform
 from ..scan.annotations import value_type
+from ..scan.name_origins import explain
 from ..scan.type_names import SCALAR_ALIASES, value_type_by_name
 from .rules import type_cast, type_construct
 from .table import (
@@ -55,6 +56,12 @@ def callee_name(chk, func: ast.AST) -> tuple[str, str]:
                             "import the names the func reads too, or bind them to the same "
                             "values in this file")
     text = ast.unparse(func)
+    why = explain(chk.info, func)    # `Library.get_num_faces()`, `Library` computed at import
+    if why is not None:
+        raise chk.error(f"{text}() is not a builtin or a @vk.func verikern can read: {why}", func,
+                        "call-not-allowed", "call a module-level @wp.func (defined in the project, "
+                        "read from its source) instead of one reached through a value the module "
+                        "computes")
     raise chk.error(f"{text}() is not a builtin or a @vk.func", func, "call-not-allowed",
                     "only verikern builtins and @vk.func functions can be called in kernels")
 
