@@ -158,6 +158,7 @@ def check_call(chk, node: ast.Call, expected) -> H.Expr:
     if deferred is not None and isinstance(named, (ScalarType, VectorType, MatrixType)):
         made = type_cast(chk, node, named, node.args) if isinstance(named, ScalarType) \
             else type_construct(chk, node, named, node.args)
+        assert made.type is not None      # a conversion or construction has its type
         return H.EffectThen(deferred, isinstance(deferred, H.IndexExpr), made, made.type, chk.loc(node))
     if isinstance(named, ScalarType):
         return type_cast(chk, node, named, node.args)

@@ -78,7 +78,7 @@ def flat_index(chk, node: ast.AST) -> ast.Subscript | None:
     `type(virial[0][0])`) as the one subscript `a[i, j]` it accesses: a chain of
     subscripts of an array name whose every link but the last leaves dimensions
     and whose indices, all together, are one per dimension; else None."""
-    groups = []
+    groups: list[list[ast.expr]] = []
     base = node
     while isinstance(base, ast.Subscript):
         groups.insert(0, chk.index_list(base.slice))

@@ -55,17 +55,17 @@ def explain(info, node: ast.AST) -> str | None:
             tree = ast.parse(owner.source, filename=owner.filename)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue
-        sites = []
+        sites: list[tuple[int, ast.expr]] = []     # (line, value) of each binding of the name
         for stmt in ast.walk(tree):
             if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None and any(
                     isinstance(t, ast.Name) and t.id == name
                     for target in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])
                     for t in ast.walk(target)):
-                sites.append(stmt)
+                sites.append((stmt.lineno, stmt.value))
         if not sites:
             continue
-        where = "; ".join(f"{owner.filename}:{s.lineno}: `{ast.unparse(s.value)}`" for s in sites[:3])
-        env = sorted({v for s in sites for v in _environment_reads(s.value)})
+        where = "; ".join(f"{owner.filename}:{line}: `{ast.unparse(value)}`" for line, value in sites[:3])
+        env = sorted({v for _, value in sites for v in _environment_reads(value)})
         why = (f"its value is chosen when the module runs, from the environment variable"
                f"{'s' if len(env) > 1 else ''} {', '.join(env)}" if env else
                "its value is computed when the module runs" if len(sites) == 1 else

@@ -45,9 +45,9 @@ def _strings(node: ast.AST) -> list[str] | None:
     return None
 
 
-def declared_all(tree: ast.Module) -> list[str] | None | bool:
-    """The names of the module's `__all__` (False: it has none; None: it is not
-    readable from literal lists at module level)."""
+def declared_all(tree: ast.Module) -> tuple[bool, list[str] | None]:
+    """Whether the module has an `__all__`, and its names (None: not readable
+    from literal lists at module level)."""
     names: list[str] = []
     seen = False
     for stmt in tree.body:
@@ -78,9 +78,9 @@ def declared_all(tree: ast.Module) -> list[str] | None | bool:
         elif isinstance(stmt, ast.ImportFrom) or isinstance(stmt, ast.Import):
             continue        # `from x import __all__` is a binding we cannot read: below
         if value is None:
-            return None
+            return True, None
         names += value
-    return names if seen else False
+    return seen, names
 
 
 def module_level_names(tree: ast.Module) -> set[str]:
@@ -115,11 +115,9 @@ def exported_names(defining) -> list[str] | None:
     tree = _tree(defining)
     if tree is None:
         return None
-    declared = declared_all(tree)
-    if declared is None:
-        return None
-    if declared is not False:
-        return list(dict.fromkeys(declared))
+    has_all, declared = declared_all(tree)
+    if has_all:
+        return None if declared is None else list(dict.fromkeys(declared))
     if "*" in defining.nonconstant:
         return None
     names = module_level_names(tree) | set(defining.star_names)
