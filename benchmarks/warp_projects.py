@@ -36,7 +36,11 @@ outcomes a --json file holds and proves only the other kernels.
 --compile-only stops after MIR: each task's file is compiled by this script in a
 child process (`--compile-file`, no solver), and a kernel whose every instance
 compiles is `compiled`; the report then gives the compile rate and the top
-causes of errors over all kernels in minutes.
+causes of errors over all kernels in minutes. Its tasks are whole files (the
+child compiles the whole file whatever kernels it is asked for) unless --chunk
+says otherwise. A generic kernel with instantiations not enumerated and no
+type-oblivious proof counts as compiled (`unknown`); the report also says how
+many of those had no instance compile at all, and the rate without them.
 
 --timeout is a wall-clock guard of this harness, off by default: a task that
 runs past `S` seconds per kernel is split into single kernels, and a single
@@ -252,6 +256,10 @@ class Outcome:
     instances: int = 0
     process_s: float = 0.0      # its share of the `verikern prove` process: wall seconds ...
     cpu_s: float = 0.0          # ... and CPU seconds (user + system; exact with --jobs 1)
+    #: how many of its records (instances) compiled or ended with a verdict (-1: not
+    #: recorded, a --json file of an older version); a generic kernel whose only record is
+    #: its `k[...]` remainder has 0: no instance of it compiled at all
+    compiled_instances: int = -1
 
 
 _PREFIX = re.compile(r"^\s*\S*?:\d+(:\d+)?: (error|warning): ")
@@ -304,7 +312,13 @@ def combine(site: KernelSite, records: list[dict]) -> Outcome:
     seconds = sum(float(r.get("seconds") or 0.0) for r in records)
     ends = [_record_outcome(r) for r in records]
     worst = min(ends, key=lambda e: OUTCOMES.index(e[0]))
-    return Outcome(site, worst[0], seconds, worst[1], worst[2], len(records))
+    reached = sum(1 for r, e in zip(records, ends) if e[0] != "error" and not _is_remainder(r))
+    return Outcome(site, worst[0], seconds, worst[1], worst[2], len(records), compiled_instances=reached)
+
+
+def _is_remainder(rec: dict) -> bool:
+    """A generic kernel's `k[...]` record: its instantiations not enumerated, not one instance."""
+    return str(rec.get("kernel", "")).endswith("[...]")
 
 
 def outcomes_from_report(task: Task, report: dict) -> list[Outcome]:
@@ -404,6 +418,9 @@ class Summary:
     process: tuple = (0.0, 0.0, 0.0, 0.0)            # median and largest process wall, CPU seconds
     slowest_cpu: list = field(default_factory=list)  # (CPU seconds, "project:file:line name")
     over_cpu: int = 0                                 # kernels whose process took more than CPU_TARGET_S
+    #: `unknown` generic kernels none of whose instances compiled (only their `k[...]`
+    #: remainder, refused): counted as compiled, but nothing of them reached MIR
+    no_instance: int = 0
 
     @property
     def compiled(self) -> int:
@@ -438,7 +455,8 @@ def summarize(outcomes: list[Outcome], top: int = 12, slowest: int = 5) -> Summa
     worst_cpu = sorted(((o.cpu_s, label(o.site)) for o in timed if o.cpu_s),
                        key=lambda t: (-t[0], t[1]))[:slowest]
     return Summary(len(outcomes), dict(counts), causes, median, worst, process, worst_cpu,
-                   sum(1 for c in cpus if c > CPU_TARGET_S))
+                   sum(1 for c in cpus if c > CPU_TARGET_S),
+                   sum(1 for o in outcomes if o.outcome == "unknown" and o.compiled_instances == 0))
 
 
 def _pct(n: int, d: int) -> str:
@@ -455,7 +473,9 @@ def render(summary: Summary, by_project: dict[str, Summary]) -> str:
         if compile_only:
             lines.append(f"{name}: {s.total} kernels, compiled {s.compiled} ({_pct(s.compiled, s.total)}; "
                          f"{c.get('unknown', 0)} of them generic with instantiations not enumerated and no "
-                         "type-oblivious proof); "
+                         f"type-oblivious proof, {s.no_instance} of those with no instance compiled: "
+                         f"{s.compiled - s.no_instance} ({_pct(s.compiled - s.no_instance, s.total)}) "
+                         "with some MIR); "
                          f"error {c.get('error', 0)}" + (f", timeout {c['timeout']}" if c.get("timeout") else ""))
             continue
         lines.append(f"{name}: {s.total} kernels, compiled {s.compiled} ({_pct(s.compiled, s.total)}); "
@@ -489,7 +509,8 @@ def _outcome_json(o: Outcome) -> dict:
     return {"project": o.site.project, "file": o.site.file, "line": o.site.line, "kernel": o.site.name,
             "outcome": o.outcome, "seconds": round(o.seconds, 3), "instances": o.instances,
             "cause": o.cause, "detail": o.detail, "root": o.site.root,
-            "process_s": round(o.process_s, 3), "cpu_s": round(o.cpu_s, 3)}
+            "process_s": round(o.process_s, 3), "cpu_s": round(o.cpu_s, 3),
+            "compiled_instances": o.compiled_instances}
 
 
 def _write_json(path: Path, outcomes: list[Outcome]) -> None:
@@ -503,7 +524,8 @@ def outcomes_from_json(rows: list[dict]) -> list[Outcome]:
         return cause_of(r["detail"]) if r["outcome"] in ("error", "unknown") and r["detail"] else r["cause"]
     return [Outcome(KernelSite(r["project"], r.get("root", ""), r["file"], r["line"], r["kernel"]),
                     r["outcome"], r["seconds"], cause(r), r["detail"], r["instances"],
-                    r.get("process_s", 0.0), r.get("cpu_s", 0.0)) for r in rows]
+                    r.get("process_s", 0.0), r.get("cpu_s", 0.0), r.get("compiled_instances", -1))
+            for r in rows]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -513,7 +535,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only-named", action="store_true", help="measure only the projects named, not the list's")
     ap.add_argument("--cache", default=os.environ.get("VERIKERN_PROJECTS_CACHE", str(DEFAULT_CACHE)))
     ap.add_argument("--jobs", "-j", type=int, default=2)
-    ap.add_argument("--chunk", type=int, default=4, help="kernels of one file per verikern run")
+    ap.add_argument("--chunk", type=int, help="kernels of one file per verikern run (default 4; with "
+                                               "--compile-only a whole file, which its child compiles "
+                                               "whole anyway)")
     ap.add_argument("--limit", type=int, help="only the first N kernels")
     ap.add_argument("--sample", type=int, help="N kernels spread evenly over all of them")
     ap.add_argument("--only", help="only kernels whose project:file name contains this")
@@ -555,7 +579,8 @@ def main(argv: list[str] | None = None) -> int:
         todo = [s for s in sites if _key(s) not in done_keys]
     else:
         todo = sites
-    tasks = interleave(shard(todo, max(1, args.chunk)))
+    chunk = args.chunk if args.chunk is not None else (len(todo) if args.compile_only else 4)
+    tasks = interleave(shard(todo, max(1, chunk)))
     print(f"{len(sites)} module-level kernels outside tests in {len(specs)} projects; "
           f"{len(outcomes)} kept from {args.json}; " * bool(outcomes) +
           f"{len(tasks)} tasks, {args.jobs} jobs", file=sys.stderr, flush=True)

@@ -5,10 +5,13 @@ equal. Values stay small so Python ints and int32 agree."""
 from __future__ import annotations
 
 import textwrap
+import warnings
 
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
+from verikern.frontend.scan.type_names import round_float
+from verikern.hir.types import F16, F32, F64
 from frontend import mir_eval
 from frontend.fe_util import compile_ok
 
@@ -241,3 +244,14 @@ def test_store_evaluates_value_before_target_like_python():
     cnt = np.zeros(1, np.int32)
     out = np.zeros(4, np.int32)
     _differential(src, "k", (2,), {"cnt": cnt, "out": out}, {})
+
+
+def test_a_literal_past_a_float_types_range_rounds_to_infinity_without_a_warning():
+    """nvalchemi's float16 instances of an L-BFGS kernel hold `1e10`-sized literals: the
+    C++ conversion Warp compiles gives an infinity, and so does verikern, silently (a
+    numpy overflow warning used to reach the user's terminal)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert round_float(1e10, F16) == float("inf") and round_float(-1e10, F16) == float("-inf")
+        assert round_float(1e40, F32) == float("inf") and round_float(1e40, F64) == 1e40
+        assert round_float(65504.0, F16) == 65504.0 and round_float(0.1, F32) == float(np.float32(0.1))

@@ -150,3 +150,44 @@ def test_struct_kernels_are_proved():
 @pytest.mark.skipif(find_ptxas() is None, reason="ptxas not found (pip install 'verikern[cuda]')")
 def test_struct_kernels_assemble_with_ptxas():
     assert len(ptxas_entries("kernels_structs")) == 3
+
+
+# warp-simdata's `ngon_n_blocks: wp.array(dtype=UGDatasetHandle)`: Warp takes an array of a
+# struct with array fields (each element holds its own arrays); verikern does not model
+# arrays reached through another array's elements, and says so where the type is written
+HELD = '''import warp as wp
+
+
+@wp.struct
+class Block:
+    data: wp.array(dtype=wp.int32)
+    n: wp.int32
+
+
+@wp.struct
+class Mesh:
+    blocks: wp.array(dtype=Block)
+    count: wp.int32
+
+
+@wp.kernel
+def {kernel}
+'''
+
+
+@pytest.mark.parametrize("kernel, where, words", [
+    ("by_field(m: Mesh, out: wp.array(dtype=wp.int32)):\n    out[0] = m.count\n", "k.py:12:13",
+     "the field 'blocks' of the struct 'Mesh' is an array of the struct 'Block', whose elements hold arrays"),
+    ("by_param(blocks: wp.array(dtype=Block), out: wp.array(dtype=wp.int32)):\n    out[0] = blocks[0].n\n",
+     "k.py:17:14", "an array of Block: its field blocks.data is an array"),
+])
+def test_an_array_of_structs_holding_arrays_is_a_located_error(tmp_path, kernel, where, words):
+    wp = pytest.importorskip("warp")
+    text = HELD.format(kernel=kernel)
+    (tmp_path / "k.py").write_text(text)
+    from verikern.frontend import compile_file   # lazy: this test only
+    err = compile_file(tmp_path / "k.py").kernels[0].error
+    assert err is not None and err.rule == "struct-use", err
+    assert where in err.render() and words in err.render(), err.render()
+    assert "outside what verikern models" in err.render() and "hint: pass the arrays" in err.render()
+    assert wp is not None      # Warp builds and runs this shape (tests/warp_compat: real Warp installed)

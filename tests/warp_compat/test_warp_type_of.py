@@ -141,8 +141,6 @@ def test_a_scalar_type_of_no_value_is_refused_by_both(warp_cpu, tmp_path):
 
 
 @pytest.mark.parametrize("expr, rule", [
-    ("type(x[i])(0.0) if i > 0 else s", "type-of"),   # a load Warp evaluates only if i > 0
-    ("s if s > 0.0 and type(x[i])(1.0) > s else s", "type-of"),   # Warp short-circuits `and`
     ("type(wp.sqrt(s))(0.0)", "type-of"),    # a call
     ("type(x)(0.0)", "type-constructor"),    # an array type is no value type
     ("type(s, s)(0.0)", "arity"),
@@ -151,6 +149,58 @@ def test_type_of_what_verikern_does_not_evaluate_is_a_located_error(expr, rule):
     err = compile_source(REFUSED.format(expr=expr), "k.py").kernels[0].error
     assert err is not None and err.rule == rule, err
     assert "k.py:8:" in err.render()
+
+
+SHORT_CIRCUIT = '''import warp as wp
+
+
+@wp.kernel
+def restart(n_loop: wp.array(dtype=wp.int32), d0: wp.array(dtype=wp.float64),
+            v: wp.array(dtype=wp.vec3d), out: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    d = d0[i]
+    if n_loop[i] > 0 and d >= type(d0[i])(0.0):
+        out[i] = d
+    else:
+        out[i] = type(d0[i])(-1.0) if n_loop[i] < 0 else d * type(v[i][1])(2.0)
+    k = int(0)
+    while k < n_loop[i] and type(v[i].z)(2.0) < type(d0[0])(3.0) + d:   # (Warp refuses `k += 1`
+        out[i] = out[i] + type(d0[i])(0.5)                         # after a cast of k here)
+        k += 1
+'''
+
+
+def test_type_of_behind_and_or_and_a_conditional_runs_as_warp_runs_it(warp_cpu, tmp_path):
+    """nvalchemi's L-BFGS restart check writes `n_loop[i] > 0 and d0[i] >= type(d0[0])(0.0)`:
+    Warp evaluates the operand of `type()` on the right of `and`, in a branch of a
+    conditional expression and in a while test only when it gets there, and so does
+    verikern (in place, not before the statement); the results are Warp's."""
+    module = _warp_module(tmp_path, SHORT_CIRCUIT, "verikern_type_of_short_circuit")
+    ours = compile_source(SHORT_CIRCUIT, "short_circuit.py")
+    assert not ours.all_errors, [e.render() for e in ours.all_errors]
+    n_loop = np.array([0, 2, -1, 5, 1, 0, 3, -4], np.int32)
+    d0 = np.array([1.5, -2.0, 0.25, 4.0, -0.5, -3.0, 0.0, 2.0])
+    v = np.arange(24, dtype=np.float64).reshape(8, 3) / 4.0
+    theirs = wp.zeros(8, dtype=wp.float64, device="cpu")
+    wp.launch(module.restart, dim=8, device="cpu", inputs=[
+        wp.array(n_loop, dtype=wp.int32, device="cpu"), wp.array(d0, dtype=wp.float64, device="cpu"),
+        wp.array(v, dtype=wp.vec3d, device="cpu"), theirs])
+    for dev in ("cpu", "cpu:native"):
+        out = np.zeros(8)
+        vk.launch(ours.kernel("restart").mir, 8, [n_loop, d0, v, out], device=dev)
+        np.testing.assert_array_equal(out, theirs.numpy(), err_msg=dev)
+
+
+def test_an_address_behind_a_short_circuit_is_checked_only_where_warp_computes_it():
+    """The guard on the left of `or` keeps `type(x[i])`'s address in bounds: proved. Hoisted
+    before the statement it would fail; off by one, the address one past the end fails."""
+    text = REFUSED.format(expr="1.0 if i >= x.shape[0] or type(x[i])(2.0) > 1.0 else 0.0") \
+        .replace("    s = x[i]\n", "").replace("    out[i] =", "    if i < out.shape[0]:\n        out[i] =")
+    (r,) = prove_source(text, "k.py", suggest=False)
+    assert r.status.value == "proved", [(o.kind.value, o.status.value) for o in r.obligations]
+    (r,) = prove_source(text.replace("i >= x.shape[0]", "i > x.shape[0]"), "k.py", suggest=False)
+    failed = [(o.kind.value, o.loc.line, o.loc.col) for o in r.obligations if o.status.value == "failed"]
+    assert failed == [("bounds", 8, 48)], failed
 
 
 def test_a_load_indexed_by_a_random_draw_is_evaluated_after_the_draw():

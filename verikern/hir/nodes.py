@@ -118,6 +118,24 @@ class CondExpr:
 
 
 @dataclass(frozen=True)
+class EffectThen:
+    """`value`, after evaluating `effect` for its effect: the operand of a
+    `type(e)(...)` that Warp evaluates only under a condition (on the right of
+    `and`/`or`, in a branch of `x if c else y`, in a while test), kept in place
+    so that it is evaluated exactly when Warp evaluates it. `address_only`:
+    `effect` is an array element (an IndexExpr) whose address is computed and
+    its index checked, and nothing is read (Warp's `wp::address` for
+    `type(a[i])`, a MIR `load.address`); otherwise `effect` is evaluated (a
+    component of an element loads the element)."""
+
+    effect: "Expr"
+    address_only: bool
+    value: "Expr"
+    type: HirType
+    loc: SourceLoc
+
+
+@dataclass(frozen=True)
 class IndexExpr:
     """Element read array[indices] (one index per logical dimension)."""
 
@@ -192,7 +210,7 @@ class FuncCall:
 
 Expr = Union[Literal, LocalRef, ArrayRefExpr, BinaryExpr, CompareExpr, ChainCompare,
              BoolOpExpr, UnaryExpr, CastExpr, CondExpr, IndexExpr, ShapeExpr,
-             ComponentExpr, DynamicComponentExpr, BuiltinCall, FuncCall]
+             ComponentExpr, DynamicComponentExpr, BuiltinCall, FuncCall, EffectThen]
 
 
 # ------------------------------------------------------------------- statements
@@ -262,6 +280,20 @@ class ExprStmt:
     value: Expr
     loc: SourceLoc
     address_only: bool = False
+
+
+@dataclass(frozen=True)
+class ViewDecl:
+    """`name = array[i, ...]` with fewer indices than `array` has dimensions:
+    a view of `array` (check/views.py). `array` is the array viewed at the root
+    (a parameter, never another view); `leading` names the locals holding its
+    fixed leading indices, outermost first. Nothing is evaluated here: an
+    access `name[k]` is `array[*leading, k]`."""
+
+    name: str
+    array: ArrayRefExpr
+    leading: tuple[str, ...]
+    loc: SourceLoc
 
 
 @dataclass(frozen=True)
@@ -355,7 +387,7 @@ class RequiresArrayStmt:
 
 
 Stmt = Union[Assign, AssignComponent, TidUnpack, StoreStmt, AtomicUpdate, ExprStmt,
-             SharedDecl, If, While, ForRange, BlockUntil, Break, Continue, ReturnStmt,
+             SharedDecl, ViewDecl, If, While, ForRange, BlockUntil, Break, Continue, ReturnStmt,
              BarrierStmt, AssertStmt, RequiresStmt, RequiresArrayStmt]
 
 
@@ -402,10 +434,10 @@ class KernelDef:
 
 
 STATEMENT_CLASSES = (Assign, AssignComponent, TidUnpack, StoreStmt, AtomicUpdate,
-                     ExprStmt, SharedDecl, If, While, ForRange, BlockUntil, Break,
+                     ExprStmt, SharedDecl, ViewDecl, If, While, ForRange, BlockUntil, Break,
                      Continue, ReturnStmt, BarrierStmt, AssertStmt, RequiresStmt,
                      RequiresArrayStmt)
 EXPRESSION_CLASSES = (Literal, LocalRef, ArrayRefExpr, BinaryExpr, CompareExpr,
                       ChainCompare, BoolOpExpr, UnaryExpr, CastExpr, CondExpr,
                       IndexExpr, ShapeExpr, ComponentExpr, DynamicComponentExpr, BuiltinCall,
-                      FuncCall)
+                      FuncCall, EffectThen)

@@ -71,6 +71,8 @@ _EXPR = {
     H.BuiltinCall: lambda e: f"vk.{e.name}({', '.join(format_expr(a) for a in e.args)})"
     + (f":{type_name(e.type)}" if e.name.startswith("construct") else ""),
     H.FuncCall: lambda e: f"{e.func}({', '.join(format_expr(a) for a in e.args)})",
+    H.EffectThen: lambda e: (f"({'address ' if e.address_only else ''}{format_expr(e.effect)}; "
+                             f"{format_expr(e.value)})"),
 }
 
 
@@ -125,6 +127,7 @@ _STMT = {
     H.ExprStmt: lambda s, p, i: [f"{p}{'address ' if s.address_only else ''}{format_expr(s.value)}"
                                  f"{_loc(s)}"],
     H.SharedDecl: lambda s, p, i: [f"{p}{s.name} = {s.type}{_loc(s)}"],
+    H.ViewDecl: lambda s, p, i: [f"{p}{s.name} = view {s.array.name}[{', '.join(s.leading)}]{_loc(s)}"],
     H.If: _if,
     H.While: lambda s, p, i: _block(f"while {format_expr(s.cond)}", s.body, p, i, s),
     H.ForRange: lambda s, p, i: _block(

@@ -203,19 +203,30 @@ def test_compile_only_stops_after_mir_and_counts_the_compile_rate(bench, tmp_pat
     with zipfile.ZipFile(wheel, "a") as zf:     # one kernel verikern cannot compile
         zf.writestr("fakepkg/bad.py", "import warp as wp\n\n\n@wp.kernel\n"
                     "def bad(a: wp.array(dtype=float)):\n    a[0] = unknown_name\n")
+        # a generic kernel of 4**16 typings (none enumerated) that no typing type-checks:
+        # only its `hollow[...]` remainder, unknown, so it counts as compiled with no instance
+        zf.writestr("fakepkg/hollow.py", "from typing import Any\n\nimport warp as wp\n\n\n"
+                    "@wp.kernel\ndef hollow(a: Any, b: Any, c: Any, d: Any, out: wp.array(dtype=float)):\n"
+                    "    out[0] = float(a.no_such_field) + float(b) + float(c) + float(d)\n")
     out = tmp_path / "out.json"
     code = bench.main(["--only-named", "fake-kernels==1.0", "--cache", str(tmp_path / "cache"),
-                       "--compile-only", "--jobs", "1", "--chunk", "100", "--json", str(out)])
+                       "--compile-only", "--jobs", "1", "--json", str(out)])
     assert code == 0
     rows = {r["kernel"]: r for r in json.loads(out.read_text())}
     assert {k: r["outcome"] for k, r in rows.items()} == {
-        "bad": "error", "fill": "compiled", "inc": "compiled", "wrapped": "error"}
+        "bad": "error", "fill": "compiled", "hollow": "unknown", "inc": "compiled", "wrapped": "error"}
     assert "unknown_name" in rows["bad"]["detail"]
+    assert (rows["fill"]["compiled_instances"], rows["hollow"]["compiled_instances"]) == (1, 0)
     # fakepkg/__init__.py defines no `kernel`: the decorator is named, not skipped
     assert "is decorated with @project.kernel" in rows["wrapped"]["detail"]
-    text = capsys.readouterr().out
-    assert "fake-kernels==1.0: 4 kernels, compiled 2 (50.0%; 0 of them generic with instantiations " \
-        "not enumerated and no type-oblivious proof); error 2" in text
+    captured = capsys.readouterr()
+    text = captured.out
+    assert "fake-kernels==1.0: 5 kernels, compiled 3 (60.0%; 1 of them generic with instantiations " \
+        "not enumerated and no type-oblivious proof, 1 of those with no instance compiled: 2 (40.0%) " \
+        "with some MIR); error 2" in text
+    # without --chunk, a compile-only run compiles each file once: one task per file
+    assert "4 tasks, 1 jobs" in captured.err
+    assert bench.render_outcomes(bench.outcomes_from_json(json.loads(out.read_text()))) in text
 
 
 def test_a_generic_kernel_proved_for_every_instantiation_under_a_contract_counts_as_suggested(bench):

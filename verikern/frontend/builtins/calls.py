@@ -15,6 +15,7 @@ import ast
 from verikern.hir import nodes as H
 from verikern.hir.types import ArrayType, MatrixType, ScalarType, VectorType, is_transform
 from ..scan.annotations import value_type
+from ..scan.name_origins import explain
 from ..scan.type_names import SCALAR_ALIASES, value_type_by_name
 from .rules import type_cast, type_construct
 from .table import (
@@ -55,6 +56,12 @@ def callee_name(chk, func: ast.AST) -> tuple[str, str]:
                             "import the names the func reads too, or bind them to the same "
                             "values in this file")
     text = ast.unparse(func)
+    why = explain(chk.info, func)    # `Library.get_num_faces()`, `Library` computed at import
+    if why is not None:
+        raise chk.error(f"{text}() is not a builtin or a @vk.func verikern can read: {why}", func,
+                        "call-not-allowed", "call a module-level @wp.func (defined in the project, "
+                        "read from its source) instead of one reached through a value the module "
+                        "computes")
     raise chk.error(f"{text}() is not a builtin or a @vk.func", func, "call-not-allowed",
                     "only verikern builtins and @vk.func functions can be called in kernels")
 
@@ -109,38 +116,50 @@ def operand_type(chk, func: ast.AST):
     """The type a call target `type(e)` or `x.dtype` names (Warp resolves both when
     it compiles: `type(mass)(0.0)` is a float64 zero for a float64 `mass`; `x.dtype`
     is an array's element type, a vector's or matrix's component type, a scalar's
-    own type), or None for any other target."""
+    own type), or None for any other target; and the operand of `type(e)` when
+    Warp evaluates it only under a condition (see below), else None."""
     if isinstance(func, ast.Call) and isinstance(func.func, ast.Name) and func.func.id == "type" \
             and "type" not in chk.local_names and "type" not in chk.info.nonconstant \
             and "type" not in chk.info.funcs:
         if len(func.args) != 1 or func.keywords:
             raise chk.error("type() takes one argument", func, "arity")
         e = chk.check_expr(func.args[0], None)
+        deferred = None
         if not _pure(e):
-            if not _load(e) or chk.effects is None or id(func) in chk.conditional_calls:
+            if not _load(e):
                 raise chk.error(f"type({ast.unparse(func.args[0])}) of an expression that calls a "
-                                "function or can trap, or reads an array where verikern cannot "
-                                "evaluate it first (a while test, a conditional expression): Warp "
-                                "evaluates it, verikern takes only the type of a variable, a "
-                                "parameter, a component of one or an array element",
-                                func.args[0], "type-of", "read the value into a variable first "
-                                "(v = a[i]) and write type(v)")
+                                "function or can trap: Warp evaluates it, verikern takes only the "
+                                "type of a variable, a parameter, a component of one or an array "
+                                "element", func.args[0], "type-of", "read the value into a variable "
+                                "first (v = f(x)) and write type(v)")
             # Warp evaluates the operand: `a[i]` is only an address (wp::address, its index
-            # checked in debug builds, nothing read); `a[i][k]` and `a[i].x` load the element
-            chk.effects.append(H.ExprStmt(e, chk.loc(func.args[0]), address_only=isinstance(e, H.IndexExpr)))
+            # checked in debug builds, nothing read); `a[i][k]` and `a[i].x` load the element.
+            # Before the statement, unless Warp evaluates it only under a condition (the right
+            # of and/or, a branch of a conditional expression) or again and again (a while
+            # test): there it stays in place (H.EffectThen, check_call)
+            if chk.effects is None or id(func) in chk.conditional_calls:
+                deferred = e
+            else:
+                chk.effects.append(H.ExprStmt(e, chk.loc(func.args[0]),
+                                              address_only=isinstance(e, H.IndexExpr)))
         if isinstance(e.type, ArrayType):
             raise chk.error("type() of an array cannot be called: it is no value type", func,
                             "type-constructor", "write a.dtype(...) for the element type")
-        return e.type
+        return e.type, deferred
     if isinstance(func, ast.Attribute) and func.attr == "dtype" and isinstance(func.value, ast.Name) \
             and (func.value.id in chk.local_names or func.value.id in chk.arrays):
         t = chk.check_expr(func.value, None).type
-        return t.dtype if isinstance(t, (ArrayType, VectorType, MatrixType)) else t
-    return None
+        return (t.dtype if isinstance(t, (ArrayType, VectorType, MatrixType)) else t), None
+    return None, None
 
 
 def check_call(chk, node: ast.Call, expected) -> H.Expr:
-    named = operand_type(chk, node.func)
+    named, deferred = operand_type(chk, node.func)
+    if deferred is not None and isinstance(named, (ScalarType, VectorType, MatrixType)):
+        made = type_cast(chk, node, named, node.args) if isinstance(named, ScalarType) \
+            else type_construct(chk, node, named, node.args)
+        assert made.type is not None      # a conversion or construction has its type
+        return H.EffectThen(deferred, isinstance(deferred, H.IndexExpr), made, made.type, chk.loc(node))
     if isinstance(named, ScalarType):
         return type_cast(chk, node, named, node.args)
     if isinstance(named, (VectorType, MatrixType)):

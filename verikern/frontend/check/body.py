@@ -31,6 +31,7 @@ from .flow import FlowChecker
 from .contracts import UNIFORM_BUILTINS, WarpChecks, is_dsl_call  # noqa: F401
 from .dynamic_components import dynamic_write
 from .element_parts import assign_local_matrix_part, assign_part, augassign_part
+from .views import bind_view, flat_index, is_view_binding
 from ..scan.factories import CAPTURE_PREFIX, relation_requires
 from ..scan.module import Definition, ModuleInfo
 from ..builtins.rand import has_rand, hoist
@@ -93,6 +94,8 @@ class BodyChecker(StructChecks, WarpChecks, FlowChecker, ExprChecker):
         self.registry = registry
         self.current_node: ast.AST = definition.node
         self.arrays: dict[str, ArrayType] = {}
+        # array views (check/views.py): name -> (the array viewed, the locals of its leading indices)
+        self.views: dict[str, tuple[str, tuple[str, ...]]] = {}
         self.param_arrays: set[str] = set()
         self.var_types: dict = {}
         self.defined: set[str] = set()
@@ -460,6 +463,8 @@ class BodyChecker(StructChecks, WarpChecks, FlowChecker, ExprChecker):
                 return whole
             if is_dsl_call(self.info, value, "shared.array"):
                 return self._shared_decl(name, value, target)
+            if is_view_binding(self, value):    # `m = a[i, j]` of a 4-d array (check/views.py)
+                return bind_view(self, name, value, target)
             if name in self.arrays:
                 raise self.error(f"cannot assign to the array {name!r}", target,
                                  "assign-to-array", "write to its elements: a[i] = ...")
@@ -484,6 +489,8 @@ class BodyChecker(StructChecks, WarpChecks, FlowChecker, ExprChecker):
                                  "loop-var-assign", "use another variable")
             self.declare(name, e.type, target)
             return H.Assign(name, e, loc)
+        if isinstance(target, ast.Subscript):
+            target = flat_index(self, target) or target      # a[i][j] = v of a 2-d array
         part = assign_part(self, target, value, loc)   # a[i].x = v, m[i][r] = row
         if part is not None:
             return part
@@ -597,7 +604,7 @@ class BodyChecker(StructChecks, WarpChecks, FlowChecker, ExprChecker):
         if type(s.op) not in BINOP_NAMES:
             raise self.error("unsupported augmented assignment", s, "unsupported-statement")
         op = BINOP_NAMES[type(s.op)]
-        t = s.target
+        t = flat_index(self, s.target) or s.target     # a[i][j] += v of a 2-d array
         loc = self.loc(s)
         if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) \
                 and t.value.id in self.arrays:

@@ -19,9 +19,10 @@ from verikern.hir.types import (
 from verikern.mir.ops import UNBOUNDED_RING
 from verikern.mir.ops import trunc_div as _c_div  # C division on unbounded ints
 from .dynamic_components import dynamic_read
+from .views import check_view_use, flat_index
 from ..scan.factories import capture_of, capture_ref
 from ..scan.constants import NotConstant
-from ..scan.project import module_member
+from ..scan.project import aliased_module, chain_root, module_member
 from ..builtins.operators import (
     BINOP_NAMES, COMPARE_NAMES, check_binary_types, comparison_type, literal_type_for, make_literal,
 )
@@ -301,6 +302,7 @@ class ExprChecker(_Host):
     def _expr_Name(self, node: ast.Name, expected):
         name = node.id
         if name in self.arrays:
+            check_view_use(self, name, node)
             return H.ArrayRefExpr(name, self.arrays[name], self.loc(node))
         if name in self.local_names:
             if name not in self.defined:
@@ -479,11 +481,12 @@ class ExprChecker(_Host):
         return member[0].enums.get(member[1]) if member is not None else None
 
     def _module_member(self, node: ast.AST):
-        """(ModuleInfo, name) for `c.name` with `c` a project module alias
-        that no local, array or capture shadows, else None."""
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and \
-                (node.value.id in self.local_names or node.value.id in self.arrays
-                 or capture_of(self, node.value.id) is not None):
+        """(ModuleInfo, name) for `c.name` (or `pkg.config.name`) with `c`
+        (`pkg`) a project module alias that no local, array or capture
+        shadows, else None."""
+        root = chain_root(node) if isinstance(node, ast.Attribute) else None
+        if root is not None and (root.id in self.local_names or root.id in self.arrays
+                                 or capture_of(self, root.id) is not None):
             return None
         return module_member(self.info, node)
 
@@ -495,10 +498,11 @@ class ExprChecker(_Host):
         if member is not None and member[1] in member[0].typed_constants:   # c.X = wp.constant(..)
             v, t = member[0].typed_constants[member[1]]
             return H.Literal(v, t, self.loc(node))
-        if isinstance(node.value, ast.Name) and node.value.id in self.info.module_aliases \
-                and node.value.id not in self.local_names and node.value.id not in self.arrays \
-                and capture_of(self, node.value.id) is None:
-            defining = self.info.module_aliases[node.value.id]
+        root = chain_root(node.value)
+        defining = aliased_module(self.info, node.value) if root is not None \
+            and root.id not in self.local_names and root.id not in self.arrays \
+            and capture_of(self, root.id) is None else None
+        if defining is not None:     # `c.X`, `pkg.config.X`: not a constant of that module
             rebinding = defining.rebinding(node.attr)
             why = (f"{defining.filename} can rebind it ({rebinding.describe()})"
                    if rebinding is not None else "it is not a literal constant there")
@@ -533,6 +537,12 @@ class ExprChecker(_Host):
         return list(slice_node.elts) if isinstance(slice_node, ast.Tuple) else [slice_node]
 
     def check_indices(self, arr: H.ArrayRefExpr, nodes, at) -> tuple:
+        if len(nodes) < arr.type.ndim and arr.type.space != "shared":
+            raise self.error(f"{arr.name} has {arr.type.ndim} dimension(s) but {len(nodes)} "
+                             f"index(es) were given: a view of {arr.name}, which verikern "
+                             "takes only bound to a name", at, "index-count",
+                             f"bind the view first (v = {ast.unparse(at)}) and use v, or index "
+                             f"it as {arr.name}[{', '.join('ijkl'[:arr.type.ndim])}]")
         if len(nodes) != arr.type.ndim:
             raise self.error(f"{arr.name} has {arr.type.ndim} dimension(s) but "
                              f"{len(nodes)} index(es) were given", at, "index-count",
@@ -540,6 +550,9 @@ class ExprChecker(_Host):
         return tuple(self.check_int(n) for n in nodes)
 
     def _expr_Subscript(self, node: ast.Subscript, expected):
+        flat = flat_index(self, node)      # a[i][j] of a 2-d array: a[i, j] (check/views.py)
+        if flat is not None:
+            node = flat
         loc = self.loc(node)
         v = node.value
         if isinstance(v, ast.Attribute) and v.attr == "shape":

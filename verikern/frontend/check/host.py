@@ -60,6 +60,7 @@ class CheckerHost(_CheckerHostMethods):
     name: str
     registry: FuncRegistry
     arrays: dict[str, ArrayType]
+    views: dict[str, tuple[str, tuple[str, ...]]]   # array views (views.py)
     var_types: dict[str, Any]
     defined: set[str]
     local_names: set[str]

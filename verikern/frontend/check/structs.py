@@ -175,6 +175,18 @@ def struct_type(chk, name: str, _depth: int = 0) -> StructType:
             raise reader.error(f"struct {name!r}: only annotated fields (`x: wp.float32`) are "
                                "supported in a @wp.struct body", stmt, _RULE)
         inner = struct_class_name(reader.info, stmt.annotation)
+        elements = struct_array(reader.info, stmt.annotation) if inner is None else None
+        if elements is not None:     # warp-simdata's `ngon_n_blocks: wp.array(dtype=UGDatasetHandle)`
+            held = [leaf for leaf, lt in struct_leaves(struct_type(reader, elements[0], _depth + 1), "")
+                    if not isinstance(lt, (ScalarType, VectorType, MatrixType))]
+            what = (f"whose elements hold arrays ({elements[0]}'s field{'s' if len(held) > 1 else ''} "
+                    f"{', '.join(h.lstrip('.') for h in held[:3])}): arrays reached through the elements "
+                    "of another array are outside what verikern models" if held else
+                    "as a field of a struct, which verikern does not take yet")
+            raise reader.error(f"the field {stmt.target.id!r} of the struct {name!r} is an array of the "
+                               f"struct {elements[0]!r}, {what}", stmt.annotation, _RULE,
+                               "pass the arrays the kernel reads as parameters of their own "
+                               "(or as fields of a struct parameter)")
         ft = struct_type(reader, inner, _depth + 1) if inner is not None else \
             parse_annotation(reader, stmt.annotation, f"field {stmt.target.id!r} of {name}")
         fields.append((stmt.target.id, ft))
@@ -203,12 +215,15 @@ def struct_array(info, node: ast.AST | None) -> tuple[str, int] | None:
 
 def array_leaves(chk, t: StructType, ndim: int, prefix: str, node) -> list[tuple[str, ArrayType]]:
     """An array of structs as one array per value leaf field, of the same shape
-    (a struct with array fields cannot be an array's element: Warp refuses it too)."""
+    (an array of a struct with array fields, which Warp takes, holds arrays in its
+    elements: outside what verikern models, a located error)."""
     out = []
     for name, lt in struct_leaves(t, prefix):
         if not isinstance(lt, (ScalarType, VectorType, MatrixType)):
-            raise chk.error(f"an array of {t.name}: its field {name} is an array; array "
-                            "elements hold values only", node, _RULE)
+            raise chk.error(f"an array of {t.name}: its field {name} is an array, and arrays "
+                            "reached through the elements of another array are outside what "
+                            "verikern models", node, _RULE, "pass the arrays the kernel reads as "
+                            "parameters of their own (or as fields of a struct parameter)")
         out.append((name, ArrayType(lt, ndim)))
     return out
 

@@ -18,7 +18,7 @@ from verikern.hir.types import (
 )
 from verikern.mir.nodes import Atomic, Cast, Jump, Phi
 from ..builtins.table import ATOMICS, FLOAT_UNARY, GEOMETRY
-from .contexts import FuncContext
+from .contexts import ArrayView, FuncContext
 from .rigid_calls import RIGID_LOWERING
 
 
@@ -203,9 +203,9 @@ class BuiltinLowering(_Host):
 
     def _atomic_call(self, e, hint):
         op = ATOMICS[e.name]
-        arr = self.arrays[e.args[0].name]
-        nidx = arr.ndim
-        idx = self.lower_indices(e.args[1:1 + nidx])
+        arr, leading = self.array_of(e.args[0].name)
+        nidx = arr.ndim - len(leading)
+        idx = leading + self.lower_indices(e.args[1:1 + nidx])
         rest = [self.lower_expr(a) for a in e.args[1 + nidx:]]
         if op == "cas":
             return self.atomic(op, arr, idx, rest[1], rest[0], e.loc, hint)
@@ -216,14 +216,15 @@ class BuiltinLowering(_Host):
         f = self.k.func(call.func)
         new_env, new_arrays = {}, {}
         for p, a in zip(f.params, call.args):
-            if isinstance(a, H.ArrayRefExpr):
-                new_arrays[p.name] = self.arrays[a.name]
+            if isinstance(a, H.ArrayRefExpr):    # an array, or a view of one (its leading values now)
+                arr, leading = self.array_of(a.name)
+                new_arrays[p.name] = ArrayView(arr, leading) if leading else arr
             else:
                 new_env[p.name] = self.lower_expr(a, hint=p.name)
         # captured constants (`@name`, kernel parameters) stay visible inside funcs
         new_env.update({n: v for n, v in self.env.items() if n.startswith("@")})
-        saved = (self.env, self.arrays, self.loops)
-        self.env, self.arrays, self.loops = new_env, new_arrays, []
+        saved = (self.env, self.arrays, self.loops, self.views)
+        self.env, self.arrays, self.loops, self.views = new_env, new_arrays, [], {}
         ctx = FuncContext()
         self.funcs.append(ctx)
         self.lower_stmts(f.body)
@@ -231,7 +232,7 @@ class BuiltinLowering(_Host):
             ctx.returns.append((self.cur, ()))
             self.cur = None
         self.funcs.pop()
-        self.env, self.arrays, self.loops = saved
+        self.env, self.arrays, self.loops, self.views = saved
         n = component_count(f.returns) if f.returns is not None else 0
         if not ctx.returns:  # never returns (e.g. an endless loop)
             dead = self.new_block("noreturn")

@@ -8,6 +8,7 @@ it is popped (lowerer.py, builtin_calls.py's `inline`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass
@@ -20,3 +21,12 @@ class LoopContext:
 @dataclass
 class FuncContext:
     returns: list = field(default_factory=list)     # (label, values) pending jumps
+
+
+@dataclass(frozen=True)
+class ArrayView:
+    """A func parameter bound to a view of the caller's array (check/views.py):
+    the array viewed and the operands of its fixed leading indices."""
+
+    base: Any       # the MIR ArrayRef
+    leading: tuple  # MIR operands, outermost first

@@ -76,7 +76,7 @@ class ExprLowering(_Host):
             if isinstance(x, H.BinaryExpr) and x.op in _FAULTING_INT_OPS \
                     and isinstance(x.type, ScalarType) and x.type.is_int:
                 return False
-            for f in ("lhs", "rhs", "operand", "cond", "if_true", "if_false", "value"):
+            for f in ("lhs", "rhs", "operand", "cond", "if_true", "if_false", "value", "effect"):
                 sub = getattr(x, f, None)
                 if sub is not None and not isinstance(sub, (str, int, float, bool)):
                     stack.append(sub)
@@ -148,7 +148,10 @@ class ExprLowering(_Host):
         return self.env[e.name]
 
     def _array_ref(self, e: H.ArrayRefExpr, hint):
-        return (self.arrays[e.name],)
+        arr, leading = self.array_of(e.name)
+        if leading:
+            raise TypeError(f"the array view {e.name} is no operand (check/views.py)")
+        return (arr,)
 
     def _binary(self, e: H.BinaryExpr, hint):
         a = self.lower_expr(e.lhs)
@@ -230,6 +233,21 @@ class ExprLowering(_Host):
         vals = self.lower_expr(e.operand)
         return tuple(self.unop(e.op, v, e.loc, hint) for v in vals)
 
+    def _effect_then(self, e: H.EffectThen, hint):
+        if e.address_only:
+            assert isinstance(e.effect, H.IndexExpr), "an address-only effect names an array element"
+            self.address_check(e.effect)
+        else:
+            self.lower_expr(e.effect)
+        return self.lower_expr(e.value, hint)
+
+    def address_check(self, e: H.IndexExpr) -> None:
+        """`type(a[i])`: the element's address computed, its index checked, nothing read."""
+        arr, leading = self.array_of(e.array.name)
+        inner = self.inner_indices(arr)[0]
+        idx = leading + self.lower_indices(e.indices)
+        self.emit(Load(self.b.new_value(arr.dtype, "addr"), arr, idx + inner, e.loc, address_only=True))
+
     def _cast(self, e: H.CastExpr, hint):
         (a,) = self.lower_expr(e.operand)
         v = self.b.new_value(e.type, hint)
@@ -265,8 +283,8 @@ class ExprLowering(_Host):
         return self.join_values(join_l, (a_end, a), (b_end, b), e.loc, hint)
 
     def _index(self, e: H.IndexExpr, hint, components=None):
-        arr = self.arrays[e.array.name]
-        idx = self.lower_indices(e.indices)
+        arr, leading = self.array_of(e.array.name)
+        idx = leading + self.lower_indices(e.indices)
         inner = self.inner_indices(arr)
         picks = range(len(inner)) if components is None else components
         out = []
@@ -277,12 +295,13 @@ class ExprLowering(_Host):
         return tuple(out)
 
     def _shape(self, e: H.ShapeExpr, hint):
-        arr = self.arrays[e.array.name]
+        arr, leading = self.array_of(e.array.name)
+        dim = e.dim + len(leading)       # a view's dimension d is its array's d + leading
         if arr.space == "shared":
             assert arr.shape is not None   # a shared array's shape is static (MIR verifier)
-            return (self.const(arr.shape[e.dim], I32),)
+            return (self.const(arr.shape[dim], I32),)
         v = self.b.new_value(I32, hint)
-        self.emit(ShapeOf(v, arr, e.dim, e.loc))
+        self.emit(ShapeOf(v, arr, dim, e.loc))
         return (v,)
 
     def _component(self, e: H.ComponentExpr, hint):
@@ -345,5 +364,5 @@ EXPR_LOWERING: dict[type, Callable[[Any, Any, str], tuple]] = {
     H.IndexExpr: ExprLowering._index, H.ShapeExpr: ExprLowering._shape,
     H.ComponentExpr: ExprLowering._component, H.FuncCall: ExprLowering._func_call,
     H.DynamicComponentExpr: lower_dynamic_component,
-    H.BuiltinCall: ExprLowering._builtin,
+    H.BuiltinCall: ExprLowering._builtin, H.EffectThen: ExprLowering._effect_then,
 }

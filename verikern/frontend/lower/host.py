@@ -35,6 +35,8 @@ class _LowererHostMethods(Protocol):
 
     def inline(self, call: H.FuncCall, hint: Any) -> Any: ...
 
+    def array_of(self, name: str) -> tuple[ArrayRef, tuple]: ...
+
 
 class LowererHost(_LowererHostMethods):
     """What `lowerer.Lowerer` provides to its mixins (attributes here: mypy mis-types a
@@ -42,7 +44,8 @@ class LowererHost(_LowererHostMethods):
 
     k: H.KernelDef
     b: MirBuilder
-    arrays: dict[str, ArrayRef]
+    arrays: dict[str, Any]  # ArrayRef, or a contexts.ArrayView (a func parameter bound to a view)
+    views: dict[str, tuple[str, tuple[str, ...]]]   # H.ViewDecl: name -> (array viewed, leading locals)
     funcs: list[Any]        # contexts.FuncContext
     cur: str | None
     env: dict[str, tuple]

@@ -16,13 +16,13 @@ from verikern.hir import nodes as H
 from verikern.hir.types import ArrayType, ScalarType, component_count, inner_shape
 from verikern.mir.builder import MirBuilder
 from verikern.mir.nodes import (
-    ArrayRef, Assert, Barrier, Branch, Jump, Load, LoopInfo, ParamOrigin, Phi, RangeLoopInfo, Requires,
+    ArrayRef, Assert, Barrier, Branch, Jump, LoopInfo, ParamOrigin, Phi, RangeLoopInfo, Requires,
     RequiresArray, Return, SourceLoc, Store,
 )
 from ..scan.factories import CAPTURE_PREFIX
 from .rigid_calls import RigidLowering
 from .builtin_calls import BuiltinLowering
-from .contexts import FuncContext, LoopContext
+from .contexts import ArrayView, FuncContext, LoopContext
 from .expressions import ExprLowering
 
 
@@ -59,7 +59,10 @@ class Lowerer(ExprLowering, BuiltinLowering, RigidLowering):
         self.k = kdef
         self.b = MirBuilder(kdef.name, kdef.loc)
         self.env: dict[str, tuple] = {}
-        self.arrays: dict[str, ArrayRef] = {}
+        self.arrays: dict[str, ArrayRef | ArrayView] = {}
+        # array views bound in the definition being lowered (H.ViewDecl): name -> (the array
+        # viewed, the locals of its leading indices)
+        self.views: dict[str, tuple[str, tuple[str, ...]]] = {}
         self.loops: list[LoopContext] = []
         self.funcs: list[FuncContext] = []
         self.created: list[str] = []
@@ -164,10 +167,26 @@ class Lowerer(ExprLowering, BuiltinLowering, RigidLowering):
         for name, v in zip(s.names, self.lower_tid(len(s.names), s.loc, s.names)):
             self.env[name] = (v,)
 
+    def array_of(self, name: str) -> tuple[ArrayRef, tuple]:
+        """The MIR array `name` accesses and the operands of the leading indices it
+        fixes: none for an array, the current values of a view's (H.ViewDecl)."""
+        view = self.views.get(name)
+        if view is not None:
+            root, temps = view
+            arr, leading = self.array_of(root)
+            return arr, leading + tuple(self.env[t][0] for t in temps)
+        a = self.arrays[name]
+        if isinstance(a, ArrayView):
+            return a.base, a.leading
+        return a, ()
+
+    def _view_decl(self, s: H.ViewDecl):
+        self.views[s.name] = (s.array.name, s.leading)
+
     def _store(self, s: H.StoreStmt):
-        arr = self.arrays[s.array.name]
+        arr, leading = self.array_of(s.array.name)
         vals = self.lower_expr(s.value)  # Python evaluates the value before the target
-        idx = self.lower_indices(s.indices)
+        idx = leading + self.lower_indices(s.indices)
         inners = self.inner_indices(arr)
         if s.count:
             inners = inners[s.component:s.component + s.count]
@@ -175,20 +194,15 @@ class Lowerer(ExprLowering, BuiltinLowering, RigidLowering):
             self.emit(Store(arr, idx + inner, v, s.loc))
 
     def _atomic_update(self, s: H.AtomicUpdate):
-        arr = self.arrays[s.array.name]
-        idx = self.lower_indices(s.indices)
+        arr, leading = self.array_of(s.array.name)
+        idx = leading + self.lower_indices(s.indices)
         vals = self.lower_expr(s.value)
         self.atomic(s.op, arr, idx, vals, None, s.loc, part=(s.component, s.count))
 
     def _expr_stmt(self, s: H.ExprStmt):
         if s.address_only:     # type(a[i]): one bounds-checked address, nothing read
-            e = s.value
-            assert isinstance(e, H.IndexExpr), "an address-only statement names an array element"
-            arr = self.arrays[e.array.name]
-            inner = self.inner_indices(arr)[0]
-            idx = self.lower_indices(e.indices)
-            self.emit(Load(self.b.new_value(arr.dtype, "addr"), arr, idx + inner, e.loc,
-                           address_only=True))
+            assert isinstance(s.value, H.IndexExpr), "an address-only statement names an array element"
+            self.address_check(s.value)
             return
         self.lower_expr(s.value)
 
@@ -218,7 +232,8 @@ class Lowerer(ExprLowering, BuiltinLowering, RigidLowering):
             self.emit(Requires(c, s.loc))
 
     def _requires_array(self, s: H.RequiresArrayStmt):
-        arr = self.arrays[s.array.name]
+        arr, leading = self.array_of(s.array.name)
+        assert not leading, "contracts name parameters, never views"
         lo = self.lower_expr(s.lo, eager=True)[0] if s.lo is not None else None
         hi = self.lower_expr(s.hi, eager=True)[0] if s.hi is not None else None
         self.emit(RequiresArray(s.kind, arr, s.loc, lo, hi))
@@ -387,7 +402,7 @@ STMT_LOWERING: dict[type, Callable[[Any, Any], None]] = {
     H.Assign: Lowerer._assign, H.AssignComponent: Lowerer._assign_component,
     H.TidUnpack: Lowerer._tid_unpack, H.StoreStmt: Lowerer._store,
     H.AtomicUpdate: Lowerer._atomic_update, H.ExprStmt: Lowerer._expr_stmt,
-    H.SharedDecl: Lowerer._shared_decl, H.If: Lowerer._if, H.While: Lowerer._while,
+    H.SharedDecl: Lowerer._shared_decl, H.ViewDecl: Lowerer._view_decl, H.If: Lowerer._if, H.While: Lowerer._while,
     H.ForRange: Lowerer._for, H.BlockUntil: Lowerer._block_until, H.Break: Lowerer._break,
     H.Continue: Lowerer._continue, H.ReturnStmt: Lowerer._return,
     H.BarrierStmt: Lowerer._barrier, H.AssertStmt: Lowerer._assert,

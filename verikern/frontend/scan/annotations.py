@@ -12,6 +12,7 @@ from verikern.hir.types import (
     BOOL, ArrayType, ScalarType, TupleType, matrix_type, quat_type, transform_type, vector_type,
 )
 from .constants import NotConstant, eval_module_constant
+from .name_origins import explain
 from .type_names import SCALAR_ALIASES, value_type_by_name
 
 ARRAY_CTORS = {"array": None, "array1d": 1, "array2d": 2, "array3d": 3, "array4d": 4}
@@ -97,9 +98,29 @@ def parse_annotation(chk, node: ast.AST | None, what: str):
                 raise chk.error("a tuple result holds scalars, vectors and matrices only", node,
                                 "annotation")
             return TupleType(elems)
+    why = explain(chk.info, node)
+    if why is not None:
+        raise chk.error(f"the type annotation `{ast.unparse(node)}` for {what} is not one type: {why}",
+                        node, "annotation", _CHOSEN_HINT)
     raise chk.error(f"unknown type annotation `{ast.unparse(node)}` for {what}", node,
                     "annotation",
                     "use a verikern type: vk.float32, vk.int32, int, float, vk.vec3, vk.array(...)")
+
+
+#: what to do about a type the module chooses when it runs (name_origins.py)
+_CHOSEN_HINT = ("verikern proves a kernel for types it can read: bind the name once to one type "
+                "(`scalar_t = wp.float32`) to prove the kernels for that type, or make the "
+                "parameter generic (`Any`) to prove them for every type")
+
+
+def _unknown_dtype(chk, node: ast.AST):
+    """The located error for an array dtype that is no type verikern can read."""
+    why = explain(chk.info, node)
+    if why is not None:
+        return chk.error(f"the array dtype `{ast.unparse(node)}` is not one type: {why}", node,
+                         "annotation", _CHOSEN_HINT)
+    return chk.error(f"unknown array dtype `{ast.unparse(node)}`", node,
+                     "annotation", "use a scalar, vector or matrix type")
 
 
 def _literal_int(chk, node):
@@ -124,8 +145,7 @@ def _subscript_array_type(chk, node: ast.Subscript, fixed_ndim, what) -> ArrayTy
                         "annotation", "write wp.array[T] or wp.array[T, Literal[N]]")
     dtype = value_type(chk.info, parts[0])
     if dtype is None:
-        raise chk.error(f"unknown array dtype `{ast.unparse(parts[0])}`", parts[0],
-                        "annotation", "use a scalar, vector or matrix type")
+        raise _unknown_dtype(chk, parts[0])
     ndim = fixed_ndim or 1
     if len(parts) == 2:
         ndim = _literal_int(chk, parts[1])
@@ -147,8 +167,7 @@ def _array_type(chk, node: ast.Call, fixed_ndim, what) -> ArrayType:
                         "write vk.array(dtype=vk.float32)")
     dtype = value_type(chk.info, kw["dtype"])
     if dtype is None:
-        raise chk.error(f"unknown array dtype `{ast.unparse(kw['dtype'])}`", kw["dtype"],
-                        "annotation", "use a scalar, vector or matrix type")
+        raise _unknown_dtype(chk, kw["dtype"])
     ndim = fixed_ndim or 1
     if "ndim" in kw:
         try:

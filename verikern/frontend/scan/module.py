@@ -20,13 +20,19 @@ from .annotations import value_type
 from .constants import NotConstant, eval_module_constant
 from .rebinding import ANY, Rebinding, conditional_rebindings, find_rebindings, other_targets
 from .project import (
-    FOREIGN_FILE, bind_import_from, bind_imported_funcs, bind_module_alias, rebindings_from_outside,
+    FOREIGN_FILE, bind_import_from, bind_imported_funcs, bind_module_alias, chain_root,
+    rebindings_from_outside,
 )
 from .type_names import round_float
+from .star_imports import module_level_names
 from .decorators import MEANINGLESS_OPTIONS, decorator_of, kernel_like, read_definition
 from .overload_decls import Fn
 
 DSL_MODULES = ("verikern", "warp")
+#: the DSL's module of types: `from warp.types import matrix` is `wp.types.matrix`, and its
+#: other names (`vec3`, `float32`, `array`) are the DSL's own
+DSL_TYPES_MODULES = ("warp.types", "verikern.types")
+TYPE_FACTORIES = ("vector", "matrix", "quaternion", "transformation")
 
 
 def loc_of(filename: str, node: ast.AST) -> SourceLoc:
@@ -109,6 +115,12 @@ class ModuleInfo:
     # ModuleInfo it is written in)) and undecorated module-level functions (name -> Fn)
     literal_lists: dict[str, tuple] = field(default_factory=dict)
     project_funcs: dict[str, Any] = field(default_factory=dict)
+    # star imports (star_imports.py): the names this module's own statements bind, and
+    # the names its `from <project module> import *` statements bound
+    own_names: set[str] = field(default_factory=set)
+    star_names: set[str] = field(default_factory=set)
+    # a name imported from a project module -> (that ModuleInfo, its name there): for errors
+    name_origins: dict[str, tuple] = field(default_factory=dict)
 
     @property
     def funcs(self) -> dict[str, Definition]:
@@ -265,6 +277,7 @@ def scan_module(tree: ast.Module, info: ModuleInfo) -> None:
     a constant, nor does anything computed from it. Funcs imported from the
     project are taken last, once every name of the file is known."""
     info.rebindings = find_rebindings(tree, info.filename)
+    info.own_names = module_level_names(tree)
     outside: dict[str, Rebinding] = {}
     if info.project is not None:    # another module of the project may rebind them too
         outside = rebindings_from_outside(info.project, info.module_name)
@@ -274,14 +287,15 @@ def scan_module(tree: ast.Module, info: ModuleInfo) -> None:
     _unbind_func_overloads(tree, info, outside)
     bind_imported_funcs(info)
     if info.module_aliases:
-        for n in ast.walk(tree):   # `c.N = 7` / setattr(c, ...) here rebinds the module's names
-            if isinstance(n, ast.Attribute) and isinstance(n.ctx, (ast.Store, ast.Del)) \
-                    and isinstance(n.value, ast.Name):
-                info.module_aliases.pop(n.value.id, None)
+        for n in ast.walk(tree):   # `c.N = 7`, `pkg.config.N = 7`, setattr(c, ...) here rebind
+            root = None           # the names of the modules they reach: no alias read through
+            if isinstance(n, ast.Attribute) and isinstance(n.ctx, (ast.Store, ast.Del)):
+                root = chain_root(n.value)
             elif isinstance(n, ast.Call) and isinstance(n.func, ast.Name) \
-                    and n.func.id in ("setattr", "delattr", "vars") and n.args \
-                    and isinstance(n.args[0], ast.Name):
-                info.module_aliases.pop(n.args[0].id, None)
+                    and n.func.id in ("setattr", "delattr", "vars") and n.args:
+                root = chain_root(n.args[0])
+            if root is not None:
+                info.module_aliases.pop(root.id, None)
 
 
 def _scan_statements(tree: ast.Module, info: ModuleInfo) -> None:
@@ -307,6 +321,9 @@ def _scan_statements(tree: ast.Module, info: ModuleInfo) -> None:
                 local = a.asname or a.name
                 if stmt.module in DSL_MODULES and stmt.level == 0 and a.name != "*":
                     info.from_imports[local] = a.name
+                elif stmt.module in DSL_TYPES_MODULES and stmt.level == 0 and a.name != "*":
+                    # `from warp.types import vector, matrix, vec3`: Warp's type module
+                    info.from_imports[local] = f"types.{a.name}" if a.name in TYPE_FACTORIES else a.name
                 else:
                     info.nonconstant.add(local)
         elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):

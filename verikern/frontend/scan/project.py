@@ -31,6 +31,7 @@ from pathlib import Path
 from .annotations import value_type
 from .rebinding import ANY, Rebinding, outside_rebindings
 from .source_reads import read_source
+from .star_imports import bind_star
 
 #: the DSL's own packages: `from warp.x import y` is never a project import
 DSL_PACKAGES = ("verikern", "warp")
@@ -141,8 +142,10 @@ def bind_import_from(stmt: ast.ImportFrom, info) -> bool:
     path, tried = project.locate(target)
     for alias in stmt.names:
         local = alias.asname or alias.name
-        if alias.name == "*":
-            info.nonconstant.add("*")
+        if alias.name == "*":     # its names, when they can be read (star_imports.py)
+            defining = read_module(project, target, path) if path is not None else None
+            if not bind_star(info, defining, stmt, _bind_name):
+                info.nonconstant.add("*")
             continue
         sub_path, _ = project.locate(f"{target}.{alias.name}")
         if path is None and sub_path is None and project.compiled(target):
@@ -187,15 +190,36 @@ def bind_module_alias(stmt: ast.Import, dotted: str, local: str, info) -> None:
 
 
 def module_member(info, node: ast.AST):
-    """For `c.N` with `c` a project module alias (bind_module_alias): the
-    ModuleInfo of that module and the member's name, when that module
-    cannot rebind it; else None."""
-    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
-            and node.value.id in info.module_aliases:
-        defining = info.module_aliases[node.value.id]
-        if defining.rebinding(node.attr) is None:
+    """For `c.N` with `c` a project module alias (bind_module_alias), or a
+    chain of them (`pkg.config.N`: `config` a module alias of the module
+    `pkg` names, as `from .core import config` binds in a package
+    `__init__`): the ModuleInfo of the last module and the member's name,
+    when no module on the chain can rebind the next name; else None."""
+    if isinstance(node, ast.Attribute):
+        defining = aliased_module(info, node.value)
+        if defining is not None and defining.rebinding(node.attr) is None:
             return defining, node.attr
     return None
+
+
+def aliased_module(info, node: ast.AST):
+    """The ModuleInfo of the project module `node` names: a module alias of
+    `info` (`c`), or a module alias of such a module (`pkg.config`), each
+    link one its module cannot rebind; else None."""
+    if isinstance(node, ast.Name):
+        return info.module_aliases.get(node.id)
+    if isinstance(node, ast.Attribute):
+        outer = aliased_module(info, node.value)
+        if outer is not None and outer.rebinding(node.attr) is None:
+            return outer.module_aliases.get(node.attr)
+    return None
+
+
+def chain_root(node: ast.AST) -> ast.Name | None:
+    """The name an attribute chain starts from (`pkg` of `pkg.config.N`), or None."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return node if isinstance(node, ast.Name) else None
 
 
 def _unresolved(info, stmt: ast.AST, name: str, local: str, target: str, why: str) -> None:
@@ -213,6 +237,8 @@ def _unresolved(info, stmt: ast.AST, name: str, local: str, target: str, why: st
 def _bind_name(info, defining, name: str, local: str, stmt: ast.AST) -> None:
     """Bring `defining`'s module-level `name` into `info` as `local`."""
     info.nonconstant.add(local)
+    if defining is not None:
+        info.name_origins[local] = (defining, name)     # for errors (name_origins.py)
     if defining is not None and name in defining.unresolved:   # unresolved further down
         _unresolved(info, stmt, name, local, defining.module_name, defining.unresolved[name])
         return
@@ -246,6 +272,10 @@ def _bind_name(info, defining, name: str, local: str, stmt: ast.AST) -> None:
         t = value_type(defining, node)
         if t is not None and value_type(info, node) == t:
             info.type_aliases[local] = node
+        elif t is not None:     # its names mean something else here: brought along with their meaning
+            brought = _bring_global(info, defining, name, frozenset())
+            if brought is not None:
+                info.type_aliases[local] = ast.Name(id=brought, ctx=ast.Load())
     elif name in defining.funcs and defining.rebinding(name) is None \
             and name not in defining.ambiguous_funcs:
         info.pending_funcs.append((defining, name, local))
@@ -259,7 +289,7 @@ def _binds(info, name: str) -> bool:
     """Whether the scanned module binds `name` at module level (or may: a
     star import, a name it can rebind anywhere)."""
     return "*" in info.nonconstant or "__getattr__" in info.nonconstant \
-        or info.rebinding(name) is not None or any(
+        or name in info.star_names or info.rebinding(name) is not None or any(
         name in names for names in (info.constants, info.typed_constants, info.enums,
                                     info.type_aliases, info.funcs, info.nonconstant,
                                     info.aliases, info.from_imports, info.std_modules)) \

@@ -65,9 +65,11 @@ _SUFFIX_DTYPE = {v: k for k, v in DTYPE_SUFFIX.items()}
 
 
 def round_float(value: float, t: ScalarType) -> float:
-    """`value` rounded to the precision of float type `t`."""
-    if t == F16:
-        return float(np.float16(value))
-    if t == F32:
-        return float(np.float32(value))
+    """`value` rounded to the precision of float type `t` (IEEE: past the type's
+    range, an infinity, as the C++ conversion Warp compiles gives; no warning)."""
+    with np.errstate(over="ignore"):
+        if t == F16:
+            return float(np.float16(value))
+        if t == F32:
+            return float(np.float32(value))
     return float(value)

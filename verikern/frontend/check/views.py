@@ -1,0 +1,101 @@
+"""Array views: `m = a[i, j]` of an array with more dimensions than indices
+(Warp's `array_t` view; nvalchemi's DFT-D3 binds `c6ab = c6_reference[z_i,
+z_j]` of a 4-d array and passes it to a func taking a 2-d one).
+
+Invariants:
+- a view is bound by an assignment to a plain name, once in a definition (a
+  second binding of the name is a located error: which elements it views
+  would depend on the path taken), of a global array (a kernel or func
+  parameter, or another view); views of shared arrays are a located error;
+- its leading indices are evaluated where it is bound, in order, each into a
+  hidden local (`$tN`, a name the source cannot write), so a later change of
+  `i` does not move it; a use where one of them may be unassigned (the view
+  bound on one branch only) is the same located error as for any variable;
+- an access through it (read, write, atomic, `type(v[k])`'s address) is an
+  access of the array it views, at the leading indices then its own: every
+  index, the leading ones included, is a bounds obligation of that access, and
+  the race and uninit analyses see the viewed array's elements;
+  `v.shape[d]` is the viewed array's `shape[d + number of leading indices]`;
+- Warp's debug build also asserts the leading indices when the view is made;
+  a view that no access goes through touches no memory, so that assertion is
+  no obligation of its own (docs/LANGUAGE.md, "Array views").
+The lowering (lower/lowerer.py, `array_of`) resolves a view's name to the
+viewed array and the current values of the hidden locals; no MIR construct is
+added.
+"""
+from __future__ import annotations
+
+import ast
+
+from verikern.hir import nodes as H
+from verikern.hir.types import ArrayType
+
+_RULE = "array-view"
+
+
+def is_view_binding(chk, value: ast.AST) -> bool:
+    """`value` is `a[i, ...]` of an array `a` with fewer indices than dimensions."""
+    if not (isinstance(value, ast.Subscript) and isinstance(value.value, ast.Name)):
+        return False
+    arr = chk.arrays.get(value.value.id)
+    return isinstance(arr, ArrayType) and value.value.id not in chk.local_names \
+        and len(chk.index_list(value.slice)) < arr.ndim
+
+
+def bind_view(chk, name: str, value: ast.Subscript, target: ast.AST) -> list:
+    """The HIR of `name = a[i, ...]` (a view, see the module docstring): the
+    hidden locals of its leading indices, then the H.ViewDecl."""
+    assert isinstance(value.value, ast.Name)
+    base_name = value.value.id
+    base = chk.arrays[base_name]
+    if base.space == "shared":
+        raise chk.error(f"{ast.unparse(value)} is a view of the shared array {base_name!r}; "
+                        "verikern takes views of global arrays only", value, _RULE,
+                        f"index the shared array with all {base.ndim} indices")
+    if name in chk.arrays or name in chk.var_types or name in chk.views:
+        raise chk.error(f"{name!r} is bound to an array view here and is already defined; a view "
+                        "is bound once in a kernel or func", target, _RULE,
+                        "use a new name for each view")
+    out: list = []
+    temps: list[str] = []
+    for node in chk.index_list(value.slice):
+        e = chk.check_int(node)
+        t = chk.temp()
+        chk.declare(t, e.type, node)
+        out.append(H.Assign(t, e, chk.loc(node)))
+        temps.append(t)
+    root, leading = chk.views.get(base_name, (base_name, ()))
+    chk.views[name] = (root, leading + tuple(temps))
+    chk.arrays[name] = ArrayType(base.dtype, base.ndim - len(temps))
+    chk.local_names.discard(name)
+    out.append(H.ViewDecl(name, H.ArrayRefExpr(root, chk.arrays[root], chk.loc(value.value)),
+                          leading + tuple(temps), chk.loc(target)))
+    return out
+
+
+def flat_index(chk, node: ast.AST) -> ast.Subscript | None:
+    """`a[i][j]` of a 2-d array `a` (a view of `a` indexed at once, as nvalchemi's
+    `type(virial[0][0])`) as the one subscript `a[i, j]` it accesses: a chain of
+    subscripts of an array name whose every link but the last leaves dimensions
+    and whose indices, all together, are one per dimension; else None."""
+    groups: list[list[ast.expr]] = []
+    base = node
+    while isinstance(base, ast.Subscript):
+        groups.insert(0, chk.index_list(base.slice))
+        base = base.value
+    if len(groups) < 2 or not isinstance(base, ast.Name) or base.id in chk.local_names:
+        return None
+    arr = chk.arrays.get(base.id)
+    if not isinstance(arr, ArrayType) or sum(len(g) for g in groups) != arr.ndim:
+        return None
+    flat = ast.Subscript(value=base, slice=ast.Tuple(elts=[i for g in groups for i in g], ctx=ast.Load()),
+                         ctx=getattr(node, "ctx", ast.Load()))
+    return ast.copy_location(flat, node)
+
+
+def check_view_use(chk, name: str, node: ast.AST) -> None:
+    """A use of the view `name`: each of its leading indices is assigned on every path here."""
+    view = chk.views.get(name)
+    if view is not None and any(t not in chk.defined for t in view[1]):
+        raise chk.error(f"the array view {name!r} may be used before it is bound", node,
+                        "undefined-variable", "bind it on every path before this point")
