@@ -6,6 +6,9 @@ import os
 import pytest
 from hypothesis import settings
 
+#: `pytest --cpu-costs DIR` records each test's CPU seconds (tests/cpu_costs.py)
+pytest_plugins = ("cpu_costs",)
+
 # --- hypothesis profiles -----------------------------------------------------
 # Hypothesis profiles: `ci` (when $CI is set, as in .ci/run: derandomized, no example
 # database, 100 examples) and `dev` (local default: random, 200 examples);

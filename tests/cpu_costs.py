@@ -1,7 +1,8 @@
 """What each test costs in CPU seconds: a pytest plugin and its summary.
 
-`pytest -p cpu_costs --cpu-costs DIR ...` makes every process of the run
-(the controller and each pytest-xdist worker) append one line per test to
+`pytest --cpu-costs DIR ...` (tests/conftest.py loads this plugin; outside
+this suite `-p cpu_costs`) makes every process of the run (the controller
+and each pytest-xdist worker) append one line per test to
 `DIR/<pid>.tsv`: the node id, the CPU seconds (user + system, of the process
 and of the child processes it waited for: a CLI test's subprocess, a
 compiler, CBMC) spent in the test's setup, call and teardown, and the wall
@@ -13,6 +14,9 @@ tests/tiers.py.
 
 Invariant: the plugin only measures; it changes no test's outcome or order.
 A module-scoped fixture's cost is counted in the first test that uses it.
+A pytest that a test starts (a CLI or collection check) inherits the run's
+options (PYTEST_ADDOPTS) but records nothing into the run's folder: its CPU
+is its test's, counted there as a child's (`recording`).
 """
 from __future__ import annotations
 
@@ -51,10 +55,36 @@ class _Recorder:
             fh.write(f"{item.nodeid}\t{cpu_seconds() - cpu:.3f}\t{time.monotonic() - wall:.3f}\n")
 
 
+#: the folder a recording process records into, for the processes it starts
+RUN_FOLDER_ENV = "VERIKERN_CPU_COSTS_RUN"
+#: the workerinput key by which a recording controller tells its xdist workers to record
+WORKER_KEY = "verikern_cpu_costs"
+
+
+def recording(folder: Path, workerinput: dict | None, environ=os.environ) -> bool:
+    """Whether this process records into `folder`: a controller unless a recording
+    process of the run started it (a pytest a test starts inherits the run's options,
+    but its CPU is its test's, counted there as a child's); a worker when its
+    controller records."""
+    if workerinput is not None:
+        return bool(workerinput.get(WORKER_KEY))
+    return environ.get(RUN_FOLDER_ENV) != str(folder)
+
+
 def pytest_configure(config):
     folder = config.getoption("--cpu-costs", None)
-    if folder:
-        config.pluginmanager.register(_Recorder(Path(folder)), "cpu-costs-recorder")
+    if not folder:
+        return
+    folder = Path(folder).resolve()
+    if recording(folder, getattr(config, "workerinput", None)):
+        os.environ[RUN_FOLDER_ENV] = str(folder)
+        config.pluginmanager.register(_Recorder(folder), "cpu-costs-recorder")
+
+
+@pytest.hookimpl(optionalhook=True)   # a pytest-xdist hook: absent with -p no:xdist
+def pytest_configure_node(node):
+    """Tell the worker `node` whether this controller records."""
+    node.workerinput[WORKER_KEY] = node.config.pluginmanager.has_plugin("cpu-costs-recorder")
 
 
 def read_costs(folder: Path) -> dict[str, float]:

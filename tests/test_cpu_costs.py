@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from cpu_costs import read_costs, summary
+from cpu_costs import RUN_FOLDER_ENV, WORKER_KEY, read_costs, recording, summary
 
 TESTS = Path(__file__).resolve().parent
 
@@ -42,3 +42,47 @@ def test_a_childs_cpu_is_counted_in_its_test_and_summed(tmp_path):
     text = summary(costs)
     assert text.splitlines()[0].startswith(f"{sum(costs.values()):.1f} CPU s in 2 tests")
     assert "test_sample.py::test_burns_in_a_child" in text.split("-- tests")[1].splitlines()[1]
+
+
+NESTED = '''
+import subprocess, sys
+
+
+def test_runs_a_pytest_of_its_own():
+    subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "0",
+                    "inner_check.py"], check=True)
+'''
+INNER = '''
+def test_inner():
+    """A test of the pytest the outer test starts."""
+'''
+
+
+def test_a_worker_records_and_a_pytest_started_by_a_test_does_not(tmp_path):
+    """The run's options reach a pytest its test starts (PYTEST_ADDOPTS): that
+    pytest's CPU is counted in the outer test, as a child's, and it writes no line
+    of its own; the xdist worker that ran the outer test wrote its line."""
+    (tmp_path / "test_outer.py").write_text(NESTED)
+    (tmp_path / "inner_check.py").write_text(INNER)
+    (tmp_path / "pytest.ini").write_text("[pytest]\n")
+    costs_dir = tmp_path / "costs"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")]),
+           "PYTEST_ADDOPTS": f"-p cpu_costs --cpu-costs {costs_dir}"}
+    env.pop("VERIKERN_CPU_COSTS_RUN", None)      # this suite's own run may be recording
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "1",
+                           "test_outer.py"], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert set(read_costs(costs_dir)) == {"test_outer.py::test_runs_a_pytest_of_its_own"}
+    assert len(list(costs_dir.glob("*.tsv"))) == 1         # the worker's; the controller ran no test
+
+
+def test_which_processes_record():
+    folder = Path("/run/costs")
+    started_by_a_test = {RUN_FOLDER_ENV: str(folder)}
+    assert recording(folder, None, {})                       # the run's controller
+    assert not recording(folder, None, started_by_a_test)    # a pytest a test of the run starts
+    assert recording(Path("/elsewhere"), None, started_by_a_test)   # its own folder: its own run
+    assert recording(folder, {WORKER_KEY: True}, started_by_a_test)
+    assert not recording(folder, {WORKER_KEY: False}, {})    # a worker of a controller that does not
+    assert not recording(folder, {}, {})

@@ -37,6 +37,7 @@ from ..scan.module import Definition, ModuleInfo
 from ..builtins.rand import has_rand, hoist
 from ..builtins.table import RAND_BUILTINS
 from .registry import is_any
+from .statement_walks import calls_in, conditional_calls, stored_names
 from ..builtins.operators import BINOP_NAMES, check_binary_types, literal_type_for
 from .shared_arrays import shared_array_type
 from ..builtins.warp import expect_near_test
@@ -61,15 +62,6 @@ _FORBIDDEN_STMTS = {
     "Match": ("unsupported-statement", "match is not allowed in kernels", "use if/elif"),
 }
 ATOMIC_AUG = {"add": "add", "sub": "sub", "and": "and", "or": "or", "xor": "xor"}
-
-
-def _assigned_names(body) -> set[str]:
-    out: set[str] = set()
-    for stmt in body:
-        for n in ast.walk(stmt):
-            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
-                out.add(n.id)
-    return out
 
 
 def has_rand_header(chk, s) -> bool:
@@ -100,12 +92,12 @@ class BodyChecker(StructChecks, WarpChecks, FlowChecker, ExprChecker):
         self.var_types: dict = {}
         self.defined: set[str] = set()
         self.terminated = False
-        self.local_names = _assigned_names(self.node.body)
+        self.local_names = set(stored_names(self.node))
         self.loop_depth = 0
         # the loads `type(a[i])` evaluates for their effect, checked before the statement
         # being checked (None: where that is no statement of its own, e.g. a while test)
         self.effects: list | None = None
-        self.conditional_calls: set[int] = set()   # ids of calls there Warp may not evaluate
+        self.conditional_calls: frozenset[int] = frozenset()   # ids of calls Warp may not evaluate
         self.loop_vars: list[str] = []
         self.tid_arity: int | None = None
         self.launch_dim_max = -1
@@ -281,7 +273,7 @@ class BodyChecker(StructChecks, WarpChecks, FlowChecker, ExprChecker):
         """The HIR of `s`, after the loads its `type(a[i])` calls evaluate (builtins/calls.py)."""
         saved = (self.effects, self.conditional_calls)
         self.effects = None if isinstance(s, ast.While) else []
-        self.conditional_calls = _conditional_calls(s)
+        self.conditional_calls = conditional_calls(s)
         try:
             r = self._check_stmt_effects(s)
             effects = self.effects or []
@@ -292,11 +284,11 @@ class BodyChecker(StructChecks, WarpChecks, FlowChecker, ExprChecker):
         return effects + (r if isinstance(r, list) else [r] if r is not None else [])
 
     def _check_stmt_effects(self, s):
-        if any(isinstance(n, ast.Call) and self.info.dsl_name(n.func) in RAND_BUILTINS
-               for n in ast.walk(s)) and not isinstance(s, (ast.If, ast.For, ast.While)) \
+        if any(self.info.dsl_name(n.func) in RAND_BUILTINS
+               for n in calls_in(s)) and not isinstance(s, (ast.If, ast.For, ast.While)) \
                 or isinstance(s, (ast.If, ast.For, ast.While)) and has_rand_header(self, s):
             pre, s = hoist(self, copy.deepcopy(s))
-            self.conditional_calls = _conditional_calls(s)    # the copy's calls
+            self.conditional_calls = conditional_calls(s)    # the copy's calls
             out = []
             for p in pre:
                 r = self.check_stmt(p)
@@ -660,14 +652,3 @@ class BodyChecker(StructChecks, WarpChecks, FlowChecker, ExprChecker):
                                      H.BinaryExpr(op, load, rhs, rt, loc), loc)
         raise self.error(f"cannot update `{ast.unparse(t)}`", t, "bad-assign-target")
 
-
-def _conditional_calls(stmt: ast.AST) -> set[int]:
-    """The ids of the calls in `stmt` that Warp evaluates only under a condition: in
-    an operand after the first of `and`/`or` (Warp short-circuits) or in a branch of
-    a conditional expression (its test is always evaluated)."""
-    out: set[int] = set()
-    for n in ast.walk(stmt):
-        parts = n.values[1:] if isinstance(n, ast.BoolOp) else \
-            [n.body, n.orelse] if isinstance(n, ast.IfExp) else []
-        out.update(id(c) for p in parts for c in ast.walk(p) if isinstance(c, ast.Call))
-    return out

@@ -1,0 +1,71 @@
+"""The walks of a statement the body checker makes, remembered per statement
+object (verikern/frontend/check/statement_walks.py): a generic kernel checked
+once per typing it may take walks each statement once, and the answers are
+those of a fresh walk."""
+from __future__ import annotations
+
+import ast
+import copy
+
+from verikern.frontend import compile_source
+from verikern.frontend.check import statement_walks
+
+GENERIC = '''
+from typing import Any
+
+import warp as wp
+
+
+@wp.kernel
+def gather_doubled(keys: wp.array(dtype=Any), table: wp.array(dtype=float), out: wp.array(dtype=float)):
+    i = wp.tid()
+    if i < keys.shape[0] and i < out.shape[0]:
+        k = keys[i]
+        j = int(k + k)
+        if j >= 0 and j < table.shape[0] and int(k) > -1:
+            out[i] = table[j]
+'''
+
+
+class _CountingAst:
+    """The `ast` module as statement_walks sees it, counting the walks of statements."""
+
+    def __init__(self):
+        self.walked: list[ast.AST] = []
+
+    def __getattr__(self, name):
+        return getattr(ast, name)
+
+    def walk(self, node):
+        if isinstance(node, ast.stmt):
+            self.walked.append(node)
+        return ast.walk(node)
+
+
+def test_each_statement_of_a_generic_kernel_is_walked_once_for_all_its_typings(monkeypatch):
+    counting = _CountingAst()
+    monkeypatch.setattr(statement_walks, "ast", counting)
+    module = compile_source(GENERIC, "generic.py")
+    instances = [k.name for k in module.kernels]
+    assert len(instances) > 5, instances          # int8 ... float64: each typing checked the body
+    walks = [id(s) for s in counting.walked]
+    # conditional_calls and calls_in: at most two walks per statement object, however
+    # many BodyCheckers checked it (stored_names walks the body's statements once more)
+    statements = set(walks)
+    assert statements and max(walks.count(s) for s in statements) <= 3, sorted(map(walks.count, statements))
+
+
+def test_the_remembered_walks_are_those_of_a_fresh_walk_and_a_copy_has_its_own():
+    stmt = ast.parse("x = f(a) or g(b) if h(c) else k(d)").body[0]
+    first = statement_walks.conditional_calls(stmt)
+    calls = {ast.unparse(c.func): id(c) for c in ast.walk(stmt) if isinstance(c, ast.Call)}
+    # g after `or`, and both branches of the conditional expression (k; f and g inside
+    # the `or` of its body); h, the test, is always evaluated
+    assert first == {calls["f"], calls["g"], calls["k"]}
+    assert statement_walks.conditional_calls(stmt) is first
+    assert statement_walks.calls_in(stmt) == tuple(c for c in ast.walk(stmt) if isinstance(c, ast.Call))
+    twin = copy.deepcopy(stmt)
+    ids = statement_walks.conditional_calls(twin)
+    assert len(ids) == 3 and not ids & first      # the copy's own calls, not the original's
+    fn = ast.parse("def f():\n    a = 1\n    for b in range(2):\n        c, d = b, a\n").body[0]
+    assert statement_walks.stored_names(fn) == {"a", "b", "c", "d"}
