@@ -13,6 +13,8 @@ lines at the top of each file, before any code):
     # witness bounds: dim=1, block_dim=1, x=zeros(float32, 1), idx=array(int32, [-1]), n=2
     # witness: none (needs 2**30 threads)
     # kernel: gather_doubled[int8]      (optional: the kernel the one-kernel layers run)
+    # no-type-oblivious-proof: division  (a generic kernel whose `kernel[...]` has no opaque
+                                          kernel: text its refusal contains; no MIR to run)
     # refused: 9:12 rebind              (refused cases: where the located error points)
 
 `# bug: LINE:COL KIND` names a site exactly as the prover reports a failed
@@ -149,6 +151,7 @@ class CorpusCase:
     no_witness: str | None = None      # why no simulator launch shows the bug
     kernel: str | None = None          # `# kernel:`: the one kernel the one-kernel layers run
     refusals: tuple[tuple[int, int, str], ...] = ()   # `# refused:` (line, col, word)
+    no_opaque: str | None = None       # `# no-type-oblivious-proof:` text of the refusal
 
     @property
     def name(self) -> str:
@@ -281,6 +284,7 @@ def parse_header(path: Path) -> CorpusCase:
     witnesses: list[Witness] = []
     no_witness = None
     kernel = None
+    no_opaque = None
     refusals: list[tuple[int, int, str]] = []
     for number, line in enumerate(path.read_text().splitlines(), 1):
         if not line.startswith("#"):
@@ -302,6 +306,10 @@ def parse_header(path: Path) -> CorpusCase:
             kernel = body[len("kernel:"):].strip()
             if not kernel:
                 raise CorpusHeaderError(f"{where}: '# kernel:' names a kernel")
+        elif body.startswith("no-type-oblivious-proof:"):
+            no_opaque = body[len("no-type-oblivious-proof:"):].strip()
+            if not no_opaque:
+                raise CorpusHeaderError(f"{where}: '# no-type-oblivious-proof:' wants text of the refusal")
         elif body.startswith("refused:"):
             words = body[len("refused:"):].split()
             if len(words) != 2:
@@ -322,7 +330,7 @@ def parse_header(path: Path) -> CorpusCase:
                 witnesses.append(parse_witness(words[1], rest.strip(), where))
     _check(path, status, kinds, bugs, witnesses, no_witness, refusals)
     return CorpusCase(path, status, kinds, args, tuple(bugs), tuple(witnesses), no_witness,
-                      kernel, tuple(refusals))
+                      kernel, tuple(refusals), no_opaque)
 
 
 def _all_cases() -> list[CorpusCase]:

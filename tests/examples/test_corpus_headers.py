@@ -61,8 +61,12 @@ def test_corpus_file_header_and_compiles(case):
     assert (len(result.kernels) > 1) == (case.kernel is not None), \
         "a file of several instances names the one the one-kernel layers run with '# kernel:'"
     for k in result.kernels:
-        if k.unknown:     # a generic kernel's `kernel[...]`: its type-oblivious proof's kernel
-            assert k.opaque is not None, k.opaque_refusal
+        if k.unknown:     # a generic kernel's `kernel[...]`: its type-oblivious proof's kernel, or the
+            # refusal the header names (`# no-type-oblivious-proof: WORD`)
+            if case.no_opaque is not None:
+                assert k.opaque is None and case.no_opaque in (k.opaque_refusal or ""), k.opaque_refusal
+            else:
+                assert k.opaque is not None, k.opaque_refusal
             continue
         assert k.error is None, k.error.render()
         assert k.mir is not None

@@ -342,7 +342,8 @@ def test_corpus_and_examples_compile_to_verified_mir(path):
     assert r.kernels
     for k in r.kernels:
         if k.unknown:     # a generic kernel's `kernel[...]`: the type-oblivious proof's kernel
-            verify(k.opaque)
+            if k.opaque is not None:    # none: the header says why (tests/examples/test_corpus_headers.py)
+                verify(k.opaque)
             continue
         assert k.error is None, k.error.render()
         verify(k.mir)

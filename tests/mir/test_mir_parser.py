@@ -71,6 +71,8 @@ def test_every_corpus_and_example_kernel_round_trips(src):
     for optimize in (False, True):
         for ck in compile_source(text, src.name, optimize=optimize).kernels:
             mir = ck.opaque if ck.unknown else ck.mir    # `kernel[...]`: the type-oblivious proof's kernel
+            if ck.unknown and mir is None:   # no opaque kernel: the header says why (test_corpus_headers.py)
+                continue
             assert mir is not None, ck.error
             kernels.append(mir)
             if optimize:

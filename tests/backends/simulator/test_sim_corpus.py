@@ -15,6 +15,8 @@ def test_corpus_kernel_decodes(case):
     assert res.kernels, f"{case.name}: no kernel compiled ({res.errors})"
     for kr in res.kernels:
         mir = kr.opaque if kr.unknown else kr.mir    # `kernel[...]`: the type-oblivious proof's kernel
+        if kr.unknown and mir is None and case.no_opaque is not None:   # none, as the header says
+            continue
         assert mir is not None, f"the frontend rejects corpus kernel {case.name}: {kr.error}"
         prog = decode(mir)
         assert prog.segments and prog.segments[0].label == mir.entry.label

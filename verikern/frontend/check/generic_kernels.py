@@ -69,6 +69,7 @@ from ..scan.module import Definition, ModuleInfo
 from .registry import is_any
 from .generic_groups import parameter_groups
 from .generic_opaque import OpaquePlan, carrier_candidates, opaque_plan
+from .generic_scalars import integer_division_at
 from .generic_start import search_typing
 
 #: the checker's rules for "the body does not type-check with these types"
@@ -408,6 +409,14 @@ def _with_opaque(e: _Enumerator, mine: list[Instance]) -> list[Instance]:
     if not any(i.unknown for i in mine):
         return mine
     plan = e.opaque()
+    if plan.divisions:      # a division kept as a float one: no instance that type-checks divides integers there
+        for i in mine:
+            bad = integer_division_at(i.hir, set(plan.divisions)) if i.hir is not None else None
+            if bad is not None:
+                plan = OpaquePlan(refusal=f"a division at line {bad.loc.line} by a value of a generic type "
+                                          f"divides integers in {i.name}: an integer instantiation divides by "
+                                          "zero there when it is 0")
+                break
     covers = tuple(i.name for i in mine if not i.unknown and i.error is None)
     return [dataclasses.replace(i, opaque=plan, covers=covers) if i.unknown else i for i in mine]
 

@@ -35,9 +35,13 @@ per-instance verdicts, when one fails):
    conversions `type(x)(c)`, and every value computed from one except a
    comparison or an explicit conversion to a fixed type), except by a
    literal divisor that stays nonzero and other than -1 in every integer
-   type (`type(x)(3.0)`): an integer instantiation has a division obligation
-   there (by zero, or INT_MIN / -1 on int32/int64) that the float carrier
-   has not;
+   type (`type(x)(3.0)`), or by a divisor that Warp's typing rules make a
+   float in every instantiation it builds (generic_scalars.py: `1 / m`
+   where `m` also meets `wp.exp`), and then only when no enumerated
+   instance that type-checks divides integers there
+   (generic_kernels._with_opaque): an integer instantiation has a division
+   obligation there (by zero, or INT_MIN / -1 on int32/int64) that the
+   float carrier has not;
 5. no run-time component index (`v[k]`, k not a constant) into such a
    value, and no run-time component write at all: its range check depends
    on the length; no constant subscript into such a value at all (`v[2]`,
@@ -74,6 +78,7 @@ from verikern.hir.types import (
     F32, F64, ArrayType, MatrixType, ScalarType, StructType, TupleType, VectorType, component_count, matrix_type,
     named_parts, quat_type, transform_type, vector_type,
 )
+from .generic_scalars import ScalarClasses, converted_places, type_conversions
 from .generic_start import search_typing
 
 #: Calls that inspect a type (by the called name: `wp.static`, `len`, ...).
@@ -103,6 +108,9 @@ class OpaquePlan:
     types: tuple = ()                 # (param, carrier type), in parameter order
     refusal: str | None = None
     element_bytes: int = 1
+    # (file, line, col) of each division by a value of a generic type kept because its
+    # divisor is a float in every instantiation Warp builds (generic_scalars.py)
+    divisions: tuple = ()
 
 
 def _with_scalar(t, scalar: ScalarType):
@@ -289,8 +297,11 @@ class _Taint:
     fresh value of that type). `refusal` runs it to a fixed point."""
 
     def __init__(self, kernel: H.KernelDef, generic: set[str], conversions: set[tuple[int, int]],
-                 subscripts: _Subscripts | None = None):
+                 subscripts: _Subscripts | None = None, type_names: tuple | None = None):
         self.kernel, self.generic, self.conversions = kernel, generic, conversions
+        # generic_scalars: (type_conversions, converted_places) of the reached definitions
+        self.type_names = type_names if type_names is not None else ({}, set())
+        self.divisions: dict[int, H.BinaryExpr] = {}    # by a value of a generic type, in walk order
         self.subscripts = subscripts if subscripts is not None else _Subscripts(set(), {}, set())
         self.funcs = {f.name: f for f in kernel.funcs}
         self.func_results: dict[tuple, bool] = {}
@@ -300,6 +311,12 @@ class _Taint:
             self.body(self.kernel.body, set(self.generic))
         except _Refused as why:
             return str(why)
+        if self.divisions:
+            classes = ScalarClasses(self.kernel, self.generic, *self.type_names)
+            bad = classes.unforced(self.divisions.values())
+            if bad is not None:
+                return (f"a division at line {bad.loc.line} by a value of a generic type that nothing in "
+                        "the kernel makes a float: an integer instantiation divides by zero there when it is 0")
         return None
 
     def body(self, stmts, names: set[str]) -> bool:
@@ -354,8 +371,8 @@ class _Taint:
         if isinstance(e, H.BinaryExpr) and e.op in _DIVISIONS and any(tainted) \
                 and not _safe_literal_divisor(e.rhs):
             if _number_literal(e.rhs) is None:
-                raise _Refused(f"a division{at} by a value of a generic type: an integer "
-                               "instantiation divides by zero there when it is 0")
+                self.divisions.setdefault(id(e), e)     # kept when its divisor is float (refusal())
+                return any(tainted)
             raise _Refused(f"a division{at} of a value of a generic type by a literal that is 0 or "
                            "-1 in an integer type: an int32/int64 instantiation divides INT_MIN by "
                            "-1 there (the CPU traps), or by zero")
@@ -488,7 +505,9 @@ def opaque_plan(info, d, registry, pools: list[tuple[ast.arg, list]], check, pro
     combo, hir = found
     defs = [d] + [registry.overloads[n][0] for n in _reached_funcs(d, registry)]
     reached = [x.node for x in defs]
-    why = _Taint(hir, {a.arg for a in args}, _conversions(reached), _subscripts(defs)).refusal()
+    taint = _Taint(hir, {a.arg for a in args}, _conversions(reached), _subscripts(defs),
+                   (type_conversions(defs), converted_places(defs, set(_reached_funcs(d, registry)))))
+    why = taint.refusal()
     if why is not None:
         return OpaquePlan(refusal=why)
     twin, _ = check({a.arg: _twin(t) for a, t in zip(args, combo)}, False)
@@ -497,5 +516,5 @@ def opaque_plan(info, d, registry, pools: list[tuple[ast.arg, list]], check, pro
         if why is not None:
             return OpaquePlan(refusal=why)
     sizes = [_element_bytes(t.dtype) for t in combo if isinstance(t, ArrayType)]
-    return OpaquePlan(hir, tuple((a.arg, t) for a, t in zip(args, combo)), None,
-                      max(sizes, default=1))
+    return OpaquePlan(hir, tuple((a.arg, t) for a, t in zip(args, combo)), None, max(sizes, default=1),
+                      tuple(sorted({(e.loc.file, e.loc.line, e.loc.col) for e in taint.divisions.values()})))
