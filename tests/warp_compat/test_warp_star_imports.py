@@ -8,7 +8,6 @@ A type the package chooses when it is imported (warpsphcore's precision from
 an environment variable) is a located error naming the variable."""
 from __future__ import annotations
 
-import sys
 import textwrap
 
 import numpy as np
@@ -16,7 +15,7 @@ import pytest
 
 import verikern as vk
 from verikern.frontend import compile_file
-from warp_compat.compat_util import init_warp
+from warp_compat.compat_util import import_package_module, init_warp
 
 wp = pytest.importorskip("warp", reason="NVIDIA Warp is not installed (pip install warp-lang)")
 
@@ -86,13 +85,7 @@ def test_star_imported_types_funcs_and_constants_run_as_in_warp(tmp_path, tmp_pa
     rng = np.random.default_rng(5)
     x, m = rng.uniform(-2, 2, (6, 2)), rng.uniform(-2, 2, (6, 2, 2))
     init_warp(wp, tmp_path_factory)
-    sys.path.insert(0, str(root))
-    try:
-        from vkstar import kern       # real Warp executes the package; verikern only reads it
-    finally:
-        sys.path.remove(str(root))
-        for name in [k for k in sys.modules if k == "vkstar" or k.startswith("vkstar.")]:
-            del sys.modules[name]
+    kern = import_package_module(root, "vkstar", "kern")
     pair = kern.Pair()
     pair.lo, pair.hi = 0.25, 2.0
     theirs = wp.zeros(6, dtype=wp.float64, device="cpu")
