@@ -3,7 +3,9 @@ kernels file under a fresh Warp kernel cache, and assemble a file's kernels
 with ptxas."""
 from __future__ import annotations
 
+import importlib
 import importlib.util
+import sys
 from pathlib import Path
 
 from verikern.backends.ptx import assemble, compile_ptx_bundle
@@ -28,6 +30,29 @@ def load_kernels(wp, tmp_path_factory, name: str):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def warp_module_from_text(tmp_path, text: str, name: str):
+    """`text` written to `tmp_path/<name>.py` and imported as the module `name` (Warp
+    initialised by init_warp builds its kernels at their first launch)."""
+    path = tmp_path / f"{name}.py"
+    path.write_text(text)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def import_package_module(root, package: str, module: str):
+    """`package.module` of a package folder below `root`, imported by real Python (real
+    Warp executes the package; verikern only reads it), then forgotten again."""
+    sys.path.insert(0, str(root))
+    try:
+        return importlib.import_module(f"{package}.{module}")
+    finally:
+        sys.path.remove(str(root))
+        for name in [m for m in sys.modules if m == package or m.startswith(package + ".")]:
+            del sys.modules[name]
 
 
 def ptxas_entries(name: str, arch: str = "sm_80") -> list[str]:

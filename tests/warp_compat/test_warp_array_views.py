@@ -8,15 +8,13 @@ through a view, the leading ones included, is a bounds obligation; what
 verikern does not take is a located error."""
 from __future__ import annotations
 
-import importlib.util
-
 import numpy as np
 import pytest
 
 import verikern as vk
 from verikern.app.prove import prove_source
 from verikern.frontend import compile_source
-from warp_compat.compat_util import init_warp
+from warp_compat.compat_util import init_warp, warp_module_from_text
 
 wp = pytest.importorskip("warp", reason="NVIDIA Warp is not installed (pip install warp-lang)")
 
@@ -57,13 +55,7 @@ def scatter_rows(idx: wp.array(dtype=wp.int32), grid: wp.array3d(dtype=wp.float6
 '''
 
 
-def _warp_module(tmp_path, text: str, name: str):
-    path = tmp_path / f"{name}.py"
-    path.write_text(text)
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+_warp_module = warp_module_from_text
 
 
 @pytest.fixture(scope="module")

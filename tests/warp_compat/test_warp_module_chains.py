@@ -8,7 +8,6 @@ or the name. Real Warp on its CPU device, which reads the attribute when it
 builds the kernel, gives the same results."""
 from __future__ import annotations
 
-import sys
 import textwrap
 
 import numpy as np
@@ -16,7 +15,7 @@ import pytest
 
 import verikern as vk
 from verikern.frontend import compile_file
-from warp_compat.compat_util import init_warp
+from warp_compat.compat_util import import_package_module, init_warp
 
 wp = pytest.importorskip("warp", reason="NVIDIA Warp is not installed (pip install warp-lang)")
 
@@ -56,13 +55,7 @@ def test_a_constant_through_a_chain_of_modules_is_read_as_warp_reads_it(tmp_path
     assert not module.all_errors, [e.render() for e in module.all_errors]
     counts = np.array([0, 3, 5, 6, 64, -2, 4, 9], np.int32)
     init_warp(wp, tmp_path_factory)
-    sys.path.insert(0, str(root))
-    try:
-        from vkchain import kern      # real Warp executes the package; verikern only reads it
-    finally:
-        sys.path.remove(str(root))
-        for name in [m for m in sys.modules if m == "vkchain" or m.startswith("vkchain.")]:
-            del sys.modules[name]
+    kern = import_package_module(root, "vkchain", "kern")
     theirs = wp.zeros(8, dtype=wp.int32, device="cpu")
     wp.launch(kern.clamp_counts, dim=8, device="cpu",
               inputs=[wp.array(counts, dtype=wp.int32, device="cpu"), theirs])

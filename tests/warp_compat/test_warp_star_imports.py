@@ -8,7 +8,6 @@ A type the package chooses when it is imported (warpsphcore's precision from
 an environment variable) is a located error naming the variable."""
 from __future__ import annotations
 
-import sys
 import textwrap
 
 import numpy as np
@@ -16,7 +15,7 @@ import pytest
 
 import verikern as vk
 from verikern.frontend import compile_file
-from warp_compat.compat_util import init_warp
+from warp_compat.compat_util import import_package_module, init_warp
 
 wp = pytest.importorskip("warp", reason="NVIDIA Warp is not installed (pip install warp-lang)")
 
@@ -86,13 +85,7 @@ def test_star_imported_types_funcs_and_constants_run_as_in_warp(tmp_path, tmp_pa
     rng = np.random.default_rng(5)
     x, m = rng.uniform(-2, 2, (6, 2)), rng.uniform(-2, 2, (6, 2, 2))
     init_warp(wp, tmp_path_factory)
-    sys.path.insert(0, str(root))
-    try:
-        from vkstar import kern       # real Warp executes the package; verikern only reads it
-    finally:
-        sys.path.remove(str(root))
-        for name in [k for k in sys.modules if k == "vkstar" or k.startswith("vkstar.")]:
-            del sys.modules[name]
+    kern = import_package_module(root, "vkstar", "kern")
     pair = kern.Pair()
     pair.lo, pair.hi = 0.25, 2.0
     theirs = wp.zeros(6, dtype=wp.float64, device="cpu")
@@ -174,3 +167,29 @@ def test_a_type_chosen_from_the_environment_is_a_located_error_naming_the_variab
     assert err.rule == "annotation" and "kern.py:10:" in text, text
     assert "`scalar_t` is bound by" in text and "consts.py:" in text and "VKSTAR_PRECISION" in text
     assert "bind the name once to one type" in text
+
+
+@pytest.mark.parametrize("star", ["from numpy import *", "from .unreadable import *"])
+def test_a_star_import_verikern_cannot_read_unbinds_the_constants_before_it(tmp_path, star):
+    """`SCALE = 2` then a star import verikern cannot read (outside the project, or a module
+    whose names it does not know): Python may bind SCALE again there, so it is no constant;
+    a constant bound after the star import stays one."""
+    files = dict(FILES)
+    files["vkstar/unreadable.py"] = "from numpy import *\n"
+    text = FILES["vkstar/kern.py"].replace("from .types import *\n", f"from .types import *\nSCALE = 2\n{star}\n")
+    files["vkstar/kern.py"] = text
+    err = _error(_package(tmp_path / "before", files))     # the first name read: the type vec2h_t
+    assert err.rule == "annotation" and "`vec2h_t` can be bound again" in err.render(), err.render()
+    assert f"`{star}`, which verikern cannot read and which may bind 'vec2h_t'" in err.render()
+    files["vkstar/kern.py"] = text.replace("from .types import *\n", "").replace("dtype=vec2h_t", "dtype=wp.vec2d") \
+        .replace("p: Pair, ", "").replace(" + p.hi - p.lo", "").replace("offset(", "wp.float64(1.0) + (") \
+        .replace("wp.float64(SCALE)", "wp.float64(2.0)")    # only `matrix` (from warp.types) is read before
+    err = _error(_package(tmp_path / "dsl_name", files))
+    assert "may bind 'matrix'" in err.render(), err.render()
+    files["vkstar/kern.py"] = text.replace("from warp.types import matrix\n", "").replace(
+        f"SCALE = 2\n{star}\n", f"{star}\nfrom warp.types import matrix\nLATER = 2\nvec2h_t = wp.vec2d\n") \
+        .replace("wp.float64(SCALE)", "wp.float64(LATER)").replace("from .types import *\n", "")
+    files["vkstar/kern.py"] = files["vkstar/kern.py"].replace(
+        "p: Pair, ", "").replace(" + p.hi - p.lo", "").replace("offset(", "wp.float64(1.0) + (")
+    r = compile_file(_package(tmp_path / "after", files) / "vkstar" / "kern.py")
+    assert r.kernel("star").error is None, r.kernel("star").error.render()

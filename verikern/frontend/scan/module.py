@@ -24,7 +24,7 @@ from .project import (
     rebindings_from_outside,
 )
 from .type_names import round_float
-from .star_imports import module_level_names
+from .star_imports import module_level_names, unread_star
 from .decorators import MEANINGLESS_OPTIONS, decorator_of, kernel_like, read_definition
 from .overload_decls import Fn
 
@@ -324,6 +324,9 @@ def _scan_statements(tree: ast.Module, info: ModuleInfo) -> None:
                 elif stmt.module in DSL_TYPES_MODULES and stmt.level == 0 and a.name != "*":
                     # `from warp.types import vector, matrix, vec3`: Warp's type module
                     info.from_imports[local] = f"types.{a.name}" if a.name in TYPE_FACTORIES else a.name
+                elif a.name == "*" and not (stmt.level == 0 and (stmt.module or "").split(".")[0]
+                                            in DSL_MODULES):
+                    unread_star(info, stmt)    # `from numpy import *`: any earlier name may change
                 else:
                     info.nonconstant.add(local)
         elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):

@@ -50,6 +50,9 @@ def explain(info, node: ast.AST) -> str | None:
     for n in ast.walk(node):
         if not isinstance(n, ast.Name) or n.id not in info.nonconstant:
             continue
+        site = info.rebinding(n.id)
+        if site is not None:
+            return f"`{n.id}` can be bound again ({site.describe()})"
         owner, name = defining_module(info, n.id)
         try:
             tree = ast.parse(owner.source, filename=owner.filename)

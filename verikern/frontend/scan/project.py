@@ -31,7 +31,7 @@ from pathlib import Path
 from .annotations import value_type
 from .rebinding import ANY, Rebinding, outside_rebindings
 from .source_reads import read_source
-from .star_imports import bind_star
+from .star_imports import bind_star, unread_star
 
 #: the DSL's own packages: `from warp.x import y` is never a project import
 DSL_PACKAGES = ("verikern", "warp")
@@ -145,7 +145,7 @@ def bind_import_from(stmt: ast.ImportFrom, info) -> bool:
         if alias.name == "*":     # its names, when they can be read (star_imports.py)
             defining = read_module(project, target, path) if path is not None else None
             if not bind_star(info, defining, stmt, _bind_name):
-                info.nonconstant.add("*")
+                unread_star(info, stmt)
             continue
         sub_path, _ = project.locate(f"{target}.{alias.name}")
         if path is None and sub_path is None and project.compiled(target):

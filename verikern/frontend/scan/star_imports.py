@@ -186,10 +186,31 @@ def bind_star(info, defining, stmt: ast.ImportFrom, bind_name) -> bool:
     return True
 
 
+def unread_star(info, stmt: ast.ImportFrom) -> None:
+    """A star import verikern cannot read (outside the project, or its names
+    unknown): it may bind any name, so no name is known to be unbound
+    (`"*"` in `nonconstant`), and every name the file bound before it may now
+    mean something else: none of them is a constant any more (a rebinding
+    site names the import), a name imported from the DSL by name included
+    (`from numpy import *` binds `matrix` and `float32`). Names bound after it
+    override it as usual. The DSL module's own alias (`wp`) is kept: a star
+    import that binds `wp` to anything but Warp is not considered."""
+    info.nonconstant.add("*")
+    earlier = set(info.constants) | set(info.typed_constants) | set(info.enums) \
+        | set(info.type_aliases) | set(info.structs) | set(info.module_aliases) | set(info.rebound) \
+        | set(info.from_imports)     # `from warp.types import matrix`: numpy's star binds `matrix`
+    for name in sorted(earlier):
+        info.rebindings.setdefault(name, Rebinding(info.loc(stmt), (
+            f"`from {'.' * stmt.level}{stmt.module or ''} import *`, which verikern cannot read "
+            f"and which may bind {name!r}")))
+        _forget(info, name)
+
+
 def _forget(info, name: str) -> None:
     """`name`, bound by the file earlier, is bound again: no value of it is known."""
     for table in (info.constants, info.typed_constants, info.enums, info.type_aliases,
-                  info.structs, info.module_aliases, info.project_funcs, info.literal_lists):
+                  info.structs, info.module_aliases, info.project_funcs, info.literal_lists,
+                  info.from_imports):
         table.pop(name, None)
     info.rebound.pop(name, None)
     info.nonconstant.add(name)
