@@ -1,8 +1,9 @@
 """What each test costs in CPU seconds: a pytest plugin and its summary.
 
 `pytest --cpu-costs DIR ...` (tests/conftest.py loads this plugin; outside
-this suite `-p cpu_costs`) makes every process of the run (the controller
-and each pytest-xdist worker) append one line per test to
+this suite `-p cpu_costs`), or $VERIKERN_CPU_COSTS=DIR for a whole `.ci/run`,
+makes every process of the run (the controller and each pytest-xdist
+worker) append one line per test to
 `DIR/<pid>.tsv`: the node id, the CPU seconds (user + system, of the process
 and of the child processes it waited for: a CLI test's subprocess, a
 compiler, CBMC) spent in the test's setup, call and teardown, and the wall
@@ -71,8 +72,14 @@ def recording(folder: Path, workerinput: dict | None, environ=os.environ) -> boo
     return environ.get(RUN_FOLDER_ENV) != str(folder)
 
 
+#: the folder as an environment variable, for a run whose command line is not at hand
+#: (`VERIKERN_CPU_COSTS=DIR .ci/run`): xdist workers parse PYTEST_ADDOPTS before this
+#: suite's conftest defines --cpu-costs, so the option cannot travel that way
+FOLDER_ENV = "VERIKERN_CPU_COSTS"
+
+
 def pytest_configure(config):
-    folder = config.getoption("--cpu-costs", None)
+    folder = config.getoption("--cpu-costs", None) or os.environ.get(FOLDER_ENV)
     if not folder:
         return
     folder = Path(folder).resolve()

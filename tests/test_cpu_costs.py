@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from cpu_costs import RUN_FOLDER_ENV, WORKER_KEY, read_costs, recording, summary
+from cpu_costs import FOLDER_ENV, RUN_FOLDER_ENV, WORKER_KEY, read_costs, recording, summary
 
 TESTS = Path(__file__).resolve().parent
 
@@ -59,16 +59,17 @@ def test_inner():
 
 
 def test_a_worker_records_and_a_pytest_started_by_a_test_does_not(tmp_path):
-    """The run's options reach a pytest its test starts (PYTEST_ADDOPTS): that
-    pytest's CPU is counted in the outer test, as a child's, and it writes no line
-    of its own; the xdist worker that ran the outer test wrote its line."""
+    """The run's folder reaches a pytest its test starts ($VERIKERN_CPU_COSTS, or
+    --cpu-costs in PYTEST_ADDOPTS): that pytest's CPU is counted in the outer test, as
+    a child's, and it writes no line of its own; the xdist worker that ran the outer
+    test wrote its line."""
     (tmp_path / "test_outer.py").write_text(NESTED)
     (tmp_path / "inner_check.py").write_text(INNER)
     (tmp_path / "pytest.ini").write_text("[pytest]\n")
     costs_dir = tmp_path / "costs"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")]),
-           "PYTEST_ADDOPTS": f"-p cpu_costs --cpu-costs {costs_dir}"}
-    env.pop("VERIKERN_CPU_COSTS_RUN", None)      # this suite's own run may be recording
+           "PYTEST_ADDOPTS": "-p cpu_costs", FOLDER_ENV: str(costs_dir)}   # as a whole .ci/run
+    env.pop(RUN_FOLDER_ENV, None)      # this suite's own run may be recording
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "1",
                            "test_outer.py"], cwd=tmp_path, env=env, capture_output=True, text=True,
                           timeout=300)

@@ -52,6 +52,13 @@ def _under_warp(name: str, dtype: str, cache: Path) -> subprocess.CompletedProce
 
 
 @pytest.fixture(scope="module")
+def warp_cache(tmp_path_factory) -> Path:
+    """One Warp kernel cache for the module's children: the first builds the
+    kernels' module with clang, the others load it (Warp keys it by content)."""
+    return tmp_path_factory.mktemp("warp_int_division_cache")
+
+
+@pytest.fixture(scope="module")
 def kernels():
     module = compile_file(HERE / "kernels_int_division.py")
     assert not module.all_errors, [e.render() for e in module.all_errors]
@@ -67,8 +74,8 @@ def _verikern(kernel, dtype: str, device: str) -> list[int]:
 
 
 @pytest.mark.parametrize("name, dtype", [("divide_int8", "int8"), ("divide_int16", "int16")])
-def test_int8_and_int16_wrap_under_warp_and_verikern(name, dtype, kernels, tmp_path):
-    run = _under_warp(name, dtype, tmp_path)
+def test_int8_and_int16_wrap_under_warp_and_verikern(name, dtype, kernels, warp_cache):
+    run = _under_warp(name, dtype, warp_cache)
     assert run.returncode == 0, run.stderr
     lo = np.iinfo(dtype).min
     assert f"OUT {[lo, lo, 0]}" in run.stdout          # / and // wrap to INT_MIN, % is 0
@@ -77,8 +84,8 @@ def test_int8_and_int16_wrap_under_warp_and_verikern(name, dtype, kernels, tmp_p
 
 
 @pytest.mark.parametrize("name, dtype", [("floordiv_int32", "int32"), ("mod_int64", "int64")])
-def test_int32_and_int64_kill_warp_with_sigfpe_and_fault_in_verikern(name, dtype, kernels, tmp_path):
-    run = _under_warp(name, dtype, tmp_path)
+def test_int32_and_int64_kill_warp_with_sigfpe_and_fault_in_verikern(name, dtype, kernels, warp_cache):
+    run = _under_warp(name, dtype, warp_cache)
     assert run.returncode == -signal.SIGFPE, (run.returncode, run.stdout, run.stderr)
     assert "OUT" not in run.stdout
     for device in ("cpu", "cpu:native"):

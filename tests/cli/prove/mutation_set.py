@@ -53,8 +53,18 @@ SCORE_FLOOR = {"fast": 0.88, "full": 0.86}
 #: costliest of the fast set (7.6 and 6.7 of its 74.5 CPU s in a profiled run,
 #: 2026-12-05 session 13), each a kind three or more other fast mutants keep
 #: (move-barrier: block_reduce, scan; div-guard: eleven corpus kernels).
+#: The next eight costliest (17.9 of the fast set's 55.7 CPU s, profiled 2026-12-05
+#: session 15), each of a kind that at least two cheaper fast mutants keep: guard-bound
+#: (8 others), drop-barrier (scan's and 3 more), atomic-to-plain (24), lt-to-le (18),
+#: move-barrier (scan, block_reduce), drop-requires (7), div-guard (10).
 FULL_ONLY = frozenset({("bitonic_sort", "move-barrier@27:5"),
-                       ("ok_transpose_tiles_1d_column_major", "div-guard@8:17")})
+                       ("ok_transpose_tiles_1d_column_major", "div-guard@8:17"),
+                       ("transform", "guard-bound@25:12"), ("bitonic_sort", "drop-barrier@27:5"),
+                       ("ok_cell_binning_3d_int64_contract", "atomic-to-plain@16:9"),
+                       ("ok_cell_binning_3d_flat_index", "atomic-to-plain@16:9"),
+                       ("matmul", "lt-to-le@39:12"), ("ok_matmul_tiled", "move-barrier@34:9"),
+                       ("matmul", "drop-requires@20:5"),
+                       ("ok_tiles_1d_launch_block_idx_div", "div-guard@8:17")})
 #: Solver budget per check for a mutant (million z3 resource units, as
 #: `verikern prove --budget`); a mutant not decided within it is `unknown`,
 #: which never counts as caught.
