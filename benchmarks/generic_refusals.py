@@ -26,8 +26,14 @@ each kernel ends in one state:
   (an earlier run) does not list as `opaque`, `proved`, `suggested` or
   `not-proved` are proved: what a change made opaque.
 
+With `--rerun BEFORE.json --matching TEXT` only the kernels whose row in
+BEFORE.json has TEXT in its reason are measured again, the other rows kept
+as they are (a change that lifts one refusal can change only the kernels
+refused for it: the refusals are tried in a fixed order).
+
     python benchmarks/generic_refusals.py [--jobs 2] [--sample N | --only S]
-        [--prove [--prove-new BEFORE.json]] [--budget B] [--json OUT] [--report OUT]
+        [--prove [--prove-new BEFORE.json]] [--rerun BEFORE.json --matching TEXT]
+        [--budget B] [--json OUT] [--report OUT]
 """
 from __future__ import annotations
 
@@ -169,6 +175,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--prove", action="store_true", help="prove each opaque kernel (z3, default options)")
     ap.add_argument("--prove-new", help="with --prove: only kernels this earlier --json file has without "
                                         "an opaque kernel")
+    ap.add_argument("--rerun", help="an earlier --json file: measure again only its rows --matching")
+    ap.add_argument("--matching", default="", help="with --rerun: text of the reasons to measure again")
     ap.add_argument("--budget", type=float, help="verikern's --budget for --prove")
     ap.add_argument("--json", help="write every kernel's row here")
     ap.add_argument("--report", help="only print the report of an earlier --json file")
@@ -190,6 +198,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.only:
         sites = [s for s in sites if args.only in f"{s.project}:{s.file}"]
     sites = wpj.sample(generic_sites(sites), None, args.sample)
+    kept: list[dict] = []
+    if args.rerun:
+        earlier = json.loads(Path(args.rerun).read_text(encoding="utf-8"))
+        again = {(r["project"], r["file"], r["kernel"]) for r in earlier if args.matching in r["why"]}
+        kept = [r for r in earlier if (r["project"], r["file"], r["kernel"]) not in again]
+        sites = [s for s in sites if (s.project, s.file, s.name) in again]
     files: dict[tuple, list[wpj.KernelSite]] = {}
     for s in sites:
         files.setdefault((s.root, s.file), []).append(s)
@@ -198,7 +212,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.prove_new:
         known = {(r["project"], r["file"], r["kernel"]) for r in json.loads(Path(args.prove_new).read_text(
             encoding="utf-8")) if r["state"] in OPAQUE}
-    rows: list[dict] = []
+    rows: list[dict] = list(kept)
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         futures = [pool.submit(run_file, group, {s.name for s in group if args.prove and (
             s.project, s.file, s.name) not in known}, args.budget) for group in files.values()]

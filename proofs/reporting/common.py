@@ -167,9 +167,9 @@ def type_oblivious_lines(r) -> list[str]:
     generic_opaque.py): for `kernel[...]`, every instantiation and the
     instances enumerated; for an instance, the proof that covers it."""
     if r.covers is not None:
+        covered = "".join(f"{c}, " for c in r.covers) + "and " if r.covers else ""
         return ["proved for every instantiation by a type-oblivious proof (every value of a generic "
-                "type opaque); it covers " + "".join(f"{c}, " for c in r.covers)
-                + "and every instantiation not enumerated"]
+                f"type opaque); it covers {covered}every instantiation not enumerated"]
     if r.covered_by:
         return [f"proved by the type-oblivious proof of {r.covered_by}, not on its own"]
     return []

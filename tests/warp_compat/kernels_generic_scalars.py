@@ -76,3 +76,31 @@ def exp_of(a: wp.array(dtype=Any), b: wp.array(dtype=Any), out: wp.array(dtype=A
 def sqrt_of(a: wp.array(dtype=Any), b: wp.array(dtype=Any), out: wp.array(dtype=Any)):
     i = wp.tid()
     out[i] = wp.sqrt(a[i])
+
+
+@wp.kernel
+def rebind_straight(a: wp.array(dtype=Any), b: wp.array(dtype=Any), out: wp.array(dtype=Any)):
+    i = wp.tid()
+    x = a[i]
+    x = b[i]
+    out[i] = x
+
+
+@wp.kernel
+def rebind_in_branches(a: wp.array(dtype=Any), b: wp.array(dtype=Any), out: wp.array(dtype=Any)):
+    i = wp.tid()
+    if i > 0:
+        x = a[i]
+        out[i] = x
+    else:
+        x = b[i]
+        out[i] = x
+
+
+@wp.kernel
+def rebind_in_loop(a: wp.array(dtype=Any), b: wp.array(dtype=Any), out: wp.array(dtype=Any)):
+    i = wp.tid()
+    x = a[i]
+    for k in range(3):
+        x = b[i]
+    out[i] = x

@@ -2,8 +2,10 @@
 (verikern/frontend/check/generic_scalars.py), checked against real Warp 1.19
 on its CPU device: two generic values combined by `+ - * / // %`, `wp.min`,
 `wp.max`, `wp.where` or a conditional expression must have one scalar type
-(vectors and matrices included: a vec3f with a float64 does not build), and
-`wp.exp`, `wp.sqrt`, ... take float scalars only. Each kernel is launched
+(vectors and matrices included: a vec3f with a float64 does not build), a
+local cannot be bound to a value of another type (in straight code, in the
+other branch of an `if`, in a loop), and `wp.exp`, `wp.sqrt`, ... take float
+scalars only. Each kernel is launched
 with the mixed typing in a fresh module (Warp keeps a module's failed
 overloads), and the build must fail for the typing reason, named in Warp's
 message; the builtins' tables are read from Warp itself."""
@@ -21,7 +23,7 @@ from warp_compat.compat_util import HERE, init_warp
 wp = pytest.importorskip("warp", reason="NVIDIA Warp is not installed (pip install warp-lang)")
 
 _FRESH = itertools.count()
-_TYPE_ERROR = re.compile(r"Input types must be the same|must be of the same type|"
+_TYPE_ERROR = re.compile(r"Input types must be the same|must be of the same type|with different type|"
                          r"Couldn't find function overload|same scalar type|with different types")
 
 
@@ -48,7 +50,7 @@ MIXED = [(k, a, b, out) for k in ("add_two", "sub_two", "mul_two", "div_two", "f
     ("mul_two", "mat33", "vec3d", "vec3"), ("div_two", "float64", "vec3", "vec3"),
     ("exp_of", "int32", "int32", "int32"), ("sqrt_of", "int64", "int64", "int64"),
     ("sqrt_of", "vec3", "vec3", "vec3"), ("exp_of", "uint8", "uint8", "uint8"),
-]
+] + [(k, "float32", "int32", "float32") for k in ("rebind_straight", "rebind_in_branches", "rebind_in_loop")]
 
 
 @pytest.mark.parametrize("kernel, a, b, out", MIXED)

@@ -18,17 +18,18 @@ into classes of "the same scalar type in every instantiation Warp builds"
   fields have types of their own);
 - `min`, `max`, `wp.where` and a conditional expression: the operands
   chosen from and the result are one class;
-- a local bound once (one `Assign` in its body), a parameter, and a
-  conversion `type(x)(...)` of a named `x`: the class of `x`; a @func's
-  parameters take the class of the call's arguments, its returns the call's
-  (one scope per call);
+- a local or a parameter and every value bound to it (Warp refuses to bind
+  a name to a value of another type, in straight code, in another branch or
+  in a loop), and a conversion `type(x)(...)` of a named `x`: the class of
+  `x`; a @func's parameters take the class of the call's arguments, its
+  returns the call's (one scope per call);
 - a class is *float* when it holds an argument of a builtin whose every Warp
   overload takes only float scalars (FLOAT_ONLY: `wp.exp`, `wp.sqrt`, ...), a
   parameter of a fixed float type or a load of an array with a fixed float
   dtype.
 
 Anything else links nothing (a cast to a fixed type, a literal, a vector
-constructor, other builtins, a local bound twice), and a value passed to any
+constructor, other builtins, a loop variable), and a value passed to any
 call but a linking builtin or a @func takes no class there: the checker
 drops a conversion that changes nothing in the carrier's typing (`float(m)`
 of a float32 `m`), which converts in an integer instantiation. Fewer links
@@ -142,24 +143,24 @@ class ScalarClasses:
 
     # ---------------------------------------------------------------- walk
     def body(self, stmts, scope, env: dict, result) -> None:
-        assigned: dict[str, int] = {}
+        unlinked = set()        # loop variables and vk.tid()'s: their types come from no value here
         for st in _statements(stmts):
-            if isinstance(st, (H.Assign, H.AssignComponent)):
-                assigned[st.name] = assigned.get(st.name, 0) + 1
-            elif isinstance(st, H.ForRange):
-                assigned[st.var] = 2                    # a loop variable: never linked
+            if isinstance(st, H.ForRange):
+                unlinked.add(st.var)
             elif isinstance(st, H.TidUnpack):
-                for n in st.names:
-                    assigned[n] = 2
-        for name, count in assigned.items():
-            env[name] = (scope, "local", name) if count == 1 and name not in env else (scope, "many", name)
+                unlinked.update(st.names)
+        for st in _statements(stmts):
+            if isinstance(st, H.Assign) and st.name not in env:
+                env[st.name] = (scope, "local", st.name)
+        for name in unlinked:
+            env[name] = (scope, "many", name)
         for st in _statements(stmts):
             self.stmt(st, scope, env, result)
 
     def stmt(self, st, scope, env, result) -> None:
         if isinstance(st, H.Assign):
             value = self.expr(st.value, scope, env)
-            if _bound_once(env, st.name):
+            if _one_type(env, st.name):
                 self.link(env[st.name], value)
             return
         if isinstance(st, H.ReturnStmt) and st.value is not None:
@@ -182,11 +183,11 @@ class ScalarClasses:
         key = (scope, "node", id(e))
         if isinstance(e, H.Literal):
             name = self.conversions.get((e.loc.file, e.loc.line, e.loc.col))
-            if name is not None and _bound_once(env, name):
+            if name is not None and _one_type(env, name):
                 self.link(key, env[name])
             return key
         if isinstance(e, (H.LocalRef, H.ArrayRefExpr)):
-            return env[e.name] if _bound_once(env, e.name) else key
+            return env[e.name] if _one_type(env, e.name) else key
         if isinstance(e, H.IndexExpr):
             for i in e.indices:
                 self.expr(i, scope, env)
@@ -236,8 +237,9 @@ class ScalarClasses:
 
 
 
-def _bound_once(env: dict, name: str) -> bool:
-    """Whether `name` has one type in its scope: a parameter, or a local bound once."""
+def _one_type(env: dict, name: str) -> bool:
+    """Whether `name` has one type in its scope: a parameter or a local (Warp refuses to bind a
+    name to a value of another type, in any branch or loop), not a loop variable."""
     return name in env and env[name][1] in ("param", "local")
 
 
