@@ -193,6 +193,32 @@ def version_tuple(version: str | None) -> tuple[int, ...]:
 Runner = Callable[[list[str]], "subprocess.CompletedProcess[str]"]
 
 
+#: CPU seconds of the processes the safety net killed that this process never
+#: waited for (cbmc's solver, orphaned when cbmc dies), so that
+#: resource.getrusage(RUSAGE_CHILDREN) leaves them out: `killed_cpu_seconds`.
+_KILLED_CPU = [0.0]
+
+
+def killed_cpu_seconds() -> float:
+    """CPU seconds, so far in this process, of cbmc's children the safety net
+    killed (Linux's /proc; 0 elsewhere). RUSAGE_CHILDREN counts cbmc itself
+    (reaped here) but not them; a benchmark adds this to it."""
+    return _KILLED_CPU[0]
+
+
+def _orphans_cpu(group: int, reaped: int) -> float:
+    """utime + stime of the processes of process group `group` but `reaped`."""
+    total, tick = 0.0, os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue            # gone meanwhile, or not Linux's format
+        if len(fields) > 12 and int(fields[2]) == group and int(entry.name) != reaped:
+            total += (int(fields[11]) + int(fields[12])) / tick
+    return total
+
+
 def _run(argv: list[str], env: dict[str, str] | None = None) -> "subprocess.CompletedProcess[str]":
     """Run cbmc in a process group of its own: past the safety net the whole
     group is killed, the z3 that cbmc started included (killing cbmc alone
@@ -202,6 +228,7 @@ def _run(argv: list[str], env: dict[str, str] | None = None) -> "subprocess.Comp
         try:
             out, err = proc.communicate(timeout=budget_limits.SAFETY_NET_S)
         except subprocess.TimeoutExpired:
+            _KILLED_CPU[0] += _orphans_cpu(proc.pid, proc.pid)
             try:
                 os.killpg(proc.pid, signal.SIGKILL)
             except ProcessLookupError:
