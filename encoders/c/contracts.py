@@ -83,39 +83,32 @@ def assume_contracts(e: "StepEmitter", ins, value: str) -> None:
 
 
 def requires_array(e, site, ins):
+    """Replay: the contract checked over the whole array, once per launch
+    (bit `site_number` of vk_launch.contracts_checked); CBMC: nothing here
+    (assume_contracts assumes it at each load)."""
     arr = ins.array
-    t = arr.dtype
     ptr = e.pointer(arr)
     count = " * ".join(e.dims_of(arr))
     msg = c_string(f"requires {e.file}:{ins.loc.line}:{ins.loc.col}")
     n = site_number(e, site)
     if ins.kind == "all_in_range":
         lo, hi = e.operand(ins.lo), e.operand(ins.hi)
-        e.emit(f"if (!(L->contracts_checked & (1ull << {n}))) {{")
-        e.emit("#ifdef VERIKERN_REPLAY", 0)
-        e.emit(f"for (uint64_t i = 0; i < {count}; i++) "
-               f"VK_ASSUME(({lo}) <= {ptr}[i] && {ptr}[i] < ({hi}), {msg});", 2)
-        e.emit("#endif", 0)
-        e.emit(f"L->contracts_checked |= (1ull << {n});", 2)
-        e.emit("}")
+        check = (f"for (uint64_t i = 0; i < {count}; i++) "
+                 f"VK_ASSUME(({lo}) <= {ptr}[i] && {ptr}[i] < ({hi}), {msg});")
     elif ins.kind == "all_distinct":
-        e.emit(f"if (!(L->contracts_checked & (1ull << {n}))) {{")
-        e.emit("#ifdef VERIKERN_REPLAY", 0)
-        e.emit(f"VK_ASSUME(vk_all_distinct({ptr}, sizeof({ptr}[0]), {count}, "
-               f"{'1' if t.is_signed else '0'}), {msg});", 2)
-        e.emit("#endif", 0)
-        e.emit(f"L->contracts_checked |= (1ull << {n});", 2)
-        e.emit("}")
+        check = (f"VK_ASSUME(vk_all_distinct({ptr}, sizeof({ptr}[0]), {count}, "
+                 f"{'1' if arr.dtype.is_signed else '0'}), {msg});")
     elif ins.kind == "all_sorted":
-        e.emit(f"if (!(L->contracts_checked & (1ull << {n}))) {{")
-        e.emit("#ifdef VERIKERN_REPLAY", 0)
-        e.emit(f"for (uint64_t i = 1; i < {count}; i++) "
-               f"VK_ASSUME({ptr}[i - 1] <= {ptr}[i], {msg});", 2)
-        e.emit("#endif", 0)
-        e.emit(f"L->contracts_checked |= (1ull << {n});", 2)
-        e.emit("}")
+        check = (f"for (uint64_t i = 1; i < {count}; i++) "
+                 f"VK_ASSUME({ptr}[i - 1] <= {ptr}[i], {msg});")
     else:
         raise CEncodeError(f"{ins.loc}: array contract {ins.kind!r} is unknown")
+    e.emit(f"if (!(L->contracts_checked & (1ull << {n}))) {{")
+    e.emit("#ifdef VERIKERN_REPLAY", 0)
+    e.emit(check, 2)
+    e.emit("#endif", 0)
+    e.emit(f"L->contracts_checked |= (1ull << {n});", 2)
+    e.emit("}")
 
 
 def site_number_of(e: "StepEmitter", ins) -> int:
