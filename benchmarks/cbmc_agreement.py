@@ -44,7 +44,7 @@ from corpus_loader import CORPUS_DIR, CorpusCase, parse_header  # noqa: E402
 
 from verikern.frontend import compile_source  # noqa: E402
 from verikern.proofs.deciding import budget as budget_module  # noqa: E402
-from verikern.proofs.deciding.cbmc import cbmc_version  # noqa: E402
+from verikern.proofs.deciding.cbmc import cbmc_version, killed_cpu_seconds  # noqa: E402
 from verikern.proofs.deciding.engines import obligation_key  # noqa: E402
 from verikern.proofs.obligations import ObligationKind, Status, enumerate_obligations  # noqa: E402
 from verikern.proofs.pipeline import prove_mir  # noqa: E402
@@ -65,9 +65,11 @@ def launch_of(case: CorpusCase, kernel) -> tuple[tuple[int, ...], int]:
 
 
 def _children_cpu() -> float:
-    """CPU seconds of the finished children (cbmc, and the z3 it ran)."""
+    """CPU seconds of the finished children (cbmc, and the z3 it ran),
+    those the safety net killed included (cbmc.killed_cpu_seconds: a
+    killed cbmc's solver is never waited for, so RUSAGE_CHILDREN misses it)."""
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
+    return usage.ru_utime + usage.ru_stime + killed_cpu_seconds()
 
 
 @dataclass

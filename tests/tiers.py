@@ -64,6 +64,7 @@ SLOW_FILES = frozenset({
     "tests/frontend/test_fe_project_funcs.py",     # real Warp, as above (a package of funcs)
     "tests/cli/prove/test_prove_suggest_warp.py",  # real Warp, as above (the README demo)
     "tests/proofs/test_cbmc_real.py",              # runs the real CBMC (seconds per kernel)
+    "tests/proofs/test_cbmc_loops.py",             # the real CBMC through loop invariants
     "tests/testing/test_examples_fuzz.py",         # every example under real Warp (fuzz)
     "tests/testing/test_generated_ci.py",          # 300 generated kernels on cpu and cpu:native
     "tests/testing/test_generated_prover.py",      # the prover as oracle on generated kernels

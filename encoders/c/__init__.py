@@ -23,6 +23,7 @@ from verikern.proofs.obligations import enumerate_obligations
 
 if TYPE_CHECKING:
     from .harness import CEncoding
+    from .loops import LoopAbstraction
 
 #: The folder holding verikern_harness.h (package data).
 HEADER_DIR = Path(__file__).resolve().parent
@@ -37,9 +38,14 @@ def emit_c(kernel: Kernel, *, dims: tuple[int, ...] | None = None,
 
 
 def encode_c(kernel: Kernel, *, dims: tuple[int, ...] | None = None,
-             block_dim: int | None = None) -> "CEncoding":
+             block_dim: int | None = None,
+             abstractions: tuple["LoopAbstraction", ...] = ()) -> "CEncoding":
     """emit_c's text with the loops CBMC sees in it (harness.CEncoding: each
-    loop's CBMC id, line and MIR loop header), for per-loop unwinding depths."""
+    loop's CBMC id, line and MIR loop header), for per-loop unwinding depths.
+    `abstractions`: loops the CBMC build checks through an invariant instead
+    of unwinding them (encoders.c.loops; ValueError for a loop that cannot
+    be abstracted)."""
 
     from .harness import HarnessEmitter  # lazy: import cycle with encoders.c.harness
-    return HarnessEmitter(kernel, enumerate_obligations(kernel), dims, block_dim).encode()
+    return HarnessEmitter(kernel, enumerate_obligations(kernel), dims, block_dim,
+                          abstractions).encode()

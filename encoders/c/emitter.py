@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from verikern.mir.facts import definitions, is_int_division, may_overflow, writes_memory
+from verikern.mir.ops import division_can_overflow
 from verikern.mir.nodes import (
     Atomic, Barrier, BinOp, Branch, Const, Jump, Kernel, Load, RequiresArray, Return, Special,
     Store, Value,
@@ -38,22 +39,9 @@ from verikern.mir.nodes import (
 from verikern.proofs.obligations import ObligationKind, ObligationSpec, obligation_id
 
 from . import ops
-from .ops import CEncodeError, ctype
-
-
-def c_string(text: str) -> str:
-    """A C string literal of `text` (ASCII; everything else escaped)."""
-    out = []
-    for ch in text:
-        o = ord(ch)
-        if ch in '"\\':
-            out.append("\\" + ch)
-        elif 32 <= o < 127 and ch != "?":
-            out.append(ch)
-        else:
-            for byte in ch.encode("utf-8"):
-                out.append(f"\\{byte:03o}")
-    return '"' + "".join(out) + '"'
+from .contracts import assume_contracts, requires_array
+from .loops import AbstractedLoops, LoopAbstraction
+from .ops import CEncodeError, c_string, ctype
 
 
 def obligation_message(spec: ObligationSpec, file: str) -> str:
@@ -89,7 +77,8 @@ class Names:
 class StepEmitter:
     """Writes `vk_step` for one kernel (see the module docstring)."""
 
-    def __init__(self, kernel: Kernel, specs: list[ObligationSpec]):
+    def __init__(self, kernel: Kernel, specs: list[ObligationSpec],
+                 abstractions: tuple[LoopAbstraction, ...] = ()):
         self.k = kernel
         self.file = kernel.loc.file
         self.names = Names.of(kernel)
@@ -130,6 +119,8 @@ class StepEmitter:
                 if isinstance(ins, RequiresArray) and ins.array.name not in self.written:
                     self.contracts.setdefault(ins.array.name, []).append(ins)
         self.relevant = relevant_values(kernel)
+        # loops CBMC checks through their invariant instead of unwinding them
+        self.abstracted = AbstractedLoops(kernel, abstractions, self.operand)
 
     # -------------------------------------------------------------- helpers
     def _collect_values(self) -> None:
@@ -210,7 +201,9 @@ class StepEmitter:
         return "L_" + "".join(ch if ch.isascii() and ch.isalnum() else "_" for ch in lbl)
 
     def edge(self, src: str, dst: str, indent: int) -> None:
-        """Phi copies of edge src -> dst (parallel), then the jump."""
+        """Phi copies of edge src -> dst (parallel), the loop abstraction's
+        lines when dst heads an abstracted loop (encoders.c.loops), then the
+        jump."""
         copies = []
         for phi in self.k.block(dst).phis:
             incoming = dict(phi.incoming)
@@ -226,6 +219,8 @@ class StepEmitter:
             for j, (r, _) in enumerate(copies):
                 self.emit(f"T->v{r.id} = t{j};", indent + 1)
             self.emit("}", indent)
+        for line in self.abstracted.edge(src, dst):
+            self.lines.append(line if line.startswith("#") else "    " * (indent - 1) + line)
         if dst in self._placed:
             self.back_edges.append((dst, len(self.lines)))
         self.emit(f"goto {self.label(dst)};", indent)
@@ -319,10 +314,11 @@ class StepEmitter:
         self.emit("#endif", 0)
 
     def soft_check(self, cond: str, spec, before: str, after: str, indent: int = 1,
-                   macro: str = "VK_SOFT_CHECK") -> None:
+                   macro: str = "VK_SOFT_CHECK", note: str = "") -> None:
         """A check after whose failure replay goes on (bounds, div-zero: to the
-        end of the MIR block; race, uninit: on)."""
-        msg = c_string(obligation_message(spec, self.file))
+        end of the MIR block; race, uninit: on); `note` ends its message
+        (after the obligation's id, kind and place, which identify it)."""
+        msg = c_string(obligation_message(spec, self.file) + note)
         self.emit(f"{before}{macro}({cond}, {msg}){after}", indent)
 
     def shadowed(self, arr) -> bool:
@@ -333,6 +329,11 @@ class StepEmitter:
 
     def havoc_load(self, arr) -> bool:
         return arr.space == "shared" or arr.name in self.written
+
+
+#: How the message of a division's INT_MIN / -1 check ends (its obligation
+#: is the division's div-zero one; the divisor's own check has no note).
+OVERFLOW_NOTE = " (INT_MIN / -1 overflows)"
 
 
 # ------------------------------------------------------------------ table
@@ -436,7 +437,12 @@ def _binop(e: StepEmitter, site, ins):
     a, b = e.operand(ins.lhs), e.operand(ins.rhs)
     if is_int_division(ins):
         for spec in e.specs_at(site, ObligationKind.DIV_ZERO):
-            e.soft_check(ops.division_defined(a, b, ins.result.type), spec, "(void)", ";")
+            # two asserts of one obligation: a failure says which fault it is
+            # (cbmc_answer reads OVERFLOW_NOTE off the failed one)
+            e.soft_check(f"({b}) != 0", spec, "(void)", ";")
+            if division_can_overflow(ins.result.type):
+                e.soft_check(ops.no_division_overflow(a, b, ins.result.type), spec, "(void)", ";",
+                             note=OVERFLOW_NOTE)
             e.emit(f"VK_STOP_UNLESS({ops.division_defined(a, b, ins.result.type)});")
     split = split_of_global_id(e, ins)
     if split is not None:      # the same for the id's quotient and remainder (no division)
@@ -492,69 +498,8 @@ def _load(e, site, ins):
             # turns them into the counterexample's array contents)
             f = e.array_field(ins.array)
             e.emit(f"VK_TRACE_READ(vk_read_{f}_flat = T->flat; vk_read_{f}_val = {r});", 2)
-        _assume_contracts(e, ins, r)
+        assume_contracts(e, ins, r)
     e.access(site, ins, body, lambda: e.emit(f"{r} = VK_SKIPPED({ops.nondet(ins.result.type)});", 2))
-
-
-#: Reads of one array a CBMC harness keeps for all_distinct / all_sorted: each
-#: later read is assumed to respect the contract against every kept one.
-CONTRACT_READS = 8
-
-
-def contract_log_fields(e: StepEmitter) -> list[str]:
-    """Fields of vk_launch: the kept reads of each all_distinct / all_sorted array."""
-    out = []
-    for contracts in e.contracts.values():
-        for ins in contracts:
-            if ins.kind in ("all_distinct", "all_sorted"):
-                n = site_number_of(e, ins)
-                out.append(f"    uint64_t c{n}_flat[{CONTRACT_READS}]; "
-                           f"{ctype(ins.array.dtype)} c{n}_val[{CONTRACT_READS}]; int32_t c{n}_n;")
-    return out
-
-
-def contract_helpers(e: StepEmitter) -> str:
-    """CBMC: one function per all_distinct / all_sorted contract assuming it
-    between a new read (flat index f, value v) and every kept read, then
-    keeping the read (the first CONTRACT_READS of them; later reads are
-    constrained by those, which over-approximates, never under-)."""
-    out = ["#ifndef VERIKERN_REPLAY"]
-    for contracts in e.contracts.values():
-        for ins in contracts:
-            if ins.kind not in ("all_distinct", "all_sorted"):
-                continue
-            n = site_number_of(e, ins)
-            t = ctype(ins.array.dtype)
-            out.append(f"static inline void vk_contract{n}(vk_launch *L, uint64_t f, {t} v) {{")
-            for j in range(CONTRACT_READS):
-                kept_f, kept_v = f"L->c{n}_flat[{j}]", f"L->c{n}_val[{j}]"
-                if ins.kind == "all_distinct":
-                    rel = f"({kept_f} == f) == ({kept_v} == v)"
-                else:
-                    rel = (f"({kept_f} < f ? {kept_v} <= v : {kept_f} > f ? {kept_v} >= v "
-                           f": {kept_v} == v)")
-                out.append(f"    if (L->c{n}_n > {j}) __CPROVER_assume({rel});")
-            out.append(f"    if (L->c{n}_n < {CONTRACT_READS}) {{ L->c{n}_flat[L->c{n}_n] = f; "
-                       f"L->c{n}_val[L->c{n}_n] = v; L->c{n}_n++; }}")
-            out.append("}")
-    out.append("#endif")
-    return "\n".join(out) + "\n" if len(out) > 2 else ""
-
-
-def _assume_contracts(e: StepEmitter, ins, value: str) -> None:
-    """CBMC: the array contracts of a never-written array, assumed of the
-    value a load just read (the `__CPROVER_forall` of a whole array is not
-    enforced by CBMC 6 over memory of symbolic size; docs/C_ENCODER.md)."""
-    if ins.array.space != "global" or not e.contracts.get(ins.array.name):
-        return
-    e.emit("#ifndef VERIKERN_REPLAY", 0)
-    for c in e.contracts[ins.array.name]:
-        if c.kind == "all_in_range":
-            e.emit(f"__CPROVER_assume(({e.operand(c.lo)}) <= {value} && {value} < "
-                   f"({e.operand(c.hi)}));", 2)
-        else:
-            e.emit(f"vk_contract{site_number_of(e, c)}(L, T->flat, {value});", 2)
-    e.emit("#endif", 0)
 
 
 def _store(e, site, ins):
@@ -598,63 +543,11 @@ def _requires(e, site, ins):
            f"{c_string(f'requires {e.file}:{ins.loc.line}:{ins.loc.col}')});")
 
 
-def _requires_array(e, site, ins):
-    arr = ins.array
-    t = arr.dtype
-    ptr = e.pointer(arr)
-    count = " * ".join(e.dims_of(arr))
-    msg = c_string(f"requires {e.file}:{ins.loc.line}:{ins.loc.col}")
-    n = site_number(e, site)
-    if ins.kind == "all_in_range":
-        lo, hi = e.operand(ins.lo), e.operand(ins.hi)
-        e.emit(f"if (!(L->contracts_checked & (1ull << {n}))) {{")
-        e.emit("#ifdef VERIKERN_REPLAY", 0)
-        e.emit(f"for (uint64_t i = 0; i < {count}; i++) "
-               f"VK_ASSUME(({lo}) <= {ptr}[i] && {ptr}[i] < ({hi}), {msg});", 2)
-        e.emit("#endif", 0)
-        e.emit(f"L->contracts_checked |= (1ull << {n});", 2)
-        e.emit("}")
-    elif ins.kind == "all_distinct":
-        e.emit(f"if (!(L->contracts_checked & (1ull << {n}))) {{")
-        e.emit("#ifdef VERIKERN_REPLAY", 0)
-        e.emit(f"VK_ASSUME(vk_all_distinct({ptr}, sizeof({ptr}[0]), {count}, "
-               f"{'1' if t.is_signed else '0'}), {msg});", 2)
-        e.emit("#endif", 0)
-        e.emit(f"L->contracts_checked |= (1ull << {n});", 2)
-        e.emit("}")
-    elif ins.kind == "all_sorted":
-        e.emit(f"if (!(L->contracts_checked & (1ull << {n}))) {{")
-        e.emit("#ifdef VERIKERN_REPLAY", 0)
-        e.emit(f"for (uint64_t i = 1; i < {count}; i++) "
-               f"VK_ASSUME({ptr}[i - 1] <= {ptr}[i], {msg});", 2)
-        e.emit("#endif", 0)
-        e.emit(f"L->contracts_checked |= (1ull << {n});", 2)
-        e.emit("}")
-    else:
-        raise CEncodeError(f"{ins.loc}: array contract {ins.kind!r} is unknown")
-
-
-def site_number_of(e: StepEmitter, ins) -> int:
-    """site_number of a RequiresArray instruction."""
-    return next(site_number(e, (b.label, i)) for b in e.k.blocks
-                for i, x in enumerate(b.instrs) if x is ins)
-
-
-def site_number(e: StepEmitter, site) -> int:
-    """The number of an array contract (bit of vk_launch.contracts_checked)."""
-    sites = [(b.label, i) for b in e.k.blocks for i, ins in enumerate(b.instrs)
-             if ins.OPCODE == "requires_array"]
-    n = sites.index(site)
-    if n >= 64:
-        raise CEncodeError(f"{e.file}: more than 64 array contracts")
-    return n
-
-
 INSTRUCTIONS = {
     "binop": _binop, "cmp": _compare, "unop": _unop, "cast": _cast, "select": _select,
     "special": _special, "shape": _shape, "load": _load, "store": _store,
     "atomic": _atomic, "barrier": _barrier, "assert": _assert, "requires": _requires,
-    "requires_array": _requires_array,
+    "requires_array": requires_array,
 }
 
 

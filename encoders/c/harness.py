@@ -26,11 +26,10 @@ from dataclasses import dataclass
 from verikern.mir.facts import uses_float16
 from verikern.mir.nodes import ArrayRef, Kernel
 
-from .emitter import (
-    StepEmitter, c_string, contract_helpers, contract_log_fields, obligation_message,
-    split_of_global_id,
-)
-from .ops import ctype, nondet
+from .contracts import contract_helpers, contract_log_fields
+from .emitter import StepEmitter, obligation_message, split_of_global_id
+from .loops import LoopAbstraction
+from .ops import c_string, ctype, nondet
 from verikern.proofs.obligations import ObligationKind
 from .prelude import prelude
 
@@ -164,9 +163,10 @@ def _in(t, section: str, key: str | None, idx: str) -> str:
 class HarnessEmitter:
     """Writes the whole C file for one kernel (see the module docstring)."""
 
-    def __init__(self, kernel: Kernel, specs, dims=None, block_dim=None):
+    def __init__(self, kernel: Kernel, specs, dims=None, block_dim=None,
+                 abstractions: tuple[LoopAbstraction, ...] = ()):
         self.k = kernel
-        self.step = StepEmitter(kernel, specs)
+        self.step = StepEmitter(kernel, specs, abstractions)
         self.specs = specs
         self.fixed_dims = tuple(dims) if dims else None
         self.fixed_block = block_dim if block_dim is not None else kernel.block_dim
@@ -199,6 +199,7 @@ class HarnessEmitter:
         out.append("} vk_block;")
         out.append("typedef struct {")
         out.append("    int pc; int32_t bidx, tidx, gid, gid_hi, gid_lo; uint64_t flat; bool inb, dead;")
+        out += self.step.abstracted.pass_fields()
         for vid, v in sorted(self.step.values.items()):
             if vid not in n.scalars:
                 out.append(f"    {ctype(v.type)} v{vid};")

@@ -41,6 +41,21 @@ class CEncodeError(Exception):
     starts with file:line:col of the construct."""
 
 
+def c_string(text: str) -> str:
+    """A C string literal of `text` (ASCII; everything else escaped)."""
+    out = []
+    for ch in text:
+        o = ord(ch)
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif 32 <= o < 127 and ch != "?":
+            out.append(ch)
+        else:
+            for byte in ch.encode("utf-8"):
+                out.append(f"\\{byte:03o}")
+    return '"' + "".join(out) + '"'
+
+
 def ctype(t: ScalarType) -> str:
     if t.is_bool:
         return "bool"
@@ -139,8 +154,13 @@ def division_defined(a: str, b: str, t: ScalarType) -> str:
     divisor is nonzero and, on int32/int64, the operands are not INT_MIN and -1."""
     cond = f"({b}) != 0"
     if division_can_overflow(t):
-        cond += f" && !(({a}) == INT{t.bits}_MIN && ({b}) == -1)"
+        cond += f" && {no_division_overflow(a, b, t)}"
     return cond
+
+
+def no_division_overflow(a: str, b: str, t: ScalarType) -> str:
+    """The C condition that a division on int32/int64 `t` is not INT_MIN by -1."""
+    return f"!(({a}) == INT{t.bits}_MIN && ({b}) == -1)"
 
 
 INT_BINARY = {

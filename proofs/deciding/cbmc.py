@@ -37,6 +37,7 @@ Invariants (soundness first):
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import os
@@ -58,6 +59,9 @@ from verikern.mir.nodes import Kernel
 from verikern.proofs.deciding import budget as budget_limits
 from verikern.proofs.deciding.cbmc_answer import (  # noqa: F401 (re-exported: the answer's reader)
     CbmcResult, PropertyResult, counterexample_from_trace, decide, parse_json_ui,
+)
+from verikern.proofs.deciding.cbmc_invariants import (
+    abstractable, houdini_invariants, loop_abstractions,
 )
 from verikern.proofs.deciding.cbmc_split import decide_split, ran_out_of_units
 from verikern.proofs.deciding.cbmc_unwind import DEFAULT_UNWIND, UnwindPlan, unwind_plan  # noqa: F401 (DEFAULT_UNWIND: re-exported)
@@ -189,6 +193,32 @@ def version_tuple(version: str | None) -> tuple[int, ...]:
 Runner = Callable[[list[str]], "subprocess.CompletedProcess[str]"]
 
 
+#: CPU seconds of the processes the safety net killed that this process never
+#: waited for (cbmc's solver, orphaned when cbmc dies), so that
+#: resource.getrusage(RUSAGE_CHILDREN) leaves them out: `killed_cpu_seconds`.
+_KILLED_CPU = [0.0]
+
+
+def killed_cpu_seconds() -> float:
+    """CPU seconds, so far in this process, of cbmc's children the safety net
+    killed (Linux's /proc; 0 elsewhere). RUSAGE_CHILDREN counts cbmc itself
+    (reaped here) but not them; a benchmark adds this to it."""
+    return _KILLED_CPU[0]
+
+
+def _orphans_cpu(group: int, reaped: int) -> float:
+    """utime + stime of the processes of process group `group` but `reaped`."""
+    total, tick = 0.0, os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue            # gone meanwhile, or not Linux's format
+        if len(fields) > 12 and int(fields[2]) == group and int(entry.name) != reaped:
+            total += (int(fields[11]) + int(fields[12])) / tick
+    return total
+
+
 def _run(argv: list[str], env: dict[str, str] | None = None) -> "subprocess.CompletedProcess[str]":
     """Run cbmc in a process group of its own: past the safety net the whole
     group is killed, the z3 that cbmc started included (killing cbmc alone
@@ -198,6 +228,7 @@ def _run(argv: list[str], env: dict[str, str] | None = None) -> "subprocess.Comp
         try:
             out, err = proc.communicate(timeout=budget_limits.SAFETY_NET_S)
         except subprocess.TimeoutExpired:
+            _KILLED_CPU[0] += _orphans_cpu(proc.pid, proc.pid)
             try:
                 os.killpg(proc.pid, signal.SIGKILL)
             except ProcessLookupError:
@@ -319,7 +350,8 @@ def _replayable(ob: Obligation) -> bool:
 
 def prove_kernel_cbmc(kernel: Kernel, *, dims=None, block_dim=None, budget=None,
                       max_array_bytes: int | None = None, unwind: int | None = None,
-                      runner: Runner | None = None) -> tuple[Obligation, ...]:
+                      runner: Runner | None = None,
+                      invariants: dict[str, list] | None = None) -> tuple[Obligation, ...]:
     """Decide every obligation of `kernel` with CBMC (same shape as
     proofs.deciding.prover.prove_kernel; `budget` is z3's per-check budget,
     of which each of CBMC's solver calls gets CALL_CHECKS (`sat_rlimit`);
@@ -331,7 +363,14 @@ def prove_kernel_cbmc(kernel: Kernel, *, dims=None, block_dim=None, budget=None,
     SMALL_INPUT), CBMC runs a second time on launches with every dim and
     shape at most SMALL_INPUT; a failure it finds there (a real trace of a
     launch the first run covered too) replaces the large one. Proofs only
-    ever come from the first run."""
+    ever come from the first run.
+
+    When obligations stay unknown behind loops the kernel does not bound
+    (their unwinding assertions fail, or the run hit the safety net), CBMC
+    runs once more on C that checks those loops through their invariants
+    (encoders.c.loops, `_through_invariants`): `invariants` (header -> z3
+    Houdini candidates; None: Houdini runs here, proofs.deciding.cbmc_invariants).
+    Only obligations the unwound run left unknown take that run's verdict."""
     specs = enumerate_obligations(kernel)
     if not specs:
         return ()
@@ -348,49 +387,134 @@ def prove_kernel_cbmc(kernel: Kernel, *, dims=None, block_dim=None, budget=None,
         encoding = encode_c(kernel, dims=tuple(dims) if dims else None, block_dim=block_dim)
     except CEncodeError as err:
         return _all_unknown(specs, f"the C encoder refused the kernel: {err}")
-    text = encoding.text
     plan = unwind_plan(kernel, encoding.loops, dims, block_dim, unwind)
     with tempfile.TemporaryDirectory(prefix="verikern-cbmc-") as tmp:
-        path = Path(tmp) / f"{kernel.name}.c"
-        path.write_text(text)
         run: Runner
         if runner is None:
             solver_wrapper(Path(tmp), find_z3(), rlimit)
             run = functools.partial(_run, env=solver_env(Path(tmp)))
         else:
             run = runner
+        attempt = _Attempt(kernel, tuple(specs), Path(tmp), exe, version, max_array_bytes,
+                           rlimit, run)
+        unbounded = [h for (i, _, d), (_, h) in zip(plan.depths, plan.headers) if not d]
+        headers = frozenset(h for h in unbounded if h is not None)
+        # the deeper run only where some loop cannot be checked through an
+        # invariant (the abstraction below covers the others for any trip count)
+        deeper = (unwind is None and bool(dims)
+                  and not (None not in unbounded and abstractable(kernel, headers) == headers))
+        first = attempt.decide(encoding.text, plan, deeper=deeper)
+        loops = _unbounded_loops(kernel, plan, first)
+        if not loops:
+            return first
+        if invariants is None:
+            invariants = houdini_invariants(kernel, dims, block_dim, budget, max_array_bytes)
+        return _through_invariants(attempt, first, loops, invariants, dims, block_dim, unwind)
+
+
+def _unbounded_loops(kernel: Kernel, plan: UnwindPlan,
+                     obligations: Sequence[Obligation]) -> frozenset[str]:
+    """The MIR loops CBMC may check through invariants after `obligations`:
+    those whose depth the plan did not read off the kernel and that
+    encoders.c.loops can abstract, when some obligation is unknown because
+    the unwinding assertions failed or the safety net stopped CBMC."""
+    if not any(o.status is Status.UNKNOWN and ((o.reason or "").startswith("bounded to ")
+                                               or "safety net" in (o.reason or ""))
+               for o in obligations):
+        return frozenset()
+    derived = {i for i, _, d in plan.depths if d}
+    return abstractable(kernel, frozenset(h for i, h in plan.headers
+                                          if h is not None and i not in derived))
+
+
+def _through_invariants(attempt: "_Attempt", first: tuple[Obligation, ...], loops: frozenset[str],
+                        invariants: dict[str, list], dims, block_dim,
+                        unwind: int | None) -> tuple[Obligation, ...]:
+    """`first` with each obligation it left unknown decided again on C that
+    checks `loops` through their invariants (encoders.c.loops): CBMC checks
+    each invariant's base case and step itself, and a failed one leaves every
+    obligation unknown (cbmc_answer.decide)."""
+    kernel = attempt.kernel
+    abstractions = loop_abstractions(kernel, loops, invariants)
+    encoding = encode_c(kernel, dims=tuple(dims) if dims else None, block_dim=block_dim,
+                        abstractions=abstractions)
+    plan = unwind_plan(kernel, encoding.loops, dims, block_dim, unwind, loops)
+    lines = sorted({lp.loc.line for lp in kernel.loops if lp.header in loops})
+    note = (f"the loop{'s' if len(lines) > 1 else ''} at line{'s' if len(lines) > 1 else ''} "
+            f"{', '.join(map(str, lines))} checked through "
+            f"{'their' if len(lines) > 1 else 'its'} invariant{'s' if len(lines) > 1 else ''}, "
+            f"which CBMC verified (encoders.c.loops)")
+    second = attempt.decide(encoding.text, plan, deeper=False, abstraction=note)
+    out = []
+    for a, b in zip(first, second):
+        if a.status is not Status.UNKNOWN:
+            out.append(a)
+        elif b.status is not Status.UNKNOWN:
+            out.append(b)
+        else:           # both reasons: the unwound run's, then the abstraction's
+            out.append(dataclasses.replace(
+                a, reason=f"{a.reason}; with the loops checked through invariants: {b.reason}"))
+    return tuple(out)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Attempt:
+    """What every CBMC run of one kernel shares: its obligations, the
+    folder of its C files, the cbmc to run and how."""
+
+    kernel: Kernel
+    specs: tuple[ObligationSpec, ...]
+    folder: Path
+    exe: str
+    version: str | None
+    max_array_bytes: int | None
+    rlimit: int
+    run: Runner
+
+    def decide(self, text: str, plan: UnwindPlan, deeper: bool,
+               abstraction: str | None = None) -> tuple[Obligation, ...]:
+        """The verdicts of one C file: one run over every property; with
+        `deeper`, a second run at DEEPER times the depths the kernel does
+        not bound when only the unwinding assertions blocked; the split when
+        the solver ran out of units; a run on small launches for failures
+        too large to replay."""
+        kernel, specs, rlimit, run = self.kernel, self.specs, self.rlimit, self.run
+        path = self.folder / (f"{kernel.name}.c" if abstraction is None
+                              else f"{kernel.name}.invariants.c")
+        path.write_text(text)
 
         def argv(depths: UnwindPlan, small: int | None = None,
                  properties: Sequence[str] = ()) -> list[str]:
-            return cbmc_argv(exe, path, depths, version, small, max_array_bytes, properties)
+            return cbmc_argv(self.exe, path, depths, self.version, small, self.max_array_bytes,
+                             properties)
         answer = _ask(argv(plan), plan, run)
         if isinstance(answer, str):
             return _all_unknown(specs, answer)
-        first = decide(kernel, specs, answer, plan, rlimit)
-        if unwind is None and dims and not plan.derived and _only_unwinding_blocks(first):
+        first = decide(kernel, specs, answer, plan, rlimit, abstraction)
+        if deeper and not plan.derived and _only_unwinding_blocks(first):
             # a fixed launch bounds many loops the kernel's text does not
             # (per-thread counts of a shape): one deeper run, still a bound on work
-            deeper = _ask(argv(plan.deeper(DEEPER)), plan.deeper(DEEPER), run)
-            if not isinstance(deeper, str):
-                answer, plan = deeper, plan.deeper(DEEPER)
-                first = decide(kernel, specs, answer, plan, rlimit)
+            again = _ask(argv(plan.deeper(DEEPER)), plan.deeper(DEEPER), run)
+            if not isinstance(again, str):
+                answer, plan = again, plan.deeper(DEEPER)
+                first = decide(kernel, specs, answer, plan, rlimit, abstraction)
         if ran_out_of_units(answer):
             # one hard obligation left the easy ones undecided: ask again in
             # groups, each under the same units (cbmc_split)
             depths = plan
             first = decide_split(kernel, specs, first, answer,
                                  lambda names: _ask(argv(depths, properties=names), depths, run),
-                                 plan, rlimit)
+                                 plan, rlimit, abstraction)
         if all(_replayable(o) for o in first if o.status is Status.FAILED):
             return first
-        answer = _ask(argv(plan, SMALL_INPUT), plan, run)
-        second = answer if isinstance(answer, str) else decide(kernel, specs, answer, plan, rlimit)
-    if isinstance(second, str):
-        return first
-    small = {obligation_id(o.spec): o for o in second
-             if o.status is Status.FAILED and o.spec is not None}
-    return tuple(small.get(obligation_id(o.spec), o)
-                 if o.status is Status.FAILED and o.spec is not None else o for o in first)
+        small = _ask(argv(plan, SMALL_INPUT), plan, run)
+        if isinstance(small, str):
+            return first
+        found = {obligation_id(o.spec): o
+                 for o in decide(kernel, specs, small, plan, rlimit, abstraction)
+                 if o.status is Status.FAILED and o.spec is not None}
+        return tuple(found.get(obligation_id(o.spec), o)
+                     if o.status is Status.FAILED and o.spec is not None else o for o in first)
 
 
 def _ask(argv: list[str], plan: UnwindPlan, runner: Runner) -> CbmcResult | str:

@@ -10,13 +10,14 @@ docstring gives the whole contract.
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import re
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from verikern.encoders.c.emitter import Names, relevant_values
+from verikern.encoders.c.emitter import OVERFLOW_NOTE, Names, relevant_values
 from verikern.mir.facts import definitions
 from verikern.mir.nodes import ArrayRef, Atomic, Kernel, Load
 from verikern.proofs.deciding import budget as budget_limits
@@ -31,6 +32,8 @@ _ID = re.compile(r"^(?P<id>[a-z-]+@\d+:\d+(?:#\d+)?(?:\+\d+:\d+)?) ")
 #: Obligations one thread breaks alone (cbmc_unwind.blocks_before).
 ONE_THREAD = frozenset({ObligationKind.BOUNDS, ObligationKind.DIV_ZERO, ObligationKind.ASSERT,
                         ObligationKind.INVARIANT})
+#: How the description of a loop abstraction's invariant check starts (encoders.c.loops).
+INVARIANT_CHECK = "loop invariant of the loop at "
 #: What CBMC reports when z3 answers `unknown` (here: out of resource units).
 OUT_OF_UNITS = 'returned "unknown"'
 
@@ -198,11 +201,16 @@ def _verdict(spec: ObligationSpec, status: Status, message: str, reason: str,
 
 
 def decide(kernel: Kernel, specs: Sequence[ObligationSpec], result: CbmcResult,
-           unwind: int | UnwindPlan, rlimit: int | None = None) -> tuple[Obligation, ...]:
+           unwind: int | UnwindPlan, rlimit: int | None = None,
+           abstraction: str | None = None) -> tuple[Obligation, ...]:
     """Every obligation of `specs` decided from one CBMC run (module
     docstring); `unwind`: the run's unwinding depth (one for every loop, or
     cbmc_unwind's plan per loop); `rlimit`: the z3 units each solver call
-    had (for the reason of a run that ran out of them)."""
+    had (for the reason of a run that ran out of them); `abstraction`: the
+    run's C checked some loops through their invariants (encoders.c.loops;
+    the text says which, for a proof's reason): its traces are the
+    abstraction's, never exact, and a failed invariant check (a check of the
+    harness itself) blocks every proof."""
     depth = unwind.describe() if isinstance(unwind, UnwindPlan) else f"--unwind {unwind}"
     bounded = (f"bounded to {unwind} iterations" if isinstance(unwind, int)
                else f"bounded to the unwinding depths {depth}")
@@ -226,7 +234,10 @@ def decide(kernel: Kernel, specs: Sequence[ObligationSpec], result: CbmcResult,
         blocker = (f"CBMC did not finish normally ({result.overall or 'no overall status'}"
                    + (f": {result.errors[0]}" if result.errors else "") + ")")
     elif bad := [p for p in harness if p.status not in HOLDS]:
-        blocker = (f"a check of the C harness itself did not hold under CBMC "
+        refuted = [p for p in bad if p.description.startswith(INVARIANT_CHECK)]
+        blocker = (f"CBMC did not show the {refuted[0].description[5:]} ({refuted[0].status}), "
+                   f"so the loop's abstraction proves nothing" if refuted else
+                   f"a check of the C harness itself did not hold under CBMC "
                    f"({bad[0].name}: {bad[0].description}: {bad[0].status})")
     elif failed_loops := [p.name.replace(".unwind.", ".") for p in unwinding
                           if p.status not in HOLDS]:
@@ -234,22 +245,29 @@ def decide(kernel: Kernel, specs: Sequence[ObligationSpec], result: CbmcResult,
                    f"or bound the loop with a vk.requires)")
         if isinstance(unwind, UnwindPlan):
             before = blocks_before(kernel, unwind, failed_loops)
-    exact = functools.cache(lambda: exact_traces(kernel))   # once, at the first failure
+    exact = functools.cache(lambda: abstraction is None and exact_traces(kernel))   # once
     out = []
     for spec in specs:
         oid = obligation_id(spec)
         props = by_id.get(oid, [])
         failed = next((p for p in props if p.status == "FAILURE"), None)
         if failed is not None:
+            cex = counterexample_from_trace(kernel, failed.trace, exact())
+            if failed.description.endswith(OVERFLOW_NOTE):   # the division's INT_MIN / -1 check
+                cex = dataclasses.replace(cex, facts={**cex.facts, "fault": "overflow"})
+                out.append(_verdict(spec, Status.FAILED, f"CBMC: {oid} fails: the division "
+                                    f"overflows (INT_MIN / -1) ({failed.name})",
+                                    f"CBMC found a trace dividing INT_MIN by -1 at {oid}", cex))
+                continue
             out.append(_verdict(spec, Status.FAILED, f"CBMC: {oid} fails ({failed.name})",
-                                f"CBMC found a trace violating {oid}",
-                                counterexample_from_trace(kernel, failed.trace, exact())))
+                                f"CBMC found a trace violating {oid}", cex))
         elif not props:
             out.append(_verdict(spec, Status.UNKNOWN, f"CBMC: {oid} undecided",
                                 f"CBMC reported no result for {oid}"))
         elif blocker is None and all(p.status in HOLDS for p in props):
             out.append(_verdict(spec, Status.PROVED, f"CBMC: {oid} holds",
-                                f"proved by CBMC (unwinding assertions hold at {depth})"))
+                                f"proved by CBMC (unwinding assertions hold at {depth}"
+                                + (f"; {abstraction})" if abstraction else ")")))
         elif (spec.site[0] in before and spec.kind in ONE_THREAD
               and all(p.status in HOLDS for p in props)):
             out.append(_verdict(spec, Status.PROVED, f"CBMC: {oid} holds",

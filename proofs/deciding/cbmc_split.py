@@ -111,9 +111,11 @@ def harness_call(result: CbmcResult | str, checks: Sequence[str]) -> str | None:
 
 def decide_split(kernel: Kernel, specs: Sequence[ObligationSpec], first: Sequence[Obligation],
                  result: CbmcResult, ask: Ask, plan: UnwindPlan,
-                 rlimit: int | None = None) -> tuple[Obligation, ...]:
+                 rlimit: int | None = None,
+                 abstraction: str | None = None) -> tuple[Obligation, ...]:
     """`first` (the whole call's verdicts, out of units) with its undecided
-    obligations asked again in groups (module docstring)."""
+    obligations asked again in groups (module docstring); `abstraction`: as
+    cbmc_answer.decide's (the C checks some loops through invariants)."""
     by_id = {obligation_id(s): s for s in specs}
     undecided = [obligation_id(o.spec) for o in first
                  if o.status is Status.UNKNOWN and o.spec is not None]
@@ -124,7 +126,7 @@ def decide_split(kernel: Kernel, specs: Sequence[ObligationSpec], first: Sequenc
         if isinstance(answer, str):
             continue                       # the whole call's reason stands
         alone = "alone" if len(group.obligations) == 1 else f"in a group of {len(group.obligations)}"
-        for ob in decide(kernel, group_specs, answer, plan, rlimit):
+        for ob in decide(kernel, group_specs, answer, plan, rlimit, abstraction):
             if ob.status is Status.UNKNOWN:
                 ob = _with_reason(ob, f"{ob.reason} (also when asked {alone}: "
                                       f"CBMC's call over all properties ran out first)")

@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from verikern.encoders.c.harness import CLoop
+from verikern.encoders.c.loops import ABSTRACTED_DEPTH
 from verikern.mir.facts import definitions
 from verikern.mir.nodes import (
     Barrier, BinOp, Branch, Cast, Compare, Const, Kernel, LoopInfo, Phi, Special, Value,
@@ -348,9 +349,13 @@ def barrier_every_iteration(kernel: Kernel) -> frozenset[str]:
 
 
 def unwind_plan(kernel: Kernel, loops: Sequence[CLoop], dims: Sequence[int] | None = None,
-                block_dim: int | None = None, default: int | None = None) -> UnwindPlan:
+                block_dim: int | None = None, default: int | None = None,
+                abstracted: frozenset[str] = frozenset()) -> UnwindPlan:
     """The depth of every loop of the C harness (module docstring); `default`
-    (`--unwind`) for the loops the kernel does not bound."""
+    (`--unwind`) for the loops the kernel does not bound; `abstracted`: the
+    MIR loop headers whose loops the C checks through an invariant
+    (encoders.c.loops: each back edge taken at most once per entry, depth
+    ABSTRACTED_DEPTH; their unwinding assertions still hold CBMC to it)."""
     trips = trip_bounds(kernel, dims, block_dim)
     intervals = barrier_intervals(kernel, trips)
     once_per_call = barrier_every_iteration(kernel)
@@ -359,6 +364,8 @@ def unwind_plan(kernel: Kernel, loops: Sequence[CLoop], dims: Sequence[int] | No
     for lp in loops:
         if lp.header is None and lp.cbmc_id.startswith("main."):
             n = intervals      # one call of vk_step per interval; the last one leaves
+        elif lp.header in abstracted:
+            n = ABSTRACTED_DEPTH   # back to the header at most once per entry (pass 0 -> 1)
         elif lp.header in once_per_call:
             n = 2              # back to the header at most once per call of vk_step
         else:

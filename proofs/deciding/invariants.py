@@ -118,6 +118,22 @@ class Candidate:
         return text[self.kind]
 
 
+def candidate_operands(kernel: Kernel, c: Candidate) -> tuple[Value, object, object]:
+    """A template candidate's MIR operands: its phi's value, the operand it
+    compares against (`bound`, or cong_sym's step; None for the others) and
+    the phi's value on loop entry (None for the kinds that do not read it).
+    Raises ValueError for a "hint" (a condition, not a template) and
+    UnsupportedConstruct for an entry value of a loop with several entries.
+    (The accessor CBMC's loop abstraction writes z3's invariants in C with:
+    proofs.deciding.cbmc_invariants.)"""
+    if c.kind == "hint":
+        raise ValueError("a vk.invariant hint has no template operands")
+    phi = _phi_by_id(kernel, c.header, c.phi_id)
+    entry = (_entry_value(kernel, c.header, phi)
+             if c.kind in ("ge_init", "le_init", "cong", "cong_sym", "step_lt", "step_le") else None)
+    return phi.result, c.bound, entry
+
+
 def _phi_by_id(kernel: Kernel, header: str, phi_id: int):
     for phi in kernel.block(header).phis:
         if phi.result.id == phi_id:

@@ -522,6 +522,23 @@ def test_a_launch_the_kernel_cannot_take_decides_nothing():
     assert all(o.status is Status.UNKNOWN for o in cbmc.prove_kernel_cbmc(k, dims=(0,), runner=never))
 
 
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads Linux's /proc")
+def test_the_cpu_of_a_solver_the_safety_net_killed_is_counted(tmp_path, monkeypatch):
+    """A stand-in cbmc whose "solver" child burns CPU past the safety net:
+    the child is never waited for (its parent dies with it), so
+    RUSAGE_CHILDREN misses its CPU; killed_cpu_seconds has it (the
+    benchmark's CPU figure adds it)."""
+    exe = tmp_path / "cbmc"
+    exe.write_text(f"#!/bin/sh\n{sys.executable} -c 'while True: pass' &\nwait\n")
+    exe.chmod(0o755)
+    monkeypatch.setattr(cbmc.budget_limits, "SAFETY_NET_S", 1.5)
+    before = cbmc.killed_cpu_seconds()
+    with pytest.raises(subprocess.TimeoutExpired):
+        cbmc._run([str(exe)])
+    burnt = cbmc.killed_cpu_seconds() - before
+    assert 0.2 < burnt <= 1.6, burnt       # at most its wall time, on a loaded machine less
+
+
 def test_past_the_safety_net_cbmcs_solver_is_killed_too(tmp_path, monkeypatch):
     # a stand-in cbmc that starts a long "solver" child and waits for it
     marker = tmp_path / "solver.pid"

@@ -42,6 +42,7 @@ from verikern.proofs.deciding import cbmc
 from verikern.proofs.deciding.engines import obligation_key
 from verikern.proofs.obligations import ObligationKind, Status
 from verikern.proofs.pipeline import prove_mir
+from verikern.proofs.reporting.common import OVERFLOW_EXPLANATION, explanation
 
 from shared_helpers import CORPUS
 
@@ -315,13 +316,16 @@ def write_then_walk(x: vk.array(dtype=vk.int32), y: vk.array(dtype=vk.int32), n:
 '''
 
 
-def test_a_check_before_every_unbounded_loop_is_proved():
+def test_a_check_before_every_unbounded_loop_is_proved(monkeypatch):
     """`range(n)` has no bound, so CBMC's unwinding assertion of that loop
     fails at every depth. The div-zero and bounds checks of `x[i] = n // d`
     come before it on every path: a thread breaking them does so alone,
     before the loop, within the depths CBMC unwound, so CBMC's SUCCESS is a
     proof (cbmc_unwind.blocks_before). `y[i]` after the loop, and the race on
-    `x[i]` (T2 checks after T1's whole run, loop included), stay unknown."""
+    `x[i]` (T2 checks after T1's whole run, loop included), stay unknown
+    there (without the run that checks the loop through its invariant, which
+    proves them: tests/proofs/test_cbmc_loops.py)."""
+    monkeypatch.setattr(cbmc, "_unbounded_loops", lambda *args: frozenset())
     k = compile_source(BEFORE_LOOP, "loop.py").kernels[0].mir
     obs = {obligation_key(o): o for o in cbmc.prove_kernel_cbmc(k, dims=(4,), block_dim=2)}
     status = {key: o.status for key, o in obs.items()}
@@ -387,3 +391,18 @@ def test_a_halving_loop_is_unwound_to_its_trip_count_for_every_launch():
     obs = [o for o in cbmc.prove_kernel_cbmc(k) if o.kind is not ObligationKind.UNINIT]
     assert obs and {o.status for o in obs} == {Status.PROVED}, [o.reason for o in obs]
     assert "main.0:9" in obs[0].reason and "vk_step.0:2" in obs[0].reason
+
+
+def test_an_int_min_by_minus_one_failure_names_the_overflow():
+    """The div-zero obligation of an int32 division has two C asserts, the
+    divisor's and INT_MIN / -1's: CBMC's failure says which one failed (the
+    overflow here: k is required nonzero), and its counterexample carries
+    the fault, so the report's why-line is the overflow's, not a zero
+    divisor's; replay confirms it (DivisionOverflowError)."""
+    path = CORPUS / "divzero_floordiv_param_int_min_by_minus_one.py"
+    k = compile_source(path.read_text(), path.name).kernels[0].mir
+    rep = prove_mir(k, file=path.name, dims=(1,), block_dim=1, engine="cbmc")
+    ob = next(o for o in rep.obligations if o.kind is ObligationKind.DIV_ZERO)
+    assert ob.status is Status.FAILED and ob.confirmed, ob
+    assert "INT_MIN by -1" in ob.reason and "overflows (INT_MIN / -1)" in ob.message, ob
+    assert explanation(ob) == OVERFLOW_EXPLANATION
