@@ -10,21 +10,10 @@ import copy
 from verikern.frontend import compile_source
 from verikern.frontend.check import statement_walks
 
-GENERIC = '''
-from typing import Any
+from shared_helpers import CORPUS
 
-import warp as wp
-
-
-@wp.kernel
-def gather_doubled(keys: wp.array(dtype=Any), table: wp.array(dtype=float), out: wp.array(dtype=float)):
-    i = wp.tid()
-    if i < keys.shape[0] and i < out.shape[0]:
-        k = keys[i]
-        j = int(k + k)
-        if j >= 0 and j < table.shape[0] and int(k) > -1:
-            out[i] = table[j]
-'''
+#: a generic kernel (keys of dtype Any): every typing Warp can build is checked
+GENERIC = CORPUS / "ok_generic_every_instance_guarded.py"
 
 
 class _CountingAst:
@@ -45,7 +34,7 @@ class _CountingAst:
 def test_each_statement_of_a_generic_kernel_is_walked_once_for_all_its_typings(monkeypatch):
     counting = _CountingAst()
     monkeypatch.setattr(statement_walks, "ast", counting)
-    module = compile_source(GENERIC, "generic.py")
+    module = compile_source(GENERIC.read_text(), GENERIC.name)
     instances = [k.name for k in module.kernels]
     assert len(instances) > 5, instances          # int8 ... float64: each typing checked the body
     walks = [id(s) for s in counting.walked]
