@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import os
 import platform
 import sys
 from dataclasses import dataclass
@@ -107,6 +108,11 @@ def computed_stamp() -> tuple[str, tuple[tuple[str, str], ...]]:
     return when, tuple((k, v[k]) for k in ("verikern", "z3", "python"))
 
 
+#: The Contract kind of a module attribute the kernel reads as a constant
+#: (mir.nodes.ModuleConstantRead): an assumption, not a requires.
+MODULE_CONSTANT = "module constant"
+
+
 @dataclass(frozen=True)
 class Contract:
     """One assumed contract: `kind` is "requires" or the content contract's
@@ -173,13 +179,15 @@ class Scope:
     def assumption_lines(self) -> list[str]:
         """The assumptions in words, one per line (text, Markdown and HTML reports)."""
         out = [f"requires {c.text}  (line {c.line})" if c.kind == "requires"
+               else f"{c.kind} {c.text}  (line {c.line})" if c.kind == MODULE_CONSTANT
                else f"{c.kind} contract {c.text}  (line {c.line})" for c in self.contracts]
+        requires = [c for c in self.contracts if c.kind != MODULE_CONSTANT]
         every = f"every {self.launch_ndim}-D launch"
         if self.dims is not None:
             dims = f"launch dims fixed to {tuple(self.dims) if len(self.dims) > 1 else self.dims[0]}"
-            if not self.contracts:
+            if not requires:
                 out.append("no requires: every argument")
-        elif self.contracts:
+        elif requires:
             dims = f"{every} and argument the requires admit"
         else:
             dims = f"no requires: {every} and every argument"
@@ -213,6 +221,13 @@ def contracts_of(kernel_mir, source: str | None) -> tuple[Contract, ...]:
             seen.add(key)
             out.append(Contract(kind, ins.loc.line, ins.loc.col,
                                 _text_at(tree, source, ins.loc.line, ins.loc.col)))
+    for read in kernel_mir.module_constants:
+        value = read.value.item() if hasattr(read.value, "item") else read.value   # numpy scalar
+        where = os.path.relpath(read.defined_in) if os.path.isabs(read.defined_in) else read.defined_in
+        where = read.defined_in if where.startswith("..") else where
+        out.append(Contract(MODULE_CONSTANT, read.loc.line, read.loc.col,
+                            f"{read.text} == {value!r} (its value in {where}; "
+                            "a value the program sets before Warp builds the kernel is not covered)"))
     return tuple(out)
 
 

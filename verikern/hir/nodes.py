@@ -425,6 +425,8 @@ class KernelDef:
     uses_block_features: bool = False
     #: the struct parameters, flattened into `params` (mir.nodes.StructArg)
     struct_args: tuple = ()
+    #: module attributes read as constants (mir.nodes.ModuleConstantRead)
+    module_constants: tuple = ()
 
     def func(self, name: str) -> FuncDef:
         for f in self.funcs:

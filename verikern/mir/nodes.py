@@ -518,6 +518,24 @@ class LoopInfo:
 
 
 @dataclass(frozen=True)
+class ModuleConstantRead:
+    """A constant the kernel reads as an attribute of a project module
+    (`c.N`, `pkg.config.N`): Warp reads whatever value the module holds
+    when it builds the kernel, while verikern reads the module-level
+    binding in `defined_in`'s source. Every proof of the kernel assumes
+    `text == value`, and the reports say so (proofs.reporting.scope).
+
+    text: the spelling read (`pkg.config.N`); value: the constant's value;
+    defined_in: the file that binds it; loc: where the kernel (or a func it
+    calls) reads it."""
+
+    text: str
+    value: bool | int | float
+    defined_in: str
+    loc: SourceLoc
+
+
+@dataclass(frozen=True)
 class Kernel:
     """One compiled kernel.
 
@@ -552,6 +570,10 @@ class Kernel:
     #: printed, compared or hashed: they change how arguments are passed,
     #: never what the kernel does.
     struct_args: tuple["StructArg", ...] = field(default=(), compare=False, repr=False)
+    #: The module attributes read as constants (their values are already in
+    #: the MIR): kept only so that reports state them as assumptions; not
+    #: printed, compared or hashed.
+    module_constants: tuple[ModuleConstantRead, ...] = field(default=(), compare=False, repr=False)
 
     def block(self, label: str) -> Block:
         """The block named `label` (KeyError if none)."""

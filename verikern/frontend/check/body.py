@@ -107,6 +107,8 @@ class BodyChecker(StructChecks, WarpChecks, FlowChecker, ExprChecker):
         self.result_pattern: tuple | None = None   # `-> tuple[Any, float]`: see contracts.py
         self.temp_counter = 0
         self.captures: dict = {}   # captured unknown constants read: name -> type
+        # module attributes read as constants: (text, file) -> mir.nodes.ModuleConstantRead
+        self.module_constants: dict = {}
         self.tuple_ok: bool = False   # a tuple-returning func call may appear here
         self.struct_params: dict[str, StructType] = {}   # struct parameter -> its type
         self.struct_arrays: dict[str, StructType] = {}   # array of structs -> element type
@@ -218,7 +220,8 @@ class BodyChecker(StructChecks, WarpChecks, FlowChecker, ExprChecker):
                                 for n, t in sorted(self.captures.items()))
         return H.KernelDef(self.func_key, params, tuple(body), self.defn.loc, funcs, ndim,
                            self.defn.block_dim, self.info.fast_math if self.defn.fast_math is None
-                           else self.defn.fast_math, self.uses_block, self.struct_args())
+                           else self.defn.fast_math, self.uses_block, self.struct_args(),
+                           tuple(self.module_constants.values()))
 
     def check_func(self) -> H.FuncDef:
         params = self.params()

@@ -16,6 +16,7 @@ from verikern.hir import nodes as H
 from verikern.hir.types import (
     BOOL, F32, F64, I32, ArrayType, MatrixType, ScalarType, VectorType, named_parts, vector_type,
 )
+from verikern.mir.nodes import ModuleConstantRead
 from verikern.mir.ops import UNBOUNDED_RING
 from verikern.mir.ops import trunc_div as _c_div  # C division on unbounded ints
 from .dynamic_components import dynamic_read
@@ -100,7 +101,7 @@ class ExprChecker(_Host):
             member = self._module_member(node)          # c.N, `import pkg.consts as c`
             if member is not None and isinstance(member[0].constants.get(member[1]),
                                                  (bool, int, float)):
-                return member[0].constants[member[1]]
+                return self._module_constant_read(node, member[0], member[0].constants[member[1]])
             raise NotConstant
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) \
                 and node.value.id not in self.local_names and node.value.id not in self.arrays \
@@ -480,6 +481,15 @@ class ExprChecker(_Host):
         member = self._module_member(node)
         return member[0].enums.get(member[1]) if member is not None else None
 
+    def _module_constant_read(self, node: ast.Attribute, module, value):
+        """`value`, the constant `node` (`c.N`) reads from `module`'s source,
+        recorded as an assumption of the kernel (mir.nodes.ModuleConstantRead):
+        Warp reads the value the module holds when it builds the kernel."""
+        text = ast.unparse(node)
+        self.module_constants.setdefault(
+            (text, module.filename), ModuleConstantRead(text, value, module.filename, self.loc(node)))
+        return value
+
     def _module_member(self, node: ast.AST):
         """(ModuleInfo, name) for `c.name` (or `pkg.config.name`) with `c`
         (`pkg`) a project module alias that no local, array or capture
@@ -497,7 +507,7 @@ class ExprChecker(_Host):
         member = self._module_member(node)
         if member is not None and member[1] in member[0].typed_constants:   # c.X = wp.constant(..)
             v, t = member[0].typed_constants[member[1]]
-            return H.Literal(v, t, self.loc(node))
+            return H.Literal(self._module_constant_read(node, member[0], v), t, self.loc(node))
         root = chain_root(node.value)
         defining = aliased_module(self.info, node.value) if root is not None \
             and root.id not in self.local_names and root.id not in self.arrays \

@@ -266,6 +266,8 @@ class FlowChecker(_Host):
                              node, "no-tuples")
         self.called.add(name)
         self.called |= info.called
+        for read in info.module_constants:
+            self.module_constants.setdefault((read.text, read.defined_in), read)
         for cap, t in info.captures:
             if self.captures.setdefault(cap, t) != t:
                 raise self.error(f"{name}() and its caller see {cap!r} with different types",

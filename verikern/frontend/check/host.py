@@ -66,6 +66,7 @@ class CheckerHost(_CheckerHostMethods):
     local_names: set[str]
     called: set[str]
     captures: dict[str, Any]
+    module_constants: dict
     returns: Any
     result_pattern: tuple | None
     tuple_ok: bool

@@ -27,6 +27,7 @@ class FuncInfo:
     launch_dim_max: int
     called: frozenset
     captures: tuple = ()     # (name, type) of captured unknown constants it reads
+    module_constants: tuple = ()   # mir.nodes.ModuleConstantRead: module attributes it reads
 
 
 def is_any(info: ModuleInfo, node) -> bool:
@@ -110,7 +111,8 @@ class FuncRegistry:
                 fdef = chk.check_func()
                 self._done[key] = FuncInfo(fdef, chk.uses_block, chk.tid_arity,
                                            chk.launch_dim_max, frozenset(chk.called),
-                                           tuple(sorted(chk.captures.items())))
+                                           tuple(sorted(chk.captures.items())),
+                                           tuple(chk.module_constants.values()))
             except KernelError as e:
                 self._done[key] = e
             except RecursionError:

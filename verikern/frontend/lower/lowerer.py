@@ -142,7 +142,7 @@ class Lowerer(ExprLowering, BuiltinLowering, RigidLowering):
             self.terminate(Return(k.loc))
         return self.b.finish(launch_ndim=k.launch_ndim, block_dim=k.block_dim,
                              fast_math=k.fast_math, uses_block_features=k.uses_block_features,
-                             struct_args=k.struct_args)
+                             struct_args=k.struct_args, module_constants=k.module_constants)
 
     def lower_stmts(self, stmts) -> None:
         for s in stmts:
