@@ -6,8 +6,11 @@ literals, a module-level float constant and `wp.constant(0.1)`, while
 tests/warp_compat/kernels_float_literals.py run on verikern's simulator and
 cpu:native on values on either side of both readings, against a table by
 hand; tests/warp_compat/test_warp_float_literals.py runs them under
-warp-lang too. (Proofs are unaffected: a float comparison is an opaque
-boolean to the prover, encoders/smt/encoder.py `_enc_compare`.)"""
+warp-lang too. A float comparison is an opaque boolean to the prover
+(encoders/smt/encoder.py `_enc_compare`), but a comparison of constants is
+folded before the prover sees it: with the exact 0.1, `wp.float64(0.1) < 0.1`
+folded to false and an out-of-bounds store under it was never checked (the
+last test)."""
 from __future__ import annotations
 
 import numpy as np
@@ -48,3 +51,34 @@ def test_float_literals_compare_with_float64_through_float32(device):
     assert list(out[:2, 0]) == [1, 0]          # 0.1 < 0.1f; 0.1f < 0.1f is false
     assert list(out[:2, 1]) == [0, 1]          # only 0.1f == 0.1f
     np.testing.assert_array_equal(out, by_hand())
+
+
+FOLDED = """\
+import warp as wp
+import verikern as vk
+
+
+@vk.requires(lambda a: a.shape[0] == 4)
+@wp.kernel
+def flit(a: wp.array(dtype=int)):
+    x = wp.float64(0.1)
+    if x < 0.1:
+        a[100] = 1
+    y = wp.float64(0.10000000149011612)
+    if y > 0.1:
+        a[200] = 1
+"""
+
+
+def test_a_folded_comparison_of_constants_keeps_warps_reading_in_the_proof(tmp_path):
+    """warp-lang 1.19 on the CPU takes the first branch (0.1 < (double)0.1f)
+    and not the second: the proof fails the store at line 10 (out of bounds,
+    and every thread writes it), and nothing at line 13."""
+    from verikern.app.prove import prove_file   # lazy: z3, only this test proves
+
+    src = tmp_path / "flit.py"
+    src.write_text(FOLDED)
+    (report,) = prove_file(str(src))
+    failed = sorted((o.kind.value, o.loc.line) for o in report.obligations if o.status.value == "failed")
+    assert failed == [("bounds", 10), ("race", 10)]
+    assert report.status.value == "failed"
