@@ -6,7 +6,6 @@ and the spellings Warp refuses (a scalar type called with no value) are
 errors in verikern too."""
 from __future__ import annotations
 
-import importlib.util
 import json
 
 import numpy as np
@@ -16,7 +15,7 @@ import verikern as vk
 from verikern.app.prove import prove_source
 from verikern.frontend import compile_source
 from shared_helpers import CORPUS
-from warp_compat.compat_util import init_warp
+from warp_compat.compat_util import init_warp, warp_module_from_text
 
 wp = pytest.importorskip("warp", reason="NVIDIA Warp is not installed (pip install warp-lang)")
 
@@ -52,13 +51,7 @@ def generic(x: wp.array(dtype=Any), out: wp.array(dtype=Any)):
 '''
 
 
-def _warp_module(tmp_path, text: str, name: str):
-    path = tmp_path / f"{name}.py"
-    path.write_text(text)
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+_warp_module = warp_module_from_text
 
 
 @pytest.fixture(scope="module")
