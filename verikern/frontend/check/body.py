@@ -36,7 +36,7 @@ from ..scan.factories import CAPTURE_PREFIX, relation_requires
 from ..scan.module import Definition, ModuleInfo
 from ..builtins.rand import has_rand, hoist
 from ..builtins.table import RAND_BUILTINS
-from .registry import is_any
+from .registry import is_any, type_variable
 from .statement_walks import calls_in, conditional_calls, stored_names
 from ..builtins.operators import BINOP_NAMES, check_binary_types, literal_type_for
 from .shared_arrays import shared_array_type
@@ -228,7 +228,8 @@ class BodyChecker(StructChecks, WarpChecks, FlowChecker, ExprChecker):
         r = self.node.returns
         self.result_pattern = self.tuple_result_pattern(r)
         if r is not None and not (isinstance(r, ast.Constant) and r.value is None) \
-                and not is_any(self.info, r) and self.result_pattern is None:
+                and not is_any(self.info, r) and type_variable(self.info, r) is None \
+                and self.result_pattern is None:
             self.returns = self.struct_result_type(r) or \
                 parse_annotation(self, r, f"the result of {self.name}")
             if isinstance(self.returns, ArrayType):
@@ -359,6 +360,7 @@ class BodyChecker(StructChecks, WarpChecks, FlowChecker, ExprChecker):
                              "pass the output array as a parameter")
         if self.returns is None and self.declared_return is None and (
                 self.node.returns is None or is_any(self.info, self.node.returns)
+                or type_variable(self.info, self.node.returns) is not None
                 or self.result_pattern is not None):
             self.match_result_pattern(e.type, s.value)
             self.returns = self.declared_return = e.type

@@ -22,7 +22,7 @@ from verikern.errors import KernelError
 from ..scan.annotations import parse_annotation
 from ..scan.constants import NotConstant
 from .overloads import pick_overload
-from .registry import is_any
+from .registry import TYPE_VARIABLE_KINDS, is_any, type_variable
 
 
 if TYPE_CHECKING:   # the state and methods of the class that mixes this in
@@ -183,7 +183,16 @@ class FlowChecker(_Host):
         `Any` parameter takes its argument's type (a literal its default)."""
         out = []
         for p, a in zip(d.node.args.args, node.args):
-            if is_any(self.info, p.annotation):
+            variable = type_variable(self.info, p.annotation)     # wp.Float, wp.Int, wp.Scalar
+            if variable is not None:
+                e = self.check_expr(a)
+                if not isinstance(e.type, ScalarType) or e.type.kind not in TYPE_VARIABLE_KINDS[variable]:
+                    raise self.error(f"argument {p.arg!r} of {name}() is {e.type}, but the parameter "
+                                     f"is wp.{variable}: Warp finds no overload for it", a,
+                                     "type-mismatch", "convert the argument to a type of "
+                                     f"wp.{variable}'s kind")
+                out.append(e.type)
+            elif is_any(self.info, p.annotation):
                 e = self.check_expr(a)
                 if e.type is None or isinstance(e.type, TupleType):
                     raise self.error(f"argument {p.arg!r} of {name}() has no value type", a,

@@ -30,6 +30,20 @@ class FuncInfo:
     module_constants: tuple = ()   # mir.nodes.ModuleConstantRead: module attributes it reads
 
 
+#: Warp's constrained type variables (`wp.Float`, `wp.Int`, `wp.Scalar`): a
+#: func parameter so annotated is generic, specialized to its argument's
+#: type, which must be a scalar of these kinds (Warp finds no overload else).
+TYPE_VARIABLE_KINDS = {"Float": ("float",), "Int": ("int", "uint"),
+                       "Scalar": ("float", "int", "uint")}
+
+
+def type_variable(info: ModuleInfo, node) -> str | None:
+    """"Float", "Int" or "Scalar" for `wp.Float` (or the name imported from
+    warp; warp.types has none of them in Warp 1.19), else None."""
+    name = info.dsl_name(node) if node is not None else None
+    return name if name in TYPE_VARIABLE_KINDS else None
+
+
 def is_any(info: ModuleInfo, node) -> bool:
     """`Any` / `typing.Any` (a generic parameter), or an array of `Any`."""
     if node is None:
@@ -87,7 +101,9 @@ class FuncRegistry:
 
     def candidates(self, name: str) -> list:
         """[(index, Definition, generic)] of the overloads of `name`, in order."""
-        return [(i, d, any(is_any(self.info, a.annotation) for a in d.node.args.args))
+        return [(i, d, any(is_any(self.info, a.annotation)
+                           or type_variable(self.info, a.annotation) is not None
+                           for a in d.node.args.args))
                 for i, d in enumerate(self.overloads.get(name, []))]
 
     def key(self, name: str, index: int, types: tuple | None = None) -> str:
