@@ -259,6 +259,8 @@ ALLOWED_LISTS = {
     ("scan/constants.py", "numpy.{n}"): "numpy's functions of module constants",
     ("scan/constants.py", "_PY_BUILTINS"): "Python's functions of module constants",
     ("scan/rebinding.py", "_FLOAT_MODULES"): "Python's math functions of module constants",
+    ("check/generic_scalars.py", "FLOAT_ONLY"):
+        "a property of Warp's overloads, checked against Warp's own table (test_warp_generic_scalars.py)",
 }
 
 
