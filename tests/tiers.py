@@ -61,6 +61,7 @@ SLOW_FILES = frozenset({
     "tests/warp_compat/test_warp_erf.py",          # real Warp, as above
     "tests/warp_compat/test_warp_int_division.py", # real Warp, as above (child processes)
     "tests/warp_compat/test_warp_type_variables.py",  # real Warp, as above
+    "tests/warp_compat/test_warp_vector_bitwise.py",   # real Warp, as above
     "tests/warp_compat/test_warp_float_literals.py",  # real Warp, as above
     "tests/frontend/test_fe_project_funcs.py",     # real Warp, as above (a package of funcs)
     "tests/cli/prove/test_prove_suggest_warp.py",  # real Warp, as above (the README demo)

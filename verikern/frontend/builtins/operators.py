@@ -161,6 +161,14 @@ def _vector_binary_type(checker, op, lt, rt, node):
             return lt
         if isinstance(rt, (VectorType, MatrixType)) and lt == rt.dtype:
             return rt   # Warp: the scalar divided by each component
+    if lt == rt and (op == "mod" and is_plain_vector(lt) or op in ("shl", "shr", "and", "or", "xor")
+                     and isinstance(lt, (VectorType, MatrixType)) and not is_quat(lt)
+                     and not is_transform(lt) and lt.dtype.kind in ("int", "uint")):
+        # Warp 1.19 builds these (componentwise); a rule outside the type rules, so a
+        # generic kernel's typing that needs one is an error, never a typing Warp refuses
+        raise checker.error(f"`{sym}` of two {lt} values (componentwise in Warp) is not "
+                            "modelled by verikern yet", node, "unsupported-vector-op",
+                            "apply it to each component, e.g. vk.vec3i(a[0] & b[0], ...)")
     hint = ("vector and scalar operands cannot be mixed in + and -; "
             "build a vector, e.g. vk.vec2(s, s)")
     if op == "mul" and isinstance(lt, VectorType) and lt == rt:

@@ -365,6 +365,11 @@ class ExprChecker(_Host):
                 raise self.error("`-` on a bool", node, "bool-arith", "convert with int(...)")
             assert e.type is not None   # check_expr refuses statement-only builtins
             return H.UnaryExpr("neg", e, e.type, loc)
+        if isinstance(e.type, (VectorType, MatrixType)) and e.type.dtype.kind in ("int", "uint") \
+                and e.type.name.startswith(("vec", "mat")):     # Warp builds it, componentwise
+            raise self.error(f"`~` of a {e.type} value (componentwise in Warp) is not modelled by "
+                             "verikern yet", node, "unsupported-vector-op",
+                             "apply it to each component")
         if not (isinstance(e.type, ScalarType) and e.type.is_int):
             raise self.error(f"`~` needs an integer, got {e.type}", node, "float-bitwise")
         return H.UnaryExpr("invert", e, e.type, loc)

@@ -59,8 +59,8 @@ from dataclasses import dataclass, field
 from verikern.errors import KernelError
 from verikern.hir import nodes as H
 from verikern.hir.types import (
-    F32, MATRIX_TYPES, QUAT, SCALAR_TYPES, VECTOR_TYPES, ArrayType, ElementType, MatrixType,
-    ScalarType, VectorType,
+    F32, I32, MATRIX_TYPES, QUAT, SCALAR_TYPES, VECTOR_TYPES, ArrayType, ElementType, MatrixType,
+    ScalarType, VectorType, vector_type,
 )
 from ..scan import launch_sites
 from ..scan.annotations import parse_annotation
@@ -79,14 +79,19 @@ TYPE_RULES = frozenset({
     "type-constructor", "arity", "vector-scalar-mix", "index-not-int", "warp-builtin-args",
     "condition-not-bool",
 })
-#: the most type assignments tried for one generic kernel
-MAX_ASSIGNMENTS = 256
+#: the most type assignments tried for one generic kernel: every pair of two
+#: parameters' candidates (17 each: the scalars, the probes and an array)
+MAX_ASSIGNMENTS = 289
 #: the most typings tried one parameter at a time for a typing to start from
 MAX_START_CHECKS = 240
 #: the candidates the start search tries first (generic_start.py), by name
 _START_ORDER = {"float32": 0, "vec3": 1, "int32": 2}
 _SCALARS = tuple(SCALAR_TYPES.values())
-_PROBES = (VECTOR_TYPES["vec3"], MATRIX_TYPES["mat33"], QUAT)
+#: the non-scalar types tried to learn whether Warp can instantiate a generic
+#: kernel beyond its scalar typings (then `kernel[...]` stands for them): float
+#: vectors, matrices and quats, and an integer vector for bodies only integers
+#: type-check (`a[i] & m` builds with vec3i in Warp 1.19)
+_PROBES = (VECTOR_TYPES["vec3"], MATRIX_TYPES["mat33"], QUAT, vector_type(3, I32))
 MORE = "..."   # the name of the instance that stands for the types not enumerated
 HIR_TYPES = (ScalarType, VectorType, MatrixType, ArrayType)
 
