@@ -181,7 +181,7 @@ class FlowChecker(_Host):
     def _generic_types(self, d, node, name) -> tuple:
         """The types a generic func is specialized to at this call: each
         `Any` parameter takes its argument's type (a literal its default)."""
-        out = []
+        out: list = []
         for p, a in zip(d.node.args.args, node.args):
             variable = type_variable(self.info, p.annotation)     # wp.Float, wp.Int, wp.Scalar
             if variable is not None:
