@@ -78,3 +78,20 @@ def test_a_kernel_without_module_attributes_states_none(tmp_path, monkeypatch):
     assert code == 0, out
     (k,) = json.loads(out)["kernels"]
     assert [c["kind"] for c in k["scope"]["contracts"]] == ["requires"]
+
+
+FROM_IMPORT = KERNEL.replace("import vkc as proj\n", "from vkc.core.config import max_nodes\n").replace(
+    "proj.config.max_nodes", "max_nodes")
+
+
+def test_a_constant_imported_by_name_from_a_project_module_is_an_assumption_too(tmp_path, monkeypatch):
+    """`from pkg.config import N` binds the value the module holds when the
+    kernel's module is imported: a program that sets `config.N` first changes it."""
+    kern = _project(tmp_path, FROM_IMPORT)
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = cli("prove", kern, "--format", "json", "--no-cache", "--no-suggest")
+    assert code == 0, out
+    (k,) = json.loads(out)["kernels"]
+    reads = [c for c in k["scope"]["contracts"] if c["kind"] == "module constant"]
+    assert [c["text"].split(" (")[0] for c in reads] == ["max_nodes == 4"]
+    assert "vkc/core/config.py" in reads[0]["text"]

@@ -89,7 +89,8 @@ class ExprChecker(_Host):
                 v = self.info.constants[node.id]
                 if isinstance(v, tuple):
                     raise NotConstant
-                return v
+                origin = self.info.name_origins.get(node.id)    # `from pkg.config import N`
+                return v if origin is None else self._module_constant_read(node, origin[0], v)
             raise NotConstant
         if isinstance(node, ast.Attribute):
             name = self.info.dsl_name(node)
@@ -321,6 +322,9 @@ class ExprChecker(_Host):
             raise self.error(f"the module {name!r} is not a value", node, "unknown-name")
         if name in self.info.typed_constants:   # X = wp.constant(wp.float64(2.0)): typed
             v, t = self.info.typed_constants[name]
+            origin = self.info.name_origins.get(name)        # imported from a project module
+            if origin is not None:
+                v = self._module_constant_read(node, origin[0], v)
             return H.Literal(v, t, self.loc(node))
         self.refuse_rebound(node)
         if name in self.info.nonconstant or name in self.info.funcs or \
@@ -486,10 +490,12 @@ class ExprChecker(_Host):
         member = self._module_member(node)
         return member[0].enums.get(member[1]) if member is not None else None
 
-    def _module_constant_read(self, node: ast.Attribute, module, value):
-        """`value`, the constant `node` (`c.N`) reads from `module`'s source,
-        recorded as an assumption of the kernel (mir.nodes.ModuleConstantRead):
-        Warp reads the value the module holds when it builds the kernel."""
+    def _module_constant_read(self, node: ast.expr, module, value):
+        """`value`, the constant `node` (`c.N`, or `N` imported by name) reads
+        from `module`'s source, recorded as an assumption of the kernel
+        (mir.nodes.ModuleConstantRead): Warp reads the value the module holds
+        when it builds the kernel (for `from m import N`, when the kernel's
+        module imported it)."""
         text = ast.unparse(node)
         self.module_constants.setdefault(
             (text, module.filename), ModuleConstantRead(text, value, module.filename, self.loc(node)))
