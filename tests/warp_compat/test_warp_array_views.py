@@ -14,7 +14,7 @@ import pytest
 import verikern as vk
 from verikern.app.prove import prove_source
 from verikern.frontend import compile_source
-from warp_compat.compat_util import init_warp, warp_module_from_text
+from warp_compat.compat_util import warp_module_from_text
 
 wp = pytest.importorskip("warp", reason="NVIDIA Warp is not installed (pip install warp-lang)")
 
@@ -55,16 +55,8 @@ def scatter_rows(idx: wp.array(dtype=wp.int32), grid: wp.array3d(dtype=wp.float6
 '''
 
 
-_warp_module = warp_module_from_text
-
-
-@pytest.fixture(scope="module")
-def warp_cpu(tmp_path_factory):
-    return init_warp(wp, tmp_path_factory)
-
-
 def test_views_read_write_and_atomics_as_warp_does(warp_cpu, tmp_path):
-    module = _warp_module(tmp_path, VIEWS, "verikern_array_views")
+    module = warp_module_from_text(tmp_path, VIEWS, "verikern_array_views")
     ours = compile_source(VIEWS, "views.py")
     assert not ours.all_errors, [e.render() for e in ours.all_errors]
     rng = np.random.default_rng(11)
@@ -106,7 +98,7 @@ def chained(virial: wp.array2d(dtype=wp.float32), out: wp.array2d(dtype=wp.float
 
 def test_a_chained_index_of_a_view_accesses_the_element_as_warp_does(warp_cpu, tmp_path):
     """`a[i][j]` of a 2-d array is a view indexed at once: the element a[i, j]."""
-    module = _warp_module(tmp_path, CHAINED, "verikern_array_views_chained")
+    module = warp_module_from_text(tmp_path, CHAINED, "verikern_array_views_chained")
     ours = compile_source(CHAINED, "chained.py")
     assert not ours.all_errors, [e.render() for e in ours.all_errors]
     virial = np.arange(8, dtype=np.float32).reshape(4, 2)

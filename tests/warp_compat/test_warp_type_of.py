@@ -15,7 +15,7 @@ import verikern as vk
 from verikern.app.prove import prove_source
 from verikern.frontend import compile_source
 from shared_helpers import CORPUS
-from warp_compat.compat_util import init_warp, warp_module_from_text
+from warp_compat.compat_util import warp_module_from_text
 
 wp = pytest.importorskip("warp", reason="NVIDIA Warp is not installed (pip install warp-lang)")
 
@@ -51,16 +51,8 @@ def generic(x: wp.array(dtype=Any), out: wp.array(dtype=Any)):
 '''
 
 
-_warp_module = warp_module_from_text
-
-
-@pytest.fixture(scope="module")
-def warp_cpu(tmp_path_factory):
-    return init_warp(wp, tmp_path_factory)
-
-
 def test_type_of_and_dtype_convert_as_warp_does(warp_cpu, tmp_path):
-    module = _warp_module(tmp_path, SOURCE, "verikern_type_of_typed")
+    module = warp_module_from_text(tmp_path, SOURCE, "verikern_type_of_typed")
     ours = compile_source(SOURCE, "type_of.py")
     assert not ours.all_errors, [e.render() for e in ours.all_errors]
     rng = np.random.default_rng(3)
@@ -77,7 +69,7 @@ def test_type_of_and_dtype_convert_as_warp_does(warp_cpu, tmp_path):
 
 @pytest.mark.parametrize("dtype", [np.int8, np.uint16, np.int64, np.float32, np.float64])
 def test_a_generic_kernel_converts_to_each_instance_type_as_warp_does(warp_cpu, tmp_path, dtype):
-    module = _warp_module(tmp_path, SOURCE, f"verikern_type_of_generic_{np.dtype(dtype).name}")
+    module = warp_module_from_text(tmp_path, SOURCE, f"verikern_type_of_generic_{np.dtype(dtype).name}")
     ours = compile_source(SOURCE, "type_of.py")
     name = np.dtype(dtype).name
     instance = next(k for k in ours.kernels if k.name.startswith("generic[") and name in k.name)
@@ -125,7 +117,7 @@ def k(x: wp.array(dtype=wp.float64), out: wp.array(dtype=wp.float64)):
 
 def test_a_scalar_type_of_no_value_is_refused_by_both(warp_cpu, tmp_path):
     text = REFUSED.format(expr="type(s)()")
-    module = _warp_module(tmp_path, text, "verikern_type_of_refused")
+    module = warp_module_from_text(tmp_path, text, "verikern_type_of_refused")
     with pytest.raises(Exception, match="overload"):
         wp.launch(module.k, dim=1, device="cpu", inputs=[wp.zeros(1, dtype=wp.float64, device="cpu"),
                                                         wp.zeros(1, dtype=wp.float64, device="cpu")])
@@ -168,7 +160,7 @@ def test_type_of_behind_and_or_and_a_conditional_runs_as_warp_runs_it(warp_cpu, 
     Warp evaluates the operand of `type()` on the right of `and`, in a branch of a
     conditional expression and in a while test only when it gets there, and so does
     verikern (in place, not before the statement); the results are Warp's."""
-    module = _warp_module(tmp_path, SHORT_CIRCUIT, "verikern_type_of_short_circuit")
+    module = warp_module_from_text(tmp_path, SHORT_CIRCUIT, "verikern_type_of_short_circuit")
     ours = compile_source(SHORT_CIRCUIT, "short_circuit.py")
     assert not ours.all_errors, [e.render() for e in ours.all_errors]
     n_loop = np.array([0, 2, -1, 5, 1, 0, 3, -4], np.int32)
@@ -229,7 +221,7 @@ def dtype_args(cells: wp.array(dtype=wp.mat33d), eta: wp.array(dtype=wp.float64)
 
 
 def test_dtype_arguments_of_a_value_or_array_as_warp_reads_them(warp_cpu, tmp_path):
-    module = _warp_module(tmp_path, DTYPE_OF, "verikern_type_of_dtype_args")
+    module = warp_module_from_text(tmp_path, DTYPE_OF, "verikern_type_of_dtype_args")
     ours = compile_source(DTYPE_OF, "dtype_args.py")
     assert not ours.all_errors, [e.render() for e in ours.all_errors]
     rng = np.random.default_rng(8)
@@ -300,7 +292,7 @@ def test_type_of_an_element_computes_its_address_and_a_component_loads_it_in_war
     and loads nothing, `type(a[i][k])` and `type(a[i].y)` load the element. verikern's
     MIR has a `load.address` (a bounds check that reads nothing) for the first and a
     load for the others, and runs the kernel as Warp does."""
-    module = _warp_module(tmp_path, SHAPES, "verikern_type_of_shapes")
+    module = warp_module_from_text(tmp_path, SHAPES, "verikern_type_of_shapes")
     theirs = _warp_forward(module.shapes)
     assert _loaded_addresses(theirs[7]) == (1, 1)      # type(f[i][0]): f[i] loaded
     assert _loaded_addresses(theirs[8]) == (1, 0)      # type(s[i, 1]): an address only
@@ -331,7 +323,7 @@ def test_type_of_an_accumulator_element_does_not_race_with_its_atomics(warp_cpu,
     # ke2[0]'s index is still an obligation (Warp's debug build checks it), and nothing races on it
     kinds = sorted((o.kind.value, o.loc.line) for o in r.obligations)
     assert ("bounds", 11) in kinds and not any(k == "race" and line == 11 for k, line in kinds), kinds
-    module = _warp_module(tmp_path, ACCUMULATE, "verikern_type_of_accumulate")
+    module = warp_module_from_text(tmp_path, ACCUMULATE, "verikern_type_of_accumulate")
     rng = np.random.default_rng(11)
     v, m = rng.uniform(-1, 1, (40, 3)).astype(np.float32), rng.uniform(0, 2, 40).astype(np.float32)
     theirs = wp.zeros(1, dtype=wp.float32, device="cpu")

@@ -131,6 +131,12 @@ def check_binary_types(checker, op: str, lhs: H.Expr, rhs: H.Expr, node):
     return lt
 
 
+def is_integer_vector_or_matrix(t) -> bool:
+    """A plain vector or a matrix of integer components: Warp 1.19's bitwise
+    operators and `~` take them, componentwise (verikern does not model them)."""
+    return (is_plain_vector(t) or isinstance(t, MatrixType)) and t.dtype.kind in ("int", "uint")
+
+
 def _vector_binary_type(checker, op, lt, rt, node):
     sym = BINOP_SYMBOLS[op]
     if op in ("add", "sub"):
@@ -161,9 +167,9 @@ def _vector_binary_type(checker, op, lt, rt, node):
             return lt
         if isinstance(rt, (VectorType, MatrixType)) and lt == rt.dtype:
             return rt   # Warp: the scalar divided by each component
-    if lt == rt and (op == "mod" and is_plain_vector(lt) or op in ("shl", "shr", "and", "or", "xor")
-                     and isinstance(lt, (VectorType, MatrixType)) and not is_quat(lt)
-                     and not is_transform(lt) and lt.dtype.kind in ("int", "uint")):
+    warp_builds = (op == "mod" and is_plain_vector(lt)) or \
+        (op in ("shl", "shr", "and", "or", "xor") and is_integer_vector_or_matrix(lt))
+    if lt == rt and warp_builds:
         # Warp 1.19 builds these (componentwise); a rule outside the type rules, so a
         # generic kernel's typing that needs one is an error, never a typing Warp refuses
         raise checker.error(f"`{sym}` of two {lt} values (componentwise in Warp) is not "

@@ -25,7 +25,8 @@ from ..scan.factories import capture_of, capture_ref
 from ..scan.constants import NotConstant
 from ..scan.project import aliased_module, chain_root, module_member
 from ..builtins.operators import (
-    BINOP_NAMES, COMPARE_NAMES, check_binary_types, comparison_type, literal_type_for, make_literal,
+    BINOP_NAMES, COMPARE_NAMES, check_binary_types, comparison_type, is_integer_vector_or_matrix,
+    literal_type_for, make_literal,
 )
 from ..builtins.calls import check_call
 from ..builtins.table import LITERAL_CALLS
@@ -369,8 +370,7 @@ class ExprChecker(_Host):
                 raise self.error("`-` on a bool", node, "bool-arith", "convert with int(...)")
             assert e.type is not None   # check_expr refuses statement-only builtins
             return H.UnaryExpr("neg", e, e.type, loc)
-        if isinstance(e.type, (VectorType, MatrixType)) and e.type.dtype.kind in ("int", "uint") \
-                and e.type.name.startswith(("vec", "mat")):     # Warp builds it, componentwise
+        if is_integer_vector_or_matrix(e.type):     # Warp builds it, componentwise
             raise self.error(f"`~` of a {e.type} value (componentwise in Warp) is not modelled by "
                              "verikern yet", node, "unsupported-vector-op",
                              "apply it to each component")

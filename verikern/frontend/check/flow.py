@@ -22,7 +22,7 @@ from verikern.errors import KernelError
 from ..scan.annotations import parse_annotation
 from ..scan.constants import NotConstant
 from .overloads import pick_overload
-from .registry import TYPE_VARIABLE_KINDS, is_any, type_variable
+from .registry import is_any, type_variable, type_variable_takes
 
 
 if TYPE_CHECKING:   # the state and methods of the class that mixes this in
@@ -186,7 +186,7 @@ class FlowChecker(_Host):
             variable = type_variable(self.info, p.annotation)     # wp.Float, wp.Int, wp.Scalar
             if variable is not None:
                 e = self.check_expr(a)
-                if not isinstance(e.type, ScalarType) or e.type.kind not in TYPE_VARIABLE_KINDS[variable]:
+                if not type_variable_takes(variable, e.type):
                     raise self.error(f"argument {p.arg!r} of {name}() is {e.type}, but the parameter "
                                      f"is wp.{variable}: Warp finds no overload for it", a,
                                      "type-mismatch", "convert the argument to a type of "

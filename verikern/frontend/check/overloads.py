@@ -22,9 +22,9 @@ from __future__ import annotations
 import ast
 
 from verikern.errors import KernelError
-from verikern.hir.types import ArrayType, ScalarType
+from verikern.hir.types import ArrayType
 from ..scan.annotations import parse_annotation
-from .registry import TYPE_VARIABLE_KINDS, is_any, type_variable
+from .registry import is_any, type_variable, type_variable_takes
 
 
 def arg_types(chk, node: ast.Call) -> list:
@@ -35,7 +35,7 @@ def arg_types(chk, node: ast.Call) -> list:
 def _takes(chk, param: ast.arg, t) -> bool:
     variable = type_variable(chk.info, param.annotation)   # wp.Float, wp.Int, wp.Scalar
     if variable is not None:
-        return isinstance(t, ScalarType) and t.kind in TYPE_VARIABLE_KINDS[variable]
+        return type_variable_takes(variable, t)
     if is_any(chk.info, param.annotation):
         if isinstance(param.annotation, (ast.Subscript, ast.Call)):   # an array of Any
             return isinstance(t, ArrayType)

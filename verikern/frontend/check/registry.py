@@ -16,6 +16,7 @@ from typing import Any, Callable
 
 from verikern.errors import KernelError
 from verikern.hir import nodes as H
+from verikern.hir.types import ScalarType
 from ..scan.module import ModuleInfo
 
 
@@ -42,6 +43,12 @@ def type_variable(info: ModuleInfo, node) -> str | None:
     warp; warp.types has none of them in Warp 1.19), else None."""
     name = info.dsl_name(node) if node is not None else None
     return name if name in TYPE_VARIABLE_KINDS else None
+
+
+def type_variable_takes(variable: str, t) -> bool:
+    """Whether Warp's type variable `variable` ("Float", "Int", "Scalar")
+    matches the argument type `t`."""
+    return isinstance(t, ScalarType) and t.kind in TYPE_VARIABLE_KINDS[variable]
 
 
 def is_any(info: ModuleInfo, node) -> bool:
