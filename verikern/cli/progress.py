@@ -44,13 +44,14 @@ def exit_interrupted() -> None:
 
 
 def kernel_line(report, done: int, total: int) -> str:
-    """`[done/total] STATUS  kernel (file:line, seconds)`: one kernel as its file finishes."""
+    """`[done/total files] STATUS  kernel (file:line, seconds)`: one kernel as its
+    file finishes (the counter counts files, so a file's kernels share its number)."""
     word = report.status.value.upper()
     where = f"{report.file}:{report.line}" if report.line else report.file
     if report.kernel == "<module>":
-        return f"[{done}/{total}] {word:<7} {report.file} (the file does not compile)"
+        return f"[{done}/{total} files] {word:<7} {report.file} (the file does not compile)"
     cached = ", cached" if getattr(report, "cached", False) else ""
-    return f"[{done}/{total}] {word:<7} {report.kernel} ({where}, {report.seconds:.2f} s{cached})"
+    return f"[{done}/{total} files] {word:<7} {report.kernel} ({where}, {report.seconds:.2f} s{cached})"
 
 
 @dataclass

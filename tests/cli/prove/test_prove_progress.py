@@ -35,9 +35,20 @@ def test_without_a_terminal_each_kernel_is_one_stderr_line_and_stdout_is_only_th
     assert [k["kernel"] for k in json.loads(out)["kernels"]] == ["saxpy", "fill_unguarded"]
     lines = err.splitlines()
     assert len(lines) == 2
-    assert lines[0].startswith(f"[1/2] PROVED  saxpy ({a}:13, ") and lines[0].endswith(" s)")
-    assert lines[1].startswith(f"[2/2] FAILED  fill_unguarded ({b}:")
+    assert lines[0].startswith(f"[1/2 files] PROVED  saxpy ({a}:13, ") and lines[0].endswith(" s)")
+    assert lines[1].startswith(f"[2/2 files] FAILED  fill_unguarded ({b}:")
     assert run("prove", a, "--no-cache", "--quiet")[2] == ""
+
+
+def test_the_counter_counts_files_and_says_so(tmp_path):
+    # c_host/kernels.py holds three kernels: they share the file's number, and the
+    # total is the 2 files, not the 4 kernels the summary counts
+    a = shutil.copy(EXAMPLES_DIR / "c_host" / "kernels.py", tmp_path / "a.py")
+    b = shutil.copy(SAXPY, tmp_path / "b.py")
+    code, out, err = run("prove", a, b, "--no-cache", "--no-suggest")
+    assert code == 0 and out.splitlines()[-1].startswith("4 kernels: 4 proved")
+    assert [line.split("]")[0] + "]" for line in err.splitlines()] == \
+        ["[1/2 files]"] * 3 + ["[2/2 files]"]
 
 
 def test_a_file_that_does_not_compile_is_not_counted_as_a_kernel(tmp_path):
@@ -46,7 +57,7 @@ def test_a_file_that_does_not_compile_is_not_counted_as_a_kernel(tmp_path):
     code, out, err = run("prove", tmp_path, "--no-cache")
     assert code == 3
     assert out.splitlines()[-1] == "1 kernel: 1 proved, 0 failed, 0 unknown, 0 error; 1 file does not compile"
-    assert f"[2/2] ERROR   {tmp_path / 'syn.py'} (the file does not compile)" in err.splitlines()
+    assert f"[2/2 files] ERROR   {tmp_path / 'syn.py'} (the file does not compile)" in err.splitlines()
 
 
 def test_skip_no_kernels_lets_a_hook_pass_when_no_staged_file_has_a_kernel(tmp_path):
@@ -123,7 +134,7 @@ def test_ctrl_c_stops_at_once_with_exit_130_and_a_partial_summary(tmp_path, jobs
         while first and not first.startswith("[") and len(before) < 20:
             before.append(first)
             first = proc.stderr.readline()
-        assert first.startswith("[1/12] "), (before, first)
+        assert first.startswith("[1/12 files] "), (before, first)
         workers = _children(proc.pid)
         seen = _signal_masks(proc.pid)
         sent = time.monotonic()
@@ -150,11 +161,11 @@ def test_ctrl_c_stops_at_once_with_exit_130_and_a_partial_summary(tmp_path, jobs
 def test_report_and_check_report_show_the_same_progress_lines(tmp_path):
     a = shutil.copy(SAXPY, tmp_path / "a.py")
     code, _, err = run("report", a, "--no-cache", "-o", tmp_path / "r.html")
-    assert code == 0 and err.splitlines()[0].startswith(f"[1/1] PROVED  saxpy ({a}:13, ")
+    assert code == 0 and err.splitlines()[0].startswith(f"[1/1 files] PROVED  saxpy ({a}:13, ")
     assert run("prove", a, "--no-cache", "--no-suggest", "--format", "json", "-o", tmp_path / "r.json")[0] == 0
     code, out, err = run("check-report", tmp_path / "r.json")
     assert code == 0, out
-    assert err.splitlines()[0].startswith(f"[1/1] PROVED  saxpy ({a}:13, ")
+    assert err.splitlines()[0].startswith(f"[1/1 files] PROVED  saxpy ({a}:13, ")
 
 
 def test_teardown_noise_after_ctrl_c_is_not_printed():
