@@ -5,7 +5,8 @@ import os
 
 import pytest
 from hypothesis import settings
-from hypothesis.internal.conjecture import providers as hypothesis_providers
+
+from verikern.testing.reproducible import pin_constant_pool
 
 #: `pytest --cpu-costs DIR` records each test's CPU seconds (tests/cpu_costs.py)
 pytest_plugins = ("cpu_costs",)
@@ -30,15 +31,12 @@ def hypothesis_profile_name(environ=os.environ) -> str:
 
 settings.load_profile(hypothesis_profile_name())
 
-# Hypothesis (>= 6.131) mixes into its draws the constants of every *local* module the
-# process has imported so far (verikern's own modules, examples/, benchmarks/), so under
-# xdist a derandomized test's examples depended on which tests had run before it in the
-# same worker: a CI run drew no INT_MIN/INT_MAX scalar in test_edge_values_are_drawn's
-# 100 examples, the same test passes alone. The suite pins that pool empty (Hypothesis's
-# built-in constants still apply): the same test draws the same examples in any order.
-# tests/test_hypothesis_order.py fails if this stops working (private API, checked there).
-_NO_LOCAL_CONSTANTS = hypothesis_providers.Constants()
-hypothesis_providers._get_local_constants = lambda: _NO_LOCAL_CONSTANTS
+# Hypothesis mixes into its draws the constants of every *local* module the process has
+# imported so far, so under xdist a derandomized test's examples depended on which tests
+# had run before it in the same worker (a CI run drew no INT_MIN/INT_MAX scalar in
+# test_edge_values_are_drawn). The suite pins that pool empty (verikern.testing.reproducible;
+# tests/test_hypothesis_order.py fails without it).
+pin_constant_pool()
 
 # --- proof cache ----------------------------------------------------------------
 # No test reads or fills the user's proof cache (a stale or monkeypatched verdict

@@ -1,6 +1,8 @@
-"""A derandomized hypothesis test draws the same examples whatever the process
-imported before it (tests/conftest.py pins Hypothesis's local-constants pool):
-without that, CI's test order changed test_edge_values_are_drawn's draws."""
+"""Derandomized or seeded hypothesis draws depend only on the seed and the
+strategies, not on the modules the process imported before
+(verikern.testing.reproducible): without that, CI's test order changed
+test_edge_values_are_drawn's draws, and `verikern fuzz --seed N` would draw
+other launches on an editable install than on a wheel."""
 from __future__ import annotations
 
 import random
@@ -8,6 +10,8 @@ import random
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.internal.conjecture import providers
+
+from verikern.testing.reproducible import constant_pool_pinned, pool_is_pinnable
 
 
 def _draws() -> list:
@@ -24,27 +28,44 @@ def _draws() -> list:
     return [repr(v) for v in seen]
 
 
-def test_draws_do_not_depend_on_the_local_modules_imported_before():
-    before = _draws()
-    pool = providers._local_constants
-    saved = (set(pool.integers), set(pool.floats))
+def _polluted_pool():
+    """The pool importing many local modules full of constants would give."""
     rnd = random.Random(7)
+    pool = providers.Constants()
+    pool.integers.update(rnd.randrange(-10**6, 10**6) for _ in range(400))
+    pool.floats.update(rnd.uniform(-1e3, 1e3) for _ in range(400))
+    return pool
+
+
+def test_the_suite_draws_the_same_whatever_was_imported_before(monkeypatch):
+    # the suite pins the pool process-wide (tests/conftest.py): filling Hypothesis's own
+    # pool, as importing local modules does, changes nothing
+    assert pool_is_pinnable()
+    before = _draws()
+    monkeypatch.setattr(providers, "_local_constants", _polluted_pool())
+    providers.CONSTANTS_CACHE.cache.clear()
     try:
-        # what importing many local modules full of constants would add to the pool
-        pool.integers.update(rnd.randrange(-10**6, 10**6) for _ in range(400))
-        pool.floats.update(rnd.uniform(-1e3, 1e3) for _ in range(400))
-        providers.CONSTANTS_CACHE.cache.clear()
         assert _draws() == before
     finally:
-        pool.integers.clear()
-        pool.integers.update(saved[0])
-        pool.floats.clear()
-        pool.floats.update(saved[1])
         providers.CONSTANTS_CACHE.cache.clear()
 
 
-def test_the_pinned_pool_is_what_hypothesis_consults():
-    # the private name the suite replaces is still the one HypothesisProvider calls
-    assert providers.HypothesisProvider._local_constants.func.__code__.co_names.count(
-        "_get_local_constants") == 1
-    assert not providers._get_local_constants().integers
+def test_a_pinned_block_ignores_module_constants_and_restores_the_hook(monkeypatch):
+    with constant_pool_pinned():
+        pinned = _draws()
+    polluted = _polluted_pool()
+    monkeypatch.setattr(providers, "_get_local_constants", lambda: polluted)
+    providers.CONSTANTS_CACHE.cache.clear()
+    try:
+        assert _draws() != pinned        # the pool really changes draws (the test can fail)
+        with constant_pool_pinned():
+            assert _draws() == pinned
+        assert providers._get_local_constants() is polluted     # restored on exit
+    finally:
+        providers.CONSTANTS_CACHE.cache.clear()
+
+
+def test_the_pinned_name_is_the_one_hypothesis_consults():
+    # the private name verikern replaces is still the one HypothesisProvider calls
+    code = providers.HypothesisProvider._local_constants.func.__code__
+    assert "_get_local_constants" in code.co_names

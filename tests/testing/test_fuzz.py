@@ -127,3 +127,32 @@ def test_a_racy_kernel_is_reported_as_a_kernel_bug_end_to_end():
     assert r.mismatch is not None, r
     assert r.mismatch.diagnosis.kernel_bug and "data race" in r.mismatch.diagnosis.text
     assert "kernels_fuzz.py:41:9" in r.mismatch.diagnosis.text
+
+
+def test_a_seed_draws_the_same_launches_whatever_modules_were_imported(monkeypatch):
+    # Hypothesis mixes the constants of every local module imported so far into its
+    # draws; fuzz pins that pool (verikern.testing.reproducible), so --seed reproduces
+    # on an editable install, a wheel, or after other imports
+    from hypothesis.internal.conjecture import providers
+
+    def recorded_launches():
+        seen = []
+
+        def record(target, launch):
+            seen.append(repr(sorted((k, np.asarray(v).tolist()) for k, v in launch.values.items())))
+            return _cpu(target, launch)
+
+        r = fuzz(KERNELS["scale"], [Backend("recorder", record), "cpu"], examples=20, seed=4)
+        assert r.mismatch is None and r.examples == 20
+        return seen
+
+    first = recorded_launches()
+    pool = providers.Constants()
+    pool.integers.update(range(-5000, 5000, 7))
+    pool.floats.update(x / 4 for x in range(-3000, 3000, 11))
+    monkeypatch.setattr(providers, "_get_local_constants", lambda: pool)
+    providers.CONSTANTS_CACHE.cache.clear()     # as a newly imported module does
+    try:
+        assert recorded_launches() == first
+    finally:
+        providers.CONSTANTS_CACHE.cache.clear()

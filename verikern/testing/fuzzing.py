@@ -34,6 +34,7 @@ from .compare import Difference, RunError, Tolerance, first_difference
 from .strategies import Launch, launches
 from .target import KernelUnderTest, TestingError, kernel_under_test
 from .explain import diagnose as run_diagnosis, save_launch
+from .reproducible import constant_pool_pinned
 from .explain import diagnose
 
 
@@ -213,7 +214,8 @@ def fuzz(kernel, backends=DEFAULT_BACKENDS, *, examples: int = 100, seed: int | 
         if seed is not None:
             test = hseed(seed)(test)
         try:
-            test()
+            with constant_pool_pinned():    # the same --seed draws the same launches anywhere
+                test()
         except DifferentialFailure as exc:
             mismatch = exc.mismatch    # the shrunk example: hypothesis re-raises its error
         except Unsatisfiable:
