@@ -57,9 +57,10 @@ from verikern.mir.nodes import Atomic, Load
 from verikern.proofs.deciding.budget import MEGA, unknown_reason
 from verikern.proofs.deciding.prover_context import EARLY_PROBE_RLIMIT, ProofContext
 from verikern.proofs.deciding.uninit_candidates import (
-    Candidate, barrier_reach_exact as _barrier_reach_exact, candidates, mentions, real_iteration,
+    Candidate, barrier_reach_exact as _barrier_reach_exact, candidates, real_iteration,
 )
 from verikern.proofs.deciding.solving import Answer, check, satisfies
+from verikern.proofs.deciding import uninit_terms as terms
 from verikern.proofs.obligations import Obligation, ObligationSpec, Status
 
 #: Rounds of witness synthesis before giving up.
@@ -72,8 +73,6 @@ WIDE_SHAPE = 1024
 INVERSE_POINTS = 12
 #: Work of the search for one sample's concrete witness thread.
 POINT_RLIMIT = MEGA // 2
-#: Most XOR-inverse terms added to a read's witness basis (`xor_inverses`).
-MAX_XOR_TERMS = 4
 #: Witness coefficients are searched in [-COEFF_BOUND, COEFF_BOUND].
 COEFF_BOUND = 4096
 COEFF_BITS = 16
@@ -83,115 +82,6 @@ QUICK_RLIMIT = 2 * MEGA
 #: Work of the claim with its first candidate alone (`_first_alone`).
 FIRST_ALONE_RLIMIT = MEGA // 2
 PROBE_RLIMIT = 3 * MEGA // 2
-
-
-# ------------------------------------------------------------ terms
-def _wide(t: z3.BitVecRef, width: int) -> z3.BitVecRef:
-    return z3.ZeroExt(width - t.size(), t) if t.size() < width else t
-
-
-def _basis(ctx: ProofContext, e: tuple, cands=()) -> list:
-    """The terms a witness is an integer combination of: 1, A's thread
-    index, block_dim, each index of the element read, then the XOR
-    inverses of the candidates' permuted writes (`xor_inverses`; those of
-    a prefix of the candidates are a prefix of these)."""
-    width = e[0].size() if e else 64
-    A = ctx.A
-    return [z3.BitVecVal(1, width), _wide(A.ident.thread_idx, width),
-            _wide(ctx.launch.block_dim, width), *e, *xor_inverses(ctx, cands, e)]
-
-
-def _peel(t: z3.ExprRef) -> z3.ExprRef:
-    while z3.is_app_of(t, z3.Z3_OP_SIGN_EXT) or z3.is_app_of(t, z3.Z3_OP_ZERO_EXT):
-        t = t.arg(0)
-    return t
-
-
-def xor_inverses(ctx: ProofContext, cands, e: tuple) -> list:
-    """For a write whose index k is `a ^ b` (an XOR-permuted or swizzled
-    store, `s[t ^ 5]`, `s[r, c ^ r]`): the term that undoes it on the element
-    read, e_k ^ b, where b does not depend on the writer's thread (a mask)
-    or is the write's index j (then e_k ^ e_j). Only witness terms: a wrong
-    one is refuted by the claim like any other witness (at most MAX_XOR_TERMS,
-    in candidate order)."""
-    return [_xor_term(spec, e) for spec in _xor_specs(ctx, cands, len(e))]
-
-
-def _xor_term(spec: tuple, e) -> z3.BitVecRef:
-    """The XOR inverse `spec` ((k, mask term) or (k, index j)) on element `e`
-    (terms, or BitVec values of one width)."""
-    k, other = spec
-    width = e[k].size()
-    return e[k] ^ (e[other] if isinstance(other, int) else _wide_signed(other, width))
-
-
-def _xor_specs(ctx: ProofContext, cands, n: int) -> list:
-    out: list = []
-    seen: set = set()
-    for cand in cands:
-        ins = ctx.kernel.block(cand.site[0]).instrs[cand.site[1]]
-        idx = [_peel(t) for t in cand.enc.index_terms(ins)][:n]
-        tid = cand.enc.ident.thread_idx
-        for k, t in enumerate(idx):
-            if not z3.is_app_of(t, z3.Z3_OP_BXOR) or t.num_args() != 2:
-                continue
-            for mask in (t.arg(0), t.arg(1)):
-                other: z3.ExprRef | int | None = None
-                if not mentions(mask, tid):
-                    other = mask
-                else:
-                    other = next((j for j, o in enumerate(idx) if j != k and o.eq(mask)), None)
-                if other is None:
-                    continue
-                key = (k, other if isinstance(other, int) else -1 - other.get_id())
-                if key in seen or len(out) >= MAX_XOR_TERMS:
-                    continue
-                seen.add(key)
-                out.append((k, other))
-    return out
-
-
-def _witness(coeffs, basis) -> z3.BitVecRef:
-    out = coeffs[0] * basis[0]
-    for c, t in zip(coeffs[1:], basis[1:]):
-        out = out + c * t
-    return out
-
-
-def _covers(ctx: ProofContext, cand: Candidate, e: tuple) -> z3.BoolRef:
-    ins = ctx.kernel.block(cand.site[0]).instrs[cand.site[1]]
-    idx = cand.enc.index_terms(ins)
-    return z3.And(cand.enc.reach.get(cand.site[0], z3.BoolVal(False)),
-                  *[a == b for a, b in zip(idx, e)])
-
-
-def _bind(ctx: ProofContext, cand: Candidate, w: z3.BitVecRef) -> z3.BoolRef:
-    """The copy bound to witness `w`: its thread (for a strided candidate,
-    the thread whose iteration has counter value w, and that iteration),
-    A's block, and the candidate's iteration and links."""
-    enc, A = cand.enc, ctx.A
-    if cand.stride is not None:
-        thread, _real = real_iteration(cand.stride, w, ctx.launch.block_dim)
-        counter = cand.stride.counter
-        ext = z3.SignExt if cand.stride.signed else z3.ZeroExt
-        who = z3.And(_wide(enc.ident.thread_idx, thread.size()) == thread,
-                     ext(thread.size() - counter.size(), counter) == _wide_signed(w, thread.size()))
-    else:
-        who = _wide(enc.ident.thread_idx, w.size()) == w
-    return z3.And(who, enc.ident.block_idx == A.ident.block_idx,
-                  *[var == val for var, val in cand.iteration], *cand.link)
-
-
-def _wide_signed(t: z3.BitVecRef, width: int) -> z3.BitVecRef:
-    return z3.SignExt(width - t.size(), t) if t.size() < width else t
-
-
-def _valid(ctx: ProofContext, w: z3.BitVecRef, cand: Candidate | None = None) -> z3.BoolRef:
-    """The witness names a real thread of the block (for a strided candidate:
-    a real iteration of a thread of the block, `real_iteration`)."""
-    if cand is not None and cand.stride is not None:
-        return real_iteration(cand.stride, w, ctx.launch.block_dim)[1]
-    return z3.And(w >= 0, w < _wide(ctx.launch.block_dim, w.size()))
 
 
 def _read_at(ctx: ProofContext, spec: ObligationSpec) -> Load | Atomic:
@@ -208,18 +98,18 @@ def claim(ctx: ProofContext, spec: ObligationSpec, selfs, cands, coeffs) -> list
     A = ctx.A
     ins = _read_at(ctx, spec)
     e = A.index_terms(ins)
-    basis = _basis(ctx, e, cands)
+    basis = terms.basis(ctx, e, cands)
     q = [A.reach.get(spec.site[0], z3.BoolVal(False)), ctx.within(ins.array, e[:ins.array.ndim])]
     for s in selfs:
         other = ctx.kernel.block(s[0]).instrs[s[1]]
         q.append(z3.Not(z3.And(A.reach.get(s[0], z3.BoolVal(False)),
                                *[a == b for a, b in zip(A.index_terms(other), e)])))
     for cand, c in zip(cands, coeffs):
-        w = _witness([z3.BitVecVal(x, e[0].size()) for x in c], basis)
+        w = terms.witness([z3.BitVecVal(x, e[0].size()) for x in c], basis)
         q.extend(cand.facts)
-        bind = _bind(ctx, cand, w)
-        valid = _valid(ctx, w, cand) if cand.guard is None else \
-            z3.And(_valid(ctx, w, cand), cand.guard)
+        bind = terms.bind(ctx, cand, w)
+        valid = terms.valid(ctx, w, cand) if cand.guard is None else \
+            z3.And(terms.valid(ctx, w, cand), cand.guard)
         leaving = _barrier_reach_exact(ctx, cand)
         if leaving is not None:
             # freedom from divergence: the witness, a thread of A's block,
@@ -228,7 +118,7 @@ def claim(ctx: ProofContext, spec: ObligationSpec, selfs, cands, coeffs) -> list
             q.extend(leaving)
             q.append(z3.Implies(z3.And(valid, bind),
                                 cand.enc.reach.get(cand.barrier[0], z3.BoolVal(False))))
-        q.append(z3.Or(z3.Not(valid), z3.And(bind, z3.Not(_covers(ctx, cand, e)))))
+        q.append(z3.Or(z3.Not(valid), z3.And(bind, z3.Not(terms.covers(ctx, cand, e)))))
     return q
 
 
@@ -261,7 +151,7 @@ def _synthesize(ctx: ProofContext, spec: ObligationSpec, cands, samples,
     ins = _read_at(ctx, spec)
     e = A.index_terms(ins)
     width = e[0].size()
-    basis = _basis(ctx, e, cands)
+    basis = terms.basis(ctx, e, cands)
     cvars = [[z3.BitVec(f"uninit_c{j}_{k}", COEFF_BITS) for k in range(len(basis))]
              for j in range(len(cands))]
     wide = [[z3.SignExt(width - COEFF_BITS, c) for c in cs] for cs in cvars]
@@ -273,7 +163,7 @@ def _synthesize(ctx: ProofContext, spec: ObligationSpec, cands, samples,
         for cand, cs in zip(cands, wide):
             point = _witness_point(ctx, cand, m, ev, concrete[2])
             if point is not None:
-                options.append(_witness(cs, concrete) == point)
+                options.append(terms.witness(cs, concrete) == point)
         if not options:
             return None                   # no candidate covers this sample at all
         fits.append(z3.Or(*options))
@@ -311,7 +201,7 @@ def _witness_point(ctx: ProofContext, cand: Candidate, m: z3.ModelRef, ev, block
     leaving = _barrier_reach_exact(ctx, cand)
     at_barrier = z3.BoolVal(True) if leaving is None else \
         z3.Implies(z3.And(*leaving), cand.enc.reach.get(cand.barrier[0], z3.BoolVal(False)))
-    cover = z3.And(*cand.link, z3.Implies(at_barrier, _covers(ctx, cand, tuple(ev))))
+    cover = z3.And(*cand.link, z3.Implies(at_barrier, terms.covers(ctx, cand, tuple(ev))))
     free = [(v, z3.FreshConst(v.sort(), "uninit_free")) for v in cand.free]
     # the copy is inside the loops it shares with A (block-uniform)
     free += [(hv.reach_var, z3.BoolVal(True)) for h, hv in cand.enc.havoc.items()
@@ -393,12 +283,12 @@ def inverse_fit(ctx: ProofContext, spec: ObligationSpec, cand: Candidate, m: z3.
     if not points:
         return None
     # the XOR inverses of the obligation's writes, on each point's element
-    specs = _xor_specs(ctx, cands, len(idx))
+    specs = terms.xor_specs(ctx, cands, len(idx))
     for ev, _t in points:
         vals = [z3.BitVecVal(v, width) for v in ev]
         sub = [(cand.enc.ident.block_idx, A.ident.block_idx), *free]
         for xs in specs:
-            x = m.eval(z3.substitute(_xor_term(xs, vals), *sub), model_completion=True)
+            x = m.eval(z3.substitute(terms.xor_term(xs, vals), *sub), model_completion=True)
             ev.append(x.as_long() if z3.is_bv_value(x) else 0)
     n = len(idx) + len(specs)
     cs = [z3.BitVec(f"uninit_inv_{k}", COEFF_BITS) for k in range(n + 1)]
@@ -569,7 +459,7 @@ def decide(ctx: ProofContext, spec: ObligationSpec, solve, counterexample, verdi
     selfs, cands = candidates(ctx, spec.site)
     A = ctx.A
     e = A.index_terms(ins)
-    n_basis = len(_basis(ctx, e, cands))
+    n_basis = len(terms.basis(ctx, e, cands))
     coeffs = initial_coefficients(n_basis, len(cands))
     encs = [A] + list(dict.fromkeys(c.enc for c in cands))
     sites = [spec.site] + [next(c.site for c in cands if c.enc is enc) for enc in encs[1:]]
