@@ -17,7 +17,7 @@ Invariants:
   name (`x.shape[k]`, `vk.launch_dim(k)`, an int32 parameter, a literal, each
   times a constant and plus or minus a constant) become atoms, and each
   atom's text compiles to the same int32 arithmetic as the asserted one
-  (contract_templates.requires_instrs: `add`/`sub`/`mul` of int32 values,
+  (contract_atoms.requires_instrs: `add`/`sub`/`mul` of int32 values,
   wrapping as the kernel's own does), so the requires says what the assert
   says, no more;
 - a conjunction (`a and b`, compiled to a bool `and`) gives one atom per
@@ -29,7 +29,7 @@ from dataclasses import replace
 
 from verikern.mir.nodes import Assert, BinOp, Compare, Const, Kernel, ShapeOf, Special, Value
 from verikern.mir.types import I32
-from verikern.proofs.deciding.contract_templates import Atom, Term, param_term
+from verikern.proofs.deciding.contract_atoms import Atom, Term, param_term
 from verikern.proofs.obligations import ObligationKind, ObligationSpec
 
 #: The family (rank) of an asserted relation: before every other template.

@@ -37,9 +37,8 @@ from verikern.mir.nodes import Kernel
 from verikern.proofs.deciding.budget import fresh_context, own_context, rlimit_count
 from verikern.proofs.deciding.session import SolverSession
 from verikern.proofs.deciding.contract_asserts import asserted_atoms
-from verikern.proofs.deciding.contract_templates import (
-    Atom, Term, candidates, holds, shift_spec, upstream, walker, with_requires,
-)
+from verikern.proofs.deciding.contract_atoms import Atom, Term, holds, shift_spec, with_requires
+from verikern.proofs.deciding.contract_templates import candidates, upstream, walker
 from verikern.proofs.obligations import ObligationKind, ObligationSpec, Status
 from verikern.proofs.deciding.prover_context import ProofContext
 from verikern.proofs.deciding.prover import DECIDERS

@@ -11,7 +11,8 @@ from verikern.frontend import compile_source
 from verikern.mir import facts
 from verikern.mir.nodes import Assert, Compare
 from verikern.proofs.deciding.contract_asserts import asserted_atoms
-from verikern.proofs.deciding.contract_templates import requires_instrs, walker
+from verikern.proofs.deciding.contract_atoms import requires_instrs
+from verikern.proofs.deciding.contract_templates import walker
 from verikern.proofs.obligations import ObligationKind, enumerate_obligations
 
 HEAD = "import warp as wp\nimport verikern as vk\n\n\n"

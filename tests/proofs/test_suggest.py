@@ -14,7 +14,7 @@ from verikern.mir.nodes import Const, Value
 from verikern.mir.verifier import verify
 from verikern.proofs.deciding.budget import MEGA, fresh_context, kernel_work_limit
 from verikern.proofs.deciding.session import SolverSession
-from verikern.proofs.deciding.contract_templates import (
+from verikern.proofs.deciding.contract_atoms import (
     ZERO, Atom, Term, param_term, requires_instrs, with_requires,
 )
 from verikern.proofs.deciding.prover import prove_kernel
