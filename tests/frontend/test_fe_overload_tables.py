@@ -16,7 +16,7 @@ import pytest
 
 import verikern as vk
 from verikern.frontend import compile_file, compile_source
-from shared_helpers import import_package_modules
+from shared_helpers import import_package_modules, write_package
 
 DISPATCH = '''
 import warp as wp
@@ -107,12 +107,7 @@ _SPELLED = {"vec3f": "vec3", "mat33f": "mat33"}
 
 
 def _package(tmp_path, name: str):
-    pkg = tmp_path / name
-    pkg.mkdir()
-    (pkg / "__init__.py").write_text("")
-    (pkg / "dispatch.py").write_text(textwrap.dedent(DISPATCH))
-    (pkg / "kernels.py").write_text(textwrap.dedent(KERNELS))
-    return pkg
+    return write_package(tmp_path, name, {"dispatch": DISPATCH, "kernels": KERNELS})
 
 
 def test_tables_conditional_types_and_comprehensions_declare_the_overloads(tmp_path):
