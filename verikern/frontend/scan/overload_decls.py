@@ -405,14 +405,14 @@ class _Evaluator:
         if isinstance(v.node, ast.Call) and v.info.dsl_name(v.node.func) in ARRAY_TYPES \
                 and all(k.arg is not None for k in v.node.keywords):
             func = _dsl(info, v.info.dsl_name(v.node.func) or "")
-            parts = [a if _literal_int(a) else _Evaluator.into(Leaf(a, v.info), info) for a in v.node.args]
-            kws = [k.value if _literal_int(k.value) else _Evaluator.into(Leaf(k.value, v.info), info)
-                   for k in v.node.keywords]
-            if func is None or any(p is None for p in [*parts, *kws]):
+            parts = [_translated(a, v.info, info) for a in v.node.args]
+            kws = [_translated(k.value, v.info, info) for k in v.node.keywords]
+            args = [p for p in parts if p is not None]
+            values = [p for p in kws if p is not None]
+            if func is None or len(args) < len(parts) or len(values) < len(kws):
                 return None
-            return Leaf(ast.Call(func=func, args=[p.node if isinstance(p, Leaf) else p for p in parts],
-                                 keywords=[ast.keyword(arg=k.arg, value=p.node if isinstance(p, Leaf) else p)
-                                           for k, p in zip(v.node.keywords, kws)]), info)
+            return Leaf(ast.Call(func=func, args=args, keywords=[
+                ast.keyword(arg=k.arg, value=p) for k, p in zip(v.node.keywords, values)]), info)
         t = value_type(v.info, v.node)
         node = _dsl(info, t.name) if t is not None else None
         return Leaf(node, info) if node is not None else None
@@ -420,6 +420,15 @@ class _Evaluator:
 
 def _literal_int(node) -> bool:
     return isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool)
+
+
+def _translated(node: ast.expr, home, info) -> ast.expr | None:
+    """An argument of an array type written in module `home`, as an expression
+    of module `info` (an int literal as it is; a type as `_Evaluator.into`)."""
+    if _literal_int(node):
+        return node
+    leaf = _Evaluator.into(Leaf(node, home), info)
+    return leaf.node if leaf is not None else None
 
 
 def named_type(v):
