@@ -329,9 +329,9 @@ def _prove_metered(kernel_mir, file, dims, block_dim, budget, deciders, engines,
                         obligations=tuple(obligations), line=line, **extra)
 
 
-#: A suggested contract's search spends at most the kernel's work (an instance's
-#: share of it) under a meter of its own (budget.separate_work): what the proof
-#: spent does not count, and the search does not count against the proof.
+#: A suggested contract's search spends at most the kernel's work under a meter
+#: of its own (budget.separate_work): what the proof spent does not count, and
+#: the search does not count against the proof.
 
 
 def _capped(units: int) -> int:

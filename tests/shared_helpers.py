@@ -58,6 +58,17 @@ def import_file(path: Path, name: str, *, keep: bool = True):
     return module
 
 
+def write_package(folder: Path, name: str, modules: dict[str, str]) -> Path:
+    """A package `name` in `folder`: an empty `__init__.py` and one module per
+    `modules` entry (its name without `.py`: its source, dedented)."""
+    pkg = folder / name
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    for module, source in modules.items():
+        (pkg / f"{module}.py").write_text(textwrap.dedent(source))
+    return pkg
+
+
 def import_package_modules(folder: Path, *names: str) -> list:
     """The modules `names` (dotted, e.g. `pkg.ops`) of a package in `folder`,
     imported as real Warp users import them (executed, with Warp initialised

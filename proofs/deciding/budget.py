@@ -18,9 +18,11 @@ project's bit-vector queries, so the default of 10 allows about ten seconds
 with nested loops).
 
 The whole kernel -- its proof, the exact search after it, its suggested
-contract's search, example launch and re-proof, and every instance of a
-generic kernel -- shares one `KernelWork` of KERNEL_WORK_CHECKS checks' worth
-(`kernel_work`): it counts z3 units across the z3 contexts the kernel's proof
+contract's search, example launch and re-proof -- shares one `KernelWork` of
+KERNEL_WORK_CHECKS checks' worth (`kernel_work`); each instance of a generic
+kernel is a kernel of its own with a meter of that size (its work does not
+depend on how many instances the kernel has, nor on which came from the
+cache). A meter counts z3 units across the z3 contexts the kernel's proof
 goes through (`fresh_context` banks the old context's count), every check is
 limited to what it has left, and once it is spent the obligations not decided
 yet end UNKNOWN, saying how many were decided (`exhausted_reason`). Work,
@@ -29,10 +31,9 @@ never seconds: the same kernel gets the same verdicts on any machine.
 Two refinements keep that one meter from starving a part of the work:
 - every obligation gets a floor (`obligation_floor`): when the prover starts
   deciding one, the meter's limit is raised, if need be, to what it has spent
-  plus OBLIGATION_FLOOR (at most the per-check budget; a generic kernel's
-  instance its share of it), so that an expensive proof context or earlier
-  obligations cannot leave the later ones nothing; a kernel of n obligations
-  spends at most its limit plus n floors;
+  plus OBLIGATION_FLOOR (at most the per-check budget), so that an expensive
+  proof context or earlier obligations cannot leave the later ones nothing; a
+  kernel of n obligations spends at most its limit plus n floors;
 - the suggested contract's search, and its example launch and re-proof on the
   pasted source, each run under a meter of their own (`separate_work`, of the
   kernel's limit: the re-proof is a proof of the same kernel), and the
@@ -109,13 +110,10 @@ class KernelWork:
     goes through, against its `limit`. Mutable on purpose: it is the one
     running count of a kernel's work (no other state). `banked`: the units of
     the contexts left behind; `_count`: the units of the context counted now
-    (a context made after the meter starts at 0);
-    `share`: the parts (instances of a generic kernel) the kernel's work is
-    split into, each one's floors that fraction of the whole; `granted`: the
-    units the obligations' floors added to `limit`."""
+    (a context made after the meter starts at 0); `granted`: the units the
+    obligations' floors added to `limit`."""
 
     limit: int
-    share: int = 1
     banked: int = 0
     granted: int = 0
     _count: UnitCount = field(default_factory=UnitCount)
@@ -133,8 +131,8 @@ class KernelWork:
         return self._floor
 
     def grant_floor(self, floor: int) -> None:
-        """At least `floor / share` units left from now on (obligation_floor)."""
-        self._floor = floor // max(1, self.share)
+        """At least `floor` units left from now on (obligation_floor)."""
+        self._floor = floor
         self.granted = max(self.granted, self.spent() + self._floor - self.limit)
 
     def bank(self) -> None:
@@ -163,22 +161,22 @@ def kernel_work_limit(per_check: int) -> int:
     return max(1, int(KERNEL_WORK_CHECKS * per_check))
 
 
-def _counting(limit: int, share: int) -> KernelWork:
+def _counting(limit: int) -> KernelWork:
     """A meter of `limit` units counting from z3's count now."""
-    return KernelWork(max(1, limit), share=max(1, share), _count=UnitCount.now())
+    return KernelWork(max(1, limit), _count=UnitCount.now())
 
 
 @contextlib.contextmanager
-def kernel_work(limit: int, share: int = 1) -> Iterator[KernelWork]:
-    """Run the block (a whole kernel's proof: every instance, the suggestion
-    and its re-proof) under one meter of `limit` z3 units (`share`: see
-    KernelWork); inside a block that already has one, that meter goes on
+def kernel_work(limit: int) -> Iterator[KernelWork]:
+    """Run the block (a whole kernel's proof -- one instance of a generic
+    kernel --, the suggestion and its re-proof) under one meter of `limit` z3
+    units; inside a block that already has one, that meter goes on
     counting (the outer block owns the kernel)."""
     outer = _METER.get()
     if outer is not None:
         yield outer
         return
-    meter = _counting(limit, share)
+    meter = _counting(limit)
     token = _METER.set(meter)
     try:
         yield meter
@@ -190,14 +188,14 @@ def kernel_work(limit: int, share: int = 1) -> Iterator[KernelWork]:
 def separate_work(per_check: int = DEFAULT_CHECK_RLIMIT) -> Iterator[KernelWork]:
     """Run the block (a part of a kernel's work with a budget of its own: the
     suggestion's search, its re-proof) under a new meter of the kernel's own
-    limit and share (outside any kernel's meter: `kernel_work_limit(per_check)`);
+    limit (outside any kernel's meter: `kernel_work_limit(per_check)`);
     the kernel's meter, when there is one, does not count what the block
     spends (it reads the same before and after it). Blocks inside it that ask
     for `kernel_work` count on its meter."""
     outer = _METER.get()
     frozen = outer.spent() if outer is not None else 0
     limit = outer.limit if outer is not None else kernel_work_limit(per_check)
-    meter = _counting(limit, outer.share if outer is not None else 1)
+    meter = _counting(limit)
     token = _METER.set(meter)
     try:
         yield meter
@@ -209,8 +207,7 @@ def separate_work(per_check: int = DEFAULT_CHECK_RLIMIT) -> Iterator[KernelWork]
 
 def obligation_floor(per_check: int) -> None:
     """An obligation starts: the kernel in progress has at least
-    min(per_check, OBLIGATION_FLOOR) units left for it (its share of that, for
-    an instance of a generic kernel); nothing without a meter."""
+    min(per_check, OBLIGATION_FLOOR) units left for it; nothing without a meter."""
     meter = _METER.get()
     if meter is not None:
         meter.grant_floor(min(per_check, OBLIGATION_FLOOR))
@@ -232,7 +229,7 @@ def exhausted_reason(decided: int, total: int) -> str:
     units = f"{meter.limit / MEGA:g} million z3 units" if meter is not None else "its z3 units"
     floor = f"{meter.floor / MEGA:g} million" if meter is not None else "a floor of"
     return (f"budget exhausted after {decided} of {total} obligations: the kernel's solver budget "
-            f"was exhausted ({units} for its proof and instances together, "
+            f"was exhausted ({units} for its proof, "
             f"{KERNEL_WORK_CHECKS:g} times --budget, then {floor} z3 units for each obligation "
             f"left; raise --budget to give it more)")
 

@@ -7,14 +7,13 @@ never executed; real Warp, which does execute the package, launches the same
 declared overloads with the same results."""
 from __future__ import annotations
 
-import textwrap
 
 import numpy as np
 import pytest
 
 import verikern as vk
 from verikern.frontend import compile_file, compile_source
-from shared_helpers import import_package_modules
+from shared_helpers import import_package_modules, write_package
 
 DISPATCH = '''
 import warp as wp
@@ -77,12 +76,7 @@ _half = register_overloads(scaled, lambda v, t: [w2.array(dtype=v), w2.array(dty
 
 
 def _package(tmp_path, name: str):
-    pkg = tmp_path / name
-    pkg.mkdir()
-    (pkg / "__init__.py").write_text("")
-    (pkg / "dispatch.py").write_text(textwrap.dedent(DISPATCH))
-    (pkg / "kernels.py").write_text(textwrap.dedent(KERNELS))
-    return pkg
+    return write_package(tmp_path, name, {"dispatch": DISPATCH, "kernels": KERNELS})
 
 
 def test_loops_and_helper_functions_declare_the_overloads(tmp_path):

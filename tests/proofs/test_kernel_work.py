@@ -1,6 +1,7 @@
 """The whole kernel's work budget (proofs.deciding.budget.kernel_work, issue
 26 item 3): one meter of z3 units for a kernel's proof, exact search,
-suggestion and its re-proof, and every instance of a generic kernel; counted
+suggestion and its re-proof -- each instance of a generic kernel a meter of its
+own, the same whatever the number of instances; counted
 across the z3 contexts the proof goes through; once spent, the obligations not
 decided yet end UNKNOWN saying how many were decided -- never PROVED, never
 FAILED -- and the same budget gives the same verdicts on every run."""
@@ -12,7 +13,7 @@ from verikern.app import prove as app_prove
 from verikern.app.prove import prove_file
 from verikern.frontend import compile_file, compile_source
 from verikern.proofs.deciding import budget as work
-from verikern.proofs.deciding.budget import KERNEL_WORK_CHECKS, MEGA, fresh_context, kernel_work, rlimit_count
+from verikern.proofs.deciding.budget import MEGA, fresh_context, kernel_work, rlimit_count
 from verikern.proofs.deciding.prover import prove_kernel
 from verikern.proofs.deciding.session import SolverSession
 from verikern.proofs.obligations import KernelStatus, Status
@@ -109,20 +110,27 @@ def test_a_bug_out_of_kernel_budget_is_unknown_never_proved():
     assert full.status is KernelStatus.FAILED
 
 
-def test_instances_of_a_generic_kernel_share_the_kernels_work(monkeypatch):
+def test_every_instance_of_a_generic_kernel_gets_a_whole_kernels_work(monkeypatch):
+    # 11 scalar instances once split one kernel's work: at --budget 0.3 each had 0.04
+    # million units and the 32- and 64-bit instances and the floats ended unknown ("budget
+    # exhausted"), while each was proved alone at the same budget. Now every instance gets
+    # a whole kernel's work, in the file or alone, so its verdict is the same either way
     limits = []
     real = app_prove.kernel_work
 
-    def recording(limit, share=1):
-        limits.append((limit, share))
-        return real(limit, share)
+    def recording(limit):
+        limits.append(limit)
+        return real(limit)
 
     monkeypatch.setattr(app_prove, "kernel_work", recording)
-    reports = prove_file(str(CORPUS / "ok_generic_every_instance_guarded.py"), budget=2)
+    generic = str(CORPUS / "ok_generic_every_instance_guarded.py")
+    reports = prove_file(generic, budget=0.3)
     n = len(reports)
-    assert n > 1 and len(limits) == n
-    assert limits == [(int(KERNEL_WORK_CHECKS * 2 * MEGA) // n, n)] * n
+    assert n == 11 and len(limits) == n
+    assert limits == [work.kernel_work_limit(work.per_check_units(0.3))] * n == [450_000] * n
     assert all(r.status is KernelStatus.PROVED for r in reports), [(r.kernel, r.status) for r in reports]
+    (alone,) = prove_file(generic, kernel=["gather_doubled[uint64]"], budget=0.3)
+    assert alone.status is KernelStatus.PROVED and limits[n:] == limits[:1]
 
 
 VACUOUS = '''import verikern as vk

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 import os
 import re
 import time
-from collections import Counter
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 from typing import Callable, Iterable
@@ -240,17 +239,14 @@ def _compile_and_prove(compile_module, file: str, kernel, opts: ProofOptions,
 
     # `--kernel sort` selects every instance `sort[int8]`, ... of a generic kernel
     chosen = [kr for kr in module.kernels if wanted is None or kr.name in wanted or base(kr) in wanted]
-    instances = Counter(base(kr) for kr in chosen if not kr.unknown)
+    # every kernel -- each instance of a generic kernel a kernel of its own -- gets a whole
+    # kernel's work: an instance's verdict does not depend on how many instances its kernel
+    # has, nor on which of them came from the cache (a kernel's 11 scalar instances once
+    # split one kernel's work, and the 64-bit ones ran out of it)
     whole = kernel_work_limit(per_check_units(opts.budget))
 
-    def work_share(kr) -> int:
-        """One kernel's work, its instances' together: each instance an equal share,
-        the same verdict whether or not the others came from the cache."""
-        return max(1, whole // instances[base(kr)])
-
     # a generic kernel's type-oblivious proof first, with a whole kernel's work of its
-    # own: when it proves, it covers the instances, which then spend nothing; when it
-    # does not, they share another (so a generic kernel spends at most twice a kernel's)
+    # own: when it proves, it covers the instances, which then spend nothing
     oblivious = {}
     for kr in chosen:
         if kr.unknown and kr.error is not None:
@@ -286,7 +282,7 @@ def _compile_and_prove(compile_module, file: str, kernel, opts: ProofOptions,
         # an instance the type-oblivious proof proved under a suggested contract takes that
         # contract, and spends nothing on a search of its own
         given = outcome is not None and outcome.suggested is not None and kr.name in outcome.suggested_covers
-        with kernel_work(work_share(kr), share=instances[base(kr)]):
+        with kernel_work(whole):
             report = _prove_scoped(kr.mir, file, dataclasses.replace(opts, suggest=False) if given else opts,
                                    data, cache, getattr(module, "imports", ()))
         if given:

@@ -26,7 +26,7 @@ from .project import (
 from .type_names import round_float
 from .star_imports import module_level_names, unread_star
 from .decorators import MEANINGLESS_OPTIONS, decorator_of, kernel_like, read_definition
-from .overload_decls import Fn
+from .overload_decls import MUTATORS, Fn
 
 DSL_MODULES = ("verikern", "warp")
 #: the DSL's module of types: `from warp.types import matrix` is `wp.types.matrix`, and its
@@ -213,9 +213,9 @@ def typed_constant(node: ast.AST, info: ModuleInfo):
 
 
 def _list_like(value) -> bool:
-    """A value overload_decls.py may read as a list: a literal, `tuple(...)`, `list(...)`,
-    `zip(...)` or `+`/`*` of such."""
-    if isinstance(value, (ast.List, ast.Tuple)):
+    """A value overload_decls.py may read as a list or dict: a literal, `tuple(...)`,
+    `list(...)`, `zip(...)` or `+`/`*` of such."""
+    if isinstance(value, (ast.List, ast.Tuple, ast.Dict)):
         return True
     if isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
         return value.func.id in ("tuple", "list", "zip")
@@ -298,8 +298,25 @@ def scan_module(tree: ast.Module, info: ModuleInfo) -> None:
                 info.module_aliases.pop(root.id, None)
 
 
+def _changed_in_place(stmt: ast.stmt) -> set[str]:
+    """Module-level names whose list or dict `stmt` changes in place (`d[k] = v`,
+    `del d[k]`, `d.update(...)`, `xs.append(...)`): not read as literals after it."""
+    out = set()
+    for n in ast.walk(stmt):
+        if isinstance(n, ast.Subscript) and isinstance(n.ctx, (ast.Store, ast.Del)) \
+                and isinstance(n.value, ast.Name):
+            out.add(n.value.id)
+        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name) \
+                and n.func.attr in MUTATORS:
+            out.add(n.func.value.id)
+    return out
+
+
 def _scan_statements(tree: ast.Module, info: ModuleInfo) -> None:
     for stmt in tree.body:
+        if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            for n in _changed_in_place(stmt):
+                info.literal_lists.pop(n, None)
         if isinstance(stmt, ast.Import):
             for a in stmt.names:
                 root = a.name.split(".")[0]

@@ -38,11 +38,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from .annotations import value_type
+from .type_names import value_type_by_name
 
 #: the most statements and calls the evaluator follows per module
 MAX_STEPS = 20000
 #: how deep calls into the project's functions are followed
 MAX_DEPTH = 6
+#: Warp's array types, whose element type a spec written in another module carries
+ARRAY_TYPES = frozenset({"array", "array1d", "array2d", "array3d", "array4d"})
+#: methods that change the list or dict they are called on: it is read no more
+MUTATORS = frozenset({"append", "extend", "insert", "update", "setdefault", "pop", "popitem", "clear",
+                      "remove", "sort", "reverse", "__setitem__", "__delitem__"})
 
 
 class _Unknown:
@@ -69,6 +75,14 @@ class Closure:
     node: ast.Lambda
     env: dict
     info: Any
+
+
+@dataclass(frozen=True)
+class Mapping:
+    """A dict read from the source: its (key, value) pairs in order (a later
+    equal key replaces an earlier one when it is looked up: `lookup`)."""
+
+    pairs: tuple
 
 
 @dataclass(frozen=True)
@@ -125,6 +139,18 @@ class _Evaluator:
             return UNKNOWN if any(isinstance(e, ast.Starred) for e in node.elts) else items
         if isinstance(node, ast.Lambda):
             return Closure(node, env, info)
+        if isinstance(node, ast.Dict):
+            if any(k is None for k in node.keys):      # `{**other}`
+                return UNKNOWN
+            return Mapping(tuple((self.value(k, env, info), self.value(v, env, info))
+                                 for k, v in zip(node.keys, node.values)))
+        if isinstance(node, (ast.ListComp, ast.DictComp)):
+            return self.comprehension(node, env, info)
+        if isinstance(node, ast.IfExp):
+            taken = self.test(node.test, env, info)
+            return UNKNOWN if taken is None else self.value(node.body if taken else node.orelse, env, info)
+        if isinstance(node, ast.Subscript):
+            return lookup(self.value(node.value, env, info), self.value(node.slice, env, info))
         if isinstance(node, ast.BinOp):
             return self.binop(node, env, info)
         if isinstance(node, ast.Call):
@@ -150,6 +176,21 @@ class _Evaluator:
         if info.dsl_name(node.func) == "overload" and len(node.args) == 2 and not node.keywords:
             self.overload(node, env, info)
             return UNKNOWN
+        if isinstance(node.func, ast.Attribute) and node.func.attr in MUTATORS \
+                and isinstance(node.func.value, ast.Name):
+            for a in [*node.args, *(k.value for k in node.keywords)]:
+                self.value(a, env, info)        # `d.update(register_overloads(...))` declares them
+            env[node.func.value.id] = UNKNOWN   # `d` read no more
+            return UNKNOWN
+        if isinstance(node.func, ast.Attribute) and node.func.attr in ("items", "keys", "values") \
+                and not node.args and not node.keywords:
+            m = self.value(node.func.value, env, info)
+            if isinstance(m, Mapping):
+                pairs = _distinct(m.pairs)
+                if pairs is None:
+                    return UNKNOWN
+                return [list(p) for p in pairs] if node.func.attr == "items" else \
+                    [p[0] if node.func.attr == "keys" else p[1] for p in pairs]
         f = self.value(node.func, env, info)
         if isinstance(f, Leaf) and isinstance(f.node, ast.Name) and f.node.id == "range" \
                 and "range" not in info.nonconstant and not node.keywords and 1 <= len(node.args) <= 3:
@@ -174,9 +215,9 @@ class _Evaluator:
             args = [self.value(a, env, info) for a in node.args]
             kwargs = {k.arg: self.value(k.value, env, info) for k in node.keywords}
             return self.apply(f, args, kwargs)
-        if isinstance(f, Leaf):      # a type constructor such as wp.array(dtype=t): substituted
-            parts = [self.into(self.value(a, env, info), f.info) for a in node.args]
-            kws = [self.into(self.value(k.value, env, info), f.info) for k in node.keywords]
+        if isinstance(f, Leaf):      # a type constructor such as wp.array(dtype=t, ndim=4): substituted
+            parts = [self.argument(self.value(a, env, info), f.info) for a in node.args]
+            kws = [self.argument(self.value(k.value, env, info), f.info) for k in node.keywords]
             args = [p.node for p in parts if p is not None]
             values = [v.node for v in kws if v is not None]
             if len(args) == len(parts) and len(values) == len(kws) \
@@ -253,6 +294,25 @@ class _Evaluator:
             else:
                 _forget(stmt, env)
 
+    def comprehension(self, node, env: dict, info):
+        """`[e for x in xs]` / `{k: v for x in xs}` over a list read (one `for`,
+        no `if`), each element read in a scope of its own; else UNKNOWN."""
+        if len(node.generators) != 1 or node.generators[0].ifs or node.generators[0].is_async:
+            return UNKNOWN
+        gen = node.generators[0]
+        items = self.value(gen.iter, env, info)
+        if not isinstance(items, list):
+            return UNKNOWN
+        out = []
+        for item in items:
+            scope = dict(env)
+            self.bind(gen.target, item, scope)
+            if isinstance(node, ast.DictComp):
+                out.append((self.value(node.key, scope, info), self.value(node.value, scope, info)))
+            else:
+                out.append(self.value(node.elt, scope, info))
+        return Mapping(tuple(out)) if isinstance(node, ast.DictComp) else out
+
     def bind(self, target: ast.AST, v, env: dict) -> None:
         if isinstance(target, ast.Name):
             env[target.id] = v
@@ -260,11 +320,25 @@ class _Evaluator:
             ok = isinstance(v, list) and len(v) == len(target.elts)
             for i, t in enumerate(target.elts):
                 self.bind(t, v[i] if ok else UNKNOWN, env)
+        elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+            env[target.value.id] = UNKNOWN      # `d[k] = v`: `d` read no more
         else:
             _forget_target(target, env)
 
     def test(self, node: ast.expr, env: dict, info) -> bool | None:
-        """The branch `if node:` takes, when it is `x is None` / `x is not None` on a read value."""
+        """The branch `if node:` takes, when it is `x is None` / `x is not None` on a
+        read value, `t == wp.float64` / `!=` / `is` / `is not` between two of Warp's
+        named types (same_type), or a read int or bool; else None (not decided)."""
+        if isinstance(node, ast.Compare) and len(node.ops) == 1 \
+                and isinstance(node.ops[0], (ast.Eq, ast.NotEq, ast.Is, ast.IsNot)) \
+                and not (isinstance(node.comparators[0], ast.Constant) and node.comparators[0].value is None):
+            same = same_type(self.value(node.left, env, info), self.value(node.comparators[0], env, info))
+            return None if same is None else same == isinstance(node.ops[0], (ast.Eq, ast.Is))
+        if not isinstance(node, (ast.Compare, ast.Constant, ast.Name)):
+            return None
+        if not isinstance(node, ast.Compare):
+            v = self.value(node, env, info)
+            return bool(v) if isinstance(v, int) else None
         if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Is, ast.IsNot)) \
                 and isinstance(node.comparators[0], ast.Constant) and node.comparators[0].value is None:
             v = self.value(node.left, env, info)
@@ -311,17 +385,116 @@ class _Evaluator:
         leaf = self.into(v, self.root)
         return copy.deepcopy(leaf.node) if leaf is not None else None
 
+    def argument(self, v, info) -> Leaf | None:
+        """`v` as an argument of a type constructor of module `info`: a Leaf
+        (`into`), or an int read as a literal (`ndim=4`, `length=3`) as that literal."""
+        if isinstance(v, int) and not isinstance(v, bool):
+            return Leaf(ast.Constant(v), info)
+        return self.into(v, info)
+
     @staticmethod
     def into(v, info) -> Leaf | None:
-        """`v` as a Leaf of module `info`: itself, or the value type it names in
-        its own module spelled with `info`'s DSL alias; else None."""
+        """`v` as a Leaf of module `info`: itself, the value type it names in
+        its own module spelled with `info`'s DSL alias, or an array type
+        (`wp.array(dtype=t, ndim=2)`, `wp.array2d(dtype=t)`) written there,
+        its element type so translated; else None."""
         if not isinstance(v, Leaf):
             return None
         if v.info is info:
             return v
+        if isinstance(v.node, ast.Call) and v.info.dsl_name(v.node.func) in ARRAY_TYPES \
+                and all(k.arg is not None for k in v.node.keywords):
+            func = _dsl(info, v.info.dsl_name(v.node.func) or "")
+            parts = [_translated(a, v.info, info) for a in v.node.args]
+            kws = [_translated(k.value, v.info, info) for k in v.node.keywords]
+            args = [p for p in parts if p is not None]
+            values = [p for p in kws if p is not None]
+            if func is None or len(args) < len(parts) or len(values) < len(kws):
+                return None
+            return Leaf(ast.Call(func=func, args=args, keywords=[
+                ast.keyword(arg=k.arg, value=p) for k, p in zip(v.node.keywords, values)]), info)
         t = value_type(v.info, v.node)
         node = _dsl(info, t.name) if t is not None else None
         return Leaf(node, info) if node is not None else None
+
+
+def _literal_int(node) -> bool:
+    return isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool)
+
+
+def _translated(node: ast.expr, home, info) -> ast.expr | None:
+    """An argument of an array type written in module `home`, as an expression
+    of module `info` (an int literal as it is; a type as `_Evaluator.into`)."""
+    if _literal_int(node):
+        return node
+    leaf = _Evaluator.into(Leaf(node, home), info)
+    return leaf.node if leaf is not None else None
+
+
+def named_type(v):
+    """The HIR type `v` names when it is one of Warp's own types written by
+    name (`wp.float64`, `wp.vec3`, `_I32` bound to `wp.int32`), else None.
+    Warp's named types are one class each (`wp.vec3 is wp.vec3f`), so two
+    such names are equal exactly when they name the same type; a type made
+    by a call (`wp.types.vector(3, float)`) is a class of its own, and
+    Python's `float` is not `wp.float32`: neither is compared."""
+    if not isinstance(v, Leaf):
+        return None
+    node, seen = v.node, 0
+    while isinstance(node, ast.Name) and node.id in v.info.type_aliases and seen < 8:
+        node, seen = v.info.type_aliases[node.id], seen + 1
+    name = v.info.dsl_name(node) if isinstance(node, (ast.Name, ast.Attribute)) else None
+    return value_type_by_name(name) if name is not None else None
+
+
+def same_type(a, b) -> bool | None:
+    """Whether two values read are the same type of Warp's (named_type), or None."""
+    ta, tb = named_type(a), named_type(b)
+    return None if ta is None or tb is None else ta == tb
+
+
+def _distinct(pairs: tuple) -> list | None:
+    """A dict's pairs as Python keeps them (a repeated key: its last value, in
+    its first place), or None when two keys may or may not be equal."""
+    out: list = []
+    for k, v in pairs:
+        for i, (k2, _) in enumerate(out):
+            same = _same_key(k, k2)
+            if same is None:
+                return None
+            if same:
+                out[i] = (k2, v)
+                break
+        else:
+            out.append((k, v))
+    return out
+
+
+def _same_key(a, b) -> bool | None:
+    if isinstance(a, int) and isinstance(b, int):
+        return a == b
+    if isinstance(a, list) and isinstance(b, list):   # tuple keys: (t, t)
+        if len(a) != len(b):
+            return False
+        parts = [_same_key(x, y) for x, y in zip(a, b)]
+        return False if False in parts else (None if None in parts else True)
+    return same_type(a, b)
+
+
+def lookup(m, key):
+    """`m[key]` of a Mapping read, or of a list by an int; UNKNOWN when it
+    cannot be decided (or Python would raise: then Warp never ran the rest)."""
+    if isinstance(m, list) and isinstance(key, int) and not isinstance(key, bool) and -len(m) <= key < len(m):
+        return m[key]
+    if not isinstance(m, Mapping):
+        return UNKNOWN
+    for k, v in _distinct(m.pairs) or ():
+        same = _same_key(k, key)
+        if same is None:
+            return UNKNOWN
+        if same:
+            return v
+    return UNKNOWN
 
 
 def _dsl(info, name: str) -> ast.expr | None:
