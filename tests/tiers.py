@@ -68,6 +68,7 @@ SLOW_FILES = frozenset({
     "tests/proofs/test_cbmc_real.py",              # runs the real CBMC (seconds per kernel)
     "tests/proofs/test_cbmc_loops.py",             # the real CBMC through loop invariants
     "tests/proofs/test_cbmc_invariant_obligation.py",  # the real CBMC on vk.invariant hints (3 s a case)
+    "tests/proofs/test_cbmc_tickets.py",           # the real CBMC on atomic-ticket kernels (2 s a case)
     "tests/testing/test_examples_fuzz.py",         # every example under real Warp (fuzz)
     "tests/testing/test_generated_ci.py",          # 300 generated kernels on cpu and cpu:native
     "tests/testing/test_generated_prover.py",      # the prover as oracle on generated kernels

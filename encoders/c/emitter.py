@@ -42,6 +42,7 @@ from . import ops
 from .contracts import assume_contracts, requires_array
 from .loops import AbstractedLoops, LoopAbstraction
 from .ops import CEncodeError, c_string, ctype
+from .tickets import assume_ticket, ticket_sites
 
 
 def obligation_message(spec: ObligationSpec, file: str) -> str:
@@ -119,6 +120,8 @@ class StepEmitter:
                 if isinstance(ins, RequiresArray) and ins.array.name not in self.written:
                     self.contracts.setdefault(ins.array.name, []).append(ins)
         self.relevant = relevant_values(kernel)
+        # atomic_adds on ticket arrays whose old value is read (encoders.c.tickets)
+        self.tickets = ticket_sites(kernel)
         # loops CBMC checks through their invariant instead of unwinding them
         self.abstracted = AbstractedLoops(kernel, abstractions, self.operand)
 
@@ -520,6 +523,7 @@ def _atomic(e, site, ins):
 
     def body(lv):
         e.emit(f"{old} = VK_WRITTEN_LOAD({ops.nondet(t)}, {lv});", 2)
+        assume_ticket(e, site, old)
         e.emit(f"{lv} = {new};", 2)
     e.access(site, ins, body, lambda: e.emit(f"{old} = VK_SKIPPED({ops.nondet(t)});", 2))
 
