@@ -123,6 +123,46 @@ def test_a_proof_asked_alone_needs_the_harness_checks_and_the_unwinding_assertio
     assert all(why in o.reason for o in obs if o.kind is not ObligationKind.ASSERT)
 
 
+class _Checks:
+    """A stand-in `ask` over CBMC's own checks of the harness: a call that
+    selects more than `hard_above` of them runs out of units; `status` gives
+    each check's verdict (SUCCESS by default), `unwind` the unwinding
+    assertion's. `calls` records what each call selected."""
+
+    def __init__(self, hard_above, status=None, unwind="SUCCESS"):
+        self.hard_above, self.status, self.unwind = hard_above, status or {}, unwind
+        self.calls: list[tuple[str, ...]] = []
+
+    def __call__(self, chosen):
+        self.calls.append(tuple(chosen))
+        hard = len(chosen) > self.hard_above
+        props = [{"property": n, "description": "dereference failure: pointer outside object bounds",
+                  "status": "ERROR" if hard else self.status.get(n, "SUCCESS")} for n in chosen]
+        props.append({"property": "main.unwind.0", "description": "unwinding assertion loop 0",
+                      "status": "ERROR" if hard else self.unwind})
+        return parse_json_ui(_answer(props, [OUT] if hard else ()))
+
+
+CHECKS = tuple(f"main.pointer_dereference.{i}" for i in range(5))
+
+
+@pytest.mark.parametrize("hard_above, status, unwind, holds, calls", [
+    (5, {}, "SUCCESS", True, 1),                      # one call over all: holds
+    (2, {}, "SUCCESS", True, 1 + 5),                  # out of units, then five groups of one
+    (2, {CHECKS[3]: "FAILURE"}, "SUCCESS", False, 1 + 4),   # a group shows a check failing
+    (2, {}, "FAILURE", False, 1 + 1),                 # a group's unwinding assertion fails
+    (0, {}, "SUCCESS", False, 1 + 1),                 # groups of one run out too
+])
+def test_the_harness_checks_hold_only_when_every_group_shows_them_holding(
+        hard_above, status, unwind, holds, calls, monkeypatch):
+    monkeypatch.setattr(cbmc_split, "MAX_SPLIT_CALLS", 5)
+    ask = _Checks(hard_above, status, unwind)
+    why = cbmc_split.harness_holds(ask, CHECKS)
+    assert (why is None) is holds, why
+    assert len(ask.calls) == calls and ask.calls[0] == CHECKS
+    assert sorted(c for call in ask.calls[1:] for c in call) == sorted(CHECKS[:len(ask.calls) - 1])
+
+
 def test_groups_follow_the_obligations_and_merge_beyond_the_cap():
     props = [{"property": f"p{i}", "description": f"bounds@{i}:1#0 bounds k.py:{i}:1",
               "status": "ERROR"} for i in range(1, 6)]
