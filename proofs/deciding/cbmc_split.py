@@ -37,10 +37,11 @@ from verikern.proofs.deciding.cbmc_unwind import UnwindPlan
 from verikern.proofs.obligations import Obligation, ObligationSpec, Status, obligation_id
 
 #: At most this many group calls after a whole call ran out of units (plus one
-#: call over the harness's own checks when a group proved something, and as
-#: many groups of those checks when that call runs out too); each has the
+#: call over the harness's own checks when a group proved something, and, when
+#: that call runs out too, as many groups of those checks and as many calls
+#: again over halves of groups that ran out: `harness_holds`); each has the
 #: whole call's units per solver call, so the split costs at most
-#: 2 * MAX_SPLIT_CALLS + 1 times the work of the call it replaces.
+#: 3 * MAX_SPLIT_CALLS + 1 times the work of the call it replaces.
 MAX_SPLIT_CALLS = 12
 
 #: One CBMC call restricted to some properties (`--property NAME` each):
@@ -114,20 +115,31 @@ def harness_call(result: CbmcResult | str, checks: Sequence[str]) -> str | None:
 def harness_holds(ask: Ask, checks: Sequence[str]) -> str | None:
     """None when every one of CBMC's own checks of the harness (`checks`)
     holds, with the unwinding assertions: shown by one call over all of
-    them, or, when that call runs out of units, by at most MAX_SPLIT_CALLS
-    calls over contiguous groups of them, every one of which must show its
-    checks holding (a property's verdict does not depend on which others a
-    call selects, as for the obligations' groups); else why not."""
+    them, or, when that call runs out of units, by calls over groups of
+    them, every one of which must show its checks holding (a property's
+    verdict does not depend on which others a call selects, as for the
+    obligations' groups); else why not. The groups: MAX_SPLIT_CALLS
+    contiguous ones, and a group that runs out is asked again as two
+    halves, at most MAX_SPLIT_CALLS more calls in all (a check that runs
+    out alone, or the calls spent, ends it)."""
     answer = ask(checks)
     why = harness_call(answer, checks)
     if why is None or isinstance(answer, str) or not ran_out_of_units(answer) or len(checks) < 2:
         return why
     count = min(len(checks), MAX_SPLIT_CALLS)
-    for g in range(count):
-        part = checks[g * len(checks) // count:(g + 1) * len(checks) // count]
-        why = harness_call(ask(part), part)
-        if why is not None:
-            return f"{why}; asked in {count} groups after the call over all {len(checks)} ran out"
+    todo = [tuple(checks[g * len(checks) // count:(g + 1) * len(checks) // count])
+            for g in range(count)]
+    halvings = MAX_SPLIT_CALLS
+    while todo:
+        part = todo.pop(0)
+        answer = ask(part)
+        why = harness_call(answer, part)
+        if why is None:
+            continue
+        if isinstance(answer, str) or not ran_out_of_units(answer) or len(part) < 2 or halvings < 2:
+            return f"{why}; asked in groups after the call over all {len(checks)} ran out"
+        halvings -= 2
+        todo[:0] = [part[:len(part) // 2], part[len(part) // 2:]]
     return None
 
 
