@@ -42,6 +42,7 @@ from . import ops
 from .contracts import assume_contracts, requires_array
 from .loops import AbstractedLoops, LoopAbstraction
 from .ops import CEncodeError, c_string, ctype
+from .tickets import assume_ticket, ticket_sites
 
 
 def obligation_message(spec: ObligationSpec, file: str) -> str:
@@ -119,6 +120,8 @@ class StepEmitter:
                 if isinstance(ins, RequiresArray) and ins.array.name not in self.written:
                     self.contracts.setdefault(ins.array.name, []).append(ins)
         self.relevant = relevant_values(kernel)
+        # atomic_adds on ticket arrays whose old value is read (encoders.c.tickets)
+        self.tickets = ticket_sites(kernel)
         # loops CBMC checks through their invariant instead of unwinding them
         self.abstracted = AbstractedLoops(kernel, abstractions, self.operand)
 
@@ -253,7 +256,8 @@ class StepEmitter:
             term = f"(uint64_t)(int64_t)({i})" if idx.type.is_signed else f"(uint64_t)({i})"
             flat = term if k == 0 else f"({flat}) * {dims[k]} + {term}"
         self.emit(f"T->flat = {flat};", 2)
-        if arr.space == "global" and arr.ndim > 1 and not arr.inner:
+        implied = self.pointer_checks_implied(ins)
+        if implied:
             # a theorem once every (logical) index is in bounds; stated so that
             # CBMC's pointer check on the element is linear (docs/C_ENCODER.md)
             self.emit(f"VK_FLAT_IN_BOUNDS(T->flat < L->{self.array_field(arr)}_count);", 2)
@@ -277,7 +281,7 @@ class StepEmitter:
                       f"L->block_dim + T->tidx, L->block_dim, S->epoch, {n}, {write}, {atomic});", 2)
             self.emit("#endif", 0)
         self.uninit_checks(site, ins)
-        if arr.space == "global" and arr.ndim > 1 and not arr.inner:
+        if implied:
             self.emit("VK_IMPLIED_BEGIN", 0)     # CBMC's pointer checks: implied here
             body(f"{self.pointer(arr)}[T->flat]")
             self.emit("VK_IMPLIED_END", 0)
@@ -287,6 +291,21 @@ class StepEmitter:
             self.emit("} else {")
             otherwise()
         self.emit("}")
+
+    @staticmethod
+    def pointer_checks_implied(ins) -> bool:
+        """Whether CBMC's pointer checks of the element `ins` accesses follow
+        from `flat < count` (VK_FLAT_IN_BOUNDS) once every logical index is in
+        bounds, so they go off around it: a global array of several
+        dimensions, or one with inner vector dims whose every inner index is
+        a constant inside them (`i * 3 + c < n * 3` for `c < 3`: the offsets
+        of vec3 / mat33 components). A 1-D plain array keeps them."""
+        arr = ins.array
+        if arr.space != "global" or not (arr.ndim > 1 or arr.inner):
+            return False
+        inner = ins.indices[arr.ndim:]
+        return len(inner) == len(arr.inner) and all(
+            isinstance(x, Const) and 0 <= int(x.value) < d for x, d in zip(inner, arr.inner))
 
     def uninit_checks(self, site, ins) -> None:
         """Replay only: a shared read (load, atomic) checks that some thread
@@ -520,6 +539,7 @@ def _atomic(e, site, ins):
 
     def body(lv):
         e.emit(f"{old} = VK_WRITTEN_LOAD({ops.nondet(t)}, {lv});", 2)
+        assume_ticket(e, site, old)
         e.emit(f"{lv} = {new};", 2)
     e.access(site, ins, body, lambda: e.emit(f"{old} = VK_SKIPPED({ops.nondet(t)});", 2))
 

@@ -32,6 +32,7 @@ from .loops import LoopAbstraction
 from .ops import c_string, ctype, nondet
 from verikern.proofs.obligations import ObligationKind
 from .prelude import prelude
+from .tickets import ticket_fields
 
 _RACE = r"""
 #ifdef VERIKERN_REPLAY
@@ -177,6 +178,7 @@ class HarnessEmitter:
                "    int32_t dim[4]; int32_t size, block_dim, grid_dim;",
                "    uint64_t contracts_checked;"]
         out += contract_log_fields(self.step)
+        out += ticket_fields(self.step)
         for sp in self.k.scalar_params:
             out.append(f"    {ctype(sp.value.type)} {n.scalars[sp.value.id]};")
         for p in self.k.params:

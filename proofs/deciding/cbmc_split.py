@@ -20,8 +20,9 @@ Invariants (soundness first):
 - CBMC's own checks of the harness (pointer, overflow, allocation) carry no
   obligation id, so no group selects them: a proof from a group call stands
   only when one more call over exactly those checks (`harness_call`) shows
-  every one of them holding with the unwinding assertions; otherwise it is
-  UNKNOWN and says why;
+  every one of them holding with the unwinding assertions (or, when that
+  call runs out of units, calls over groups of them do: `harness_holds`);
+  otherwise it is UNKNOWN and says why;
 - a FAILURE in a group call is a real trace of the same harness, so it is a
   failure like one from the whole call (replay still settles it).
 """
@@ -36,9 +37,11 @@ from verikern.proofs.deciding.cbmc_unwind import UnwindPlan
 from verikern.proofs.obligations import Obligation, ObligationSpec, Status, obligation_id
 
 #: At most this many group calls after a whole call ran out of units (plus one
-#: call over the harness's own checks when a group proved something); each
-#: has the whole call's units per solver call, so the split costs at most
-#: MAX_SPLIT_CALLS + 1 times the work of the call it replaces.
+#: call over the harness's own checks when a group proved something, and, when
+#: that call runs out too, as many groups of those checks and as many calls
+#: again over halves of groups that ran out: `harness_holds`); each has the
+#: whole call's units per solver call, so the split costs at most
+#: 3 * MAX_SPLIT_CALLS + 1 times the work of the call it replaces.
 MAX_SPLIT_CALLS = 12
 
 #: One CBMC call restricted to some properties (`--property NAME` each):
@@ -109,6 +112,37 @@ def harness_call(result: CbmcResult | str, checks: Sequence[str]) -> str | None:
     return None
 
 
+def harness_holds(ask: Ask, checks: Sequence[str]) -> str | None:
+    """None when every one of CBMC's own checks of the harness (`checks`)
+    holds, with the unwinding assertions: shown by one call over all of
+    them, or, when that call runs out of units, by calls over groups of
+    them, every one of which must show its checks holding (a property's
+    verdict does not depend on which others a call selects, as for the
+    obligations' groups); else why not. The groups: MAX_SPLIT_CALLS
+    contiguous ones, and a group that runs out is asked again as two
+    halves, at most MAX_SPLIT_CALLS more calls in all (a check that runs
+    out alone, or the calls spent, ends it)."""
+    answer = ask(checks)
+    why = harness_call(answer, checks)
+    if why is None or isinstance(answer, str) or not ran_out_of_units(answer) or len(checks) < 2:
+        return why
+    count = min(len(checks), MAX_SPLIT_CALLS)
+    todo = [tuple(checks[g * len(checks) // count:(g + 1) * len(checks) // count])
+            for g in range(count)]
+    halvings = MAX_SPLIT_CALLS
+    while todo:
+        part = todo.pop(0)
+        answer = ask(part)
+        why = harness_call(answer, part)
+        if why is None:
+            continue
+        if isinstance(answer, str) or not ran_out_of_units(answer) or len(part) < 2 or halvings < 2:
+            return f"{why}; asked in groups after the call over all {len(checks)} ran out"
+        halvings -= 2
+        todo[:0] = [part[:len(part) // 2], part[len(part) // 2:]]
+    return None
+
+
 def decide_split(kernel: Kernel, specs: Sequence[ObligationSpec], first: Sequence[Obligation],
                  result: CbmcResult, ask: Ask, plan: UnwindPlan,
                  rlimit: int | None = None,
@@ -133,7 +167,7 @@ def decide_split(kernel: Kernel, specs: Sequence[ObligationSpec], first: Sequenc
             decided[obligation_id(ob.spec)] = ob   # type: ignore[arg-type]
     if any(o.status is Status.PROVED for o in decided.values()):
         checks = harness_properties(result)
-        why = harness_call(ask(checks), checks) if checks else None
+        why = harness_holds(ask, checks) if checks else None
         if why is not None:
             for oid, ob in list(decided.items()):
                 if ob.status is Status.PROVED:

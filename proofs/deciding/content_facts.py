@@ -44,7 +44,7 @@ Invariants (each fact below holds in every real execution; docs/PROVER.md,
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import z3
 
@@ -52,6 +52,7 @@ from verikern.encoders.smt.abstraction import NonlinearAbstraction
 from verikern.encoders.smt.semantics import le, lt, widen
 from verikern.mir.types import I32
 from verikern.mir.facts import writes_memory
+from verikern.mir.tickets import ticket_arrays, used_values
 from verikern.mir.nodes import (
     Atomic, BinOp, Compare, Const, Kernel, Load, Phi, ScalarParam, Select, ShapeOf, Special, Store, Value,
 )
@@ -74,39 +75,6 @@ CALLERS_RLIMIT = MEGA // 2
 MAX_CALLER_BOUNDS = 4
 
 
-@dataclass(frozen=True)
-class TicketArray:
-    """A ticket array: `increments` maps each writer site to its constant."""
-
-    name: str
-    increments: dict
-    total: int          # sum of the increments of every site
-
-
-def ticket_arrays(kernel: Kernel, shape) -> dict[str, TicketArray]:
-    """The ticket arrays of `kernel` (see the module docstring), by name."""
-    writers: dict[str, list] = {}
-    for b in kernel.blocks:
-        for i, ins in enumerate(b.instrs):
-            if writes_memory(ins):
-                writers.setdefault(ins.array.name, []).append((b.label, i, ins))
-    out = {}
-    for name, sites in writers.items():
-        incs = {}
-        for lbl, i, ins in sites:
-            t = ins.array.dtype
-            if not (isinstance(ins, Atomic) and ins.op == "add" and ins.array.space == "global"
-                    and t.is_int and not t.is_bool and isinstance(ins.value, Const)
-                    and 0 < int(ins.value.value) < 2 ** 32 and not shape.loop_of.get(lbl)):
-                break
-            incs[(lbl, i)] = int(ins.value.value)
-        else:
-            total = sum(incs.values())
-            if total < 2 ** 32:
-                out[name] = TicketArray(name, incs, total)
-    return out
-
-
 class ContentFacts:
     """The facts above for one proof context (see the module docstring).
     Fresh ticket variables are made once per thread copy and site."""
@@ -117,7 +85,7 @@ class ContentFacts:
         self.launch = launch
         self.contracts = contracts
         self.tickets = ticket_arrays(kernel, shape)
-        self._used = _used_values(kernel)
+        self._used = used_values(kernel)
         self.kept: frozenset[str] = frozenset()
         self.notes: dict[str, str] = {}
         self._vars: dict[tuple, tuple] = {}
@@ -528,14 +496,3 @@ def _signed(value) -> int:
     """A bit-vector model value read as a signed integer."""
     raw, width = value.as_long(), value.size()
     return raw - (1 << width) if raw >= 1 << (width - 1) else raw
-
-
-def _used_values(kernel: Kernel) -> frozenset[int]:
-    """Ids of the values some instruction, phi or terminator reads."""
-    used: set[int] = set()
-    for b in kernel.blocks:
-        for phi in b.phis:
-            used.update(v.id for _, v in phi.incoming if isinstance(v, Value))
-        for ins in (*b.instrs, b.terminator):
-            used.update(op.id for op in ins.operands() if isinstance(op, Value))
-    return frozenset(used)

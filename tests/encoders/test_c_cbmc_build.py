@@ -10,12 +10,16 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+from dataclasses import replace
 
 import pytest
 
 from verikern.encoders.c import emit_c
+from verikern.encoders.c.emitter import StepEmitter
 from verikern.encoders.c.prelude import prelude
 from verikern.frontend import compile_source
+from verikern.mir.nodes import Const
+from verikern.mir.types import I32
 
 SOURCE = '''
 import verikern as vk
@@ -41,18 +45,35 @@ def test_pointer_checks_are_off_only_around_accesses_of_several_dimensions():
     text = c_text()
     wrapped = re.findall(r"^VK_IMPLIED_BEGIN\n(.*?)^VK_IMPLIED_END$", text, re.S | re.M)
     accesses = [re.findall(r"L->g\d+_(\w+)\[T->flat\]", w) for w in wrapped]
-    # the load and the store of img[i, j]; never v (1-D) or pts (inner vector dims)
-    assert accesses == [["img"], ["img"]]
+    # the load and the store of img[i, j] and pts[j][0] (a constant component of an
+    # inner vector dim, session 16); never v (1-D)
+    assert sorted(a for a, in accesses) == ["img", "img", "pts"]
     for w in wrapped:
         assert "__CPROVER_assert" not in w and "VK_SOFT_CHECK" not in w and "VK_CHECK" not in w
     # each follows the theorem on the same flat index (T->flat not set again between)
-    for before in text.split("\nVK_IMPLIED_BEGIN\n")[:-1]:
-        last = before.rsplit("VK_FLAT_IN_BOUNDS(T->flat < L->g0_img_count);", 1)
+    for before, (name,) in zip(text.split("\nVK_IMPLIED_BEGIN\n")[:-1], accesses):
+        last = before.rsplit(f"_{name}_count);", 1)
         assert len(last) == 2 and "T->flat =" not in last[1]
+        assert last[0].rsplit("\n", 1)[1].lstrip().startswith("VK_FLAT_IN_BOUNDS(T->flat < L->g")
     # the macro turns the checks off for CBMC only, and back on after
     assert ('#define VK_IMPLIED_BEGIN _Pragma("CPROVER check push") '
             '_Pragma("CPROVER check disable \\"pointer\\"")') in text
     assert '#define VK_IMPLIED_END _Pragma("CPROVER check pop")' in text
+
+
+def test_pointer_checks_stay_unless_every_component_index_is_a_constant_inside_its_dim():
+    """`flat < count` is a theorem only when every inner index is a constant
+    inside its dim (the frontend's component loads are; a MIR load with a
+    component index computed at run time, or a constant past the vector,
+    keeps CBMC's pointer checks)."""
+    k = compile_source(SOURCE, "k.py").kernel("mixed").mir
+    load = next(ins for _, ins in k.instructions() if ins.OPCODE == "load" and ins.array.name == "pts")
+    logical, component = load.indices
+    assert isinstance(component, Const) and StepEmitter.pointer_checks_implied(load)
+    assert not StepEmitter.pointer_checks_implied(replace(load, indices=(logical, logical)))
+    assert not StepEmitter.pointer_checks_implied(replace(load, indices=(logical, Const(3, I32))))
+    plain = next(ins for _, ins in k.instructions() if ins.OPCODE == "load" and ins.array.name == "v")
+    assert not StepEmitter.pointer_checks_implied(plain)       # 1-D, no inner dims
 
 
 _COUNT_MAIN = r'''

@@ -123,6 +123,53 @@ def test_a_proof_asked_alone_needs_the_harness_checks_and_the_unwinding_assertio
     assert all(why in o.reason for o in obs if o.kind is not ObligationKind.ASSERT)
 
 
+class _Checks:
+    """A stand-in `ask` over CBMC's own checks of the harness: a call runs
+    out of units when it selects one of `heavy` among more than `hard_above`
+    checks; `status` gives each check's verdict (SUCCESS by default),
+    `unwind` the unwinding assertion's. `calls` records what each call
+    selected."""
+
+    def __init__(self, hard_above, heavy, status=None, unwind="SUCCESS"):
+        self.hard_above, self.heavy = hard_above, heavy
+        self.status, self.unwind = status or {}, unwind
+        self.calls: list[tuple[str, ...]] = []
+
+    def __call__(self, chosen):
+        self.calls.append(tuple(chosen))
+        hard = len(chosen) > self.hard_above and bool(self.heavy & set(chosen))
+        props = [{"property": n, "description": "dereference failure: pointer outside object bounds",
+                  "status": "ERROR" if hard else self.status.get(n, "SUCCESS")} for n in chosen]
+        props.append({"property": "main.unwind.0", "description": "unwinding assertion loop 0",
+                      "status": "ERROR" if hard else self.unwind})
+        return parse_json_ui(_answer(props, [OUT] if hard else ()))
+
+
+CHECKS = tuple(f"main.pointer_dereference.{i}" for i in range(10))
+ALL = frozenset(CHECKS)
+
+
+@pytest.mark.parametrize("hard_above, heavy, status, unwind, holds, calls", [
+    (10, ALL, {}, "SUCCESS", True, 1),                         # one call over all: holds
+    (1, {CHECKS[7]}, {}, "SUCCESS", True, 1 + 5 + 2),          # five groups, the hard one halved
+    (1, ALL, {}, "SUCCESS", False, 1 + 3 + 3 + 1),             # halvings spent: not shown
+    (0, {CHECKS[7]}, {}, "SUCCESS", False, 1 + 4 + 2),         # a check out of units alone
+    (10, ALL, {CHECKS[3]: "FAILURE"}, "SUCCESS", False, 1),    # a check fails
+    (1, ALL, {}, "FAILURE", False, 1 + 1 + 1),                 # an unwinding assertion fails
+])
+def test_the_harness_checks_hold_only_when_every_group_shows_them_holding(
+        hard_above, heavy, status, unwind, holds, calls, monkeypatch):
+    monkeypatch.setattr(cbmc_split, "MAX_SPLIT_CALLS", 5)
+    ask = _Checks(hard_above, heavy, status, unwind)
+    why = cbmc_split.harness_holds(ask, CHECKS)
+    assert (why is None) is holds, why
+    assert len(ask.calls) == calls and ask.calls[0] == CHECKS, ask.calls
+    if holds:      # every check was in a call that showed it holding
+        shown = {c for call in ask.calls if not (len(call) > hard_above and heavy & set(call))
+                 for c in call}
+        assert shown == ALL
+
+
 def test_groups_follow_the_obligations_and_merge_beyond_the_cap():
     props = [{"property": f"p{i}", "description": f"bounds@{i}:1#0 bounds k.py:{i}:1",
               "status": "ERROR"} for i in range(1, 6)]
