@@ -66,6 +66,7 @@ from ..scan import launch_sites
 from ..scan.annotations import parse_annotation
 from .body import BodyChecker
 from ..scan.module import Definition, ModuleInfo
+from ..scan.typing_premise import TypingPremise, read_premise
 from .registry import is_any
 from .generic_groups import parameter_groups
 from .generic_opaque import OpaquePlan, carrier_candidates, opaque_plan
@@ -113,6 +114,11 @@ class Instance:
     # instantiation (generic_opaque.py), and the instances enumerated beside it
     opaque: OpaquePlan | None = None
     covers: tuple[str, ...] = ()
+    # the kernel's typing premise (scan/typing_premise.py) and the instances it admits
+    premise: TypingPremise | None = None
+    admitted: tuple[str, ...] = ()
+    # a declared `wp.overload` (or launch site), not a typing found by enumeration
+    declared: bool = False
 
 
 def _mir_name(name: str) -> str:
@@ -164,6 +170,10 @@ class _Enumerator:
         self.refusal: KernelError | None = None    # the first typing's type error
         self.progress = 0                           # expressions the last attempt typed
         self.typed: list | None = None     # a typing with a vector type (or a start) that type-checked
+        self.premise = read_premise(info, d)
+        # a generic array parameter the premise pins -> the array types it admits
+        self.pins = {a.arg: [ArrayType(t, self.ndim(a)) for t in self.premise.pins()[a.arg]]
+                     for a in self.generic if self.premise is not None and a.arg in self.premise.pins()}
 
     def name_of(self, types: dict) -> str:
         """`kernel[T, ...]`: an array-of-Any parameter by its element type, a bare
@@ -178,6 +188,8 @@ class _Enumerator:
 
     def candidates(self, arg: ast.arg, probes: bool) -> list:
         """The types tried for one generic parameter."""
+        if arg.arg in self.pins:       # exactly the types the typing premise admits
+            return list(self.pins[arg.arg])
         ndim = self.ndim(arg)
         if ndim is not None:
             dtypes: tuple[ElementType, ...] = _SCALARS + (_PROBES if probes else ())
@@ -239,10 +251,16 @@ class _Enumerator:
             out.append(self._typed(types))
         for types in launch_sites.instances(self.info, self.d.node):
             out.append(self._typed(types))
+        out = [dataclasses.replace(i, declared=True) for i in out if self.admits(i)]
         unique: dict[str, Instance] = {}   # a typing declared twice (two loops, a loop and a launch): once
         for inst in out:
             unique.setdefault(inst.name, inst)
         return list(unique.values())
+
+    def admits(self, inst: Instance) -> bool:
+        """Whether the typing premise admits a declared instance (an unreadable
+        declaration, an error instance, is kept: it stays an error)."""
+        return inst.error is not None or all(inst.anns.get(p) in pinned for p, pinned in self.pins.items())
 
     def _typed(self, types: dict) -> Instance:
         full = dict(types)
@@ -281,8 +299,8 @@ class _Enumerator:
         out, beyond = [], None
         for combo in combos:
             types = {a.arg: t for a, t in zip(self.generic, combo)}
-            scalar_only = all((t.dtype if _is_array_of_any(a) and isinstance(t, ArrayType)
-                               else t) in _SCALARS for a, t in zip(self.generic, combo))
+            scalar_only = all(a.arg in self.pins or (t.dtype if _is_array_of_any(a) and isinstance(t, ArrayType)
+                                                     else t) in _SCALARS for a, t in zip(self.generic, combo))
             name = self.name_of(types)
             if (scalar_only and name in seen) or (not scalar_only and beyond is not None):
                 continue
@@ -441,13 +459,24 @@ def kernel_instances(info: ModuleInfo, registry, only=None) -> list[Instance]:
             declared = e.declared()
             seen = {i.name for i in declared}
             mine = declared + e.enumerated(seen, declared)
+            if not mine and e.premise is not None:
+                why = e.refusal.render() if e.refusal is not None else "no typing was tried"
+                raise info.error(f"the typing premise {e.premise.text()} admits no instantiation of "
+                                 f"{d.node.name!r} that type-checks (Warp cannot build one either); "
+                                 f"the first typing tried was refused with:\n{why}",
+                                 e.premise.atoms[0].node, "typing-premise",
+                                 "admit the types the kernel is launched with")
             if not mine:    # never hidden: Warp may still build it (or verikern refuses too much)
                 why = e.refusal.render() if e.refusal is not None else "no typing was tried"
                 mine = [Instance(d, f"{d.node.name}[{MORE}]", _mir_name(d.node.name + "__more"), {}, info.error(
                     f"no typing of the generic kernel {d.node.name!r} type-checks, so there is nothing "
                     f"to prove; the first typing tried was refused with:\n{why}", d.loc, "generic-kernel",
                     "give its generic parameters concrete types"))]
-            out.extend(_with_opaque(e, _merge_same_errors(mine)))
+            mine = _with_opaque(e, _merge_same_errors(mine))
+            if e.premise is not None:
+                admitted = tuple(i.name for i in mine if not i.unknown and i.error is None)
+                mine = [dataclasses.replace(i, premise=e.premise, admitted=admitted) for i in mine]
+            out.extend(mine)
         except KernelError as err:
             out.append(Instance(d, f"{d.node.name}[{MORE}]", _mir_name(d.node.name + "__more"),
                                 {}, err))
