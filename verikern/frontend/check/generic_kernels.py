@@ -454,8 +454,8 @@ def kernel_instances(info: ModuleInfo, registry, only=None) -> list[Instance]:
         if not any(is_any(info, a.annotation) for a in d.node.args.args):
             out.append(Instance(d, d.node.name, d.node.name))
             continue
-        e = _Enumerator(info, d, registry)
         try:
+            e = _Enumerator(info, d, registry)
             declared = e.declared()
             seen = {i.name for i in declared}
             mine = declared + e.enumerated(seen, declared)

@@ -168,7 +168,13 @@ def premise_conditions(info, d) -> list[ast.expr]:
 def read_premise(info, d) -> TypingPremise | None:
     """Kernel `d`'s typing premise, None when it states none; a KernelError
     for a bad atom or atoms on one parameter that admit no common type."""
-    atoms = [read_atom(info, d.node, a) for cond in premise_conditions(info, d) for a in split(cond)[0]]
+    atoms = []
+    for cond in premise_conditions(info, d):
+        found, rest = split(cond)
+        stray = stray_dtype(rest) if rest is not None else None
+        if stray is not None:
+            raise premise_error(info, stray)
+        atoms += [read_atom(info, d.node, a) for a in found]
     if not atoms:
         return None
     premise = TypingPremise(tuple(atoms))
