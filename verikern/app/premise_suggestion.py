@@ -1,0 +1,169 @@
+"""A typing premise suggested for a generic kernel that is not proved
+(frontend/scan/typing_premise.py): when its `kernel[...]` remainder is not
+proved, or some instantiation fails or errs, the premise
+
+    @vk.requires(lambda positions, masses: positions.dtype in (wp.vec3f, wp.vec3d)
+                 and masses.dtype in (wp.float32, wp.float64))
+
+built from (a) the typings its `wp.overload`s declare, else -- or when that
+premise does not prove it -- (b) the typings of the instances that are
+proved, is pasted above the kernel exactly as users are told to paste it
+(proofs.reporting.paste), the file compiled again and every instance the
+pasted kernel has proved.
+
+Invariants:
+- a premise is suggested only when the pasted kernel compiles to instances
+  alone (no `kernel[...]` remainder, no error instance: every generic
+  parameter is pinned) and every one of them is PROVED: by the solver on the
+  pasted source, or by this run's own proof of the same instance when its
+  MIR is the same (same name, same MIR sha256); never on a search's word;
+- only generic array parameters are pinned (a typing of a bare `Any`
+  parameter cannot be stated), and only types with a Warp name;
+- the kernel's own verdicts are never changed: each report of the kernel
+  that is not proved carries the premise as its suggestion, proved under it
+  (`proved_under_suggestion`), and its text says so; a kernel that has a
+  premise already gets none;
+- the re-proofs spend work of their own, as every suggestion's re-proof does
+  (proofs.deciding.budget.separate_work).
+"""
+from __future__ import annotations
+
+import ast
+import dataclasses
+import logging
+from pathlib import Path
+
+from verikern.frontend import compile_source
+from verikern.hir.types import MatrixType, ScalarType, VectorType
+from verikern.proofs.deciding.budget import per_check_units, separate_work
+from verikern.proofs.obligations import KernelReport, KernelStatus
+from verikern.proofs.pipeline import prove_mir
+from verikern.proofs.reporting.paste import pasted, suggestion_inserts
+from verikern.proofs.reporting.scope import mir_text, sha256_bytes
+
+LOG = logging.getLogger("verikern.app.premise_suggestion")
+_WARP_NAMED = ("vec2", "vec3", "vec4", "mat22", "mat33", "mat44", "quat")
+
+
+def _warp_alias(source: str) -> str:
+    """The name the file imports Warp as (`wp`), else `vk` (whose DSL names are Warp's)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return "vk"
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name == "warp":
+                    return a.asname or "warp"
+    return "vk"
+
+
+def _spelled(t, alias: str) -> str | None:
+    """`wp.vec3f` for a type with a Warp name, else None."""
+    if isinstance(t, ScalarType):
+        return f"{alias}.{t.name}"
+    if isinstance(t, (VectorType, MatrixType)) and any(t.name == n or (
+            t.name.startswith(n) and t.name[len(n):] in ("d", "h")) for n in _WARP_NAMED):
+        return f"{alias}.{t.name}f" if t.name in _WARP_NAMED else f"{alias}.{t.name}"
+    return None
+
+
+def premise_decorator(typings: list[dict], alias: str) -> tuple[str, str] | None:
+    """(the premise, its decorator line) admitting each parameter's types of `typings`
+    (param -> HIR array type, in order), or None when one cannot be stated."""
+    params: dict[str, list[str]] = {}
+    for typing in typings:
+        for p, t in typing.items():
+            dtype = getattr(t, "dtype", None)
+            name = _spelled(dtype, alias) if dtype is not None else None
+            if name is None:
+                return None        # a bare `Any` (no array) or a type without a Warp name
+            if name not in params.setdefault(p, []):
+                params[p].append(name)
+    if not params:
+        return None
+    atoms = [f"{p}.dtype == {ts[0]}" if len(ts) == 1 else f"{p}.dtype in ({', '.join(ts)})"
+             for p, ts in params.items()]
+    text = " and ".join(atoms)
+    return text, f"@vk.requires(lambda {', '.join(params)}: {text})"
+
+
+def _proved_under(decorator: str, base: str, line: int, file: str, source: str, opts,
+                  proved: dict[str, str]) -> bool:
+    """Whether `base` pasted with `decorator` above its `def` (at `line`) compiles to
+    instances only, every one PROVED (`proved`: this run's proved instances, name ->
+    MIR sha256, taken as proved when the pasted instance's MIR is the same)."""
+    text = pasted(source, suggestion_inserts(source, line, [decorator]))
+    try:
+        module = compile_source(text, file, project_file=file if Path(file).is_file() else None,
+                                kernels=[base])
+    except Exception as err:  # the pasted file must compile; if not, nothing is claimed
+        LOG.info("%s: the pasted premise does not compile: %s", base, err)
+        return False
+    mine = [k for k in module.kernels if k.name.split("[")[0] == base]
+    if not mine or any(k.error is not None or k.mir is None or k.unknown for k in mine):
+        return False
+    for k in mine:
+        if proved.get(k.name) == sha256_bytes(mir_text(k.mir).encode()):
+            continue
+        report = prove_mir(k.mir, file=file, dims=opts.dims, block_dim=opts.block_dim, budget=opts.budget,
+                           replay=False, max_array_bytes=opts.max_array_bytes, suggest=False,
+                           engine=opts.engine, unwind=opts.unwind)
+        LOG.info("%s under the premise: %s", k.name, report.status.value)
+        if report.status is not KernelStatus.PROVED:
+            return False
+    return True
+
+
+def _needs_one(reports: list[KernelReport]) -> bool:
+    return any(r.status is not KernelStatus.PROVED and not r.proved_under_suggestion for r in reports)
+
+
+def _with_premise(r: KernelReport, premise: str, decorator: str) -> KernelReport:
+    if r.status is KernelStatus.PROVED:
+        return r
+    note = ("\n  proved under the suggested typing premise (the kernel is then proved for the "
+            f"instantiations it admits only; vk.launch refuses the others):\n    {decorator}")
+    error = (r.error or "") + note if r.status is not KernelStatus.FAILED else r.error
+    return dataclasses.replace(r, suggested_requires=(premise,), suggested_decorators=(decorator,),
+                               proved_under_suggestion=True, error=error)
+
+
+def suggest_premises(module, reports: list[KernelReport], file: str, opts,
+                     data: bytes | None) -> list[KernelReport]:
+    """`reports` with a typing premise suggested for each generic kernel of `module`
+    that needs one and is proved under it (module docstring)."""
+    if data is None:
+        return reports
+    source = data.decode("utf-8", "replace")
+    alias = _warp_alias(source)
+    by_base: dict[str, list] = {}
+    for k in module.kernels:
+        if "[" in k.name:
+            by_base.setdefault(k.name.split("[")[0], []).append(k)
+    out = list(reports)
+    for base, results in by_base.items():
+        mine = [i for i, r in enumerate(out) if r.kernel.split("[")[0] == base]
+        if not _needs_one([out[i] for i in mine]) or any(
+                k.mir is not None and k.mir.typing_premise is not None for k in results):
+            continue
+        status = {out[i].kernel: out[i] for i in mine}
+        proved = {k.name: sha256_bytes(mir_text(k.mir).encode()) for k in results
+                  if k.mir is not None and k.name in status and status[k.name].status is KernelStatus.PROVED}
+        candidates = [[dict(k.typing) for k in results if k.declared and k.error is None and k.typing],
+                      [dict(k.typing) for k in results if k.name in proved and k.typing]]
+        tried: set[str] = set()
+        line = results[0].loc.line
+        for typings in candidates:
+            found = premise_decorator(typings, alias) if typings else None
+            if found is None or found[1] in tried:
+                continue
+            tried.add(found[1])
+            with separate_work(per_check_units(opts.budget)):
+                ok = _proved_under(found[1], base, line, file, source, opts, proved)
+            if ok:
+                for i in mine:
+                    out[i] = _with_premise(out[i], *found)
+                break
+    return out
