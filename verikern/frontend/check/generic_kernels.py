@@ -83,6 +83,10 @@ TYPE_RULES = frozenset({
 #: the most type assignments tried for one generic kernel: every pair of two
 #: parameters' candidates (17 each: the scalars, the probes and an array)
 MAX_ASSIGNMENTS = 289
+#: the most typings tried one by one when a typing premise pins every generic
+#: parameter (each a type check of a few milliseconds; 2**13: thirteen parameters
+#: with two admitted types each, as nvalchemi's FIRE kernels have)
+MAX_PINNED_ASSIGNMENTS = 8192
 #: the most typings tried one parameter at a time for a typing to start from
 MAX_START_CHECKS = 240
 #: the candidates the start search tries first (generic_start.py), by name
@@ -172,7 +176,8 @@ class _Enumerator:
         self.typed: list | None = None     # a typing with a vector type (or a start) that type-checked
         self.premise = read_premise(info, d)
         # a generic array parameter the premise pins -> the array types it admits
-        self.pins = {a.arg: [ArrayType(t, self.ndim(a)) for t in self.premise.pins()[a.arg]]
+        # (read_premise admits arrays of `Any` only, so each pinned parameter has an ndim)
+        self.pins = {a.arg: [ArrayType(t, self.ndim(a) or 1) for t in self.premise.pins()[a.arg]]
                      for a in self.generic if self.premise is not None and a.arg in self.premise.pins()}
 
     def name_of(self, types: dict) -> str:
@@ -287,7 +292,8 @@ class _Enumerator:
         for p in pools:
             total *= len(p)
         more = f"{self.d.node.name}[{MORE}]"
-        combos = itertools.product(*pools) if total <= MAX_ASSIGNMENTS else self.factorised(pools, declared)
+        limit = MAX_PINNED_ASSIGNMENTS if all(a.arg in self.pins for a in self.generic) else MAX_ASSIGNMENTS
+        combos = itertools.product(*pools) if total <= limit else self.factorised(pools, declared)
         if isinstance(combos, str):
             return [Instance(self.d, more, _mir_name(self.d.node.name + "__more"), {}, self.info.error(
                 f"the generic kernel {self.d.node.name!r} has {total} assignments of types to its "

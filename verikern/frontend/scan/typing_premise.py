@@ -117,7 +117,7 @@ def _names_any(node: ast.AST) -> bool:
 def read_atom(info, fn: ast.FunctionDef, node: ast.expr) -> PremiseAtom:
     """The atom `node` of kernel `fn`, checked (module docstring); a KernelError naming it."""
     param = _dtype_of(node.left) if isinstance(node, ast.Compare) else None
-    if param is None or not is_atom(node):
+    if param is None or not isinstance(node, ast.Compare) or not is_atom(node):
         raise info.error("this is no typing premise", node, RULE, _HINT)
     arg = next((a for a in fn.args.args if a.arg == param), None)
     if arg is None:
@@ -125,7 +125,7 @@ def read_atom(info, fn: ast.FunctionDef, node: ast.expr) -> PremiseAtom:
                          f"{fn.name!r}", node, RULE, _HINT)
     if not _is_array_of_any(info, arg.annotation):
         what = ("a bare Any parameter (a typing premise pins the dtype of an array of Any)"
-                if _names_any(arg.annotation) else
+                if arg.annotation is not None and _names_any(arg.annotation) else
                 "not an array of Any: the kernel is not generic in its dtype, so the premise "
                 "pins nothing")
         raise info.error(f"the typing premise names {param!r} of kernel {fn.name!r}, {what}", node, RULE,
