@@ -23,8 +23,9 @@ Invariants:
   that is not proved carries the premise as its suggestion, proved under it
   (`proved_under_suggestion`), and its text says so; a kernel that has a
   premise already gets none;
-- the re-proofs spend work of their own, as every suggestion's re-proof does
-  (proofs.deciding.budget.separate_work).
+- each instance's re-proof spends work of its own, a kernel's, as every
+  suggestion's re-proof does (proofs.deciding.budget.separate_work): the
+  instances of the pasted kernel are kernels of their own.
 """
 from __future__ import annotations
 
@@ -107,9 +108,10 @@ def _proved_under(decorator: str, base: str, line: int, file: str, source: str, 
     for k in mine:
         if proved.get(k.name) == sha256_bytes(mir_text(k.mir).encode()):
             continue
-        report = prove_mir(k.mir, file=file, dims=opts.dims, block_dim=opts.block_dim, budget=opts.budget,
-                           replay=False, max_array_bytes=opts.max_array_bytes, suggest=False,
-                           engine=opts.engine, unwind=opts.unwind)
+        with separate_work(per_check_units(opts.budget)):     # each instance: a kernel's work
+            report = prove_mir(k.mir, file=file, dims=opts.dims, block_dim=opts.block_dim, budget=opts.budget,
+                               replay=False, max_array_bytes=opts.max_array_bytes, suggest=False,
+                               engine=opts.engine, unwind=opts.unwind)
         LOG.info("%s under the premise: %s", k.name, report.status.value)
         if report.status is not KernelStatus.PROVED:
             return False
@@ -160,9 +162,7 @@ def suggest_premises(module, reports: list[KernelReport], file: str, opts,
             if found is None or found[1] in tried:
                 continue
             tried.add(found[1])
-            with separate_work(per_check_units(opts.budget)):
-                ok = _proved_under(found[1], base, line, file, source, opts, proved)
-            if ok:
+            if _proved_under(found[1], base, line, file, source, opts, proved):
                 for i in mine:
                     out[i] = _with_premise(out[i], *found)
                 break
