@@ -71,3 +71,26 @@ def test_a_failing_integer_instance_is_proved_under_the_declared_int32_premise()
     assert int8.status is KernelStatus.FAILED       # still failed as written
     assert int8.suggested_decorators == ("@vk.requires(lambda keys: keys.dtype == wp.int32)",)
     assert int8.proved_under_suggestion is True
+
+
+def test_a_kernel_with_only_its_remainder_gets_the_vec3_premise_it_found_and_its_float64_twin():
+    # no overload, no scalar instance (p[0] needs an indexable element): only `centre[...]`,
+    # whose probe typing is a vec3; the premise admits vec3f and vec3d, each proved once pasted
+    src = CENTRE.replace("out: wp.array(dtype=Any)", "out: wp.array(dtype=float)").replace(
+        "out[i] = p[0] + p[1] + p[2]", "out[i] = float(p[0] + p[1] + p[2])")
+    (more,) = prove_source(src, "t.py", suggest=True)
+    assert more.kernel == "centre[...]" and more.status is KernelStatus.UNKNOWN
+    decorator = "@vk.requires(lambda positions: positions.dtype in (wp.vec3f, wp.vec3d))"
+    assert more.suggested_decorators == (decorator,) and more.proved_under_suggestion is True
+    again = prove_source(pasted(src, suggestion_inserts(src, 7, [decorator])), "t.py", suggest=False)
+    assert {r.kernel: r.status for r in again} == {
+        "centre[vec3]": KernelStatus.PROVED, "centre[vec3d]": KernelStatus.PROVED}
+
+
+def test_a_remainder_whose_vec3_instance_fails_gets_no_premise():
+    # p[2] is read one element past the guard: every vec3 instance fails, so nothing is suggested
+    src = CENTRE.replace("out: wp.array(dtype=Any)", "out: wp.array(dtype=float)").replace(
+        "        p = positions[i]\n", "        p = positions[i + 1]\n").replace(
+        "out[i] = p[0] + p[1] + p[2]", "out[i] = float(p[0] + p[1] + p[2])")
+    (more,) = prove_source(src, "t.py", suggest=True)
+    assert more.status is KernelStatus.UNKNOWN and not more.suggested_decorators

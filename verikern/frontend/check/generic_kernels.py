@@ -123,6 +123,9 @@ class Instance:
     admitted: tuple[str, ...] = ()
     # a declared `wp.overload` (or launch site), not a typing found by enumeration
     declared: bool = False
+    # `kernel[...]` only: the first typing beyond the enumerated ones that type-checked
+    # (a vec3 probe), param -> HIR type (app/premise_suggestion.py starts from it)
+    probe: dict = field(default_factory=dict)
 
 
 def _mir_name(name: str) -> str:
@@ -302,7 +305,7 @@ class _Enumerator:
                 "cannot be proved for every instantiation", self.d.loc, "generic-kernel",
                 "give some of its parameters concrete types (one kernel per type you launch)"),
                 unknown=True)]
-        out, beyond = [], None
+        out, beyond, probe = [], None, {}
         for combo in combos:
             types = {a.arg: t for a, t in zip(self.generic, combo)}
             scalar_only = all(a.arg in self.pins or (t.dtype if _is_array_of_any(a) and isinstance(t, ArrayType)
@@ -314,6 +317,7 @@ class _Enumerator:
             if hir is None and err is None:
                 continue
             if not scalar_only:
+                probe = probe if beyond is not None else types
                 beyond = beyond or name
                 self.typed = self.typed or list(combo)
                 continue
@@ -326,7 +330,7 @@ class _Enumerator:
                 "any size, which verikern does not enumerate, so it cannot be proved for every "
                 "instantiation (the scalar ones are proved one by one)", self.d.loc,
                 "generic-kernel", "give the parameter a concrete type, or keep the generic "
-                "body scalar-only (e.g. with a wp.static check of its type)"), unknown=True))
+                "body scalar-only (e.g. with a wp.static check of its type)"), unknown=True, probe=probe))
         return out
 
 

@@ -125,14 +125,14 @@ def _with_scalar(t, scalar: ScalarType):
     return vector_type(t.length, scalar)
 
 
-def _twin(t):
+def float64_twin(t):
     """`t` with float32 components replaced by float64 ones."""
     if isinstance(t, ScalarType):
         return F64 if t == F32 else t
     if isinstance(t, (VectorType, MatrixType)):
         return _with_scalar(t, F64)
     if isinstance(t, ArrayType):
-        return dataclasses.replace(t, dtype=_twin(t.dtype))
+        return dataclasses.replace(t, dtype=float64_twin(t.dtype))
     return t
 
 
@@ -516,7 +516,7 @@ def opaque_plan(info, d, registry, pools: list[tuple[ast.arg, list]], check, pro
     why = taint.refusal()
     if why is not None:
         return OpaquePlan(refusal=why)
-    twin, _ = check({a.arg: _twin(t) for a, t in zip(args, combo)}, False)
+    twin, _ = check({a.arg: float64_twin(t) for a, t in zip(args, combo)}, False)
     if twin is not None:     # a float64 instantiation types too: the same body, node for node
         why = _Lockstep(hir, twin).kernels(hir, twin)
         if why is not None:
