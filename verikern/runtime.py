@@ -72,10 +72,10 @@ def _kernel_of(kernel, inputs=None) -> Kernel:
             premise = next((r.mir.typing_premise for r in overloads if r.mir.typing_premise), None)
             if premise is not None:
                 raise LaunchError(
-                    f"kernel {handle.name}: these arguments ({_arguments_shown(inputs)}) break its typing "
-                    f"premise {premise.text} (line {premise.loc.line}), under which it is proved: it "
-                    f"admits {', '.join(premise.admitted)}; pass arrays of an admitted dtype, or widen "
-                    "the premise and prove the kernel again") from None
+                    f"kernel {handle.name}: no instance it is proved for takes these arguments "
+                    f"({_arguments_shown(inputs)}): its typing premise {premise.text} (line "
+                    f"{premise.loc.line}) admits {', '.join(premise.admitted)} only; pass arrays of an "
+                    "admitted dtype, or widen the premise and prove the kernel again") from None
             raise LaunchError(f"kernel {handle.name}: none of its wp.overload instances takes "
                               "these arguments (check the dtypes)") from None
     raise LaunchError(f"vk.launch: expected a @vk.kernel function or a verikern.mir.Kernel, "

@@ -150,8 +150,9 @@ def test_vk_launch_refuses_an_array_outside_the_premise(tmp_path, monkeypatch):
     out = np.zeros(4, np.float32)
     vk.launch(mod.centre, 4, [pos, out])
     np.testing.assert_array_equal(out, pos.sum(axis=1))
-    with pytest.raises(LaunchError, match=r"float32 array of shape \(4, 2\).*break its typing premise "
-                                          r"positions.dtype in \(wp.vec3f, wp.vec3d\) \(line 7\)"):
+    with pytest.raises(LaunchError, match=r"float32 array of shape \(4, 2\).*its typing premise "
+                                          r"positions.dtype in \(wp.vec3f, wp.vec3d\) \(line 7\) admits "
+                                          r"centre\[vec3, float32\], centre\[vec3d, float64\] only"):
         vk.check_launch(mod.centre, 4, [np.zeros((4, 2), np.float32), out])
     with pytest.raises(LaunchError, match="typing premise"):
         vk.launch(mod.centre, 4, [np.zeros(4, np.float32), out])
