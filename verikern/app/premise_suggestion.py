@@ -7,9 +7,9 @@ proved, or some instantiation fails or errs, the premise
 
 built from (a) the typings its `wp.overload`s declare, else -- or when that
 premise does not prove it -- (b) the typings of the instances that are
-proved, else (c) the typing beyond the enumerated ones that `kernel[...]`
-found (a vec3 for `p[0..2]` of an array of `Any`) with its float64 twin
-(vec3d), else that typing alone, is pasted above the kernel exactly as users are told to paste it
+proved, else (c) each typing beyond the enumerated ones that `kernel[...]`
+found to type-check (a vec3 for `p[0..2]` of an array of `Any`, a mat33) with
+its float64 twin (vec3d), else that typing alone, is pasted above the kernel exactly as users are told to paste it
 (proofs.reporting.paste), the file compiled again and every instance the
 pasted kernel has proved.
 
@@ -156,10 +156,10 @@ def suggest_premises(module, reports: list[KernelReport], file: str, opts,
         status = {out[i].kernel: out[i] for i in mine}
         proved = {k.name: sha256_bytes(mir_text(k.mir).encode()) for k in results
                   if k.mir is not None and k.name in status and status[k.name].status is KernelStatus.PROVED}
-        probe = [dict(k.typing) for k in results if k.unknown and k.typing]    # `kernel[...]`'s vec3 typing
         candidates = [[dict(k.typing) for k in results if k.declared and k.error is None and k.typing],
-                      [dict(k.typing) for k in results if k.name in proved and k.typing],
-                      probe + [{p: float64_twin(t) for p, t in typing.items()} for typing in probe], probe]
+                      [dict(k.typing) for k in results if k.name in proved and k.typing]]
+        for probe in (dict(p) for k in results if k.unknown for p in k.probes):   # `kernel[...]`'s vec3, mat33
+            candidates += [[probe, {p: float64_twin(t) for p, t in probe.items()}], [probe]]
         tried: set[str] = set()
         line = results[0].loc.line
         for typings in candidates:

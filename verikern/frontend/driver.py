@@ -52,6 +52,8 @@ class KernelResult:
     # whether a `wp.overload` (or a launch site) declares it (app/premise_suggestion.py)
     typing: tuple[tuple[str, object], ...] = ()
     declared: bool = False
+    # `kernel[...]` only: the typings beyond the enumerated ones that type-check (vec3, mat33, ...)
+    probes: tuple[tuple[tuple[str, object], ...], ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -180,8 +182,9 @@ def _compile_source(source: str, filename: str, optimize: bool, project_file=Non
                 mir = None
         generic = {a.arg for a in d.node.args.args if is_any(info, a.annotation)}
         result = KernelResult(name, d.loc, hir, mir, err, inst.unknown and err is inst.error,
-                              typing=tuple((p, t) for p, t in (inst.anns or inst.probe).items()
-                                           if p in generic and not isinstance(t, ast.AST)),
+                              typing=tuple((p, t) for p, t in inst.anns.items() if p in generic
+                                           and not isinstance(t, ast.AST)),
+                              probes=tuple(tuple(probe.items()) for probe in inst.probes),
                               declared=inst.declared)
         kernels.append(_with_opaque(result, inst, info) if inst.opaque is not None else result)
     used = {id(k.error) for k in kernels if k.error is not None}

@@ -123,9 +123,10 @@ class Instance:
     admitted: tuple[str, ...] = ()
     # a declared `wp.overload` (or launch site), not a typing found by enumeration
     declared: bool = False
-    # `kernel[...]` only: the first typing beyond the enumerated ones that type-checked
-    # (a vec3 probe), param -> HIR type (app/premise_suggestion.py starts from it)
-    probe: dict = field(default_factory=dict)
+    # `kernel[...]` only: the typings beyond the enumerated ones that type-check (the
+    # probes: vec3, mat33, ...; every one for a kernel with one generic parameter, else the
+    # first), each param -> HIR type (app/premise_suggestion.py starts from them)
+    probes: tuple[dict, ...] = ()
 
 
 def _mir_name(name: str) -> str:
@@ -305,19 +306,21 @@ class _Enumerator:
                 "cannot be proved for every instantiation", self.d.loc, "generic-kernel",
                 "give some of its parameters concrete types (one kernel per type you launch)"),
                 unknown=True)]
-        out, beyond, probe = [], None, {}
+        out, beyond, probes = [], None, []
+        every_probe = len(self.generic) == 1     # a few more checks: each probe that type-checks
         for combo in combos:
             types = {a.arg: t for a, t in zip(self.generic, combo)}
             scalar_only = all(a.arg in self.pins or (t.dtype if _is_array_of_any(a) and isinstance(t, ArrayType)
                                                      else t) in _SCALARS for a, t in zip(self.generic, combo))
             name = self.name_of(types)
-            if (scalar_only and name in seen) or (not scalar_only and beyond is not None):
+            if (scalar_only and name in seen) or (not scalar_only and beyond is not None and not every_probe):
                 continue
             hir, err = self.check(types)
             if hir is None and err is None:
                 continue
             if not scalar_only:
-                probe = probe if beyond is not None else types
+                if hir is not None:
+                    probes.append(types)
                 beyond = beyond or name
                 self.typed = self.typed or list(combo)
                 continue
@@ -330,7 +333,7 @@ class _Enumerator:
                 "any size, which verikern does not enumerate, so it cannot be proved for every "
                 "instantiation (the scalar ones are proved one by one)", self.d.loc,
                 "generic-kernel", "give the parameter a concrete type, or keep the generic "
-                "body scalar-only (e.g. with a wp.static check of its type)"), unknown=True, probe=probe))
+                "body scalar-only (e.g. with a wp.static check of its type)"), unknown=True, probes=tuple(probes)))
         return out
 
 
