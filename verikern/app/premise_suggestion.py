@@ -36,6 +36,7 @@ import dataclasses
 import logging
 from pathlib import Path
 
+from verikern.app.kernel_names import definition_of, is_generic_instance
 from verikern.frontend import compile_source
 from verikern.frontend.check.generic_opaque import float64_twin
 from verikern.hir.types import MatrixType, ScalarType, VectorType
@@ -105,7 +106,7 @@ def _proved_under(decorator: str, base: str, line: int, file: str, source: str, 
     except Exception as err:  # the pasted file must compile; if not, nothing is claimed
         LOG.info("%s: the pasted premise does not compile: %s", base, err)
         return False
-    mine = [k for k in module.kernels if k.name.split("[")[0] == base]
+    mine = [k for k in module.kernels if definition_of(k.name) == base]
     if not mine or any(k.error is not None or k.mir is None or k.unknown for k in mine):
         return False
     for k in mine:
@@ -145,11 +146,11 @@ def suggest_premises(module, reports: list[KernelReport], file: str, opts,
     alias = _warp_alias(source)
     by_base: dict[str, list] = {}
     for k in module.kernels:
-        if "[" in k.name:
-            by_base.setdefault(k.name.split("[")[0], []).append(k)
+        if is_generic_instance(k.name):
+            by_base.setdefault(definition_of(k.name), []).append(k)
     out = list(reports)
     for base, results in by_base.items():
-        mine = [i for i, r in enumerate(out) if r.kernel.split("[")[0] == base]
+        mine = [i for i, r in enumerate(out) if definition_of(r.kernel) == base]
         if not _needs_one([out[i] for i in mine]) or any(
                 k.mir is not None and k.mir.typing_premise is not None for k in results):
             continue
