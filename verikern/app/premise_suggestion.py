@@ -21,6 +21,9 @@ Invariants:
   MIR is the same (same name, same MIR sha256); never on a search's word;
 - only generic array parameters are pinned (a typing of a bare `Any`
   parameter cannot be stated), and only types with a Warp name;
+- when the premise alone does not prove it, the premise with the contracts
+  the instances were proved under (their own suggestions) is tried the same
+  way, and suggested together;
 - the kernel's own verdicts are never changed: each report of the kernel
   that is not proved carries the premise as its suggestion, proved under it
   (`proved_under_suggestion`), and its text says so; a kernel that has a
@@ -94,12 +97,12 @@ def premise_decorator(typings: list[dict], alias: str) -> tuple[str, str] | None
     return text, f"@vk.requires(lambda {', '.join(params)}: {text})"
 
 
-def _proved_under(decorator: str, base: str, line: int, file: str, source: str, opts,
+def _proved_under(decorators: list[str], base: str, line: int, file: str, source: str, opts,
                   proved: dict[str, str]) -> bool:
-    """Whether `base` pasted with `decorator` above its `def` (at `line`) compiles to
+    """Whether `base` pasted with `decorators` above its `def` (at `line`) compiles to
     instances only, every one PROVED (`proved`: this run's proved instances, name ->
     MIR sha256, taken as proved when the pasted instance's MIR is the same)."""
-    text = pasted(source, suggestion_inserts(source, line, [decorator]))
+    text = pasted(source, suggestion_inserts(source, line, decorators))
     try:
         module = compile_source(text, file, project_file=file if Path(file).is_file() else None,
                                 kernels=[base])
@@ -126,13 +129,13 @@ def _needs_one(reports: list[KernelReport]) -> bool:
     return any(r.status is not KernelStatus.PROVED and not r.proved_under_suggestion for r in reports)
 
 
-def _with_premise(r: KernelReport, premise: str, decorator: str) -> KernelReport:
+def _with_premise(r: KernelReport, requires: tuple[str, ...], decorators: tuple[str, ...]) -> KernelReport:
     if r.status is KernelStatus.PROVED:
         return r
     note = ("\n  proved under the suggested typing premise (the kernel is then proved for the "
-            f"instantiations it admits only; vk.launch refuses the others):\n    {decorator}")
+            "instantiations it admits only; vk.launch refuses the others):" + "".join(f"\n    {d}" for d in decorators))
     error = (r.error or "") + note if r.status is not KernelStatus.FAILED else r.error
-    return dataclasses.replace(r, suggested_requires=(premise,), suggested_decorators=(decorator,),
+    return dataclasses.replace(r, suggested_requires=requires, suggested_decorators=decorators,
                                proved_under_suggestion=True, error=error)
 
 
@@ -161,6 +164,9 @@ def suggest_premises(module, reports: list[KernelReport], file: str, opts,
                       [dict(k.typing) for k in results if k.name in proved and k.typing]]
         for probe in (dict(p) for k in results if k.unknown for p in k.probes):   # `kernel[...]`'s vec3, mat33
             candidates += [[probe, {p: float64_twin(t) for p, t in probe.items()}], [probe]]
+        # the contracts the instances were proved under (their own suggestions): with the premise
+        own = {d: q for i in mine if out[i].proved_under_suggestion
+               for q, d in zip(out[i].suggested_requires, out[i].suggested_decorators)}
         tried: set[str] = set()
         line = results[0].loc.line
         for typings in candidates:
@@ -168,8 +174,10 @@ def suggest_premises(module, reports: list[KernelReport], file: str, opts,
             if found is None or found[1] in tried:
                 continue
             tried.add(found[1])
-            if _proved_under(found[1], base, line, file, source, opts, proved):
+            ends = [((found[0],), (found[1],))] + ([((found[0], *own.values()), (found[1], *own))] if own else [])
+            end = next((e for e in ends if _proved_under(list(e[1]), base, line, file, source, opts, proved)), None)
+            if end is not None:
                 for i in mine:
-                    out[i] = _with_premise(out[i], *found)
+                    out[i] = _with_premise(out[i], *end)
                 break
     return out

@@ -56,12 +56,21 @@ def test_a_declared_overload_that_does_not_compile_is_left_out_of_the_premise():
             assert r.proved_under_suggestion is True
 
 
-def test_no_premise_is_suggested_when_no_instance_is_proved():
+def test_the_premise_comes_with_the_contract_its_instances_were_proved_under():
+    # the vec3f instance reads positions[i + 1]: it fails as written and is proved under its own
+    # suggested requires; the premise alone proves nothing, the premise with that requires does
     src = CENTRE.replace("p[0] + p[1] + p[2]", "p[0] + p[1] + p[2] + type(p[0])(positions[i + 1][0])")
     src += OVERLOADS.format("wp.vec3f", "wp.float32")
-    reports = prove_source(src, "t.py", suggest=True)
-    assert any(r.status is KernelStatus.FAILED for r in reports)
-    assert not any(r.suggested_decorators and r.suggested_decorators[0].count(".dtype") for r in reports)
+    reports = _by_name(prove_source(src, "t.py", suggest=True))
+    inst = reports["centre[vec3, float32]"]
+    assert inst.status is KernelStatus.FAILED
+    premise = "@vk.requires(lambda positions, out: positions.dtype == wp.vec3f and out.dtype == wp.float32)"
+    assert inst.suggested_decorators[0] == premise and len(inst.suggested_decorators) == 2
+    assert inst.proved_under_suggestion is True
+    assert reports["centre[...]"].suggested_decorators == inst.suggested_decorators
+    again = prove_source(pasted(src, suggestion_inserts(src, 7, list(inst.suggested_decorators))), "t.py",
+                         suggest=False)
+    assert [r.status for r in again] == [KernelStatus.PROVED]
 
 
 def test_a_failing_integer_instance_is_proved_under_the_declared_int32_premise():
