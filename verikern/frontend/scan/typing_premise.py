@@ -1,4 +1,4 @@
-"""Typing premises of generic kernels (docs/CONTRACTS.md, "Typing premises"):
+"""Typing premises of generic kernels (docs/LANGUAGE.md section 5, "Typing premises"):
 
     @vk.requires(lambda positions, masses: positions.dtype in (wp.vec3f, wp.vec3d)
                  and masses.dtype == wp.float32)
