@@ -27,7 +27,7 @@ seconds, the slowest kernels by CPU and how many took more than CPU_TARGET_S
 
     python benchmarks/warp_projects.py [pkg==ver ...] [--jobs 2] [--chunk 4]
         [--limit N | --sample N] [--budget B] [--timeout S] [--cache DIR]
-        [--only SUBSTRING] [--json OUT [--resume]] [--report OUT] [--compile-only]
+        [--only SUBSTRING] [--generic-only] [--json OUT [--resume]] [--report OUT] [--compile-only]
 
 Tasks are taken from each project in turn, so a run stopped early (--json is
 written after every task) has measured every project; --resume keeps the
@@ -285,6 +285,8 @@ def cause_of(message: str) -> str:
 def _record_outcome(rec: dict) -> tuple[str, str, str]:
     """(outcome, cause, detail) of one JSON kernel record of `verikern prove`."""
     status = rec.get("status")
+    if rec.get("proved_under_suggestion") and _by_premise(rec):   # not admitted by a typing premise
+        return "suggested", PREMISE, ""
     if status == "error":
         text = rec.get("error") or "error"
         return "error", cause_of(text), text.splitlines()[0]
@@ -305,13 +307,21 @@ def _record_outcome(rec: dict) -> tuple[str, str, str]:
     return "unknown", cause_of(text), text.splitlines()[0]
 
 
+#: the cause of a kernel proved under a suggested typing premise (app/premise_suggestion.py)
+PREMISE = "typing premise"
+
+
+def _by_premise(rec: dict) -> bool:
+    return any(".dtype" in r for r in rec.get("suggested_requires") or ())
+
+
 def combine(site: KernelSite, records: list[dict]) -> Outcome:
     """One kernel's outcome from its records (a generic kernel's instances `k[int8]`, ...)."""
     if not records:
         return Outcome(site, "error", 0.0, "no report for the kernel (not recognised as a kernel)")
     seconds = sum(float(r.get("seconds") or 0.0) for r in records)
     ends = [_record_outcome(r) for r in records]
-    worst = min(ends, key=lambda e: OUTCOMES.index(e[0]))
+    worst = min(ends, key=lambda e: (OUTCOMES.index(e[0]), e[1] != PREMISE))
     reached = sum(1 for r, e in zip(records, ends) if e[0] != "error" and not _is_remainder(r))
     return Outcome(site, worst[0], seconds, worst[1], worst[2], len(records), compiled_instances=reached)
 
@@ -421,6 +431,7 @@ class Summary:
     #: `unknown` generic kernels none of whose instances compiled (only their `k[...]`
     #: remainder, refused): counted as compiled, but nothing of them reached MIR
     no_instance: int = 0
+    premise: int = 0    # kernels proved under a suggested typing premise (among `suggested`)
 
     @property
     def compiled(self) -> int:
@@ -456,7 +467,8 @@ def summarize(outcomes: list[Outcome], top: int = 12, slowest: int = 5) -> Summa
                        key=lambda t: (-t[0], t[1]))[:slowest]
     return Summary(len(outcomes), dict(counts), causes, median, worst, process, worst_cpu,
                    sum(1 for c in cpus if c > CPU_TARGET_S),
-                   sum(1 for o in outcomes if o.outcome == "unknown" and o.compiled_instances == 0))
+                   sum(1 for o in outcomes if o.outcome == "unknown" and o.compiled_instances == 0),
+                   sum(1 for o in outcomes if o.outcome == "suggested" and o.cause == PREMISE))
 
 
 def _pct(n: int, d: int) -> str:
@@ -480,6 +492,7 @@ def render(summary: Summary, by_project: dict[str, Summary]) -> str:
             continue
         lines.append(f"{name}: {s.total} kernels, compiled {s.compiled} ({_pct(s.compiled, s.total)}); "
                      f"proved {c.get('proved', 0)}, proved under the suggestion {c.get('suggested', 0)} "
+                     + (f"({s.premise} under a typing premise) " if s.premise else "") +
                      f"({_pct(ok, s.compiled)} of compiled), failed {c.get('failed', 0)}, "
                      f"unknown {c.get('unknown', 0)}, error {c.get('error', 0)}"
                      + (f", timeout {c['timeout']}" if c.get("timeout") else ""))
@@ -541,6 +554,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limit", type=int, help="only the first N kernels")
     ap.add_argument("--sample", type=int, help="N kernels spread evenly over all of them")
     ap.add_argument("--only", help="only kernels whose project:file name contains this")
+    ap.add_argument("--generic-only", action="store_true", help="only generic kernels (an annotation names Any)")
     ap.add_argument("--compiled-in", help="only kernels that an earlier --compile-only --json file "
                                           "lists as compiled (taken before --sample)")
     ap.add_argument("--budget", type=float, help="verikern's --budget (default: its default)")
@@ -568,6 +582,10 @@ def main(argv: list[str] | None = None) -> int:
         sites += find_kernels(spec, root)
     if args.only:
         sites = [s for s in sites if args.only in f"{s.project}:{s.file}"]
+    if args.generic_only:
+        import generic_refusals  # lazy: it imports this module
+
+        sites = generic_refusals.generic_sites(sites)
     if args.compiled_in:
         sites = compiled_sites(sites, json.loads(Path(args.compiled_in).read_text(encoding="utf-8")))
     sites = sample(sites, args.limit, args.sample)

@@ -69,10 +69,28 @@ def _kernel_of(kernel, inputs=None) -> Kernel:
             for r in overloads:
                 if _takes(r.mir, inputs, kernel):
                     return r.mir
+            premise = next((r.mir.typing_premise for r in overloads if r.mir.typing_premise), None)
+            if premise is not None:
+                raise LaunchError(
+                    f"kernel {handle.name}: no instance it is proved for takes these arguments "
+                    f"({_arguments_shown(inputs)}): its typing premise {premise.text} (line "
+                    f"{premise.loc.line}) admits {', '.join(premise.admitted)} only; pass arrays of an "
+                    "admitted dtype, or widen the premise and prove the kernel again") from None
             raise LaunchError(f"kernel {handle.name}: none of its wp.overload instances takes "
                               "these arguments (check the dtypes)") from None
     raise LaunchError(f"vk.launch: expected a @vk.kernel function or a verikern.mir.Kernel, "
                       f"got {type(kernel).__name__}")
+
+
+def _arguments_shown(inputs) -> str:
+    """Each array argument as its element type and shape, as a launch hands it over."""
+    shown = []
+    for v in inputs:
+        if isinstance(v, np.ndarray):
+            shown.append(f"{v.dtype} array of shape {tuple(v.shape)}")
+        else:
+            shown.append(type(v).__name__)
+    return ", ".join(shown)
 
 
 def _python_function(kernel):

@@ -111,6 +111,11 @@ def computed_stamp() -> tuple[str, tuple[tuple[str, str], ...]]:
 #: The Contract kind of a module attribute the kernel reads as a constant
 #: (mir.nodes.ModuleConstantRead): an assumption, not a requires.
 MODULE_CONSTANT = "module constant"
+#: The Contract kind of a generic kernel's typing premise (mir.nodes.TypingPremiseRead):
+#: which instantiations the proof is for, not a requires on values.
+TYPING_PREMISE = "typing premise"
+#: the Contract kinds that are no requires (a launch's argument values are not restricted)
+NOT_REQUIRES = (MODULE_CONSTANT, TYPING_PREMISE)
 
 
 @dataclass(frozen=True)
@@ -180,8 +185,9 @@ class Scope:
         """The assumptions in words, one per line (text, Markdown and HTML reports)."""
         out = [f"requires {c.text}  (line {c.line})" if c.kind == "requires"
                else f"{c.kind} {c.text}  (line {c.line})" if c.kind == MODULE_CONSTANT
+               else f"{c.kind}: {c.text}  (line {c.line})" if c.kind == TYPING_PREMISE
                else f"{c.kind} contract {c.text}  (line {c.line})" for c in self.contracts]
-        requires = [c for c in self.contracts if c.kind != MODULE_CONSTANT]
+        requires = [c for c in self.contracts if c.kind not in NOT_REQUIRES]
         every = f"every {self.launch_ndim}-D launch"
         if self.dims is not None:
             dims = f"launch dims fixed to {tuple(self.dims) if len(self.dims) > 1 else self.dims[0]}"
@@ -228,7 +234,19 @@ def contracts_of(kernel_mir, source: str | None) -> tuple[Contract, ...]:
         out.append(Contract(MODULE_CONSTANT, read.loc.line, read.loc.col,
                             f"{read.text} == {value!r} (its value in {where}; "
                             "a value the program sets before Warp builds the kernel is not covered)"))
+    premise = kernel_mir.typing_premise
+    if premise is not None:
+        out.append(Contract(TYPING_PREMISE, premise.loc.line, premise.loc.col, premise_text(premise)))
     return tuple(out)
+
+
+def premise_text(premise) -> str:
+    """A typing premise in words: the premise, the instantiations it admits (each
+    with a verdict of its own), and what it leaves out."""
+    admitted = ", ".join(premise.admitted) or "none"
+    return (f"{premise.text} (the kernel is proved only for the instantiations it admits: "
+            f"{admitted}, each with its own verdict; the other instantiations Warp can build are "
+            "not covered, and vk.launch refuses them)")
 
 
 def _text_at(tree, source: str | None, line: int, col: int) -> str:

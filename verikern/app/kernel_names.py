@@ -24,3 +24,14 @@ def definition_names(names) -> frozenset[str] | None:
         prefixes = {"__".join(parts[:i]) for i in range(1, len(parts) + 1)}
         out |= {lead + p for p in prefixes for lead in ("", "_", "__")}
     return frozenset(out)
+
+
+def definition_of(name: str) -> str:
+    """The kernel definition a report's kernel name belongs to: `sort` for a generic
+    instance `sort[int8]` or its remainder `sort[...]`, the name itself otherwise."""
+    return name.split("[")[0]
+
+
+def is_generic_instance(name: str) -> bool:
+    """A generic kernel's instance (or remainder) name, `sort[int8]`."""
+    return definition_of(name) != name

@@ -30,6 +30,7 @@ from verikern.frontend import compile_file
 from verikern.frontend import compile_source
 from verikern.proofs.reporting.scope import computed_stamp, scope_of, sha256_bytes
 from verikern.app.suggestion import prove_suggestion
+from verikern.app.premise_suggestion import suggest_premises
 from verikern.app.kernel_names import definition_names
 from verikern.app.type_oblivious import covered_report, prove_oblivious, under_oblivious_suggestion
 from verikern.app.cache import answers_from_cache, tool_fields, with_cached
@@ -290,6 +291,9 @@ def _compile_and_prove(compile_module, file: str, kernel, opts: ProofOptions,
             report = under_oblivious_suggestion(dataclasses.replace(report, kernel=kr.name), outcome)
         # a generic kernel's instance reports as `sort[int8]` (its MIR name is an identifier)
         reports.append(report if report.kernel == kr.name else dataclasses.replace(report, kernel=kr.name))
+    if opts.suggest:    # a generic kernel proved only for some instantiations: a typing premise
+        with solver_settings(opts.solver_settings):
+            reports = suggest_premises(module, reports, file, opts, data)
     return reports
 
 

@@ -28,7 +28,7 @@ from .scan.module import ModuleInfo, scan_module
 from .scan.project import Project
 from .scan.overload_decls import declared_overloads
 from .scan import launch_sites
-from .check.registry import FuncRegistry
+from .check.registry import FuncRegistry, is_any
 
 
 @dataclass(frozen=True)
@@ -48,6 +48,12 @@ class KernelResult:
     opaque_refusal: str | None = None
     covers: tuple[str, ...] = ()
     array_bytes_factor: int = 1
+    # a generic kernel's instance: the HIR types of its generic parameters, and
+    # whether a `wp.overload` (or a launch site) declares it (app/premise_suggestion.py)
+    typing: tuple[tuple[str, object], ...] = ()
+    declared: bool = False
+    # `kernel[...]` only: the typings beyond the enumerated ones that type-check (vec3, mat33, ...)
+    probes: tuple[tuple[tuple[str, object], ...], ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -164,7 +170,8 @@ def _compile_source(source: str, filename: str, optimize: bool, project_file=Non
         if hir is not None:
             try:
                 # the file's text rides along for messages that quote source expressions
-                mir = dataclasses.replace(lower_kernel(hir, optimize), source=info.source)
+                mir = dataclasses.replace(lower_kernel(hir, optimize), source=info.source,
+                                          typing_premise=_premise_read(inst, info))
             except RecursionError:
                 err = info.error("the kernel is nested too deeply to compile", d.loc,
                                  "too-deep", "split the kernel into smaller parts")
@@ -173,7 +180,12 @@ def _compile_source(source: str, filename: str, optimize: bool, project_file=Non
                                  f"{type(e).__name__}: {e}", d.loc, "internal",
                                  "please report this kernel to the verikern developers")
                 mir = None
-        result = KernelResult(name, d.loc, hir, mir, err, inst.unknown and err is inst.error)
+        generic = {a.arg for a in d.node.args.args if is_any(info, a.annotation)}
+        result = KernelResult(name, d.loc, hir, mir, err, inst.unknown and err is inst.error,
+                              typing=tuple((p, t) for p, t in inst.anns.items() if p in generic
+                                           and not isinstance(t, ast.AST)),
+                              probes=tuple(tuple(probe.items()) for probe in inst.probes),
+                              declared=inst.declared)
         kernels.append(_with_opaque(result, inst, info) if inst.opaque is not None else result)
     used = {id(k.error) for k in kernels if k.error is not None}
     errors = list(info.errors) + [e for e in registry.errors() if id(e) not in used]
@@ -185,6 +197,13 @@ def _compile_source(source: str, filename: str, optimize: bool, project_file=Non
             pass
     imports = tuple(sorted(info.project.files.items())) if info.project is not None else ()
     return ModuleResult(filename, kernels, errors, funcs, imports)
+
+
+def _premise_read(inst, info: ModuleInfo) -> M.TypingPremiseRead | None:
+    """The typing premise an instance carries into its MIR (reports state it)."""
+    if inst.premise is None:
+        return None
+    return M.TypingPremiseRead(inst.premise.text(), info.loc(inst.premise.atoms[0].node), inst.admitted)
 
 
 def _with_opaque(result: KernelResult, inst, info: ModuleInfo) -> KernelResult:

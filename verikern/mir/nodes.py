@@ -536,6 +536,21 @@ class ModuleConstantRead:
 
 
 @dataclass(frozen=True)
+class TypingPremiseRead:
+    """A generic kernel's typing premise (`positions.dtype in (wp.vec3f,
+    wp.vec3d)`, frontend/scan/typing_premise.py): the kernel is proved only
+    for the instantiations it admits, and the reports say so
+    (proofs.reporting.scope). No obligation depends on it.
+
+    text: the premise's atoms as written; loc: the first atom; admitted: the
+    names of the instances it admits that verikern compiled (`k[vec3d]`)."""
+
+    text: str
+    loc: SourceLoc
+    admitted: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Kernel:
     """One compiled kernel.
 
@@ -574,6 +589,9 @@ class Kernel:
     #: the MIR): kept only so that reports state them as assumptions; not
     #: printed, compared or hashed.
     module_constants: tuple[ModuleConstantRead, ...] = field(default=(), compare=False, repr=False)
+    #: A generic kernel's typing premise (an instance admitted by it): kept only so
+    #: that reports and vk.launch state it; not printed, compared or hashed.
+    typing_premise: TypingPremiseRead | None = field(default=None, compare=False, repr=False)
 
     def block(self, label: str) -> Block:
         """The block named `label` (KeyError if none)."""

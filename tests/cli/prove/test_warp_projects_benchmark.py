@@ -236,3 +236,22 @@ def test_a_generic_kernel_proved_for_every_instantiation_under_a_contract_counts
                                   "error": "w", "proved_under_suggestion": True}) == ("suggested", "", "")
     assert bench._record_outcome({"kernel": "k[...]", "status": "unknown", "obligations": [],
                                   "error": "why"})[0] == "unknown"
+
+
+def test_a_kernel_proved_under_a_suggested_typing_premise_counts_as_suggested_by_it(bench):
+    """Every report of a generic kernel that is not proved carries the premise
+    (app/premise_suggestion.py), an error instance outside it too: the kernel is
+    `suggested`, its cause the premise, and the report counts it apart."""
+    premise = {"suggested_requires": ["p.dtype in (wp.vec3f, wp.vec3d)"], "proved_under_suggestion": True}
+    records = [{"kernel": "k[vec3, float32]", "status": "proved", "obligations": []},
+               {"kernel": "k[2 typings]", "status": "error", "error": "e", **premise},
+               {"kernel": "k[...]", "status": "unknown", "obligations": [], "error": "w", **premise}]
+    site = bench.KernelSite("p", "", "m.py", 3, "k")
+    o = bench.combine(site, records)
+    assert (o.outcome, o.cause) == ("suggested", bench.PREMISE)
+    # an error instance without the premise stays an error
+    assert bench.combine(site, records[:2] + [dict(records[2], suggested_requires=[])]).outcome == "suggested"
+    assert bench.combine(site, [records[0], {"kernel": "k[2 typings]", "status": "error", "error": "e"}]
+                         ).outcome == "error"
+    text = bench.render_outcomes([o, bench.combine(bench.KernelSite("p", "", "m.py", 9, "j"), records[:1])])
+    assert "proved 1, proved under the suggestion 1 (1 under a typing premise)" in text

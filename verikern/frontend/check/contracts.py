@@ -19,6 +19,7 @@ from verikern.hir.types import ArrayType, ScalarType, TupleType, component_count
 from ..scan.factories import CAPTURE_PREFIX
 from ..scan.constants import NotConstant
 from ..scan.annotations import parse_annotation
+from ..scan import typing_premise
 from ..builtins.table import CONTRACT_ONLY, UNIFORM_BUILTINS
 from .registry import is_any
 
@@ -40,8 +41,19 @@ class WarpChecks(_Host):
     type-change rule for re-assigned literals."""
 
     def _requires(self, call):
+        """The HIR of a requires, None when it is only a typing premise: its atoms
+        are checked (scan/typing_premise.py) and dropped, since the instantiation
+        being checked is one the premise admits (generic_kernels.py enumerates
+        only those), and no obligation depends on them."""
         self._no_args(call, 1)
-        arg = call.args[0]
+        atoms, arg = typing_premise.split(call.args[0])
+        for atom in atoms:
+            typing_premise.read_atom(self.info, self.node, atom)
+        if arg is None:
+            return None
+        stray = typing_premise.stray_dtype(arg)
+        if stray is not None:
+            raise typing_premise.premise_error(self.info, stray)
         loc = self.loc(call)
         for kind in sorted(CONTRACT_ONLY):
             if is_dsl_call(self.info, arg, kind):
@@ -132,7 +144,9 @@ class WarpChecks(_Host):
                 cond = self.structs_of_params().rewrite([ast.Expr(cond)])[0].value
             call = ast.copy_location(ast.Call(func=dec.func, args=[cond], keywords=[]),
                                      lam.body)
-            out.append(self._requires(call))
+            stmt = self._requires(call)
+            if stmt is not None:     # None: a typing premise only
+                out.append(stmt)
         return out
 
     def tuple_result_pattern(self, node) -> tuple | None:

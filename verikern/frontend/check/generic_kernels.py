@@ -66,6 +66,7 @@ from ..scan import launch_sites
 from ..scan.annotations import parse_annotation
 from .body import BodyChecker
 from ..scan.module import Definition, ModuleInfo
+from ..scan.typing_premise import TypingPremise, read_premise
 from .registry import is_any
 from .generic_groups import parameter_groups
 from .generic_opaque import OpaquePlan, carrier_candidates, opaque_plan
@@ -82,6 +83,10 @@ TYPE_RULES = frozenset({
 #: the most type assignments tried for one generic kernel: every pair of two
 #: parameters' candidates (17 each: the scalars, the probes and an array)
 MAX_ASSIGNMENTS = 289
+#: the most typings tried one by one when a typing premise pins every generic
+#: parameter (each a type check of a few milliseconds; 2**13: thirteen parameters
+#: with two admitted types each, as nvalchemi's FIRE kernels have)
+MAX_PINNED_ASSIGNMENTS = 8192
 #: the most typings tried one parameter at a time for a typing to start from
 MAX_START_CHECKS = 240
 #: the candidates the start search tries first (generic_start.py), by name
@@ -113,6 +118,15 @@ class Instance:
     # instantiation (generic_opaque.py), and the instances enumerated beside it
     opaque: OpaquePlan | None = None
     covers: tuple[str, ...] = ()
+    # the kernel's typing premise (scan/typing_premise.py) and the instances it admits
+    premise: TypingPremise | None = None
+    admitted: tuple[str, ...] = ()
+    # a declared `wp.overload` (or launch site), not a typing found by enumeration
+    declared: bool = False
+    # `kernel[...]` only: the typings beyond the enumerated ones that type-check (the
+    # probes: vec3, mat33, ...; every one for a kernel with one generic parameter, else the
+    # first), each param -> HIR type (app/premise_suggestion.py starts from them)
+    probes: tuple[dict, ...] = ()
 
 
 def _mir_name(name: str) -> str:
@@ -164,6 +178,11 @@ class _Enumerator:
         self.refusal: KernelError | None = None    # the first typing's type error
         self.progress = 0                           # expressions the last attempt typed
         self.typed: list | None = None     # a typing with a vector type (or a start) that type-checked
+        self.premise = read_premise(info, d)
+        # a generic array parameter the premise pins -> the array types it admits
+        # (read_premise admits arrays of `Any` only, so each pinned parameter has an ndim)
+        self.pins = {a.arg: [ArrayType(t, self.ndim(a) or 1) for t in self.premise.pins()[a.arg]]
+                     for a in self.generic if self.premise is not None and a.arg in self.premise.pins()}
 
     def name_of(self, types: dict) -> str:
         """`kernel[T, ...]`: an array-of-Any parameter by its element type, a bare
@@ -178,6 +197,8 @@ class _Enumerator:
 
     def candidates(self, arg: ast.arg, probes: bool) -> list:
         """The types tried for one generic parameter."""
+        if arg.arg in self.pins:       # exactly the types the typing premise admits
+            return list(self.pins[arg.arg])
         ndim = self.ndim(arg)
         if ndim is not None:
             dtypes: tuple[ElementType, ...] = _SCALARS + (_PROBES if probes else ())
@@ -239,10 +260,16 @@ class _Enumerator:
             out.append(self._typed(types))
         for types in launch_sites.instances(self.info, self.d.node):
             out.append(self._typed(types))
+        out = [dataclasses.replace(i, declared=True) for i in out if self.admits(i)]
         unique: dict[str, Instance] = {}   # a typing declared twice (two loops, a loop and a launch): once
         for inst in out:
             unique.setdefault(inst.name, inst)
         return list(unique.values())
+
+    def admits(self, inst: Instance) -> bool:
+        """Whether the typing premise admits a declared instance (an unreadable
+        declaration, an error instance, is kept: it stays an error)."""
+        return inst.error is not None or all(inst.anns.get(p) in pinned for p, pinned in self.pins.items())
 
     def _typed(self, types: dict) -> Instance:
         full = dict(types)
@@ -269,7 +296,8 @@ class _Enumerator:
         for p in pools:
             total *= len(p)
         more = f"{self.d.node.name}[{MORE}]"
-        combos = itertools.product(*pools) if total <= MAX_ASSIGNMENTS else self.factorised(pools, declared)
+        limit = MAX_PINNED_ASSIGNMENTS if all(a.arg in self.pins for a in self.generic) else MAX_ASSIGNMENTS
+        combos = itertools.product(*pools) if total <= limit else self.factorised(pools, declared)
         if isinstance(combos, str):
             return [Instance(self.d, more, _mir_name(self.d.node.name + "__more"), {}, self.info.error(
                 f"the generic kernel {self.d.node.name!r} has {total} assignments of types to its "
@@ -278,18 +306,21 @@ class _Enumerator:
                 "cannot be proved for every instantiation", self.d.loc, "generic-kernel",
                 "give some of its parameters concrete types (one kernel per type you launch)"),
                 unknown=True)]
-        out, beyond = [], None
+        out, beyond, probes = [], None, []
+        every_probe = len(self.generic) == 1     # a few more checks: each probe that type-checks
         for combo in combos:
             types = {a.arg: t for a, t in zip(self.generic, combo)}
-            scalar_only = all((t.dtype if _is_array_of_any(a) and isinstance(t, ArrayType)
-                               else t) in _SCALARS for a, t in zip(self.generic, combo))
+            scalar_only = all(a.arg in self.pins or (t.dtype if _is_array_of_any(a) and isinstance(t, ArrayType)
+                                                     else t) in _SCALARS for a, t in zip(self.generic, combo))
             name = self.name_of(types)
-            if (scalar_only and name in seen) or (not scalar_only and beyond is not None):
+            if (scalar_only and name in seen) or (not scalar_only and beyond is not None and not every_probe):
                 continue
             hir, err = self.check(types)
             if hir is None and err is None:
                 continue
             if not scalar_only:
+                if hir is not None:
+                    probes.append(types)
                 beyond = beyond or name
                 self.typed = self.typed or list(combo)
                 continue
@@ -302,7 +333,7 @@ class _Enumerator:
                 "any size, which verikern does not enumerate, so it cannot be proved for every "
                 "instantiation (the scalar ones are proved one by one)", self.d.loc,
                 "generic-kernel", "give the parameter a concrete type, or keep the generic "
-                "body scalar-only (e.g. with a wp.static check of its type)"), unknown=True))
+                "body scalar-only (e.g. with a wp.static check of its type)"), unknown=True, probes=tuple(probes)))
         return out
 
 
@@ -436,18 +467,29 @@ def kernel_instances(info: ModuleInfo, registry, only=None) -> list[Instance]:
         if not any(is_any(info, a.annotation) for a in d.node.args.args):
             out.append(Instance(d, d.node.name, d.node.name))
             continue
-        e = _Enumerator(info, d, registry)
         try:
+            e = _Enumerator(info, d, registry)
             declared = e.declared()
             seen = {i.name for i in declared}
             mine = declared + e.enumerated(seen, declared)
+            if not mine and e.premise is not None:
+                why = e.refusal.render() if e.refusal is not None else "no typing was tried"
+                raise info.error(f"the typing premise {e.premise.text()} admits no instantiation of "
+                                 f"{d.node.name!r} that type-checks (Warp cannot build one either); "
+                                 f"the first typing tried was refused with:\n{why}",
+                                 e.premise.atoms[0].node, "typing-premise",
+                                 "admit the types the kernel is launched with")
             if not mine:    # never hidden: Warp may still build it (or verikern refuses too much)
                 why = e.refusal.render() if e.refusal is not None else "no typing was tried"
                 mine = [Instance(d, f"{d.node.name}[{MORE}]", _mir_name(d.node.name + "__more"), {}, info.error(
                     f"no typing of the generic kernel {d.node.name!r} type-checks, so there is nothing "
                     f"to prove; the first typing tried was refused with:\n{why}", d.loc, "generic-kernel",
                     "give its generic parameters concrete types"))]
-            out.extend(_with_opaque(e, _merge_same_errors(mine)))
+            mine = _with_opaque(e, _merge_same_errors(mine))
+            if e.premise is not None:
+                admitted = tuple(i.name for i in mine if not i.unknown and i.error is None)
+                mine = [dataclasses.replace(i, premise=e.premise, admitted=admitted) for i in mine]
+            out.extend(mine)
         except KernelError as err:
             out.append(Instance(d, f"{d.node.name}[{MORE}]", _mir_name(d.node.name + "__more"),
                                 {}, err))

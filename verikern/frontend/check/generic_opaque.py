@@ -80,6 +80,7 @@ from verikern.hir.types import (
 )
 from .generic_scalars import ScalarClasses, converted_places, type_conversions
 from .generic_start import search_typing
+from ..scan.typing_premise import premise_conditions, split
 
 #: Calls that inspect a type (by the called name: `wp.static`, `len`, ...).
 TYPE_INSPECTING_CALLS = frozenset({
@@ -124,14 +125,14 @@ def _with_scalar(t, scalar: ScalarType):
     return vector_type(t.length, scalar)
 
 
-def _twin(t):
+def float64_twin(t):
     """`t` with float32 components replaced by float64 ones."""
     if isinstance(t, ScalarType):
         return F64 if t == F32 else t
     if isinstance(t, (VectorType, MatrixType)):
         return _with_scalar(t, F64)
     if isinstance(t, ArrayType):
-        return dataclasses.replace(t, dtype=_twin(t.dtype))
+        return dataclasses.replace(t, dtype=float64_twin(t.dtype))
     return t
 
 
@@ -151,8 +152,10 @@ def _element_bytes(t) -> int:
 
 
 # ------------------------------------------------------------ condition 1, 2
-def _type_inspection(node: ast.AST) -> ast.AST | None:
-    """The first construct under the function `node` that inspects a type, or None."""
+def _type_inspection(node: ast.AST, premise: frozenset[int] = frozenset()) -> ast.AST | None:
+    """The first construct under the function `node` that inspects a type, or None
+    (`premise`: the ids of the `p.dtype` nodes of the kernel's typing premise, which
+    restrict the instantiations and are dropped from every body: scan/typing_premise.py)."""
     conversions = {id(n.func) for n in ast.walk(node) if isinstance(n, ast.Call)
                    and isinstance(n.func, (ast.Call, ast.Attribute))}
     local = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)} | {
@@ -168,7 +171,8 @@ def _type_inspection(node: ast.AST) -> ast.AST | None:
                 continue                 # of module-level names only: one value in every instantiation
             if name in TYPE_INSPECTING_CALLS:
                 return n
-        elif isinstance(n, ast.Attribute) and n.attr in TYPE_ATTRIBUTES and id(n) not in conversions:
+        elif isinstance(n, ast.Attribute) and n.attr in TYPE_ATTRIBUTES and id(n) not in conversions \
+                and id(n) not in premise:
             return n
     return None
 
@@ -190,9 +194,11 @@ def _reached_funcs(d, registry) -> list[str]:
 
 def structure_refusal(info, d, registry) -> str | None:
     """Conditions 1 and 2 on the kernel `d` and every @func it reaches."""
+    premise = frozenset(id(a.left) for cond in premise_conditions(info, d) for a in split(cond)[0]
+                        if isinstance(a, ast.Compare))
     for name, node in [(None, d.node)] + [(n, x.node) for n in _reached_funcs(d, registry)
                                           for x in registry.overloads[n]]:
-        bad = _type_inspection(node)
+        bad = _type_inspection(node, premise if name is None else frozenset())
         if bad is not None:
             where = f" (in the func {name!r})" if name else ""
             return (f"`{ast.unparse(bad)}` at line {getattr(bad, 'lineno', '?')}{where} inspects a type, so what "
@@ -510,7 +516,7 @@ def opaque_plan(info, d, registry, pools: list[tuple[ast.arg, list]], check, pro
     why = taint.refusal()
     if why is not None:
         return OpaquePlan(refusal=why)
-    twin, _ = check({a.arg: _twin(t) for a, t in zip(args, combo)}, False)
+    twin, _ = check({a.arg: float64_twin(t) for a, t in zip(args, combo)}, False)
     if twin is not None:     # a float64 instantiation types too: the same body, node for node
         why = _Lockstep(hir, twin).kernels(hir, twin)
         if why is not None:

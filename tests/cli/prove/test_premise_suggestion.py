@@ -1,0 +1,105 @@
+"""The typing premise suggested for a generic kernel that is not proved
+(verikern/app/premise_suggestion.py): built from its declared overloads,
+else from its proved instances; suggested only when the pasted kernel has
+no remainder and every instance is proved; never a premise that admits an
+instance that fails or does not compile."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from verikern.app.prove import prove_source
+from verikern.proofs.obligations import KernelStatus
+from verikern.proofs.reporting.paste import pasted, suggestion_inserts
+
+HEAD = "from typing import Any\n\nimport warp as wp\n\n\n"
+CENTRE = HEAD + ("@wp.kernel\n"
+                 "def centre(positions: wp.array(dtype=Any), out: wp.array(dtype=Any)):\n"
+                 "    i = wp.tid()\n"
+                 "    if i < positions.shape[0] and i < out.shape[0]:\n"
+                 "        p = positions[i]\n"
+                 "        out[i] = p[0] + p[1] + p[2]\n\n\n")
+OVERLOADS = ("for _v, _t in zip([{}], [{}]):\n"
+             "    wp.overload(centre, [wp.array(dtype=_v), wp.array(dtype=_t)])\n")
+CORPUS = Path(__file__).resolve().parents[2] / "corpus"
+
+
+def _by_name(reports):
+    return {r.kernel: r for r in reports}
+
+
+def test_the_declared_overloads_become_the_premise_and_the_pasted_kernel_is_proved():
+    src = CENTRE + OVERLOADS.format("wp.vec3f, wp.vec3d", "wp.float32, wp.float64")
+    reports = _by_name(prove_source(src, "t.py", suggest=True))
+    more = reports["centre[...]"]
+    assert more.status is KernelStatus.UNKNOWN          # the verdict as written is unchanged
+    decorator = ("@vk.requires(lambda positions, out: positions.dtype in (wp.vec3f, wp.vec3d) "
+                 "and out.dtype in (wp.float32, wp.float64))")
+    assert more.suggested_decorators == (decorator,) and more.proved_under_suggestion is True
+    assert "proved under the suggested typing premise" in more.error
+    # pasted as users are told to: instances only, every one proved
+    again = prove_source(pasted(src, suggestion_inserts(src, 7, [decorator])), "t.py", suggest=False)
+    assert {r.kernel: r.status for r in again} == {
+        "centre[vec3, float32]": KernelStatus.PROVED, "centre[vec3d, float64]": KernelStatus.PROVED}
+
+
+def test_a_declared_overload_that_does_not_compile_is_left_out_of_the_premise():
+    # vec2f is declared too: its instance reads p[2] past the vector (an error instance), so the
+    # declared premise is not proved; the proved instances' premise (vec3f) is
+    src = CENTRE + OVERLOADS.format("wp.vec2f, wp.vec3f", "wp.float32, wp.float32")
+    reports = _by_name(prove_source(src, "t.py", suggest=True))
+    assert reports["centre[vec3, float32]"].status is KernelStatus.PROVED
+    assert any(r.status is not KernelStatus.PROVED for r in reports.values())
+    for r in reports.values():
+        if r.status is not KernelStatus.PROVED:
+            assert r.suggested_decorators == (
+                "@vk.requires(lambda positions, out: positions.dtype == wp.vec3f and out.dtype == wp.float32)",)
+            assert r.proved_under_suggestion is True
+
+
+def test_the_premise_comes_with_the_contract_its_instances_were_proved_under():
+    # the vec3f instance reads positions[i + 1]: it fails as written and is proved under its own
+    # suggested requires; the premise alone proves nothing, the premise with that requires does
+    src = CENTRE.replace("p[0] + p[1] + p[2]", "p[0] + p[1] + p[2] + type(p[0])(positions[i + 1][0])")
+    src += OVERLOADS.format("wp.vec3f", "wp.float32")
+    reports = _by_name(prove_source(src, "t.py", suggest=True))
+    inst = reports["centre[vec3, float32]"]
+    assert inst.status is KernelStatus.FAILED
+    premise = "@vk.requires(lambda positions, out: positions.dtype == wp.vec3f and out.dtype == wp.float32)"
+    assert inst.suggested_decorators[0] == premise and len(inst.suggested_decorators) == 2
+    assert inst.proved_under_suggestion is True
+    assert reports["centre[...]"].suggested_decorators == inst.suggested_decorators
+    again = prove_source(pasted(src, suggestion_inserts(src, 7, list(inst.suggested_decorators))), "t.py",
+                         suggest=False)
+    assert [r.status for r in again] == [KernelStatus.PROVED]
+
+
+def test_a_failing_integer_instance_is_proved_under_the_declared_int32_premise():
+    path = CORPUS / "bounds_generic_int8_instance_wraps.py"
+    reports = _by_name(prove_source(path.read_text(), str(path), suggest=True))
+    int8 = reports["gather_doubled[int8]"]
+    assert int8.status is KernelStatus.FAILED       # still failed as written
+    assert int8.suggested_decorators == ("@vk.requires(lambda keys: keys.dtype == wp.int32)",)
+    assert int8.proved_under_suggestion is True
+
+
+def test_a_kernel_with_only_its_remainder_gets_the_vec3_premise_it_found_and_its_float64_twin():
+    # no overload, no scalar instance (p[0] needs an indexable element): only `centre[...]`,
+    # whose probe typing is a vec3; the premise admits vec3f and vec3d, each proved once pasted
+    src = CENTRE.replace("out: wp.array(dtype=Any)", "out: wp.array(dtype=float)").replace(
+        "out[i] = p[0] + p[1] + p[2]", "out[i] = float(p[0] + p[1] + p[2])")
+    (more,) = prove_source(src, "t.py", suggest=True)
+    assert more.kernel == "centre[...]" and more.status is KernelStatus.UNKNOWN
+    decorator = "@vk.requires(lambda positions: positions.dtype in (wp.vec3f, wp.vec3d))"
+    assert more.suggested_decorators == (decorator,) and more.proved_under_suggestion is True
+    again = prove_source(pasted(src, suggestion_inserts(src, 7, [decorator])), "t.py", suggest=False)
+    assert {r.kernel: r.status for r in again} == {
+        "centre[vec3]": KernelStatus.PROVED, "centre[vec3d]": KernelStatus.PROVED}
+
+
+def test_a_remainder_whose_vec3_instance_fails_gets_no_premise():
+    # p[2] is read one element past the guard: every vec3 instance fails, so nothing is suggested
+    src = CENTRE.replace("out: wp.array(dtype=Any)", "out: wp.array(dtype=float)").replace(
+        "        p = positions[i]\n", "        p = positions[i + 1]\n").replace(
+        "out[i] = p[0] + p[1] + p[2]", "out[i] = float(p[0] + p[1] + p[2])")
+    (more,) = prove_source(src, "t.py", suggest=True)
+    assert more.status is KernelStatus.UNKNOWN and not more.suggested_decorators

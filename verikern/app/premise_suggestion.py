@@ -1,0 +1,183 @@
+"""A typing premise suggested for a generic kernel that is not proved
+(frontend/scan/typing_premise.py): when its `kernel[...]` remainder is not
+proved, or some instantiation fails or errs, the premise
+
+    @vk.requires(lambda positions, masses: positions.dtype in (wp.vec3f, wp.vec3d)
+                 and masses.dtype in (wp.float32, wp.float64))
+
+built from (a) the typings its `wp.overload`s declare, else -- or when that
+premise does not prove it -- (b) the typings of the instances that are
+proved, else (c) each typing beyond the enumerated ones that `kernel[...]`
+found to type-check (a vec3 for `p[0..2]` of an array of `Any`, a mat33) with
+its float64 twin (vec3d), else that typing alone, is pasted above the kernel exactly as users are told to paste it
+(proofs.reporting.paste), the file compiled again and every instance the
+pasted kernel has proved.
+
+Invariants:
+- a premise is suggested only when the pasted kernel compiles to instances
+  alone (no `kernel[...]` remainder, no error instance: every generic
+  parameter is pinned) and every one of them is PROVED: by the solver on the
+  pasted source, or by this run's own proof of the same instance when its
+  MIR is the same (same name, same MIR sha256); never on a search's word;
+- only generic array parameters are pinned (a typing of a bare `Any`
+  parameter cannot be stated), and only types with a Warp name;
+- when the premise alone does not prove it, the premise with the contracts
+  the instances were proved under (their own suggestions) is tried the same
+  way, and suggested together;
+- the kernel's own verdicts are never changed: each report of the kernel
+  that is not proved carries the premise as its suggestion, proved under it
+  (`proved_under_suggestion`), and its text says so; a kernel that has a
+  premise already gets none;
+- each instance's re-proof spends work of its own, a kernel's, as every
+  suggestion's re-proof does (proofs.deciding.budget.separate_work): the
+  instances of the pasted kernel are kernels of their own.
+"""
+from __future__ import annotations
+
+import ast
+import dataclasses
+import logging
+from pathlib import Path
+
+from verikern.app.kernel_names import definition_of, is_generic_instance
+from verikern.frontend import compile_source
+from verikern.frontend.check.generic_opaque import float64_twin
+from verikern.hir.types import MatrixType, ScalarType, VectorType
+from verikern.proofs.deciding.budget import per_check_units, separate_work
+from verikern.proofs.obligations import KernelReport, KernelStatus
+from verikern.proofs.pipeline import prove_mir
+from verikern.proofs.reporting.paste import pasted, suggestion_inserts
+from verikern.proofs.reporting.scope import mir_text, sha256_bytes
+
+LOG = logging.getLogger("verikern.app.premise_suggestion")
+_WARP_NAMED = ("vec2", "vec3", "vec4", "mat22", "mat33", "mat44", "quat")
+
+
+def _warp_alias(source: str) -> str:
+    """The name the file imports Warp as (`wp`), else `vk` (whose DSL names are Warp's)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return "vk"
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name == "warp":
+                    return a.asname or "warp"
+    return "vk"
+
+
+def _spelled(t, alias: str) -> str | None:
+    """`wp.vec3f` for a type with a Warp name, else None."""
+    if isinstance(t, ScalarType):
+        return f"{alias}.{t.name}"
+    if isinstance(t, (VectorType, MatrixType)) and any(t.name == n or (
+            t.name.startswith(n) and t.name[len(n):] in ("d", "h")) for n in _WARP_NAMED):
+        return f"{alias}.{t.name}f" if t.name in _WARP_NAMED else f"{alias}.{t.name}"
+    return None
+
+
+def premise_decorator(typings: list[dict], alias: str) -> tuple[str, str] | None:
+    """(the premise, its decorator line) admitting each parameter's types of `typings`
+    (param -> HIR array type, in order), or None when one cannot be stated."""
+    params: dict[str, list[str]] = {}
+    for typing in typings:
+        for p, t in typing.items():
+            dtype = getattr(t, "dtype", None)
+            name = _spelled(dtype, alias) if dtype is not None else None
+            if name is None:
+                return None        # a bare `Any` (no array) or a type without a Warp name
+            if name not in params.setdefault(p, []):
+                params[p].append(name)
+    if not params:
+        return None
+    atoms = [f"{p}.dtype == {ts[0]}" if len(ts) == 1 else f"{p}.dtype in ({', '.join(ts)})"
+             for p, ts in params.items()]
+    text = " and ".join(atoms)
+    return text, f"@vk.requires(lambda {', '.join(params)}: {text})"
+
+
+def _proved_under(decorators: list[str], base: str, line: int, file: str, source: str, opts,
+                  proved: dict[str, str]) -> bool:
+    """Whether `base` pasted with `decorators` above its `def` (at `line`) compiles to
+    instances only, every one PROVED (`proved`: this run's proved instances, name ->
+    MIR sha256, taken as proved when the pasted instance's MIR is the same)."""
+    text = pasted(source, suggestion_inserts(source, line, decorators))
+    try:
+        module = compile_source(text, file, project_file=file if Path(file).is_file() else None,
+                                kernels=[base])
+    except Exception as err:  # the pasted file must compile; if not, nothing is claimed
+        LOG.info("%s: the pasted premise does not compile: %s", base, err)
+        return False
+    mine = [k for k in module.kernels if definition_of(k.name) == base]
+    if not mine or any(k.error is not None or k.mir is None or k.unknown for k in mine):
+        return False
+    for k in mine:
+        if proved.get(k.name) == sha256_bytes(mir_text(k.mir).encode()):
+            continue
+        with separate_work(per_check_units(opts.budget)):     # each instance: a kernel's work
+            report = prove_mir(k.mir, file=file, dims=opts.dims, block_dim=opts.block_dim, budget=opts.budget,
+                               replay=False, max_array_bytes=opts.max_array_bytes, suggest=False,
+                               engine=opts.engine, unwind=opts.unwind)
+        LOG.info("%s under the premise: %s", k.name, report.status.value)
+        if report.status is not KernelStatus.PROVED:
+            return False
+    return True
+
+
+def _needs_one(reports: list[KernelReport]) -> bool:
+    return any(r.status is not KernelStatus.PROVED and not r.proved_under_suggestion for r in reports)
+
+
+def _with_premise(r: KernelReport, requires: tuple[str, ...], decorators: tuple[str, ...]) -> KernelReport:
+    if r.status is KernelStatus.PROVED:
+        return r
+    note = ("\n  proved under the suggested typing premise (the kernel is then proved for the "
+            "instantiations it admits only; vk.launch refuses the others):" + "".join(f"\n    {d}" for d in decorators))
+    error = (r.error or "") + note if r.status is not KernelStatus.FAILED else r.error
+    return dataclasses.replace(r, suggested_requires=requires, suggested_decorators=decorators,
+                               proved_under_suggestion=True, error=error)
+
+
+def suggest_premises(module, reports: list[KernelReport], file: str, opts,
+                     data: bytes | None) -> list[KernelReport]:
+    """`reports` with a typing premise suggested for each generic kernel of `module`
+    that needs one and is proved under it (module docstring)."""
+    if data is None:
+        return reports
+    source = data.decode("utf-8", "replace")
+    alias = _warp_alias(source)
+    by_base: dict[str, list] = {}
+    for k in module.kernels:
+        if is_generic_instance(k.name):
+            by_base.setdefault(definition_of(k.name), []).append(k)
+    out = list(reports)
+    for base, results in by_base.items():
+        mine = [i for i, r in enumerate(out) if definition_of(r.kernel) == base]
+        if not _needs_one([out[i] for i in mine]) or any(
+                k.mir is not None and k.mir.typing_premise is not None for k in results):
+            continue
+        status = {out[i].kernel: out[i] for i in mine}
+        proved = {k.name: sha256_bytes(mir_text(k.mir).encode()) for k in results
+                  if k.mir is not None and k.name in status and status[k.name].status is KernelStatus.PROVED}
+        candidates = [[dict(k.typing) for k in results if k.declared and k.error is None and k.typing],
+                      [dict(k.typing) for k in results if k.name in proved and k.typing]]
+        for probe in (dict(p) for k in results if k.unknown for p in k.probes):   # `kernel[...]`'s vec3, mat33
+            candidates += [[probe, {p: float64_twin(t) for p, t in probe.items()}], [probe]]
+        # the contracts the instances were proved under (their own suggestions): with the premise
+        own = {d: q for i in mine if out[i].proved_under_suggestion
+               for q, d in zip(out[i].suggested_requires, out[i].suggested_decorators)}
+        tried: set[str] = set()
+        line = results[0].loc.line
+        for typings in candidates:
+            found = premise_decorator(typings, alias) if typings else None
+            if found is None or found[1] in tried:
+                continue
+            tried.add(found[1])
+            ends = [((found[0],), (found[1],))] + ([((found[0], *own.values()), (found[1], *own))] if own else [])
+            end = next((e for e in ends if _proved_under(list(e[1]), base, line, file, source, opts, proved)), None)
+            if end is not None:
+                for i in mine:
+                    out[i] = _with_premise(out[i], *end)
+                break
+    return out
