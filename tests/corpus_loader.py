@@ -51,9 +51,10 @@ them.
 from __future__ import annotations
 
 import ast
+import os
 import re
 import shlex
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -347,13 +348,47 @@ def load_refused() -> list[CorpusCase]:
     return [c for c in _all_cases() if c.expect_status == "refused"]
 
 
+#: compile_file's results in this process, by `_compile_key`
+_COMPILED: dict[tuple, Any] = {}
+
+
+def _compile_key(path) -> tuple:
+    """The path as given (it names the file in every location), the file's
+    bytes, and the name, size and modification time of every Python file
+    beside it: the frontend reads the file's folder too (its project: the
+    sibling modules a name may be imported from or rebound in)."""
+    folder = Path(path).parent
+    with os.scandir(folder) as entries:
+        siblings = sorted((e.name, e.stat().st_size, e.stat().st_mtime_ns)
+                          for e in entries if e.name.endswith(".py"))
+    return str(path), Path(path).read_bytes(), tuple(siblings)
+
+
+def compiled(path):
+    """`compile_file(path)` (a ModuleResult), compiled once per process for
+    each `_compile_key`: the layers that sweep the corpus and the examples
+    (simulator, native, PTX, C, trace, headers, lowering) each compiled every
+    file again, a whole corpus compile per test file.
+
+    Invariant: the result is a function of the key (the frontend depends on
+    the file, its folder's files and nothing else); each call returns fresh
+    lists and dict around the shared frozen KernelResults, so a test that
+    changes its list cannot change another's."""
+    from verikern.frontend import compile_file
+
+    key = _compile_key(path)
+    result = _COMPILED.get(key)
+    if result is None:
+        result = _COMPILED[key] = compile_file(path)
+    return replace(result, kernels=list(result.kernels), errors=list(result.errors),
+                   funcs=dict(result.funcs))
+
+
 def corpus_kernel(case: CorpusCase):
     """The compiled kernel (a KernelResult, MIR in `.mir`) the one-kernel
     layers run: the `# kernel:` one, else the file's only kernel. Fails the
     calling test with the frontend's message if it does not compile."""
-    from verikern.frontend import compile_file
-
-    result = compile_file(str(case.path))
+    result = compiled(str(case.path))
     assert not result.errors, [e.render() for e in result.errors]
     names = [k.name for k in result.kernels]
     if case.kernel is None:

@@ -23,6 +23,11 @@ more layer. `pytest` (CI's `.ci/run`) runs a stratified sample of their
 cases (a fourth of each class, `sampled_out`), which keeps every kind of case; `pytest -m slow`
 (`.ci/nightly`) runs them all, as it runs the full mutation set.
 
+The corpus verdicts (COVERED, test_corpus_verdict) are the other: the
+default run proves a covering sample of the corpus (`covering_sample`: the
+stratified sample plus a case for every construct it lacks; the decision and
+its reason are written beside COVERED), `pytest -m slow` every case.
+
 NIGHTLY names the few slow cases the default run leaves out whole, each
 because another case of the default run already makes the same check on the
 same layer (named beside it); `pytest -m slow` runs them (`nightly_out`).
@@ -34,6 +39,7 @@ without `-m slow`.
 """
 from __future__ import annotations
 
+import ast
 import re
 from collections import defaultdict
 from pathlib import Path
@@ -139,6 +145,8 @@ SLOW_TESTS = frozenset({
     "tests/artifact/test_build_boundary.py::test_cli_build_writes_the_files_and_refuses_bad_input",
     "tests/artifact/test_build_boundary.py::test_all_sorted_at_the_boundary",
     "tests/proofs/reporting/test_dask.py::test_a_real_cluster_in_another_folder_gives_the_local_report",
+    # two pytest collections of the corpus verdicts in subprocesses
+    "tests/test_tiers_sample.py::test_the_default_run_proves_the_sample_and_slow_every_case",
     # over 10 s each in a profiled full run (load ~14 on 2 cores, Dec 2026); each proves
     # corpus-sized kernels that tests/cli/prove/test_corpus_verdicts.py already proves
     # in the fast tier's small set, for one prover feature: the full run keeps them
@@ -365,19 +373,94 @@ def keys_of_the_run(keys, markexpr: str | None) -> set[str]:
 
 
 def sampled_out(items) -> list:
-    """The items of SAMPLED functions outside their sample (a function's
-    cases are its callspec ids, read as corpus kernels where they are)."""
+    """The items of SAMPLED and COVERED functions outside their sample (a
+    function's cases are its callspec ids, read as corpus kernels where they
+    are)."""
     by_function: dict[str, list] = defaultdict(list)
     for item in items:
         spec = getattr(item, "callspec", None)
         function = item.nodeid.split("[", 1)[0]
-        if spec is not None and function in SAMPLED:
+        if spec is not None and (function in SAMPLED or function in COVERED):
             by_function[function].append((case_of(spec.id) or spec.id, item))
     out = []
     for function, cases in by_function.items():
-        kept = sample_keys(key for key, _ in cases) | FAST_PARAMS.get(function, set())
+        keys = [key for key, _ in cases]
+        kept = covering_sample(keys) if function in COVERED else sample_keys(keys)
+        kept |= FAST_PARAMS.get(function, set())
         out += [item for key, item in cases if key not in kept]
     return out
+
+
+# --- the corpus verdicts: a covering sample in the default run -------------------
+#: Decision (session 16, issue 29 item 7): the default run proves a fixed
+#: covering sample of the corpus for its verdicts, `pytest -m slow` (.ci/nightly)
+#: every case. Sharing the corpus compiles (corpus_loader.compiled) and the
+#: proofs (corpus_reports.case_reports) took little off: each case is proved
+#: once per run already, and the whole corpus's proofs are about 100 CPU s of a
+#: default run that has to fit in about 480 (10 minutes of 2 cores beside two
+#: CPU-bound processes). The sample (`covering_sample`) is the stratified one
+#: (`sample_keys`: a fourth of each class, so every verdict and every failing
+#: obligation kind, plus the FAST_CASES), completed until it holds every
+#: construct some case of the corpus uses (`constructs`); it is a function of
+#: the corpus files alone: no randomness, the same on every worker.
+#: `verikern selftest` (the product's own check of every corpus verdict, in the
+#: nightly run through the same test's every case) is unchanged.
+COVERED = frozenset({
+    "tests/cli/prove/test_corpus_verdicts.py::test_corpus_verdict",
+})
+
+
+def constructs(path: Path) -> frozenset[str]:
+    """The constructs the kernel file `path` uses, as the sample counts
+    them: every `vk.`/`wp.` name it reads (builtins, types, decorators,
+    launch and memory functions), every loop, jump, assert and conditional
+    expression kind, every binary operator, every `# prove-args:` option,
+    and several kernels (a generic kernel's instances)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
+                and node.value.id in ("vk", "wp"):
+            out.add(f"api:{node.attr}")
+        elif isinstance(node, (ast.For, ast.While, ast.Break, ast.Continue, ast.Return,
+                               ast.Assert, ast.IfExp, ast.Lambda, ast.ClassDef)):
+            out.add(f"syntax:{type(node).__name__}")
+        elif isinstance(node, ast.BinOp):
+            out.add(f"op:{type(node.op).__name__}")
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("# prove-args:"):
+            out |= {f"arg:{w}" for w in line.split()[2:] if w.startswith("--")}
+        elif line.startswith("# kernel:"):
+            out.add("several kernels")
+    return frozenset(out)
+
+
+def covering_sample(keys, folder: Path = TESTS_DIR / "corpus") -> set[str]:
+    """`sample_keys(keys)` plus, for each construct of the keys' files
+    (`constructs`) that the sample does not hold yet, in sorted order, the
+    key whose file holds the most of the constructs still missing (the
+    first in sorted order among equals). A key without a file in `folder`
+    (an example, a case id) is sampled as `sample_keys` does."""
+    keys = sorted(set(keys))
+    kept = sample_keys(keys)
+    uses = {k: constructs(folder / f"{k}.py") for k in keys if (folder / f"{k}.py").is_file()}
+    held = set().union(*(uses[k] for k in kept if k in uses))
+    for construct in sorted(set().union(*uses.values()) - held):
+        if construct in held:
+            continue
+        best = min((k for k in uses if construct in uses[k]),
+                   key=lambda k: (-len(uses[k] - held), k))
+        kept.add(best)
+        held |= uses[best]
+    return kept
+
+
+def covering_keys_of_the_run(keys, markexpr: str | None) -> set[str]:
+    """For a test that reads the corpus verdicts' proofs of several cases
+    (corpus_reports): every key with `-m slow`, else `covering_sample`'s, so
+    that it proves no case the verdicts do not."""
+    keys = set(keys)
+    return keys if runs_every_case(markexpr) else covering_sample(keys)
 
 
 # --- left to the nightly run ----------------------------------------------------
@@ -424,6 +507,13 @@ NIGHTLY: dict[str, frozenset[str] | None] = {
     # as the kept invariant_fails_entry_from_shared (its proved twin kept too)
     "tests/proofs/test_cbmc_invariant_obligation.py::test_cbmc_decides_the_invariant_obligation":
         frozenset({"invariant_fails_halving_too_strong.py"}),
+    # 8.1 of the 61 CPU s of the real CBMC's loop tests (2026-12-05 session 16, load ~17):
+    # the prefix-offsets loop proved through its invariant on a fixed launch. The same
+    # kernel's proof through the invariant for every launch is the kept "every-launch"
+    # case, and a fixed launch's proof through an invariant, agreeing with z3, the kept
+    # test_checks_in_and_after_a_loop_over_a_parameter_are_proved (and the near miss's)
+    "tests/proofs/test_cbmc_loops.py::test_an_unbounded_loop_is_proved_through_its_invariant":
+        frozenset({"fixed-launch"}),
     # 13.2 s. Proves every example again (test_example_is_proved does) and
     # renders the page in Chromium as the kept
     # test_html_renders_in_headless_chromium does; the page's sections, one

@@ -22,12 +22,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from corpus_loader import load_corpus
+from corpus_loader import compiled, load_corpus
 from corpus_reports import case_reports
 from tiers import keys_of_the_run
 from verikern.encoders.c import HEADER_DIR, emit_c
 from verikern.proofs.confirming.c_replay import CFLAGS, CReplay
-from verikern.frontend import compile_file
 from verikern.mir.nodes import ParamOrigin, RequiresArray
 
 from shared_helpers import ROOT
@@ -41,7 +40,7 @@ needs_cc = pytest.mark.skipif(not (COMPILERS or shutil.which("cc")),
 
 def _kernels(path: Path):
     """(name, MIR) of every kernel of the file the frontend compiles."""
-    m = compile_file(str(path))
+    m = compiled(str(path))
     for name in m.kernel_names:
         r = m.kernel(name)
         if r.error is None:

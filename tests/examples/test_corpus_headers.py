@@ -7,8 +7,7 @@ from collections import Counter
 
 import pytest
 
-from corpus_loader import CORPUS_DIR, corpus_kernel, load_corpus
-from verikern.frontend import compile_file
+from corpus_loader import CORPUS_DIR, compiled, corpus_kernel, load_corpus
 
 KINDS = {"bounds", "race", "divergence", "assert", "div-zero", "invariant", "uninit"}
 CASES = load_corpus()
@@ -54,7 +53,7 @@ def test_corpus_file_header_and_compiles(case):
         value = case.option(flag)
         if value is not None:
             assert int(value) >= 1
-    result = compile_file(case.path)
+    result = compiled(case.path)
     assert not result.errors, [e.render() for e in result.errors]
     names = {k.name.split("[")[0] for k in result.kernels}
     assert len(names) == 1, "one kernel per corpus file (a generic kernel's instances count as one)"

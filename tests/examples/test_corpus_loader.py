@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from corpus_loader import BugSite, CorpusHeaderError, parse_header
+from corpus_loader import BugSite, CorpusHeaderError, compiled, parse_header
+from verikern.mir.printer import format_kernel
 
 BODY = "import verikern as vk\n"
 
@@ -99,3 +100,22 @@ def test_refused_cases_are_kept_apart_from_the_cases_every_layer_runs():
     assert not {c.name for c in refused} & {c.name for c in load_corpus()}
     assert all(len([ln for ln in c.path.read_text().splitlines() if ln.startswith("#")][1]) > 30
                for c in refused), "a line saying what the file does"
+
+
+def test_a_compile_is_shared_until_the_file_or_a_file_beside_it_changes(tmp_path):
+    """`compiled` (the corpus sweeps' compile, once per process): the same
+    kernels while nothing changed, in fresh lists; a new compile when the
+    file or a sibling module it imports a constant from changes."""
+    (tmp_path / "consts.py").write_text("N = 7\n")
+    kernel = tmp_path / "k.py"
+    kernel.write_text("import verikern as vk\nfrom consts import N\n\n\n@vk.kernel\n"
+                      "def k(x: vk.array(dtype=vk.int32)):\n    x[vk.tid()] = N\n")
+    first, again = compiled(kernel), compiled(kernel)
+    assert again.kernels[0] is first.kernels[0]
+    again.kernels.clear()                          # a test's own list: the next caller's is whole
+    assert compiled(kernel).kernels[0] is first.kernels[0]
+    assert "7:int32" in format_kernel(first.kernels[0].mir)
+    (tmp_path / "consts.py").write_text("N = 11\n")
+    assert "11:int32" in format_kernel(compiled(kernel).kernels[0].mir)
+    kernel.write_text(kernel.read_text().replace("= N", "= N + 1"))
+    assert "12:int32" in format_kernel(compiled(kernel).kernels[0].mir)

@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from corpus_loader import load_corpus
+from corpus_loader import compiled, load_corpus
 from frontend.fe_util import compile_ok, compile_text, first_error
-from verikern.frontend import compile_file
 from verikern.hir import nodes as H
 from verikern.hir.printer import _EXPR, _STMT, format_kernel as format_hir
 from verikern.mir import nodes as M
@@ -337,7 +336,7 @@ CORPUS = [c.path for c in load_corpus()] + sorted((ROOT / "examples").glob("*.py
 
 @pytest.mark.parametrize("path", CORPUS, ids=[p.stem for p in CORPUS])
 def test_corpus_and_examples_compile_to_verified_mir(path):
-    r = compile_file(path)
+    r = compiled(path)
     assert not r.errors, [e.render() for e in r.errors]
     assert r.kernels
     for k in r.kernels:

@@ -48,7 +48,7 @@ def _both(name: str, dims, block_dim) -> tuple[dict, dict]:
     return cb, z3
 
 
-@pytest.mark.parametrize("dims, block_dim", [(None, None), ((64,), 32)])
+@pytest.mark.parametrize("dims, block_dim", [(None, None), ((64,), 32)], ids=["every-launch", "fixed-launch"])
 def test_an_unbounded_loop_is_proved_through_its_invariant(dims, block_dim):
     """`for i in range(counts.shape[0])`: no depth covers every shape, so
     before the abstraction every check in and after the loop was unknown

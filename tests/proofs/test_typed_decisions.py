@@ -7,11 +7,11 @@ import dataclasses
 
 import pytest
 
-from verikern.frontend import compile_file
 from verikern.proofs.pipeline import prove_mir
 from verikern.proofs.deciding.prover import prove_kernel
 from verikern.proofs.confirming.replay import replay_outcome
 
+from corpus_loader import compiled
 from shared_helpers import CORPUS
 # failures confirmed directly, through variants, through peeled iterations,
 # unconfirmed behind another error, abstracted and downgraded, invariants
@@ -46,7 +46,7 @@ def _decisions(report):
 @pytest.mark.parametrize("name", CASES)
 def test_rewording_every_message_changes_no_decision(name):
     path = CORPUS / f"{name}.py"
-    (kernel,) = [k.mir for k in compile_file(path).kernels]
+    (kernel,) = [k.mir for k in compiled(path).kernels]
     plain = prove_mir(kernel, file=str(path))
     reworded = prove_mir(kernel, file=str(path), prover=_reworded_prover,
                          replayer=_reworded_replayer)

@@ -102,14 +102,13 @@ def test_unknown_target_is_refused():
 def _corpus_and_example_kernels():
     from pathlib import Path
 
-    from corpus_loader import load_corpus
-    from verikern.frontend import compile_file
+    from corpus_loader import compiled, load_corpus
 
     root = Path(__file__).resolve().parents[3]
     paths = [c.path for c in load_corpus()] + sorted((root / "examples").glob("*.py"))
     out = []
     for p in paths:
-        for kr in compile_file(p).kernels:
+        for kr in compiled(p).kernels:
             if kr.mir is not None:
                 out.append((f"{p.stem}:{kr.name}", kr.mir))
     return out

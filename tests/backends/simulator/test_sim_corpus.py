@@ -2,7 +2,7 @@
 frontend emits has simulator semantics (no NotImplementedError)."""
 import pytest
 
-from corpus_loader import corpus_kernel, load_corpus
+from corpus_loader import compiled, corpus_kernel, load_corpus
 from verikern.backends.simulator.program import decode
 
 CASES = load_corpus()
@@ -10,8 +10,7 @@ CASES = load_corpus()
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_corpus_kernel_decodes(case):
-    from verikern.frontend import compile_file
-    res = compile_file(str(case.path))
+    res = compiled(str(case.path))
     assert res.kernels, f"{case.name}: no kernel compiled ({res.errors})"
     for kr in res.kernels:
         mir = kr.opaque if kr.unknown else kr.mir    # `kernel[...]`: the type-oblivious proof's kernel
