@@ -261,6 +261,12 @@ class Outcome:
     #: its `k[...]` remainder has 0: no instance of it compiled at all
     compiled_instances: int = -1
 
+    def __post_init__(self):
+        # times held as --json writes them (milliseconds), so a summary of these outcomes
+        # and one of the same outcomes read back from the JSON are the same text
+        for name in ("seconds", "process_s", "cpu_s"):
+            object.__setattr__(self, name, round(getattr(self, name), 3))
+
 
 _PREFIX = re.compile(r"^\s*\S*?:\d+(:\d+)?: (error|warning): ")
 _QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"|`[^`]*`")

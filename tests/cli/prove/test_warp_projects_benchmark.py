@@ -255,3 +255,14 @@ def test_a_kernel_proved_under_a_suggested_typing_premise_counts_as_suggested_by
                          ).outcome == "error"
     text = bench.render_outcomes([o, bench.combine(bench.KernelSite("p", "", "m.py", 9, "j"), records[:1])])
     assert "proved 1, proved under the suggestion 1 (1 under a typing premise)" in text
+
+
+def test_a_summary_reads_the_same_from_the_json_whatever_the_times(bench):
+    # times at a rounding edge (0.04999 s prints 0.0, its JSON value 0.05 prints 0.1; two
+    # CPU times that tie once rounded): the printed summary and the one rendered from the
+    # --json rows must be the same text (CI once failed on a run where they were not)
+    site = bench.KernelSite
+    outcomes = [bench.Outcome(site("p==1", "/r", "a.py", 1, "k1"), "compiled", 0.04999, cpu_s=0.26349),
+                bench.Outcome(site("p==1", "/r", "a.py", 9, "k2"), "compiled", 0.05001, cpu_s=0.26351)]
+    rows = json.loads(json.dumps([bench._outcome_json(o) for o in outcomes]))
+    assert bench.render_outcomes(bench.outcomes_from_json(rows)) == bench.render_outcomes(outcomes)
