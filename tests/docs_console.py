@@ -51,7 +51,7 @@ BLOCK_TIMEOUT_S = 600
 #: show a terminal session), not on what verikern establishes: dropped before comparing.
 IGNORED = (
     re.compile(r"^Warp CUDA warning: "),         # Warp on a machine without a GPU
-    re.compile(r"^\[\d+/\d+\] "),                # progress lines: on a terminal, a bar that vanishes
+    re.compile(r"^\[\d+/\d+( files)?\] "),        # progress lines: on a terminal, a bar that vanishes
 )
 
 _VOLATILE = (

@@ -14,7 +14,7 @@ from helpers_prove import obligation
 from verikern.cli import main
 from verikern.proofs.obligations import Status
 
-PROGRESS = re.compile(r"\[\d+/\d+\] ")       # a per-kernel progress line on stderr
+PROGRESS = re.compile(r"\[\d+/\d+ files\] ")      # a per-kernel progress line on stderr
 
 GOOD = '''\
 import verikern as vk
