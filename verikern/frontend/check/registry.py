@@ -18,6 +18,7 @@ from verikern.errors import KernelError
 from verikern.hir import nodes as H
 from verikern.hir.types import ScalarType
 from ..scan.module import ModuleInfo
+from ..scan.annotations import is_any  # noqa: F401  (re-exported: the checkers import it from here)
 
 
 @dataclass(frozen=True)
@@ -49,26 +50,6 @@ def type_variable_takes(variable: str, t) -> bool:
     """Whether Warp's type variable `variable` ("Float", "Int", "Scalar")
     matches the argument type `t`."""
     return isinstance(t, ScalarType) and t.kind in TYPE_VARIABLE_KINDS[variable]
-
-
-def is_any(info: ModuleInfo, node) -> bool:
-    """`Any` / `typing.Any` (a generic parameter), or an array of `Any`."""
-    if node is None:
-        return False
-    if isinstance(node, ast.Name) and node.id == "Any":
-        return True
-    if isinstance(node, ast.Attribute) and node.attr == "Any":
-        return True
-    if isinstance(node, ast.Subscript) and info.dsl_name(node.value) in (
-            "array", "array1d", "array2d", "array3d", "array4d"):
-        first = node.slice.elts[0] if isinstance(node.slice, ast.Tuple) else node.slice
-        return is_any(info, first)
-    if isinstance(node, ast.Call) and info.dsl_name(node.func) in (
-            "array", "array1d", "array2d", "array3d", "array4d"):
-        dt = next((k.value for k in node.keywords if k.arg == "dtype"),
-                  node.args[0] if node.args else None)
-        return dt is None or is_any(info, dt)
-    return False
 
 
 class FuncRegistry:

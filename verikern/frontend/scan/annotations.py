@@ -18,6 +18,24 @@ from .type_names import SCALAR_ALIASES, value_type_by_name
 ARRAY_CTORS = {"array": None, "array1d": 1, "array2d": 2, "array3d": 3, "array4d": 4}
 
 
+def is_any(info, node) -> bool:
+    """`Any` / `typing.Any` (a generic parameter), or an array of `Any`."""
+    if node is None:
+        return False
+    if isinstance(node, ast.Name) and node.id == "Any":
+        return True
+    if isinstance(node, ast.Attribute) and node.attr == "Any":
+        return True
+    if isinstance(node, ast.Subscript) and info.dsl_name(node.value) in ARRAY_CTORS:
+        first = node.slice.elts[0] if isinstance(node.slice, ast.Tuple) else node.slice
+        return is_any(info, first)
+    if isinstance(node, ast.Call) and info.dsl_name(node.func) in ARRAY_CTORS:
+        dt = next((k.value for k in node.keywords if k.arg == "dtype"),
+                  node.args[0] if node.args else None)
+        return dt is None or is_any(info, dt)
+    return False
+
+
 def value_type(info, node: ast.AST, _depth: int = 0):
     """A scalar/vector/matrix type written in the source, or None: a name
     (`float`, `wp.vec3d`), `wp.types.vector(length=3, dtype=float)`,

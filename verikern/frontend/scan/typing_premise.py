@@ -30,12 +30,11 @@ from dataclasses import dataclass
 
 from verikern.errors import KernelError
 
-from .annotations import value_type
+from .annotations import is_any, value_type
 
 RULE = "typing-premise"
 _HINT = ("write p.dtype == wp.vec3f or p.dtype in (wp.vec3f, wp.vec3d) for an array parameter "
          "p: wp.array(dtype=Any), joined with `and` to the rest of the requires")
-_ARRAYS = ("array", "array1d", "array2d", "array3d", "array4d")
 
 
 @dataclass(frozen=True)
@@ -100,18 +99,8 @@ def stray_dtype(node: ast.AST) -> ast.AST | None:
 
 
 def _is_array_of_any(info, ann) -> bool:
-    if isinstance(ann, ast.Subscript) and info.dsl_name(ann.value) in _ARRAYS:
-        first = ann.slice.elts[0] if isinstance(ann.slice, ast.Tuple) else ann.slice
-        return _names_any(first)
-    if isinstance(ann, ast.Call) and info.dsl_name(ann.func) in _ARRAYS:
-        dtype = next((k.value for k in ann.keywords if k.arg == "dtype"), ann.args[0] if ann.args else None)
-        return dtype is not None and _names_any(dtype)
-    return False
-
-
-def _names_any(node: ast.AST) -> bool:
-    return (isinstance(node, ast.Name) and node.id == "Any") or (
-        isinstance(node, ast.Attribute) and node.attr == "Any")
+    """An array annotation whose dtype is `Any` (annotations.is_any, spelled as an array)."""
+    return isinstance(ann, (ast.Subscript, ast.Call)) and is_any(info, ann)
 
 
 def read_atom(info, fn: ast.FunctionDef, node: ast.expr) -> PremiseAtom:
@@ -125,7 +114,7 @@ def read_atom(info, fn: ast.FunctionDef, node: ast.expr) -> PremiseAtom:
                          f"{fn.name!r}", node, RULE, _HINT)
     if not _is_array_of_any(info, arg.annotation):
         what = ("a bare Any parameter (a typing premise pins the dtype of an array of Any)"
-                if arg.annotation is not None and _names_any(arg.annotation) else
+                if isinstance(arg.annotation, (ast.Name, ast.Attribute)) and is_any(info, arg.annotation) else
                 "not an array of Any: the kernel is not generic in its dtype, so the premise "
                 "pins nothing")
         raise info.error(f"the typing premise names {param!r} of kernel {fn.name!r}, {what}", node, RULE,
