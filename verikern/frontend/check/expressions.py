@@ -21,6 +21,7 @@ from verikern.mir.ops import UNBOUNDED_RING
 from verikern.mir.ops import trunc_div as _c_div  # C division on unbounded ints
 from .dynamic_components import dynamic_read
 from .views import check_view_use, flat_index
+from .assigned_reads import maybe_assigned_read
 from ..scan.factories import capture_of, capture_ref
 from ..scan.constants import NotConstant
 from ..scan.project import aliased_module, chain_root, module_member
@@ -309,6 +310,9 @@ class ExprChecker(_Host):
             return H.ArrayRefExpr(name, self.arrays[name], self.loc(node))
         if name in self.local_names:
             if name not in self.defined:
+                checked = maybe_assigned_read(self, name, node)   # check/assigned_reads.py
+                if checked is not None:
+                    return checked
                 raise self.error(f"variable {name!r} may be used before it is assigned", node,
                                  "undefined-variable",
                                  "assign it on every path before this point (before the loop/if)")
