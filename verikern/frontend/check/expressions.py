@@ -352,10 +352,7 @@ class ExprChecker(_Host):
                              "it; or pass the value as a kernel parameter")
 
     def _expr_BinOp(self, node: ast.BinOp, expected):
-        if type(node.op) not in BINOP_NAMES:
-            raise self.error("the `@` operator is not supported", node, "unsupported-expression",
-                             "use vk.mul(a, b)")
-        op = BINOP_NAMES[type(node.op)]
+        op = BINOP_NAMES[type(node.op)]     # every operator of Python's grammar
         lhs, r = self.check_pair(node.left, node.right, op, expected)
         t = check_binary_types(self, op, lhs, r, node)
         return H.BinaryExpr(op, lhs, r, t, self.loc(node))
