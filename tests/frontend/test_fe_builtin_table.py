@@ -50,6 +50,7 @@ SAMPLES = {
                                        "tan", "exp", "log", "erf", "erfc")},
     "pow": "f[i] = wp.pow(x, 2.0)", "atan2": "f[i] = wp.atan2(y=x, x=1.0)",
     "len": "n[i] = len(w)", "where": "f[i] = wp.where(c, x, 0.0)",
+    "lower_bound": "n[i] = wp.lower_bound(f, x) + wp.lower_bound(n, 1, j, 2)",
     "select": "f[i] = wp.select(c, x, 0.0)", "dot": "f[i] = wp.dot(w, w)",
     "cross": "v[i] = wp.cross(w, w)", "length": "f[i] = wp.length(w)",
     "length_sq": "f[i] = wp.length_sq(w)", "normalize": "v[i] = wp.normalize(w)",

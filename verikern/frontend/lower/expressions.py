@@ -74,6 +74,8 @@ class ExprLowering(_Host):
                 return False
             if isinstance(x, H.LocalRef) and x.assigned_flag is not None:   # a checked read
                 return False
+            if isinstance(x, H.BuiltinCall) and x.name == "lower_bound":     # it reads the array
+                return False
             if isinstance(x, H.BuiltinCall) and x.name.startswith("atomic_"):
                 return False
             if isinstance(x, H.BinaryExpr) and x.op in _FAULTING_INT_OPS \
