@@ -1,5 +1,6 @@
 # expect: proved
-# Gathers each cell's corner nodes, as many as its type has: the type codes and node counts are int attributes of a plain class (warp-simdata's VTKCellTypes pattern), read from source; the node offsets guard the gather.
+# Sums each cell's corner nodes, as many as its type has: the type codes and node counts are int attributes of a plain class (warp-simdata's VTKCellTypes pattern), read from source; every offset leaves room for the largest cell (8 nodes).
+import verikern as vk
 import warp as wp
 
 
@@ -11,11 +12,12 @@ class CellTypes:
     HEXAHEDRON_NODES = TETRA_NODES * 2
 
 
+@vk.requires(lambda offsets, nodes: vk.all_in_range(offsets, 0, nodes.shape[0] - 7))
 @wp.kernel
 def first_corner_sum(types: wp.array(dtype=wp.uint8), offsets: wp.array(dtype=wp.int32),
                      nodes: wp.array(dtype=float), out: wp.array(dtype=float)):
     c = wp.tid()
-    if c >= types.shape[0] or c >= out.shape[0] or c + 1 >= offsets.shape[0]:
+    if c >= types.shape[0] or c >= out.shape[0] or c >= offsets.shape[0]:
         return
     n = 0
     if int(types[c]) == CellTypes.TETRA:
@@ -25,6 +27,5 @@ def first_corner_sum(types: wp.array(dtype=wp.uint8), offsets: wp.array(dtype=wp
     start = offsets[c]
     s = float(0.0)
     for k in range(n):
-        if start + k >= 0 and start + k < offsets[c + 1] and start + k < nodes.shape[0]:
-            s += nodes[start + k]
+        s += nodes[start + k]
     out[c] = s
