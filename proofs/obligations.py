@@ -25,6 +25,12 @@ class ObligationKind(str, enum.Enum):
     INVARIANT = "invariant"
     DIV_ZERO = "div-zero"
     UNINIT = "uninit"
+    UNASSIGNED = "unassigned"
+
+
+#: The obligation of each kind of MIR Assert (verikern.mir.nodes.ASSERT_KINDS).
+ASSERT_OBLIGATION = {"assert": ObligationKind.ASSERT, "invariant": ObligationKind.INVARIANT,
+                     "unassigned": ObligationKind.UNASSIGNED}
 
 
 class Status(str, enum.Enum):
@@ -288,8 +294,7 @@ def enumerate_obligations(kernel: Kernel) -> list[ObligationSpec]:
             elif facts.is_barrier(ins):
                 specs.append(ObligationSpec(ObligationKind.DIVERGENCE, ins.loc, site))
             elif isinstance(ins, Assert):
-                kind = ObligationKind.INVARIANT if ins.kind == "invariant" else ObligationKind.ASSERT
-                specs.append(ObligationSpec(kind, ins.loc, site))
+                specs.append(ObligationSpec(ASSERT_OBLIGATION[ins.kind], ins.loc, site))
     for x in range(len(accesses)):
         for y in range(x, len(accesses)):
             (s1, a), (s2, a2) = accesses[x], accesses[y]

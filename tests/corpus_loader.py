@@ -28,7 +28,7 @@ written as comma-separated `key=value` pairs: `dim` (an int or a tuple of
 ints), `block_dim` (an int), then one entry per kernel parameter (a name a
 kernel factory captures is written bare: `width=3` for `@width`; a field of a
 struct parameter with `__` for the dot: `grid__n=1` for `grid.n`). A value is a
-literal (an int or float scalar) or an array: `zeros(DTYPE, SHAPE)` or
+literal (an int, float or bool scalar) or an array: `zeros(DTYPE, SHAPE)` or
 `array(DTYPE, [values...])` (nested lists for several dimensions), DTYPE a
 numpy dtype name (int8..uint64, float16..float64, bool). It is parsed with the
 `ast` module and literal evaluation only, never executed. A buggy case has at
@@ -61,7 +61,8 @@ from typing import Any
 import numpy as np
 
 CORPUS_DIR = Path(__file__).parent / "corpus"
-KINDS = frozenset({"bounds", "race", "divergence", "assert", "invariant", "div-zero", "uninit"})
+KINDS = frozenset({"bounds", "race", "divergence", "assert", "invariant", "div-zero", "uninit",
+                   "unassigned"})
 DTYPES = frozenset({"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
                     "float16", "float32", "float64", "bool"})
 _SITE = re.compile(r"^(\d+):(\d+)$")
@@ -239,8 +240,8 @@ def parse_witness(kind: str, text: str, where: str) -> Witness:
             values[kw.arg] = _array(kw.value, where)
         else:
             value = _literal(kw.value, where)
-            if kw.arg not in ("dim", "block_dim") and (isinstance(value, bool) or not isinstance(value, (int, float))):
-                raise CorpusHeaderError(f"{where}: scalar {kw.arg} must be an int or a float, got {value!r}")
+            if kw.arg not in ("dim", "block_dim") and not isinstance(value, (int, float)):   # bool too
+                raise CorpusHeaderError(f"{where}: scalar {kw.arg} must be an int, a float or a bool, got {value!r}")
             values[kw.arg] = value
     if "dim" not in values or "block_dim" not in values:
         raise CorpusHeaderError(f"{where}: a witness needs dim= and block_dim=, got {text!r}")

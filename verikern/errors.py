@@ -148,6 +148,14 @@ class DivisionOverflowError(IntegerDivisionError):
     undefined, so verikern stops the kernel as for a zero divisor."""
 
 
+class UnassignedReadError(KernelAssertionError):
+    """A read of a local variable that the path this thread took never
+    assigned (the `unassigned` obligation, docs/LANGUAGE.md section 5): Warp
+    builds the kernel and reads an indeterminate scalar (a zero vector)."""
+
+    kind = "unassigned"
+
+
 class DataRaceError(KernelRuntimeError):
     kind = "race"
 

@@ -183,7 +183,7 @@ BUILTIN_NAMES = (
     "where", "select",
     "isnan", "isinf", "isfinite", "lerp", "mod", "quat_rpy", "smoothstep", "sign", "static",
     "radians", "degrees", "rand_init", "randi", "randu", "randf", "randn",
-    "expect_eq", "expect_neq", "expect_near",
+    "expect_eq", "expect_neq", "expect_near", "lower_bound",
 )
 for _n in BUILTIN_NAMES:
     globals()[_n] = Builtin(_n)

@@ -375,8 +375,8 @@ def _lower_barrier(em: Emitter, ins: Barrier) -> None:
 
 def _lower_assert(em: Emitter, ins: Assert) -> None:
     what = "loop invariant" if ins.kind == "invariant" else "assertion"
-    em.check(em.operand(ins.cond), ERR_ASSERT, ins.loc,
-             f"{what} failed: {ins.message or what}", note=ins.message)
+    text = ins.message if ins.kind == "unassigned" else f"{what} failed: {ins.message or what}"
+    em.check(em.operand(ins.cond), ERR_ASSERT, ins.loc, text, note=ins.message)
 
 
 def _lower_requires(em: Emitter, ins: Requires) -> None:

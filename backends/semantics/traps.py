@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from verikern.errors import (
     DivisionByZeroError, DivisionOverflowError, IntegerDivisionError, KernelAssertionError,
+    UnassignedReadError,
 )
 from verikern.mir.nodes import Assert, BinOp
 from verikern.mir.ops import BINARY, division_can_overflow
@@ -42,7 +43,12 @@ def division_fault(ins: BinOp, kernel_name: str, thread: int, block: int, gtid: 
 
 def assertion_failed(ins: Assert, kernel_name: str, thread: int, block: int,
                      gtid: int) -> KernelAssertionError:
-    """An assert (or loop invariant) false in this thread."""
+    """An assert (or loop invariant) false in this thread; for an
+    `unassigned` check, the read of a variable this path never assigned."""
+    who = f"(thread {thread} of block {block}, global thread {gtid}, kernel {kernel_name})"
+    if ins.kind == "unassigned":
+        return UnassignedReadError(f"{ins.message} {who}", loc=ins.loc, thread=thread,
+                                   block=block, global_thread=gtid, assert_message=ins.message)
     what = "loop invariant" if ins.kind == "invariant" else "assertion"
     msg = ins.message or what
     return KernelAssertionError(

@@ -36,7 +36,9 @@ from verikern.mir.nodes import (
     Atomic, Barrier, BinOp, Branch, Const, Jump, Kernel, Load, RequiresArray, Return, Special,
     Store, Value,
 )
-from verikern.proofs.obligations import ObligationKind, ObligationSpec, obligation_id
+from verikern.proofs.obligations import (
+    ASSERT_OBLIGATION, ObligationKind, ObligationSpec, obligation_id,
+)
 
 from . import ops
 from .contracts import assume_contracts, requires_array
@@ -552,8 +554,7 @@ def _barrier(e, site, ins):
 
 
 def _assert(e, site, ins):
-    kind = ObligationKind.INVARIANT if ins.kind == "invariant" else ObligationKind.ASSERT
-    for spec in e.specs_at(site, kind):
+    for spec in e.specs_at(site, ASSERT_OBLIGATION[ins.kind]):
         e.check(e.operand(ins.cond), spec)
         e.emit(f"VK_STOP_UNLESS({e.operand(ins.cond)});")
 

@@ -124,6 +124,7 @@ _EXPECTED_ERROR: dict[ObligationKind, type[errors.KernelRuntimeError]] = {
     ObligationKind.DIVERGENCE: errors.BarrierDivergenceError,
     ObligationKind.RACE: errors.DataRaceError,
     ObligationKind.UNINIT: errors.UninitializedReadError,
+    ObligationKind.UNASSIGNED: errors.UnassignedReadError,
 }
 
 
@@ -182,7 +183,7 @@ _SITE_CLASSES = {
     ObligationKind.BOUNDS: (Load, Store, Atomic), ObligationKind.RACE: (Load, Store, Atomic),
     ObligationKind.DIVERGENCE: (Barrier,), ObligationKind.ASSERT: (Assert,),
     ObligationKind.INVARIANT: (Assert,), ObligationKind.DIV_ZERO: (BinOp,),
-    ObligationKind.UNINIT: (Load, Atomic),
+    ObligationKind.UNINIT: (Load, Atomic), ObligationKind.UNASSIGNED: (Assert,),
 }
 
 

@@ -31,7 +31,7 @@ HOLDS = frozenset({"SUCCESS", "UNREACHABLE"})
 _ID = re.compile(r"^(?P<id>[a-z-]+@\d+:\d+(?:#\d+)?(?:\+\d+:\d+)?) ")
 #: Obligations one thread breaks alone (cbmc_unwind.blocks_before).
 ONE_THREAD = frozenset({ObligationKind.BOUNDS, ObligationKind.DIV_ZERO, ObligationKind.ASSERT,
-                        ObligationKind.INVARIANT})
+                        ObligationKind.INVARIANT, ObligationKind.UNASSIGNED})
 #: How the description of a loop abstraction's invariant check starts (encoders.c.loops).
 INVARIANT_CHECK = "loop invariant of the loop at "
 #: What CBMC reports when z3 answers `unknown` (here: out of resource units).

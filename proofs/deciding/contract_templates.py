@@ -372,7 +372,8 @@ def candidates(kernel: Kernel, spec: ObligationSpec, walker: "_Walker | None" = 
             out.insert(0, Atom("gt", s, Term("const", index=int(index.value)), family=-2))
     elif spec.kind is ObligationKind.DIV_ZERO and isinstance(ins, BinOp):
         out = _scalar_atoms(kernel, w.deps(_division_operands(ins), None))
-    elif spec.kind in (ObligationKind.ASSERT, ObligationKind.INVARIANT) and isinstance(ins, Assert):
+    elif spec.kind in (ObligationKind.ASSERT, ObligationKind.INVARIANT, ObligationKind.UNASSIGNED) \
+            and isinstance(ins, Assert):
         d = w.deps([ins.cond], lbl)
         out = _scalar_atoms(kernel, d)
         for name, m in sorted(d.shapes):

@@ -236,12 +236,24 @@ def decide_div_zero(ctx: ProofContext, spec: ObligationSpec) -> Obligation:
                          f"dividend {dividend} = {t.min_value}{by} ({who(cex)})", cex)
 
 
+#: How the frontend's `unassigned` checks end their message (lower/expressions.py).
+UNASSIGNED_SUFFIX = " is read before it is assigned"
+
+
 def decide_assert(ctx: ProofContext, spec: ObligationSpec) -> Obligation:
     ins: Assert = _instr(ctx, spec.site)
     enc = ctx.A
     ans = solve(ctx, [enc], [_reach(enc, spec.site), z3.Not(enc.term(ins.cond))],
                 [spec.site])
     label = f"assertion at line {spec.loc.line}" + (f" ({ins.message})" if ins.message else "")
+    if spec.kind is ObligationKind.UNASSIGNED:     # the MIR message: "variable 'v' is read before ..."
+        subject = ins.message.removesuffix(UNASSIGNED_SUFFIX)
+        if ans.status == Status.PROVED:
+            return proved_obligation(spec, f"every path to line {spec.loc.line} assigns {subject}")
+        label = f"the read of {subject} at line {spec.loc.line}"
+        if ans.status != Status.UNKNOWN:
+            cex = counterexample(ctx, ans.model, [enc], _abstract_ops(enc, spec.site, [ins.cond]))
+            return failed_obligation(spec, f"{ins.message} ({who(cex)})", cex)
     if ans.status == Status.PROVED:
         return proved_obligation(spec, f"{label} always holds")
     if ans.status == Status.UNKNOWN:
@@ -499,6 +511,7 @@ DECIDERS = {
     ObligationKind.INVARIANT: decide_invariant,
     ObligationKind.DIV_ZERO: decide_div_zero,
     ObligationKind.UNINIT: decide_uninit,
+    ObligationKind.UNASSIGNED: decide_assert,
 }
 
 __all__ = ["prove_kernel", "enumerate_obligations", "ObligationSpec", "DECIDERS"]

@@ -46,6 +46,9 @@ EXPLANATION = {
     ObligationKind.UNINIT: "this shared element may be read before any thread of the block wrote it: "
                            "write every element the block reads (halo and padding included) before "
                            "the barrier",
+    ObligationKind.UNASSIGNED: "this path reads the variable without assigning it first (Warp reads an "
+                               "indeterminate value there): assign it before the if or loop, or read it "
+                               "only under the condition that assigned it",
 }
 
 #: the `why` of a div-zero failure whose counterexample divides INT_MIN by -1
@@ -71,6 +74,7 @@ KIND_TEXT = {
     ObligationKind.INVARIANT: "loop invariant can fail",
     ObligationKind.DIV_ZERO: "integer division by zero or overflow",
     ObligationKind.UNINIT: "read of uninitialised shared memory",
+    ObligationKind.UNASSIGNED: "read of an unassigned variable",
 }
 
 

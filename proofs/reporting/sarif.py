@@ -50,6 +50,10 @@ _HELP = {
                            "(by a load or an atomic) must have been written earlier in the launch by "
                            "a thread of its block, before a barrier the reader passed or earlier in "
                            "the reader's own program order. Write the halo and padding elements too.",
+    ObligationKind.UNASSIGNED: "A variable assigned only under a condition (or in a loop body) may be "
+                               "read after it only on paths that assigned it: Warp reads an "
+                               "indeterminate value on the others. Assign it before the if or loop, "
+                               "or read it only under the condition that assigned it.",
 }
 
 

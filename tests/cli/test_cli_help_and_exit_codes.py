@@ -16,7 +16,8 @@ from verikern.proofs.obligations import ObligationKind
 #: How `prove`'s help names each obligation kind (a new kind fails here until
 #: the help names it too).
 KIND_WORDS = {"bounds": "bounds", "race": "race", "divergence": "barrier", "assert": "assert",
-              "invariant": "invariant", "div-zero": "division", "uninit": "uninitialised"}
+              "invariant": "invariant", "div-zero": "division", "uninit": "uninitialised",
+              "unassigned": "unassigned"}
 #: How `emit`'s help names each --ir choice.
 IR_WORDS = {"hir": "HIR", "mir": "MIR", "llvm": "LLVM", "ptx": "PTX", "smt2": "smt2", "c": "C encoding"}
 

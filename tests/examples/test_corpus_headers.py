@@ -9,7 +9,7 @@ import pytest
 
 from corpus_loader import CORPUS_DIR, compiled, corpus_kernel, load_corpus
 
-KINDS = {"bounds", "race", "divergence", "assert", "div-zero", "invariant", "uninit"}
+KINDS = {"bounds", "race", "divergence", "assert", "div-zero", "invariant", "uninit", "unassigned"}
 CASES = load_corpus()
 
 
@@ -24,7 +24,7 @@ def test_every_kind_is_covered():
     assert set(counts) == KINDS
     for kind in ("bounds", "race", "divergence"):
         assert counts[kind] >= 5, counts
-    for kind in ("assert", "div-zero", "invariant", "uninit"):
+    for kind in ("assert", "div-zero", "invariant", "uninit", "unassigned"):
         assert counts[kind] >= 2, counts
 
 

@@ -69,7 +69,7 @@ def test_no_witness_needs_a_reason_and_is_recorded(tmp_path):
     (["# expect: failed bounds", "# bug: 3:4 bounds", "# witness bounds: dim=1, block_dim=1, n=len([1])"],
      "an array is zeros"),
     (["# expect: failed bounds", "# bug: 3:4 bounds", "# witness bounds: dim=1, block_dim=1, n='a'"],
-     "must be an int or a float"),
+     "must be an int, a float or a bool"),
     (["# expect: failed bounds", "# bug: 3:4 bounds", "# witness bounds: dim=0, block_dim=1"], "positive"),
     (["# expect: refused", "# A file."], "has '# refused: LINE:COL WORD'"),
     (["# expect: proved", "# refused: 3:4 rebind"], "has '# refused: LINE:COL WORD'"),

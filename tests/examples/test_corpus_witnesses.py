@@ -14,7 +14,7 @@ from corpus_loader import corpus_kernel, load_corpus
 from verikern.errors import (BarrierDivergenceError, DivisionByZeroError, DivisionOverflowError,
                              KernelAssertionError, KernelRuntimeError, OutOfBoundsError)
 from verikern.backends.simulator import UninitializedReads, simulate
-from verikern.errors import UninitializedReadError
+from verikern.errors import UnassignedReadError, UninitializedReadError
 from verikern.runtime import prepare_launch
 from verikern.trace import find_races, find_uninit_reads
 
@@ -22,7 +22,7 @@ from verikern.trace import find_races, find_uninit_reads
 #: by zero or, on int32/int64, as INT_MIN / -1)
 ERROR_OF = {"bounds": (OutOfBoundsError,), "div-zero": (DivisionByZeroError, DivisionOverflowError),
             "assert": (KernelAssertionError,), "invariant": (KernelAssertionError,),
-            "divergence": (BarrierDivergenceError,)}
+            "divergence": (BarrierDivergenceError,), "unassigned": (UnassignedReadError,)}
 CASES = {c.name: c for c in load_corpus()}
 BUGGY = [c for _, c in sorted(CASES.items()) if c.expect_status == "failed"]
 

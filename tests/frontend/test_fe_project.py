@@ -192,8 +192,13 @@ def test_an_enum_the_file_rebinds_is_not_a_constant():
     assert err.rule in ("closure", "unknown-name")
 
 
-def test_a_plain_class_is_not_an_enum():
-    err = first_error(ENUM.replace("class Mode(IntEnum)", "class Mode(object)"))
+def test_a_plain_class_of_int_constants_reads_as_warp_reads_it_and_one_with_more_does_not():
+    """(scan/class_constants.py; tests/warp_compat/test_warp_class_constants.py compares with Warp)"""
+    plain = ENUM.replace("class Mode(IntEnum)", "class Mode(object)")
+    out = np.zeros(3, np.int32)
+    vk.launch(compile_text(plain).kernels[0].mir, 3, [out])
+    assert out.tolist() == [4, 7, 10]
+    err = first_error(plain.replace("    TRIPLE = 3\n", "    TRIPLE = 3\n\n    def f(self):\n        pass\n"))
     assert "Mode" in err.render()
 
 

@@ -79,7 +79,9 @@ CASES = [
     ("loop-else", K + f"@vk.kernel\ndef k({A}):\n    while False:\n        pass\n    else:\n"
                       "        a[0] = 1.0\n", "a[0] = 1.0", 0),
     ("undefined-variable", K + f"@vk.kernel\ndef k({A}):\n    i = vk.tid()\n    if i > 0:\n"
-                               "        x = 1.0\n    a[0] = x\n", "x\n", 0),
+                               "        x = 1.0\n    else:\n        a[0] = x\n", "x\n", 0),
+    ("undefined-variable", K + f"@vk.kernel\ndef k({A}):\n    i = vk.tid()\n    a[0] = x\n"
+                               "    if i > 0:\n        x = 1.0\n", "x\n", 0),
     ("undefined-variable", K + f"@vk.kernel\ndef k({A}, n: int):\n    for j in range(n):\n"
                                "        pass\n    a[j] = 1.0\n", "j] = 1.0", 0),
     ("missing-return", K + "@vk.func\ndef f(x: float) -> float:\n    if x > 0.0:\n"

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import verikern as vk
-from verikern.errors import ContractError, LaunchError
+from verikern.errors import ContractError, LaunchError, UnassignedReadError
 from verikern.hir.types import F32, F64, I32, VECTOR_TYPES, ArrayType
 from frontend.fe_util import compile_ok, compile_text, first_error, marker_loc
 
@@ -238,10 +238,20 @@ def test_constant_loop_defines_what_its_body_always_assigns():
 
 @pytest.mark.parametrize("loop", ["range(n)", "range(0)", "range(3)"])
 def test_loops_that_may_skip_or_leave_early_do_not_define(loop):
+    """After them the read is checked (Warp builds it; check/assigned_reads.py),
+    except after `range(0)`, which Warp unrolls to nothing ("undefined symbol")."""
     body = "        if a[j] > 0.0:\n            break\n" if loop == "range(3)" else ""
     src = W + (f"@wp.kernel\ndef k(a: wp.array[float], n: int):\n    for j in {loop}:\n"
                f"{body}        d = 1.0\n    a[0] = d\n")
-    assert first_error(src).rule == "undefined-variable"
+    if loop == "range(0)":
+        assert first_error(src).rule == "undefined-variable"
+        return
+    k = compile_ok(src)
+    a = np.ones(4, np.float32)
+    with pytest.raises(UnassignedReadError):    # no iteration, or a break before `d = 1.0`
+        vk.launch(k, 1, [a, 0])
+    vk.launch(k, 1, [-a, 2])
+    assert a[0] == 1.0
 
 
 @pytest.mark.parametrize("body, needle", [

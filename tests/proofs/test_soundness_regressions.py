@@ -31,10 +31,10 @@ from verikern.backends.simulator import simulate  # noqa: E402
 from verikern.runtime import LaunchConfig  # noqa: E402
 from verikern.trace import find_races  # noqa: E402
 
-KINDS = {"bounds", "race", "divergence", "assert", "invariant", "div-zero"}
+KINDS = {"bounds", "race", "divergence", "assert", "invariant", "div-zero", "unassigned"}
 ERROR_OF = {"bounds": errors.OutOfBoundsError, "div-zero": errors.IntegerDivisionError,
             "divergence": errors.BarrierDivergenceError, "assert": errors.KernelAssertionError,
-            "invariant": errors.KernelAssertionError}
+            "invariant": errors.KernelAssertionError, "unassigned": errors.UnassignedReadError}
 
 
 @dataclass(frozen=True)
@@ -251,6 +251,38 @@ CASES = {
                     a[k] = 1  # BUG
                     k += 1
     """, "bounds", (1,), 1, {"a": np.zeros(1, np.int32)}, {"n": 2}),
+    # a variable assigned under `c and d` and read under `c` alone (the flag of
+    # check/assigned_reads.py must follow the path, not the first test)
+    "assigned_under_a_stronger_test": Regression("""
+        @vk.kernel
+        def k(a: vk.array(dtype=vk.float32), c: vk.int32, d: vk.int32):
+            if c > 0 and d > 0:
+                v = 1.0
+            if c > 0:
+                a[0] = v  # BUG
+    """, "unassigned", (1,), 1, {"a": np.zeros(1, np.float32)}, {"c": 1, "d": 0}),
+    # `v += 1.0` in a loop sets no flag (its read is checked first): on a path
+    # that never assigned v, the first iteration's read fails
+    "accumulated_without_the_assignment": Regression("""
+        @vk.kernel
+        def k(a: vk.array(dtype=vk.float32), c: vk.int32, n: vk.int32):
+            if c > 0:
+                v = 0.0
+            for j in range(n):
+                v += 1.0  # BUG
+            if c > 0:
+                a[0] = v
+    """, "unassigned", (1,), 1, {"a": np.zeros(1, np.float32)}, {"c": 0, "n": 2}),
+    # assigned in a while body that may not run: the read after the loop
+    "assigned_in_a_loop_that_may_not_run": Regression("""
+        @vk.kernel
+        def k(a: vk.array(dtype=vk.float32), n: vk.int32):
+            k = 0
+            while k < n:
+                v = vk.float32(k)
+                k += 1
+            a[0] = v  # BUG
+    """, "unassigned", (1,), 1, {"a": np.zeros(1, np.float32)}, {"n": 0}),
 }
 
 

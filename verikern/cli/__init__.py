@@ -17,7 +17,7 @@ from verikern.version import __version__
 # name -> (module, one-line help shown by `verikern --help`)
 COMMANDS = {
     "prove": ("verikern.cli.prove", "Prove bounds, race freedom, barrier convergence, asserts, loop invariants, "
-              "division safety and no uninitialised shared reads."),
+              "division safety, no uninitialised shared reads and no reads of unassigned variables."),
     "emit": ("verikern.cli.emit", "Print a kernel's HIR, MIR, LLVM IR, PTX, SMT-LIB queries (smt2) or C encoding (c)."),
     "trace": ("verikern.cli.trace", "Run a kernel on generated inputs and report races and bank conflicts."),
     "info": ("verikern.cli.info", "Report registers, shared memory and spills per kernel (ptxas -v)."),

@@ -138,7 +138,7 @@ def _compile_source(source: str, filename: str, optimize: bool, project_file=Non
                                                        SourceLoc(filename, 1, 1))])
     info = ModuleInfo(filename, source)
     if project_file is not None:
-        info.project, info.module_name = Project.of_file(project_file)
+        info.project, info.module_name = Project.of_file(project_file, tree)
         info.is_package = Path(project_file).name == "__init__.py"
         info.project.modules[info.module_name] = None   # importing itself: no constants
     collect_calls(tree, info)   # the call sites of kernel factories, before scanning them

@@ -28,11 +28,15 @@ class Literal:
 
 @dataclass(frozen=True)
 class LocalRef:
-    """Read of a local variable or scalar/vector parameter."""
+    """Read of a local variable or scalar/vector parameter. `assigned_flag`:
+    the bool local that holds whether some path assigned `name`, set where
+    only some paths to this read do (check/assigned_reads.py); the read is
+    then an `unassigned` obligation on that flag."""
 
     name: str
     type: HirType
     loc: SourceLoc
+    assigned_flag: str | None = None
 
 
 @dataclass(frozen=True)

@@ -52,7 +52,7 @@ def _component(e):
 
 _EXPR = {
     H.Literal: _lit,
-    H.LocalRef: lambda e: e.name,
+    H.LocalRef: lambda e: e.name if e.assigned_flag is None else f"{e.name}?",
     H.ArrayRefExpr: lambda e: e.name,
     H.BinaryExpr: lambda e: f"({format_expr(e.lhs)} {_SYM[e.op]} {format_expr(e.rhs)})",
     H.CompareExpr: lambda e: f"({format_expr(e.lhs)} {_SYM[e.op]} {format_expr(e.rhs)})",

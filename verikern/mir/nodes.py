@@ -355,11 +355,17 @@ class Barrier(Instr):
         return ()
 
 
+#: The kinds of Assert, each its own obligation kind and its own MIR opcode word.
+ASSERT_KINDS = ("assert", "invariant", "unassigned")
+
+
 @dataclass(frozen=True)
 class Assert(Instr):
     """An obligation `cond` must hold for every thread reaching it.
-    kind is "assert" (source assert) or "invariant" (vk.invariant hint, which
-    sits first in its loop's body block and is named by LoopInfo)."""
+    kind is "assert" (source assert), "invariant" (vk.invariant hint, which
+    sits first in its loop's body block and is named by LoopInfo) or
+    "unassigned" (a read of a variable that only some paths assign: `cond`
+    is its flag, true where the path taken assigned it; one of ASSERT_KINDS)."""
 
     OPCODE: ClassVar[str] = "assert"
     cond: Operand

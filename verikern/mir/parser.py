@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import NoReturn
 
 from .nodes import (
-    ATOMIC_OPS, BINARY_OPS, COMPARE_OPS, SPECIAL_KINDS, UNARY_OPS, UNKNOWN_LOC, ArrayRef,
+    ASSERT_KINDS, ATOMIC_OPS, BINARY_OPS, COMPARE_OPS, SPECIAL_KINDS, UNARY_OPS, UNKNOWN_LOC, ArrayRef,
     Assert, Atomic, Barrier, BinOp, Block, Branch, Cast, Compare, Const, Jump, Kernel, Load,
     LoopInfo, Phi, RangeLoopInfo, Requires, RequiresArray, Return, ScalarParam, Select,
     Instr, Operand, ShapeOf, SourceLoc, Special, Store, UnaryOp, Value,
@@ -487,7 +487,7 @@ _WITH_RESULT = {
     "phi": True, "cmp": True, "atomic": True, "cast": True, "select": True, "shape": True,
     "load": True, **{k: True for k in SPECIAL_KINDS}, **{o: True for o in BINARY_OPS},
     **{o: True for o in UNARY_OPS},
-    "store": False, "barrier": False, "assert": False, "invariant": False, "requires": False,
+    "store": False, "barrier": False, **{k: False for k in ASSERT_KINDS}, "requires": False,
     "jmp": False, "br": False, "ret": False,
 }
 
@@ -555,7 +555,7 @@ def _build(ln: _Line, op: str, base: str, sub: str, result, col: int, default: S
         return Store(arr, idx, ln.operand(), loc())
     if op == "barrier":
         return Barrier(loc())
-    if op in ("assert", "invariant"):
+    if op in ASSERT_KINDS:
         cond = ln.operand()
         ln.expect(",")
         message = ast.literal_eval(ln.take("string", "the assert's message (a string)").text)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .cfg import dominators, reverse_postorder
 from .nodes import (
-    ATOMIC_OPS, SPECIAL_KINDS,
+    ASSERT_KINDS, ATOMIC_OPS, SPECIAL_KINDS,
     Assert, Atomic, BinOp, Branch, Compare, Const, Kernel, Load,
     Requires, RequiresArray, Select, ShapeOf, Special, Store, UnaryOp, Value,
 )
@@ -75,6 +75,8 @@ def _check_types(k: Kernel, where: str, ins) -> None:
             if (ins.op == "cas") != (ins.compare is not None):
                 _fail(k, where, "cas needs a compare operand (and only cas)")
     elif isinstance(ins, (Assert, Requires)):
+        if isinstance(ins, Assert) and ins.kind not in ASSERT_KINDS:
+            _fail(k, where, f"unknown assert kind {ins.kind!r}")
         if ins.cond.type != BOOL:
             _fail(k, where, "condition must be bool")
     elif isinstance(ins, RequiresArray):

@@ -38,7 +38,7 @@ def test_rules_results_counterexample_hashes_and_scope(tmp_path):
     run = data["runs"][0]
     rules = run["tool"]["driver"]["rules"]
     assert [r["id"] for r in rules] == ["bounds", "race", "divergence", "assert", "invariant",
-                                        "div-zero", "uninit", "compile-error", "generic-instances"]
+                                        "div-zero", "uninit", "unassigned", "compile-error", "generic-instances"]
     assert all(r["help"]["text"] and r["fullDescription"]["text"] for r in rules)
     (result,) = run["results"]
     assert (result["ruleId"], result["level"]) == ("bounds", "error")

@@ -23,6 +23,9 @@ BINOP_NAMES = {
     ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div",
     ast.FloorDiv: "floordiv", ast.Mod: "mod", ast.Pow: "pow", ast.LShift: "shl",
     ast.RShift: "shr", ast.BitAnd: "and", ast.BitOr: "or", ast.BitXor: "xor",
+    # Warp 1.19 maps `@` to its builtin `mul`, the builtin of `*` (codegen.py
+    # `builtin_operators[ast.MatMult] = "mul"`): the same operands, the same result
+    ast.MatMult: "mul",
 }
 BINOP_SYMBOLS = symbols("binary")     # op -> `+`, `//`, ... (mir.ops owns the spelling)
 COMPARE_NAMES = {ast.Eq: "eq", ast.NotEq: "ne", ast.Lt: "lt", ast.LtE: "le",

@@ -44,6 +44,7 @@ from verikern.mir.ops import ATOMIC
 from . import rules as R
 from . import rules_rigid as G
 from .type_ctors import check_matrix_from_vectors
+from .search import type_lower_bound
 
 # who types a builtin that has no typing rule of its own
 DESUGARED, RANDOM, STATEMENT, ASSERTION, CONTRACT, INTERNAL, REFUSED = (
@@ -114,6 +115,10 @@ BUILTINS: tuple[Builtin, ...] = (
     Builtin("pow", R.type_pow, LOWERED, _binary("pow"), ("x", "y"), python="pow"),
     Builtin("atan2", R.type_pow, LOWERED, _binary("atan2"), ("y", "x")),
     Builtin("len", R.type_len, FOLDED, python="len"),
+    # Warp's binary search (lower/search_calls.py lowers it as Warp's loop)
+    Builtin("lower_bound", type_lower_bound, LOWERED,
+            _binary("sub", "add", "div", "and", "or")
+            + (("compare", "lt"), ("compare", "le"), ("compare", "gt"))),
     Builtin("where", R.type_where, LOWERED, (), ("cond", "value_if_true", "value_if_false")),
     Builtin("select", R.type_where, LOWERED, (), ("cond", "value_if_false", "value_if_true")),
     # ---- vectors, matrices and quaternions

@@ -3,8 +3,9 @@
 Invariant: a BodyChecker either returns a HIR definition that satisfies every
 rule of docs/LANGUAGE.md sections 2-5 or raises the first violated rule as a
 located KernelError. Definite assignment is tracked (`defined`): a variable
-is readable only where every path has assigned it; a variable keeps the type
-of its first assignment for its whole life.
+is read unchecked only where every path has assigned it, and where only some
+path has (`maybe_defined`), the read is an obligation (check/assigned_reads.py);
+a variable keeps the type of its first assignment for its whole life.
 """
 from __future__ import annotations
 
@@ -37,6 +38,7 @@ from ..scan.module import Definition, ModuleInfo
 from ..builtins.rand import has_rand, hoist
 from ..builtins.table import RAND_BUILTINS
 from .registry import is_any, type_variable
+from .assigned_reads import flag_sets, needs_another_check, note_assignment, with_flag_starts
 from .statement_walks import calls_in, conditional_calls, stored_names
 from ..builtins.operators import BINOP_NAMES, check_binary_types, literal_type_for
 from .shared_arrays import shared_array_type
@@ -75,6 +77,11 @@ class BodyChecker(StructChecks, WarpChecks, FlowChecker, ExprChecker):
 
     def __init__(self, info: ModuleInfo, definition: Definition, registry, param_types=None,
                  func_key: str | None = None):
+        # the variables read where only some path assigned them: each has a flag (assigned_reads.py)
+        self.shadowed: frozenset[str] = frozenset()
+        self.unassigned_reads: set[str] = set()   # the variables read so
+        self.maybe_defined: set[str] = set()      # assigned on some path to here
+        self.pending_flags: list[str] = []        # flags the current statement sets
         self.param_types = param_types   # a generic func's specialization: one type per param
         self.param_anns: dict = {}       # a generic kernel's wp.overload: name -> annotation
         self.func_key = func_key or definition.node.name
@@ -122,12 +129,15 @@ class BodyChecker(StructChecks, WarpChecks, FlowChecker, ExprChecker):
     def error(self, message, node, rule, hint=None):
         return self.info.error(message, node, rule, hint)
 
-    def declare(self, name: str, t, node) -> None:
+    def declare(self, name: str, t, node, read_first: bool = False) -> None:
+        """`name` is assigned a `t` here (`read_first`: by a statement that
+        read it first, `v += e`)."""
         if name in self.var_types and self.var_types[name] != t:
             raise self.error(f"variable {name!r} changes type from {self.var_types[name]} to {t}",
                              node, "type-change",
                              "use a new variable name, or convert explicitly")
         self.var_types[name] = t
+        note_assignment(self, name, read_first)
         self.defined.add(name)
 
     def note_tid(self, arity: int, node) -> None:
@@ -199,14 +209,39 @@ class BodyChecker(StructChecks, WarpChecks, FlowChecker, ExprChecker):
             out.append(H.Param(arg.arg, t, self.loc(arg)))
         return tuple(out)
 
+    def check_again(self, shadowed: frozenset[str]) -> None:
+        """Start over with a flag for each variable of `shadowed`
+        (check/assigned_reads.py): a fresh state, the settings kept."""
+        kept: dict[str, object] = {k: self.__dict__[k] for k in ("param_anns", "warp_literals", "typed")
+                if k in self.__dict__}
+        args = (self.info, self.defn, self.registry, self.param_types, self.func_key)
+        self.__dict__.clear()
+        BodyChecker.__init__(self, *args)
+        self.__dict__.update(kept)
+        self.shadowed = shadowed
+
     def check_kernel(self) -> H.KernelDef:
+        hir = self._check_kernel()
+        while (shadowed := needs_another_check(self)) is not None:
+            self.check_again(shadowed)
+            hir = self._check_kernel()
+        return hir
+
+    def check_func(self) -> H.FuncDef:
+        fdef = self._check_func()
+        while (shadowed := needs_another_check(self)) is not None:
+            self.check_again(shadowed)
+            fdef = self._check_func()
+        return fdef
+
+    def _check_kernel(self) -> H.KernelDef:
         params = self.params()
         if self.node.returns is not None and not (isinstance(self.node.returns, ast.Constant)
                                                   and self.node.returns.value is None):
             raise self.error("kernels do not return values", self.node.returns,
                              "kernel-return-value", "write results into an array")
         body = self.decorator_requires(params) + self.check_body(self.struct_body(), top=True)
-        body = self.struct_shape_requires() + body
+        body = self.struct_shape_requires() + with_flag_starts(self, body, self.defn.loc)
         if self.tid_arity is not None and self.launch_dim_max >= self.tid_arity:
             raise self.error(f"vk.launch_dim({self.launch_dim_max}) in a kernel that unpacks "
                              f"vk.tid() into {self.tid_arity} dimension(s)", self.node,
@@ -223,7 +258,7 @@ class BodyChecker(StructChecks, WarpChecks, FlowChecker, ExprChecker):
                            else self.defn.fast_math, self.uses_block, self.struct_args(),
                            tuple(self.module_constants.values()))
 
-    def check_func(self) -> H.FuncDef:
+    def _check_func(self) -> H.FuncDef:
         params = self.params()
         r = self.node.returns
         self.result_pattern = self.tuple_result_pattern(r)
@@ -242,6 +277,7 @@ class BodyChecker(StructChecks, WarpChecks, FlowChecker, ExprChecker):
             raise self.error(f"func {self.name!r} can reach its end without returning a "
                              f"{self.returns}", last, "missing-return",
                              "return a value on every path")
+        body = with_flag_starts(self, body, self.defn.loc)
         return H.FuncDef(self.func_key, params, self.returns, tuple(body), self.defn.loc)
 
     # -------------------------------------------------------- statements
@@ -271,6 +307,8 @@ class BodyChecker(StructChecks, WarpChecks, FlowChecker, ExprChecker):
                 self.terminated = True
             if r is not None:
                 out.extend(r if isinstance(r, list) else [r])
+            if self.pending_flags:
+                out.extend(flag_sets(self, self.loc(s)))
         return out
 
     def check_stmt(self, s):
@@ -519,6 +557,10 @@ class BodyChecker(StructChecks, WarpChecks, FlowChecker, ExprChecker):
         if not isinstance(e, H.LocalRef) or not isinstance(e.type, (VectorType, MatrixType)):
             raise self.error(f"cannot assign into `{ast.unparse(node)}`", node,
                              "bad-assign-target")
+        if e.name not in self.defined:    # a part written: the rest is read unchecked
+            raise self.error(f"variable {e.name!r} may be used before it is assigned", node,
+                             "undefined-variable",
+                             "assign it on every path before this point (before the loop/if)")
         return e
 
     def _assign_subscript(self, target, value, s, loc):
@@ -639,7 +681,7 @@ class BodyChecker(StructChecks, WarpChecks, FlowChecker, ExprChecker):
                                            col_offset=t.col_offset))
             rhs = self.check_expr(s.value, literal_type_for(op, cur.type))
             rt = check_binary_types(self, op, cur, rhs, s)
-            self.declare(t.id, rt, t)
+            self.declare(t.id, rt, t, read_first=True)
             return H.Assign(t.id, H.BinaryExpr(op, cur, rhs, rt, loc), self.loc(t))
         part = augassign_part(self, s, op, ATOMIC_AUG, loc)   # a[i].x += v
         if part is not None:

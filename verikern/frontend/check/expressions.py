@@ -21,6 +21,7 @@ from verikern.mir.ops import UNBOUNDED_RING
 from verikern.mir.ops import trunc_div as _c_div  # C division on unbounded ints
 from .dynamic_components import dynamic_read
 from .views import check_view_use, flat_index
+from .assigned_reads import maybe_assigned_read
 from ..scan.factories import capture_of, capture_ref
 from ..scan.constants import NotConstant
 from ..scan.project import aliased_module, chain_root, module_member
@@ -309,6 +310,9 @@ class ExprChecker(_Host):
             return H.ArrayRefExpr(name, self.arrays[name], self.loc(node))
         if name in self.local_names:
             if name not in self.defined:
+                checked = maybe_assigned_read(self, name, node)   # check/assigned_reads.py
+                if checked is not None:
+                    return checked
                 raise self.error(f"variable {name!r} may be used before it is assigned", node,
                                  "undefined-variable",
                                  "assign it on every path before this point (before the loop/if)")
@@ -348,10 +352,7 @@ class ExprChecker(_Host):
                              "it; or pass the value as a kernel parameter")
 
     def _expr_BinOp(self, node: ast.BinOp, expected):
-        if type(node.op) not in BINOP_NAMES:
-            raise self.error("the `@` operator is not supported", node, "unsupported-expression",
-                             "use vk.mul(a, b)")
-        op = BINOP_NAMES[type(node.op)]
+        op = BINOP_NAMES[type(node.op)]     # every operator of Python's grammar
         lhs, r = self.check_pair(node.left, node.right, op, expected)
         t = check_binary_types(self, op, lhs, r, node)
         return H.BinaryExpr(op, lhs, r, t, self.loc(node))

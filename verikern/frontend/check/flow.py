@@ -4,7 +4,10 @@ Invariant: after an if, a variable is defined only if every branch that
 falls through defines it; after a loop, exactly the variables defined before
 it (the loop may run zero times) minus the loop variable, plus, for a loop
 over a constant non-empty range without break/continue, those its body
-always defines (it runs at least once); a func call is
+always defines (it runs at least once); a variable some branch or loop body
+assigned is `maybe_defined` after it (its reads are checked,
+check/assigned_reads.py), and an else branch does not see what its if
+branch assigned; a func call is
 checked against the func's signature and never closes a call cycle.
 """
 from __future__ import annotations
@@ -16,12 +19,13 @@ import copy
 
 from verikern.hir import nodes as H
 from verikern.hir.types import (
-    ArrayType, MatrixType, ScalarType, TupleType, VectorType, component_count,
+    ArrayType, ScalarType, TupleType,
 )
 from verikern.errors import KernelError
 from ..scan.annotations import parse_annotation
 from ..scan.constants import NotConstant
 from .overloads import pick_overload
+from .assigned_reads import typed_zero
 from .registry import is_any, type_variable, type_variable_takes
 
 
@@ -43,8 +47,12 @@ class FlowChecker(_Host):
     def _stmt_If(self, s):
         cond = self.check_cond(s.test)
         before = set(self.defined)
+        maybe = set(self.maybe_defined)
         then, d1, t1 = self._branch(s.body, before)
+        # as in Warp, the else branch does not see what the if branch assigned; after both, it does
+        maybe, self.maybe_defined = self.maybe_defined, maybe
         orelse, d2, t2 = self._branch(s.orelse, before)
+        self.maybe_defined |= maybe
         live = [d for d, t in ((d1, t1), (d2, t2)) if not t]
         self.terminated = not live
         self.defined = set.intersection(*live) if live else set(before)
@@ -114,6 +122,7 @@ class FlowChecker(_Host):
         if step == 0:
             raise self.error("range() step must not be zero", args[2], "range-zero-step")
         before = set(self.defined)
+        maybe_before = set(self.maybe_defined)
         self.declare(var, typed[0].type, s.target)
         inner = set(self.defined)
         self.defined = before
@@ -129,6 +138,9 @@ class FlowChecker(_Host):
         self.loop_vars.pop()
         unrollable.pop()
         self.defined.discard(var)
+        self.maybe_defined.discard(var)     # Warp's value after a loop is not Python's: refused
+        if self._trip_count(args) == 0:     # Warp unrolls it to nothing: its names stay unknown
+            self.maybe_defined = maybe_before
         loop = H.ForRange(var, typed[0], typed[1], typed[2], tuple(body), self.loc(s))
         return self._runs_once_defs(s, args, before, end_defined, var) + [loop] + \
             self._loop_var_after(s, args, var, typed[0].type)
@@ -147,17 +159,21 @@ class FlowChecker(_Host):
         self.defined.add(var)
         return [H.Assign(var, H.Literal(r[-1], t, self.loc(s)), self.loc(s))]
 
+    def _trip_count(self, args) -> int | None:
+        """The number of iterations of `range(*args)` when its arguments are constants."""
+        try:
+            return len(range(*(int(self.const_eval(a)) for a in args)))
+        except (NotConstant, TypeError, ValueError):
+            return None
+
     def _runs_once_defs(self, s, args, before, end_defined, var) -> list:
         """A loop over a constant range with at least one iteration and no
         break/continue runs its body to the end at least once, so (as in
         Python and Warp) the names the body always assigns are defined after
         it. They get a typed zero before the loop: the body never reads it
         (it cannot read a name before assigning it), so it is never observed."""
-        try:
-            trip = len(range(*(int(self.const_eval(a)) for a in args)))
-        except (NotConstant, TypeError, ValueError):
-            return []
-        if trip < 1 or any(isinstance(n, (ast.Break, ast.Continue)) for n in ast.walk(s)):
+        trip = self._trip_count(args)
+        if trip is None or trip < 1 or any(isinstance(n, (ast.Break, ast.Continue)) for n in ast.walk(s)):
             return []
         out = []
         loc = self.loc(s)
@@ -165,13 +181,8 @@ class FlowChecker(_Host):
             t = self.var_types.get(name)
             if name.startswith("$") or t is None:
                 continue
-            zero: H.Expr
-            if isinstance(t, ScalarType):
-                zero = H.Literal(False if t.is_bool else (0.0 if t.is_float else 0), t, loc)
-            elif isinstance(t, (VectorType, MatrixType)):
-                zero = H.BuiltinCall("construct", tuple(H.Literal(0.0, t.dtype, loc) for _ in
-                                                        range(component_count(t))), t, loc)
-            else:
+            zero = typed_zero(t, loc)
+            if zero is None:
                 continue
             out.append(H.Assign(name, zero, loc))
             self.defined.add(name)

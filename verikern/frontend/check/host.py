@@ -46,7 +46,7 @@ class _CheckerHostMethods(Protocol):
 
     def temp(self) -> str: ...
 
-    def declare(self, name: str, t: Any, node: Any) -> None: ...
+    def declare(self, name: str, t: Any, node: Any, read_first: bool = False) -> None: ...
 
     def _requires(self, call: ast.Call) -> Any: ...
 
@@ -63,6 +63,10 @@ class CheckerHost(_CheckerHostMethods):
     views: dict[str, tuple[str, tuple[str, ...]]]   # array views (views.py)
     var_types: dict[str, Any]
     defined: set[str]
+    maybe_defined: set[str]          # assigned on some path (assigned_reads.py)
+    unassigned_reads: set[str]
+    shadowed: frozenset[str]
+    pending_flags: list[str]
     local_names: set[str]
     called: set[str]
     captures: dict[str, Any]

@@ -20,6 +20,7 @@ from verikern.mir.nodes import Atomic, Cast, Jump, Phi
 from ..builtins.table import ATOMICS, FLOAT_UNARY, GEOMETRY
 from .contexts import ArrayView, FuncContext
 from .rigid_calls import RIGID_LOWERING
+from .search_calls import lower_lower_bound
 
 
 if TYPE_CHECKING:   # the state and methods of the class that mixes this in
@@ -276,4 +277,5 @@ BUILTIN_LOWERING: dict[str, Callable[..., tuple]] = {
     "transpose": BuiltinLowering._transpose,
     "where": BuiltinLowering._where, "select": BuiltinLowering._where,
     **RIGID_LOWERING,
+    "lower_bound": lower_lower_bound,
 }

@@ -3,9 +3,10 @@ block, returning one operand per scalar component.
 
 Invariants: operands are evaluated left to right, each exactly once; an
 expression that may fault or has effects (array loads, integer division,
-atomics, func calls) on the right of `and`/`or`, in a branch of `x if c else
-y`, or later in a comparison chain is evaluated only when Python would
-evaluate it (branches and phis); everything else uses Select / bool ops.
+atomics, func calls, a checked read of a maybe-assigned variable) on the
+right of `and`/`or`, in a branch of `x if c else y`, or later in a
+comparison chain is evaluated only when Python would evaluate it (branches
+and phis); everything else uses Select / bool ops.
 """
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from verikern.hir.types import BOOL, I32, MatrixType, ScalarType, VectorType
 from verikern.mir.builder import MirBuilder
 from verikern.mir.ops import BINARY
 from verikern.mir.nodes import (
-    BinOp, Branch, Cast, Compare, Const, Jump, Load, Phi, Select, ShapeOf, Special,
+    Assert, BinOp, Branch, Cast, Compare, Const, Jump, Load, Phi, Select, ShapeOf, Special,
     UnaryOp,
 )
 
@@ -65,11 +66,15 @@ class ExprLowering(_Host):
         return v
 
     def is_safe(self, e) -> bool:
-        """No loads, atomics, func calls or integer divisions inside `e`."""
+        """No loads, atomics, func calls, integer divisions or checked reads inside `e`."""
         stack = [e]
         while stack:
             x = stack.pop()
             if isinstance(x, (H.IndexExpr, H.FuncCall, H.DynamicComponentExpr)):
+                return False
+            if isinstance(x, H.LocalRef) and x.assigned_flag is not None:   # a checked read
+                return False
+            if isinstance(x, H.BuiltinCall) and x.name == "lower_bound":     # it reads the array
                 return False
             if isinstance(x, H.BuiltinCall) and x.name.startswith("atomic_"):
                 return False
@@ -145,6 +150,16 @@ class ExprLowering(_Host):
         return (self.const(e.value, e.type),)
 
     def _local(self, e: H.LocalRef, hint):
+        if e.assigned_flag is not None:     # some path to here may not assign it
+            (flag,) = self.env[e.assigned_flag]
+            guard = getattr(self, "_guard", None)
+            if guard is not None:           # evaluated eagerly: it counts only where `guard` holds
+                flag = self.binop("or", self.unop("not", guard, e.loc), flag, e.loc)
+            checked = self.__dict__.setdefault("_checked_flags", set())
+            if (self.cur, flag) not in checked:     # not checked earlier in this block
+                checked.add((self.cur, flag))
+                self.emit(Assert(flag, f"variable {e.name!r} is read before it is assigned",
+                                 e.loc, "unassigned"))
         return self.env[e.name]
 
     def _array_ref(self, e: H.ArrayRefExpr, hint):

@@ -27,6 +27,7 @@ from .type_names import round_float
 from .star_imports import module_level_names, unread_star
 from .decorators import MEANINGLESS_OPTIONS, decorator_of, kernel_like, read_definition
 from .overload_decls import MUTATORS, Fn
+from .class_constants import changing_use, plain_int_class_members
 
 DSL_MODULES = ("verikern", "warp")
 #: the DSL's module of types: `from warp.types import matrix` is `wp.types.matrix`, and its
@@ -91,6 +92,8 @@ class ModuleInfo:
     # `class Flags(IntEnum): ACTIVE = 1`: enum name -> {member: int value}
     enums: dict[str, dict[str, int]] = field(default_factory=dict)
     enum_imports: dict[str, str] = field(default_factory=dict)  # local -> "IntEnum"/"IntFlag"
+    # plain classes of int constants read as enums (scan/class_constants.py)
+    plain_classes: set[str] = field(default_factory=set)
     structs: dict[str, ast.ClassDef] = field(default_factory=dict)  # @wp.struct classes
     # a struct of `structs` another project module defines -> that module, whose
     # names its field annotations use (check/structs.py reads them there)
@@ -284,6 +287,11 @@ def scan_module(tree: ast.Module, info: ModuleInfo) -> None:
         for name, site in outside.items():
             info.rebindings.setdefault(name, site)
     _scan_statements(tree, info)
+    for name in sorted(info.plain_classes):    # taken only where nothing may change them
+        change = changing_use(tree, info, name)
+        if change is not None:
+            info.enums.pop(name, None)
+            info.rebindings.setdefault(name, change)
     _unbind_func_overloads(tree, info, outside)
     bind_imported_funcs(info)
     if info.module_aliases:
@@ -433,6 +441,10 @@ def _scan_statements(tree: ast.Module, info: ModuleInfo) -> None:
             info.nonconstant.add(stmt.name)
             info.enums.pop(stmt.name, None)
             members = int_enum_members(stmt, info)
+            if members is None:      # a plain class of int constants (scan/class_constants.py)
+                members = plain_int_class_members(stmt, info)
+                if members is not None:
+                    info.plain_classes.add(stmt.name)
             if members is not None and info.rebinding(stmt.name) is None:
                 info.enums[stmt.name] = members
             info.structs.pop(stmt.name, None)

@@ -4,9 +4,13 @@ read from those modules' SOURCE -- never imported, never executed.
 
 Invariants:
 - the project is the file's package: the highest folder reached by walking up
-  folders that hold `__init__.py` (a file outside any package: its own
-  folder); only modules below it are read, so a name imported from outside
-  (numpy, torch) stays non-constant;
+  folders that hold `__init__.py`, or that are namespace packages (PEP 420,
+  no `__init__.py`) the file's own imports need to be packages: as many
+  folders as its deepest relative import climbs (`from ...math import *`
+  three), and its own folder when it imports a module through the folder's
+  name (`from mypkg.consts import N` in `mypkg/k.py`) that no sibling
+  provides; a file outside any package: its own folder. Only modules below it
+  are read, so a name imported from outside (numpy, torch) stays non-constant;
 - an imported name is a constant only when it is one in the defining module
   (scanned by the same rules: a name that module can rebind is not) and the
   importing file cannot rebind it either;
@@ -56,12 +60,14 @@ class Project:
     listing: list | None = None
 
     @classmethod
-    def of_file(cls, path) -> tuple["Project", str]:
-        """The project holding `path` and the file's dotted module name."""
+    def of_file(cls, path, tree: ast.Module | None = None) -> tuple["Project", str]:
+        """The project holding `path` (whose parsed source is `tree`, for
+        the namespace packages its imports need) and its dotted module name."""
         p = Path(path).resolve()
         parts = [] if p.name == "__init__.py" else [p.stem]
         folder = p.parent
-        while (folder / "__init__.py").is_file() and folder.parent != folder:
+        needed = namespace_depth(tree, p.parent) if tree is not None else 0
+        while ((folder / "__init__.py").is_file() or len(parts) <= needed) and folder.parent != folder:
             parts.insert(0, folder.name)
             folder = folder.parent
         top = parts[0] if len(parts) > 1 or p.name == "__init__.py" else ""
@@ -87,6 +93,24 @@ class Project:
         if self.top:
             return head == self.top
         return self.locate(dotted)[0] is not None   # a sibling script module
+
+
+def namespace_depth(tree: ast.Module, folder: Path) -> int:
+    """How many folders above a module file in `folder` its imports need to
+    be packages (PEP 420 namespace packages where they hold no
+    `__init__.py`): its deepest relative import's level, and at least 1 when
+    it imports a module through its own folder's name that no sibling file
+    or folder provides."""
+    depth = 0
+    for n in ast.walk(tree):
+        if isinstance(n, ast.ImportFrom) and n.level:
+            depth = max(depth, n.level)
+        heads = [a.name.split(".")[0] for a in n.names] if isinstance(n, ast.Import) else \
+            [n.module.split(".")[0]] if isinstance(n, ast.ImportFrom) and not n.level and n.module else []
+        if folder.name in heads and not (folder / f"{folder.name}.py").is_file() \
+                and not (folder / folder.name).is_dir():
+            depth = max(depth, 1)
+    return depth
 
 
 def target_module(stmt: ast.ImportFrom, importer: str, is_package: bool) -> str | None:
