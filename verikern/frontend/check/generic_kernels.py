@@ -12,7 +12,11 @@ instances are, in this order, without repeats:
 3. one per assignment of Warp's scalar types (bool, int8..uint64,
    float16..float64) to the generic parameters -- the element type for an
    array of `Any`, whose ndim the annotation fixes -- with which the body
-   type-checks.
+   type-checks;
+4. when none of those compiled: the vector-like typing the enumeration found
+   to type-check (vec3 positions, a mat33 cell), or the typing it started
+   from when there were too many to enumerate, and its float64 twin
+   (generic_probed.py).
 
 Invariants:
 - a kernel is proved only when every instance is: each instance is a kernel
@@ -70,6 +74,7 @@ from ..scan.typing_premise import TypingPremise, read_premise
 from .registry import is_any
 from .generic_groups import parameter_groups
 from .generic_opaque import OpaquePlan, carrier_candidates, opaque_plan
+from .generic_probed import probed_typings
 from .generic_scalars import integer_division_at
 from .generic_start import search_typing
 
@@ -299,11 +304,13 @@ class _Enumerator:
         limit = MAX_PINNED_ASSIGNMENTS if all(a.arg in self.pins for a in self.generic) else MAX_ASSIGNMENTS
         combos = itertools.product(*pools) if total <= limit else self.factorised(pools, declared)
         if isinstance(combos, str):
-            return [Instance(self.d, more, _mir_name(self.d.node.name + "__more"), {}, self.info.error(
+            start = dict(zip((a.arg for a in self.generic), self.typed)) if self.typed is not None else None
+            made = self.probed(start, declared, [], seen)
+            return made + [Instance(self.d, more, _mir_name(self.d.node.name + "__more"), {}, self.info.error(
                 f"the generic kernel {self.d.node.name!r} has {total} assignments of types to its "
                 f"{len(self.generic)} generic parameters and {combos} (verikern checks at most "
                 f"{MAX_ASSIGNMENTS}); Warp instantiates it for any of them at launch, so it "
-                "cannot be proved for every instantiation", self.d.loc, "generic-kernel",
+                "cannot be proved for every instantiation" + _proved_apart(made), self.d.loc, "generic-kernel",
                 "give some of its parameters concrete types (one kernel per type you launch)"),
                 unknown=True)]
         out, beyond, probes = [], None, []
@@ -326,16 +333,40 @@ class _Enumerator:
                 continue
             seen.add(name)
             out.append(Instance(self.d, name, _mir_name(name), types, err, hir))
+        made = self.probed(probes[0] if probes else None, declared, out, seen)
+        out += made
         if beyond is not None:
+            also = (f"with other vector, matrix, quat, struct or array types than {_names(made)}" if made
+                    else f"as {beyond}")
             out.append(Instance(self.d, more, _mir_name(self.d.node.name + "__more"), {}, self.info.error(
-                f"the generic kernel {self.d.node.name!r} may also be instantiated as {beyond}: Warp "
+                f"the generic kernel {self.d.node.name!r} may also be instantiated {also}: Warp "
                 "instantiates it at launch with vector, matrix, quat, struct or array types of "
                 "any size, which verikern does not enumerate, so it cannot be proved for every "
-                "instantiation (the scalar ones are proved one by one)", self.d.loc,
+                "instantiation (the scalar ones" + (f" and {_names(made)}" if made else "")
+                + " are proved one by one)", self.d.loc,
                 "generic-kernel", "give the parameter a concrete type, or keep the generic "
                 "body scalar-only (e.g. with a wp.static check of its type)"), unknown=True, probes=tuple(probes)))
         return out
 
+
+    def probed(self, found: dict | None, declared: list[Instance], out: list[Instance],
+               seen: set) -> list[Instance]:
+        """The instances of a kernel with none compiled otherwise (no declared or scalar
+        typing type-checks), from `found`, a vector-like typing (or a typing to start
+        from) that type-checked, and its float64 twin, each checked again here
+        (generic_probed.py); none when some other instance compiled."""
+        if found is None or any(i.error is None for i in (*declared, *out)):
+            return []
+        made = []
+        for types in probed_typings(found, self.pins):
+            name = self.name_of(types)
+            if name in seen:
+                continue
+            hir, err = self.check(types)
+            if hir is not None and err is None:
+                seen.add(name)
+                made.append(Instance(self.d, name, _mir_name(name), types, None, hir))
+        return made
 
     def factorised(self, pools: list, declared: list[Instance]) -> list | str:
         """The typings of a kernel with too many to try one by one, found per
@@ -399,6 +430,15 @@ class _Enumerator:
                     combo[i] = t
             out.append(tuple(combo))
         return out
+
+
+def _names(made: list[Instance]) -> str:
+    return ", ".join(i.name for i in made)
+
+
+def _proved_apart(made: list[Instance]) -> str:
+    """The `kernel[...]` message's note on the typings proved one by one (generic_probed.py)."""
+    return f" (its typings {_names(made)} are proved one by one)" if made else ""
 
 
 def _error_key(inst: Instance) -> tuple | None:
