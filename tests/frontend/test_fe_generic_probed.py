@@ -96,22 +96,95 @@ def test_a_near_miss_fails_in_the_found_instances():
     assert reports["norms[...]"].status is not KernelStatus.PROVED
 
 
+def test_the_start_search_changes_two_parameters_at_once_when_no_single_change_goes_further():
+    """A toy checker: `v` and `out` must become vectors together (either alone is refused
+    as far in as neither), as when `v + dt * a` is stored into `out`."""
+    from verikern.frontend.check.generic_start import search_typing
+
+    def attempt(combo):
+        return ("hir", None) if combo[0] == combo[2] == "vec" else (None, 1 if combo[1] == "f" else 0)
+
+    pools = [["f", "vec"], ["i", "f"], ["f", "vec"]]
+    assert search_typing(pools, attempt, 40) == (["vec", "f", "vec"], "hir")
+    assert search_typing(pools, attempt, 4) is None                 # out of checks before the pair
+
+
+#: NPT-style: the cell is read as a mat33 inside a func, after which the velocity is indexed
+#: there, and `v + dt * drag` is stored into `out`: v and out must be vec3 together
+HALF_STEP = HEAD + '''@wp.func
+def drag(h: Any, v: Any) -> Any:
+    tr = h[0, 0] + h[1, 1] + h[2, 2]
+    return type(v)(tr * v[0], tr * v[1], tr * v[2])
+
+
+@wp.kernel
+def half_step(velocities: wp.array(dtype=Any), cells: wp.array(dtype=Any), dt: wp.array(dtype=Any),
+              out: wp.array(dtype=Any)):
+    i = wp.tid()
+    if i < velocities.shape[0] and i < out.shape[0] and cells.shape[0] > 0 and dt.shape[0] > 0:
+        if dt[0] > 0.0:
+            v = velocities[i]
+            out[i] = v + dt[0] * drag(cells[0], v)
+'''
+
+
+def test_a_typing_refused_further_into_a_func_and_a_linked_pair_are_found():
+    r = compile_text(HALF_STEP)
+    assert r.kernel_names == ["half_step[vec3, mat33, float32, vec3]", "half_step[vec3d, mat33d, float64, vec3d]",
+                              "half_step[...]"]
+    assert r.kernel("half_step[vec3d, mat33d, float64, vec3d]").ok and r.kernel("half_step[...]").unknown
+
+
+def test_a_vector_type_the_module_names_is_tried_for_the_start():
+    src = HEAD + '''vec6f = wp.types.vector(length=6, dtype=wp.float32)
+
+
+@wp.kernel
+def stress_trace(stress: wp.array(dtype=Any), scale: wp.array(dtype=Any), out: wp.array(dtype=Any)):
+    i = wp.tid()
+    if i < stress.shape[0] and i < out.shape[0] and scale.shape[0] > 0:
+        s = stress[i]
+        if scale[0] > 0.0:
+            out[i] = (s[0] + s[1] + s[2] + s[5]) * scale[0]
+'''
+    names = compile_text(src).kernel_names
+    assert names == ["stress_trace[vec6f, float32, float32]", "stress_trace[vec6d, float64, float64]",
+                     "stress_trace[...]"]
+    # without the module's name for it, vec6 is a type no candidate has: nothing to start from
+    assert compile_text(src.replace("vec6f = wp.types.vector(length=6, dtype=wp.float32)\n", "")
+                        ).kernel_names == ["stress_trace[...]"]
+
+
 def test_real_warp_builds_and_runs_the_same_instances(tmp_path):
     wp = pytest.importorskip("warp")
     from shared_helpers import import_package_modules, write_package
 
-    write_package(tmp_path, "vkprobed", {"norms": NORMS})
-    (mod,) = import_package_modules(tmp_path, "vkprobed.norms")     # real Warp executes it
-    r = compile_text(NORMS)
+    source = NORMS + "\n\n" + HALF_STEP[len(HEAD):]
+    write_package(tmp_path, "vkprobed", {"kernels": source})
+    (mod,) = import_package_modules(tmp_path, "vkprobed.kernels")     # real Warp executes it
+    r = compile_text(source)
     rng = np.random.default_rng(3)
-    for name, vec, scalar, np_t in (("norms[vec3, float32]", wp.vec3f, wp.float32, np.float32),
-                                    ("norms[vec3d, float64]", wp.vec3d, wp.float64, np.float64)):
+    for vec, mat, scalar, np_t, tol in ((wp.vec3f, wp.mat33f, wp.float32, np.float32, 1e-6),
+                                        (wp.vec3d, wp.mat33d, wp.float64, np.float64, 1e-12)):
+        v_name, m_name = ("vec3", "mat33") if np_t is np.float32 else ("vec3d", "mat33d")
         p = rng.standard_normal((6, 3)).astype(np_t)
         ours = np.zeros(6, np_t)
-        vk.launch(r.kernel(name).mir, 6, [p, ours])
+        vk.launch(r.kernel(f"norms[{v_name}, {scalar.__name__}]").mir, 6, [p, ours])
         out = wp.zeros(6, dtype=scalar, device="cpu")
         wp.launch(mod.norms, dim=6, device="cpu", inputs=[wp.array(p, dtype=vec, device="cpu"), out])
-        theirs = out.numpy()
-        assert theirs.dtype == np_t
-        np.testing.assert_allclose(ours, theirs, rtol=1e-6 if np_t is np.float32 else 1e-12)
+        assert out.numpy().dtype == np_t
+        np.testing.assert_allclose(ours, out.numpy(), rtol=tol)
         np.testing.assert_allclose(ours, (p.astype(np.float64) ** 2).sum(axis=1), rtol=1e-5)
+
+        cells = rng.standard_normal((1, 3, 3)).astype(np_t)
+        dt = np.array([0.25], np_t)
+        ours_v = np.zeros((6, 3), np_t)
+        name = f"half_step[{v_name}, {m_name}, {scalar.__name__}, {v_name}]"
+        vk.launch(r.kernel(name).mir, 6, [p, cells, dt, ours_v])
+        out_v = wp.zeros(6, dtype=vec, device="cpu")
+        wp.launch(mod.half_step, dim=6, device="cpu", inputs=[
+            wp.array(p, dtype=vec, device="cpu"), wp.array(cells, dtype=mat, device="cpu"),
+            wp.array(dt, dtype=scalar, device="cpu"), out_v])
+        np.testing.assert_allclose(ours_v, out_v.numpy(), rtol=tol, atol=tol)
+        tr = np.trace(cells[0].astype(np.float64))
+        np.testing.assert_allclose(ours_v, p + 0.25 * tr * p, rtol=1e-5, atol=1e-5)

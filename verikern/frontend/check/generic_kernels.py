@@ -74,7 +74,7 @@ from ..scan.typing_premise import TypingPremise, read_premise
 from .registry import is_any
 from .generic_groups import parameter_groups
 from .generic_opaque import OpaquePlan, carrier_candidates, opaque_plan
-from .generic_probed import probed_typings
+from .generic_probed import module_vector_types, probed_typings
 from .generic_scalars import integer_division_at
 from .generic_start import search_typing
 
@@ -93,7 +93,7 @@ MAX_ASSIGNMENTS = 289
 #: with two admitted types each, as nvalchemi's FIRE kernels have)
 MAX_PINNED_ASSIGNMENTS = 8192
 #: the most typings tried one parameter at a time for a typing to start from
-MAX_START_CHECKS = 240
+MAX_START_CHECKS = 480
 #: the candidates the start search tries first (generic_start.py), by name
 _START_ORDER = {"float32": 0, "vec3": 1, "int32": 2}
 _SCALARS = tuple(SCALAR_TYPES.values())
@@ -165,13 +165,24 @@ def _any_to(node: ast.AST, name: str) -> ast.AST:
 
 
 class _CountingChecker(BodyChecker):
-    """The body checker, counting the expressions it types (generic_start.py's progress)."""
+    """The body checker, counting the expressions it types (generic_start.py's progress).
+    As the checker of the funcs a kernel calls (during `_Enumerator.attempt`), it tags
+    the refusal of the innermost func that refused with how many expressions that func
+    typed (`typed_inside`): a typing refused further into a func's body went further."""
 
     typed = 0
 
     def check_expr(self, node, expected=None):
         self.typed += 1
         return super().check_expr(node, expected)
+
+    def check_func(self):
+        try:
+            return super().check_func()
+        except KernelError as e:
+            if not hasattr(e, "typed_inside"):
+                e.typed_inside = self.typed
+            raise
 
 
 class _Enumerator:
@@ -181,7 +192,7 @@ class _Enumerator:
         self.generic = [a for a in d.node.args.args if is_any(info, a.annotation)]
         self.chk = BodyChecker(info, d, registry)
         self.refusal: KernelError | None = None    # the first typing's type error
-        self.progress = 0                           # expressions the last attempt typed
+        self.progress = (0, 0)                      # how far the last attempt typed (attempt)
         self.typed: list | None = None     # a typing with a vector type (or a start) that type-checked
         self.premise = read_premise(info, d)
         # a generic array parameter the premise pins -> the array types it admits
@@ -225,18 +236,23 @@ class _Enumerator:
                                func_key=_mir_name(self.name_of(types)) + ("" if warp_literals else "__lenient"))
         chk.param_anns = types
         chk.warp_literals = warp_literals
+        inside = 0
+        saved, self.registry.checker = self.registry.checker, _CountingChecker
         try:
             return chk.check_kernel(), None
         except KernelError as e:
+            inside = getattr(e, "typed_inside", 0)
             return None, e
         except RecursionError:
             return None, self.info.error("the kernel is nested too deeply to compile",
                                          self.d.loc, "too-deep", "split it into smaller parts")
         finally:
-            self.progress = chk.typed
+            self.registry.checker = saved
+            # (expressions of the kernel typed, then of the func that refused): compared in that order
+            self.progress = (chk.typed, inside)
 
     def progressing(self, types: dict, warp_literals: bool = True):
-        """(hir, None) or (None, how many expressions were typed before the refusal)."""
+        """(hir, None) or (None, how far it typed before the refusal: `attempt`'s progress)."""
         hir, _ = self.attempt(types, warp_literals)
         return (hir, None) if hir is not None else (None, self.progress)
 
@@ -391,7 +407,9 @@ class _Enumerator:
                 self.typed = list(combo)
                 break
         if base is None:    # different types per parameter (a vector `positions`, a scalar `cutoff`)
+            own = module_vector_types(self.info, [t for p in pools for t in p])
             preferred = [sorted(p, key=lambda t: _START_ORDER.get(_shown(t, True), len(_START_ORDER)))
+                         + [ArrayType(t, p[0].ndim) if isinstance(p[0], ArrayType) else t for t in own]
                          for p in pools]
             found = search_typing(preferred, lambda combo: self.progressing(
                 {a.arg: t for a, t in zip(self.generic, combo)}), MAX_START_CHECKS)

@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import dataclasses
 
+from ..scan.annotations import value_type
+
 from verikern.hir.types import (
     F32, F64, ArrayType, MatrixType, VectorType, is_quat, is_transform, matrix_type, quat_type,
     transform_type, vector_type,
@@ -33,6 +35,8 @@ from verikern.hir.types import (
 
 #: the most typings made instances this way per kernel: the found one and its float64 twin
 MAX_PROBED = 2
+#: the most vector and matrix types of the kernel's own module the start search adds
+MAX_MODULE_TYPES = 4
 
 
 def float64_of(t):
@@ -62,3 +66,19 @@ def probed_typings(found: dict, pins: dict) -> list[dict]:
     if twin != found and all(twin[p] in admitted for p, admitted in pins.items() if p in twin):
         out.append(twin)
     return out[:MAX_PROBED]
+
+
+def module_vector_types(info, tried: list) -> list:
+    """The vector and matrix types the kernel's module names at module level (`vec9f =
+    wp.types.vector(length=9, dtype=wp.float32)`: nvalchemi's pressure tensors), in
+    source order, at most MAX_MODULE_TYPES, without those in `tried` (the candidates
+    already tried, an array's element type counted): the typing to start from is also
+    searched with them (generic_start.py), since a module that names a type launches its
+    kernels with it. Only types the annotation reader reads are given."""
+    seen = {t.dtype if isinstance(t, ArrayType) else t for t in tried}
+    out = []
+    for node in info.type_aliases.values():
+        t = value_type(info, node)
+        if isinstance(t, (VectorType, MatrixType)) and t not in seen and t not in out:
+            out.append(t)
+    return out[:MAX_MODULE_TYPES]
