@@ -188,3 +188,27 @@ def test_real_warp_builds_and_runs_the_same_instances(tmp_path):
         np.testing.assert_allclose(ours_v, out_v.numpy(), rtol=tol, atol=tol)
         tr = np.trace(cells[0].astype(np.float64))
         np.testing.assert_allclose(ours_v, p + 0.25 * tr * p, rtol=1e-5, atol=1e-5)
+
+
+def test_found_instances_proved_only_under_their_contract_give_a_premise_beside_it():
+    """HALF_STEP without its guard: both found instances fail as written, each proved under
+    its suggested shape contract; the typing premise built from the instances that compiled,
+    beside that contract, proves the kernel (`half_step[...]` included) once both are pasted,
+    and the premise alone does not (the near miss still fails)."""
+    from verikern.proofs.reporting.paste import pasted, suggestion_inserts
+
+    src = HALF_STEP.replace(
+        "    if i < velocities.shape[0] and i < out.shape[0] and cells.shape[0] > 0 and dt.shape[0] > 0:\n"
+        "        if dt[0] > 0.0:\n", "    if dt[0] > 0.0:\n        if True:\n")
+    reports = {r.kernel: r for r in prove_source(src, "t.py", suggest=True)}
+    assert reports["half_step[vec3, mat33, float32, vec3]"].status is KernelStatus.FAILED
+    more = reports["half_step[...]"]
+    assert more.status is KernelStatus.UNKNOWN and more.proved_under_suggestion
+    premise, contract = more.suggested_decorators
+    assert "velocities.dtype in (wp.vec3f, wp.vec3d)" in premise and "cells.dtype in (wp.mat33f, wp.mat33d)" in premise
+    assert ".dtype" not in contract and "shape" in contract
+    line = next(n for n, text in enumerate(src.splitlines(), 1) if text.startswith("def half_step("))
+    alone = prove_source(pasted(src, suggestion_inserts(src, line, [premise])), "t.py", suggest=False)
+    assert KernelStatus.FAILED in {r.status for r in alone} and not any(r.kernel.endswith("[...]") for r in alone)
+    both = prove_source(pasted(src, suggestion_inserts(src, line, [premise, contract])), "t.py", suggest=False)
+    assert both and {r.status for r in both} == {KernelStatus.PROVED}

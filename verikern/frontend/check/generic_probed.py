@@ -14,9 +14,13 @@ proof covers it.
 
 Invariants:
 - a typing given here is one the caller type-checks before making it an
-  instance, so an instance is a typing the checker accepts (the checker is at
-  most as strict as Warp: an instantiation Warp builds); a typing the checker
-  refuses is dropped, never made an instance;
+  instance, so an instance is a typing the checker accepts (which applies
+  Warp's literal rule in generic typings; tests/frontend/
+  test_fe_generic_probed.py has real Warp build and run the shapes found
+  here); a typing the checker refuses is dropped, never made an instance;
+- the instances only add verdicts: `kernel[...]` stays for every other
+  instantiation, so the kernel is proved as a whole only when the
+  type-oblivious proof covers them all;
 - at most MAX_PROBED typings per kernel, in a fixed order (the found typing,
   then its float64 twin): bounded and deterministic;
 - a typing premise's pins are kept: a twin whose pinned parameter's type the
