@@ -111,6 +111,7 @@ SLOW_TESTS = frozenset({
     "tests/frontend/test_fe_overload_choice.py::test_real_warp_picks_the_same",
     "tests/frontend/test_fe_project.py::test_real_warp_runs_the_package_as_the_simulator_does",
     "tests/cli/prove/test_generic_instances.py::test_real_warp_instantiates_int8_at_launch_and_wraps",
+    "tests/frontend/test_fe_generic_probed.py::test_real_warp_builds_and_runs_the_same_instances",
     "tests/backends/native/test_native_ir.py::test_every_corpus_and_example_kernel_lowers_to_valid_ir_on_both_targets",
     # runs benchmarks/native_vs_warp.py (4 kernels proved and compiled, real Warp)
     "tests/backends/native/test_native_benchmark.py::test_the_benchmark_prints_both_modes_their_ratios_and_agreement",

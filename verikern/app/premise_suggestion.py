@@ -164,6 +164,9 @@ def suggest_premises(module, reports: list[KernelReport], file: str, opts,
                       [dict(k.typing) for k in results if k.name in proved and k.typing]]
         for probe in (dict(p) for k in results if k.unknown for p in k.probes):   # `kernel[...]`'s vec3, mat33
             candidates += [[probe, {p: float64_twin(t) for p, t in probe.items()}], [probe]]
+        # every instance that compiled (the typings check/generic_probed.py found among them), each
+        # maybe proved only under its own contract, which `own` below adds beside the premise
+        candidates.append([dict(k.typing) for k in results if k.error is None and not k.unknown and k.typing])
         # the contracts the instances were proved under (their own suggestions): with the premise
         own = {d: q for i in mine if out[i].proved_under_suggestion
                for q, d in zip(out[i].suggested_requires, out[i].suggested_decorators)}

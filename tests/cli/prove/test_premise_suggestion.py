@@ -83,12 +83,16 @@ def test_a_failing_integer_instance_is_proved_under_the_declared_int32_premise()
 
 
 def test_a_kernel_with_only_its_remainder_gets_the_vec3_premise_it_found_and_its_float64_twin():
-    # no overload, no scalar instance (p[0] needs an indexable element): only `centre[...]`,
-    # whose probe typing is a vec3; the premise admits vec3f and vec3d, each proved once pasted
+    # no overload, no scalar instance (p[0] needs an indexable element): the vec3 typing the
+    # enumeration found and its float64 twin (check/generic_probed.py) beside `centre[...]`;
+    # the premise admits vec3f and vec3d, each proved once pasted
     src = CENTRE.replace("out: wp.array(dtype=Any)", "out: wp.array(dtype=float)").replace(
         "out[i] = p[0] + p[1] + p[2]", "out[i] = float(p[0] + p[1] + p[2])")
-    (more,) = prove_source(src, "t.py", suggest=True)
-    assert more.kernel == "centre[...]" and more.status is KernelStatus.UNKNOWN
+    reports = _by_name(prove_source(src, "t.py", suggest=True))
+    assert set(reports) == {"centre[vec3]", "centre[vec3d]", "centre[...]"}
+    assert reports["centre[vec3]"].status is reports["centre[vec3d]"].status is KernelStatus.PROVED
+    more = reports["centre[...]"]
+    assert more.status is KernelStatus.UNKNOWN
     decorator = "@vk.requires(lambda positions: positions.dtype in (wp.vec3f, wp.vec3d))"
     assert more.suggested_decorators == (decorator,) and more.proved_under_suggestion is True
     again = prove_source(pasted(src, suggestion_inserts(src, 7, [decorator])), "t.py", suggest=False)
@@ -96,10 +100,21 @@ def test_a_kernel_with_only_its_remainder_gets_the_vec3_premise_it_found_and_its
         "centre[vec3]": KernelStatus.PROVED, "centre[vec3d]": KernelStatus.PROVED}
 
 
-def test_a_remainder_whose_vec3_instance_fails_gets_no_premise():
-    # p[2] is read one element past the guard: every vec3 instance fails, so nothing is suggested
+def test_a_remainder_whose_vec3_instance_fails_gets_the_premise_only_with_the_instances_contract():
+    # positions[i + 1] is read one element past the guard: every vec3 instance fails as written,
+    # so the premise alone proves nothing; the instances' own suggested contract (found now that
+    # the vec3 typings are instances) beside it does, and pasted with both every instance is proved
     src = CENTRE.replace("out: wp.array(dtype=Any)", "out: wp.array(dtype=float)").replace(
         "        p = positions[i]\n", "        p = positions[i + 1]\n").replace(
         "out[i] = p[0] + p[1] + p[2]", "out[i] = float(p[0] + p[1] + p[2])")
-    (more,) = prove_source(src, "t.py", suggest=True)
-    assert more.status is KernelStatus.UNKNOWN and not more.suggested_decorators
+    reports = _by_name(prove_source(src, "t.py", suggest=True))
+    assert reports["centre[vec3]"].status is KernelStatus.FAILED
+    more = reports["centre[...]"]
+    premise = "@vk.requires(lambda positions: positions.dtype in (wp.vec3f, wp.vec3d))"
+    contract = "@vk.requires(lambda positions: vk.launch_dim() < positions.shape[0])"
+    assert more.status is KernelStatus.UNKNOWN and more.suggested_decorators == (premise, contract)
+    alone = _by_name(prove_source(pasted(src, suggestion_inserts(src, 7, [premise])), "t.py", suggest=False))
+    assert {r.status for r in alone.values()} == {KernelStatus.FAILED}      # the near miss still fails
+    both = prove_source(pasted(src, suggestion_inserts(src, 7, [premise, contract])), "t.py", suggest=False)
+    assert {r.kernel: r.status for r in both} == {
+        "centre[vec3]": KernelStatus.PROVED, "centre[vec3d]": KernelStatus.PROVED}

@@ -12,7 +12,11 @@ instances are, in this order, without repeats:
 3. one per assignment of Warp's scalar types (bool, int8..uint64,
    float16..float64) to the generic parameters -- the element type for an
    array of `Any`, whose ndim the annotation fixes -- with which the body
-   type-checks.
+   type-checks;
+4. when none of those compiled: the vector-like typing the enumeration found
+   to type-check (vec3 positions, a mat33 cell), or the typing it started
+   from when there were too many to enumerate, and its float64 twin
+   (generic_probed.py).
 
 Invariants:
 - a kernel is proved only when every instance is: each instance is a kernel
@@ -70,6 +74,7 @@ from ..scan.typing_premise import TypingPremise, read_premise
 from .registry import is_any
 from .generic_groups import parameter_groups
 from .generic_opaque import OpaquePlan, carrier_candidates, opaque_plan
+from .generic_probed import module_vector_types, probed_typings
 from .generic_scalars import integer_division_at
 from .generic_start import search_typing
 
@@ -88,7 +93,7 @@ MAX_ASSIGNMENTS = 289
 #: with two admitted types each, as nvalchemi's FIRE kernels have)
 MAX_PINNED_ASSIGNMENTS = 8192
 #: the most typings tried one parameter at a time for a typing to start from
-MAX_START_CHECKS = 240
+MAX_START_CHECKS = 480
 #: the candidates the start search tries first (generic_start.py), by name
 _START_ORDER = {"float32": 0, "vec3": 1, "int32": 2}
 _SCALARS = tuple(SCALAR_TYPES.values())
@@ -160,13 +165,24 @@ def _any_to(node: ast.AST, name: str) -> ast.AST:
 
 
 class _CountingChecker(BodyChecker):
-    """The body checker, counting the expressions it types (generic_start.py's progress)."""
+    """The body checker, counting the expressions it types (generic_start.py's progress).
+    As the checker of the funcs a kernel calls (during `_Enumerator.attempt`), it tags
+    the refusal of the innermost func that refused with how many expressions that func
+    typed (`typed_inside`): a typing refused further into a func's body went further."""
 
     typed = 0
 
     def check_expr(self, node, expected=None):
         self.typed += 1
         return super().check_expr(node, expected)
+
+    def check_func(self):
+        try:
+            return super().check_func()
+        except KernelError as e:
+            if not hasattr(e, "typed_inside"):
+                e.typed_inside = self.typed
+            raise
 
 
 class _Enumerator:
@@ -176,7 +192,7 @@ class _Enumerator:
         self.generic = [a for a in d.node.args.args if is_any(info, a.annotation)]
         self.chk = BodyChecker(info, d, registry)
         self.refusal: KernelError | None = None    # the first typing's type error
-        self.progress = 0                           # expressions the last attempt typed
+        self.progress = (0, 0)                      # how far the last attempt typed (attempt)
         self.typed: list | None = None     # a typing with a vector type (or a start) that type-checked
         self.premise = read_premise(info, d)
         # a generic array parameter the premise pins -> the array types it admits
@@ -220,18 +236,23 @@ class _Enumerator:
                                func_key=_mir_name(self.name_of(types)) + ("" if warp_literals else "__lenient"))
         chk.param_anns = types
         chk.warp_literals = warp_literals
+        inside = 0
+        saved, self.registry.checker = self.registry.checker, _CountingChecker
         try:
             return chk.check_kernel(), None
         except KernelError as e:
+            inside = getattr(e, "typed_inside", 0)
             return None, e
         except RecursionError:
             return None, self.info.error("the kernel is nested too deeply to compile",
                                          self.d.loc, "too-deep", "split it into smaller parts")
         finally:
-            self.progress = chk.typed
+            self.registry.checker = saved
+            # (expressions of the kernel typed, then of the func that refused): compared in that order
+            self.progress = (chk.typed, inside)
 
     def progressing(self, types: dict, warp_literals: bool = True):
-        """(hir, None) or (None, how many expressions were typed before the refusal)."""
+        """(hir, None) or (None, how far it typed before the refusal: `attempt`'s progress)."""
         hir, _ = self.attempt(types, warp_literals)
         return (hir, None) if hir is not None else (None, self.progress)
 
@@ -299,11 +320,13 @@ class _Enumerator:
         limit = MAX_PINNED_ASSIGNMENTS if all(a.arg in self.pins for a in self.generic) else MAX_ASSIGNMENTS
         combos = itertools.product(*pools) if total <= limit else self.factorised(pools, declared)
         if isinstance(combos, str):
-            return [Instance(self.d, more, _mir_name(self.d.node.name + "__more"), {}, self.info.error(
+            start = dict(zip((a.arg for a in self.generic), self.typed)) if self.typed is not None else None
+            made = self.probed(start, declared, [], seen)
+            return made + [Instance(self.d, more, _mir_name(self.d.node.name + "__more"), {}, self.info.error(
                 f"the generic kernel {self.d.node.name!r} has {total} assignments of types to its "
                 f"{len(self.generic)} generic parameters and {combos} (verikern checks at most "
                 f"{MAX_ASSIGNMENTS}); Warp instantiates it for any of them at launch, so it "
-                "cannot be proved for every instantiation", self.d.loc, "generic-kernel",
+                "cannot be proved for every instantiation" + _proved_apart(made), self.d.loc, "generic-kernel",
                 "give some of its parameters concrete types (one kernel per type you launch)"),
                 unknown=True)]
         out, beyond, probes = [], None, []
@@ -326,16 +349,40 @@ class _Enumerator:
                 continue
             seen.add(name)
             out.append(Instance(self.d, name, _mir_name(name), types, err, hir))
+        made = self.probed(probes[0] if probes else None, declared, out, seen)
+        out += made
         if beyond is not None:
+            also = (f"with other vector, matrix, quat, struct or array types than {_names(made)}" if made
+                    else f"as {beyond}")
             out.append(Instance(self.d, more, _mir_name(self.d.node.name + "__more"), {}, self.info.error(
-                f"the generic kernel {self.d.node.name!r} may also be instantiated as {beyond}: Warp "
+                f"the generic kernel {self.d.node.name!r} may also be instantiated {also}: Warp "
                 "instantiates it at launch with vector, matrix, quat, struct or array types of "
                 "any size, which verikern does not enumerate, so it cannot be proved for every "
-                "instantiation (the scalar ones are proved one by one)", self.d.loc,
+                "instantiation (the scalar ones" + (f" and {_names(made)}" if made else "")
+                + " are proved one by one)", self.d.loc,
                 "generic-kernel", "give the parameter a concrete type, or keep the generic "
                 "body scalar-only (e.g. with a wp.static check of its type)"), unknown=True, probes=tuple(probes)))
         return out
 
+
+    def probed(self, found: dict | None, declared: list[Instance], out: list[Instance],
+               seen: set) -> list[Instance]:
+        """The instances of a kernel with none compiled otherwise (no declared or scalar
+        typing type-checks), from `found`, a vector-like typing (or a typing to start
+        from) that type-checked, and its float64 twin, each checked again here
+        (generic_probed.py); none when some other instance compiled."""
+        if found is None or any(i.error is None for i in (*declared, *out)):
+            return []
+        made = []
+        for types in probed_typings(found, self.pins):
+            name = self.name_of(types)
+            if name in seen:
+                continue
+            hir, err = self.check(types)
+            if hir is not None and err is None:
+                seen.add(name)
+                made.append(Instance(self.d, name, _mir_name(name), types, None, hir))
+        return made
 
     def factorised(self, pools: list, declared: list[Instance]) -> list | str:
         """The typings of a kernel with too many to try one by one, found per
@@ -360,7 +407,9 @@ class _Enumerator:
                 self.typed = list(combo)
                 break
         if base is None:    # different types per parameter (a vector `positions`, a scalar `cutoff`)
+            own = module_vector_types(self.info, [t for p in pools for t in p])
             preferred = [sorted(p, key=lambda t: _START_ORDER.get(_shown(t, True), len(_START_ORDER)))
+                         + [ArrayType(t, p[0].ndim) if isinstance(p[0], ArrayType) else t for t in own]
                          for p in pools]
             found = search_typing(preferred, lambda combo: self.progressing(
                 {a.arg: t for a, t in zip(self.generic, combo)}), MAX_START_CHECKS)
@@ -399,6 +448,15 @@ class _Enumerator:
                     combo[i] = t
             out.append(tuple(combo))
         return out
+
+
+def _names(made: list[Instance]) -> str:
+    return ", ".join(i.name for i in made)
+
+
+def _proved_apart(made: list[Instance]) -> str:
+    """The `kernel[...]` message's note on the typings proved one by one (generic_probed.py)."""
+    return f" (its typings {_names(made)} are proved one by one)" if made else ""
 
 
 def _error_key(inst: Instance) -> tuple | None:

@@ -492,7 +492,7 @@ def opaque_plan(info, d, registry, pools: list[tuple[ast.arg, list]], check, pro
         return OpaquePlan(refusal=why)
     args = [a for a, _ in pools]
 
-    furthest: list = [-1, None]          # the typing that typed furthest, for the refusal
+    furthest: list = [(-1, -1), None]    # the typing that typed furthest, for the refusal
 
     def attempt(combo):
         types = {a.arg: t for a, t in zip(args, combo)}

@@ -4,14 +4,21 @@ a scalar): generic_kernels.py (`factorised`) and generic_opaque.py (the
 carrier of the type-oblivious proof) search it here.
 
 The search changes one parameter's type at a time, from every parameter at
-its first candidate, first among the few preferred candidates, then among
-all; of all single changes it keeps the one with which the body
-type-checks furthest (ties: the first, in parameter then candidate order),
-and goes on from there: the checker types expressions in source order and
-stops at the first it refuses, so a refusal after more typed expressions
-(`attempt`'s progress) means the body typed further. It ends with the first
-typing that type-checks all through, or with None when no single change
-goes further or `max_checks` typings were tried.
+its first candidate. Each step tries the single changes among the few
+preferred candidates first and, only when none of those types the body
+further, among all candidates (so one wide step -- a mat33 cell -- does not
+make every later step wide and spend the checks: nvalchemi's NPT kernels
+need vec3 velocities and forces, a mat33 cell and float32 scalars across 8
+parameters); of the single changes tried it keeps the one with which the
+body type-checks furthest (ties: the first, in parameter then candidate
+order), and goes on from there: the checker types expressions in source
+order and stops at the first it refuses, so a refusal after more typed
+expressions (`attempt`'s progress) means the body typed further. It ends
+with the first typing that type-checks all through, or with None when no
+single change goes further or `max_checks` typings were tried. When no
+single change goes further, two parameters are changed at once among the
+preferred candidates (`v + dt * a` stored into `out` needs `v` and `out`
+vec3 together) before the search gives up.
 
 Invariant: a typing it returns is one `attempt` accepted (returned a HIR
 kernel for); it never accepts a typing the checker refuses. It may miss a
@@ -19,6 +26,7 @@ typing (None): the caller then keeps what it had without one.
 """
 from __future__ import annotations
 
+import itertools
 from typing import Callable
 
 
@@ -29,35 +37,63 @@ def search_typing(pools: list[list], attempt: Callable, max_checks: int, first: 
     search tries the `first` candidates of each pool, then, within what is
     left of `max_checks`, all of them);
     `attempt(typing) -> (hir | None, progress)`: the typed kernel, or how far
-    the checker got before refusing it (a number that grows with progress);
+    the checker got before refusing it (a number, or a tuple compared in order, that grows with progress);
     `start`: the typing to start from (default: each pool's first candidate)."""
     combo = list(start) if start is not None else [p[0] for p in pools]
     hir, reached = attempt(combo)
     if hir is not None:
         return combo, hir
     checks = [1]
-    for width in (first, None):
-        found = _climb([p[:width] for p in pools], attempt, max_checks, checks, combo, reached)
-        if found is not None:
-            return found
+    while checks[0] < max_checks:
+        step = None
+        for width in (first, None):
+            step = _step([p[:width] for p in pools], attempt, max_checks, checks, combo, reached)
+            if step is not None:
+                break
+        if step is None:        # two parameters that must change together (`v` and `out` both vec3)
+            step = _pair_step([p[:first] for p in pools], attempt, max_checks, checks, combo, reached)
+        if step is None:
+            return None
+        if step[0] is None:         # a typing that type-checks all through
+            return step[1], step[2]
+        reached, combo = step[0], step[1]
     return None
 
 
-def _climb(pools, attempt, max_checks, checks, combo, reached):
-    while checks[0] < max_checks:
-        best = None
-        for i, pool in enumerate(pools):
-            for t in pool:
-                if t == combo[i] or checks[0] >= max_checks:
+def _step(pools, attempt, max_checks, checks, combo, reached):
+    """One step from `combo`: (None, typing, hir) for a single change that type-checks,
+    else (progress, typing) of the change that typed furthest past `reached`, else None."""
+    best = None
+    for i, pool in enumerate(pools):
+        for t in pool:
+            if t == combo[i] or checks[0] >= max_checks:
+                continue
+            trial = combo[:i] + [t] + combo[i + 1:]
+            hir, progress = attempt(trial)
+            checks[0] += 1
+            if hir is not None:
+                return None, trial, hir
+            if progress > reached and (best is None or progress > best[0]):
+                best = (progress, trial)
+    return best
+
+
+def _pair_step(pools, attempt, max_checks, checks, combo, reached):
+    """Like _step, changing two parameters at once among the preferred candidates: a
+    typing where `v + a` stores into `out` needs `v` and `out` vec3 together, and
+    neither change alone types the body further."""
+    best = None
+    for i, j in itertools.combinations(range(len(pools)), 2):
+        for t in pools[i]:
+            for u in pools[j]:
+                if t == combo[i] or u == combo[j] or checks[0] >= max_checks:
                     continue
-                trial = combo[:i] + [t] + combo[i + 1:]
+                trial = list(combo)
+                trial[i], trial[j] = t, u
                 hir, progress = attempt(trial)
                 checks[0] += 1
                 if hir is not None:
-                    return trial, hir
+                    return None, trial, hir
                 if progress > reached and (best is None or progress > best[0]):
                     best = (progress, trial)
-        if best is None:
-            return None
-        reached, combo = best
-    return None
+    return best
