@@ -98,7 +98,9 @@ class Atom:
     """One conjunct. `op` is a comparison (`eq le lt gt ge ne`: `lhs op rhs`)
     or "all_in_range" (`array`'s elements in [0, rhs)) / "all_distinct" / "all_sorted";
     `family` ranks candidates (lower is tried first); `weaker` is the
-    weaker form minimisation tries in its place (`<=` for `==`)."""
+    weaker form minimisation tries in its place (`<=` for `==`);
+    `companions` are picked with it (`k > 0` with a bound on `n * k`: either
+    alone leaves the index wrapping), and minimised apart."""
 
     op: str
     lhs: Term = ZERO
@@ -106,6 +108,7 @@ class Atom:
     array: str = ""
     family: int = 0
     weaker: "Atom | None" = None
+    companions: tuple["Atom", ...] = ()
 
     @property
     def is_array_contract(self) -> bool:
