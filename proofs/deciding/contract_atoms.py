@@ -163,6 +163,8 @@ class _Builder:
                 total = part
             assert total is not None, "a product term has factors"
             return total
+        if t.wide and t.kind == "const":     # `vk.int64(c)`: the frontend folds it to an int64 literal
+            return Const(t.index * t.scale, I64)
         if t.wide:
             return self.widened(self.term(replace(t, wide=False)))
         base: Operand
