@@ -103,6 +103,11 @@ class ContentFacts:
     def ranges(self, name: str) -> list:
         return [c for c in self.contracts.get(name, []) if c.kind == "all_in_range"]
 
+    @property
+    def unwritten_ranged(self) -> frozenset[str]:
+        """Global arrays the kernel never writes that have an all_in_range contract."""
+        return frozenset(n for n in self.contracts if self.ranges(n) and n not in self.shape.written)
+
     def range_candidates(self) -> list[str]:
         """Written global arrays with an all_in_range contract."""
         return sorted(n for n in self.shape.written if self.ranges(n)
@@ -251,13 +256,16 @@ class ContentFacts:
         return out
 
     def _loop_closure_facts(self, enc) -> list:
-        """For each kept array's range: a loop-header phi whose every incoming
+        """For each kept array's range, and each `all_in_range` of a global
+        array the kernel never writes: a loop-header phi whose every incoming
         value is a load of that array (or a select or phi of such values) is
-        in the range in every iteration. Its value is one a load returned
-        earlier on the thread's path, and a load that returns (in bounds)
-        reads in-range memory."""
+        in the range in every iteration (the current segment `s_cur = idx[i]`
+        of a run-length loop). Its value is one a load returned earlier on
+        the thread's path, and a load that returns (in bounds) reads
+        in-range memory: a kept array's by the induction above, a never-written
+        one's because the launch checked its contract."""
         out = []
-        for name in sorted(self.kept):
+        for name in sorted(self.kept | self.unwritten_ranged):
             inside = self._range_closure(name)
             for c in self.ranges(name):
                 for hv in enc.havoc.values():
@@ -272,33 +280,33 @@ class ContentFacts:
 
     def _range_closure(self, name: str) -> frozenset[int]:
         """Ids of values that are loads (or atomic old values) of `name`, or
-        phis and selects of such values only."""
+        phis and selects of such values only -- the greatest such set, so
+        that two phis feeding each other (a loop's header phi and the merge
+        of its body's `if`) are in it: by induction over an execution, every
+        value such a phi or select takes was taken before by one of its
+        operands, and at the start only loads have values."""
         got = self._closure.get(name)
         if got is not None:
             return got
-        inside: set[int] = set()
-        for _, ins in self.kernel.instructions():
-            if isinstance(ins, (Load, Atomic)) and ins.array.name == name \
-                    and ins.array.space == "global":
-                inside.add(ins.result.id)
+        loads: set[int] = set()
+        merges: dict[int, list] = {}
+        for b in self.kernel.blocks:
+            for node in (*b.phis, *b.instrs):
+                if isinstance(node, (Load, Atomic)) and node.array.name == name \
+                        and node.array.space == "global":
+                    loads.add(node.result.id)
+                elif isinstance(node, Phi):
+                    merges[node.result.id] = [v for _, v in node.incoming]
+                elif isinstance(node, Select):
+                    merges[node.result.id] = [node.if_true, node.if_false]
+        inside = loads | set(merges)
         changed = True
         while changed:
             changed = False
-            for b in self.kernel.blocks:
-                for node in (*b.phis, *b.instrs):
-                    res = getattr(node, "result", None)
-                    if res is None or res.id in inside:
-                        continue
-                    if isinstance(node, Phi):
-                        ops = [v for _, v in node.incoming]
-                    elif isinstance(node, Select):
-                        ops = [node.if_true, node.if_false]
-                    else:
-                        continue
-                    if all(isinstance(v, Value) and (v.id in inside or v.id == res.id)
-                           for v in ops):
-                        inside.add(res.id)
-                        changed = True
+            for rid, ops in merges.items():
+                if rid in inside and not all(isinstance(v, Value) and v.id in inside for v in ops):
+                    inside.discard(rid)
+                    changed = True
         got = self._closure[name] = frozenset(inside)
         return got
 

@@ -98,7 +98,9 @@ class Atom:
     """One conjunct. `op` is a comparison (`eq le lt gt ge ne`: `lhs op rhs`)
     or "all_in_range" (`array`'s elements in [0, rhs)) / "all_distinct" / "all_sorted";
     `family` ranks candidates (lower is tried first); `weaker` is the
-    weaker form minimisation tries in its place (`<=` for `==`)."""
+    weaker form minimisation tries in its place (`<=` for `==`);
+    `companions` are picked with it (`k > 0` with a bound on `n * k`: either
+    alone leaves the index wrapping), and minimised apart."""
 
     op: str
     lhs: Term = ZERO
@@ -106,6 +108,7 @@ class Atom:
     array: str = ""
     family: int = 0
     weaker: "Atom | None" = None
+    companions: tuple["Atom", ...] = ()
 
     @property
     def is_array_contract(self) -> bool:
@@ -160,6 +163,8 @@ class _Builder:
                 total = part
             assert total is not None, "a product term has factors"
             return total
+        if t.wide and t.kind == "const":     # `vk.int64(c)`: the frontend folds it to an int64 literal
+            return Const(t.index * t.scale, I64)
         if t.wide:
             return self.widened(self.term(replace(t, wide=False)))
         base: Operand

@@ -226,6 +226,44 @@ class _Walker:
                     return self.strides(inner, depth + 1) + [name]
         return []
 
+    def thread_products(self, op) -> list[tuple[int, str]]:
+        """(c, k) for each product `x * k` that `op` is computed from, x
+        (up to offsets and factors) the `wp.tid()` component of launch
+        dimension c and k an int32 parameter (`start = t * per_thread`), through
+        sums, min/max, casts and phis; in the order found."""
+        out: list[tuple[int, str]] = []
+        todo, seen = [op], set[int]()
+        while todo and len(seen) < 64:
+            cur = todo.pop()
+            if not isinstance(cur, Value) or cur.id in seen:
+                continue
+            seen.add(cur.id)
+            ins = self.defs.get(cur.id)
+            if isinstance(ins, BinOp) and ins.op == "mul":
+                for x, k in ((ins.lhs, ins.rhs), (ins.rhs, ins.lhs)):
+                    c = self.component(x)
+                    name = self.params.get(k.id) if isinstance(k, Value) else None
+                    if c is not None and name is not None and (c, name) not in out:
+                        out.append((c, name))
+            if isinstance(ins, BinOp) and ins.op in ("add", "sub", "mul", "min", "max"):
+                todo += [ins.lhs, ins.rhs]
+            elif isinstance(ins, Cast):
+                todo.append(ins.operand)
+            elif isinstance(ins, Phi):
+                todo += [v for _, v in ins.incoming]
+        return out
+
+    def sums_indices(self, op, depth: int = 0) -> bool:
+        """`op` is (through casts and constant offsets) a sum or difference of
+        two non-constant values (`i * m + j`)."""
+        ins = self.defs.get(op.id) if isinstance(op, Value) and depth < 12 else None
+        if isinstance(ins, Cast):
+            return self.sums_indices(ins.operand, depth + 1)
+        if isinstance(ins, BinOp) and ins.op in ("add", "sub"):
+            rest = [x for x in (ins.lhs, ins.rhs) if not isinstance(x, Const)]
+            return len(rest) == 2 or (len(rest) == 1 and self.sums_indices(rest[0], depth + 1))
+        return False
+
     def _param_bound(self, op, depth: int = 0) -> str | None:
         """The int32 parameter `op` is up to constant offsets (`N`, `N - 2`,
         `n + 1`), else None."""
@@ -335,6 +373,30 @@ def _offset_atoms(w: _Walker, s: Term, index) -> list[Atom]:
     return []
 
 
+#: The largest int32 value: a product of a launch dimension and a per-thread
+#: count at most this (in int64) does not wrap in int32.
+INT32_MAX = 2 ** 31 - 1
+
+
+def _thread_product_atoms(kernel: Kernel, w: _Walker, index) -> list[Atom]:
+    """An index from a thread index times an int32 parameter (`start = t *
+    per_thread` of a run-length or chunked kernel, launched with
+    `ceil(n / per_thread)` threads): the parameter is positive and the launch
+    times it fits in int32 (`vk.int64(vk.launch_dim()) * vk.int64(per_thread)
+    <= vk.int64(2147483647)`), so neither `t * per_thread` nor the chunk's end
+    `t * per_thread + per_thread` wraps -- stated in int64, where the product
+    cannot wrap to match the bound."""
+    out = []
+    for c, name in w.thread_products(index):
+        k = param_term(kernel, name)
+        prod = Term("product", factors=(Term("launch", index=c), k))
+        positive = Atom("gt", k, ZERO, family=-1)
+        fits = Atom("le", prod, Term("const", index=INT32_MAX, wide=True), family=-1)
+        out.append(replace(fits, companions=(positive,)))
+        out.append(replace(positive, companions=(fits,)))
+    return out
+
+
 def _scalar_atoms(kernel: Kernel, d: _Deps) -> list[Atom]:
     out = [Atom("gt", param_term(kernel, p), ZERO, family=0) for p in sorted(d.params)]
     out += [Atom("gt", Term("shape", n, m), ZERO, family=1) for n, m in sorted(d.shapes)]
@@ -365,7 +427,12 @@ def candidates(kernel: Kernel, spec: ObligationSpec, walker: "_Walker | None" = 
         d.consts |= {c + step for c in d.consts if 0 < step and c + step < 2 ** 30}
         out = _length_atoms(kernel, s, d, spec.dim, w.written)
         index = ins.indices[spec.dim]
-        out = _offset_atoms(w, s, index) + _product_atoms(kernel, s, d, w.strides(index)) + out
+        chunked = _thread_product_atoms(kernel, w, index)
+        # a flat index `i * m + j` sums the product with another index; a chunk's
+        # start `t * per_thread` (+ a constant) is no flat index of a length
+        flat = [] if chunked and not w.sums_indices(index) else \
+            _product_atoms(kernel, s, d, w.strides(index))
+        out = _offset_atoms(w, s, index) + chunked + flat + out
         if isinstance(index, Const) and 0 <= index.value < 2 ** 30:
             # `out[0]` (a result, a count): the array holds that element, whatever the
             # loop before it ran to -- first, before lengths tied to its guards

@@ -44,6 +44,10 @@ _SIGNED = {
 }
 
 
+#: Relaxation wins after which a context relaxes its abstract queries first.
+RELAXATION_FIRST_AFTER = 2
+
+
 class IntegerRelaxation:
     """One relaxation context: the Int for every bit-vector term relaxed so
     far (by z3 id; the terms are kept alive) and the side constraints that
@@ -52,6 +56,21 @@ class IntegerRelaxation:
     def __init__(self) -> None:
         self._done: dict[int, tuple[z3.ExprRef, z3.ExprRef]] = {}
         self.side: list[z3.BoolRef] = []
+        #: how it fared against the first bit-blasted attempt of this context's
+        #: abstract queries (proofs.deciding.solving: which of the two goes first)
+        self.wins = 0       # unsat where that attempt was undecided, or asked before it
+        self.misses = 0     # asked first, not unsat, where that attempt then was
+
+    @property
+    def goes_first(self) -> bool:
+        """Whether the next abstract query of this context is relaxed before it
+        is bit-blasted: once the relaxation has proved RELAXATION_FIRST_AFTER
+        queries the first bit-blasted attempt left undecided, and more than it
+        missed since (a kernel whose loop bodies are linear sums over lengths
+        and offsets: every such query costs half a million units bit-blasted
+        first and tens of thousands relaxed). Only the order of two
+        over-approximations changes: an answer is still `unsat` of one of them."""
+        return self.wins >= RELAXATION_FIRST_AFTER and self.wins > self.misses
 
     def relax(self, formulas) -> list[z3.BoolRef]:
         """The relaxed formulas followed by every side constraint made so far.

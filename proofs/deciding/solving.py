@@ -14,7 +14,9 @@ The strategy, cheapest first: (1) the abstract query (bit-blasted on a
 small budget, then its integer relaxation, which over-approximates it
 again -- linear proofs that cost millions of units bit-blasted take
 thousands there -- then, after the early probes, bit-blasted on the whole
-cap), (2) each concrete-launch
+cap; the relaxation goes first once it has proved two of the proof
+context's queries that the small budget left undecided, and more than it
+missed: `IntegerRelaxation.goes_first`), (2) each concrete-launch
 probe in turn (before that whole-cap retry when the relaxation is
 satisfiable: a probe's model is one of the exact query, which the
 abstraction then cannot refute), (3) the exact query; a model found by (2) or (3) is then
@@ -105,13 +107,24 @@ def _abstract_quick(budget: SolverSession, abstract: list, cap: int | None,
     integer relaxation was satisfiable (a hint that the query has a model:
     `decide` then asks the concrete probes before the retry)."""
     first = min(budget.limit(cap), ABSTRACT_FIRST_RLIMIT)
+    early = None
+    if relaxation is not None and relaxation.goes_first and first < budget.limit(cap):
+        # the relaxation has proved this context's queries where bit-blasting did not
+        early = relaxed_check(budget, abstract, purpose + "abstract-lia", relaxation)
+        if early == z3.unsat:
+            relaxation.wins += 1
+            return True, None, False
     res, _, solver = check(budget, abstract, first, purpose + "abstract")
     if res != z3.unknown or first >= budget.limit(cap):
+        if early is not None and relaxation is not None and res == z3.unsat:
+            relaxation.misses += 1
         return res == z3.unsat, solver, False
     if relaxation is None:
         return None, solver, False
-    relaxed = relaxed_check(budget, abstract, purpose + "abstract-lia", relaxation)
+    relaxed = early if early is not None else \
+        relaxed_check(budget, abstract, purpose + "abstract-lia", relaxation)
     if relaxed == z3.unsat:
+        relaxation.wins += 1
         return True, solver, False
     return None, solver, relaxed == z3.sat
 

@@ -306,6 +306,9 @@ def suggest_contract(kernel: Kernel, obligations, *, dims=None, block_dim=None,
                 continue                  # a conjunct picked this round (no worse ranked) may do
             picks.append(a)
             why[a.key()] = cex.get(spec)
+            for c in a.companions:          # picked together: either alone proves nothing
+                if all(c.key() != x.key() for x in chosen + picks) and _satisfiable(chosen + picks + [c]):
+                    picks.append(c)
         pending += [t for t in dict.fromkeys(reopened) if t not in pending]
         if not picks:
             break

@@ -454,3 +454,52 @@ def test_a_row_guard_of_a_2d_launch_bounds_no_caller_count():
               "out": np.zeros(1, np.float32)}
     with pytest.raises(errors.OutOfBoundsError):
         simulate(compile_kernel(src), LaunchConfig((1, 2), 2, 1, 2), arrays, {})
+
+
+RUNS = """
+@vk.kernel
+def count_runs(idx: vk.array(dtype=vk.int32), out: vk.array(dtype=vk.int32), n: vk.int32,
+               per_thread: vk.int32):
+    vk.requires(n <= idx.shape[0] and per_thread > 0)
+    vk.requires(vk.int64(vk.launch_dim()) * vk.int64(per_thread) <= vk.int64(2147483647))
+    vk.requires(vk.all_in_range(idx, 0, out.shape[0]))
+    t = vk.tid()
+    start = t * per_thread
+    if start >= n:
+        return
+    end = vk.min(start + per_thread, n)
+    s_cur = idx[start]
+    count = vk.int32(1)
+    for i in range(start + 1, end):
+        s = idx[i]
+        if s == s_cur:
+            count = count + vk.int32(1)
+        else:
+            vk.atomic_add(out, s_cur, count)
+            s_cur = {next_segment}
+            count = vk.int32(1)
+    vk.atomic_add(out, s_cur, count)
+"""
+
+
+def test_a_run_length_loop_keeps_its_segment_in_the_contract_range():
+    """The current segment `s_cur` of a run-length loop is a loop phi fed by
+    loads of a never-written array with `all_in_range` (through the merge of
+    the body's `if`: two phis feeding each other), so it stays in the range
+    in every iteration: `out[s_cur]` is proved inside and after the loop."""
+    src = RUNS.format(next_segment="s")
+    obs = prove_src(src)
+    assert {o.status.value for o in obs} == {"proved"}, [o.message for o in obs]
+
+
+@pytest.mark.parametrize("next_segment", ["s + 1", "i"])
+def test_a_run_length_segment_not_only_loaded_gets_no_range(next_segment):
+    """Near misses: a phi that also takes a value no load returned (`s + 1`,
+    the loop counter) has no range fact, and the atomic after the loop is
+    not proved (`s + 1` may equal the length; `i` may exceed it)."""
+    src = RUNS.format(next_segment=next_segment)
+    obs = prove_src(src)
+    lines = (HEADER + textwrap.dedent(src)).splitlines()
+    last = max(i + 1 for i, ln in enumerate(lines) if "vk.atomic_add(out, s_cur, count)" in ln)
+    after = {o.status.value for o in obs if o.kind.value == "bounds" and o.loc.line == last}
+    assert after and "proved" not in after, [o.message for o in obs]

@@ -162,3 +162,55 @@ def test_probes_come_before_the_whole_cap_retry_when_the_relaxation_is_satisfiab
     assert kinds[lia + 1] == "probe", kinds
     assert "abstract" not in kinds[lia:], kinds
     assert all(o.status.value == "proved" for o in prove_src(RAYS.format(extra="")))
+
+
+def _flat_index_query(with_offset_bound: bool = True):
+    """`start + i*w + j` leaves [0, n) (products opaque, as the nonlinear
+    abstraction leaves them): unsat with `start <= n - w*h`, sat without."""
+    start, iw, j, w, wh, n = z3.BitVecs("start iw j w wh n", 32)
+    facts = [start >= 0, start <= n - wh, n >= 0, wh >= 1, z3.ULT(wh, 2 ** 31),
+             iw >= 0, iw <= wh - w, j >= 0, j < w]
+    idx = start + iw + j
+    return (facts if with_offset_bound else facts[1:]) + [z3.Or(idx < 0, idx >= n)]
+
+
+def test_relaxation_goes_first_once_it_has_won_twice(monkeypatch):
+    """A proof context whose abstract queries the first bit-blasted attempt
+    leaves undecided and the relaxation proves (a loop body of linear sums):
+    after two such wins the relaxation is asked first, so a third query costs
+    its relaxation only. Near misses: in that mode a satisfiable query (the
+    offset bound dropped) and a signed wrap are still not proved, and a
+    relaxation that misses where bit-blasting proves loses the first place."""
+    from verikern.proofs.deciding import solving
+    from verikern.proofs.deciding.budget import fresh_context, rlimit_count
+
+    fresh_context()
+    monkeypatch.setattr(solving, "ABSTRACT_FIRST_RLIMIT", 50)   # every bit-blasted first try undecided
+    budget, relaxation = SolverSession(per_check=2 * MEGA), IntegerRelaxation()
+    for _ in range(2):
+        assert not relaxation.goes_first
+        proved, _, _ = solving._abstract_quick(budget, _flat_index_query(), None, relaxation, "t.")
+        assert proved is True
+    assert relaxation.wins == 2 and relaxation.goes_first
+    start = rlimit_count()
+    proved, solver, _ = solving._abstract_quick(budget, _flat_index_query(), None, relaxation, "t.")
+    assert proved is True and solver is None          # no bit-blasted attempt was made
+    assert relaxation.wins == 3
+    assert rlimit_count() - start < 200_000
+    # near misses, relaxed first: not proved
+    proved, _, likely_sat = solving._abstract_quick(budget, _flat_index_query(False), None, relaxation, "t.")
+    assert proved is not True and likely_sat
+    x = z3.BitVec("x", 32)
+    proved, _, _ = solving._abstract_quick(budget, [z3.Not(x + 1 > x)], None, relaxation, "t.")
+    assert proved is not True
+    # bit-blasting proves what the relaxation (first) does not: a miss each, until
+    # the misses catch up with the wins and bit-blasting goes first again
+    monkeypatch.setattr(solving, "ABSTRACT_FIRST_RLIMIT", MEGA // 2)
+    y = z3.BitVec("y", 8)
+    nonlinear = [y * y == 2]                      # no 8-bit square is 2; the relaxation cannot see it
+    while relaxation.goes_first:
+        misses = relaxation.misses
+        proved, solver, _ = solving._abstract_quick(budget, nonlinear, None, relaxation, "t.")
+        assert proved is True and relaxation.misses == misses + 1
+    proved, solver, _ = solving._abstract_quick(budget, nonlinear, None, relaxation, "t.")
+    assert proved is True and solver is not None

@@ -211,6 +211,10 @@ def _shape_of(instrs):
            Term("product", factors=(Term("param", "n"), Term("param", "m"), Term("param", "n")))),
       Atom("le", Term("product", factors=(Term("param", "m"), Term("param", "n"))),
            Term("shape", "a", 0, wide=True))], "a: wp.array[float], n: int, m: int", "i"),
+    # a chunk per thread: a positive count whose product with the launch fits in int32
+    ([Atom("gt", Term("param", "k"), ZERO),
+      Atom("le", Term("product", factors=(Term("launch", index=0), Term("param", "k"))),
+           Term("const", index=2 ** 31 - 1, wide=True))], "a: wp.array[float], k: int", "i"),
 ])
 def test_template_text_compiles_to_the_mir_the_search_proves(atoms, params, tid):
     body = f"@wp.kernel\ndef k({params}):\n    {tid} = wp.tid()\n"

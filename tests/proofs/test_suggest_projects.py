@@ -94,6 +94,27 @@ def shift_counts(counts: wp.array(dtype=wp.int32), offsets: wp.array(dtype=wp.in
 '''
 
 
+RUNS = HEAD + '''@wp.kernel
+def count_runs(idx: wp.array(dtype=wp.int32), out: wp.array(dtype=wp.int32), n: wp.int32,
+               per_thread: wp.int32):
+    t = wp.tid()
+    start = t * per_thread
+    if start >= n:
+        return
+    end = wp.min(start + per_thread, n)
+    s_cur = idx[start]
+    count = wp.int32(1)
+    for i in range(start + 1, end):
+        s = idx[i]
+        if s == s_cur:
+            count = count + wp.int32(1)
+        else:
+            wp.atomic_add(out, s_cur, count)
+            s_cur = s
+            count = wp.int32(1)
+    wp.atomic_add(out, s_cur, count)
+'''
+
 def _suggested(source: str, name: str):
     (report,) = prove_source(source, f"{name}.py", suggest=True)
     assert report.status is KernelStatus.FAILED
@@ -298,3 +319,33 @@ def test_an_asserted_relation_two_past_gets_no_contract_admitting_the_bad_launch
     bad = ASSERTED.replace("offsets[i + 1]", "offsets[i + 2]")
     _refused_if_proved(bad, "shift_counts", tmp_path, 3,
                        [np.array([3, 1, 4], dtype=np.int32), np.zeros(4, dtype=np.int32)])
+
+
+def test_a_run_length_chunk_per_thread_gets_a_launch_that_fits_int32(tmp_path):
+    """nvalchemi's run-length kernels (`start = t * elems_per_thread`, launched
+    with `ceil(n / elems_per_thread)` threads): the count is positive and the
+    launch times it fits in int32, so neither the chunk's start nor its end
+    wraps; sorted segment indices in range; `n` within the index array."""
+    report = _suggested(RUNS, "count_runs")
+    assert set(report.suggested_requires) == {
+        "n <= idx.shape[0]", "per_thread > 0",
+        "vk.int64(vk.launch_dim()) * vk.int64(per_thread) <= vk.int64(2147483647)",
+        "vk.all_in_range(idx, 0, out.shape[0])"}, report.suggested_requires
+    assert report.proved_under_suggestion is True
+    module = _pasted_module(report, RUNS, tmp_path, "count_runs_pasted")
+    idx = np.array([0, 0, 1, 1, 1, 2, 2, 2, 2, 3], dtype=np.int32)
+    out = np.zeros(4, dtype=np.int32)
+    n, per_thread = 10, 4
+    dim = -(-n // per_thread)
+    vk.check_launch(module.count_runs, dim, [idx, out, n, per_thread])
+    with pytest.raises(ContractError):        # a launch whose chunks wrap in int32
+        vk.check_launch(module.count_runs, dim, [idx, out, n, 2 ** 30])
+    vk.launch(module.count_runs, dim, inputs=[idx, out, n, per_thread], device="cpu")
+    np.testing.assert_array_equal(out, np.bincount(idx, minlength=4))
+
+
+def test_a_run_length_chunk_read_one_past_gets_no_contract_admitting_the_bad_launch(tmp_path):
+    bad = RUNS.replace("range(start + 1, end)", "range(start + 1, end + 1)")
+    inputs = [np.array([0, 0, 1, 1, 1, 2, 2, 2, 2, 3], dtype=np.int32), np.zeros(4, dtype=np.int32),
+              np.int32(10), np.int32(4)]
+    _refused_if_proved(bad, "count_runs", tmp_path, 3, inputs)

@@ -24,7 +24,10 @@ Invariants:
   file's `covers`) is then proved as written without a search of its own,
   and when it fails (or stays unknown) it carries that contract, proved
   under it: the opaque proof under the contract is a proof of every
-  instantiation it covers under the same pasted decorators;
+  instantiation it covers under the same pasted decorators. Only the first
+  `app.prove.MAX_COVERED_DECIDED` covered instances are proved as written;
+  the others are reported `unknown` as written ("not decided as written"),
+  proved under that contract -- never `failed` without a proof of their own;
 - it reads no time: its verdict depends on the options' budget only.
 """
 from __future__ import annotations

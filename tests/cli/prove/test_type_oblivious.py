@@ -203,3 +203,28 @@ def test_every_instance_takes_the_contract_the_opaque_proof_proved_under():
     assert not any(r.proved_under_suggestion for r in near), \
         [(r.kernel, r.suggested_requires) for r in near if r.proved_under_suggestion]
     assert all(r.status is not KernelStatus.PROVED for r in near)
+
+
+def test_covered_instances_past_the_cap_are_unknown_as_written_and_proved_under_the_contract():
+    """warp-nn's `_max_kernel` shape: two `Any` arrays enumerate 144 typings, every one
+    covered by the opaque proof under its suggested contract. Only the first
+    MAX_COVERED_DECIDED are proved as written (failed, each with its own counterexample);
+    the others are `unknown` as written -- never failed or proved without a proof of their
+    own -- and carry the contract the opaque proof proved them under."""
+    from verikern.app.prove import MAX_COVERED_DECIDED
+
+    src = HEAD + ("@wp.kernel\ndef copy_cast(src: wp.array(dtype=Any), dst: wp.array(dtype=Any)):\n"
+                  "    i = wp.tid()\n    dst[i] = dst.dtype(src[i])\n")
+    reports = prove_source(src, "g.py", suggest=True)
+    (more,) = [r for r in reports if r.kernel.endswith("[...]")]
+    assert more.proved_under_suggestion is True
+    instances = [r for r in reports if not r.kernel.endswith("[...]")]
+    assert len(instances) > MAX_COVERED_DECIDED
+    decided, rest = instances[:MAX_COVERED_DECIDED], instances[MAX_COVERED_DECIDED:]
+    for r in decided:
+        assert r.status is KernelStatus.FAILED and any(o.confirmed for o in r.obligations), r.kernel
+    for r in rest:
+        assert r.status is KernelStatus.UNKNOWN and not r.obligations, r.kernel
+        assert "not decided as written" in (r.error or ""), r.kernel
+    for r in instances:
+        assert r.proved_under_suggestion is True and r.suggested_requires == more.suggested_requires
