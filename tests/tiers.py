@@ -405,9 +405,8 @@ def sampled_out(items) -> list:
 #: the corpus files alone: no randomness, the same on every worker.
 #: `verikern selftest` (the product's own check of every corpus verdict, in the
 #: nightly run through the same test's every case) is unchanged.
-#: Session 17 added the MIR printer/parser round trip of every corpus kernel (8.2 CPU s
-#: of 908.6, each file compiled twice and its loops peeled): its sample holds every
-#: construct, so every MIR op the corpus lowers to still round-trips; the examples all.
+#: Session 17 added the MIR round trip of every corpus kernel (8.2 of 908.6 CPU s): its
+#: sample holds every construct, so the MIR the corpus lowers to still round-trips.
 COVERED = frozenset({
     "tests/cli/prove/test_corpus_verdicts.py::test_corpus_verdict",
     "tests/mir/test_mir_parser.py::test_every_corpus_and_example_kernel_round_trips",
@@ -558,30 +557,21 @@ NIGHTLY: dict[str, frozenset[str] | None] = {
         frozenset({"int16", "uint16", "uint32"}),
     "tests/backends/native/test_native_semantics.py::test_every_cast_matches_simulator":
         frozenset({"int16", "uint16", "uint32"}),
-    # Session 17 (profiled 2026-12-05 `CI=true pytest -n 2` with CBMC, load 12-14: 908.6 CPU s):
-    # 25.2 CPU s, three `verikern prove -vv` processes over the three corpus kernels nearest
-    # a budget (alone, in another order, with --jobs 2). Each query's units the same after
-    # other work in the process and in fresh processes under other hash seeds (what a
-    # --jobs 2 worker is) are the kept tests/proofs/test_unit_determinism.py's
-    # test_a_proof_spends_the_same_units_on_every_query_after_other_work and
-    # test_a_proof_spends_the_same_units_in_fresh_processes_under_other_hash_seeds (5.2 CPU s
-    # together); the verdicts at --jobs 2, test_prove_cli's test_kernel_filter_and_folder_input;
-    # and every corpus verdict near a budget, test_corpus_verdict, in a loaded run
+    # Session 17 (CPU s of a profiled `CI=true pytest -n 2` with CBMC, 2026-12-05, load 12-14).
+    # 25.2: three prove processes over the kernels nearest a budget (alone, reordered,
+    # --jobs 2); each query's units after other work and in fresh processes under other
+    # hash seeds are tests/proofs/test_unit_determinism.py's two kept tests (5.2), the
+    # verdicts at --jobs 2 test_prove_cli's test_kernel_filter_and_folder_input
     "tests/cli/prove/test_work_determinism.py::"
     "test_every_query_costs_the_same_units_alone_in_another_order_and_with_two_jobs": None,
-    # 28.0 CPU s, most of it the CPU burner it starts (its CPU is the test's, and grows with
-    # the load). A real CBMC call out of its units, reported as such, and the obligations
-    # then decided one by one with deterministic verdicts are the kept
-    # tests/proofs/test_cbmc_split.py's test_real_cbmc_decides_the_easy_obligations_beside_a_hard_one
-    # (4.1 CPU s, the real CBMC, every verdict expected exactly in a run that is itself
-    # loaded on CI); the reason's wording with its units, tests/proofs/test_cbmc.py's
-    # test_a_cbmc_run_out_of_units_is_unknown_and_says_why
+    # 28.0, most of it the CPU burner it starts (counted as its child). A real CBMC call out
+    # of units, then decided obligation by obligation, every verdict exact in a run loaded on
+    # CI: the kept test_cbmc_split.py's test_real_cbmc_decides_the_easy_obligations_beside_a_hard_one;
+    # the reason's wording, test_cbmc.py's test_a_cbmc_run_out_of_units_is_unknown_and_says_why
     "tests/proofs/test_cbmc_real.py::test_cbmc_is_bounded_by_work_not_by_the_machines_load": None,
-    # 17.8 CPU s for the two wrong invariants on every launch (13.2 the one not preserved);
-    # the same two on the one-thread launch the kernel is written for took 5.1 (each wrong
-    # invariant's own check failing and nothing proved is what the test checks, and it is
-    # the same C loop abstraction on either launch); the loop abstraction on every launch
-    # is the kept test_an_unbounded_loop_is_proved_through_its_invariant[every-launch]
+    # 17.8 for both wrong invariants on every launch; on the one-thread launch the kernel is
+    # written for, 5.1: the same C loop abstraction and invariant checks; the abstraction on
+    # every launch is the kept test_an_unbounded_loop_is_proved_through_its_invariant[every-launch]
     "tests/proofs/test_cbmc_loops.py::test_a_wrong_invariant_fails_cbmcs_check_and_proves_nothing":
         frozenset({"every-launch"}),
 }
