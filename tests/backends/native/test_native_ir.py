@@ -99,13 +99,18 @@ def test_unknown_target_is_refused():
         lower(saxpy(), "amdgpu")
 
 
-def _corpus_and_example_kernels():
+def _corpus_and_example_kernels(markexpr: str | None):
+    """Every example's kernels and the corpus's: with `-m slow` every file, else the
+    covering sample the corpus verdicts prove (tests/tiers.py, every construct)."""
     from pathlib import Path
 
     from corpus_loader import compiled, load_corpus
+    from tiers import covering_keys_of_the_run
 
     root = Path(__file__).resolve().parents[3]
-    paths = [c.path for c in load_corpus()] + sorted((root / "examples").glob("*.py"))
+    corpus = load_corpus()
+    kept = covering_keys_of_the_run((c.name for c in corpus), markexpr)
+    paths = [c.path for c in corpus if c.name in kept] + sorted((root / "examples").glob("*.py"))
     out = []
     for p in paths:
         for kr in compiled(p).kernels:
@@ -114,10 +119,10 @@ def _corpus_and_example_kernels():
     return out
 
 
-def test_every_corpus_and_example_kernel_lowers_to_valid_ir_on_both_targets():
+def test_every_corpus_and_example_kernel_lowers_to_valid_ir_on_both_targets(request):
     llvm.initialize_all_targets()
     llvm.initialize_all_asmprinters()
-    kernels = _corpus_and_example_kernels()
+    kernels = _corpus_and_example_kernels(request.config.option.markexpr)
     assert len(kernels) > 50
     for name, k in kernels:
         for target in ("cpu", "nvptx"):

@@ -64,7 +64,22 @@ FULL_ONLY = frozenset({("bitonic_sort", "move-barrier@27:5"),
                        ("ok_cell_binning_3d_flat_index", "atomic-to-plain@16:9"),
                        ("matmul", "lt-to-le@39:12"), ("ok_matmul_tiled", "move-barrier@34:9"),
                        ("matmul", "drop-requires@20:5"),
-                       ("ok_tiles_1d_launch_block_idx_div", "div-guard@8:17")})
+                       ("ok_tiles_1d_launch_block_idx_div", "div-guard@8:17"),
+                       # session 17: the ten fast mutants over 1.2 CPU s (15.7 of the fast
+                       # set's 42.0, profiled 2026-12-05 `CI=true`, load 12-14), each of a kind
+                       # that more cheaper fast mutants keep: lt-to-le (19 left), move-barrier
+                       # (scan, block_reduce), atomic-to-plain (23), div-guard (9),
+                       # index-shift (11), drop-requires (6), guard-bound (7)
+                       ("ok_bitonic_sort_block", "lt-to-le@12:8"),
+                       ("ok_image_flat_int64_index", "lt-to-le@11:8"),
+                       ("ok_invariant_grid_stride_int64", "lt-to-le@12:11"),
+                       ("ok_segment_mean_positive_count", "lt-to-le@11:8"),
+                       ("ok_odd_even_sort_block", "move-barrier@15:5"),
+                       ("ok_spatial_wrench_accumulate_atomic", "atomic-to-plain@15:9"),
+                       ("ok_block_segments_range", "div-guard@8:17"),
+                       ("transpose", "index-shift@32:19"),
+                       ("ok_matmul_tiled", "drop-requires@10:5"),
+                       ("transpose", "guard-bound@28:23")})
 #: Solver budget per check for a mutant (million z3 resource units, as
 #: `verikern prove --budget`); a mutant not decided within it is `unknown`,
 #: which never counts as caught.
