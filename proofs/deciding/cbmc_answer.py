@@ -115,6 +115,21 @@ def _number(value: Any) -> int | float | bool | None:
             return None
 
 
+#: The harness's own variables (encoders/c/harness.py: the launch `L`, the two
+#: threads and whether there is a second): assigned in `main` alone. A kernel
+#: function's temporaries are named `t1`, `t2`, ... too, so only `main`'s
+#: assignments of these names are the launch's.
+_HARNESS_LOCALS = frozenset({"b1", "t1", "b2", "t2", "has2"})
+
+
+def _harness_step(step: dict) -> bool:
+    """Whether a trace step assigns in the harness's `main` (a step with no
+    source location, as older CBMCs print some, is taken as the harness's)."""
+    location = step.get("sourceLocation")
+    function = location.get("function") if isinstance(location, dict) else None
+    return function in (None, "main")
+
+
 def exact_traces(kernel: Kernel) -> bool:
     """Whether a CBMC trace of `kernel` fixes everything its checks read: no
     value that flows into a branch, an index, an assert, a requires, a
@@ -163,6 +178,8 @@ def counterexample_from_trace(kernel: Kernel, trace: Sequence[dict],
         value = _number(step.get("value"))
         if m and value is not None:
             base = m.group("base")
+            if not _harness_step(step) and (base in _HARNESS_LOCALS or base.startswith("L.")):
+                continue        # a kernel function's own local of that name (a phi's `t1`)
             last[(base, int(m.group("idx")) if m.group("idx") else None)] = value
             if base.endswith("_flat") and base[:-5] in read_of:
                 pending[base[:-5]] = int(value)

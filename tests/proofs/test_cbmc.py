@@ -558,3 +558,22 @@ def test_past_the_safety_net_cbmcs_solver_is_killed_too(tmp_path, monkeypatch):
     else:
         os.kill(pid, 9)
         raise AssertionError("the solver outlived the safety net")
+
+
+def test_a_kernel_functions_own_t1_is_not_the_launchs_thread():
+    """The C encoding names a kernel function's temporaries t1, t2, ... like the
+    harness's thread variables: only `main`'s assignments say which thread
+    failed. Before, a float temporary assigned after the harness's `t1` (NaN
+    for an unassigned read) became the thread index (ValueError: NaN)."""
+    def at(step, function):
+        return {**step, "sourceLocation": {"file": "k.c", "function": function, "line": "1"}}
+    k = kernel(OFF_BY_ONE, "zero_off_by_one")
+    trace = [at(assign("L.dim[0l]", 3), "main"), at(assign("L.block_dim", 2), "main"),
+             at(assign("b1", 1), "main"), at(assign("t1", 1), "main"),
+             at(assign("t1", 5), "vk_step_0"),
+             at({"stepType": "assignment", "lhs": "t1",
+                 "value": {"data": "NaN", "name": "float"}}, "vk_step_0"),
+             at(assign("L.block_dim", 7), "vk_run_thread"),
+             {"stepType": "failure", "property": "vk_step.assertion.1", "reason": "bounds"}]
+    cex = cbmc.counterexample_from_trace(k, trace)
+    assert (cex.dims, cex.block_dim, cex.threads) == ((3,), 2, ((1, 1),))
