@@ -7,13 +7,13 @@ project, setattr, an alias, a subclass, a method) is no constant, with a
 located error naming the site."""
 from __future__ import annotations
 
-import textwrap
 
 import numpy as np
 import pytest
 
 import verikern as vk
 from verikern.frontend import compile_file, compile_source
+from shared_helpers import write_package
 from warp_compat.compat_util import warp_module_from_text
 
 SOURCE = '''import warp as wp
@@ -83,15 +83,6 @@ def test_a_class_that_is_more_than_int_constants_is_no_constant(body):
     assert err is not None and err.rule == "closure", err
 
 
-def _package(tmp_path, files):
-    pkg = tmp_path / "pkg"
-    pkg.mkdir()
-    (pkg / "__init__.py").write_text("")
-    for name, text in files.items():
-        (pkg / name).write_text(textwrap.dedent(text))
-    return pkg
-
-
 SHAPES = '''
 class CellTypes:
     TETRA = 10
@@ -111,8 +102,8 @@ def k(out: wp.array(dtype=int)):
 
 
 def test_a_class_of_another_project_module_reaches_the_kernel(tmp_path):
-    pkg = _package(tmp_path, {"shapes.py": SHAPES, "k.py": USER,
-                              "other.py": "from pkg.shapes import CellTypes\nN = CellTypes.TETRA\n"})
+    pkg = write_package(tmp_path, "pkg", {"shapes": SHAPES, "k": USER,
+                                          "other": "from pkg.shapes import CellTypes\nN = CellTypes.TETRA\n"})
     mir = compile_file(pkg / "k.py").kernels[0].mir
     out = np.zeros(2, np.int32)
     vk.launch(mir, 2, [out])
@@ -123,7 +114,7 @@ def test_a_class_of_another_project_module_reaches_the_kernel(tmp_path):
                                    "from pkg.shapes import CellTypes as T\nT.TETRA = 11\n",
                                    "from pkg import shapes\nshapes.CellTypes.TETRA = 11\n"])
 def test_a_store_into_the_class_from_another_module_makes_it_no_constant(tmp_path, other):
-    pkg = _package(tmp_path, {"shapes.py": SHAPES, "k.py": USER, "other.py": other})
+    pkg = write_package(tmp_path, "pkg", {"shapes": SHAPES, "k": USER, "other": other})
     err = compile_file(pkg / "k.py").kernels[0].error
     assert err is not None and err.rule == "closure", err
     assert "in another module" in err.message and str(pkg / "other.py") in err.message, err.message

@@ -60,40 +60,42 @@ def search_typing(pools: list[list], attempt: Callable, max_checks: int, first: 
     return None
 
 
-def _step(pools, attempt, max_checks, checks, combo, reached):
-    """One step from `combo`: (None, typing, hir) for a single change that type-checks,
-    else (progress, typing) of the change that typed furthest past `reached`, else None."""
+def _furthest(trials, attempt, max_checks, checks, reached):
+    """The first of `trials` that type-checks, as (None, typing, hir), else (progress,
+    typing) of the one that typed furthest past `reached`, else None; at most
+    `max_checks` checks in all (`checks[0]` counts them)."""
     best = None
-    for i, pool in enumerate(pools):
-        for t in pool:
-            if t == combo[i] or checks[0] >= max_checks:
-                continue
-            trial = combo[:i] + [t] + combo[i + 1:]
-            hir, progress = attempt(trial)
-            checks[0] += 1
-            if hir is not None:
-                return None, trial, hir
-            if progress > reached and (best is None or progress > best[0]):
-                best = (progress, trial)
+    for trial in trials:
+        if checks[0] >= max_checks:
+            break
+        hir, progress = attempt(trial)
+        checks[0] += 1
+        if hir is not None:
+            return None, trial, hir
+        if progress > reached and (best is None or progress > best[0]):
+            best = (progress, trial)
     return best
+
+
+def _step(pools, attempt, max_checks, checks, combo, reached):
+    """One step from `combo`: every typing that changes one parameter (_furthest)."""
+    trials = (combo[:i] + [t] + combo[i + 1:]
+              for i, pool in enumerate(pools) for t in pool if t != combo[i])
+    return _furthest(trials, attempt, max_checks, checks, reached)
+
+
+def _changed_pair(combo, i, t, j, u):
+    trial = list(combo)
+    trial[i], trial[j] = t, u
+    return trial
 
 
 def _pair_step(pools, attempt, max_checks, checks, combo, reached):
     """Like _step, changing two parameters at once among the preferred candidates: a
     typing where `v + a` stores into `out` needs `v` and `out` vec3 together, and
     neither change alone types the body further."""
-    best = None
-    for i, j in itertools.combinations(range(len(pools)), 2):
-        for t in pools[i]:
-            for u in pools[j]:
-                if t == combo[i] or u == combo[j] or checks[0] >= max_checks:
-                    continue
-                trial = list(combo)
-                trial[i], trial[j] = t, u
-                hir, progress = attempt(trial)
-                checks[0] += 1
-                if hir is not None:
-                    return None, trial, hir
-                if progress > reached and (best is None or progress > best[0]):
-                    best = (progress, trial)
-    return best
+    trials = (_changed_pair(combo, i, t, j, u)
+              for i, j in itertools.combinations(range(len(pools)), 2)
+              for t in pools[i] if t != combo[i]
+              for u in pools[j] if u != combo[j])
+    return _furthest(trials, attempt, max_checks, checks, reached)
