@@ -57,6 +57,7 @@ import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import zipfile
 from collections import Counter
@@ -547,6 +548,20 @@ def outcomes_from_json(rows: list[dict]) -> list[Outcome]:
             for r in rows]
 
 
+def verikern_importable_elsewhere() -> str:
+    """'' when this interpreter imports verikern outside the repository (the children run
+    in each project's root), else what to do: a checkout that is not installed would give
+    every kernel an error that only says the child exited without a report."""
+    with tempfile.TemporaryDirectory() as elsewhere:
+        proc = subprocess.run([sys.executable, "-c", "import verikern"], cwd=elsewhere,
+                              capture_output=True, text=True)
+    if proc.returncode == 0:
+        return ""
+    return (f"error: {sys.executable} cannot import verikern outside the repository, so no kernel "
+            f"could be proved: install it first (`pip install -e .` in the checkout).\n"
+            f"{proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else ''}")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -580,6 +595,10 @@ def main(argv: list[str] | None = None) -> int:
         print(render_outcomes(outcomes_from_json(json.loads(Path(args.report).read_text(encoding="utf-8")))))
         return 0
 
+    problem = verikern_importable_elsewhere()
+    if problem:
+        print(problem, file=sys.stderr)
+        return 3
     cache = Path(args.cache).expanduser()
     specs = list(dict.fromkeys(([] if args.only_named else read_project_list()) + args.projects))
     sites: list[KernelSite] = []

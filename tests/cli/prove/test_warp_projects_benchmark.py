@@ -266,3 +266,22 @@ def test_a_summary_reads_the_same_from_the_json_whatever_the_times(bench):
                 bench.Outcome(site("p==1", "/r", "a.py", 9, "k2"), "compiled", 0.05001, cpu_s=0.26351)]
     rows = json.loads(json.dumps([bench._outcome_json(o) for o in outcomes]))
     assert bench.render_outcomes(bench.outcomes_from_json(rows)) == bench.render_outcomes(outcomes)
+
+
+def test_an_interpreter_without_verikern_stops_the_run_before_any_kernel(bench, tmp_path, monkeypatch, capsys):
+    # the children run in each project's root, where a checkout that was never installed is
+    # not importable: every kernel would end "exited 1 without a report"; the run stops first
+    bare = tmp_path / "bare-python"
+    bare.write_text(f"#!/bin/sh\nexec {bench.sys.executable} -S -I \"$@\"\n")
+    bare.chmod(0o755)
+    _fake_wheel(tmp_path / "cache" / "wheels")
+    monkeypatch.setattr(bench.sys, "executable", str(bare))
+    code = bench.main(["--only-named", "fake-kernels==1.0", "--cache", str(tmp_path / "cache"),
+                       "--compile-only"])
+    err = capsys.readouterr().err
+    assert code == 3
+    assert "cannot import verikern outside the repository" in err and "pip install -e ." in err
+    assert not (tmp_path / "cache" / "src").exists()     # stopped before unpacking anything
+    assert bench.verikern_importable_elsewhere() != ""
+    monkeypatch.undo()
+    assert bench.verikern_importable_elsewhere() == ""
