@@ -35,6 +35,7 @@ from verikern.mir.nodes import StructArg
 from ..scan.annotations import ARRAY_CTORS, parse_annotation
 from ..scan.constants import NotConstant
 from ..scan.project import module_member
+from .struct_ctors import ctor_parts
 from verikern.hir.types import (
     ArrayType, MatrixType, ScalarType, StructType, TupleType, VectorType, component_count,
     struct_leaves,
@@ -312,10 +313,8 @@ class StructScope:
                             "not a local variable", node, _RULE,
                             "read its fields from the parameter directly")
         if isinstance(value, ast.Call) and struct_class_name(chk.info, value.func) == t.name:
-            if value.args or value.keywords:
-                raise chk.error(f"{t.name}(...) with arguments: Warp builds a struct with "
-                                "no arguments", value, _RULE,
-                                f"write `{target} = {t.name}()` and set its fields")
+            if value.args or value.keywords:   # every field given (check/struct_ctors.py)
+                return self._built(target, leaves, ctor_parts(self, value, t), node)
             out = []
             for name, lt in leaves:
                 chk.declare(name, lt, node)
@@ -330,6 +329,30 @@ class StructScope:
         out = []
         for (name, lt), part in zip(leaves, self.leaf_nodes(value, t)):
             e = chk.check_expr(part)
+            chk.declare(name, lt, node)
+            out.append(H.Assign(name, e, loc))
+        return out
+
+    def _built(self, target: str, leaves, parts: list, node) -> list:
+        """`target = S(...)` with every field given: each part typed as its
+        field, through temporaries when a part reads the target itself."""
+        chk = self.chk
+        loc = chk.loc(node)
+        values = [chk._typed(part, lt, what=f"a value for {name}")
+                  for (name, lt), part in zip(leaves, parts)]
+        reads_target = any(isinstance(n, ast.Name) and (n.id == target or
+                                                        n.id.startswith(target + "."))
+                           for part in parts for n in ast.walk(part))
+        out = []
+        if reads_target and len(values) > 1:
+            temps = []
+            for e in values:
+                tmp = chk.temp()
+                chk.declare(tmp, e.type, node)
+                out.append(H.Assign(tmp, e, loc))
+                temps.append(H.LocalRef(tmp, e.type, loc))
+            values = temps
+        for (name, lt), e in zip(leaves, values):
             chk.declare(name, lt, node)
             out.append(H.Assign(name, e, loc))
         return out
@@ -362,10 +385,14 @@ class StructScope:
             raise chk.error(f"{chk.name!r} returns {t.name}, got {ast.unparse(value)}", value,
                             _RULE, f"return a {t.name} variable")
         if isinstance(value, ast.Call):
-            if struct_class_name(chk.info, value.func) == t.name and not value.args \
-                    and not value.keywords:
-                return H.BuiltinCall("construct", tuple(zero_value(lt, loc) for lt in
-                                                        returns.elems), returns, loc)
+            if struct_class_name(chk.info, value.func) == t.name:
+                if not value.args and not value.keywords:
+                    return H.BuiltinCall("construct", tuple(zero_value(lt, loc) for lt in
+                                                            returns.elems), returns, loc)
+                leaves = struct_leaves(t, "")
+                parts = tuple(chk._typed(part, lt, what=f"a value for {t.name}{name}")
+                              for (name, lt), part in zip(leaves, ctor_parts(self, value, t)))
+                return H.BuiltinCall("construct", parts, returns, loc)
             raise chk.error(f"return a {t.name} variable: assign {ast.unparse(value)} to one "
                             "first", value, _RULE)
         parts = tuple(chk.check_expr(n) for n in self.leaf_nodes(value, t))
@@ -374,7 +401,11 @@ class StructScope:
     def leaf_nodes(self, value: ast.AST, t: StructType) -> list[ast.expr]:
         """The leaves of a struct-valued expression as expressions: Names of
         a variable's fields, or `arr.f[i]` for an element `arr[i]` (its index
-        must be free of calls, as it is read once per field)."""
+        must be free of calls, as it is read once per field), or the arguments
+        of a constructor that gives every field."""
+        if isinstance(value, ast.Call) and (value.args or value.keywords) \
+                and struct_class_name(self.chk.info, value.func) == t.name:
+            return ctor_parts(self, value, t)
         if isinstance(value, ast.Subscript):
             if any(isinstance(n, ast.Call) for n in ast.walk(value.slice)):
                 raise self.chk.error("an element of an array of structs is read field by "
