@@ -9,7 +9,10 @@ located error of test_warp_structs.py)."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
+import verikern as vk
+from verikern.app.prove import prove_file
 from verikern.frontend import compile_source
 
 from warp_compat.compat_util import warp_module_from_text
@@ -62,8 +65,55 @@ def test_elements_hold_arrays_of_their_own_shapes_and_may_share_one(warp_cpu, tm
     assert m.blocks.numpy().dtype["data"].names[:3] == ("data", "grad", "shape")   # a handle per element
 
 
-def test_verikern_refuses_the_type_where_it_is_written():
+def test_verikern_refuses_a_body_that_reaches_the_held_arrays():
     (err,) = [k.error for k in compile_source(SOURCE, "held.py").kernels]
     assert err is not None and err.rule == "struct-use"
-    assert "held.py:12:13" in err.render() and "whose elements hold arrays" in err.render(), err.render()
+    assert err.render().startswith("held.py:19:9: error: m.blocks: the field 'blocks' of the struct "
+                                   "'Mesh' is an array of the struct 'Block' (declared at held.py:12:13), "
+                                   "whose elements hold arrays"), err.render()
+
+
+# warp-simdata's `_nface_n_face_locations_kernel`: its dataset struct has the held arrays in a
+# field the kernel never reaches; the field is out of the model (no leaf, no launch value) and
+# everything else is modelled exactly
+UNTOUCHED = SOURCE.replace("@wp.kernel\ndef bump", "@wp.kernel\ndef bump_unused") + '''
+
+@wp.kernel
+def counted(m: Mesh, starts: wp.array(dtype=wp.int32), out: wp.array(dtype=wp.int32)):
+    i = wp.tid()
+    if i < out.shape[0] and m.count > 0:
+        k = wp.lower_bound(starts, i)
+        out[i] = m.count * 100 + k
+'''
+
+
+def test_a_kernel_that_never_reaches_the_held_arrays_runs_as_under_warp(warp_cpu, tmp_path):
+    wp = warp_cpu
+    module = warp_module_from_text(tmp_path, UNTOUCHED, "verikern_held_untouched")
+    ours = compile_source(UNTOUCHED, "held.py")
+    assert ours.kernel("bump_unused").error is not None
+    k = ours.kernel("counted")
+    assert k.error is None, k.error.render()
+    assert [p.name for p in k.hir.params] == ["m.count", "starts", "out"]   # no leaf for m.blocks
+    b = module.Block()
+    b.data, b.n = wp.array(np.arange(3, dtype=np.int32), dtype=wp.int32, device="cpu"), 4
+    m = module.Mesh()
+    m.blocks, m.count = wp.array([b], dtype=module.Block, device="cpu"), 7
+    starts = np.array([0, 2, 5, 5, 9], np.int32)
+    out = wp.zeros(8, dtype=wp.int32, device="cpu")
+    wp.launch(module.counted, dim=8, inputs=[m, wp.array(starts, device="cpu"), out], device="cpu")
+    want = [700 + min(int(np.searchsorted(starts, i)), len(starts) - 1) for i in range(8)]
+    assert out.numpy().tolist() == want
+    for dev in ("cpu", "cpu:native"):
+        for given in (m, {"count": 7}):          # Warp's instance (its held field ignored), a dict
+            got = np.zeros(8, np.int32)
+            vk.launch(k.mir, 8, [given, starts.copy(), got], device=dev)
+            assert got.tolist() == want, dev
+
+
+@pytest.mark.slow
+def test_the_kernel_that_never_reaches_them_is_proved(tmp_path):
+    (tmp_path / "held.py").write_text(UNTOUCHED)
+    reports = prove_file(tmp_path / "held.py", kernel="counted")
+    assert [r.status.value for r in reports] == ["proved"], [r.status for r in reports]
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import ast
 
-from verikern.hir.types import StructType
+from verikern.hir.types import StructType, UnmodelledField
 
 _RULE = "struct-use"
 
@@ -57,6 +57,9 @@ def ctor_parts(scope, call: ast.Call, t: StructType) -> list[ast.expr]:
     out: list[ast.expr] = []
     for name, ft in t.fields:
         arg = given[name]
+        if isinstance(ft, UnmodelledField):   # no leaf to hold it
+            raise chk.error(f"{t.name}(...) gives its field {name!r}: {ft.reason}", arg, _RULE,
+                            ft.hint)
         if isinstance(ft, StructType):
             if scope.type_of(arg) != ft:
                 raise chk.error(f"the field {name!r} of {t.name} is a {ft.name}, given "

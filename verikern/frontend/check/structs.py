@@ -37,8 +37,8 @@ from ..scan.constants import NotConstant
 from ..scan.project import module_member
 from .struct_ctors import ctor_parts
 from verikern.hir.types import (
-    ArrayType, MatrixType, ScalarType, StructType, TupleType, VectorType, component_count,
-    struct_leaves,
+    ArrayType, MatrixType, ScalarType, StructType, TupleType, UnmodelledField, VectorType,
+    component_count, struct_leaves,
 )
 
 _RULE = "struct-use"
@@ -100,6 +100,7 @@ class StructChecks(_Host):
         self.structs.find_locals(self.node.body)
         if not self.structs.types and not self.structs.arrays:
             return self.node.body
+        refuse_unmodelled(self, self.node.body, self.structs)
         body = self.structs.rewrite(self.node.body)
         self.local_names |= {n.id for s in body for n in ast.walk(s)
                              if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
@@ -117,6 +118,30 @@ class StructChecks(_Host):
                                                          for leaf, _ in struct_leaves(t, n)),
                                n in self.struct_arrays)
                      for n, t in {**self.struct_params, **self.struct_arrays}.items())
+
+
+def refuse_unmodelled(chk, body: list, scope: "StructScope") -> None:
+    """A located error at the first field chain of `body` that reaches an
+    UnmodelledField (`ds.ngon_n_blocks[i]`, `parts[k].held`), else nothing."""
+    for node in (n for s in body for n in ast.walk(s)):
+        if not isinstance(node, ast.Attribute):
+            continue
+        attrs: list[str] = []
+        base: ast.AST = node
+        while isinstance(base, ast.Attribute):
+            attrs.append(base.attr)
+            base = base.value
+        t: object = None
+        if isinstance(base, ast.Name):
+            t = scope.types.get(base.id)
+        elif isinstance(base, ast.Subscript) and isinstance(base.value, ast.Name):
+            t = scope.arrays.get(base.value.id)
+        for attr in reversed(attrs):
+            if not isinstance(t, StructType):
+                break
+            t = t.field(attr)
+            if isinstance(t, UnmodelledField):
+                raise chk.error(f"{ast.unparse(node)}: {t.reason}", node, _RULE, t.hint)
 
 
 def struct_class_name(info, node: ast.AST | None) -> str | None:
@@ -168,7 +193,7 @@ def struct_type(chk, name: str, _depth: int = 0) -> StructType:
     reader = chk if origin is None or origin is chk.info else _FieldReader(origin)
     if _depth > 16:
         raise reader.error(f"struct {name!r} contains itself", cls, _RULE)
-    fields = []
+    fields: list[tuple[str, Any]] = []
     for stmt in cls.body:
         if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
             continue   # a docstring
@@ -184,10 +209,13 @@ def struct_type(chk, name: str, _depth: int = 0) -> StructType:
                     f"{', '.join(h.lstrip('.') for h in held[:3])}): arrays reached through the elements "
                     "of another array are outside what verikern models" if held else
                     "as a field of a struct, which verikern does not take yet")
-            raise reader.error(f"the field {stmt.target.id!r} of the struct {name!r} is an array of the "
-                               f"struct {elements[0]!r}, {what}", stmt.annotation, _RULE,
-                               "pass the arrays the kernel reads as parameters of their own "
-                               "(or as fields of a struct parameter)")
+            where = reader.info.loc(stmt.annotation)
+            at = f" (declared at {where.file}:{where.line}:{where.col})"
+            fields.append((stmt.target.id, UnmodelledField(
+                f"the field {stmt.target.id!r} of the struct {name!r} is an array of the struct "
+                f"{elements[0]!r}{at}, {what}", "pass the arrays the kernel reads as parameters "
+                "of their own (or as fields of a struct parameter)")))
+            continue
         ft = struct_type(reader, inner, _depth + 1) if inner is not None else \
             parse_annotation(reader, stmt.annotation, f"field {stmt.target.id!r} of {name}")
         fields.append((stmt.target.id, ft))
