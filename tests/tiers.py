@@ -78,6 +78,8 @@ SLOW_FILES = frozenset({
     "tests/testing/test_examples_fuzz.py",         # every example under real Warp (fuzz)
     "tests/testing/test_generated_ci.py",          # 300 generated kernels on cpu and cpu:native
     "tests/testing/test_generated_prover.py",      # the prover as oracle on generated kernels
+    "tests/warp_compat/test_warp_struct_ctors.py",  # real Warp (compiles kernels with clang)
+    "tests/warp_compat/test_warp_held_arrays.py",   # real Warp (compiles kernels with clang)
 })
 
 SLOW_TESTS = frozenset({

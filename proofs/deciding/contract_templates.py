@@ -63,6 +63,7 @@ class _Deps:
     bounds: set = field(default_factory=set)     # int32 parameters N it is guarded or clamped at
     ends: set = field(default_factory=set)       # int32 arrays whose elements an index is guarded below
     step: int = 0                                 # the constant o > 0 of an index `i + o`
+    type_lengths: set = field(default_factory=set)   # 2**bits of a uint8/uint16 value indexed by
 
 
 class _Walker:
@@ -168,6 +169,12 @@ class _Walker:
                 if isinstance(ins, BinOp) and ins.op == "mod" and isinstance(ins.rhs, Const) \
                         and 1 <= ins.rhs.value < 2 ** 30 and core is None:
                     d.consts.add(int(ins.rhs.value))      # `(i + 1) % W`: a periodic index
+                src = ins.operand.type if isinstance(ins, Cast) else None
+                if src is not None and src.is_int and not src.is_signed and not src.is_bool \
+                        and src.bits <= 16 and core is None:
+                    # `table[int(kinds[i])]` of a uint8/uint16 value: a table of every value
+                    # the type holds (warp-simdata's 256-entry cell-type tables)
+                    d.type_lengths.add(2 ** src.bits)
                 if isinstance(ins, Compare) and core is not None:
                     d.ends |= self._guard_ends(ins, core)
                 if isinstance(ins, Compare) or (isinstance(ins, BinOp) and ins.op in ("min", "max")):
@@ -320,7 +327,10 @@ def _length_atoms(kernel: Kernel, s: Term, d: _Deps, k: int, written: set) -> li
     # first when the index is no thread id component (`int(x / cell)` clamped to
     # [0, W - 1], `(i - 1) % W`): the launch does not bound it then
     cfam = -1 if d.component is None else 3
-    for w in sorted(d.consts):
+    for w in sorted(d.type_lengths):   # first: the type bounds the index on every path
+        bound = Term("const", index=w)
+        out.append(Atom("eq", s, bound, family=cfam, weaker=Atom("le", bound, s, family=cfam)))
+    for w in sorted(d.consts - d.type_lengths):
         bound = Term("const", index=w)
         out.append(Atom("eq", s, bound, family=cfam, weaker=Atom("le", bound, s, family=cfam)))
     for p in sorted(d.bounds):
@@ -425,6 +435,7 @@ def candidates(kernel: Kernel, spec: ObligationSpec, walker: "_Walker | None" = 
         # `f[j + 1]` under `j <= W - 2`: the length is the bound plus the offset
         step = d.step = w.offset(ins.indices[spec.dim])
         d.consts |= {c + step for c in d.consts if 0 < step and c + step < 2 ** 30}
+        d.type_lengths = {c + step for c in d.type_lengths} if step > 0 else d.type_lengths
         out = _length_atoms(kernel, s, d, spec.dim, w.written)
         index = ins.indices[spec.dim]
         chunked = _thread_product_atoms(kernel, w, index)

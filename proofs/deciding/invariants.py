@@ -38,9 +38,12 @@ HOUDINI_QUICK_RLIMIT = 2 * MEGA
 class Candidate:
     """One template instance at loop `header` about phi `phi_id`.
 
-    kind: ge0 gt0 ge_init le_init pow2 cong cong_sym le lt ge step_lt step_le hint;
+    kind: ge0 gt0 ge_init le_init pow2 cong cong_sym le lt ge step_lt step_le
+    witness hint;
     bound: the operand compared against, or the step of cong_sym (defined
-    outside the loop);
+    outside the loop), or for "witness" the bool header phi of a variable's
+    assignment flag (`phi == initial or flag`: the phi changed only on a path
+    that assigned the variable, as `hit = 1` beside `v = ...`);
     step: the constant increment for cong/step_*; hint: the Assert for "hint".
     """
 
@@ -71,6 +74,10 @@ class Candidate:
             return x > zero if t.is_signed else x != zero
         if self.kind == "pow2":
             return (x & (x - 1)) == zero
+        if self.kind == "witness":
+            x0 = enc.term(_entry_value(enc.kernel, self.header, phi))
+            flag = state[self.bound.id]   # type: ignore[attr-defined]
+            return z3.Or(x == x0, flag if z3.is_bool(flag) else flag != 0)
         if self.kind in ("ge_init", "le_init", "cong", "step_lt", "step_le", "cong_sym"):
             x0 = enc.term(_entry_value(enc.kernel, self.header, phi))
             if self.kind == "cong_sym":
@@ -114,7 +121,8 @@ class Candidate:
                 "cong_sym": f"{name} % {bname} == initial % {bname}",
                 "le": f"{name} <= {bname}", "lt": f"{name} < {bname}", "ge": f"{name} >= {bname}",
                 "step_lt": f"{name} == initial or {name} - {self.step} < {bname}",
-                "step_le": f"{name} == initial or {name} - {self.step} <= {bname}"}
+                "step_le": f"{name} == initial or {name} - {self.step} <= {bname}",
+                "witness": f"{name} == initial or {bname}"}
         return text[self.kind]
 
 
@@ -128,6 +136,8 @@ def candidate_operands(kernel: Kernel, c: Candidate) -> tuple[Value, object, obj
     proofs.deciding.cbmc_invariants.)"""
     if c.kind == "hint":
         raise ValueError("a vk.invariant hint has no template operands")
+    if c.kind == "witness":
+        raise ValueError("a witness relates two phis: no template operands")
     phi = _phi_by_id(kernel, c.header, c.phi_id)
     entry = (_entry_value(kernel, c.header, phi)
              if c.kind in ("ge_init", "le_init", "cong", "cong_sym", "step_lt", "step_le") else None)
@@ -158,6 +168,7 @@ def generate_candidates(kernel: Kernel, shape: CfgShape) -> dict[str, list[Candi
             if r is not None:
                 defined_in[r.id] = b.label
     out: dict[str, list[Candidate]] = {}
+    checked_flags = _checked_flags(kernel)
     for lp in kernel.loops:
         body = set(lp.body)
         cands: list[Candidate] = []
@@ -207,6 +218,8 @@ def generate_candidates(kernel: Kernel, shape: CfgShape) -> dict[str, list[Candi
                     if src in lp.latches and isinstance(nxt, Value):
                         for u in _loop_invariant_steps(kernel, defined_in, body, nxt, phi.result):
                             cands.append(Candidate(lp.header, "cong_sym", pid, bound=u))
+        if single_entry:
+            cands += _witness_candidates(lp.header, header.phis, checked_flags)
         unique: list[Candidate] = []
         seen: set[str] = set()
         for cand in cands:
@@ -220,6 +233,32 @@ def generate_candidates(kernel: Kernel, shape: CfgShape) -> dict[str, list[Candi
             cands.append(Candidate(lp.header, "hint", hint=a, hint_site=site))
         out[lp.header] = cands
     return out
+
+
+def _checked_flags(kernel: Kernel) -> set[int]:
+    """The ids of the values an `unassigned` check reads (the flag of a variable
+    only some paths assign) and of every phi they come through."""
+    phis = {phi.result.id: phi for b in kernel.blocks for phi in b.phis}
+    todo = [ins.cond for b in kernel.blocks for ins in b.instrs
+            if isinstance(ins, Assert) and ins.kind == "unassigned" and isinstance(ins.cond, Value)]
+    seen: set[int] = set()
+    while todo:
+        v = todo.pop()
+        if v.id in seen:
+            continue
+        seen.add(v.id)
+        if v.id in phis:
+            todo += [x for _, x in phis[v.id].incoming if isinstance(x, Value)]
+    return seen
+
+
+def _witness_candidates(header: str, phis, checked_flags: set[int]) -> list[Candidate]:
+    """`x == initial or flag` for each checked flag phi of the header and each
+    other int or bool phi x: a value that a loop changes only where it also
+    assigns the variable witnesses the assignment after the loop."""
+    flags = [p.result for p in phis if p.result.type.is_bool and p.result.id in checked_flags]
+    return [Candidate(header, "witness", p.result.id, bound=f) for f in flags for p in phis
+            if p.result.id != f.id and (p.result.type.is_int or p.result.type.is_bool)]
 
 
 def _find_site(kernel: Kernel, a: Assert) -> tuple[str, int]:

@@ -39,7 +39,7 @@ from verikern.proofs.obligations import (  # noqa: F401  (ObligationSpec, Point 
 from verikern.proofs.deciding.invariants import Candidate, HintPhase
 from verikern.proofs.deciding.prover_context import ProofContext
 from verikern.proofs.deciding.prover_messages import (
-    SSA, SYMBOLS, failed_obligation, index_name, operand_name, proved_obligation,
+    SSA, SYMBOLS, failed_obligation, index_name, operand_name, proved_obligation, search_local,
     undecided_obligation, who,
 )
 from verikern.proofs.deciding.prover_solve import counterexample, signed_value, solve
@@ -187,7 +187,9 @@ def decide_bounds(ctx: ProofContext, spec: ObligationSpec) -> Obligation:
     shown = index_name(ctx, spec, idx_op)
     value = "" if isinstance(idx_op, Const) else f"{shown} = {iv} but "
     why = "".join(f"; {w}" for w in wraps)
-    return failed_obligation(spec, f"index {arr.name}[{'..., ' * (k > 0)}{shown}] is out of "
+    search = search_local(idx_op, ctx)    # a read of wp.lower_bound's own search
+    of = f" of the binary search of {search[1]}" if search is not None and search[0] != "lower" else ""
+    return failed_obligation(spec, f"index {arr.name}[{'..., ' * (k > 0)}{shown}]{of} is out of "
                          f"bounds: {value}{arr.name}.shape[{k}] = {sv}{why} "
                          f"({who(cex)})", cex)
 

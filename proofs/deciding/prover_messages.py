@@ -18,7 +18,7 @@ from verikern.mir.ops import symbols
 
 from verikern.proofs.obligations import Counterexample, Obligation, ObligationSpec, Status
 from verikern.proofs.deciding.prover_context import ProofContext
-from verikern.proofs.deciding.source_text import index_text, operand_text
+from verikern.proofs.deciding.source_text import call_text, index_text, operand_text
 from verikern.proofs.deciding.solving import Answer
 
 
@@ -63,10 +63,30 @@ def index_name(ctx: ProofContext, spec: ObligationSpec, idx_op) -> str:
     return text
 
 
+#: The prefix of the names of wp.lower_bound's search locals
+#: (verikern/frontend/lower/search_calls.py, without their `$`).
+_SEARCH = "lower_bound."
+
+
+def search_local(op, ctx: ProofContext | None) -> tuple[str, str] | None:
+    """(local, call) for an operand of the loop that a `wp.lower_bound` call is
+    lowered to: the local's own name (`mid`, `lower`) and the call as the
+    source writes it (`wp.lower_bound(offsets, ids[i])`), else None. The
+    search's `lower` after the loop is the call's result."""
+    if isinstance(op, Const) or not op.name or not op.name.startswith(_SEARCH) or ctx is None:
+        return None
+    ins = ctx.defs.get(op.id)
+    call = call_text(ctx.kernel, ins.loc, "lower_bound") if ins is not None else None
+    return op.name[len(_SEARCH):], call or "wp.lower_bound(...)"
+
+
 def _built(op, ctx: ProofContext | None, depth: int) -> str:
     """`operand_name` from the operand's definition (at most three levels deep)."""
     if isinstance(op, Const):
         return str(op.value)
+    search = search_local(op, ctx)
+    if search is not None:   # the user's call for its result, the local's name inside it
+        return search[1] if search[0] == "lower" else search[0]
     if op.name:
         return op.name.lstrip("@")
     ins = ctx.defs.get(op.id) if ctx is not None else None

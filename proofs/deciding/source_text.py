@@ -63,6 +63,18 @@ def index_text(kernel: Kernel, loc: SourceLoc, k: int) -> str | None:
     return None
 
 
+def call_text(kernel: Kernel, loc: SourceLoc, callee: str) -> str | None:
+    """The source text of the call of `callee` (a bare name: `lower_bound` for
+    `wp.lower_bound(...)`) that starts at `loc`, or None."""
+    for node in _nodes_at(kernel, loc):
+        if isinstance(node, ast.Call):
+            f = node.func
+            name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", None)
+            if name == callee:
+                return _text(kernel, node)
+    return None
+
+
 def _left_chain(ins, defs: dict) -> int:
     """How many instructions of `ins`'s kind at its location its left operand nests."""
     depth = 0

@@ -310,8 +310,11 @@ def suggest_contract(kernel: Kernel, obligations, *, dims=None, block_dim=None,
                 if all(c.key() != x.key() for x in chosen + picks) and _satisfiable(chosen + picks + [c]):
                     picks.append(c)
         pending += [t for t in dict.fromkeys(reopened) if t not in pending]
-        if not picks:
+        if not picks and not stale:
             break
+        # no new conjunct, but obligations that waited for an upstream load last
+        # round: decide them under the same conjunction (their load may be proved now)
+        proved_before = len(basis)
         chosen += picks
         res = search.decide(chosen, pending, skip=waits)
         if res is None:
@@ -323,7 +326,7 @@ def suggest_contract(kernel: Kernel, obligations, *, dims=None, block_dim=None,
             else:
                 cex[spec] = ob.counterexample if ob is not None else None
         pending = [s for s in pending if s not in basis]
-        if not pending or search.left <= 0:
+        if not pending or search.left <= 0 or (not picks and len(basis) == proved_before):
             break
     if not basis:
         LOG.info("%s: no suggested contract (%d z3 units)", kernel.name, search.spent)

@@ -122,7 +122,13 @@ def k(p: P, q: A, out: wp.array(dtype=float), ps: wp.array(dtype=P)):
 '''
 BAD = [
     ("    s = A()\n", "s = A()", "array fields"),
-    ("    s = P(1)\n", "P(1)", "with no arguments"),
+    ("    s = P(1)\n", "P(1)", "without its field v: Warp builds a struct from no arguments or from every field"),
+    ("    s = P(n=1, w=wp.vec3())\n", "wp.vec3()", "P has no field 'w'"),
+    ("    s = P(1, n=2)\n", "2", "given its field 'n' twice"),
+    ("    s = P(1, wp.vec3(), 3)\n", "P(1, wp.vec3(), 3)", "has 3 arguments, and P has 2 fields"),
+    ("    s = P(1.5, wp.vec3())\n", "1.5", "float literal 1.5 used where int32 is needed"),
+    ("    s = P(v=out[0] * wp.vec3(), n=wp.tid())\n", "P(v=out[0] * wp.vec3(), n=wp.tid())",
+     "out of declaration order"),
     ("    s = P()\n    s = q\n", "q", "assigned q"),
     ("    s = ps[wp.tid()]\n", "wp.tid()", "must not call"),
     ("    ps[0] = q\n", "q", "assigned q"),

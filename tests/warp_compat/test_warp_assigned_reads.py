@@ -98,14 +98,15 @@ def test_reads_under_the_assigning_condition_are_proved():
     assert all(o.status is Status.PROVED for o in checks), [o.message for o in checks]
 
 
-def test_a_read_after_a_loop_carried_witness_is_proved_or_unknown_never_failed():
-    """`hit == 1` holds only after the assignment in the loop, a fact about
-    loop-carried values that the prover's one-iteration loop encoding does not
-    keep: the correct kernel's read ends unknown (today) or proved, never failed."""
+def test_a_read_after_a_loop_carried_witness_is_proved():
+    """`hit == 1` holds only after the assignment in the loop: Houdini's
+    `witness` invariant (`hit == initial or v's flag`, proofs/deciding/invariants.py)
+    carries that fact past the loop, so the correct kernel's read is proved
+    (near misses that must still fail: tests/proofs/test_loop_witness_flags.py)."""
     report, = prove_source(SOURCE, "assigned_reads.py", kernel="last_positive", suggest=False)
     checks = [o for o in report.obligations if o.kind is ObligationKind.UNASSIGNED]
     assert len(checks) == 1
-    assert checks[0].status in (Status.PROVED, Status.UNKNOWN), checks[0].message
+    assert checks[0].status is Status.PROVED, checks[0].message
 
 
 NEAR_MISS = SOURCE.replace("    if compute_virial and s >= 0.0:\n        out[i] = acc\n",

@@ -27,7 +27,7 @@ __all__ = [
     "HirType", "TupleType", "VECTOR_TYPES", "MATRIX_TYPES", "QUAT", "is_vectorlike",
     "component_count", "inner_shape", "type_name", "vector_type", "matrix_type", "quat_type",
     "is_quat", "DTYPE_SUFFIX", "TRANSFORM", "transform_type", "is_transform", "is_plain_vector",
-    "named_parts", "StructType", "struct_leaves",
+    "named_parts", "StructType", "struct_leaves", "UnmodelledField",
 ]
 
 
@@ -100,7 +100,7 @@ class StructType:
     `s.inner.n`; see `struct_leaves`)."""
 
     name: str
-    fields: tuple[tuple[str, "HirType"], ...]
+    fields: tuple[tuple[str, "HirType | UnmodelledField"], ...]
 
     def __str__(self) -> str:
         return self.name
@@ -109,14 +109,31 @@ class StructType:
         return dict(self.fields).get(name)
 
 
+@dataclass(frozen=True)
+class UnmodelledField:
+    """The type of a struct field verikern keeps out of its model (an array of
+    a struct whose elements hold arrays: warp-simdata's `ngon_n_blocks:
+    wp.array(dtype=UGDatasetHandle)`). It has no leaf, so no parameter and no
+    launch value; a body that reaches it is a located error carrying `reason`
+    and `hint` (frontend/check/structs.py), so a kernel that never touches it
+    is modelled exactly and one that does is refused."""
+
+    reason: str
+    hint: str
+
+    def __str__(self) -> str:
+        return "unmodelled field"
+
+
 def struct_leaves(t: StructType, prefix: str) -> list[tuple[str, "HirType"]]:
     """(dotted name, type) of every non-struct field of `t`, depth first in
-    declaration order, each name starting with `prefix`."""
+    declaration order, each name starting with `prefix` (an UnmodelledField
+    has none)."""
     out: list[tuple[str, HirType]] = []
     for name, ft in t.fields:
         if isinstance(ft, StructType):
             out += struct_leaves(ft, f"{prefix}.{name}")
-        else:
+        elif not isinstance(ft, UnmodelledField):
             out.append((f"{prefix}.{name}", ft))
     return out
 

@@ -17,7 +17,7 @@ import copy
 
 from verikern.hir.types import BOOL, F32, F64, MatrixType, ScalarType, VectorType
 from ..scan.factories import capture_of
-from ..scan.constants import NotConstant, eval_module_constant
+from ..scan.constants import BINOPS, UNOPS, NotConstant, eval_module_constant
 from .table import WARP_PARAMS
 
 _DEG_TO_RAD = 0.01745329251994329577     # Warp's builtin.h constants (double)
@@ -164,6 +164,59 @@ def _static_at_run_time(chk, node) -> bool:
     return True
 
 
+def _static_value(chk, expr):
+    """The Python value of a `wp.static()` argument read from source, or None:
+    a constant the checker knows (a project module's class constant included,
+    `vtk_shapes.VTKCellTypes.VTK_POLYHEDRON`), a literal module expression, or
+    `int(...)`, `float(...)`, `bool(...)` of one (Python's builtins, when the
+    module does not rebind their names), and Python's arithmetic on these."""
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) \
+            and expr.func.id in _CONVERSIONS and len(expr.args) == 1 and not expr.keywords \
+            and expr.func.id not in chk.info.nonconstant and expr.func.id not in chk.info.constants:
+        inner = _static_value(chk, expr.args[0])
+        if inner is not None:
+            try:
+                return _CONVERSIONS[expr.func.id](inner)
+            except (ArithmeticError, ValueError):   # int() of an infinity or a NaN
+                return None
+    folded = _folded(chk, expr)
+    if folded is not None:
+        return folded
+    try:
+        v = chk.const_eval(expr)
+    except Exception:
+        v = None
+    if v is None:
+        try:
+            v = eval_module_constant(expr, chk.info)
+        except NotConstant:
+            v = None
+    return v if isinstance(v, (bool, int, float)) else None
+
+
+_CONVERSIONS = {"int": int, "float": float, "bool": bool}
+
+
+def _folded(chk, expr):
+    """Python's arithmetic on two `_static_value`s, or None."""
+    if isinstance(expr, ast.BinOp) and type(expr.op) in BINOPS:
+        a, b = _static_value(chk, expr.left), _static_value(chk, expr.right)
+        if a is None or b is None or isinstance(expr.op, ast.Pow) and abs(b) > 256:
+            return None
+        try:
+            return _number(BINOPS[type(expr.op)](a, b))
+        except (ArithmeticError, ValueError, TypeError):
+            return None
+    if isinstance(expr, ast.UnaryOp) and type(expr.op) in UNOPS:
+        a = _static_value(chk, expr.operand)
+        return None if a is None else _number(UNOPS[type(expr.op)](a))
+    return None
+
+
+def _number(v):
+    return v if isinstance(v, (bool, int, float)) else None
+
+
 def _arity(chk, node, name, args, n):
     if len(args) != n:
         raise chk.error(f"vk.{name}() takes {n} argument(s), got {len(args)}", node, "arity")
@@ -174,15 +227,7 @@ def desugar(chk, node: ast.Call, name: str, args: list):
     if name == "static":
         _arity(chk, node, name, args, 1)
         expr = _strip_static(chk, args[0])
-        try:
-            v = chk.const_eval(expr)
-        except Exception:
-            v = None
-        if v is None:
-            try:
-                v = eval_module_constant(expr, chk.info)
-            except NotConstant:
-                v = None
+        v = _static_value(chk, expr)
         if isinstance(v, (bool, int, float)):
             return _num(v, node)
         if _static_at_run_time(chk, expr):

@@ -35,9 +35,10 @@ from verikern.mir.nodes import StructArg
 from ..scan.annotations import ARRAY_CTORS, parse_annotation
 from ..scan.constants import NotConstant
 from ..scan.project import module_member
+from .struct_ctors import ctor_parts
 from verikern.hir.types import (
-    ArrayType, MatrixType, ScalarType, StructType, TupleType, VectorType, component_count,
-    struct_leaves,
+    ArrayType, MatrixType, ScalarType, StructType, TupleType, UnmodelledField, VectorType,
+    component_count, struct_leaves,
 )
 
 _RULE = "struct-use"
@@ -99,6 +100,7 @@ class StructChecks(_Host):
         self.structs.find_locals(self.node.body)
         if not self.structs.types and not self.structs.arrays:
             return self.node.body
+        refuse_unmodelled(self, self.node.body, self.structs)
         body = self.structs.rewrite(self.node.body)
         self.local_names |= {n.id for s in body for n in ast.walk(s)
                              if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
@@ -116,6 +118,30 @@ class StructChecks(_Host):
                                                          for leaf, _ in struct_leaves(t, n)),
                                n in self.struct_arrays)
                      for n, t in {**self.struct_params, **self.struct_arrays}.items())
+
+
+def refuse_unmodelled(chk, body: list, scope: "StructScope") -> None:
+    """A located error at the first field chain of `body` that reaches an
+    UnmodelledField (`ds.ngon_n_blocks[i]`, `parts[k].held`), else nothing."""
+    for node in (n for s in body for n in ast.walk(s)):
+        if not isinstance(node, ast.Attribute):
+            continue
+        attrs: list[str] = []
+        base: ast.AST = node
+        while isinstance(base, ast.Attribute):
+            attrs.append(base.attr)
+            base = base.value
+        t: object = None
+        if isinstance(base, ast.Name):
+            t = scope.types.get(base.id)
+        elif isinstance(base, ast.Subscript) and isinstance(base.value, ast.Name):
+            t = scope.arrays.get(base.value.id)
+        for attr in reversed(attrs):
+            if not isinstance(t, StructType):
+                break
+            t = t.field(attr)
+            if isinstance(t, UnmodelledField):
+                raise chk.error(f"{ast.unparse(node)}: {t.reason}", node, _RULE, t.hint)
 
 
 def struct_class_name(info, node: ast.AST | None) -> str | None:
@@ -167,7 +193,7 @@ def struct_type(chk, name: str, _depth: int = 0) -> StructType:
     reader = chk if origin is None or origin is chk.info else _FieldReader(origin)
     if _depth > 16:
         raise reader.error(f"struct {name!r} contains itself", cls, _RULE)
-    fields = []
+    fields: list[tuple[str, Any]] = []
     for stmt in cls.body:
         if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
             continue   # a docstring
@@ -183,10 +209,13 @@ def struct_type(chk, name: str, _depth: int = 0) -> StructType:
                     f"{', '.join(h.lstrip('.') for h in held[:3])}): arrays reached through the elements "
                     "of another array are outside what verikern models" if held else
                     "as a field of a struct, which verikern does not take yet")
-            raise reader.error(f"the field {stmt.target.id!r} of the struct {name!r} is an array of the "
-                               f"struct {elements[0]!r}, {what}", stmt.annotation, _RULE,
-                               "pass the arrays the kernel reads as parameters of their own "
-                               "(or as fields of a struct parameter)")
+            where = reader.info.loc(stmt.annotation)
+            at = f" (declared at {where.file}:{where.line}:{where.col})"
+            fields.append((stmt.target.id, UnmodelledField(
+                f"the field {stmt.target.id!r} of the struct {name!r} is an array of the struct "
+                f"{elements[0]!r}{at}, {what}", "pass the arrays the kernel reads as parameters "
+                "of their own (or as fields of a struct parameter)")))
+            continue
         ft = struct_type(reader, inner, _depth + 1) if inner is not None else \
             parse_annotation(reader, stmt.annotation, f"field {stmt.target.id!r} of {name}")
         fields.append((stmt.target.id, ft))
@@ -312,10 +341,8 @@ class StructScope:
                             "not a local variable", node, _RULE,
                             "read its fields from the parameter directly")
         if isinstance(value, ast.Call) and struct_class_name(chk.info, value.func) == t.name:
-            if value.args or value.keywords:
-                raise chk.error(f"{t.name}(...) with arguments: Warp builds a struct with "
-                                "no arguments", value, _RULE,
-                                f"write `{target} = {t.name}()` and set its fields")
+            if value.args or value.keywords:   # every field given (check/struct_ctors.py)
+                return self._built(target, leaves, ctor_parts(self, value, t), node)
             out = []
             for name, lt in leaves:
                 chk.declare(name, lt, node)
@@ -330,6 +357,30 @@ class StructScope:
         out = []
         for (name, lt), part in zip(leaves, self.leaf_nodes(value, t)):
             e = chk.check_expr(part)
+            chk.declare(name, lt, node)
+            out.append(H.Assign(name, e, loc))
+        return out
+
+    def _built(self, target: str, leaves, parts: list, node) -> list:
+        """`target = S(...)` with every field given: each part typed as its
+        field, through temporaries when a part reads the target itself."""
+        chk = self.chk
+        loc = chk.loc(node)
+        values = [chk._typed(part, lt, what=f"a value for {name}")
+                  for (name, lt), part in zip(leaves, parts)]
+        reads_target = any(isinstance(n, ast.Name) and (n.id == target or
+                                                        n.id.startswith(target + "."))
+                           for part in parts for n in ast.walk(part))
+        out = []
+        if reads_target and len(values) > 1:
+            temps = []
+            for e in values:
+                tmp = chk.temp()
+                chk.declare(tmp, e.type, node)
+                out.append(H.Assign(tmp, e, loc))
+                temps.append(H.LocalRef(tmp, e.type, loc))
+            values = temps
+        for (name, lt), e in zip(leaves, values):
             chk.declare(name, lt, node)
             out.append(H.Assign(name, e, loc))
         return out
@@ -362,10 +413,14 @@ class StructScope:
             raise chk.error(f"{chk.name!r} returns {t.name}, got {ast.unparse(value)}", value,
                             _RULE, f"return a {t.name} variable")
         if isinstance(value, ast.Call):
-            if struct_class_name(chk.info, value.func) == t.name and not value.args \
-                    and not value.keywords:
-                return H.BuiltinCall("construct", tuple(zero_value(lt, loc) for lt in
-                                                        returns.elems), returns, loc)
+            if struct_class_name(chk.info, value.func) == t.name:
+                if not value.args and not value.keywords:
+                    return H.BuiltinCall("construct", tuple(zero_value(lt, loc) for lt in
+                                                            returns.elems), returns, loc)
+                leaves = struct_leaves(t, "")
+                parts = tuple(chk._typed(part, lt, what=f"a value for {t.name}{name}")
+                              for (name, lt), part in zip(leaves, ctor_parts(self, value, t)))
+                return H.BuiltinCall("construct", parts, returns, loc)
             raise chk.error(f"return a {t.name} variable: assign {ast.unparse(value)} to one "
                             "first", value, _RULE)
         parts = tuple(chk.check_expr(n) for n in self.leaf_nodes(value, t))
@@ -374,7 +429,11 @@ class StructScope:
     def leaf_nodes(self, value: ast.AST, t: StructType) -> list[ast.expr]:
         """The leaves of a struct-valued expression as expressions: Names of
         a variable's fields, or `arr.f[i]` for an element `arr[i]` (its index
-        must be free of calls, as it is read once per field)."""
+        must be free of calls, as it is read once per field), or the arguments
+        of a constructor that gives every field."""
+        if isinstance(value, ast.Call) and (value.args or value.keywords) \
+                and struct_class_name(self.chk.info, value.func) == t.name:
+            return ctor_parts(self, value, t)
         if isinstance(value, ast.Subscript):
             if any(isinstance(n, ast.Call) for n in ast.walk(value.slice)):
                 raise self.chk.error("an element of an array of structs is read field by "

@@ -23,6 +23,7 @@ _BINOPS: dict[type, Callable[[Any, Any], Any]] = {
 }
 _UNOPS: dict[type, Callable[[Any], Any]] = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Invert: operator.invert,
           ast.Not: operator.not_}
+BINOPS, UNOPS = _BINOPS, _UNOPS   # Python's operators, for wp.static()'s folding (builtins/warp.py)
 
 
 class NotConstant(Exception):
