@@ -7,6 +7,7 @@ import pytest
 from hypothesis import settings
 
 from verikern.testing.reproducible import pin_constant_pool
+from warp_kernel_cache import use_in_this_run
 
 #: `pytest --cpu-costs DIR` records each test's CPU seconds (tests/cpu_costs.py)
 pytest_plugins = ("cpu_costs",)
@@ -42,6 +43,13 @@ pin_constant_pool()
 # No test reads or fills the user's proof cache (a stale or monkeypatched verdict
 # must never leak between runs); cache tests pass --cache-dir / a ProofCache.
 os.environ["VERIKERN_NO_CACHE"] = "1"
+
+# --- Warp's kernel cache ------------------------------------------------------------
+# Real Warp compiles each kernel module with clang: every Warp of the run (the tests' and
+# their child processes') keeps its modules in this suite's own persistent folder, never
+# the user's Warp cache, so a repeat run loads what an earlier one compiled
+# (tests/warp_kernel_cache.py; Warp keys each module by its content and version).
+use_in_this_run()
 
 
 @pytest.fixture(autouse=True)

@@ -44,14 +44,23 @@ def pytest_addoption(parser):
 
 
 class _Recorder:
+    """Appends a line per test to `folder`/<pid>.tsv. The folder is made at the first
+    line, not before: pytest picks its rootdir (the ini file, so this suite's
+    conftest, which defines --cpu-costs) from the arguments that name existing paths,
+    so an existing DIR after `--cpu-costs DIR` (with a space) would be taken for a
+    test path, the rootdir, and the option be unknown. xdist workers parse the
+    controller's command line again once it has configured; the controller of a run
+    with workers runs no test, so DIR does not exist yet when they start. A DIR that
+    exists before the run still needs `--cpu-costs=DIR` (or $VERIKERN_CPU_COSTS)."""
+
     def __init__(self, folder: Path):
-        folder.mkdir(parents=True, exist_ok=True)
         self.path = folder / f"{os.getpid()}.tsv"
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_protocol(self, item, nextitem):
         cpu, wall = cpu_seconds(), time.monotonic()
         yield
+        self.path.parent.mkdir(parents=True, exist_ok=True)
         with self.path.open("a", encoding="utf-8") as fh:
             fh.write(f"{item.nodeid}\t{cpu_seconds() - cpu:.3f}\t{time.monotonic() - wall:.3f}\n")
 

@@ -78,6 +78,26 @@ def test_a_worker_records_and_a_pytest_started_by_a_test_does_not(tmp_path):
     assert len(list(costs_dir.glob("*.tsv"))) == 1         # the worker's; the controller ran no test
 
 
+def test_workers_start_with_a_new_folder_given_after_a_space(tmp_path):
+    """`pytest -n 2 --cpu-costs DIR` (a space, no test path, DIR not made yet), as this
+    suite loads the plugin (its conftest's pytest_plugins), DIR outside the project: the
+    workers parse the command line after the controller has configured, and DIR must
+    not exist yet then (else it is their rootdir, without the project's ini file)."""
+    project, costs_dir = tmp_path / "project", tmp_path / "elsewhere" / "costs"
+    project.mkdir()
+    (project / "conftest.py").write_text('pytest_plugins = ("cpu_costs",)\n')
+    (project / "test_sample.py").write_text(SAMPLE)
+    (project / "pytest.ini").write_text("[pytest]\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])}
+    env.pop(FOLDER_ENV, None)
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2",
+                           "--cpu-costs", str(costs_dir)], cwd=project, env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert set(read_costs(costs_dir)) == {"test_sample.py::test_burns_in_a_child",
+                                          "test_sample.py::test_does_nothing"}
+
+
 def test_which_processes_record():
     folder = Path("/run/costs")
     started_by_a_test = {RUN_FOLDER_ENV: str(folder)}

@@ -17,6 +17,7 @@ import verikern as vk
 from verikern.app.prove import prove_file
 from verikern.frontend import compile_file
 from shared_helpers import import_from_path
+from warp_kernel_cache import init_warp_quietly
 
 wp = pytest.importorskip("warp")
 
@@ -123,9 +124,7 @@ def package(tmp_path_factory):
     base = tmp_path_factory.mktemp("projfuncs")
     pkg = base / "vk_projfuncs_pkg"
     write_package(pkg)
-    wp.config.quiet = True
-    wp.config.kernel_cache_dir = str(tmp_path_factory.mktemp("warp_cache"))
-    wp.init()
+    init_warp_quietly(wp)
     return pkg, import_from_path(base, f"{pkg.name}.kernels")
 
 

@@ -1,6 +1,6 @@
 """Helpers shared by the real-Warp comparisons of tests/warp_compat: load a
-kernels file under a fresh Warp kernel cache, and assemble a file's kernels
-with ptxas."""
+kernels file under real Warp (its kernel cache the suite's own,
+tests/warp_kernel_cache.py), and assemble a file's kernels with ptxas."""
 from __future__ import annotations
 
 import importlib
@@ -10,16 +10,16 @@ from pathlib import Path
 
 from verikern.backends.ptx import assemble, compile_ptx_bundle
 from verikern.frontend import compile_file
+from warp_kernel_cache import init_warp_quietly
 
 HERE = Path(__file__).resolve().parent
 
 
-def init_warp(wp, tmp_path_factory):
-    """`wp` initialised quietly, its kernel cache in a temporary folder."""
-    wp.config.quiet = True
-    wp.config.kernel_cache_dir = str(tmp_path_factory.mktemp("warp_cache"))
-    wp.init()
-    return wp
+def init_warp(wp, tmp_path_factory=None):
+    """`wp` initialised quietly, its kernel cache the suite's persistent one
+    (tests/warp_kernel_cache.py). `tmp_path_factory` is not used: the callers
+    pass it from when each module compiled into a temporary cache of its own."""
+    return init_warp_quietly(wp)
 
 
 def load_kernels(wp, tmp_path_factory, name: str):

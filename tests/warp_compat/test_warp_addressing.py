@@ -14,15 +14,14 @@ import pytest
 import verikern as vk
 from addressing_kernels import (WARP_ELEMENTS, WARP_THREADS, warp_inputs, warp_kernel_name,
                                 warp_reference, warp_source)
+from warp_kernel_cache import init_warp_quietly
 
 wp = pytest.importorskip("warp")
 
 
 @pytest.fixture(scope="module")
 def kernels(tmp_path_factory):
-    wp.config.quiet = True
-    wp.config.kernel_cache_dir = str(tmp_path_factory.mktemp("warp_cache"))
-    wp.init()
+    init_warp_quietly(wp)
     path = tmp_path_factory.mktemp("kernels") / "addressing_warp_kernels.py"
     path.write_text(warp_source())
     spec = importlib.util.spec_from_file_location("verikern_warp_addressing", path)

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import verikern as vk
+from warp_kernel_cache import init_warp_quietly
 
 wp = pytest.importorskip("warp")
 
@@ -17,10 +18,8 @@ HERE = Path(__file__).resolve().parent
 
 
 @pytest.fixture(scope="module")
-def kernels(tmp_path_factory):
-    wp.config.quiet = True
-    wp.config.kernel_cache_dir = str(tmp_path_factory.mktemp("warp_cache"))
-    wp.init()
+def kernels():
+    init_warp_quietly(wp)
     spec = importlib.util.spec_from_file_location("verikern_warp_compat_atan2",
                                                   HERE / "kernels_atan2.py")
     module = importlib.util.module_from_spec(spec)

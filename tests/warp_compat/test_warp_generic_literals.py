@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from verikern.frontend import compile_source
+from warp_kernel_cache import init_warp_quietly
 
 wp = pytest.importorskip("warp", reason="NVIDIA Warp is not installed (pip install warp-lang)")
 
@@ -49,9 +50,7 @@ def _warp_builds(tmp_path, n, line, dtype) -> bool:
 
 @pytest.mark.parametrize("line", LINES)
 def test_verikern_enumerates_exactly_the_typings_warp_builds(line, tmp_path):
-    wp.config.quiet = True
-    wp.config.kernel_cache_dir = str(tmp_path / "cache")
-    wp.init()
+    init_warp_quietly(wp)
     ours = {n.split("[", 1)[1].rstrip("]") for n in compile_source(SOURCE.format(line=line), "p.py").kernel_names}
     for n, dtype in enumerate(DTYPES):
         name = np.dtype(dtype).name

@@ -18,6 +18,7 @@ import pytest
 import verikern as vk
 from verikern.errors import DivisionOverflowError
 from verikern.frontend import compile_file
+import warp_kernel_cache
 
 HERE = Path(__file__).resolve().parent
 pytest.importorskip("warp")
@@ -52,10 +53,11 @@ def _under_warp(name: str, dtype: str, cache: Path) -> subprocess.CompletedProce
 
 
 @pytest.fixture(scope="module")
-def warp_cache(tmp_path_factory) -> Path:
-    """One Warp kernel cache for the module's children: the first builds the
+def warp_cache() -> Path:
+    """The suite's Warp kernel cache for the module's children
+    (tests/warp_kernel_cache.py): the first child of the first run builds the
     kernels' module with clang, the others load it (Warp keys it by content)."""
-    return tmp_path_factory.mktemp("warp_int_division_cache")
+    return warp_kernel_cache.folder()
 
 
 @pytest.fixture(scope="module")

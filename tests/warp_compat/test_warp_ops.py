@@ -12,6 +12,7 @@ import pytest
 
 import verikern as vk
 from verikern.errors import KernelAssertionError
+from warp_kernel_cache import init_warp_quietly
 
 wp = pytest.importorskip("warp")
 
@@ -20,10 +21,8 @@ DEVICES = ("cpu", "cpu:native")
 
 
 @pytest.fixture(scope="module")
-def kernels(tmp_path_factory):
-    wp.config.quiet = True
-    wp.config.kernel_cache_dir = str(tmp_path_factory.mktemp("warp_cache"))
-    wp.init()
+def kernels():
+    init_warp_quietly(wp)
     spec = importlib.util.spec_from_file_location("verikern_warp_compat_ops",
                                                   HERE / "kernels_ops.py")
     module = importlib.util.module_from_spec(spec)

@@ -12,16 +12,15 @@ import pytest
 
 import verikern as vk
 from verikern.errors import ContractError
+from warp_kernel_cache import init_warp_quietly
 
 wp = pytest.importorskip("warp", reason="NVIDIA Warp is not installed (pip install warp-lang)")
 
 DEMO = Path(__file__).resolve().parents[3] / "docs" / "examples" / "warp_saxpy_contract.py"
 
 
-def test_the_demo_runs_under_warp_with_its_contract(tmp_path):
-    wp.config.quiet = True
-    wp.config.kernel_cache_dir = str(tmp_path / "warp_cache")
-    wp.init()
+def test_the_demo_runs_under_warp_with_its_contract():
+    init_warp_quietly(wp)
     spec = importlib.util.spec_from_file_location("verikern_readme_warp_demo", DEMO)
     demo = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(demo)
