@@ -215,3 +215,28 @@ def test_real_warp_builds_and_runs_the_found_instances(tmp_path):
             wp.array(fac, dtype=wf, device="cpu"), w_g])
         np.testing.assert_allclose(grad, w_g.numpy(), rtol=tol, atol=tol)
         np.testing.assert_allclose(grad, g[0] * fac[:, None] * rho, rtol=1e-5, atol=1e-6)
+
+
+def test_no_directed_search_after_a_refusal_no_type_can_satisfy(monkeypatch):
+    """A tile refuses every typing alike: once the plain search stops there, the directed
+    search is not run (its checks would be spent for nothing); a type refusal runs it."""
+    calls = []
+    start = generic_kernels._Enumerator.start_typing
+
+    def recorded(self, pools, directed=False):
+        calls.append(directed)
+        return start(self, pools, directed)
+
+    monkeypatch.setattr(generic_kernels._Enumerator, "start_typing", recorded)
+    monkeypatch.setattr(generic_kernels, "MAX_ASSIGNMENTS", 20)     # 17 ** 3 typings: the start search
+    body = '''@wp.kernel
+def tiled(a: wp.array(dtype=Any), b: wp.array(dtype=Any), out: wp.array(dtype=Any)):
+    i = wp.tid()
+    p = a[i]
+    out[i] = p[0] * b[i]
+    t = wp.tile(p)
+'''
+    assert compile_text(HEAD + body).kernel_names == ["tiled[...]"] and calls == [False]
+    calls.clear()
+    assert compile_text(HEAD + body.replace("    t = wp.tile(p)\n", "    t = p[9]\n")
+                        ).kernel_names == ["tiled[...]"] and calls == [False, True]

@@ -197,6 +197,7 @@ class _Enumerator:
         self.refusal: KernelError | None = None    # the first typing's type error
         self.progress = (0, 0)                      # how far the last attempt typed (attempt)
         self.typed: list | None = None     # a typing with a vector type (or a start) that type-checked
+        self.furthest: tuple = ((-1, -1), None)   # (progress, typing) the last start search typed furthest
         self.premise = read_premise(info, d)
         # a generic array parameter the premise pins -> the array types it admits
         # (read_premise admits arrays of `Any` only, so each pinned parameter has an ndim)
@@ -405,9 +406,26 @@ class _Enumerator:
                          ArrayType(t, p[0].ndim) if isinstance(p[0], ArrayType) else t
                          for t in extra if t not in p and ArrayType(t, getattr(p[0], "ndim", 1)) not in p])
                      for a, p in zip(self.generic, pools)]
-        return search_typing(preferred, lambda combo: self.progressing(
-            {a.arg: t for a, t in zip(self.generic, combo)}), MAX_START_CHECKS,
-            implicated=self.implicated if directed else None)
+        self.furthest = ((-1, -1), None)
+
+        def attempt(combo):
+            hir, progress = self.progressing({a.arg: t for a, t in zip(self.generic, combo)})
+            if hir is None and progress > self.furthest[0]:
+                self.furthest = (progress, list(combo))
+            return hir, progress
+        return search_typing(preferred, attempt, MAX_START_CHECKS,
+                             implicated=self.implicated if directed else None)
+
+    def furthest_refusal_is_typing(self) -> bool:
+        """Whether the typing the last start search typed furthest was refused by a rule
+        another type can satisfy (TYPE_RULES, a constant component index out of range):
+        a captured value of no readable type or a tile refuses every typing alike, and
+        a directed search would spend its checks for nothing."""
+        combo = self.furthest[1]
+        if combo is None:
+            return False
+        err = self.attempt({a.arg: t for a, t in zip(self.generic, combo)})[1]
+        return err is not None and (err.rule in TYPE_RULES or err.rule == "component-range")
 
     def implicated(self, combo) -> list[list[int]]:
         """The indexes of the generic parameters that `combo`'s refusal points at, in
@@ -443,7 +461,9 @@ class _Enumerator:
                 self.typed = list(combo)
                 break
         if base is None:    # different types per parameter (a vector `positions`, a scalar `cutoff`)
-            found = self.start_typing(pools) or self.start_typing(pools, directed=True)
+            found = self.start_typing(pools)
+            if found is None and self.furthest_refusal_is_typing():
+                found = self.start_typing(pools, directed=True)
             base = found[0] if found is not None else None
             self.typed = base
         if base is None:
