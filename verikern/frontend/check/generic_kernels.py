@@ -76,6 +76,7 @@ from .generic_groups import parameter_groups
 from .generic_opaque import OpaquePlan, carrier_candidates, opaque_plan
 from .generic_probed import module_vector_types, probed_typings
 from .generic_scalars import integer_division_at
+from .generic_hints import implicated
 from .generic_start import search_typing
 
 #: the checker's rules for "the body does not type-check with these types"
@@ -102,6 +103,8 @@ _SCALARS = tuple(SCALAR_TYPES.values())
 #: vectors, matrices and quats, and an integer vector for bodies only integers
 #: type-check (`a[i] & m` builds with vec3i in Warp 1.19)
 _PROBES = (VECTOR_TYPES["vec3"], MATRIX_TYPES["mat33"], QUAT, vector_type(3, I32))
+#: the vector and matrix types a directed start search also tries (generic_kernels.start_typing)
+DIRECTED_EXTRA = (VECTOR_TYPES["vec2"], VECTOR_TYPES["vec4"], MATRIX_TYPES["mat22"], MATRIX_TYPES["mat44"])
 MORE = "..."   # the name of the instance that stands for the types not enumerated
 HIR_TYPES = (ScalarType, VectorType, MatrixType, ArrayType)
 
@@ -194,6 +197,7 @@ class _Enumerator:
         self.refusal: KernelError | None = None    # the first typing's type error
         self.progress = (0, 0)                      # how far the last attempt typed (attempt)
         self.typed: list | None = None     # a typing with a vector type (or a start) that type-checked
+        self.furthest: tuple = ((-1, -1), None)   # (progress, typing) the last start search typed furthest
         self.premise = read_premise(info, d)
         # a generic array parameter the premise pins -> the array types it admits
         # (read_premise admits arrays of `Any` only, so each pinned parameter has an ndim)
@@ -349,6 +353,12 @@ class _Enumerator:
                 continue
             seen.add(name)
             out.append(Instance(self.d, name, _mir_name(name), types, err, hir))
+        if not out and not probes and not any(i.error is None for i in declared):
+            found = self.start_typing(pools, directed=True)     # no scalar typing, no probe type-checks
+            if found is not None:
+                probes.append({a.arg: t for a, t in zip(self.generic, found[0])})
+                self.typed = self.typed or list(found[0])
+                beyond = beyond or self.name_of(probes[-1])
         made = self.probed(probes[0] if probes else None, declared, out, seen)
         out += made
         if beyond is not None:
@@ -384,6 +394,47 @@ class _Enumerator:
                 made.append(Instance(self.d, name, _mir_name(name), types, None, hir))
         return made
 
+    def start_typing(self, pools: list, directed: bool = False):
+        """(typing, hir) of a typing the start search finds (generic_start.py), or None: each
+        pool's preferred candidates first, then the module's own vector and matrix types;
+        `directed`: a directed search (generic_hints.py), which also tries DIRECTED_EXTRA
+        (a `P[3]` needs a vec4) -- never for a parameter a typing premise pins."""
+        own = module_vector_types(self.info, [t for p in pools for t in p])
+        extra = own + [t for t in DIRECTED_EXTRA if t not in own] if directed else own
+        preferred = [sorted(p, key=lambda t: _START_ORDER.get(_shown(t, True), len(_START_ORDER)))
+                     + ([] if a.arg in self.pins else [
+                         ArrayType(t, p[0].ndim) if isinstance(p[0], ArrayType) else t
+                         for t in extra if t not in p and ArrayType(t, getattr(p[0], "ndim", 1)) not in p])
+                     for a, p in zip(self.generic, pools)]
+        self.furthest = ((-1, -1), None)
+
+        def attempt(combo):
+            hir, progress = self.progressing({a.arg: t for a, t in zip(self.generic, combo)})
+            if hir is None and progress > self.furthest[0]:
+                self.furthest = (progress, list(combo))
+            return hir, progress
+        return search_typing(preferred, attempt, MAX_START_CHECKS,
+                             implicated=self.implicated if directed else None)
+
+    def furthest_refusal_is_typing(self) -> bool:
+        """Whether the typing the last start search typed furthest was refused by a rule
+        another type can satisfy (TYPE_RULES, a constant component index out of range):
+        a captured value of no readable type or a tile refuses every typing alike, and
+        a directed search would spend its checks for nothing."""
+        combo = self.furthest[1]
+        if combo is None:
+            return False
+        err = self.attempt({a.arg: t for a, t in zip(self.generic, combo)})[1]
+        return err is not None and (err.rule in TYPE_RULES or err.rule == "component-range")
+
+    def implicated(self, combo) -> list[list[int]]:
+        """The indexes of the generic parameters that `combo`'s refusal points at, in
+        tiers (generic_hints.py)."""
+        names = [a.arg for a in self.generic]
+        _, err = self.attempt(dict(zip(names, combo)))
+        tiers = implicated(self.d.node, names, self.info.filename, err.loc if err is not None else None)
+        return [[names.index(p) for p in tier] for tier in tiers]
+
     def factorised(self, pools: list, declared: list[Instance]) -> list | str:
         """The typings of a kernel with too many to try one by one, found per
         independent group of parameters (generic_groups.py): a typing that
@@ -398,6 +449,9 @@ class _Enumerator:
         groups = parameter_groups(self.d.node, [a.arg for a in self.generic], self.d.requires)
         base = None
         starts = [[p[k] for p in pools] for k in range(min(len(p) for p in pools))]
+        # float16 last: its typing would be the base, and the only instance of a kernel whose
+        # parameters all depend on each other, where float32 type-checks as well
+        starts.sort(key=lambda combo: any(_shown(t, True) == "float16" for t in combo))
         starts = [[i.anns[a.arg] for a in self.generic] for i in declared    # the declared typings first
                   if i.error is None and all(isinstance(i.anns.get(a.arg), HIR_TYPES) for a in self.generic)
                   ] + starts
@@ -407,12 +461,9 @@ class _Enumerator:
                 self.typed = list(combo)
                 break
         if base is None:    # different types per parameter (a vector `positions`, a scalar `cutoff`)
-            own = module_vector_types(self.info, [t for p in pools for t in p])
-            preferred = [sorted(p, key=lambda t: _START_ORDER.get(_shown(t, True), len(_START_ORDER)))
-                         + [ArrayType(t, p[0].ndim) if isinstance(p[0], ArrayType) else t for t in own]
-                         for p in pools]
-            found = search_typing(preferred, lambda combo: self.progressing(
-                {a.arg: t for a, t in zip(self.generic, combo)}), MAX_START_CHECKS)
+            found = self.start_typing(pools)
+            if found is None and self.furthest_refusal_is_typing():
+                found = self.start_typing(pools, directed=True)
             base = found[0] if found is not None else None
             self.typed = base
         if base is None:

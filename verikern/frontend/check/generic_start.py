@@ -20,6 +20,14 @@ single change goes further, two parameters are changed at once among the
 preferred candidates (`v + dt * a` stored into `out` needs `v` and `out`
 vec3 together) before the search gives up.
 
+A directed search (`implicated` given: the caller's second try, for a kernel
+the plain search found nothing for) first changes, at every step, only the
+parameters the current typing's refusal points at (generic_hints.py: the
+statement refused reads or writes them), one at a time among all their
+candidates and then two at a time among the preferred ones, before the plain
+step: `P[0] - P_ext[0]` needs both `P` and `P_ext` a vec9, which one change
+among all parameters and all candidates finds only after the check budget.
+
 Invariant: a typing it returns is one `attempt` accepted (returned a HIR
 kernel for); it never accepts a typing the checker refuses. It may miss a
 typing (None): the caller then keeps what it had without one.
@@ -31,14 +39,16 @@ from typing import Callable
 
 
 def search_typing(pools: list[list], attempt: Callable, max_checks: int, first: int = 3,
-                  start: list | None = None):
+                  start: list | None = None, implicated: Callable | None = None):
     """(typing, hir) of the first typing found (module docstring), or None.
     `pools`: per parameter, its candidate types, in order of preference (the
     search tries the `first` candidates of each pool, then, within what is
     left of `max_checks`, all of them);
     `attempt(typing) -> (hir | None, progress)`: the typed kernel, or how far
     the checker got before refusing it (a number, or a tuple compared in order, that grows with progress);
-    `start`: the typing to start from (default: each pool's first candidate)."""
+    `start`: the typing to start from (default: each pool's first candidate);
+    `implicated(typing) -> [[parameter index]]`: the parameters its refusal points at,
+    in tiers to try in order (a directed search, module docstring)."""
     combo = list(start) if start is not None else [p[0] for p in pools]
     hir, reached = attempt(combo)
     if hir is not None:
@@ -46,7 +56,9 @@ def search_typing(pools: list[list], attempt: Callable, max_checks: int, first: 
     checks = [1]
     while checks[0] < max_checks:
         step = None
-        for width in (first, None):
+        if implicated is not None:
+            step = _directed_step(pools, attempt, max_checks, checks, combo, reached, implicated, first)
+        for width in (first, None) if step is None else ():
             step = _step([p[:width] for p in pools], attempt, max_checks, checks, combo, reached)
             if step is not None:
                 break
@@ -99,3 +111,21 @@ def _pair_step(pools, attempt, max_checks, checks, combo, reached):
               for t in pools[i] if t != combo[i]
               for u in pools[j] if u != combo[j])
     return _furthest(trials, attempt, max_checks, checks, reached)
+
+
+def _directed_step(pools, attempt, max_checks, checks, combo, reached, implicated, first):
+    """A step that changes only the parameters `combo`'s refusal points at, tier by tier
+    (the ones the refused statement names first): one of them among all its candidates,
+    else two among the preferred candidates (_furthest)."""
+    tiers = implicated(combo)
+    checks[0] += 1          # implicated checks `combo` again to find its refusal
+    for tier in tiers:
+        focus = set(tier)
+        step = _step([p if i in focus else [] for i, p in enumerate(pools)], attempt, max_checks,
+                     checks, combo, reached)
+        if step is None and len(focus) > 1:
+            step = _pair_step([p[:first] if i in focus else [] for i, p in enumerate(pools)], attempt,
+                              max_checks, checks, combo, reached)
+        if step is not None:
+            return step
+    return None
