@@ -118,3 +118,29 @@ def test_a_remainder_whose_vec3_instance_fails_gets_the_premise_only_with_the_in
     both = prove_source(pasted(src, suggestion_inserts(src, 7, [premise, contract])), "t.py", suggest=False)
     assert {r.kernel: r.status for r in both} == {
         "centre[vec3]": KernelStatus.PROVED, "centre[vec3d]": KernelStatus.PROVED}
+
+
+def test_no_instance_with_a_confirmed_bug_is_proved_again_under_a_premise(monkeypatch):
+    # both declared instances read positions[i - 1] at thread 0, a bug replay confirms and no
+    # contract removes: a premise admitting them pastes the same MIR, which has the same bug
+    # on the same launch, so the search proves nothing again (each re-proof cost a kernel's work)
+    from verikern.app import premise_suggestion
+
+    calls = []
+    real = premise_suggestion.prove_mir
+
+    def counting(*args, **kwargs):
+        calls.append(args[0].name)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(premise_suggestion, "prove_mir", counting)
+    src = CENTRE.replace("p = positions[i]", "p = positions[i - 1]")
+    src += OVERLOADS.format("wp.vec3f, wp.vec3d", "wp.float32, wp.float64")
+    reports = _by_name(prove_source(src, "t.py", suggest=True))
+    for name in ("centre[vec3, float32]", "centre[vec3d, float64]"):
+        r = reports[name]
+        assert r.status is KernelStatus.FAILED
+        assert any(ob.status.value == "failed" and ob.confirmed for ob in r.obligations)
+        assert r.proved_under_suggestion is not True
+    assert reports["centre[...]"].proved_under_suggestion is not True
+    assert calls == []
