@@ -157,3 +157,31 @@ def test_the_total_counts_every_context_and_is_charged_by_an_inner_total():
     assert outer.spent() == held and work.total_left() is None
     with pytest.raises(TypeError):
         outer.grant_floor(MEGA)
+
+
+def test_the_cli_takes_kernel_budget_records_it_and_refuses_a_bad_one(tmp_path):
+    import json
+
+    from click.testing import CliRunner
+
+    from verikern.cli import main
+
+    def run(*args):
+        result = CliRunner().invoke(main, ["prove", *args, "--no-cache"], catch_exceptions=False)
+        return result.exit_code, result.stdout, result.stderr
+
+    code, out, _ = run(MATMUL, "--kernel-budget", "2", "--format", "json")
+    assert code == 2                                   # unknown
+    data = json.loads(out)
+    (kernel,) = data["kernels"]
+    assert kernel["status"] == "unknown"
+    assert any("raise --kernel-budget" in (o.get("reason") or "") for o in kernel["obligations"])
+    assert data["options"]["kernel_budget"] == 2
+    code, _, err = run(MATMUL, "--kernel-budget", "0")
+    assert code == 3 and "--kernel-budget" in err
+    src = tmp_path / "shift.py"
+    src.write_text(UNGUARDED)
+    (proof,) = prove_source(UNGUARDED, str(src), suggest=False)
+    code, out, _ = run(str(src), "--kernel-budget", f"{(proof.units + 20_000) / MEGA}")
+    assert code == 1                                   # failed, as without a total
+    assert "suggested contract: unknown: the kernel's total work budget was spent" in out
