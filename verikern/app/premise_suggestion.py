@@ -44,7 +44,7 @@ from verikern.app.kernel_names import definition_of, is_generic_instance
 from verikern.frontend import compile_source
 from verikern.frontend.check.generic_opaque import float64_twin
 from verikern.hir.types import MatrixType, ScalarType, VectorType
-from verikern.proofs.deciding.budget import kernel_total, per_check_units, separate_work
+from verikern.proofs.deciding.budget import kernel_total, per_check_units, separate_work, total_exhausted
 from verikern.proofs.obligations import KernelReport, KernelStatus, Status
 from verikern.proofs.pipeline import prove_mir
 from verikern.proofs.reporting.paste import pasted, suggestion_inserts
@@ -213,6 +213,8 @@ def _premise_search(candidates, alias, own: dict, base: str, line: int, file: st
     instances' own contracts `own`) under which `base` is proved; None if none is."""
     tried: set[str] = set()
     for typings in candidates:
+        if total_exhausted():     # the kernel's total is spent: no re-proof could prove it
+            return None
         found = premise_decorator(typings, alias) if typings else None
         if found is None or found[1] in tried:
             continue

@@ -85,11 +85,11 @@ def prove_suggestion(report: KernelReport, source: str | None, *, dims=None, blo
 
 def _prove_pasted(report: KernelReport, source: str | None, dims, block_dim, budget, max_array_bytes,
                   engine: str, unwind: int | None) -> KernelReport:
+    if total_exhausted():    # no work left to find a launch it admits: not suggested, and why
+        return dataclasses.replace(_without_suggestion(report), suggestion_unknown=total_exhausted_text())
     mir = pasted_kernel(report, source) if source is not None else None
     if mir is None:
         return dataclasses.replace(report, proved_under_suggestion=False)
-    if total_exhausted():    # no work left to find a launch it admits: not suggested, and why
-        return dataclasses.replace(_without_suggestion(report), suggestion_unknown=total_exhausted_text())
     example = example_launch(mir, dims=dims, block_dim=block_dim, max_array_bytes=max_array_bytes,
                              label=f"{Path(report.file).stem}.{mir.name}.")
     if example is None:
