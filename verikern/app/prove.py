@@ -267,9 +267,9 @@ def _compile_and_prove(compile_module, file: str, kernel, opts: ProofOptions,
     total_units = kernel_total_units(opts.kernel_budget, per_check_units(opts.budget))
     totals: dict = {}
     # the parts each kernel's total is shared by (budget.kernel_part): its type-oblivious
-    # proof takes half (all when no instance follows: it may cover them all), then every
-    # instance proved on its own gets an equal share of what is left
-    parts = {name: min(n, 1) + 1 for name, n in _parts(chosen, {}, base).items()}
+    # proof takes a third (a half with one instance, all with none: it may cover them all),
+    # then every instance proved on its own gets an equal share of what is left
+    parts = {name: min(n, 2) + 1 for name, n in _parts(chosen, {}, base).items()}
 
     def part_of(kr):
         """The next part of `kr`'s kernel: a share of its total."""
