@@ -26,7 +26,7 @@ seconds, the slowest kernels by CPU and how many took more than CPU_TARGET_S
 (CPU seconds do not grow with the machine's load; wall seconds do).
 
     python benchmarks/warp_projects.py [pkg==ver ...] [--jobs 2] [--chunk 4]
-        [--limit N | --sample N] [--budget B] [--timeout S] [--cache DIR]
+        [--limit N | --sample N [--skip-sample M]] [--budget B] [--timeout S] [--cache DIR]
         [--only SUBSTRING] [--generic-only] [--json OUT [--resume]] [--report OUT] [--compile-only]
 
 Tasks are taken from each project in turn, so a run stopped early (--json is
@@ -195,6 +195,14 @@ def sample(sites: list[KernelSite], limit: int | None, every: int | None) -> lis
         step = len(sites) / every
         sites = [sites[int(i * step)] for i in range(every)]
     return sites[:limit] if limit is not None else sites
+
+
+def skip_sample(taken: list[KernelSite], sites: list[KernelSite], skip: int | None) -> list[KernelSite]:
+    """`taken` less the sites that `sample(sites, None, skip)` takes (None: all of `taken`)."""
+    if skip is None:
+        return taken
+    left_out = {_key(s) for s in sample(sites, None, skip)}
+    return [s for s in taken if _key(s) not in left_out]
 
 
 @dataclass(frozen=True)
@@ -574,6 +582,9 @@ def main(argv: list[str] | None = None) -> int:
                                                "whole anyway)")
     ap.add_argument("--limit", type=int, help="only the first N kernels")
     ap.add_argument("--sample", type=int, help="N kernels spread evenly over all of them")
+    ap.add_argument("--skip-sample", type=int, metavar="M",
+                    help="leave out the kernels that --sample M takes (a second sample that does "
+                         "not overlap the first: --sample 60 --skip-sample 30)")
     ap.add_argument("--only", help="only kernels whose project:file name contains this")
     ap.add_argument("--generic-only", action="store_true", help="only generic kernels (an annotation names Any)")
     ap.add_argument("--compiled-in", help="only kernels that an earlier --compile-only --json file "
@@ -613,7 +624,7 @@ def main(argv: list[str] | None = None) -> int:
         sites = generic_refusals.generic_sites(sites)
     if args.compiled_in:
         sites = compiled_sites(sites, json.loads(Path(args.compiled_in).read_text(encoding="utf-8")))
-    sites = sample(sites, args.limit, args.sample)
+    sites = skip_sample(sample(sites, args.limit, args.sample), sites, args.skip_sample)
     outcomes: list[Outcome] = []
     if args.resume and args.json and Path(args.json).is_file():
         outcomes = outcomes_from_json(json.loads(Path(args.json).read_text(encoding="utf-8")))

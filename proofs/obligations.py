@@ -234,6 +234,13 @@ class KernelReport:
     covers: tuple[str, ...] | None = None
     #: An instance proved by that proof (`kernel[...]`), not on its own: no obligations of its own.
     covered_by: str | None = None
+    #: Why the suggested contract's verdict is unknown: the kernel's total work
+    #: (`--kernel-budget`) ran out before its search or re-proof decided it (None:
+    #: it did not); `proved_under_suggestion` is then never True.
+    suggestion_unknown: str | None = None
+    #: The z3 units the kernel's total was charged for this report (its proof, searches
+    #: and re-proofs; 0 outside a total): what a cached copy charges again. Not a verdict.
+    units: int = field(default=0, compare=False)
 
     @staticmethod
     def summarize(obligations) -> KernelStatus:
@@ -263,6 +270,8 @@ class KernelReport:
             d["proved_under_suggestion"] = self.proved_under_suggestion
             if self.suggested_example is not None:
                 d["suggested_example"] = self.suggested_example.to_json()
+        if self.suggestion_unknown is not None:
+            d["suggestion_unknown"] = self.suggestion_unknown
         return d
 
 

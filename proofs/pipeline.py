@@ -34,7 +34,7 @@ from verikern.proofs.deciding.cbmc import prove_kernel_cbmc
 from verikern.proofs.deciding.engines import combine, parse_engines
 from verikern.proofs.deciding.budget import (
     MEGA, fresh_context, kernel_work, kernel_work_limit, own_context, per_check_units, rlimit_count,
-    separate_work, work_left,
+    separate_work, total_exhausted, total_exhausted_text, work_left,
 )
 from verikern.proofs.deciding.session import SolverSession
 from verikern.proofs.obligations import KernelReport, KernelStatus, Obligation, ObligationKind, Status
@@ -319,12 +319,19 @@ def _prove_metered(kernel_mir, file, dims, block_dim, budget, deciders, engines,
              file, kernel_mir.name, status.value, len(obligations), solver_budget.queries,
              spent / MEGA)
     suggestion = None
+    extra: dict = {}
     if suggest and status is KernelStatus.FAILED:
         suggestion = _suggest(kernel_mir, decided, sites, dims, block_dim, solver_budget,
                               launch_options)
-    extra = {} if suggestion is None else {
-        "suggested_requires": suggestion.requires, "suggested_decorators": suggestion.decorators,
-        "proved_under_suggestion": suggestion.proved}
+        # the kernel's total ran out before the search decided (budget.kernel_total)
+        unknown = suggestion.unknown if suggestion is not None else \
+            (total_exhausted_text() if total_exhausted() else None)
+        if unknown is not None:
+            extra["suggestion_unknown"] = unknown
+    if suggestion is not None:
+        extra.update({"suggested_requires": suggestion.requires,
+                      "suggested_decorators": suggestion.decorators,
+                      "proved_under_suggestion": suggestion.proved})
     return KernelReport(file, kernel_mir.name, status, time.perf_counter() - start,
                         obligations=tuple(obligations), line=line, **extra)
 

@@ -39,6 +39,19 @@ Two refinements keep that one meter from starving a part of the work:
   kernel's limit: the re-proof is a proof of the same kernel), and the
   kernel's meter does not count what they spend; so a kernel spends at most
   three limits plus the floors of its proof and its re-proof.
+
+Above all of these, the application (verikern.app.prove) counts a kernel's
+total (`kernel_total`, `--kernel-budget`, default KERNEL_TOTAL_CHECKS
+per-check budgets: 40 million units at `--budget 10`): every z3 unit of every
+instance of a generic kernel, of its type-oblivious proof, of every meter
+above (floors included) and of the typing-premise search. It is a hard bound:
+every check gets at most what the total has left (`work_left`), no floor
+raises it, and once it is spent nothing more is decided -- the obligations
+not decided yet end UNKNOWN (`total_exhausted_reason`), a search stops with
+what it has proved, and a suggested contract that was not re-proved is not
+`proved` (the report says why: `suggestion_unknown`). A cached instance is
+charged the units its report recorded, and what the total had left when it
+started is part of its cache key, so the verdicts do not depend on the cache.
 """
 from __future__ import annotations
 
@@ -69,6 +82,9 @@ KERNEL_WORK_CHECKS = 1.5
 #: The least work every obligation of a kernel gets (z3 units; see the module
 #: docstring): half a million units decide a typical bounds or race obligation.
 OBLIGATION_FLOOR = MEGA // 2
+#: A kernel's total (`kernel_total`) is this many per-check budgets by default
+#: (`--kernel-budget` sets it): 40 million z3 units at the default `--budget 10`.
+KERNEL_TOTAL_CHECKS = 4
 #: Fixed random seeds of every solver.
 SEED = 0
 #: Wall-clock safety net of one check (seconds): far beyond what any budget
@@ -145,6 +161,9 @@ class KernelWork:
 
 _METER: contextvars.ContextVar["KernelWork | None"] = contextvars.ContextVar("verikern_kernel_work",
                                                                             default=None)
+#: The total of the kernel in progress (`kernel_total`): a KernelWork whose limit is never raised.
+_TOTAL: contextvars.ContextVar["KernelTotal | None"] = contextvars.ContextVar("verikern_kernel_total",
+                                                                            default=None)
 
 
 def per_check_units(budget: float | None) -> int:
@@ -159,6 +178,127 @@ def per_check_units(budget: float | None) -> int:
 def kernel_work_limit(per_check: int) -> int:
     """The whole kernel's work for a per-check budget of `per_check` units."""
     return max(1, int(KERNEL_WORK_CHECKS * per_check))
+
+
+def kernel_total_units(kernel_budget: float | None, per_check: int) -> int:
+    """The z3 units of a kernel's total for `--kernel-budget N` (N million units;
+    None: KERNEL_TOTAL_CHECKS times the per-check budget `per_check`)."""
+    if kernel_budget is None:
+        return max(1, KERNEL_TOTAL_CHECKS * per_check)
+    if kernel_budget <= 0:
+        raise ValueError(f"bad kernel budget {kernel_budget}: it must be positive")
+    return max(1, int(kernel_budget * MEGA))
+
+
+class KernelTotal(KernelWork):
+    """A kernel's total (`kernel_total`): a KernelWork that counts only while
+    a block runs under it (between blocks it holds what they spent) and whose
+    limit no floor raises. Mutable on purpose, as KernelWork."""
+
+    counting: bool = False
+    #: The kernel's whole total when this is one part's share of it (`kernel_part`).
+    whole: "KernelTotal | None" = None
+
+    def allowance(self) -> tuple[int, ...]:
+        """What bounds the work from now on (a proof-cache key field): the whole
+        total's limit, this share's and what it has left."""
+        return (self.whole.limit if self.whole is not None else self.limit, self.limit, self.left())
+
+    def spent(self) -> int:
+        return self.banked + (self._count.units() if self.counting else 0)
+
+    def grant_floor(self, floor: int) -> None:
+        raise TypeError("a kernel's total is a hard bound: no floor raises it")
+
+    def bank(self) -> None:
+        if self.counting:
+            super().bank()
+
+    def charge(self, units: int) -> None:
+        """Count `units` spent elsewhere (a cached instance's recorded work)."""
+        self.banked += max(0, int(units))
+
+
+def new_total(units: int) -> KernelTotal:
+    """A kernel's total of `units` z3 units, not counting yet (`kernel_total` counts)."""
+    return KernelTotal(max(0, units))
+
+
+@contextlib.contextmanager
+def kernel_part(total: KernelTotal, parts: int) -> Iterator[KernelTotal]:
+    """Run the block -- the first of `parts` parts of a kernel still to come (an
+    instance of a generic kernel, its type-oblivious proof) -- on `total`,
+    limited to an equal share of what `total` has left, so that an early part
+    cannot leave the later ones nothing (what a part does not spend is left to
+    the later ones). Deterministic: the shares follow from the units spent."""
+    with kernel_total(total):
+        share = new_total(max(0, total.left()) // max(1, parts))
+        share.whole = total
+        with kernel_total(share):
+            yield share
+
+
+@contextlib.contextmanager
+def kernel_total(total: KernelTotal | None) -> Iterator[KernelTotal | None]:
+    """Run the block (a part of one kernel's work: an instance, its
+    type-oblivious proof, its typing-premise search) counting every z3 unit
+    it spends on `total` too, and limiting every check to what `total` has
+    left (`work_left`); the same total may be entered again later (its count
+    resumes). None: no total. Inside another kernel's total, the outer one is
+    charged what the block spent when it ends."""
+    outer = _TOTAL.get()
+    if total is None or outer is total:
+        yield total
+        return
+    before = total.spent()
+    if outer is not None:
+        outer.bank()
+        outer.counting = False
+    total._count, total.counting = UnitCount.now(), True
+    token = _TOTAL.set(total)
+    try:
+        yield total
+    finally:
+        _TOTAL.reset(token)
+        total.bank()
+        total.counting = False
+        if outer is not None:       # what the block spent is the outer kernel's too
+            outer.banked += total.spent() - before
+            outer._count, outer.counting = UnitCount.now(), True
+
+
+def current_total() -> KernelTotal | None:
+    """The total of the kernel in progress (None: none)."""
+    return _TOTAL.get()
+
+
+def total_left() -> int | None:
+    """The units the kernel's total has left (None: no total)."""
+    total = _TOTAL.get()
+    return None if total is None else total.left()
+
+
+def total_exhausted() -> bool:
+    """The kernel's total is spent: nothing more is decided."""
+    left = total_left()
+    return left is not None and left <= 0
+
+
+def total_exhausted_text() -> str:
+    """Which budget ran out and how to raise it (the kernel's total)."""
+    total = _TOTAL.get()
+    whole = total.whole if total is not None and total.whole is not None else total
+    units = f"{whole.limit / MEGA:g} million z3 units" if whole is not None else "its z3 units"
+    share = (f"; this part's share of it was {total.limit / MEGA:.3g} million"
+             if total is not None and whole is not None and total.limit < whole.limit else "")
+    return (f"the kernel's total work budget was spent ({units} for the whole kernel: every "
+            f"instance, its proofs, searches and suggested contract{share}; raise --kernel-budget, "
+            f"by default {KERNEL_TOTAL_CHECKS:g} times --budget, to give it more)")
+
+
+def total_exhausted_reason(decided: int, total: int) -> str:
+    """Why an obligation was not decided: the kernel's total ran out first."""
+    return f"budget exhausted after {decided} of {total} obligations: {total_exhausted_text()}"
 
 
 def _counting(limit: int) -> KernelWork:
@@ -218,9 +358,14 @@ def current_meter() -> "KernelWork | None":
 
 
 def work_left() -> int | None:
-    """The units the kernel in progress has left (None: no meter, no limit)."""
+    """The units the kernel in progress has left: its meter's, at most its
+    total's (None: no meter and no total, no limit)."""
     meter = _METER.get()
-    return None if meter is None else meter.left()
+    left = None if meter is None else meter.left()
+    total = total_left()
+    if total is not None:
+        left = total if left is None else min(left, total)
+    return left
 
 
 def exhausted_reason(decided: int, total: int) -> str:
@@ -244,9 +389,9 @@ def fresh_context() -> None:
     context; they must not be mixed with new ones (nothing in the prover
     keeps z3 terms across kernels). The kernel's meter banks the old
     context's units first."""
-    meter = _METER.get()
-    if meter is not None:
-        meter.bank()
+    for counting in (_METER.get(), _TOTAL.get()):
+        if counting is not None:
+            counting.bank()
     z3.z3._main_ctx = None
     for clear in CONTEXT_CACHES:      # their terms belong to an earlier context:
         clear()                       # freed now, not in the middle of this proof
@@ -346,4 +491,7 @@ def is_safety_net(reason: str) -> bool:
 __all__ = ["fresh_context", "rlimit_count", "unknown_reason", "MEGA", "DEFAULT_CHECK_RLIMIT",
            "SAFETY_NET_S", "z3_memory_order", "KernelWork", "kernel_work", "kernel_work_limit",
            "current_meter", "per_check_units", "work_left", "exhausted_reason", "KERNEL_WORK_CHECKS",
-           "separate_work", "obligation_floor", "OBLIGATION_FLOOR", "own_context", "UnitCount"]
+           "separate_work", "obligation_floor", "OBLIGATION_FLOOR", "own_context", "UnitCount",
+           "kernel_total", "kernel_total_units", "new_total", "total_left", "total_exhausted",
+           "total_exhausted_reason", "total_exhausted_text", "KERNEL_TOTAL_CHECKS", "KernelTotal",
+           "current_total", "kernel_part"]

@@ -29,7 +29,9 @@ from verikern.mir import facts
 from verikern.mir.nodes import Assert, Branch, Const, Kernel, Return
 from verikern.mir.types import I32
 
-from verikern.proofs.deciding.budget import exhausted_reason, obligation_floor, own_context, work_left
+from verikern.proofs.deciding.budget import (
+    exhausted_reason, obligation_floor, own_context, total_exhausted, total_exhausted_reason, work_left,
+)
 from verikern.proofs.deciding.crosscheck import apply_cross_checks
 from verikern.proofs.deciding.session import SolverSession
 from verikern.proofs.obligations import (  # noqa: F401  (ObligationSpec, Point re-exported)
@@ -61,9 +63,13 @@ def prove_kernel(kernel: Kernel, *, dims: tuple[int, ...] | None = None,
     progress), it runs in a z3 context of its own (budget.own_context): its
     queries cost the same z3 units whatever the process did before."""
     specs = enumerate_obligations(kernel)
+    if total_exhausted():            # the kernel's total is spent: nothing is encoded or decided
+        return tuple(_unknown(s, total_exhausted_reason(0, len(specs))) for s in specs)
     try:
         ctx = ProofContext(kernel, dims, block_dim, budget, max_array_bytes=max_array_bytes)
     except UnsupportedConstruct as e:
+        if total_exhausted():         # its checks ran out of the kernel's total: say which budget
+            return tuple(_unknown(s, total_exhausted_reason(0, len(specs))) for s in specs)
         return tuple(_unknown(s, f"unsupported: {e}") for s in specs)
     except z3.Z3Exception as e:
         return tuple(_unknown(s, f"solver error: {e}") for s in specs)
@@ -76,7 +82,13 @@ def prove_kernel(kernel: Kernel, *, dims: tuple[int, ...] | None = None,
     checks = ctx.budget.cross_checks
     shared = list(checks)             # admissibility, invariants: every verdict rests on them
     spent_at = None                   # the obligations decided before the kernel's own work was spent
+    total_at = None                   # ... before the kernel's total was spent (budget.kernel_total)
     for n, spec in enumerate(specs):
+        if total_at is None and total_exhausted():
+            total_at = n
+        if total_at is not None:      # a hard bound: no floor, nothing more decided
+            out.append(_unknown(spec, total_exhausted_reason(total_at, len(specs))))
+            continue
         left = work_left()
         if left is not None and left <= 0 and spent_at is None:
             spent_at = n
@@ -94,9 +106,13 @@ def prove_kernel(kernel: Kernel, *, dims: tuple[int, ...] | None = None,
             ob = _unknown(spec, f"internal prover error ({type(e).__name__}: {e})")
         ob = apply_cross_checks(ob, shared + checks[first:])
         ob = ctx.content.explain(ob)
-        if spent_at is not None and ob.status is Status.UNKNOWN and ob.counterexample is None \
-                and "budget was exhausted" in (ob.reason or ""):      # undecided on its floor
-            ob = _unknown(spec, exhausted_reason(spent_at, len(specs)))
+        if ob.status is Status.UNKNOWN and ob.counterexample is None \
+                and "budget was exhausted" in (ob.reason or ""):
+            if total_exhausted():     # the total ran out in this obligation's checks
+                total_at = n
+                ob = _unknown(spec, total_exhausted_reason(n, len(specs)))
+            elif spent_at is not None:      # undecided on its floor
+                ob = _unknown(spec, exhausted_reason(spent_at, len(specs)))
         out.append(replace(ob, seconds=time.perf_counter() - t0))
     return tuple(out)
 

@@ -34,7 +34,9 @@ from dataclasses import dataclass
 import z3
 
 from verikern.mir.nodes import Kernel
-from verikern.proofs.deciding.budget import fresh_context, own_context, rlimit_count
+from verikern.proofs.deciding.budget import (
+    fresh_context, own_context, rlimit_count, total_exhausted, total_exhausted_text, total_left,
+)
 from verikern.proofs.deciding.session import SolverSession
 from verikern.proofs.deciding.contract_asserts import asserted_atoms
 from verikern.proofs.deciding.contract_atoms import Atom, Term, holds, shift_spec, with_requires
@@ -53,12 +55,15 @@ class Suggestion:
     """A suggested contract: `requires` are its conjuncts as source text
     (the JSON's `suggested_requires`), `decorators` the lines to paste above
     the kernel, `proved` whether every failed and unknown obligation is
-    proved under it, `units` the z3 resource units the search spent."""
+    proved under it, `units` the z3 resource units the search spent;
+    `unknown`: why the search stopped before deciding whether it proves
+    them (the kernel's total ran out: budget.total_exhausted_text), else None."""
 
     requires: tuple[str, ...]
     decorators: tuple[str, ...]
     proved: bool
     units: int
+    unknown: str | None = None
 
 
 def decorator_lines(kernel: Kernel, atoms) -> tuple[str, ...]:
@@ -112,7 +117,10 @@ class _Search:
 
     @property
     def left(self) -> int:
-        return self.budget_units - self.spent
+        """The search's own units left, at most what the kernel's total has left."""
+        total = total_left()
+        own = self.budget_units - self.spent
+        return own if total is None else min(own, total)
 
     def decide(self, atoms, specs, fail_fast: bool = False, skip=None) -> dict | None:
         """spec -> the Obligation decided under `atoms`, in order (fail_fast:
@@ -137,7 +145,7 @@ class _Search:
             LOG.debug("suggest: proof context under %d conjuncts: %d z3 units", len(atoms),
                       rlimit_count() - start)
             for spec in specs:
-                if self.spent + rlimit_count() - start >= self.budget_units:
+                if self.spent + rlimit_count() - start >= self.budget_units or total_exhausted():
                     break
                 if skip is not None and skip(spec, out):
                     continue
@@ -341,7 +349,8 @@ def suggest_contract(kernel: Kernel, obligations, *, dims=None, block_dim=None,
              [a.text(kernel.launch_ndim) for a in chosen], "proved" if proved else "not proved",
              search.spent)
     return Suggestion(tuple(a.text(kernel.launch_ndim) for a in chosen),
-                      decorator_lines(kernel, chosen), proved, search.spent)
+                      decorator_lines(kernel, chosen), proved, search.spent,
+                      None if proved or not total_exhausted() else total_exhausted_text())
 
 
 def _implied(a: Atom, chosen: list[Atom]) -> bool:

@@ -209,9 +209,12 @@ def suggestion_lines(r: KernelReport) -> list[str]:
     above its `def` (and the import they need, when the file lacks it) and
     the verdict under them (a suggestion is not a proof: the kernel stays
     FAILED until the contract is in the source)."""
+    if r.status is KernelStatus.FAILED and r.suggestion_unknown and not r.suggested_requires:
+        return [f"  suggested contract: unknown: {r.suggestion_unknown}"]
     if r.status is not KernelStatus.FAILED or not r.suggested_requires:
         return []
     verdict = ("proved" if r.proved_under_suggestion
+               else f"unknown: {r.suggestion_unknown}" if r.suggestion_unknown
                else "not proved (some obligations still fail or stay unknown)")
     lines = ["  suggested contract (paste it above the kernel; it stays FAILED until the contract "
              "is in the source):"]

@@ -60,7 +60,8 @@ from verikern.proofs.reporting.render import json_safe
 from verikern.proofs.reporting.scope import Scope
 from verikern.encoders.smt.launch import DEFAULT_MAX_ARRAY_BYTES
 
-FORMAT = 3   # 2: second opinions, disagreements and engines are kept; 3: a suggestion's example
+FORMAT = 4   # 2: second opinions, disagreements and engines are kept; 3: a suggestion's example;
+#              4: the kernel's total (the units a report charges, suggestion_unknown, allowance)
 
 
 def default_cache_dir() -> Path:
@@ -136,10 +137,15 @@ class ProofCache:
     @staticmethod
     def key(*, file: str, kernel: str, mir_sha256: str, dims, block_dim, budget, replay: bool,
             max_array_bytes: int | None = None, suggest: bool = False, engine: str = "z3",
-            unwind: int | None = None, tools: dict | None = None, imports=()) -> str:
+            unwind: int | None = None, tools: dict | None = None, imports=(),
+            allowance: tuple[int, ...] | None = None) -> str:
         """The entry's key: every field that can change the report (module
         docstring); `tools`: `tool_fields(engine)` of the run; `imports`:
-        (path, sha256) of every project module the file imports from."""
+        (path, sha256) of every project module the file imports from;
+        `allowance`: the kernel's total, this part's share of it and the z3
+        units that share had left when this report's proof started
+        (proofs.deciding.budget.KernelTotal.allowance; None: no total), which
+        bound what it decides."""
         fields = {"format": FORMAT, "file": str(file), "kernel": kernel, "mir": mir_sha256,
                   "dims": list(dims) if dims is not None else None,
                   "block_dim": int(block_dim) if block_dim is not None else None,
@@ -155,6 +161,8 @@ class ProofCache:
             fields["tools"] = tools
         if imports:                  # a change in an imported project module: another entry
             fields["imports"] = [list(i) for i in imports]
+        if allowance is not None:    # less of the kernel's total left: maybe fewer decided
+            fields["allowance"] = [int(a) for a in allowance]
         return hashlib.sha256(_canonical(fields).encode()).hexdigest()
 
     def _path(self, key: str) -> Path:
@@ -277,6 +285,7 @@ def report_to_data(r: KernelReport) -> dict:
             "suggested_example": (r.suggested_example.to_json()
                                   if r.suggested_example is not None else None),
             "scope": r.scope.to_json() if r.scope is not None else None,
+            "suggestion_unknown": r.suggestion_unknown, "units": r.units,
             "obligations": [{"kind": ob.kind.value, "loc": _loc_data(ob.loc), "status": ob.status.value,
                              "message": ob.message, "counterexample": _cex_to_data(ob.counterexample),
                              "confirmed": ob.confirmed, "reason": ob.reason,
@@ -304,7 +313,8 @@ def report_from_data(d: dict) -> KernelReport:
                         suggested_decorators=tuple(d.get("suggested_decorators") or ()),
                         proved_under_suggestion=d.get("proved_under_suggestion"),
                         suggested_example=(ExampleLaunch.from_json(d["suggested_example"])
-                                           if d.get("suggested_example") is not None else None))
+                                           if d.get("suggested_example") is not None else None),
+                        suggestion_unknown=d.get("suggestion_unknown"), units=int(d.get("units") or 0))
 
 
 def with_cached(report: KernelReport, seconds: float) -> KernelReport:

@@ -37,14 +37,15 @@ from __future__ import annotations
 import ast
 import dataclasses
 import logging
+import re
 from pathlib import Path
 
 from verikern.app.kernel_names import definition_of, is_generic_instance
 from verikern.frontend import compile_source
 from verikern.frontend.check.generic_opaque import float64_twin
 from verikern.hir.types import MatrixType, ScalarType, VectorType
-from verikern.proofs.deciding.budget import per_check_units, separate_work
-from verikern.proofs.obligations import KernelReport, KernelStatus
+from verikern.proofs.deciding.budget import kernel_total, per_check_units, separate_work, total_exhausted
+from verikern.proofs.obligations import KernelReport, KernelStatus, Status
 from verikern.proofs.pipeline import prove_mir
 from verikern.proofs.reporting.paste import pasted, suggestion_inserts
 from verikern.proofs.reporting.scope import mir_text, sha256_bytes
@@ -97,11 +98,25 @@ def premise_decorator(typings: list[dict], alias: str) -> tuple[str, str] | None
     return text, f"@vk.requires(lambda {', '.join(params)}: {text})"
 
 
+#: A MIR line's source position (`  ; 12:5`, `  ; t.py:7:1` on the header): pasting a
+#: decorator and an import moves every line of the kernel, and nothing else.
+_POSITION = re.compile(r"  ; (?:[^\n;]*:)?\d+:\d+$", re.MULTILINE)
+
+
+def _sha_without_positions(kernel_mir) -> str:
+    """The sha256 of the kernel's MIR text less its source positions: the same for the
+    kernel as proved and as pasted below a premise, whose lines moved."""
+    return sha256_bytes(_POSITION.sub("", mir_text(kernel_mir)).encode())
+
+
 def _proved_under(decorators: list[str], base: str, line: int, file: str, source: str, opts,
-                  proved: dict[str, str]) -> bool:
+                  proved: dict[str, str], refuted: dict[str, str] | None = None) -> bool:
     """Whether `base` pasted with `decorators` above its `def` (at `line`) compiles to
     instances only, every one PROVED (`proved`: this run's proved instances, name ->
-    MIR sha256, taken as proved when the pasted instance's MIR is the same)."""
+    MIR sha256 less source positions (the paste moves the lines), taken as proved when
+    the pasted instance's MIR is the same but for them; `refuted`:
+    those this run found a bug in that replay confirmed, the same way: a pasted instance
+    with the same MIR has the same bug on the same launch, so nothing is proved again)."""
     text = pasted(source, suggestion_inserts(source, line, decorators))
     try:
         module = compile_source(text, file, project_file=file if Path(file).is_file() else None,
@@ -112,8 +127,12 @@ def _proved_under(decorators: list[str], base: str, line: int, file: str, source
     mine = [k for k in module.kernels if definition_of(k.name) == base]
     if not mine or any(k.error is not None or k.mir is None or k.unknown for k in mine):
         return False
+    shas = {k.name: _sha_without_positions(k.mir) for k in mine}
+    if any((refuted or {}).get(k.name) == shas[k.name] for k in mine):
+        LOG.info("%s: an instance under the premise is one with a confirmed bug", base)
+        return False
     for k in mine:
-        if proved.get(k.name) == sha256_bytes(mir_text(k.mir).encode()):
+        if proved.get(k.name) == shas[k.name]:
             continue
         with separate_work(per_check_units(opts.budget)):     # each instance: a kernel's work
             report = prove_mir(k.mir, file=file, dims=opts.dims, block_dim=opts.block_dim, budget=opts.budget,
@@ -123,6 +142,12 @@ def _proved_under(decorators: list[str], base: str, line: int, file: str, source
         if report.status is not KernelStatus.PROVED:
             return False
     return True
+
+
+def _confirmed_bug(report: KernelReport) -> bool:
+    """`report` is FAILED with a failure replay confirmed (a real launch that violates)."""
+    return report.status is KernelStatus.FAILED and any(
+        ob.status is Status.FAILED and ob.confirmed is True for ob in report.obligations)
 
 
 def _needs_one(reports: list[KernelReport]) -> bool:
@@ -140,9 +165,10 @@ def _with_premise(r: KernelReport, requires: tuple[str, ...], decorators: tuple[
 
 
 def suggest_premises(module, reports: list[KernelReport], file: str, opts,
-                     data: bytes | None) -> list[KernelReport]:
+                     data: bytes | None, totals=None) -> list[KernelReport]:
     """`reports` with a typing premise suggested for each generic kernel of `module`
-    that needs one and is proved under it (module docstring)."""
+    that needs one and is proved under it (module docstring); `totals(name)`: the
+    total of kernel `name` its re-proofs count on (budget.kernel_total; None: none)."""
     if data is None:
         return reports
     source = data.decode("utf-8", "replace")
@@ -158,8 +184,10 @@ def suggest_premises(module, reports: list[KernelReport], file: str, opts,
                 k.mir is not None and k.mir.typing_premise is not None for k in results):
             continue
         status = {out[i].kernel: out[i] for i in mine}
-        proved = {k.name: sha256_bytes(mir_text(k.mir).encode()) for k in results
+        proved = {k.name: _sha_without_positions(k.mir) for k in results
                   if k.mir is not None and k.name in status and status[k.name].status is KernelStatus.PROVED}
+        refuted = {k.name: _sha_without_positions(k.mir) for k in results
+                   if k.mir is not None and k.name in status and _confirmed_bug(status[k.name])}
         candidates = [[dict(k.typing) for k in results if k.declared and k.error is None and k.typing],
                       [dict(k.typing) for k in results if k.name in proved and k.typing]]
         for probe in (dict(p) for k in results if k.unknown for p in k.probes):   # `kernel[...]`'s vec3, mat33
@@ -170,17 +198,30 @@ def suggest_premises(module, reports: list[KernelReport], file: str, opts,
         # the contracts the instances were proved under (their own suggestions): with the premise
         own = {d: q for i in mine if out[i].proved_under_suggestion
                for q, d in zip(out[i].suggested_requires, out[i].suggested_decorators)}
-        tried: set[str] = set()
         line = results[0].loc.line
-        for typings in candidates:
-            found = premise_decorator(typings, alias) if typings else None
-            if found is None or found[1] in tried:
-                continue
-            tried.add(found[1])
-            ends = [((found[0],), (found[1],))] + ([((found[0], *own.values()), (found[1], *own))] if own else [])
-            end = next((e for e in ends if _proved_under(list(e[1]), base, line, file, source, opts, proved)), None)
-            if end is not None:
-                for i in mine:
-                    out[i] = _with_premise(out[i], *end)
-                break
+        with kernel_total(totals(base) if totals is not None else None):
+            end = _premise_search(candidates, alias, own, base, line, file, source, opts, proved, refuted)
+        if end is not None:
+            for i in mine:
+                out[i] = _with_premise(out[i], *end)
     return out
+
+
+def _premise_search(candidates, alias, own: dict, base: str, line: int, file: str, source: str, opts,
+                    proved: dict, refuted: dict) -> tuple | None:
+    """(requires, decorators) of the first premise of `candidates` (alone, then with the
+    instances' own contracts `own`) under which `base` is proved; None if none is."""
+    tried: set[str] = set()
+    for typings in candidates:
+        if total_exhausted():     # the kernel's total is spent: no re-proof could prove it
+            return None
+        found = premise_decorator(typings, alias) if typings else None
+        if found is None or found[1] in tried:
+            continue
+        tried.add(found[1])
+        ends = [((found[0],), (found[1],))] + ([((found[0], *own.values()), (found[1], *own))] if own else [])
+        end = next((e for e in ends if _proved_under(list(e[1]), base, line, file, source, opts, proved,
+                                                     refuted)), None)
+        if end is not None:
+            return end
+    return None

@@ -35,7 +35,10 @@ from verikern.app.kernel_names import definition_names
 from verikern.app.type_oblivious import covered_report, prove_oblivious, under_oblivious_suggestion
 from verikern.app.cache import answers_from_cache, tool_fields, with_cached
 from verikern.proofs.deciding.session import SolverSettings, solver_settings
-from verikern.proofs.deciding.budget import kernel_work, kernel_work_limit, per_check_units
+from verikern.proofs.deciding.budget import (
+    current_total, kernel_part, kernel_total_units, kernel_work, kernel_work_limit, new_total,
+    per_check_units,
+)
 
 MODULE_KERNEL = "<module>"   # the kernel name of a report about a whole file
 
@@ -146,7 +149,9 @@ def _unknown_report(file: str, kernel: str, message: str, line: int) -> KernelRe
 class ProofOptions:
     """Everything that decides a kernel's proof besides its source: the
     launch fixed by --dim/--block-dim, the z3 budget (million units per
-    check), replay, the array bound in bytes, suggested contracts, the
+    check), the kernel's total (`kernel_budget`, million units for the whole
+    kernel: proofs.deciding.budget.kernel_total; None: its default; in the
+    key as the `allowance`), replay, the array bound in bytes, suggested contracts, the
     engines (`z3`, `cbmc` or `z3,cbmc`) and CBMC's unwinding depth (None: read
     off the kernel). Every field so far is part of the proof-cache key.
 
@@ -167,6 +172,7 @@ class ProofOptions:
     unwind: int | None = None
     dump_smt: str | None = None
     cross_check: str | None = None
+    kernel_budget: float | None = None
 
     @classmethod
     def of(cls, **given) -> "ProofOptions":
@@ -176,6 +182,9 @@ class ProofOptions:
             engine = ",".join(parse_engines(opts.engine))
         except ValueError as err:
             raise ProveInputError(str(err)) from err
+        if opts.kernel_budget is not None and not opts.kernel_budget > 0:
+            raise ProveInputError(f"bad kernel budget {opts.kernel_budget}: it must be a positive number "
+                                  "(million z3 resource units for the whole kernel)")
         if opts.unwind is not None and int(opts.unwind) < 1:
             raise ProveInputError(f"bad unwinding depth {opts.unwind}: it must be at least 1")
         return dataclasses.replace(opts, dims=normalize_dims(opts.dims), engine=engine,
@@ -253,6 +262,21 @@ def _compile_and_prove(compile_module, file: str, kernel, opts: ProofOptions,
     # has, nor on which of them came from the cache (a kernel's 11 scalar instances once
     # split one kernel's work, and the 64-bit ones ran out of it)
     whole = kernel_work_limit(per_check_units(opts.budget))
+    # ... and above that, the kernel -- every instance, its type-oblivious proof, every
+    # search and re-proof -- one hard total (budget.kernel_total), instances in source order
+    total_units = kernel_total_units(opts.kernel_budget, per_check_units(opts.budget))
+    totals: dict = {}
+    # the parts each kernel's total is shared by (budget.kernel_part): its type-oblivious
+    # proof takes a third (a half with one instance, all with none: it may cover them all),
+    # then every instance proved on its own gets an equal share of what is left
+    parts = {name: min(n, 2) + 1 for name, n in _parts(chosen, {}, base).items()}
+
+    def part_of(kr):
+        """The next part of `kr`'s kernel: a share of its total."""
+        name = base(kr)
+        parts[name] = max(1, parts.get(name, 1))
+        left, parts[name] = parts[name], parts[name] - 1
+        return kernel_part(totals.setdefault(name, new_total(total_units)), left)
 
     # a generic kernel's type-oblivious proof first, with a whole kernel's work of its
     # own: when it proves, it covers the instances, which then spend nothing
@@ -260,8 +284,9 @@ def _compile_and_prove(compile_module, file: str, kernel, opts: ProofOptions,
     decided_as_written: dict[str, int] = {}
     for kr in chosen:
         if kr.unknown and kr.error is not None:
-            with kernel_work(whole):
+            with part_of(kr), kernel_work(whole):
                 oblivious[base(kr)] = prove_oblivious(kr, file, opts, data)
+    parts = _parts(chosen, oblivious, base)
     for kr in chosen:
         line = kr.loc.line if getattr(kr, "loc", None) is not None else 0
         outcome = oblivious.get(base(kr))
@@ -301,7 +326,7 @@ def _compile_and_prove(compile_module, file: str, kernel, opts: ProofOptions,
                     f"proof covers it under the suggested contract, and only the first "
                     f"{MAX_COVERED_DECIDED} instances it covers are proved one by one"), line), outcome))
                 continue
-        with kernel_work(whole):
+        with part_of(kr), kernel_work(whole):
             report = _prove_scoped(kr.mir, file, dataclasses.replace(opts, suggest=False) if given else opts,
                                    data, cache, getattr(module, "imports", ()))
         if given:
@@ -311,8 +336,29 @@ def _compile_and_prove(compile_module, file: str, kernel, opts: ProofOptions,
         reports.append(report if report.kernel == kr.name else dataclasses.replace(report, kernel=kr.name))
     if opts.suggest:    # a generic kernel proved only for some instantiations: a typing premise
         with solver_settings(opts.solver_settings):
-            reports = suggest_premises(module, reports, file, opts, data)
+            reports = suggest_premises(module, reports, file, opts, data,
+                                       totals=lambda name: totals.get(name))
     return reports
+
+
+def _parts(chosen, oblivious: dict, base) -> dict[str, int]:
+    """How many instances of each kernel (`base(kr)`) are proved on their own: those that
+    compiled, less those a type-oblivious proof of `oblivious` covers, and of those it
+    covers under its suggested contract, the first MAX_COVERED_DECIDED only."""
+    parts: dict[str, int] = {}
+    given: dict[str, int] = {}
+    for kr in chosen:
+        if kr.unknown or kr.error is not None or kr.mir is None:
+            continue
+        outcome = oblivious.get(base(kr))
+        if outcome is not None and outcome.report is not None and kr.name in outcome.covers:
+            continue
+        if outcome is not None and outcome.suggested is not None and kr.name in outcome.suggested_covers:
+            given[base(kr)] = given.get(base(kr), 0) + 1
+            if given[base(kr)] > MAX_COVERED_DECIDED:
+                continue
+        parts[base(kr)] = parts.get(base(kr), 0) + 1
+    return parts
 
 
 def _prove_scoped(kernel_mir, file: str, opts: ProofOptions, data: bytes | None,
@@ -333,21 +379,27 @@ def _prove_scoped_with_settings(kernel_mir, file: str, opts: ProofOptions, data:
                      dims=opts.dims, block_dim=opts.block_dim, budget=opts.budget,
                      max_array_bytes=opts.max_array_bytes)
     key = None
+    total = current_total()           # the kernel's (budget.kernel_total), None when called alone
+    before = total.spent() if total is not None else 0
     if cache is not None:
         key = cache.key(file=file, kernel=kernel_mir.name, mir_sha256=scope.mir_sha256, dims=opts.dims,
                         block_dim=opts.block_dim, budget=opts.budget, replay=opts.replay,
                         max_array_bytes=opts.max_array_bytes, suggest=opts.suggest,
                         engine=opts.engine, unwind=opts.unwind,
-                        tools=tool_fields(opts.engine, opts.cross_check), imports=imports)
+                        tools=tool_fields(opts.engine, opts.cross_check), imports=imports,
+                        allowance=None if total is None else total.allowance())
         hit = cache.get(key) if answers_from_cache(opts.dump_smt) else None
         if hit is not None and hit.file == file and hit.kernel == kernel_mir.name:
+            if total is not None:     # what it spent when proved: the later instances get the same
+                total.charge(hit.units)
             return dataclasses.replace(with_cached(hit, time.perf_counter() - start), scope=scope)
     when, by = computed_stamp()
     report = prove_suggestion(prove_mir(kernel_mir, file=file, **opts.prove_kwargs()), source,
                               dims=opts.dims, block_dim=opts.block_dim, budget=opts.budget,
                               max_array_bytes=opts.max_array_bytes, engine=opts.engine,
                               unwind=opts.unwind)
-    report = dataclasses.replace(report, scope=scope, computed_at=when, computed_by=by)
+    report = dataclasses.replace(report, scope=scope, computed_at=when, computed_by=by,
+                                 units=total.spent() - before if total is not None else 0)
     if key is not None:
         cache.put(key, report)
     return report

@@ -28,7 +28,9 @@ from pathlib import Path
 
 from verikern.app.kernel_names import definition_names
 from verikern.frontend import compile_source
-from verikern.proofs.deciding.budget import per_check_units, separate_work
+from verikern.proofs.deciding.budget import (
+    per_check_units, separate_work, total_exhausted, total_exhausted_text,
+)
 from verikern.proofs.deciding.example_launch import example_launch
 from verikern.proofs.obligations import KernelReport, KernelStatus
 from verikern.proofs.pipeline import prove_mir
@@ -83,6 +85,8 @@ def prove_suggestion(report: KernelReport, source: str | None, *, dims=None, blo
 
 def _prove_pasted(report: KernelReport, source: str | None, dims, block_dim, budget, max_array_bytes,
                   engine: str, unwind: int | None) -> KernelReport:
+    if total_exhausted():    # no work left to find a launch it admits: not suggested, and why
+        return dataclasses.replace(_without_suggestion(report), suggestion_unknown=total_exhausted_text())
     mir = pasted_kernel(report, source) if source is not None else None
     if mir is None:
         return dataclasses.replace(report, proved_under_suggestion=False)
@@ -90,7 +94,8 @@ def _prove_pasted(report: KernelReport, source: str | None, dims, block_dim, bud
                              label=f"{Path(report.file).stem}.{mir.name}.")
     if example is None:
         LOG.info("%s: the suggested contract admits no launch z3 finds; not suggested", report.kernel)
-        return _without_suggestion(report)
+        return dataclasses.replace(_without_suggestion(report), suggestion_unknown=(
+            total_exhausted_text() if total_exhausted() else report.suggestion_unknown))
     proved = False
     if report.proved_under_suggestion:   # the search's claim, now checked (a False needs no proof)
         again = prove_mir(mir, file=report.file, dims=dims, block_dim=block_dim, budget=budget,
@@ -98,4 +103,7 @@ def _prove_pasted(report: KernelReport, source: str | None, dims, block_dim, bud
                           engine=engine, unwind=unwind)
         LOG.info("%s: under the pasted contract: %s", report.kernel, again.status.value)
         proved = again.status is KernelStatus.PROVED
+        if not proved and total_exhausted():      # undecided, not disproved: say which budget
+            return dataclasses.replace(report, proved_under_suggestion=False, suggested_example=example,
+                                       suggestion_unknown=total_exhausted_text())
     return dataclasses.replace(report, proved_under_suggestion=proved, suggested_example=example)

@@ -39,7 +39,7 @@ from pathlib import Path
 
 from verikern.encoders.smt.launch import DEFAULT_MAX_ARRAY_BYTES, MAX_ARRAY_BYTES_LIMIT
 from verikern.frontend import compile_source
-from verikern.proofs.deciding.budget import per_check_units, separate_work
+from verikern.proofs.deciding.budget import per_check_units, separate_work, total_exhausted
 from verikern.proofs.obligations import KernelReport, KernelStatus, Status
 from verikern.proofs.pipeline import prove_mir
 from verikern.proofs.reporting.paste import pasted, suggestion_inserts
@@ -121,6 +121,8 @@ def _proved_suggestion(kr, report: KernelReport, file: str, opts, data: bytes | 
     opaque kernel when the pasted file's opaque kernel is proved under it, else None
     (module docstring)."""
     if not (report.suggested_decorators and report.proved_under_suggestion) or data is None:
+        return None
+    if total_exhausted():     # the kernel's total is spent: the re-proof could not prove it
         return None
     source = data.decode("utf-8", "replace")
     text = pasted(source, suggestion_inserts(source, report.line, report.suggested_decorators))

@@ -182,7 +182,7 @@ def command(report_file, kernel, dims, block_dim, budget, jobs, cache_dir):
         fresh_reports, context = run_proofs(
             [p for p in paths if p not in missing], kernel=opts.get("kernel"), dims=opts.get("dims"),
             block_dim=opts.get("block_dim"), budget=opts.get("budget"), jobs=jobs, progress=progress,
-            max_array_bytes=opts.get("max_array_bytes"),
+            max_array_bytes=opts.get("max_array_bytes"), kernel_budget=opts.get("kernel_budget"),
             cache=make_cache(cache_dir, False, default_on=False)) if len(missing) < len(paths) else ([], None)
     finally:
         progress.close()

@@ -113,6 +113,13 @@ def proof_options(func):
                      metavar="N", help="Solver work per check, in millions of z3 resource units (about a "
                      "second each on a typical machine). It counts work, not time, so every machine gives "
                      "the same verdicts; a check that needs more ends 'unknown' saying so."),
+        click.option("--kernel-budget", "kernel_budget", type=click.FloatRange(min=0, min_open=True),
+                     default=None, metavar="N", help="Solver work for the whole kernel -- every instance "
+                     "of a generic kernel, its checks, searches and suggested contract's re-proof -- in "
+                     "millions of z3 resource units. Default: 4 times --budget (40: under a minute of "
+                     "CPU on the largest project kernels measured). Once it is spent nothing more is "
+                     "decided: the obligations left end 'unknown' and the suggested contract is not "
+                     "proved, each saying which budget ran out."),
         click.option("--max-array-bytes", "max_array_bytes", metavar="N", callback=parse_bytes,
                      help="The largest array, in bytes, the proof assumes (dims times element size, "
                      "vector components included; N or 2**K). Default: 2**40 (one device's memory)."),
@@ -183,7 +190,7 @@ def make_cache(cache_dir, no_cache: bool, *, default_on: bool = True):
 
 
 def options_record(kernel, dims, block_dim, budget, max_array_bytes=None, engine="z3",
-                   unwind=None) -> dict:
+                   unwind=None, kernel_budget=None) -> dict:
     from verikern.encoders.smt.launch import DEFAULT_MAX_ARRAY_BYTES  # lazy: CLI start-up
 
     record = {"kernel": kernel, "dims": list(dims) if dims is not None else None,
@@ -192,6 +199,8 @@ def options_record(kernel, dims, block_dim, budget, max_array_bytes=None, engine
               else DEFAULT_MAX_ARRAY_BYTES}
     if engine != "z3":           # recorded only when another engine decided
         record.update(engine=engine, unwind=unwind)
+    if kernel_budget is not None:    # recorded only when given (default: 4 x budget)
+        record["kernel_budget"] = kernel_budget
     return record
 
 
@@ -208,7 +217,7 @@ def command_line() -> tuple[str, ...]:
 
 def run_proofs(paths, *, kernel, dims, block_dim, budget, jobs=1, executor="local", scheduler=None,
                cache=None, progress=None, max_array_bytes=None, suggest=False, engine="z3",
-               unwind=None, skip_no_kernels=False, dump_smt=None, cross_check=None):
+               unwind=None, skip_no_kernels=False, dump_smt=None, cross_check=None, kernel_budget=None):
     """(reports, RunContext) for these options; input errors exit 3.
     `suggest`: suggested contracts for failed kernels (they never change a
     verdict, so the options recorded leave it out). `skip_no_kernels`: files
@@ -229,7 +238,7 @@ def run_proofs(paths, *, kernel, dims, block_dim, budget, jobs=1, executor="loca
                                      executor=executor, scheduler=scheduler,
                                      max_array_bytes=max_array_bytes, suggest=suggest,
                                      engine=engine, unwind=unwind, dump_smt=dump_smt,
-                                     cross_check=cross_check)
+                                     cross_check=cross_check, kernel_budget=kernel_budget)
     except driver.NoKernelsFound as err:
         if not skip_no_kernels:
             raise InputErrorExit(f"{err} (--skip-no-kernels makes that no error)") from err
@@ -238,7 +247,8 @@ def run_proofs(paths, *, kernel, dims, block_dim, budget, jobs=1, executor="loca
     except driver.ProveInputError as err:
         raise InputErrorExit(str(err)) from err
     return reports, RunContext(command_line(), options_record(kernel, dims, block_dim, budget,
-                                                              max_array_bytes, engine, unwind))
+                                                              max_array_bytes, engine, unwind,
+                                                              kernel_budget))
 
 
 def write_output(text: str, output) -> None:

@@ -76,7 +76,7 @@ _InputErrorExit = InputErrorExit
 def command(paths, kernel, dims, block_dim, budget, jobs, executor, scheduler, cache_dir, no_cache,
             fmt, output, fail_on, baseline, confirm_with=None, max_array_bytes=None, suggest=True,
             engine="z3", unwind=None, skip_no_kernels=False, quiet=False, dump_smt=None,
-            cross_check=None):
+            cross_check=None, kernel_budget=None):
     """Prove that kernels are free of out-of-bounds accesses, data races,
     barrier divergence, failing asserts and division by zero.
 
@@ -107,6 +107,7 @@ def command(paths, kernel, dims, block_dim, budget, jobs, executor, scheduler, c
       verikern prove k.py --kernel reduce --dim 1024 --block-dim 256
       verikern prove k.py --format short          # file:line:col: error: ...
       verikern prove big.py --budget 40           # more solver work per check
+      verikern prove big.py --kernel-budget 100   # more solver work for each whole kernel
       verikern prove k.py --max-array-bytes 2**34 # arrays of at most 16 GiB
       verikern prove src/ --format sarif -o verikern.sarif
       verikern prove src/ --baseline accepted.json --fail-on failed
@@ -136,7 +137,7 @@ def command(paths, kernel, dims, block_dim, budget, jobs, executor, scheduler, c
                                       progress=progress, max_array_bytes=max_array_bytes,
                                       suggest=suggest, engine=engine, unwind=unwind,
                                       skip_no_kernels=skip_no_kernels, dump_smt=dump_smt,
-                                      cross_check=cross_check)
+                                      cross_check=cross_check, kernel_budget=kernel_budget)
     except KeyboardInterrupt:
         progress.close()
         _stop_interrupted(progress, fmt, output)

@@ -37,7 +37,7 @@ from verikern.cli.prove import exit_code
               help="Include a saved `verikern selftest` output as qualification evidence (checked "
                    "against this build's versions and corpus hash).")
 def command(paths, kernel, dims, block_dim, budget, jobs, executor, scheduler, cache_dir, no_cache,
-            output, markdown, suggest, run_selftest, selftest_log, max_array_bytes=None):
+            output, markdown, suggest, run_selftest, selftest_log, max_array_bytes=None, kernel_budget=None):
     """Prove PATH... and write a self-contained sign-off document: the overall
     verdict, the exact command, tool and platform versions, the sources'
     git commit and dirty state, where each verdict came from (this run or
@@ -65,7 +65,7 @@ def command(paths, kernel, dims, block_dim, budget, jobs, executor, scheduler, c
         reports, context = run_proofs(paths, kernel=kernel, dims=dims, block_dim=block_dim, budget=budget,
                                       jobs=jobs, executor=executor, scheduler=scheduler, progress=progress,
                                       cache=make_cache(cache_dir, no_cache), max_array_bytes=max_array_bytes,
-                                      suggest=suggest)
+                                      suggest=suggest, kernel_budget=kernel_budget)
     finally:
         progress.close()
     if qualification is None:

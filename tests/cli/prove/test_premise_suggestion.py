@@ -118,3 +118,55 @@ def test_a_remainder_whose_vec3_instance_fails_gets_the_premise_only_with_the_in
     both = prove_source(pasted(src, suggestion_inserts(src, 7, [premise, contract])), "t.py", suggest=False)
     assert {r.kernel: r.status for r in both} == {
         "centre[vec3]": KernelStatus.PROVED, "centre[vec3d]": KernelStatus.PROVED}
+
+
+def test_no_instance_with_a_confirmed_bug_is_proved_again_under_a_premise(monkeypatch):
+    # both declared instances read positions[i - 1] at thread 0, a bug replay confirms and no
+    # contract removes: a premise admitting them pastes the same MIR, which has the same bug
+    # on the same launch, so the search proves nothing again (each re-proof cost a kernel's work)
+    from verikern.app import premise_suggestion
+
+    calls = []
+    real = premise_suggestion.prove_mir
+
+    def counting(*args, **kwargs):
+        calls.append(args[0].name)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(premise_suggestion, "prove_mir", counting)
+    src = CENTRE.replace("p = positions[i]", "p = positions[i - 1]")
+    src += OVERLOADS.format("wp.vec3f, wp.vec3d", "wp.float32, wp.float64")
+    reports = _by_name(prove_source(src, "t.py", suggest=True))
+    for name in ("centre[vec3, float32]", "centre[vec3d, float64]"):
+        r = reports[name]
+        assert r.status is KernelStatus.FAILED
+        assert any(ob.status.value == "failed" and ob.confirmed for ob in r.obligations)
+        assert r.proved_under_suggestion is not True
+    assert reports["centre[...]"].proved_under_suggestion is not True
+    assert calls == []
+
+
+def test_a_pasted_instance_is_taken_as_proved_only_when_its_mir_is_a_proved_ones_but_for_positions(monkeypatch):
+    # the paste moves every line of the kernel: the proved instances' MIR is matched less its
+    # source positions, so the declared premise takes both as proved (before, each was proved
+    # again); with an instance that needs its own contract the pasted MIR differs (the requires
+    # is in it) and is proved again
+    from verikern.app import premise_suggestion
+
+    calls = []
+    real = premise_suggestion.prove_mir
+
+    def counting(*args, **kwargs):
+        calls.append(args[0].name)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(premise_suggestion, "prove_mir", counting)
+    src = CENTRE + OVERLOADS.format("wp.vec3f, wp.vec3d", "wp.float32, wp.float64")
+    reports = _by_name(prove_source(src, "t.py", suggest=True))
+    assert reports["centre[...]"].proved_under_suggestion is True
+    assert calls == []
+    near = CENTRE.replace("p[0] + p[1] + p[2]", "p[0] + p[1] + p[2] + type(p[0])(positions[i + 1][0])")
+    near += OVERLOADS.format("wp.vec3f", "wp.float32")
+    reports = _by_name(prove_source(near, "t.py", suggest=True))
+    assert reports["centre[vec3, float32]"].status is KernelStatus.FAILED
+    assert calls, "the pasted instance with its own contract was taken as proved"

@@ -92,6 +92,16 @@ def test_tasks_keep_one_file_and_at_most_chunk_kernels(bench):
     assert bench.sample(sites, 3, None) == sites[:3]
 
 
+def test_skip_sample_leaves_out_exactly_the_first_samples_kernels(bench):
+    sites = [_site(bench, "a.py", f"k{n}", n) for n in range(10)]
+    first = bench.sample(sites, None, 3)                  # k0, k3, k6
+    second = bench.skip_sample(bench.sample(sites, None, 5), sites, 3)
+    assert [s.name for s in first] == ["k0", "k3", "k6"]
+    assert [s.name for s in second] == ["k2", "k4", "k8"]  # of k0, k2, k4, k6, k8
+    assert not {s.name for s in first} & {s.name for s in second}
+    assert bench.skip_sample(first, sites, None) == first
+
+
 def test_compiled_in_keeps_the_kernels_a_compile_only_run_compiled(bench):
     sites = [_site(bench, "a.py", "k1", 3), _site(bench, "a.py", "k2", 9), _site(bench, "b.py", "k3")]
     rows = [{"project": "p==1", "file": "a.py", "line": 9, "kernel": "k2", "outcome": "compiled"},
