@@ -26,6 +26,10 @@ from .lower.lowerer import Lowerer
 from .check.generic_kernels import kernel_instances
 from .scan.module import ModuleInfo, scan_module
 from .scan.project import Project
+from .scan.configuration import (
+    MAX_CONFIGURATIONS, configurations, configured_tree, decided_tree, file_choices,
+)
+from .configured import merge_configurations
 from .scan.overload_decls import declared_overloads
 from .scan import launch_sites
 from .check.registry import FuncRegistry, is_any
@@ -136,16 +140,57 @@ def _compile_source(source: str, filename: str, optimize: bool, project_file=Non
     except ValueError as e:  # e.g. NUL bytes
         return ModuleResult(filename, [], [KernelError(f"cannot parse: {e}",
                                                        SourceLoc(filename, 1, 1))])
-    info = ModuleInfo(filename, source)
+    tree, info = _read(tree, filename, source, project_file, ())
+    choices = file_choices(info)
+    if not choices:
+        return _compile_read(tree, info, optimize, only)
+    every = configurations(choices)
+    runs = []
+    for configuration in every[:MAX_CONFIGURATIONS]:   # the default configuration first
+        configured, cinfo = _read(tree, filename, source, project_file, configuration)
+        runs.append((configuration, _compile_read(configured, cinfo, optimize, only)))
+    return merge_configurations(runs, len(every), _remainder)
+
+
+def _read(tree: ast.Module, filename: str, source: str, project_file, configuration):
+    """The file's tree and ModuleInfo read under `configuration` (scan/configuration.py;
+    `()`: as written), with the project modules it imports read under it too."""
+    def fresh(project, module_name):
+        made = ModuleInfo(filename, source)
+        if project is not None:
+            made.project, made.module_name = project, module_name
+            made.is_package = Path(project_file).name == "__init__.py"
+        return made
+
+    project, module_name = None, ""
     if project_file is not None:
-        info.project, info.module_name = Project.of_file(project_file, tree)
-        info.is_package = Path(project_file).name == "__init__.py"
-        info.project.modules[info.module_name] = None   # importing itself: no constants
+        project, module_name = Project.of_file(project_file, tree)
+        project.configuration = configuration
+        project.modules[module_name] = None   # importing itself: no constants
+    tree = configured_tree(tree, filename, configuration)
+    info = fresh(project, module_name)
     collect_calls(tree, info)   # the call sites of kernel factories, before scanning them
     scan_module(tree, info)
+    decided = decided_tree(tree, info) if configuration else None
+    if decided is not None:     # `if scalar_t == wp.float32:` decided by the configuration
+        tree, info = decided, fresh(project, module_name)
+        collect_calls(tree, info)
+        scan_module(tree, info)
     declared_overloads(tree, info)
     local_type_aliases(tree, info)
     launch_sites.collect(tree, info)
+    return tree, info
+
+
+def _remainder(name: str, loc: SourceLoc, why: str) -> "KernelResult":
+    """`kernel{...}`: the configurations not compiled, an `unknown` verdict with the reason."""
+    return KernelResult(name, loc, None, None, KernelError(why, loc, rule="configuration"), True,
+                        opaque_refusal="it stands for configurations that were not compiled")
+
+
+def _compile_read(tree: ast.Module, info: ModuleInfo, optimize: bool,
+                  only: frozenset | None) -> ModuleResult:
+    """Check and lower the kernels of a file read by `_read`."""
     registry = FuncRegistry(info, BodyChecker)
     kernels = []
     for inst in kernel_instances(info, registry, only):
@@ -196,7 +241,7 @@ def _compile_source(source: str, filename: str, optimize: bool, project_file=Non
         except KernelError:
             pass
     imports = tuple(sorted(info.project.files.items())) if info.project is not None else ()
-    return ModuleResult(filename, kernels, errors, funcs, imports)
+    return ModuleResult(info.filename, kernels, errors, funcs, imports)
 
 
 def _premise_read(inst, info: ModuleInfo) -> M.TypingPremiseRead | None:
