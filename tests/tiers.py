@@ -78,6 +78,7 @@ SLOW_FILES = frozenset({
     "tests/testing/test_examples_fuzz.py",         # every example under real Warp (fuzz)
     "tests/testing/test_generated_ci.py",          # 300 generated kernels on cpu and cpu:native
     "tests/testing/test_generated_prover.py",      # the prover as oracle on generated kernels
+    "tests/warp_compat/test_warp_configuration.py",  # real Warp, as above (three configurations)
 })
 
 SLOW_TESTS = frozenset({
