@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import textwrap
 
+import pytest
+
 from verikern.app.prove import prove_file, prove_source
 from verikern.frontend import compile_file, compile_source
 from verikern.frontend.scan.configuration import MAX_CONFIGURATIONS
@@ -195,3 +197,45 @@ def add(a: wp.array(dtype=t0), b: wp.array(dtype=t1), c: wp.array(dtype=t2)):
     verdicts = _verdicts(prove_source(source, "k.py"))
     assert verdicts["add{...}"] is KernelStatus.UNKNOWN
     assert all(v is KernelStatus.PROVED for k, v in verdicts.items() if k != "add{...}")
+
+
+SINGLE = '''
+import contextlib
+import os
+import warp as wp
+
+
+def _pick(value):
+    if value is None:
+        return wp.float32
+    return wp.float64
+
+
+scalar_t = _pick(os.getenv("P"))
+OTHER
+
+
+@wp.kernel
+def k(x: wp.array(dtype=scalar_t)):
+    i = wp.tid()
+    if i < x.shape[0]:
+        x[i] = x[i] + x[i]
+'''
+
+
+@pytest.mark.parametrize("other", [
+    "",                                                          # a choice: the control
+    "scalar_t = getattr(wp, os.getenv('Q', 'float32'))",         # a computed type
+    "for scalar_t in (wp.float16,):\n    pass",                  # a loop variable
+    "with contextlib.nullcontext(wp.float16) as scalar_t:\n    pass",
+    "try:\n    pass\nexcept ImportError as scalar_t:\n    pass",
+    "if (scalar_t := wp.float16):\n    pass",
+    "from numpy import float16 as scalar_t",
+])
+def test_only_bindings_the_source_says_make_a_choice(other):
+    module = compile_source(SINGLE.replace("OTHER", other), "k.py")
+    if not other:
+        assert module.kernel_names == ["k{scalar_t=float32}", "k{scalar_t=float64}"]
+        return
+    assert module.kernel_names == ["k"]
+    assert module.kernel("k").error is not None and module.kernel("k").error.rule in ("annotation", "closure")

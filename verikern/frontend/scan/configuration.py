@@ -144,23 +144,28 @@ def _binding_sites(tree: ast.Module, name: str):
                 if any(isinstance(n, ast.NamedExpr) for n in ast.walk(s.value or s)):
                     return False
             elif isinstance(s, ast.If):
-                if not (visit(s.body, True) and visit(s.orelse, True)):
+                if binds(s.test) or not (visit(s.body, True) and visit(s.orelse, True)):
                     return False
             elif isinstance(s, ast.Try):
-                if not (visit(s.body, True) and all(visit(h.body, True) for h in s.handlers)
-                        and visit(s.orelse, True) and visit(s.finalbody, True)):
+                if any(h.name == name or (h.type is not None and binds(h.type)) for h in s.handlers) \
+                        or not (visit(s.body, True) and all(visit(h.body, True) for h in s.handlers)
+                                and visit(s.orelse, True) and visit(s.finalbody, True)):
                     return False
             elif isinstance(s, ast.With):
-                if not visit(s.body, True):
+                if any(binds(item) for item in s.items) or not visit(s.body, True):
                     return False
             elif isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 if s.name == name or any(isinstance(n, ast.Global) and name in n.names for n in ast.walk(s)):
                     return False
-            elif any((isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load))
-                     or (isinstance(n, ast.alias) and (n.asname or n.name.split(".")[0]) == name)
-                     or isinstance(n, ast.NamedExpr) for n in ast.walk(s)):
+            elif binds(s):
                 return False
         return True
+
+    def binds(node: ast.AST) -> bool:
+        """Whether `node` can bind `name` (a store, `del`, an import, a walrus)."""
+        return any((isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load))
+                   or (isinstance(n, ast.alias) and (n.asname or n.name.split(".")[0]) == name)
+                   or isinstance(n, ast.NamedExpr) for n in ast.walk(node))
 
     return (top, every) if visit(tree.body, False) else None
 
