@@ -176,6 +176,8 @@ def bind_import_from(stmt: ast.ImportFrom, info) -> bool:
     if stmt.level == 0 and (target.split(".")[0] in DSL_PACKAGES
                             or not project.in_project(target)):
         return False
+    if target == info.module_name and [a.name for a in stmt.names] == ["*"]:
+        return True     # `from .itself import *` (warpsphcore's math/wp_sqrt.py): its names, bound to themselves
     path, tried = project.locate(target)
     for alias in stmt.names:
         local = alias.asname or alias.name
