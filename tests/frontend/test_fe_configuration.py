@@ -239,3 +239,16 @@ def test_only_bindings_the_source_says_make_a_choice(other):
         return
     assert module.kernel_names == ["k"]
     assert module.kernel("k").error is not None and module.kernel("k").error.rule in ("annotation", "closure")
+
+
+def test_a_kernel_whose_default_reaches_no_mir_is_compiled_once():
+    # `undefined_helper` exists in no configuration: the default's error and an unknown
+    # remainder, the other configurations never compiled (nothing there could be proved)
+    source = SINGLE.replace("OTHER", "").replace("x[i] = x[i] + x[i]", "x[i] = undefined_helper(x[i])")
+    module = compile_source(source, "k.py")
+    assert module.kernel_names == ["k{scalar_t=float32}", "k{...}"]
+    assert module.kernel("k{scalar_t=float32}").error is not None
+    rest = module.kernel("k{...}")
+    assert rest.unknown and "reached no MIR" in rest.error.render()
+    verdicts = _verdicts(prove_source(source, "k.py"))
+    assert verdicts == {"k{scalar_t=float32}": KernelStatus.ERROR, "k{...}": KernelStatus.UNKNOWN}

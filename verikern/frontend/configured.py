@@ -11,7 +11,10 @@ Invariants:
   each configuration a verdict and the kernel is proved only when all are;
 - when the file has more configurations than were compiled, no kernel is
   taken as independent of them, and each gets one more instance,
-  `kernel{...}`, whose verdict is `unknown` with the reason: never proved.
+  `kernel{...}`, whose verdict is `unknown` with the reason: never proved;
+- a kernel none of whose default instances reached MIR (no proof can prove it)
+  is compiled in the default configuration only: its instances there and
+  `kernel{...}`, `unknown` with the reason.
 """
 from __future__ import annotations
 
@@ -44,10 +47,12 @@ def _renamed(kr, configuration):
         covers=tuple(name(c) for c in kr.covers))
 
 
-def merge_configurations(runs, total: int, remainder):
+def merge_configurations(runs, total: int, remainder, reached: frozenset):
     """One ModuleResult from `runs`, [(configuration, ModuleResult)] with the
     default configuration first; `total`: how many configurations the file has;
-    `remainder(name, loc, why)`: the KernelResult of `kernel{...}`."""
+    `remainder(name, loc, why)`: the KernelResult of `kernel{...}`; `reached`: the
+    kernels some default instance of which reached MIR, the only ones the runs after
+    the first compiled (any other is its default instances and `kernel{...}`)."""
     first = runs[0][1]
     order: list[str] = []
     by_run: list[dict[str, list]] = []
@@ -63,18 +68,21 @@ def merge_configurations(runs, total: int, remainder):
     kernels = []
     for d in order:
         per_run = [groups.get(d, []) for groups in by_run]
-        if every and all(_signature(r) == _signature(per_run[0]) for r in per_run[1:]):
+        compiled_all = every and d in reached
+        if compiled_all and all(_signature(r) == _signature(per_run[0]) for r in per_run[1:]):
             kernels.extend(per_run[0])
             continue
         for (configuration, _), results in zip(runs, per_run):
             kernels.extend(_renamed(k, configuration) for k in results)
-        if not every:
+        if not compiled_all:
             loc = next(r[0].loc for r in per_run if r)    # d came from one of the runs
             choices = ", ".join(sorted({c.name for c, _ in runs[0][0]}))
+            why = (f"verikern compiled {len(runs)}, the default first, and proves nothing about the others"
+                   if d in reached else "its default configuration reached no MIR, so the others were "
+                   "not compiled and nothing is proved about them")
             kernels.append(remainder(f"{d}{{...}}", loc, (
-                f"{d} depends on the configuration choices {choices} (read from source), which have "
-                f"{total} configurations; verikern compiled {len(runs)}, the default first, and proves "
-                "nothing about the others")))
+                f"{d} may depend on the configuration choices {choices} (read from source), which have "
+                f"{total} configurations; {why}")))
     seen, errors = set(), []
     for _, result in runs:
         for e in result.errors:

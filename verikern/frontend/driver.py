@@ -145,11 +145,16 @@ def _compile_source(source: str, filename: str, optimize: bool, project_file=Non
     if not choices:
         return _compile_read(tree, info, optimize, only)
     every = configurations(choices)
-    runs = []
-    for configuration in every[:MAX_CONFIGURATIONS]:   # the default configuration first
+    configured, cinfo = _read(tree, filename, source, project_file, every[0])
+    first = _compile_read(configured, cinfo, optimize, only)    # the default configuration
+    # a kernel none of whose default instances reached MIR is never proved, whatever the
+    # other configurations give: they are not compiled (merge_configurations says so)
+    reached = frozenset(k.name.split("[")[0] for k in first.kernels if k.mir is not None or k.opaque is not None)
+    runs = [(every[0], first)]
+    for configuration in every[1:MAX_CONFIGURATIONS] if reached else ():
         configured, cinfo = _read(tree, filename, source, project_file, configuration)
-        runs.append((configuration, _compile_read(configured, cinfo, optimize, only)))
-    return merge_configurations(runs, len(every), _remainder)
+        runs.append((configuration, _compile_read(configured, cinfo, optimize, reached)))
+    return merge_configurations(runs, len(every), _remainder, reached)
 
 
 def _read(tree: ast.Module, filename: str, source: str, project_file, configuration):
