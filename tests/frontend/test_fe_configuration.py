@@ -252,3 +252,28 @@ def test_a_kernel_whose_default_reaches_no_mir_is_compiled_once():
     assert rest.unknown and "reached no MIR" in rest.error.render()
     verdicts = _verdicts(prove_source(source, "k.py"))
     assert verdicts == {"k{scalar_t=float32}": KernelStatus.ERROR, "k{...}": KernelStatus.UNKNOWN}
+
+
+def test_a_suggestion_is_reproved_under_its_instance_configuration_alone(monkeypatch, tmp_path):
+    from verikern.frontend import driver
+    from verikern.frontend.scan.configuration import configuration_label
+    source = SINGLE.replace("OTHER", "").replace("    if i < x.shape[0]:\n        x[i] = x[i] + x[i]",
+                                                  "    x[i] = x[i] + x[i]")
+    for name in ("k{scalar_t=float64}", "k__scalar_t_float64"):     # a report's name, a MIR name
+        assert compile_source(source, "k.py", configuration=name).kernel_names == [
+            "k{scalar_t=float64}", "k{...}"]
+    read = driver._read
+    seen: list[str] = []
+
+    def recording(tree, filename, text, project_file, configuration):
+        seen.append(configuration_label(configuration) if configuration else "as written")
+        return read(tree, filename, text, project_file, configuration)
+
+    monkeypatch.setattr(driver, "_read", recording)
+    (tmp_path / "k.py").write_text(source)
+    reports = prove_file(tmp_path / "k.py", suggest=True)
+    assert {r.kernel: (r.status, r.proved_under_suggestion) for r in reports} == {
+        "k{scalar_t=float32}": (KernelStatus.FAILED, True), "k{scalar_t=float64}": (KernelStatus.FAILED, True)}
+    # the proof: as written, then both configurations; each re-proof: its own configuration only
+    assert seen[:3] == ["as written", "scalar_t=float32", "scalar_t=float64"]
+    assert sorted(seen[3:]) == ["as written", "as written", "scalar_t=float32", "scalar_t=float64"]

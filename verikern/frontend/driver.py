@@ -27,7 +27,8 @@ from .check.generic_kernels import kernel_instances
 from .scan.module import ModuleInfo, scan_module
 from .scan.project import Project
 from .scan.configuration import (
-    MAX_CONFIGURATIONS, configurations, configured_tree, decided_tree, file_choices,
+    MAX_CONFIGURATIONS, configuration_ident, configuration_label, configurations, configured_tree, decided_tree,
+    file_choices,
 )
 from .configured import merge_configurations
 from .scan.overload_decls import declared_overloads
@@ -107,19 +108,23 @@ def _syntax_error(e: SyntaxError, filename: str) -> KernelError:
 
 
 def compile_source(source: str, filename: str = "<string>", optimize: bool = True,
-                   project_file=None, kernels=None) -> ModuleResult:
+                   project_file=None, kernels=None, configuration: str | None = None) -> ModuleResult:
     """Compile every @kernel in `source` (see module docstring).
     `project_file`: the path the source was read from; names it imports from
     the other modules of its project are then read from their source
     (scan/project.py). None: such imports are never constants.
     `kernels`: the names of the kernels to compile (a generic kernel's: all its
     instances; None: every kernel); the module is still read whole (its
-    errors reported), the other kernels are neither checked nor listed."""
+    errors reported), the other kernels are neither checked nor listed.
+    `configuration`: a kernel's name (`k{scalar_t=float16}`, or its MIR name
+    `k__scalar_t_float16`): a file with configuration choices is compiled under that
+    kernel's configuration alone (its instances named as always, each kernel with an
+    unknown `kernel{...}` for the rest); None, or a name of no configuration: every one."""
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, _RECURSION_LIMIT))  # long expressions recurse deeply
     try:
         return _compile_source(source, filename, optimize, project_file,
-                               None if kernels is None else frozenset(kernels))
+                               None if kernels is None else frozenset(kernels), configuration)
     finally:
         sys.setrecursionlimit(limit)
 
@@ -128,7 +133,7 @@ _RECURSION_LIMIT = 12000
 
 
 def _compile_source(source: str, filename: str, optimize: bool, project_file=None,
-                    only: frozenset | None = None) -> ModuleResult:
+                    only: frozenset | None = None, label: str | None = None) -> ModuleResult:
     try:
         tree = ast.parse(source, filename=filename)
     except SyntaxError as e:
@@ -145,6 +150,14 @@ def _compile_source(source: str, filename: str, optimize: bool, project_file=Non
     if not choices:
         return _compile_read(tree, info, optimize, only)
     every = configurations(choices)
+    chosen = [c for c in every if label is not None and (
+        f"{{{configuration_label(c)}}}" in label or label.endswith(f"__{configuration_ident(c)}")
+        or f"__{configuration_ident(c)}__" in label)]
+    if chosen:      # one configuration alone (the re-proof of one instance's suggestion)
+        configured, cinfo = _read(tree, filename, source, project_file, chosen[0])
+        alone = _compile_read(configured, cinfo, optimize, only)
+        return merge_configurations([(chosen[0], alone)], len(every), _remainder, frozenset(
+            k.name.split("[")[0] for k in alone.kernels))
     configured, cinfo = _read(tree, filename, source, project_file, every[0])
     first = _compile_read(configured, cinfo, optimize, only)    # the default configuration
     # a kernel none of whose default instances reached MIR is never proved, whatever the
