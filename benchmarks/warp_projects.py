@@ -341,9 +341,16 @@ def combine(site: KernelSite, records: list[dict]) -> Outcome:
     return Outcome(site, worst[0], seconds, worst[1], worst[2], len(records), compiled_instances=reached)
 
 
+def _definition(name: str) -> str:
+    """The kernel a report's name belongs to: `k` for `k[int8]`, `k{scalar_t=float64}` and
+    `k{scalar_t=float64}[int8]` (a configuration's instance, frontend/configured.py)."""
+    return re.split(r"[\[{]", name, maxsplit=1)[0]
+
+
 def _is_remainder(rec: dict) -> bool:
-    """A generic kernel's `k[...]` record: its instantiations not enumerated, not one instance."""
-    return str(rec.get("kernel", "")).endswith("[...]")
+    """A generic kernel's `k[...]` record (its instantiations not enumerated) or a
+    configuration's `k{...}` (the configurations not compiled): not one instance."""
+    return str(rec.get("kernel", "")).endswith(("[...]", "{...}"))
 
 
 def outcomes_from_report(task: Task, report: dict) -> list[Outcome]:
@@ -353,7 +360,7 @@ def outcomes_from_report(task: Task, report: dict) -> list[Outcome]:
     module_errors = [r for r in kernels if r.get("kernel") == MODULE_KERNEL]
     out = []
     for site in task.sites:
-        mine = [r for r in kernels if str(r.get("kernel", "")).split("[")[0] == site.name]
+        mine = [r for r in kernels if _definition(str(r.get("kernel", ""))) == site.name]
         out.append(combine(site, mine or module_errors))
     return out
 
@@ -371,7 +378,7 @@ def compile_only_report(file: str, names: list[str]) -> dict:
     module = compile_file(file)
     kernels = [{"kernel": MODULE_KERNEL, "status": "error", "error": e.render()} for e in module.errors]
     for k in module.kernels:
-        if k.name.split("[")[0] in names:
+        if _definition(k.name) in names:
             ok = k.error is None and k.mir is not None
             if k.unknown:   # a generic kernel's instantiations not enumerated (`k[...]`): compiled when
                 # its type-oblivious proof's kernel did (the proof may cover them), else unknown, why first

@@ -84,6 +84,7 @@ SLOW_FILES = frozenset({
     "tests/warp_compat/test_warp_struct_ctors.py",  # real Warp (compiles kernels with clang)
     "tests/warp_compat/test_warp_held_arrays.py",   # real Warp (compiles kernels with clang)
     "tests/warp_compat/test_warp_kernel_cache.py",  # real Warp in child processes (compiles twice)
+    "tests/warp_compat/test_warp_configuration.py",  # real Warp, as above (three configurations)
 })
 
 SLOW_TESTS = frozenset({

@@ -8,6 +8,7 @@ from collections import Counter
 import pytest
 
 from corpus_loader import CORPUS_DIR, compiled, corpus_kernel, load_corpus
+from verikern.app.kernel_names import definition_of
 
 KINDS = {"bounds", "race", "divergence", "assert", "div-zero", "invariant", "uninit", "unassigned"}
 CASES = load_corpus()
@@ -55,8 +56,9 @@ def test_corpus_file_header_and_compiles(case):
             assert int(value) >= 1
     result = compiled(case.path)
     assert not result.errors, [e.render() for e in result.errors]
-    names = {k.name.split("[")[0] for k in result.kernels}
-    assert len(names) == 1, "one kernel per corpus file (a generic kernel's instances count as one)"
+    names = {definition_of(k.name) for k in result.kernels}
+    assert len(names) == 1, ("one kernel per corpus file (a generic kernel's instances, and a "
+                             "configuration's, count as one)")
     assert (len(result.kernels) > 1) == (case.kernel is not None), \
         "a file of several instances names the one the one-kernel layers run with '# kernel:'"
     for k in result.kernels:

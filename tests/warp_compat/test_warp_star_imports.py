@@ -144,25 +144,40 @@ def test_an_all_verikern_cannot_read_leaves_the_star_import_unread(tmp_path):
     assert err.rule in ("unknown-name", "closure", "annotation", "call-not-allowed"), err.render()
 
 
-def test_a_type_chosen_from_the_environment_is_a_located_error_naming_the_variable(tmp_path):
-    """warpsphcore's `scalar_t = _resolve_precision(os.getenv("warpSPHCore_PRECISION"))`:
-    which precision the kernels have is decided when the package is imported; verikern
-    never runs it, so it says which name, where it is bound, and from which variable."""
+def _precision_package(tmp_path, resolve: str):
     files = dict(FILES)
     files["vkstar/consts.py"] = FILES["vkstar/consts.py"] + textwrap.dedent("""
         import os
 
 
         def _resolve(value):
-            return wp.float32 if value is None else wp.float64
+            return RESOLVED
 
 
         scalar_t = _resolve(os.getenv("VKSTAR_PRECISION"))
         __all__.append("scalar_t")
-    """)
+    """).replace("RESOLVED", resolve)
     files["vkstar/kern.py"] = FILES["vkstar/kern.py"].replace(
         "out: wp.array(dtype=wp.float64)", "out: wp.array(dtype=wp.float64), s: wp.array(dtype=scalar_t)")
-    err = _error(_package(tmp_path, files))
+    return _package(tmp_path, files)
+
+
+def test_a_type_chosen_from_the_environment_is_one_instance_per_choice(tmp_path):
+    """warpsphcore's `scalar_t = _resolve_precision(os.getenv("warpSPHCore_PRECISION"))`:
+    which precision the kernels have is decided when the package is imported; verikern
+    reads the alternatives from source (scan/configuration.py) and compiles the kernel
+    once per alternative, the one with the variable unset first."""
+    root = _precision_package(tmp_path, "wp.float32 if value is None else wp.float64")
+    module = compile_file(root / "vkstar" / "kern.py")
+    assert module.kernel_names == ["star{scalar_t=float32}", "star{scalar_t=float64}"]
+    assert all(k.ok for k in module.kernels), [k.error for k in module.kernels]
+
+
+def test_a_type_chosen_unreadably_is_a_located_error_naming_the_variable(tmp_path):
+    """A choice whose alternatives the source does not say (`getattr(wp, value)`): verikern
+    never runs it, so it says which name, where it is bound, and from which variable."""
+    root = _precision_package(tmp_path, "wp.float32 if value is None else getattr(wp, value)")
+    err = _error(root)
     text = err.render()
     assert err.rule == "annotation" and "kern.py:10:" in text, text
     assert "`scalar_t` is bound by" in text and "consts.py:" in text and "VKSTAR_PRECISION" in text

@@ -9,6 +9,8 @@ asked for is never missing (a few more compiled cost only time).
 """
 from __future__ import annotations
 
+import re
+
 
 def definition_names(names) -> frozenset[str] | None:
     """The kernel definitions to compile for the kernels `names` (None: all): a
@@ -20,7 +22,7 @@ def definition_names(names) -> frozenset[str] | None:
         return None
     out: set[str] = set()
     for name in names:
-        parts = name.split("[")[0].strip().split("__")
+        parts = definition_of(name).strip().split("__")
         prefixes = {"__".join(parts[:i]) for i in range(1, len(parts) + 1)}
         out |= {lead + p for p in prefixes for lead in ("", "_", "__")}
     return frozenset(out)
@@ -28,8 +30,9 @@ def definition_names(names) -> frozenset[str] | None:
 
 def definition_of(name: str) -> str:
     """The kernel definition a report's kernel name belongs to: `sort` for a generic
-    instance `sort[int8]` or its remainder `sort[...]`, the name itself otherwise."""
-    return name.split("[")[0]
+    instance `sort[int8]` or its remainder `sort[...]`, and for a configuration's
+    instance `sort{scalar_t=float64}` (frontend/configured.py), the name itself otherwise."""
+    return re.split(r"[\[{]", name, maxsplit=1)[0]
 
 
 def is_generic_instance(name: str) -> bool:

@@ -31,7 +31,7 @@ from verikern.frontend import compile_source
 from verikern.proofs.reporting.scope import computed_stamp, scope_of, sha256_bytes
 from verikern.app.suggestion import prove_suggestion
 from verikern.app.premise_suggestion import suggest_premises
-from verikern.app.kernel_names import definition_names
+from verikern.app.kernel_names import definition_names, definition_of
 from verikern.app.type_oblivious import covered_report, prove_oblivious, under_oblivious_suggestion
 from verikern.app.cache import answers_from_cache, tool_fields, with_cached
 from verikern.proofs.deciding.session import SolverSettings, solver_settings
@@ -256,7 +256,8 @@ def _compile_and_prove(compile_module, file: str, kernel, opts: ProofOptions,
         return kr.name.split("[")[0]
 
     # `--kernel sort` selects every instance `sort[int8]`, ... of a generic kernel
-    chosen = [kr for kr in module.kernels if wanted is None or kr.name in wanted or base(kr) in wanted]
+    chosen = [kr for kr in module.kernels if wanted is None or kr.name in wanted or base(kr) in wanted
+              or definition_of(kr.name) in wanted]      # `k` selects `k{scalar_t=float64}` too
     # every kernel -- each instance of a generic kernel a kernel of its own -- gets a whole
     # kernel's work: an instance's verdict does not depend on how many instances its kernel
     # has, nor on which of them came from the cache (a kernel's 11 scalar instances once

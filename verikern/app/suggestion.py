@@ -52,9 +52,10 @@ def pasted_kernel(report: KernelReport, source: str):
     try:
         # names imported from the kernel's project are read as when it was proved
         # only this kernel's definition is checked again (a project file can hold 100s)
+        # and a configuration's instance (`k{scalar_t=float16}`) under its configuration alone
         module = compile_source(text, report.file, project_file=report.file
                                 if Path(report.file).is_file() else None,
-                                kernels=definition_names((report.kernel,)))
+                                kernels=definition_names((report.kernel,)), configuration=report.kernel)
     except Exception as err:  # the pasted file must compile; if not, nothing is claimed
         LOG.info("%s: the pasted contract does not compile: %s", report.kernel, err)
         return None

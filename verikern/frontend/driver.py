@@ -26,6 +26,11 @@ from .lower.lowerer import Lowerer
 from .check.generic_kernels import kernel_instances
 from .scan.module import ModuleInfo, scan_module
 from .scan.project import Project
+from .scan.configuration import (
+    MAX_CONFIGURATIONS, configuration_ident, configuration_label, configurations, configured_tree, decided_tree,
+    file_choices,
+)
+from .configured import merge_configurations
 from .scan.overload_decls import declared_overloads
 from .scan import launch_sites
 from .check.registry import FuncRegistry, is_any
@@ -103,19 +108,23 @@ def _syntax_error(e: SyntaxError, filename: str) -> KernelError:
 
 
 def compile_source(source: str, filename: str = "<string>", optimize: bool = True,
-                   project_file=None, kernels=None) -> ModuleResult:
+                   project_file=None, kernels=None, configuration: str | None = None) -> ModuleResult:
     """Compile every @kernel in `source` (see module docstring).
     `project_file`: the path the source was read from; names it imports from
     the other modules of its project are then read from their source
     (scan/project.py). None: such imports are never constants.
     `kernels`: the names of the kernels to compile (a generic kernel's: all its
     instances; None: every kernel); the module is still read whole (its
-    errors reported), the other kernels are neither checked nor listed."""
+    errors reported), the other kernels are neither checked nor listed.
+    `configuration`: a kernel's name (`k{scalar_t=float16}`, or its MIR name
+    `k__scalar_t_float16`): a file with configuration choices is compiled under that
+    kernel's configuration alone (its instances named as always, each kernel with an
+    unknown `kernel{...}` for the rest); None, or a name of no configuration: every one."""
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, _RECURSION_LIMIT))  # long expressions recurse deeply
     try:
         return _compile_source(source, filename, optimize, project_file,
-                               None if kernels is None else frozenset(kernels))
+                               None if kernels is None else frozenset(kernels), configuration)
     finally:
         sys.setrecursionlimit(limit)
 
@@ -124,7 +133,7 @@ _RECURSION_LIMIT = 12000
 
 
 def _compile_source(source: str, filename: str, optimize: bool, project_file=None,
-                    only: frozenset | None = None) -> ModuleResult:
+                    only: frozenset | None = None, label: str | None = None) -> ModuleResult:
     try:
         tree = ast.parse(source, filename=filename)
     except SyntaxError as e:
@@ -136,16 +145,70 @@ def _compile_source(source: str, filename: str, optimize: bool, project_file=Non
     except ValueError as e:  # e.g. NUL bytes
         return ModuleResult(filename, [], [KernelError(f"cannot parse: {e}",
                                                        SourceLoc(filename, 1, 1))])
-    info = ModuleInfo(filename, source)
+    tree, info = _read(tree, filename, source, project_file, ())
+    choices = file_choices(info)
+    if not choices:
+        return _compile_read(tree, info, optimize, only)
+    every = configurations(choices)
+    chosen = [c for c in every if label is not None and (
+        f"{{{configuration_label(c)}}}" in label or label.endswith(f"__{configuration_ident(c)}")
+        or f"__{configuration_ident(c)}__" in label)]
+    if chosen:      # one configuration alone (the re-proof of one instance's suggestion)
+        configured, cinfo = _read(tree, filename, source, project_file, chosen[0])
+        alone = _compile_read(configured, cinfo, optimize, only)
+        return merge_configurations([(chosen[0], alone)], len(every), _remainder, frozenset(
+            k.name.split("[")[0] for k in alone.kernels))
+    configured, cinfo = _read(tree, filename, source, project_file, every[0])
+    first = _compile_read(configured, cinfo, optimize, only)    # the default configuration
+    # a kernel none of whose default instances reached MIR is never proved, whatever the
+    # other configurations give: they are not compiled (merge_configurations says so)
+    reached = frozenset(k.name.split("[")[0] for k in first.kernels if k.mir is not None or k.opaque is not None)
+    runs = [(every[0], first)]
+    for configuration in every[1:MAX_CONFIGURATIONS] if reached else ():
+        configured, cinfo = _read(tree, filename, source, project_file, configuration)
+        runs.append((configuration, _compile_read(configured, cinfo, optimize, reached)))
+    return merge_configurations(runs, len(every), _remainder, reached)
+
+
+def _read(tree: ast.Module, filename: str, source: str, project_file, configuration):
+    """The file's tree and ModuleInfo read under `configuration` (scan/configuration.py;
+    `()`: as written), with the project modules it imports read under it too."""
+    def fresh(project, module_name):
+        made = ModuleInfo(filename, source)
+        if project is not None:
+            made.project, made.module_name = project, module_name
+            made.is_package = Path(project_file).name == "__init__.py"
+        return made
+
+    project, module_name = None, ""
     if project_file is not None:
-        info.project, info.module_name = Project.of_file(project_file, tree)
-        info.is_package = Path(project_file).name == "__init__.py"
-        info.project.modules[info.module_name] = None   # importing itself: no constants
+        project, module_name = Project.of_file(project_file, tree)
+        project.configuration = configuration
+        project.modules[module_name] = None   # importing itself: no constants
+    tree = configured_tree(tree, filename, configuration)
+    info = fresh(project, module_name)
     collect_calls(tree, info)   # the call sites of kernel factories, before scanning them
     scan_module(tree, info)
+    decided = decided_tree(tree, info) if configuration else None
+    if decided is not None:     # `if scalar_t == wp.float32:` decided by the configuration
+        tree, info = decided, fresh(project, module_name)
+        collect_calls(tree, info)
+        scan_module(tree, info)
     declared_overloads(tree, info)
     local_type_aliases(tree, info)
     launch_sites.collect(tree, info)
+    return tree, info
+
+
+def _remainder(name: str, loc: SourceLoc, why: str) -> "KernelResult":
+    """`kernel{...}`: the configurations not compiled, an `unknown` verdict with the reason."""
+    return KernelResult(name, loc, None, None, KernelError(why, loc, rule="configuration"), True,
+                        opaque_refusal="it stands for configurations that were not compiled")
+
+
+def _compile_read(tree: ast.Module, info: ModuleInfo, optimize: bool,
+                  only: frozenset | None) -> ModuleResult:
+    """Check and lower the kernels of a file read by `_read`."""
     registry = FuncRegistry(info, BodyChecker)
     kernels = []
     for inst in kernel_instances(info, registry, only):
@@ -196,7 +259,7 @@ def _compile_source(source: str, filename: str, optimize: bool, project_file=Non
         except KernelError:
             pass
     imports = tuple(sorted(info.project.files.items())) if info.project is not None else ()
-    return ModuleResult(filename, kernels, errors, funcs, imports)
+    return ModuleResult(info.filename, kernels, errors, funcs, imports)
 
 
 def _premise_read(inst, info: ModuleInfo) -> M.TypingPremiseRead | None:

@@ -54,6 +54,20 @@ def value_type(info, node: ast.AST, _depth: int = 0):
     return None
 
 
+def subclassed_type(cls: ast.ClassDef, info) -> ast.expr | None:
+    """The base of `class vec1f(vector(length=1, dtype=wp.float32)): pass` (Warp's
+    own way to name a vector or matrix type: the class is that type), when the
+    class has one base that is a type, no decorator, keyword or metaclass, and a
+    body of `pass`, `...` or a docstring; else None."""
+    if cls.decorator_list or cls.keywords or len(cls.bases) != 1 \
+            or value_type(info, cls.bases[0]) is None:
+        return None
+    if all(isinstance(s, ast.Pass) or (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))
+           for s in cls.body):
+        return cls.bases[0]
+    return None
+
+
 _TYPE_CTORS = {"types.vector": ("length", "dtype"), "vector": ("length", "dtype"),
                "vec": ("length", "dtype"), "types.matrix": ("shape", "dtype"),
                "matrix": ("shape", "dtype"), "mat": ("shape", "dtype"),

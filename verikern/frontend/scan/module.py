@@ -16,7 +16,7 @@ from typing import Any
 from verikern.errors import KernelError
 from verikern.hir.types import BOOL, ScalarType
 from verikern.mir.nodes import SourceLoc
-from .annotations import value_type
+from .annotations import subclassed_type, value_type
 from .constants import NotConstant, eval_module_constant
 from .rebinding import ANY, Rebinding, conditional_rebindings, find_rebindings, other_targets
 from .project import (
@@ -439,6 +439,11 @@ def _scan_statements(tree: ast.Module, info: ModuleInfo) -> None:
             info.constants.pop(stmt.name, None)
         elif isinstance(stmt, ast.ClassDef):
             info.nonconstant.add(stmt.name)
+            named = subclassed_type(stmt, info)     # `class vec1f(vector(1, wp.float32)): pass`
+            if named is not None and info.rebinding(stmt.name) is None:
+                info.type_aliases[stmt.name] = named
+            else:
+                info.type_aliases.pop(stmt.name, None)
             info.enums.pop(stmt.name, None)
             members = int_enum_members(stmt, info)
             if members is None:      # a plain class of int constants (scan/class_constants.py)

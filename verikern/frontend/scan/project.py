@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .annotations import value_type
+from .configuration import configured_tree, decided_tree
 from .rebinding import ANY, Rebinding, outside_rebindings
 from .source_reads import read_source
 from .star_imports import bind_star, unread_star
@@ -58,6 +59,8 @@ class Project:
     sources: list | None = None
     #: every source file of the project (path, module), listed once (_project_sources)
     listing: list | None = None
+    #: the configuration the modules are read under (configuration.py): ((Choice, index), ...)
+    configuration: tuple = ()
 
     @classmethod
     def of_file(cls, path, tree: ast.Module | None = None) -> tuple["Project", str]:
@@ -135,15 +138,25 @@ def read_module(project: Project, dotted: str, path: Path):
     data = path.read_bytes()
     project.files[str(path)] = hashlib.sha256(data).hexdigest()
     text = data.decode("utf-8", "replace")
-    info = ModuleInfo(str(path), text)
-    info.project, info.module_name = project, dotted
-    info.is_package = path.name == "__init__.py"
+
+    def fresh():
+        made = ModuleInfo(str(path), text)
+        made.project, made.module_name = project, dotted
+        made.is_package = path.name == "__init__.py"
+        return made
+
+    info = fresh()
     try:
         tree = ast.parse(text, filename=str(path))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         info.nonconstant.add("*")
     else:
+        tree = configured_tree(tree, str(path), project.configuration)
         scan_module(tree, info)
+        decided = decided_tree(tree, info) if project.configuration else None
+        if decided is not None:     # `if scalar_t == wp.float32:` decided by the configuration
+            info = fresh()
+            scan_module(decided, info)
     project.modules[dotted] = info
     return info
 
@@ -163,6 +176,8 @@ def bind_import_from(stmt: ast.ImportFrom, info) -> bool:
     if stmt.level == 0 and (target.split(".")[0] in DSL_PACKAGES
                             or not project.in_project(target)):
         return False
+    if target == info.module_name and [a.name for a in stmt.names] == ["*"]:
+        return True     # `from .itself import *` (warpsphcore's math/wp_sqrt.py): its names, bound to themselves
     path, tried = project.locate(target)
     for alias in stmt.names:
         local = alias.asname or alias.name
