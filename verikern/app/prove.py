@@ -37,7 +37,7 @@ from verikern.app.cache import answers_from_cache, tool_fields, with_cached
 from verikern.proofs.deciding.session import SolverSettings, solver_settings
 from verikern.proofs.deciding.budget import (
     current_total, kernel_part, kernel_total_units, kernel_work, kernel_work_limit, new_total,
-    per_check_units,
+    per_check_units, total_exhausted, total_exhausted_text,
 )
 
 MODULE_KERNEL = "<module>"   # the kernel name of a report about a whole file
@@ -282,11 +282,14 @@ def _compile_and_prove(compile_module, file: str, kernel, opts: ProofOptions,
     # a generic kernel's type-oblivious proof first, with a whole kernel's work of its
     # own: when it proves, it covers the instances, which then spend nothing
     oblivious = {}
+    oblivious_cut: dict[str, str] = {}    # why a type-oblivious proof stopped short: its share was spent
     decided_as_written: dict[str, int] = {}
     for kr in chosen:
         if kr.unknown and kr.error is not None:
             with part_of(kr), kernel_work(whole):
                 oblivious[base(kr)] = prove_oblivious(kr, file, opts, data)
+                if total_exhausted():
+                    oblivious_cut[base(kr)] = total_exhausted_text()
     parts = _parts(chosen, oblivious, base)
     for kr in chosen:
         line = kr.loc.line if getattr(kr, "loc", None) is not None else 0
@@ -304,6 +307,11 @@ def _compile_and_prove(compile_module, file: str, kernel, opts: ProofOptions,
                         "contract:\n" + "".join(f"    {d}\n" for d in decorators)).rstrip("\n"),
                         suggested_requires=requires, suggested_decorators=decorators,
                         proved_under_suggestion=True)
+                elif base(kr) in oblivious_cut:   # stopped short, not disproved: say which budget
+                    cut = oblivious_cut[base(kr)]
+                    report = dataclasses.replace(report, error=(report.error or "") + (
+                        f"\n  the type-oblivious proof and its suggestion search stopped short: {cut}"),
+                        suggestion_unknown=cut if opts.suggest else None)
                 reports.append(report)
             continue
         if outcome is not None and outcome.report is not None and kr.name in outcome.covers \

@@ -185,9 +185,12 @@ def test_every_instance_takes_the_contract_the_opaque_proof_proved_under():
     the opaque kernel proves every instantiation under one contract, and each instance
     the pasted file's opaque proof covers reports that contract, proved under it (its
     own verdict stays failed, with its own confirmed counterexample)."""
-    # `[...]` and two instances (all eleven cost a minute and a half)
+    # `[...]` and two instances (all eleven cost a minute and a half); at the default kernel
+    # total (40 million units) the type-oblivious proof's third of it is too little for its
+    # search, and each instance finds the contract on its own (the test below says so)
     chosen = ["shift_segments[...]", "shift_segments[float32, float32]", "shift_segments[int64, int64]"]
-    reports = prove_source(SHIFT_SEGMENTS.replace("{END}", ""), "g.py", suggest=True, kernel=chosen)
+    reports = prove_source(SHIFT_SEGMENTS.replace("{END}", ""), "g.py", suggest=True, kernel=chosen,
+                           kernel_budget=60)
     (more,) = [r for r in reports if r.kernel.endswith("[...]")]
     assert more.proved_under_suggestion is True
     contract = set(more.suggested_requires)
@@ -228,3 +231,21 @@ def test_covered_instances_past_the_cap_are_unknown_as_written_and_proved_under_
         assert "not decided as written" in (r.error or ""), r.kernel
     for r in instances:
         assert r.proved_under_suggestion is True and r.suggested_requires == more.suggested_requires
+
+
+def test_a_type_oblivious_proof_its_share_cut_short_says_which_budget_and_claims_nothing():
+    """The kernel's total spent inside the type-oblivious proof: `[...]` stays unknown, with
+    no suggested contract, and says which budget stopped it and how to raise it (before,
+    it said only that the opaque value's obligation was not proved)."""
+    (more,) = prove_source(SHIFT_SEGMENTS.replace("{END}", ""), "g.py", suggest=True,
+                           kernel=["shift_segments[...]"], kernel_budget=1)
+    assert more.status is KernelStatus.UNKNOWN and not more.proved_under_suggestion
+    assert not more.suggested_requires
+    assert more.suggestion_unknown is not None and "kernel's total work budget was spent" in more.suggestion_unknown
+    assert "stopped short: the kernel's total work budget was spent" in (more.error or "")
+    assert "raise --kernel-budget" in (more.error or "")
+    # with a total that suffices, the same kernel is proved under its contract, and says nothing of it
+    (enough,) = prove_source(SHIFT_SEGMENTS.replace("{END}", ""), "g.py", suggest=True,
+                             kernel=["shift_segments[...]"])
+    assert enough.proved_under_suggestion is True and enough.suggestion_unknown is None
+    assert "stopped short" not in (enough.error or "")
