@@ -19,14 +19,15 @@ GENERIC = CORPUS / "ok_generic_every_instance_guarded.py"
 class _CountingAst:
     """The `ast` module as statement_walks sees it, counting the walks of statements."""
 
-    def __init__(self):
+    def __init__(self, every_node: bool = False):
         self.walked: list[ast.AST] = []
+        self.every_node = every_node
 
     def __getattr__(self, name):
         return getattr(ast, name)
 
     def walk(self, node):
-        if isinstance(node, ast.stmt):
+        if self.every_node or isinstance(node, ast.stmt):
             self.walked.append(node)
         return ast.walk(node)
 
@@ -38,10 +39,26 @@ def test_each_statement_of_a_generic_kernel_is_walked_once_for_all_its_typings(m
     instances = [k.name for k in module.kernels]
     assert len(instances) > 5, instances          # int8 ... float64: each typing checked the body
     walks = [id(s) for s in counting.walked]
-    # conditional_calls and calls_in: at most two walks per statement object, however
-    # many BodyCheckers checked it (stored_names walks the body's statements once more)
+    # conditional_calls, calls_in and bindings_in: at most three walks per statement
+    # object, however many BodyCheckers checked it (stored_names walks the body's
+    # statements once more)
     statements = set(walks)
-    assert statements and max(walks.count(s) for s in statements) <= 3, sorted(map(walks.count, statements))
+    assert statements and max(walks.count(s) for s in statements) <= 4, sorted(map(walks.count, statements))
+
+
+def test_the_struct_locals_and_the_random_draws_in_headers_are_looked_for_once_per_statement(monkeypatch):
+    """find_locals (structs.py) and has_rand_header (body.py) read the remembered
+    walks: checking every typing of a generic kernel walks none of its statements or
+    if/for/while headers again (each typing's BodyChecker walked every one of them)."""
+    from verikern.frontend.builtins import rand
+    from verikern.frontend.check import structs
+
+    counting = _CountingAst(every_node=True)
+    monkeypatch.setattr(structs, "ast", counting)
+    monkeypatch.setattr(rand, "ast", counting)
+    module = compile_source(GENERIC.read_text(), GENERIC.name)
+    assert len(module.kernels) > 5 and all(k.mir is not None for k in module.kernels)
+    assert counting.walked == [], len(counting.walked)
 
 
 def test_the_remembered_walks_are_those_of_a_fresh_walk_and_a_copy_has_its_own():
@@ -53,6 +70,9 @@ def test_the_remembered_walks_are_those_of_a_fresh_walk_and_a_copy_has_its_own()
     assert first == {calls["f"], calls["g"], calls["k"]}
     assert statement_walks.conditional_calls(stmt) is first
     assert statement_walks.calls_in(stmt) == tuple(c for c in ast.walk(stmt) if isinstance(c, ast.Call))
+    nested = ast.parse("if a:\n    x = 1\n    if b:\n        y: int = 2\n    z = 3\nelse:\n    w = 4\n").body[0]
+    assert [ast.unparse(n) for n in statement_walks.bindings_in(nested)] == \
+        ["x = 1", "z = 3", "w = 4", "y: int = 2"]    # ast.walk's order: the first binding first
     twin = copy.deepcopy(stmt)
     ids = statement_walks.conditional_calls(twin)
     assert len(ids) == 3 and not ids & first      # the copy's own calls, not the original's

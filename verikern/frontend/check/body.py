@@ -26,7 +26,7 @@ from .flow import FlowChecker
 from .contracts import UNIFORM_BUILTINS, WarpChecks, is_dsl_call  # noqa: F401
 from ..scan.factories import CAPTURE_PREFIX, relation_requires
 from ..scan.module import Definition, ModuleInfo
-from ..builtins.rand import has_rand, hoist
+from ..builtins.rand import hoist
 from ..builtins.table import RAND_BUILTINS
 from .registry import is_any, type_variable
 from .assigned_reads import flag_sets, needs_another_check, note_assignment, with_flag_starts
@@ -57,7 +57,7 @@ _FORBIDDEN_STMTS = {
 def has_rand_header(chk, s) -> bool:
     """A random-number call in the test or range of an if/for/while."""
     header = getattr(s, "test", None) or getattr(s, "iter", None)
-    return header is not None and has_rand(chk, header)
+    return header is not None and any(chk.info.dsl_name(n.func) in RAND_BUILTINS for n in calls_in(header))
 
 
 class BodyChecker(AssignChecks, StructChecks, WarpChecks, FlowChecker, ExprChecker):

@@ -45,6 +45,13 @@ def calls_in(stmt: ast.AST) -> tuple[ast.Call, ...]:
 
 
 @_memo
+def bindings_in(stmt: ast.AST) -> tuple[ast.stmt, ...]:
+    """Every `x = v` and `x: T = v` statement in `stmt` (itself included), in
+    ast.walk's order (the struct locals' first binding is the first in it)."""
+    return tuple(n for n in ast.walk(stmt) if isinstance(n, (ast.Assign, ast.AnnAssign)))
+
+
+@_memo
 def conditional_calls(stmt: ast.AST) -> frozenset[int]:
     """The ids of the calls in `stmt` that Warp evaluates only under a condition: in
     an operand after the first of `and`/`or` (Warp short-circuits) or in a branch of

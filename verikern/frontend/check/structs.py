@@ -35,6 +35,7 @@ from verikern.mir.nodes import StructArg
 from ..scan.annotations import ARRAY_CTORS, parse_annotation
 from ..scan.constants import NotConstant
 from ..scan.project import module_member
+from .statement_walks import bindings_in
 from .struct_ctors import ctor_parts
 from verikern.hir.types import (
     ArrayType, MatrixType, ScalarType, StructType, TupleType, UnmodelledField, VectorType,
@@ -282,7 +283,7 @@ class StructScope:
         changed = True
         while changed:
             changed = False
-            for node in (n for s in body for n in ast.walk(s)):
+            for node in (n for s in body for n in bindings_in(s)):
                 target, value, ann = _binding(node)
                 if target is None or target in self.types:
                     continue
