@@ -156,14 +156,56 @@ def _compiled(path: Path) -> tuple[tuple[mutate.Mutant, ...], tuple[tuple[str, i
     return _compiled_by_path()[path]
 
 
+#: Whether this process compiles every mutant (the full set, the drop counts) or only
+#: those the fast set takes (`fast_only_mutants`). tests/cli/prove/conftest.py sets it
+#: from the run's `-m` (every mutant with `-m slow`, tiers.runs_every_case); outside
+#: pytest every mutant is compiled.
+_EVERY_MUTANT = [True]
+
+
+def compile_every_mutant(every: bool) -> None:
+    _EVERY_MUTANT[0] = every
+
+
+def compiles_every_mutant() -> bool:
+    return _EVERY_MUTANT[0]
+
+
+def _fast_candidates(path: Path, cap: int, start: int) -> tuple[mutate.Mutant, ...]:
+    """The compiled mutants of `path` that the fast set takes before FULL_ONLY and
+    `always` (`select(kept, cap, start)` and every one of the RARE_KINDS), compiling
+    only the mutants that decide them (mutate.select_compiled), not every candidate."""
+    text = path.read_text()
+    unique, _ = mutate.distinct(text, mutate.plan(text, str(path.relative_to(ROOT))))
+
+    def compiles(m: mutate.Mutant) -> bool:
+        return m.kind in mutate.REFUSAL_KINDS or mutate.compile_problem(m.source, path.name, m.kernels) is None
+    return tuple(mutate.select_compiled(unique, compiles, cap, start, every_of=RARE_KINDS))
+
+
+@functools.lru_cache(maxsize=1)
+def _fast_candidates_by_path() -> dict[Path, tuple[mutate.Mutant, ...]]:
+    """`_fast_candidates` of every source, computed once per test run (split between
+    the xdist workers as `_compiled_by_path` is)."""
+    jobs = [(_key(src.path) + ("fast", src.per_file, n),
+             functools.partial(_fast_candidates, src.path, src.per_file, n))
+            for n, src in enumerate(sources())]
+    return dict(zip((src.path for src in sources()), run_shared.shared_each("fast-mutants", jobs)))
+
+
 @functools.lru_cache(maxsize=None)
 def mutation_set(name: str, always: frozenset = frozenset()) -> tuple[Planned, ...]:
     """The `fast` or `full` set (see the module doc); `always` holds the
     (file stem, ident) keys that belong to `fast` whatever the caps."""
     chosen: list[Planned] = []
+    fast_only = name == "fast" and not always and not compiles_every_mutant()
     for n, src in enumerate(sources()):
-        kept = list(_compiled(src.path)[0])
-        fast = set(map(id, mutate.select(kept, src.per_file, start=n)))
+        if fast_only:      # the same mutants, without compiling the full set's
+            kept = list(_fast_candidates_by_path()[src.path])
+            fast = set(map(id, kept))
+        else:
+            kept = list(_compiled(src.path)[0])
+            fast = set(map(id, mutate.select(kept, src.per_file, start=n)))
         for m in kept:
             key = (src.path.stem, m.ident)
             in_fast = (id(m) in fast or m.kind in RARE_KINDS or key in always) \

@@ -19,7 +19,8 @@ import pytest
 
 from mutation_allowed import ALLOWED, ALLOWED_FULL
 from mutation_set import (
-    EXTRA_SOURCES, FULL_ONLY, MUTANT_BUDGET, SCORE_FLOOR, candidates_and_drops, mutation_set, outcome,
+    EXTRA_SOURCES, FULL_ONLY, MUTANT_BUDGET, SCORE_FLOOR, candidates_and_drops, compiles_every_mutant,
+    mutation_set, outcome,
 )
 from prove_args import driver_kwargs
 from tools.mutate import REFUSAL_KINDS
@@ -30,6 +31,8 @@ ALWAYS: frozenset = frozenset()
 
 
 def _params(name):
+    if name == "full" and not compiles_every_mutant():
+        return []     # deselected without `-m slow` anyway (session_results.deselect_full_set)
     marks = [pytest.mark.slow] if name == "full" else []
     return [pytest.param(p, id=p.test_id, marks=marks) for p in mutation_set(name, ALWAYS)]
 
@@ -86,6 +89,16 @@ def test_allow_list_entries_are_generated_compiled_mutants_with_reasons():
     for key, reason in [*ALLOWED.items(), *ALLOWED_FULL.items()]:
         assert key in keys, f"mutation_allowed.py names a mutant that is not generated (or does not compile): {key}"
         assert len(reason) > 40
+
+
+def test_every_kind_is_in_the_fast_set():
+    """The default run's fast set (compiled alone, without the full set's mutants)
+    holds a mutant of every kind, none of FULL_ONLY."""
+    from tools.mutate import KINDS
+
+    fast = mutation_set("fast", ALWAYS)
+    assert {p.mutant.kind for p in fast} == set(KINDS), sorted(set(KINDS) - {p.mutant.kind for p in fast})
+    assert not FULL_ONLY & {p.key for p in fast}
 
 
 def test_every_kind_is_in_the_fast_set_and_only_benign_candidates_are_dropped(record_property):
