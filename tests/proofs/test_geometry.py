@@ -83,7 +83,7 @@ def test_the_facts_need_what_they_rest_on():
     assert not _valid(partial, facts + [z3.ULT(l1, size), z3.ULT(l2, size)])
 
 
-@pytest.mark.parametrize("n, block", [(2, None), (3, 4), (3, 3)])
+@pytest.mark.parametrize("n, block", [(2, None), (3, 4), (3, 3)], ids=["2-None", "3-4", "3-3"])
 def test_same_block_facts_are_theorems_and_need_the_aligned_last_dim(n, block):
     """Two threads of one block share the leading components when the last
     launch dim is a multiple of the block size, threads of different blocks
