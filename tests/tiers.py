@@ -31,7 +31,9 @@ its reason are written beside COVERED), `pytest -m slow` every case.
 NIGHTLY (its table in tests/tiers_nightly.py) names the few slow cases the
 default run leaves out whole, each because another case of the default run
 already makes the same check on the same layer (named beside it); `pytest -m
-slow` runs them (`nightly_out`).
+slow` runs them (`nightly_out`). Without `-m slow` the mutation set compiles only
+the mutants its fast set takes (tests/cli/prove/mutation_set.py), so the two checks
+that need every mutant compiled (the allow-list's entries, the drop counts) are NIGHTLY.
 
 Invariant: every entry names an existing test file (and function); the
 check in tests/test_repository.py fails on a stale entry. Marking only adds
