@@ -34,6 +34,7 @@ from verikern.hir import nodes as H
 from verikern.mir.nodes import StructArg
 from ..scan.annotations import ARRAY_CTORS, parse_annotation
 from ..scan.constants import NotConstant
+from ..scan.class_funcs import qualified_func
 from ..scan.project import module_member
 from .struct_ctors import ctor_parts
 from verikern.hir.types import (
@@ -299,9 +300,10 @@ class StructScope:
         a func that returns a struct, a struct variable or a struct field of
         one), else None."""
         name = struct_class_name(self.chk.info, node.func) if isinstance(node, ast.Call) else None
-        if name is None and isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
-                and node.func.id in self.chk.info.funcs:
-            name = struct_class_name(self.chk.info, self.chk.info.funcs[node.func.id].node.returns)
+        func = node.func.id if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+            else qualified_func(self.chk, node.func) if isinstance(node, ast.Call) else None
+        if name is None and func in self.chk.info.funcs:
+            name = struct_class_name(self.chk.info, self.chk.info.funcs[func].node.returns)
         if name is not None:
             return struct_type(self.chk, name)
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) \
