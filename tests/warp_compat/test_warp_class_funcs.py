@@ -194,3 +194,21 @@ def test_a_local_name_shadows_the_module_alias(tmp_path):
     k = compile_file(_package(tmp_path, kernel=kernel) / "vkapi" / "kern.py").kernel("count_nodes")
     assert k.error is not None     # a local name: the whole body's (Python), so the first call
     assert "error: handles.DatasetAPI.get_num_elems() is not a builtin or a @vk.func" in k.error.render()
+
+
+def test_a_library_a_function_builds_at_run_time_is_named_with_that_function(tmp_path):
+    # warp-simdata's `ShapesLibrary = sids_shapes.get_shapes_library()`: a class of funcs that
+    # a function makes in closures when the module runs; nothing in the source is that class
+    build = ("import warp as wp\n\n\ndef make_library(n):\n    class Library:\n"
+             "        @staticmethod\n        @wp.func\n        def size() -> int:\n"
+             "            return n\n    return Library\n")
+    kernel = ("import warp as wp\n\nfrom . import build\n\nLIB = build.make_library(3)\n\n\n"
+              "@wp.kernel\ndef k(out: wp.array(dtype=int)):\n    out[0] = LIB.size()\n")
+    root = _package(tmp_path, extra={"vkapi/build.py": build, "vkapi/lib_kern.py": kernel})
+    k = compile_file(root / "vkapi" / "lib_kern.py").kernel("k")
+    assert k.error is not None
+    text = k.error.render()
+    assert "lib_kern.py:10:14: error: LIB.size() is not a builtin or a @vk.func verikern can read: " \
+           "`LIB` is bound by " in text, text
+    assert f"its value is what the function 'make_library' ({root / 'vkapi' / 'build.py'}:4) " \
+           "returns when the module runs" in text, text
