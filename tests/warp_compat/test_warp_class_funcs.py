@@ -14,6 +14,7 @@ written here; no project code is copied."""
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,7 +23,7 @@ import verikern as vk
 from verikern.app.prove import prove_file
 from verikern.frontend import compile_file
 from verikern.proofs.obligations import KernelStatus, ObligationKind, Status
-from warp_compat.compat_util import import_package_module
+from warp_compat.compat_util import import_package_module, warp_module_from_text
 
 HANDLES = '''
 import warp as wp
@@ -212,3 +213,21 @@ def test_a_library_a_function_builds_at_run_time_is_named_with_that_function(tmp
            "`LIB` is bound by " in text, text
     assert f"its value is what the function 'make_library' ({root / 'vkapi' / 'build.py'}:4) " \
            "returns when the module runs" in text, text
+
+
+def test_the_corpus_kernel_runs_as_under_warp(warp_cpu, tmp_path):
+    # the same-module form (`DatasetAPI.get_elem_id(ds, i)`, the class's own calls inside)
+    wp = warp_cpu
+    path = Path(vk.__file__).parent / "selftest_corpus" / "ok_class_static_func_dataset_api.py"
+    theirs = warp_module_from_text(tmp_path, path.read_text(), "verikern_class_static_corpus")
+    offsets = np.array([0, 4, 4, 9, 11], np.int32)
+    ds = theirs.Dataset()
+    ds.offsets, ds.first_id = wp.array(offsets, dtype=wp.int32, device="cpu"), 100
+    w_counts = wp.zeros(6, dtype=wp.int32, device="cpu")
+    wp.launch(theirs.node_counts, dim=6, inputs=[ds, w_counts], device="cpu")
+    assert w_counts.numpy().tolist() == [4, 0, 5, 2, 0, 0]
+    k = compile_file(path).kernel("node_counts")
+    for dev in ("cpu", "cpu:native"):
+        got = np.zeros(6, np.int32)
+        vk.launch(k.mir, 6, [{"offsets": offsets.copy(), "first_id": 100}, got], device=dev)
+        assert got.tolist() == [4, 0, 5, 2, 0, 0], dev
