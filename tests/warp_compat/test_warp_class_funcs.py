@@ -231,3 +231,21 @@ def test_the_corpus_kernel_runs_as_under_warp(warp_cpu, tmp_path):
         got = np.zeros(6, np.int32)
         vk.launch(k.mir, 6, [{"offsets": offsets.copy(), "first_id": 100}, got], device=dev)
         assert got.tolist() == [4, 0, 5, 2, 0, 0], dev
+
+
+def test_held_arrays_reached_through_a_static_func_of_another_module_stay_refused(tmp_path):
+    # warp-simdata's ElementAPI.get_face reads ds.ngon_n_blocks[b]: arrays held by an array's
+    # elements have no model (test_warp_held_arrays.py), whichever way the body is reached
+    mesh = ("import warp as wp\n\n\n@wp.struct\nclass Block:\n    data: wp.array(dtype=wp.int32)\n\n\n"
+            "@wp.struct\nclass Mesh:\n    blocks: wp.array(dtype=Block)\n\n\nclass MeshAPI:\n"
+            "    @staticmethod\n    @wp.func\n    def first(m: Mesh, b: int) -> int:\n"
+            "        return m.blocks[b].data[0]\n")
+    kernel = ("import warp as wp\n\nfrom . import mesh\n\n\n@wp.kernel\n"
+              "def k(m: mesh.Mesh, out: wp.array(dtype=int)):\n    i = wp.tid()\n"
+              "    out[i] = mesh.MeshAPI.first(m, i)\n")
+    root = _package(tmp_path, extra={"vkapi/mesh.py": mesh, "vkapi/mesh_kern.py": kernel})
+    k = compile_file(root / "vkapi" / "mesh_kern.py").kernel("k")
+    assert k.error is not None and k.error.rule == "struct-use", k.error
+    text = k.error.render()
+    assert text.startswith(f"{root / 'vkapi' / 'mesh.py'}:18:16: error: m.blocks: the field 'blocks' of "
+                           "the struct 'Mesh' is an array of the struct 'Block'"), text

@@ -213,7 +213,7 @@ def struct_type(chk, name: str, _depth: int = 0) -> StructType:
             where = reader.info.loc(stmt.annotation)
             at = f" (declared at {where.file}:{where.line}:{where.col})"
             fields.append((stmt.target.id, UnmodelledField(
-                f"the field {stmt.target.id!r} of the struct {name!r} is an array of the struct "
+                f"the field {stmt.target.id!r} of the struct {_shown(name, cls)!r} is an array of the struct "
                 f"{elements[0]!r}{at}, {what}", "pass the arrays the kernel reads as parameters "
                 "of their own (or as fields of a struct parameter)")))
             continue
@@ -221,6 +221,12 @@ def struct_type(chk, name: str, _depth: int = 0) -> StructType:
             parse_annotation(reader, stmt.annotation, f"field {stmt.target.id!r} of {name}")
         fields.append((stmt.target.id, ft))
     return StructType(name, tuple(fields))
+
+
+def _shown(name: str, cls: ast.ClassDef) -> str:
+    """How an error names the struct `name`: its class's own name when a taken
+    func's annotation brought it under a `_vk_<module>__` name (scan/project.py)."""
+    return cls.name if name.startswith("_vk_") else name
 
 
 def struct_array(info, node: ast.AST | None) -> tuple[str, int] | None:
