@@ -249,3 +249,30 @@ def test_held_arrays_reached_through_a_static_func_of_another_module_stay_refuse
     text = k.error.render()
     assert text.startswith(f"{root / 'vkapi' / 'mesh.py'}:18:16: error: m.blocks: the field 'blocks' of "
                            "the struct 'Mesh' is an array of the struct 'Block'"), text
+
+
+def test_a_factory_parameter_shadows_the_class_of_the_same_name(tmp_path):
+    # `API` in the factory's kernel is whatever make() is passed, not the module's class, even
+    # where a module-level kernel of the same file calls the class's `API.get`
+    source = ("import warp as wp\n\n\nclass API:\n    @staticmethod\n    @wp.func\n"
+              "    def get(x: int) -> int:\n        return x\n\n\n@wp.kernel\n"
+              "def direct(out: wp.array(dtype=int)):\n    out[0] = API.get(1)\n\n\n"
+              "def make(API, n: int):\n    @wp.kernel\n    def k(out: wp.array(dtype=int)):\n"
+              "        out[0] = API.get(n)\n    return k\n\n\nK = make(API, 3)\n")
+    path = tmp_path / "factory.py"
+    path.write_text(source)
+    module = compile_file(path)
+    assert module.kernel("direct").error is None, module.kernel("direct").error.render()
+    err = module.kernel("k").error
+    assert err is not None and err.render().startswith(
+        f"{path}:19:18: error: API.get() is not a builtin or a @vk.func"), err
+
+
+def test_a_class_body_that_binds_the_name_again_is_not_read(tmp_path):
+    handles = HANDLES.replace("        return clamp_count(ds.offsets[i + 1] - ds.offsets[i], 8)\n",
+                              "        return clamp_count(ds.offsets[i + 1] - ds.offsets[i], 8)\n\n"
+                              "    get_first_node = staticmethod(clamp_count)\n")
+    k = compile_file(_package(tmp_path, handles) / "vkapi" / "kern.py").kernel("count_nodes")
+    assert k.error is not None
+    assert "error: Elems.get_first_node() is not a builtin or a @vk.func" in k.error.render(), \
+        k.error.render()

@@ -187,8 +187,10 @@ def register_class_funcs(cls: ast.ClassDef, info, register) -> set[int]:
         return set()
     members: dict[str, str] = {}
     taken: set[int] = set()
+    rebound = _bound_otherwise(cls)
     for member in cls.body:
-        if not isinstance(member, ast.FunctionDef) or not member.decorator_list:
+        if not isinstance(member, ast.FunctionDef) or not member.decorator_list \
+                or member.name in rebound:
             continue
         decorators = list(member.decorator_list)
         if _is_staticmethod(decorators[0], info):
@@ -208,6 +210,25 @@ def register_class_funcs(cls: ast.ClassDef, info, register) -> set[int]:
     if members:
         info.class_funcs[cls.name] = members
     return taken
+
+
+def _bound_otherwise(cls: ast.ClassDef) -> set[str]:
+    """The names the class body binds other than by a decorated `def`
+    (`get = other`, `del get`, an import, a plain `def`, a nested class...):
+    the class attribute may not be the func a `def` of that name made."""
+    out: set[str] = set()
+    for stmt in cls.body:
+        if isinstance(stmt, ast.FunctionDef) and stmt.decorator_list:
+            continue
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(stmt.name)
+            continue
+        for n in ast.walk(stmt):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+                out.add(n.id)
+            elif isinstance(n, ast.alias):
+                out.add((n.asname or n.name).split(".")[0])
+    return out
 
 
 def drop_changed_classes(tree: ast.Module, info) -> None:
@@ -296,7 +317,7 @@ def bind_qualified_calls(info) -> None:
             return
         for d in fresh:
             seen.add(id(d.node))
-            local = _local_names(d.node)
+            local = _local_names(d.node) | set(d.scope or ())   # a factory's names too
             for n in ast.walk(d.node):
                 if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)):
                     continue
@@ -330,12 +351,14 @@ def inline_qualified_calls(fn: ast.FunctionDef, info) -> None:
 
 def qualified_func(chk, func: ast.AST) -> str | None:
     """For the checker `chk`: the func a dotted call target (`m.f`, `C.f`,
-    `m.C.f`) means in its module, unless a local name or an array of the body
-    shadows the name the target starts from; else None."""
+    `m.C.f`) means in its module, unless a local name or an array of the body,
+    or a name of an enclosing function (a factory's parameter `API`), shadows
+    the name the target starts from; else None."""
     if not isinstance(func, ast.Attribute):
         return None
     root = _root(func)
-    if root is None or root.id in chk.local_names or root.id in chk.arrays:
+    scope = chk.defn.scope or {}      # the names of a kernel factory the body captures
+    if root is None or root.id in chk.local_names or root.id in chk.arrays or root.id in scope:
         return None
     name = chk.info.qualified_calls.get(ast.unparse(func))
     return name if name is not None and name in chk.info.funcs else None
