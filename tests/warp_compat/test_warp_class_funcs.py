@@ -276,3 +276,11 @@ def test_a_class_body_that_binds_the_name_again_is_not_read(tmp_path):
     assert k.error is not None
     assert "error: Elems.get_first_node() is not a builtin or a @vk.func" in k.error.render(), \
         k.error.render()
+
+
+def test_a_kernel_defined_in_a_class_keeps_its_name(tmp_path):
+    path = tmp_path / "ops.py"
+    path.write_text("import warp as wp\n\n\nclass Ops:\n    @staticmethod\n    @wp.kernel\n"
+                    "    def fill(out: wp.array(dtype=int)):\n        i = wp.tid()\n"
+                    "        if i < out.shape[0]:\n            out[i] = i\n")
+    assert [(k.name, k.error) for k in compile_file(path).kernels] == [("fill", None)]

@@ -201,12 +201,14 @@ def register_class_funcs(cls: ast.ClassDef, info, register) -> set[int]:
         fn = copy.deepcopy(member)
         fn.decorator_list = decorators
         fn.name = static_func_name(cls.name, member.name)
-        before = len(info.definitions)
+        definitions, errors = list(info.definitions), list(info.errors)
         if not register(fn, info):
             continue
+        if len(info.definitions) <= len(definitions) or info.definitions[-1].kind != "func":
+            info.definitions, info.errors = definitions, errors   # a kernel: read as before
+            continue
         taken.add(id(member))
-        if len(info.definitions) > before and info.definitions[-1].kind == "func":
-            members[member.name] = fn.name
+        members[member.name] = fn.name
     if members:
         info.class_funcs[cls.name] = members
     return taken
