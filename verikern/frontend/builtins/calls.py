@@ -16,6 +16,7 @@ from verikern.hir import nodes as H
 from verikern.hir.types import ArrayType, MatrixType, ScalarType, VectorType, is_transform
 from ..scan.annotations import value_type
 from ..scan.name_origins import explain
+from ..scan.class_funcs import qualified_func
 from ..scan.type_names import SCALAR_ALIASES, value_type_by_name
 from .rules import type_cast, type_construct
 from .table import (
@@ -56,6 +57,9 @@ def callee_name(chk, func: ast.AST) -> tuple[str, str]:
                             "import the names the func reads too, or bind them to the same "
                             "values in this file")
     text = ast.unparse(func)
+    qualified = qualified_func(chk, func)
+    if qualified is not None:     # `m.f`, `C.f`, `m.C.f` (scan/class_funcs.py)
+        return "func", qualified
     why = explain(chk.info, func)    # `Library.get_num_faces()`, `Library` computed at import
     if why is not None:
         raise chk.error(f"{text}() is not a builtin or a @vk.func verikern can read: {why}", func,

@@ -34,6 +34,7 @@ from verikern.hir import nodes as H
 from verikern.mir.nodes import StructArg
 from ..scan.annotations import ARRAY_CTORS, parse_annotation
 from ..scan.constants import NotConstant
+from ..scan.class_funcs import qualified_func
 from ..scan.project import module_member
 from .statement_walks import bindings_in
 from .struct_ctors import ctor_parts
@@ -213,7 +214,7 @@ def struct_type(chk, name: str, _depth: int = 0) -> StructType:
             where = reader.info.loc(stmt.annotation)
             at = f" (declared at {where.file}:{where.line}:{where.col})"
             fields.append((stmt.target.id, UnmodelledField(
-                f"the field {stmt.target.id!r} of the struct {name!r} is an array of the struct "
+                f"the field {stmt.target.id!r} of the struct {_shown(name, cls)!r} is an array of the struct "
                 f"{elements[0]!r}{at}, {what}", "pass the arrays the kernel reads as parameters "
                 "of their own (or as fields of a struct parameter)")))
             continue
@@ -221,6 +222,12 @@ def struct_type(chk, name: str, _depth: int = 0) -> StructType:
             parse_annotation(reader, stmt.annotation, f"field {stmt.target.id!r} of {name}")
         fields.append((stmt.target.id, ft))
     return StructType(name, tuple(fields))
+
+
+def _shown(name: str, cls: ast.ClassDef) -> str:
+    """How an error names the struct `name`: its class's own name when a taken
+    func's annotation brought it under a `_vk_<module>__` name (scan/project.py)."""
+    return cls.name if name.startswith("_vk_") else name
 
 
 def struct_array(info, node: ast.AST | None) -> tuple[str, int] | None:
@@ -300,9 +307,10 @@ class StructScope:
         a func that returns a struct, a struct variable or a struct field of
         one), else None."""
         name = struct_class_name(self.chk.info, node.func) if isinstance(node, ast.Call) else None
-        if name is None and isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
-                and node.func.id in self.chk.info.funcs:
-            name = struct_class_name(self.chk.info, self.chk.info.funcs[node.func.id].node.returns)
+        func = node.func.id if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+            else qualified_func(self.chk, node.func) if isinstance(node, ast.Call) else None
+        if name is None and func in self.chk.info.funcs:
+            name = struct_class_name(self.chk.info, self.chk.info.funcs[func].node.returns)
         if name is not None:
             return struct_type(self.chk, name)
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) \

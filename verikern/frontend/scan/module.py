@@ -28,6 +28,7 @@ from .star_imports import module_level_names, unread_star
 from .decorators import MEANINGLESS_OPTIONS, decorator_of, kernel_like, read_definition
 from .overload_decls import MUTATORS, Fn
 from .class_constants import changing_use, plain_int_class_members
+from .class_funcs import bind_qualified_calls, drop_changed_classes, register_class_funcs
 
 DSL_MODULES = ("verikern", "warp")
 #: the DSL's module of types: `from warp.types import matrix` is `wp.types.matrix`, and its
@@ -124,6 +125,10 @@ class ModuleInfo:
     star_names: set[str] = field(default_factory=set)
     # a name imported from a project module -> (that ModuleInfo, its name there): for errors
     name_origins: dict[str, tuple] = field(default_factory=dict)
+    # class_funcs.py: class -> {static func: its module-level name}, and the text of a
+    # dotted call target (`m.C.f`, `m.f`, `C.f`) -> the name of the func it means here
+    class_funcs: dict[str, dict[str, str]] = field(default_factory=dict)
+    qualified_calls: dict[str, str] = field(default_factory=dict)
 
     @property
     def funcs(self) -> dict[str, Definition]:
@@ -287,6 +292,7 @@ def scan_module(tree: ast.Module, info: ModuleInfo) -> None:
         for name, site in outside.items():
             info.rebindings.setdefault(name, site)
     _scan_statements(tree, info)
+    drop_changed_classes(tree, info)
     for name in sorted(info.plain_classes):    # taken only where nothing may change them
         change = changing_use(tree, info, name)
         if change is not None:
@@ -304,6 +310,7 @@ def scan_module(tree: ast.Module, info: ModuleInfo) -> None:
                 root = chain_root(n.args[0])
             if root is not None:
                 info.module_aliases.pop(root.id, None)
+    bind_qualified_calls(info)
 
 
 def _changed_in_place(stmt: ast.stmt) -> set[str]:
@@ -456,8 +463,11 @@ def _scan_statements(tree: ast.Module, info: ModuleInfo) -> None:
             if any(info.dsl_name(d) == "struct" for d in stmt.decorator_list):
                 info.structs[stmt.name] = stmt   # @wp.struct (check/structs.py reads it)
             from .factories import scan_factory  # lazy: import cycle with .factories
+            taken = set() if stmt.name in info.structs else \
+                register_class_funcs(stmt, info, register_definition)    # `API.get(...)`
             for member in stmt.body:   # kernels built in methods (class scope is not visible)
-                if isinstance(member, ast.FunctionDef) and not register_definition(member, info, {}):
+                if isinstance(member, ast.FunctionDef) and id(member) not in taken \
+                        and not register_definition(member, info, {}):
                     scan_factory(member, info, {})
         else:
             for sub in ast.walk(stmt):

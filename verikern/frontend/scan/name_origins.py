@@ -44,6 +44,26 @@ def _environment_reads(node: ast.AST) -> list[str]:
     return out
 
 
+def _built_by(info, value: ast.expr) -> str | None:
+    """For a binding to the call of a project function (`m.get_library(...)`,
+    warp-simdata's `sids_shapes.get_shapes_library()`): what it is and where
+    that function is defined, else None."""
+    from .project import module_member   # lazy: import cycle with .project
+    if not isinstance(value, ast.Call):
+        return None
+    if isinstance(value.func, ast.Name):
+        found = (info, value.func.id)
+    else:
+        found = module_member(info, value.func)
+    fn = found[0].project_funcs.get(found[1]) if found is not None else None
+    if fn is None:
+        return None
+    line = getattr(fn.node, "lineno", 0)
+    return (f"its value is what the function {found[1]!r} ({fn.info.filename}:{line}) returns "
+            "when the module runs (funcs, classes and constants a function builds at run time "
+            "are not in the source)")
+
+
 def explain(info, node: ast.AST) -> str | None:
     """Why the names `node` (an annotation) reads are no types verikern can read,
     for the first such name with bindings it can describe, else None."""
@@ -71,8 +91,8 @@ def explain(info, node: ast.AST) -> str | None:
         env = sorted({v for _, value in sites for v in _environment_reads(value)})
         why = (f"its value is chosen when the module runs, from the environment variable"
                f"{'s' if len(env) > 1 else ''} {', '.join(env)}" if env else
-               "its value is computed when the module runs" if len(sites) == 1 else
-               "it is bound more than once")
+               _built_by(owner, sites[0][1]) or "its value is computed when the module runs"
+               if len(sites) == 1 else "it is bound more than once")
         return (f"`{n.id}` is bound by {where}: {why}, and verikern reads the source "
                 "without running it")
     return None

@@ -365,23 +365,39 @@ def _take_func(info, defining, name: str, local: str, taking: frozenset = frozen
             local in info.constants or local in info.funcs:
         return True     # rebound after the import: never taken
     ds = [d for d in defining.definitions if d.kind == "func" and d.node.name == name]
-    renames: dict[str, str] = {}
-    for g in sorted({g for d in ds for g in _differing_globals(d.node, defining, info)}):
-        brought = _bring_global(info, defining, g, taking | {(id(defining), name)})
-        if brought is None:
-            return False
-        renames[g] = brought
     for d in ds:
         for sub in ast.walk(d.node):   # locations inside the func name its own file
             if not hasattr(sub, FOREIGN_FILE):    # (a re-exported func: the file defining it)
                 setattr(sub, FOREIGN_FILE, defining.filename)
-        node = copy.deepcopy(d.node) if renames else copy.copy(d.node)
+    # `m.f(...)`, `C.f(...)` in the body: the plain names of their funcs in `defining`
+    # (class_funcs.py), on a copy; then taken like any other name the body reads
+    nodes = [_inlined(d.node, defining) for d in ds]
+    renames: dict[str, str] = {}
+    for g in sorted({g for n in nodes for g in _differing_globals(n, defining, info)}):
+        brought = _bring_global(info, defining, g, taking | {(id(defining), name)})
+        if brought is None:
+            return False
+        renames[g] = brought
+    for d, fn in zip(ds, nodes):
+        node = copy.deepcopy(fn) if renames and fn is d.node else copy.copy(fn)
         _rename_globals(node, renames)
         node.name = local
         info.definitions.append(type(d)(d.kind, node, d.loc, d.block_dim, d.requires, None,
                                         d.fast_math))
     info.nonconstant.discard(local)
     return True
+
+
+def _inlined(fn: ast.FunctionDef, defining) -> ast.FunctionDef:
+    """`fn`, or a copy of it whose dotted func calls read plain names of `defining`."""
+    if not defining.qualified_calls or not any(
+            isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+            and ast.unparse(n.func) in defining.qualified_calls for n in ast.walk(fn)):
+        return fn
+    from .class_funcs import inline_qualified_calls   # lazy: import cycle with .class_funcs
+    fn = copy.deepcopy(fn)
+    inline_qualified_calls(fn, defining)
+    return fn
 
 
 def _brought_name(defining, name: str) -> str:
@@ -430,6 +446,9 @@ def _bring_global(info, defining, name: str, taking: frozenset) -> str | None:
         if not _take_func(info, defining, name, brought, taking):
             info.nonconstant.discard(brought)
             return None
+    elif name in defining.structs:    # a @wp.struct a taken func's annotations name
+        info.structs[brought] = defining.structs[name]
+        info.struct_origins[brought] = defining.struct_origins.get(name, defining)
     else:
         return None
     return brought
