@@ -31,6 +31,7 @@ from ..builtins.table import RAND_BUILTINS
 from .registry import is_any, type_variable
 from .assigned_reads import flag_sets, needs_another_check, note_assignment, with_flag_starts
 from .statement_walks import calls_in, conditional_calls, stored_names
+from .views import hoist_view_arguments
 from ..builtins.warp import expect_near_test
 from ..builtins.warp import positional_args
 
@@ -314,6 +315,15 @@ class BodyChecker(AssignChecks, StructChecks, WarpChecks, FlowChecker, ExprCheck
         return effects + (r if isinstance(r, list) else [r] if r is not None else [])
 
     def _check_stmt_effects(self, s):
+        views, s = hoist_view_arguments(self, s, self.conditional_calls)
+        if views:       # `f(k_vectors[s], ...)`: the view bound first (check/views.py)
+            self.conditional_calls = conditional_calls(s)    # the copy's calls
+            out = []
+            for v in views:
+                r = self.check_stmt(v)
+                out.extend(r if isinstance(r, list) else [r] if r is not None else [])
+            r = self._check_stmt_effects(s)
+            return out + (r if isinstance(r, list) else [r] if r is not None else [])
         if any(self.info.dsl_name(n.func) in RAND_BUILTINS
                for n in calls_in(s)) and not isinstance(s, (ast.If, ast.For, ast.While)) \
                 or isinstance(s, (ast.If, ast.For, ast.While)) and has_rand_header(self, s):
