@@ -32,6 +32,7 @@ from .registry import is_any, type_variable
 from .assigned_reads import flag_sets, needs_another_check, note_assignment, with_flag_starts
 from .statement_walks import calls_in, conditional_calls, stored_names
 from .views import hoist_view_arguments
+from ..scan.settings import setting_requires
 from ..builtins.warp import expect_near_test
 from ..builtins.warp import positional_args
 
@@ -238,7 +239,7 @@ class BodyChecker(AssignChecks, StructChecks, WarpChecks, FlowChecker, ExprCheck
         ndim = self.tid_arity or max(1, self.launch_dim_max + 1)
         funcs = tuple(self.registry.get(n).fdef for n in sorted(self.called))
         # the relations a kernel factory computes between the captures read
-        body = relation_requires(self) + body
+        body = relation_requires(self) + setting_requires(self) + body
         # captured unknown constants: hidden scalar parameters after the others
         params = params + tuple(H.Param(CAPTURE_PREFIX + n, t, self.defn.loc)
                                 for n, t in sorted(self.captures.items()))
