@@ -118,3 +118,15 @@ def test_a_view_argument_verikern_does_not_take_is_a_located_error(call, where):
     err = compile_source(text, "k.py").kernels[0].error
     assert err is not None and err.rule == "index-count", (err.render() if err else None)
     assert where in err.render(), err.render()
+
+
+def test_a_view_argument_in_a_contract_is_not_moved_before_it():
+    """`vk.requires(...)` stays where it is written: a view argument inside it is not bound
+    before it (the located error of an unbound view, not a contract moved after a binding)."""
+    text = ("import warp as wp\nimport verikern as vk\n\n\n@wp.func\n"
+            "def count(row: wp.array(dtype=wp.float32)) -> int:\n    return row.shape[0]\n\n\n"
+            "@wp.kernel\ndef k(table: wp.array2d(dtype=wp.float32), out: wp.array(dtype=wp.float32)):\n"
+            "    vk.requires(count(table[0]) > 0)\n    i = wp.tid()\n    out[i] = 0.0\n")
+    err = compile_source(text, "k.py").kernels[0].error
+    assert err is not None and err.rule == "index-count" and "k.py:12:23" in err.render(), \
+        err.render() if err else None

@@ -133,8 +133,10 @@ def view_arguments(chk, stmt: ast.stmt, conditional: frozenset) -> list[ast.Subs
     array) and can be bound just before it: every leading index is `_plain_index`, and
     the call is not one Warp evaluates only under a condition (`conditional`: the ids
     of such calls, statement_walks.conditional_calls) nor `type(...)`/`len(...)`."""
-    if not isinstance(stmt, _HOISTING_STATEMENTS):
-        return []
+    if not isinstance(stmt, _HOISTING_STATEMENTS) or (
+            isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)
+            and chk.info.dsl_name(stmt.value.func) in ("requires", "invariant")):
+        return []           # a contract stays where it is written (its position is checked)
     out: list[ast.Subscript] = []
     for call in ast.walk(stmt):
         if not isinstance(call, ast.Call) or id(call) in conditional \
