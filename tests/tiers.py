@@ -206,6 +206,9 @@ SLOW_TESTS = frozenset({
     # matmul and a failing shift through the CLI under a kernel total (about 6 CPU s); the fast
     # tier keeps the same verdicts through prove_source (test_a_failure_decided_first_...)
     "tests/proofs/test_kernel_total.py::test_the_cli_takes_kernel_budget_records_it_and_refuses_a_bad_one",
+    # real Warp (clang builds a module, about 8 s): views passed straight as call arguments;
+    # the fast tier keeps their bounds and refusals (the other tests of the file)
+    "tests/warp_compat/test_warp_view_arguments.py::test_view_arguments_read_and_write_as_warp_does",
 })
 
 FAST_PARAMS = {

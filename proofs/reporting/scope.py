@@ -262,6 +262,12 @@ def _text_at(tree, source: str | None, line: int, col: int) -> str:
                 value = ast.get_source_segment(source, node.value)
                 if isinstance(target, ast.Name) and value is not None:
                     return " ".join(f"{target.id} == {value}".split())
+            # an environment setting's bounds (frontend/scan/settings.py): located at the
+            # target of its last module-level binding
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+                    and node.targets[0].lineno == line and node.targets[0].col_offset + 1 == col:
+                return (f"{node.targets[0].id}: a module setting, every int32 value "
+                        "its bindings allow")
             if isinstance(node, ast.expr) and node.lineno == line and node.col_offset + 1 == col:
                 if (isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords
                         and getattr(node.func, "attr", getattr(node.func, "id", "")) == "requires"):

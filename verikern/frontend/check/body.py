@@ -31,6 +31,8 @@ from ..builtins.table import RAND_BUILTINS
 from .registry import is_any, type_variable
 from .assigned_reads import flag_sets, needs_another_check, note_assignment, with_flag_starts
 from .statement_walks import calls_in, conditional_calls, stored_names
+from .views import hoist_view_arguments
+from ..scan.settings import setting_requires
 from ..builtins.warp import expect_near_test
 from ..builtins.warp import positional_args
 
@@ -237,7 +239,7 @@ class BodyChecker(AssignChecks, StructChecks, WarpChecks, FlowChecker, ExprCheck
         ndim = self.tid_arity or max(1, self.launch_dim_max + 1)
         funcs = tuple(self.registry.get(n).fdef for n in sorted(self.called))
         # the relations a kernel factory computes between the captures read
-        body = relation_requires(self) + body
+        body = relation_requires(self) + setting_requires(self) + body
         # captured unknown constants: hidden scalar parameters after the others
         params = params + tuple(H.Param(CAPTURE_PREFIX + n, t, self.defn.loc)
                                 for n, t in sorted(self.captures.items()))
@@ -314,6 +316,15 @@ class BodyChecker(AssignChecks, StructChecks, WarpChecks, FlowChecker, ExprCheck
         return effects + (r if isinstance(r, list) else [r] if r is not None else [])
 
     def _check_stmt_effects(self, s):
+        views, s = hoist_view_arguments(self, s, self.conditional_calls)
+        if views:       # `f(k_vectors[s], ...)`: the view bound first (check/views.py)
+            self.conditional_calls = conditional_calls(s)    # the copy's calls
+            out = []
+            for v in views:
+                r = self.check_stmt(v)
+                out.extend(r if isinstance(r, list) else [r] if r is not None else [])
+            r = self._check_stmt_effects(s)
+            return out + (r if isinstance(r, list) else [r] if r is not None else [])
         if any(self.info.dsl_name(n.func) in RAND_BUILTINS
                for n in calls_in(s)) and not isinstance(s, (ast.If, ast.For, ast.While)) \
                 or isinstance(s, (ast.If, ast.For, ast.While)) and has_rand_header(self, s):

@@ -562,7 +562,9 @@ class ExprChecker(_Host):
         if len(nodes) < arr.type.ndim and arr.type.space != "shared":
             raise self.error(f"{arr.name} has {arr.type.ndim} dimension(s) but {len(nodes)} "
                              f"index(es) were given: a view of {arr.name}, which verikern "
-                             "takes only bound to a name", at, "index-count",
+                             "takes only bound to a name, or as a call argument whose "
+                             "indices are names and int literals under + - * (check/views.py)",
+                             at, "index-count",
                              f"bind the view first (v = {ast.unparse(at)}) and use v, or index "
                              f"it as {arr.name}[{', '.join('ijkl'[:arr.type.ndim])}]")
         if len(nodes) != arr.type.ndim:

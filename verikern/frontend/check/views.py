@@ -7,6 +7,10 @@ Invariants:
   second binding of the name is a located error: which elements it views
   would depend on the path taken), of a global array (a kernel or func
   parameter, or another view); views of shared arrays are a located error;
+  a view passed straight as a call argument with plain leading indices (names,
+  int literals, `+ - *`), outside a condition, is bound so to a hidden name just
+  before its statement (`hoist_view_arguments`); any other unbound view is a
+  located error (check/expressions.py, `check_indices`);
 - its leading indices are evaluated where it is bound, in order, each into a
   hidden local (`$tN`, a name the source cannot write), so a later change of
   `i` does not move it; a use where one of them may be unassigned (the view
@@ -26,9 +30,11 @@ added.
 from __future__ import annotations
 
 import ast
+import copy
 
 from verikern.hir import nodes as H
 from verikern.hir.types import ArrayType
+from .statement_walks import conditional_calls
 
 _RULE = "array-view"
 
@@ -99,3 +105,69 @@ def check_view_use(chk, name: str, node: ast.AST) -> None:
     if view is not None and any(t not in chk.defined for t in view[1]):
         raise chk.error(f"the array view {name!r} may be used before it is bound", node,
                         "undefined-variable", "bind it on every path before this point")
+
+
+#: the statements whose call arguments may be views made in place (`hoist_view_arguments`)
+_HOISTING_STATEMENTS = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr, ast.Return)
+#: the index operators of a view argument's leading indices: none can fault or read memory
+_PLAIN_OPERATORS = (ast.Add, ast.Sub, ast.Mult)
+
+
+def _plain_index(node: ast.AST) -> bool:
+    """A name, an int literal, or `+`/`-`/`*`/unary `-` of them: evaluating it reads no
+    memory, calls nothing and cannot fault (int arithmetic wraps), so evaluating it just
+    before its statement gives the value Warp computes at the argument."""
+    if isinstance(node, ast.Name):
+        return True
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, int) and not isinstance(node.value, bool)
+    if isinstance(node, ast.BinOp):
+        return isinstance(node.op, _PLAIN_OPERATORS) and _plain_index(node.left) and _plain_index(node.right)
+    if isinstance(node, ast.UnaryOp):
+        return isinstance(node.op, ast.USub) and _plain_index(node.operand)
+    return False
+
+
+def view_arguments(chk, stmt: ast.stmt, conditional: frozenset) -> list[ast.Subscript]:
+    """The call arguments of `stmt` that are views (`f(k_vectors[s], ...)` of a 2-d
+    array) and can be bound just before it: every leading index is `_plain_index`, and
+    the call is not one Warp evaluates only under a condition (`conditional`: the ids
+    of such calls, statement_walks.conditional_calls) nor `type(...)`/`len(...)`."""
+    if not isinstance(stmt, _HOISTING_STATEMENTS) or (
+            isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)
+            and chk.info.dsl_name(stmt.value.func) in ("requires", "invariant")):
+        return []           # a contract stays where it is written (its position is checked)
+    out: list[ast.Subscript] = []
+    for call in ast.walk(stmt):
+        if not isinstance(call, ast.Call) or id(call) in conditional \
+                or (isinstance(call.func, ast.Name) and call.func.id in ("type", "len")):
+            continue
+        for arg in [*call.args, *(k.value for k in call.keywords)]:
+            if isinstance(arg, ast.Subscript) and is_view_binding(chk, arg) \
+                    and all(_plain_index(i) for i in chk.index_list(arg.slice)):
+                out.append(arg)
+    return out
+
+
+def hoist_view_arguments(chk, stmt: ast.stmt, conditional: frozenset):
+    """(`$tN = a[i]` for each of `stmt`'s view arguments (`view_arguments`), a copy of
+    `stmt` passing `$tN` instead), or ([], stmt) when it has none. Warp makes the view
+    where the argument is evaluated; its leading indices are plain, so making it just
+    before the statement makes the same view, and a view touches no memory until an
+    access goes through it (module docstring). Each hidden name is bound once, like
+    any view, and its errors point at the argument as written."""
+    if not view_arguments(chk, stmt, conditional):
+        return [], stmt
+    stmt = copy.deepcopy(stmt)      # the kernel's AST stays as written
+    names = {id(arg): chk.temp() for arg in view_arguments(chk, stmt, conditional_calls(stmt))}
+    pre = []
+
+    class _Replace(ast.NodeTransformer):
+        def visit_Subscript(self, node):
+            if id(node) not in names:
+                return self.generic_visit(node)
+            target = ast.copy_location(ast.Name(id=names[id(node)], ctx=ast.Store()), node)
+            pre.append(ast.copy_location(ast.Assign(targets=[target], value=node), node))
+            return ast.copy_location(ast.Name(id=names[id(node)], ctx=ast.Load()), node)
+
+    return pre, _Replace().visit(stmt)

@@ -99,6 +99,8 @@ class ModuleInfo:
     # a struct of `structs` another project module defines -> that module, whose
     # names its field annotations use (check/structs.py reads them there)
     struct_origins: dict[str, Any] = field(default_factory=dict)
+    # module-level ints read from the environment (scan/settings.py): name -> Setting
+    settings: dict[str, Any] = field(default_factory=dict)
     # project-aware reading (project.py): the project (None: imports from
     # other modules are never constants), this module's dotted name, whether
     # it is a package's __init__.py, and the imports that led here
@@ -299,6 +301,8 @@ def scan_module(tree: ast.Module, info: ModuleInfo) -> None:
             info.enums.pop(name, None)
             info.rebindings.setdefault(name, change)
     _unbind_func_overloads(tree, info, outside)
+    from .settings import read_settings  # lazy: import cycle through .factories
+    read_settings(tree, info, outside)
     bind_imported_funcs(info)
     if info.module_aliases:
         for n in ast.walk(tree):   # `c.N = 7`, `pkg.config.N = 7`, setattr(c, ...) here rebind

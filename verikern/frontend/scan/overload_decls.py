@@ -40,8 +40,11 @@ from typing import Any
 from .annotations import value_type
 from .type_names import value_type_by_name
 
-#: the most statements and calls the evaluator follows per module
+#: the most statements and calls the evaluator follows for one top-level statement
 MAX_STEPS = 20000
+#: the most it follows for a whole module (nvalchemi's pme_multipole_kernels.py, 9449
+#: lines, reads its last `register_overloads` after about 60000)
+MAX_MODULE_STEPS = 400000
 #: how deep calls into the project's functions are followed
 MAX_DEPTH = 6
 #: Warp's array types, whose element type a spec written in another module carries
@@ -534,9 +537,13 @@ def declared_overloads(tree: ast.Module, info) -> None:
                 or _has_direct_overload(stmt, info):
             continue
         ev.site = stmt
+        spent, ev.steps = ev.steps, 0
         try:
             ev.block([stmt], env, info)
         except (_Budget, RecursionError):
-            return
+            _forget(stmt, env)      # this statement's overloads are skipped; the later ones are read
         except _Return:
-            continue
+            pass
+        ev.steps += spent
+        if ev.steps > MAX_MODULE_STEPS:
+            return
