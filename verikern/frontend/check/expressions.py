@@ -23,6 +23,7 @@ from .dynamic_components import dynamic_read
 from .views import check_view_use, flat_index
 from .assigned_reads import maybe_assigned_read
 from ..scan.factories import capture_of, capture_ref
+from ..scan.module import ValueEnumMembers
 from ..scan.constants import NotConstant
 from ..scan.project import aliased_module, chain_root, module_member
 from ..builtins.operators import (
@@ -99,8 +100,12 @@ class ExprChecker(_Host):
             if name in DSL_CONSTANTS:
                 return DSL_CONSTANTS[name]
             enum = self._enum_members(node.value)
-            if enum is not None and node.attr in enum:   # Flags.ACTIVE: an int constant
-                return enum[node.attr]
+            if enum is not None and node.attr in enum and not isinstance(enum, ValueEnumMembers):
+                return enum[node.attr]                   # Flags.ACTIVE: an int constant
+            if node.attr == "value" and isinstance(node.value, ast.Attribute):
+                enum = self._enum_members(node.value.value)   # Scheme.GATHER.value of an Enum too
+                if enum is not None and node.value.attr in enum:
+                    return enum[node.value.attr]
             member = self._module_member(node)          # c.N, `import pkg.consts as c`
             if member is not None and isinstance(member[0].constants.get(member[1]),
                                                  (bool, int, float)):

@@ -473,10 +473,18 @@ def _scan_statements(tree: ast.Module, info: ModuleInfo) -> None:
                     "verikern cannot read as its literal's type")))
 
 
+class ValueEnumMembers(dict):
+    """The {member: int} of a plain `class Scheme(Enum)`: a member is an Enum
+    object, not an int (Warp refuses it as a number), so only `Scheme.M.value`
+    reads as the int constant (check/expressions.py). An Enum's members cannot
+    be reassigned (`Scheme.M = 5` raises), so their values are constants."""
+
+
 def int_enum_members(cls: ast.ClassDef, info: ModuleInfo) -> dict[str, int] | None:
     """{member: value} of `class Flags(IntEnum)` (or IntFlag, from `enum`)
     whose body is only `NAME = <int constant>` (and a docstring), no
-    decorators, no other bases; else None (the class is not a constant)."""
+    decorators, no other bases; else None (the class is not a constant).
+    For a plain `Enum` of such members: a ValueEnumMembers."""
     if cls.decorator_list or cls.keywords or len(cls.bases) != 1:
         return None
     base = cls.bases[0]
@@ -487,9 +495,9 @@ def int_enum_members(cls: ast.ClassDef, info: ModuleInfo) -> dict[str, int] | No
         kind = base.attr
     else:
         kind = None
-    if kind not in ("IntEnum", "IntFlag"):
+    if kind not in ("IntEnum", "IntFlag", "Enum"):
         return None
-    members: dict[str, int] = {}
+    members: dict[str, int] = ValueEnumMembers() if kind == "Enum" else {}
     for stmt in cls.body:
         if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) \
                 and isinstance(stmt.value.value, str):
