@@ -27,6 +27,7 @@ from ..scan.constants import NotConstant
 from .overloads import pick_overload
 from .assigned_reads import typed_zero
 from .registry import is_any, type_variable, type_variable_takes
+from .views import is_view_binding, view_argument
 
 
 if TYPE_CHECKING:   # the state and methods of the class that mixes this in
@@ -225,6 +226,8 @@ class FlowChecker(_Host):
                              f"arguments are split into fields, got {len(given)}", node, "arity",
                              "pass a struct where the func declares one")
         for p, a in zip(f.params, given):
+            if isinstance(p.type, ArrayType) and is_view_binding(self, a):
+                a = view_argument(self, a)     # `f(x[i])` of a 2-d x: a view (check/views.py)
             e = self.check_expr(a, None if isinstance(p.type, ArrayType) else p.type)
             if isinstance(p.type, ArrayType):
                 ok = isinstance(e.type, ArrayType) and e.type.dtype == p.type.dtype \
