@@ -96,6 +96,10 @@ class ExprChecker(_Host):
                 return v if origin is None else self._module_constant_read(node, origin[0], v)
             raise NotConstant
         if isinstance(node, ast.Attribute):
+            if node.attr == "length" and isinstance(node.value, ast.Name) \
+                    and node.value.id in self.local_names \
+                    and isinstance(self.var_types.get(node.value.id), VectorType):
+                return self.var_types[node.value.id].length   # `v.length`: a constant of v's type
             name = self.info.dsl_name(node)
             if name in DSL_CONSTANTS:
                 return DSL_CONSTANTS[name]
@@ -545,6 +549,8 @@ class ExprChecker(_Host):
         part = named_parts(base.type).get(node.attr)
         if part is not None:   # v.x, t.p, t.q
             return H.ComponentExpr(base, part[0], part[1], part[2], self.loc(node))
+        if node.attr == "length" and isinstance(base.type, VectorType):   # Warp's `v.length`: its type's
+            return H.Literal(base.type.length, I32, self.loc(node))      # length, an int32 constant
         raise self.error(f"{base.type} has no attribute {node.attr!r}", node, "unknown-name")
 
     def constant_index(self, node, limit: int, what: str) -> int:

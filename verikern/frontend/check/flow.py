@@ -27,6 +27,7 @@ from ..scan.constants import NotConstant
 from .overloads import pick_overload
 from .assigned_reads import typed_zero
 from .registry import is_any, type_variable, type_variable_takes
+from .length_generic import length_generic
 from .views import is_view_binding, view_argument
 
 
@@ -196,7 +197,15 @@ class FlowChecker(_Host):
         out: list = []
         for p, a in zip(d.node.args.args, node.args):
             variable = type_variable(self.info, p.annotation)     # wp.Float, wp.Int, wp.Scalar
-            if variable is not None:
+            pattern = length_generic(self.info, p.annotation)     # vector(length=Any, dtype=T)
+            if pattern is not None:
+                e = self.check_expr(a)
+                if not pattern.takes(e.type):
+                    raise self.error(f"argument {p.arg!r} of {name}() is {e.type}, but the parameter "
+                                     f"is {pattern}: Warp finds no overload for it", a,
+                                     "type-mismatch", "pass a value of that component type")
+                out.append(e.type)
+            elif variable is not None:
                 e = self.check_expr(a)
                 if not type_variable_takes(variable, e.type):
                     raise self.error(f"argument {p.arg!r} of {name}() is {e.type}, but the parameter "
