@@ -106,3 +106,31 @@ def test_a_length_generic_kernel_has_an_instance_per_length_and_one_for_the_othe
                      ("k[vec4]", True, False), ("k[...]", False, True)], names
     assert "cannot prove it for the others" in r.kernels[-1].error.message
     assert r.kernels[-1].opaque is None and "vector length" in r.kernels[-1].opaque_refusal
+
+
+STRUCT_FUNC = HEAD + '''
+
+@wp.struct
+class Box:
+    lo: wp.array(dtype=float)
+    n: int
+
+
+@wp.func
+def shifted(x: vector(length=Any, dtype=wp.float32), b: Box, k: int):
+    return x[k] - b.lo[k]
+
+
+@wp.kernel
+def k(p: wp.array(dtype=wp.vec2), b: Box, out: wp.array(dtype=float)):
+    i = wp.tid()
+    if i < p.shape[0] and i < out.shape[0] and b.lo.shape[0] >= 2:
+        out[i] = shifted(p[i], b, 1)
+'''
+
+
+def test_a_generic_func_takes_a_struct_parameter_beside_its_generic_one():
+    r = compile_source(STRUCT_FUNC, "t.py")
+    assert not r.all_errors, [e.render() for e in r.all_errors]
+    (kernel,) = r.kernels
+    assert [p.name for p in kernel.hir.funcs[0].params] == ["x", "b.lo", "b.n", "k"]

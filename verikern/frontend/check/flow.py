@@ -29,6 +29,7 @@ from .assigned_reads import typed_zero
 from .registry import is_any, type_variable, type_variable_takes
 from .length_generic import length_generic
 from .views import is_view_binding, view_argument
+from .structs import struct_array, struct_class_name
 
 
 if TYPE_CHECKING:   # the state and methods of the class that mixes this in
@@ -223,6 +224,9 @@ class FlowChecker(_Host):
                     raise self.error(f"argument {p.arg!r} of {name}() must be an array", a,
                                      "type-mismatch")
                 out.append(e.type)
+            elif struct_class_name(self.info, p.annotation) is not None \
+                    or struct_array(self.info, p.annotation) is not None:
+                out.append(None)     # a struct parameter: its leaves, as the func declares them
             else:
                 out.append(parse_annotation(self, p.annotation, f"parameter {p.arg!r}"))
         return tuple(out)
