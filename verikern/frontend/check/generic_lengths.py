@@ -3,10 +3,13 @@
 warpSPHCore's Verlet-list kernels), with no `Any` parameter.
 
 Warp 1.19 builds such a kernel for the element types of the arrays it is
-launched with, any length each. verikern compiles one instance per assignment
-of the lengths 1 to 4 (LENGTHS: Warp's vec2..vec4 and warpSPHCore's own 1-d
-`vec1f`) to those parameters, `kernel[vec2f, vec3f]`, and one more,
-`kernel[...]`, that stands for every other length.
+launched with, any length each. verikern compiles one instance per length 1 to
+4 (LENGTHS: Warp's vec2..vec4 and warpSPHCore's own 1-d `vec1f`) given to every
+such parameter alike, `kernel[vec3, vec3]` (a project launches its positions
+of one dimension together; each instance is a proof of its own, so the
+mixed assignments, 16 for two parameters in each configuration, would
+multiply the proving time), and one more, `kernel[...]`, that stands for
+every other typing: other lengths and mixed ones.
 
 Invariants (those of generic_kernels.py for `Any`):
 - an assignment the checker refuses with a type error (TYPE_RULES) is one Warp
@@ -15,12 +18,8 @@ Invariants (those of generic_kernels.py for `Any`):
 - `kernel[...]` is `unknown` with the reason, so the kernel as a whole is never
   reported proved; the enumerated instances keep their own verdicts; it has no
   type-oblivious proof (OpaquePlan with the refusal);
-- when more than MAX_LENGTH_TYPINGS assignments exist, only those giving every
-  parameter the same length are tried (said in `kernel[...]`'s message).
 """
 from __future__ import annotations
-
-import itertools
 
 from verikern.errors import KernelError
 from verikern.hir.types import ArrayType
@@ -29,10 +28,8 @@ from .body import BodyChecker
 from .generic_opaque import OpaquePlan
 from .length_generic import LengthPattern, length_generic
 
-#: the lengths tried for each length-generic parameter
+#: the lengths tried, each given to every length-generic parameter
 LENGTHS = (1, 2, 3, 4)
-#: the most assignments of lengths tried one by one (three parameters: 64)
-MAX_LENGTH_TYPINGS = 64
 
 
 def length_patterns(info: ModuleInfo, d: Definition) -> dict[str, LengthPattern]:
@@ -52,10 +49,7 @@ def length_instances(info: ModuleInfo, d: Definition, registry, type_rules: froz
     _merge_same_errors (passed in: that module imports this one)."""
     patterns = length_patterns(info, d)
     names = list(patterns)
-    combos = list(itertools.product(LENGTHS, repeat=len(names)))
-    every = len(combos) <= MAX_LENGTH_TYPINGS
-    if not every:
-        combos = [(n,) * len(names) for n in LENGTHS]
+    combos = [(n,) * len(names) for n in LENGTHS]
     out, refusal = [], None
     for combo in combos:
         types = {p: patterns[p].instance(n) for p, n in zip(names, combo)}
@@ -72,8 +66,7 @@ def length_instances(info: ModuleInfo, d: Definition, registry, type_rules: froz
             continue
         out.append(instance_type(d, name, mir_name(name), types, None, hir))
     written = ", ".join(f"{p} ({patterns[p]})" for p in names)
-    tried = "every assignment of the lengths 1 to 4" if every else \
-        "the lengths 1 to 4, the same for every parameter"
+    tried = "the lengths 1 to 4" + (", the same for every parameter," if len(names) > 1 else "")
     if not out:
         why = refusal.render() if refusal is not None else "no typing was tried"
         return [instance_type(d, f"{d.node.name}[...]", mir_name(d.node.name + "__more"), {}, info.error(
