@@ -87,6 +87,8 @@ SLOW_FILES = frozenset({
     "tests/warp_compat/test_warp_held_arrays.py",   # real Warp (compiles kernels with clang)
     "tests/warp_compat/test_warp_kernel_cache.py",  # real Warp in child processes (compiles twice)
     "tests/warp_compat/test_warp_configuration.py",  # real Warp, as above (three configurations)
+    "tests/warp_compat/test_warp_local_structs.py",  # real Warp (compiles kernels with clang)
+    "tests/warp_compat/test_warp_length_generic.py",  # real Warp (compiles kernels with clang)
 })
 
 SLOW_TESTS = frozenset({

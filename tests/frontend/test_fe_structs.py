@@ -121,7 +121,7 @@ class A:
 def k(p: P, q: A, out: wp.array(dtype=float), ps: wp.array(dtype=P)):
 '''
 BAD = [
-    ("    s = A()\n", "s = A()", "array fields"),
+    ("    s = A()\n    out[0] = s.a[0]\n", "out[0] = s.a[0]", "s.a is never assigned"),
     ("    s = P(1)\n", "P(1)", "without its field v: Warp builds a struct from no arguments or from every field"),
     ("    s = P(n=1, w=wp.vec3())\n", "wp.vec3()", "P has no field 'w'"),
     ("    s = P(1, n=2)\n", "2", "given its field 'n' twice"),

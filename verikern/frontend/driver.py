@@ -24,6 +24,7 @@ from .check.body import BodyChecker
 from .scan.factories import collect_calls, local_type_aliases
 from .lower.lowerer import Lowerer
 from .check.generic_kernels import kernel_instances
+from .check.generic_lengths import length_patterns
 from .scan.module import ModuleInfo, scan_module
 from .scan.project import Project
 from .scan.configuration import (
@@ -243,7 +244,7 @@ def _compile_read(tree: ast.Module, info: ModuleInfo, optimize: bool,
                                  f"{type(e).__name__}: {e}", d.loc, "internal",
                                  "please report this kernel to the verikern developers")
                 mir = None
-        generic = {a.arg for a in d.node.args.args if is_any(info, a.annotation)}
+        generic = {a.arg for a in d.node.args.args if is_any(info, a.annotation)} | set(length_patterns(info, d))
         result = KernelResult(name, d.loc, hir, mir, err, inst.unknown and err is inst.error,
                               typing=tuple((p, t) for p, t in inst.anns.items() if p in generic
                                            and not isinstance(t, ast.AST)),

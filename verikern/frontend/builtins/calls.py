@@ -23,7 +23,7 @@ from .table import (
     BUILTIN_RULES, CONTRACT_ONLY, DESUGARED_BUILTINS, NOISE, PYTHON_BUILTINS, STATEMENT_BUILTINS,
     outside_construct,
 )
-from .type_ctors import TYPE_CONSTRUCTORS, check_type_constructor
+from .type_ctors import TYPE_CONSTRUCTORS, check_type_constructor, typed_ctor_args
 from .warp import desugar, positional_args
 
 
@@ -203,6 +203,8 @@ def check_call(chk, node: ast.Call, expected) -> H.Expr:
     t = SCALAR_ALIASES.get(name) or value_type_by_name(name)
     if is_transform(t) and node.keywords:   # Warp's transformation(p=..., q=...)
         args = transform_args(chk, node)
+    elif isinstance(t, (VectorType, MatrixType)) and node.keywords:   # `wp.vec3i(..., dtype=wp.int32)`
+        args = typed_ctor_args(chk, node, t)
     elif name != "launch_dim":
         args = positional_args(chk, node, name)
     if name in DESUGARED_BUILTINS:

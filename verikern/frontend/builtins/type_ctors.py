@@ -118,3 +118,17 @@ def check_matrix_from_vectors(chk, node, name, args, expected, loc):
     if name == "matrix_from_rows":
         return H.BuiltinCall(name, tuple(vecs), matrix_type(len(vecs), t.length, t.dtype), loc)
     return H.BuiltinCall(name, tuple(vecs), matrix_type(t.length, len(vecs), t.dtype), loc)
+
+
+def typed_ctor_args(chk, node: ast.Call, t) -> list:
+    """The values of `wp.vec3i(0, 0, 0, dtype=wp.int32)`: a concrete vector or
+    matrix type called with `dtype=` its own component type (Warp 1.19 builds
+    it; any other dtype is Warp's "Remove the extraneous `dtype` parameter"
+    error, and so is any other keyword here)."""
+    for k in node.keywords:
+        given = dtype_operand(chk, k.value) if k.arg == "dtype" else None
+        if given != t.dtype:
+            what = f"dtype={ast.unparse(k.value)}" if k.arg == "dtype" else f"{k.arg}="
+            raise chk.error(f"{t} holds {t.dtype}: Warp refuses {what} in its constructor", k.value,
+                            "type-constructor", f"drop {what} (or write dtype={t.dtype})")
+    return list(node.args)

@@ -162,14 +162,14 @@ class BodyChecker(AssignChecks, StructChecks, WarpChecks, FlowChecker, ExprCheck
                                  "param-default", "pass the value at every call")
         out: list[H.Param] = []
         seen: set[str] = set()
-        for arg in a.args:
+        for index, arg in enumerate(a.args):
             self.current_node = arg
             if arg.arg in seen:
                 raise self.error(f"duplicate parameter {arg.arg!r}", arg, "syntax",
                                  "give every parameter its own name")
             seen.add(arg.arg)
-            if self.param_types is not None:
-                t = self.param_types[len(out)]
+            if self.param_types is not None and self.param_types[index] is not None:
+                t = self.param_types[index]   # a generic func's specialization (None: a struct)
             elif arg.arg in self.param_anns:   # wp.overload annotation, or a launch site's type
                 ann = self.param_anns[arg.arg]
                 t = parse_annotation(self, ann, f"parameter {arg.arg!r}") \

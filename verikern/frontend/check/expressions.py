@@ -23,6 +23,7 @@ from .dynamic_components import dynamic_read
 from .views import check_view_use, flat_index
 from .assigned_reads import maybe_assigned_read
 from ..scan.factories import capture_of, capture_ref
+from ..scan.module import ValueEnumMembers
 from ..scan.constants import NotConstant
 from ..scan.project import aliased_module, chain_root, module_member
 from ..builtins.operators import (
@@ -95,12 +96,20 @@ class ExprChecker(_Host):
                 return v if origin is None else self._module_constant_read(node, origin[0], v)
             raise NotConstant
         if isinstance(node, ast.Attribute):
+            if node.attr == "length" and isinstance(node.value, ast.Name) \
+                    and node.value.id in self.local_names \
+                    and isinstance(self.var_types.get(node.value.id), VectorType):
+                return self.var_types[node.value.id].length   # `v.length`: a constant of v's type
             name = self.info.dsl_name(node)
             if name in DSL_CONSTANTS:
                 return DSL_CONSTANTS[name]
             enum = self._enum_members(node.value)
-            if enum is not None and node.attr in enum:   # Flags.ACTIVE: an int constant
-                return enum[node.attr]
+            if enum is not None and node.attr in enum and not isinstance(enum, ValueEnumMembers):
+                return enum[node.attr]                   # Flags.ACTIVE: an int constant
+            if node.attr == "value" and isinstance(node.value, ast.Attribute):
+                enum = self._enum_members(node.value.value)   # Scheme.GATHER.value of an Enum too
+                if enum is not None and node.value.attr in enum:
+                    return enum[node.value.attr]
             member = self._module_member(node)          # c.N, `import pkg.consts as c`
             if member is not None and isinstance(member[0].constants.get(member[1]),
                                                  (bool, int, float)):
@@ -540,6 +549,8 @@ class ExprChecker(_Host):
         part = named_parts(base.type).get(node.attr)
         if part is not None:   # v.x, t.p, t.q
             return H.ComponentExpr(base, part[0], part[1], part[2], self.loc(node))
+        if node.attr == "length" and isinstance(base.type, VectorType):   # Warp's `v.length`: its type's
+            return H.Literal(base.type.length, I32, self.loc(node))      # length, an int32 constant
         raise self.error(f"{base.type} has no attribute {node.attr!r}", node, "unknown-name")
 
     def constant_index(self, node, limit: int, what: str) -> int:

@@ -27,6 +27,9 @@ from ..scan.constants import NotConstant
 from .overloads import pick_overload
 from .assigned_reads import typed_zero
 from .registry import is_any, type_variable, type_variable_takes
+from .length_generic import length_generic
+from .views import is_view_binding, view_argument
+from .structs import struct_array, struct_class_name
 
 
 if TYPE_CHECKING:   # the state and methods of the class that mixes this in
@@ -195,7 +198,15 @@ class FlowChecker(_Host):
         out: list = []
         for p, a in zip(d.node.args.args, node.args):
             variable = type_variable(self.info, p.annotation)     # wp.Float, wp.Int, wp.Scalar
-            if variable is not None:
+            pattern = length_generic(self.info, p.annotation)     # vector(length=Any, dtype=T)
+            if pattern is not None:
+                e = self.check_expr(a)
+                if not pattern.takes(e.type):
+                    raise self.error(f"argument {p.arg!r} of {name}() is {e.type}, but the parameter "
+                                     f"is {pattern}: Warp finds no overload for it", a,
+                                     "type-mismatch", "pass a value of that component type")
+                out.append(e.type)
+            elif variable is not None:
                 e = self.check_expr(a)
                 if not type_variable_takes(variable, e.type):
                     raise self.error(f"argument {p.arg!r} of {name}() is {e.type}, but the parameter "
@@ -213,6 +224,9 @@ class FlowChecker(_Host):
                     raise self.error(f"argument {p.arg!r} of {name}() must be an array", a,
                                      "type-mismatch")
                 out.append(e.type)
+            elif struct_class_name(self.info, p.annotation) is not None \
+                    or struct_array(self.info, p.annotation) is not None:
+                out.append(None)     # a struct parameter: its leaves, as the func declares them
             else:
                 out.append(parse_annotation(self, p.annotation, f"parameter {p.arg!r}"))
         return tuple(out)
@@ -225,6 +239,8 @@ class FlowChecker(_Host):
                              f"arguments are split into fields, got {len(given)}", node, "arity",
                              "pass a struct where the func declares one")
         for p, a in zip(f.params, given):
+            if isinstance(p.type, ArrayType) and is_view_binding(self, a):
+                a = view_argument(self, a)     # `f(x[i])` of a 2-d x: a view (check/views.py)
             e = self.check_expr(a, None if isinstance(p.type, ArrayType) else p.type)
             if isinstance(p.type, ArrayType):
                 ok = isinstance(e.type, ArrayType) and e.type.dtype == p.type.dtype \

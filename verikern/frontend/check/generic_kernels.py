@@ -78,6 +78,7 @@ from .generic_probed import module_vector_types, probed_typings
 from .generic_scalars import integer_division_at
 from .generic_hints import implicated
 from .generic_start import search_typing
+from .generic_lengths import length_instances, length_patterns
 
 #: the checker's rules for "the body does not type-check with these types"
 TYPE_RULES = frozenset({
@@ -574,6 +575,10 @@ def kernel_instances(info: ModuleInfo, registry, only=None) -> list[Instance]:
         if only is not None and d.node.name not in only:
             continue
         if not any(is_any(info, a.annotation) for a in d.node.args.args):
+            if length_patterns(info, d):    # `vector(length=Any, dtype=T)` parameters (generic_lengths.py)
+                out.extend(length_instances(info, d, registry, TYPE_RULES, Instance, _mir_name,
+                                            _merge_same_errors))
+                continue
             out.append(Instance(d, d.node.name, d.node.name))
             continue
         try:

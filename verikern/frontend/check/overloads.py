@@ -25,6 +25,7 @@ from verikern.errors import KernelError
 from verikern.hir.types import ArrayType
 from ..scan.annotations import parse_annotation
 from .registry import is_any, type_variable, type_variable_takes
+from .length_generic import length_generic
 
 
 def arg_types(chk, node: ast.Call) -> list:
@@ -36,6 +37,9 @@ def _takes(chk, param: ast.arg, t) -> bool:
     variable = type_variable(chk.info, param.annotation)   # wp.Float, wp.Int, wp.Scalar
     if variable is not None:
         return type_variable_takes(variable, t)
+    pattern = length_generic(chk.info, param.annotation)   # vector(length=Any, dtype=T)
+    if pattern is not None:
+        return pattern.takes(t)
     if is_any(chk.info, param.annotation):
         if isinstance(param.annotation, (ast.Subscript, ast.Call)):   # an array of Any
             return isinstance(t, ArrayType)

@@ -19,6 +19,7 @@ from verikern.hir import nodes as H
 from verikern.hir.types import ScalarType
 from ..scan.module import ModuleInfo
 from ..scan.annotations import is_any  # noqa: F401  (re-exported: the checkers import it from here)
+from .length_generic import length_generic
 
 
 @dataclass(frozen=True)
@@ -91,6 +92,7 @@ class FuncRegistry:
         """[(index, Definition, generic)] of the overloads of `name`, in order."""
         return [(i, d, any(is_any(self.info, a.annotation)
                            or type_variable(self.info, a.annotation) is not None
+                           or length_generic(self.info, a.annotation) is not None
                            for a in d.node.args.args))
                 for i, d in enumerate(self.overloads.get(name, []))]
 

@@ -37,6 +37,7 @@ from ..scan.constants import NotConstant
 from ..scan.class_funcs import qualified_func
 from ..scan.project import module_member
 from .statement_walks import bindings_in
+from .struct_aliases import AliasReads, array_field_aliases
 from .struct_ctors import ctor_parts
 from verikern.hir.types import (
     ArrayType, MatrixType, ScalarType, StructType, TupleType, UnmodelledField, VectorType,
@@ -104,6 +105,10 @@ class StructChecks(_Host):
             return self.node.body
         refuse_unmodelled(self, self.node.body, self.structs)
         body = self.structs.rewrite(self.node.body)
+        aliases = array_field_aliases(self, self.structs.types, set(self.struct_params), body)
+        if aliases:   # a local struct's array fields: the parameters they alias
+            self.structs.aliases = aliases
+            body = [AliasReads(aliases).visit(s) for s in body]
         self.local_names |= {n.id for s in body for n in ast.walk(s)
                              if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
         self.local_names |= self.structs.leaf_names()
@@ -284,6 +289,9 @@ class StructScope:
         #: arrays of structs (parameters): name -> element type; each is one
         #: array per leaf field, named by the dotted path (`parts.pos`)
         self.arrays: dict[str, StructType] = dict(arrays or {})
+        #: the array fields of local structs: leaf -> the parameter it aliases
+        #: (check/struct_aliases.py)
+        self.aliases: dict[str, str] = {}
 
     def find_locals(self, body: list) -> None:
         """Locals bound to `S()` or to another struct variable (to a fixed point)."""
@@ -345,7 +353,11 @@ class StructScope:
         chk = self.chk
         loc = chk.loc(node)
         leaves = struct_leaves(t, target)
-        if any(isinstance(lt, ArrayType) for _, lt in leaves):
+        held = [name for name, lt in leaves if isinstance(lt, ArrayType)]
+        if held and target not in chk.struct_params and isinstance(value, ast.Call) \
+                and not value.args and not value.keywords:   # `d = S()`, its array fields checked
+            leaves = [(name, lt) for name, lt in leaves if name not in held]   # by struct_aliases.py
+        elif held:
             raise chk.error(f"struct {t} has array fields: such a struct can be a parameter, "
                             "not a local variable", node, _RULE,
                             "read its fields from the parameter directly")
@@ -453,7 +465,7 @@ class StructScope:
                                            slice=copy.deepcopy(value.slice), ctx=ast.Load()),
                              value) for n, _ in struct_leaves(t, root)]
         prefix = ".".join(_path(value) or ())
-        return [ast.copy_location(ast.Name(id=n, ctx=ast.Load()), value)
+        return [ast.copy_location(ast.Name(id=self.aliases.get(n, n), ctx=ast.Load()), value)
                 for n, _ in struct_leaves(t, prefix)]
 
     def store_element(self, target: ast.Subscript, value: ast.AST, node) -> list | None:

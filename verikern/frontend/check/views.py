@@ -171,3 +171,22 @@ def hoist_view_arguments(chk, stmt: ast.stmt, conditional: frozenset):
             return ast.copy_location(ast.Name(id=names[id(node)], ctx=ast.Load()), node)
 
     return pre, _Replace().visit(stmt)
+
+def view_argument(chk, value: ast.Subscript) -> ast.Name:
+    """`f(x[i], ...)` with `x[i]` a view passed straight to a func's array
+    parameter (warpSPHCore's `computeCartesianDistance(x[i], y[j], d)` of 2-d
+    arrays): bound to a hidden name (`$tN`) just before the statement, as
+    `v = x[i]` would be. The leading indices must be names or literals:
+    evaluated first, they read no memory and have no effect, so binding the
+    view ahead of the statement changes nothing else it does (a view touches
+    no memory until an access goes through it)."""
+    simple = all(isinstance(n, (ast.Name, ast.Constant, ast.Tuple, ast.expr_context))
+                 for n in ast.walk(value.slice))
+    if chk.effects is None or not simple:
+        raise chk.error(f"{ast.unparse(value)} is a view of {ast.unparse(value.value)} passed to a "
+                        "func; verikern binds one there only when its indices are names or "
+                        "literals, outside a while loop's header", value, _RULE,
+                        f"bind the view first (v = {ast.unparse(value)}) and pass v")
+    name = chk.temp()
+    chk.effects.extend(bind_view(chk, name, value, value))
+    return ast.copy_location(ast.Name(id=name, ctx=ast.Load()), value)

@@ -255,30 +255,68 @@ def _bind_target_names(target: ast.AST, out: set[str]) -> None:
             out.add(n.id)
 
 
-def _unbind_func_overloads(tree: ast.Module, info: ModuleInfo, outside: dict) -> None:
-    """A name bound at module level only by `def`s, the last one a @func of
-    this module (Warp adds each @func to the overloads of one function, or
-    replaces the one of the same signature), is no rebinding: the name means
-    that function, so another module importing it takes every overload.
-    Any other site that can rebind it (an assignment, `global`, globals(),
-    another module) keeps it rebound."""
+def _module_scope_binders(tree: ast.Module) -> dict[str, list[ast.stmt]]:
+    """name -> the top-level statements that bind it at module scope, in order: a
+    def, class, import or assignment, or a compound statement (if, for, with, try)
+    binding it anywhere outside the bodies of the functions and classes in it."""
     binders: dict[str, list[ast.stmt]] = {}
     for stmt in tree.body:
+        names: list[str] = []
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            binders.setdefault(stmt.name, []).append(stmt)
+            names = [stmt.name]
+        else:
+            stack: list[ast.AST] = [stmt]
+            while stack:
+                n = stack.pop()
+                if n is not stmt and isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    names.append(n.name)
+                    continue
+                if isinstance(n, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+                    continue
+                if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+                    names.append(n.id)
+                elif isinstance(n, (ast.Import, ast.ImportFrom)):
+                    names += [a.asname or a.name.split(".")[0] for a in n.names if a.name != "*"]
+                stack.extend(ast.iter_child_nodes(n))
+        for name in dict.fromkeys(names):
+            binders.setdefault(name, []).append(stmt)
+    return binders
+
+
+def _unbind_func_overloads(tree: ast.Module, info: ModuleInfo, outside: dict) -> None:
+    """A name whose last module-level bindings are `def`s of @funcs of this
+    module (Warp adds each @func to the overloads of one function, or replaces
+    the one of the same signature) is no rebinding: once the module has run,
+    the name means that function, so another module importing it takes every
+    overload. Bindings before those defs (warpSPHCore's `scalar: type =
+    scalar_t`, then `if ...: scalar = scalar_t`, then `@wp.func def
+    scalar(value: float)`) are overwritten by them, whatever they bound; what
+    they left in `info` (a type alias, a constant) is dropped. Any other site
+    that can rebind it (a binding after the defs, `global`, globals(), another
+    module) keeps it rebound."""
+    binders = _module_scope_binders(tree)
     funcs = {id(d.node) for d in info.definitions if d.kind == "func" and d.scope is None}
-    names = {name for name, stmts in binders.items() if len(stmts) > 1
-             and all(isinstance(st, ast.FunctionDef) for st in stmts) and id(stmts[-1]) in funcs
-             and name not in outside}
-    if not names:
+    tails: dict[str, list[ast.stmt]] = {}
+    for name, stmts in binders.items():
+        k = len(stmts)
+        while k > 0 and isinstance(stmts[k - 1], ast.FunctionDef) and id(stmts[k - 1]) in funcs:
+            k -= 1
+        if k < len(stmts) and len(stmts) > 1 and name not in outside:
+            tails[name] = stmts[k:]
+    if not tails:
         return
-    firsts = {id(stmts[0]) for name, stmts in binders.items() if name in names}
-    kept = [st for st in tree.body if not (isinstance(st, ast.FunctionDef) and st.name in names
-                                            and id(st) not in firsts)]
+    dropped = {id(st) for name, stmts in tails.items() for st in binders[name]
+               if st is not stmts[0] and not isinstance(st, (ast.If, ast.For, ast.While, ast.With, ast.Try))}
+    kept = [st for st in tree.body if id(st) not in dropped]
     again = find_rebindings(ast.Module(body=kept, type_ignores=[]), info.filename)
-    for name in names:
-        if name not in again:
-            info.rebindings.pop(name, None)
+    for name, stmts in tails.items():
+        if name in again:
+            continue
+        info.rebindings.pop(name, None)
+        if stmts[0] is not binders[name][0]:     # bound otherwise first: the defs overwrite it
+            for table in (info.constants, info.typed_constants, info.enums, info.type_aliases,
+                          info.module_aliases, info.rebound, info.literal_lists):
+                table.pop(name, None)
 
 
 def scan_module(tree: ast.Module, info: ModuleInfo) -> None:
@@ -487,10 +525,18 @@ def _scan_statements(tree: ast.Module, info: ModuleInfo) -> None:
                     "verikern cannot read as its literal's type")))
 
 
+class ValueEnumMembers(dict):
+    """The {member: int} of a plain `class Scheme(Enum)`: a member is an Enum
+    object, not an int (Warp refuses it as a number), so only `Scheme.M.value`
+    reads as the int constant (check/expressions.py). An Enum's members cannot
+    be reassigned (`Scheme.M = 5` raises), so their values are constants."""
+
+
 def int_enum_members(cls: ast.ClassDef, info: ModuleInfo) -> dict[str, int] | None:
     """{member: value} of `class Flags(IntEnum)` (or IntFlag, from `enum`)
     whose body is only `NAME = <int constant>` (and a docstring), no
-    decorators, no other bases; else None (the class is not a constant)."""
+    decorators, no other bases; else None (the class is not a constant).
+    For a plain `Enum` of such members: a ValueEnumMembers."""
     if cls.decorator_list or cls.keywords or len(cls.bases) != 1:
         return None
     base = cls.bases[0]
@@ -501,9 +547,9 @@ def int_enum_members(cls: ast.ClassDef, info: ModuleInfo) -> dict[str, int] | No
         kind = base.attr
     else:
         kind = None
-    if kind not in ("IntEnum", "IntFlag"):
+    if kind not in ("IntEnum", "IntFlag", "Enum"):
         return None
-    members: dict[str, int] = {}
+    members: dict[str, int] = ValueEnumMembers() if kind == "Enum" else {}
     for stmt in cls.body:
         if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) \
                 and isinstance(stmt.value.value, str):

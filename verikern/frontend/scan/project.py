@@ -411,8 +411,8 @@ def _bring_global(info, defining, name: str, taking: frozenset) -> str | None:
     """Bind `defining`'s module-level `name` in `info` under `_brought_name`
     with the same meaning (a literal or typed constant, an IntEnum, the DSL
     module or one of its names, math/numpy, a type alias that reads the same
-    here, or a func, taken in turn); None when it has none of these meanings
-    or `defining` can rebind it."""
+    here, a struct (its fields read in its own module), or a func, taken in
+    turn); None when it has none of these meanings or `defining` can rebind it."""
     brought = _brought_name(defining, name)
     if defining.rebinding(name) is not None or name in defining.ambiguous_funcs:
         return None
@@ -441,6 +441,9 @@ def _bring_global(info, defining, name: str, taking: frozenset) -> str | None:
         if t is None or value_type(info, node) != t:
             return None
         info.type_aliases[brought] = node
+    elif name in defining.structs:      # a @wp.struct a func's annotation names (`d: domainData`)
+        info.structs[brought] = defining.structs[name]
+        info.struct_origins[brought] = defining.struct_origins.get(name, defining)
     elif name in defining.funcs:
         info.nonconstant.add(brought)
         if not _take_func(info, defining, name, brought, taking):
@@ -460,7 +463,8 @@ def _has_source_meaning(defining, name: str) -> bool:
     return defining.rebinding(name) is None and name not in defining.ambiguous_funcs and any(
         name in names for names in (defining.constants, defining.typed_constants, defining.enums,
                                     defining.aliases, defining.from_imports,
-                                    defining.std_modules, defining.type_aliases, defining.funcs))
+                                    defining.std_modules, defining.type_aliases, defining.funcs,
+                                    defining.structs))
 
 
 def _rename_globals(fn: ast.FunctionDef, renames: dict[str, str]) -> None:
@@ -488,7 +492,8 @@ def _differing_globals(fn: ast.FunctionDef, defining, info) -> list[str]:
             continue
         meanings = [(m.constants.get(name), name in m.aliases, m.from_imports.get(name),
                      m.std_modules.get(name), m.typed_constants.get(name), name in m.nonconstant,
-                     name in m.funcs, name in m.type_aliases)
+                     name in m.funcs, name in m.type_aliases, id(m.structs.get(name)),
+                     id(m.enums.get(name)))
                     for m in (defining, info)]
         same_func = name in defining.funcs and name in info.funcs and \
             info.funcs[name].node.body is defining.funcs[name].node.body
