@@ -304,7 +304,11 @@ class BodyChecker(AssignChecks, StructChecks, WarpChecks, FlowChecker, ExprCheck
     def check_stmt(self, s):
         """The HIR of `s`, after the loads its `type(a[i])` calls evaluate (builtins/calls.py)."""
         saved = (self.effects, self.conditional_calls)
-        self.effects = None if isinstance(s, ast.While) else []
+        # a while test is evaluated again and again, a contract where it is written (its
+        # position is checked): nothing of theirs is moved before the statement
+        self.effects = None if isinstance(s, ast.While) or (
+            isinstance(s, ast.Expr) and isinstance(s.value, ast.Call)
+            and self.info.dsl_name(s.value.func) in ("requires", "invariant")) else []
         self.conditional_calls = conditional_calls(s)
         try:
             r = self._check_stmt_effects(s)

@@ -240,7 +240,7 @@ class FlowChecker(_Host):
                              "pass a struct where the func declares one")
         for p, a in zip(f.params, given):
             if isinstance(p.type, ArrayType) and is_view_binding(self, a):
-                a = view_argument(self, a)     # `f(x[i])` of a 2-d x: a view (check/views.py)
+                a = view_argument(self, a, node) or a    # `f(x[i])` of a 2-d x (check/views.py)
             e = self.check_expr(a, None if isinstance(p.type, ArrayType) else p.type)
             if isinstance(p.type, ArrayType):
                 ok = isinstance(e.type, ArrayType) and e.type.dtype == p.type.dtype \

@@ -172,21 +172,20 @@ def hoist_view_arguments(chk, stmt: ast.stmt, conditional: frozenset):
 
     return pre, _Replace().visit(stmt)
 
-def view_argument(chk, value: ast.Subscript) -> ast.Name:
+def view_argument(chk, value: ast.Subscript, call: ast.Call):
     """`f(x[i], ...)` with `x[i]` a view passed straight to a func's array
-    parameter (warpSPHCore's `computeCartesianDistance(x[i], y[j], d)` of 2-d
-    arrays): bound to a hidden name (`$tN`) just before the statement, as
-    `v = x[i]` would be. The leading indices must be names or literals:
-    evaluated first, they read no memory and have no effect, so binding the
-    view ahead of the statement changes nothing else it does (a view touches
-    no memory until an access goes through it)."""
-    simple = all(isinstance(n, (ast.Name, ast.Constant, ast.Tuple, ast.expr_context))
-                 for n in ast.walk(value.slice))
-    if chk.effects is None or not simple:
-        raise chk.error(f"{ast.unparse(value)} is a view of {ast.unparse(value.value)} passed to a "
-                        "func; verikern binds one there only when its indices are names or "
-                        "literals, outside a while loop's header", value, _RULE,
-                        f"bind the view first (v = {ast.unparse(value)}) and pass v")
+    parameter in a statement `hoist_view_arguments` does not rewrite (an `if` or
+    `for` header, warpSPHCore's `if computeCartesianDistance(x[i], y[j], d) < h:`):
+    bound to a hidden name (`$tN`) just before the statement, as `v = x[i]` would
+    be, under the same rules: every leading index `_plain_index` (evaluated first, it
+    reads no memory and has no effect, so binding the view ahead of the statement
+    changes nothing else it does: a view touches no memory until an access goes
+    through it), a call Warp evaluates unconditionally, and not a `while` header
+    (evaluated on every iteration). None where those rules refuse it: the caller then
+    gives the located error of an unbound view."""
+    if chk.effects is None or id(call) in chk.conditional_calls \
+            or not all(_plain_index(i) for i in chk.index_list(value.slice)):
+        return None
     name = chk.temp()
     chk.effects.extend(bind_view(chk, name, value, value))
     return ast.copy_location(ast.Name(id=name, ctx=ast.Load()), value)
