@@ -42,7 +42,7 @@ Two refinements keep that one meter from starving a part of the work:
 
 Above all of these, the application (verikern.app.prove) counts a kernel's
 total (`kernel_total`, `--kernel-budget`, default KERNEL_TOTAL_CHECKS
-per-check budgets: 120 million units at `--budget 10`): every z3 unit of every
+per-check budgets: 100 million units at `--budget 10`): every z3 unit of every
 instance of a generic kernel, of its type-oblivious proof, of every meter
 above (floors included) and of the typing-premise search. It is a hard bound:
 every check gets at most what the total has left (`work_left`), no floor
@@ -92,10 +92,11 @@ KERNEL_WORK_CHECKS = 1.5
 #: docstring): half a million units decide a typical bounds or race obligation.
 OBLIGATION_FLOOR = MEGA // 2
 #: A kernel's total (`kernel_total`) is this many per-check budgets by default
-#: (`--kernel-budget` sets it): 120 million units at the default `--budget 10`,
-#: chosen by measurement (session 19, README: 4, 8, 10, 12 and 16 times on the
-#: slowest project kernels; with the Python work charged, none over 60 CPU s).
-KERNEL_TOTAL_CHECKS = 12
+#: (`--kernel-budget` sets it): 100 million units at the default `--budget 10`,
+#: chosen by measurement (session 19, README: 4, 8, 10 and 12 times on the slowest
+#: project kernels; with the Python work charged, none measured over 60 CPU s at 10,
+#: where at 12 the 132-instance `_lbfgs_cell_kappa_kernel` took over 130).
+KERNEL_TOTAL_CHECKS = 10
 #: The Python work around one solver query -- encoding the obligation's terms,
 #: the proof context, reading the answer --, charged to the kernel's total in z3
 #: units (`charge_query`): z3 counts only its own work, and a kernel of many
