@@ -42,7 +42,7 @@ Two refinements keep that one meter from starving a part of the work:
 
 Above all of these, the application (verikern.app.prove) counts a kernel's
 total (`kernel_total`, `--kernel-budget`, default KERNEL_TOTAL_CHECKS
-per-check budgets: 40 million units at `--budget 10`): every z3 unit of every
+per-check budgets: 100 million units at `--budget 10`): every z3 unit of every
 instance of a generic kernel, of its type-oblivious proof, of every meter
 above (floors included) and of the typing-premise search. It is a hard bound:
 every check gets at most what the total has left (`work_left`), no floor
@@ -52,6 +52,15 @@ what it has proved, and a suggested contract that was not re-proved is not
 `proved` (the report says why: `suggestion_unknown`). A cached instance is
 charged the units its report recorded, and what the total had left when it
 started is part of its cache key, so the verdicts do not depend on the cache.
+
+z3's count covers z3's own work only; the Python work around it -- encoding each
+obligation, building each solver, compiling the pasted copies of the kernel's
+file for a suggestion's or a typing premise's re-proof -- is charged to the
+total too, a fixed number of units per solver query (`charge_query`) and per
+recompiled copy (`charge_compile`), so that the total bounds a kernel's time
+and not only its solving (a generic kernel of 132 instances spent as much CPU
+outside z3 as inside it). Counts, never seconds: the charges, like z3's units,
+are the same on every machine. A charge never takes the total past its limit.
 """
 from __future__ import annotations
 
@@ -83,8 +92,22 @@ KERNEL_WORK_CHECKS = 1.5
 #: docstring): half a million units decide a typical bounds or race obligation.
 OBLIGATION_FLOOR = MEGA // 2
 #: A kernel's total (`kernel_total`) is this many per-check budgets by default
-#: (`--kernel-budget` sets it): 40 million z3 units at the default `--budget 10`.
-KERNEL_TOTAL_CHECKS = 4
+#: (`--kernel-budget` sets it): 100 million units at the default `--budget 10`,
+#: chosen by measurement (session 19, README: 4, 8, 10 and 12 times on the slowest
+#: project kernels; with the Python work charged, none measured over 60 CPU s at 10,
+#: where at 12 the 132-instance `_lbfgs_cell_kappa_kernel` took over 130).
+KERNEL_TOTAL_CHECKS = 10
+#: The Python work around one solver query -- encoding the obligation's terms,
+#: the proof context, reading the answer --, charged to the kernel's total in z3
+#: units (`charge_query`): z3 counts only its own work, and a kernel of many
+#: instances with cheap queries spent as much CPU outside z3 as inside it.
+QUERY_UNITS = 10_000
+#: The compiling of a pasted copy of the kernel's file inside its total (a suggested
+#: contract's or typing premise's re-proof), charged like a query (`charge_compile`):
+#: this much for the file, reading its project's modules included, and
+#: COMPILE_INSTANCE_UNITS for each kernel instance it compiled.
+COMPILE_UNITS = 3 * MEGA
+COMPILE_INSTANCE_UNITS = 60_000
 #: Fixed random seeds of every solver.
 SEED = 0
 #: Wall-clock safety net of one check (seconds): far beyond what any budget
@@ -215,7 +238,8 @@ class KernelTotal(KernelWork):
             super().bank()
 
     def charge(self, units: int) -> None:
-        """Count `units` spent elsewhere (a cached instance's recorded work)."""
+        """Count `units` spent elsewhere (a cached instance's recorded work, the
+        Python work of a query: `charge_query`)."""
         self.banked += max(0, int(units))
 
 
@@ -267,6 +291,29 @@ def kernel_total(total: KernelTotal | None) -> Iterator[KernelTotal | None]:
             outer._count, outer.counting = UnitCount.now(), True
 
 
+def charge_query() -> None:
+    """A solver query is made: the total of the kernel in progress (when there is
+    one) is charged QUERY_UNITS for the Python work around it, so that the total
+    bounds the kernel's time and not only its solving. A count of queries, never
+    seconds: the same kernel is charged the same on any machine."""
+    _charge_at_most_left(QUERY_UNITS)
+
+
+def _charge_at_most_left(units: int) -> None:
+    """Charge the total in progress `units`, at most what it has left (it is spent
+    then: the checks after get nothing, and its count stays within its limit)."""
+    total = _TOTAL.get()
+    if total is not None:
+        total.charge(min(units, max(0, total.left())))
+
+
+def charge_compile(instances: int) -> None:
+    """A pasted copy of the kernel's file was compiled, `instances` kernel instances
+    of it: the total of the kernel in progress (when there is one) is charged
+    COMPILE_UNITS plus COMPILE_INSTANCE_UNITS for each (a count, never seconds)."""
+    _charge_at_most_left(COMPILE_UNITS + COMPILE_INSTANCE_UNITS * max(0, int(instances)))
+
+
 def current_total() -> KernelTotal | None:
     """The total of the kernel in progress (None: none)."""
     return _TOTAL.get()
@@ -292,7 +339,8 @@ def total_exhausted_text() -> str:
     share = (f"; this part's share of it was {total.limit / MEGA:.3g} million"
              if total is not None and whole is not None and total.limit < whole.limit else "")
     return (f"the kernel's total work budget was spent ({units} for the whole kernel: every "
-            f"instance, its proofs, searches and suggested contract{share}; raise --kernel-budget, "
+            f"instance, its proofs, searches and suggested contract, each solver query and "
+            f"recompiled copy charged for its Python work too{share}; raise --kernel-budget, "
             f"by default {KERNEL_TOTAL_CHECKS:g} times --budget, to give it more)")
 
 
@@ -494,4 +542,5 @@ __all__ = ["fresh_context", "rlimit_count", "unknown_reason", "MEGA", "DEFAULT_C
            "separate_work", "obligation_floor", "OBLIGATION_FLOOR", "own_context", "UnitCount",
            "kernel_total", "kernel_total_units", "new_total", "total_left", "total_exhausted",
            "total_exhausted_reason", "total_exhausted_text", "KERNEL_TOTAL_CHECKS", "KernelTotal",
-           "current_total", "kernel_part"]
+           "current_total", "kernel_part", "charge_query", "QUERY_UNITS",
+           "charge_compile", "COMPILE_UNITS", "COMPILE_INSTANCE_UNITS"]

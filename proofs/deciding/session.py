@@ -28,7 +28,7 @@ import z3
 
 from verikern.proofs.deciding.budget import (
     DEFAULT_CHECK_RLIMIT, KERNEL_CHECKS, MIN_CHECK_RLIMIT, MIN_KERNEL_RLIMIT, SAFETY_NET_S, SEED,
-    UnitCount, per_check_units, rlimit_count, work_left,
+    UnitCount, charge_query, per_check_units, rlimit_count, work_left,
 )
 from verikern.proofs.deciding import crosscheck
 from verikern.proofs.deciding.smtlib_text import standard_smtlib
@@ -148,6 +148,7 @@ class SolverSession:
         `verikern.proofs.solver` and, when the settings name a dump folder,
         written there as SMT-LIB (`purpose` names the query)."""
         self.queries += 1
+        charge_query()           # its Python work counts on the kernel's total, before its limit is read
         s = LoggedSolver(f"{self.label}{self.queries:05d}.{self.topic}{purpose}", self, logic)
         s.topic = self.topic
         s.set("rlimit", self.limit(cap))

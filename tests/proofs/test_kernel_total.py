@@ -34,9 +34,9 @@ def _verdicts(reports) -> list:
              [(o.loc, o.status, o.reason) for o in r.obligations]) for r in reports]
 
 
-def test_the_default_total_is_four_checks_and_a_given_one_is_in_million_units():
-    assert work.kernel_total_units(None, work.per_check_units(None)) == 40 * MEGA
-    assert work.kernel_total_units(None, work.per_check_units(2.5)) == 10 * MEGA
+def test_the_default_total_is_ten_checks_and_a_given_one_is_in_million_units():
+    assert work.kernel_total_units(None, work.per_check_units(None)) == 100 * MEGA
+    assert work.kernel_total_units(None, work.per_check_units(2.5)) == 25 * MEGA
     assert work.kernel_total_units(0.5, work.per_check_units(None)) == MEGA // 2
     with pytest.raises(ProveInputError, match="bad kernel budget"):
         prove_file(MATMUL, kernel_budget=-1)
@@ -62,7 +62,7 @@ def test_a_spent_total_leaves_the_rest_unknown_with_which_budget_and_no_floor():
     assert _verdicts(runs[0]) == _verdicts(runs[1])
     (whole,) = prove_file(MATMUL)
     assert whole.status is KernelStatus.PROVED and not _total_reasons(whole)
-    assert 2 * MEGA < whole.units < 40 * MEGA
+    assert 2 * MEGA < whole.units < 40 * MEGA < work.kernel_total_units(None, work.per_check_units(None))
 
 
 def test_a_total_spent_before_the_proof_decides_nothing():
@@ -108,27 +108,27 @@ def test_a_failure_decided_first_stays_failed_and_a_suggestion_cut_short_is_neve
 
 
 def test_the_instances_of_a_generic_kernel_share_its_total_whatever_the_cache_holds(tmp_path):
-    # 11 instances, each proved on about 80,000 units: a total of 0.85 million gives each an
-    # equal share of what is left (budget.kernel_part), which decides some and leaves the
-    # others unknown, saying so; none is FAILED
-    plain = prove_file(GENERIC, kernel_budget=0.85)
+    # 11 instances, each proved on about 140,000 units (its queries' charges included): a
+    # total of 1.56 million gives each an equal share of what is left (budget.kernel_part),
+    # which decides some and leaves the others unknown, saying so; none is FAILED
+    plain = prove_file(GENERIC, kernel_budget=1.56)
     assert len(plain) == 11
     statuses = [r.status for r in plain]
     assert KernelStatus.PROVED in statuses and KernelStatus.UNKNOWN in statuses, statuses
     assert KernelStatus.FAILED not in statuses
     for r in plain:
         if r.status is KernelStatus.UNKNOWN:
-            assert _total_reasons(r) and all("this part's share of it was 0.07" in x for x in _total_reasons(r))
-    assert sum(r.units for r in plain) <= 0.85 * MEGA + 11_000
+            assert _total_reasons(r) and all("this part's share of it was 0.142" in x for x in _total_reasons(r))
+    assert sum(r.units for r in plain) <= 1.56 * MEGA + 11_000
     assert all(r.status is KernelStatus.PROVED for r in prove_file(GENERIC))
     # an instance proved alone first (with the whole total) is not reused in the kernel's
     # run, where its share was smaller; a cached instance charges what it spent
     cache = ProofCache(str(tmp_path / "cache"))
     last = next(r.kernel for r in reversed(plain) if r.status is KernelStatus.UNKNOWN)
-    (alone,) = prove_file(GENERIC, kernel=[last], kernel_budget=0.85, cache=cache)
+    (alone,) = prove_file(GENERIC, kernel=[last], kernel_budget=1.56, cache=cache)
     assert alone.status is KernelStatus.PROVED
-    cold = prove_file(GENERIC, kernel_budget=0.85, cache=cache)
-    warm = prove_file(GENERIC, kernel_budget=0.85, cache=cache)
+    cold = prove_file(GENERIC, kernel_budget=1.56, cache=cache)
+    warm = prove_file(GENERIC, kernel_budget=1.56, cache=cache)
     assert all(r.cached for r in warm)
     assert _verdicts(cold) == _verdicts(plain) == _verdicts(warm)
 

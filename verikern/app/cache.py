@@ -60,8 +60,10 @@ from verikern.proofs.reporting.render import json_safe
 from verikern.proofs.reporting.scope import Scope
 from verikern.encoders.smt.launch import DEFAULT_MAX_ARRAY_BYTES
 
-FORMAT = 4   # 2: second opinions, disagreements and engines are kept; 3: a suggestion's example;
-#              4: the kernel's total (the units a report charges, suggestion_unknown, allowance)
+FORMAT = 5   # 2: second opinions, disagreements and engines are kept; 3: a suggestion's example;
+#              4: the kernel's total (the units a report charges, suggestion_unknown, allowance);
+#              5: the total charges each query's and recompile's Python work (budget.charge_query):
+#              a report cached before spent its allowance differently
 
 
 def default_cache_dir() -> Path:

@@ -29,7 +29,7 @@ from pathlib import Path
 from verikern.app.kernel_names import definition_names
 from verikern.frontend import compile_source
 from verikern.proofs.deciding.budget import (
-    per_check_units, separate_work, total_exhausted, total_exhausted_text,
+    charge_compile, per_check_units, separate_work, total_exhausted, total_exhausted_text,
 )
 from verikern.proofs.deciding.example_launch import example_launch
 from verikern.proofs.obligations import KernelReport, KernelStatus
@@ -59,6 +59,7 @@ def pasted_kernel(report: KernelReport, source: str):
     except Exception as err:  # the pasted file must compile; if not, nothing is claimed
         LOG.info("%s: the pasted contract does not compile: %s", report.kernel, err)
         return None
+    charge_compile(len(module.kernels))      # on the kernel's total, as its queries are
     # by name, or by MIR name: a generic kernel's instance `sort[int8]` is proved as `sort__int8`
     found = [k for k in module.kernels if report.kernel in (k.name, getattr(k.mir, "name", None))]
     if not found:

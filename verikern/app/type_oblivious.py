@@ -37,9 +37,10 @@ from dataclasses import dataclass
 
 from pathlib import Path
 
+from verikern.app.kernel_names import definition_names
 from verikern.encoders.smt.launch import DEFAULT_MAX_ARRAY_BYTES, MAX_ARRAY_BYTES_LIMIT
 from verikern.frontend import compile_source
-from verikern.proofs.deciding.budget import per_check_units, separate_work, total_exhausted
+from verikern.proofs.deciding.budget import charge_compile, per_check_units, separate_work, total_exhausted
 from verikern.proofs.obligations import KernelReport, KernelStatus, Status
 from verikern.proofs.pipeline import prove_mir
 from verikern.proofs.reporting.paste import pasted, suggestion_inserts
@@ -127,9 +128,12 @@ def _proved_suggestion(kr, report: KernelReport, file: str, opts, data: bytes | 
     source = data.decode("utf-8", "replace")
     text = pasted(source, suggestion_inserts(source, report.line, report.suggested_decorators))
     try:
-        module = compile_source(text, file, project_file=file if Path(file).is_file() else None)
+        # only this kernel's definition (a project file can hold 100s of kernels)
+        module = compile_source(text, file, project_file=file if Path(file).is_file() else None,
+                                kernels=definition_names((kr.name,)))
     except Exception:  # the pasted file must compile; if not, nothing is claimed
         return None
+    charge_compile(len(module.kernels))      # on the kernel's total, as its queries are
     pasted_kr = next((k for k in module.kernels if k.name == kr.name and k.opaque is not None), None)
     if pasted_kr is None:
         return None

@@ -116,8 +116,9 @@ def proof_options(func):
         click.option("--kernel-budget", "kernel_budget", type=click.FloatRange(min=0, min_open=True),
                      default=None, metavar="N", help="Solver work for the whole kernel -- every instance "
                      "of a generic kernel, its checks, searches and suggested contract's re-proof -- in "
-                     "millions of z3 resource units. Default: 4 times --budget (40: under a minute of "
-                     "CPU on the largest project kernels measured). Once it is spent nothing more is "
+                     "millions of z3 resource units, each solver query and recompiled copy of the file charged "
+                     "for its Python work too. Default: 10 times --budget (100: under a minute of CPU on "
+                     "the largest project kernels measured). Once it is spent nothing more is "
                      "decided: the obligations left end 'unknown' and the suggested contract is not "
                      "proved, each saying which budget ran out."),
         click.option("--max-array-bytes", "max_array_bytes", metavar="N", callback=parse_bytes,
