@@ -121,7 +121,10 @@ def test_a_tiny_budget_gives_unknown_with_the_reason_every_time():
         (rep,) = reports
         undecided = [o for o in rep.obligations if o.status is Status.UNKNOWN]
         assert undecided, "a budget of 1000 units cannot prove a tiled matmul"
-        assert any("solver budget was exhausted" in (o.reason or "") for o in undecided)
+        # 1000 units a check make a kernel total of 10,000, which the first query's charge
+        # for its Python work spends (proofs/deciding/budget.py): either budget may be named
+        assert all("solver budget was exhausted" in (o.reason or "")
+                   or "kernel's total work budget was spent" in (o.reason or "") for o in undecided)
         assert not any(o.status is Status.FAILED for o in rep.obligations)
     assert [(o.kind, o.loc, o.status, o.message) for o in runs[0][0].obligations] == \
         [(o.kind, o.loc, o.status, o.message) for o in runs[1][0].obligations]
