@@ -317,33 +317,29 @@ class BodyChecker(AssignChecks, StructChecks, WarpChecks, FlowChecker, ExprCheck
             self.effects, self.conditional_calls = saved
         if not effects:
             return r
-        return effects + (r if isinstance(r, list) else [r] if r is not None else [])
+        return effects + _as_list(r)
+
+    def _check_hoisted(self, pre, s) -> list:
+        """The HIR of the statements `pre` moved before (a copy of) `s`, each checked
+        as a statement of its own; `s`'s conditional calls are the copy's."""
+        self.conditional_calls = conditional_calls(s)
+        return [h for p in pre for h in _as_list(self.check_stmt(p))]
 
     def _check_stmt_effects(self, s):
         views, s = hoist_view_arguments(self, s, self.conditional_calls)
         if views:       # `f(k_vectors[s], ...)`: the view bound first (check/views.py)
-            self.conditional_calls = conditional_calls(s)    # the copy's calls
-            out = []
-            for v in views:
-                r = self.check_stmt(v)
-                out.extend(r if isinstance(r, list) else [r] if r is not None else [])
-            r = self._check_stmt_effects(s)
-            return out + (r if isinstance(r, list) else [r] if r is not None else [])
+            out = self._check_hoisted(views, s)
+            return out + _as_list(self._check_stmt_effects(s))
         if any(self.info.dsl_name(n.func) in RAND_BUILTINS
                for n in calls_in(s)) and not isinstance(s, (ast.If, ast.For, ast.While)) \
                 or isinstance(s, (ast.If, ast.For, ast.While)) and has_rand_header(self, s):
             pre, s = hoist(self, copy.deepcopy(s))
-            self.conditional_calls = conditional_calls(s)    # the copy's calls
-            out = []
-            for p in pre:
-                r = self.check_stmt(p)
-                out.extend(r if isinstance(r, list) else [r] if r is not None else [])
+            out = self._check_hoisted(pre, s)
             r = self._check_stmt(s)
             if self.effects:     # s's own type() loads: after the draws they may index by
                 out.extend(self.effects)
                 self.effects = []
-            out.extend(r if isinstance(r, list) else [r] if r is not None else [])
-            return out
+            return out + _as_list(r)
         return self._check_stmt(s)
 
     def _check_stmt(self, s):
@@ -464,3 +460,7 @@ class BodyChecker(AssignChecks, StructChecks, WarpChecks, FlowChecker, ExprCheck
         if call.keywords or len(call.args) != n:
             raise self.error(f"{ast.unparse(call.func)}() takes {n} argument(s)", call, "arity")
 
+
+def _as_list(r) -> list:
+    """A statement check's HIR as a list: None (nothing emitted), one node, or a list."""
+    return r if isinstance(r, list) else [] if r is None else [r]
