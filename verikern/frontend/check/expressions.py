@@ -23,7 +23,7 @@ from .dynamic_components import dynamic_read
 from .views import check_view_use, flat_index
 from .assigned_reads import maybe_assigned_read
 from ..scan.factories import capture_of, capture_ref
-from ..scan.module import ValueEnumMembers
+from ..scan.enums import ValueEnumMembers
 from ..scan.constants import NotConstant
 from ..scan.project import aliased_module, chain_root, module_member
 from ..builtins.operators import (

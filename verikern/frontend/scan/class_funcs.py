@@ -21,7 +21,7 @@ Invariant: each static func `m` of class `C` is registered as the module-level
 func `_vk_static_C__m` (a name no Python source binds) with the body written in
 the class; `ModuleInfo.qualified_calls` maps the text of each dotted call target
 that the module's kernels and funcs write to the name of the func it means in
-this module (taken from another module like any imported func, `_bring_global`).
+this module (taken from another module like any imported func, `bring_global`).
 A target not in that map is not a func: the checker reports it, as before.
 """
 from __future__ import annotations
@@ -291,21 +291,22 @@ def _class_of(info, node: ast.AST):
 def _resolve(info, target: ast.Attribute) -> str | None:
     """The name, in `info`, of the func the dotted call target means (taken
     from its module if need be), else None."""
-    from .project import _bring_global, module_member   # lazy: import cycle with .project
+    from .imported_funcs import bring_global   # lazy: import cycle with .project
+    from .project import module_member
     owner = _class_of(info, target.value)
     if owner is not None:
         defining, cls = owner
         flat = defining.class_funcs[cls].get(target.attr)
         if flat is None:
             return None
-        return flat if defining is info else _bring_global(info, defining, flat, frozenset())
+        return flat if defining is info else bring_global(info, defining, flat, frozenset())
     member = module_member(info, target)
     if member is None:
         return None
     defining, name = member
     if name not in defining.funcs or name in defining.ambiguous_funcs or name in defining.class_funcs:
         return None
-    return _bring_global(info, defining, name, frozenset())
+    return bring_global(info, defining, name, frozenset())
 
 
 def bind_qualified_calls(info) -> None:

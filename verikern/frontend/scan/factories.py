@@ -32,7 +32,8 @@ from dataclasses import dataclass
 from verikern.hir.types import BOOL, F32, I32, I64, ScalarType
 from .annotations import value_type
 from .constants import NotConstant, eval_module_constant
-from .module import ModuleInfo, register_definition
+from .definitions import register_definition
+from .module import ModuleInfo
 from verikern.hir import nodes as H
 
 CAPTURE_PREFIX = "@"

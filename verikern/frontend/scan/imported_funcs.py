@@ -1,0 +1,185 @@
+"""Imported `@func`s: a func another project module defines is taken into
+the importing file as a copy of its definition, read from source.
+
+Invariant: a func is taken only when every module-level name its body reads
+means the same in both files (same DSL alias, same constant, same func, same
+type alias), or can be brought over under a name of its own
+(`bring_global`); otherwise the name stays non-constant and a kernel calling
+it gets a located error naming what differs.
+"""
+from __future__ import annotations
+
+import ast
+import copy
+
+from .annotations import value_type
+from .project import FOREIGN_FILE
+
+
+def bind_imported_funcs(info) -> None:
+    """After the whole importing file is scanned: take each imported @func
+    whose module-level names mean the same here as in its own module (in
+    rounds, so a func calling another imported one is taken in any order)."""
+    pending = list(info.pending_funcs)
+    while True:
+        left = [p for p in pending if not _take_func(info, *p)]
+        if len(left) == len(pending):
+            break
+        pending = left
+    for defining, name, local in pending:
+        ds = [d for d in defining.definitions if d.kind == "func" and d.node.name == name]
+        differing = [n for d in ds for n in _differing_globals(d.node, defining, info)]
+        differing.sort(key=lambda n: _has_source_meaning(defining, n))   # the unreadable first
+        if differing and local in info.nonconstant:
+            info.import_notes[local] = (
+                f"is the func {name!r} of {defining.filename}, which reads the module-level "
+                f"name {differing[0]!r}; verikern cannot read that name's value from the "
+                "source of its module (not a constant, or rebound), so it does not take the func")
+
+
+def _take_func(info, defining, name: str, local: str, taking: frozenset = frozenset()) -> bool:
+    """Take one imported func into `info` (True), or leave it (False). A
+    module-level name its body reads that means something else here (a helper
+    func of its module, a constant, the DSL's alias) is brought along under a
+    name of its own (`bring_global`) and the copied body reads that name."""
+    if local not in info.nonconstant or info.rebinding(local) is not None or \
+            local in info.constants or local in info.funcs:
+        return True     # rebound after the import: never taken
+    ds = [d for d in defining.definitions if d.kind == "func" and d.node.name == name]
+    for d in ds:
+        for sub in ast.walk(d.node):   # locations inside the func name its own file
+            if not hasattr(sub, FOREIGN_FILE):    # (a re-exported func: the file defining it)
+                setattr(sub, FOREIGN_FILE, defining.filename)
+    # `m.f(...)`, `C.f(...)` in the body: the plain names of their funcs in `defining`
+    # (class_funcs.py), on a copy; then taken like any other name the body reads
+    nodes = [_inlined(d.node, defining) for d in ds]
+    renames: dict[str, str] = {}
+    for g in sorted({g for n in nodes for g in _differing_globals(n, defining, info)}):
+        brought = bring_global(info, defining, g, taking | {(id(defining), name)})
+        if brought is None:
+            return False
+        renames[g] = brought
+    for d, fn in zip(ds, nodes):
+        node = copy.deepcopy(fn) if renames and fn is d.node else copy.copy(fn)
+        _rename_globals(node, renames)
+        node.name = local
+        info.definitions.append(type(d)(d.kind, node, d.loc, d.block_dim, d.requires, None,
+                                        d.fast_math))
+    info.nonconstant.discard(local)
+    return True
+
+
+def _inlined(fn: ast.FunctionDef, defining) -> ast.FunctionDef:
+    """`fn`, or a copy of it whose dotted func calls read plain names of `defining`."""
+    if not defining.qualified_calls or not any(
+            isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+            and ast.unparse(n.func) in defining.qualified_calls for n in ast.walk(fn)):
+        return fn
+    from .class_funcs import inline_qualified_calls   # lazy: import cycle with .class_funcs
+    fn = copy.deepcopy(fn)
+    inline_qualified_calls(fn, defining)
+    return fn
+
+
+def _brought_name(defining, name: str) -> str:
+    """The name under which `defining`'s module-level `name` is brought into
+    an importing module (dotted module names are unique in a project)."""
+    module = (defining.module_name or "module").replace(".", "_")
+    return f"_vk_{module}__{name}"
+
+
+def bring_global(info, defining, name: str, taking: frozenset) -> str | None:
+    """Bind `defining`'s module-level `name` in `info` under `_brought_name`
+    with the same meaning (a literal or typed constant, an IntEnum, the DSL
+    module or one of its names, math/numpy, a type alias that reads the same
+    here, a struct (its fields read in its own module), or a func, taken in
+    turn); None when it has none of these meanings or `defining` can rebind it."""
+    brought = _brought_name(defining, name)
+    if defining.rebinding(name) is not None or name in defining.ambiguous_funcs:
+        return None
+    if brought in info.funcs or (id(defining), name) in taking:
+        return brought    # taken already, or being taken (a call cycle: Warp refuses it later)
+    if name in defining.constants:
+        info.constants[brought] = defining.constants[name]
+    elif name in defining.typed_constants:
+        info.typed_constants[brought] = defining.typed_constants[name]
+    elif name in defining.enums:
+        info.enums[brought] = defining.enums[name]
+    elif name in defining.aliases:
+        info.aliases.add(brought)
+    elif name in defining.from_imports:
+        info.from_imports[brought] = defining.from_imports[name]
+    elif name in defining.std_modules:
+        info.std_modules[brought] = defining.std_modules[name]
+    elif name in defining.type_aliases:
+        node = defining.type_aliases[name]
+        t = value_type(defining, node)
+        if t is not None and value_type(info, node) != t:   # `wp` not bound here: bring it too
+            node = copy.deepcopy(node)
+            for n in ast.walk(node):
+                if isinstance(n, ast.Name) and n.id != name and _has_source_meaning(defining, n.id):
+                    n.id = bring_global(info, defining, n.id, taking) or n.id
+        if t is None or value_type(info, node) != t:
+            return None
+        info.type_aliases[brought] = node
+    elif name in defining.structs:      # a @wp.struct a func's annotation names (`d: domainData`)
+        info.structs[brought] = defining.structs[name]
+        info.struct_origins[brought] = defining.struct_origins.get(name, defining)
+    elif name in defining.funcs:
+        info.nonconstant.add(brought)
+        if not _take_func(info, defining, name, brought, taking):
+            info.nonconstant.discard(brought)
+            return None
+    elif name in defining.structs:    # a @wp.struct a taken func's annotations name
+        info.structs[brought] = defining.structs[name]
+        info.struct_origins[brought] = defining.struct_origins.get(name, defining)
+    else:
+        return None
+    return brought
+
+
+def _has_source_meaning(defining, name: str) -> bool:
+    """Whether `bring_global` can read `name`'s meaning in `defining` (before
+    following a func's or a type alias's own names)."""
+    return defining.rebinding(name) is None and name not in defining.ambiguous_funcs and any(
+        name in names for names in (defining.constants, defining.typed_constants, defining.enums,
+                                    defining.aliases, defining.from_imports,
+                                    defining.std_modules, defining.type_aliases, defining.funcs,
+                                    defining.structs))
+
+
+def _rename_globals(fn: ast.FunctionDef, renames: dict[str, str]) -> None:
+    """Rename the module-level names `fn` reads (never its parameters or locals:
+    _differing_globals lists only names the body does not bind)."""
+    if not renames:
+        return
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in renames:
+            n.id = renames[n.id]
+
+
+def _differing_globals(fn: ast.FunctionDef, defining, info) -> list[str]:
+    """The module-level names `fn` reads that do not mean the same in `info`
+    as in `defining` (its parameters and locals aside); a helper func of
+    `defining` it calls counts as differing (the importer must import it)."""
+    out = []
+    local = {a.arg for a in fn.args.args + fn.args.kwonlyargs}
+    local |= {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    for n in ast.walk(fn):
+        if not isinstance(n, ast.Name) or not isinstance(n.ctx, ast.Load) or n.id in local:
+            continue
+        name = n.id
+        if name == fn.name or name == "Any":   # `Any` is a generic parameter wherever it is
+            continue
+        meanings = [(m.constants.get(name), name in m.aliases, m.from_imports.get(name),
+                     m.std_modules.get(name), m.typed_constants.get(name), name in m.nonconstant,
+                     name in m.funcs, name in m.type_aliases, id(m.structs.get(name)),
+                     id(m.enums.get(name)))
+                    for m in (defining, info)]
+        same_func = name in defining.funcs and name in info.funcs and \
+            info.funcs[name].node.body is defining.funcs[name].node.body
+        if meanings[0] != meanings[1] or (name in defining.funcs and not same_func) or (
+                name in defining.type_aliases and
+                ast.dump(defining.type_aliases[name]) != ast.dump(info.type_aliases[name])):
+            out.append(name)
+    return out
