@@ -130,4 +130,9 @@ NIGHTLY: dict[str, frozenset[str] | None] = {
     # in 2-d ("2-None", kept)
     "tests/proofs/test_geometry.py::test_same_block_facts_are_theorems_and_need_the_aligned_last_dim":
         frozenset({"3-3"}),
+    # Session 20: the claim mutation_set.FAST_BARREN rests on (8.3 CPU s: every mutant of
+    # the directed generic kernel compiled, none compiles). The default run keeps the skip
+    # itself (test_a_barren_source_is_a_fast_source_and_compiles_nothing); `-m slow`
+    # compiles every mutant anyway, and its drop counts list these.
+    "tests/cli/prove/test_mutation_barren.py::test_no_mutant_of_a_barren_source_compiles": None,
 }
