@@ -82,7 +82,20 @@ FULL_ONLY = frozenset({("bitonic_sort", "move-barrier@27:5"),
                        ("ok_block_segments_range", "div-guard@8:17"),
                        ("transpose", "index-shift@32:19"),
                        ("ok_matmul_tiled", "drop-requires@10:5"),
-                       ("transpose", "guard-bound@28:23")})
+                       ("transpose", "guard-bound@28:23"),
+                       # session 20: the eight costliest fast mutants whose kind seven or more
+                       # cheaper fast mutants keep (7.6 of the fast set's 34.0 CPU s, profiled
+                       # 2026-12-06 `CI=true -n 2`, load about 9): guard-bound (10 left),
+                       # lt-to-le (18), invariant-break (the same loop's other bound, and 7
+                       # more), index-shift (10), div-guard (7)
+                       ("ok_reduce_interleaved", "guard-bound@12:12"),
+                       ("ok_csr_edge_scale_sorted", "lt-to-le@14:8"),
+                       ("ok_invariant_grid_stride_int64", "invariant-break@13:33"),
+                       ("division_guards", "index-shift@10:13"),
+                       ("division_guards", "lt-to-le@9:8"),
+                       ("ok_segment_mean_positive_count", "div-guard@13:12"),
+                       ("ok_shared_block_dim_at_most", "div-guard@8:17"),
+                       ("block_reduce", "guard-bound@22:12")})
 #: Sources none of whose mutants compiles (the full set's drop counts: every mutant of
 #: the directed generic kernel leaves the typings its hints reach, "has 268435456
 #: typings"), so the fast set takes none of them. Without `-m slow` they are not
