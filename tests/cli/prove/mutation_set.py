@@ -12,7 +12,8 @@ and every `# expect: proved` corpus case. Two sets, both deterministic:
 
 Without `-m slow` only the mutants `fast` takes are compiled (`_fast_candidates`:
 `tools.mutate.select_compiled`, the same mutants as `select` over every compiled
-one); with it, every candidate (the full set, the drop counts).
+one; none of a FAST_BARREN source, none of whose mutants compiles); with it, every
+candidate (the full set, the drop counts).
 Only mutants the frontend compiles are proved (`tools.mutate.compiled`);
 the others are counted by reason (a REFUSAL_KINDS mutant is kept: it must
 not compile). The outcome of a mutant (`outcome`): `caught` (some
