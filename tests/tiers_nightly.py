@@ -142,4 +142,16 @@ NIGHTLY: dict[str, frozenset[str] | None] = {
     # itself (test_a_barren_source_is_a_fast_source_and_compiles_nothing); `-m slow`
     # compiles every mutant anyway, and its drop counts list these.
     "tests/cli/prove/test_mutation_barren.py::test_no_mutant_of_a_barren_source_compiles": None,
+    # Session 20 (CPU s of this session's profiled default run, 2026-12-06, load 9-14): the
+    # segment kernel's instances taking the contract its opaque proof proved under (8.3 of
+    # the test's 20.1 before its near miss became a test of its own, which stays). `[...]`
+    # of the same kernel proved under its suggested contract is the kept
+    # test_a_type_oblivious_proof_its_share_cut_short_says_which_budget_and_claims_nothing's
+    # second half; instances carrying the opaque proof's contract, failed as written with a
+    # confirmed counterexample each, the kept
+    # test_covered_instances_past_the_cap_are_unknown_as_written_and_proved_under_the_contract;
+    # a CSR segment's all_sorted and all_in_range atoms, test_suggest_projects.py's kept
+    # test_csr_segments_written_get_sorted_offsets
+    "tests/cli/prove/test_type_oblivious.py::test_every_instance_takes_the_contract_the_opaque_proof_proved_under":
+        None,
 }
