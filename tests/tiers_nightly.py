@@ -26,7 +26,8 @@ NIGHTLY: dict[str, frozenset[str] | None] = {
     #   accesses proved), bounds_2d_launch_dims_swapped (an access past fails) and
     #   race_tiles_1d_overlapping_columns (a race on a 2-D array through a division by a
     #   parameter: the packed race key);
-    # - division: divzero_segment_mean_count_nonzero (INT_MIN // -1) and
+    # - division: test_an_int_min_by_minus_one_failure_names_the_overflow (INT_MIN // -1;
+    #   the agreement case divzero_segment_mean_count_nonzero until session 20) and
     #   divzero_mod_by_shape_unguarded (the thread stops there); asserts: the two stops cases;
     # - float16, an unmodelled library call, loops before a failed unwinding, work bounds.
     # Left to `pytest -m slow`, each a second case of a family above:
@@ -46,7 +47,13 @@ NIGHTLY: dict[str, frozenset[str] | None] = {
     "tests/proofs/test_cbmc_real.py::test_real_cbmc_decides_and_agrees_with_z3":
         frozenset({"bounds_off_by_one_le.py", "race_reduce_missing_barrier.py", "ok_conv3x3_zero_pad.py",
                    "ok_transpose_tiles_1d_column_major.py", "bounds_grid3d_guard_wrong_dim.py",
-                   "bounds_2d_stencil_missing_halo.py", "ok_segment_mean_positive_count.py"}),
+                   "bounds_2d_stencil_missing_halo.py", "ok_segment_mean_positive_count.py",
+                   # session 20: divzero_segment_mean_count_nonzero (6.6 CPU s, 2026-12-06, load
+                   # about 9): INT_MIN // -1 behind a nonzero guard, failed under CBMC at the
+                   # obligation's overflow assert and confirmed by replay, which the kept
+                   # test_an_int_min_by_minus_one_failure_names_the_overflow checks (5.7) on
+                   # the same C asserts; its z3 verdict is test_corpus_verdict's
+                   "divzero_segment_mean_count_nonzero.py"}),
     # invariant_fails_halving_too_strong (3.5 CPU s): a failed hint confirmed by replay,
     # as the kept invariant_fails_entry_from_shared (its proved twin kept too)
     "tests/proofs/test_cbmc_invariant_obligation.py::test_cbmc_decides_the_invariant_obligation":
@@ -130,4 +137,21 @@ NIGHTLY: dict[str, frozenset[str] | None] = {
     # in 2-d ("2-None", kept)
     "tests/proofs/test_geometry.py::test_same_block_facts_are_theorems_and_need_the_aligned_last_dim":
         frozenset({"3-3"}),
+    # Session 20: the claim mutation_set.FAST_BARREN rests on (8.3 CPU s: every mutant of
+    # the directed generic kernel compiled, none compiles). The default run keeps the skip
+    # itself (test_a_barren_source_is_a_fast_source_and_compiles_nothing); `-m slow`
+    # compiles every mutant anyway, and its drop counts list these.
+    "tests/cli/prove/test_mutation_barren.py::test_no_mutant_of_a_barren_source_compiles": None,
+    # Session 20 (CPU s of this session's profiled default run, 2026-12-06, load 9-14): the
+    # segment kernel's instances taking the contract its opaque proof proved under (8.3 of
+    # the test's 20.1 before its near miss became a test of its own, which stays). `[...]`
+    # of the same kernel proved under its suggested contract is the kept
+    # test_a_type_oblivious_proof_its_share_cut_short_says_which_budget_and_claims_nothing's
+    # second half; instances carrying the opaque proof's contract, failed as written with a
+    # confirmed counterexample each, the kept
+    # test_covered_instances_past_the_cap_are_unknown_as_written_and_proved_under_the_contract;
+    # a CSR segment's all_sorted and all_in_range atoms, test_suggest_projects.py's kept
+    # test_csr_segments_written_get_sorted_offsets
+    "tests/cli/prove/test_type_oblivious.py::test_every_instance_takes_the_contract_the_opaque_proof_proved_under":
+        None,
 }
