@@ -40,6 +40,7 @@ from verikern.mir.types import I32
 from verikern.proofs.obligations import ObligationKind, ObligationSpec
 from verikern.proofs.deciding.contract_atoms import ZERO, Atom, Term, param_term
 from verikern.proofs.deciding.contract_segments import segment_head_arrays
+from verikern.proofs.deciding.contract_strides import stride_length_atoms
 
 #: Multipliers of the launch a length may equal (`x.shape[0] == 3 * vk.launch_dim()`):
 #: int32 constants the kernel multiplies by, in this range.
@@ -449,6 +450,8 @@ def candidates(kernel: Kernel, spec: ObligationSpec, walker: "_Walker | None" = 
         flat = [] if chunked and not w.sums_indices(index) else \
             _product_atoms(kernel, s, d, w.strides(index))
         out = _offset_atoms(w, s, index) + chunked + flat + out
+        if w.sums_indices(index):    # `s * 36 + beta * 12 + ...`: a row of strides, first
+            out = stride_length_atoms(s, d.shapes, d.scales) + out
         if isinstance(index, Const) and 0 <= index.value < 2 ** 30:
             # `out[0]` (a result, a count): the array holds that element, whatever the
             # loop before it ran to -- first, before lengths tied to its guards
