@@ -312,7 +312,11 @@ def _record_outcome(rec: dict) -> tuple[str, str, str]:
         if rec.get("proved_under_suggestion"):
             return "suggested", "", ""
         bad = next((o for o in obligations if o.get("status") == "failed"), {})
-        why = "no suggestion" if not rec.get("suggested_requires") else "suggestion not proved"
+        why = "suggestion not proved" if rec.get("suggested_requires") else "no suggestion"
+        if rec.get("suggestion_unknown"):
+            # the kernel's total ran out before the search (or the re-proof) decided:
+            # no evidence that no template fits, or that the contract does not prove it
+            why += ": the kernel total ran out first"
         text = f"{bad.get('kind', '?')}: {bad.get('message', '')}"
         return "failed", f"{bad.get('kind', '?')} ({why})", text
     if rec.get("proved_under_suggestion"):     # a generic kernel's `k[...]`: every instantiation under it

@@ -155,7 +155,8 @@ class _Builder:
         if t.kind == "product":
             total: Operand | None = None
             for f in t.factors:
-                part = self.widened(self.term(f))
+                # `vk.int64(36)`: the frontend folds a literal factor to an int64 literal
+                part = self.term(replace(f, wide=True)) if f.kind == "const" else self.widened(self.term(f))
                 if total is not None:
                     prod = self.value(I64)
                     self.out.append(BinOp(prod, "mul", total, part, self.loc))

@@ -39,6 +39,8 @@ from verikern.mir.nodes import (
 from verikern.mir.types import I32
 from verikern.proofs.obligations import ObligationKind, ObligationSpec
 from verikern.proofs.deciding.contract_atoms import ZERO, Atom, Term, param_term
+from verikern.proofs.deciding.contract_segments import segment_head_arrays
+from verikern.proofs.deciding.contract_strides import stride_length_atoms
 
 #: Multipliers of the launch a length may equal (`x.shape[0] == 3 * vk.launch_dim()`):
 #: int32 constants the kernel multiplies by, in this range.
@@ -63,6 +65,7 @@ class _Deps:
     bounds: set = field(default_factory=set)     # int32 parameters N it is guarded or clamped at
     ends: set = field(default_factory=set)       # int32 arrays whose elements an index is guarded below
     step: int = 0                                 # the constant o > 0 of an index `i + o`
+    element: str | None = None                    # the int32 array the index is an element of
     type_lengths: set = field(default_factory=set)   # 2**bits of a uint8/uint16 value indexed by
 
 
@@ -312,7 +315,9 @@ def _length_atoms(kernel: Kernel, s: Term, d: _Deps, k: int, written: set) -> li
                 # range(off[s], off[s + 1])`): an element may equal the length --
                 # first, before the launch relation (the launch is not what bounds it)
                 out.append(Atom("all_in_range", rhs=replace(s, offset=1), array=idx, family=-1))
-            out.append(Atom("all_in_range", rhs=s, array=idx, family=1))
+            # the index is an element of `idx` (`energy[batch_idx[i]]`): no launch relation
+            # bounds it, whatever thread ids its guards read -- first (ranked before them)
+            out.append(Atom("all_in_range", rhs=s, array=idx, family=-1 if idx == d.element else 1))
     for c in sorted(d.scales):
         for lt in _launch_terms(kernel, d, k):
             big = replace(lt, scale=c)
@@ -432,6 +437,7 @@ def candidates(kernel: Kernel, spec: ObligationSpec, walker: "_Walker | None" = 
         s = Term("shape", ins.array.name, spec.dim)
         d = w.deps([ins.indices[spec.dim]], lbl)
         d.component = w.component(ins.indices[spec.dim])
+        d.element = w.loaded_index_array(ins.indices[spec.dim])
         # `f[j + 1]` under `j <= W - 2`: the length is the bound plus the offset
         step = d.step = w.offset(ins.indices[spec.dim])
         d.consts |= {c + step for c in d.consts if 0 < step and c + step < 2 ** 30}
@@ -444,6 +450,8 @@ def candidates(kernel: Kernel, spec: ObligationSpec, walker: "_Walker | None" = 
         flat = [] if chunked and not w.sums_indices(index) else \
             _product_atoms(kernel, s, d, w.strides(index))
         out = _offset_atoms(w, s, index) + chunked + flat + out
+        if w.sums_indices(index):    # `s * 36 + beta * 12 + ...`: a row of strides, first
+            out = stride_length_atoms(s, d.shapes, d.scales) + out
         if isinstance(index, Const) and 0 <= index.value < 2 ** 30:
             # `out[0]` (a result, a count): the array holds that element, whatever the
             # loop before it ran to -- first, before lengths tied to its guards
@@ -470,6 +478,9 @@ def candidates(kernel: Kernel, spec: ObligationSpec, walker: "_Walker | None" = 
                 site = spec.site if access is ins else spec.other
                 ends = w.deps(access.indices[:access.array.ndim], site[0]).ends
                 out += [Atom("all_sorted", array=i, family=0) for i in sorted(ends) if i not in w.written]
+                # a segment's first element writes (`if i == 0 or ids[i - 1] != ids[i]`): sorted ids
+                out += [Atom("all_sorted", array=i, family=0)
+                        for i in sorted(segment_head_arrays(w, access, site[0]))]
         if not per_thread and ins.array.space == "global":
             # both touch elements no thread id picks (`counter[0] += 1`): Warp code
             # launches such a kernel with one thread

@@ -211,6 +211,9 @@ def _shape_of(instrs):
            Term("product", factors=(Term("param", "n"), Term("param", "m"), Term("param", "n")))),
       Atom("le", Term("product", factors=(Term("param", "m"), Term("param", "n"))),
            Term("shape", "a", 0, wide=True))], "a: wp.array[float], n: int, m: int", "i"),
+    # a flat column `s * 36 + ...` for `s < y.shape[1]`: a length covering a literal times another length
+    ([Atom("le", Term("product", factors=(Term("const", index=36), Term("shape", "y", 1))),
+           Term("shape", "c", 1, wide=True))], "c: wp.array2d[float], y: wp.array2d[float]", "i"),
     # a chunk per thread: a positive count whose product with the launch fits in int32
     ([Atom("gt", Term("param", "k"), ZERO),
       Atom("le", Term("product", factors=(Term("launch", index=0), Term("param", "k"))),

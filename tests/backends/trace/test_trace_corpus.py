@@ -19,6 +19,7 @@ CASES = load_corpus()
 # Small explicit shapes where the launch-shaped defaults make long inner loops.
 SMALL_SHAPES = {
     "matmul_tiled": ["--size", "a=16,32", "--size", "b=32,16", "--size", "c=16,16"],
+    "stride_row": ["--size", "grad=128,3,4", "--size", "contribs=128,36", "--size", "out=128,3"],
 }
 
 

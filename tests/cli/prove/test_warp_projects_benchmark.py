@@ -295,3 +295,20 @@ def test_an_interpreter_without_verikern_stops_the_run_before_any_kernel(bench, 
     assert bench.verikern_importable_elsewhere() != ""
     monkeypatch.undo()
     assert bench.verikern_importable_elsewhere() == ""
+
+
+def test_a_suggestion_cut_short_by_the_kernel_total_is_told_apart_from_none(bench):
+    """A failed kernel with no contract because the kernel's total ran out first
+    (`suggestion_unknown`) is no kernel no template fits: its cause says so; one
+    with a contract whose re-proof the total cut short says so too."""
+    bad = [{"kind": "bounds", "status": "failed", "message": "index a[i]"}]
+    cut = "the kernel's total work budget was spent (100 million z3 units ...)"
+    assert bench._record_outcome({"status": "failed", "obligations": bad})[1] == "bounds (no suggestion)"
+    assert bench._record_outcome({"status": "failed", "obligations": bad, "suggestion_unknown": cut})[1] == \
+        "bounds (no suggestion: the kernel total ran out first)"
+    assert bench._record_outcome({"status": "failed", "obligations": bad, "suggestion_unknown": cut,
+                                  "suggested_requires": ["a.shape[0] > 0"]})[1] == \
+        "bounds (suggestion not proved: the kernel total ran out first)"
+    assert bench._record_outcome({"status": "failed", "obligations": bad,
+                                  "suggested_requires": ["a.shape[0] > 0"]})[1] == \
+        "bounds (suggestion not proved)"
