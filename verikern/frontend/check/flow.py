@@ -214,6 +214,11 @@ class FlowChecker(_Host):
                                      "type-mismatch", "convert the argument to a type of "
                                      f"wp.{variable}'s kind")
                 out.append(e.type)
+            elif is_any(self.info, p.annotation) and (st := self.structs.type_of(a)) is not None:
+                if isinstance(p.annotation, (ast.Subscript, ast.Call)):    # an array of Any
+                    raise self.error(f"argument {p.arg!r} of {name}() must be an array, got the "
+                                     f"struct {st}", a, "type-mismatch")
+                out.append(st)      # a struct: the func specialized to it (check/struct_passing.py)
             elif is_any(self.info, p.annotation):
                 e = self.check_expr(a)
                 if e.type is None or isinstance(e.type, TupleType):

@@ -1,0 +1,210 @@
+"""Struct typings of a generic kernel whose `Any` parameters are structs
+(warpsphcore's `queryState: Any`, a `particleDataSoA_N` passed on to
+`getParticleData(queryState, i)`), for generic_kernels.py's enumeration.
+
+A bare `Any` parameter is *struct-shaped* when the kernel (or a generic func
+it is passed on to, through `Any` parameters) reads a field of it that
+no vector, matrix or array has (`q.masses`), or passes it to a func every
+overload of which takes a struct there. Only a struct typing can build such
+a kernel in Warp (a scalar has no field; a func whose overloads all take
+structs finds none for a scalar), so the scalar typings are not tried for it.
+
+Its candidates are the module's `@wp.struct` classes that the funcs it is
+passed to name at that position (the overloads of `getParticleData` name
+`particleDataSoA_1/2/3`), or else every struct that has all the fields read,
+each class once, and only those that have every field read.
+
+Invariants:
+- every typing made here is checked by the kernel checker like any other
+  typing (each call resolved to the overload Warp picks for the struct's
+  exact class, check/overloads.py); a typing the checker refuses with a type
+  error is skipped as one Warp cannot build, any other error is an error
+  instance;
+- the search is bounded by counts, never by time: at most
+  MAX_STRUCT_CANDIDATES structs per parameter, MAX_STRUCT_TYPINGS typings in
+  all (beyond it, the structs are taken together by their rank in each
+  parameter's candidates, sorted by name: `_1` with `_1`), the walk through
+  funcs at most MAX_WALK calls deep; `kernel[...]` always stays, `unknown`,
+  standing for the typings not enumerated, and its reason says when a bound
+  was hit.
+"""
+from __future__ import annotations
+
+import ast
+import itertools
+
+from ..scan.class_funcs import qualified_func
+from .registry import is_any
+from .structs import struct_class_name
+
+#: the most struct candidates one parameter takes (a count, not a time)
+MAX_STRUCT_CANDIDATES = 8
+#: the most typings (struct and scalar parameters together) checked for one kernel
+MAX_STRUCT_TYPINGS = 48
+#: the most func calls followed through `Any` parameters from the kernel
+MAX_WALK = 6
+#: attributes that vectors, matrices, quats and arrays have: no evidence of a struct
+_VALUE_ATTRS = frozenset({"x", "y", "z", "w", "shape", "ndim", "dtype", "length", "size", "ptr"})
+
+
+def _fields(cls: ast.ClassDef) -> set[str]:
+    return {s.target.id for s in cls.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)}
+
+
+class _Evidence:
+    """What the body (and the generic funcs it passes the parameter to) does with one parameter."""
+
+    def __init__(self):
+        self.fields: set[str] = set()        # fields read: `p.masses`
+        self.named: dict[int, str] = {}      # struct classes the funcs name there: id(class) -> name
+        self.forced = False                  # a func whose every overload takes a struct there
+        self.walked = 0
+
+
+def _callee(chk, call: ast.Call) -> str | None:
+    if isinstance(call.func, ast.Name) and call.func.id in chk.registry.overloads:
+        return call.func.id
+    name = qualified_func(chk, call.func)
+    return name if name in chk.registry.overloads else None
+
+
+def _walk(chk, body: list, param: str, ev: _Evidence, depth: int) -> None:
+    """Gather the evidence of `param` in `body` (a kernel's or a generic func's)."""
+    for node in (n for s in body for n in ast.walk(s)):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == param:
+            if node.attr not in _VALUE_ATTRS:
+                ev.fields.add(node.attr)
+        if not isinstance(node, ast.Call):
+            continue
+        func = _callee(chk, node)
+        if func is None:
+            continue
+        at = [k for k, a in enumerate(node.args) if isinstance(a, ast.Name) and a.id == param]
+        for k in at:
+            structs_here, every = [], True
+            for d in chk.registry.overloads[func]:
+                params = d.node.args.args
+                if k >= len(params):
+                    every = False
+                    continue
+                p = params[k]
+                name = struct_class_name(chk.info, p.annotation)
+                if name is not None:
+                    structs_here.append(name)
+                    continue
+                every = False
+                if is_any(chk.info, p.annotation) and not isinstance(p.annotation, (ast.Subscript, ast.Call)) \
+                        and depth < MAX_WALK and ev.walked < 64:
+                    ev.walked += 1
+                    _walk(chk, d.node.body, p.arg, ev, depth + 1)
+            for name in structs_here:
+                ev.named.setdefault(id(chk.info.structs[name]), name)
+            ev.forced = ev.forced or (every and bool(structs_here))
+
+
+def struct_pools(chk, kernel: ast.FunctionDef) -> tuple[dict[str, list[str]], list[str]]:
+    """({struct-shaped parameter: its candidate struct names}, the bounds hit)."""
+    pools: dict[str, list[str]] = {}
+    bounds: list[str] = []
+    classes: dict[int, str] = {}
+    for name, cls in chk.info.structs.items():
+        classes.setdefault(id(cls), name)
+    for arg in kernel.args.args:
+        if not is_any(chk.info, arg.annotation) or isinstance(arg.annotation, (ast.Subscript, ast.Call)):
+            continue
+        ev = _Evidence()
+        _walk(chk, kernel.body, arg.arg, ev, 0)
+        known = {f for cls in chk.info.structs.values() for f in _fields(cls)}
+        struct_fields = {f for f in ev.fields if f in known}
+        if not (struct_fields or ev.forced):
+            continue
+        names = list(ev.named.values()) or list(classes.values())
+        names = sorted({n for n in names if ev.fields <= _fields(chk.info.structs[n])}, key=_display)
+        if len(names) > MAX_STRUCT_CANDIDATES:
+            bounds.append(f"{arg.arg} has {len(names)} candidate structs, of which the first "
+                          f"{MAX_STRUCT_CANDIDATES} by name were tried")
+            names = names[:MAX_STRUCT_CANDIDATES]
+        if names:
+            pools[arg.arg] = names
+    return pools, bounds
+
+
+def _display(name: str) -> str:
+    """A struct's own class name (a `_vk_<module>__S` name shown as S), for ordering."""
+    return name.rsplit("__", 1)[-1] if name.startswith("_vk_") else name
+
+
+def struct_typings(struct_pools_: dict[str, list], other_pools: dict[str, list]) -> tuple[list[dict], list[str]]:
+    """The typings to check ({param: type}, struct parameters by StructType) and the bounds hit:
+    every combination when there are at most MAX_STRUCT_TYPINGS, else the structs taken by
+    rank together (each parameter's k-th candidate) with every combination of the others."""
+    names = list(struct_pools_)
+    others = list(other_pools)
+    other_combos = list(itertools.islice(itertools.product(*(other_pools[p] for p in others)),
+                                         MAX_STRUCT_TYPINGS + 1))
+    total = len(other_combos)
+    for p in names:
+        total *= len(struct_pools_[p])
+    bounds: list[str] = []
+    if total <= MAX_STRUCT_TYPINGS:
+        struct_combos = list(itertools.product(*(struct_pools_[p] for p in names)))
+    else:
+        ranks = max(len(struct_pools_[p]) for p in names)
+        struct_combos = [tuple(struct_pools_[p][min(k, len(struct_pools_[p]) - 1)] for p in names)
+                         for k in range(ranks)]
+        bounds.append(f"{total} typings of its generic parameters exceed {MAX_STRUCT_TYPINGS}, so "
+                      "its struct parameters were given their candidates by rank together")
+    out: list = []
+    for sc in struct_combos:
+        for oc in other_combos:
+            if len(out) >= MAX_STRUCT_TYPINGS:
+                bounds.append(f"only the first {MAX_STRUCT_TYPINGS} typings were checked")
+                return out, bounds
+            out.append({**dict(zip(names, sc)), **dict(zip(others, oc))})
+    return out, bounds
+
+
+def struct_instances(e, make, mir_name, seen: set) -> list | None:
+    """The instances of the generic kernel of the enumerator `e` (generic_kernels._Enumerator)
+    with struct-shaped parameters: one per typing that compiles or fails with an error other
+    than a type refusal, and `kernel[...]`, unknown, for the rest; None when no parameter is
+    struct-shaped (`make`: the Instance class, `mir_name`: its identifier rule)."""
+    from verikern.errors import KernelError
+    from .structs import struct_type
+    pools, bounds = struct_pools(e.chk, e.d.node)
+    if not pools:
+        return None
+    typed: dict[str, list] = {}
+    for p, names in pools.items():
+        typed[p] = []
+        for n in names:
+            try:
+                typed[p].append(struct_type(e.chk, n))
+            except KernelError:
+                bounds.append(f"the struct {_display(n)} has a field verikern cannot read")
+        if not typed[p]:
+            return None
+    others = {a.arg: e.candidates(a, probes=False) for a in e.generic if a.arg not in pools}
+    typings, more = struct_typings(typed, others)
+    bounds += more
+    out = []
+    for types in typings:
+        name = e.name_of(types)
+        if name in seen:
+            continue
+        hir, err = e.check(types)
+        if hir is None and err is None:      # a type refusal: a typing Warp cannot build either
+            continue
+        seen.add(name)
+        out.append(make(e.d, name, mir_name(name), types, err, hir))
+    kernel = e.d.node.name
+    tried = ", ".join(f"{p} as {' or '.join(_display(n) for n in names)}" for p, names in pools.items())
+    out.append(make(e.d, f"{kernel}[...]", mir_name(kernel + "__more"), {}, e.info.error(
+        f"the generic kernel {kernel!r} takes structs in its generic parameters ({tried}); verikern "
+        f"checked {len(typings)} typings of them"
+        + (f" ({'; '.join(dict.fromkeys(bounds))})" if bounds else "")
+        + ", but Warp instantiates it at launch with whatever types it is given, so it cannot be "
+        "proved for every instantiation (the typings enumerated are proved one by one)",
+        e.d.loc, "generic-kernel", "give the parameters concrete struct types (one kernel per struct)"),
+        unknown=True))
+    return out
