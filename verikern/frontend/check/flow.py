@@ -30,6 +30,7 @@ from .registry import is_any, type_variable, type_variable_takes
 from .length_generic import length_generic
 from .views import is_view_binding, view_argument
 from .structs import struct_array, struct_class_name
+from .struct_passing import struct_refusal
 
 
 if TYPE_CHECKING:   # the state and methods of the class that mixes this in
@@ -283,6 +284,9 @@ class FlowChecker(_Host):
                     f"{name}() takes {len(d.node.args.args)} argument(s), got {len(node.args)}",
                     node, "arity")
                 continue
+            refused = struct_refusal(self, d.node.args.args, node.args, name)   # struct_passing.py
+            if refused is not None:
+                raise refused
             types = self._generic_types(d, node, name) if generic else None
             info = self.registry.get(self.registry.key(name, index, types))  # its own errors
             f = info.fdef

@@ -7,7 +7,9 @@ it is passed on to, through `Any` parameters) reads a field of it that
 no vector, matrix or array has (`q.masses`), or passes it to a func every
 overload of which takes a struct there. Only a struct typing can build such
 a kernel in Warp (a scalar has no field; a func whose overloads all take
-structs finds none for a scalar), so the scalar typings are not tried for it.
+structs finds none for a scalar), so the scalar, vector and matrix typings are not tried for it
+(the other generic parameters take the usual candidates: the scalars, vec3,
+mat33, quat, vec3i and a float32 array).
 
 Its candidates are the module's `@wp.struct` classes that the funcs it is
 passed to name at that position (the overloads of `getParticleData` name
@@ -40,7 +42,7 @@ from .structs import struct_class_name
 #: the most struct candidates one parameter takes (a count, not a time)
 MAX_STRUCT_CANDIDATES = 8
 #: the most typings (struct and scalar parameters together) checked for one kernel
-MAX_STRUCT_TYPINGS = 48
+MAX_STRUCT_TYPINGS = 64
 #: the most func calls followed through `Any` parameters from the kernel
 MAX_WALK = 6
 #: attributes that vectors, matrices, quats and arrays have: no evidence of a struct
@@ -164,6 +166,25 @@ def struct_typings(struct_pools_: dict[str, list], other_pools: dict[str, list])
     return out, bounds
 
 
+def _instance_name(e, types: dict) -> str:
+    """`kernel[T, ...]` as generic_kernels names it, a struct by its class's own name
+    (its full name when another struct of the module has the same class name)."""
+    from verikern.hir.types import ArrayType, StructType
+    shown = []
+    for a in e.generic:
+        t = types[a.arg]
+        if isinstance(t, StructType):
+            short = _display(t.name)
+            clash = any(_display(n) == short and e.info.structs[n] is not e.info.structs.get(t.name)
+                        for n in e.info.structs)
+            shown.append(t.name if clash else short)
+        elif isinstance(t, ArrayType) and isinstance(a.annotation, (ast.Subscript, ast.Call)):
+            shown.append(str(t.dtype))      # an array of Any by its element type
+        else:
+            shown.append(str(t))
+    return f"{e.d.node.name}[{', '.join(shown)}]"
+
+
 def struct_instances(e, make, mir_name, seen: set) -> list | None:
     """The instances of the generic kernel of the enumerator `e` (generic_kernels._Enumerator)
     with struct-shaped parameters: one per typing that compiles or fails with an error other
@@ -184,12 +205,12 @@ def struct_instances(e, make, mir_name, seen: set) -> list | None:
                 bounds.append(f"the struct {_display(n)} has a field verikern cannot read")
         if not typed[p]:
             return None
-    others = {a.arg: e.candidates(a, probes=False) for a in e.generic if a.arg not in pools}
+    others = {a.arg: e.candidates(a, probes=True) for a in e.generic if a.arg not in pools}
     typings, more = struct_typings(typed, others)
     bounds += more
     out = []
     for types in typings:
-        name = e.name_of(types)
+        name = _instance_name(e, types)
         if name in seen:
             continue
         hir, err = e.check(types)

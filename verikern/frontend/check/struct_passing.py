@@ -128,3 +128,17 @@ def call_result_struct(scope, call: ast.Call, func: str | None):
     if all(n is not None and same_struct(chk.info, struct_type(chk, n), first) for n in found):
         return first
     return None
+
+
+def struct_refusal(chk, params: list, args: list, name: str):
+    """The located error of the first struct argument of a call of `name` that its
+    parameter does not take (a struct of another class, a scalar, vector or array
+    annotation: Warp finds no function for it), else None."""
+    for p, a in zip(params, args):
+        t = chk.structs.type_of(a)
+        if t is not None and not takes_struct(chk, p, t):
+            want = ast.unparse(p.annotation) if p.annotation is not None else "untyped"
+            return chk.error(f"argument {p.arg!r} of {name}() is {want}, got the struct {t}: Warp "
+                             "takes a struct only where the parameter names its own class", a,
+                             "type-mismatch", f"pass a {want}, or declare an overload for {t}")
+    return None
