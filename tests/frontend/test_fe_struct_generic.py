@@ -187,3 +187,62 @@ def k(q: Any, out: wp.array(dtype=wp.float32)):
 '''
     r = compile_source(text, "t.py")
     assert not any("Cloud" in k.name for k in r.kernels), [k.name for k in r.kernels]
+
+
+DATA = '''import warp as wp
+
+
+@wp.struct
+class Cloud2:
+    positions: wp.array(dtype=wp.vec2)
+    masses: wp.array(dtype=wp.float32)
+
+
+@wp.struct
+class Cloud3:
+    positions: wp.array(dtype=wp.vec3)
+    masses: wp.array(dtype=wp.float32)
+'''
+
+UTIL = '''import warp as wp
+from .data import *
+
+
+@wp.func
+def mass(c: Cloud2, i: wp.int32):
+    return c.masses[i]
+
+
+@wp.func
+def mass(c: Cloud3, i: wp.int32):
+    return 3.0 * c.masses[i]
+'''
+
+OPS = '''from typing import Any
+import warp as wp
+from .data import *
+from .util import mass
+
+
+@wp.kernel
+def k(q: Any, out: wp.array(dtype=wp.float32)):
+    i = wp.tid()
+    if i < q.masses.shape[0] and i < out.shape[0]:
+        out[i] = mass(q, i)
+'''
+
+
+def test_structs_of_one_module_passed_to_the_funcs_of_another_are_their_own_classes(tmp_path):
+    from verikern.frontend import compile_file
+    pkg = tmp_path / "proj"
+    pkg.mkdir()
+    for name, text in (("__init__", ""), ("data", DATA), ("util", UTIL), ("ops", OPS)):
+        (pkg / f"{name}.py").write_text(text)
+    r = compile_file(str(pkg / "ops.py"))
+    assert not r.errors, [e.render() for e in r.errors]
+    ks = {k.name: k for k in r.kernels}
+    assert list(ks) == ["k[Cloud2]", "k[Cloud3]", "k[...]"], list(ks)
+    assert ks["k[Cloud2]"].mir is not None and ks["k[Cloud3]"].mir is not None, \
+        [k.error.render() for k in ks.values() if k.error is not None]
+    assert [f.name.split("#")[1] for f in ks["k[Cloud2]"].hir.funcs] != \
+        [f.name.split("#")[1] for f in ks["k[Cloud3]"].hir.funcs]   # each its own overload

@@ -38,6 +38,7 @@ import itertools
 from ..scan.class_funcs import qualified_func
 from .registry import is_any
 from .structs import struct_class_name
+from .struct_passing import class_key
 
 #: the most struct candidates one parameter takes (a count, not a time)
 MAX_STRUCT_CANDIDATES = 8
@@ -58,7 +59,7 @@ class _Evidence:
 
     def __init__(self):
         self.fields: set[str] = set()        # fields read: `p.masses`
-        self.named: dict[int, str] = {}      # struct classes the funcs name there: id(class) -> name
+        self.named: dict = {}                # struct classes the funcs name there: class key -> name
         self.forced = False                  # a func whose every overload takes a struct there
         self.walked = 0
 
@@ -100,7 +101,7 @@ def _walk(chk, body: list, param: str, ev: _Evidence, depth: int) -> None:
                     ev.walked += 1
                     _walk(chk, d.node.body, p.arg, ev, depth + 1)
             for name in structs_here:
-                ev.named.setdefault(id(chk.info.structs[name]), name)
+                ev.named.setdefault(class_key(chk.info, name), name)
             ev.forced = ev.forced or (every and bool(structs_here))
 
 
@@ -108,9 +109,9 @@ def struct_pools(chk, kernel: ast.FunctionDef) -> tuple[dict[str, list[str]], li
     """({struct-shaped parameter: its candidate struct names}, the bounds hit)."""
     pools: dict[str, list[str]] = {}
     bounds: list[str] = []
-    classes: dict[int, str] = {}
-    for name, cls in chk.info.structs.items():
-        classes.setdefault(id(cls), name)
+    classes: dict = {}
+    for name in chk.info.structs:
+        classes.setdefault(class_key(chk.info, name), name)
     for arg in kernel.args.args:
         if not is_any(chk.info, arg.annotation) or isinstance(arg.annotation, (ast.Subscript, ast.Call)):
             continue
@@ -175,7 +176,7 @@ def _instance_name(e, types: dict) -> str:
         t = types[a.arg]
         if isinstance(t, StructType):
             short = _display(t.name)
-            clash = any(_display(n) == short and e.info.structs[n] is not e.info.structs.get(t.name)
+            clash = any(_display(n) == short and class_key(e.info, n) != class_key(e.info, t.name)
                         for n in e.info.structs)
             shown.append(t.name if clash else short)
         elif isinstance(t, ArrayType) and isinstance(a.annotation, (ast.Subscript, ast.Call)):

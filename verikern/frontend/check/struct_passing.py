@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import ast
 
-from verikern.hir.types import StructType
+from verikern.hir.types import StructType, TupleType
 
 
 def _struct_name(info, node) -> str | None:
@@ -30,12 +30,23 @@ def _struct_name(info, node) -> str | None:
     return struct_class_name(info, node)
 
 
+def class_key(info, name: str):
+    """Where the `@wp.struct` class `name` is defined: (file, line, column, class name)."""
+    cls = info.structs.get(name)
+    if cls is None:
+        return None
+    origin = info.struct_origins.get(name, info)
+    return getattr(origin, "filename", None), cls.lineno, cls.col_offset, cls.name
+
+
 def same_struct(info, a: StructType, b: StructType) -> bool:
-    """Whether two struct types are one `@wp.struct` class (the class Warp compares)."""
+    """Whether two struct types are one `@wp.struct` class (the class Warp compares):
+    the same name here, or names bound to the class defined at one place (a struct a
+    taken func brings along under a `_vk_<module>__S` name is the one it imports)."""
     if a.name == b.name:
         return True
-    ca, cb = info.structs.get(a.name), info.structs.get(b.name)
-    return ca is not None and ca is cb
+    ka = class_key(info, a.name)
+    return ka is not None and ka == class_key(info, b.name)
 
 
 def _returns(node: ast.FunctionDef) -> list[ast.Return]:
@@ -142,3 +153,12 @@ def struct_refusal(chk, params: list, args: list, name: str):
                              "takes a struct only where the parameter names its own class", a,
                              "type-mismatch", f"pass a {want}, or declare an overload for {t}")
     return None
+
+
+def unpacked_result(chk, call: ast.Call, got, leaves) -> None:
+    """A located error unless the call's result (`got`, the tuple the overload the checker
+    picks returns) is the tuple of `leaves`, the struct `call_result_struct` read."""
+    want = tuple(lt for _, lt in leaves)
+    if not isinstance(got, TupleType) or tuple(got.elems) != want:
+        raise chk.error(f"{ast.unparse(call)} does not return the struct its overloads were read to "
+                        f"return ({got})", call, "struct-use", "annotate the func's result `-> S`")

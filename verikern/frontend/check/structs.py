@@ -39,7 +39,7 @@ from ..scan.project import module_member
 from .statement_walks import bindings_in
 from .struct_aliases import AliasReads, array_field_aliases
 from .struct_ctors import ctor_parts
-from .struct_passing import call_result_struct
+from .struct_passing import call_result_struct, unpacked_result
 from verikern.hir.types import (
     ArrayType, MatrixType, ScalarType, StructType, TupleType, UnmodelledField, VectorType,
     component_count, struct_leaves,
@@ -415,6 +415,7 @@ class StructScope:
             e = chk.check_expr(call)
         finally:
             chk.tuple_ok = False
+        unpacked_result(chk, call, e.type, leaves)    # the struct the overload it picks returns
         tmp = chk.temp()
         chk.declare(tmp, e.type, call)
         out = [H.Assign(tmp, e, loc)]
