@@ -35,9 +35,11 @@ from __future__ import annotations
 import ast
 import itertools
 
+from verikern.errors import KernelError
+from verikern.hir.types import ArrayType, StructType
 from ..scan.class_funcs import qualified_func
 from .registry import is_any
-from .structs import struct_class_name
+from .structs import struct_class_name, struct_type
 from .struct_passing import class_key
 
 #: the most struct candidates one parameter takes (a count, not a time)
@@ -170,7 +172,6 @@ def struct_typings(struct_pools_: dict[str, list], other_pools: dict[str, list])
 def _instance_name(e, types: dict) -> str:
     """`kernel[T, ...]` as generic_kernels names it, a struct by its class's own name
     (its full name when another struct of the module has the same class name)."""
-    from verikern.hir.types import ArrayType, StructType
     shown = []
     for a in e.generic:
         t = types[a.arg]
@@ -191,8 +192,6 @@ def struct_instances(e, make, mir_name, seen: set) -> list | None:
     with struct-shaped parameters: one per typing that compiles or fails with an error other
     than a type refusal, and `kernel[...]`, unknown, for the rest; None when no parameter is
     struct-shaped (`make`: the Instance class, `mir_name`: its identifier rule)."""
-    from verikern.errors import KernelError
-    from .structs import struct_type
     pools, bounds = struct_pools(e.chk, e.d.node)
     if not pools:
         return None

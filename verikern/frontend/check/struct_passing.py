@@ -23,10 +23,11 @@ from __future__ import annotations
 import ast
 
 from verikern.hir.types import StructType, TupleType
+from ..scan.annotations import is_any
 
 
 def _struct_name(info, node) -> str | None:
-    from .structs import struct_class_name    # structs.py imports this module
+    from .structs import struct_class_name    # lazy: structs.py imports this module
     return struct_class_name(info, node)
 
 
@@ -95,13 +96,12 @@ def result_annotation(info, node: ast.FunctionDef) -> ast.expr | None:
 def takes_struct(chk, param: ast.arg, t: StructType) -> bool:
     """Whether a func parameter takes the struct argument `t`: `Any` does, a
     struct annotation when it names the same class; nothing else does."""
-    from .registry import is_any
     if is_any(chk.info, param.annotation):
         return not isinstance(param.annotation, (ast.Subscript, ast.Call))    # not an array of Any
     name = _struct_name(chk.info, param.annotation)
     if name is None:
         return False
-    from .structs import struct_type
+    from .structs import struct_type    # lazy: structs.py imports this module
     return same_struct(chk.info, struct_type(chk, name), t)
 
 
@@ -134,7 +134,7 @@ def call_result_struct(scope, call: ast.Call, func: str | None):
             found.append(returned_struct(chk.info, d.node))
     if not found or found[0] is None:
         return None
-    from .structs import struct_type
+    from .structs import struct_type    # lazy: structs.py imports this module
     first = struct_type(chk, found[0])
     if all(n is not None and same_struct(chk.info, struct_type(chk, n), first) for n in found):
         return first
