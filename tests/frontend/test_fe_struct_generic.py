@@ -246,3 +246,21 @@ def test_structs_of_one_module_passed_to_the_funcs_of_another_are_their_own_clas
         [k.error.render() for k in ks.values() if k.error is not None]
     assert [f.name.split("#")[1] for f in ks["k[Cloud2]"].hir.funcs] != \
         [f.name.split("#")[1] for f in ks["k[Cloud3]"].hir.funcs]   # each its own overload
+
+
+def test_the_other_parameters_most_common_typings_are_checked_first_within_the_bound():
+    text = CLOUDS.split("@wp.func")[0] + '''
+
+@wp.kernel
+def k3(q: Any, a: wp.array(dtype=Any), b: wp.array(dtype=Any), out: wp.array(dtype=Any)):
+    i = wp.tid()
+    if i < q.masses.shape[0] and i < a.shape[0] and i < b.shape[0] and i < out.shape[0]:
+        out[i] = q.masses[i] * a[i] + b[i]
+'''
+    ks = _instances(text)
+    compiled = [n for n, k in ks.items() if k.mir is not None]
+    assert compiled[:3] == [f"k3[{s}, float32, float32, float32]" for s in ("Cloud2", "Cloud3", "Stray")], compiled
+    assert "k3[Cloud3, vec3, vec3, vec3]" in compiled, compiled     # a float times a vec3 is a vec3
+    reason = ks["k3[...]"].error.message
+    assert "12288 typings of its generic parameters exceed 64" in reason, reason   # 3 structs x 16**3
+    assert "only the first 64 typings were checked" in reason, reason

@@ -139,17 +139,42 @@ def _display(name: str) -> str:
     return name.rsplit("__", 1)[-1] if name.startswith("_vk_") else name
 
 
+#: the order the other generic parameters' candidates are tried in (by type, an array by its
+#: element type): the types projects pass most first; the rest after them, in their own order
+_PREFERRED = ("float32", "vec3", "int32", "float64", "vec2", "mat33")
+#: the most combinations of the other parameters' candidates ordered by preference
+_MAX_ORDERED = 20000
+
+
+def _rank(t) -> int:
+    name = str(t.dtype) if isinstance(t, ArrayType) else str(t)
+    return _PREFERRED.index(name) if name in _PREFERRED else len(_PREFERRED)
+
+
+def _ordered_combos(pools: list[list]) -> list[tuple]:
+    """The combinations of `pools`, those of the most preferred candidates first (by the sum
+    of their ranks in each pool sorted by _PREFERRED), at most MAX_STRUCT_TYPINGS of them;
+    each pool cut to its first k candidates so that at most _MAX_ORDERED are ordered."""
+    pools = [sorted(p, key=_rank) for p in pools]
+    k = max((len(p) for p in pools), default=1)
+    while k > 1 and k ** len(pools) > _MAX_ORDERED:
+        k -= 1
+    index_combos = sorted(itertools.product(*(range(min(k, len(p))) for p in pools)),
+                          key=lambda ix: (sum(ix), ix))
+    return [tuple(p[i] for p, i in zip(pools, ix)) for ix in index_combos[:MAX_STRUCT_TYPINGS]]
+
+
 def struct_typings(struct_pools_: dict[str, list], other_pools: dict[str, list]) -> tuple[list[dict], list[str]]:
     """The typings to check ({param: type}, struct parameters by StructType) and the bounds hit:
     every combination when there are at most MAX_STRUCT_TYPINGS, else the structs taken by
-    rank together (each parameter's k-th candidate) with every combination of the others."""
+    rank together (each parameter's k-th candidate); the other parameters' combinations
+    most preferred first (_ordered_combos), each with every struct combination before the next."""
     names = list(struct_pools_)
     others = list(other_pools)
-    other_combos = list(itertools.islice(itertools.product(*(other_pools[p] for p in others)),
-                                         MAX_STRUCT_TYPINGS + 1))
-    total = len(other_combos)
-    for p in names:
-        total *= len(struct_pools_[p])
+    total = 1
+    for pool in (*struct_pools_.values(), *other_pools.values()):
+        total *= len(pool)
+    other_combos = _ordered_combos([other_pools[p] for p in others])
     bounds: list[str] = []
     if total <= MAX_STRUCT_TYPINGS:
         struct_combos = list(itertools.product(*(struct_pools_[p] for p in names)))
@@ -160,10 +185,11 @@ def struct_typings(struct_pools_: dict[str, list], other_pools: dict[str, list])
         bounds.append(f"{total} typings of its generic parameters exceed {MAX_STRUCT_TYPINGS}, so "
                       "its struct parameters were given their candidates by rank together")
     out: list = []
-    for sc in struct_combos:
-        for oc in other_combos:
+    for oc in other_combos:
+        for sc in struct_combos:
             if len(out) >= MAX_STRUCT_TYPINGS:
-                bounds.append(f"only the first {MAX_STRUCT_TYPINGS} typings were checked")
+                bounds.append(f"only the first {MAX_STRUCT_TYPINGS} typings were checked, the "
+                              "most common types (float32, vec3, int32, ...) first")
                 return out, bounds
             out.append({**dict(zip(names, sc)), **dict(zip(others, oc))})
     return out, bounds
