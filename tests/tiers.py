@@ -91,6 +91,7 @@ SLOW_FILES = frozenset({
     "tests/warp_compat/test_warp_length_generic.py",  # real Warp (compiles kernels with clang)
     "tests/proofs/test_suggest_segment_heads.py",  # 5 suggestion searches and re-proofs (about 20 CPU s)
     "tests/proofs/test_suggest_strides.py",  # 2 suggestion searches and re-proofs (about 10 CPU s)
+    "tests/warp_compat/test_warp_struct_generic.py",  # real Warp (compiles kernels with clang)
 })
 
 SLOW_TESTS = frozenset({

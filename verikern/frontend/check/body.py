@@ -16,6 +16,7 @@ from verikern.hir import nodes as H
 from verikern.hir.types import (
     ArrayType,
     StructType,
+    struct_leaves,
 )
 
 from ..scan.annotations import parse_annotation
@@ -32,6 +33,7 @@ from .registry import is_any, type_variable
 from .assigned_reads import flag_sets, needs_another_check, note_assignment, with_flag_starts
 from .statement_walks import calls_in, conditional_calls, stored_names
 from .views import hoist_view_arguments
+from .struct_passing import result_annotation
 from ..scan.settings import setting_requires
 from ..builtins.warp import expect_near_test
 from ..builtins.warp import positional_args
@@ -185,6 +187,10 @@ class BodyChecker(AssignChecks, StructChecks, WarpChecks, FlowChecker, ExprCheck
                 continue
             else:
                 t = parse_annotation(self, arg.annotation, f"parameter {arg.arg!r}")
+            if isinstance(t, StructType):   # a generic parameter given a struct: its leaves
+                self.struct_params[arg.arg] = t
+                out += [self._leaf_param(leaf, lt, arg) for leaf, lt in struct_leaves(t, arg.arg)]
+                continue
             if isinstance(t, ArrayType):
                 self.arrays[arg.arg] = t
                 self.param_arrays.add(arg.arg)
@@ -250,7 +256,7 @@ class BodyChecker(AssignChecks, StructChecks, WarpChecks, FlowChecker, ExprCheck
 
     def _check_func(self) -> H.FuncDef:
         params = self.params()
-        r = self.node.returns
+        r = result_annotation(self.info, self.node)   # `-> S`, or the S it returns built (struct_passing.py)
         self.result_pattern = self.tuple_result_pattern(r)
         if r is not None and not (isinstance(r, ast.Constant) and r.value is None) \
                 and not is_any(self.info, r) and type_variable(self.info, r) is None \

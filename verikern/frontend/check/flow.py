@@ -30,6 +30,7 @@ from .registry import is_any, type_variable, type_variable_takes
 from .length_generic import length_generic
 from .views import is_view_binding, view_argument
 from .structs import struct_array, struct_class_name
+from .struct_passing import struct_refusal
 
 
 if TYPE_CHECKING:   # the state and methods of the class that mixes this in
@@ -214,6 +215,11 @@ class FlowChecker(_Host):
                                      "type-mismatch", "convert the argument to a type of "
                                      f"wp.{variable}'s kind")
                 out.append(e.type)
+            elif is_any(self.info, p.annotation) and (st := self.structs.type_of(a)) is not None:
+                if isinstance(p.annotation, (ast.Subscript, ast.Call)):    # an array of Any
+                    raise self.error(f"argument {p.arg!r} of {name}() must be an array, got the "
+                                     f"struct {st}", a, "type-mismatch")
+                out.append(st)      # a struct: the func specialized to it (check/struct_passing.py)
             elif is_any(self.info, p.annotation):
                 e = self.check_expr(a)
                 if e.type is None or isinstance(e.type, TupleType):
@@ -278,6 +284,9 @@ class FlowChecker(_Host):
                     f"{name}() takes {len(d.node.args.args)} argument(s), got {len(node.args)}",
                     node, "arity")
                 continue
+            refused = struct_refusal(self, d.node.args.args, node.args, name)   # struct_passing.py
+            if refused is not None:
+                raise refused
             types = self._generic_types(d, node, name) if generic else None
             info = self.registry.get(self.registry.key(name, index, types))  # its own errors
             f = info.fdef

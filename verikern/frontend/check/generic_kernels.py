@@ -79,6 +79,7 @@ from .generic_scalars import integer_division_at
 from .generic_hints import implicated
 from .generic_start import search_typing
 from .generic_lengths import length_instances, length_patterns
+from .generic_struct_candidates import struct_instances
 
 #: the checker's rules for "the body does not type-check with these types"
 TYPE_RULES = frozenset({
@@ -375,7 +376,6 @@ class _Enumerator:
                 "body scalar-only (e.g. with a wp.static check of its type)"), unknown=True, probes=tuple(probes)))
         return out
 
-
     def probed(self, found: dict | None, declared: list[Instance], out: list[Instance],
                seen: set) -> list[Instance]:
         """The instances of a kernel with none compiled otherwise (no declared or scalar
@@ -585,7 +585,7 @@ def kernel_instances(info: ModuleInfo, registry, only=None) -> list[Instance]:
             e = _Enumerator(info, d, registry)
             declared = e.declared()
             seen = {i.name for i in declared}
-            mine = declared + e.enumerated(seen, declared)
+            mine = declared + (struct_instances(e, Instance, _mir_name, seen) or e.enumerated(seen, declared))
             if not mine and e.premise is not None:
                 why = e.refusal.render() if e.refusal is not None else "no typing was tried"
                 raise info.error(f"the typing premise {e.premise.text()} admits no instantiation of "

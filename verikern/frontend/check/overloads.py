@@ -14,7 +14,9 @@ the call is a located error (never a guess):
 - a scalar, vector or matrix parameter takes exactly its own type; an array
   parameter an array of its dtype (Warp does not compare the ndim when it
   chooses; a wrong ndim is then an error at the call); an `Any` parameter
-  anything, an array-of-`Any` parameter any array;
+  anything, an array-of-`Any` parameter any array; a struct argument is
+  taken by `Any` and by a parameter annotated with the same `@wp.struct`
+  class only (check/struct_passing.py), a struct parameter by nothing else;
 - the first overload all of whose parameters take the arguments wins.
 """
 from __future__ import annotations
@@ -22,18 +24,24 @@ from __future__ import annotations
 import ast
 
 from verikern.errors import KernelError
-from verikern.hir.types import ArrayType
+from verikern.hir.types import ArrayType, StructType
 from ..scan.annotations import parse_annotation
 from .registry import is_any, type_variable, type_variable_takes
 from .length_generic import length_generic
+from .struct_passing import takes_struct
+from .structs import struct_class_name
 
 
 def arg_types(chk, node: ast.Call) -> list:
-    """The types Warp gives the arguments of `node` (literals their defaults)."""
-    return [chk.check_expr(a).type for a in node.args]
+    """The types Warp gives the arguments of `node` (literals their defaults; a
+    struct-valued argument its StructType)."""
+    return [st if (st := chk.structs.type_of(a)) is not None else chk.check_expr(a).type
+            for a in node.args]
 
 
 def _takes(chk, param: ast.arg, t) -> bool:
+    if isinstance(t, StructType) or struct_class_name(chk.info, param.annotation) is not None:
+        return isinstance(t, StructType) and takes_struct(chk, param, t)   # the same class only
     variable = type_variable(chk.info, param.annotation)   # wp.Float, wp.Int, wp.Scalar
     if variable is not None:
         return type_variable_takes(variable, t)

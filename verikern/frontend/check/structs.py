@@ -39,6 +39,7 @@ from ..scan.project import module_member
 from .statement_walks import bindings_in
 from .struct_aliases import AliasReads, array_field_aliases
 from .struct_ctors import ctor_parts
+from .struct_passing import call_result_struct, unpacked_result
 from verikern.hir.types import (
     ArrayType, MatrixType, ScalarType, StructType, TupleType, UnmodelledField, VectorType,
     component_count, struct_leaves,
@@ -317,10 +318,10 @@ class StructScope:
         name = struct_class_name(self.chk.info, node.func) if isinstance(node, ast.Call) else None
         func = node.func.id if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
             else qualified_func(self.chk, node.func) if isinstance(node, ast.Call) else None
-        if name is None and func in self.chk.info.funcs:
-            name = struct_class_name(self.chk.info, self.chk.info.funcs[func].node.returns)
         if name is not None:
             return struct_type(self.chk, name)
+        if isinstance(node, ast.Call) and func is not None:   # by its overloads (check/struct_passing.py)
+            return call_result_struct(self, node, func)
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) \
                 and node.value.id in self.arrays:   # an element of an array of structs
             return self.arrays[node.value.id]
@@ -414,6 +415,7 @@ class StructScope:
             e = chk.check_expr(call)
         finally:
             chk.tuple_ok = False
+        unpacked_result(chk, call, e.type, leaves)    # the struct the overload it picks returns
         tmp = chk.temp()
         chk.declare(tmp, e.type, call)
         out = [H.Assign(tmp, e, loc)]
