@@ -292,7 +292,7 @@ def _resolve(info, target: ast.Attribute) -> str | None:
     """The name, in `info`, of the func the dotted call target means (taken
     from its module if need be), else None."""
     from .imported_funcs import bring_global   # lazy: import cycle with .project
-    from .project import module_member
+    from .project import module_member   # lazy: import cycle with .project
     owner = _class_of(info, target.value)
     if owner is not None:
         defining, cls = owner
