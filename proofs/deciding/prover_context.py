@@ -34,7 +34,7 @@ from verikern.proofs.deciding.budget import MEGA
 from verikern.proofs.deciding.session import SolverSession
 from verikern.proofs.deciding.content_facts import ContentFacts
 from verikern.proofs.analysis.intervals import IntervalMap
-from verikern.proofs.deciding.solving import check, first_model
+from verikern.proofs.deciding.solving import ModelTruths, check, first_model
 from verikern.proofs.deciding.houdini import houdini
 from verikern.proofs.deciding.integer_relaxation import IntegerRelaxation
 from verikern.proofs.deciding.invariants import HoudiniResult, generate_candidates, invariant_facts
@@ -98,6 +98,8 @@ class ProofContext:
         # the models of the kernel's failures so far: a later query they
         # satisfy fails without a search (a read and a write of one element)
         self.failure_models: list[z3.ModelRef] = []
+        #: what each of them satisfies, evaluated once (solving.ModelTruths)
+        self.failure_truths = ModelTruths()
         # uninit's sample reader states (`uninit._first_sample`), in order
         self.uninit_samples: list[z3.ModelRef] = []
         # multi-dimensional accesses whose every index one query proved in bounds

@@ -75,7 +75,7 @@ def check(budget: SolverSession, formulas: Sequence, cap: int | None = None,
     first = max(1, budget.limit(cap) // LAZY_SHARE) if lazy else cap
     while True:
         s = budget.solver(first, purpose, logic)
-        s.add(*eager)
+        s.add_all(eager)
         res = s.check()
         if res == z3.unknown and lazy and escalate:
             eager, lazy, first = eager + lazy, [], cap
@@ -150,6 +150,33 @@ def satisfies(model: z3.ModelRef, formulas: Iterable) -> bool:
     """Every formula evaluates to true in `model` (completed where it leaves
     a constant free): then `model` is a model of `formulas`."""
     return all(z3.is_true(model.eval(f, model_completion=True)) for f in formulas)
+
+
+class ModelTruths:
+    """`satisfies` for models asked about the same formulas again and again
+    (a kernel's earlier counterexamples, against each later query's facts):
+    each formula is evaluated in a model once, then its truth is remembered.
+    The same answers as `satisfies`, in the same order of evaluation: model
+    completion fixes what it completes at the first evaluation, so a later
+    one would give the same value. The memo keeps its models and formulas,
+    so their ids stay their own. Mutable on purpose: it only grows."""
+
+    def __init__(self) -> None:
+        self._truths: dict[int, tuple[z3.ModelRef, dict[int, tuple[z3.ExprRef, bool]]]] = {}
+
+    def satisfies(self, model: z3.ModelRef, formulas: Iterable) -> bool:
+        entry = self._truths.get(id(model))
+        if entry is None or entry[0] is not model:
+            entry = self._truths[id(model)] = (model, {})
+        known = entry[1]
+        for f in formulas:
+            fid = f.get_id()
+            seen = known.get(fid)
+            if seen is None:
+                seen = known[fid] = (f, z3.is_true(model.eval(f, model_completion=True)))
+            if not seen[1]:
+                return False
+        return True
 
 
 def first_model(budget: SolverSession, attempts: Iterable[Attempt], purpose: str,
@@ -243,4 +270,4 @@ def _refined(budget, model, satisfied, probe, refine, purpose, small=False) -> z
                        known=model, satisfied=satisfied, known_small=small) or model
 
 
-__all__ = ["Answer", "Attempt", "check", "first_model", "decide", "satisfies"]
+__all__ = ["Answer", "Attempt", "ModelTruths", "check", "first_model", "decide", "satisfies"]
