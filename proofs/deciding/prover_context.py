@@ -30,7 +30,7 @@ from verikern.mir.facts import (
 from verikern.mir.nodes import Assert, BinOp, Const, Kernel, RequiresArray
 from verikern.mir.types import I32 as _I32
 
-from verikern.proofs.deciding.budget import MEGA
+from verikern.proofs.deciding.budget import MEGA, charge_encoding
 from verikern.proofs.deciding.session import SolverSession
 from verikern.proofs.deciding.content_facts import ContentFacts
 from verikern.proofs.analysis.intervals import IntervalMap
@@ -90,6 +90,7 @@ class ProofContext:
             if isinstance(ins, RequiresArray):
                 self.contracts.setdefault(ins.array.name, []).append(ins)
         self._encodings: dict[tuple, ThreadEncoding] = {}
+        self._instructions = sum(1 for _ in kernel.instructions())   # one copy's to encode
         self._solvers: dict[tuple, list] = {}
         self._exit_facts: dict[tuple, list] = {}
         self._prior_access: dict[tuple, list] = {}
@@ -219,6 +220,7 @@ class ProofContext:
                              if pid not in self.varying}
             suffix = "" if not shared_loops else "s" + str(len(self._encodings))
             enc = ThreadEncoding(self.kernel, self.shape, self.launch, tag + suffix, shared)
+            charge_encoding(self._instructions)    # its terms, on the kernel's total
             self._encodings[key] = enc
         return enc
 

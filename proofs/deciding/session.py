@@ -141,14 +141,15 @@ class SolverSession:
         return max(1, limit)
 
     def solver(self, cap: int | None = None, purpose: str = "check",
-               logic: str = "QF_BV") -> "LoggedSolver":
+               logic: str = "QF_BV", formulas: int = 0) -> "LoggedSolver":
         """A fresh solver for `logic` limited to `limit(cap)` units (z3's
         bit-blasting preprocessing is only used by non-incremental solvers,
         so every check gets its own). Its checks are logged under
         `verikern.proofs.solver` and, when the settings name a dump folder,
-        written there as SMT-LIB (`purpose` names the query)."""
+        written there as SMT-LIB (`purpose` names the query). `formulas`: how
+        many formulas the caller will assert (budget.charge_query)."""
         self.queries += 1
-        charge_query()           # its Python work counts on the kernel's total, before its limit is read
+        charge_query(formulas)   # its Python work counts on the kernel's total, before its limit is read
         s = LoggedSolver(f"{self.label}{self.queries:05d}.{self.topic}{purpose}", self, logic)
         s.topic = self.topic
         s.set("rlimit", self.limit(cap))
