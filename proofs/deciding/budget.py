@@ -60,8 +60,8 @@ total too, a fixed number of units per solver query (`charge_query`) and per
 recompiled copy (`charge_compile`), so that the total bounds a kernel's time
 and not only its solving (a generic kernel of 132 instances spent as much CPU
 outside z3 as inside it); so is the Python work that grows with what a query
-holds and how often a model is read: each formula a query asserts
-(`charge_query`'s `formulas`), each formula evaluated in a model
+holds and how often a model is read: each formula a query asserts past the
+first thousand (`charge_query`'s `formulas`), each formula evaluated in a model
 (`charge_evaluations`) and each thread copy encoded, by its instructions
 (`charge_encoding`). Counts, never seconds: the charges, like z3's units, are
 the same on every machine. A charge never takes the total past its limit.
@@ -113,23 +113,21 @@ QUERY_UNITS = 10_000
 COMPILE_UNITS = 3 * MEGA
 COMPILE_INSTANCE_UNITS = 60_000
 #: The Python work that grows with a query's size -- building and asserting each of
-#: its formulas --, charged per formula on top of QUERY_UNITS (`charge_query`):
-#: z3's own count does not see it, and a query of a hundred facts asked thousands
-#: of times (a kernel with many earlier counterexamples, an early probe in each of
-#: their launches) spent as much CPU building them as z3 spent on the checks.
+#: its formulas --, charged per formula past the first QUERY_FORMULAS on top of
+#: QUERY_UNITS (`charge_query`): asserting one costs about 9 us, so QUERY_UNITS
+#: already pays for a query of a thousand (the largest project kernels' queries hold
+#: about a hundred); a larger one is charged for the rest.
 FORMULA_UNITS = 10
+QUERY_FORMULAS = 1_000
 #: Evaluating one formula in a model (an earlier counterexample against a later
 #: query, a lazy fact against a model, a refinement's known model), charged per
 #: formula evaluated (`charge_evaluations`).
 EVALUATION_UNITS = 20
 #: Encoding one thread copy of a kernel into z3 terms (a proof context's
 #: `ThreadEncoding`) and deriving the facts about them its queries assert (launch
-#: geometry, product bounds: a walk of its terms), charged per copy
-#: (`charge_encoding`): ENCODING_UNITS, plus INSTRUCTION_UNITS for each instruction
-#: encoded. A generic kernel of 132 instances of 11 instructions encoded 766 copies,
-#: in 636 proof contexts (its suggestions' candidates each have one), and spent about
-#: as long deriving their facts as z3 spent on its queries.
-ENCODING_UNITS = 10_000
+#: geometry, product bounds: a walk of its terms), charged per instruction encoded
+#: (`charge_encoding`): about 22 ms for a copy of 68 instructions with its facts
+#: (a context's fixed part is paid for by its queries' QUERY_UNITS).
 INSTRUCTION_UNITS = 100
 #: Fixed random seeds of every solver.
 SEED = 0
@@ -317,10 +315,10 @@ def kernel_total(total: KernelTotal | None) -> Iterator[KernelTotal | None]:
 def charge_query(formulas: int = 0) -> None:
     """A solver query of `formulas` formulas is made: the total of the kernel in
     progress (when there is one) is charged QUERY_UNITS plus FORMULA_UNITS for each
-    formula, for the Python work around it, so that the total bounds the kernel's
-    time and not only its solving. A count of queries and formulas, never seconds:
-    the same kernel is charged the same on any machine."""
-    _charge_at_most_left(QUERY_UNITS + FORMULA_UNITS * max(0, int(formulas)))
+    formula past the first QUERY_FORMULAS, for the Python work around it, so that the
+    total bounds the kernel's time and not only its solving. A count of queries and
+    formulas, never seconds: the same kernel is charged the same on any machine."""
+    _charge_at_most_left(QUERY_UNITS + FORMULA_UNITS * max(0, int(formulas) - QUERY_FORMULAS))
 
 
 def charge_evaluations(formulas: int) -> None:
@@ -332,9 +330,9 @@ def charge_evaluations(formulas: int) -> None:
 
 def charge_encoding(instructions: int) -> None:
     """A thread copy of a kernel of `instructions` instructions was encoded: the
-    total in progress is charged ENCODING_UNITS plus INSTRUCTION_UNITS for each (a
-    count, never seconds)."""
-    _charge_at_most_left(ENCODING_UNITS + INSTRUCTION_UNITS * max(0, int(instructions)))
+    total in progress is charged INSTRUCTION_UNITS for each (a count, never seconds)."""
+    if instructions > 0:
+        _charge_at_most_left(INSTRUCTION_UNITS * int(instructions))
 
 
 def _charge_at_most_left(units: int) -> None:
