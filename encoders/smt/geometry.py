@@ -44,7 +44,7 @@ import z3
 from verikern.mir.types import I32, ScalarType
 
 from .semantics import int_binop
-from .terms import unseen_children
+from .terms import is_op, unseen_children
 
 
 def suffix_products(dims: Sequence[z3.ExprRef], t: ScalarType = I32) -> list:
@@ -134,7 +134,7 @@ def dim_factors(e: z3.ExprRef, dim_ids) -> list | None:
     dims alone."""
     if e.get_id() in dim_ids:
         return [e.get_id()]
-    if not z3.is_app_of(e, z3.Z3_OP_BMUL):
+    if not is_op(e, z3.Z3_OP_BMUL):
         return None
     out = []
     for a in e.children():
@@ -161,7 +161,7 @@ class DimProducts:
         if len(self._dims) < 2:
             return []
         for e in unseen_apps(formulas, self._seen):
-            if z3.is_app_of(e, z3.Z3_OP_BMUL):
+            if is_op(e, z3.Z3_OP_BMUL):
                 f = dim_factors(e, self._dims)
                 if f is not None and len(f) == len(set(f)) and e.size() == self._size.size():
                     one = z3.BitVecVal(1, e.size())
@@ -243,7 +243,7 @@ MAX_GUARD_LEAVES = 4
 def _product_leaves(e) -> list:
     """The factors of a product of non-literal terms (`(a * b) * c` ->
     [a, b, c]); `[e]` for any other term."""
-    if z3.is_app_of(e, z3.Z3_OP_BMUL) and e.num_args() == 2 and \
+    if is_op(e, z3.Z3_OP_BMUL) and e.num_args() == 2 and \
             not any(z3.is_bv_value(a) for a in e.children()):
         return _product_leaves(e.arg(0)) + _product_leaves(e.arg(1))
     return [e]
@@ -256,9 +256,9 @@ def _no_overflow(x, y):
 def _extended_bits(e) -> tuple[int, bool] | None:
     """(k, zero) when `e` is sign- (zero=False) or zero-extended (zero=True)
     from k bits, else None."""
-    if z3.is_app_of(e, z3.Z3_OP_SIGN_EXT):
+    if is_op(e, z3.Z3_OP_SIGN_EXT):
         return e.arg(0).size(), False
-    if z3.is_app_of(e, z3.Z3_OP_ZERO_EXT):
+    if is_op(e, z3.Z3_OP_ZERO_EXT):
         return e.arg(0).size(), True
     return None
 
@@ -383,7 +383,7 @@ class MonotoneProducts:
         """Record `e = a*w + x` (any operand order) and state injectivity
         against every recorded sum over the same `w`."""
         for prod, x in ((e.arg(0), e.arg(1)), (e.arg(1), e.arg(0))):
-            if not (z3.is_app_of(prod, z3.Z3_OP_BMUL) and prod.num_args() == 2) or \
+            if not (is_op(prod, z3.Z3_OP_BMUL) and prod.num_args() == 2) or \
                     any(z3.is_bv_value(c) for c in prod.children()):
                 continue
             for a, w in ((prod.arg(0), prod.arg(1)), (prod.arg(1), prod.arg(0))):
@@ -441,10 +441,10 @@ class MonotoneProducts:
 
     def for_formulas(self, formulas) -> list:
         for e in unseen_apps(formulas, self._seen):
-            if z3.is_app_of(e, z3.Z3_OP_BADD) and e.num_args() == 2:
+            if is_op(e, z3.Z3_OP_BADD) and e.num_args() == 2:
                 self._sum(e)
                 continue
-            if (z3.is_app_of(e, z3.Z3_OP_BSDIV) or z3.is_app_of(e, z3.Z3_OP_BSDIV_I)) \
+            if (is_op(e, z3.Z3_OP_BSDIV) or is_op(e, z3.Z3_OP_BSDIV_I)) \
                     and not z3.is_bv_value(e.arg(1)) \
                     and dim_factors(e.arg(1), self._dim_ids) is None:   # vk.tid()'s divisors
                 quotient = (e, e.arg(0), e.arg(1))
@@ -453,7 +453,7 @@ class MonotoneProducts:
                     if self._pairs < self.MAX_MONOTONE_PAIRS:
                         self._below_quotient(p, quotient)
                 continue
-            if not (z3.is_app_of(e, z3.Z3_OP_BMUL) and e.num_args() == 2) or \
+            if not (is_op(e, z3.Z3_OP_BMUL) and e.num_args() == 2) or \
                     any(z3.is_bv_value(a) for a in e.children()):
                 continue
             for quotient in self._quotients:

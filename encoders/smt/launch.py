@@ -162,6 +162,9 @@ class LaunchModel:
                 else:
                     self.scalars[p.value.id] = z3.BitVec(f"param_{p.name}", t.bits)
         self.facts: list[z3.BoolRef] = facts
+        #: launch_of's answers per model (kept with the model, so its id stays its own)
+        self._launches: dict[tuple[int, bool], tuple[z3.ModelRef, list[z3.BoolRef]]] = {}
+        self._free_terms: dict[bool, list[z3.ExprRef]] = {}
 
     def shape(self, array: ArrayRef, k: int) -> z3.BitVecRef:
         """Length of logical dimension k: symbolic for global arrays, the
@@ -227,12 +230,28 @@ class LaunchModel:
         array shapes of `model` (one counterexample), as equalities: a
         concrete launch in which to look for another violation (a search
         hint only, like `probes`); the parts the launch already fixes are
-        left out."""
-        terms = list(self.dims) + [self.block_dim]
-        if sizes:
-            terms += list(self.scalars.values()) + list(self.shapes.values())
-        return [t == model.eval(t, model_completion=True) for t in terms
-                if not (z3.is_bv_value(t) or z3.is_true(t) or z3.is_false(t))]
+        left out. Built once per model (a kernel asks it of each earlier
+        counterexample for every later query): the same equalities each time,
+        since a completed model keeps the values it completed."""
+        key = (id(model), sizes)
+        known = self._launches.get(key)
+        if known is not None and known[0] is model:
+            return list(known[1])
+        equalities = [t == model.eval(t, model_completion=True) for t in self.free_terms(sizes)]
+        self._launches[key] = (model, equalities)
+        return list(equalities)
+
+    def free_terms(self, sizes: bool = True) -> list[z3.ExprRef]:
+        """The launch dims and block size, and (`sizes`) scalar parameters and
+        array shapes, that the launch leaves free (not literals), in that order."""
+        terms = self._free_terms.get(sizes)
+        if terms is None:
+            terms = list(self.dims) + [self.block_dim]
+            if sizes:
+                terms += list(self.scalars.values()) + list(self.shapes.values())
+            terms = self._free_terms[sizes] = [
+                t for t in terms if not (z3.is_bv_value(t) or z3.is_true(t) or z3.is_false(t))]
+        return list(terms)
 
     def small_model_hints(self, size_limit: int = 4096, shape_limit: int = 4096,
                           scalar_limit: int | None = 4096,

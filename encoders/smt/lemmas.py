@@ -27,7 +27,7 @@ import z3
 
 from verikern.mir.nodes import Cast, Const, Value
 
-from .terms import unseen_children
+from .terms import is_op, unseen_children
 
 if TYPE_CHECKING:                     # the encoder imports this module
     from .encoder import ThreadEncoding
@@ -51,7 +51,7 @@ def _single_lemmas(r: z3.ExprRef) -> tuple[list[z3.BoolRef], list[z3.ExprRef]]:
         lemmas.append(z3.Implies(z3.And(n >= zero, n < d), r == n))
     else:
         lemmas.append(z3.Implies(z3.ULT(n, d), r == n))
-    if z3.is_app_of(n, z3.Z3_OP_BADD) and n.num_args() == 2:
+    if is_op(n, z3.Z3_OP_BADD) and n.num_args() == 2:
         for x, y in ((n.arg(0), n.arg(1)), (n.arg(1), n.arg(0))):
             if not y.eq(d):
                 continue

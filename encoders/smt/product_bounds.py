@@ -29,6 +29,7 @@ from __future__ import annotations
 import z3
 
 from .geometry import unseen_apps
+from .terms import is_op
 
 #: upper-bound candidates kept per term (the smallest ones): a premise a
 #: branch proposes may not hold where the product is used
@@ -49,7 +50,7 @@ def _nonneg_literal(e: z3.ExprRef) -> int | None:
 
 
 def _is_product(e: z3.ExprRef) -> bool:
-    return z3.is_app_of(e, z3.Z3_OP_BMUL) and e.num_args() == 2 and \
+    return is_op(e, z3.Z3_OP_BMUL) and e.num_args() == 2 and \
         not any(z3.is_bv_value(a) for a in e.children())
 
 
@@ -82,7 +83,7 @@ class ProductBounds:
         if lit is not None:
             return [lit]
         out = set(self._upper.get(e.get_id(), ()))
-        if z3.is_app_of(e, z3.Z3_OP_SIGN_EXT) or z3.is_app_of(e, z3.Z3_OP_ZERO_EXT):
+        if is_op(e, z3.Z3_OP_SIGN_EXT) or is_op(e, z3.Z3_OP_ZERO_EXT):
             out |= set(self._bounds(e.arg(0)))
         elif _is_product(e):
             out |= set(self._product(e))

@@ -9,6 +9,10 @@ sort, a reference count) before the walk can look at its id;
 `unseen_children` reads each child's id from the raw AST first and wraps
 only the children not yet seen.
 
+`is_op(e, kind)` is `z3.is_app_of(e, kind)` read off the raw AST, without
+wrapping the term's declaration in a Python object (the fact builders ask it
+of every term they visit, several kinds each).
+
 Invariant: `unseen_children(e, seen)` is `[c for c in e.children() if
 c.get_id() not in seen]`, in the same order and with the same wrappers, so
 a walk that pushes it instead of `e.children()` (and still checks `seen`
@@ -34,3 +38,12 @@ def unseen_children(e: z3.ExprRef, seen) -> list:
         if z3core.Z3_get_ast_id(ref, child) not in seen:
             out.append(_to_expr_ref(child, ctx))
     return out
+
+
+def is_op(e, kind: int) -> bool:
+    """`z3.is_app_of(e, kind)`: `e` is an application of an operator of `kind`
+    (z3.Z3_OP_*)."""
+    if not z3.is_app(e):
+        return False
+    ref = e.ctx_ref()
+    return z3core.Z3_get_decl_kind(ref, z3core.Z3_get_app_decl(ref, e.as_ast())) == kind

@@ -42,10 +42,11 @@ from __future__ import annotations
 import z3
 
 from .geometry import _half_width_product, _no_overflow, unseen_apps
+from .terms import is_op
 
 
 def _is_product(e: z3.ExprRef) -> bool:
-    return z3.is_app_of(e, z3.Z3_OP_BMUL) and e.num_args() == 2 and \
+    return is_op(e, z3.Z3_OP_BMUL) and e.num_args() == 2 and \
         not any(z3.is_bv_value(a) for a in e.children())
 
 
@@ -67,7 +68,7 @@ class WidenedProducts:
     def _twin(self, e: z3.ExprRef) -> z3.ExprRef | None:
         """The narrow term `e` may equal sign-extended: the operand of a sign
         extension, or the twin of a product (stated by a fact, not assumed)."""
-        if z3.is_app_of(e, z3.Z3_OP_SIGN_EXT):
+        if is_op(e, z3.Z3_OP_SIGN_EXT):
             return e.arg(0)
         if _is_product(e):
             return self._product(e)
@@ -102,7 +103,7 @@ class WidenedProducts:
 
     def _leaves(self, e: z3.ExprRef) -> list[z3.ExprRef]:
         """The narrow terms a wide product chain sign-extends."""
-        if z3.is_app_of(e, z3.Z3_OP_SIGN_EXT):
+        if is_op(e, z3.Z3_OP_SIGN_EXT):
             return [e.arg(0)]
         if _is_product(e):
             return self._leaves(e.arg(0)) + self._leaves(e.arg(1))

@@ -59,8 +59,12 @@ file for a suggestion's or a typing premise's re-proof -- is charged to the
 total too, a fixed number of units per solver query (`charge_query`) and per
 recompiled copy (`charge_compile`), so that the total bounds a kernel's time
 and not only its solving (a generic kernel of 132 instances spent as much CPU
-outside z3 as inside it). Counts, never seconds: the charges, like z3's units,
-are the same on every machine. A charge never takes the total past its limit.
+outside z3 as inside it); so is the Python work that grows with what a query
+holds and how often a model is read: each formula a query asserts past the
+first thousand (`charge_query`'s `formulas`), each formula evaluated in a model
+(`charge_evaluations`) and each thread copy encoded, by its instructions
+(`charge_encoding`). Counts, never seconds: the charges, like z3's units, are
+the same on every machine. A charge never takes the total past its limit.
 """
 from __future__ import annotations
 
@@ -108,6 +112,23 @@ QUERY_UNITS = 10_000
 #: COMPILE_INSTANCE_UNITS for each kernel instance it compiled.
 COMPILE_UNITS = 3 * MEGA
 COMPILE_INSTANCE_UNITS = 60_000
+#: The Python work that grows with a query's size -- building and asserting each of
+#: its formulas --, charged per formula past the first QUERY_FORMULAS on top of
+#: QUERY_UNITS (`charge_query`): asserting one costs about 9 us, so QUERY_UNITS
+#: already pays for a query of a thousand (the largest project kernels' queries hold
+#: about a hundred); a larger one is charged for the rest.
+FORMULA_UNITS = 10
+QUERY_FORMULAS = 1_000
+#: Evaluating one formula in a model (an earlier counterexample against a later
+#: query, a lazy fact against a model, a refinement's known model), charged per
+#: formula evaluated (`charge_evaluations`).
+EVALUATION_UNITS = 20
+#: Encoding one thread copy of a kernel into z3 terms (a proof context's
+#: `ThreadEncoding`) and deriving the facts about them its queries assert (launch
+#: geometry, product bounds: a walk of its terms), charged per instruction encoded
+#: (`charge_encoding`): about 22 ms for a copy of 68 instructions with its facts
+#: (a context's fixed part is paid for by its queries' QUERY_UNITS).
+INSTRUCTION_UNITS = 100
 #: Fixed random seeds of every solver.
 SEED = 0
 #: Wall-clock safety net of one check (seconds): far beyond what any budget
@@ -291,12 +312,27 @@ def kernel_total(total: KernelTotal | None) -> Iterator[KernelTotal | None]:
             outer._count, outer.counting = UnitCount.now(), True
 
 
-def charge_query() -> None:
-    """A solver query is made: the total of the kernel in progress (when there is
-    one) is charged QUERY_UNITS for the Python work around it, so that the total
-    bounds the kernel's time and not only its solving. A count of queries, never
-    seconds: the same kernel is charged the same on any machine."""
-    _charge_at_most_left(QUERY_UNITS)
+def charge_query(formulas: int = 0) -> None:
+    """A solver query of `formulas` formulas is made: the total of the kernel in
+    progress (when there is one) is charged QUERY_UNITS plus FORMULA_UNITS for each
+    formula past the first QUERY_FORMULAS, for the Python work around it, so that the
+    total bounds the kernel's time and not only its solving. A count of queries and
+    formulas, never seconds: the same kernel is charged the same on any machine."""
+    _charge_at_most_left(QUERY_UNITS + FORMULA_UNITS * max(0, int(formulas) - QUERY_FORMULAS))
+
+
+def charge_evaluations(formulas: int) -> None:
+    """`formulas` formulas were evaluated in a model: EVALUATION_UNITS each on the
+    total in progress (a count, never seconds)."""
+    if formulas > 0:
+        _charge_at_most_left(EVALUATION_UNITS * int(formulas))
+
+
+def charge_encoding(instructions: int) -> None:
+    """A thread copy of a kernel of `instructions` instructions was encoded: the
+    total in progress is charged INSTRUCTION_UNITS for each (a count, never seconds)."""
+    if instructions > 0:
+        _charge_at_most_left(INSTRUCTION_UNITS * int(instructions))
 
 
 def _charge_at_most_left(units: int) -> None:

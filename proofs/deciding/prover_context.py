@@ -30,11 +30,11 @@ from verikern.mir.facts import (
 from verikern.mir.nodes import Assert, BinOp, Const, Kernel, RequiresArray
 from verikern.mir.types import I32 as _I32
 
-from verikern.proofs.deciding.budget import MEGA
+from verikern.proofs.deciding.budget import MEGA, charge_encoding
 from verikern.proofs.deciding.session import SolverSession
 from verikern.proofs.deciding.content_facts import ContentFacts
 from verikern.proofs.analysis.intervals import IntervalMap
-from verikern.proofs.deciding.solving import check, first_model
+from verikern.proofs.deciding.solving import ModelTruths, check, first_model
 from verikern.proofs.deciding.houdini import houdini
 from verikern.proofs.deciding.integer_relaxation import IntegerRelaxation
 from verikern.proofs.deciding.invariants import HoudiniResult, generate_candidates, invariant_facts
@@ -90,6 +90,7 @@ class ProofContext:
             if isinstance(ins, RequiresArray):
                 self.contracts.setdefault(ins.array.name, []).append(ins)
         self._encodings: dict[tuple, ThreadEncoding] = {}
+        self._instructions = sum(1 for _ in kernel.instructions())   # one copy's to encode
         self._solvers: dict[tuple, list] = {}
         self._exit_facts: dict[tuple, list] = {}
         self._prior_access: dict[tuple, list] = {}
@@ -98,6 +99,8 @@ class ProofContext:
         # the models of the kernel's failures so far: a later query they
         # satisfy fails without a search (a read and a write of one element)
         self.failure_models: list[z3.ModelRef] = []
+        #: what each of them satisfies, evaluated once (solving.ModelTruths)
+        self.failure_truths = ModelTruths()
         # uninit's sample reader states (`uninit._first_sample`), in order
         self.uninit_samples: list[z3.ModelRef] = []
         # multi-dimensional accesses whose every index one query proved in bounds
@@ -217,6 +220,7 @@ class ProofContext:
                              if pid not in self.varying}
             suffix = "" if not shared_loops else "s" + str(len(self._encodings))
             enc = ThreadEncoding(self.kernel, self.shape, self.launch, tag + suffix, shared)
+            charge_encoding(self._instructions)    # its terms, on the kernel's total
             self._encodings[key] = enc
         return enc
 

@@ -90,17 +90,19 @@ def solve(ctx: ProofContext, encs: list[ThreadEncoding], query: list,
         small = model_value(seed, ctx.launch.size) <= max(t[0] for t in SMALL_MODEL_TIERS)
         own = ctx.launch.launch_of(seed, sizes=False) if small else None
         # a seed in an earlier counterexample's launch and sizes is small already
-        earlier = any(satisfies(m, ctx.launch.launch_of(seed)) for m in ctx.failure_models)
+        launch = ctx.launch.launch_of(seed)
+        earlier = any(ctx.failure_truths.satisfies(m, launch) for m in ctx.failure_models)
         model = first_model(ctx.budget, refine(seed, own), "smaller-model", known=seed,
                             satisfied=base, known_small=earlier) or seed
         ctx.failure_models.append(model)
         return Answer(Status.FAILED, model)
+    truths = ctx.failure_truths
     for known in ctx.failure_models:
         # an earlier failure's model, when it is one of this query (the
         # query's own formulas first: they rule most models out at once) and
         # keeps the threads' earlier accesses in bounds (replay reaches it)
-        if satisfies(known, query) and satisfies(known, facts) and \
-                satisfies(known, _clean_path_hints(ctx, encs, sites, prefer)):
+        if truths.satisfies(known, query) and truths.satisfies(known, facts) and \
+                truths.satisfies(known, _clean_path_hints(ctx, encs, sites, prefer)):
             return Answer(Status.FAILED, known)
     abstract = ctx.abstract(base + abstraction_geometry_facts(ctx.launch, encs))
     answer = decide(ctx.budget, base, abstract=abstract, abstract_cap=QUICK_RLIMIT,

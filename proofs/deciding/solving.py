@@ -31,7 +31,7 @@ from typing import Callable, Iterable, Sequence
 import z3
 
 from verikern.encoders.smt.launch import LazyFact
-from verikern.proofs.deciding.budget import MEGA, unknown_reason
+from verikern.proofs.deciding.budget import MEGA, charge_evaluations, unknown_reason
 from verikern.proofs.deciding.session import SolverSession
 from verikern.proofs.deciding.integer_relaxation import IntegerRelaxation
 from verikern.proofs.obligations import Status
@@ -74,8 +74,8 @@ def check(budget: SolverSession, formulas: Sequence, cap: int | None = None,
     eager = [f for f in formulas if not isinstance(f, LazyFact)]
     first = max(1, budget.limit(cap) // LAZY_SHARE) if lazy else cap
     while True:
-        s = budget.solver(first, purpose, logic)
-        s.add(*eager)
+        s = budget.solver(first, purpose, logic, formulas=len(eager))
+        s.add_all(eager)
         res = s.check()
         if res == z3.unknown and lazy and escalate:
             eager, lazy, first = eager + lazy, [], cap
@@ -84,6 +84,7 @@ def check(budget: SolverSession, formulas: Sequence, cap: int | None = None,
         if res != z3.sat:
             return res, None, s
         model = s.model()
+        charge_evaluations(len(lazy))
         broken = [f for f in lazy if not z3.is_true(model.eval(f, model_completion=True))]
         if not broken:
             return res, model, s
@@ -148,8 +149,51 @@ def relaxed_unsat(budget: SolverSession, formulas: Sequence, purpose: str,
 
 def satisfies(model: z3.ModelRef, formulas: Iterable) -> bool:
     """Every formula evaluates to true in `model` (completed where it leaves
-    a constant free): then `model` is a model of `formulas`."""
-    return all(z3.is_true(model.eval(f, model_completion=True)) for f in formulas)
+    a constant free): then `model` is a model of `formulas`. Each formula
+    evaluated is charged to the kernel's total (budget.charge_evaluations)."""
+    evaluated = 0
+    try:
+        for f in formulas:
+            evaluated += 1
+            if not z3.is_true(model.eval(f, model_completion=True)):
+                return False
+        return True
+    finally:
+        charge_evaluations(evaluated)
+
+
+class ModelTruths:
+    """`satisfies` for models asked about the same formulas again and again
+    (a kernel's earlier counterexamples, against each later query's facts):
+    each formula is evaluated in a model once, then its truth is remembered.
+    The same answers as `satisfies`, in the same order of evaluation: model
+    completion fixes what it completes at the first evaluation, so a later
+    one would give the same value. The memo keeps its models and formulas,
+    so their ids stay their own; only the evaluations made are charged to
+    the kernel's total (budget.charge_evaluations). Mutable on purpose: it
+    only grows."""
+
+    def __init__(self) -> None:
+        self._truths: dict[int, tuple[z3.ModelRef, dict[int, tuple[z3.ExprRef, bool]]]] = {}
+
+    def satisfies(self, model: z3.ModelRef, formulas: Iterable) -> bool:
+        entry = self._truths.get(id(model))
+        if entry is None or entry[0] is not model:
+            entry = self._truths[id(model)] = (model, {})
+        known = entry[1]
+        evaluated = 0
+        try:
+            for f in formulas:
+                fid = f.get_id()
+                seen = known.get(fid)
+                if seen is None:
+                    evaluated += 1
+                    seen = known[fid] = (f, z3.is_true(model.eval(f, model_completion=True)))
+                if not seen[1]:
+                    return False
+            return True
+        finally:
+            charge_evaluations(evaluated)
 
 
 def first_model(budget: SolverSession, attempts: Iterable[Attempt], purpose: str,
@@ -243,4 +287,4 @@ def _refined(budget, model, satisfied, probe, refine, purpose, small=False) -> z
                        known=model, satisfied=satisfied, known_small=small) or model
 
 
-__all__ = ["Answer", "Attempt", "check", "first_model", "decide", "satisfies"]
+__all__ = ["Answer", "Attempt", "ModelTruths", "check", "first_model", "decide", "satisfies"]

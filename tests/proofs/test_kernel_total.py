@@ -108,7 +108,7 @@ def test_a_failure_decided_first_stays_failed_and_a_suggestion_cut_short_is_neve
 
 
 def test_the_instances_of_a_generic_kernel_share_its_total_whatever_the_cache_holds(tmp_path):
-    # 11 instances, each proved on about 140,000 units (its queries' charges included): a
+    # 11 instances, each proved on about 145,000 units (its Python work's charges included): a
     # total of 1.56 million gives each an equal share of what is left (budget.kernel_part),
     # which decides some and leaves the others unknown, saying so; none is FAILED
     plain = prove_file(GENERIC, kernel_budget=1.56)

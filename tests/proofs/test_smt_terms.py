@@ -10,7 +10,7 @@ import z3
 
 from verikern.encoders.smt import geometry
 from verikern.encoders.smt.geometry import unseen_apps
-from verikern.encoders.smt.terms import unseen_children
+from verikern.encoders.smt.terms import is_op, unseen_children
 
 
 def _random_dag(seed: int, size: int = 300) -> list:
@@ -48,3 +48,18 @@ def test_a_walk_visits_the_same_terms_in_the_same_order_across_calls(monkeypatch
     old = [[e.get_id() for e in unseen_apps(batch, seen_old)] for batch in batches]
     assert new == old and all(new)
     assert seen_new.keys() == seen_old.keys()
+
+
+def test_is_op_answers_as_is_app_of_for_every_kind_of_term():
+    """is_op reads the operator off the raw AST: the same answer as z3.is_app_of
+    for products, sums, extensions, divisions, literals, constants, Booleans and
+    a quantifier, whatever kind is asked."""
+    x, y = z3.BitVecs("x y", 8)
+    b = z3.Bool("b")
+    terms = [x * y, x + y, x, z3.BitVecVal(3, 8), z3.SignExt(2, x), z3.ZeroExt(2, x), b,
+             z3.And(b, b), x / y, z3.UDiv(x, y), z3.ForAll([x], x * y == y * x)]
+    kinds = [z3.Z3_OP_BMUL, z3.Z3_OP_BADD, z3.Z3_OP_SIGN_EXT, z3.Z3_OP_ZERO_EXT, z3.Z3_OP_BSDIV,
+             z3.Z3_OP_BSDIV_I, z3.Z3_OP_BUDIV, z3.Z3_OP_AND, z3.Z3_OP_BNUM, z3.Z3_OP_UNINTERPRETED]
+    answers = [[is_op(e, k) for k in kinds] for e in terms]
+    assert answers == [[z3.is_app_of(e, k) for k in kinds] for e in terms]
+    assert sum(map(sum, answers)) >= 8        # each term of an operator kind says so
