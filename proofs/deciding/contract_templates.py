@@ -65,6 +65,7 @@ class _Deps:
     step: int = 0                                 # the constant o > 0 of an index `i + o`
     type_lengths: set = field(default_factory=set)   # 2**bits of a uint8/uint16 value indexed by
     capped: set = field(default_factory=set)     # (index array, length) its elements are compared with
+    own_indexes: set | None = None               # index arrays the index itself reads (None: all)
 
 
 class _Walker:
@@ -228,6 +229,20 @@ class _Walker:
                     out.setdefault(load.array.name, set()).add((length.array.name, length.dim))
         return out
 
+    def own_deps(self, op) -> _Deps:
+        """What `op` itself reads, its guards left out."""
+        d = _Deps()
+        self._walk([op], d, set(), core=None)
+        return d
+
+    def reads_thread(self, op) -> bool:
+        """`op` itself (its guards left out) is computed from a thread id or a
+        launch dimension: false for a loop counter over a length (`for i in
+        range(n_total)`), an element of an index array (`idx[i]`: loads are
+        not looked through) and a constant."""
+        d = self.own_deps(op)
+        return d.thread or bool(d.launch)
+
     def loaded_index_array(self, op, depth: int = 0) -> str | None:
         """The int32 1-d global array `op` is an element of (through casts), else None."""
         ins = self.defs.get(op.id) if isinstance(op, Value) and depth < 4 else None
@@ -335,6 +350,8 @@ def _length_atoms(kernel: Kernel, s: Term, d: _Deps, k: int, written: set) -> li
             out.append(Atom("all_in_range", rhs=Term("shape", name, m, offset=1), array=idx, family=-1))
     capped = {idx for idx, _ in d.capped}
     for idx in sorted(d.indexes):
+        if d.own_indexes is not None and idx not in d.own_indexes and idx not in d.ends:
+            continue      # read only by a guard (`if batch_idx[i] == b`): its elements index nothing here
         if idx != s.name and idx not in written and idx not in capped:
             # (a capped array's padding equals its guard's length: no `[0, s)` for it)
             if idx in d.ends:
@@ -439,8 +456,9 @@ def _thread_product_atoms(kernel: Kernel, w: _Walker, index) -> list[Atom]:
 
 def _indirect_ranked(a: Atom, s: Term, d: _Deps) -> Atom:
     """`a` re-ranked for an index that is no thread id: a chunked one (`start =
-    t * per_thread`, launched with `ceil(n / per_thread)` threads) or an element
-    of an index array (`out[idx[i]]`). The length covers the count `n` the index
+    t * per_thread`, launched with `ceil(n / per_thread)` threads), an element
+    of an index array (`out[idx[i]]`) or one computed from no thread id at all
+    (a loop counter `for i in range(positions.shape[0])`). The length covers the count `n` the index
     is guarded or clamped at (`if start >= n: return`, `wp.min(start +
     per_thread, n)`) -- first; a relation between the length and the launch,
     which such launches do not keep, last. Only ranks: every candidate is
@@ -483,6 +501,7 @@ def candidates(kernel: Kernel, spec: ObligationSpec, walker: "_Walker | None" = 
         d.consts |= {c + step for c in d.consts if 0 < step and c + step < 2 ** 30}
         d.type_lengths = {c + step for c in d.type_lengths} if step > 0 else d.type_lengths
         d.capped = {(idx, length) for idx in d.indexes for length in w.capped.get(idx, ())}
+        d.own_indexes = w.own_deps(ins.indices[spec.dim]).indexes
         out = _length_atoms(kernel, s, d, spec.dim, w.written)
         index = ins.indices[spec.dim]
         chunked = _thread_product_atoms(kernel, w, index)
@@ -490,7 +509,7 @@ def candidates(kernel: Kernel, spec: ObligationSpec, walker: "_Walker | None" = 
         # start `t * per_thread` (+ a constant) is no flat index of a length
         flat = [] if chunked and not w.sums_indices(index) else \
             _product_atoms(kernel, s, d, w.strides(index))
-        if chunked or w.loaded_index_array(index) is not None:
+        if chunked or not w.reads_thread(index):
             out = [_indirect_ranked(a, s, d) for a in out]
         out = _offset_atoms(w, s, index) + chunked + flat + out
         if isinstance(index, Const) and 0 <= index.value < 2 ** 30:

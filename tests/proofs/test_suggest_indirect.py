@@ -54,6 +54,27 @@ def segment_argmax(x: wp.array(dtype=wp.float32), idx: wp.array(dtype=wp.int32),
             wp.atomic_max(arg, s, i)
 '''
 
+PER_SYSTEM = HEAD + '''@wp.kernel
+def per_system(batch_idx: wp.array(dtype=wp.int32), cosines: wp.array2d(dtype=wp.float32),
+               positions: wp.array(dtype=wp.float32), w: wp.array2d(dtype=wp.float32),
+               out: wp.array2d(dtype=wp.float32)):
+    b, k = wp.tid()
+    n_total = batch_idx.shape[0]
+    acc = float(0.0)
+    for i in range(n_total):
+        if batch_idx[i] == b:
+            acc += cosines[k, i] * positions[i]
+    out[b, k] = acc * w[b, k]
+'''
+
+COMPONENTS = HEAD + '''@wp.kernel
+def five_components(x: wp.array(dtype=wp.float32), out: wp.array2d(dtype=wp.float32)):
+    i = wp.tid()
+    out[i, 0] = x[i]
+    out[i, 2] = 2.0 * x[i]
+    out[i, 4] = 4.0 * x[i]
+'''
+
 
 def _suggested(source: str, name: str):
     (report,) = prove_source(source, f"{name}.py", suggest=True)
@@ -155,3 +176,42 @@ def test_a_chunked_scatter_read_one_past_gets_no_contract_admitting_the_bad_laun
     inputs = [np.zeros(7, dtype=np.float32), np.array([0, 0, 0, 1, 1, 2, 2], dtype=np.int32),
               np.zeros(3, dtype=np.float32), np.zeros(3, dtype=np.int32), np.int32(7), np.int32(3)]
     _refused_if_proved(bad, "segment_argmax", tmp_path, 3, inputs)
+
+
+def test_a_loop_over_every_atom_ties_what_it_reads_to_the_atom_count_not_the_launch(tmp_path):
+    """nvalchemi's `_batch_project_kphase_grad_kernel`: each (system, k) thread
+    loops over every atom and keeps its system's (`if batch_idx[i] == b`). The
+    loop counter is no thread id: the per-atom arrays cover the atom count, not
+    a launch dimension, and `batch_idx`, read only by the guard, gets no range."""
+    report = _suggested(PER_SYSTEM, "per_system")
+    req = report.suggested_requires
+    assert "batch_idx.shape[0] <= cosines.shape[1]" in req and "batch_idx.shape[0] <= positions.shape[0]" in req, req
+    assert not any("all_in_range(batch_idx" in r for r in req), req
+    assert not any(r.startswith("positions.shape[0]") and "launch_dim" in r for r in req), req
+    assert report.proved_under_suggestion is True
+    module = _pasted_module(report, PER_SYSTEM, tmp_path, "per_system_pasted", shown=False)
+    batch_idx = np.array([0, 0, 1, 1, 1], dtype=np.int32)
+    rng = np.random.default_rng(7)
+    cosines = rng.standard_normal((3, 5)).astype(np.float32)
+    positions = rng.standard_normal(5).astype(np.float32)
+    w = rng.standard_normal((2, 3)).astype(np.float32)
+    out = np.zeros((2, 3), dtype=np.float32)
+    vk.check_launch(module.per_system, (2, 3), [batch_idx, cosines, positions, w, out])
+    vk.launch(module.per_system, (2, 3), inputs=[batch_idx, cosines, positions, w, out], device="cpu")
+    expected = np.array([[(cosines[k] * positions * (batch_idx == b)).sum() * w[b, k] for k in range(3)]
+                         for b in range(2)], dtype=np.float32)
+    np.testing.assert_allclose(out, expected, rtol=1e-5)
+
+
+def test_a_loop_over_one_atom_too_many_gets_no_contract_admitting_the_bad_launch(tmp_path):
+    bad = PER_SYSTEM.replace("range(n_total)", "range(n_total + 1)")
+    inputs = [np.array([0, 0, 1], dtype=np.int32), np.zeros((3, 3), dtype=np.float32),
+              np.zeros(3, dtype=np.float32), np.zeros((2, 3), dtype=np.float32), np.zeros((2, 3), dtype=np.float32)]
+    _refused_if_proved(bad, "per_system", tmp_path, (2, 3), inputs)
+
+
+def test_a_component_bound_implied_by_a_larger_one_is_left_out():
+    report = _suggested(COMPONENTS, "five_components")
+    assert "out.shape[1] > 4" in report.suggested_requires, report.suggested_requires
+    assert not any(r in report.suggested_requires for r in ("out.shape[1] > 0", "out.shape[1] > 2"))
+    assert report.proved_under_suggestion is True
