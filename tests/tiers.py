@@ -89,7 +89,7 @@ SLOW_FILES = frozenset({
     "tests/warp_compat/test_warp_configuration.py",  # real Warp, as above (three configurations)
     "tests/warp_compat/test_warp_local_structs.py",  # real Warp (compiles kernels with clang)
     "tests/warp_compat/test_warp_length_generic.py",  # real Warp (compiles kernels with clang)
-    "tests/proofs/test_suggest_indirect.py",       # 4 suggestions searched and re-proved, 5-12 s each
+    "tests/proofs/test_suggest_indirect.py",       # 7 suggestions searched and re-proved, 5-12 s each
 })
 
 SLOW_TESTS = frozenset({

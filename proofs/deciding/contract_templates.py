@@ -454,20 +454,23 @@ def _thread_product_atoms(kernel: Kernel, w: _Walker, index) -> list[Atom]:
     return out
 
 
-def _indirect_ranked(a: Atom, s: Term, d: _Deps) -> Atom:
+def _indirect_ranked(a: Atom, s: Term, d: _Deps, chunk: tuple = ()) -> Atom:
     """`a` re-ranked for an index that is no thread id: a chunked one (`start =
     t * per_thread`, launched with `ceil(n / per_thread)` threads), an element
     of an index array (`out[idx[i]]`) or one computed from no thread id at all
     (a loop counter `for i in range(positions.shape[0])`). The length covers the count `n` the index
     is guarded or clamped at (`if start >= n: return`, `wp.min(start +
     per_thread, n)`) -- first; a relation between the length and the launch,
-    which such launches do not keep, last. Only ranks: every candidate is
-    still proved."""
+    which such launches do not keep, last; `chunk` (the chunk's int32 fit
+    and positive count, `_thread_product_atoms`) is picked with that count
+    (`Atom.companions`): without them a chunk start may wrap, and the query
+    deciding the index without them can spend the search's whole work. Only
+    ranks: every candidate is still proved."""
     launch = any(t.kind == "launch" for t in (a.lhs, a.rhs))
     if launch and a.op in ("eq", "le", "lt"):
         return replace(a, family=a.family + 10, weaker=a.weaker and replace(a.weaker, family=a.family + 10))
     if a.op == "le" and a.rhs == s and a.lhs.kind == "param" and a.lhs.name in d.bounds:
-        return replace(a, family=-1)
+        return replace(a, family=-1, companions=a.companions + chunk)
     return a
 
 
@@ -510,7 +513,7 @@ def candidates(kernel: Kernel, spec: ObligationSpec, walker: "_Walker | None" = 
         flat = [] if chunked and not w.sums_indices(index) else \
             _product_atoms(kernel, s, d, w.strides(index))
         if chunked or not w.reads_thread(index):
-            out = [_indirect_ranked(a, s, d) for a in out]
+            out = [_indirect_ranked(a, s, d, tuple(chunked)) for a in out]
         out = _offset_atoms(w, s, index) + chunked + flat + out
         if isinstance(index, Const) and 0 <= index.value < 2 ** 30:
             # `out[0]` (a result, a count): the array holds that element, whatever the

@@ -334,6 +334,9 @@ def suggest_contract(kernel: Kernel, obligations, *, dims=None, block_dim=None,
         res = search.decide(chosen, pending, skip=waits)
         if res is None:
             break
+        LOG.debug("suggest: round picks %s: %s (%d units spent)", [a.text(kernel.launch_ndim) for a in picks],
+                  {f"{s.loc.line}:{s.loc.col}": (ob.status.value if ob is not None else None)
+                   for s, ob in res.items()}, search.spent)
         stale = {s for s in pending if s not in res}
         for spec, ob in res.items():
             if ob is not None and ob.status is Status.PROVED:
