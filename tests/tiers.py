@@ -92,6 +92,7 @@ SLOW_FILES = frozenset({
     "tests/proofs/test_suggest_segment_heads.py",  # 5 suggestion searches and re-proofs (about 20 CPU s)
     "tests/proofs/test_suggest_strides.py",  # 2 suggestion searches and re-proofs (about 10 CPU s)
     "tests/warp_compat/test_warp_struct_generic.py",  # real Warp (compiles kernels with clang)
+    "tests/proofs/test_suggest_indirect.py",       # 7 suggestions searched and re-proved, 5-12 s each
 })
 
 SLOW_TESTS = frozenset({

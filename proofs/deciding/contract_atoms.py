@@ -280,12 +280,15 @@ def holds(a: Atom, cex) -> bool | None:
         shape = cex.shapes.get(a.array)
         if not shape or not shape[0]:      # an empty index array: the value came from nowhere
             return None
-        listed = {int(i): v for i, v in cex.arrays.get(a.array, {}).items()}
+        listed = {int(i): v for i, v in cex.arrays.get(a.array, {}).items()}   # flat indices
         values = [int(v) for v in listed.values() if isinstance(v, int)]
-        if shape[0] > len(listed):
+        size = 1
+        for n in shape:
+            size *= n
+        if size > len(listed):
             values.append(0)               # every element not listed is 0
         if a.op == "all_distinct":
-            return len(set(values)) == len(values) and shape[0] <= len(listed) + 1
+            return len(set(values)) == len(values) and size <= len(listed) + 1
         if a.op == "all_sorted":           # listed elements in index order, the rest 0
             row = [int(listed.get(j, 0)) for j in range(shape[0])] if shape[0] <= 4096 else None
             return None if row is None else all(x <= y for x, y in zip(row, row[1:]))

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field, replace
 from verikern.mir import facts
 from verikern.mir.cfg import dominators
 from verikern.mir.nodes import (
-    Assert, BinOp, Branch, Cast, Compare, Const, Kernel, Load, Operand, Phi,
+    ArrayRef, Assert, BinOp, Branch, Cast, Compare, Const, Kernel, Load, Operand, Phi,
     ParamOrigin, ScalarParam, ShapeOf, Special, Value,
 )
 from verikern.mir.types import I32
@@ -67,6 +67,8 @@ class _Deps:
     step: int = 0                                 # the constant o > 0 of an index `i + o`
     element: str | None = None                    # the int32 array the index is an element of
     type_lengths: set = field(default_factory=set)   # 2**bits of a uint8/uint16 value indexed by
+    capped: set = field(default_factory=set)     # (index array, length) its elements are compared with
+    own_indexes: set | None = None               # index arrays the index itself reads (None: all)
 
 
 class _Walker:
@@ -77,6 +79,9 @@ class _Walker:
                        if isinstance(p, ScalarParam) and p.value.type == I32
                        and p.origin is not ParamOrigin.COMPONENT}
         self.written = {ins.array.name for _, ins in kernel.instructions() if facts.writes_memory(ins)}
+        # `vk.all_distinct` / `vk.all_sorted` are for 1-d arrays only (docs/LANGUAGE.md section 5)
+        self.flat = {p.name for p in kernel.params if isinstance(p, ArrayRef) and p.ndim == 1}
+        self.capped = self._capped_index_arrays()
         self.dom = dominators(kernel)
         self.sites = {id(ins): (b.label, i) for b in kernel.blocks for i, ins in enumerate(b.instrs)}
 
@@ -162,8 +167,8 @@ class _Walker:
             elif isinstance(ins, Load):
                 arr = ins.array
                 d.loads.add(self.sites[id(ins)])
-                if arr.space == "global" and arr.dtype == I32 and arr.ndim == 1 and not arr.inner:
-                    d.indexes.add(arr.name)
+                if arr.space == "global" and arr.dtype == I32 and not arr.inner:
+                    d.indexes.add(arr.name)      # any rank: `j = neighbor_matrix[i, slot]`
             elif isinstance(ins, Phi) or not facts.accesses_memory(ins):   # arithmetic, phis
                 if isinstance(ins, BinOp) and ins.op == "mul":
                     for side in (ins.lhs, ins.rhs):
@@ -208,6 +213,38 @@ class _Walker:
             return set()
         name = self.loaded_index_array(below[1])
         return {name} if name is not None else set()
+
+    def _capped_index_arrays(self) -> dict[str, set]:
+        """Index array -> the lengths `(x, k)` one of its elements is ordered
+        against anywhere in the kernel (`j = neighbor_matrix[i, slot]`, then
+        `if j >= num_atoms: continue` with `num_atoms = positions.shape[0]`):
+        elements of an int32 global array of any rank, loaded and compared as
+        they are (no arithmetic between)."""
+        out: dict[str, set] = {}
+        for _, ins in self.kernel.instructions():
+            if not isinstance(ins, Compare) or ins.op not in ("lt", "le", "gt", "ge"):
+                continue
+            for side, other in ((ins.lhs, ins.rhs), (ins.rhs, ins.lhs)):
+                load = self.defs.get(side.id) if isinstance(side, Value) else None
+                length = self.defs.get(other.id) if isinstance(other, Value) else None
+                if isinstance(load, Load) and isinstance(length, ShapeOf) and length.array.space == "global" \
+                        and load.array.space == "global" and load.array.dtype == I32 and not load.array.inner:
+                    out.setdefault(load.array.name, set()).add((length.array.name, length.dim))
+        return out
+
+    def own_deps(self, op) -> _Deps:
+        """What `op` itself reads, its guards left out."""
+        d = _Deps()
+        self._walk([op], d, set(), core=None)
+        return d
+
+    def reads_thread(self, op) -> bool:
+        """`op` itself (its guards left out) is computed from a thread id or a
+        launch dimension: false for a loop counter over a length (`for i in
+        range(n_total)`), an element of an index array (`idx[i]`: loads are
+        not looked through) and a constant."""
+        d = self.own_deps(op)
+        return d.thread or bool(d.launch)
 
     def loaded_index_array(self, op, depth: int = 0) -> str | None:
         """The int32 1-d global array `op` is an element of (through casts), else None."""
@@ -308,8 +345,18 @@ def _length_atoms(kernel: Kernel, s: Term, d: _Deps, k: int, written: set) -> li
         out.append(Atom("eq", s, lt, family=2 - scaled, weaker=Atom("le", lt, s, family=2 - scaled)))
         if d.step == 1:   # `off[s + 1]`: one more element than threads (`vk.launch_dim() < off.shape[0]`)
             out.append(Atom("lt", lt, s, family=2 - scaled))
-    for idx in sorted(d.indexes):
+    for idx, (name, m) in sorted(d.capped):
         if idx != s.name and idx not in written:
+            # the kernel compares the array's elements with a length and skips those
+            # at or past it (`if j >= num_atoms: continue`): padding equal to the length
+            # is legal, a negative element is not -- first, the guard covers the upper end
+            out.append(Atom("all_in_range", rhs=Term("shape", name, m, offset=1), array=idx, family=-1))
+    capped = {idx for idx, _ in d.capped}
+    for idx in sorted(d.indexes):
+        if d.own_indexes is not None and idx not in d.own_indexes and idx not in d.ends:
+            continue      # read only by a guard (`if batch_idx[i] == b`): its elements index nothing here
+        if idx != s.name and idx not in written and idx not in capped:
+            # (a capped array's padding equals its guard's length: no `[0, s)` for it)
             if idx in d.ends:
                 # the index stays below an element (`if i < count[0]`, `for k in
                 # range(off[s], off[s + 1])`): an element may equal the length --
@@ -412,6 +459,26 @@ def _thread_product_atoms(kernel: Kernel, w: _Walker, index) -> list[Atom]:
     return out
 
 
+def _indirect_ranked(a: Atom, s: Term, d: _Deps, chunk: tuple = ()) -> Atom:
+    """`a` re-ranked for an index that is no thread id: a chunked one (`start =
+    t * per_thread`, launched with `ceil(n / per_thread)` threads), an element
+    of an index array (`out[idx[i]]`) or one computed from no thread id at all
+    (a loop counter `for i in range(positions.shape[0])`). The length covers the count `n` the index
+    is guarded or clamped at (`if start >= n: return`, `wp.min(start +
+    per_thread, n)`) -- first; a relation between the length and the launch,
+    which such launches do not keep, last; `chunk` (the chunk's int32 fit
+    and positive count, `_thread_product_atoms`) is picked with that count
+    (`Atom.companions`): without them a chunk start may wrap, and the query
+    deciding the index without them can spend the search's whole work. Only
+    ranks: every candidate is still proved."""
+    launch = any(t.kind == "launch" for t in (a.lhs, a.rhs))
+    if launch and a.op in ("eq", "le", "lt"):
+        return replace(a, family=a.family + 10, weaker=a.weaker and replace(a.weaker, family=a.family + 10))
+    if a.op == "le" and a.rhs == s and a.lhs.kind == "param" and a.lhs.name in d.bounds:
+        return replace(a, family=-1, companions=a.companions + chunk)
+    return a
+
+
 def _scalar_atoms(kernel: Kernel, d: _Deps) -> list[Atom]:
     out = [Atom("gt", param_term(kernel, p), ZERO, family=0) for p in sorted(d.params)]
     out += [Atom("gt", Term("shape", n, m), ZERO, family=1) for n, m in sorted(d.shapes)]
@@ -442,6 +509,8 @@ def candidates(kernel: Kernel, spec: ObligationSpec, walker: "_Walker | None" = 
         step = d.step = w.offset(ins.indices[spec.dim])
         d.consts |= {c + step for c in d.consts if 0 < step and c + step < 2 ** 30}
         d.type_lengths = {c + step for c in d.type_lengths} if step > 0 else d.type_lengths
+        d.capped = {(idx, length) for idx in d.indexes for length in w.capped.get(idx, ())}
+        d.own_indexes = w.own_deps(ins.indices[spec.dim]).indexes
         out = _length_atoms(kernel, s, d, spec.dim, w.written)
         index = ins.indices[spec.dim]
         chunked = _thread_product_atoms(kernel, w, index)
@@ -449,6 +518,8 @@ def candidates(kernel: Kernel, spec: ObligationSpec, walker: "_Walker | None" = 
         # start `t * per_thread` (+ a constant) is no flat index of a length
         flat = [] if chunked and not w.sums_indices(index) else \
             _product_atoms(kernel, s, d, w.strides(index))
+        if chunked or not w.reads_thread(index):
+            out = [_indirect_ranked(a, s, d, tuple(chunked)) for a in out]
         out = _offset_atoms(w, s, index) + chunked + flat + out
         if w.sums_indices(index):    # `s * 36 + beta * 12 + ...`: a row of strides, first
             out = stride_length_atoms(s, d.shapes, d.scales) + out
@@ -473,7 +544,7 @@ def candidates(kernel: Kernel, spec: ObligationSpec, walker: "_Walker | None" = 
             per_thread = per_thread or d.thread or bool(d.launch) or bool(d.indexes)
             if facts.writes_memory(access) and access.array.space == "global":
                 out += [Atom("all_distinct", array=i, family=1) for i in sorted(d.indexes)
-                        if i not in w.written]
+                        if i not in w.written and i in w.flat]
                 # a segment `for k in range(off[s], off[s + 1])` written: CSR offsets are sorted
                 site = spec.site if access is ins else spec.other
                 ends = w.deps(access.indices[:access.array.ndim], site[0]).ends

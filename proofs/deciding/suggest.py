@@ -24,7 +24,13 @@ Invariants:
   precondition (it only removes launches);
 - the search spends at most `budget_units` z3 resource units (counted, not
   timed; a round that starts within the budget may overshoot it by its
-  last check); out of budget, it reports what it has.
+  last check); out of budget, it reports what it has -- except the final
+  check of the obligations the proof left unknown, which, when the search's
+  own units are spent, gets a kernel's work of its own (budget.separate_work,
+  within the kernel's total), as the pasted contract's re-proof does;
+- obligations the rounds left undecided (waiting for an upstream load when
+  the rounds stopped) are decided under the final conjunction before
+  `proved` is set.
 """
 from __future__ import annotations
 
@@ -35,7 +41,8 @@ import z3
 
 from verikern.mir.nodes import Kernel
 from verikern.proofs.deciding.budget import (
-    fresh_context, own_context, rlimit_count, total_exhausted, total_exhausted_text, total_left,
+    fresh_context, own_context, rlimit_count, separate_work, total_exhausted, total_exhausted_text,
+    total_left,
 )
 from verikern.proofs.deciding.session import SolverSession
 from verikern.proofs.deciding.contract_asserts import asserted_atoms
@@ -327,6 +334,9 @@ def suggest_contract(kernel: Kernel, obligations, *, dims=None, block_dim=None,
         res = search.decide(chosen, pending, skip=waits)
         if res is None:
             break
+        LOG.debug("suggest: round picks %s: %s (%d units spent)", [a.text(kernel.launch_ndim) for a in picks],
+                  {f"{s.loc.line}:{s.loc.col}": (ob.status.value if ob is not None else None)
+                   for s, ob in res.items()}, search.spent)
         stale = {s for s in pending if s not in res}
         for spec, ob in res.items():
             if ob is not None and ob.status is Status.PROVED:
@@ -341,9 +351,17 @@ def suggest_contract(kernel: Kernel, obligations, *, dims=None, block_dim=None,
         return None
     chosen = _minimise(search, chosen, basis, why, cands)
     chosen = [a for a in chosen if not _implied(a, chosen)]
+    if pending and not total_exhausted():
+        # obligations the rounds left undecided under the final conjunction (one that
+        # waited for an upstream load, a round that stopped early): decided under it
+        # now, by the same deciders, each one's proof a proof under the contract
+        pending = [] if search.proves(chosen, pending) is True else pending
     proved = not pending
     if proved and unknown:
-        proved = search.proves(chosen, unknown) is True
+        verdict = search.proves(chosen, unknown)
+        if verdict is None and not total_exhausted():
+            verdict = _unknown_decided_apart(search, chosen, unknown)
+        proved = verdict is True
     chosen.sort(key=lambda a: (a.is_array_contract, _param_rank(kernel, a), a.text(kernel.launch_ndim)))
     LOG.info("%s: suggested %s (%s, %d z3 units)", kernel.name,
              [a.text(kernel.launch_ndim) for a in chosen], "proved" if proved else "not proved",
@@ -353,9 +371,28 @@ def suggest_contract(kernel: Kernel, obligations, *, dims=None, block_dim=None,
                       None if proved or not total_exhausted() else total_exhausted_text())
 
 
+def _unknown_decided_apart(search: _Search, chosen: list[Atom], unknown: list) -> bool | None:
+    """The obligations the proof left unknown, decided under the final
+    conjunction with work of their own (budget.separate_work, as the re-proof
+    of the pasted contract gets) when the search spent its own on proving the
+    failed ones: True only when z3 proves each (the ordinary deciders on the
+    extended kernel), None when that work runs out too."""
+    with separate_work(search.per_check) as own:
+        apart = _Search(search.kernel, search.dims, search.block_dim, search.per_check, own.limit,
+                        search.options, search.label)
+        apart.houdini = search.houdini
+        return apart.proves(chosen, unknown)
+
+
 def _implied(a: Atom, chosen: list[Atom]) -> bool:
     """`a` is `x <= y` and another conjunct says `x < y` or `x == y` (in machine
-    arithmetic too): dropping it changes nothing the contract admits."""
+    arithmetic too), or `a` is `x > c` and another says `x > d` for literals
+    d > c (`output.shape[3] > 2` beside `output.shape[3] > 4`): dropping it
+    changes nothing the contract admits."""
+    if a.op == "gt" and a.rhs.kind == "const" and a.rhs.scale == 1 and a.rhs.offset == 0:
+        return any(b is not a and b.op == "gt" and b.lhs == a.lhs and b.rhs.kind == "const"
+                   and not b.rhs.wide and not a.rhs.wide and b.rhs.scale == 1 and b.rhs.offset == 0
+                   and b.rhs.index > a.rhs.index for b in chosen)
     if a.op != "le":
         return False
     return any(b is not a and ((b.op == "lt" and (b.lhs, b.rhs) == (a.lhs, a.rhs))
