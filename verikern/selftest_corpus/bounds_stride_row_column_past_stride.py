@@ -8,7 +8,7 @@ import verikern as vk
 @vk.kernel
 def reduce_rows(grad: vk.array3d(dtype=vk.float64), contribs: vk.array2d(dtype=vk.float64),
                 out: vk.array2d(dtype=vk.float64)):
-    vk.requires(vk.launch_dim() <= grad.shape[0] and 4 <= grad.shape[2])
+    vk.requires(vk.launch_dim() <= grad.shape[0] and grad.shape[2] == 4)
     vk.requires(vk.launch_dim() <= contribs.shape[0])
     vk.requires(vk.int64(12) * vk.int64(grad.shape[1]) <= vk.int64(contribs.shape[1]))
     vk.requires(vk.launch_dim() <= out.shape[0] and 3 <= out.shape[1])

@@ -31,6 +31,7 @@ OVERRIDES = {
     "ok_transpose_tiled": ((2, 512), 256, {"a": (50, 60), "out": (60, 50)}),
     "bounds_transpose_tiled_no_edge_guard": ((2, 512), 256, {"a": (50, 60), "out": (60, 50)}),
     "bounds_uint32_product_int64_wraps": (1, 1, {"out": (1,)}),
+    "ok_stride_row_int64_length": (256, 64, {"grad": (256, 3, 4), "contribs": (256, 36), "out": (256, 3)}),
 }
 
 
