@@ -8,18 +8,14 @@ charged outside a total, and a proof that the charges leave short of work ends
 cut short is never proved under."""
 from __future__ import annotations
 
-import textwrap
-
 from verikern.app import suggestion
 from verikern.app.prove import prove_file
 from verikern.proofs.deciding import budget as work
 from verikern.proofs.deciding import session
 from verikern.proofs.deciding.budget import MEGA, fresh_context, kernel_total, new_total
-from verikern.proofs.obligations import KernelStatus, Status
+from verikern.proofs.obligations import KernelStatus
 
-from shared_helpers import CORPUS
-
-MATMUL = str(CORPUS / "ok_matmul_tiled.py")
+from kernel_total_helpers import MATMUL, UNGUARDED, assert_cut_short_is_unknown
 
 
 def test_a_query_and_a_recompile_charge_the_total_in_progress_at_most_what_it_has_left():
@@ -70,28 +66,7 @@ def test_every_query_of_a_proof_is_charged_and_a_proof_the_charges_leave_short_i
     between = (solving.units + charged.units) / 2 / MEGA
     _, uncharged = _queries_and_units(monkeypatch, 0, kernel_budget=between)
     assert uncharged.status is KernelStatus.PROVED
-    runs = [prove_file(MATMUL, kernel_budget=between)[0] for _ in range(2)]
-    rep = runs[0]
-    assert rep.status is KernelStatus.UNKNOWN
-    assert not any(o.status is Status.FAILED for o in rep.obligations)
-    undecided = [o for o in rep.obligations if o.status is Status.UNKNOWN]
-    assert undecided and all("the kernel's total work budget was spent" in (o.reason or "") and
-                             "each solver query and recompiled copy charged" in (o.reason or "")
-                             for o in undecided)
-    assert rep.units < between * MEGA + MEGA // 10       # a hard bound (z3 stops a check a few units late)
-    assert [(o.loc, o.status, o.reason) for o in rep.obligations] == \
-        [(o.loc, o.status, o.reason) for o in runs[1].obligations]
-
-
-UNGUARDED = textwrap.dedent('''\
-    import warp as wp
-
-
-    @wp.kernel
-    def shift(src: wp.array(dtype=float), dst: wp.array(dtype=float)):
-        i = wp.tid()
-        dst[i] = src[i + 1]
-    ''')
+    assert_cut_short_is_unknown(MATMUL, between, "each solver query and recompiled copy charged")
 
 
 def test_a_suggestion_whose_recompile_spends_the_total_is_never_proved_under(tmp_path, monkeypatch):

@@ -8,16 +8,12 @@ these charges overrun ends `unknown` naming the total -- never `proved`, and
 never "proved under the suggestion"."""
 from __future__ import annotations
 
-import textwrap
-
 from verikern.app.prove import prove_file
 from verikern.proofs.deciding import budget as work
 from verikern.proofs.deciding.budget import MEGA, fresh_context, kernel_total, new_total
 from verikern.proofs.obligations import KernelStatus, Status
 
-from shared_helpers import CORPUS
-
-MATMUL = str(CORPUS / "ok_matmul_tiled.py")
+from kernel_total_helpers import MATMUL, UNGUARDED, assert_cut_short_is_unknown
 CHARGES = ("FORMULA_UNITS", "EVALUATION_UNITS", "INSTRUCTION_UNITS")
 
 
@@ -97,27 +93,7 @@ def test_the_term_charges_are_counts_the_same_on_every_run_and_cut_a_proof_short
     between = (charged.units + uncharged.units) / 2 / MEGA
     (fits,), _ = _recorded(monkeypatch, MATMUL, zero=True, kernel_budget=between)
     assert fits.status is KernelStatus.PROVED
-    runs = [prove_file(MATMUL, kernel_budget=between)[0] for _ in range(2)]
-    rep = runs[0]
-    assert rep.status is KernelStatus.UNKNOWN
-    assert not any(o.status is Status.FAILED for o in rep.obligations)
-    undecided = [o for o in rep.obligations if o.status is Status.UNKNOWN]
-    assert undecided and all("the kernel's total work budget was spent" in (o.reason or "")
-                             for o in undecided)
-    assert rep.units <= between * MEGA + MEGA // 10
-    assert [(o.loc, o.status, o.reason) for o in rep.obligations] == \
-        [(o.loc, o.status, o.reason) for o in runs[1].obligations]
-
-
-UNGUARDED = textwrap.dedent('''\
-    import warp as wp
-
-
-    @wp.kernel
-    def shift(src: wp.array(dtype=float), dst: wp.array(dtype=float)):
-        i = wp.tid()
-        dst[i] = src[i + 1]
-    ''')
+    assert_cut_short_is_unknown(MATMUL, between)
 
 
 def test_a_suggestion_the_term_charges_leave_short_is_never_proved_under(tmp_path, monkeypatch):
