@@ -114,3 +114,23 @@ def two(x: wp.array(dtype=Any), out: wp.array(dtype=Any)):
     call, name, what = _outside_call(src, "two")
     assert (name, what) == ("tile", "tiles")
     assert (call.lineno, call.col_offset + 1) == marker_loc(src, "wp.tile(x[i])")
+
+
+def test_a_func_of_the_module_shadowing_a_warp_tile_name_is_no_tile():
+    src = HEAD + """
+from warp import tile_sum
+
+
+@wp.func
+def tile_sum(v: Any):
+    return v + v
+
+
+@wp.kernel
+def own(x: wp.array(dtype=Any), out: wp.array(dtype=Any)):
+    i = wp.tid()
+    out[i] = tile_sum(x[i])
+"""
+    assert _outside_call(src, "own") is None
+    assert _outside_call(src.replace("out[i] = tile_sum(x[i])", "out[i] = wp.tile_sum(x[i])"),
+                         "own")[1:] == ("tile_sum", "tiles")

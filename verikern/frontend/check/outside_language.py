@@ -35,6 +35,8 @@ def unconditional_outside_call(info, fn: ast.FunctionDef) -> tuple[ast.Call, str
     bound = {a.arg for a in fn.args.args} | {n.id for n in ast.walk(fn)
                                              if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
     for call in _built_calls(info, fn.body, bound):
+        if isinstance(call.func, ast.Name) and call.func.id in info.funcs:
+            continue    # the module's own func of that name (`from warp import tile` shadowed)
         name = info.dsl_name(call.func)
         what = outside_construct(name) if name is not None else None
         if what is not None:
