@@ -70,6 +70,15 @@ def callee_name(chk, func: ast.AST) -> tuple[str, str]:
                     "only verikern builtins and @vk.func functions can be called in kernels")
 
 
+def outside_language_error(error, node: ast.Call, name: str, construct: str):
+    """The located error of `node`, a call of Warp's builtin `name` of a construct
+    outside the language (`error`: a checker's or a module's `error`)."""
+    return error(f"wp.{name}() uses {construct}, which are outside verikern's language "
+                 "(docs/LANGUAGE.md section 2)", node.func, "outside-language",
+                 "verikern cannot prove this kernel; keep it out of `verikern prove` "
+                 "or rewrite it over arrays")
+
+
 def transform_args(chk, node: ast.Call) -> list:
     """`wp.transform(p=..., q=...)` (p may be positional): [p, q]."""
     given = dict(zip(("p", "q"), node.args))
@@ -194,10 +203,7 @@ def check_call(chk, node: ast.Call, expected) -> H.Expr:
         return check_type_constructor(chk, node, name)
     outside = outside_construct(name)
     if outside is not None:
-        raise chk.error(f"wp.{name}() uses {outside}, which are outside verikern's language "
-                        "(docs/LANGUAGE.md section 2)", node.func, "outside-language",
-                        "verikern cannot prove this kernel; keep it out of `verikern prove` "
-                        "or rewrite it over arrays")
+        raise outside_language_error(chk.error, node, name, outside)
     loc = chk.loc(node)
     args = node.args
     t = SCALAR_ALIASES.get(name) or value_type_by_name(name)

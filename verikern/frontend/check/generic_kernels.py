@@ -47,6 +47,9 @@ Invariants:
   when that proof proves every obligation, it covers every instantiation
   (those enumerated here and the rest) and `verikern prove` reports them all
   proved by it; otherwise the verdicts above stand;
+- a kernel whose own body calls tiles (or another construct outside the
+  language) where Warp always builds it is that located error, whatever
+  its typing (outside_language.py);
 - when no typing giving every generic parameter the same type type-checks,
   the typing to start the per-group search from is searched one parameter
   at a time (generic_start.py).
@@ -78,6 +81,7 @@ from .generic_probed import module_vector_types, probed_typings
 from .generic_scalars import integer_division_at
 from .generic_hints import implicated
 from .generic_start import search_typing
+from .outside_language import outside_kernel_error
 from .generic_lengths import length_instances, length_patterns
 from .generic_struct_candidates import struct_instances
 
@@ -582,6 +586,8 @@ def kernel_instances(info: ModuleInfo, registry, only=None) -> list[Instance]:
             out.append(Instance(d, d.node.name, d.node.name))
             continue
         try:
+            if (outside := outside_kernel_error(info, d.node)) is not None:
+                raise outside       # every typing reaches it: no instance to check (outside_language.py)
             e = _Enumerator(info, d, registry)
             declared = e.declared()
             seen = {i.name for i in declared}
