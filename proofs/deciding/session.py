@@ -6,10 +6,7 @@ its deterministic work budget (proofs.deciding.budget), names their queries
 `SolverSettings` say, writes each query as SMT-LIB 2 (`--dump-smt`) and has a
 second solver re-decide each answer (`--cross-check`,
 proofs.deciding.crosscheck); it keeps the cross-check records and, when
-asked, the queries' text (`captured`). It also remembers the decided answers
-of its queries (`recall`, `remember`): a query asked again with the same
-formulas -- the same live terms of the same z3 context -- gets the answer and
-model z3 gave the first time, without a solver; the memory keeps no term alive.
+asked, the queries' text (`captured`).
 
 Invariant: the settings come from the run's options (verikern.app.prove's
 ProofOptions -> `solver_settings`), never from the environment, so they
@@ -23,7 +20,6 @@ import contextlib
 import contextvars
 import logging
 import time
-import weakref
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
@@ -99,9 +95,6 @@ class SolverSession:
         self.cross_checks: list = []   # proofs.deciding.crosscheck.CrossCheck, in query order
         #: when a list: every decided query as (name, topic, answer, SMT-LIB text)
         self.captured: list | None = None
-        #: the decided queries so far (`recall`): (logic, their formulas' term ids) -> answer
-        self._decided: dict[tuple[str, frozenset[int]], _Remembered] = {}
-        self.recalled = 0        # queries answered by `recall` (no solver made)
 
     @classmethod
     def from_megaunits(cls, budget: float | None, label: str = "",
@@ -133,46 +126,6 @@ class SolverSession:
             self.captured.extend((name, self.topic, answer, text)
                                  for name, _topic, answer, text in captured)
 
-    def _memo_key(self, formulas, logic: str) -> tuple[str, frozenset[int]] | None:
-        """The key of a query of `formulas` in `logic` (None: it is not remembered).
-        Not with a dump folder, a cross-check solver or captured text: those
-        list every query an obligation rests on, each asked."""
-        if self.settings.dump_smt or self.settings.cross_check or self.captured is not None:
-            return None
-        return logic, frozenset(f.get_id() for f in formulas)
-
-    def recall(self, formulas, logic: str = "QF_BV") -> "DecidedQuery | None":
-        """The answer (sat with its model, or unsat) z3 gave an earlier query of
-        this session with the same formulas (in any order) in the same context,
-        or None. Sound: sat and unsat are facts of the formulas, whatever the
-        work limit was; an undecided answer is never remembered (a later check
-        may have more work). Deterministic: which queries come again follows
-        from the proof's own order of queries and its terms' lifetimes."""
-        key = self._memo_key(formulas, logic)
-        hit = self._decided.get(key) if key is not None else None
-        if hit is None or key is None:
-            return None
-        answer = hit.alive(z3.main_ctx())
-        if answer is None:
-            del self._decided[key]       # a term or the model was freed: its id may be another's
-            return None
-        self.recalled += 1
-        LOG.debug("%s%05d.%s: %s again (0 z3 units)", self.label, self.queries, self.topic,
-                  answer[0])
-        return DecidedQuery(answer[0], answer[1])
-
-    def remember(self, formulas, answer: z3.CheckSatResult, model: z3.ModelRef | None,
-                 logic: str = "QF_BV") -> None:
-        """Keep a decided answer (sat with a model of every one of `formulas`,
-        or unsat) for `recall`; an undecided one is not kept."""
-        if answer not in (z3.sat, z3.unsat) or (answer == z3.sat and model is None):
-            return
-        key = self._memo_key(formulas, logic)
-        if key is not None:
-            self._decided[key] = _Remembered(
-                answer, weakref.ref(model) if model is not None else None,
-                tuple(weakref.ref(f) for f in formulas))
-
     def limit(self, cap: int | None = None) -> int:
         """The rlimit of the next check: the per-check budget, at most `cap`
         and what the session has left, at least MIN_CHECK_RLIMIT (or `cap`
@@ -203,41 +156,6 @@ class SolverSession:
         s.set("random_seed", SEED)
         s.set("timeout", int(SAFETY_NET_S * 1000))
         return s
-
-
-@dataclass(frozen=True)
-class DecidedQuery:
-    """A recalled query's answer (SolverSession.recall): `answer` sat with
-    `model` (a model of every formula of the query) or unsat (`model` None)."""
-
-    answer: z3.CheckSatResult
-    model: z3.ModelRef | None = None
-
-
-@dataclass(frozen=True)
-class _Remembered:
-    """A decided query as remembered: its answer, and weak references to its
-    model and formulas. Weak, so that remembering keeps no term alive: z3's
-    search depends on which term ids are free (budget.z3_memory_order), and
-    a memory that kept terms would change the units and models of every later
-    query. A term id identifies a term only while the term lives: a live
-    formula holds its term, so while every one is alive (and in the current
-    context) the key's ids are still these terms'."""
-
-    answer: z3.CheckSatResult
-    model: "weakref.ref | None"
-    formulas: tuple
-
-    def alive(self, ctx: z3.Context) -> "tuple[z3.CheckSatResult, z3.ModelRef | None] | None":
-        """(answer, model) while the model and every formula live in `ctx`, else None."""
-        for ref in self.formulas:
-            f = ref()
-            if f is None or f.ctx is not ctx:
-                return None
-        model = self.model() if self.model is not None else None
-        if self.model is not None and model is None:
-            return None
-        return self.answer, model
 
 
 class LoggedSolver(z3.Solver):
@@ -301,5 +219,5 @@ def _safe(name: str) -> str:
     return "".join(c if c.isalnum() or c in "._-" else "_" for c in name)
 
 
-__all__ = ["DecidedQuery", "LoggedSolver", "NO_SETTINGS", "SolverSession", "SolverSettings", "current_settings",
+__all__ = ["LoggedSolver", "NO_SETTINGS", "SolverSession", "SolverSettings", "current_settings",
            "solver_settings"]

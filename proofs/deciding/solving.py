@@ -57,10 +57,8 @@ class Answer:
 
 def check(budget: SolverSession, formulas: Sequence, cap: int | None = None,
           purpose: str = "check", logic: str = "QF_BV",
-          escalate: bool = True) -> tuple[z3.CheckSatResult, z3.ModelRef | None, z3.Solver | None]:
-    """One query: (answer, model when sat, the solver; None when the session
-    recalled the answer of an earlier query of the same formulas, which it
-    does for sat and unsat only: SolverSession.recall).
+          escalate: bool = True) -> tuple[z3.CheckSatResult, z3.ModelRef | None, z3.Solver]:
+    """One query: (answer, model when sat, the solver).
 
     Lazy facts (encoders.smt.launch.LazyFact) are left out at first, with
     1/LAZY_SHARE of the check's work: `unsat` without them is `unsat` with
@@ -72,9 +70,6 @@ def check(budget: SolverSession, formulas: Sequence, cap: int | None = None,
     them), the whole query is asked -- unless `escalate` is False (a short
     look, whose miss costs only that first attempt), which then answers
     `unknown`. So the answer is always the whole query's."""
-    known = budget.recall(formulas, logic)
-    if known is not None:
-        return known.answer, known.model, None
     lazy = [f for f in formulas if isinstance(f, LazyFact)]
     eager = [f for f in formulas if not isinstance(f, LazyFact)]
     first = max(1, budget.limit(cap) // LAZY_SHARE) if lazy else cap
@@ -87,13 +82,11 @@ def check(budget: SolverSession, formulas: Sequence, cap: int | None = None,
             purpose = purpose if purpose.endswith("+lazy") else purpose + "+lazy"
             continue
         if res != z3.sat:
-            budget.remember(formulas, res, None, logic)
             return res, None, s
         model = s.model()
         charge_evaluations(len(lazy))
         broken = [f for f in lazy if not z3.is_true(model.eval(f, model_completion=True))]
         if not broken:
-            budget.remember(formulas, res, model, logic)
             return res, model, s
         eager += broken
         lazy = [f for f in lazy if all(not f.eq(b) for b in broken)]
@@ -103,7 +96,7 @@ def check(budget: SolverSession, formulas: Sequence, cap: int | None = None,
 
 def _abstract_quick(budget: SolverSession, abstract: list, cap: int | None,
                     relaxation: IntegerRelaxation | None,
-                    purpose: str) -> tuple[bool | None, z3.Solver | None, bool]:
+                    purpose: str) -> tuple[bool | None, z3.Solver, bool]:
     """Whether the abstract query is unsat: True when it is, bit-blasted
     within ABSTRACT_FIRST_RLIMIT units (almost every abstract query is
     decided there) or by its integer relaxation; False when it is not (sat,
