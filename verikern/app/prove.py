@@ -347,7 +347,7 @@ def _compile_and_prove(compile_module, file: str, kernel, opts: ProofOptions,
         with part_of(kr), kernel_work(whole):
             report = _prove_scoped(kr.mir, file, dataclasses.replace(opts, suggest=False) if given else opts,
                                    data, cache, getattr(module, "imports", ()),
-                                   reuse=None if given else siblings.of(base(kr)))
+                                   reuse=None if given else siblings.of(base(kr)), shared=siblings.pasted)
         if not given:
             siblings.note(base(kr), report)
         if given:
@@ -383,21 +383,22 @@ def _parts(chosen, oblivious: dict, base) -> dict[str, int]:
 
 
 def _prove_scoped(kernel_mir, file: str, opts: ProofOptions, data: bytes | None,
-                  cache, imports: tuple = (), reuse=None) -> KernelReport:
+                  cache, imports: tuple = (), reuse=None, shared: dict | None = None) -> KernelReport:
     """prove_mir with the report's scope (proofs.reporting.scope) attached, through `cache` when given
     (`imports`: (path, sha256) of the project modules the file imports from, part of the key);
     every solver session of the proof and of its suggestion takes `opts.solver_settings`.
     `reuse`: (requires, decorators) of a contract a sibling instance was proved under
     (app.sibling_contracts), tried first when the kernel fails: re-proved on this
     kernel's pasted source, and only when that proves is it this kernel's suggestion,
-    without a search of its own."""
+    without a search of its own. `shared`: the pasted files compiled for this kernel's
+    instances (app.suggestion.pasted_kernel)."""
 
     with solver_settings(opts.solver_settings):
-        return _prove_scoped_with_settings(kernel_mir, file, opts, data, cache, imports, reuse)
+        return _prove_scoped_with_settings(kernel_mir, file, opts, data, cache, imports, reuse, shared)
 
 
 def _prove_scoped_with_settings(kernel_mir, file: str, opts: ProofOptions, data: bytes | None,
-                                cache, imports: tuple, reuse=None) -> KernelReport:
+                                cache, imports: tuple, reuse=None, shared: dict | None = None) -> KernelReport:
     start = time.perf_counter()
     source = data.decode("utf-8", "replace") if data is not None else None
     scope = scope_of(kernel_mir, source=source, source_sha256=sha256_bytes(data) if data is not None else None,
@@ -421,7 +422,8 @@ def _prove_scoped_with_settings(kernel_mir, file: str, opts: ProofOptions, data:
             return dataclasses.replace(with_cached(hit, time.perf_counter() - start), scope=scope)
     when, by = computed_stamp()
     checks: dict = {"dims": opts.dims, "block_dim": opts.block_dim, "budget": opts.budget,
-                    "max_array_bytes": opts.max_array_bytes, "engine": opts.engine, "unwind": opts.unwind}
+                    "max_array_bytes": opts.max_array_bytes, "engine": opts.engine, "unwind": opts.unwind,
+                    "shared": shared}
     first = None
     if reuse is not None and opts.suggest and source is not None:
         first = SiblingContracts.trial(reuse, source, checks)

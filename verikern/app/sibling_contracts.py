@@ -19,7 +19,9 @@ Invariants:
   search runs as before;
 - what the trial spends counts on the instance's share like a search would, so
   the verdicts stay deterministic (the same instances in the same order try the
-  same contracts), and the contract tried is part of the proof-cache key.
+  same contracts), and the contract tried is part of the proof-cache key; the
+  pasted file is compiled once for all of them (`pasted`) and charged to each as
+  a compile, so the units do not depend on what was compiled before.
 """
 from __future__ import annotations
 
@@ -42,6 +44,9 @@ class SiblingContracts:
 
     def __init__(self) -> None:
         self._found: dict[str, Contract] = {}
+        #: the pasted files compiled (app.suggestion.pasted_kernel's `shared`): a contract's
+        #: pasted file is compiled once for every instance that re-proves it
+        self.pasted: dict = {}
 
     def of(self, kernel: str) -> Contract | None:
         """The contract to try first on an instance of `kernel`, or None."""

@@ -11,6 +11,8 @@ from __future__ import annotations
 import pytest
 
 import verikern.app.prove as app_prove
+import verikern.app.sibling_contracts as sibling_contracts
+import verikern.app.suggestion as suggestion
 import verikern.proofs.pipeline as pipeline
 from verikern.app.prove import prove_source
 from verikern.proofs.obligations import KernelStatus
@@ -79,9 +81,37 @@ def test_a_sibling_contract_is_proved_under_only_where_its_re_proof_proves(searc
     assert _as_written_under(contract, "gather_doubled[int8]") is KernelStatus.FAILED
 
 
-def test_the_reused_contract_spends_the_same_units_on_every_run(searches):
-    runs = [[(r.kernel, r.status, r.suggested_decorators, r.proved_under_suggestion, r.units)
-             for r in prove_source(GATHER, "g.py", kernel=",".join(INSTANCES), suggest=True)]
-            for _ in range(2)]
+class _Forgets(dict):
+    """A memo of pasted files that keeps nothing: every pasted file compiled again."""
+
+    def __setitem__(self, key, value) -> None:
+        pass
+
+
+def _run() -> list:
+    return [(r.kernel, r.status, r.suggested_decorators, r.proved_under_suggestion, r.units)
+            for r in prove_source(GATHER, "g.py", kernel=",".join(INSTANCES), suggest=True)]
+
+
+def test_the_reused_contract_spends_the_same_units_on_every_run(searches, monkeypatch):
+    compiles: list[str] = []
+    compile_source = suggestion.compile_source
+
+    def counted(text, *args, **kwargs):
+        compiles.append(kwargs.get("configuration"))
+        return compile_source(text, *args, **kwargs)
+
+    monkeypatch.setattr(suggestion, "compile_source", counted)
+    runs = [_run() for _ in range(2)]
     assert runs[0] == runs[1]
     assert searches == ["gather_doubled__int32", "gather_doubled__int8"] * 2
+    # the contract's pasted file is compiled once a run for the four re-proofs under it
+    assert compiles == ["gather_doubled__int32"] * 2
+    # and charged as a compile each time: the units are those of compiling it every time
+    monkeypatch.setattr(sibling_contracts.SiblingContracts, "__init__", _forgetful_init)
+    compiles.clear()
+    assert _run() == runs[0] and len(compiles) == 4     # int8: its trial and its own search
+
+
+def _forgetful_init(self) -> None:
+    self._found, self.pasted = {}, _Forgets()
