@@ -26,7 +26,7 @@ import functools
 import logging
 import time
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 from verikern.encoders.smt.launch import launch_option_error
 from verikern.errors import VerikernError
@@ -241,7 +241,8 @@ def _join(first: str | None, second: str) -> str:
 def prove_mir(kernel_mir, *, file: str, dims=None, block_dim=None, budget: float | None = None,
               prover=None, replayer=None, replay: bool = True,
               max_array_bytes: int | None = None, suggest: bool = False,
-              engine: str = "z3", unwind: int | None = None) -> KernelReport:
+              engine: str = "z3", unwind: int | None = None,
+              before_search: Callable[[KernelReport], KernelReport | None] | None = None) -> KernelReport:
     """Prove one compiled kernel and replay its failures (`replay=False`
     skips replay: failures keep `confirmed=None` and are never downgraded).
     `max_array_bytes`: the bound on every array's size in bytes the proof
@@ -255,7 +256,10 @@ def prove_mir(kernel_mir, *, file: str, dims=None, block_dim=None, budget: float
     `suggest`: for a FAILED kernel, also search a suggested contract
     (proofs.deciding.suggest) within work of its own, as much as the
     kernel's (budget.separate_work); the report carries it, and its status
-    stays FAILED.
+    stays FAILED. `before_search`: for such a kernel, called first with its
+    report (no suggestion yet); a report it returns is the result and no search
+    runs (the application tries a contract a sibling instance was proved under,
+    whose re-proof on this instance it checks itself), None goes on to the search.
     `engine`: "z3", "cbmc" or "z3,cbmc" (proofs.deciding.engines; both:
     each engine's verdicts settled by replay, then combined, disagreements
     flagged); `unwind`: CBMC's unwinding depth (None: read off the kernel).
@@ -272,11 +276,11 @@ def prove_mir(kernel_mir, *, file: str, dims=None, block_dim=None, budget: float
     # instance and the suggestion's re-proof -- may own it already)
     with kernel_work(kernel_work_limit(per_check_units(budget))):
         return _prove_metered(kernel_mir, file, dims, block_dim, budget, deciders, engines,
-                              replayer, replay, max_array_bytes, suggest, start)
+                              replayer, replay, max_array_bytes, suggest, start, before_search)
 
 
 def _prove_metered(kernel_mir, file, dims, block_dim, budget, deciders, engines, replayer,
-                   replay, max_array_bytes, suggest, start) -> KernelReport:
+                   replay, max_array_bytes, suggest, start, before_search=None) -> KernelReport:
     line = kernel_mir.loc.line
     try:
         fresh_context()
@@ -320,6 +324,11 @@ def _prove_metered(kernel_mir, file, dims, block_dim, budget, deciders, engines,
              spent / MEGA)
     suggestion = None
     extra: dict = {}
+    if suggest and status is KernelStatus.FAILED and before_search is not None:
+        given = before_search(KernelReport(file, kernel_mir.name, status, time.perf_counter() - start,
+                                           obligations=tuple(obligations), line=line))
+        if given is not None:
+            return given
     if suggest and status is KernelStatus.FAILED:
         suggestion = _suggest(kernel_mir, decided, sites, dims, block_dim, solver_budget,
                               launch_options)

@@ -93,6 +93,7 @@ SLOW_FILES = frozenset({
     "tests/proofs/test_suggest_strides.py",  # 2 suggestion searches and re-proofs (about 10 CPU s)
     "tests/warp_compat/test_warp_struct_generic.py",  # real Warp (compiles kernels with clang)
     "tests/proofs/test_suggest_indirect.py",       # 7 suggestions searched and re-proved, 5-12 s each
+    "tests/cli/prove/test_premise_proved_under_first.py",  # 11 instances and their premise's re-proof (16 CPU s)
 })
 
 SLOW_TESTS = frozenset({
@@ -226,6 +227,12 @@ SLOW_TESTS = frozenset({
     # tier keeps their accounting (test_each_term_charge_is_...) and a suggestion they cut short
     "tests/proofs/test_kernel_total_term_charges.py::"
     "test_the_term_charges_are_counts_the_same_on_every_run_and_cut_a_proof_short",
+    # four instances searched and re-proved three times, with and without the reserve (about 8 CPU s);
+    # the fast tier keeps the reserve's accounting (test_a_part_share_leaves_the_reserve_out_...)
+    "tests/proofs/test_suggestion_reserve.py::test_the_reserve_lets_a_starved_instance_re_prove_its_contract",
+    # three instances, two searches and their re-proofs, twice (about 6 CPU s); the fast tier keeps
+    # the near miss (test_a_sibling_contract_is_proved_under_only_where_its_re_proof_proves)
+    "tests/cli/prove/test_sibling_contracts.py::test_the_reused_contract_spends_the_same_units_on_every_run",
 })
 
 FAST_PARAMS = {

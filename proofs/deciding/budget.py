@@ -53,6 +53,19 @@ what it has proved, and a suggested contract that was not re-proved is not
 charged the units its report recorded, and what the total had left when it
 started is part of its cache key, so the verdicts do not depend on the cache.
 
+With `--suggest`, a kernel of more than one part (instances, its type-oblivious
+proof) holds SUGGESTION_RESERVE of its total back from the parts' shares
+(`reserved_total`, `KernelTotal.held`): a suggested contract's search, its
+example launch and its re-proof (the `separate_work` blocks inside a part) may
+spend the part's share and then what is left of that reserve; what a part
+drew from it (its units past its share) is no longer held when the part ends
+(`kernel_part`). A failed instance's search and the pasted contract's re-proof
+are so no longer starved by a proof that spent its whole share (session 20: 8
+of 15 failures in the project samples). The reserve left after the last part
+is the typing-premise search's, as the rest of the total is. Counts, never
+seconds: what is held follows from the units spent, and it is part of the
+cache key (`allowance`).
+
 z3's count covers z3's own work only; the Python work around it -- encoding each
 obligation, building each solver, compiling the pasted copies of the kernel's
 file for a suggestion's or a typing premise's re-proof -- is charged to the
@@ -129,6 +142,12 @@ EVALUATION_UNITS = 20
 #: (`charge_encoding`): about 22 ms for a copy of 68 instructions with its facts
 #: (a context's fixed part is paid for by its queries' QUERY_UNITS).
 INSTRUCTION_UNITS = 100
+#: With `--suggest`, the share of a kernel's total (of more than one part) held back
+#: for its suggested contracts' searches, example launches and re-proofs
+#: (`reserved_total`): a quarter, so that the parts' proofs as written keep three
+#: quarters; the uphill-check kernel's 11 instances each spent their share (9.1 M) on
+#: the proof and a search (5.4 M), and the re-proof of the contract found got nothing.
+SUGGESTION_RESERVE = 0.25
 #: Fixed random seeds of every solver.
 SEED = 0
 #: Wall-clock safety net of one check (seconds): far beyond what any budget
@@ -242,11 +261,18 @@ class KernelTotal(KernelWork):
     counting: bool = False
     #: The kernel's whole total when this is one part's share of it (`kernel_part`).
     whole: "KernelTotal | None" = None
+    #: Of a whole total: the units held back from the parts' shares for the suggestion
+    #: blocks (`reserved_total`; 0: none); lowered by what each part drew from it.
+    held: int = 0
+    #: A suggestion block's total that may spend the reserve (`_drawing_reserve`).
+    draws_reserve: bool = False
 
     def allowance(self) -> tuple[int, ...]:
         """What bounds the work from now on (a proof-cache key field): the whole
-        total's limit, this share's and what it has left."""
-        return (self.whole.limit if self.whole is not None else self.limit, self.limit, self.left())
+        total's limit, this share's, what it has left and the whole total's reserve
+        still held (`held`)."""
+        whole = self.whole if self.whole is not None else self
+        return (whole.limit, self.limit, self.left(), whole.held)
 
     def spent(self) -> int:
         return self.banked + (self._count.units() if self.counting else 0)
@@ -269,18 +295,33 @@ def new_total(units: int) -> KernelTotal:
     return KernelTotal(max(0, units))
 
 
+def reserved_total(units: int) -> KernelTotal:
+    """A kernel's total of `units` z3 units that holds SUGGESTION_RESERVE of them back
+    from its parts' shares for the suggestion blocks (module docstring)."""
+    total = new_total(units)
+    total.held = int(total.limit * SUGGESTION_RESERVE)
+    return total
+
+
 @contextlib.contextmanager
 def kernel_part(total: KernelTotal, parts: int) -> Iterator[KernelTotal]:
     """Run the block -- the first of `parts` parts of a kernel still to come (an
     instance of a generic kernel, its type-oblivious proof) -- on `total`,
     limited to an equal share of what `total` has left, so that an early part
     cannot leave the later ones nothing (what a part does not spend is left to
-    the later ones). Deterministic: the shares follow from the units spent."""
+    the later ones). Deterministic: the shares follow from the units spent.
+    The share is taken from what `total` has left less its reserve still held
+    (`KernelTotal.held`); the suggestion blocks of the part may draw on that
+    reserve (`separate_work`), and what they drew -- the part's units past its
+    share -- is no longer held once the part ends."""
     with kernel_total(total):
-        share = new_total(max(0, total.left()) // max(1, parts))
+        share = new_total(max(0, total.left() - total.held) // max(1, parts))
         share.whole = total
-        with kernel_total(share):
-            yield share
+        try:
+            with kernel_total(share):
+                yield share
+        finally:
+            total.held -= min(total.held, max(0, share.spent() - share.limit))
 
 
 @contextlib.contextmanager
@@ -419,14 +460,34 @@ def separate_work(per_check: int = DEFAULT_CHECK_RLIMIT) -> Iterator[KernelWork]
     outer = _METER.get()
     frozen = outer.spent() if outer is not None else 0
     limit = outer.limit if outer is not None else kernel_work_limit(per_check)
-    meter = _counting(limit)
-    token = _METER.set(meter)
-    try:
-        yield meter
-    finally:
-        _METER.reset(token)
-        if outer is not None:      # what the block spent is its own: the kernel's count resumes
-            outer.banked, outer._count = frozen, UnitCount.now()
+    with _drawing_reserve():
+        meter = _counting(limit)
+        token = _METER.set(meter)
+        try:
+            yield meter
+        finally:
+            _METER.reset(token)
+            if outer is not None:      # what the block spent is its own: the kernel's count resumes
+                outer.banked, outer._count = frozen, UnitCount.now()
+
+
+@contextlib.contextmanager
+def _drawing_reserve() -> Iterator[None]:
+    """Run the block (a suggestion block: `separate_work`) on what the part in progress
+    has left of its share plus its kernel's reserve still held (module docstring), when
+    it is a part of a total that holds one; otherwise on the total as it is. What the
+    block spends counts on the part's share (past its limit, if need be): `kernel_part`
+    then lowers the reserve held by the part's units past its share."""
+    share = _TOTAL.get()
+    whole = share.whole if share is not None else None
+    if share is None or whole is None or whole.held <= 0 or share.draws_reserve:
+        yield
+        return
+    drawn = max(0, share.spent() - share.limit)      # by this part's earlier suggestion blocks
+    block = new_total(max(0, share.left()) + max(0, whole.held - drawn))
+    block.whole, block.draws_reserve = whole, True
+    with kernel_total(block):
+        yield
 
 
 def obligation_floor(per_check: int) -> None:
@@ -578,5 +639,6 @@ __all__ = ["fresh_context", "rlimit_count", "unknown_reason", "MEGA", "DEFAULT_C
            "separate_work", "obligation_floor", "OBLIGATION_FLOOR", "own_context", "UnitCount",
            "kernel_total", "kernel_total_units", "new_total", "total_left", "total_exhausted",
            "total_exhausted_reason", "total_exhausted_text", "KERNEL_TOTAL_CHECKS", "KernelTotal",
-           "current_total", "kernel_part", "charge_query", "QUERY_UNITS",
+           "current_total", "kernel_part", "charge_query", "QUERY_UNITS", "reserved_total",
+           "SUGGESTION_RESERVE",
            "charge_compile", "COMPILE_UNITS", "COMPILE_INSTANCE_UNITS"]

@@ -142,14 +142,15 @@ class ProofCache:
     def key(*, file: str, kernel: str, mir_sha256: str, dims, block_dim, budget, replay: bool,
             max_array_bytes: int | None = None, suggest: bool = False, engine: str = "z3",
             unwind: int | None = None, tools: dict | None = None, imports=(),
-            allowance: tuple[int, ...] | None = None) -> str:
+            allowance: tuple[int, ...] | None = None, reuse: tuple[str, ...] = ()) -> str:
         """The entry's key: every field that can change the report (module
         docstring); `tools`: `tool_fields(engine)` of the run; `imports`:
         (path, sha256) of every project module the file imports from;
         `allowance`: the kernel's total, this part's share of it and the z3
         units that share had left when this report's proof started
         (proofs.deciding.budget.KernelTotal.allowance; None: no total), which
-        bound what it decides."""
+        bound what it decides; `reuse`: the decorators of a contract a sibling
+        instance was proved under, tried on this one before a search of its own."""
         fields = {"format": FORMAT, "file": str(file), "kernel": kernel, "mir": mir_sha256,
                   "dims": list(dims) if dims is not None else None,
                   "block_dim": int(block_dim) if block_dim is not None else None,
@@ -167,6 +168,8 @@ class ProofCache:
             fields["imports"] = [list(i) for i in imports]
         if allowance is not None:    # less of the kernel's total left: maybe fewer decided
             fields["allowance"] = [int(a) for a in allowance]
+        if reuse:                    # a sibling's contract tried first: maybe another suggestion
+            fields["reuse"] = list(reuse)
         return hashlib.sha256(_canonical(fields).encode()).hexdigest()
 
     def _path(self, key: str) -> Path:

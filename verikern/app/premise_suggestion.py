@@ -193,6 +193,15 @@ def suggest_premises(module, reports: list[KernelReport], file: str, opts,
                    if k.mir is not None and k.name in status and _confirmed_bug(status[k.name])}
         candidates = [[dict(k.typing) for k in results if k.declared and k.error is None and k.typing],
                       [dict(k.typing) for k in results if k.name in proved and k.typing]]
+        # (b') the instances proved as written or under their own contract (a segment kernel's
+        # float instances, whose integer twins really divide by zero): tried next, and only
+        # with those contracts, before the probes and the typings that fail spend the total
+        under = {k.name for k in results if k.name in status and k.name not in proved
+                 and status[k.name].proved_under_suggestion is True}
+        with_own = [dict(k.typing) for k in results if (k.name in proved or k.name in under) and k.typing]
+        own_only = len(candidates) if under else None
+        if under:
+            candidates.append(with_own)
         for probe in (dict(p) for k in results if k.unknown for p in k.probes):   # `kernel[...]`'s vec3, mat33
             candidates += [[probe, {p: float64_twin(t) for p, t in probe.items()}], [probe]]
         # every instance that compiled (the typings check/generic_probed.py found among them), each
@@ -203,7 +212,8 @@ def suggest_premises(module, reports: list[KernelReport], file: str, opts,
                for q, d in zip(out[i].suggested_requires, out[i].suggested_decorators)}
         line = results[0].loc.line
         with kernel_total(totals(base) if totals is not None else None):
-            end = _premise_search(candidates, alias, own, base, line, file, source, opts, proved, refuted)
+            end = _premise_search(candidates, alias, own, base, line, file, source, opts, proved, refuted,
+                                  own_only=own_only)
         if end is not None:
             for i in mine:
                 out[i] = _with_premise(out[i], *end)
@@ -211,11 +221,13 @@ def suggest_premises(module, reports: list[KernelReport], file: str, opts,
 
 
 def _premise_search(candidates, alias, own: dict, base: str, line: int, file: str, source: str, opts,
-                    proved: dict, refuted: dict) -> tuple | None:
+                    proved: dict, refuted: dict, own_only: int | None = None) -> tuple | None:
     """(requires, decorators) of the first premise of `candidates` (alone, then with the
-    instances' own contracts `own`) under which `base` is proved; None if none is."""
+    instances' own contracts `own`) under which `base` is proved; None if none is.
+    `own_only`: the index of a candidate tried with `own` only (it admits instances
+    that fail as written: alone it cannot be proved)."""
     tried: set[str] = set()
-    for typings in candidates:
+    for index, typings in enumerate(candidates):
         if total_exhausted():     # the kernel's total is spent: no re-proof could prove it
             return None
         found = premise_decorator(typings, alias) if typings else None
@@ -223,6 +235,8 @@ def _premise_search(candidates, alias, own: dict, base: str, line: int, file: st
             continue
         tried.add(found[1])
         ends = [((found[0],), (found[1],))] + ([((found[0], *own.values()), (found[1], *own))] if own else [])
+        if index == own_only:
+            ends = ends[1:]
         end = next((e for e in ends if _proved_under(list(e[1]), base, line, file, source, opts, proved,
                                                      refuted)), None)
         if end is not None:

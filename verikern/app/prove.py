@@ -37,8 +37,9 @@ from verikern.app.cache import answers_from_cache, tool_fields, with_cached
 from verikern.proofs.deciding.session import SolverSettings, solver_settings
 from verikern.proofs.deciding.budget import (
     current_total, kernel_part, kernel_total_units, kernel_work, kernel_work_limit, new_total,
-    per_check_units, total_exhausted, total_exhausted_text,
+    per_check_units, reserved_total, total_exhausted, total_exhausted_text,
 )
+from verikern.app.sibling_contracts import SiblingContracts
 
 MODULE_KERNEL = "<module>"   # the kernel name of a report about a whole file
 
@@ -271,13 +272,20 @@ def _compile_and_prove(compile_module, file: str, kernel, opts: ProofOptions,
     # proof takes a third (a half with one instance, all with none: it may cover them all),
     # then every instance proved on its own gets an equal share of what is left
     parts = {name: min(n, 2) + 1 for name, n in _parts(chosen, {}, base).items()}
+    # with --suggest, a kernel of more than one part (instances, its type-oblivious proof)
+    # holds a part of its total back for its suggestions' searches and re-proofs
+    # (budget.reserved_total): a failed instance's are not starved by the proofs before
+    several = {name for name, n in _parts(chosen, {}, base).items()
+               if n + any(base(kr) == name and kr.unknown for kr in chosen) > 1}
 
     def part_of(kr):
         """The next part of `kr`'s kernel: a share of its total."""
         name = base(kr)
         parts[name] = max(1, parts.get(name, 1))
         left, parts[name] = parts[name], parts[name] - 1
-        return kernel_part(totals.setdefault(name, new_total(total_units)), left)
+        if name not in totals:
+            totals[name] = (reserved_total if opts.suggest and name in several else new_total)(total_units)
+        return kernel_part(totals[name], left)
 
     # a generic kernel's type-oblivious proof first, with a whole kernel's work of its
     # own: when it proves, it covers the instances, which then spend nothing
@@ -291,6 +299,7 @@ def _compile_and_prove(compile_module, file: str, kernel, opts: ProofOptions,
                 if total_exhausted():
                     oblivious_cut[base(kr)] = total_exhausted_text()
     parts = _parts(chosen, oblivious, base)
+    siblings = SiblingContracts()      # a contract one instance was proved under, tried on the others
     for kr in chosen:
         line = kr.loc.line if getattr(kr, "loc", None) is not None else 0
         outcome = oblivious.get(base(kr))
@@ -337,7 +346,10 @@ def _compile_and_prove(compile_module, file: str, kernel, opts: ProofOptions,
                 continue
         with part_of(kr), kernel_work(whole):
             report = _prove_scoped(kr.mir, file, dataclasses.replace(opts, suggest=False) if given else opts,
-                                   data, cache, getattr(module, "imports", ()))
+                                   data, cache, getattr(module, "imports", ()),
+                                   reuse=None if given else siblings.of(base(kr)), shared=siblings.pasted)
+        if not given:
+            siblings.note(base(kr), report)
         if given:
             assert outcome is not None
             report = under_oblivious_suggestion(dataclasses.replace(report, kernel=kr.name), outcome)
@@ -371,17 +383,22 @@ def _parts(chosen, oblivious: dict, base) -> dict[str, int]:
 
 
 def _prove_scoped(kernel_mir, file: str, opts: ProofOptions, data: bytes | None,
-                  cache, imports: tuple = ()) -> KernelReport:
+                  cache, imports: tuple = (), reuse=None, shared: dict | None = None) -> KernelReport:
     """prove_mir with the report's scope (proofs.reporting.scope) attached, through `cache` when given
     (`imports`: (path, sha256) of the project modules the file imports from, part of the key);
-    every solver session of the proof and of its suggestion takes `opts.solver_settings`."""
+    every solver session of the proof and of its suggestion takes `opts.solver_settings`.
+    `reuse`: (requires, decorators) of a contract a sibling instance was proved under
+    (app.sibling_contracts), tried first when the kernel fails: re-proved on this
+    kernel's pasted source, and only when that proves is it this kernel's suggestion,
+    without a search of its own. `shared`: the pasted files compiled for this kernel's
+    instances (app.suggestion.pasted_kernel)."""
 
     with solver_settings(opts.solver_settings):
-        return _prove_scoped_with_settings(kernel_mir, file, opts, data, cache, imports)
+        return _prove_scoped_with_settings(kernel_mir, file, opts, data, cache, imports, reuse, shared)
 
 
 def _prove_scoped_with_settings(kernel_mir, file: str, opts: ProofOptions, data: bytes | None,
-                                cache, imports: tuple) -> KernelReport:
+                                cache, imports: tuple, reuse=None, shared: dict | None = None) -> KernelReport:
     start = time.perf_counter()
     source = data.decode("utf-8", "replace") if data is not None else None
     scope = scope_of(kernel_mir, source=source, source_sha256=sha256_bytes(data) if data is not None else None,
@@ -396,17 +413,23 @@ def _prove_scoped_with_settings(kernel_mir, file: str, opts: ProofOptions, data:
                         max_array_bytes=opts.max_array_bytes, suggest=opts.suggest,
                         engine=opts.engine, unwind=opts.unwind,
                         tools=tool_fields(opts.engine, opts.cross_check), imports=imports,
-                        allowance=None if total is None else total.allowance())
+                        allowance=None if total is None else total.allowance(),
+                        reuse=tuple(reuse[1]) if reuse is not None and opts.suggest else ())
         hit = cache.get(key) if answers_from_cache(opts.dump_smt) else None
         if hit is not None and hit.file == file and hit.kernel == kernel_mir.name:
             if total is not None:     # what it spent when proved: the later instances get the same
                 total.charge(hit.units)
             return dataclasses.replace(with_cached(hit, time.perf_counter() - start), scope=scope)
     when, by = computed_stamp()
-    report = prove_suggestion(prove_mir(kernel_mir, file=file, **opts.prove_kwargs()), source,
-                              dims=opts.dims, block_dim=opts.block_dim, budget=opts.budget,
-                              max_array_bytes=opts.max_array_bytes, engine=opts.engine,
-                              unwind=opts.unwind)
+    checks: dict = {"dims": opts.dims, "block_dim": opts.block_dim, "budget": opts.budget,
+                    "max_array_bytes": opts.max_array_bytes, "engine": opts.engine, "unwind": opts.unwind,
+                    "shared": shared}
+    first = None
+    if reuse is not None and opts.suggest and source is not None:
+        first = SiblingContracts.trial(reuse, source, checks)
+    report = prove_mir(kernel_mir, file=file, **opts.prove_kwargs(), before_search=first)
+    if first is None or not first.proved:      # a sibling's contract, when it proved, is checked already
+        report = prove_suggestion(report, source, **checks)
     report = dataclasses.replace(report, scope=scope, computed_at=when, computed_by=by,
                                  units=total.spent() - before if total is not None else 0)
     if key is not None:

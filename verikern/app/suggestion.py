@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import re
 from pathlib import Path
 
 from verikern.app.kernel_names import definition_names
@@ -37,6 +38,8 @@ from verikern.proofs.pipeline import prove_mir
 from verikern.proofs.reporting.paste import pasted, suggestion_inserts
 
 LOG = logging.getLogger("verikern.app.suggestion")
+#: A name in source text (a superset of the `def` names a compile selects by).
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def _without_suggestion(report: KernelReport) -> KernelReport:
@@ -44,21 +47,34 @@ def _without_suggestion(report: KernelReport) -> KernelReport:
                                proved_under_suggestion=None, suggested_example=None)
 
 
-def pasted_kernel(report: KernelReport, source: str):
+def pasted_kernel(report: KernelReport, source: str, shared: dict | None = None):
     """The MIR of `report`'s kernel compiled from `source` with the suggested
     decorators pasted above its `def`; None (with the reason logged) when it
-    does not compile."""
+    does not compile. `shared`: compiled pasted files kept for the kernel's other
+    instances (the same decorators above the same `def` are the same text:
+    app.sibling_contracts), by the text and the definitions compiled (those of
+    `definition_names` the text names: the compile selects definitions by their
+    `def` names, so the same ones give the same module); only a file without
+    configuration choices is kept (one configuration is compiled per instance).
+    The compile is charged to the kernel's total every time, kept or not: the
+    units spent do not depend on what was kept."""
     text = pasted(source, suggestion_inserts(source, report.line, report.suggested_decorators))
-    try:
-        # names imported from the kernel's project are read as when it was proved
-        # only this kernel's definition is checked again (a project file can hold 100s)
-        # and a configuration's instance (`k{scalar_t=float16}`) under its configuration alone
-        module = compile_source(text, report.file, project_file=report.file
-                                if Path(report.file).is_file() else None,
-                                kernels=definition_names((report.kernel,)), configuration=report.kernel)
-    except Exception as err:  # the pasted file must compile; if not, nothing is claimed
-        LOG.info("%s: the pasted contract does not compile: %s", report.kernel, err)
-        return None
+    wanted = definition_names((report.kernel,))
+    key = (text, frozenset(wanted or ()) & frozenset(_IDENTIFIER.findall(text)))
+    module = shared.get(key) if shared is not None else None
+    if module is None:
+        try:
+            # names imported from the kernel's project are read as when it was proved
+            # only this kernel's definition is checked again (a project file can hold 100s)
+            # and a configuration's instance (`k{scalar_t=float16}`) under its configuration alone
+            module = compile_source(text, report.file, project_file=report.file
+                                    if Path(report.file).is_file() else None,
+                                    kernels=wanted, configuration=report.kernel)
+        except Exception as err:  # the pasted file must compile; if not, nothing is claimed
+            LOG.info("%s: the pasted contract does not compile: %s", report.kernel, err)
+            return None
+        if shared is not None and not any("{" in k.name for k in module.kernels):
+            shared[key] = module
     charge_compile(len(module.kernels))      # on the kernel's total, as its queries are
     # by name, or by MIR name: a generic kernel's instance `sort[int8]` is proved as `sort__int8`
     found = [k for k in module.kernels if report.kernel in (k.name, getattr(k.mir, "name", None))]
@@ -73,23 +89,24 @@ def pasted_kernel(report: KernelReport, source: str):
 
 def prove_suggestion(report: KernelReport, source: str | None, *, dims=None, block_dim=None,
                      budget: float | None = None, max_array_bytes: int | None = None,
-                     engine: str = "z3", unwind: int | None = None) -> KernelReport:
+                     engine: str = "z3", unwind: int | None = None, shared: dict | None = None) -> KernelReport:
     """`report` with its suggestion proved on the pasted source (see the
     module docstring): `proved_under_suggestion` and `suggested_example`
     set, or the suggestion dropped when the contract admits no launch.
-    A report without a suggestion is returned as it is."""
+    A report without a suggestion is returned as it is. `shared`: the pasted
+    files compiled for the kernel's other instances (`pasted_kernel`)."""
     if not report.suggested_decorators:
         return report
     # the example launch and the re-proof: work of their own, as much as the kernel's
     with separate_work(per_check_units(budget)):
-        return _prove_pasted(report, source, dims, block_dim, budget, max_array_bytes, engine, unwind)
+        return _prove_pasted(report, source, dims, block_dim, budget, max_array_bytes, engine, unwind, shared)
 
 
 def _prove_pasted(report: KernelReport, source: str | None, dims, block_dim, budget, max_array_bytes,
-                  engine: str, unwind: int | None) -> KernelReport:
+                  engine: str, unwind: int | None, shared: dict | None = None) -> KernelReport:
     if total_exhausted():    # no work left to find a launch it admits: not suggested, and why
         return dataclasses.replace(_without_suggestion(report), suggestion_unknown=total_exhausted_text())
-    mir = pasted_kernel(report, source) if source is not None else None
+    mir = pasted_kernel(report, source, shared) if source is not None else None
     if mir is None:
         return dataclasses.replace(report, proved_under_suggestion=False)
     example = example_launch(mir, dims=dims, block_dim=block_dim, max_array_bytes=max_array_bytes,

@@ -123,6 +123,13 @@ def _proved_suggestion(kr, report: KernelReport, file: str, opts, data: bytes | 
     (module docstring)."""
     if not (report.suggested_decorators and report.proved_under_suggestion) or data is None:
         return None
+    # the pasted copy's compile and re-proof: work of their own (app/suggestion.py), which may
+    # draw on the kernel's suggestion reserve (budget.reserved_total) as a search's does
+    with separate_work(per_check_units(opts.budget)):
+        return _proved_pasted(kr, report, file, opts, data, bound)
+
+
+def _proved_pasted(kr, report: KernelReport, file: str, opts, data: bytes, bound: int):
     if total_exhausted():     # the kernel's total is spent: the re-proof could not prove it
         return None
     source = data.decode("utf-8", "replace")
@@ -137,10 +144,8 @@ def _proved_suggestion(kr, report: KernelReport, file: str, opts, data: bytes | 
     pasted_kr = next((k for k in module.kernels if k.name == kr.name and k.opaque is not None), None)
     if pasted_kr is None:
         return None
-    again = pasted_kr.opaque
-    with separate_work(per_check_units(opts.budget)):         # the re-proof: work of its own (app/suggestion.py)
-        proof = prove_mir(again, file=file, dims=opts.dims, block_dim=opts.block_dim, budget=opts.budget,
-                          replay=False, max_array_bytes=bound, suggest=False, engine="z3")
+    proof = prove_mir(pasted_kr.opaque, file=file, dims=opts.dims, block_dim=opts.block_dim, budget=opts.budget,
+                      replay=False, max_array_bytes=bound, suggest=False, engine="z3")
     if proof.status is not KernelStatus.PROVED:
         return None
     return (report.suggested_requires, report.suggested_decorators), frozenset(pasted_kr.covers)

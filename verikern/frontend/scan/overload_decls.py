@@ -510,9 +510,26 @@ def _dsl(info, name: str) -> ast.expr | None:
 
 def _forget(stmt: ast.AST, env: dict) -> None:
     """Names `stmt` may bind become unknown (a statement the evaluator does not model)."""
-    for n in ast.walk(stmt):
-        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
-            env[n.id] = UNKNOWN
+    for name in _bound_names(stmt):
+        env[name] = UNKNOWN
+
+
+#: id(statement) -> (the statement, the names it may bind in `ast.walk` order), for one
+#: `declared_overloads` call (emptied when it ends): a project function's body is evaluated
+#: once per call of it (one per registered dtype), and walking its statements each time was
+#: two thirds of declared_overloads' time on pme_multipole_kernels.py
+_BOUND: dict[int, tuple[ast.AST, tuple[str, ...]]] = {}
+
+
+def _bound_names(stmt: ast.AST) -> tuple[str, ...]:
+    """The names a store or `del` under `stmt` binds, each once, in walk order (`_forget`)."""
+    hit = _BOUND.get(id(stmt))
+    if hit is not None and hit[0] is stmt:
+        return hit[1]
+    names = tuple(dict.fromkeys(n.id for n in ast.walk(stmt)
+                                if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)))
+    _BOUND[id(stmt)] = (stmt, names)
+    return names
 
 
 def _forget_target(target: ast.AST, env: dict) -> None:
@@ -530,6 +547,13 @@ def declared_overloads(tree: ast.Module, info) -> None:
     loops and calls of project functions make (module docstring)."""
     if not info.kernels:
         return
+    try:
+        _declared_overloads(tree, info)
+    finally:
+        _BOUND.clear()
+
+
+def _declared_overloads(tree: ast.Module, info) -> None:
     ev = _Evaluator(info)
     env: dict = {}
     for stmt in tree.body:

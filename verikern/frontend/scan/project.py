@@ -33,6 +33,7 @@ from pathlib import Path
 
 from .annotations import value_type
 from .configuration import configured_tree, decided_tree
+from .outside_index import outside_index
 from .rebinding import ANY, Rebinding, outside_rebindings
 from .source_reads import read_source
 from .star_imports import bind_star, unread_star
@@ -367,13 +368,14 @@ def _project_sources(project: Project) -> list[tuple[str, str]]:
     return project.listing
 
 
-def _handles_of(tree: ast.Module, importer: str, is_package: bool, dotted: str) -> set[str]:
-    """The names `tree` binds (anywhere) to module `dotted` or a package above it."""
+def _handles_of(imports: list, importer: str, is_package: bool, dotted: str) -> set[str]:
+    """The names a module binds (anywhere) to module `dotted` or a package above it;
+    `imports`: its import statements (outside_index.OutsideIndex.imports)."""
     def reaches(full: str) -> bool:
         return full == dotted or dotted.startswith(full + ".")
 
     out: set[str] = set()
-    for n in ast.walk(tree):
+    for n in imports:
         if isinstance(n, ast.Import):
             for a in n.names:
                 if a.asname and reaches(a.name):
@@ -427,12 +429,11 @@ def rebindings_from_outside(project: Project, dotted: str) -> dict:
             continue
         if short not in data and b"modules" not in data and b"import_module" not in data:
             continue                   # it names neither the module nor a module lookup
-        try:
-            tree = ast.parse(data.decode("utf-8", "replace"), filename=path)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            continue                   # it cannot run either
-        handles = _handles_of(tree, name, os.path.basename(path) == "__init__.py", dotted)
-        for name_, site in outside_rebindings(tree, path, handles).items():
+        index = outside_index(path, data)   # parsed and walked once for every module looked for
+        if index is None:
+            continue                   # it does not parse: it cannot run either
+        handles = _handles_of(index.imports, name, os.path.basename(path) == "__init__.py", dotted)
+        for name_, site in outside_rebindings(index, path, handles).items():
             found.setdefault(name_, site)
     _OUTSIDE_SEEN[key] = dict(found)
     return found

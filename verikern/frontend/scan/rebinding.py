@@ -152,16 +152,18 @@ def _key_name(node: ast.AST | None) -> str:
     return ANY
 
 
-def _module_handles(tree: ast.Module, handles: set[str] | None = None) -> set[str]:
+def _module_handles(tree: ast.Module, handles: set[str] | None = None, index=None) -> set[str]:
     """Names bound to something that can be the module itself (`mod =
-    sys.modules[__name__]`, or one of `handles`), followed to a fixed point."""
+    sys.modules[__name__]`, or one of `handles`), followed to a fixed point.
+    `index`: the tree's outside_index.OutsideIndex, whose walk is read instead."""
     handles = set(handles or ())
-    assigns = [n for n in ast.walk(tree) if isinstance(n, ast.Assign)]
+    assigns = index.assigns if index is not None else [n for n in ast.walk(tree) if isinstance(n, ast.Assign)]
+    may_be_module = index.may_be_module if index is not None else _may_be_module
     changed = True
     while changed:
         changed = False
         for n in assigns:
-            if _may_be_module(n.value, handles):
+            if may_be_module(n.value, handles):
                 for t in n.targets:
                     if isinstance(t, ast.Name) and t.id not in handles:
                         handles.add(t.id)
@@ -335,8 +337,9 @@ def other_targets(n: ast.AST) -> list[ast.Name]:
     return []
 
 
-def outside_rebindings(tree: ast.Module, filename: str, handles: set[str]) -> dict[str, Rebinding]:
-    """name (or ANY) -> the first site in ANOTHER module (`tree`) that can
+def outside_rebindings(index, filename: str, handles: set[str]) -> dict[str, Rebinding]:
+    """name (or ANY) -> the first site in ANOTHER module (`index`: the
+    outside_index.OutsideIndex of its tree, read once for every module) that can
     rebind a module-level name of the module that `handles` (names that
     module binds to it, or to a package above it) may evaluate to:
     `M.NAME = ...`, `del M.NAME`, `setattr(M, ...)` / `delattr`, and stores
@@ -344,23 +347,24 @@ def outside_rebindings(tree: ast.Module, filename: str, handles: set[str]) -> di
     `sys.modules[...]`, `importlib.import_module(...)` and names bound from
     them count as the module too."""
     out: dict[str, Rebinding] = {}
-    handles = _module_handles(tree, handles)   # `m = consts` / `m = sys.modules[...]` too
+    handles = _module_handles(index.tree, handles, index)   # `m = consts` / `m = sys.modules[...]` too
+    may_be_module = index.may_be_module
 
     def note(name: str, node: ast.AST, how: str) -> None:
         out.setdefault(name, Rebinding(_loc(filename, node), how))
 
     def namespace(node: ast.AST) -> bool:      # vars(M) or M.__dict__
         if isinstance(node, ast.Attribute) and node.attr == "__dict__":
-            return _may_be_module(node.value, handles)
+            return may_be_module(node.value, handles)
         return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "vars"
-                and len(node.args) == 1 and _may_be_module(node.args[0], handles))
+                and len(node.args) == 1 and may_be_module(node.args[0], handles))
 
-    for n in ast.walk(tree):
+    for n in index.sites:     # the tree's walk, less the nodes none of the cases below can be
         if isinstance(n, ast.Attribute) and isinstance(n.ctx, (ast.Store, ast.Del)) \
-                and _may_be_module(n.value, handles):
+                and may_be_module(n.value, handles):
             note(n.attr, n, f"an assignment to the module attribute {n.attr!r} in another module")
         elif isinstance(n, ast.Call) and isinstance(n.func, ast.Name) \
-                and n.func.id in ("setattr", "delattr") and n.args and _may_be_module(n.args[0], handles):
+                and n.func.id in ("setattr", "delattr") and n.args and may_be_module(n.args[0], handles):
             note(_key_name(n.args[1]) if len(n.args) > 1 else ANY, n,
                  f"{n.func.id}(...) on the module in another module")
         elif isinstance(n, ast.Subscript) and isinstance(n.ctx, (ast.Store, ast.Del)) and namespace(n.value):
