@@ -185,9 +185,12 @@ def test_tier_tables_name_existing_tests():
             tree = ast.parse((ROOT / file).read_text())
             if function not in {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}:
                 stale.append(entry)
-    for entry, ids in sorted(tiers.NIGHTLY.items()):   # a case id is written in its file
+    # a case id is written in its file, or is a corpus kernel or an example (ids a test
+    # parametrized over their files takes from the file names)
+    for entry, ids in sorted(tiers.NIGHTLY.items()):
         text = (ROOT / entry.split("::")[0]).read_text() if (ROOT / entry.split("::")[0]).is_file() else ""
-        stale += [f"{entry}[{i}]" for i in sorted(ids or ()) if f'"{i}' not in text]
+        stale += [f"{entry}[{i}]" for i in sorted(ids or ())
+                  if f'"{i}' not in text and i not in tiers._CASE_NAMES]
     cases = set(tiers._CASE_NAMES)
     stale += sorted(tiers.FAST_CASES - cases)
     assert stale == [], "tests/tiers.py names tests that do not exist:\n" + "\n".join(stale)
@@ -209,12 +212,19 @@ def test_tier_rules():
 def test_the_default_run_samples_each_class_of_an_exhaustive_sweep():
     keys = [f"bounds_{i:02}" for i in range(9)] + ["race_a", "race_b", "ok_2d_guarded", "ok_a", "ok_b"]
     kept = tiers.sample_keys(keys)
-    # every fourth of each class in sorted order, from the first; fast-tier cases always
-    assert tiers.SAMPLE_SHARE == 4
-    assert kept == {"bounds_00", "bounds_04", "bounds_08", "race_a", "ok_2d_guarded"}
-    assert tiers.sample_keys(["ok_a", "ok_b", "ok_c", "ok_d", "ok_e"]) == {"ok_a", "ok_e"}
+    # every eighth of each class in sorted order, from the first; fast-tier cases always
+    assert tiers.SAMPLE_SHARE == 8
+    assert kept == {"bounds_00", "bounds_08", "race_a", "ok_2d_guarded"}
+    assert tiers.sample_keys(["ok_a", "ok_b", "ok_c", "ok_d", "ok_e"]) == {"ok_a"}
     assert tiers.case_class("cpu:native-global1d_int32_0") == "cpu"
-    assert tiers.sample_keys(["0", "25", "50", "75", "100"]) == {"0", "75"}
+    assert tiers.sample_keys(["0", "25", "50", "75", "100"]) == {"0"}
+    # every class keeps a case, however small: here and in the corpus, whose
+    # sweeps are sampled so
+    assert {tiers.case_class(k) for k in kept} == {"bounds", "race", "ok"}
+    corpus = [p.stem for p in (ROOT / "tests" / "corpus").glob("*.py")]
+    sampled = tiers.sample_keys(corpus)
+    assert {tiers.case_class(k) for k in sampled} == {tiers.case_class(k) for k in corpus}
+    assert len(sampled) < len(corpus) // 4
     assert tiers.runs_every_case("slow") and tiers.runs_every_case("slow and not cuda")
     assert not tiers.runs_every_case(None) and not tiers.runs_every_case("not slow")
 
@@ -261,7 +271,7 @@ def test_a_sweep_inside_one_test_keeps_the_sample_by_default_and_every_key_with_
     assert tiers.keys_of_the_run(keys, "slow") == set(keys)
     kept = tiers.keys_of_the_run(keys, None)
     assert kept == tiers.keys_of_the_run(keys, "not slow") == tiers.sample_keys(keys)
-    assert {"bounds_0", "bounds_4", "bounds_8", "ok_0", "ok_3", "ok_2d_guarded"} == kept
+    assert {"bounds_0", "bounds_8", "ok_0", "ok_2d_guarded"} == kept
 
 
 def test_the_default_run_keeps_a_sample_of_every_sweep_and_slow_runs_all(pytestconfig):

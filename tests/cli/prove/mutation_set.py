@@ -96,7 +96,17 @@ FULL_ONLY = frozenset({("bitonic_sort", "move-barrier@27:5"),
                        ("division_guards", "lt-to-le@9:8"),
                        ("ok_segment_mean_positive_count", "div-guard@13:12"),
                        ("ok_shared_block_dim_at_most", "div-guard@8:17"),
-                       ("block_reduce", "guard-bound@22:12")})
+                       ("block_reduce", "guard-bound@22:12"),
+                       # session 21 (the coverage policy of tests/tiers.py: mutants of one kind
+                       # keep their cheaper cases): the four costliest fast mutants once the
+                       # sample is an eighth (5.5 of the fast set's 21.6 CPU s, profiled
+                       # 2026-12-06 `CI=true -n 2`, load 10-16), each of a kind that cheaper
+                       # fast mutants keep: guard-bound (6 left), move-barrier (block_reduce's),
+                       # invariant-break (7 left)
+                       ("ok_stride_row_int64_length", "guard-bound@15:23"),
+                       ("scan", "move-barrier@32:5"),
+                       ("ok_segment_mean_positive_count", "guard-bound@11:12"),
+                       ("ok_invariant_grid_stride_int64", "invariant-break@13:22")})
 #: Sources none of whose mutants compiles (the full set's drop counts: every mutant of
 #: the directed generic kernel leaves the typings its hints reach, "has 268435456
 #: typings"), so the fast set takes none of them. Without `-m slow` they are not

@@ -32,6 +32,13 @@ def second_solver():
     return use
 
 
+@pytest.fixture(scope="module")
+def plain_verdicts():
+    """FILES' verdicts proved without a second solver, once for every solver's case."""
+    return {f: [(o.kind, o.loc, o.status) for o in prove_file(str(CORPUS / f))[0].obligations]
+            for f in FILES}
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("solver", ["cvc5", pytest.param("bitwuzla", marks=pytest.mark.xfail(
     strict=True, reason=(
@@ -39,9 +46,8 @@ def second_solver():
         "proved through the integer relaxation's QF_LIA query once its bit-vector query runs "
         "out of units, and bitwuzla refuses that logic, so the obligation has no second "
         "opinion (cross_checked == (), as apply_cross_checks documents)")))])
-def test_every_decided_obligation_is_cross_checked_and_agrees(second_solver, monkeypatch, solver):
-    plain = {f: [(o.kind, o.loc, o.status) for o in prove_file(str(CORPUS / f))[0].obligations]
-             for f in FILES}
+def test_every_decided_obligation_is_cross_checked_and_agrees(second_solver, plain_verdicts, solver):
+    plain = plain_verdicts
     second_solver(solver)
     for f in FILES:
         (rep,) = prove_file(str(CORPUS / f), cross_check=solver)
