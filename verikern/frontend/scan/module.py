@@ -116,6 +116,9 @@ class ModuleInfo:
     # dotted call target (`m.C.f`, `m.f`, `C.f`) -> the name of the func it means here
     class_funcs: dict[str, dict[str, str]] = field(default_factory=dict)
     qualified_calls: dict[str, str] = field(default_factory=dict)
+    # imported_funcs.py's work on this module's own func nodes, done once per node while
+    # this ModuleInfo lives (one compile): (what, id(node), ...) -> (node, the result)
+    taken_memo: dict[tuple, tuple] = field(default_factory=dict)
 
     @property
     def funcs(self) -> dict[str, Definition]:
