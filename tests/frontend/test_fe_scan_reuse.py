@@ -158,3 +158,23 @@ def test_a_func_whose_module_rebinds_a_name_after_the_func_reads_it_is_not_taken
     (tmp_path / "again").mkdir()
     fine = _package(tmp_path / "again", {"a.py": _module(2), "b.py": _module(5), "k.py": kernel})
     assert compile_file(fine / "k.py").kernels[0].error is None     # the same, not rebound
+
+
+def test_module_funcs_follow_every_change_of_the_definitions():
+    from verikern.frontend.scan.module import ModuleInfo, scan_module
+    src = "import warp as wp\n\n@wp.func\ndef f(x: int):\n    return x\n\n" \
+          "@wp.func\ndef g(x: int):\n    return x + 1\n"
+    info = ModuleInfo("m.py", src)
+    scan_module(ast.parse(src), info)
+    first = info.funcs
+    assert sorted(first) == ["f", "g"] and info.funcs is first     # unchanged: made once
+    kept = list(info.definitions)
+    info.definitions.append(type(kept[0])("func", ast.parse("def h(y):\n    return y\n").body[0],
+                                          kept[0].loc, None, (), None, False))
+    assert sorted(info.funcs) == ["f", "g", "h"]                    # an append
+    info.definitions = kept[:1] + [kept[1]]                         # a new list, same length and last
+    info.definitions.pop(0)
+    info.definitions.append(kept[0])
+    assert sorted(info.funcs) == ["f", "g"] and info.funcs["f"] is kept[0]
+    info.definitions = [kept[1]]
+    assert sorted(info.funcs) == ["g"]
