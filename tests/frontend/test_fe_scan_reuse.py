@@ -178,3 +178,28 @@ def test_module_funcs_follow_every_change_of_the_definitions():
     assert sorted(info.funcs) == ["f", "g"] and info.funcs["f"] is kept[0]
     info.definitions = [kept[1]]
     assert sorted(info.funcs) == ["g"]
+
+
+STAR_KERNEL = """
+import warp as wp
+from .a import *
+
+@wp.kernel
+def k(out: wp.array(dtype=int)):
+    i = wp.tid()
+    if i < out.shape[0]:
+        out[i] = N
+"""
+
+
+def test_a_star_import_reads_the_module_as_it_is_now_not_as_first_read(tmp_path):
+    pkg = _package(tmp_path, {"a.py": "__all__ = ['N']\nN = 4\n", "k.py": STAR_KERNEL})
+    out = np.zeros(2, np.int32)
+    vk.launch(compile_file(pkg / "k.py").kernels[0].mir, 2, [out])
+    assert out.tolist() == [4, 4]
+    (pkg / "a.py").write_text("__all__ = ['M']\nN = 4\nM = 6\n")    # N no longer exported
+    err = compile_file(pkg / "k.py").kernels[0].error
+    assert err is not None and err.rule == "unknown-name" and "'N'" in err.render(), err
+    (pkg / "a.py").write_text("N = 7\n")                            # no __all__: its own names
+    vk.launch(compile_file(pkg / "k.py").kernels[0].mir, 2, [out])
+    assert out.tolist() == [7, 7]
