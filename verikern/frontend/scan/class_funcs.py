@@ -257,10 +257,14 @@ def _root(node: ast.AST) -> ast.Name | None:
     return node if isinstance(node, ast.Name) else None
 
 
-def _local_names(fn: ast.FunctionDef) -> set[str]:
+def _arg_names(fn: ast.FunctionDef) -> set[str]:
     args = fn.args
     names = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
-    names |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
+    return names | {a.arg for a in (args.vararg, args.kwarg) if a is not None}
+
+
+def _local_names(fn: ast.FunctionDef) -> set[str]:
+    names = _arg_names(fn)
     for n in ast.walk(fn):
         if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
             names.add(n.id)
@@ -320,10 +324,15 @@ def bind_qualified_calls(info) -> None:
             return
         for d in fresh:
             seen.add(id(d.node))
-            local = _local_names(d.node) | set(d.scope or ())   # a factory's names too
+            local = _arg_names(d.node) | set(d.scope or ())   # a factory's names too
+            calls: list[ast.Call] = []      # its locals (_local_names) and dotted calls, in one walk
             for n in ast.walk(d.node):
-                if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)):
-                    continue
+                if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+                    local.add(n.id)
+                elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute):
+                    calls.append(n)
+            for n in calls:
+                assert isinstance(n.func, ast.Attribute)
                 root = _root(n.func)
                 if root is None or root.id in local or info.dsl_name(n.func):
                     continue

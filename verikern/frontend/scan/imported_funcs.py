@@ -14,6 +14,7 @@ import copy
 
 from .annotations import value_type
 from .project import FOREIGN_FILE
+from .tree_copy import copy_tree
 
 
 def bind_imported_funcs(info) -> None:
@@ -28,7 +29,7 @@ def bind_imported_funcs(info) -> None:
         pending = left
     for defining, name, local in pending:
         ds = [d for d in defining.definitions if d.kind == "func" and d.node.name == name]
-        differing = [n for d in ds for n in _differing_globals(d.node, defining, info)]
+        differing = [n for d in ds for n in _differing_globals(d.node, defining, info, True)]
         differing.sort(key=lambda n: _has_source_meaning(defining, n))   # the unreadable first
         if differing and local in info.nonconstant:
             info.import_notes[local] = (
@@ -47,26 +48,49 @@ def _take_func(info, defining, name: str, local: str, taking: frozenset = frozen
         return True     # rebound after the import: never taken
     ds = [d for d in defining.definitions if d.kind == "func" and d.node.name == name]
     for d in ds:
-        for sub in ast.walk(d.node):   # locations inside the func name its own file
-            if not hasattr(sub, FOREIGN_FILE):    # (a re-exported func: the file defining it)
-                setattr(sub, FOREIGN_FILE, defining.filename)
+        if _memo(defining, ("marked", id(d.node)), d.node) is None:
+            for sub in ast.walk(d.node):   # locations inside the func name its own file
+                if not hasattr(sub, FOREIGN_FILE):    # (a re-exported func: the file defining it)
+                    setattr(sub, FOREIGN_FILE, defining.filename)
+            _memo(defining, ("marked", id(d.node)), d.node, True)
     # `m.f(...)`, `C.f(...)` in the body: the plain names of their funcs in `defining`
     # (class_funcs.py), on a copy; then taken like any other name the body reads
     nodes = [_inlined(d.node, defining) for d in ds]
     renames: dict[str, str] = {}
-    for g in sorted({g for n in nodes for g in _differing_globals(n, defining, info)}):
+    for g in sorted({g for d, n in zip(ds, nodes)
+                      for g in _differing_globals(n, defining, info, n is d.node)}):
         brought = bring_global(info, defining, g, taking | {(id(defining), name)})
         if brought is None:
             return False
         renames[g] = brought
     for d, fn in zip(ds, nodes):
-        node = copy.deepcopy(fn) if renames and fn is d.node else copy.copy(fn)
-        _rename_globals(node, renames)
+        if renames and fn is d.node:    # the renamed copy, made once per func and renames:
+            key = ("renamed", id(fn), tuple(sorted(renames.items())))
+            renamed = _memo(defining, key, fn)  # importers that bring the same names share it,
+            if renamed is None:         # as importers that need no renames share `fn`'s body
+                renamed = copy_tree(fn)
+                _rename_globals(renamed, renames)
+                _memo(defining, key, fn, renamed)
+            node = copy.copy(renamed)
+            node.body = list(renamed.body)  # a body of its own: `_differing_globals` tells
+        else:                               # funcs apart by their bodies' identity
+            node = copy.copy(fn)
+            _rename_globals(node, renames)
         node.name = local
         info.definitions.append(type(d)(d.kind, node, d.loc, d.block_dim, d.requires, None,
                                         d.fast_math))
     info.nonconstant.discard(local)
     return True
+
+
+def _memo(defining, key: tuple, node: ast.AST, value=None):
+    """`defining.taken_memo[key]`'s value (None: none yet); with `value`, store it. An
+    entry holds its node, so the id in its key is that node's while the module lives."""
+    if value is not None:
+        defining.taken_memo[key] = (node, value)
+        return value
+    got = defining.taken_memo.get(key)
+    return got[1] if got is not None and got[0] is node else None
 
 
 def _inlined(fn: ast.FunctionDef, defining) -> ast.FunctionDef:
@@ -76,7 +100,7 @@ def _inlined(fn: ast.FunctionDef, defining) -> ast.FunctionDef:
             and ast.unparse(n.func) in defining.qualified_calls for n in ast.walk(fn)):
         return fn
     from .class_funcs import inline_qualified_calls   # lazy: import cycle with .class_funcs
-    fn = copy.deepcopy(fn)
+    fn = copy_tree(fn)
     inline_qualified_calls(fn, defining)
     return fn
 
@@ -115,7 +139,7 @@ def bring_global(info, defining, name: str, taking: frozenset) -> str | None:
         node = defining.type_aliases[name]
         t = value_type(defining, node)
         if t is not None and value_type(info, node) != t:   # `wp` not bound here: bring it too
-            node = copy.deepcopy(node)
+            node = copy_tree(node)
             for n in ast.walk(node):
                 if isinstance(n, ast.Name) and n.id != name and _has_source_meaning(defining, n.id):
                     n.id = bring_global(info, defining, n.id, taking) or n.id
@@ -158,28 +182,44 @@ def _rename_globals(fn: ast.FunctionDef, renames: dict[str, str]) -> None:
             n.id = renames[n.id]
 
 
-def _differing_globals(fn: ast.FunctionDef, defining, info) -> list[str]:
+def _differing_globals(fn: ast.FunctionDef, defining, info, lasting: bool = False) -> list[str]:
     """The module-level names `fn` reads that do not mean the same in `info`
-    as in `defining` (its parameters and locals aside); a helper func of
-    `defining` it calls counts as differing (the importer must import it)."""
+    as in `defining` (its parameters and locals aside), each once, in the order
+    of their first read; a helper func of `defining` it calls counts as
+    differing (the importer must import it). `lasting`: `fn` is a func node of
+    `defining` (never changed), whose reads are then walked once."""
+    reads = _memo(defining, ("reads", id(fn)), fn) if lasting else None
+    if reads is None:
+        reads = _global_reads(fn)
+        if lasting:
+            _memo(defining, ("reads", id(fn)), fn, reads)
+    funcs = (defining.funcs, info.funcs)    # built once, not once per name
     out = []
-    local = {a.arg for a in fn.args.args + fn.args.kwonlyargs}
-    local |= {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-    for n in ast.walk(fn):
-        if not isinstance(n, ast.Name) or not isinstance(n.ctx, ast.Load) or n.id in local:
-            continue
-        name = n.id
-        if name == fn.name or name == "Any":   # `Any` is a generic parameter wherever it is
-            continue
+    for name in reads:
         meanings = [(m.constants.get(name), name in m.aliases, m.from_imports.get(name),
                      m.std_modules.get(name), m.typed_constants.get(name), name in m.nonconstant,
-                     name in m.funcs, name in m.type_aliases, id(m.structs.get(name)),
+                     name in fs, name in m.type_aliases, id(m.structs.get(name)),
                      id(m.enums.get(name)))
-                    for m in (defining, info)]
-        same_func = name in defining.funcs and name in info.funcs and \
-            info.funcs[name].node.body is defining.funcs[name].node.body
-        if meanings[0] != meanings[1] or (name in defining.funcs and not same_func) or (
+                    for m, fs in zip((defining, info), funcs)]
+        same_func = name in funcs[0] and name in funcs[1] and \
+            funcs[1][name].node.body is funcs[0][name].node.body
+        if meanings[0] != meanings[1] or (name in funcs[0] and not same_func) or (
                 name in defining.type_aliases and
                 ast.dump(defining.type_aliases[name]) != ast.dump(info.type_aliases[name])):
             out.append(name)
     return out
+
+
+def _global_reads(fn: ast.FunctionDef) -> tuple[str, ...]:
+    """The names `fn` reads (once each, first read first) that are neither its
+    parameters, nor names it stores, nor its own name, nor `Any` (a generic
+    parameter wherever it is): the module-level names it reads."""
+    local = {a.arg for a in fn.args.args + fn.args.kwonlyargs} | {fn.name, "Any"}
+    read: dict[str, None] = {}
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Name):
+            if isinstance(n.ctx, ast.Store):
+                local.add(n.id)
+            elif isinstance(n.ctx, ast.Load):
+                read.setdefault(n.id)
+    return tuple(name for name in read if name not in local)

@@ -116,10 +116,27 @@ class ModuleInfo:
     # dotted call target (`m.C.f`, `m.f`, `C.f`) -> the name of the func it means here
     class_funcs: dict[str, dict[str, str]] = field(default_factory=dict)
     qualified_calls: dict[str, str] = field(default_factory=dict)
+    # imported_funcs.py's work on this module's own func nodes, done once per node while
+    # this ModuleInfo lives (one compile): (what, id(node), ...) -> (node, the result)
+    taken_memo: dict[tuple, tuple] = field(default_factory=dict)
+
+    #: `funcs`' last answer with what it was made of: (the definitions list, its length, its
+    #: last entry, the answer)
+    funcs_made: tuple | None = field(default=None, repr=False, compare=False)
 
     @property
     def funcs(self) -> dict[str, Definition]:
-        return {d.node.name: d for d in self.definitions if d.kind == "func"}
+        """The module's funcs by name (the last definition of a name wins). Made again
+        only when `definitions` changed: definitions are only appended to the list or
+        the list replaced (class_funcs.py), so the same list of the same length with
+        the same last entry holds the same definitions. Callers never change it."""
+        defs, made = self.definitions, self.funcs_made
+        if made is not None and made[0] is defs and made[1] == len(defs) and \
+                (not defs or made[2] is defs[-1]):
+            return made[3]
+        funcs = {d.node.name: d for d in defs if d.kind == "func"}
+        self.funcs_made = (defs, len(defs), defs[-1] if defs else None, funcs)
+        return funcs
 
     @property
     def kernels(self) -> list[Definition]:

@@ -112,20 +112,39 @@ def exported_names(defining) -> list[str] | None:
     bound as non-constant)."""
     if defining is None:
         return None
-    tree = _tree(defining)
-    if tree is None:
+    facts = _tree_facts(defining)
+    if facts is None:
         return None
-    has_all, declared = declared_all(tree)
+    has_all, declared, own = facts
     if has_all:
         return None if declared is None else list(dict.fromkeys(declared))
     if "*" in defining.nonconstant:
         return None
-    names = module_level_names(tree) | set(defining.star_names)
+    names = own | set(defining.star_names)
     return sorted(n for n in names if not n.startswith("_"))
 
 
 #: (file, source) -> its parsed tree: a module star-imported by several files is parsed once
 _TREES: dict[tuple[str, str], ast.Module | None] = {}
+
+
+#: (file, source) -> its tree's `declared_all` and `module_level_names`: functions of the
+#: source alone, read once however many files star-import it
+_FACTS: dict[tuple[str, str], tuple[bool, tuple[str, ...] | None, frozenset[str]]] = {}
+
+
+def _tree_facts(info) -> tuple[bool, tuple[str, ...] | None, frozenset[str]] | None:
+    """(has an `__all__`, its names, the module's own names) of `info`'s source, or
+    None when it does not parse."""
+    key = (info.filename, info.source)
+    if key not in _FACTS:
+        tree = _tree(info)
+        if tree is None:
+            return None
+        has_all, declared = declared_all(tree)
+        _FACTS[key] = (has_all, None if declared is None else tuple(declared),
+                       frozenset(module_level_names(tree)))
+    return _FACTS[key]
 
 
 def _tree(info) -> ast.Module | None:
