@@ -26,6 +26,7 @@ from ..scan.factories import capture_of, capture_ref
 from ..scan.enums import ValueEnumMembers
 from ..scan.constants import NotConstant
 from ..scan.project import aliased_module, chain_root, module_member
+from ..scan.runtime_lengths import value_read_refusal
 from ..builtins.operators import (
     BINOP_NAMES, COMPARE_NAMES, check_binary_types, comparison_type, is_integer_vector_or_matrix,
     literal_type_for, make_literal,
@@ -343,7 +344,8 @@ class ExprChecker(_Host):
         self.refuse_rebound(node)
         if name in self.info.nonconstant or name in self.info.funcs or \
                 any(d.node.name == name for d in self.info.kernels):
-            raise self.error(f"kernel code cannot read the module-level name {name!r}: only "
+            raise self.error(value_read_refusal(self.info, name) or   # scan/runtime_lengths.py
+                             f"kernel code cannot read the module-level name {name!r}: only "
                              "literal constants are visible", node, "closure",
                              "make it a literal constant or pass it as a parameter")
         raise self.error(f"unknown name {name!r}", node, "unknown-name",
