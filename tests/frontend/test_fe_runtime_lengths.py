@@ -173,3 +173,37 @@ def test_an_alias_bound_twice_is_not_followed(tmp_path):
     take_first = module.kernel("take_first")       # one kernel, refused: no length-generic instances
     assert take_first.error is not None and "bound more than once" in take_first.error.render()
     assert "trace[mat33]" in module.kernel_names   # mat_t, bound once, is still followed
+
+
+INT_LENGTH = '''
+import os
+import warp as wp
+from warp.types import vector
+
+N = int(os.environ["PKG_N"])
+
+
+@wp.kernel
+def norm(xs: wp.array(dtype=vector(length=N, dtype=wp.float32)), out: wp.array(dtype=wp.float32)):
+    i = wp.tid()
+    if i < xs.shape[0] and i < out.shape[0]:
+        out[i] = wp.length(xs[i])
+
+
+@wp.kernel
+def scale(out: wp.array(dtype=wp.float32)):
+    i = wp.tid()
+    if i < out.shape[0]:
+        out[i] = float(N)
+'''
+
+
+def test_an_int_read_from_the_environment_is_length_generic_only_as_a_length(tmp_path):
+    path = tmp_path / "k.py"
+    path.write_text(INT_LENGTH)
+    module = compile_file(path)
+    assert [n for n in module.kernel_names if n.startswith("norm")] == [
+        "norm[vec1f]", "norm[vec2]", "norm[vec3]", "norm[vec4]", "norm[...]"]
+    # read as a value it is any other run-time value: the refusal of a non-constant name
+    err = module.kernel("scale").error
+    assert err is not None and err.rule == "closure" and "only literal constants are visible" in err.render()

@@ -26,8 +26,13 @@ writes a length-generic pattern there.
 Invariant: a name is read as a run-time length or an alias only from its
 defining module's source, bound as described; anything else returns None
 and the name keeps the located refusal it had. A kernel reading a run-time
-length as a value (a loop bound, an index, arithmetic) gets a located error
-saying so (`value_read_refusal`).
+length that may be `Any` (a function with a `return Any`: a type's length,
+never a number) as a value (a loop bound, an index, arithmetic) gets a
+located error saying so (`value_read_refusal`), and only such a length (or a
+name bound once to a type written with it) is linked into a module that
+takes an imported func reading it; an int read at run time (`int(os.getenv(
+...))`) is length-generic only where `length=`/`shape=` takes it, and read
+as a value it keeps the refusal of any non-constant name.
 """
 from __future__ import annotations
 
@@ -51,6 +56,7 @@ class RuntimeLength:
     name: str
     bindings: tuple[tuple[int, str], ...]
     environment: tuple[str, ...]
+    may_be_any: bool        # a binding can be `Any`: a type's length, never a number
 
     def describe(self) -> str:
         where = "; ".join(f"{self.filename}:{line}: `{text}`" for line, text in self.bindings[:3])
@@ -91,18 +97,22 @@ def _length_return(value: ast.expr | None, local: set[str]) -> bool:
     return isinstance(value, ast.Name) and value.id in local
 
 
-def _length_binding(value: ast.expr, info, funcs: dict) -> bool:
-    """Whether one binding's value is a run-time length (module docstring)."""
+def _length_binding(value: ast.expr, info, funcs: dict) -> str | None:
+    """"any" when one binding's value is a run-time length that may be `Any`
+    (a function with a `return Any`), "int" when it is an int read at run
+    time, None when it is no run-time length (module docstring)."""
     if _int_call(value):
-        return bool(_environment_reads(value))
+        return "int" if _environment_reads(value) else None
     if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in funcs
             and info.rebinding(value.func.id) is None):
-        return False
+        return None
     fn = funcs[value.func.id]
     local = _locals(fn)
     returns = [n for n in _own_nodes(fn) if isinstance(n, ast.Return)]
-    return bool(returns) and all(_length_return(r.value, local) for r in returns) \
-        and not any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in _own_nodes(fn))
+    if not returns or not all(_length_return(r.value, local) for r in returns) \
+            or any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in _own_nodes(fn)):
+        return None
+    return "any" if any(r.value is not None and _is_any_name(r.value) for r in returns) else "int"
 
 
 def _module_runtime_length(info, name: str) -> RuntimeLength | None:
@@ -115,11 +125,12 @@ def _module_runtime_length(info, name: str) -> RuntimeLength | None:
         return None
     funcs = {s.name: s for s in tree.body if isinstance(s, ast.FunctionDef) and not s.decorator_list}
     every = sites[1]
-    if not all(_length_binding(s.value, info, funcs) for s in every):
+    kinds = [_length_binding(s.value, info, funcs) for s in every]
+    if None in kinds:
         return None
     env = sorted({v for s in every for v in _environment_reads(s.value)})
     return RuntimeLength(info.filename, name, tuple((s.lineno, ast.unparse(s.value)) for s in every),
-                         tuple(env))
+                         tuple(env), "any" in kinds)
 
 
 def runtime_length(info, node: ast.AST) -> RuntimeLength | None:
@@ -153,8 +164,32 @@ def value_read_refusal(info, name: str) -> str | None:
     """The message for a kernel that reads the run-time length `name` as a
     value, else None."""
     found = runtime_length(info, ast.Name(id=name, ctx=ast.Load()))
-    if found is None:
-        return None
+    if found is None or not found.may_be_any:
+        return None      # an int read at run time: the refusal of any non-constant name
     return (f"kernel code cannot read {name!r} as a value: {found.describe()}; verikern reads it "
             "only as a vector or matrix length (`length=`, `shape=`), where it makes the type "
             "length-generic (`Any`), and not as a loop bound, an index or a number")
+
+
+
+def _reads_runtime_length(info, node: ast.AST, depth: int) -> bool:
+    """Whether `node` reads a run-time length, itself or through length aliases."""
+    if depth > MAX_ALIAS_LINKS:
+        return False
+    for n in ast.walk(node):
+        if not isinstance(n, ast.Name):
+            continue
+        found = runtime_length(info, n)
+        if found is not None:
+            return found.may_be_any
+        found = length_alias(info, n)
+        if found is not None and _reads_runtime_length(found[0], found[1], depth + 1):
+            return True
+    return False
+
+
+def runtime_length_or_alias(info, name: str) -> bool:
+    """Whether the module-level `name` of `info` is a run-time length or a name
+    bound once to a type written with one (`vec_t`, `vecArray_t`): an imported
+    func that reads it is taken with a link to it (imported_funcs.bring_global)."""
+    return _reads_runtime_length(info, ast.Name(id=name, ctx=ast.Load()), 0)
