@@ -93,6 +93,7 @@ SLOW_FILES = frozenset({
     "tests/proofs/test_suggest_strides.py",  # 2 suggestion searches and re-proofs (about 10 CPU s)
     "tests/warp_compat/test_warp_struct_generic.py",  # real Warp (compiles kernels with clang)
     "tests/proofs/test_suggest_indirect.py",       # 7 suggestions searched and re-proved, 5-12 s each
+    "tests/warp_compat/test_warp_numpy_constants.py",  # real Warp (compiles kernels with clang)
 })
 
 SLOW_TESTS = frozenset({
