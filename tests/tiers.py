@@ -111,6 +111,9 @@ SLOW_FILES = frozenset({
     "tests/warp_compat/test_warp_struct_generic.py",  # real Warp (compiles kernels with clang)
     "tests/proofs/test_suggest_indirect.py",       # 7 suggestions searched and re-proved, 5-12 s each
     "tests/cli/prove/test_premise_proved_under_first.py",  # 11 instances and their premise's re-proof (16 CPU s)
+    "tests/warp_compat/test_warp_numpy_constants.py",  # real Warp (compiles kernels with clang)
+    "tests/warp_compat/test_warp_dynamic_updates.py",  # real Warp (compiles kernels with clang)
+    "tests/warp_compat/test_warp_array_choices.py",  # real Warp (compiles kernels with clang)
 })
 
 SLOW_TESTS = frozenset({
@@ -250,6 +253,10 @@ SLOW_TESTS = frozenset({
     # three instances, two searches and their re-proofs, twice (about 6 CPU s); the fast tier keeps
     # the near miss (test_a_sibling_contract_is_proved_under_only_where_its_re_proof_proves)
     "tests/cli/prove/test_sibling_contracts.py::test_the_reused_contract_spends_the_same_units_on_every_run",
+    # two proofs of the six-output update kernel, one failing with a replayed witness (about 17 s)
+    "tests/frontend/test_fe_dynamic_updates.py::test_the_updates_are_proved_with_their_index_guard",
+    # the choice kernel proved, its one-sided near miss failed and replayed (about 9 s)
+    "tests/frontend/test_fe_array_choices.py::test_the_kernel_is_proved_and_a_guard_on_one_array_fails_on_the_other",
 })
 
 FAST_PARAMS = {

@@ -26,6 +26,7 @@ from ..scan.annotations import parse_annotation
 from ..builtins.rules import check_atomic_value
 from .contracts import is_dsl_call
 from .dynamic_components import dynamic_write
+from .dynamic_updates import dynamic_update
 from .element_parts import assign_local_matrix_part, assign_part, augassign_part
 from .views import bind_view, flat_index, is_view_binding
 from ..builtins.operators import BINOP_NAMES, check_binary_types, literal_type_for
@@ -259,6 +260,8 @@ class AssignChecks:
             self.declare(t.id, rt, t, read_first=True)
             return H.Assign(t.id, H.BinaryExpr(op, cur, rhs, rt, loc), self.loc(t))
         part = augassign_part(self, s, op, ATOMIC_AUG, loc)   # a[i].x += v
+        if part is None:
+            part = dynamic_update(self, s)     # v[i] += x, i a run-time index
         if part is not None:
             return part
         # component of a local vector: v.x += ..., v[0] += ...

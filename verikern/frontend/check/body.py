@@ -33,6 +33,7 @@ from .registry import is_any, type_variable
 from .assigned_reads import flag_sets, needs_another_check, note_assignment, with_flag_starts
 from .statement_walks import calls_in, conditional_calls, stored_names
 from .views import hoist_view_arguments
+from .array_choices import split_array_choice
 from .struct_passing import result_annotation
 from ..scan.settings import setting_requires
 from ..builtins.warp import expect_near_test
@@ -332,6 +333,9 @@ class BodyChecker(AssignChecks, StructChecks, WarpChecks, FlowChecker, ExprCheck
         return [h for p in pre for h in _as_list(self.check_stmt(p))]
 
     def _check_stmt_effects(self, s):
+        split = split_array_choice(self, s)     # f(..., a if c else b): check/array_choices.py
+        if split is not None:
+            return self._check_stmt_effects(split)
         views, s = hoist_view_arguments(self, s, self.conditional_calls)
         if views:       # `f(k_vectors[s], ...)`: the view bound first (check/views.py)
             out = self._check_hoisted(views, s)

@@ -38,10 +38,13 @@ def dynamic_read(chk, base, parts, loc):
                     parts[-1], "index-count")
 
 
-def dynamic_write(chk, var, parts, value, loc):
+def dynamic_write(chk, var, parts, value, loc, read_first=False):
     """Statements for `var[parts] = value` on a local vector/matrix `var`
     (a LocalRef) with a run-time index: temporaries, the range assertion,
-    then every component set to `value` where the index matches."""
+    then every component set to `value` where the index matches.
+    `read_first`: `value` reads `var[parts]` itself, with the same index
+    (check/dynamic_updates.py), and that read asserts the range before the
+    write; the write asserts nothing more (one obligation per update)."""
     t = var.type
     row = isinstance(t, MatrixType) and len(parts) == 1   # m[i] = a row
     if isinstance(t, VectorType) and len(parts) == 1:
@@ -66,7 +69,8 @@ def dynamic_write(chk, var, parts, value, loc):
         chk.declare(ti, e.type, p)
         out.append(H.Assign(ti, e, e.loc))
         idx.append(H.LocalRef(ti, e.type, e.loc))
-    out.append(H.AssertStmt(_in_range(idx, bounds, loc), H.COMPONENT_INDEX_MESSAGE, "assert", loc))
+    if not read_first:
+        out.append(H.AssertStmt(_in_range(idx, bounds, loc), H.COMPONENT_INDEX_MESSAGE, "assert", loc))
     flat = _flat(idx, bounds, loc)
     xv = H.LocalRef(tx, xt, loc)
     for k in range(_size(t)):

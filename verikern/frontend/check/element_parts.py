@@ -22,6 +22,7 @@ from verikern.hir.types import ArrayType, MatrixType, VectorType, named_parts, v
 from verikern.mir.ops import symbols
 from ..builtins.rules import check_atomic_value
 from ..builtins.operators import check_binary_types, literal_type_for
+from .dynamic_components import dynamic_write
 
 
 def element_part(chk, target):
@@ -136,7 +137,8 @@ def _check_atomic_part(chk, op, arr, pt, v, node):
 
 def assign_local_matrix_part(chk, target, value, loc):
     """`m[r] = row` and `m[r][c] = x` on a local matrix `m` with constant
-    indices (Warp), as an AssignComponent; None for other targets."""
+    indices (Warp), as an AssignComponent, `m[i][j] = x` with run-time
+    indices as `m[i, j] = x` (dynamic_components.py); None for other targets."""
     base = target.value if isinstance(target, ast.Subscript) else None
     if isinstance(base, ast.Name) and base.id not in chk.arrays:
         t = chk.check_expr(base).type
@@ -152,6 +154,8 @@ def assign_local_matrix_part(chk, target, value, loc):
         t = var.type
         rows, cols = chk.index_list(base.slice), chk.index_list(target.slice)
         if isinstance(t, MatrixType) and len(rows) == 1 and len(cols) == 1:
+            if not (chk.is_const(rows[0]) and chk.is_const(cols[0])):   # m[i][j] = x, run-time i, j
+                return dynamic_write(chk, var, rows + cols, value, loc)
             r = chk.constant_index(rows[0], t.rows, "a matrix row")
             c = chk.constant_index(cols[0], t.cols, "a matrix column")
             return H.AssignComponent(var.name, r * t.cols + c, 1, chk._typed(value, t.dtype),

@@ -26,6 +26,8 @@ from ..scan.factories import capture_of, capture_ref
 from ..scan.enums import ValueEnumMembers
 from ..scan.constants import NotConstant
 from ..scan.project import aliased_module, chain_root, module_member
+from ..scan.runtime_lengths import value_read_refusal
+from ..scan.std_constants import std_float_constant
 from ..builtins.operators import (
     BINOP_NAMES, COMPARE_NAMES, check_binary_types, comparison_type, is_integer_vector_or_matrix,
     literal_type_for, make_literal,
@@ -103,6 +105,9 @@ class ExprChecker(_Host):
             name = self.info.dsl_name(node)
             if name in DSL_CONSTANTS:
                 return DSL_CONSTANTS[name]
+            std = std_float_constant(self.info, node, self.local_names)   # np.pi, math.nan
+            if std is not None:
+                return std
             enum = self._enum_members(node.value)
             if enum is not None and node.attr in enum and not isinstance(enum, ValueEnumMembers):
                 return enum[node.attr]                   # Flags.ACTIVE: an int constant
@@ -343,7 +348,8 @@ class ExprChecker(_Host):
         self.refuse_rebound(node)
         if name in self.info.nonconstant or name in self.info.funcs or \
                 any(d.node.name == name for d in self.info.kernels):
-            raise self.error(f"kernel code cannot read the module-level name {name!r}: only "
+            raise self.error(value_read_refusal(self.info, name) or   # scan/runtime_lengths.py
+                             f"kernel code cannot read the module-level name {name!r}: only "
                              "literal constants are visible", node, "closure",
                              "make it a literal constant or pass it as a parameter")
         raise self.error(f"unknown name {name!r}", node, "unknown-name",

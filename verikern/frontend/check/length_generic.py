@@ -25,6 +25,7 @@ from verikern.hir.types import (
     BOOL, ArrayType, MatrixType, ScalarType, VectorType, matrix_type, vector_type,
 )
 from ..scan.annotations import ARRAY_CTORS, value_type
+from ..scan.runtime_lengths import MAX_ALIAS_LINKS, length_alias, runtime_length
 
 _VECTOR = ("vector", "types.vector", "vec")
 _MATRIX = ("matrix", "types.matrix", "mat")
@@ -61,12 +62,25 @@ class LengthPattern:
         return f"array(dtype={inner}, ndim={self.ndim or 1})" if self.is_array else inner
 
 
-def _is_any(node) -> bool:
+def _is_any(info, node) -> bool:
+    """`Any`, or a length read at run time (scan/runtime_lengths.py: `dim_t`)."""
     return (isinstance(node, ast.Name) and node.id == "Any") or \
-        (isinstance(node, ast.Attribute) and node.attr == "Any")
+        (isinstance(node, ast.Attribute) and node.attr == "Any") or runtime_length(info, node) is not None
+
+
+def _followed(info, node):
+    """(module, expression) after following module-level names bound once to
+    an expression (`vecArray_t` -> `wp.array(dtype=vec_t)` in type_config)."""
+    for _ in range(MAX_ALIAS_LINKS):
+        found = length_alias(info, node)
+        if found is None:
+            break
+        info, node = found
+    return info, node
 
 
 def _element_pattern(info, node) -> LengthPattern | None:
+    info, node = _followed(info, node)
     if not isinstance(node, ast.Call) or any(k.arg is None for k in node.keywords):
         return None
     name = info.dsl_name(node.func)
@@ -79,10 +93,10 @@ def _element_pattern(info, node) -> LengthPattern | None:
     if set(kw) - {size_name, "dtype"} or "dtype" not in kw:
         return None
     size = kw.get(size_name)
-    if kind == "vector" and not (size is None or _is_any(size)):
+    if kind == "vector" and not (size is None or _is_any(info, size)):
         return None
     if kind == "matrix" and not (isinstance(size, ast.Tuple) and len(size.elts) == 2
-                                 and all(_is_any(e) for e in size.elts)):
+                                 and all(_is_any(info, e) for e in size.elts)):
         return None
     dtype = value_type(info, kw["dtype"])
     if not isinstance(dtype, ScalarType) or dtype == BOOL:
@@ -94,6 +108,7 @@ def length_generic(info, node) -> LengthPattern | None:
     """The pattern an annotation writes (module docstring), else None."""
     if node is None:
         return None
+    info, node = _followed(info, node)
     found = _element_pattern(info, node)
     if found is not None:
         return found

@@ -14,6 +14,7 @@ import copy
 
 from .annotations import value_type
 from .project import FOREIGN_FILE
+from .runtime_lengths import runtime_length_or_alias
 from .tree_copy import copy_tree
 
 
@@ -157,6 +158,9 @@ def bring_global(info, defining, name: str, taking: frozenset) -> str | None:
     elif name in defining.structs:    # a @wp.struct a taken func's annotations name
         info.structs[brought] = defining.structs[name]
         info.struct_origins[brought] = defining.struct_origins.get(name, defining)
+    elif runtime_length_or_alias(defining, name):   # `dim_t`, `vec_t` (scan/runtime_lengths.py)
+        info.nonconstant.add(brought)
+        info.name_origins[brought] = (defining, name)
     else:
         return None
     return brought

@@ -10,7 +10,9 @@ executing it). It reports, per name, the first site that can rebind it after
 its first unconditional binding:
 
 - a second unconditional binding at module level (an assignment, an augmented
-  assignment, an import under that name, a def or class of that name);
+  assignment, an import under that name, a def or class of that name), except
+  the same absolute import again right after the first (`from warp.types
+  import vector` twice binds one object);
 - a `global NAME` statement in a function (at any depth, methods included)
   whose own body binds NAME;
 - `globals()[...] = ...`, `globals().update(...)` / `.setdefault` /
@@ -79,6 +81,18 @@ def _top_level_names(stmt: ast.stmt) -> list[str]:
         elif isinstance(t, ast.Starred) and isinstance(t.value, ast.Name):
             out.append(t.value.id)
     return out
+
+
+def _absolute_import(stmt: ast.stmt, name: str) -> tuple | None:
+    """(module, name there) when `stmt` binds `name` by an absolute import
+    (`from warp.types import vector`, `import numpy as np`): the same import
+    again binds the same object (grid_util.py imports `vector` twice), so it
+    is no rebinding; None for any other binding."""
+    if isinstance(stmt, ast.ImportFrom) and stmt.level == 0 and stmt.module:
+        return next((("from", stmt.module, a.name) for a in stmt.names if (a.asname or a.name) == name), None)
+    if isinstance(stmt, ast.Import):
+        return next((("import", a.name) for a in stmt.names if (a.asname or a.name.split(".")[0]) == name), None)
+    return None
 
 
 def _binding_kind(stmt: ast.stmt, name: str) -> str:
@@ -179,11 +193,16 @@ def find_rebindings(tree: ast.Module, filename: str) -> dict[str, Rebinding]:
         out.setdefault(name, Rebinding(_loc(filename, node), how))
 
     bound: set[str] = set()
+    imported: dict[str, tuple] = {}     # name -> the absolute import that bound it last
     for stmt in tree.body:
         for name in _top_level_names(stmt):
-            if name in bound:
+            again = _absolute_import(stmt, name)
+            if name in bound and (again is None or imported.get(name) != again):
                 note(name, stmt, _binding_kind(stmt, name))
             bound.add(name)
+            imported.pop(name, None)
+            if again is not None:
+                imported[name] = again
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue
         for n in ast.walk(stmt):

@@ -29,7 +29,9 @@ from __future__ import annotations
 
 import ast
 
+from .all_comprehensions import comprehension_strings, literal_string_lists
 from .rebinding import Rebinding
+from .same_origin import same_object_imports
 
 #: the calls on `__all__` that add names to it
 _ALL_ADDS = ("extend", "append", "__iadd__")
@@ -50,6 +52,7 @@ def declared_all(tree: ast.Module) -> tuple[bool, list[str] | None]:
     from literal lists at module level)."""
     names: list[str] = []
     seen = False
+    lists = None
     for stmt in tree.body:
         mentions = any(isinstance(n, ast.Name) and n.id == "__all__" for n in ast.walk(stmt))
         if not mentions:
@@ -72,6 +75,9 @@ def declared_all(tree: ast.Module) -> tuple[bool, list[str] | None]:
                 and stmt.value.func.value.id == "__all__" and stmt.value.func.attr in _ALL_ADDS \
                 and len(stmt.value.args) == 1 and not stmt.value.keywords:
             value = _strings(stmt.value.args[0])
+            if value is None and stmt.value.func.attr != "append":   # [P + s for s in SUFFIXES]
+                lists = literal_string_lists(tree) if lists is None else lists
+                value = comprehension_strings(stmt.value.args[0], lists, stmt.lineno)
             if value is not None and stmt.value.func.attr == "append" \
                     and not isinstance(stmt.value.args[0], ast.Constant):
                 value = None
@@ -177,7 +183,7 @@ def bind_star(info, defining, stmt: ast.ImportFrom, bind_name) -> bool:
         return False
     for name in names:
         meaning = _meaning(defining, name)
-        if name in info.own_names:
+        if name in info.own_names and not same_object_imports(info, _tree(info), defining, name):
             if meaning is None or meaning != _meaning(info, name):
                 info.rebindings.setdefault(name, Rebinding(info.loc(stmt), (
                     f"`from {defining.module_name} import *`, which binds {name!r} too")))
