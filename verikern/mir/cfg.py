@@ -76,25 +76,127 @@ def reverse_postorder(k: Kernel, successor_key: Callable[[str], int] | None = No
     return post
 
 
-def dominators(k: Kernel) -> dict[str, set[str]]:
-    """For each block label, the set of labels that dominate it (itself included).
-    Unreachable blocks map to the set of all labels."""
+class DominatorSet:
+    """The labels that dominate one block, as a read-only set: `x in s` in
+    constant time from the dominator tree's preorder intervals (an ancestor's
+    interval holds its descendants'), iteration walks the immediate-dominator
+    chain up to the entry. An unreachable block's set holds every label."""
+
+    __slots__ = ("_tree", "_label")
+
+    def __init__(self, tree: "_DominatorTree", label: str):
+        self._tree, self._label = tree, label
+
+    def __contains__(self, other: object) -> bool:
+        return self._tree.dominates(other, self._label)
+
+    def __iter__(self):
+        tree = self._tree
+        if self._label not in tree.pre:
+            return iter(tree.every)
+        chain, label = [], self._label
+        while label is not None:
+            chain.append(label)
+            label = tree.idom[label]
+        return iter(chain)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, DominatorSet):
+            other = set(other)
+        return isinstance(other, (set, frozenset)) and set(self) == other
+
+    __hash__ = None  # type: ignore[assignment]
+
+    @property
+    def reachable(self) -> bool:
+        return self._label in self._tree.pre
+
+    @property
+    def immediate(self) -> str | None:
+        """The nearest strict dominator of a reachable block (None: the entry)."""
+        return self._tree.idom[self._label]
+
+    def __repr__(self) -> str:
+        return f"DominatorSet({sorted(self)!r})"
+
+
+@dataclasses.dataclass
+class _DominatorTree:
+    """Immediate dominators of the reachable blocks (the entry's is None) and
+    each one's [pre, post) interval in a preorder walk of the dominator tree."""
+    every: tuple[str, ...]
+    idom: dict[str, str | None]
+    pre: dict[str, int]
+    post: dict[str, int]
+
+    def dominates(self, a: object, b: str) -> bool:
+        if b not in self.pre:                     # unreachable: every label
+            return a in self.every
+        if a not in self.pre:
+            return False
+        return self.pre[a] <= self.pre[b] < self.post[a]
+
+
+def _dominator_tree(k: Kernel) -> _DominatorTree:
+    """Cooper, Harvey and Kennedy's iteration over reverse postorder: each block's
+    immediate dominator is the meet of its processed predecessors' (unreachable
+    predecessors take no part), until nothing changes."""
     rpo = reverse_postorder(k)
+    order = {label: i for i, label in enumerate(rpo)}
     preds = k.predecessors()
-    every = {b.label for b in k.blocks}
-    dom = {label: set(every) for label in every}
-    dom[k.entry.label] = {k.entry.label}
+    entry = rpo[0]
+    idom: dict[str, str] = {entry: entry}
+
+    def meet(a: str, b: str) -> str:
+        while a != b:
+            while order[a] > order[b]:
+                a = idom[a]
+            while order[b] > order[a]:
+                b = idom[b]
+        return a
+
     changed = True
     while changed:
         changed = False
         for label in rpo[1:]:
-            ps = [p for p in preds[label] if p in dom]
-            new = set.intersection(*(dom[p] for p in ps)) if ps else set()
-            new = new | {label}
-            if new != dom[label]:
-                dom[label] = new
+            new = None
+            for p in preds[label]:
+                if p in idom:
+                    new = p if new is None else meet(p, new)
+            if new is not None and idom.get(label) != new:
+                idom[label] = new
                 changed = True
-    return dom
+    children: dict[str, list[str]] = {label: [] for label in idom}
+    for label in rpo[1:]:
+        children[idom[label]].append(label)
+    pre: dict[str, int] = {}
+    post: dict[str, int] = {}
+    counter = 0
+    stack: list[tuple[str, bool]] = [(entry, False)]
+    while stack:
+        label, done = stack.pop()
+        if done:
+            post[label] = counter
+            continue
+        pre[label] = counter
+        counter += 1
+        stack.append((label, True))
+        stack.extend((c, False) for c in reversed(children[label]))
+    parent: dict[str, str | None] = {label: idom[label] for label in idom}
+    parent[entry] = None
+    return _DominatorTree(tuple(b.label for b in k.blocks), parent, pre, post)
+
+
+def dominators(k: Kernel) -> dict[str, DominatorSet]:
+    """For each block label, the labels that dominate it (itself included), as
+    a `DominatorSet` (membership in constant time: the kernels of real projects
+    have tens of thousands of blocks, where a set per block is quadratic).
+    Unreachable blocks map to the set of all labels."""
+    tree = _dominator_tree(k)
+    return {label: DominatorSet(tree, label) for label in tree.every}
 
 
 def postdominators(k: Kernel) -> dict[str, set[str]]:
