@@ -42,8 +42,10 @@ def _immediate_dom(dom: dict[str, DominatorSet], label: str) -> str | None:
     return None
 
 
-def _immediate_pdom(pdom: dict[str, set[str]], label: str) -> str | None:
-    strict = pdom[label] - {label}
+def _immediate_pdom(pdom: dict[str, DominatorSet], label: str) -> str | None:
+    if pdom[label].reachable:
+        return pdom[label].immediate
+    strict = set(pdom[label]) - {label}
     for cand in strict:
         if all(o == cand or o in pdom[cand] for o in strict):
             return cand

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from verikern.mir.cfg import dominators
+from verikern.mir.cfg import dominators, immediate_postdominator, postdominators
 
 
 @dataclass
@@ -67,6 +67,25 @@ def _reference(g: _Graph) -> dict[str, set[str]]:
     return dom
 
 
+def _post_reference(g: _Graph) -> dict[str, set[str]]:
+    """PDom(return) = {return}; PDom(b) = {b} | the meet of PDom(s) over b's successors,
+    from every set full, to the greatest fixpoint (a block no return is reachable
+    from stays full)."""
+    every = {b.label for b in g.blocks}
+    pdom = {label: ({label} if not g.block(label).terminator.successors() else set(every))
+            for label in every}
+    changed = True
+    while changed:
+        changed = False
+        for b in g.blocks:
+            succ = b.terminator.successors()
+            if succ:
+                new = set.intersection(*(pdom[s] for s in succ)) | {b.label}
+                if new != pdom[b.label]:
+                    pdom[b.label], changed = new, True
+    return pdom
+
+
 def _random_graph(rng: random.Random, n: int) -> _Graph:
     labels = [f"b{i}" for i in range(n)]
     edges: dict[str, tuple[str, ...]] = {}
@@ -94,6 +113,15 @@ def test_dominators_equal_the_fixpoint_of_dominator_sets(seed):
         for a in labels:
             assert (a in got[b]) == (a in expected[b]), (a, b)
         assert "nowhere" not in got[b]
+    expected_post, got_post = _post_reference(g), postdominators(g)  # type: ignore[arg-type]
+    for b in labels:
+        assert set(got_post[b]) == expected_post[b], b
+        for a in labels:
+            assert (a in got_post[b]) == (a in expected_post[b]), (a, b)
+        strict = expected_post[b] - {b}
+        nearest = [c for c in strict if all(o == c or o in expected_post[c] for o in strict)]
+        if expected_post[b] != {x.label for x in g.blocks}:          # reaches a return
+            assert immediate_postdominator(g, b, got_post) == (nearest[0] if nearest else None)  # type: ignore[arg-type]
 
 
 def test_a_chain_of_diamonds_has_the_heads_as_its_dominator_chain():
@@ -110,3 +138,6 @@ def test_a_chain_of_diamonds_has_the_heads_as_its_dominator_chain():
     assert dom["h3"].immediate == "h2" and dom["l3"].immediate == "h3"
     assert dom["h0"].immediate is None
     assert list(dom["h4"]) == ["h4", "h3", "h2", "h1", "h0"] and len(dom[f"r{n - 1}"]) == n + 1
+    pdom = postdominators(_Graph(edges))                        # type: ignore[arg-type]
+    assert f"h{n}" in pdom["l0"] and "h1" in pdom["h0"] and "l1" not in pdom["h0"]
+    assert list(pdom[f"h{n - 1}"]) == [f"h{n - 1}", f"h{n}"]

@@ -140,15 +140,27 @@ class _DominatorTree:
         return self.pre[a] <= self.pre[b] < self.post[a]
 
 
-def _dominator_tree(k: Kernel) -> _DominatorTree:
-    """Cooper, Harvey and Kennedy's iteration over reverse postorder: each block's
-    immediate dominator is the meet of its processed predecessors' (unreachable
+def _tree(root: str, successors, predecessors, every: tuple[str, ...]) -> _DominatorTree:
+    """The dominator tree of the graph reachable from `root` along `successors`:
+    Cooper, Harvey and Kennedy's iteration over reverse postorder, each node's
+    immediate dominator the meet of its processed predecessors' (unreachable
     predecessors take no part), until nothing changes."""
-    rpo = reverse_postorder(k)
+    post_order: list[str] = []
+    seen = {root}
+    walk: list[tuple[str, int]] = [(root, 0)]
+    while walk:
+        label, i = walk.pop()
+        succs = successors(label)
+        if i < len(succs):
+            walk.append((label, i + 1))
+            if succs[i] not in seen:
+                seen.add(succs[i])
+                walk.append((succs[i], 0))
+        else:
+            post_order.append(label)
+    rpo = post_order[::-1]
     order = {label: i for i, label in enumerate(rpo)}
-    preds = k.predecessors()
-    entry = rpo[0]
-    idom: dict[str, str] = {entry: entry}
+    idom: dict[str, str] = {root: root}
 
     def meet(a: str, b: str) -> str:
         while a != b:
@@ -163,7 +175,7 @@ def _dominator_tree(k: Kernel) -> _DominatorTree:
         changed = False
         for label in rpo[1:]:
             new = None
-            for p in preds[label]:
+            for p in predecessors(label):
                 if p in idom:
                     new = p if new is None else meet(p, new)
             if new is not None and idom.get(label) != new:
@@ -175,7 +187,7 @@ def _dominator_tree(k: Kernel) -> _DominatorTree:
     pre: dict[str, int] = {}
     post: dict[str, int] = {}
     counter = 0
-    stack: list[tuple[str, bool]] = [(entry, False)]
+    stack: list[tuple[str, bool]] = [(root, False)]
     while stack:
         label, done = stack.pop()
         if done:
@@ -186,8 +198,8 @@ def _dominator_tree(k: Kernel) -> _DominatorTree:
         stack.append((label, True))
         stack.extend((c, False) for c in reversed(children[label]))
     parent: dict[str, str | None] = {label: idom[label] for label in idom}
-    parent[entry] = None
-    return _DominatorTree(tuple(b.label for b in k.blocks), parent, pre, post)
+    parent[root] = None
+    return _DominatorTree(every, parent, pre, post)
 
 
 def dominators(k: Kernel) -> dict[str, DominatorSet]:
@@ -195,36 +207,48 @@ def dominators(k: Kernel) -> dict[str, DominatorSet]:
     a `DominatorSet` (membership in constant time: the kernels of real projects
     have tens of thousands of blocks, where a set per block is quadratic).
     Unreachable blocks map to the set of all labels."""
-    tree = _dominator_tree(k)
+    preds = k.predecessors()
+    tree = _tree(k.entry.label, lambda label: k.block(label).terminator.successors(),
+                 preds.__getitem__, tuple(b.label for b in k.blocks))
     return {label: DominatorSet(tree, label) for label in tree.every}
 
 
-def postdominators(k: Kernel) -> dict[str, set[str]]:
-    """For each block, the labels that post-dominate it (with a virtual exit
-    joining every Return)."""
-    every = [b.label for b in k.blocks]
-    succs = {b.label: list(b.terminator.successors()) for b in k.blocks}
-    pdom = {label: set(every) for label in every}
-    for label in every:
-        if not succs[label]:
-            pdom[label] = {label}
-    changed = True
-    while changed:
-        changed = False
-        for label in reversed(every):
-            if not succs[label]:
-                continue
-            new = set.intersection(*(pdom[s] for s in succs[label])) | {label}
-            if new != pdom[label]:
-                pdom[label] = new
-                changed = True
-    return pdom
+#: the virtual exit every Return jumps to, the root of the post-dominator tree
+_EXIT = "\x00exit"
+
+
+def postdominators(k: Kernel) -> dict[str, DominatorSet]:
+    """For each block, the labels that post-dominate it (itself included; with a
+    virtual exit joining every Return, not itself a label), as a `DominatorSet`
+    of the post-dominator tree. A block from which no Return is reachable maps to
+    the set of all labels."""
+    succs = {b.label: tuple(b.terminator.successors()) for b in k.blocks}
+    preds: dict[str, list[str]] = {label: [] for label in succs}
+    returns = [label for label, out in succs.items() if not out]
+    for label, out in succs.items():
+        for s in out:
+            preds[s].append(label)
+
+    def reverse_successors(label: str):
+        return returns if label == _EXIT else preds[label]
+
+    def reverse_predecessors(label: str):
+        return succs[label] or (_EXIT,)
+
+    tree = _tree(_EXIT, reverse_successors, reverse_predecessors, tuple(succs))
+    tree.pre.pop(_EXIT, None)       # the virtual exit is no label: in no set
+    for label, parent in tree.idom.items():
+        if parent == _EXIT:
+            tree.idom[label] = None
+    return {label: DominatorSet(tree, label) for label in tree.every}
 
 
 def immediate_postdominator(k: Kernel, label: str, pdom=None) -> str | None:
     """The nearest strict post-dominator of `label` (None: only the exit)."""
     pdom = pdom or postdominators(k)
-    strict = pdom[label] - {label}
+    if pdom[label].reachable:
+        return pdom[label].immediate
+    strict = set(pdom[label]) - {label}
     for cand in strict:
         if all(other == cand or other in pdom[cand] for other in strict):
             return cand
