@@ -9,7 +9,7 @@ monotone dataflow fixpoint (values only ever move from uniform to varying).
 """
 from __future__ import annotations
 
-from verikern.mir.cfg import dominators, postdominators
+from verikern.mir.cfg import DominatorSet, dominators, postdominators
 from verikern.mir.nodes import (
     Assert, Atomic, Barrier, BinOp, Branch, Cast, Compare, Kernel, Load, Phi,
     Requires, RequiresArray, Select, ShapeOf, Special, Store, UnaryOp, Value,
@@ -32,16 +32,20 @@ def _rule(ins) -> str:
         raise TypeError(f"uniformity: no rule for MIR {type(ins).__name__}") from None
 
 
-def _immediate_dom(dom: dict[str, set[str]], label: str) -> str | None:
-    strict = dom[label] - {label}
+def _immediate_dom(dom: dict[str, DominatorSet], label: str) -> str | None:
+    if dom[label].reachable:
+        return dom[label].immediate
+    strict = set(dom[label]) - {label}
     for cand in strict:
         if all(o == cand or o in dom[cand] for o in strict):
             return cand
     return None
 
 
-def _immediate_pdom(pdom: dict[str, set[str]], label: str) -> str | None:
-    strict = pdom[label] - {label}
+def _immediate_pdom(pdom: dict[str, DominatorSet], label: str) -> str | None:
+    if pdom[label].reachable:
+        return pdom[label].immediate
+    strict = set(pdom[label]) - {label}
     for cand in strict:
         if all(o == cand or o in pdom[cand] for o in strict):
             return cand

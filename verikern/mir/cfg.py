@@ -76,53 +76,179 @@ def reverse_postorder(k: Kernel, successor_key: Callable[[str], int] | None = No
     return post
 
 
-def dominators(k: Kernel) -> dict[str, set[str]]:
-    """For each block label, the set of labels that dominate it (itself included).
-    Unreachable blocks map to the set of all labels."""
-    rpo = reverse_postorder(k)
-    preds = k.predecessors()
-    every = {b.label for b in k.blocks}
-    dom = {label: set(every) for label in every}
-    dom[k.entry.label] = {k.entry.label}
+class DominatorSet:
+    """The labels that dominate one block, as a read-only set: `x in s` in
+    constant time from the dominator tree's preorder intervals (an ancestor's
+    interval holds its descendants'), iteration walks the immediate-dominator
+    chain up to the entry. An unreachable block's set holds every label."""
+
+    __slots__ = ("_tree", "_label")
+
+    def __init__(self, tree: "_DominatorTree", label: str):
+        self._tree, self._label = tree, label
+
+    def __contains__(self, other: object) -> bool:
+        return self._tree.dominates(other, self._label)
+
+    def __iter__(self):
+        tree = self._tree
+        if self._label not in tree.pre:
+            return iter(tree.every)
+        chain, label = [], self._label
+        while label is not None:
+            chain.append(label)
+            label = tree.idom[label]
+        return iter(chain)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, DominatorSet):
+            other = set(other)
+        return isinstance(other, (set, frozenset)) and set(self) == other
+
+    __hash__ = None  # type: ignore[assignment]
+
+    @property
+    def reachable(self) -> bool:
+        return self._label in self._tree.pre
+
+    @property
+    def immediate(self) -> str | None:
+        """The nearest strict dominator of a reachable block (None: the entry)."""
+        return self._tree.idom[self._label]
+
+    def __repr__(self) -> str:
+        return f"DominatorSet({sorted(self)!r})"
+
+
+@dataclasses.dataclass
+class _DominatorTree:
+    """Immediate dominators of the reachable blocks (the entry's is None) and
+    each one's [pre, post) interval in a preorder walk of the dominator tree."""
+    every: tuple[str, ...]
+    idom: dict[str, str | None]
+    pre: dict[str, int]
+    post: dict[str, int]
+
+    def dominates(self, a: object, b: str) -> bool:
+        if b not in self.pre:                     # unreachable: every label
+            return a in self.every
+        if a not in self.pre:
+            return False
+        return self.pre[a] <= self.pre[b] < self.post[a]
+
+
+def _tree(root: str, successors, predecessors, every: tuple[str, ...]) -> _DominatorTree:
+    """The dominator tree of the graph reachable from `root` along `successors`:
+    Cooper, Harvey and Kennedy's iteration over reverse postorder, each node's
+    immediate dominator the meet of its processed predecessors' (unreachable
+    predecessors take no part), until nothing changes."""
+    post_order: list[str] = []
+    seen = {root}
+    walk: list[tuple[str, int]] = [(root, 0)]
+    while walk:
+        label, i = walk.pop()
+        succs = successors(label)
+        if i < len(succs):
+            walk.append((label, i + 1))
+            if succs[i] not in seen:
+                seen.add(succs[i])
+                walk.append((succs[i], 0))
+        else:
+            post_order.append(label)
+    rpo = post_order[::-1]
+    order = {label: i for i, label in enumerate(rpo)}
+    idom: dict[str, str] = {root: root}
+
+    def meet(a: str, b: str) -> str:
+        while a != b:
+            while order[a] > order[b]:
+                a = idom[a]
+            while order[b] > order[a]:
+                b = idom[b]
+        return a
+
     changed = True
     while changed:
         changed = False
         for label in rpo[1:]:
-            ps = [p for p in preds[label] if p in dom]
-            new = set.intersection(*(dom[p] for p in ps)) if ps else set()
-            new = new | {label}
-            if new != dom[label]:
-                dom[label] = new
+            new = None
+            for p in predecessors(label):
+                if p in idom:
+                    new = p if new is None else meet(p, new)
+            if new is not None and idom.get(label) != new:
+                idom[label] = new
                 changed = True
-    return dom
+    children: dict[str, list[str]] = {label: [] for label in idom}
+    for label in rpo[1:]:
+        children[idom[label]].append(label)
+    pre: dict[str, int] = {}
+    post: dict[str, int] = {}
+    counter = 0
+    stack: list[tuple[str, bool]] = [(root, False)]
+    while stack:
+        label, done = stack.pop()
+        if done:
+            post[label] = counter
+            continue
+        pre[label] = counter
+        counter += 1
+        stack.append((label, True))
+        stack.extend((c, False) for c in reversed(children[label]))
+    parent: dict[str, str | None] = {label: idom[label] for label in idom}
+    parent[root] = None
+    return _DominatorTree(every, parent, pre, post)
 
 
-def postdominators(k: Kernel) -> dict[str, set[str]]:
-    """For each block, the labels that post-dominate it (with a virtual exit
-    joining every Return)."""
-    every = [b.label for b in k.blocks]
-    succs = {b.label: list(b.terminator.successors()) for b in k.blocks}
-    pdom = {label: set(every) for label in every}
-    for label in every:
-        if not succs[label]:
-            pdom[label] = {label}
-    changed = True
-    while changed:
-        changed = False
-        for label in reversed(every):
-            if not succs[label]:
-                continue
-            new = set.intersection(*(pdom[s] for s in succs[label])) | {label}
-            if new != pdom[label]:
-                pdom[label] = new
-                changed = True
-    return pdom
+def dominators(k: Kernel) -> dict[str, DominatorSet]:
+    """For each block label, the labels that dominate it (itself included), as
+    a `DominatorSet` (membership in constant time: the kernels of real projects
+    have tens of thousands of blocks, where a set per block is quadratic).
+    Unreachable blocks map to the set of all labels."""
+    preds = k.predecessors()
+    tree = _tree(k.entry.label, lambda label: k.block(label).terminator.successors(),
+                 preds.__getitem__, tuple(b.label for b in k.blocks))
+    return {label: DominatorSet(tree, label) for label in tree.every}
+
+
+#: the virtual exit every Return jumps to, the root of the post-dominator tree
+_EXIT = "\x00exit"
+
+
+def postdominators(k: Kernel) -> dict[str, DominatorSet]:
+    """For each block, the labels that post-dominate it (itself included; with a
+    virtual exit joining every Return, not itself a label), as a `DominatorSet`
+    of the post-dominator tree. A block from which no Return is reachable maps to
+    the set of all labels."""
+    succs = {b.label: tuple(b.terminator.successors()) for b in k.blocks}
+    preds: dict[str, list[str]] = {label: [] for label in succs}
+    returns = [label for label, out in succs.items() if not out]
+    for label, out in succs.items():
+        for s in out:
+            preds[s].append(label)
+
+    def reverse_successors(label: str):
+        return returns if label == _EXIT else preds[label]
+
+    def reverse_predecessors(label: str):
+        return succs[label] or (_EXIT,)
+
+    tree = _tree(_EXIT, reverse_successors, reverse_predecessors, tuple(succs))
+    tree.pre.pop(_EXIT, None)       # the virtual exit is no label: in no set
+    for label, parent in tree.idom.items():
+        if parent == _EXIT:
+            tree.idom[label] = None
+    return {label: DominatorSet(tree, label) for label in tree.every}
 
 
 def immediate_postdominator(k: Kernel, label: str, pdom=None) -> str | None:
     """The nearest strict post-dominator of `label` (None: only the exit)."""
     pdom = pdom or postdominators(k)
-    strict = pdom[label] - {label}
+    if pdom[label].reachable:
+        return pdom[label].immediate
+    strict = set(pdom[label]) - {label}
     for cand in strict:
         if all(other == cand or other in pdom[cand] for other in strict):
             return cand
