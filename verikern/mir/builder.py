@@ -15,7 +15,7 @@ from .nodes import (
 from .types import ScalarType
 
 
-@dataclass
+@dataclass(eq=False)
 class _OpenBlock:
     label: str
     phis: list = field(default_factory=list)
@@ -33,7 +33,8 @@ class MirBuilder:
         self.params: list = []
         self.shared: list[ArrayRef] = []
         self.loops: list[LoopInfo] = []
-        self._blocks: list[_OpenBlock] = []
+        # the blocks in their printed order (a dict keeps insertion order): moving one to
+        # the end is constant time, where a list's remove compared whole blocks
         self._by_label: dict[str, _OpenBlock] = {}
         self._next_id = 0
         self._next_block = 0
@@ -73,9 +74,7 @@ class MirBuilder:
     def new_block(self, hint: str = "bb") -> str:
         label = f"{hint}{self._next_block}"
         self._next_block += 1
-        b = _OpenBlock(label)
-        self._blocks.append(b)
-        self._by_label[label] = b
+        self._by_label[label] = _OpenBlock(label)
         return label
 
     def set_block(self, label: str) -> None:
@@ -97,13 +96,11 @@ class MirBuilder:
     def move_block_to_end(self, label: str) -> None:
         """Keep printed order close to source order (e.g. a loop exit after
         its body)."""
-        b = self._by_label[label]
-        self._blocks.remove(b)
-        self._blocks.append(b)
+        self._by_label[label] = self._by_label.pop(label)
 
     def finish(self, **kernel_attrs) -> Kernel:
         blocks = []
-        for b in self._blocks:
+        for b in self._by_label.values():
             if b.terminator is None:
                 raise ValueError(f"block {b.label} of {self.name} has no terminator")
             blocks.append(Block(b.label, tuple(b.phis), tuple(b.instrs), b.terminator))
