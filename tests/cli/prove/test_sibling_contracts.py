@@ -85,7 +85,7 @@ class _Forgets(dict):
     """A memo of pasted files that keeps nothing: every pasted file compiled again."""
 
     def __setitem__(self, key, value) -> None:
-        pass
+        """Drop the entry: the next instance finds nothing and compiles again."""
 
 
 def _run() -> list:
