@@ -29,16 +29,29 @@ def _map_operand(x, f):
     return x
 
 
+#: fields of an instruction that never hold a used Value
+_NOT_OPERAND_FIELDS = frozenset(("result", "loc", "array", "op", "kind", "message", "dim"))
+#: instruction class -> the names of the fields `rewrite_instr` maps
+_OPERAND_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _operand_fields(cls) -> tuple[str, ...]:
+    names = _OPERAND_FIELDS.get(cls)
+    if names is None:
+        names = _OPERAND_FIELDS[cls] = tuple(
+            fld.name for fld in dataclasses.fields(cls) if fld.name not in _NOT_OPERAND_FIELDS)
+    return names
+
+
 def rewrite_instr(ins, f: Callable[[Value], object]):
-    """`ins` with every used Value v replaced by f(v) (its result untouched)."""
+    """`ins` with every used Value v replaced by f(v) (its result untouched);
+    `ins` itself when nothing changes."""
     changes = {}
-    for fld in dataclasses.fields(ins):
-        if fld.name in ("result", "loc", "array", "op", "kind", "message", "dim"):
-            continue
-        old = getattr(ins, fld.name)
+    for name in _operand_fields(type(ins)):
+        old = getattr(ins, name)
         new = _map_operand(old, f)
         if new is not old and new != old:
-            changes[fld.name] = new
+            changes[name] = new
     return dataclasses.replace(ins, **changes) if changes else ins
 
 
@@ -60,29 +73,55 @@ def rebuild(kernel: Kernel, blocks: list[Block], f: Callable[[Value], object] | 
     return dataclasses.replace(kernel, blocks=tuple(blocks), loops=tuple(loops))
 
 
-def substitute(kernel: Kernel, mapping: Mapping[int, object]) -> Kernel:
-    """Replace every use of value id k by mapping[k] (chains resolved)."""
-    if not mapping:
-        return kernel
+def resolver(mapping: Mapping[int, object]) -> Callable[[object], object]:
+    """The function an operand goes through under `mapping` (value id ->
+    replacement): chains of replacements followed to their end, each id's
+    end computed once."""
+    memo: dict[int, object] = {}
 
     def f(v):
-        seen = 0
-        while isinstance(v, Value) and v.id in mapping and seen < 10_000:
-            v = mapping[v.id]
-            seen += 1
-        return v
+        if not isinstance(v, Value) or v.id not in mapping:
+            return v
+        key = v.id
+        end = memo.get(key)
+        if end is None:
+            seen = 0
+            while isinstance(v, Value) and v.id in mapping and seen < 10_000:
+                v = mapping[v.id]
+                seen += 1
+            end = memo[key] = v
+        return end
+    return f
 
+
+def mentions(ins, mapping: Mapping[int, object]) -> bool:
+    """Does `ins` (an instruction, phi or terminator) use a value id of `mapping`?"""
+    return any(isinstance(o, Value) and o.id in mapping for o in ins.operands())
+
+
+def substitute(kernel: Kernel, mapping: Mapping[int, object]) -> Kernel:
+    """Replace every use of value id k by mapping[k] (chains resolved).
+    Linear in the kernel: only the instructions that use a mapped id are
+    rebuilt (the others, and blocks with none, are kept as they are)."""
+    if not mapping:
+        return kernel
+    f = resolver(mapping)
     renamed = {}
     blocks = []
     for b in kernel.blocks:
-        phis = tuple(rewrite_instr(p, f) for p in b.phis)
+        phis = tuple(rewrite_instr(p, f) if mentions(p, mapping) else p for p in b.phis)
         instrs = []
         for ins in b.instrs:
-            new = rewrite_instr(ins, f)
-            if isinstance(ins, Assert):
+            new = rewrite_instr(ins, f) if mentions(ins, mapping) else ins
+            if new is not ins and isinstance(ins, Assert):
                 renamed[id(ins)] = new
             instrs.append(new)
-        blocks.append(Block(b.label, phis, tuple(instrs), rewrite_instr(b.terminator, f)))
+        term = rewrite_instr(b.terminator, f) if mentions(b.terminator, mapping) else b.terminator
+        if term is b.terminator and all(n is o for n, o in zip(instrs, b.instrs)) \
+                and all(n is o for n, o in zip(phis, b.phis)):
+            blocks.append(b)
+        else:
+            blocks.append(Block(b.label, phis, tuple(instrs), term))
     return rebuild(kernel, blocks, f, renamed)
 
 
@@ -90,20 +129,32 @@ def range_counters(kernel: Kernel) -> set[int]:
     return {lp.range.counter.id for lp in kernel.loops if lp.range is not None}
 
 
-def used_value_ids(kernel: Kernel) -> set[int]:
-    used: set[int] = set()
+def _kernel_uses(kernel: Kernel):
+    """Every used Value, once per use: instruction, phi and terminator
+    operands, then the loops' range counters and bounds."""
     for b in kernel.blocks:
         for ins in (*b.phis, *b.instrs, b.terminator):
             for o in ins.operands():
                 if isinstance(o, Value):
-                    used.add(o.id)
+                    yield o
     for lp in kernel.loops:
         if lp.range is not None:
             for o in (lp.range.counter, lp.range.start, lp.range.stop, lp.range.step):
                 if isinstance(o, Value):
-                    used.add(o.id)
-    return used
+                    yield o
 
 
-__all__ = ["Pass", "rewrite_instr", "rebuild", "substitute", "range_counters",
-           "used_value_ids", "LoopInfo", "Phi"]
+def used_value_ids(kernel: Kernel) -> set[int]:
+    return {v.id for v in _kernel_uses(kernel)}
+
+
+def use_counts(kernel: Kernel) -> dict[int, int]:
+    """Value id -> how many times it is used (as `used_value_ids` counts uses)."""
+    counts: dict[int, int] = {}
+    for v in _kernel_uses(kernel):
+        counts[v.id] = counts.get(v.id, 0) + 1
+    return counts
+
+
+__all__ = ["Pass", "rewrite_instr", "rebuild", "resolver", "mentions", "substitute", "range_counters",
+           "used_value_ids", "use_counts", "LoopInfo", "Phi"]

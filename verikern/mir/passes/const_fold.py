@@ -20,11 +20,11 @@ import numpy as np
 
 from ..nodes import (
     INSTRUCTION_CLASSES, Assert, Atomic, Barrier, BinOp, Cast, Compare, Const, Kernel, Load, Operand, Requires,
-    RequiresArray, Select, ShapeOf, Special, Store, UnaryOp, result_of, Block,
+    RequiresArray, Select, ShapeOf, Special, Store, UnaryOp, Value, result_of, Block,
 )
 from ..ops import DIVISION_FAULTS, UndefinedOp, binary_reference, compare_reference, unary_reference
 from ..types import ScalarType
-from .base import substitute, rebuild
+from .base import mentions, rebuild, resolver, rewrite_instr, substitute
 
 
 def _const(v: Operand) -> Any:
@@ -151,30 +151,56 @@ def fold(ins):
 
 
 class ConstantFolding:
+    """Folds in rounds, as sweeping the kernel until nothing folds would: in
+    each round the instructions whose operands the previous rounds replaced
+    are tried again (all of them in the first), with those operands
+    replaced; what folds in a round is replaced, at the end, by one
+    substitution, and the folded instructions are dropped. Linear in the
+    kernel plus one retry per replaced operand."""
+
     name = "const-fold"
 
     def run(self, kernel: Kernel) -> Kernel:
-        while True:
-            mapping = {}
-            for b in kernel.blocks:
-                for ins in b.instrs:
-                    r = fold(ins)
-                    res = result_of(ins)
-                    if r is not None and res is not None:   # (a folded instruction has a result)
-                        mapping[res.id] = r
-            if not mapping:
-                return kernel
-            kernel = substitute(kernel, mapping)
-            # the folded instructions now compute constants nobody reads; keep
-            # iterating until nothing new folds (their operands are constants)
-            kernel = _drop(kernel, mapping)
+        current = [ins for b in kernel.blocks for ins in b.instrs]
+        users: dict[int, list[int]] = {}        # value id -> positions in `current` reading it
+        for pos, ins in enumerate(current):
+            for o in ins.operands():
+                if isinstance(o, Value):
+                    users.setdefault(o.id, []).append(pos)
+        mapping: dict[int, object] = {}
+        retry: set[int] = set(range(len(current)))
+        done: set[int] = set()                  # positions of folded instructions
+        while retry:
+            resolve = resolver(mapping)
+            folded: dict[int, object] = {}
+            for pos in sorted(retry):
+                ins = current[pos]
+                if mentions(ins, mapping):
+                    ins = current[pos] = rewrite_instr(ins, resolve)
+                r = fold(ins)
+                res = result_of(ins)
+                if r is not None and res is not None:   # (a folded instruction has a result)
+                    folded[res.id] = r
+                    done.add(pos)
+            mapping.update(folded)
+            retry = set()
+            for vid, r in folded.items():
+                readers = users.get(vid, ())
+                retry.update(readers)
+                if isinstance(r, Value):                # a select's operand: its readers
+                    users.setdefault(r.id, []).extend(readers)  # now read r
+            retry -= done
+        if not mapping:
+            return kernel
+        # the folded instructions now compute constants nobody reads
+        return _drop(substitute(kernel, mapping), mapping)
 
 
 def _drop(kernel: Kernel, mapping) -> Kernel:
     """Remove the folded instructions (they have no effects; a folded
     division has a non-zero constant divisor)."""
-    blocks = [Block(b.label, b.phis,
-                    tuple(i for i in b.instrs if (r := result_of(i)) is None
-                          or r.id not in mapping), b.terminator)
-              for b in kernel.blocks]
+    blocks = []
+    for b in kernel.blocks:
+        instrs = tuple(i for i in b.instrs if (r := result_of(i)) is None or r.id not in mapping)
+        blocks.append(b if len(instrs) == len(b.instrs) else Block(b.label, b.phis, instrs, b.terminator))
     return rebuild(kernel, blocks)

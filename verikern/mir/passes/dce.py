@@ -11,8 +11,8 @@ source is an obligation, used or not).
 from __future__ import annotations
 
 from ..facts import removable_if_unused
-from ..nodes import Block, Kernel, result_of
-from .base import rebuild, used_value_ids
+from ..nodes import Block, Instr, Kernel, Phi, Value, result_of
+from .base import rebuild, use_counts
 
 
 def is_removable(ins) -> bool:
@@ -22,21 +22,48 @@ def is_removable(ins) -> bool:
 
 
 class DeadCodeElimination:
+    """Removes what is unused, by use counts and a worklist: removing a
+    definition takes one use from each of its operands, and a removable
+    definition whose count reaches zero goes next. The result is that of
+    sweeping the kernel until no sweep removes anything (reference counting
+    has one outcome whatever the order): a definition survives when some
+    non-removable instruction, terminator or loop range reads it through a
+    chain of uses, or when it reads itself through one (a phi cycle, which
+    no sweep ever finds unused either). Linear in the kernel."""
+
     name = "dce"
 
     def run(self, kernel: Kernel) -> Kernel:
-        while True:
-            used = used_value_ids(kernel)
-            changed = False
-            blocks = []
-            for b in kernel.blocks:
-                phis = tuple(p for p in b.phis if p.result.id in used)
-                instrs = tuple(i for i in b.instrs
-                               if not (is_removable(i) and (r := result_of(i)) is not None
-                                       and r.id not in used))
+        counts = use_counts(kernel)
+        candidates: dict[int, Instr | Phi] = {}     # value id -> its removable definition
+        for b in kernel.blocks:
+            for phi in b.phis:
+                candidates[phi.result.id] = phi
+            for ins in b.instrs:
                 # (only instructions with results are ever removable)
-                changed |= len(phis) != len(b.phis) or len(instrs) != len(b.instrs)
+                if is_removable(ins) and (r := result_of(ins)) is not None:
+                    candidates[r.id] = ins
+        work = [vid for vid in candidates if counts.get(vid, 0) == 0]
+        dead: set[int] = set()
+        while work:
+            vid = work.pop()
+            if vid in dead:
+                continue
+            dead.add(vid)
+            for o in candidates[vid].operands():
+                if isinstance(o, Value):
+                    left = counts[o.id] = counts[o.id] - 1
+                    if left == 0 and o.id in candidates:
+                        work.append(o.id)
+        if not dead:
+            return kernel
+        blocks = []
+        for b in kernel.blocks:
+            phis = tuple(p for p in b.phis if p.result.id not in dead)
+            instrs = tuple(i for i in b.instrs
+                           if (r := result_of(i)) is None or r.id not in dead)
+            if len(phis) == len(b.phis) and len(instrs) == len(b.instrs):
+                blocks.append(b)
+            else:
                 blocks.append(Block(b.label, phis, instrs, b.terminator))
-            if not changed:
-                return kernel
-            kernel = rebuild(kernel, blocks)
+        return rebuild(kernel, blocks)
