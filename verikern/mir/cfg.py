@@ -207,9 +207,12 @@ def dominators(k: Kernel) -> dict[str, DominatorSet]:
     a `DominatorSet` (membership in constant time: the kernels of real projects
     have tens of thousands of blocks, where a set per block is quadratic).
     Unreachable blocks map to the set of all labels."""
-    preds = k.predecessors()
-    tree = _tree(k.entry.label, lambda label: k.block(label).terminator.successors(),
-                 preds.__getitem__, tuple(b.label for b in k.blocks))
+    succs = {b.label: b.terminator.successors() for b in k.blocks}
+    preds: dict[str, list[str]] = {label: [] for label in succs}
+    for label, out in succs.items():
+        for s in out:
+            preds[s].append(label)
+    tree = _tree(k.entry.label, succs.__getitem__, preds.__getitem__, tuple(succs))
     return {label: DominatorSet(tree, label) for label in tree.every}
 
 

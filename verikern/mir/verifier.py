@@ -7,7 +7,7 @@ targets, requires placement); op/type pairs are those of the op table
 """
 from __future__ import annotations
 
-from .cfg import dominators, reverse_postorder
+from .cfg import dominators
 from .nodes import (
     ASSERT_KINDS, ATOMIC_OPS, SPECIAL_KINDS,
     Assert, Atomic, BinOp, Branch, Compare, Const, Kernel, Load,
@@ -22,14 +22,20 @@ class MirVerifyError(Exception):
     """MIR broke an invariant; the message names kernel, block and instruction."""
 
 
-def _fail(k: Kernel, where: str, msg: str):
+def _fail(k: Kernel, where, msg: str):
+    """Raise the error; `where` is its text, or the (block label, instruction)
+    it is about (written out only when something fails)."""
+    if isinstance(where, tuple):
+        label, ins = where
+        where = f"block {label}, {type(ins).__name__} at line {ins.loc.line}"
     raise MirVerifyError(f"MIR of kernel {k.name!r}, {where}: {msg}")
 
 
-def _check_types(k: Kernel, where: str, ins) -> None:
+def _check_types(k: Kernel, where, ins) -> None:
     def same(*ops):
-        types = {o.type for o in ops}
-        if len(types) != 1:
+        first = ops[0].type
+        if any(o.type != first for o in ops[1:]):
+            types = {o.type for o in ops}
             _fail(k, where, f"operand types differ: {sorted(t.name for t in types)}")
 
     if isinstance(ins, (BinOp, Compare, UnaryOp)):
@@ -101,9 +107,8 @@ def verify(k: Kernel) -> None:
     preds = k.predecessors()
     if preds[k.entry.label]:
         _fail(k, "entry", "the entry block has predecessors")
-    rpo = reverse_postorder(k)
-    reachable = set(rpo)
     dom = dominators(k)
+    reachable = {label for label, d in dom.items() if d.reachable}
 
     defined_in: dict[int, tuple[str, int]] = {}  # value id -> (block, position)
     for p in k.scalar_params:
@@ -116,7 +121,7 @@ def verify(k: Kernel) -> None:
                     _fail(k, f"block {b.label}", f"{res} defined twice")
                 defined_in[res.id] = (b.label, pos)
 
-    def check_use(v, b_label: str, pos: int, where: str):
+    def check_use(v, b_label: str, pos: int, where):
         if isinstance(v, Const):
             return
         if not isinstance(v, Value):
@@ -149,7 +154,7 @@ def verify(k: Kernel) -> None:
                 check_use(v, lbl, 10**9, where_b)
         npos = len(b.phis)
         for i, ins in enumerate(b.instrs):
-            where = f"{where_b}, {type(ins).__name__} at line {ins.loc.line}"
+            where = (b.label, ins)
             for v in ins.operands():
                 check_use(v, b.label, npos + i, where)
             _check_types(k, where, ins)
