@@ -96,7 +96,10 @@ def resolver(mapping: Mapping[int, object]) -> Callable[[object], object]:
 
 def mentions(ins, mapping: Mapping[int, object]) -> bool:
     """Does `ins` (an instruction, phi or terminator) use a value id of `mapping`?"""
-    return any(isinstance(o, Value) and o.id in mapping for o in ins.operands())
+    for o in ins.operands():        # (a loop: a generator costs more on every instruction)
+        if isinstance(o, Value) and o.id in mapping:
+            return True
+    return False
 
 
 def substitute(kernel: Kernel, mapping: Mapping[int, object]) -> Kernel:

@@ -175,7 +175,7 @@ class ConstantFolding:
             folded: dict[int, object] = {}
             for pos in sorted(retry):
                 ins = current[pos]
-                if mentions(ins, mapping):
+                if mapping and mentions(ins, mapping):
                     ins = current[pos] = rewrite_instr(ins, resolve)
                 r = fold(ins)
                 res = result_of(ins)

@@ -34,7 +34,7 @@ class TrivialPhiRemoval:
             trivial: dict[int, object] = {}
             for pos in sorted(retry):
                 phi = current[pos]
-                if mentions(phi, mapping):
+                if mapping and mentions(phi, mapping):
                     phi = current[pos] = rewrite_instr(phi, resolve)
                 others = {v for _, v in phi.incoming if v != phi.result}
                 if len(others) == 1:
