@@ -273,6 +273,10 @@ class KernelTotal(KernelWork):
     ledger: dict
     #: A suggestion block's total that may spend the reserve (`_drawing_reserve`).
     draws_reserve: bool = False
+    #: Of a suggestion block's total (`draws_reserve`): the part's share it draws past.
+    part: "KernelTotal | None" = None
+    #: Of a part's share: a suggestion block of it could draw on the kernel's reserve.
+    drew: bool = False
 
     def allowance(self) -> tuple[int, ...]:
         """What bounds the work from now on (a proof-cache key field): the whole
@@ -491,7 +495,8 @@ def _drawing_reserve() -> Iterator[None]:
         return
     drawn = max(0, share.spent() - share.limit)      # by this part's earlier suggestion blocks
     block = new_total(max(0, share.left()) + max(0, whole.held - drawn))
-    block.whole, block.draws_reserve = whole, True
+    block.whole, block.draws_reserve, block.part = whole, True, share
+    share.drew = True
     with kernel_total(block):
         yield
 
@@ -568,25 +573,6 @@ def own_context() -> Iterator[None]:
         _IN_PROOF.reset(token)
 
 
-def unknown_reason(solver: z3.Solver) -> str:
-    """Why `solver` answered unknown, in the words reports use."""
-    why = solver.reason_unknown()
-    # z3 says "canceled" both when its resource limit stops a tactic and when
-    # the timeout does: only a check that really ran the safety net's length
-    # was stopped by it
-    if is_safety_net(why) and getattr(solver, "hit_safety_net", True):
-        return (f"the wall-clock safety net of {SAFETY_NET_S:g} s per check was reached "
-                "(this verdict depends on the machine's speed; raise --budget or simplify "
-                "the kernel)")
-    if "resource" in why or is_safety_net(why):
-        return "the solver budget was exhausted (raise --budget to give each check more work)"
-    return f"the solver answered unknown ({why})"
-
-
-def is_safety_net(reason: str) -> bool:
-    return reason in ("timeout", "canceled")
-
-
 __all__ = ["fresh_context", "rlimit_count", "unknown_reason", "MEGA", "DEFAULT_CHECK_RLIMIT",
            "SAFETY_NET_S", "z3_memory_order", "KernelWork", "kernel_work", "kernel_work_limit",
            "current_meter", "per_check_units", "work_left", "exhausted_reason", "KERNEL_WORK_CHECKS",
@@ -596,10 +582,11 @@ __all__ = ["fresh_context", "rlimit_count", "unknown_reason", "MEGA", "DEFAULT_C
            "current_total", "kernel_part", "charge_query", "QUERY_UNITS", "reserved_total",
            "SUGGESTION_RESERVE",
            "charge_compile", "COMPILE_UNITS", "COMPILE_CHARACTER_UNITS", "COMPILE_INSTRUCTION_UNITS",
-           "CHARGE_KINDS", "spent_on", "rlimit_count", "z3_memory_order", "CONTEXT_CACHES"]
+           "CHARGE_KINDS", "spent_on", "is_safety_net", "rlimit_count", "z3_memory_order", "CONTEXT_CACHES"]
 
 
 # the reasons a spent budget gives read the meters above (import cycle: at the end)
 from verikern.proofs.deciding.budget_reasons import (  # noqa: E402
-    CHARGE_KINDS, exhausted_reason, spent_on, total_exhausted_reason, total_exhausted_text,
+    CHARGE_KINDS, exhausted_reason, is_safety_net, spent_on, total_exhausted_reason, total_exhausted_text,
+    unknown_reason,
 )

@@ -7,6 +7,8 @@ charges of `KernelTotal.ledger`), never seconds, so the same kernel gives the sa
 reason, word for word, on every machine."""
 from __future__ import annotations
 
+import z3
+
 from verikern.proofs.deciding import budget
 
 #: The kinds of work a total is charged for besides z3's own (`KernelTotal.ledger`),
@@ -30,9 +32,11 @@ def total_exhausted_text() -> str:
     whole = total.whole if total is not None and total.whole is not None else total
     units = f"{whole.limit / budget.MEGA:g} million z3 units" if whole is not None else "its z3 units"
     share = ""
-    if total is not None and whole is not None and total.draws_reserve:
-        share = (f"; this part's suggestion work had {total.limit / budget.MEGA:.3g} million of it "
-                 f"(what the part's share had left and the kernel's reserve still held)")
+    if total is not None and total.part is not None:        # a part's suggestion block
+        part = total.part
+        share = (f"; this part's share of it was {part.limit / budget.MEGA:.3g} million"
+                 f"{spent_on(part)}; its suggestion work then had {total.limit / budget.MEGA:.3g} "
+                 f"million (what the share had left and the kernel's reserve still held)")
     elif total is not None and whole is not None and total.limit < whole.limit:
         share = f"; this part's share of it was {total.limit / budget.MEGA:.3g} million"
     return (f"the kernel's total work budget was spent ({units} for the whole kernel: every "
@@ -50,7 +54,9 @@ def spent_on(total: budget.KernelTotal | None) -> str:
     solving = max(0, total.spent() - sum(units for _, units in charged))
     parts = [f"z3's own solving {solving / budget.MEGA:.3g} million"] + [
         f"{CHARGE_KINDS[kind]} {units / budget.MEGA:.3g} million" for kind, units in charged if units > 0]
-    return "; spent on: " + ", ".join(parts)
+    drawn = (" (past its share: what its suggestion blocks drew from the kernel's reserve)"
+             if total.drew and total.spent() > total.limit else "")
+    return "; spent on: " + ", ".join(parts) + drawn
 
 
 def total_exhausted_reason(decided: int, total: int) -> str:
@@ -69,4 +75,24 @@ def exhausted_reason(decided: int, total: int) -> str:
             f"left; raise --budget to give it more)")
 
 
-__all__ = ["CHARGE_KINDS", "exhausted_reason", "spent_on", "total_exhausted_reason", "total_exhausted_text"]
+def unknown_reason(solver: "z3.Solver") -> str:
+    """Why `solver` answered unknown, in the words reports use."""
+    why = solver.reason_unknown()
+    # z3 says "canceled" both when its resource limit stops a tactic and when
+    # the timeout does: only a check that really ran the safety net's length
+    # was stopped by it
+    if is_safety_net(why) and getattr(solver, "hit_safety_net", True):
+        return (f"the wall-clock safety net of {budget.SAFETY_NET_S:g} s per check was reached "
+                "(this verdict depends on the machine's speed; raise --budget or simplify "
+                "the kernel)")
+    if "resource" in why or is_safety_net(why):
+        return "the solver budget was exhausted (raise --budget to give each check more work)"
+    return f"the solver answered unknown ({why})"
+
+
+def is_safety_net(reason: str) -> bool:
+    return reason in ("timeout", "canceled")
+
+
+__all__ = ["CHARGE_KINDS", "exhausted_reason", "is_safety_net", "spent_on", "total_exhausted_reason",
+           "total_exhausted_text", "unknown_reason"]

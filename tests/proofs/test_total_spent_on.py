@@ -43,6 +43,14 @@ def test_the_ledger_follows_the_charges_into_parts_and_suggestion_blocks():
         with separate_work():                          # a suggestion block: its own total
             work.charge_compile(1_000, 20)
             work.charge_evaluations(7)
+            # what the part's share spent before the block, then what the block had and spent
+            text = total_exhausted_text()
+            assert "this part's share of it was 15 million; spent on: z3's own solving 0 million, " \
+                   "solver queries' Python work 0.01 million, formulas asserted past a query's first " \
+                   "thousand 0.001 million, thread copies encoded 0.005 million; its suggestion work " \
+                   "then had 25 million" in text, text
+            assert text.count("; spent on: ") == 2 and "recompiled pasted copies 0.257 million" in text
+        assert share.drew and "past its share" not in spent_on(share)     # it spent 0.27 million
         assert share.ledger == {
             "queries": work.QUERY_UNITS, "formulas": 100 * work.FORMULA_UNITS,
             "encoding": 50 * work.INSTRUCTION_UNITS, "evaluations": 7 * work.EVALUATION_UNITS,
