@@ -69,15 +69,18 @@ cache key (`allowance`).
 z3's count covers z3's own work only; the Python work around it -- encoding each
 obligation, building each solver, compiling the pasted copies of the kernel's
 file for a suggestion's or a typing premise's re-proof -- is charged to the
-total too, a fixed number of units per solver query (`charge_query`) and per
-recompiled copy (`charge_compile`), so that the total bounds a kernel's time
+total too, a fixed number of units per solver query (`charge_query`) and, per
+recompiled copy, units by its characters and MIR instructions (`charge_compile`),
+so that the total bounds a kernel's time
 and not only its solving (a generic kernel of 132 instances spent as much CPU
 outside z3 as inside it); so is the Python work that grows with what a query
 holds and how often a model is read: each formula a query asserts past the
 first thousand (`charge_query`'s `formulas`), each formula evaluated in a model
 (`charge_evaluations`) and each thread copy encoded, by its instructions
 (`charge_encoding`). Counts, never seconds: the charges, like z3's units, are
-the same on every machine. A charge never takes the total past its limit.
+the same on every machine. A charge never takes the total past its limit. Each
+total keeps a ledger of its charges by kind (`KernelTotal.ledger`), and a spent one
+says what spent it (budget_reasons.total_exhausted_text).
 """
 from __future__ import annotations
 
