@@ -257,6 +257,9 @@ SLOW_TESTS = frozenset({
     "tests/frontend/test_fe_dynamic_updates.py::test_the_updates_are_proved_with_their_index_guard",
     # the choice kernel proved, its one-sided near miss failed and replayed (about 9 s)
     "tests/frontend/test_fe_array_choices.py::test_the_kernel_is_proved_and_a_guard_on_one_array_fails_on_the_other",
+    # matmul proved twice under a total cut short (about 4 s at load 20); the fast tier keeps the
+    # ledger's accounting and its text (test_the_ledger_follows_the_charges_into_parts_...)
+    "tests/proofs/test_total_spent_on.py::test_a_kernel_cut_short_says_what_spent_its_total_and_the_items_add_up",
 })
 
 FAST_PARAMS = {

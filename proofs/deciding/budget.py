@@ -69,25 +69,29 @@ cache key (`allowance`).
 z3's count covers z3's own work only; the Python work around it -- encoding each
 obligation, building each solver, compiling the pasted copies of the kernel's
 file for a suggestion's or a typing premise's re-proof -- is charged to the
-total too, a fixed number of units per solver query (`charge_query`) and per
-recompiled copy (`charge_compile`), so that the total bounds a kernel's time
+total too, a fixed number of units per solver query (`charge_query`) and, per
+recompiled copy, units by its characters and MIR instructions (`charge_compile`),
+so that the total bounds a kernel's time
 and not only its solving (a generic kernel of 132 instances spent as much CPU
 outside z3 as inside it); so is the Python work that grows with what a query
 holds and how often a model is read: each formula a query asserts past the
 first thousand (`charge_query`'s `formulas`), each formula evaluated in a model
 (`charge_evaluations`) and each thread copy encoded, by its instructions
 (`charge_encoding`). Counts, never seconds: the charges, like z3's units, are
-the same on every machine. A charge never takes the total past its limit.
+the same on every machine. A charge never takes the total past its limit. Each
+total keeps a ledger of its charges by kind (`KernelTotal.ledger`), and a spent one
+says what spent it (budget_reasons.total_exhausted_text).
 """
 from __future__ import annotations
 
 import contextlib
 import contextvars
-import gc
 from dataclasses import dataclass, field
 from typing import Iterator
 
 import z3
+
+from verikern.proofs.deciding.z3_count import CONTEXT_CACHES, rlimit_count, z3_memory_order
 
 #: One million z3 resource units (the unit of `--budget`).
 MEGA = 1_000_000
@@ -120,11 +124,18 @@ KERNEL_TOTAL_CHECKS = 10
 #: instances with cheap queries spent as much CPU outside z3 as inside it.
 QUERY_UNITS = 10_000
 #: The compiling of a pasted copy of the kernel's file inside its total (a suggested
-#: contract's or typing premise's re-proof), charged like a query (`charge_compile`):
-#: this much for the file, reading its project's modules included, and
-#: COMPILE_INSTANCE_UNITS for each kernel instance it compiled.
-COMPILE_UNITS = 3 * MEGA
-COMPILE_INSTANCE_UNITS = 60_000
+#: contract's or typing premise's re-proof), charged like a query (`charge_compile`), by
+#: what it compiled: COMPILE_UNITS for the copy, COMPILE_CHARACTER_UNITS for each character
+#: of its text (parsing and scanning the file: the frontend's work grows with the file, not
+#: with the kernels selected) and COMPILE_INSTRUCTION_UNITS for each MIR instruction of the
+#: kernels it compiled (lowering). Measured (session 22, warm, load ~10): a pasted copy of
+#: pme_multipole_kernels.py (355,133 characters, 150 instructions) 1.2-1.6 CPU s, of
+#: lbfgs.py for `_lbfgs_cell_kappa_kernel` (131,213 characters, 132 instances of 1,429
+#: instructions) 0.5 s; the flat 60,000 units per instance it replaces charged the latter
+#: 10.9 million (3 M + 132 x 60 k) for half a CPU second.
+COMPILE_UNITS = 250_000
+COMPILE_CHARACTER_UNITS = 4
+COMPILE_INSTRUCTION_UNITS = 160
 #: The Python work that grows with a query's size -- building and asserting each of
 #: its formulas --, charged per formula past the first QUERY_FORMULAS on top of
 #: QUERY_UNITS (`charge_query`): asserting one costs about 9 us, so QUERY_UNITS
@@ -153,11 +164,6 @@ SEED = 0
 #: Wall-clock safety net of one check (seconds): far beyond what any budget
 #: above needs on a working machine; reaching it makes the check UNKNOWN.
 SAFETY_NET_S = 300.0
-
-
-#: `clear` functions of the module caches that hold z3 terms of a context
-#: (fresh_context empties them: see there).
-CONTEXT_CACHES: list = []
 
 
 @dataclass
@@ -264,8 +270,16 @@ class KernelTotal(KernelWork):
     #: Of a whole total: the units held back from the parts' shares for the suggestion
     #: blocks (`reserved_total`; 0: none); lowered by what each part drew from it.
     held: int = 0
+    #: What the charges of `charge` came to, by kind (`CHARGE_KINDS`), charged on this total
+    #: and on the blocks' totals inside it (`kernel_total` adds theirs when they end): the
+    #: rest of `spent()` is z3's own solving. Set per total (`new_total`).
+    ledger: dict
     #: A suggestion block's total that may spend the reserve (`_drawing_reserve`).
     draws_reserve: bool = False
+    #: Of a suggestion block's total (`draws_reserve`): the part's share it draws past.
+    part: "KernelTotal | None" = None
+    #: Of a part's share: a suggestion block of it could draw on the kernel's reserve.
+    drew: bool = False
 
     def allowance(self) -> tuple[int, ...]:
         """What bounds the work from now on (a proof-cache key field): the whole
@@ -284,15 +298,19 @@ class KernelTotal(KernelWork):
         if self.counting:
             super().bank()
 
-    def charge(self, units: int) -> None:
+    def charge(self, units: int, kind: str = "cached") -> None:
         """Count `units` spent elsewhere (a cached instance's recorded work, the
-        Python work of a query: `charge_query`)."""
-        self.banked += max(0, int(units))
+        Python work of a query: `charge_query`), in the ledger under `kind`."""
+        units = max(0, int(units))
+        self.banked += units
+        self.ledger[kind] = self.ledger.get(kind, 0) + units
 
 
 def new_total(units: int) -> KernelTotal:
     """A kernel's total of `units` z3 units, not counting yet (`kernel_total` counts)."""
-    return KernelTotal(max(0, units))
+    total = KernelTotal(max(0, units))
+    total.ledger = {}
+    return total
 
 
 def reserved_total(units: int) -> KernelTotal:
@@ -336,7 +354,7 @@ def kernel_total(total: KernelTotal | None) -> Iterator[KernelTotal | None]:
     if total is None or outer is total:
         yield total
         return
-    before = total.spent()
+    before, charged = total.spent(), dict(total.ledger)
     if outer is not None:
         outer.bank()
         outer.counting = False
@@ -350,6 +368,8 @@ def kernel_total(total: KernelTotal | None) -> Iterator[KernelTotal | None]:
         total.counting = False
         if outer is not None:       # what the block spent is the outer kernel's too
             outer.banked += total.spent() - before
+            for kind, units in total.ledger.items():
+                outer.ledger[kind] = outer.ledger.get(kind, 0) + units - charged.get(kind, 0)
             outer._count, outer.counting = UnitCount.now(), True
 
 
@@ -359,36 +379,47 @@ def charge_query(formulas: int = 0) -> None:
     formula past the first QUERY_FORMULAS, for the Python work around it, so that the
     total bounds the kernel's time and not only its solving. A count of queries and
     formulas, never seconds: the same kernel is charged the same on any machine."""
-    _charge_at_most_left(QUERY_UNITS + FORMULA_UNITS * max(0, int(formulas) - QUERY_FORMULAS))
+    _charge_at_most_left((QUERY_UNITS, "queries"),
+                         (FORMULA_UNITS * max(0, int(formulas) - QUERY_FORMULAS), "formulas"))
 
 
 def charge_evaluations(formulas: int) -> None:
     """`formulas` formulas were evaluated in a model: EVALUATION_UNITS each on the
     total in progress (a count, never seconds)."""
     if formulas > 0:
-        _charge_at_most_left(EVALUATION_UNITS * int(formulas))
+        _charge_at_most_left((EVALUATION_UNITS * int(formulas), "evaluations"))
 
 
 def charge_encoding(instructions: int) -> None:
     """A thread copy of a kernel of `instructions` instructions was encoded: the
     total in progress is charged INSTRUCTION_UNITS for each (a count, never seconds)."""
     if instructions > 0:
-        _charge_at_most_left(INSTRUCTION_UNITS * int(instructions))
+        _charge_at_most_left((INSTRUCTION_UNITS * int(instructions), "encoding"))
 
 
-def _charge_at_most_left(units: int) -> None:
-    """Charge the total in progress `units`, at most what it has left (it is spent
-    then: the checks after get nothing, and its count stays within its limit)."""
+def _charge_at_most_left(*charges: tuple[int, str]) -> None:
+    """Charge the total in progress each (units, kind) of `charges` (kind: one of
+    budget_reasons.CHARGE_KINDS), in all at most what it has left (it is spent then:
+    the checks after get nothing, and its count stays within its limit). What it has
+    left is read once per call, whatever the units (reading z3's count allocates z3
+    objects, and the order z3 frees them in steers its search: z3_count.z3_memory_order)."""
     total = _TOTAL.get()
     if total is not None:
-        total.charge(min(units, max(0, total.left())))
+        left = max(0, total.left())
+        for units, kind in charges:
+            taken = min(max(0, int(units)), left)
+            total.charge(taken, kind)
+            left -= taken
 
 
-def charge_compile(instances: int) -> None:
-    """A pasted copy of the kernel's file was compiled, `instances` kernel instances
-    of it: the total of the kernel in progress (when there is one) is charged
-    COMPILE_UNITS plus COMPILE_INSTANCE_UNITS for each (a count, never seconds)."""
-    _charge_at_most_left(COMPILE_UNITS + COMPILE_INSTANCE_UNITS * max(0, int(instances)))
+def charge_compile(characters: int, instructions: int) -> None:
+    """A pasted copy of the kernel's file was compiled: a text of `characters`
+    characters, to kernels of `instructions` MIR instructions in all; the total of the
+    kernel in progress (when there is one) is charged COMPILE_UNITS, plus
+    COMPILE_CHARACTER_UNITS per character and COMPILE_INSTRUCTION_UNITS per
+    instruction (counts, never seconds)."""
+    _charge_at_most_left((COMPILE_UNITS + COMPILE_CHARACTER_UNITS * max(0, int(characters))
+                          + COMPILE_INSTRUCTION_UNITS * max(0, int(instructions)), "compiles"))
 
 
 def current_total() -> KernelTotal | None:
@@ -406,24 +437,6 @@ def total_exhausted() -> bool:
     """The kernel's total is spent: nothing more is decided."""
     left = total_left()
     return left is not None and left <= 0
-
-
-def total_exhausted_text() -> str:
-    """Which budget ran out and how to raise it (the kernel's total)."""
-    total = _TOTAL.get()
-    whole = total.whole if total is not None and total.whole is not None else total
-    units = f"{whole.limit / MEGA:g} million z3 units" if whole is not None else "its z3 units"
-    share = (f"; this part's share of it was {total.limit / MEGA:.3g} million"
-             if total is not None and whole is not None and total.limit < whole.limit else "")
-    return (f"the kernel's total work budget was spent ({units} for the whole kernel: every "
-            f"instance, its proofs, searches and suggested contract, each solver query and "
-            f"recompiled copy charged for its Python work too{share}; raise --kernel-budget, "
-            f"by default {KERNEL_TOTAL_CHECKS:g} times --budget, to give it more)")
-
-
-def total_exhausted_reason(decided: int, total: int) -> str:
-    """Why an obligation was not decided: the kernel's total ran out first."""
-    return f"budget exhausted after {decided} of {total} obligations: {total_exhausted_text()}"
 
 
 def _counting(limit: int) -> KernelWork:
@@ -485,7 +498,8 @@ def _drawing_reserve() -> Iterator[None]:
         return
     drawn = max(0, share.spent() - share.limit)      # by this part's earlier suggestion blocks
     block = new_total(max(0, share.left()) + max(0, whole.held - drawn))
-    block.whole, block.draws_reserve = whole, True
+    block.whole, block.draws_reserve, block.part = whole, True, share
+    share.drew = True
     with kernel_total(block):
         yield
 
@@ -513,17 +527,6 @@ def work_left() -> int | None:
     return left
 
 
-def exhausted_reason(decided: int, total: int) -> str:
-    """Why an obligation was not decided: the kernel's work ran out first."""
-    meter = _METER.get()
-    units = f"{meter.limit / MEGA:g} million z3 units" if meter is not None else "its z3 units"
-    floor = f"{meter.floor / MEGA:g} million" if meter is not None else "a floor of"
-    return (f"budget exhausted after {decided} of {total} obligations: the kernel's solver budget "
-            f"was exhausted ({units} for its proof, "
-            f"{KERNEL_WORK_CHECKS:g} times --budget, then {floor} z3 units for each obligation "
-            f"left; raise --budget to give it more)")
-
-
 def fresh_context() -> None:
     """Give the rest of this kernel's proof a z3 context of its own.
 
@@ -540,28 +543,6 @@ def fresh_context() -> None:
     z3.z3._main_ctx = None
     for clear in CONTEXT_CACHES:      # their terms belong to an earlier context:
         clear()                       # freed now, not in the middle of this proof
-
-
-@contextlib.contextmanager
-def z3_memory_order():
-    """Run the block with Python's cyclic garbage collector paused.
-
-    z3 numbers terms with ids it reuses once a term is freed, and those ids
-    order its search: which term is freed when decides which model comes first
-    and how many resource units a check costs. Reference counting frees terms
-    at the same point of every run of the same proof; the cyclic collector
-    runs whenever enough objects were allocated since its last run, which
-    depends on the process's history (earlier kernels, the hash seed's set
-    and dict layouts, the report format). Paused for a kernel's whole proof,
-    its z3 terms are freed at the same points everywhere; the collector runs
-    again afterwards and reclaims the proof's cycles then."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 _IN_PROOF: contextvars.ContextVar[bool] = contextvars.ContextVar("verikern_in_proof", default=False)
@@ -595,44 +576,6 @@ def own_context() -> Iterator[None]:
         _IN_PROOF.reset(token)
 
 
-#: (context, an idle solver of it): any solver of a context reports the
-#: context's whole resource count, and asking an existing one is about ten
-#: times cheaper than making a solver per question.
-_COUNTER: list = []
-CONTEXT_CACHES.append(_COUNTER.clear)
-
-
-def rlimit_count() -> int:
-    """z3's resource count of the current context so far."""
-    ctx = z3.main_ctx()
-    if not _COUNTER or _COUNTER[0] is not ctx:
-        _COUNTER[:] = [ctx, z3.SolverFor("QF_BV", ctx=ctx)]
-    stats = _COUNTER[1].statistics()
-    for key in stats.keys():
-        if key == "rlimit count":
-            return int(stats.get_key_value(key))
-    return 0
-
-
-def unknown_reason(solver: z3.Solver) -> str:
-    """Why `solver` answered unknown, in the words reports use."""
-    why = solver.reason_unknown()
-    # z3 says "canceled" both when its resource limit stops a tactic and when
-    # the timeout does: only a check that really ran the safety net's length
-    # was stopped by it
-    if is_safety_net(why) and getattr(solver, "hit_safety_net", True):
-        return (f"the wall-clock safety net of {SAFETY_NET_S:g} s per check was reached "
-                "(this verdict depends on the machine's speed; raise --budget or simplify "
-                "the kernel)")
-    if "resource" in why or is_safety_net(why):
-        return "the solver budget was exhausted (raise --budget to give each check more work)"
-    return f"the solver answered unknown ({why})"
-
-
-def is_safety_net(reason: str) -> bool:
-    return reason in ("timeout", "canceled")
-
-
 __all__ = ["fresh_context", "rlimit_count", "unknown_reason", "MEGA", "DEFAULT_CHECK_RLIMIT",
            "SAFETY_NET_S", "z3_memory_order", "KernelWork", "kernel_work", "kernel_work_limit",
            "current_meter", "per_check_units", "work_left", "exhausted_reason", "KERNEL_WORK_CHECKS",
@@ -641,4 +584,12 @@ __all__ = ["fresh_context", "rlimit_count", "unknown_reason", "MEGA", "DEFAULT_C
            "total_exhausted_reason", "total_exhausted_text", "KERNEL_TOTAL_CHECKS", "KernelTotal",
            "current_total", "kernel_part", "charge_query", "QUERY_UNITS", "reserved_total",
            "SUGGESTION_RESERVE",
-           "charge_compile", "COMPILE_UNITS", "COMPILE_INSTANCE_UNITS"]
+           "charge_compile", "COMPILE_UNITS", "COMPILE_CHARACTER_UNITS", "COMPILE_INSTRUCTION_UNITS",
+           "CHARGE_KINDS", "spent_on", "is_safety_net", "rlimit_count", "z3_memory_order", "CONTEXT_CACHES"]
+
+
+# the reasons a spent budget gives read the meters above (import cycle: at the end)
+from verikern.proofs.deciding.budget_reasons import (  # noqa: E402
+    CHARGE_KINDS, exhausted_reason, is_safety_net, spent_on, total_exhausted_reason, total_exhausted_text,
+    unknown_reason,
+)

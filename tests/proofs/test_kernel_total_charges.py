@@ -24,18 +24,19 @@ def test_a_query_and_a_recompile_charge_the_total_in_progress_at_most_what_it_ha
     with kernel_total(total):
         work.charge_query()
         assert total.spent() == work.QUERY_UNITS
-        work.charge_compile(3)
-        assert total.spent() == work.QUERY_UNITS + work.COMPILE_UNITS + 3 * work.COMPILE_INSTANCE_UNITS
+        work.charge_compile(1000, 30)
+        assert total.spent() == work.QUERY_UNITS + work.COMPILE_UNITS + 1000 * work.COMPILE_CHARACTER_UNITS \
+            + 30 * work.COMPILE_INSTRUCTION_UNITS
     small = new_total(work.QUERY_UNITS + work.QUERY_UNITS // 2)
     with kernel_total(small):
         work.charge_query()
         assert not work.total_exhausted()
         work.charge_query()                   # half a query's worth was left: that much, no more
         assert small.spent() == small.limit and work.total_exhausted()
-        work.charge_compile(1)
+        work.charge_compile(1, 1)
         assert small.spent() == small.limit
     work.charge_query()                       # outside any total: nothing to charge
-    work.charge_compile(5)
+    work.charge_compile(5, 5)
     assert work.total_left() is None and small.spent() == small.limit
 
 
@@ -75,28 +76,35 @@ def test_a_suggestion_whose_recompile_spends_the_total_is_never_proved_under(tmp
     left_at_compile = []
     charge = suggestion.charge_compile
 
-    def recorded(instances: int) -> None:
+    def recorded(characters: int, instructions: int) -> None:
         left_at_compile.append(work.total_left())
-        charge(instances)
+        charge(characters, instructions)
 
+    # a copy as costly as a large project file's (session 21's flat charge): the small file's
+    # own charge (budget.charge_compile, by its characters and instructions) is a few units
+    compile_units = 3 * MEGA
     monkeypatch.setattr(suggestion, "charge_compile", recorded)
+    monkeypatch.setattr(work, "COMPILE_UNITS", compile_units)
     (full,) = prove_file(str(src), suggest=True)
     monkeypatch.undo()
+    monkeypatch.setattr(work, "COMPILE_UNITS", compile_units)
     assert full.status is KernelStatus.FAILED and full.proved_under_suggestion is True
     # the pasted copy's compile is charged: a total that ends half-way through that charge
     # leaves its example launch and re-proof nothing, and the contract is not claimed
     (left,) = left_at_compile
     spent_before = work.kernel_total_units(None, work.per_check_units(None)) - left
-    cut = (spent_before + work.COMPILE_UNITS // 2) / MEGA
+    cut = (spent_before + compile_units // 2) / MEGA
     runs = [prove_file(str(src), suggest=True, kernel_budget=cut)[0] for _ in range(2)]
     rep = runs[0]
     assert rep.status is KernelStatus.FAILED
     assert [(o.loc, o.status) for o in rep.obligations] == [(o.loc, o.status) for o in full.obligations]
     assert rep.proved_under_suggestion is not True
     assert rep.suggestion_unknown is not None and "raise --kernel-budget" in rep.suggestion_unknown
+    assert "recompiled pasted copies" in rep.suggestion_unknown       # what spent it
     assert (runs[1].proved_under_suggestion, runs[1].suggestion_unknown) == \
         (rep.proved_under_suggestion, rep.suggestion_unknown)
     # without that charge the same total proves it under the contract: the charge cut it
-    monkeypatch.setattr(work, "COMPILE_UNITS", 0)
+    for name in ("COMPILE_UNITS", "COMPILE_CHARACTER_UNITS", "COMPILE_INSTRUCTION_UNITS"):
+        monkeypatch.setattr(work, name, 0)
     (uncharged,) = prove_file(str(src), suggest=True, kernel_budget=cut)
     assert uncharged.proved_under_suggestion is True

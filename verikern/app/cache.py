@@ -60,12 +60,14 @@ from verikern.proofs.reporting.render import json_safe
 from verikern.proofs.reporting.scope import Scope
 from verikern.encoders.smt.launch import DEFAULT_MAX_ARRAY_BYTES
 
-FORMAT = 6   # 2: second opinions, disagreements and engines are kept; 3: a suggestion's example;
+FORMAT = 7   # 2: second opinions, disagreements and engines are kept; 3: a suggestion's example;
 #              4: the kernel's total (the units a report charges, suggestion_unknown, allowance);
 #              5: the total charges each query's and recompile's Python work (budget.charge_query):
 #              a report cached before spent its allowance differently; 6: it charges each
 #              formula asserted, evaluated in a model and instruction encoded too (and a model's
-#              launch and truths are evaluated once): the same allowance buys different work
+#              launch and truths are evaluated once): the same allowance buys different work;
+#              7: a recompiled copy is charged by its characters and MIR instructions, not per
+#              instance, and a spent total's reason says what spent it (budget_reasons)
 
 
 def default_cache_dir() -> Path:

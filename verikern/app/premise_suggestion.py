@@ -41,11 +41,12 @@ import re
 from pathlib import Path
 
 from verikern.app.kernel_names import definition_of, is_generic_instance
+from verikern.app.suggestion import charge_pasted_compile
 from verikern.frontend import compile_source
 from verikern.frontend.check.generic_opaque import float64_twin
 from verikern.hir.types import MatrixType, ScalarType, VectorType
 from verikern.proofs.deciding.budget import (
-    charge_compile, kernel_total, per_check_units, separate_work, total_exhausted,
+    kernel_total, per_check_units, separate_work, total_exhausted,
 )
 from verikern.proofs.obligations import KernelReport, KernelStatus, Status
 from verikern.proofs.pipeline import prove_mir
@@ -126,7 +127,7 @@ def _proved_under(decorators: list[str], base: str, line: int, file: str, source
     except Exception as err:  # the pasted file must compile; if not, nothing is claimed
         LOG.info("%s: the pasted premise does not compile: %s", base, err)
         return False
-    charge_compile(len(module.kernels))      # on the kernel's total, as its queries are
+    charge_pasted_compile(text, module)      # on the kernel's total, as its queries are
     mine = [k for k in module.kernels if definition_of(k.name) == base]
     if not mine or any(k.error is not None or k.mir is None or k.unknown for k in mine):
         return False

@@ -75,7 +75,7 @@ def pasted_kernel(report: KernelReport, source: str, shared: dict | None = None)
             return None
         if shared is not None and not any("{" in k.name for k in module.kernels):
             shared[key] = module
-    charge_compile(len(module.kernels))      # on the kernel's total, as its queries are
+    charge_pasted_compile(text, module)      # on the kernel's total, as its queries are
     # by name, or by MIR name: a generic kernel's instance `sort[int8]` is proved as `sort__int8`
     found = [k for k in module.kernels if report.kernel in (k.name, getattr(k.mir, "name", None))]
     if not found:
@@ -85,6 +85,18 @@ def pasted_kernel(report: KernelReport, source: str, shared: dict | None = None)
         LOG.info("%s: the pasted contract does not compile: %s", report.kernel, result.error)
         return None
     return result.mir
+
+
+def charge_pasted_compile(text: str, module) -> None:
+    """Charge the kernel's total for compiling `text` to `module` (budget.charge_compile:
+    by its characters and the MIR instructions of every kernel compiled, an instance's
+    and a type-oblivious opaque kernel's alike): counts, the same on every machine."""
+    instructions = 0
+    for kernel in module.kernels:
+        for mir in (kernel.mir, getattr(kernel, "opaque", None)):
+            if mir is not None:
+                instructions += sum(1 for _ in mir.instructions())
+    charge_compile(len(text), instructions)
 
 
 def prove_suggestion(report: KernelReport, source: str | None, *, dims=None, block_dim=None,

@@ -40,7 +40,8 @@ from pathlib import Path
 from verikern.app.kernel_names import definition_names
 from verikern.encoders.smt.launch import DEFAULT_MAX_ARRAY_BYTES, MAX_ARRAY_BYTES_LIMIT
 from verikern.frontend import compile_source
-from verikern.proofs.deciding.budget import charge_compile, per_check_units, separate_work, total_exhausted
+from verikern.app.suggestion import charge_pasted_compile
+from verikern.proofs.deciding.budget import per_check_units, separate_work, total_exhausted
 from verikern.proofs.obligations import KernelReport, KernelStatus, Status
 from verikern.proofs.pipeline import prove_mir
 from verikern.proofs.reporting.paste import pasted, suggestion_inserts
@@ -140,7 +141,7 @@ def _proved_pasted(kr, report: KernelReport, file: str, opts, data: bytes, bound
                                 kernels=definition_names((kr.name,)))
     except Exception:  # the pasted file must compile; if not, nothing is claimed
         return None
-    charge_compile(len(module.kernels))      # on the kernel's total, as its queries are
+    charge_pasted_compile(text, module)      # on the kernel's total, as its queries are
     pasted_kr = next((k for k in module.kernels if k.name == kr.name and k.opaque is not None), None)
     if pasted_kr is None:
         return None
