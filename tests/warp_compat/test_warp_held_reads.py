@@ -226,3 +226,19 @@ def test_a_whole_element_store_is_a_located_error():
     (err,) = [x.error for x in compile_source(text, "w.py").kernels]
     assert err is not None and err.render().startswith("w.py:21:5: error: m.blocks holds structs that "
                                                        "hold arrays"), err.render()
+
+
+def test_an_element_copy_made_on_some_paths_only_is_a_checked_read_named_by_its_variable():
+    head = SOURCE.split("@wp.kernel")[0]
+    text = head + ("@wp.kernel\ndef k(m: Mesh, out: wp.array(dtype=wp.int32), c: wp.int32):\n"
+                   "    if c > 0:\n        blk = m.blocks[0]\n    out[0] = blk.data[0]\n")
+    k = compile_source(text, "w.py").kernel("k")
+    assert k.error is None, k.error.render()
+    checks = [ins.message for _, ins in k.mir.instructions()
+              if type(ins).__name__ == "Assert" and ins.kind == "unassigned"]
+    assert checks == ["variable 'blk' is read before it is assigned"], checks
+    out = np.zeros(1, np.int32)
+    from verikern.errors import UnassignedReadError
+    with pytest.raises(UnassignedReadError):
+        vk.launch(k.mir, 1, [{"count": 0, "blocks": [{"data": np.ones(1, np.int32), "scale": 1.0,
+                                                      "span": (0, 0)}]}, out, 0], device="cpu")

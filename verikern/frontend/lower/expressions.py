@@ -21,6 +21,7 @@ from verikern.mir.nodes import (
     UnaryOp,
 )
 
+from ..check.held_arrays import ROW_SUFFIX
 from .dynamic_components import lower_dynamic_component
 
 # integer ops whose zero divisor traps (the op table, verikern.mir.ops)
@@ -158,7 +159,8 @@ class ExprLowering(_Host):
             checked = self.__dict__.setdefault("_checked_flags", set())
             if (self.cur, flag) not in checked:     # not checked earlier in this block
                 checked.add((self.cur, flag))
-                self.emit(Assert(flag, f"variable {e.name!r} is read before it is assigned",
+                name = e.name.removesuffix(ROW_SUFFIX)   # `blk = X[b]`'s row: blk (check/held_arrays.py)
+                self.emit(Assert(flag, f"variable {name!r} is read before it is assigned",
                                  e.loc, "unassigned"))
         return self.env[e.name]
 
