@@ -242,3 +242,24 @@ def test_an_element_copy_made_on_some_paths_only_is_a_checked_read_named_by_its_
     with pytest.raises(UnassignedReadError):
         vk.launch(k.mir, 1, [{"count": 0, "blocks": [{"data": np.ones(1, np.int32), "scale": 1.0,
                                                       "span": (0, 0)}]}, out, 0], device="cpu")
+
+
+def test_type_of_a_held_element_checks_its_own_length_too():
+    # `type(blk.data[j])(...)`: Warp computes the element's address (nothing read); its index is
+    # checked against the element's own length, as a read's is, not only the padded width
+    head = SOURCE.split("@wp.kernel")[0]
+    text = head + ("@wp.kernel\ndef k(m: Mesh, out: wp.array(dtype=wp.int32), j: wp.int32):\n"
+                   "    blk = m.blocks[0]\n    out[0] = type(blk.data[j])(3)\n")
+    k = compile_source(text, "w.py").kernel("k")
+    assert k.error is None, k.error.render()
+    held = [ins for _, ins in k.mir.instructions()
+            if type(ins).__name__ == "Assert" and "held array index" in ins.message]
+    assert [(a.loc.line, a.loc.col) for a in held] == [(20, 19)], held
+    blocks = [{"data": np.ones(2, np.int32), "scale": 1.0, "span": (0, 0)},
+              {"data": np.ones(5, np.int32), "scale": 1.0, "span": (0, 0)}]
+    out = np.zeros(1, np.int32)
+    vk.launch(k.mir, 1, [{"count": 0, "blocks": blocks}, out, 1], device="cpu")
+    assert out.tolist() == [3]
+    from verikern.errors import KernelAssertionError
+    with pytest.raises(KernelAssertionError):    # 2 < the padded width 5, past its own length 2
+        vk.launch(k.mir, 1, [{"count": 0, "blocks": blocks}, out, 2], device="cpu")

@@ -263,6 +263,8 @@ class ExprLowering(_Host):
         arr, leading = self.array_of(e.array.name)
         inner = self.inner_indices(arr)[0]
         idx = leading + self.lower_indices(e.indices)
+        if e.held_lengths is not None:    # a held array's element: its own length too
+            self._held_check(e, idx)
         self.emit(Load(self.b.new_value(arr.dtype, "addr"), arr, idx + inner, e.loc, address_only=True))
 
     def _cast(self, e: H.CastExpr, hint):
