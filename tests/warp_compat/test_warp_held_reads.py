@@ -263,3 +263,19 @@ def test_type_of_a_held_element_checks_its_own_length_too():
     from verikern.errors import KernelAssertionError
     with pytest.raises(KernelAssertionError):    # 2 < the padded width 5, past its own length 2
         vk.launch(k.mir, 1, [{"count": 0, "blocks": blocks}, out, 2], device="cpu")
+
+
+def test_only_the_held_arrays_a_kernel_reads_carry_contracts():
+    # the contracts on a held leaf the kernel never reads are dropped (a weaker assumption;
+    # frontend/driver.py), those on a leaf it reads or measures are kept
+    head = SOURCE.replace("    scale: wp.float32\n", "    scale: wp.float32\n    other: wp.array(dtype=wp.float32)\n")
+    head = head.split("@wp.kernel")[0]
+    for body, want in (("    out[0] = m.blocks[0].data[1]\n", ["m.blocks.data.len"]),
+                       ("    out[0] = m.blocks[0].other.shape[0]\n", ["m.blocks.other.len"]),
+                       ("    out[0] = m.count\n", [])):
+        text = head + "@wp.kernel\ndef k(m: Mesh, out: wp.array(dtype=wp.int32)):\n" + body
+        k = compile_source(text, "w.py").kernel("k")
+        assert k.error is None, k.error.render()
+        contracts = [ins.array.name for _, ins in k.mir.instructions()
+                     if type(ins).__name__ == "RequiresArray"]
+        assert contracts == want, (body, contracts)

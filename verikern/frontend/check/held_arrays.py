@@ -270,6 +270,24 @@ def held_requires(chk, arrays: dict[str, StructType], sites: dict[str, ast.AST])
     return out
 
 
+def held_contract_leaf(stmt, arrays: set[str]) -> str | None:
+    """The held leaf L when `stmt` is one of `held_requires`' contracts on it
+    (`all_in_range(L.len, ...)`, `L.shape[1] < 2**31 - 1`; no source can name
+    L or L.len), else None. A kernel that reads neither L nor L.len has no
+    obligation they could help, so the driver drops them (fewer assumptions:
+    a weaker claim, never a stronger one; frontend/driver.py)."""
+    if isinstance(stmt, H.RequiresArrayStmt) and stmt.kind == "all_in_range" \
+            and stmt.array.name.endswith("." + HELD_LENGTHS) \
+            and stmt.array.name[:-len(HELD_LENGTHS) - 1] in arrays:
+        return stmt.array.name[:-len(HELD_LENGTHS) - 1]
+    c = stmt.cond if isinstance(stmt, H.RequiresStmt) else None
+    if isinstance(c, H.CompareExpr) and c.op == "lt" and isinstance(c.lhs, H.ShapeExpr) \
+            and c.lhs.dim == 1 and f"{c.lhs.array.name}.{HELD_LENGTHS}" in arrays \
+            and isinstance(c.rhs, H.Literal) and c.rhs.value == 2**31 - 1:
+        return c.lhs.array.name
+    return None
+
+
 def is_value(t) -> bool:
     return isinstance(t, (ScalarType, VectorType, MatrixType))
 
