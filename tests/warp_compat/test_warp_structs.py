@@ -153,10 +153,8 @@ def test_struct_kernels_assemble_with_ptxas():
 
 
 # warp-simdata's `ngon_n_blocks: wp.array(dtype=UGDatasetHandle)`: Warp takes an array of a
-# struct with array fields (each element holds its own arrays); verikern does not model
-# arrays reached through another array's elements, and says so where a struct field of that
-# type is reached (a kernel that never reaches it compiles: test_warp_held_arrays.py) or where
-# a parameter of that type is written
+# struct with array fields (each element holds its own arrays); verikern models reads of them
+# (test_warp_held_reads.py) and says where a body writes one or uses one otherwise
 HELD = '''import warp as wp
 
 
