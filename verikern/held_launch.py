@@ -32,9 +32,11 @@ class HeldValues:
     """The packed leaves of one launch's struct arrays, and the byte ranges
     of the held arrays they were read from."""
 
-    def __init__(self, kname: str, dtypes: dict[str, np.dtype], written: frozenset[str]):
+    def __init__(self, kname: str, dtypes: dict[str, np.dtype], written: frozenset[str],
+                 inner: dict[str, tuple[int, ...]] | None = None):
         self.kname = kname
         self.dtypes = dtypes        # MIR parameter name -> element dtype
+        self.inner = inner or {}    # MIR parameter name -> an element's vector/matrix shape
         self.written = written      # MIR parameters the kernel writes
         self.sources: list[tuple[str, int, int]] = []   # (leaf, first byte, end byte)
         self.packed: set[int] = set()                     # id() of the arrays made here
@@ -70,7 +72,7 @@ class HeldValues:
         if key not in self._rows:
             rows = [self._row(leaf, e, rest) for e in _iter(elements)]
             width = max((len(r) for r in rows), default=0)
-            padded = np.zeros((len(rows), width), dtype=self.dtypes[leaf])
+            padded = np.zeros((len(rows), width) + self.inner.get(leaf, ()), dtype=self.dtypes[leaf])
             for b, r in enumerate(rows):
                 padded[b, :len(r)] = r
             lengths = np.array([len(r) for r in rows], dtype=np.int32)
@@ -86,30 +88,38 @@ class HeldValues:
             return self._from_pointer(leaf, v)
         v = _field(self.kname, leaf, element, rest)
         if v is None:
-            return np.zeros(0, dtype=self.dtypes[leaf])
+            return self._empty(leaf)
         if not isinstance(v, np.ndarray):
             device = getattr(v, "device", None)
             if device is not None and not getattr(device, "is_cpu", True):
                 raise LaunchError(f"kernel {self.kname}: {leaf} holds a GPU array; pass CPU arrays")
             v = v.numpy()
-        if v.ndim != 1 or v.dtype != self.dtypes[leaf]:
-            raise LaunchError(f"kernel {self.kname}: {leaf} holds a {v.ndim}-d array of {v.dtype}, "
-                              f"the struct declares a 1-d array of {self.dtypes[leaf]}")
+        inner = self.inner.get(leaf, ())
+        if v.ndim != 1 + len(inner) or v.shape[1:] != inner or v.dtype != self.dtypes[leaf]:
+            raise LaunchError(f"kernel {self.kname}: {leaf} holds an array of shape {v.shape} and "
+                              f"{v.dtype}, the struct declares a 1-d array of {self.dtypes[leaf]}"
+                              + (f" elements of shape {inner}" if inner else ""))
         if v.size:
             lo, hi = _byte_bounds(v)
             self.sources.append((leaf, lo, hi))
         return v
 
+    def _empty(self, leaf: str) -> np.ndarray:
+        return np.zeros((0,) + self.inner.get(leaf, ()), dtype=self.dtypes[leaf])
+
     def _from_pointer(self, leaf: str, rec) -> np.ndarray:
         ptr, n, stride = int(rec["data"]), int(rec["shape"][0]), int(rec["strides"][0])
         if ptr == 0 or n == 0:
-            return np.zeros(0, dtype=self.dtypes[leaf])
+            return self._empty(leaf)
         if int(rec["ndim"]) != 1:
             raise LaunchError(f"kernel {self.kname}: {leaf} holds a {int(rec['ndim'])}-d array")
-        dt = self.dtypes[leaf]
-        span = (n - 1) * stride + dt.itemsize
+        dt, inner = self.dtypes[leaf], self.inner.get(leaf, ())
+        size = dt.itemsize * int(np.prod(inner, dtype=np.int64))   # one element (a vector's components)
+        span = (n - 1) * stride + size
         raw = memoryview((ctypes.c_ubyte * span).from_address(ptr)).cast("B")
-        view = np.ndarray((n,), dtype=dt, buffer=raw, strides=(stride,))   # checks the extent
+        inner_strides = tuple(int(x) for x in np.zeros(inner, dtype=dt).strides) if inner else ()
+        view = np.ndarray((n,) + inner, dtype=dt, buffer=raw,   # checks the extent
+                          strides=(stride,) + inner_strides)
         self.sources.append((leaf, ptr, ptr + span))
         return np.array(view)
 

@@ -152,8 +152,9 @@ def _struct_fields(k: Kernel, inputs: list, n_user: int) -> list:
         return inputs
     by_index = {a.index: a for a in k.struct_args}
     out: list = []
-    held = HeldValues(k.name, {p.name: p.dtype.np_dtype for p in k.params if isinstance(p, ArrayRef)},
-                      written_globals(k))
+    refs = [p for p in k.params if isinstance(p, ArrayRef)]
+    held = HeldValues(k.name, {p.name: p.dtype.np_dtype for p in refs}, written_globals(k),
+                      {p.name: tuple(p.inner) for p in refs})
     for j, value in enumerate(inputs):
         arg = by_index.get(j)
         if arg is None or (len(arg.fields) == 1 and arg.fields[0][0] != "[]"

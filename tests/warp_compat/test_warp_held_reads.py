@@ -279,3 +279,51 @@ def test_only_the_held_arrays_a_kernel_reads_carry_contracts():
         contracts = [ins.array.name for _, ins in k.mir.instructions()
                      if type(ins).__name__ == "RequiresArray"]
         assert contracts == want, (body, contracts)
+
+
+VECTORS = '''import warp as wp
+
+
+@wp.struct
+class Patch:
+    pts: wp.array(dtype=wp.vec3)
+    ids: wp.array(dtype=wp.int32)
+
+
+@wp.kernel
+def patch_sums(patches: wp.array(dtype=Patch), out: wp.array(dtype=wp.vec3)):
+    b = wp.tid()
+    p = patches[b]
+    s = wp.vec3(0.0, 0.0, 0.0)
+    for j in range(p.pts.shape[0]):
+        s += p.pts[j] * wp.float32(p.ids.shape[0])
+    out[b] = s
+'''
+
+
+def test_held_arrays_of_vectors_run_as_under_warp(warp_cpu, tmp_path):
+    # warp-simdata's blocks also hold `grid_coords: wp.array(dtype=wp.vec3f)`: a held array of
+    # vectors is packed with its components ([n, W, 3]), from Warp's memory or from numpy
+    wp = warp_cpu
+    module = warp_module_from_text(tmp_path, VECTORS, "verikern_held_vectors")
+    rng = np.random.default_rng(5)
+    elements = []
+    for n, m in ((3, 2), (0, 1), (5, 0)):
+        p = module.Patch()
+        if n:
+            p.pts = wp.array(rng.standard_normal((n, 3)).astype(np.float32), dtype=wp.vec3, device="cpu")
+        if m:
+            p.ids = wp.array(np.arange(m, dtype=np.int32), dtype=wp.int32, device="cpu")
+        elements.append(p)
+    arr = wp.array(elements, dtype=module.Patch, device="cpu")
+    w_out = wp.zeros(3, dtype=wp.vec3, device="cpu")
+    wp.launch(module.patch_sums, dim=3, inputs=[arr, w_out], device="cpu")
+    k = compile_source(VECTORS, "v.py").kernel("patch_sums")
+    assert k.error is None, k.error.render()
+    as_numpy = [{"pts": e.pts.numpy() if e.pts is not None else None,
+                 "ids": e.ids.numpy() if e.ids is not None else None} for e in elements]
+    for dev in ("cpu", "cpu:native"):
+        for given in (arr, as_numpy):
+            out = np.zeros((3, 3), np.float32)
+            vk.launch(k.mir, 3, [given, out], device=dev)
+            np.testing.assert_allclose(out, w_out.numpy(), rtol=1e-6, atol=1e-6)
