@@ -153,6 +153,7 @@ def _struct_fields(k: Kernel, inputs: list, n_user: int) -> list:
     by_index = {a.index: a for a in k.struct_args}
     out: list = []
     refs = [p for p in k.params if isinstance(p, ArrayRef)]
+    by_name = {p.name: p for p in refs}
     held = HeldValues(k.name, {p.name: p.dtype.np_dtype for p in refs}, written_globals(k),
                       {p.name: tuple(p.inner) for p in refs})
     for j, value in enumerate(inputs):
@@ -180,6 +181,9 @@ def _struct_fields(k: Kernel, inputs: list, n_user: int) -> list:
                     raise LaunchError(f"kernel {k.name}: argument {arg.name} has no field "
                                       f"{'.'.join(path)}; pass an instance of its @wp.struct "
                                       "class (or an object or dict with every field)") from None
+            ref = by_name.get(".".join((arg.name, *path)))
+            if v is None and ref is not None:   # Warp's unset array field: a null array, shape 0
+                v = np.zeros((0,) * ref.ndim + tuple(ref.inner), dtype=ref.dtype.np_dtype)
             out.append(_field_array(k, arg, path, v) if _is_warp_array(v) else v)
     if held.sources:
         names = [u.name for u in user_params(k)]
@@ -227,8 +231,10 @@ def _expand_components(k: Kernel, inputs: list, kernel=None) -> list:
         if not u.is_components:
             by_param[u.mir[0].name] = value
             continue
-        try:
-            comps = np.asarray(value, dtype=np.float64).reshape(-1)
+        try:   # an int vector's components stay ints (wp.vec2i, a tuple of ints)
+            comps = np.asarray(value).reshape(-1)
+            if comps.dtype.kind not in "biuf":
+                comps = np.asarray(value, dtype=np.float64).reshape(-1)
         except (TypeError, ValueError):
             comps = None
         if comps is None or comps.size != len(u.mir):

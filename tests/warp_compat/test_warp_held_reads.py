@@ -327,3 +327,55 @@ def test_held_arrays_of_vectors_run_as_under_warp(warp_cpu, tmp_path):
             out = np.zeros((3, 3), np.float32)
             vk.launch(k.mir, 3, [given, out], device=dev)
             np.testing.assert_allclose(out, w_out.numpy(), rtol=1e-6, atol=1e-6)
+
+
+HANDLE = '''import warp as wp
+
+
+@wp.struct
+class Section:
+    offsets: wp.array(dtype=wp.int32)
+    span: wp.vec2i
+
+
+@wp.struct
+class Handle:
+    own: Section
+    sections: wp.array(dtype=Section)
+
+
+@wp.kernel
+def section_sizes(h: Handle, faces: wp.array(dtype=wp.int32), nodes: wp.array(dtype=wp.int32)):
+    b = wp.tid()
+    s = h.sections[b]
+    count = s.span.y - s.span.x + 1
+    faces[b] = count + h.own.span.y + h.own.offsets.shape[0]
+    nodes[b] = s.offsets[count]
+'''
+
+
+def test_a_handle_with_unset_fields_runs_as_under_warp(warp_cpu, tmp_path):
+    # warp-simdata's _nface_n_block_sizes_kernel shape, launched with Warp's own instance whose
+    # other fields are unset: an unset array field is Warp's null array (shape 0), an int vector
+    # field keeps int components
+    wp = warp_cpu
+    module = warp_module_from_text(tmp_path, HANDLE, "verikern_held_handle")
+    sections = []
+    for start, sizes in ((1, (3, 4)), (3, (3, 3, 5))):
+        s = module.Section()
+        s.span = wp.vec2i(start, start + len(sizes) - 1)
+        s.offsets = wp.array(np.concatenate(([0], np.cumsum(sizes))).astype(np.int32), dtype=wp.int32,
+                             device="cpu")
+        sections.append(s)
+    h = module.Handle()
+    h.sections = wp.array(sections, dtype=module.Section, device="cpu")
+    h.own.span = wp.vec2i(4, 7)
+    w_faces, w_nodes = (wp.zeros(2, dtype=wp.int32, device="cpu") for _ in range(2))
+    wp.launch(module.section_sizes, dim=2, inputs=[h, w_faces, w_nodes], device="cpu")
+    assert w_faces.numpy().tolist() == [9, 10] and w_nodes.numpy().tolist() == [7, 11]
+    k = compile_source(HANDLE, "h.py").kernel("section_sizes")
+    assert k.error is None, k.error.render()
+    for dev in ("cpu", "cpu:native"):
+        faces, nodes = np.zeros(2, np.int32), np.zeros(2, np.int32)
+        vk.launch(k.mir, 2, [h, faces, nodes], device=dev)
+        assert faces.tolist() == [9, 10] and nodes.tolist() == [7, 11], dev
