@@ -114,6 +114,7 @@ SLOW_FILES = frozenset({
     "tests/warp_compat/test_warp_numpy_constants.py",  # real Warp (compiles kernels with clang)
     "tests/warp_compat/test_warp_dynamic_updates.py",  # real Warp (compiles kernels with clang)
     "tests/warp_compat/test_warp_array_choices.py",  # real Warp (compiles kernels with clang)
+    "tests/warp_compat/test_warp_held_reads.py",  # real Warp (compiles kernels with clang), 2 proofs
 })
 
 SLOW_TESTS = frozenset({

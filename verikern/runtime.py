@@ -21,9 +21,10 @@ import numpy as np
 
 from verikern.backends.launch import (  # noqa: F401  (re-exported: vk's launch API)
     DEFAULT_BLOCK_DIM, MAX_THREADS, LaunchConfig, check_array, convert_scalar, launch_config,
-    prepare_mir_launch,
+    prepare_mir_launch, written_globals,
 )
 from verikern.errors import LaunchError, KernelError
+from verikern.held_launch import HeldValues, check_held_overlap
 from verikern.mir.nodes import ArrayRef, Kernel, ScalarParam
 from verikern.mir.params import captured_params, user_params
 from verikern.lang import KernelHandle
@@ -151,15 +152,28 @@ def _struct_fields(k: Kernel, inputs: list, n_user: int) -> list:
         return inputs
     by_index = {a.index: a for a in k.struct_args}
     out: list = []
+    refs = [p for p in k.params if isinstance(p, ArrayRef)]
+    by_name = {p.name: p for p in refs}
+    held = HeldValues(k.name, {p.name: p.dtype.np_dtype for p in refs}, written_globals(k),
+                      {p.name: tuple(p.inner) for p in refs})
     for j, value in enumerate(inputs):
         arg = by_index.get(j)
-        if arg is None or (len(arg.fields) == 1 and not _has_field(value, arg.fields[0][0])):
+        if arg is None or (len(arg.fields) == 1 and arg.fields[0][0] != "[]"
+                           and not _has_field(value, arg.fields[0][0])):
             out.append(value)   # not a struct argument (or already its one field)
             continue
         if arg.array and _is_warp_array(value):
             value = _field_array(k, arg, (), value)   # a Warp struct array: its structured memory
         for path in arg.fields:
             v = value
+            if "[]" in path:   # through an array of structs (verikern/held_launch.py)
+                cut = path.index("[]")
+                for attr in path[:cut]:
+                    v = v[attr] if isinstance(v, dict) else getattr(v, attr, None)
+                leaf = ".".join([arg.name, *(p for p in path if p not in ("[]", "#len"))])
+                out.append(held.leaf(leaf + (".len" if path[-1] == "#len" else ""), v,
+                                     path[cut + 1:]))
+                continue
             for attr in path:
                 try:
                     v = v[attr] if isinstance(v, (dict, np.ndarray)) else getattr(v, attr)
@@ -167,7 +181,16 @@ def _struct_fields(k: Kernel, inputs: list, n_user: int) -> list:
                     raise LaunchError(f"kernel {k.name}: argument {arg.name} has no field "
                                       f"{'.'.join(path)}; pass an instance of its @wp.struct "
                                       "class (or an object or dict with every field)") from None
+            ref = by_name.get(".".join((arg.name, *path)))
+            if v is None and ref is not None:   # Warp's unset array field: a null array, shape 0
+                v = np.zeros((0,) * ref.ndim + tuple(ref.inner), dtype=ref.dtype.np_dtype)
             out.append(_field_array(k, arg, path, v) if _is_warp_array(v) else v)
+    if held.sources:
+        names = [u.name for u in user_params(k)]
+        check_held_overlap(k.name, held, {names[i] if i < len(names) else f"#{i}":
+                                          v.numpy() if _is_warp_array(v) else v
+                                          for i, v in enumerate(out)
+                                          if isinstance(v, np.ndarray) or _is_warp_array(v)})
     return out
 
 
@@ -208,8 +231,10 @@ def _expand_components(k: Kernel, inputs: list, kernel=None) -> list:
         if not u.is_components:
             by_param[u.mir[0].name] = value
             continue
-        try:
-            comps = np.asarray(value, dtype=np.float64).reshape(-1)
+        try:   # an int vector's components stay ints (wp.vec2i, a tuple of ints)
+            comps = np.asarray(value).reshape(-1)
+            if comps.dtype.kind not in "biuf":
+                comps = np.asarray(value, dtype=np.float64).reshape(-1)
         except (TypeError, ValueError):
             comps = None
         if comps is None or comps.size != len(u.mir):

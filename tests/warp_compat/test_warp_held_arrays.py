@@ -3,9 +3,10 @@
 model of such arrays must keep: each element holds its own array handle (its
 own shape), two elements may hold the same array, and that array may also be
 passed as another parameter of the same launch. Warp's launch rules forbid none
-of this, so a proof could assume no distinctness between those arrays; verikern
-does not model them yet and refuses such a type where it is written (the
-located error of test_warp_structs.py)."""
+of this. verikern models reads of them (frontend/check/held_arrays.py; the
+equivalence tests are test_warp_held_reads.py): a write through a held array,
+which another element or argument may see, is a located error, and `vk.launch`
+refuses a held array that overlaps another argument."""
 from __future__ import annotations
 
 import numpy as np
@@ -65,17 +66,16 @@ def test_elements_hold_arrays_of_their_own_shapes_and_may_share_one(warp_cpu, tm
     assert m.blocks.numpy().dtype["data"].names[:3] == ("data", "grad", "shape")   # a handle per element
 
 
-def test_verikern_refuses_a_body_that_reaches_the_held_arrays():
+def test_verikern_refuses_a_write_through_the_held_arrays():
     (err,) = [k.error for k in compile_source(SOURCE, "held.py").kernels]
     assert err is not None and err.rule == "struct-use"
-    assert err.render().startswith("held.py:19:9: error: m.blocks: the field 'blocks' of the struct "
-                                   "'Mesh' is an array of the struct 'Block' (declared at held.py:12:13), "
-                                   "whose elements hold arrays"), err.render()
+    assert err.render().startswith("held.py:20:5: error: b.data[0]: the arrays held by the elements "
+                                   "of a struct array are read-only here"), err.render()
 
 
 # warp-simdata's `_nface_n_face_locations_kernel`: its dataset struct has the held arrays in a
-# field the kernel never reaches; the field is out of the model (no leaf, no launch value) and
-# everything else is modelled exactly
+# field the kernel never reaches; the field's leaves are parameters the kernel never reads, packed
+# by the launch from Warp's instance or a list of elements
 UNTOUCHED = SOURCE.replace("@wp.kernel\ndef bump", "@wp.kernel\ndef bump_unused") + '''
 
 @wp.kernel
@@ -94,7 +94,8 @@ def test_a_kernel_that_never_reaches_the_held_arrays_runs_as_under_warp(warp_cpu
     assert ours.kernel("bump_unused").error is not None
     k = ours.kernel("counted")
     assert k.error is None, k.error.render()
-    assert [p.name for p in k.hir.params] == ["m.count", "starts", "out"]   # no leaf for m.blocks
+    assert [p.name for p in k.hir.params] == ["m.blocks.data", "m.blocks.data.len", "m.blocks.n",
+                                              "m.count", "starts", "out"]
     b = module.Block()
     b.data, b.n = wp.array(np.arange(3, dtype=np.int32), dtype=wp.int32, device="cpu"), 4
     m = module.Mesh()
@@ -105,7 +106,7 @@ def test_a_kernel_that_never_reaches_the_held_arrays_runs_as_under_warp(warp_cpu
     want = [700 + min(int(np.searchsorted(starts, i)), len(starts) - 1) for i in range(8)]
     assert out.numpy().tolist() == want
     for dev in ("cpu", "cpu:native"):
-        for given in (m, {"count": 7}):          # Warp's instance (its held field ignored), a dict
+        for given in (m, {"count": 7, "blocks": [b]}):   # Warp's instance, a dict with a list
             got = np.zeros(8, np.int32)
             vk.launch(k.mir, 8, [given, starts.copy(), got], device=dev)
             assert got.tolist() == want, dev

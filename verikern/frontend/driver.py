@@ -21,7 +21,9 @@ from verikern.mir import nodes as M
 from verikern.mir.nodes import SourceLoc
 from verikern.mir.passes import run_default_pipeline
 from verikern.mir.verifier import MirVerifyError, verify
+from verikern.hir.types import HELD_LENGTHS, ArrayType
 from .check.body import BodyChecker
+from .check.held_arrays import held_contract_leaf
 from .scan.factories import collect_calls, local_type_aliases
 from .lower.lowerer import Lowerer
 from .check.generic_kernels import kernel_instances
@@ -94,12 +96,27 @@ class ModuleResult:
 
 def lower_kernel(kdef: H.KernelDef, optimize: bool = True) -> M.Kernel:
     """HIR kernel -> verified MIR (optionally through the default pipeline)."""
-    kernel = Lowerer(kdef).lower()
+    kernel = Lowerer(_without_unread_held_contracts(kdef)).lower()
     verify(kernel)
     if optimize:
         kernel = run_default_pipeline(kernel)
         verify(kernel)
     return kernel
+
+
+def _without_unread_held_contracts(kdef: H.KernelDef) -> H.KernelDef:
+    """`kdef` without the contracts on the held arrays (check/held_arrays.py
+    `held_contract_leaf`) of a leaf the kernel never reads, found by lowering
+    it once without them (only kernels that have such contracts)."""
+    arrays = {p.name for p in kdef.params if isinstance(p.type, ArrayType)}
+    tagged = [(s, held_contract_leaf(s, arrays)) for s in kdef.body]
+    if all(leaf is None for _, leaf in tagged):
+        return kdef
+    trial = Lowerer(dataclasses.replace(kdef, body=tuple(s for s, leaf in tagged if leaf is None)))
+    read = {ins.array.name for _, ins in trial.lower().instructions()
+            if isinstance(ins, (M.Load, M.Store, M.Atomic))}
+    return dataclasses.replace(kdef, body=tuple(
+        s for s, leaf in tagged if leaf is None or leaf in read or f"{leaf}.{HELD_LENGTHS}" in read))
 
 
 def _syntax_error(e: SyntaxError, filename: str) -> KernelError:

@@ -141,12 +141,17 @@ class EffectThen:
 
 @dataclass(frozen=True)
 class IndexExpr:
-    """Element read array[indices] (one index per logical dimension)."""
+    """Element read array[indices] (one index per logical dimension).
+    `held_lengths`: the read of an array held by a struct array's element
+    (frontend/check/held_arrays.py): `array` is the padded [n, W] array,
+    indices (b, j), and the read is in bounds only when 0 <= j <
+    held_lengths[b], which lowering asserts before the Load."""
 
     array: ArrayRefExpr
     indices: tuple["Expr", ...]
     type: HirType
     loc: SourceLoc
+    held_lengths: ArrayRefExpr | None = None
 
 
 @dataclass(frozen=True)

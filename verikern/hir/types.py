@@ -27,7 +27,8 @@ __all__ = [
     "HirType", "TupleType", "VECTOR_TYPES", "MATRIX_TYPES", "QUAT", "is_vectorlike",
     "component_count", "inner_shape", "type_name", "vector_type", "matrix_type", "quat_type",
     "is_quat", "DTYPE_SUFFIX", "TRANSFORM", "transform_type", "is_transform", "is_plain_vector",
-    "named_parts", "StructType", "struct_leaves", "UnmodelledField",
+    "named_parts", "StructType", "struct_leaves", "UnmodelledField", "StructArrayType",
+    "HELD_LENGTHS", "struct_array_leaves",
 ]
 
 
@@ -100,7 +101,7 @@ class StructType:
     `s.inner.n`; see `struct_leaves`)."""
 
     name: str
-    fields: tuple[tuple[str, "HirType | UnmodelledField"], ...]
+    fields: tuple[tuple[str, "HirType | UnmodelledField | StructArrayType"], ...]
 
     def __str__(self) -> str:
         return self.name
@@ -125,14 +126,53 @@ class UnmodelledField:
         return "unmodelled field"
 
 
+#: the suffix of the leaf that holds the lengths of a held array's rows
+#: (`blocks.data` -> `blocks.data.len`; an array leaf has no fields, so no
+#: struct field can take this name)
+HELD_LENGTHS = "len"
+
+
+@dataclass(frozen=True)
+class StructArrayType:
+    """A struct field that is a 1-d array of `elem` structs (warp-simdata's
+    `ngon_n_blocks: wp.array(dtype=UGDatasetHandle)`). Its leaves (see
+    `struct_array_leaves`) are one array per leaf field of `elem`: a value
+    field `f` is the 1-d array `.f`; an array field `h` (a *held* array,
+    1-d) is the padded 2-d array `.h` of shape [n, W], row b holding
+    element b's array, with the int32 lengths `.h.len` [n] (every length in
+    0..W, a kernel contract: frontend/check/held_arrays.py)."""
+
+    elem: StructType
+    ndim: int = 1
+
+    def __str__(self) -> str:
+        return f"array<{self.elem.name}, {self.ndim}>"
+
+
+def struct_array_leaves(elem: StructType, prefix: str, ndim: int = 1) -> list[tuple[str, "HirType"]]:
+    """The leaves of an array of `elem` structs named `prefix` (see
+    StructArrayType): value fields as arrays of `ndim` dimensions, each held
+    1-d array as its padded `ndim + 1`-d array then its lengths."""
+    out: list[tuple[str, HirType]] = []
+    for name, lt in struct_leaves(elem, prefix):
+        if isinstance(lt, ArrayType):
+            out.append((name, ArrayType(lt.dtype, ndim + lt.ndim)))
+            out.append((f"{name}.{HELD_LENGTHS}", ArrayType(I32, ndim)))
+        elif isinstance(lt, (ScalarType, VectorType, MatrixType)):
+            out.append((name, ArrayType(lt, ndim)))
+    return out
+
+
 def struct_leaves(t: StructType, prefix: str) -> list[tuple[str, "HirType"]]:
     """(dotted name, type) of every non-struct field of `t`, depth first in
     declaration order, each name starting with `prefix` (an UnmodelledField
-    has none)."""
+    has none; a StructArrayType has its `struct_array_leaves`)."""
     out: list[tuple[str, HirType]] = []
     for name, ft in t.fields:
         if isinstance(ft, StructType):
             out += struct_leaves(ft, f"{prefix}.{name}")
+        elif isinstance(ft, StructArrayType):
+            out += struct_array_leaves(ft.elem, f"{prefix}.{name}", ft.ndim)
         elif not isinstance(ft, UnmodelledField):
             out.append((f"{prefix}.{name}", ft))
     return out

@@ -1,7 +1,7 @@
 # expect: failed bounds
-# A dataset struct holds an array of block structs that hold arrays (left out of the model: the kernel never reaches it), as ok_struct_held_arrays_field_untouched does, but the kernel reads the start after the block wp.lower_bound found, which is past the end for the last block. Witness: one block start and one face: thread 0 reads block_starts[1].
+# A dataset struct holds an array of block structs that hold arrays (the kernel never reaches it), as ok_struct_held_arrays_field_untouched does, but the kernel reads the start after the block wp.lower_bound found, which is past the end for the last block. Witness: one block start and one face: thread 0 reads block_starts[1].
 # bug: 27:21 bounds
-# witness bounds: dim=1, block_dim=1, ds__block_starts=array(int32, [0]), ds__faces=array(int32, [3]), out=zeros(int32, 1)
+# witness bounds: dim=1, block_dim=1, ds__blocks__connectivity=zeros(int32, (0, 0)), ds__blocks__connectivity__len=zeros(int32, 0), ds__blocks__first=zeros(int32, 0), ds__block_starts=array(int32, [0]), ds__faces=array(int32, [3]), out=zeros(int32, 1)
 import warp as wp
 
 

@@ -1,5 +1,5 @@
 # expect: proved
-# A dataset struct holds, beside its own arrays, an array of block structs that hold arrays of their own (warp-simdata's `ngon_n_blocks: wp.array(dtype=UGDatasetHandle)`); the kernel never reaches that field, so it is left out of the model, and maps each face id to its block with wp.lower_bound over the dataset's own block starts, clamped to the last block.
+# A dataset struct holds, beside its own arrays, an array of block structs that hold arrays of their own (warp-simdata's `ngon_n_blocks: wp.array(dtype=UGDatasetHandle)`); the kernel never reaches that field (its leaves are parameters it never reads), and maps each face id to its block with wp.lower_bound over the dataset's own block starts, clamped to the last block.
 import warp as wp
 
 

@@ -19,6 +19,7 @@ from verikern.hir.types import (
 from verikern.mir.nodes import ModuleConstantRead
 from verikern.mir.ops import UNBOUNDED_RING
 from verikern.mir.ops import trunc_div as _c_div  # C division on unbounded ints
+from .held_arrays import HELD_CALL, check_held_read
 from .dynamic_components import dynamic_read
 from .views import check_view_use, flat_index
 from .assigned_reads import maybe_assigned_read
@@ -631,4 +632,6 @@ class ExprChecker(_Host):
         raise self.error(f"a value of type {base.type} cannot be indexed", node, "not-indexable")
 
     def _expr_Call(self, node: ast.Call, expected):
+        if isinstance(node.func, ast.Name) and node.func.id == HELD_CALL:   # check/held_arrays.py
+            return check_held_read(self, node)
         return check_call(self, node, expected)

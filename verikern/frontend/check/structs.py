@@ -36,13 +36,17 @@ from ..scan.annotations import ARRAY_CTORS, parse_annotation
 from ..scan.constants import NotConstant
 from ..scan.class_funcs import qualified_func
 from ..scan.project import module_member
+from .held_arrays import (
+    ROW_SUFFIX, HeldReads, field_struct_arrays, has_held, held_model_refusal, held_requires,
+    leaf_paths, row_binding, row_copy,
+)
 from .statement_walks import bindings_in
 from .struct_aliases import AliasReads, array_field_aliases
 from .struct_ctors import ctor_parts
 from .struct_passing import call_result_struct, unpacked_result
 from verikern.hir.types import (
-    ArrayType, MatrixType, ScalarType, StructType, TupleType, UnmodelledField, VectorType,
-    component_count, struct_leaves,
+    ArrayType, MatrixType, ScalarType, StructArrayType, StructType, TupleType, UnmodelledField,
+    VectorType, component_count, struct_array_leaves, struct_leaves,
 )
 
 _RULE = "struct-use"
@@ -96,7 +100,10 @@ class StructChecks(_Host):
         return TupleType(tuple(lt for _, lt in leaves))
 
     def structs_of_params(self) -> StructScope:
-        return StructScope(self, self.struct_params, self.struct_arrays)
+        arrays = dict(self.struct_arrays)
+        for root, t in self.struct_params.items():   # struct-array fields (held_arrays.py)
+            arrays.update(field_struct_arrays(t, root))
+        return StructScope(self, self.struct_params, arrays)
 
     def struct_body(self) -> list:
         """The body to check: struct field chains made Names."""
@@ -105,25 +112,29 @@ class StructChecks(_Host):
         if not self.structs.types and not self.structs.arrays:
             return self.node.body
         refuse_unmodelled(self, self.node.body, self.structs)
-        body = self.structs.rewrite(self.node.body)
-        aliases = array_field_aliases(self, self.structs.types, set(self.struct_params), body)
+        held = HeldReads(self, self.structs.arrays, self.structs.rows)
+        body = self.structs.rewrite([held.visit(copy.deepcopy(s)) for s in self.node.body])
+        aliases = array_field_aliases(self, self.structs.types,   # rows: check/held_arrays.py
+                                      set(self.struct_params) | set(self.structs.rows), body)
         if aliases:   # a local struct's array fields: the parameters they alias
             self.structs.aliases = aliases
             body = [AliasReads(aliases).visit(s) for s in body]
         self.local_names |= {n.id for s in body for n in ast.walk(s)
                              if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
         self.local_names |= self.structs.leaf_names()
+        self.local_names |= {hidden for _, hidden in self.structs.rows.values()}
         return body
 
     def struct_shape_requires(self) -> list:
         sites = {a.arg: a.annotation or a for a in self.node.args.args}
-        return [self._requires(c) for c in self.structs.shape_requires(sites)]
+        held = {k: t for k, t in self.structs.arrays.items() if has_held(t)}
+        return [self._requires(c) for c in self.structs.shape_requires(sites)] + \
+            held_requires(self, held, sites)
 
     def struct_args(self) -> tuple[StructArg, ...]:
         """How a launch passes each struct parameter (mir.nodes.StructArg)."""
         names = [a.arg for a in self.node.args.args]
-        return tuple(StructArg(n, names.index(n), tuple(tuple(leaf.split(".")[1:])
-                                                         for leaf, _ in struct_leaves(t, n)),
+        return tuple(StructArg(n, names.index(n), leaf_paths(t, n in self.struct_arrays),
                                n in self.struct_arrays)
                      for n, t in {**self.struct_params, **self.struct_arrays}.items())
 
@@ -211,12 +222,16 @@ def struct_type(chk, name: str, _depth: int = 0) -> StructType:
         inner = struct_class_name(reader.info, stmt.annotation)
         elements = struct_array(reader.info, stmt.annotation) if inner is None else None
         if elements is not None:     # warp-simdata's `ngon_n_blocks: wp.array(dtype=UGDatasetHandle)`
+            elem = struct_type(reader, elements[0], _depth + 1)
+            refusal = held_model_refusal(elem, elements[1])
+            if refusal is None:      # modelled (check/held_arrays.py)
+                fields.append((stmt.target.id, StructArrayType(elem, elements[1])))
+                continue
             held = [leaf for leaf, lt in struct_leaves(struct_type(reader, elements[0], _depth + 1), "")
                     if not isinstance(lt, (ScalarType, VectorType, MatrixType))]
             what = (f"whose elements hold arrays ({elements[0]}'s field{'s' if len(held) > 1 else ''} "
-                    f"{', '.join(h.lstrip('.') for h in held[:3])}): arrays reached through the elements "
-                    "of another array are outside what verikern models" if held else
-                    "as a field of a struct, which verikern does not take yet")
+                    f"{', '.join(h.lstrip('.') for h in held[:3])}): {refusal} is outside what "
+                    "verikern models")
             where = reader.info.loc(stmt.annotation)
             at = f" (declared at {where.file}:{where.line}:{where.col})"
             fields.append((stmt.target.id, UnmodelledField(
@@ -260,15 +275,13 @@ def array_leaves(chk, t: StructType, ndim: int, prefix: str, node) -> list[tuple
     """An array of structs as one array per value leaf field, of the same shape
     (an array of a struct with array fields, which Warp takes, holds arrays in its
     elements: outside what verikern models, a located error)."""
-    out = []
-    for name, lt in struct_leaves(t, prefix):
-        if not isinstance(lt, (ScalarType, VectorType, MatrixType)):
-            raise chk.error(f"an array of {t.name}: its field {name} is an array, and arrays "
-                            "reached through the elements of another array are outside what "
-                            "verikern models", node, _RULE, "pass the arrays the kernel reads as "
-                            "parameters of their own (or as fields of a struct parameter)")
-        out.append((name, ArrayType(lt, ndim)))
-    return out
+    refusal = held_model_refusal(t, ndim) if has_held(t) else None
+    if refusal is not None:
+        raise chk.error(f"an array of {t.name}: {refusal} is outside what verikern models",
+                        node, _RULE, "pass the arrays the kernel reads as parameters of their "
+                        "own (or as fields of a struct parameter)")
+    leaves = struct_array_leaves(t, prefix, ndim)   # held arrays: check/held_arrays.py
+    return [(name, lt) for name, lt in leaves if isinstance(lt, ArrayType)]
 
 
 def zero_value(t, loc) -> H.Expr:
@@ -293,6 +306,9 @@ class StructScope:
         #: the array fields of local structs: leaf -> the parameter it aliases
         #: (check/struct_aliases.py)
         self.aliases: dict[str, str] = {}
+        #: struct locals bound to an element `X[b]` of a struct array whose
+        #: elements hold arrays: name -> (X's key, the hidden local keeping b)
+        self.rows: dict[str, tuple[str, str]] = {}
 
     def find_locals(self, body: list) -> None:
         """Locals bound to `S()` or to another struct variable (to a fixed point)."""
@@ -301,6 +317,12 @@ class StructScope:
             changed = False
             for node in (n for s in body for n in bindings_in(s)):
                 target, value, ann = _binding(node)
+                key = row_binding(self, value) if target is not None else None
+                if key is not None:   # `blk = X[b]`: its held arrays read through b
+                    if self.rows.setdefault(target, (key, target + ROW_SUFFIX))[0] != key:
+                        raise self.chk.error(f"{target} is bound to elements of two struct arrays "
+                                             f"({self.rows[target][0]} and {key})", node, _RULE,
+                                             "use one variable for each")
                 if target is None or target in self.types:
                     continue
                 t = self.type_of(value) if value is not None else None
@@ -322,9 +344,8 @@ class StructScope:
             return struct_type(self.chk, name)
         if isinstance(node, ast.Call) and func is not None:   # by its overloads (check/struct_passing.py)
             return call_result_struct(self, node, func)
-        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) \
-                and node.value.id in self.arrays:   # an element of an array of structs
-            return self.arrays[node.value.id]
+        if isinstance(node, ast.Subscript) and ".".join(_path(node.value) or ()) in self.arrays:
+            return self.arrays[".".join(_path(node.value) or ())]   # an element of an array of structs
         path = _path(node)
         if path is None or path[0] not in self.types:
             return None
@@ -355,6 +376,8 @@ class StructScope:
         loc = chk.loc(node)
         leaves = struct_leaves(t, target)
         held = [name for name, lt in leaves if isinstance(lt, ArrayType)]
+        if held and target in self.rows:   # `blk = X[b]` (check/held_arrays.py)
+            return row_copy(self, target, t, value, node)
         if held and target not in chk.struct_params and isinstance(value, ast.Call) \
                 and not value.args and not value.keywords:   # `d = S()`, its array fields checked
             leaves = [(name, lt) for name, lt in leaves if name not in held]   # by struct_aliases.py
@@ -462,7 +485,7 @@ class StructScope:
                 raise self.chk.error("an element of an array of structs is read field by "
                                      "field: its index must not call anything", value.slice,
                                      _RULE, "compute the index into a variable first")
-            root = value.value.id   # type: ignore[attr-defined]
+            root = ".".join(_path(value.value) or ())
             return [_located(ast.Subscript(value=ast.Name(id=n, ctx=ast.Load()),
                                            slice=copy.deepcopy(value.slice), ctx=ast.Load()),
                              value) for n, _ in struct_leaves(t, root)]
@@ -473,6 +496,12 @@ class StructScope:
     def store_element(self, target: ast.Subscript, value: ast.AST, node) -> list | None:
         """`arr[i] = s` into an array of structs: one store per leaf field
         (each checked as the store `arr.f[i] = s.f`), else None."""
+        key = ".".join(_path(target.value) or ())
+        if key in self.arrays and has_held(self.arrays[key]):
+            raise self.chk.error(f"{key} holds structs that hold arrays, which are read-only "
+                                 "here: store its value fields one by one, not a whole element "
+                                 "(check/held_arrays.py)", target, _RULE,
+                                 f"write {ast.unparse(target)}.field = ... for each value field")
         if not (isinstance(target.value, ast.Name) and target.value.id in self.arrays):
             return None
         t = self.arrays[target.value.id]
@@ -498,9 +527,9 @@ class StructScope:
         located at the parameter's annotation (`sites`: name -> annotation)."""
         out = []
         for root, t in self.arrays.items():
-            node = sites[root]
-            leaves = [n for n, _ in struct_leaves(t, root)]
-            ndim = self.chk.arrays[leaves[0]].ndim
+            node = sites[root.split(".")[0]]
+            leaves = [n for n, _ in struct_array_leaves(t, root)]
+            ndim = min(self.chk.arrays[n].ndim for n in leaves)   # the elements' (held arrays add one)
             for other in leaves[1:]:
                 for d in range(ndim):
                     cond = ast.Compare(left=_shape(other, d), ops=[ast.Eq()],
@@ -514,6 +543,10 @@ class StructScope:
         Names of its leaves, lined up with the func's flattened `params`."""
         out: list = []
         for a in args:
+            if isinstance(a, ast.Name) and a.id in self.rows:
+                raise self.chk.error(f"{a.id} reads its arrays through an element of "
+                                     f"{self.rows[a.id][0]}: pass that array and the index "
+                                     "instead", a, _RULE)
             if isinstance(a, ast.Name) and a.id in self.arrays:   # an array of structs
                 out += [ast.copy_location(ast.Name(id=n, ctx=ast.Load()), a)
                         for n, _ in struct_leaves(self.arrays[a.id], a.id)]
@@ -567,9 +600,9 @@ class _FieldNames(ast.NodeTransformer):
 
     def visit_Call(self, node: ast.Call):
         """`len(arr)` of an array of structs: the length of its first field."""
-        if isinstance(node.func, ast.Name) and node.func.id == "len" and len(node.args) == 1 \
-                and isinstance(node.args[0], ast.Name) and node.args[0].id in self.arrays:
-            first = struct_leaves(self.arrays[node.args[0].id], node.args[0].id)[0][0]
+        key = ".".join(_path(node.args[0]) or ()) if len(node.args) == 1 else ""
+        if isinstance(node.func, ast.Name) and node.func.id == "len" and key in self.arrays:
+            first = struct_array_leaves(self.arrays[key], key)[0][0]
             node.args[0] = _located(ast.Name(id=first, ctx=ast.Load()), node.args[0])
             return node
         return self.generic_visit(node)
@@ -579,9 +612,10 @@ class _FieldNames(ast.NodeTransformer):
         if element is not None:
             return element
         path = _path(node)
-        if path is not None and path[0] in self.arrays and len(path) == 2 \
-                and path[1] == "shape":   # the shape of an array of structs: its first field's
-            first = struct_leaves(self.arrays[path[0]], path[0])[0][0]
+        if path is not None and ".".join(path[:-1]) in self.arrays \
+                and path[-1] == "shape":   # the shape of an array of structs: its first field's
+            key = ".".join(path[:-1])
+            first = struct_array_leaves(self.arrays[key], key)[0][0]
             return _located(ast.Attribute(value=ast.Name(id=first, ctx=ast.Load()),
                                           attr="shape", ctx=node.ctx), node)
         if path is None or path[0] not in self.types:
@@ -612,11 +646,13 @@ def _element_chain(node: ast.Attribute, arrays: dict[str, StructType], visit):
     while isinstance(base, ast.Attribute):
         attrs.append(base.attr)
         base = base.value
-    if not (isinstance(base, ast.Subscript) and isinstance(base.value, ast.Name)
-            and base.value.id in arrays):
+    if not isinstance(base, ast.Subscript):
+        return None
+    key = ".".join(_path(base.value) or ())
+    if key not in arrays:
         return None
     attrs.reverse()
-    t: object = arrays[base.value.id]
+    t: object = arrays[key]
     used = 0
     for attr in attrs:
         if not isinstance(t, StructType) or t.field(attr) is None:
@@ -627,7 +663,7 @@ def _element_chain(node: ast.Attribute, arrays: dict[str, StructType], visit):
         return None   # the element, or a struct inside it, as a whole
     base.slice = visit(base.slice)   # struct field chains inside the index
     rest = attrs[used:]
-    out: ast.expr = ast.Subscript(value=ast.Name(id=".".join([base.value.id, *attrs[:used]]),
+    out: ast.expr = ast.Subscript(value=ast.Name(id=".".join([key, *attrs[:used]]),
                                                  ctx=ast.Load()),
                                   slice=base.slice, ctx=node.ctx if not rest else ast.Load())
     for k, attr in enumerate(rest):

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable
 
 from verikern.hir import nodes as H
-from verikern.hir.types import BOOL, I32, MatrixType, ScalarType, VectorType
+from verikern.hir.types import BOOL, I32, I64, MatrixType, ScalarType, VectorType
 from verikern.mir.builder import MirBuilder
 from verikern.mir.ops import BINARY
 from verikern.mir.nodes import (
@@ -21,6 +21,7 @@ from verikern.mir.nodes import (
     UnaryOp,
 )
 
+from ..check.held_arrays import ROW_SUFFIX
 from .dynamic_components import lower_dynamic_component
 
 # integer ops whose zero divisor traps (the op table, verikern.mir.ops)
@@ -158,7 +159,8 @@ class ExprLowering(_Host):
             checked = self.__dict__.setdefault("_checked_flags", set())
             if (self.cur, flag) not in checked:     # not checked earlier in this block
                 checked.add((self.cur, flag))
-                self.emit(Assert(flag, f"variable {e.name!r} is read before it is assigned",
+                name = e.name.removesuffix(ROW_SUFFIX)   # `blk = X[b]`'s row: blk (check/held_arrays.py)
+                self.emit(Assert(flag, f"variable {name!r} is read before it is assigned",
                                  e.loc, "unassigned"))
         return self.env[e.name]
 
@@ -261,6 +263,8 @@ class ExprLowering(_Host):
         arr, leading = self.array_of(e.array.name)
         inner = self.inner_indices(arr)[0]
         idx = leading + self.lower_indices(e.indices)
+        if e.held_lengths is not None:    # a held array's element: its own length too
+            self._held_check(e, idx)
         self.emit(Load(self.b.new_value(arr.dtype, "addr"), arr, idx + inner, e.loc, address_only=True))
 
     def _cast(self, e: H.CastExpr, hint):
@@ -300,6 +304,8 @@ class ExprLowering(_Host):
     def _index(self, e: H.IndexExpr, hint, components=None):
         arr, leading = self.array_of(e.array.name)
         idx = leading + self.lower_indices(e.indices)
+        if e.held_lengths is not None:
+            self._held_check(e, idx)
         inner = self.inner_indices(arr)
         picks = range(len(inner)) if components is None else components
         out = []
@@ -308,6 +314,33 @@ class ExprLowering(_Host):
             self.emit(Load(v, arr, idx + inner[c], e.loc))
             out.append(v)
         return tuple(out)
+
+    def _held_check(self, e: H.IndexExpr, idx: tuple) -> None:
+        """A held array's read `X.h[b, j]` (frontend/check/held_arrays.py):
+        `assert 0 <= j < X.h.len[b]` (both widened to int64, exact for every
+        index type but uint64 above 2**63, which fails the test, as it is out
+        of range anyway), under the eager guard where there is one."""
+        assert e.held_lengths is not None
+        lengths, lead = self.array_of(e.held_lengths.name)
+        row, j = idx[-2], idx[-1]
+        n = self.b.new_value(lengths.dtype, "held_len")
+        self.emit(Load(n, lengths, lead + (row,), e.loc))
+        j64 = self._widen(j, e.loc)
+        n64 = self._widen(n, e.loc)
+        ok = self.binop("and", self.cmp("ge", j64, self.const(0, I64), e.loc),
+                        self.cmp("lt", j64, n64, e.loc), e.loc)
+        guard = getattr(self, "_guard", None)
+        if guard is not None:
+            ok = self.binop("or", self.unop("not", guard, e.loc), ok, e.loc)
+        self.emit(Assert(ok, f"held array index in bounds: 0 <= index < {e.held_lengths.name}"
+                         "[element] (the length of the array this element holds)", e.loc))
+
+    def _widen(self, v, loc):
+        if v.type == I64:
+            return v
+        w = self.b.new_value(I64, "")
+        self.emit(Cast(w, v, loc))
+        return w
 
     def _shape(self, e: H.ShapeExpr, hint):
         arr, leading = self.array_of(e.array.name)
