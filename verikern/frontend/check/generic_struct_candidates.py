@@ -41,7 +41,7 @@ from ..scan.class_funcs import qualified_func
 from .registry import is_any
 from .structs import struct_class_name, struct_type
 from .struct_passing import class_key
-from .generic_struct_search import MAX_SEARCH_CHECKS, searched_typings
+from . import generic_struct_search
 
 #: the most struct candidates one parameter takes (a count, not a time)
 MAX_STRUCT_CANDIDATES = 8
@@ -252,11 +252,11 @@ def struct_instances(e, make, mir_name, seen: set) -> list | None:
         names = list(typed)
         ranks = max(len(typed[p]) for p in names)
         by_rank = [tuple(typed[p][min(k, len(typed[p]) - 1)] for p in names) for k in range(ranks)]
-        searched = searched_typings(e, by_rank, names, others)
+        searched = generic_struct_search.searched_typings(e, by_rank, names, others)
         for types in searched:
             add(types)
         bounds.append(f"then a typing per struct typing was searched one parameter at a time "
-                      f"(at most {MAX_SEARCH_CHECKS} checks), which found {len(searched)}")
+                      f"(at most {generic_struct_search.MAX_SEARCH_CHECKS} checks), which found {len(searched)}")
     kernel = e.d.node.name
     tried = ", ".join(f"{p} as {' or '.join(_display(n) for n in names)}" for p, names in pools.items())
     out.append(make(e.d, f"{kernel}[...]", mir_name(kernel + "__more"), {}, e.info.error(

@@ -19,9 +19,13 @@ points first at the parameters the refused expression itself names
 those its statement names (generic_hints.py).
 
 Invariants:
-- every typing found is one the kernel checker accepted, and the caller checks
-  it again before making it an instance; the search only chooses which
-  typings are tried, so it never makes a typing Warp cannot build an instance;
+- every typing found is one the kernel checker accepted, or one it refused
+  with an error other than a type refusal (a tile that `laneSum` reaches in
+  the `*_KernelTiled` operators, outside the language), which ends the search
+  as well and is an error instance, as in the typings by rank; the caller
+  checks it again before making it an instance, and the search only chooses
+  which typings are tried, so it never makes a typing Warp cannot build an
+  instance;
 - bounded by counts, never by time: at most MAX_SEARCH_CHECKS typings
   checked for one kernel, all struct typings together (each an equal part of
   what the ones before it left), in a fixed order, so the instances found are
@@ -99,7 +103,8 @@ def _exact(kernel: ast.FunctionDef, names: list[str], filename: str, loc) -> lis
 
 def searched_typings(e, struct_combos: list[tuple], struct_names: list[str],
                      others: dict[str, list]) -> list[dict]:
-    """The typings ({param: type}) the search finds, one per struct typing at most,
+    """The typings ({param: type}) the search finds (or ends at: an error other than a
+    type refusal), one per struct typing at most,
     in the order of `struct_combos` (`e`: generic_kernels._Enumerator; `others`: the
     other generic parameters' candidates)."""
     params = list(others)
@@ -119,7 +124,8 @@ def searched_typings(e, struct_combos: list[tuple], struct_names: list[str],
 
         def attempt(typing, full=full):
             checks[0] += 1
-            return e.progressing(full(typing))
+            hir, err = e.check(full(typing))      # (None, None): a type refusal
+            return (hir if err is None else err), e.progress
 
         def implicated(typing, full=full):
             err = e.attempt(full(typing))[1]
