@@ -74,8 +74,9 @@ def _shown(t) -> str:
 def _pool(candidates: list, extra: list, ndim: int | None) -> list:
     """The component type of the first field type (the structs' own precision: float32, or
     float16 beside `vec3h` fields), else the first preferred candidate, then the fields' types -- as the element
-    type of an array of `Any` (`ndim`), else both as a value and as a 1-d array of it (a
-    bare `Any` the body indexes as an array) -- then the other candidates, the preferred
+    type of an array of `Any` (`ndim`), else both as a 1-d array of it and as a value (a
+    bare `Any` the body indexes, `queryValues[i]`: an array first, since a vector indexes
+    as well and would stop the search at the next array argument) -- then the other candidates, the preferred
     ones first: where two types type the body equally far, the search keeps the first,
     so a vec1 beside `particleDataSoA_1` goes before the vec3 of the candidates."""
     ordered = sorted(candidates, key=lambda t: _FIRST.get(_shown(t), len(_FIRST)))
@@ -83,7 +84,7 @@ def _pool(candidates: list, extra: list, ndim: int | None) -> list:
     first = [scalar if ndim is None else ArrayType(scalar, ndim)] if scalar is not None else []
     out = [t for t in first if t in ordered] or ordered[:1]
     for t in extra:
-        for made in ([ArrayType(t, ndim)] if ndim is not None else [t, ArrayType(t, 1)]):
+        for made in ([ArrayType(t, ndim)] if ndim is not None else [ArrayType(t, 1), t]):
             if made not in out:
                 out.append(made)
     return out + [t for t in ordered[1:] if t not in out]
