@@ -61,3 +61,26 @@ def test_the_search_is_bounded_by_its_count_of_checks(monkeypatch):
     assert list(ks) == ["moments[...]"], list(ks)
     more = ks["moments[...]"].error.render()
     assert "at most 6 checks" in more and "which found 0" in more, more
+
+
+VALUES = SOURCE + '''
+
+@wp.func
+def pick(a: wp.array(dtype=Any), j: wp.int32):
+    return a[j]
+
+
+@wp.kernel
+def gather(q: Any, values: Any, others: Any, out: wp.array(dtype=Any)):
+    i = wp.tid()
+    fi = values[i]
+    out[i] = fi + pick(others, i) + q.positions[i]
+'''
+
+
+def test_a_bare_any_the_body_indexes_is_searched_as_an_array_of_the_field_type_first():
+    """`values[i]` indexes a vector as well; an array of the structs' field type is tried
+    first, so the search does not stop at `pick(others, i)`, which takes an array."""
+    ks = _names(VALUES, "gather")
+    assert "gather[Cloud2, array<vec2, 1>, array<vec2, 1>, vec2]" in ks, list(ks)
+    assert "gather[Cloud3, array<vec3, 1>, array<vec3, 1>, vec3]" in ks, list(ks)
