@@ -94,8 +94,9 @@ def transform_args(chk, node: ast.Call) -> list:
     return [given["p"], given["q"]]
 
 
-#: the HIR of an operand whose type `type(e)` may take: evaluating it reads no memory,
-#: calls nothing and cannot trap, so leaving it out (verikern keeps only its type) changes nothing
+#: the HIR of an operand whose type `type(e)` takes without evaluating it: evaluating it reads
+#: no memory, calls nothing and cannot trap, so leaving it out changes nothing (any other
+#: operand is evaluated where Warp evaluates it, operand_type)
 _TYPE_OPERANDS = (H.Literal, H.LocalRef, H.ArrayRefExpr, H.ShapeExpr, H.ComponentExpr, H.CastExpr)
 
 
@@ -129,8 +130,9 @@ def operand_type(chk, func: ast.AST):
     """The type a call target `type(e)` or `x.dtype` names (Warp resolves both when
     it compiles: `type(mass)(0.0)` is a float64 zero for a float64 `mass`; `x.dtype`
     is an array's element type, a vector's or matrix's component type, a scalar's
-    own type), or None for any other target; and the operand of `type(e)` when
-    Warp evaluates it only under a condition (see below), else None."""
+    own type), or None for any other target; and the operand of `type(e)` to
+    evaluate in place (H.EffectThen): a load Warp evaluates only under a condition,
+    or an operand that is no variable, component or load (see below), else None."""
     if isinstance(func, ast.Call) and isinstance(func.func, ast.Name) and func.func.id == "type" \
             and "type" not in chk.local_names and "type" not in chk.info.nonconstant \
             and "type" not in chk.info.funcs:
@@ -138,13 +140,7 @@ def operand_type(chk, func: ast.AST):
             raise chk.error("type() takes one argument", func, "arity")
         e = chk.check_expr(func.args[0], None)
         deferred = None
-        if not _pure(e):
-            if not _load(e):
-                raise chk.error(f"type({ast.unparse(func.args[0])}) of an expression that calls a "
-                                "function or can trap: Warp evaluates it, verikern takes only the "
-                                "type of a variable, a parameter, a component of one or an array "
-                                "element", func.args[0], "type-of", "read the value into a variable "
-                                "first (v = f(x)) and write type(v)")
+        if _load(e):
             # Warp evaluates the operand: `a[i]` is only an address (wp::address, its index
             # checked in debug builds, nothing read); `a[i][k]` and `a[i].x` load the element.
             # Before the statement, unless Warp evaluates it only under a condition (the right
@@ -155,6 +151,17 @@ def operand_type(chk, func: ast.AST):
             else:
                 chk.effects.append(H.ExprStmt(e, chk.loc(func.args[0]),
                                               address_only=isinstance(e, H.IndexExpr)))
+        elif not _pure(e):
+            # any other operand (`type(wp.outer(x, x))`, a func's result, a quotient):
+            # Warp emits it as it emits any expression, right before the call's arguments,
+            # and takes its static type; it is evaluated there (H.EffectThen), its traps
+            # and effects included, and its value unused
+            if not isinstance(e.type, (ScalarType, VectorType, MatrixType, ArrayType)):
+                what = "a call that returns no value" if e.type is None else f"a {e.type}"
+                raise chk.error(f"type({ast.unparse(func.args[0])}) of {what}: Warp cannot deduce "
+                                "a type to call from it either", func.args[0], "type-of",
+                                "take the type of a scalar, vector or matrix value")
+            deferred = e
         if isinstance(e.type, ArrayType):
             raise chk.error("type() of an array cannot be called: it is no value type", func,
                             "type-constructor", "write a.dtype(...) for the element type")

@@ -41,6 +41,7 @@ from ..scan.class_funcs import qualified_func
 from .registry import is_any
 from .structs import struct_class_name, struct_type
 from .struct_passing import class_key
+from . import generic_struct_search
 
 #: the most struct candidates one parameter takes (a count, not a time)
 MAX_STRUCT_CANDIDATES = 8
@@ -234,16 +235,28 @@ def struct_instances(e, make, mir_name, seen: set) -> list | None:
     others = {a.arg: e.candidates(a, probes=True) for a in e.generic if a.arg not in pools}
     typings, more = struct_typings(typed, others)
     bounds += more
-    out = []
-    for types in typings:
+    out: list = []
+
+    def add(types: dict) -> None:
         name = _instance_name(e, types)
         if name in seen:
-            continue
+            return
         hir, err = e.check(types)
         if hir is None and err is None:      # a type refusal: a typing Warp cannot build either
-            continue
+            return
         seen.add(name)
         out.append(make(e.d, name, mir_name(name), types, err, hir))
+    for types in typings:
+        add(types)
+    if not any(i.hir is not None for i in out):   # none type-checks: searched (generic_struct_search.py)
+        names = list(typed)
+        ranks = max(len(typed[p]) for p in names)
+        by_rank = [tuple(typed[p][min(k, len(typed[p]) - 1)] for p in names) for k in range(ranks)]
+        searched = generic_struct_search.searched_typings(e, by_rank, names, others)
+        for types in searched:
+            add(types)
+        bounds.append(f"then a typing per struct typing was searched one parameter at a time "
+                      f"(at most {generic_struct_search.MAX_SEARCH_CHECKS} checks), which found {len(searched)}")
     kernel = e.d.node.name
     tried = ", ".join(f"{p} as {' or '.join(_display(n) for n in names)}" for p, names in pools.items())
     out.append(make(e.d, f"{kernel}[...]", mir_name(kernel + "__more"), {}, e.info.error(
