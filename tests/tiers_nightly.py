@@ -175,4 +175,12 @@ NIGHTLY: dict[str, frozenset[str] | None] = {
     # of every argument through the device path
     "tests/backends/cuda/test_cuda_fake_driver.py::test_corpus_harness_through_the_cuda_device_path":
         frozenset({"ok_neighbor_matrix_padded"}),
+    # Session 22 (CPU s of this session's profiled default run, 2026-12-06 `CI=true -n 2`,
+    # load 8-11): Warp's failing clang build of the int32-against-half comparison (3.1; a build
+    # that fails is compiled again on every run). Warp refusing a half compared with another
+    # scalar type ("build failed") is the kept "wp.float32" case (3.0), and verikern's located
+    # refusal of the int32 case stays in the default run through
+    # test_verikern_refuses_every_comparison_warp_cannot_build_at_its_site
+    "tests/warp_compat/test_warp_mixed_compare.py::test_what_warp_cannot_build_is_a_located_error":
+        frozenset({"wp.int32"}),
 }
