@@ -82,11 +82,21 @@ def test_the_simulator_shows_the_int8_instance_out_of_bounds():
                          np.zeros(1, np.float32)], block_dim=1)
 
 
-@pytest.mark.parametrize("fmt", ["text", "short", "json", "sarif", "junit"])
-def test_every_format_gives_a_verdict_per_instance(fmt, tmp_path):
-    path = tmp_path / "g.py"
+@pytest.fixture(scope="module")
+def buggy_with_its_cache(tmp_path_factory):
+    """BUGGY in one file and a proof cache beside it, for the module: the formats'
+    cases render one proof (the first case of a worker proves it, the others read
+    its verdicts from the cache) instead of proving the same instances five times."""
+    folder = tmp_path_factory.mktemp("generic_formats")
+    path = folder / "g.py"
     path.write_text(BUGGY)
-    result = CliRunner().invoke(main, ["prove", str(path), "--format", fmt, "--no-cache",
+    return path, folder / "cache"
+
+
+@pytest.mark.parametrize("fmt", ["text", "short", "json", "sarif", "junit"])
+def test_every_format_gives_a_verdict_per_instance(fmt, buggy_with_its_cache):
+    path, cache = buggy_with_its_cache
+    result = CliRunner().invoke(main, ["prove", str(path), "--format", fmt, "--cache-dir", str(cache),
                                        "--no-suggest", "--kernel", "gather_doubled"])
     assert result.exit_code == 1, result.output
     out = result.stdout          # the per-kernel progress lines go to stderr
