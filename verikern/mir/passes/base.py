@@ -8,9 +8,9 @@ an integer division whose divisor may be zero.
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable, Mapping, Protocol
+from typing import Any, Callable, Mapping, Protocol
 
-from ..nodes import Assert, Block, Const, Kernel, LoopInfo, Phi, Value
+from ..nodes import Assert, Block, Const, Kernel, LoopInfo, Phi, Value, result_of
 
 
 class Pass(Protocol):
@@ -100,6 +100,44 @@ def mentions(ins, mapping: Mapping[int, object]) -> bool:
         if isinstance(o, Value) and o.id in mapping:
             return True
     return False
+
+
+def replace_in_rounds(items: list, first, rule: Callable[[Any], object],
+                      settled: Callable[[Any, Mapping[int, object]], bool]) -> dict[int, object]:
+    """What sweeping `items` until nothing changes would replace: value id ->
+    replacement, for each item whose `rule` gives one (None: keep it). Each
+    round retries the items whose operands the previous rounds replaced (the
+    positions `first` in the first round), with those operands replaced,
+    except those `settled` says are done. Linear in the items plus one retry
+    per replaced operand."""
+    current = list(items)
+    users: dict[int, list[int]] = {}        # value id -> positions in `current` reading it
+    for pos, ins in enumerate(current):
+        for o in ins.operands():
+            if isinstance(o, Value):
+                users.setdefault(o.id, []).append(pos)
+    mapping: dict[int, object] = {}
+    retry = set(first)
+    while retry:
+        resolve = resolver(mapping)
+        found: dict[int, object] = {}
+        for pos in sorted(retry):
+            ins = current[pos]
+            if mapping and mentions(ins, mapping):
+                ins = current[pos] = rewrite_instr(ins, resolve)
+            replacement = rule(ins)
+            res = result_of(ins)
+            if replacement is not None and res is not None:
+                found[res.id] = replacement
+        mapping.update(found)
+        retry = set()
+        for vid, replacement in found.items():
+            readers = users.get(vid, ())
+            retry.update(readers)
+            if isinstance(replacement, Value):      # its readers now read the replacement
+                users.setdefault(replacement.id, []).extend(readers)
+        retry = {pos for pos in retry if not settled(current[pos], mapping)}
+    return mapping
 
 
 def substitute(kernel: Kernel, mapping: Mapping[int, object]) -> Kernel:

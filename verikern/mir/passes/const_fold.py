@@ -20,11 +20,11 @@ import numpy as np
 
 from ..nodes import (
     INSTRUCTION_CLASSES, Assert, Atomic, Barrier, BinOp, Cast, Compare, Const, Kernel, Load, Operand, Requires,
-    RequiresArray, Select, ShapeOf, Special, Store, UnaryOp, Value, result_of, Block,
+    RequiresArray, Select, ShapeOf, Special, Store, UnaryOp, result_of, Block,
 )
 from ..ops import DIVISION_FAULTS, UndefinedOp, binary_reference, compare_reference, unary_reference
 from ..types import ScalarType
-from .base import mentions, rebuild, resolver, rewrite_instr, substitute
+from .base import rebuild, replace_in_rounds, substitute
 
 
 def _const(v: Operand) -> Any:
@@ -161,39 +161,17 @@ class ConstantFolding:
     name = "const-fold"
 
     def run(self, kernel: Kernel) -> Kernel:
-        current = [ins for b in kernel.blocks for ins in b.instrs]
-        users: dict[int, list[int]] = {}        # value id -> positions in `current` reading it
-        for pos, ins in enumerate(current):
-            for o in ins.operands():
-                if isinstance(o, Value):
-                    users.setdefault(o.id, []).append(pos)
-        mapping: dict[int, object] = {}
-        retry: set[int] = set(range(len(current)))
-        done: set[int] = set()                  # positions of folded instructions
-        while retry:
-            resolve = resolver(mapping)
-            folded: dict[int, object] = {}
-            for pos in sorted(retry):
-                ins = current[pos]
-                if mapping and mentions(ins, mapping):
-                    ins = current[pos] = rewrite_instr(ins, resolve)
-                r = fold(ins)
-                res = result_of(ins)
-                if r is not None and res is not None:   # (a folded instruction has a result)
-                    folded[res.id] = r
-                    done.add(pos)
-            mapping.update(folded)
-            retry = set()
-            for vid, r in folded.items():
-                readers = users.get(vid, ())
-                retry.update(readers)
-                if isinstance(r, Value):                # a select's operand: its readers
-                    users.setdefault(r.id, []).extend(readers)  # now read r
-            retry -= done
+        instrs = [ins for b in kernel.blocks for ins in b.instrs]
+        mapping = replace_in_rounds(instrs, range(len(instrs)), fold, _folded)
         if not mapping:
             return kernel
         # the folded instructions now compute constants nobody reads
         return _drop(substitute(kernel, mapping), mapping)
+
+
+def _folded(ins, mapping) -> bool:
+    res = result_of(ins)
+    return res is not None and res.id in mapping
 
 
 def _drop(kernel: Kernel, mapping) -> Kernel:

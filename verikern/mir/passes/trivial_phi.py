@@ -6,8 +6,14 @@ are kept, since consumers read the loop through them.
 """
 from __future__ import annotations
 
-from ..nodes import Block, Kernel, Value
-from .base import mentions, range_counters, rebuild, resolver, rewrite_instr, substitute
+from ..nodes import Block, Kernel
+from .base import range_counters, rebuild, replace_in_rounds, substitute
+
+
+def _only_other_operand(phi):
+    """The one operand a phi's incoming values are besides itself, or None."""
+    others = {v for _, v in phi.incoming if v != phi.result}
+    return next(iter(others)) if len(others) == 1 else None
 
 
 class TrivialPhiRemoval:
@@ -21,33 +27,11 @@ class TrivialPhiRemoval:
 
     def run(self, kernel: Kernel) -> Kernel:
         keep = range_counters(kernel)
-        current = [phi for b in kernel.blocks for phi in b.phis]
-        users: dict[int, list[int]] = {}        # value id -> positions in `current` reading it
-        for pos, phi in enumerate(current):
-            for o in phi.operands():
-                if isinstance(o, Value):
-                    users.setdefault(o.id, []).append(pos)
-        mapping: dict[int, object] = {}
-        retry = {pos for pos, phi in enumerate(current) if phi.result.id not in keep}
-        while retry:
-            resolve = resolver(mapping)
-            trivial: dict[int, object] = {}
-            for pos in sorted(retry):
-                phi = current[pos]
-                if mapping and mentions(phi, mapping):
-                    phi = current[pos] = rewrite_instr(phi, resolve)
-                others = {v for _, v in phi.incoming if v != phi.result}
-                if len(others) == 1:
-                    trivial[phi.result.id] = next(iter(others))
-            mapping.update(trivial)
-            retry = set()
-            for vid, v in trivial.items():
-                readers = users.get(vid, ())
-                retry.update(readers)
-                if isinstance(v, Value):                # its readers now read v
-                    users.setdefault(v.id, []).extend(readers)
-            retry = {pos for pos in retry if current[pos].result.id not in mapping
-                     and current[pos].result.id not in keep}
+        phis = [phi for b in kernel.blocks for phi in b.phis]
+        first = [pos for pos, phi in enumerate(phis) if phi.result.id not in keep]
+        mapping = replace_in_rounds(
+            phis, first, _only_other_operand,
+            lambda phi, mapping: phi.result.id in mapping or phi.result.id in keep)
         if not mapping:
             return kernel
         kernel = substitute(kernel, mapping)
