@@ -352,9 +352,15 @@ def _definition(name: str) -> str:
 
 
 def _is_remainder(rec: dict) -> bool:
-    """A generic kernel's `k[...]` record (its instantiations not enumerated) or a
-    configuration's `k{...}` (the configurations not compiled): not one instance."""
-    return str(rec.get("kernel", "")).endswith(("[...]", "{...}"))
+    """A generic kernel's `k[...]` record (its instantiations not enumerated), a
+    configuration's `k{...}` (the configurations not compiled) or an instance whose
+    compile budget ran out (frontend/compile_budget.py): not one instance with MIR."""
+    return str(rec.get("kernel", "")).endswith(("[...]", "{...}")) or COMPILE_BUDGET_SPENT in str(
+        rec.get("error") or "")
+
+
+#: The words of a kernel's error when its compile budget ran out (frontend/compile_budget.py).
+COMPILE_BUDGET_SPENT = "was not compiled whole: its compile work budget"
 
 
 def outcomes_from_report(task: Task, report: dict) -> list[Outcome]:
@@ -374,16 +380,21 @@ def _crash(task: Task, text: str, outcome: str = "error", seconds: float = 0.0) 
             for s in task.sites]
 
 
-def compile_only_report(file: str, names: list[str]) -> dict:
+def compile_only_report(file: str, names: list[str], budget: float | None = None) -> dict:
     """The CLI's JSON report shape for `file` compiled to MIR (no proof): a record
-    `compiled` or `error` per instance of the kernels `names`, and one `<module>`
-    error record per error of the file itself."""
+    `compiled` or `error` per instance of the kernels `names` (`unknown` for those
+    whose compile budget, verikern's default for `budget`, ran out, as `prove` would
+    say), and one `<module>` error record per error of the file itself."""
     from verikern.frontend.driver import compile_file  # lazy: only the --compile-file child imports verikern
-    module = compile_file(file)
+    from verikern.app.prove import ProofOptions, compile_budget
+    module = compile_file(file, **compile_budget(ProofOptions.of(budget=budget)))
     kernels = [{"kernel": MODULE_KERNEL, "status": "error", "error": e.render()} for e in module.errors]
     for k in module.kernels:
         if _definition(k.name) in names:
             ok = k.error is None and k.mir is not None
+            if k.budget_spent:      # not compiled: its compile budget ran out first (never compiled)
+                kernels.append({"kernel": k.name, "status": "unknown", "error": k.error.render()})
+                continue
             if k.unknown:   # a generic kernel's instantiations not enumerated (`k[...]`): compiled when
                 # its type-oblivious proof's kernel did (the proof may cover them), else unknown, why first
                 kernels.append({"kernel": k.name, "status": "compiled" if k.opaque is not None else "unknown",
@@ -403,6 +414,8 @@ def run_task(task: Task, budget: float | None, timeout: float | None,
     names = ",".join(dict.fromkeys(s.name for s in task.sites))
     if compile_only:
         cmd = [sys.executable, str(Path(__file__).resolve()), "--compile-file", first.file, "--kernels", names]
+        if budget is not None:
+            cmd += ["--budget", str(budget)]
     else:
         cmd = [sys.executable, "-m", "verikern.cli", "prove", first.file, "-k", names,
                "--format", "json", "--no-cache", "--quiet"]
@@ -611,7 +624,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--kernels", default="", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.compile_file:
-        print(json.dumps(compile_only_report(args.compile_file, args.kernels.split(","))))
+        print(json.dumps(compile_only_report(args.compile_file, args.kernels.split(","), args.budget)))
         return 0
     if args.report:
         print(render_outcomes(outcomes_from_json(json.loads(Path(args.report).read_text(encoding="utf-8")))))

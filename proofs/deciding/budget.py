@@ -136,6 +136,14 @@ QUERY_UNITS = 10_000
 COMPILE_UNITS = 250_000
 COMPILE_CHARACTER_UNITS = 4
 COMPILE_INSTRUCTION_UNITS = 160
+#: A kernel's compile budget (verikern.mir.work: expressions typed, MIR instructions
+#: built and walked by the verifier and passes; every instance and configuration of the
+#: kernel) is this many per-check budgets (`compile_units`): 30 million units at the
+#: default `--budget 10`, about 30 CPU s of compiling on a loaded 2-core machine (README,
+#: session 23). A kernel past it is `unknown` with what was counted; what compiling took is
+#: charged to its total's ledger ("compiling the kernel", `KernelTotal.charge_compiling`),
+#: on top of the total's limit: the proof keeps its whole total.
+COMPILE_CHECKS = 3
 #: The Python work that grows with a query's size -- building and asserting each of
 #: its formulas --, charged per formula past the first QUERY_FORMULAS on top of
 #: QUERY_UNITS (`charge_query`): asserting one costs about 9 us, so QUERY_UNITS
@@ -249,6 +257,11 @@ def kernel_work_limit(per_check: int) -> int:
     return max(1, int(KERNEL_WORK_CHECKS * per_check))
 
 
+def compile_units(budget: float | None) -> int:
+    """A kernel's compile budget (verikern.mir.work units) for `--budget N` (None: the default)."""
+    return int(COMPILE_CHECKS * per_check_units(budget))
+
+
 def kernel_total_units(kernel_budget: float | None, per_check: int) -> int:
     """The z3 units of a kernel's total for `--kernel-budget N` (N million units;
     None: KERNEL_TOTAL_CHECKS times the per-check budget `per_check`)."""
@@ -280,6 +293,9 @@ class KernelTotal(KernelWork):
     part: "KernelTotal | None" = None
     #: Of a part's share: a suggestion block of it could draw on the kernel's reserve.
     drew: bool = False
+    #: Of a whole total: the units compiling the kernel took (`charge_compiling`), in its
+    #: ledger and on top of its limit.
+    compiled: int = 0
 
     def allowance(self) -> tuple[int, ...]:
         """What bounds the work from now on (a proof-cache key field): the whole
@@ -297,6 +313,15 @@ class KernelTotal(KernelWork):
     def bank(self) -> None:
         if self.counting:
             super().bank()
+
+    def charge_compiling(self, units: int) -> None:
+        """Compiling the kernel took `units` (verikern.mir.work; bounded by its own compile
+        budget): in the ledger as "compiling", with the limit raised by as much, so that
+        the proof keeps what it had (its shares and reserve are what they were)."""
+        units = max(0, int(units))
+        self.limit += units
+        self.compiled += units
+        self.charge(units, "compiling")
 
     def charge(self, units: int, kind: str = "cached") -> None:
         """Count `units` spent elsewhere (a cached instance's recorded work, the
@@ -584,7 +609,8 @@ __all__ = ["fresh_context", "rlimit_count", "unknown_reason", "MEGA", "DEFAULT_C
            "total_exhausted_reason", "total_exhausted_text", "KERNEL_TOTAL_CHECKS", "KernelTotal",
            "current_total", "kernel_part", "charge_query", "QUERY_UNITS", "reserved_total",
            "SUGGESTION_RESERVE",
-           "charge_compile", "COMPILE_UNITS", "COMPILE_CHARACTER_UNITS", "COMPILE_INSTRUCTION_UNITS",
+           "charge_compile", "compile_units", "COMPILE_CHECKS", "COMPILE_UNITS", "COMPILE_CHARACTER_UNITS",
+           "COMPILE_INSTRUCTION_UNITS",
            "CHARGE_KINDS", "spent_on", "is_safety_net", "rlimit_count", "z3_memory_order", "CONTEXT_CACHES"]
 
 

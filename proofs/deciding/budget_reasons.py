@@ -14,6 +14,7 @@ from verikern.proofs.deciding import budget
 #: The kinds of work a total is charged for besides z3's own (`KernelTotal.ledger`),
 #: in the words of the reason it gives when it is spent (`total_exhausted_text`).
 CHARGE_KINDS = {
+    "compiling": "compiling the kernel",
     "queries": "solver queries' Python work",
     "formulas": "formulas asserted past a query's first thousand",
     "evaluations": "formulas evaluated in models",
@@ -30,15 +31,19 @@ def total_exhausted_text() -> str:
     ledger (CHARGE_KINDS) -- all counts, the same on every machine."""
     total = budget.current_total()
     whole = total.whole if total is not None and total.whole is not None else total
-    units = f"{whole.limit / budget.MEGA:g} million z3 units" if whole is not None else "its z3 units"
+    units = (f"{(whole.limit - whole.compiled) / budget.MEGA:g} million z3 units" if whole is not None
+             else "its z3 units")
     share = ""
     if total is not None and total.part is not None:        # a part's suggestion block
         part = total.part
         share = (f"; this part's share of it was {part.limit / budget.MEGA:.3g} million"
                  f"{spent_on(part)}; its suggestion work then had {total.limit / budget.MEGA:.3g} "
                  f"million (what the share had left and the kernel's reserve still held)")
-    elif total is not None and whole is not None and total.limit < whole.limit:
+    elif total is not None and whole is not None and total.limit < whole.limit - whole.compiled:
         share = f"; this part's share of it was {total.limit / budget.MEGA:.3g} million"
+    if whole is not None and whole is not total and whole.compiled:
+        share += (f"; before its parts, {CHARGE_KINDS['compiling']} took {whole.compiled / budget.MEGA:.3g} "
+                  "million (its compile budget, on top of this total)")
     return (f"the kernel's total work budget was spent ({units} for the whole kernel: every "
             f"instance, its proofs, searches and suggested contract, each solver query and "
             f"recompiled copy charged for its Python work too{share}{spent_on(total)}; raise "

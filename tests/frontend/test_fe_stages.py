@@ -16,7 +16,7 @@ PACKAGE = "verikern.frontend"
 #: the stages, each using only those before it
 STAGE_ORDER = ("scan", "builtins", "check", "lower", "driver")
 #: modules directly in verikern/frontend/ and the stage they belong to
-TOP_MODULES = {"driver": "driver", "__init__": "driver", "configured": "driver"}
+TOP_MODULES = {"driver": "driver", "__init__": "driver", "configured": "driver", "compile_budget": "driver"}
 
 
 def stage_of(module: str) -> str | None:

@@ -36,6 +36,7 @@ from verikern.app.type_oblivious import covered_report, prove_oblivious, under_o
 from verikern.app.cache import answers_from_cache, tool_fields, with_cached
 from verikern.proofs.deciding.session import SolverSettings, solver_settings
 from verikern.proofs.deciding.budget import (
+    COMPILE_CHECKS, MEGA, compile_units,
     current_total, kernel_part, kernel_total_units, kernel_work, kernel_work_limit, new_total,
     per_check_units, reserved_total, total_exhausted, total_exhausted_text,
 )
@@ -216,7 +217,8 @@ def prove_file(path, *, kernel=None, cache=None, options: ProofOptions | None = 
     except OSError:
         data = None
     defs = definition_names(_kernel_names(kernel))
-    return _compile_and_prove(lambda: compile_file(path, kernels=defs), str(path), kernel, opts, data, cache)
+    return _compile_and_prove(lambda: compile_file(path, kernels=defs, **compile_budget(opts)), str(path), kernel,
+                              opts, data, cache)
 
 
 def prove_source(source: str, filename: str, *, kernel=None, options: ProofOptions | None = None,
@@ -226,8 +228,16 @@ def prove_source(source: str, filename: str, *, kernel=None, options: ProofOptio
 
     opts = options or ProofOptions.of(**option_values)
     defs = definition_names(_kernel_names(kernel))
-    return _compile_and_prove(lambda: compile_source(source, filename, kernels=defs), filename, kernel, opts,
-                              source.encode())
+    return _compile_and_prove(lambda: compile_source(source, filename, kernels=defs, **compile_budget(opts)),
+                              filename, kernel, opts, source.encode())
+
+
+def compile_budget(opts: ProofOptions) -> dict:
+    """The frontend's compile budget of each kernel for `opts` (budget.compile_units:
+    COMPILE_CHECKS times --budget), with the hint a kernel past it gives."""
+    return {"work": compile_units(opts.budget), "work_hint": (
+        f"raise --budget: a kernel's compile budget is {COMPILE_CHECKS} times it, in million units "
+        f"({compile_units(None) / MEGA:g} million at the default)")}
 
 
 def _compile_and_prove(compile_module, file: str, kernel, opts: ProofOptions,
@@ -285,6 +295,9 @@ def _compile_and_prove(compile_module, file: str, kernel, opts: ProofOptions,
         left, parts[name] = parts[name], parts[name] - 1
         if name not in totals:
             totals[name] = (reserved_total if opts.suggest and name in several else new_total)(total_units)
+            meter = getattr(module, "work", {}).get(definition_of(name))
+            if meter is not None:       # compiling it: in the ledger, on top of the total
+                totals[name].charge_compiling(meter.spent)
         return kernel_part(totals[name], left)
 
     # a generic kernel's type-oblivious proof first, with a whole kernel's work of its
@@ -302,6 +315,9 @@ def _compile_and_prove(compile_module, file: str, kernel, opts: ProofOptions,
     siblings = SiblingContracts()      # a contract one instance was proved under, tried on the others
     for kr in chosen:
         line = kr.loc.line if getattr(kr, "loc", None) is not None else 0
+        if getattr(kr, "budget_spent", False):    # its compile budget ran out: nothing proved about it
+            reports.append(_unknown_report(file, kr.name, _render(kr.error), line))
+            continue
         outcome = oblivious.get(base(kr))
         if kr.unknown and kr.error is not None:   # a generic kernel's instantiations not enumerated
             if outcome is not None and outcome.report is not None:

@@ -38,6 +38,8 @@ from .configured import merge_configurations
 from .scan.overload_decls import declared_overloads
 from .scan import launch_sites
 from .check.registry import FuncRegistry, is_any
+from .compile_budget import KernelMeters, generic_definition
+from verikern.mir.work import CompileBudgetSpent, CompileMeter, metering
 
 
 @dataclass(frozen=True)
@@ -63,6 +65,9 @@ class KernelResult:
     declared: bool = False
     # `kernel[...]` only: the typings beyond the enumerated ones that type-check (vec3, mat33, ...)
     probes: tuple[tuple[tuple[str, object], ...], ...] = ()
+    # not compiled: the kernel's compile budget was spent first (`compile_source`'s `work`);
+    # the error says what was counted and how far it got: a proof reports it `unknown`
+    budget_spent: bool = False
 
     @property
     def ok(self) -> bool:
@@ -77,6 +82,8 @@ class ModuleResult:
     funcs: dict = field(default_factory=dict)
     # (path, sha256) of every project module the file's imports read (scan/project.py)
     imports: tuple[tuple[str, str], ...] = ()
+    # each kernel definition's compile work (verikern.mir.work: every instance and configuration)
+    work: dict = field(default_factory=dict)
 
     def kernel(self, name: str) -> KernelResult:
         for k in self.kernels:
@@ -127,7 +134,8 @@ def _syntax_error(e: SyntaxError, filename: str) -> KernelError:
 
 
 def compile_source(source: str, filename: str = "<string>", optimize: bool = True,
-                   project_file=None, kernels=None, configuration: str | None = None) -> ModuleResult:
+                   project_file=None, kernels=None, configuration: str | None = None,
+                   work: int | None = None, work_hint: str | None = None) -> ModuleResult:
     """Compile every @kernel in `source` (see module docstring).
     `project_file`: the path the source was read from; names it imports from
     the other modules of its project are then read from their source
@@ -138,14 +146,21 @@ def compile_source(source: str, filename: str = "<string>", optimize: bool = Tru
     `configuration`: a kernel's name (`k{scalar_t=float16}`, or its MIR name
     `k__scalar_t_float16`): a file with configuration choices is compiled under that
     kernel's configuration alone (its instances named as always, each kernel with an
-    unknown `kernel{...}` for the rest); None, or a name of no configuration: every one."""
+    unknown `kernel{...}` for the rest); None, or a name of no configuration: every one.
+    `work`: each kernel's compile budget in units (verikern.mir.work; every instance and
+    configuration of it; None: no limit, counted only): a kernel past it stops compiling,
+    keeps the instances that reached MIR and gets a `budget_spent` result for the rest,
+    whose error says what was counted, how far it got and (`work_hint`) how to raise it."""
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, _RECURSION_LIMIT))  # long expressions recurse deeply
     thresholds = gc.get_threshold()
     gc.set_threshold(*(max(t, c) for t, c in zip(thresholds, _GC_THRESHOLDS)))
     try:
-        return _compile_source(source, filename, optimize, project_file,
-                               None if kernels is None else frozenset(kernels), configuration)
+        meters = KernelMeters(work, work_hint)
+        with metering(CompileMeter()):      # the module's own work: counted, never limited
+            result = _compile_source(source, filename, optimize, project_file,
+                                     None if kernels is None else frozenset(kernels), configuration, meters)
+        return dataclasses.replace(result, work=meters.by_kernel)
     finally:
         sys.setrecursionlimit(limit)
         gc.set_threshold(*thresholds)
@@ -160,8 +175,8 @@ _RECURSION_LIMIT = 12000
 _GC_THRESHOLDS = (50_000, 20, 20)
 
 
-def _compile_source(source: str, filename: str, optimize: bool, project_file=None,
-                    only: frozenset | None = None, label: str | None = None) -> ModuleResult:
+def _compile_source(source: str, filename: str, optimize: bool, project_file,
+                    only: frozenset | None, label: str | None, meters: "KernelMeters") -> ModuleResult:
     try:
         tree = ast.parse(source, filename=filename)
     except SyntaxError as e:
@@ -176,25 +191,25 @@ def _compile_source(source: str, filename: str, optimize: bool, project_file=Non
     tree, info = _read(tree, filename, source, project_file, ())
     choices = file_choices(info)
     if not choices:
-        return _compile_read(tree, info, optimize, only)
+        return _compile_read(tree, info, optimize, only, meters)
     every = configurations(choices)
     chosen = [c for c in every if label is not None and (
         f"{{{configuration_label(c)}}}" in label or label.endswith(f"__{configuration_ident(c)}")
         or f"__{configuration_ident(c)}__" in label)]
     if chosen:      # one configuration alone (the re-proof of one instance's suggestion)
         configured, cinfo = _read(tree, filename, source, project_file, chosen[0])
-        alone = _compile_read(configured, cinfo, optimize, only)
+        alone = _compile_read(configured, cinfo, optimize, only, meters)
         return merge_configurations([(chosen[0], alone)], len(every), _remainder, frozenset(
             k.name.split("[")[0] for k in alone.kernels))
     configured, cinfo = _read(tree, filename, source, project_file, every[0])
-    first = _compile_read(configured, cinfo, optimize, only)    # the default configuration
+    first = _compile_read(configured, cinfo, optimize, only, meters)    # the default configuration
     # a kernel none of whose default instances reached MIR is never proved, whatever the
     # other configurations give: they are not compiled (merge_configurations says so)
     reached = frozenset(k.name.split("[")[0] for k in first.kernels if k.mir is not None or k.opaque is not None)
     runs = [(every[0], first)]
     for configuration in every[1:MAX_CONFIGURATIONS] if reached else ():
         configured, cinfo = _read(tree, filename, source, project_file, configuration)
-        runs.append((configuration, _compile_read(configured, cinfo, optimize, reached)))
+        runs.append((configuration, _compile_read(configured, cinfo, optimize, reached, meters)))
     return merge_configurations(runs, len(every), _remainder, reached)
 
 
@@ -235,49 +250,12 @@ def _remainder(name: str, loc: SourceLoc, why: str) -> "KernelResult":
 
 
 def _compile_read(tree: ast.Module, info: ModuleInfo, optimize: bool,
-                  only: frozenset | None) -> ModuleResult:
-    """Check and lower the kernels of a file read by `_read`."""
+                  only: frozenset | None, meters: "KernelMeters") -> ModuleResult:
+    """Check and lower the kernels of a file read by `_read`, each on its meter of `meters`."""
     registry = FuncRegistry(info, BodyChecker)
     kernels = []
-    for inst in kernel_instances(info, registry, only):
-        d, name = inst.definition, inst.name
-        hir, mir, err = inst.hir, None, None
-        try:
-            if inst.error is not None:
-                raise inst.error
-            if hir is None:
-                chk = BodyChecker(info, d, registry, func_key=inst.mir_name)
-                chk.param_anns = inst.anns
-                hir = chk.check_kernel()
-        except KernelError as e:
-            err = e
-        except RecursionError:
-            err = info.error("the kernel is nested too deeply to compile", d.loc, "too-deep",
-                             "split the expression or the kernel into smaller parts")
-        except Exception as e:  # a checker bug: report it at the kernel, no traceback
-            err = info.error(f"internal compiler error while checking {d.node.name!r}: "
-                             f"{type(e).__name__}: {e}", d.loc, "internal",
-                             "please report this kernel to the verikern developers")
-        if hir is not None:
-            try:
-                # the file's text rides along for messages that quote source expressions
-                mir = dataclasses.replace(lower_kernel(hir, optimize), source=info.source,
-                                          typing_premise=_premise_read(inst, info))
-            except RecursionError:
-                err = info.error("the kernel is nested too deeply to compile", d.loc,
-                                 "too-deep", "split the kernel into smaller parts")
-            except (MirVerifyError, Exception) as e:
-                err = info.error(f"internal compiler error while lowering {d.node.name!r}: "
-                                 f"{type(e).__name__}: {e}", d.loc, "internal",
-                                 "please report this kernel to the verikern developers")
-                mir = None
-        generic = {a.arg for a in d.node.args.args if is_any(info, a.annotation)} | set(length_patterns(info, d))
-        result = KernelResult(name, d.loc, hir, mir, err, inst.unknown and err is inst.error,
-                              typing=tuple((p, t) for p, t in inst.anns.items() if p in generic
-                                           and not isinstance(t, ast.AST)),
-                              probes=tuple(tuple(probe.items()) for probe in inst.probes),
-                              declared=inst.declared)
-        kernels.append(_with_opaque(result, inst, info) if inst.opaque is not None else result)
+    for kname in dict.fromkeys(d.node.name for d in info.kernels if only is None or d.node.name in only):
+        kernels.extend(_compiled_kernel(kname, info, registry, optimize, meters))
     used = {id(k.error) for k in kernels if k.error is not None}
     errors = list(info.errors) + [e for e in registry.errors() if id(e) not in used]
     funcs = {}
@@ -288,6 +266,83 @@ def _compile_read(tree: ast.Module, info: ModuleInfo, optimize: bool,
             pass
     imports = tuple(sorted(info.project.files.items())) if info.project is not None else ()
     return ModuleResult(info.filename, kernels, errors, funcs, imports)
+
+
+def _compiled_kernel(kname: str, info: ModuleInfo, registry, optimize: bool,
+                     meters: "KernelMeters") -> list[KernelResult]:
+    """The results of the kernel definition(s) named `kname`, its work on its meter: the
+    instances that reached MIR before the meter ran out, then `budget_spent` results."""
+    meter = meters.of(kname)
+    d = next(d for d in info.kernels if d.node.name == kname)
+    if meter.exhausted:     # spent in an earlier configuration
+        return [_spent(meters, info, d, kname, None, 0, None)]
+    try:
+        with metering(meter):
+            instances = kernel_instances(info, registry, frozenset((kname,)))
+    except CompileBudgetSpent:
+        return [_spent(meters, info, d, kname, None, 0, None)]
+    done: list[KernelResult] = []
+    for inst in instances:
+        try:
+            with metering(meter):
+                done.append(_compiled_instance(inst, info, registry, optimize))
+        except CompileBudgetSpent:
+            reached = sum(1 for k in done if k.mir is not None)
+            return done + [_spent(meters, info, inst.definition, kname, rest.name, reached, len(instances))
+                           for rest in instances[len(done):]]
+    return done
+
+
+def _spent(meters: KernelMeters, info: ModuleInfo, d, kname: str, name: str | None, reached: int,
+           total: int | None) -> KernelResult:
+    """The result of an instance `name` of kernel `kname` not compiled, its budget spent
+    (None: the kernel itself, `kname[...]` when generic: its instances were not all found)."""
+    if name is None:
+        name = f"{kname}[...]" if generic_definition(info, d) else kname
+    return KernelResult(name, d.loc, None, None, meters.spent_error(info, d, kname, reached, total),
+                        budget_spent=True)
+
+
+def _compiled_instance(inst, info: ModuleInfo, registry, optimize: bool) -> KernelResult:
+    """One instance checked (when its HIR is not made yet) and lowered."""
+    d, name = inst.definition, inst.name
+    hir, mir, err = inst.hir, None, None
+    try:
+        if inst.error is not None:
+            raise inst.error
+        if hir is None:
+            chk = BodyChecker(info, d, registry, func_key=inst.mir_name)
+            chk.param_anns = inst.anns
+            hir = chk.check_kernel()
+    except KernelError as e:
+        err = e
+    except RecursionError:
+        err = info.error("the kernel is nested too deeply to compile", d.loc, "too-deep",
+                         "split the expression or the kernel into smaller parts")
+    except Exception as e:  # a checker bug: report it at the kernel, no traceback
+        err = info.error(f"internal compiler error while checking {d.node.name!r}: "
+                         f"{type(e).__name__}: {e}", d.loc, "internal",
+                         "please report this kernel to the verikern developers")
+    if hir is not None:
+        try:
+            # the file's text rides along for messages that quote source expressions
+            mir = dataclasses.replace(lower_kernel(hir, optimize), source=info.source,
+                                      typing_premise=_premise_read(inst, info))
+        except RecursionError:
+            err = info.error("the kernel is nested too deeply to compile", d.loc,
+                             "too-deep", "split the kernel into smaller parts")
+        except (MirVerifyError, Exception) as e:
+            err = info.error(f"internal compiler error while lowering {d.node.name!r}: "
+                             f"{type(e).__name__}: {e}", d.loc, "internal",
+                             "please report this kernel to the verikern developers")
+            mir = None
+    generic = {a.arg for a in d.node.args.args if is_any(info, a.annotation)} | set(length_patterns(info, d))
+    result = KernelResult(name, d.loc, hir, mir, err, inst.unknown and err is inst.error,
+                          typing=tuple((p, t) for p, t in inst.anns.items() if p in generic
+                                       and not isinstance(t, ast.AST)),
+                          probes=tuple(tuple(probe.items()) for probe in inst.probes),
+                          declared=inst.declared)
+    return _with_opaque(result, inst, info) if inst.opaque is not None else result
 
 
 def _premise_read(inst, info: ModuleInfo) -> M.TypingPremiseRead | None:
@@ -314,8 +369,9 @@ def _with_opaque(result: KernelResult, inst, info: ModuleInfo) -> KernelResult:
                                array_bytes_factor=plan.element_bytes)
 
 
-def compile_file(path, kernels=None) -> ModuleResult:
-    """compile_source on the text of `path` (errors name the path; `kernels`: see there)."""
+def compile_file(path, kernels=None, work: int | None = None, work_hint: str | None = None) -> ModuleResult:
+    """compile_source on the text of `path` (errors name the path; `kernels`, `work`,
+    `work_hint`: see there)."""
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
@@ -323,4 +379,4 @@ def compile_file(path, kernels=None) -> ModuleResult:
         return ModuleResult(str(path), [], [KernelError(f"cannot read {path}: {e}",
                                                         SourceLoc(str(path), 1, 1),
                                                         rule="io")])
-    return compile_source(text, str(path), project_file=p, kernels=kernels)
+    return compile_source(text, str(path), project_file=p, kernels=kernels, work=work, work_hint=work_hint)

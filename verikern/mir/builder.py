@@ -13,6 +13,7 @@ from .nodes import (
     SourceLoc, Terminator, Value,
 )
 from .types import ScalarType
+from .work import BUILD_UNITS, charge
 
 
 @dataclass(eq=False)
@@ -83,10 +84,12 @@ class MirBuilder:
     def emit(self, ins: Instr) -> Instr:
         assert self.current is not None and self.current.terminator is None, \
             "emit into a terminated block"
+        charge(BUILD_UNITS, "building")      # the kernel's compile work (work.py)
         self.current.instrs.append(ins)
         return ins
 
     def add_phi(self, label: str, phi: Phi) -> None:
+        charge(BUILD_UNITS, "building")
         self._by_label[label].phis.append(phi)
 
     def terminate(self, t: Terminator) -> None:

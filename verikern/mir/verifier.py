@@ -16,6 +16,7 @@ from .nodes import (
 from .facts import accesses_memory, is_barrier, type_error
 from .ops import ATOMIC
 from .types import BOOL, I32
+from .work import charge_walk
 
 
 class MirVerifyError(Exception):
@@ -96,6 +97,7 @@ def _check_types(k: Kernel, where, ins) -> None:
 
 def verify(k: Kernel) -> None:
     """Raise MirVerifyError unless `k` satisfies every MIR invariant."""
+    charge_walk(k)      # the kernel's compile work (work.py)
     labels = [b.label for b in k.blocks]
     if len(set(labels)) != len(labels):
         _fail(k, "CFG", "duplicate block labels")

@@ -19,6 +19,7 @@ from verikern.hir.types import (
 from verikern.mir.nodes import ModuleConstantRead
 from verikern.mir.ops import UNBOUNDED_RING
 from verikern.mir.ops import trunc_div as _c_div  # C division on unbounded ints
+from verikern.mir.work import TYPING_UNITS, charge
 from .held_arrays import HELD_CALL, check_held_read
 from .dynamic_components import dynamic_read
 from .views import check_view_use, flat_index
@@ -227,6 +228,7 @@ class ExprChecker(_Host):
     # ------------------------------------------------------- expressions
     def check_expr(self, node: ast.AST, expected=None) -> H.Expr:
         """Type-check `node`; `expected` types untyped literals inside it."""
+        charge(TYPING_UNITS, "typing")      # the kernel's compile work (verikern.mir.work)
         try:
             value = self.literal_value(node)
         except NotConstant:

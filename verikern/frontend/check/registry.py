@@ -20,6 +20,7 @@ from verikern.hir.types import ScalarType
 from ..scan.module import ModuleInfo
 from ..scan.annotations import is_any  # noqa: F401  (re-exported: the checkers import it from here)
 from .length_generic import length_generic
+from verikern.mir.work import charge, spent_now
 
 
 @dataclass(frozen=True)
@@ -74,6 +75,8 @@ class FuncRegistry:
                                 and n.func.id in self.overloads}
         self._done: dict[str, FuncInfo | KernelError] = {}
         self._keys: dict[str, tuple] = {}
+        # the compile units checking each func in `_done` took (charged again at each reuse)
+        self._cost: dict[str, int] = {}
 
     def reaches(self, start: str, target: str) -> bool:
         """Whether `target` is reachable from `start` in the call graph."""
@@ -110,9 +113,12 @@ class FuncRegistry:
     def get(self, key: str) -> FuncInfo:
         name, index, types = self._keys.get(key, (key, len(self.overloads.get(key, ())) - 1,
                                                   None))
-        if key not in self._done:
+        if key in self._done:       # checked before: its recorded cost again (verikern.mir.work)
+            charge(self._cost[key], "reused")
+        else:
             d = self.overloads[name][index]
             chk = self.checker(self.info, d, self, param_types=types, func_key=key)
+            before = spent_now()
             try:
                 fdef = chk.check_func()
                 self._done[key] = FuncInfo(fdef, chk.uses_block, chk.tid_arity,
@@ -130,6 +136,7 @@ class FuncRegistry:
                     f"internal compiler error while checking func {name!r}: "
                     f"{type(e).__name__}: {e}", d.loc, "internal",
                     "please report this func to the verikern developers")
+            self._cost[key] = spent_now() - before
         r = self._done[key]
         if isinstance(r, KernelError):
             raise r

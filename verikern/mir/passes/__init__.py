@@ -12,6 +12,7 @@ from .base import Pass
 from .const_fold import ConstantFolding
 from .dce import DeadCodeElimination
 from .trivial_phi import TrivialPhiRemoval
+from ..work import charge_walk
 
 PASSES: tuple = (TrivialPhiRemoval(), ConstantFolding(), TrivialPhiRemoval(),
                  DeadCodeElimination())
@@ -22,6 +23,7 @@ def run_default_pipeline(kernel: Kernel, check: bool = False) -> Kernel:
     for _ in range(8):
         before = kernel
         for p in PASSES:
+            charge_walk(kernel)     # the kernel's compile work (verikern.mir.work)
             kernel = p.run(kernel)
             if check:
                 verify(kernel)
