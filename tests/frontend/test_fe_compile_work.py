@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from verikern.frontend import compile_source, lower_kernel
+from verikern.frontend import compile_source, driver, lower_kernel
 from verikern.mir import work
 from verikern.mir.work import CompileBudgetSpent, CompileMeter, metering
 
@@ -112,3 +112,63 @@ def test_a_budget_spent_in_the_typing_search_or_before_mir_names_the_kernel():
     full = compile_source(GENERIC, "g.py")
     exact = compile_source(GENERIC, "g.py", work=max(m.spent for m in full.work.values()))
     assert [(k.name, k.mir) for k in exact.kernels] == [(k.name, k.mir) for k in full.kernels]
+
+
+CONFIGURED = '''
+import os
+import warp as wp
+
+_PRECISION_ALIASES = {"half": wp.float16, "single": wp.float32, "double": wp.float64}
+
+
+def _resolve_precision(value):
+    if value is None:
+        return wp.float32
+    key = value.strip().lower()
+    if key not in _PRECISION_ALIASES:
+        raise ValueError(value)
+    return _PRECISION_ALIASES[key]
+
+
+scalar_t = _resolve_precision(os.getenv("PKG_PRECISION"))
+
+
+@wp.kernel
+def scaled(a: wp.array(dtype=scalar_t)):
+    i = wp.tid()
+    if i < a.shape[0]:
+        a[i] = a[i] * scalar_t(2.0)
+'''
+
+
+def test_one_budget_spans_the_configurations_and_a_spent_one_reads_no_more(monkeypatch):
+    reads: list = []
+    read = driver._read
+    monkeypatch.setattr(driver, "_read", lambda *args: reads.append(args[-1]) or read(*args))
+    whole = compile_source(CONFIGURED, "c.py")
+    assert len(reads) == 4          # as written (to find the choice), then each configuration
+    assert [k.name for k in whole.kernels] == ["scaled{scalar_t=float32}", "scaled{scalar_t=float16}",
+                                               "scaled{scalar_t=float64}"]
+    assert all(k.ok for k in whole.kernels)
+    per_configuration = whole.work["scaled"].spent // 3
+    reads.clear()
+    cut = compile_source(CONFIGURED, "c.py", work=per_configuration + per_configuration // 2)
+    assert len(reads) == 3          # the third configuration: nothing left to compile, not read
+    first, second, third = cut.kernels
+    assert first.ok and first.mir == whole.kernels[0].mir
+    assert second.budget_spent and "ran out before the kernel reached MIR" in second.error.render()
+    assert third.budget_spent and "ran out in an earlier configuration" in third.error.render()
+    assert [k.name for k in cut.kernels] == [k.name for k in whole.kernels]
+
+
+def _calls(n: int) -> str:
+    body = " + ".join(f"x * {k}.0" for k in range(1, 30))
+    return (f"import warp as wp\n\n@wp.func\ndef helper(x: float):\n    return {body}\n\n"
+            f"@wp.kernel\ndef k(a: wp.array(dtype=float)):\n    i = wp.tid()\n"
+            + "".join("    a[i] = helper(a[i])\n" for _ in range(n)))
+
+
+def test_a_func_checked_once_is_charged_once_however_often_it_is_called():
+    once, five = (compile_source(_calls(n), "f.py").work["k"] for n in (1, 5))
+    # four more call statements (a few expressions each), never four more checks of helper's 59
+    assert 0 < five.counts["typing"] - once.counts["typing"] < 40 and "reused" not in five.counts

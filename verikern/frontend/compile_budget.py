@@ -40,11 +40,14 @@ class KernelMeters:
         return meter
 
     def spent_error(self, info: ModuleInfo, d: Definition, name: str, reached: int,
-                    total: int | None) -> KernelError:
+                    total: int | None, earlier: bool = False) -> KernelError:
         """Why kernel `name` (definition `d`) is not compiled whole: `reached` of its
-        `total` instances reached MIR (None: its instances were not all found)."""
+        `total` instances reached MIR (None: its instances were not all found; `earlier`:
+        the budget ran out in an earlier configuration of the file)."""
         meter, generic = self.of(name), generic_definition(info, d)
-        if total is not None and generic:
+        if earlier:
+            far = "it ran out in an earlier configuration of the file, so this one was not compiled"
+        elif total is not None and generic:
             far = f"{reached} of its {total} instances reached MIR before it ran out"
         elif generic:
             far = "it ran out in the typing search, before the instances to compile were all found"

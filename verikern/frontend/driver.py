@@ -206,8 +206,13 @@ def _compile_source(source: str, filename: str, optimize: bool, project_file,
     # a kernel none of whose default instances reached MIR is never proved, whatever the
     # other configurations give: they are not compiled (merge_configurations says so)
     reached = frozenset(k.name.split("[")[0] for k in first.kernels if k.mir is not None or k.opaque is not None)
-    runs = [(every[0], first)]
+    runs, first_info = [(every[0], first)], cinfo
     for configuration in every[1:MAX_CONFIGURATIONS] if reached else ():
+        if all(meters.of(k).exhausted for k in reached):    # no kernel left to compile: no read either
+            runs.append((configuration, dataclasses.replace(first, errors=[], kernels=[
+                r for k in dict.fromkeys(d.node.name for d in first_info.kernels if d.node.name in reached)
+                for r in _compiled_kernel(k, first_info, None, optimize, meters)])))
+            continue
         configured, cinfo = _read(tree, filename, source, project_file, configuration)
         runs.append((configuration, _compile_read(configured, cinfo, optimize, reached, meters)))
     return merge_configurations(runs, len(every), _remainder, reached)
@@ -275,7 +280,7 @@ def _compiled_kernel(kname: str, info: ModuleInfo, registry, optimize: bool,
     meter = meters.of(kname)
     d = next(d for d in info.kernels if d.node.name == kname)
     if meter.exhausted:     # spent in an earlier configuration
-        return [_spent(meters, info, d, kname, None, 0, None)]
+        return [_spent(meters, info, d, kname, None, 0, None, earlier=True)]
     try:
         with metering(meter):
             instances = kernel_instances(info, registry, frozenset((kname,)))
@@ -294,12 +299,12 @@ def _compiled_kernel(kname: str, info: ModuleInfo, registry, optimize: bool,
 
 
 def _spent(meters: KernelMeters, info: ModuleInfo, d, kname: str, name: str | None, reached: int,
-           total: int | None) -> KernelResult:
+           total: int | None, earlier: bool = False) -> KernelResult:
     """The result of an instance `name` of kernel `kname` not compiled, its budget spent
     (None: the kernel itself, `kname[...]` when generic: its instances were not all found)."""
     if name is None:
         name = f"{kname}[...]" if generic_definition(info, d) else kname
-    return KernelResult(name, d.loc, None, None, meters.spent_error(info, d, kname, reached, total),
+    return KernelResult(name, d.loc, None, None, meters.spent_error(info, d, kname, reached, total, earlier),
                         budget_spent=True)
 
 

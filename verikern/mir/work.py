@@ -33,9 +33,9 @@ from typing import Iterator
 
 #: Units per expression typed, per MIR instruction built and per instruction
 #: walked by one verification or pass (the module docstring).
-TYPING_UNITS = 40
-BUILD_UNITS = 20
-PASS_UNITS = 2
+TYPING_UNITS = 100
+BUILD_UNITS = 15
+PASS_UNITS = 3
 #: What each kind of charge counts, in the words of `spent_text` (in this order).
 KINDS = {
     "typing": "expressions typed",
@@ -104,6 +104,11 @@ def charge(units: int, kind: str, count: int = 1) -> None:
         meter.charge(units, kind, count)
 
 
+def current_meter() -> CompileMeter | None:
+    """The meter in use (None: none)."""
+    return _METER.get()
+
+
 def spent_now() -> int:
     """The units the meter in use has counted (0 without one)."""
     meter = _METER.get()
@@ -120,4 +125,4 @@ def charge_walk(kernel) -> None:
 
 
 __all__ = ["BUILD_UNITS", "KINDS", "PASS_UNITS", "TYPING_UNITS", "CompileBudgetSpent", "CompileMeter",
-           "charge", "charge_walk", "metering", "spent_now"]
+           "charge", "charge_walk", "current_meter", "metering", "spent_now"]

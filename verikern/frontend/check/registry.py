@@ -20,7 +20,7 @@ from verikern.hir.types import ScalarType
 from ..scan.module import ModuleInfo
 from ..scan.annotations import is_any  # noqa: F401  (re-exported: the checkers import it from here)
 from .length_generic import length_generic
-from verikern.mir.work import charge, spent_now
+from .func_costs import FuncCosts
 
 
 @dataclass(frozen=True)
@@ -75,8 +75,8 @@ class FuncRegistry:
                                 and n.func.id in self.overloads}
         self._done: dict[str, FuncInfo | KernelError] = {}
         self._keys: dict[str, tuple] = {}
-        # the compile units checking each func in `_done` took (charged again at each reuse)
-        self._cost: dict[str, int] = {}
+        # what checking each func in `_done` cost (verikern.mir.work), charged again on reuse
+        self.costs = FuncCosts()
 
     def reaches(self, start: str, target: str) -> bool:
         """Whether `target` is reachable from `start` in the call graph."""
@@ -113,30 +113,29 @@ class FuncRegistry:
     def get(self, key: str) -> FuncInfo:
         name, index, types = self._keys.get(key, (key, len(self.overloads.get(key, ())) - 1,
                                                   None))
-        if key in self._done:       # checked before: its recorded cost again (verikern.mir.work)
-            charge(self._cost[key], "reused")
+        if key in self._done:       # checked before: charged as its own check (func_costs.py)
+            self.costs.reused(key)
         else:
             d = self.overloads[name][index]
             chk = self.checker(self.info, d, self, param_types=types, func_key=key)
-            before = spent_now()
-            try:
-                fdef = chk.check_func()
-                self._done[key] = FuncInfo(fdef, chk.uses_block, chk.tid_arity,
-                                           chk.launch_dim_max, frozenset(chk.called),
-                                           tuple(sorted(chk.captures.items())),
-                                           tuple(chk.module_constants.values()))
-            except KernelError as e:
-                self._done[key] = e
-            except RecursionError:
-                self._done[key] = self.info.error(
-                    f"func {name!r} is nested too deeply to compile", d.loc,
-                    "too-deep", "split it into smaller funcs")
-            except Exception as e:  # a checker bug: reported, never a bare traceback
-                self._done[key] = self.info.error(
-                    f"internal compiler error while checking func {name!r}: "
-                    f"{type(e).__name__}: {e}", d.loc, "internal",
-                    "please report this func to the verikern developers")
-            self._cost[key] = spent_now() - before
+            with self.costs.checking(key):
+                try:
+                    fdef = chk.check_func()
+                    self._done[key] = FuncInfo(fdef, chk.uses_block, chk.tid_arity,
+                                               chk.launch_dim_max, frozenset(chk.called),
+                                               tuple(sorted(chk.captures.items())),
+                                               tuple(chk.module_constants.values()))
+                except KernelError as e:
+                    self._done[key] = e
+                except RecursionError:
+                    self._done[key] = self.info.error(
+                        f"func {name!r} is nested too deeply to compile", d.loc,
+                        "too-deep", "split it into smaller funcs")
+                except Exception as e:  # a checker bug: reported, never a bare traceback
+                    self._done[key] = self.info.error(
+                        f"internal compiler error while checking func {name!r}: "
+                        f"{type(e).__name__}: {e}", d.loc, "internal",
+                        "please report this func to the verikern developers")
         r = self._done[key]
         if isinstance(r, KernelError):
             raise r
