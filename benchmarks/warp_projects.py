@@ -386,8 +386,8 @@ def compile_only_report(file: str, names: list[str], budget: float | None = None
     whose compile budget, verikern's default for `budget`, ran out, as `prove` would
     say), and one `<module>` error record per error of the file itself."""
     from verikern.frontend.driver import compile_file  # lazy: only the --compile-file child imports verikern
-    from verikern.app.prove import ProofOptions, compile_budget
-    module = compile_file(file, **compile_budget(ProofOptions.of(budget=budget)))
+    from verikern.app.compile_budget import compile_budget
+    module = compile_file(file, **compile_budget(budget))
     kernels = [{"kernel": MODULE_KERNEL, "status": "error", "error": e.render()} for e in module.errors]
     for k in module.kernels:
         if _definition(k.name) in names:

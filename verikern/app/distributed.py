@@ -26,6 +26,7 @@ from typing import Callable, Sequence
 
 from verikern.app.prove import MODULE_KERNEL, _compile_and_prove, _error_report, prove_file
 from verikern.frontend import compile_source
+from verikern.app.compile_budget import compile_budget
 
 
 #: How long to try reaching the scheduler.
@@ -64,7 +65,8 @@ def prove_contents_task(args) -> list:
     constants there."""
     path, text, data, kernel, opts, cache = args
     project_file = path if Path(path).is_file() else None
-    return _compile_and_prove(lambda: compile_source(text, path, project_file=project_file),
+    return _compile_and_prove(lambda: compile_source(text, path, project_file=project_file,
+                                                     **compile_budget(opts.budget)),
                               path, kernel, opts, data, cache)
 
 

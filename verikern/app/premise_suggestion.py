@@ -43,6 +43,7 @@ from pathlib import Path
 from verikern.app.kernel_names import definition_of, is_generic_instance
 from verikern.app.suggestion import charge_pasted_compile
 from verikern.frontend import compile_source
+from verikern.app.compile_budget import compile_budget
 from verikern.frontend.check.generic_opaque import float64_twin
 from verikern.hir.types import MatrixType, ScalarType, VectorType
 from verikern.proofs.deciding.budget import (
@@ -123,7 +124,7 @@ def _proved_under(decorators: list[str], base: str, line: int, file: str, source
     text = pasted(source, suggestion_inserts(source, line, decorators))
     try:
         module = compile_source(text, file, project_file=file if Path(file).is_file() else None,
-                                kernels=[base])
+                                kernels=[base], **compile_budget(opts.budget))
     except Exception as err:  # the pasted file must compile; if not, nothing is claimed
         LOG.info("%s: the pasted premise does not compile: %s", base, err)
         return False

@@ -30,13 +30,13 @@ from verikern.frontend import compile_file
 from verikern.frontend import compile_source
 from verikern.proofs.reporting.scope import computed_stamp, scope_of, sha256_bytes
 from verikern.app.suggestion import prove_suggestion
+from verikern.app.compile_budget import compile_budget
 from verikern.app.premise_suggestion import suggest_premises
 from verikern.app.kernel_names import definition_names, definition_of
 from verikern.app.type_oblivious import covered_report, prove_oblivious, under_oblivious_suggestion
 from verikern.app.cache import answers_from_cache, tool_fields, with_cached
 from verikern.proofs.deciding.session import SolverSettings, solver_settings
 from verikern.proofs.deciding.budget import (
-    COMPILE_CHECKS, MEGA, compile_units,
     current_total, kernel_part, kernel_total_units, kernel_work, kernel_work_limit, new_total,
     per_check_units, reserved_total, total_exhausted, total_exhausted_text,
 )
@@ -217,8 +217,8 @@ def prove_file(path, *, kernel=None, cache=None, options: ProofOptions | None = 
     except OSError:
         data = None
     defs = definition_names(_kernel_names(kernel))
-    return _compile_and_prove(lambda: compile_file(path, kernels=defs, **compile_budget(opts)), str(path), kernel,
-                              opts, data, cache)
+    return _compile_and_prove(lambda: compile_file(path, kernels=defs, **compile_budget(opts.budget)), str(path),
+                              kernel, opts, data, cache)
 
 
 def prove_source(source: str, filename: str, *, kernel=None, options: ProofOptions | None = None,
@@ -228,16 +228,8 @@ def prove_source(source: str, filename: str, *, kernel=None, options: ProofOptio
 
     opts = options or ProofOptions.of(**option_values)
     defs = definition_names(_kernel_names(kernel))
-    return _compile_and_prove(lambda: compile_source(source, filename, kernels=defs, **compile_budget(opts)),
+    return _compile_and_prove(lambda: compile_source(source, filename, kernels=defs, **compile_budget(opts.budget)),
                               filename, kernel, opts, source.encode())
-
-
-def compile_budget(opts: ProofOptions) -> dict:
-    """The frontend's compile budget of each kernel for `opts` (budget.compile_units:
-    COMPILE_CHECKS times --budget), with the hint a kernel past it gives."""
-    return {"work": compile_units(opts.budget), "work_hint": (
-        f"raise --budget: a kernel's compile budget is {COMPILE_CHECKS} times it, in million units "
-        f"({compile_units(None) / MEGA:g} million at the default)")}
 
 
 def _compile_and_prove(compile_module, file: str, kernel, opts: ProofOptions,

@@ -29,6 +29,7 @@ from pathlib import Path
 
 from verikern.app.kernel_names import definition_names
 from verikern.frontend import compile_source
+from verikern.app.compile_budget import compile_budget
 from verikern.proofs.deciding.budget import (
     charge_compile, per_check_units, separate_work, total_exhausted, total_exhausted_text,
 )
@@ -47,7 +48,7 @@ def _without_suggestion(report: KernelReport) -> KernelReport:
                                proved_under_suggestion=None, suggested_example=None)
 
 
-def pasted_kernel(report: KernelReport, source: str, shared: dict | None = None):
+def pasted_kernel(report: KernelReport, source: str, shared: dict | None = None, budget: float | None = None):
     """The MIR of `report`'s kernel compiled from `source` with the suggested
     decorators pasted above its `def`; None (with the reason logged) when it
     does not compile. `shared`: compiled pasted files kept for the kernel's other
@@ -56,6 +57,7 @@ def pasted_kernel(report: KernelReport, source: str, shared: dict | None = None)
     `definition_names` the text names: the compile selects definitions by their
     `def` names, so the same ones give the same module); only a file without
     configuration choices is kept (one configuration is compiled per instance).
+    Its compile has the kernel's compile budget for --budget `budget` (app/compile_budget.py).
     The compile is charged to the kernel's total every time, kept or not: the
     units spent do not depend on what was kept."""
     text = pasted(source, suggestion_inserts(source, report.line, report.suggested_decorators))
@@ -69,7 +71,7 @@ def pasted_kernel(report: KernelReport, source: str, shared: dict | None = None)
             # and a configuration's instance (`k{scalar_t=float16}`) under its configuration alone
             module = compile_source(text, report.file, project_file=report.file
                                     if Path(report.file).is_file() else None,
-                                    kernels=wanted, configuration=report.kernel)
+                                    kernels=wanted, configuration=report.kernel, **compile_budget(budget))
         except Exception as err:  # the pasted file must compile; if not, nothing is claimed
             LOG.info("%s: the pasted contract does not compile: %s", report.kernel, err)
             return None
@@ -118,7 +120,7 @@ def _prove_pasted(report: KernelReport, source: str | None, dims, block_dim, bud
                   engine: str, unwind: int | None, shared: dict | None = None) -> KernelReport:
     if total_exhausted():    # no work left to find a launch it admits: not suggested, and why
         return dataclasses.replace(_without_suggestion(report), suggestion_unknown=total_exhausted_text())
-    mir = pasted_kernel(report, source, shared) if source is not None else None
+    mir = pasted_kernel(report, source, shared, budget) if source is not None else None
     if mir is None:
         return dataclasses.replace(report, proved_under_suggestion=False)
     example = example_launch(mir, dims=dims, block_dim=block_dim, max_array_bytes=max_array_bytes,

@@ -40,6 +40,7 @@ from pathlib import Path
 from verikern.app.kernel_names import definition_names
 from verikern.encoders.smt.launch import DEFAULT_MAX_ARRAY_BYTES, MAX_ARRAY_BYTES_LIMIT
 from verikern.frontend import compile_source
+from verikern.app.compile_budget import compile_budget
 from verikern.app.suggestion import charge_pasted_compile
 from verikern.proofs.deciding.budget import per_check_units, separate_work, total_exhausted
 from verikern.proofs.obligations import KernelReport, KernelStatus, Status
@@ -138,7 +139,7 @@ def _proved_pasted(kr, report: KernelReport, file: str, opts, data: bytes, bound
     try:
         # only this kernel's definition (a project file can hold 100s of kernels)
         module = compile_source(text, file, project_file=file if Path(file).is_file() else None,
-                                kernels=definition_names((kr.name,)))
+                                kernels=definition_names((kr.name,)), **compile_budget(opts.budget))
     except Exception:  # the pasted file must compile; if not, nothing is claimed
         return None
     charge_pasted_compile(text, module)      # on the kernel's total, as its queries are
