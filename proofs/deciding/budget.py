@@ -144,6 +144,10 @@ COMPILE_INSTRUCTION_UNITS = 160
 #: charged to its total's ledger ("compiling the kernel", `KernelTotal.charge_compiling`),
 #: on top of the total's limit: the proof keeps its whole total.
 COMPILE_CHECKS = 3
+#: A kernel's compile budget is at least this much, whatever --budget (as MIN_KERNEL_RLIMIT
+#: is for its proof): a small --budget starves proofs, not the compile that reads what to
+#: prove (the corpus's largest kernel compiles on 3.2 million units).
+MIN_COMPILE_UNITS = 10 * MEGA
 #: The Python work that grows with a query's size -- building and asserting each of
 #: its formulas --, charged per formula past the first QUERY_FORMULAS on top of
 #: QUERY_UNITS (`charge_query`): asserting one costs about 9 us, so QUERY_UNITS
@@ -258,8 +262,9 @@ def kernel_work_limit(per_check: int) -> int:
 
 
 def compile_units(budget: float | None) -> int:
-    """A kernel's compile budget (verikern.mir.work units) for `--budget N` (None: the default)."""
-    return int(COMPILE_CHECKS * per_check_units(budget))
+    """A kernel's compile budget (verikern.mir.work units) for `--budget N` (None: the default):
+    COMPILE_CHECKS per-check budgets, at least MIN_COMPILE_UNITS."""
+    return max(MIN_COMPILE_UNITS, int(COMPILE_CHECKS * per_check_units(budget)))
 
 
 def kernel_total_units(kernel_budget: float | None, per_check: int) -> int:
@@ -609,7 +614,8 @@ __all__ = ["fresh_context", "rlimit_count", "unknown_reason", "MEGA", "DEFAULT_C
            "total_exhausted_reason", "total_exhausted_text", "KERNEL_TOTAL_CHECKS", "KernelTotal",
            "current_total", "kernel_part", "charge_query", "QUERY_UNITS", "reserved_total",
            "SUGGESTION_RESERVE",
-           "charge_compile", "compile_units", "COMPILE_CHECKS", "COMPILE_UNITS", "COMPILE_CHARACTER_UNITS",
+           "charge_compile", "compile_units", "COMPILE_CHECKS", "MIN_COMPILE_UNITS", "COMPILE_UNITS",
+           "COMPILE_CHARACTER_UNITS",
            "COMPILE_INSTRUCTION_UNITS",
            "CHARGE_KINDS", "spent_on", "is_safety_net", "rlimit_count", "z3_memory_order", "CONTEXT_CACHES"]
 

@@ -38,15 +38,17 @@ def double(a: wp.array(dtype=float)):
 def _limit(monkeypatch, units: int) -> None:
     """A compile budget of `units` at the default --budget (10 million units per check)."""
     monkeypatch.setattr(budget, "COMPILE_CHECKS", units / budget.DEFAULT_CHECK_RLIMIT)
+    monkeypatch.setattr(budget, "MIN_COMPILE_UNITS", 0)
 
 
 def _verdicts(reports) -> list:
     return [(r.kernel, r.status, r.error, [(o.loc, o.status, o.reason) for o in r.obligations]) for r in reports]
 
 
-def test_the_default_compile_budget_is_three_checks_and_budget_raises_it():
+def test_the_default_compile_budget_is_three_checks_and_budget_raises_it_above_a_floor():
     assert budget.compile_units(None) == 30 * budget.MEGA
     assert budget.compile_units(20) == 60 * budget.MEGA
+    assert budget.compile_units(0.001) == budget.MIN_COMPILE_UNITS == 10 * budget.MEGA
 
 
 def test_a_kernel_past_its_compile_budget_is_unknown_with_the_reason_the_same_twice(monkeypatch):
