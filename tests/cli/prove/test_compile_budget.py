@@ -99,3 +99,15 @@ def test_a_tiny_compile_budget_never_proves(monkeypatch, units):
     _limit(monkeypatch, units)
     reports = prove_source(SOURCE, "k.py")
     assert reports and all(r.status is KernelStatus.UNKNOWN for r in reports)
+
+
+def test_the_harness_compile_only_child_reports_a_spent_budget_unknown_with_no_instance(monkeypatch, tmp_path):
+    bench = import_file(BENCHMARKS / "warp_projects.py", "warp_projects", keep=False)
+    path = tmp_path / "k.py"
+    path.write_text(SOURCE)
+    _limit(monkeypatch, 300)
+    records = bench.compile_only_report(str(path), ["copy", "double"])["kernels"]
+    assert [(r["kernel"], r["status"]) for r in records] == [("copy[...]", "unknown"), ("double", "unknown")]
+    assert all(bench.COMPILE_BUDGET_SPENT in r["error"] for r in records)
+    outcome = bench.combine(bench.KernelSite("p", str(tmp_path), "k.py", 12, "double"), records[1:])
+    assert (outcome.outcome, outcome.compiled_instances) == ("unknown", 0)
