@@ -45,9 +45,9 @@ def _verdicts(reports) -> list:
     return [(r.kernel, r.status, r.error, [(o.loc, o.status, o.reason) for o in r.obligations]) for r in reports]
 
 
-def test_the_default_compile_budget_is_three_checks_and_budget_raises_it_above_a_floor():
-    assert budget.compile_units(None) == 30 * budget.MEGA
-    assert budget.compile_units(20) == 60 * budget.MEGA
+def test_the_default_compile_budget_is_two_checks_and_budget_raises_it_above_a_floor():
+    assert budget.compile_units(None) == 20 * budget.MEGA
+    assert budget.compile_units(20) == 40 * budget.MEGA
     assert budget.compile_units(0.001) == budget.MIN_COMPILE_UNITS == 10 * budget.MEGA
 
 
