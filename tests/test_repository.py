@@ -5,6 +5,7 @@ tiers of tests/tiers.py name tests that exist."""
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import shutil
 import subprocess
@@ -194,6 +195,39 @@ def test_tier_tables_name_existing_tests():
     cases = set(tiers._CASE_NAMES)
     stale += sorted(tiers.FAST_CASES - cases)
     assert stale == [], "tests/tiers.py names tests that do not exist:\n" + "\n".join(stale)
+
+
+@functools.cache
+def _corpus_covering_sample() -> frozenset[str]:
+    """The corpus verdicts' default-run sample (computed only if a kept test needs it: 1 CPU s)."""
+    return frozenset(tiers.covering_sample(p.stem for p in (ROOT / "tests" / "corpus").glob("*.py")))
+
+
+def test_every_nightly_entry_names_kept_tests_the_default_run_runs():
+    """tests/tiers.py rule 5: each NIGHTLY entry names, in NIGHTLY_KEPT, the default-run
+    tests that make its check. Each kept test exists (file, function, and a case id written
+    in its file or a corpus or example name), is no NIGHTLY case itself, and, in a sampled
+    sweep (SAMPLED, COVERED), is a case its sample always keeps."""
+    from tiers_nightly import NIGHTLY_KEPT
+
+    wrong = [f"{entry}: no kept test" for entry in sorted(set(tiers.NIGHTLY) - set(NIGHTLY_KEPT))]
+    wrong += [f"{entry}: not NIGHTLY" for entry in sorted(set(NIGHTLY_KEPT) - set(tiers.NIGHTLY))]
+    for entry, kept in sorted(NIGHTLY_KEPT.items()):
+        wrong += [f"{entry}: no kept test"] if not kept else []
+        for name in kept:
+            function, _, case = name.removesuffix("]").partition("[")
+            file, _, func = function.partition("::")
+            text = (ROOT / file).read_text() if (ROOT / file).is_file() else ""
+            defined = text and func in {n.name for n in ast.walk(ast.parse(text)) if isinstance(n, ast.FunctionDef)}
+            if not defined or (case and f'"{case}' not in text and case not in tiers._CASE_NAMES
+                               and case not in tiers.FAST_PARAMS.get(function, set())):
+                wrong.append(f"{entry}: {name} does not exist")
+            elif tiers.is_nightly(function, case or None):      # without a case: the whole function
+                wrong.append(f"{entry}: {name} is NIGHTLY itself")
+            elif function in tiers.COVERED and case not in _corpus_covering_sample() or \
+                    function in tiers.SAMPLED and case not in tiers.FAST_CASES | tiers.FAST_PARAMS.get(function, set()):
+                wrong.append(f"{entry}: {name} is a sampled case the default run may leave out")
+    assert wrong == [], "\n".join(wrong)
 
 
 def test_tier_rules():

@@ -106,7 +106,15 @@ FULL_ONLY = frozenset({("bitonic_sort", "move-barrier@27:5"),
                        ("ok_stride_row_int64_length", "guard-bound@15:23"),
                        ("scan", "move-barrier@32:5"),
                        ("ok_segment_mean_positive_count", "guard-bound@11:12"),
-                       ("ok_invariant_grid_stride_int64", "invariant-break@13:22")})
+                       ("ok_invariant_grid_stride_int64", "invariant-break@13:22"),
+                       # session 23 (rule 3 again): four of the costliest fast mutants whose kind
+                       # many cheaper fast mutants keep (4.7 of the fast set's 26.9 CPU s,
+                       # session 22's profiled default run, load 8-11): div-guard (6 left),
+                       # atomic-to-plain (20), index-shift (9)
+                       ("ok_array_choice_call_argument", "div-guard@20:29"),
+                       ("ok_labels_read_by_atomic_add_zero", "atomic-to-plain@12:9"),
+                       ("ok_neighbor_matrix_padded", "index-shift@18:29"),
+                       ("atomics_and_invariants", "atomic-to-plain@13:9")})
 #: Sources none of whose mutants compiles (the full set's drop counts: every mutant of
 #: the directed generic kernel leaves the typings its hints reach, "has 268435456
 #: typings"), so the fast set takes none of them. Without `-m slow` they are not
