@@ -256,7 +256,9 @@ def struct_instances(e, make, mir_name, seen: set) -> list | None:
         for types in searched:
             add(types)
         bounds.append(f"then a typing per struct typing was searched one parameter at a time "
-                      f"(at most {generic_struct_search.MAX_SEARCH_CHECKS} checks), which found {len(searched)}")
+                      f"(at most {generic_struct_search.MAX_SEARCH_CHECKS} checks; where that found none, "
+                      f"each field type of its structs was given to every other parameter at once), "
+                      f"which found {len(searched)}")
     kernel = e.d.node.name
     tried = ", ".join(f"{p} as {' or '.join(_display(n) for n in names)}" for p, names in pools.items())
     out.append(make(e.d, f"{kernel}[...]", mir_name(kernel + "__more"), {}, e.info.error(
