@@ -118,6 +118,7 @@ SLOW_FILES = frozenset({
     "tests/warp_compat/test_warp_type_of_call.py",  # real Warp (compiles kernels with clang)
     "tests/warp_compat/test_warp_struct_search.py",  # real Warp, and 4 instances proved (about 25 CPU s)
     "tests/warp_compat/test_warp_struct_uniform.py",  # real Warp, and 4 instances proved (about 15 CPU s)
+    "tests/frontend/test_fe_struct_uniform.py",  # 3 struct-search compiles (about 7 CPU s)
 })
 
 SLOW_TESTS = frozenset({

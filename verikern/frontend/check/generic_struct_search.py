@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import ast
 
+from verikern.errors import KernelError
 from verikern.hir.types import (
     ArrayType, MatrixType, StructType, VectorType, is_quat, is_transform, matrix_type,
 )
@@ -162,9 +163,13 @@ def searched_typings(e, struct_combos: list[tuple], struct_names: list[str],
 def _uniform(params: list[str], extra: list, ndims: dict, attempt) -> tuple | None:
     """(typing,) of the first typing giving every one of `params` the same field type of
     `extra` (an array of it: of the parameter's ndim for an array of `Any`, 1-d for a bare
-    `Any`) that `attempt` accepts or ends at, else None; at most MAX_UNIFORM_CHECKS checks."""
+    `Any`) that type-checks all through, else None; at most MAX_UNIFORM_CHECKS checks. One
+    refused by an error other than a type refusal is not taken: unlike the search's, it
+    was reached by no step that typed the body further, so it would only add an error
+    instance to a kernel the search left without one."""
     for t in extra[:MAX_UNIFORM_CHECKS]:
         typing = [ArrayType(t, ndims[p] or 1) for p in params]
-        if attempt(typing)[0] is not None:
+        got = attempt(typing)[0]
+        if got is not None and not isinstance(got, KernelError):
             return (typing,)
     return None
