@@ -130,6 +130,9 @@ SLOW_FILES = frozenset({
     "tests/warp_compat/test_warp_held_reads.py",  # real Warp (compiles kernels with clang), 2 proofs
     "tests/warp_compat/test_warp_type_of_call.py",  # real Warp (compiles kernels with clang)
     "tests/warp_compat/test_warp_struct_search.py",  # real Warp, and 4 instances proved (about 25 CPU s)
+    "tests/warp_compat/test_warp_struct_uniform.py",  # real Warp, and 4 instances proved (about 15 CPU s)
+    "tests/frontend/test_fe_struct_uniform.py",  # 3 struct-search compiles (about 7 CPU s)
+    "tests/warp_compat/test_warp_component_range_typing.py",  # real Warp, 3 compiles, 3 proofs (7 CPU s)
 })
 
 SLOW_TESTS = frozenset({

@@ -28,6 +28,7 @@ from datetime import datetime, timezone
 from verikern.version import __version__
 from verikern.mir.printer import format_kernel
 from verikern.mir.nodes import Requires, RequiresArray
+from verikern.hir.types import HELD_LENGTHS
 
 #: What every proof assumes about the hardware (docs/LANGUAGE.md section 5).
 HARDWARE_LIMITS = (
@@ -216,6 +217,11 @@ def contracts_of(kernel_mir, source: str | None) -> tuple[Contract, ...]:
             tree = None
     seen: set[tuple[str, int, int]] = set()
     out = []
+    held: dict[tuple[int, int], list[str]] = {}   # an annotation's site -> its held lengths arrays
+    for block in kernel_mir.blocks:
+        for ins in block.instrs:
+            if isinstance(ins, RequiresArray) and ins.array.name.endswith("." + HELD_LENGTHS):
+                held.setdefault((ins.loc.line, ins.loc.col), []).append(ins.array.name)
     for block in kernel_mir.blocks:
         for ins in block.instrs:
             if not isinstance(ins, (Requires, RequiresArray)):
@@ -225,8 +231,10 @@ def contracts_of(kernel_mir, source: str | None) -> tuple[Contract, ...]:
             if key in seen:
                 continue
             seen.add(key)
-            out.append(Contract(kind, ins.loc.line, ins.loc.col,
-                                _text_at(tree, source, ins.loc.line, ins.loc.col)))
+            param = _annotated_param(tree, ins.loc.line, ins.loc.col)
+            text = (_struct_contract_text(kind, param, held.get((ins.loc.line, ins.loc.col), []))
+                    if param is not None else _text_at(tree, source, ins.loc.line, ins.loc.col))
+            out.append(Contract(kind, ins.loc.line, ins.loc.col, text))
     for read in kernel_mir.module_constants:
         value = read.value.item() if hasattr(read.value, "item") else read.value   # numpy scalar
         where = os.path.relpath(read.defined_in) if os.path.isabs(read.defined_in) else read.defined_in
@@ -238,6 +246,29 @@ def contracts_of(kernel_mir, source: str | None) -> tuple[Contract, ...]:
     if premise is not None:
         out.append(Contract(TYPING_PREMISE, premise.loc.line, premise.loc.col, premise_text(premise)))
     return tuple(out)
+
+
+def _annotated_param(tree, line: int, col: int) -> str | None:
+    """The kernel parameter whose annotation starts at line:col (1-based col), else None:
+    the contracts located there are the ones its struct type implies (check/structs.py
+    `struct_shape_requires`), which no source text states."""
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.arg) and node.annotation is not None \
+                and node.annotation.lineno == line and node.annotation.col_offset + 1 == col:
+            return node.arg
+    return None
+
+
+def _struct_contract_text(kind: str, param: str, lengths: list[str]) -> str:
+    """What the contracts a struct parameter's type implies assume, in words: the fields
+    of each array of structs in it have one shape, and the arrays its elements hold are
+    padded to a width W below 2**31 - 1 (`requires`); each held array's length, one per
+    element in its lengths array `X.len`, is in 0..W (`all_in_range`)."""
+    if kind == "all_in_range":
+        leaves = ", ".join(n[:-len(HELD_LENGTHS) - 1] for n in lengths) or f"the arrays held in {param}"
+        return f"the length of {leaves} in each element of its struct array is in 0..W"
+    held = "; the arrays its elements hold are padded to a width W below 2**31 - 1" if lengths else ""
+    return f"{param}'s struct arrays: the fields of each have one shape{held}"
 
 
 def premise_text(premise) -> str:

@@ -25,7 +25,7 @@ from verikern.hir.types import (
 from ..scan.annotations import parse_annotation
 from ..builtins.rules import check_atomic_value
 from .contracts import is_dsl_call
-from .dynamic_components import dynamic_write
+from .dynamic_components import dynamic_write, past_components
 from .dynamic_updates import dynamic_update
 from .element_parts import assign_local_matrix_part, assign_part, augassign_part
 from .views import bind_view, flat_index, is_view_binding
@@ -152,8 +152,8 @@ class AssignChecks:
             var = self._local_vector(base)
             t = var.type
             parts = self.index_list(target.slice)
-            if not all(self.is_const(p) for p in parts):   # v[i] = x
-                return dynamic_write(self, var, parts, value, loc)
+            if not all(self.is_const(p) for p in parts) or past_components(self, t, parts):
+                return dynamic_write(self, var, parts, value, loc)    # v[i] = x
             if isinstance(t, VectorType) and len(parts) == 1:
                 k = self.constant_index(parts[0], t.length, "a vector component")
                 return H.AssignComponent(var.name, k, 1, self._typed(value, t.dtype), loc)

@@ -23,6 +23,22 @@ def _int_index(chk, node):
     return e
 
 
+def past_components(chk, t, parts) -> bool:
+    """Whether `chk` takes the constant index `parts` of a `t` as a run-time one, its
+    range an obligation (check/component_obligations.py): only under a checker with
+    `component_obligations`, and only when some part is past the end of its bound."""
+    if not getattr(chk, "component_obligations", False):
+        return False
+    if isinstance(t, VectorType) and len(parts) == 1:
+        bounds: tuple = (t.length,)
+    elif isinstance(t, MatrixType) and len(parts) in (1, 2):
+        bounds = (t.rows, t.cols)[:len(parts)]
+    else:
+        return False
+    values = [chk.const_eval(p) for p in parts]
+    return any(isinstance(v, int) and not isinstance(v, bool) and v >= n for v, n in zip(values, bounds))
+
+
 def dynamic_read(chk, base, parts, loc):
     """The DynamicComponentExpr of `base[parts]` (some part not constant)."""
     t = base.type

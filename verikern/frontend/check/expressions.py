@@ -21,7 +21,7 @@ from verikern.mir.ops import UNBOUNDED_RING
 from verikern.mir.ops import trunc_div as _c_div  # C division on unbounded ints
 from verikern.mir.work import TYPING_UNITS, charge
 from .held_arrays import HELD_CALL, check_held_read
-from .dynamic_components import dynamic_read
+from .dynamic_components import dynamic_read, past_components
 from .views import check_view_use, flat_index
 from .assigned_reads import maybe_assigned_read
 from ..scan.factories import capture_of, capture_ref
@@ -616,8 +616,8 @@ class ExprChecker(_Host):
             return H.IndexExpr(base, idx, base.type.dtype, loc)
         if isinstance(base.type, (VectorType, MatrixType)):
             parts = self.index_list(node.slice)
-            if not all(self.is_const(p) for p in parts):   # v[i]: Warp allows it
-                return dynamic_read(self, base, parts, loc)
+            if not all(self.is_const(p) for p in parts) or past_components(self, base.type, parts):
+                return dynamic_read(self, base, parts, loc)     # v[i]: Warp allows it
         if isinstance(base.type, VectorType):
             k = self.constant_index(node.slice, base.type.length, "a vector component")
             return H.ComponentExpr(base, k, 1, base.type.dtype, loc)

@@ -239,15 +239,17 @@ class _Enumerator:
             return None, None
         return hir, err
 
-    def attempt(self, types: dict, warp_literals: bool = True):
+    def attempt(self, types: dict, warp_literals: bool = True, checker=None):
         """(hir, None) or (None, the checker's error) for the generic parameters typed `types`
-        (`warp_literals`: Warp's literal rule, as for a typing; False: the lenient one)."""
-        chk = _CountingChecker(self.info, self.d, self.registry,
-                               func_key=_mir_name(self.name_of(types)) + ("" if warp_literals else "__lenient"))
+        (`warp_literals`: Warp's literal rule, as for a typing; False: the lenient one;
+        `checker`: the body checker class, of the funcs too, default _CountingChecker)."""
+        cls = checker or _CountingChecker
+        chk = cls(self.info, self.d, self.registry,
+                  func_key=_mir_name(self.name_of(types)) + ("" if warp_literals else "__lenient"))
         chk.param_anns = types
         chk.warp_literals = warp_literals
         inside = 0
-        saved, self.registry.checker = self.registry.checker, _CountingChecker
+        saved, self.registry.checker = self.registry.checker, cls
         try:
             return chk.check_kernel(), None
         except KernelError as e:

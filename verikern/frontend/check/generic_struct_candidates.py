@@ -41,6 +41,7 @@ from ..scan.class_funcs import qualified_func
 from .registry import is_any
 from .structs import struct_class_name, struct_type
 from .struct_passing import class_key
+from .component_obligations import checked_with_obligations
 from . import generic_struct_search
 
 #: the most struct candidates one parameter takes (a count, not a time)
@@ -236,19 +237,24 @@ def struct_instances(e, make, mir_name, seen: set) -> list | None:
     typings, more = struct_typings(typed, others)
     bounds += more
     out: list = []
+    obliged: list[str] = []     # typings reading a component past its type (component_obligations.py)
 
     def add(types: dict) -> None:
         name = _instance_name(e, types)
         if name in seen:
             return
         hir, err = e.check(types)
+        if err is not None and err.rule == "component-range":   # Warp builds it: an obligation
+            hir, err = checked_with_obligations(e, types)
+            if hir is not None:
+                obliged.append(name)
         if hir is None and err is None:      # a type refusal: a typing Warp cannot build either
             return
         seen.add(name)
         out.append(make(e.d, name, mir_name(name), types, err, hir))
     for types in typings:
         add(types)
-    if not any(i.hir is not None for i in out):   # none type-checks: searched (generic_struct_search.py)
+    if not any(i.hir is not None and i.name not in obliged for i in out):   # searched (generic_struct_search.py)
         names = list(typed)
         ranks = max(len(typed[p]) for p in names)
         by_rank = [tuple(typed[p][min(k, len(typed[p]) - 1)] for p in names) for k in range(ranks)]
@@ -256,7 +262,13 @@ def struct_instances(e, make, mir_name, seen: set) -> list | None:
         for types in searched:
             add(types)
         bounds.append(f"then a typing per struct typing was searched one parameter at a time "
-                      f"(at most {generic_struct_search.MAX_SEARCH_CHECKS} checks), which found {len(searched)}")
+                      f"(at most {generic_struct_search.MAX_SEARCH_CHECKS} checks; where that found none, "
+                      f"each field type of its structs was given to every other parameter at once), "
+                      f"which found {len(searched)}")
+    if obliged:
+        bounds.append(f"{', '.join(obliged)} read{'s' if len(obliged) == 1 else ''} a constant vector or "
+                      "matrix component past its type, which Warp builds: there, each such index "
+                      "is an obligation (vector index in range)")
     kernel = e.d.node.name
     tried = ", ".join(f"{p} as {' or '.join(_display(n) for n in names)}" for p, names in pools.items())
     out.append(make(e.d, f"{kernel}[...]", mir_name(kernel + "__more"), {}, e.info.error(

@@ -29,13 +29,25 @@ Invariants:
 - bounded by counts, never by time: at most MAX_SEARCH_CHECKS typings
   checked for one kernel, all struct typings together (each an equal part of
   what the ones before it left), in a fixed order, so the instances found are
-  deterministic;
+  deterministic; and at most MAX_UNIFORM_CHECKS more per struct typing, the
+  uniform typings below, counted apart so that the searches' parts are the
+  same with or without them;
 - `kernel[...]` stays, `unknown`, for every typing not enumerated.
+
+When the one-parameter-at-a-time search finds nothing for a struct typing,
+each of the structs' field types is given to every other parameter at once
+(an array of it for an array of `Any` and for a bare `Any`), in field order:
+warpsphcore's `computeSPHLaplacianDotJVP_Kernel` needs its four value arrays
+and its output the same vector type (`(fj - fi) * B`, `(dfj - dfi) * B`, and
+the result passed where a `vector(length=Any)` is taken), so every single
+change and every pair types the body less far than the all-float32 start and
+the search stops there; all vec2 beside `particleDataSoA_2` type-checks.
 """
 from __future__ import annotations
 
 import ast
 
+from verikern.errors import KernelError
 from verikern.hir.types import (
     ArrayType, MatrixType, StructType, VectorType, is_quat, is_transform, matrix_type,
 )
@@ -44,6 +56,9 @@ from .generic_start import search_typing
 
 #: the most typings the searches of one kernel check, all its struct typings together
 MAX_SEARCH_CHECKS = 240
+#: the most uniform typings (one field type for every other parameter) checked for one
+#: struct typing whose search found nothing
+MAX_UNIFORM_CHECKS = 8
 #: the candidates tried first, by name (as generic_kernels._START_ORDER)
 _FIRST = {"float32": 0, "vec3": 1, "int32": 2}
 
@@ -136,6 +151,25 @@ def searched_typings(e, struct_combos: list[tuple], struct_names: list[str],
             return [[params.index(p) for p in tier] for tier in tiers if tier]
 
         hit = search_typing(pools, attempt, share, implicated=implicated)
+        if hit is None:
+            spent = checks[0]
+            hit = _uniform(params, extra, ndims, attempt)
+            checks[0] = spent       # counted apart: the next struct typings' parts stay the same
         if hit is not None:
             found.append(full(hit[0]))
     return found
+
+
+def _uniform(params: list[str], extra: list, ndims: dict, attempt) -> tuple | None:
+    """(typing,) of the first typing giving every one of `params` the same field type of
+    `extra` (an array of it: of the parameter's ndim for an array of `Any`, 1-d for a bare
+    `Any`) that type-checks all through, else None; at most MAX_UNIFORM_CHECKS checks. One
+    refused by an error other than a type refusal is not taken: unlike the search's, it
+    was reached by no step that typed the body further, so it would only add an error
+    instance to a kernel the search left without one."""
+    for t in extra[:MAX_UNIFORM_CHECKS]:
+        typing = [ArrayType(t, ndims[p] or 1) for p in params]
+        got = attempt(typing)[0]
+        if got is not None and not isinstance(got, KernelError):
+            return (typing,)
+    return None
