@@ -28,7 +28,7 @@ from datetime import datetime, timezone
 from verikern.version import __version__
 from verikern.mir.printer import format_kernel
 from verikern.mir.nodes import Requires, RequiresArray
-from verikern.hir.types import HELD_LENGTHS
+from verikern.mir.types import HELD_LENGTHS
 
 #: What every proof assumes about the hardware (docs/LANGUAGE.md section 5).
 HARDWARE_LIMITS = (

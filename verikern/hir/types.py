@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Union
 
 from verikern.mir.types import (
+    HELD_LENGTHS,
     BOOL, F16, F32, F64, I8, I16, I32, I64, SCALAR_TYPES, U8, U16, U32, U64,
     ScalarType,
 )
@@ -124,12 +125,6 @@ class UnmodelledField:
 
     def __str__(self) -> str:
         return "unmodelled field"
-
-
-#: the suffix of the leaf that holds the lengths of a held array's rows
-#: (`blocks.data` -> `blocks.data.len`; an array leaf has no fields, so no
-#: struct field can take this name)
-HELD_LENGTHS = "len"
 
 
 @dataclass(frozen=True)

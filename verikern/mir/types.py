@@ -104,3 +104,9 @@ _NUMPY_NAMES = {
     "float32": "float32",
     "float64": "float64",
 }
+
+
+#: the suffix of the leaf that holds the lengths of a held array's rows
+#: (`blocks.data` -> `blocks.data.len`; an array leaf has no fields, so no
+#: struct field can take this name)
+HELD_LENGTHS = "len"
