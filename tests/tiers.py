@@ -117,6 +117,7 @@ SLOW_FILES = frozenset({
     "tests/warp_compat/test_warp_held_reads.py",  # real Warp (compiles kernels with clang), 2 proofs
     "tests/warp_compat/test_warp_type_of_call.py",  # real Warp (compiles kernels with clang)
     "tests/warp_compat/test_warp_struct_search.py",  # real Warp, and 4 instances proved (about 25 CPU s)
+    "tests/proofs/test_suggest_packed_rows.py",  # 2 suggestion searches and re-proofs, 1 proof (about 15 CPU s)
 })
 
 SLOW_TESTS = frozenset({
