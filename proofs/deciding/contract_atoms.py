@@ -37,8 +37,8 @@ class Term:
     term `minus` when given (`x.shape[0] - vk.launch_dim(1)`), plus `offset`
     when it is not 0 (int32 arithmetic, as the pasted text means).
     `captured` and `shown` follow from `name` (see `param_term`), so they
-    take no part in equality. `wide`: the term cast to int64 (`vk.int64(
-    a.shape[0])`, no scale, offset or `minus`); kind "product": the int64
+    take no part in equality. `wide`: the int32 term cast to int64 (`vk.int64(
+    a.shape[0])`, `vk.int64(x.shape[0] - vk.launch_dim())`); kind "product": the int64
     product of `factors` (int32 terms, each cast to int64), always wide."""
 
     kind: str
@@ -55,6 +55,8 @@ class Term:
     def text(self, launch_ndim: int) -> str:
         if self.kind == "product":
             return " * ".join(f"vk.int64({f.text(launch_ndim)})" for f in self.factors)
+        if self.wide and self.kind != "const":     # the int32 term, then cast (as `_Builder.term`)
+            return f"vk.int64({replace(self, wide=False).text(launch_ndim)})"
         scaled = self._scaled_text(launch_ndim)
         if self.wide:
             return f"vk.int64({scaled})"

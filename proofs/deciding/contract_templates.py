@@ -39,6 +39,7 @@ from verikern.mir.nodes import (
 from verikern.mir.types import I32
 from verikern.proofs.obligations import ObligationKind, ObligationSpec
 from verikern.proofs.deciding.contract_atoms import ZERO, Atom, Term, param_term
+from verikern.proofs.deciding.contract_packed import packed_row_atoms
 from verikern.proofs.deciding.contract_segments import segment_head_arrays
 from verikern.proofs.deciding.contract_strides import stride_length_atoms
 
@@ -520,7 +521,7 @@ def candidates(kernel: Kernel, spec: ObligationSpec, walker: "_Walker | None" = 
             _product_atoms(kernel, s, d, w.strides(index))
         if chunked or not w.reads_thread(index):
             out = [_indirect_ranked(a, s, d, tuple(chunked)) for a in out]
-        out = _offset_atoms(w, s, index) + chunked + flat + out
+        out = _offset_atoms(w, s, index) + packed_row_atoms(kernel, w, s, index) + chunked + flat + out
         if w.sums_indices(index):    # `s * 36 + beta * 12 + ...`: a row of strides, first
             out = stride_length_atoms(s, d.shapes, d.scales) + out
         if isinstance(index, Const) and 0 <= index.value < 2 ** 30:

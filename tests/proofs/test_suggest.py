@@ -218,6 +218,11 @@ def _shape_of(instrs):
     ([Atom("gt", Term("param", "k"), ZERO),
       Atom("le", Term("product", factors=(Term("launch", index=0), Term("param", "k"))),
            Term("const", index=2 ** 31 - 1, wide=True))], "a: wp.array[float], k: int", "i"),
+    # a packed layout `x[i + 2 * idx[i]]`: room for the launch's rows and 2 per group, in int64
+    ([Atom("le", Term("product", factors=(Term("const", index=2), Term("shape", "g", 0))),
+           Term("shape", "x", 0, minus=Term("launch", index=0), wide=True)),
+      Atom("all_in_range", rhs=Term("shape", "g", 0), array="idx")],
+     "x: wp.array[float], g: wp.array[float], idx: wp.array[int]", "i"),
 ])
 def test_template_text_compiles_to_the_mir_the_search_proves(atoms, params, tid):
     body = f"@wp.kernel\ndef k({params}):\n    {tid} = wp.tid()\n"
