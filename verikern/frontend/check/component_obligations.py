@@ -43,7 +43,7 @@ def checked_with_obligations(e, types: dict):
     (generic_kernels._Enumerator) checked with ObligingChecker, as `e.check` answers:
     (hir, None), (None, its error), or (None, None) for a type refusal further on (a
     typing Warp cannot build either)."""
-    from .generic_kernels import TYPE_RULES     # here: generic_kernels imports this module's caller
+    from .generic_kernels import TYPE_RULES  # lazy: generic_kernels imports this module's caller (a cycle)
     registry = e.registry
     cache = registry._done
     registry._done = {k: v for k, v in cache.items() if not isinstance(v, KernelError)}
