@@ -203,7 +203,9 @@ class IntervalMap:
         iteration that left it. Path pairs in which, after the same back edges,
         one thread stays in the loop and the other leaves it are impossible
         (the exits of loops with barriers are block-uniform: divergence
-        obligations) and are ignored."""
+        obligations) and are ignored. A spent map: none."""
+        if self.spent:
+            return frozenset()
         combos = [(c1, c2) for st in starts
                   for c1 in self.sites_from[st.point][s1]
                   for c2 in self.sites_from[st.point][s2]
