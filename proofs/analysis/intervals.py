@@ -11,6 +11,21 @@ a loop whose every cycle passes a barrier are in the same iteration of it.
 `entered` names loops proven (by the caller, with z3) to run their body at
 least once whenever they are entered: a path through such a loop from its
 entry passes a barrier if every cycle of it does.
+
+`crossed` keeps only the marks of loops with a barrier in their body
+(`loops_with_barrier`): every query reads only those (the loops of
+`barrier_every_cycle`, the loops around them and `_diverged`'s loops all have
+one), and the marks' updates commute with dropping the others, so the walk
+over the smaller states gives the same answers with far fewer states (a
+barrier-free kernel of many loops had one state per subset of its loops).
+
+The walk is bounded by a count (`limit`: states visited plus instructions
+scanned, never seconds). A map whose count ran out (`spent`) keeps no
+reachability and answers conservatively for the race and shared-load callers:
+every start is common to every pair of sites, no loop iteration is shared,
+every path may go through a loop with a barrier -- more pairs of accesses
+possibly concurrent, never fewer. A race its queries find on such a map is not
+believed (the prover reports it undecided with `spent_reason`).
 """
 from __future__ import annotations
 
@@ -30,39 +45,52 @@ class Start:
     line: int                      # source line of the barrier (0: kernel start)
 
 
+class _Spent(Exception):
+    """The walk's count ran out (caught by IntervalMap.__init__)."""
+
+
 class IntervalMap:
     """Barrier-free reachability from every interval start."""
 
-    def __init__(self, kernel: Kernel, entered: frozenset[str] = frozenset()):
+    def __init__(self, kernel: Kernel, entered: frozenset[str] = frozenset(),
+                 limit: int | None = None):
         self.kernel = kernel
         self.entered = entered
         self.loop_body = {lp.header: set(lp.body) for lp in kernel.loops}
         self.back_edges = {(latch, lp.header) for lp in kernel.loops for latch in lp.latches}
+        self.loops_with_barrier = {
+            h for h, body in self.loop_body.items()
+            if any(isinstance(ins, Barrier) for lbl in body
+                   for ins in kernel.block(lbl).instrs)}
         self.starts: list[Start] = [Start(ENTRY, 0)]
         for b in kernel.blocks:
             for i, ins in enumerate(b.instrs):
                 if isinstance(ins, Barrier):
                     self.starts.append(Start((b.label, i), ins.loc.line))
+        #: the walk's count: states visited plus instructions scanned
+        self.limit = limit
+        self.steps = 0
+        self.spent = False
         # start point -> site -> set of crossed-sets
         self.sites_from: dict[Point, dict[Point, set[frozenset]]] = {}
         self.barriers_from: dict[Point, set[Point]] = {}
-        for s in self.starts:
-            if s.point == ENTRY:
-                sites, bars = self._walk(kernel.entry.label, 0)
-            else:
-                sites, bars = self._walk(s.point[0], s.point[1] + 1)
-            self.sites_from[s.point] = sites
-            self.barriers_from[s.point] = bars
+        try:
+            for s in self.starts:
+                if s.point == ENTRY:
+                    sites, bars = self._walk(kernel.entry.label, 0)
+                else:
+                    sites, bars = self._walk(s.point[0], s.point[1] + 1)
+                self.sites_from[s.point] = sites
+                self.barriers_from[s.point] = bars
+        except _Spent:
+            self.spent = True
+            self.sites_from, self.barriers_from = {}, {}
         self.header_exit_only = {
             h for h, body in self.loop_body.items()
             if all(succ in body or lbl == h for lbl in body
                    for succ in kernel.block(lbl).terminator.successors())
             and not any(isinstance(kernel.block(lbl).terminator, Return)
                         for lbl in body)}
-        self.loops_with_barrier = {
-            h for h, body in self.loop_body.items()
-            if any(isinstance(ins, Barrier) for lbl in body
-                   for ins in kernel.block(lbl).instrs)}
         # innermost loops first: an outer loop's cycles may pass through an
         # inner loop that always runs (and so always passes a barrier)
         self.barrier_every_cycle: set[str] = set()
@@ -70,10 +98,21 @@ class IntervalMap:
             if self._every_cycle_has_barrier(h):
                 self.barrier_every_cycle.add(h)
 
+    @property
+    def spent_reason(self) -> str:
+        """Why a spent map's race findings are not believed (a count, never seconds)."""
+        return (f"the barrier-interval map of the kernel was cut after {self.limit:,} steps "
+                f"(states of its walk and instructions scanned; {len(self.starts) - 1} "
+                "barriers), so which accesses share a barrier interval is not known and "
+                "every pair was taken as possibly concurrent; raise --budget")
+
     def _walk(self, label: str, pos: int):
         sites: dict[Point, set[frozenset]] = {}
         bars: set[Point] = set()
         seen = set()
+        kept = self.loops_with_barrier
+        # loops whose leaving changes a kept mark or `fresh`
+        exits = {h: body for h, body in self.loop_body.items() if h in kept or h in self.entered}
         # `fresh`: `entered` loops the path came into from outside and has not
         # yet gone around; leaving one at its header is infeasible
         # (the sets hold loop headers and ("left", header) marks)
@@ -84,6 +123,7 @@ class IntervalMap:
                 continue
             seen.add((lbl, p, crossed, fresh))
             block = self.kernel.block(lbl)
+            self._count(1 + len(block.instrs) - p)
             stopped = False
             for i in range(p, len(block.instrs)):
                 ins = block.instrs[i]
@@ -100,16 +140,23 @@ class IntervalMap:
                     continue
                 c, f = set(crossed), set(fresh)
                 if (lbl, succ) in self.back_edges:
-                    c.add(succ)
+                    if succ in kept:
+                        c.add(succ)
                     f.discard(succ)
                 elif succ in self.entered and lbl not in self.loop_body[succ]:
                     f.add(succ)
-                for h, body in self.loop_body.items():
+                for h, body in exits.items():
                     if lbl in body and succ not in body:
-                        c.add(("left", h))
+                        if h in kept:
+                            c.add(("left", h))
                         f.discard(h)
                 work.append((succ, 0, frozenset(c), frozenset(f)))
         return sites, bars
+
+    def _count(self, steps: int) -> None:
+        self.steps += steps
+        if self.limit is not None and self.steps > self.limit:
+            raise _Spent
 
     def _every_cycle_has_barrier(self, header: str) -> bool:
         body = self.loop_body[header]
@@ -141,6 +188,9 @@ class IntervalMap:
                 and header in self.barrier_every_cycle and header in self.header_exit_only)
 
     def common_starts(self, s1: Point, s2: Point) -> list[Start]:
+        """Starts from which both sites are reachable barrier-free (a spent map: all)."""
+        if self.spent:
+            return list(self.starts)
         return [st for st in self.starts
                 if s1 in self.sites_from[st.point] and s2 in self.sites_from[st.point]]
 
@@ -153,7 +203,9 @@ class IntervalMap:
         iteration that left it. Path pairs in which, after the same back edges,
         one thread stays in the loop and the other leaves it are impossible
         (the exits of loops with barriers are block-uniform: divergence
-        obligations) and are ignored."""
+        obligations) and are ignored. A spent map: none."""
+        if self.spent:
+            return frozenset()
         combos = [(c1, c2) for st in starts
                   for c1 in self.sites_from[st.point][s1]
                   for c2 in self.sites_from[st.point][s2]
@@ -203,7 +255,10 @@ class IntervalMap:
         """Whether some barrier-free path from a common start to s1 or s2 goes
         around or out of a loop that contains a barrier: the two-thread query
         does not encode which iterations skipped that barrier, so a race
-        found through such a path needs a replay to be believed."""
+        found through such a path needs a replay to be believed. A spent
+        map: yes."""
+        if self.spent:
+            return True
         for st in starts:
             for site in (s1, s2):
                 for crossed in self.sites_from[st.point].get(site, ()):

@@ -152,6 +152,13 @@ COMPILE_CHECKS = 2
 #: is for its proof): a small --budget starves proofs, not the compile that reads what to
 #: prove (the corpus's largest kernel compiles on 3.2 million units).
 MIN_COMPILE_UNITS = 10 * MEGA
+#: The proof context's barrier-interval map (proofs.analysis.intervals: a walk of the
+#: kernel's blocks from each barrier) may count this many steps per z3 unit of one check
+#: (`interval_steps`): states visited plus instructions scanned, 2 million at the default
+#: `--budget 10`, at least MIN_INTERVAL_STEPS. A map past it answers conservatively (every
+#: pair of accesses possibly concurrent) and a race found on it is `unknown`.
+INTERVAL_CHECKS = 0.2
+MIN_INTERVAL_STEPS = 100_000
 #: The Python work that grows with a query's size -- building and asserting each of
 #: its formulas --, charged per formula past the first QUERY_FORMULAS on top of
 #: QUERY_UNITS (`charge_query`): asserting one costs about 9 us, so QUERY_UNITS
@@ -269,6 +276,12 @@ def compile_units(budget: float | None) -> int:
     """A kernel's compile budget (verikern.mir.work units) for `--budget N` (None: the default):
     COMPILE_CHECKS per-check budgets, at least MIN_COMPILE_UNITS."""
     return max(MIN_COMPILE_UNITS, int(COMPILE_CHECKS * per_check_units(budget)))
+
+
+def interval_steps(per_check: int) -> int:
+    """The count of the barrier-interval map's walk for a per-check budget of `per_check`
+    z3 units: INTERVAL_CHECKS per unit, at least MIN_INTERVAL_STEPS."""
+    return max(MIN_INTERVAL_STEPS, int(INTERVAL_CHECKS * per_check))
 
 
 def kernel_total_units(kernel_budget: float | None, per_check: int) -> int:
@@ -618,7 +631,8 @@ __all__ = ["fresh_context", "rlimit_count", "unknown_reason", "MEGA", "DEFAULT_C
            "total_exhausted_reason", "total_exhausted_text", "KERNEL_TOTAL_CHECKS", "KernelTotal",
            "current_total", "kernel_part", "charge_query", "QUERY_UNITS", "reserved_total",
            "SUGGESTION_RESERVE",
-           "charge_compile", "compile_units", "COMPILE_CHECKS", "MIN_COMPILE_UNITS", "COMPILE_UNITS",
+           "charge_compile", "compile_units", "interval_steps", "INTERVAL_CHECKS",
+           "MIN_INTERVAL_STEPS", "COMPILE_CHECKS", "MIN_COMPILE_UNITS", "COMPILE_UNITS",
            "COMPILE_CHARACTER_UNITS",
            "COMPILE_INSTRUCTION_UNITS",
            "CHARGE_KINDS", "spent_on", "is_safety_net", "rlimit_count", "z3_memory_order", "CONTEXT_CACHES"]

@@ -169,6 +169,7 @@ def generate_candidates(kernel: Kernel, shape: CfgShape) -> dict[str, list[Candi
                 defined_in[r.id] = b.label
     out: dict[str, list[Candidate]] = {}
     checked_flags = _checked_flags(kernel)
+    preds = kernel.predecessors()      # once: a kernel of many loops rebuilt it per loop
     for lp in kernel.loops:
         body = set(lp.body)
         cands: list[Candidate] = []
@@ -184,7 +185,7 @@ def generate_candidates(kernel: Kernel, shape: CfgShape) -> dict[str, list[Candi
                                                       and defined_in.get(op.id) not in body):
                             if op not in bounds:
                                 bounds.append(op)
-        single_entry = len([p for p in kernel.predecessors()[lp.header]
+        single_entry = len([p for p in preds[lp.header]
                             if p not in lp.latches]) == 1
         for phi in header.phis:
             t = phi.result.type

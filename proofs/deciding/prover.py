@@ -392,6 +392,10 @@ def decide_race(ctx: ProofContext, spec: ObligationSpec) -> Obligation:
             paths, path_blocks = _same_interval(ctx, A, B, spec.site, other, starts)
             q.append(paths)
         ans = solve(ctx, [A, B], q, [spec.site, other])
+        if ans.status == Status.FAILED and mode == "same" and ctx.intervals.spent:
+            # a spent map took every pair as possibly concurrent: not believed
+            ans = replace(ans, status=Status.UNKNOWN, model=None,
+                          reason=ctx.intervals.spent_reason)
         if ans.status == Status.UNKNOWN:
             undecided = ans
             continue

@@ -30,6 +30,7 @@ from verikern.mir.facts import (
 from verikern.mir.nodes import Assert, BinOp, Const, Kernel, RequiresArray
 from verikern.mir.types import I32 as _I32
 
+from verikern.proofs.deciding import budget as budgets
 from verikern.proofs.deciding.budget import MEGA, charge_encoding
 from verikern.proofs.deciding.session import SolverSession
 from verikern.proofs.deciding.content_facts import ContentFacts
@@ -128,7 +129,8 @@ class ProofContext:
                                    self.launch.small_model_tiers())
         if self.content.notes and self.houdini.invariants:
             self.content.settle_kept(self, invariant_facts(self.A, self.houdini.invariants))
-        self.intervals = IntervalMap(kernel, self._loops_always_entered())
+        self.intervals = IntervalMap(kernel, self._loops_always_entered(),
+                                     budgets.interval_steps(self.budget.per_check))
 
     def _may_use_remainders(self) -> bool:
         if any(isinstance(d := self.kernel.block(lbl).instrs[i], BinOp) and d.op == "mod"
