@@ -92,3 +92,31 @@ def import_from_path(base: Path, dotted: str):
         return importlib.import_module(dotted)
     finally:
         sys.path.remove(str(base))
+
+
+def suggestion_of_failed(source: str, filename: str):
+    """The one kernel of `source`, proved with suggestions: it must fail; its report."""
+    from verikern.app.prove import prove_source     # lazy: the prover app, for the suggestion tests only
+    from verikern.proofs.obligations import KernelStatus  # lazy: as above
+    (report,) = prove_source(source, filename, suggest=True)
+    assert report.status is KernelStatus.FAILED
+    return report
+
+
+def pasted_proved_and_loaded(report, source: str, tmp_path: Path, stem: str):
+    """The suggestion of `report` pasted into `source` by hand, proved again (it must be
+    proved), and the file written as `stem`.py and loaded as project code imports it."""
+    from verikern.app.prove import prove_source     # lazy: the prover app, for the suggestion tests only
+    from verikern.proofs.obligations import KernelStatus  # lazy: as above
+    from verikern.proofs.reporting.paste import pasted, suggestion_inserts  # lazy: as above
+    text = pasted(source, suggestion_inserts(source, report.line, report.suggested_decorators))
+    (again,) = prove_source(text, f"{stem}.py")
+    assert again.status is KernelStatus.PROVED, [ob.message for ob in again.obligations]
+    return load_text(text, tmp_path, stem)
+
+
+def load_text(text: str, tmp_path: Path, stem: str):
+    """`text` written as `stem`.py under `tmp_path` and loaded as project code imports it."""
+    path = tmp_path / f"{stem}.py"
+    path.write_text(text)
+    return import_file(path, stem)

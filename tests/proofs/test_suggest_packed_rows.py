@@ -17,9 +17,8 @@ import verikern as vk
 from verikern.app.prove import prove_source
 from verikern.errors import ContractError, OutOfBoundsError
 from verikern.proofs.obligations import KernelStatus, Status
-from verikern.proofs.reporting.paste import pasted, suggestion_inserts
 
-from shared_helpers import ROOT, import_file
+from shared_helpers import ROOT, load_text, pasted_proved_and_loaded, suggestion_of_failed
 
 PACKED = '''import warp as wp
 
@@ -46,33 +45,14 @@ def _inputs(systems=(0, 0, 0, 1, 1)):
     return [ext, phi, batch_idx, np.zeros(5, dtype=np.float32)]
 
 
-def _load(text: str, tmp_path, stem: str):
-    path = tmp_path / f"{stem}.py"
-    path.write_text(text)
-    return import_file(path, stem)
-
-
-def _suggested(source: str):
-    (report,) = prove_source(source, "unpack_rows.py", suggest=True)
-    assert report.status is KernelStatus.FAILED
-    return report
-
-
-def _pasted(report, source: str, tmp_path, stem: str):
-    text = pasted(source, suggestion_inserts(source, report.line, report.suggested_decorators))
-    (again,) = prove_source(text, f"{stem}.py")
-    assert again.status is KernelStatus.PROVED, [ob.message for ob in again.obligations]
-    return _load(text, tmp_path, stem)
-
-
 def test_a_packed_layout_gets_room_for_the_launch_and_the_rows_per_group(tmp_path):
-    report = _suggested(PACKED)
+    report = suggestion_of_failed(PACKED, "unpack_rows.py")
     assert ROOM in report.suggested_requires, report.suggested_requires
     assert GROUPS in report.suggested_requires, report.suggested_requires
     assert report.proved_under_suggestion is True
     page = (ROOT / "docs/examples/project_contracts.md").read_text(encoding="utf-8")
     assert all(line in page for line in report.suggested_decorators), report.suggested_decorators
-    module = _pasted(report, PACKED, tmp_path, "unpack_rows_pasted")
+    module = pasted_proved_and_loaded(report, PACKED, tmp_path, "unpack_rows_pasted")
     inputs = _inputs()
     vk.check_launch(module.unpack_rows, 5, inputs)
     with pytest.raises(ContractError):          # the buffer one row short
@@ -87,14 +67,14 @@ def test_a_packed_layout_gets_room_for_the_launch_and_the_rows_per_group(tmp_pat
 
 def test_three_rows_per_group_get_no_contract_admitting_the_two_row_layout(tmp_path):
     bad = PACKED.replace("atom_i + 2 * s", "atom_i + 3 * s")
-    plain = _load(bad, tmp_path, "unpack_rows_plain")
+    plain = load_text(bad, tmp_path, "unpack_rows_plain")
     four = (0, 1, 2, 3, 3)     # four systems: atom 4 of system 3 reads row 4 + 9 = 13 of 0..12
     with pytest.raises(OutOfBoundsError):
         vk.launch(plain.unpack_rows, 5, inputs=_inputs(four), device="cpu")
-    report = _suggested(bad)
+    report = suggestion_of_failed(bad, "unpack_rows.py")
     assert ROOM not in report.suggested_requires, report.suggested_requires
     if report.proved_under_suggestion:
-        module = _pasted(report, bad, tmp_path, "unpack_rows_pasted_bad")
+        module = pasted_proved_and_loaded(report, bad, tmp_path, "unpack_rows_pasted_bad")
         with pytest.raises(ContractError):
             vk.check_launch(module.unpack_rows, 5, _inputs(four))
 

@@ -19,10 +19,9 @@ import verikern as vk
 from verikern.app.prove import prove_source
 from verikern.errors import ContractError, OutOfBoundsError
 from verikern.proofs.obligations import KernelStatus
-from verikern.proofs.reporting.paste import pasted, suggestion_inserts
 from verikern.trace import find_races, load_trace
 
-from shared_helpers import ROOT, import_file
+from shared_helpers import ROOT, load_text, pasted_proved_and_loaded, suggestion_of_failed
 
 FIRST = '''import warp as wp
 
@@ -44,28 +43,8 @@ def _inputs():
     return [IDS.copy(), np.arange(1.0, 7.0, dtype=np.float32), np.zeros(3, dtype=np.float32)]
 
 
-def _suggested(source: str):
-    (report,) = prove_source(source, "first_atom_energy.py", suggest=True)
-    assert report.status is KernelStatus.FAILED
-    return report
-
-
-def _load(text: str, tmp_path, stem: str):
-    path = tmp_path / f"{stem}.py"
-    path.write_text(text)
-    return import_file(path, stem)
-
-
-def _pasted(report, source: str, tmp_path, stem: str):
-    """The suggestion pasted by hand, proved again, the file loaded as project code imports it."""
-    text = pasted(source, suggestion_inserts(source, report.line, report.suggested_decorators))
-    (again,) = prove_source(text, f"{stem}.py")
-    assert again.status is KernelStatus.PROVED, [ob.message for ob in again.obligations]
-    return _load(text, tmp_path, stem)
-
-
 def test_a_segments_first_atom_writing_gets_sorted_ids_in_range(tmp_path):
-    report = _suggested(FIRST)
+    report = suggestion_of_failed(FIRST, "first_atom_energy.py")
     assert "vk.all_sorted(batch_idx)" in report.suggested_requires
     assert "vk.all_in_range(batch_idx, 0, energy.shape[0])" in report.suggested_requires
     # neither refuses the launch above: one atom per system, as many systems as atoms
@@ -74,7 +53,7 @@ def test_a_segments_first_atom_writing_gets_sorted_ids_in_range(tmp_path):
     assert report.proved_under_suggestion is True
     page = (ROOT / "docs/examples/project_contracts.md").read_text(encoding="utf-8")
     assert all(line in page for line in report.suggested_decorators), report.suggested_decorators
-    module = _pasted(report, FIRST, tmp_path, "first_atom_energy_pasted")
+    module = pasted_proved_and_loaded(report, FIRST, tmp_path, "first_atom_energy_pasted")
     assert not _races_on_energy(module.first_atom_energy, tmp_path)
     inputs = _inputs()
     vk.check_launch(module.first_atom_energy, 6, inputs)
@@ -93,15 +72,15 @@ def _races_on_energy(kernel, tmp_path) -> bool:
 def _refused_if_proved(source: str, tmp_path, error=None) -> None:
     """The project's launch shows the bug on the simulator (raises `error`, else
     races on `energy`); a suggestion claimed proved must refuse that launch."""
-    plain = _load(source, tmp_path, "first_atom_energy_plain")
+    plain = load_text(source, tmp_path, "first_atom_energy_plain")
     if error is None:
         assert _races_on_energy(plain.first_atom_energy, tmp_path)
     else:
         with pytest.raises(error):
             vk.launch(plain.first_atom_energy, 6, inputs=_inputs(), device="cpu")
-    report = _suggested(source)
+    report = suggestion_of_failed(source, "first_atom_energy.py")
     if report.proved_under_suggestion:
-        module = _pasted(report, source, tmp_path, "first_atom_energy_pasted_bad")
+        module = pasted_proved_and_loaded(report, source, tmp_path, "first_atom_energy_pasted_bad")
         with pytest.raises(ContractError):
             vk.check_launch(module.first_atom_energy, 6, _inputs())
 

@@ -12,12 +12,9 @@ import numpy as np
 import pytest
 
 import verikern as vk
-from verikern.app.prove import prove_source
 from verikern.errors import ContractError, OutOfBoundsError
-from verikern.proofs.obligations import KernelStatus
-from verikern.proofs.reporting.paste import pasted, suggestion_inserts
 
-from shared_helpers import ROOT, import_file
+from shared_helpers import ROOT, load_text, pasted_proved_and_loaded, suggestion_of_failed
 
 ROWS = '''import warp as wp
 
@@ -45,32 +42,13 @@ def _inputs():
     return [grad, contribs, np.zeros((2, 3), dtype=np.float64)]
 
 
-def _load(text: str, tmp_path, stem: str):
-    path = tmp_path / f"{stem}.py"
-    path.write_text(text)
-    return import_file(path, stem)
-
-
-def _suggested(source: str):
-    (report,) = prove_source(source, "reduce_rows.py", suggest=True)
-    assert report.status is KernelStatus.FAILED
-    return report
-
-
-def _pasted(report, source: str, tmp_path, stem: str):
-    text = pasted(source, suggestion_inserts(source, report.line, report.suggested_decorators))
-    (again,) = prove_source(text, f"{stem}.py")
-    assert again.status is KernelStatus.PROVED, [ob.message for ob in again.obligations]
-    return _load(text, tmp_path, stem)
-
-
 def test_a_row_of_strides_gets_its_length_as_the_stride_times_the_counters_bound(tmp_path):
-    report = _suggested(ROWS)
+    report = suggestion_of_failed(ROWS, "reduce_rows.py")
     assert STRIDE in report.suggested_requires, report.suggested_requires
     assert report.proved_under_suggestion is True
     page = (ROOT / "docs/examples/project_contracts.md").read_text(encoding="utf-8")
     assert all(line in page for line in report.suggested_decorators), report.suggested_decorators
-    module = _pasted(report, ROWS, tmp_path, "reduce_rows_pasted")
+    module = pasted_proved_and_loaded(report, ROWS, tmp_path, "reduce_rows_pasted")
     inputs = _inputs()
     vk.check_launch(module.reduce_rows, 2, inputs)
     with pytest.raises(ContractError):          # a row one column short
@@ -82,11 +60,11 @@ def test_a_row_of_strides_gets_its_length_as_the_stride_times_the_counters_bound
 
 def test_a_column_past_its_stride_gets_no_contract_admitting_the_bad_launch(tmp_path):
     bad = ROWS.replace("beta * 4 + lm", "beta * 5 + lm")
-    plain = _load(bad, tmp_path, "reduce_rows_plain")
+    plain = load_text(bad, tmp_path, "reduce_rows_plain")
     with pytest.raises(OutOfBoundsError):
         vk.launch(plain.reduce_rows, 2, inputs=_inputs(), device="cpu")
-    report = _suggested(bad)
+    report = suggestion_of_failed(bad, "reduce_rows.py")
     if report.proved_under_suggestion:
-        module = _pasted(report, bad, tmp_path, "reduce_rows_pasted_bad")
+        module = pasted_proved_and_loaded(report, bad, tmp_path, "reduce_rows_pasted_bad")
         with pytest.raises(ContractError):
             vk.check_launch(module.reduce_rows, 2, _inputs())
