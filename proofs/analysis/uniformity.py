@@ -6,10 +6,16 @@ shapes, block_idx, block_dim, grid_dim, launch dims and constants, through pure
 operations, and (for phis) through branches whose conditions are themselves
 uniform. Loads, atomics and thread_idx are never uniform. The analysis is a
 monotone dataflow fixpoint (values only ever move from uniform to varying).
+
+Both analyses count their steps (blocks of join regions walked, instructions
+and phis visited per round of the fixpoint, dominator-tree blocks) and note
+them to the kernel's work budget (budget.note_analysis): on an inlined kernel
+of 41,378 blocks they took seconds per proof context, in no budget before.
 """
 from __future__ import annotations
 
 from verikern.mir.cfg import DominatorSet, dominators, postdominators
+from verikern.proofs.deciding.budget import note_analysis
 from verikern.mir.nodes import (
     Assert, Atomic, Barrier, BinOp, Branch, Cast, Compare, Kernel, Load, Phi,
     Requires, RequiresArray, Select, ShapeOf, Special, Store, UnaryOp, Value,
@@ -67,9 +73,16 @@ def _join_region(kernel: Kernel, preds, label: str, idom: str | None) -> set[str
     return region
 
 
+#: Steps noted per block for computing the dominator and post-dominator trees (their
+#: cost per block, measured, in ANALYSIS_STEP_UNITS: about 7 us a block each).
+TREE_STEPS_PER_BLOCK = 16
+
+
 def controlling_branches(kernel: Kernel) -> dict[str, list[str]]:
     """For each block with phis: the blocks whose branch decides which incoming
-    edge is taken (branches whose arms reconverge before the join excluded)."""
+    edge is taken (branches whose arms reconverge before the join excluded).
+    Notes its steps (the trees, each join region's blocks) to the work budget."""
+    note_analysis(TREE_STEPS_PER_BLOCK * len(kernel.blocks))
     dom = dominators(kernel)
     pdom = postdominators(kernel)
     preds = kernel.predecessors()
@@ -79,6 +92,7 @@ def controlling_branches(kernel: Kernel) -> dict[str, list[str]]:
             continue
         idom = _immediate_dom(dom, b.label)
         region = _join_region(kernel, preds, b.label, idom)
+        note_analysis(1 + 4 * len(region))       # walked, sorted, each terminator looked at
         ctl = []
         for z in sorted(region):
             t = kernel.block(z).terminator
@@ -96,6 +110,10 @@ def varying_values(kernel: Kernel) -> frozenset[int]:
     """Ids of values that may differ between threads of one block."""
     varying: set[int] = set()
     ctl = controlling_branches(kernel)
+    # the conditions deciding each join, once (only branches control a join)
+    conds_of = {label: [t.cond for z in zs if isinstance(t := kernel.block(z).terminator, Branch)]
+                for label, zs in ctl.items()}
+    size = sum(1 + len(b.phis) + len(b.instrs) for b in kernel.blocks)
 
     def vary(op) -> bool:
         return isinstance(op, Value) and op.id in varying
@@ -103,12 +121,12 @@ def varying_values(kernel: Kernel) -> frozenset[int]:
     changed = True
     while changed:
         changed = False
+        note_analysis(size)                      # a round visits every block, phi and instruction
         for b in kernel.blocks:
             for phi in b.phis:
                 if phi.result.id in varying:
                     continue
-                conds = [t.cond for z in ctl.get(b.label, [])   # (only branches control a join)
-                         if isinstance(t := kernel.block(z).terminator, Branch)]
+                conds = conds_of.get(b.label, ())
                 if any(vary(v) for _, v in phi.incoming) or any(vary(c) for c in conds):
                     varying.add(phi.result.id)
                     changed = True

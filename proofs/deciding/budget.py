@@ -91,6 +91,7 @@ from typing import Iterator
 
 import z3
 
+from verikern.encoders.smt.terms import take_walked
 from verikern.proofs.deciding.z3_count import CONTEXT_CACHES, rlimit_count, z3_memory_order
 
 #: One million z3 resource units (the unit of `--budget`).
@@ -176,6 +177,21 @@ EVALUATION_UNITS = 20
 #: (`charge_encoding`): about 22 ms for a copy of 68 instructions with its facts
 #: (a context's fixed part is paid for by its queries' QUERY_UNITS).
 INSTRUCTION_UNITS = 100
+#: The proof context's analyses of the kernel's CFG -- its loop shape and dominators,
+#: block-uniformity (`varying_values` and the branches controlling each join), the loop
+#: invariant candidates, the barrier-interval walk --, charged per step they count
+#: (`note_analysis`: a block or instruction visited, a candidate built), drained into the
+#: total at its next charge. Measured (session 24, an instance of wp_divergenceJVP.py of
+#: 41,378 blocks, load 10): its analyses noted 4.0 million steps and took about 7 CPU s,
+#: while z3 spent 1.2 million units a CPU second: two units a step.
+ANALYSIS_STEP_UNITS = 2
+#: The z3 term walks of the fact builders (launch geometry, monotone and bounded products,
+#: widened products, remainder lemmas) and of the nonlinear abstraction, charged per child
+#: term looked at (encoders.smt.terms.take_walked), drained into the total at its next
+#: charge: a walk visits each term once per builder, and on kernels of tens of thousands of
+#: instructions the walks of one query's facts took more CPU than z3 (session 24: that
+#: instance's walks looked at 977,000 children in about 4.7 CPU s).
+TERM_UNITS = 5
 #: With `--suggest`, the share of a kernel's total (of more than one part) held back
 #: for its suggested contracts' searches, example launches and re-proofs
 #: (`reserved_total`): a quarter, so that the parts' proofs as written keep three
@@ -401,6 +417,8 @@ def kernel_total(total: KernelTotal | None) -> Iterator[KernelTotal | None]:
     if total is None or outer is total:
         yield total
         return
+    if outer is None:
+        discard_pending()             # noted before this kernel: not its work
     before, charged = total.spent(), dict(total.ledger)
     if outer is not None:
         outer.bank()
@@ -444,16 +462,42 @@ def charge_encoding(instructions: int) -> None:
         _charge_at_most_left((INSTRUCTION_UNITS * int(instructions), "encoding"))
 
 
+#: Analysis steps noted (`note_analysis`) and not yet charged; one cell, mutated in place.
+_ANALYSIS_STEPS = [0]
+
+
+def note_analysis(steps: int) -> None:
+    """A proof-context analysis counted `steps` steps (ANALYSIS_STEP_UNITS each): charged
+    to the total in progress at its next charge (a query, an encoding), so that noting
+    reads no z3 count (that would allocate z3 objects: see `_charge_at_most_left`)."""
+    if steps > 0:
+        _ANALYSIS_STEPS[0] += int(steps)
+
+
+def _pending() -> tuple[tuple[int, str], ...]:
+    """The work noted since the last charge -- analysis steps, terms walked -- as charges
+    (the counts restart at 0)."""
+    steps, _ANALYSIS_STEPS[0] = _ANALYSIS_STEPS[0], 0
+    return ((ANALYSIS_STEP_UNITS * steps, "analysis"), (TERM_UNITS * take_walked(), "terms"))
+
+
+def discard_pending() -> None:
+    """Forget the work noted outside any kernel's total (a kernel's total starts)."""
+    _pending()
+
+
 def _charge_at_most_left(*charges: tuple[int, str]) -> None:
     """Charge the total in progress each (units, kind) of `charges` (kind: one of
-    budget_reasons.CHARGE_KINDS), in all at most what it has left (it is spent then:
+    budget_reasons.CHARGE_KINDS), after the work noted since the last charge
+    (`_pending`), in all at most what it has left (it is spent then:
     the checks after get nothing, and its count stays within its limit). What it has
     left is read once per call, whatever the units (reading z3's count allocates z3
     objects, and the order z3 frees them in steers its search: z3_count.z3_memory_order)."""
     total = _TOTAL.get()
+    pending = _pending()
     if total is not None:
         left = max(0, total.left())
-        for units, kind in charges:
+        for units, kind in tuple(c for c in pending if c[0] > 0) + charges:
             taken = min(max(0, int(units)), left)
             total.charge(taken, kind)
             left -= taken
@@ -635,6 +679,7 @@ __all__ = ["fresh_context", "rlimit_count", "unknown_reason", "MEGA", "DEFAULT_C
            "MIN_INTERVAL_STEPS", "COMPILE_CHECKS", "MIN_COMPILE_UNITS", "COMPILE_UNITS",
            "COMPILE_CHARACTER_UNITS",
            "COMPILE_INSTRUCTION_UNITS",
+           "note_analysis", "discard_pending", "ANALYSIS_STEP_UNITS", "TERM_UNITS",
            "CHARGE_KINDS", "spent_on", "is_safety_net", "rlimit_count", "z3_memory_order", "CONTEXT_CACHES"]
 
 

@@ -19,6 +19,8 @@ CHARGE_KINDS = {
     "formulas": "formulas asserted past a query's first thousand",
     "evaluations": "formulas evaluated in models",
     "encoding": "thread copies encoded",
+    "terms": "terms walked by the fact builders and the abstraction",
+    "analysis": "the proof context's CFG analyses",
     "compiles": "recompiled pasted copies",
     "cached": "cached instances",
 }

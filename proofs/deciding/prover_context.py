@@ -23,15 +23,15 @@ from verikern.encoders.smt.launch import DEFAULT_MAX_ARRAY_BYTES, LaunchModel
 from verikern.encoders.smt.lemmas import RemainderLemmas
 from verikern.encoders.smt.semantics import UnsupportedConstruct
 from verikern.encoders.smt.semantics import le, lt, widen
-from verikern.mir.cfg import CfgShape, UnstructuredCycle, dominators
+from verikern.mir.cfg import CfgShape, UnstructuredCycle
 from verikern.mir.facts import (
-    accesses_memory, definitions, is_barrier, is_int_division, writes_memory,
+    accesses_memory, is_barrier, is_int_division, writes_memory,
 )
 from verikern.mir.nodes import Assert, BinOp, Const, Kernel, RequiresArray
 from verikern.mir.types import I32 as _I32
 
 from verikern.proofs.deciding import budget as budgets
-from verikern.proofs.deciding.budget import MEGA, charge_encoding
+from verikern.proofs.deciding.budget import MEGA, charge_encoding, note_analysis
 from verikern.proofs.deciding.session import SolverSession
 from verikern.proofs.deciding.content_facts import ContentFacts
 from verikern.proofs.analysis.intervals import IntervalMap
@@ -42,6 +42,11 @@ from verikern.proofs.deciding.invariants import HoudiniResult, generate_candidat
 from verikern.proofs.analysis.uniformity import varying_values
 
 
+#: Steps noted (budget.note_analysis) per block, phi and instruction of the kernel for
+#: its loop shape (CfgShape: orders, dominators, definitions; measured about 10 us a node).
+SHAPE_STEPS_PER_NODE = 10
+#: Steps noted per loop invariant candidate generated (its template built and compared).
+CANDIDATE_STEPS = 20
 #: Work of a concrete-launch admissibility probe (z3 resource units).
 ADMISSIBLE_PROBE_RLIMIT = MEGA // 2
 #: Work of the quick checks of `_enters_body` (abstract, then exact).
@@ -71,14 +76,19 @@ class ProofContext:
         self.kernel = kernel
         self.infeasible = infeasible
         self.budget = budget if budget is not None else SolverSession()
+        # the CFG analyses below grow with the kernel: their steps count on its work
+        # budget (budget.note_analysis; charged with the next query or encoding)
+        note_analysis(SHAPE_STEPS_PER_NODE * sum(1 + len(b.phis) + len(b.instrs)
+                                                 for b in kernel.blocks))
         try:
             self.shape = CfgShape(kernel)
         except UnstructuredCycle as e:
             raise UnsupportedConstruct(str(e)) from None
+        self._cands: dict | None = None       # the loop invariant candidates (`_candidates`)
         self.launch = LaunchModel(kernel, dims, block_dim, max_array_bytes)
         self.varying = varying_values(kernel)
-        self.defs = definitions(kernel)
-        self.dom = dominators(kernel)
+        self.defs = self.shape.defining            # (definitions(kernel), made once)
+        self.dom = self.shape.dominators           # (dominators(kernel), made once)
         self.divisions = {}
         for b in kernel.blocks:
             for i, ins in enumerate(b.instrs):
@@ -122,7 +132,7 @@ class ProofContext:
         if invariants is not None:
             self.houdini = invariants
         elif kernel.loops:
-            cands = generate_candidates(kernel, self.shape)
+            cands = self._candidates()
             base = list(self.launch.facts) + self.A.facts + self.single_array_facts(self.A)
             self.houdini = houdini(self.A, self.shape, base, self.budget, cands,
                                    NonlinearAbstraction(), self.launch.probes(), self.lemmas,
@@ -131,6 +141,17 @@ class ProofContext:
             self.content.settle_kept(self, invariant_facts(self.A, self.houdini.invariants))
         self.intervals = IntervalMap(kernel, self._loops_always_entered(),
                                      budgets.interval_steps(self.budget.per_check))
+        note_analysis(self.intervals.steps)
+
+    def _candidates(self) -> dict:
+        """The loop invariant candidates (generate_candidates), made once per context;
+        its steps (each loop body's instructions scanned, each candidate) noted."""
+        cands = self._cands
+        if cands is None:
+            cands = self._cands = generate_candidates(self.kernel, self.shape)
+            note_analysis(sum(1 + len(self.kernel.block(lbl).instrs) for lp in self.kernel.loops
+                              for lbl in lp.body) + CANDIDATE_STEPS * sum(map(len, cands.values())))
+        return cands
 
     def _may_use_remainders(self) -> bool:
         if any(isinstance(d := self.kernel.block(lbl).instrs[i], BinOp) and d.op == "mod"
@@ -139,7 +160,7 @@ class ProofContext:
         if any(a.kind == "invariant" for _, a in self.kernel.instructions()
                if isinstance(a, Assert)):
             return True
-        cands = generate_candidates(self.kernel, self.shape) if self.kernel.loops else {}
+        cands = self._candidates() if self.kernel.loops else {}
         return any(c.kind == "cong_sym" for cs in cands.values() for c in cs)
 
     def _check_admissible(self) -> None:
