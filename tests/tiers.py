@@ -280,6 +280,9 @@ SLOW_TESTS = frozenset({
     # matmul proved twice under a total cut short (about 4 s at load 20); the fast tier keeps the
     # ledger's accounting and its text (test_the_ledger_follows_the_charges_into_parts_...)
     "tests/proofs/test_total_spent_on.py::test_a_kernel_cut_short_says_what_spent_its_total_and_the_items_add_up",
+    # matmul proved six times, with and without the analysis and term charges (about 15 CPU s,
+    # 40 s wall at load 10); the fast tier keeps their accounting (test_noted_work_is_drained_...)
+    "tests/proofs/test_analysis_charges.py::test_the_analysis_and_term_charges_are_counts_and_cut_a_proof_short",
 })
 
 FAST_PARAMS = {

@@ -254,6 +254,10 @@ NIGHTLY: dict[str, frozenset[str] | None] = {
     # Sabotage: SUGGESTION_RESERVE = 0 (proofs/deciding/budget.py) -> the kept accounting tests
     # of the same file fail, as this one does
     "tests/proofs/test_suggestion_reserve.py::test_the_reserve_lets_a_starved_instance_re_prove_its_contract": None,
+    # Session 24. matmul proved six times with and without the analysis and term charges.
+    # Sabotage: budget._pending charging 0 units -> the kept
+    # test_analysis_charges.py::test_noted_work_is_drained_into_the_next_charge_... fails
+    "tests/proofs/test_analysis_charges.py::test_the_analysis_and_term_charges_are_counts_and_cut_a_proof_short": None,
 }
 
 #: the five cheap suggestion near misses the default run keeps: each fails when the
@@ -406,4 +410,9 @@ NIGHTLY_KEPT: dict[str, tuple[str, ...]] = {
     "tests/proofs/test_suggestion_reserve.py::test_the_reserve_lets_a_starved_instance_re_prove_its_contract": (
         "tests/proofs/test_suggestion_reserve.py::test_a_part_share_leaves_the_reserve_out_and_its_suggestion_blocks_draw_on_it",
         "tests/proofs/test_suggestion_reserve.py::test_the_held_reserve_is_part_of_the_cache_key_allowance"),
+    # session 24
+    "tests/proofs/test_analysis_charges.py::test_the_analysis_and_term_charges_are_counts_and_cut_a_proof_short": (
+        "tests/proofs/test_analysis_charges.py::"
+        "test_noted_work_is_drained_into_the_next_charge_by_kind_and_forgotten_outside_a_total",
+        "tests/proofs/test_analysis_charges.py::test_a_near_miss_is_never_proved_whatever_the_total"),
 }
