@@ -73,17 +73,18 @@ def _join_region(kernel: Kernel, preds, label: str, idom: str | None) -> set[str
     return region
 
 
-#: Steps noted per block for computing the dominator and post-dominator trees (their
-#: cost per block, measured, in ANALYSIS_STEP_UNITS: about 7 us a block each).
+#: Steps noted per block for each of the dominator and post-dominator trees it makes
+#: (their cost per block, measured: about 7 us a block each).
 TREE_STEPS_PER_BLOCK = 16
 
 
-def controlling_branches(kernel: Kernel) -> dict[str, list[str]]:
+def controlling_branches(kernel: Kernel, dom: dict[str, DominatorSet] | None = None) -> dict[str, list[str]]:
     """For each block with phis: the blocks whose branch decides which incoming
     edge is taken (branches whose arms reconverge before the join excluded).
-    Notes its steps (the trees, each join region's blocks) to the work budget."""
-    note_analysis(TREE_STEPS_PER_BLOCK * len(kernel.blocks))
-    dom = dominators(kernel)
+    `dom`: the kernel's dominators when the caller has them (`dominators(kernel)`).
+    Notes its steps (the trees it makes, each join region's blocks) to the work budget."""
+    note_analysis(TREE_STEPS_PER_BLOCK * len(kernel.blocks) * (1 if dom is not None else 2))
+    dom = dom if dom is not None else dominators(kernel)
     pdom = postdominators(kernel)
     preds = kernel.predecessors()
     out: dict[str, list[str]] = {}
@@ -106,10 +107,11 @@ def controlling_branches(kernel: Kernel) -> dict[str, list[str]]:
     return out
 
 
-def varying_values(kernel: Kernel) -> frozenset[int]:
-    """Ids of values that may differ between threads of one block."""
+def varying_values(kernel: Kernel, dom: dict[str, DominatorSet] | None = None) -> frozenset[int]:
+    """Ids of values that may differ between threads of one block (`dom`: the
+    kernel's dominators, when the caller has them)."""
     varying: set[int] = set()
-    ctl = controlling_branches(kernel)
+    ctl = controlling_branches(kernel, dom)
     # the conditions deciding each join, once (only branches control a join)
     conds_of = {label: [t.cond for z in zs if isinstance(t := kernel.block(z).terminator, Branch)]
                 for label, zs in ctl.items()}

@@ -86,9 +86,9 @@ class ProofContext:
             raise UnsupportedConstruct(str(e)) from None
         self._cands: dict | None = None       # the loop invariant candidates (`_candidates`)
         self.launch = LaunchModel(kernel, dims, block_dim, max_array_bytes)
-        self.varying = varying_values(kernel)
         self.defs = self.shape.defining            # (definitions(kernel), made once)
         self.dom = self.shape.dominators           # (dominators(kernel), made once)
+        self.varying = varying_values(kernel, self.dom)
         self.divisions = {}
         for b in kernel.blocks:
             for i, ins in enumerate(b.instrs):
