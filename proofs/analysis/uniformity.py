@@ -87,6 +87,10 @@ def controlling_branches(kernel: Kernel, dom: dict[str, DominatorSet] | None = N
     dom = dom if dom is not None else dominators(kernel)
     pdom = postdominators(kernel)
     preds = kernel.predecessors()
+    # the blocks ending in a two-way branch, each with its immediate post-dominator
+    # (looked up once: a branch lies in the regions of many joins)
+    branches = {blk.label: _immediate_pdom(pdom, blk.label) for blk in kernel.blocks
+                if isinstance(t := blk.terminator, Branch) and t.if_true != t.if_false}
     out: dict[str, list[str]] = {}
     for b in kernel.blocks:
         if not b.phis:
@@ -95,11 +99,8 @@ def controlling_branches(kernel: Kernel, dom: dict[str, DominatorSet] | None = N
         region = _join_region(kernel, preds, b.label, idom)
         note_analysis(1 + 4 * len(region))       # walked, sorted, each terminator looked at
         ctl = []
-        for z in sorted(region):
-            t = kernel.block(z).terminator
-            if not isinstance(t, Branch) or t.if_true == t.if_false:
-                continue
-            p = _immediate_pdom(pdom, z)
+        for z in sorted(z for z in region if z in branches):
+            p = branches[z]
             if p is not None and p != b.label and p in region:
                 continue
             ctl.append(z)
