@@ -246,9 +246,9 @@ def test_tier_rules():
 def test_the_default_run_samples_each_class_of_an_exhaustive_sweep():
     keys = [f"bounds_{i:02}" for i in range(9)] + ["race_a", "race_b", "ok_2d_guarded", "ok_a", "ok_b"]
     kept = tiers.sample_keys(keys)
-    # every eighth of each class in sorted order, from the first; fast-tier cases always
-    assert tiers.SAMPLE_SHARE == 8
-    assert kept == {"bounds_00", "bounds_08", "race_a", "ok_2d_guarded"}
+    # the first of each class in sorted order (rule 6 of tests/tiers.py); fast-tier cases always
+    assert kept == {"bounds_00", "race_a", "ok_2d_guarded"}
+    assert tiers.kept_case_of_each_class(keys) == {"bounds": "bounds_00", "race": "race_a", "ok": "ok_2d_guarded"}
     assert tiers.sample_keys(["ok_a", "ok_b", "ok_c", "ok_d", "ok_e"]) == {"ok_a"}
     assert tiers.case_class("cpu:native-global1d_int32_0") == "cpu"
     assert tiers.sample_keys(["0", "25", "50", "75", "100"]) == {"0"}
@@ -305,7 +305,7 @@ def test_a_sweep_inside_one_test_keeps_the_sample_by_default_and_every_key_with_
     assert tiers.keys_of_the_run(keys, "slow") == set(keys)
     kept = tiers.keys_of_the_run(keys, None)
     assert kept == tiers.keys_of_the_run(keys, "not slow") == tiers.sample_keys(keys)
-    assert {"bounds_0", "bounds_8", "ok_0", "ok_2d_guarded"} == kept
+    assert {"bounds_0", "ok_0", "ok_2d_guarded"} == kept
 
 
 def test_the_default_run_keeps_a_sample_of_every_sweep_and_slow_runs_all(pytestconfig):

@@ -64,3 +64,30 @@ def test_the_default_run_proves_the_sample_and_slow_every_case():
     every = collected("-m", "slow or not slow")
     assert every == {c.name for c in load_corpus()}
     assert collected() == tiers.covering_sample(every)
+
+
+def test_every_class_of_a_sweep_keeps_its_listed_case():
+    """Rule 6 of tests/tiers.py (b): a SAMPLED sweep's default-run subset holds, for every
+    class (family) of the full set's cases, the case `kept_case_of_each_class` lists for
+    it, and nothing else but the fast tier's cases; with `-m slow` nothing is left out."""
+
+    class Spec:
+        def __init__(self, id):
+            self.id = id
+
+    class Item:
+        def __init__(self, nodeid, case):
+            self.nodeid, self.callspec = nodeid, Spec(case)
+
+    corpus = sorted(p.stem for p in (ROOT / "tests" / "corpus").glob("*.py"))
+    table = tiers.kept_case_of_each_class(corpus)
+    assert set(table) == {tiers.case_class(k) for k in corpus}
+    assert all(tiers.case_class(key) == family and key in corpus for family, key in table.items())
+    assert table == tiers.kept_case_of_each_class(reversed(corpus))      # no draw: the order is no input
+    for function in sorted(tiers.SAMPLED):
+        items = [Item(f"{function}[{k}-cpu]", f"{k}-cpu") for k in corpus]
+        out = {id(it) for it in tiers.sampled_out(items)}
+        kept = {tiers.case_of(it.callspec.id) for it in items if id(it) not in out}
+        assert set(table.values()) <= kept, function
+        assert kept - set(table.values()) <= tiers.FAST_CASES | tiers.FAST_PARAMS.get(function, set()), function
+        assert len(kept) < len(corpus) // 8

@@ -20,9 +20,9 @@ The exhaustive sweeps (SAMPLED) are the one part of the slow tier that
 the default run leaves out: test functions that take every case of a
 matrix (the corpus, the address shapes, the generated kernels) through one
 more layer. `pytest` (CI's `.ci/run`) runs a stratified sample of their
-cases (an eighth of each class, at least its first case, `sampled_out`), which
-keeps every kind of case; `pytest -m slow` (`.ci/nightly`) runs them all, as it
-runs the full mutation set.
+cases (since session 24 the first case of each class, the class's kept case:
+`kept_case_of_each_class`, `sampled_out`), which keeps every kind of case;
+`pytest -m slow` (`.ci/nightly`) runs them all, as it runs the full mutation set.
 
 The corpus verdicts (COVERED, test_corpus_verdict) are the other: the
 default run proves a covering sample of the corpus (`covering_sample`: one
@@ -39,8 +39,8 @@ that need every mutant compiled (the allow-list's entries, the drop counts) are 
 Coverage policy (the lead's decision, session 21, issue 29 item 7: the default
 run must fit in about 450 CPU s, 10 minutes of a loaded 2-core machine). The
 default run leaves to `pytest -m slow` only what repeats coverage:
-1. SAMPLED sweeps: an eighth of each class (SAMPLE_SHARE = 8), still at least
-   one case of every class;
+1. SAMPLED sweeps: one case of every class (an eighth of each class until
+   session 23; since session 24 the first case of each, by rule 6);
 2. COVERED corpus verdicts: one case per construct and kind (`covering_sample`;
    every construct the corpus has stays covered; `pytest -m slow` proves every case);
 3. families of tests that check the same rule on several kernels of one layer
@@ -64,6 +64,20 @@ default run leaves to `pytest -m slow` only what repeats coverage:
    the feature: a one-line sabotage of the product, not committed, under which
    the kept test fails (or, where none was run, that the kept test reaches the
    same function).
+6. (the lead's decision on rule 4, session 24, issue 29 item 7: the default run at
+   or under 650 user CPU s) a feature keeps a check in the default run, but a
+   feature's check that runs over many kernels or cases may run a fixed, named,
+   representative subset by default and the full set in `pytest -m slow`, provided
+   (a) the subset is chosen deterministically and listed (a function of the files,
+   no random draw per run: `kept_case_of_each_class` lists a sweep's), (b) it still
+   covers every construct family the full set covers (a table from family to the
+   kept case, checked by a test: test_tiers_sample's
+   test_every_class_of_a_sweep_keeps_its_listed_case; the mutation set's kinds:
+   test_mutation's test_every_kind_is_in_the_fast_set), and (c) a one-line sabotage
+   of the product that the full set catches is also caught by the subset (a few
+   are checked, not committed; README's session 24 bullet names them). SAMPLED's
+   families are the case classes (a corpus kernel's verdict or obligation kind, an
+   address shape's device, a generated kernels' chunk).
 
 Invariant: every entry names an existing test file (and function); the
 check in tests/test_repository.py fails on a stale entry. Marking only adds
@@ -327,6 +341,11 @@ FAST_PARAMS = {
         {"cpu-shared2d_vec3_0", "cpu:native-shared2d_cm_mat22_0", "cpu-shared4d_cm_int32_2",
          "cpu-global3d_mat22_1", "cpu:native-global1d_int32_0"},
     "tests/encoders/test_c_addressing.py::test_address_shapes_match_numpy_in_c": {"shared2d_cm_int32_0"},
+    # session 24 (rule 6 (c)): with the C race check gone (the race partners' soft check in
+    # encoders/c/emitter.py made `!(0)`) only these race cases' C programs stop failing; no
+    # class's kept case (nor the eighth sampled before) caught it
+    "tests/encoders/test_c_corpus.py::test_confirmed_counterexample_fails_the_same_obligation_in_c":
+        {"race_warp_reset_and_atomic_add"},
 }
 
 CORPUS_WIDE = frozenset({
@@ -424,10 +443,10 @@ def mark_slow(items) -> None:
 #: Each runs one case per corpus kernel, address shape or generated-kernel
 #: chunk through a layer whose every op, obligation kind and verdict the
 #: sample below still reaches (measured 2026-12-05: together about a third
-#: of the suite's CPU). In the default run only one case in SAMPLE_SHARE of
-#: each class is kept (an eighth since session 21, a fourth before; the first
-#: case of every class always), plus the FAST_CASES and FAST_PARAMS; `pytest -m
-#: slow` runs them all.
+#: of the suite's CPU). In the default run only the first case of each class is
+#: kept (rule 6 of the module doc, session 24; an eighth of each class from session
+#: 21, a fourth before, the first case of every class always), plus the FAST_CASES
+#: and FAST_PARAMS; `pytest -m slow` runs them all.
 SAMPLED = frozenset({
     "tests/encoders/test_c_corpus.py::test_confirmed_counterexample_fails_the_same_obligation_in_c",
     "tests/encoders/test_c_corpus.py::test_admissible_launches_of_a_proved_kernel_never_fail_a_check",
@@ -440,8 +459,12 @@ SAMPLED = frozenset({
     "tests/proofs/test_typed_decisions.py::test_rewording_every_message_changes_no_decision",
     # session 21: every proved corpus kernel on the simulator (139 cases, 3.5 CPU s)
     "tests/backends/simulator/test_sim_corpus.py::test_proved_corpus_kernels_run_cleanly",
+    # session 24 (rule 6): the witnesses of the failing corpus kernels and every corpus
+    # file's decoding (37, 107 and 300 cases, 3.4 CPU s in session 23's profiled run)
+    "tests/examples/test_corpus_witnesses.py::test_race_witness_shows_every_buggy_pair_in_the_trace",
+    "tests/examples/test_corpus_witnesses.py::test_witness_raises_the_documented_error_at_the_buggy_site",
+    "tests/backends/simulator/test_sim_corpus.py::test_corpus_kernel_decodes",
 })
-SAMPLE_SHARE = 8
 
 
 def case_class(key: str) -> str:
@@ -450,14 +473,21 @@ def case_class(key: str) -> str:
     return re.match(r"[a-z]*", key).group()
 
 
-def sample_keys(keys) -> set[str]:
-    """The keys the default run keeps: within each class, in sorted order,
-    every SAMPLE_SHARE-th starting with the first, plus the FAST_CASES."""
-    by_class: dict[str, list[str]] = defaultdict(list)
+def kept_case_of_each_class(keys) -> dict[str, str]:
+    """The listed representative subset of a sweep (rule 6 of the module doc):
+    each class (`case_class`) of `keys` -> its kept case, the first of the class
+    in sorted order. A function of the keys alone: the same on every run and
+    worker, and every class of the full set has its entry."""
+    kept: dict[str, str] = {}
     for key in sorted(set(keys)):
-        by_class[case_class(key)].append(key)
-    kept = {k for group in by_class.values() for k in group[::SAMPLE_SHARE]}
-    return kept | (set(keys) & FAST_CASES)
+        kept.setdefault(case_class(key), key)
+    return kept
+
+
+def sample_keys(keys) -> set[str]:
+    """The keys the default run keeps: the kept case of each class
+    (`kept_case_of_each_class`), plus the FAST_CASES."""
+    return set(kept_case_of_each_class(keys).values()) | (set(keys) & FAST_CASES)
 
 
 def runs_every_case(markexpr: str | None) -> bool:

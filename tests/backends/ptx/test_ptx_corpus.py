@@ -16,7 +16,7 @@ from verikern.backends.ptx import assemble, compile_ptx, compile_ptx_bundle, fin
 from verikern.mir.nodes import Atomic, Barrier, Load
 
 from shared_helpers import ROOT
-from tiers import SAMPLE_SHARE, keys_of_the_run
+from tiers import case_class, keys_of_the_run
 ARCHS = ("sm_75", "sm_80", "sm_90", "sm_100")
 PTXAS = find_ptxas()
 needs_ptxas = pytest.mark.skipif(PTXAS is None, reason="ptxas not found (pip install 'verikern[cuda]')")
@@ -86,8 +86,12 @@ def entry_body(ptx: str, entry: str) -> str:
 def test_every_example_and_corpus_kernel_compiles(compiled):
     kernels, problems = compiled
     assert not problems, "\n".join(problems)
-    # every file with -m slow, else an eighth of each class at least (tiers.SAMPLE_SHARE)
-    assert len({name.split(".")[0] for name, _ in kernels}) >= len(_sources()) // SAMPLE_SHARE
+    # every file with -m slow, else at least the kept case of every class of the corpus
+    # (tiers.kept_case_of_each_class) and every example
+    files = {name.split(".")[0] for name, _ in kernels}
+    corpus = [p.stem for p in _sources() if p.parent.name == "corpus"]
+    assert {case_class(k) for k in corpus} == {case_class(k) for k in files & set(corpus)}
+    assert {p.stem for p in _sources() if p.parent.name == "examples"} <= files
 
 
 @needs_ptxas
