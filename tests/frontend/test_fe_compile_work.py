@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from verikern.frontend import compile_source, driver, lower_kernel
+from verikern.frontend.scan import imported_funcs, module_reads
 from verikern.mir import work
 from verikern.mir.work import CompileBudgetSpent, CompileMeter, metering
 
@@ -102,7 +103,15 @@ def test_a_kernel_past_its_budget_keeps_what_reached_mir_and_says_what_was_count
         [(k.name, k.mir is not None, k.budget_spent) for k in cut.kernels]
 
 
-def test_a_budget_spent_in_the_typing_search_or_before_mir_names_the_kernel():
+@pytest.fixture
+def reading_free(monkeypatch):
+    """Reading the file charges nothing (test_fe_read_work.py charges it): the budgets
+    below are those of the checking and lowering alone."""
+    monkeypatch.setattr(module_reads, "READ_UNITS", 0)
+    monkeypatch.setattr(imported_funcs, "TAKE_UNITS", 0)
+
+
+def test_a_budget_spent_in_the_typing_search_or_before_mir_names_the_kernel(reading_free):
     cut = compile_source(GENERIC, "g.py", work=1000)
     assert [(k.name, k.budget_spent) for k in cut.kernels] == [("scale[...]", True), ("plain", True)]
     assert "ran out in the typing search" in cut.kernels[0].error.render()
@@ -141,7 +150,7 @@ def scaled(a: wp.array(dtype=scalar_t)):
 '''
 
 
-def test_one_budget_spans_the_configurations_and_a_spent_one_reads_no_more(monkeypatch):
+def test_one_budget_spans_the_configurations_and_a_spent_one_reads_no_more(monkeypatch, reading_free):
     reads: list = []
     read = driver._read
     monkeypatch.setattr(driver, "_read", lambda *args: reads.append(args[-1]) or read(*args))

@@ -8,16 +8,23 @@ Invariants:
   did not finish (or the kernel itself, when its typing search did not
   finish) gets an error of rule `compile-budget` that says what was counted,
   how far it got and how to raise the budget; the instances that reached MIR
-  before are kept as they are (the driver builds the results).
+  before are kept as they are (the driver builds the results);
+- reading the file and its project's modules under a configuration is work
+  for every kernel that needs that read: its count is charged to each (a
+  read past the largest budget left of them stops, and spends them all).
 """
 from __future__ import annotations
 
+from typing import Callable, TypeVar
+
 from verikern.errors import KernelError
-from verikern.mir.work import CompileMeter
+from verikern.mir.work import CompileBudgetSpent, CompileMeter, metering
 
 from .check.generic_lengths import length_patterns
 from .check.registry import is_any
 from .scan.module import Definition, ModuleInfo
+
+T = TypeVar("T")
 
 #: The hint of a spent budget's error when the caller gives none.
 DEFAULT_HINT = "compile it with a larger compile budget"
@@ -31,6 +38,8 @@ class KernelMeters:
     def __init__(self, limit: int | None, hint: str | None = None):
         self.limit, self.hint = limit, hint or DEFAULT_HINT
         self.by_kernel: dict[str, CompileMeter] = {}
+        #: the kernels whose budget ran out reading the file (not compiling it)
+        self.read_out: set[str] = set()
 
     def of(self, name: str) -> CompileMeter:
         """The meter of kernel `name` (made at its first use)."""
@@ -39,13 +48,42 @@ class KernelMeters:
             meter = self.by_kernel[name] = CompileMeter(self.limit)
         return meter
 
+    def read_for(self, names, read: "Callable[[], T]") -> "T | None":
+        """`read()` (a read of the file under a configuration, needed by the kernels
+        `names`: those whose meters are not spent) counted on a meter of its own, then
+        charged to each of them; None when it went past the largest budget left of them
+        (it stops there, and every one of them is spent)."""
+        names = [n for n in names if not self.of(n).exhausted]
+        left = [self.limit - self.of(n).spent for n in names] if self.limit is not None else []
+        meter = CompileMeter(max(left) if left else None)
+        try:
+            with metering(meter):
+                got = read()
+        except CompileBudgetSpent:
+            got = None
+        self.charge_read(names, meter)
+        return got
+
+    def charge_read(self, names, meter: CompileMeter) -> None:
+        """Charge what `meter` counted reading the file to each kernel of `names` whose
+        meter is not spent (one past its budget: spent, by reading)."""
+        for name in names:
+            if not self.of(name).exhausted:
+                try:
+                    self.of(name).absorb(meter)
+                except CompileBudgetSpent:
+                    self.read_out.add(name)
+
     def spent_error(self, info: ModuleInfo, d: Definition, name: str, reached: int,
                     total: int | None, earlier: bool = False) -> KernelError:
         """Why kernel `name` (definition `d`) is not compiled whole: `reached` of its
         `total` instances reached MIR (None: its instances were not all found; `earlier`:
         the budget ran out in an earlier configuration of the file)."""
         meter, generic = self.of(name), generic_definition(info, d)
-        if earlier:
+        if name in self.read_out:
+            far = ("it ran out reading the file and the project modules it imports (read as written, "
+                   "then once per configuration), before it was compiled")
+        elif earlier:
             far = "it ran out in an earlier configuration of the file, so this one was not compiled"
         elif total is not None and generic:
             far = f"{reached} of its {total} instances reached MIR before it ran out"

@@ -39,6 +39,7 @@ from .scan.overload_decls import declared_overloads
 from .scan import launch_sites
 from .check.registry import FuncRegistry, is_any
 from .compile_budget import KernelMeters, generic_definition
+from .scan.module_reads import count_tree, reading_ledger
 from verikern.mir.work import CompileBudgetSpent, CompileMeter, metering
 
 
@@ -157,7 +158,7 @@ def compile_source(source: str, filename: str = "<string>", optimize: bool = Tru
     gc.set_threshold(*(max(t, c) for t, c in zip(thresholds, _GC_THRESHOLDS)))
     try:
         meters = KernelMeters(work, work_hint)
-        with metering(CompileMeter()):      # the module's own work: counted, never limited
+        with metering(CompileMeter()), reading_ledger():   # the module's own work: counted, never limited
             result = _compile_source(source, filename, optimize, project_file,
                                      None if kernels is None else frozenset(kernels), configuration, meters)
         return dataclasses.replace(result, work=meters.by_kernel)
@@ -188,7 +189,11 @@ def _compile_source(source: str, filename: str, optimize: bool, project_file,
     except ValueError as e:  # e.g. NUL bytes
         return ModuleResult(filename, [], [KernelError(f"cannot parse: {e}",
                                                        SourceLoc(filename, 1, 1))])
-    tree, info = _read(tree, filename, source, project_file, ())
+    as_written = CompileMeter()     # before its kernels are known: charged to each after
+    with metering(as_written):
+        tree, info = _read(tree, filename, source, project_file, ())
+    names = [k for k in dict.fromkeys(d.node.name for d in info.kernels) if only is None or k in only]
+    meters.charge_read(names, as_written)
     choices = file_choices(info)
     if not choices:
         return _compile_read(tree, info, optimize, only, meters)
@@ -197,25 +202,34 @@ def _compile_source(source: str, filename: str, optimize: bool, project_file,
         f"{{{configuration_label(c)}}}" in label or label.endswith(f"__{configuration_ident(c)}")
         or f"__{configuration_ident(c)}__" in label)]
     if chosen:      # one configuration alone (the re-proof of one instance's suggestion)
-        configured, cinfo = _read(tree, filename, source, project_file, chosen[0])
-        alone = _compile_read(configured, cinfo, optimize, only, meters)
+        alone = _configured_run(tree, info, filename, source, project_file, chosen[0], optimize, only,
+                                names, meters)
         return merge_configurations([(chosen[0], alone)], len(every), _remainder, frozenset(
             k.name.split("[")[0] for k in alone.kernels))
-    configured, cinfo = _read(tree, filename, source, project_file, every[0])
-    first = _compile_read(configured, cinfo, optimize, only, meters)    # the default configuration
-    # a kernel none of whose default instances reached MIR is never proved, whatever the
-    # other configurations give: they are not compiled (merge_configurations says so)
+    # the default configuration (a kernel none of whose default instances reached MIR is never
+    # proved, whatever the other configurations give: they are not compiled, merge_configurations
+    # says so)
+    first = _configured_run(tree, info, filename, source, project_file, every[0], optimize, only, names, meters)
     reached = frozenset(k.name.split("[")[0] for k in first.kernels if k.mir is not None or k.opaque is not None)
-    runs, first_info = [(every[0], first)], cinfo
+    runs = [(every[0], first)]
     for configuration in every[1:MAX_CONFIGURATIONS] if reached else ():
-        if all(meters.of(k).exhausted for k in reached):    # no kernel left to compile: no read either
-            runs.append((configuration, dataclasses.replace(first, errors=[], kernels=[
-                r for k in dict.fromkeys(d.node.name for d in first_info.kernels if d.node.name in reached)
-                for r in _compiled_kernel(k, first_info, None, optimize, meters)])))
-            continue
-        configured, cinfo = _read(tree, filename, source, project_file, configuration)
-        runs.append((configuration, _compile_read(configured, cinfo, optimize, reached, meters)))
+        order = [k for k in names if k in reached]
+        runs.append((configuration, _configured_run(tree, info, filename, source, project_file, configuration,
+                                                    optimize, reached, order, meters)))
     return merge_configurations(runs, len(every), _remainder, reached)
+
+
+def _configured_run(tree: ast.Module, info: ModuleInfo, filename: str, source: str, project_file, configuration,
+                    optimize: bool, only: frozenset | None, names: list[str], meters: KernelMeters) -> ModuleResult:
+    """The kernels `names` compiled under `configuration`, the file read again under it on
+    their meters (`info`: the file as written); a kernel whose meter that read spent (or
+    an earlier one) gets its `budget_spent` result, the file's errors none."""
+    read = None
+    if any(not meters.of(k).exhausted for k in names) or not names:    # no kernel left to compile: no read
+        read = meters.read_for(names, lambda: _read(tree, filename, source, project_file, configuration))
+    if read is not None:
+        return _compile_read(read[0], read[1], optimize, only, meters)
+    return ModuleResult(info.filename, [r for k in names for r in _compiled_kernel(k, info, None, optimize, meters)])
 
 
 def _read(tree: ast.Module, filename: str, source: str, project_file, configuration):
@@ -234,6 +248,7 @@ def _read(tree: ast.Module, filename: str, source: str, project_file, configurat
         project.configuration = configuration
         project.modules[module_name] = None   # importing itself: no constants
     tree = configured_tree(tree, filename, configuration)
+    count_tree(None, tree)      # the file's own read (its project modules: module_reads.py)
     info = fresh(project, module_name)
     collect_calls(tree, info)   # the call sites of kernel factories, before scanning them
     scan_module(tree, info)

@@ -10,7 +10,12 @@ charges the meter of that kernel (`metering`, set by the frontend's driver):
   compiled before it in the same run);
 - `building`: each MIR instruction and phi the builder emits;
 - `passes`: each instruction, phi and block a verification or a pass of the
-  default pipeline walks, charged before the walk.
+  default pipeline walks, charged before the walk;
+- `reading`: each AST node of the kernel's file and of the project modules it
+  imports read under a configuration (READ_UNITS), and `taking`: of each
+  imported func taken into an importing module (TAKE_UNITS); the driver charges a read to every
+  kernel that needs it (frontend/scan/module_reads.py: a module read once in a
+  call is charged once in it, whether or not an earlier call read it).
 
 Invariant: the count follows from the kernel's source and the configuration
 alone -- the same on every machine and at every load. A meter with a `limit`
@@ -36,12 +41,18 @@ from typing import Iterator
 TYPING_UNITS = 100
 BUILD_UNITS = 15
 PASS_UNITS = 3
+#: Units per AST node of a module read (parsed and scanned), and per AST node of an
+#: imported func taken into an importing module (README, session 24).
+READ_UNITS = 20
+TAKE_UNITS = 3
 #: What each kind of charge counts, in the words of `spent_text` (in this order).
 KINDS = {
     "typing": "expressions typed",
     "reused": "funcs' checks reused (each charged what checking it took)",
     "building": "MIR instructions built",
     "passes": "MIR instructions walked by the verifier and passes",
+    "reading": "AST nodes of the file and its project's modules read",
+    "taking": "AST nodes of imported funcs taken in",
 }
 
 
@@ -66,6 +77,13 @@ class CompileMeter:
         if self.limit is not None and self.spent > self.limit:
             self.exhausted = True
             raise CompileBudgetSpent(self)
+
+    def absorb(self, other: "CompileMeter") -> None:
+        """Charge all `other` counted, by kind (work done for this kernel and others at
+        once, such as reading the file); past the limit, raise CompileBudgetSpent."""
+        for kind, count in other.counts.items():
+            self.counts[kind] = self.counts.get(kind, 0) + count
+        self.charge(other.spent, "reading", 0)
 
     def spent_text(self) -> str:
         """"K expressions typed, ..., N million units in all": what was counted."""
@@ -124,5 +142,6 @@ def charge_walk(kernel) -> None:
         meter.charge(PASS_UNITS * size, "passes", size)
 
 
-__all__ = ["BUILD_UNITS", "KINDS", "PASS_UNITS", "TYPING_UNITS", "CompileBudgetSpent", "CompileMeter",
+__all__ = ["BUILD_UNITS", "KINDS", "PASS_UNITS", "READ_UNITS", "TAKE_UNITS", "TYPING_UNITS",
+           "CompileBudgetSpent", "CompileMeter",
            "charge", "charge_walk", "current_meter", "metering", "spent_now"]

@@ -12,7 +12,10 @@ from __future__ import annotations
 import ast
 import copy
 
+from verikern.mir.work import TAKE_UNITS
+
 from .annotations import value_type
+from .module_reads import count_read
 from .project import FOREIGN_FILE
 from .runtime_lengths import runtime_length_or_alias
 from .tree_copy import copy_tree
@@ -49,6 +52,10 @@ def _take_func(info, defining, name: str, local: str, taking: frozenset = frozen
         return True     # rebound after the import: never taken
     ds = [d for d in defining.definitions if d.kind == "func" and d.node.name == name]
     for d in ds:
+        size = _memo(defining, ("size", id(d.node)), d.node)
+        if size is None:
+            size = _memo(defining, ("size", id(d.node)), d.node, sum(1 for _ in ast.walk(d.node)))
+        count_read(info.project, size, TAKE_UNITS, "taking")   # the reading work (module_reads.py)
         if _memo(defining, ("marked", id(d.node)), d.node) is None:
             for sub in ast.walk(d.node):   # locations inside the func name its own file
                 if not hasattr(sub, FOREIGN_FILE):    # (a re-exported func: the file defining it)

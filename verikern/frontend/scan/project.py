@@ -33,6 +33,7 @@ from pathlib import Path
 
 from .annotations import value_type
 from .configuration import configured_tree, decided_tree
+from . import module_reads
 from .outside_index import outside_index
 from .rebinding import ANY, Rebinding, outside_rebindings
 from .source_reads import read_source
@@ -61,6 +62,9 @@ class Project:
     listing: list | None = None
     #: the configuration the modules are read under (configuration.py): ((Choice, index), ...)
     configuration: tuple = ()
+    #: module_reads.py: the modules being read (innermost last), and each module's read
+    frames: list = field(default_factory=list)
+    reads: dict = field(default_factory=dict)
 
     @classmethod
     def of_file(cls, path, tree: ast.Module | None = None) -> tuple["Project", str]:
@@ -80,16 +84,14 @@ class Project:
         """The source file of module `dotted` (or None) and the paths tried."""
         rel = Path(*dotted.split("."))
         tried = [self.base / rel.with_suffix(".py"), self.base / rel / "__init__.py"]
-        return next((t for t in tried if t.is_file()), None), tried
+        return module_reads.asked(self, "locate", dotted, next((t for t in tried if t.is_file()), None)), tried
 
     def compiled(self, dotted: str) -> bool:
         """Whether module `dotted` is a compiled extension (.so/.pyd) of the project."""
         rel = Path(*dotted.split("."))
         folder = self.base / rel.parent
-        if not folder.is_dir():
-            return False
-        return any(any(folder.glob(f"{rel.name}{suffix}"))
-                   for suffix in (".so", ".*.so", ".pyd", ".*.pyd"))
+        return module_reads.asked(self, "compiled", dotted, folder.is_dir() and any(
+            any(folder.glob(f"{rel.name}{suffix}")) for suffix in (".so", ".*.so", ".pyd", ".*.pyd")))
 
     def in_project(self, dotted: str) -> bool:
         head = dotted.split(".")[0]
@@ -129,14 +131,47 @@ def target_module(stmt: ast.ImportFrom, importer: str, is_package: bool) -> str 
 
 
 def read_module(project: Project, dotted: str, path: Path):
-    """The scanned ModuleInfo of project module `dotted` at `path` (cached;
-    None while it is being read: an import cycle gives no constants)."""
+    """The scanned ModuleInfo of project module `dotted` at `path` (cached in the
+    project; kept for the next reads alike, module_reads.py; None while it is being
+    read: an import cycle gives no constants)."""
     if dotted in project.modules:
+        module_reads.known(project, dotted)
         return project.modules[dotted]
-    from .module import ModuleInfo, scan_module  # lazy: import cycle with .module (reading an imported module scans it)
     project.modules[dotted] = None
-    data = path.read_bytes()
-    project.files[str(path)] = hashlib.sha256(data).hexdigest()
+    many = len(_project_sources(project)) > MAX_SCANNED_FILES
+    digest = None if many else (_project_data(project), project.files[PROJECT_SOURCES])[1]
+    info = module_reads.read(project, dotted, path, digest,
+                             lambda data: _read_fresh(project, dotted, path, data), _layout_answer(project))
+    project.modules[dotted] = info
+    return info
+
+
+def _layout_answer(project: Project):
+    """The project's answer now to a layout question module_reads.py recorded."""
+    def answer(question: str, dotted: str):
+        with _not_recorded(project):
+            if question == "locate":
+                return project.locate(dotted)[0]
+            return project.compiled(dotted)
+    return answer
+
+
+class _not_recorded:
+    """The project's layout questions asked while this is open are recorded nowhere."""
+
+    def __init__(self, project: Project):
+        self.project = project
+
+    def __enter__(self):
+        self.frames, self.project.frames = self.project.frames, []
+
+    def __exit__(self, *exc):
+        self.project.frames = self.frames
+
+
+def _read_fresh(project: Project, dotted: str, path: Path, data: bytes):
+    """Module `dotted` read from its bytes `data` under the project's configuration."""
+    from .module import ModuleInfo, scan_module  # lazy: import cycle with .module (reading an imported module scans it)
     text = data.decode("utf-8", "replace")
 
     def fresh():
@@ -151,13 +186,13 @@ def read_module(project: Project, dotted: str, path: Path):
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         info.nonconstant.add("*")
     else:
+        module_reads.count_tree(project, tree)
         tree = configured_tree(tree, str(path), project.configuration)
         scan_module(tree, info)
         decided = decided_tree(tree, info) if project.configuration else None
         if decided is not None:     # `if scalar_t == wp.float32:` decided by the configuration
             info = fresh()
             scan_module(decided, info)
-    project.modules[dotted] = info
     return info
 
 
