@@ -207,7 +207,7 @@ def suggest_premises(module, reports: list[KernelReport], file: str, opts,
         return reports
     source = data.decode("utf-8", "replace")
     alias = _warp_alias(source)
-    named = file_type_names(source, file)
+    named: dict | None = None      # the file's own type names, read once a search needs them
     by_base: dict[str, list] = {}
     for k in module.kernels:
         if is_generic_instance(k.name):
@@ -243,6 +243,7 @@ def suggest_premises(module, reports: list[KernelReport], file: str, opts,
         own = {d: q for i in mine if out[i].proved_under_suggestion
                for q, d in zip(out[i].suggested_requires, out[i].suggested_decorators)}
         line = results[0].loc.line
+        named = file_type_names(source, file) if named is None else named
         with kernel_total(totals(base) if totals is not None else None):
             end = _premise_search(candidates, (alias, named), own, base, line, file, source, opts, proved,
                                   refuted, own_only=own_only)
