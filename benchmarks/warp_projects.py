@@ -27,7 +27,8 @@ seconds, the slowest kernels by CPU and how many took more than CPU_TARGET_S
 
     python benchmarks/warp_projects.py [pkg==ver ...] [--jobs 2] [--chunk 4]
         [--limit N | --sample N [--skip-sample M]] [--budget B] [--timeout S] [--cache DIR]
-        [--only SUBSTRING] [--generic-only] [--json OUT [--resume]] [--report OUT] [--compile-only]
+        [--only SUBSTRING] [--generic-only] [--compiled-in F | --with-mir-in F]
+        [--json OUT [--resume]] [--report OUT] [--compile-only]
 
 Tasks are taken from each project in turn, so a run stopped early (--json is
 written after every task) has measured every project; --resume keeps the
@@ -248,6 +249,19 @@ def compiled_sites(sites: list[KernelSite], rows: list[dict]) -> list[KernelSite
     """The `sites` that a --compile-only --json file's `rows` list with outcome `compiled`
     (every instance compiled, none left unenumerated), in `sites` order."""
     keep = {(r["project"], r["file"], r["line"], r["kernel"]) for r in rows if r.get("outcome") == "compiled"}
+    return [s for s in sites if _key(s) in keep]
+
+
+def with_mir_sites(sites: list[KernelSite], rows: list[dict]) -> list[KernelSite]:
+    """The `sites` that a --compile-only --json file's `rows` list with some MIR, in `sites`
+    order: outcome `compiled`, and `unknown` with `compiled_instances` > 0 (a generic kernel
+    some instance of which compiled, with no type-oblivious proof at compile time). A row
+    without `compiled_instances` (a file of an older version) is taken only if `compiled`:
+    how many of its instances compiled is not known."""
+    def has_mir(r: dict) -> bool:
+        return r.get("outcome") == "compiled" or (
+            r.get("outcome") == "unknown" and r.get("compiled_instances", -1) > 0)
+    keep = {(r["project"], r["file"], r["line"], r["kernel"]) for r in rows if has_mir(r)}
     return [s for s in sites if _key(s) in keep]
 
 
@@ -612,7 +626,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", help="only kernels whose project:file name contains this")
     ap.add_argument("--generic-only", action="store_true", help="only generic kernels (an annotation names Any)")
     ap.add_argument("--compiled-in", help="only kernels that an earlier --compile-only --json file "
-                                          "lists as compiled (taken before --sample)")
+                                          "lists as compiled (taken before --sample); leaves out "
+                                          "generic kernels that compiled but had no "
+                                          "type-oblivious proof (see --with-mir-in)")
+    ap.add_argument("--with-mir-in", metavar="FILE",
+                    help="only kernels that an earlier --compile-only --json file lists with some "
+                         "MIR (taken before --sample): compiled, or unknown with compiled_instances "
+                         "> 0 (generic kernels some instance of which compiled); the set the "
+                         "compile rate counts")
     ap.add_argument("--budget", type=float, help="verikern's --budget (default: its default)")
     ap.add_argument("--timeout", type=float, help="harness wall-clock limit per kernel, seconds (off)")
     ap.add_argument("--json", help="write every kernel's outcome here")
@@ -648,6 +669,8 @@ def main(argv: list[str] | None = None) -> int:
         sites = generic_refusals.generic_sites(sites)
     if args.compiled_in:
         sites = compiled_sites(sites, json.loads(Path(args.compiled_in).read_text(encoding="utf-8")))
+    if args.with_mir_in:
+        sites = with_mir_sites(sites, json.loads(Path(args.with_mir_in).read_text(encoding="utf-8")))
     sites = skip_sample(sample(sites, args.limit, args.sample), sites, args.skip_sample)
     outcomes: list[Outcome] = []
     if args.resume and args.json and Path(args.json).is_file():

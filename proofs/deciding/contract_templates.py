@@ -39,6 +39,7 @@ from verikern.mir.nodes import (
 from verikern.mir.types import I32
 from verikern.proofs.obligations import ObligationKind, ObligationSpec
 from verikern.proofs.deciding.contract_atoms import ZERO, Atom, Term, param_term
+from verikern.proofs.deciding.contract_compaction import compaction_scans, keeps
 from verikern.proofs.deciding.contract_packed import packed_row_atoms
 from verikern.proofs.deciding.contract_segments import segment_head_arrays
 from verikern.proofs.deciding.contract_strides import stride_length_atoms
@@ -558,9 +559,10 @@ def candidates(kernel: Kernel, spec: ObligationSpec, walker: "_Walker | None" = 
             # launches such a kernel with one thread
             out += [Atom("eq", Term("launch", index=j), Term("const", index=1), family=2)
                     for j in range(kernel.launch_ndim)]
+    scans = compaction_scans(w, ins, lbl) if facts.accesses_memory(ins) else set()
     seen, ranked = set(), []
     for a in sorted(out, key=lambda a: a.family):
-        if a.key() not in seen and all(n.isidentifier() for n in a.names()):
+        if a.key() not in seen and all(n.isidentifier() for n in a.names()) and keeps(a, scans):
             seen.add(a.key())
             ranked.append(a)
     return ranked

@@ -72,26 +72,55 @@ def _warp_alias(source: str) -> str:
     return "vk"
 
 
-def _spelled(t, alias: str) -> str | None:
-    """`wp.vec3f` for a type with a Warp name, else None."""
+def file_type_names(source: str, file: str) -> dict:
+    """Each vector or matrix type a module-level name of `source` stands for (`vec9f =
+    wp.types.vector(length=9, dtype=wp.float32)`, `class vec1f(vector(1, float32)): pass`)
+    -> that name (the first so bound, file order), for a type without a Warp name; a name the
+    file binds again anywhere is left out. In Warp such a name is the very type object the
+    module's arrays are made with, and a pasted premise's lambda sees it in its globals."""
+    from verikern.frontend.scan.annotations import value_type
+    from verikern.frontend.scan.module import ModuleInfo, scan_module
+    try:
+        tree = ast.parse(source)
+        info = ModuleInfo(file, source)
+        scan_module(tree, info)
+    except Exception as err:   # no names to spell with: premises with Warp names only
+        LOG.info("%s: module-level type names not read: %s", file, err)
+        return {}
+    out: dict = {}
+    for name in info.type_aliases:
+        if info.rebinding(name) is not None:
+            continue
+        t = value_type(info, ast.Name(id=name, ctx=ast.Load()))
+        if isinstance(t, (VectorType, MatrixType)):
+            out.setdefault(t, name)
+    return out
+
+
+def _spelled(t, alias: str, named: dict | None = None) -> str | None:
+    """`wp.vec3f` for a type with a Warp name, the file's own name of a type without one
+    (`named`: file_type_names), else None."""
     if isinstance(t, ScalarType):
         return f"{alias}.{t.name}"
     if isinstance(t, (VectorType, MatrixType)) and any(t.name == n or (
             t.name.startswith(n) and t.name[len(n):] in ("d", "h")) for n in _WARP_NAMED):
         return f"{alias}.{t.name}f" if t.name in _WARP_NAMED else f"{alias}.{t.name}"
+    if isinstance(t, (VectorType, MatrixType)) and named:
+        return named.get(t)
     return None
 
 
-def premise_decorator(typings: list[dict], alias: str) -> tuple[str, str] | None:
+def premise_decorator(typings: list[dict], alias: str, named: dict | None = None) -> tuple[str, str] | None:
     """(the premise, its decorator line) admitting each parameter's types of `typings`
-    (param -> HIR array type, in order), or None when one cannot be stated."""
+    (param -> HIR array type, in order), or None when one cannot be stated (`named`: the
+    file's own names of types without a Warp name, file_type_names)."""
     params: dict[str, list[str]] = {}
     for typing in typings:
         for p, t in typing.items():
             dtype = getattr(t, "dtype", None)
-            name = _spelled(dtype, alias) if dtype is not None else None
+            name = _spelled(dtype, alias, named) if dtype is not None else None
             if name is None:
-                return None        # a bare `Any` (no array) or a type without a Warp name
+                return None        # a bare `Any` (no array) or a type the file cannot name
             if name not in params.setdefault(p, []):
                 params[p].append(name)
     if not params:
@@ -178,6 +207,7 @@ def suggest_premises(module, reports: list[KernelReport], file: str, opts,
         return reports
     source = data.decode("utf-8", "replace")
     alias = _warp_alias(source)
+    named: dict | None = None      # the file's own type names, read once a search needs them
     by_base: dict[str, list] = {}
     for k in module.kernels:
         if is_generic_instance(k.name):
@@ -213,18 +243,20 @@ def suggest_premises(module, reports: list[KernelReport], file: str, opts,
         own = {d: q for i in mine if out[i].proved_under_suggestion
                for q, d in zip(out[i].suggested_requires, out[i].suggested_decorators)}
         line = results[0].loc.line
+        named = file_type_names(source, file) if named is None else named
         with kernel_total(totals(base) if totals is not None else None):
-            end = _premise_search(candidates, alias, own, base, line, file, source, opts, proved, refuted,
-                                  own_only=own_only)
+            end = _premise_search(candidates, (alias, named), own, base, line, file, source, opts, proved,
+                                  refuted, own_only=own_only)
         if end is not None:
             for i in mine:
                 out[i] = _with_premise(out[i], *end)
     return out
 
 
-def _premise_search(candidates, alias, own: dict, base: str, line: int, file: str, source: str, opts,
+def _premise_search(candidates, spelling: tuple, own: dict, base: str, line: int, file: str, source: str, opts,
                     proved: dict, refuted: dict, own_only: int | None = None) -> tuple | None:
     """(requires, decorators) of the first premise of `candidates` (alone, then with the
+    instances' own contracts `own`; `spelling`: premise_decorator's alias and named)
     instances' own contracts `own`) under which `base` is proved; None if none is.
     `own_only`: the index of a candidate tried with `own` only (it admits instances
     that fail as written: alone it cannot be proved)."""
@@ -232,7 +264,7 @@ def _premise_search(candidates, alias, own: dict, base: str, line: int, file: st
     for index, typings in enumerate(candidates):
         if total_exhausted():     # the kernel's total is spent: no re-proof could prove it
             return None
-        found = premise_decorator(typings, alias) if typings else None
+        found = premise_decorator(typings, *spelling) if typings else None
         if found is None or found[1] in tried:
             continue
         tried.add(found[1])

@@ -110,6 +110,32 @@ def test_compiled_in_keeps_the_kernels_a_compile_only_run_compiled(bench):
             {"project": "p==1", "file": "b.py", "line": 7, "kernel": "k3", "outcome": "compiled"}]
     assert bench.compiled_sites(sites, rows) == [sites[1], sites[2]]
 
+
+def test_with_mir_in_adds_generic_kernels_some_instance_of_which_compiled(bench):
+    """--with-mir-in draws from the set the compile rate counts: `compiled` rows plus
+    `unknown` rows with compiled_instances > 0; not an unknown row none of whose instances
+    compiled, an error, or an unknown row of an older file (no compiled_instances)."""
+    sites = [_site(bench, "a.py", f"k{n}", n) for n in range(6)]
+    rows = [{"project": "p==1", "file": "a.py", "line": 0, "kernel": "k0", "outcome": "compiled",
+             "compiled_instances": 1},
+            {"project": "p==1", "file": "a.py", "line": 1, "kernel": "k1", "outcome": "unknown",
+             "compiled_instances": 2},
+            {"project": "p==1", "file": "a.py", "line": 2, "kernel": "k2", "outcome": "unknown",
+             "compiled_instances": 0},
+            {"project": "p==1", "file": "a.py", "line": 3, "kernel": "k3", "outcome": "unknown"},
+            {"project": "p==1", "file": "a.py", "line": 4, "kernel": "k4", "outcome": "error",
+             "compiled_instances": 1},
+            {"project": "p==1", "file": "a.py", "line": 5, "kernel": "k5", "outcome": "compiled"}]
+    assert [s.name for s in bench.with_mir_sites(sites, rows)] == ["k0", "k1", "k5"]
+    assert [s.name for s in bench.compiled_sites(sites, rows)] == ["k0", "k5"]   # as before
+
+
+def test_with_mir_in_is_an_option_of_the_harness(bench, capsys):
+    with pytest.raises(SystemExit):
+        bench.main(["--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "--with-mir-in FILE" in text and "compiled_instances > 0" in text
+
 def test_causes_group_messages_that_differ_in_names_numbers_and_places(bench):
     a = "pkg/a.py:12:5: error: the generic parameter 'positions' (Any) has no concrete type\n  more"
     b = "pkg/b.py:7:1: error: the generic parameter 'cell' (Any) has no concrete type"
