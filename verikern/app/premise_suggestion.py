@@ -53,6 +53,8 @@ from verikern.proofs.obligations import KernelReport, KernelStatus, Status
 from verikern.proofs.pipeline import prove_mir
 from verikern.proofs.reporting.paste import pasted, suggestion_inserts
 from verikern.proofs.reporting.scope import mir_text, sha256_bytes
+from verikern.frontend.scan.annotations import value_type
+from verikern.frontend.scan.module import ModuleInfo, scan_module
 
 LOG = logging.getLogger("verikern.app.premise_suggestion")
 _WARP_NAMED = ("vec2", "vec3", "vec4", "mat22", "mat33", "mat44", "quat")
@@ -78,8 +80,6 @@ def file_type_names(source: str, file: str) -> dict:
     -> that name (the first so bound, file order), for a type without a Warp name; a name the
     file binds again anywhere is left out. In Warp such a name is the very type object the
     module's arrays are made with, and a pasted premise's lambda sees it in its globals."""
-    from verikern.frontend.scan.annotations import value_type
-    from verikern.frontend.scan.module import ModuleInfo, scan_module
     try:
         tree = ast.parse(source)
         info = ModuleInfo(file, source)
