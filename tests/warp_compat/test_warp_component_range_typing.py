@@ -1,6 +1,7 @@
 """A typing of a generic kernel that reads a constant vector component past its type
 (check/component_obligations.py), on a kernel shaped like warpSPHCore's
-`computeSPHCurlJVP_Kernel` (tests/warp_compat/kernels_component_range_typing.py).
+`computeSPHCurlJVP_Kernel` (the corpus kernel
+verikern/selftest_corpus/assert_component_range_typing_curl_vec1.py, valid Warp as it is).
 Both directions against real Warp 1.19 on the CPU:
 - Warp builds and runs the 1-d typing (vec1 values beside `Cloud1`, `g[1]` past the
   vec1), so verikern keeps it as an instance, whose read is an obligation that fails
@@ -22,18 +23,19 @@ from verikern.app.prove import prove_file
 from verikern.frontend.check import component_obligations
 from verikern.frontend.driver import compile_file
 
-from warp_compat.compat_util import load_kernels, warp_module_from_text
+from warp_compat.compat_util import init_warp, warp_module_from_text
 
 wp = pytest.importorskip("warp")
 
-HERE = Path(__file__).resolve().parent
-SOURCE = HERE / "kernels_component_range_typing.py"
+SOURCE = Path(vk.__file__).parent / "selftest_corpus" / "assert_component_range_typing_curl_vec1.py"
 ONE, TWO = "curl[Cloud1, vec1f]", "curl[Cloud2, vec2]"
 
 
 @pytest.fixture(scope="module")
 def kernels(tmp_path_factory):
-    return load_kernels(wp, tmp_path_factory, "kernels_component_range_typing")
+    init_warp(wp)
+    return warp_module_from_text(tmp_path_factory.mktemp("curl"), SOURCE.read_text(),
+                                 "verikern_warp_compat_kernels_component_range_typing")
 
 
 def _cloud(kernels, d, pos, mass):
@@ -97,4 +99,4 @@ def test_the_read_past_the_vector_fails_and_the_two_dimensional_instance_is_prov
     bad = [o for o in reports[ONE].obligations if o.status.value == "failed"]
     assert bad and all(o.kind == "assert" and "vector index in range" in o.message for o in bad), \
         [(o.kind, o.message) for o in bad]
-    assert {(o.loc.line, o.loc.col) for o in bad} == {(35, 19)}, [o.loc for o in bad]
+    assert {(o.loc.line, o.loc.col) for o in bad} == {(30, 19)}, [o.loc for o in bad]

@@ -1,5 +1,5 @@
 # expect: failed assert
-# tests/warp_compat/kernels_component_range_typing.py: the struct typing search finds vec1 values beside Cloud1, a typing Warp 1.19 builds and runs (its release build does not check a vector index), where curl2's `g[1]` reads past the vec1 positions; verikern keeps it as an instance whose read is an obligation ("vector index in range"), which fails as soon as a particle has a neighbour (itself). The vec2 instance beside Cloud2 is proved. Witness: one particle.
+# (run under real Warp by tests/warp_compat/test_warp_component_range_typing.py) the struct typing search finds vec1 values beside Cloud1, a typing Warp 1.19 builds and runs (its release build does not check a vector index), where curl2's `g[1]` reads past the vec1 positions; verikern keeps it as an instance whose read is an obligation ("vector index in range"), which fails as soon as a particle has a neighbour (itself). The vec2 instance beside Cloud2 is proved. Witness: one particle.
 # kernel: curl[Cloud1, vec1f]
 # no-type-oblivious-proof: has no attribute 'masses'
 # bug: 30:19 assert
