@@ -255,8 +255,17 @@ def _compile_and_prove(compile_module, file: str, kernel, opts: ProofOptions,
                                      time.perf_counter() - start))
 
     def base(kr) -> str:
-        """The kernel a report belongs to: `sort` for `sort[int8]` and `sort[...]`."""
+        """The kernel a report belongs to: `sort` for `sort[int8]` and `sort[...]`;
+        a configuration's `sort{scalar_t=float64}` for its instances."""
         return kr.name.split("[")[0]
+
+    def owner(kr) -> str:
+        """The kernel definition whose one total `kr` spends: `sort` for every instance
+        of every configuration of it (`sort{scalar_t=float64}[int8]`): a file's
+        configurations are the same kernel, and a total per configuration let one
+        kernel spend the total once per configuration (and its typing-premise search,
+        which asks for the definition's total, none)."""
+        return definition_of(base(kr))
 
     # `--kernel sort` selects every instance `sort[int8]`, ... of a generic kernel
     chosen = [kr for kr in module.kernels if wanted is None or kr.name in wanted or base(kr) in wanted
@@ -273,16 +282,19 @@ def _compile_and_prove(compile_module, file: str, kernel, opts: ProofOptions,
     # the parts each kernel's total is shared by (budget.kernel_part): its type-oblivious
     # proof takes a third (a half with one instance, all with none: it may cover them all),
     # then every instance proved on its own gets an equal share of what is left
-    parts = {name: min(n, 2) + 1 for name, n in _parts(chosen, {}, base).items()}
+    # (of every configuration of the kernel: they share its total)
+    parts: dict[str, int] = {}
+    for name, n in _parts(chosen, {}, base).items():
+        parts[definition_of(name)] = parts.get(definition_of(name), 0) + min(n, 2) + 1
     # with --suggest, a kernel of more than one part (instances, its type-oblivious proof)
     # holds a part of its total back for its suggestions' searches and re-proofs
     # (budget.reserved_total): a failed instance's are not starved by the proofs before
-    several = {name for name, n in _parts(chosen, {}, base).items()
-               if n + any(base(kr) == name and kr.unknown for kr in chosen) > 1}
+    several = {name for name, n in _owned(_parts(chosen, {}, base)).items()
+               if n + sum(owner(kr) == name and kr.unknown for kr in chosen) > 1}
 
     def part_of(kr):
         """The next part of `kr`'s kernel: a share of its total."""
-        name = base(kr)
+        name = owner(kr)
         parts[name] = max(1, parts.get(name, 1))
         left, parts[name] = parts[name], parts[name] - 1
         if name not in totals:
@@ -303,7 +315,7 @@ def _compile_and_prove(compile_module, file: str, kernel, opts: ProofOptions,
                 oblivious[base(kr)] = prove_oblivious(kr, file, opts, data)
                 if total_exhausted():
                     oblivious_cut[base(kr)] = total_exhausted_text()
-    parts = _parts(chosen, oblivious, base)
+    parts = _owned(_parts(chosen, oblivious, base))
     siblings = SiblingContracts()      # a contract one instance was proved under, tried on the others
     for kr in chosen:
         line = kr.loc.line if getattr(kr, "loc", None) is not None else 0
@@ -388,6 +400,15 @@ def _parts(chosen, oblivious: dict, base) -> dict[str, int]:
                 continue
         parts[base(kr)] = parts.get(base(kr), 0) + 1
     return parts
+
+
+def _owned(parts: dict[str, int]) -> dict[str, int]:
+    """`parts` (counts by kernel or configuration, `sort{scalar_t=float64}`) summed by
+    the kernel definition (`sort`) whose total they share."""
+    owned: dict[str, int] = {}
+    for name, n in parts.items():
+        owned[definition_of(name)] = owned.get(definition_of(name), 0) + n
+    return owned
 
 
 def _prove_scoped(kernel_mir, file: str, opts: ProofOptions, data: bytes | None,
