@@ -42,7 +42,9 @@ Two refinements keep that one meter from starving a part of the work:
 
 Above all of these, the application (verikern.app.prove) counts a kernel's
 total (`kernel_total`, `--kernel-budget`, default KERNEL_TOTAL_CHECKS
-per-check budgets: 100 million units at `--budget 10`): every z3 unit of every
+per-check budgets: 90 million units at `--budget 10`), one per kernel definition
+(every configuration and instance of it): compiling the kernel, COMPILE_UNIT_WEIGHT
+units a compile unit (`KernelTotal.charge_compiling`), and every z3 unit of every
 instance of a generic kernel, of its type-oblivious proof, of every meter
 above (floors included) and of the typing-premise search. It is a hard bound:
 every check gets at most what the total has left (`work_left`), no floor
@@ -114,11 +116,19 @@ KERNEL_WORK_CHECKS = 1.5
 #: docstring): half a million units decide a typical bounds or race obligation.
 OBLIGATION_FLOOR = MEGA // 2
 #: A kernel's total (`kernel_total`) is this many per-check budgets by default
-#: (`--kernel-budget` sets it): 100 million units at the default `--budget 10`,
-#: chosen by measurement (session 19, README: 4, 8, 10 and 12 times on the slowest
-#: project kernels; with the Python work charged, none measured over 60 CPU s at 10,
-#: where at 12 the 132-instance `_lbfgs_cell_kappa_kernel` took over 130).
-KERNEL_TOTAL_CHECKS = 10
+#: (`--kernel-budget` sets it): 90 million units at the default `--budget 10`, compiling
+#: the kernel counted in it (COMPILE_UNIT_WEIGHT). Chosen by measurement (session 25,
+#: README): on the slowest project kernels the proof costs about 0.4-0.5 CPU us a unit
+#: and compiling about 1.2-1.5 us a compile unit (load 6-9 of a 2-core machine), so a
+#: kernel spends at most about 45 CPU s, however its total divides between compiling
+#: and proving (sessions 19-24: 10, with compiling on top of it, up to 86 CPU s).
+KERNEL_TOTAL_CHECKS = 9
+#: What a compile unit (verikern.mir.work) weighs in the kernel's total, in z3 units: the
+#: compile work a unit stands for took about three times the CPU of a z3 unit of the proof
+#: (session 25: 1.2-1.5 CPU us a compile unit on warpsphcore's largest kernels, 20 million
+#: compile units in 24-30 CPU s; 0.4-0.5 us a unit of their proofs' totals, z3's and the
+#: charges alike).
+COMPILE_UNIT_WEIGHT = 3
 #: The Python work around one solver query -- encoding the obligation's terms,
 #: the proof context, reading the answer --, charged to the kernel's total in z3
 #: units (`charge_query`): z3 counts only its own work, and a kernel of many
@@ -146,8 +156,10 @@ COMPILE_INSTRUCTION_UNITS = 160
 #: largest kernel that compiles whole today, computeSPHDensityJVP_Kernel, counts 20.3
 #: million in its three configurations, computeCRKDensity_Kernel 17.2 million).
 #: A kernel past it is `unknown` with what was counted; what compiling took is
-#: charged to its total's ledger ("compiling the kernel", `KernelTotal.charge_compiling`),
-#: on top of the total's limit: the proof keeps its whole total.
+#: charged to its total ("compiling the kernel", `KernelTotal.charge_compiling`), at
+#: COMPILE_UNIT_WEIGHT z3 units a compile unit: the proof has what is left (since session
+#: 25; before, it was on top of the total, and a kernel compiled at its budget spent 20
+#: million compile units, 24-30 CPU s, besides its whole total).
 COMPILE_CHECKS = 2
 #: A kernel's compile budget is at least this much, whatever --budget (as MIN_KERNEL_RLIMIT
 #: is for its proof): a small --budget starves proofs, not the compile that reads what to
@@ -331,8 +343,8 @@ class KernelTotal(KernelWork):
     part: "KernelTotal | None" = None
     #: Of a part's share: a suggestion block of it could draw on the kernel's reserve.
     drew: bool = False
-    #: Of a whole total: the units compiling the kernel took (`charge_compiling`), in its
-    #: ledger and on top of its limit.
+    #: Of a whole total: the units compiling the kernel was charged (`charge_compiling`),
+    #: in its ledger and within its limit.
     compiled: int = 0
 
     def allowance(self) -> tuple[int, ...]:
@@ -353,13 +365,15 @@ class KernelTotal(KernelWork):
             super().bank()
 
     def charge_compiling(self, units: int) -> None:
-        """Compiling the kernel took `units` (verikern.mir.work; bounded by its own compile
-        budget): in the ledger as "compiling", with the limit raised by as much, so that
-        the proof keeps what it had (its shares and reserve are what they were)."""
-        units = max(0, int(units))
-        self.limit += units
-        self.compiled += units
-        self.charge(units, "compiling")
+        """Compiling the kernel took `units` compile units (verikern.mir.work; bounded by its
+        own compile budget): charged COMPILE_UNIT_WEIGHT z3 units each, at most what the
+        total has left, in the ledger as "compiling"; the proof has the rest. The reserve
+        held for the suggestions (`held`) is then SUGGESTION_RESERVE of what is left."""
+        taken = min(max(0, int(units)) * COMPILE_UNIT_WEIGHT, max(0, self.left()))
+        self.compiled += taken
+        self.charge(taken, "compiling")
+        if self.held:
+            self.held = int(max(0, self.left()) * SUGGESTION_RESERVE)
 
     def charge(self, units: int, kind: str = "cached") -> None:
         """Count `units` spent elsewhere (a cached instance's recorded work, the
@@ -674,7 +688,7 @@ __all__ = ["fresh_context", "rlimit_count", "unknown_reason", "MEGA", "DEFAULT_C
            "kernel_total", "kernel_total_units", "new_total", "total_left", "total_exhausted",
            "total_exhausted_reason", "total_exhausted_text", "KERNEL_TOTAL_CHECKS", "KernelTotal",
            "current_total", "kernel_part", "charge_query", "QUERY_UNITS", "reserved_total",
-           "SUGGESTION_RESERVE",
+           "SUGGESTION_RESERVE", "COMPILE_UNIT_WEIGHT",
            "charge_compile", "compile_units", "interval_steps", "INTERVAL_CHECKS",
            "MIN_INTERVAL_STEPS", "COMPILE_CHECKS", "MIN_COMPILE_UNITS", "COMPILE_UNITS",
            "COMPILE_CHARACTER_UNITS",

@@ -33,7 +33,7 @@ def total_exhausted_text() -> str:
     ledger (CHARGE_KINDS) -- all counts, the same on every machine."""
     total = budget.current_total()
     whole = total.whole if total is not None and total.whole is not None else total
-    units = (f"{(whole.limit - whole.compiled) / budget.MEGA:g} million z3 units" if whole is not None
+    units = (f"{whole.limit / budget.MEGA:g} million z3 units" if whole is not None
              else "its z3 units")
     share = ""
     if total is not None and total.part is not None:        # a part's suggestion block
@@ -41,13 +41,13 @@ def total_exhausted_text() -> str:
         share = (f"; this part's share of it was {part.limit / budget.MEGA:.3g} million"
                  f"{spent_on(part)}; its suggestion work then had {total.limit / budget.MEGA:.3g} "
                  f"million (what the share had left and the kernel's reserve still held)")
-    elif total is not None and whole is not None and total.limit < whole.limit - whole.compiled:
+    elif total is not None and whole is not None and total.limit < whole.limit:
         share = f"; this part's share of it was {total.limit / budget.MEGA:.3g} million"
     if whole is not None and whole is not total and whole.compiled:
         share += (f"; before its parts, {CHARGE_KINDS['compiling']} took {whole.compiled / budget.MEGA:.3g} "
-                  "million (its compile budget, on top of this total)")
+                  f"million of it ({budget.COMPILE_UNIT_WEIGHT:g} z3 units a compile unit)")
     return (f"the kernel's total work budget was spent ({units} for the whole kernel: every "
-            f"instance, its proofs, searches and suggested contract, each solver query and "
+            f"instance, its compile, proofs, searches and suggested contract, each solver query and "
             f"recompiled copy charged for its Python work too{share}{spent_on(total)}; raise "
             f"--kernel-budget, by default {budget.KERNEL_TOTAL_CHECKS:g} times --budget, to give it more)")
 

@@ -300,7 +300,7 @@ def _compile_and_prove(compile_module, file: str, kernel, opts: ProofOptions,
         if name not in totals:
             totals[name] = (reserved_total if opts.suggest and name in several else new_total)(total_units)
             meter = getattr(module, "work", {}).get(definition_of(name))
-            if meter is not None:       # compiling it: in the ledger, on top of the total
+            if meter is not None:       # compiling it: charged to the total, the proof has the rest
                 totals[name].charge_compiling(meter.spent)
         return kernel_part(totals[name], left)
 

@@ -114,11 +114,11 @@ def proof_options(func):
                      "second each on a typical machine). It counts work, not time, so every machine gives "
                      "the same verdicts; a check that needs more ends 'unknown' saying so."),
         click.option("--kernel-budget", "kernel_budget", type=click.FloatRange(min=0, min_open=True),
-                     default=None, metavar="N", help="Solver work for the whole kernel -- every instance "
-                     "of a generic kernel, its checks, searches and suggested contract's re-proof -- in "
+                     default=None, metavar="N", help="Work for the whole kernel -- compiling it, every "
+                     "instance of a generic kernel, its checks, searches and suggested contract's re-proof -- in "
                      "millions of z3 resource units, each solver query and recompiled copy of the file charged "
-                     "for its Python work too. Default: 10 times --budget (100: under a minute of CPU on "
-                     "the largest project kernels measured). Once it is spent nothing more is "
+                     "for its Python work too, and each unit of compiling as 3. Default: 9 times --budget (90: "
+                     "under 50 CPU s on the largest project kernels measured). Once it is spent nothing more is "
                      "decided: the obligations left end 'unknown' and the suggested contract is not "
                      "proved, each saying which budget ran out."),
         click.option("--max-array-bytes", "max_array_bytes", metavar="N", callback=parse_bytes,
