@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import ast
 
+from .parsed import parsed_source
+
 
 def vk_import_line_in(source: str, before: int) -> int | None:
     """Where `import verikern as vk` goes in `source` so that a pasted
@@ -19,7 +21,7 @@ def vk_import_line_in(source: str, before: int) -> int | None:
     after the module's last top-level import above line `before`, else after
     its docstring); None when the source has it already or does not parse."""
     try:
-        tree = ast.parse(source)
+        tree = parsed_source(source)    # shared with the file's other kernels: only read
     except (ValueError, SyntaxError):
         return None
     after = 0

@@ -28,6 +28,7 @@ from datetime import datetime, timezone
 from verikern.version import __version__
 from verikern.mir.printer import format_kernel
 from verikern.mir.nodes import Requires, RequiresArray
+from .parsed import parsed_source
 from verikern.mir.types import HELD_LENGTHS
 
 #: What every proof assumes about the hardware (docs/LANGUAGE.md section 5).
@@ -212,7 +213,7 @@ def contracts_of(kernel_mir, source: str | None) -> tuple[Contract, ...]:
     tree = None
     if source is not None:
         try:
-            tree = ast.parse(source)
+            tree = parsed_source(source)    # shared with the file's other kernels: only read
         except SyntaxError:
             tree = None
     seen: set[tuple[str, int, int]] = set()

@@ -318,19 +318,15 @@ def bind_qualified_calls(info) -> None:
     kernels and funcs (in rounds: a func taken for one call brings calls of
     its own)."""
     seen: set[int] = set()
+    walks = info.project.func_walks if info.project is not None else None
     while True:
         fresh = [d for d in info.definitions if id(d.node) not in seen]
         if not fresh:
             return
         for d in fresh:
             seen.add(id(d.node))
-            local = _arg_names(d.node) | set(d.scope or ())   # a factory's names too
-            calls: list[ast.Call] = []      # its locals (_local_names) and dotted calls, in one walk
-            for n in ast.walk(d.node):
-                if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
-                    local.add(n.id)
-                elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute):
-                    calls.append(n)
+            stored, calls = _stores_and_dotted_calls(d.node, walks)
+            local = _arg_names(d.node) | set(d.scope or ()) | stored   # a factory's names too
             for n in calls:
                 assert isinstance(n.func, ast.Attribute)
                 root = _root(n.func)
@@ -342,6 +338,32 @@ def bind_qualified_calls(info) -> None:
                 name = _resolve(info, n.func)
                 if name is not None:
                     info.qualified_calls[text] = name
+
+
+def _stores_and_dotted_calls(fn: ast.FunctionDef, walks: dict | None) -> tuple[frozenset, tuple]:
+    """The names `fn` stores or deletes (its locals, _local_names' but its parameters) and
+    its calls of a dotted target, in one walk. A function of `fn`'s child nodes alone, which
+    the frontend never changes once read: `walks` (one project read's, project.py
+    `Project.func_walks`; None: none kept) keeps it by their identities, so a func taken
+    into many modules with the same children (imported_funcs.py shares them) is walked
+    once. An entry holds the children, so their ids stay theirs."""
+    children = [v for f in fn._fields for v in (getattr(fn, f, None),)
+                for v in (v if isinstance(v, list) else [v]) if isinstance(v, ast.AST)]
+    key = tuple(id(c) for c in children)
+    kept = walks.get(key) if walks is not None else None
+    if kept is not None:
+        return kept[1], kept[2]
+    stored: set[str] = set()
+    calls: list[ast.Call] = []
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+            stored.add(n.id)
+        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute):
+            calls.append(n)
+    made = (children, frozenset(stored), tuple(calls))
+    if walks is not None:
+        walks[key] = made
+    return made[1], made[2]
 
 
 def inline_qualified_calls(fn: ast.FunctionDef, info) -> None:

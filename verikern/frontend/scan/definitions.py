@@ -10,7 +10,7 @@ silently skipped kernel. Options are literal constants, or a located error.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from verikern.errors import KernelError
@@ -156,3 +156,49 @@ def module_options(call: ast.Call, info: ModuleInfo) -> None:
             except NotConstant:
                 info.errors.append(info.error("fast_math must be a literal bool", v,
                                               "module-options", "write True or False"))
+
+
+@dataclass(eq=False)
+class FuncIndex:
+    """The func definitions of one `ModuleInfo.definitions` list by name, read up to its
+    first `read` entries. The list is only ever appended to (or replaced by another list,
+    which gets an index of its own), so its first `read` entries stay what they were:
+    entries past `read` are added on the next look-up, never the whole list walked again
+    (a module that takes a few thousand imported funcs made the index quadratic).
+
+    Invariant: `by_name[n]` is every func definition named `n` among the first `read`
+    entries, in list order; `funcs` (when `funcs_read == read`) is `{d.node.name: d}` over
+    them, the last of a name winning, names in the order of their first definition."""
+
+    defs: list
+    read: int = 0
+    last: object = None     # defs[read - 1] when read > 0 (the append-only check)
+    by_name: dict = field(default_factory=dict)
+    funcs: dict | None = None
+    funcs_read: int = 0
+
+    def fits(self, defs: list) -> bool:
+        """Whether this index is of `defs` as it stands (the same list, only appended to)."""
+        return self.defs is defs and len(defs) >= self.read and (
+            self.read == 0 or defs[self.read - 1] is self.last)
+
+    def caught_up(self) -> "FuncIndex":
+        """This index with the entries appended since the last look-up added."""
+        defs = self.defs
+        for d in defs[self.read:]:
+            if d.kind == "func":
+                self.by_name.setdefault(d.node.name, []).append(d)
+        if len(defs) > self.read:
+            self.read, self.last = len(defs), defs[-1]
+        return self
+
+    def func_map(self) -> dict:
+        """`{name: its last func definition}`, a dict of its own each time it changes
+        (callers may hold an earlier one: it stays as it was)."""
+        if self.funcs is None or self.funcs_read < self.read:
+            made = {} if self.funcs is None else dict(self.funcs)
+            for d in self.defs[self.funcs_read if self.funcs is not None else 0:self.read]:
+                if d.kind == "func":
+                    made[d.node.name] = d
+            self.funcs, self.funcs_read = made, self.read
+        return self.funcs

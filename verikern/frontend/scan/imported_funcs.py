@@ -18,7 +18,7 @@ from .annotations import value_type
 from .module_reads import count_read
 from .project import FOREIGN_FILE
 from .runtime_lengths import runtime_length_or_alias
-from .tree_copy import copy_tree
+from .tree_copy import copy_tree, renamed_tree
 
 
 def bind_imported_funcs(info) -> None:
@@ -32,7 +32,7 @@ def bind_imported_funcs(info) -> None:
             break
         pending = left
     for defining, name, local in pending:
-        ds = [d for d in defining.definitions if d.kind == "func" and d.node.name == name]
+        ds = defining.func_definitions(name)
         differing = [n for d in ds for n in _differing_globals(d.node, defining, info, True)]
         differing.sort(key=lambda n: _has_source_meaning(defining, n))   # the unreadable first
         if differing and local in info.nonconstant:
@@ -50,11 +50,13 @@ def _take_func(info, defining, name: str, local: str, taking: frozenset = frozen
     if local not in info.nonconstant or info.rebinding(local) is not None or \
             local in info.constants or local in info.funcs:
         return True     # rebound after the import: never taken
-    ds = [d for d in defining.definitions if d.kind == "func" and d.node.name == name]
+    ds = defining.func_definitions(name)
+    sizes = []
     for d in ds:
         size = _memo(defining, ("size", id(d.node)), d.node)
         if size is None:
             size = _memo(defining, ("size", id(d.node)), d.node, sum(1 for _ in ast.walk(d.node)))
+        sizes.append(size)
         count_read(info.project, size, TAKE_UNITS, "taking")   # the reading work (module_reads.py)
         if _memo(defining, ("marked", id(d.node)), d.node) is None:
             for sub in ast.walk(d.node):   # locations inside the func name its own file
@@ -71,13 +73,12 @@ def _take_func(info, defining, name: str, local: str, taking: frozenset = frozen
         if brought is None:
             return False
         renames[g] = brought
-    for d, fn in zip(ds, nodes):
+    for d, fn, size in zip(ds, nodes, sizes):
         if renames and fn is d.node:    # the renamed copy, made once per func and renames:
             key = ("renamed", id(fn), tuple(sorted(renames.items())))
             renamed = _memo(defining, key, fn)  # importers that bring the same names share it,
             if renamed is None:         # as importers that need no renames share `fn`'s body
-                renamed = copy_tree(fn)
-                _rename_globals(renamed, renames)
+                renamed = renamed_tree(fn, renames)     # (and this copy the subtrees it leaves alone)
                 _memo(defining, key, fn, renamed)
             node = copy.copy(renamed)
             node.body = list(renamed.body)  # a body of its own: `_differing_globals` tells
@@ -87,6 +88,9 @@ def _take_func(info, defining, name: str, local: str, taking: frozenset = frozen
         node.name = local
         info.definitions.append(type(d)(d.kind, node, d.loc, d.block_dim, d.requires, None,
                                         d.fast_math))
+        if fn is d.node:    # `d.node`'s shape, and its nodes (shared, or copies of them) marked:
+            _memo(info, ("size", id(node)), node, size)     # what a module taking it from
+            _memo(info, ("marked", id(node)), node, True)   # `info` would walk it again for
     info.nonconstant.discard(local)
     return True
 

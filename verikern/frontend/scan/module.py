@@ -30,7 +30,7 @@ from .overload_decls import MUTATORS, Fn
 from .class_constants import changing_use, plain_int_class_members
 from .class_funcs import bind_qualified_calls, drop_changed_classes, register_class_funcs
 from .imported_funcs import bind_imported_funcs
-from .definitions import Definition, module_options, register_definition
+from .definitions import Definition, FuncIndex, module_options, register_definition
 from .enums import int_enum_members
 
 DSL_MODULES = ("verikern", "warp")
@@ -120,23 +120,26 @@ class ModuleInfo:
     # this ModuleInfo lives (one compile): (what, id(node), ...) -> (node, the result)
     taken_memo: dict[tuple, tuple] = field(default_factory=dict)
 
-    #: `funcs`' last answer with what it was made of: (the definitions list, its length, its
-    #: last entry, the answer)
-    funcs_made: tuple | None = field(default=None, repr=False, compare=False)
+    #: `funcs` and `func_definitions`' index of `definitions` (definitions.py `FuncIndex`)
+    func_index: FuncIndex | None = field(default=None, repr=False, compare=False)
+
+    def _func_index(self) -> FuncIndex:
+        index = self.func_index
+        if index is None or not index.fits(self.definitions):
+            index = self.func_index = FuncIndex(self.definitions)
+        return index.caught_up()
 
     @property
     def funcs(self) -> dict[str, Definition]:
-        """The module's funcs by name (the last definition of a name wins). Made again
-        only when `definitions` changed: definitions are only appended to the list or
-        the list replaced (class_funcs.py), so the same list of the same length with
-        the same last entry holds the same definitions. Callers never change it."""
-        defs, made = self.definitions, self.funcs_made
-        if made is not None and made[0] is defs and made[1] == len(defs) and \
-                (not defs or made[2] is defs[-1]):
-            return made[3]
-        funcs = {d.node.name: d for d in defs if d.kind == "func"}
-        self.funcs_made = (defs, len(defs), defs[-1] if defs else None, funcs)
-        return funcs
+        """The module's funcs by name (the last definition of a name wins), made again
+        only when `definitions` grew, from the entries it grew by (definitions are only
+        appended to the list or the list replaced: class_funcs.py). Callers never change it."""
+        return self._func_index().func_map()
+
+    def func_definitions(self, name: str) -> list[Definition]:
+        """Every func definition named `name`, in the order of `definitions` (a list of
+        the caller's own)."""
+        return list(self._func_index().by_name.get(name, ()))
 
     @property
     def kernels(self) -> list[Definition]:

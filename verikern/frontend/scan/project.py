@@ -65,6 +65,8 @@ class Project:
     #: module_reads.py: the modules being read (innermost last), and each module's read
     frames: list = field(default_factory=list)
     reads: dict = field(default_factory=dict)
+    #: class_funcs.py `_stores_and_dotted_calls`: each func's walk, by its children's identities
+    func_walks: dict = field(default_factory=dict)
 
     @classmethod
     def of_file(cls, path, tree: ast.Module | None = None) -> tuple["Project", str]:

@@ -65,6 +65,20 @@ class RuntimeLength:
 
 
 _TREES: dict[tuple[str, str], ast.Module | None] = {}
+#: (file, source, name) -> `_binding_sites` of that source's tree (`_TREES`'): a function
+#: of the source alone, asked of the same module once per importer that takes a func
+#: reading `name` (a star-imported project asks it thousands of times per read)
+_SITES: dict[tuple[str, str, str], tuple | None] = {}
+
+
+def _sites(info, name: str):
+    """`_binding_sites(_tree(info), name)`, read once per source and name (the lists are
+    shared: callers only read them)."""
+    key = (info.filename, info.source, name)
+    if key not in _SITES:
+        tree = _tree(info)
+        _SITES[key] = None if tree is None else _binding_sites(tree, name)
+    return _SITES[key]
 
 
 def _tree(info) -> ast.Module | None:
@@ -120,7 +134,7 @@ def _module_runtime_length(info, name: str) -> RuntimeLength | None:
     if tree is None or info.rebinding(name) is not None or name in info.constants \
             or name in info.type_aliases:
         return None
-    sites = _binding_sites(tree, name)
+    sites = _sites(info, name)
     if sites is None or not sites[0]:
         return None
     funcs = {s.name: s for s in tree.body if isinstance(s, ast.FunctionDef) and not s.decorator_list}
@@ -154,7 +168,7 @@ def length_alias(info, node: ast.AST):
     tree = _tree(owner)
     if tree is None or owner.rebinding(name) is not None or name in owner.type_aliases:
         return None
-    sites = _binding_sites(tree, name)
+    sites = _sites(owner, name)
     if sites is None or len(sites[1]) != 1 or len(sites[0]) != 1:
         return None
     return owner, sites[0][0].value
