@@ -213,8 +213,23 @@ class _Walker:
                  "gt": (cmp.rhs, cmp.lhs), "ge": (cmp.rhs, cmp.lhs)}.get(cmp.op)
         if below is None or not (isinstance(below[0], Value) and below[0].id in core):
             return set()
-        name = self.loaded_index_array(below[1])
+        name = self.loaded_index_array(below[1]) or self.segment_length_array(below[1])
         return {name} if name is not None else set()
+
+    def segment_length_array(self, op, depth: int = 0) -> str | None:
+        """The int32 1-d array `off` when `op` is the difference of two of its
+        elements (`off[s + 1] - off[s]`, through casts): a CSR segment's length,
+        which a loop counter `k` stays below while `off[s] + k` indexes the
+        segment -- so `off[s] + k < off[s + 1]`, and the elements bound the
+        index as an end does (`k < off[s + 1]`). Else None."""
+        ins = self.defs.get(op.id) if isinstance(op, Value) and depth < 4 else None
+        if isinstance(ins, Cast):
+            return self.segment_length_array(ins.operand, depth + 1)
+        if isinstance(ins, BinOp) and ins.op == "sub":
+            end, start = self.loaded_index_array(ins.lhs), self.loaded_index_array(ins.rhs)
+            if end is not None and end == start:
+                return end
+        return None
 
     def _capped_index_arrays(self) -> dict[str, set]:
         """Index array -> the lengths `(x, k)` one of its elements is ordered
@@ -301,6 +316,18 @@ class _Walker:
             elif isinstance(ins, Phi):
                 todo += [v for _, v in ins.incoming]
         return out
+
+    def sum_terms(self, op, depth: int = 0) -> list:
+        """The non-constant terms of a sum `a + b + c` (through casts and `add`s;
+        a constant term is left out, any other operation is one term): [op]
+        itself when it is no sum."""
+        ins = self.defs.get(op.id) if isinstance(op, Value) and depth < 8 else None
+        if isinstance(ins, Cast) and ins.operand.type.is_int:
+            return self.sum_terms(ins.operand, depth + 1)
+        if isinstance(ins, BinOp) and ins.op == "add":
+            return [t for x in (ins.lhs, ins.rhs) if not isinstance(x, Const)
+                    for t in self.sum_terms(x, depth + 1)]
+        return [op]
 
     def sums_indices(self, op, depth: int = 0) -> bool:
         """`op` is (through casts and constant offsets) a sum or difference of
@@ -422,18 +449,25 @@ def _product_atoms(kernel: Kernel, s: Term, d: _Deps, strides: list[str]) -> lis
 def _offset_atoms(w: _Walker, s: Term, index) -> list[Atom]:
     """A per-world offset `x[start[w] + k]`, k a thread index component (of launch
     dimension c): every start leaves room for the launch's k,
-    `vk.all_in_range(start, 0, x.shape[0] - vk.launch_dim(c) + 1)`."""
-    ins = w.defs.get(index.id) if isinstance(index, Value) else None
-    if not isinstance(ins, BinOp) or ins.op != "add":
+    `vk.all_in_range(start, 0, x.shape[0] - vk.launch_dim(c) + 1)`. The same
+    candidate for a sum with more terms beside the element and the component
+    (`packed[offsets[i] + i + 1 + k]`, a record of `offsets[i + 1] - offsets[i]`
+    ids after one count header per record before it, k below that length): the
+    elements then leave room for the launch's headers (warp-simdata's
+    `_scatter_connectivity_kernel`, `packed.shape[0] - num_cells` ids)."""
+    terms = w.sum_terms(index)
+    if len(terms) < 2:
         return []
-    for base, step in ((ins.lhs, ins.rhs), (ins.rhs, ins.lhs)):
+    for base in terms:
         start = w.loaded_index_array(base)
         if start is None or start in w.written:
             continue
-        c = w.component(step)
-        if c is not None and w.offset(step) == 0 and w.defs.get(getattr(step, "id", -1)) is not None:
-            room = replace(s, minus=Term("launch", index=c), offset=1)
-            return [Atom("all_in_range", rhs=room, array=start, family=-1)]
+        for step in terms:
+            c = w.component(step)
+            if step is not base and c is not None and w.offset(step) == 0 \
+                    and w.defs.get(getattr(step, "id", -1)) is not None:
+                room = replace(s, minus=Term("launch", index=c), offset=1)
+                return [Atom("all_in_range", rhs=room, array=start, family=-1)]
     return []
 
 
