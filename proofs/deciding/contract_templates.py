@@ -211,10 +211,26 @@ class _Walker:
         in `cmp` (`i < count[0]`, `k < off[s + 1]`, `count[0] > i`)."""
         below = {"lt": (cmp.lhs, cmp.rhs), "le": (cmp.lhs, cmp.rhs),
                  "gt": (cmp.rhs, cmp.lhs), "ge": (cmp.rhs, cmp.lhs)}.get(cmp.op)
-        if below is None or not (isinstance(below[0], Value) and below[0].id in core):
+        if below is None or not (isinstance(below[0], Value) and self._in_core(below[0], core)):
             return set()
         name = self.loaded_index_array(below[1]) or self.segment_length_array(below[1])
         return {name} if name is not None else set()
+
+    def _in_core(self, op: Value, core) -> bool:
+        """`op` is a `core` value, or the same sum or difference of the same
+        operands as one (`if start + count < end: out[start + count] = ...`
+        computes `start + count` twice)."""
+        if op.id in core:
+            return True
+        ins = self.defs.get(op.id)
+        if not (isinstance(ins, BinOp) and ins.op in ("add", "sub")):
+            return False
+        shape = (ins.op, _operand_key(ins.lhs), _operand_key(ins.rhs))
+        for vid in core:
+            other = self.defs.get(vid)
+            if isinstance(other, BinOp) and (other.op, _operand_key(other.lhs), _operand_key(other.rhs)) == shape:
+                return True
+        return False
 
     def segment_length_array(self, op, depth: int = 0) -> str | None:
         """The int32 1-d array `off` when `op` is the difference of two of its
@@ -356,6 +372,11 @@ class _Walker:
         return None
 
 
+def _operand_key(op) -> tuple:
+    """An operand's identity for comparing two computations: a value's id, a constant's value."""
+    return ("v", op.id) if isinstance(op, Value) else ("c", getattr(op, "value", None), str(op.type))
+
+
 def _launch_terms(kernel: Kernel, d: _Deps, k: int) -> list[Term]:
     """Launch dims an index may follow: those it reads, every one when it
     reads thread ids (dimension k first); only its own when it is a known
@@ -471,6 +492,22 @@ def _offset_atoms(w: _Walker, s: Term, index) -> list[Atom]:
     return []
 
 
+def _next_offset_atoms(w: _Walker, s: Term, index, step: int) -> list[Atom]:
+    """An element plus a constant, `x[idx[i] + o]` (`source_offsets[face_idx + 1]`
+    with `face_idx = face_locations[slot]`: a CSR segment's end for an id read from an
+    index array): every element leaves room for the constant,
+    `vk.all_in_range(idx, 0, x.shape[0] - o)` -- the ids number one fewer than the
+    offsets. Only for an int32 1-d array the kernel does not write and 0 < o < 64."""
+    ins = w.defs.get(index.id) if isinstance(index, Value) else None
+    if not (0 < step < 64 and isinstance(ins, BinOp) and ins.op == "add"):
+        return []
+    base = ins.rhs if isinstance(ins.lhs, Const) else ins.lhs
+    idx = w.loaded_index_array(base)
+    if idx is None or idx in w.written or idx == s.name:
+        return []
+    return [Atom("all_in_range", rhs=replace(s, offset=-step), array=idx, family=-1)]
+
+
 #: The largest int32 value: a product of a launch dimension and a per-thread
 #: count at most this (in int64) does not wrap in int32.
 INT32_MAX = 2 ** 31 - 1
@@ -556,7 +593,8 @@ def candidates(kernel: Kernel, spec: ObligationSpec, walker: "_Walker | None" = 
             _product_atoms(kernel, s, d, w.strides(index))
         if chunked or not w.reads_thread(index):
             out = [_indirect_ranked(a, s, d, tuple(chunked)) for a in out]
-        out = _offset_atoms(w, s, index) + packed_row_atoms(kernel, w, s, index) + chunked + flat + out
+        out = _offset_atoms(w, s, index) + packed_row_atoms(kernel, w, s, index) + chunked + flat + \
+            _next_offset_atoms(w, s, index, step) + out
         if w.sums_indices(index):    # `s * 36 + beta * 12 + ...`: a row of strides, first
             out = stride_length_atoms(s, d.shapes, d.scales) + out
         if isinstance(index, Const) and 0 <= index.value < 2 ** 30:

@@ -19,6 +19,10 @@ import pytest
 
 import verikern as vk
 from verikern.errors import ContractError, OutOfBoundsError
+from verikern.frontend import compile_source
+from verikern.mir import facts
+from verikern.proofs.deciding.contract_templates import candidates, walker
+from verikern.proofs.obligations import ObligationKind, enumerate_obligations
 
 from shared_helpers import ROOT, load_text, pasted_proved_and_loaded, suggestion_of_failed
 
@@ -140,3 +144,87 @@ def test_a_segment_walked_by_its_length_gets_offsets_up_to_the_length(tmp_path):
     vk.check_launch(module.segment_copy, 3, [offsets, values, out])
     vk.launch(module.segment_copy, 3, inputs=[offsets, values, out], device="cpu")
     np.testing.assert_array_equal(out, 3.0 * values)
+
+
+GUARDED_FILL = '''import warp as wp
+
+
+@wp.kernel
+def fill_unique(offsets: wp.array(dtype=wp.int32), ids: wp.array(dtype=wp.int32),
+                out: wp.array(dtype=wp.int32)):
+    e = wp.tid()
+    start = offsets[e]
+    end = offsets[e + 1]
+    count = wp.int32(0)
+    for j in range(ids.shape[0]):
+        if start + count < end:
+            out[start + count] = ids[j]
+            count += 1
+'''
+
+
+def test_a_guard_recomputing_the_index_bounds_it_by_the_end_offset():
+    """warp-simdata's `_compute_unique_element_node_connectivity_kernel` guards its
+    store with `if output_offset + count < output_end` and stores at `output_offset +
+    count`, computed again: the guard still bounds the index by an offset, so the
+    candidate range ends one past `out`'s length (the project's last offset equals
+    it) and comes before `[0, out.shape[0])`, which that data breaks."""
+    kernel = compile_source(GUARDED_FILL, "fill_unique.py").kernels[0].mir
+    w = walker(kernel)
+    store = next((b.label, i) for b in kernel.blocks for i, ins in enumerate(b.instrs)
+                 if facts.writes_memory(ins) and ins.array.name == "out")
+    spec = next(s for s in enumerate_obligations(kernel) if s.site == store and s.kind is ObligationKind.BOUNDS)
+    texts = [a.text(kernel.launch_ndim) for a in candidates(kernel, spec, w)]
+    one_past = "vk.all_in_range(offsets, 0, out.shape[0] + 1)"
+    assert one_past in texts, texts
+    at_length = "vk.all_in_range(offsets, 0, out.shape[0])"
+    assert at_length not in texts or texts.index(one_past) < texts.index(at_length), texts
+
+
+
+LISTED_COUNTS = '''import warp as wp
+
+
+@wp.kernel
+def listed_counts(face_locations: wp.array(dtype=wp.int32), source_offsets: wp.array(dtype=wp.int32),
+                  counts: wp.array(dtype=wp.int32)):
+    slot = wp.tid()
+    face_idx = face_locations[slot]
+    counts[slot] = source_offsets[face_idx + 1] - source_offsets[face_idx]
+'''
+LISTED = "vk.all_in_range(face_locations, 0, source_offsets.shape[0] - 1)"
+
+
+def _listed_inputs(ids=(2, 0, 3, 3)):
+    """warp-simdata's `_count_oriented_face_nodes` data: face ids chosen from 4 faces
+    whose CSR offsets (5 of them) hold their node counts."""
+    offsets = np.array([0, 3, 7, 7, 12], dtype=np.int32)
+    return [np.array(ids, dtype=np.int32), offsets, np.zeros(len(ids), dtype=np.int32)]
+
+
+def test_a_listed_ids_segment_end_gets_ids_one_below_the_offsets(tmp_path):
+    report = suggestion_of_failed(LISTED_COUNTS, "listed_counts.py")
+    assert LISTED in report.suggested_requires, report.suggested_requires
+    assert report.proved_under_suggestion is True
+    page = DOC.read_text(encoding="utf-8")
+    assert all(line in page for line in report.suggested_decorators), report.suggested_decorators
+    module = pasted_proved_and_loaded(report, LISTED_COUNTS, tmp_path, "listed_counts_pasted")
+    inputs = _listed_inputs()
+    vk.check_launch(module.listed_counts, 4, inputs)
+    with pytest.raises(ContractError):        # face 4 has no end offset
+        vk.check_launch(module.listed_counts, 4, _listed_inputs((2, 0, 4, 3)))
+    vk.launch(module.listed_counts, 4, inputs=inputs, device="cpu")
+    np.testing.assert_array_equal(inputs[2], np.diff(inputs[1])[inputs[0]])
+
+
+def test_a_listed_ids_read_two_past_gets_no_contract_admitting_the_bad_launch(tmp_path):
+    bad = LISTED_COUNTS.replace("source_offsets[face_idx + 1]", "source_offsets[face_idx + 2]")
+    plain = load_text(bad, tmp_path, "listed_counts_plain")
+    with pytest.raises(OutOfBoundsError):     # face 3, the last, reads offsets[5] of 5
+        vk.launch(plain.listed_counts, 4, inputs=_listed_inputs(), device="cpu")
+    report = suggestion_of_failed(bad, "listed_counts.py")
+    assert LISTED not in report.suggested_requires or not report.proved_under_suggestion
+    if report.proved_under_suggestion:
+        module = pasted_proved_and_loaded(report, bad, tmp_path, "listed_counts_pasted_bad")
+        with pytest.raises(ContractError):
+            vk.check_launch(module.listed_counts, 4, _listed_inputs())
