@@ -40,6 +40,9 @@ from verikern.mir.types import I32
 from verikern.proofs.obligations import ObligationKind, ObligationSpec
 from verikern.proofs.deciding.contract_atoms import ZERO, Atom, Term, param_term
 from verikern.proofs.deciding.contract_compaction import compaction_scans, keeps
+from verikern.proofs.deciding.contract_offsets import (
+    next_offset_atoms, offset_atoms, same_as_core, segment_length_array,
+)
 from verikern.proofs.deciding.contract_packed import packed_row_atoms
 from verikern.proofs.deciding.contract_segments import segment_head_arrays
 from verikern.proofs.deciding.contract_strides import stride_length_atoms
@@ -211,41 +214,10 @@ class _Walker:
         in `cmp` (`i < count[0]`, `k < off[s + 1]`, `count[0] > i`)."""
         below = {"lt": (cmp.lhs, cmp.rhs), "le": (cmp.lhs, cmp.rhs),
                  "gt": (cmp.rhs, cmp.lhs), "ge": (cmp.rhs, cmp.lhs)}.get(cmp.op)
-        if below is None or not (isinstance(below[0], Value) and self._in_core(below[0], core)):
+        if below is None or not (isinstance(below[0], Value) and same_as_core(self, below[0], core)):
             return set()
-        name = self.loaded_index_array(below[1]) or self.segment_length_array(below[1])
+        name = self.loaded_index_array(below[1]) or segment_length_array(self, below[1])
         return {name} if name is not None else set()
-
-    def _in_core(self, op: Value, core) -> bool:
-        """`op` is a `core` value, or the same sum or difference of the same
-        operands as one (`if start + count < end: out[start + count] = ...`
-        computes `start + count` twice)."""
-        if op.id in core:
-            return True
-        ins = self.defs.get(op.id)
-        if not (isinstance(ins, BinOp) and ins.op in ("add", "sub")):
-            return False
-        shape = (ins.op, _operand_key(ins.lhs), _operand_key(ins.rhs))
-        for vid in core:
-            other = self.defs.get(vid)
-            if isinstance(other, BinOp) and (other.op, _operand_key(other.lhs), _operand_key(other.rhs)) == shape:
-                return True
-        return False
-
-    def segment_length_array(self, op, depth: int = 0) -> str | None:
-        """The int32 1-d array `off` when `op` is the difference of two of its
-        elements (`off[s + 1] - off[s]`, through casts): a CSR segment's length,
-        which a loop counter `k` stays below while `off[s] + k` indexes the
-        segment -- so `off[s] + k < off[s + 1]`, and the elements bound the
-        index as an end does (`k < off[s + 1]`). Else None."""
-        ins = self.defs.get(op.id) if isinstance(op, Value) and depth < 4 else None
-        if isinstance(ins, Cast):
-            return self.segment_length_array(ins.operand, depth + 1)
-        if isinstance(ins, BinOp) and ins.op == "sub":
-            end, start = self.loaded_index_array(ins.lhs), self.loaded_index_array(ins.rhs)
-            if end is not None and end == start:
-                return end
-        return None
 
     def _capped_index_arrays(self) -> dict[str, set]:
         """Index array -> the lengths `(x, k)` one of its elements is ordered
@@ -333,18 +305,6 @@ class _Walker:
                 todo += [v for _, v in ins.incoming]
         return out
 
-    def sum_terms(self, op, depth: int = 0) -> list:
-        """The non-constant terms of a sum `a + b + c` (through casts and `add`s;
-        a constant term is left out, any other operation is one term): [op]
-        itself when it is no sum."""
-        ins = self.defs.get(op.id) if isinstance(op, Value) and depth < 8 else None
-        if isinstance(ins, Cast) and ins.operand.type.is_int:
-            return self.sum_terms(ins.operand, depth + 1)
-        if isinstance(ins, BinOp) and ins.op == "add":
-            return [t for x in (ins.lhs, ins.rhs) if not isinstance(x, Const)
-                    for t in self.sum_terms(x, depth + 1)]
-        return [op]
-
     def sums_indices(self, op, depth: int = 0) -> bool:
         """`op` is (through casts and constant offsets) a sum or difference of
         two non-constant values (`i * m + j`)."""
@@ -370,11 +330,6 @@ class _Walker:
             if len(consts) == 1 and len(rest) == 1:
                 return self._param_bound(rest[0], depth + 1)
         return None
-
-
-def _operand_key(op) -> tuple:
-    """An operand's identity for comparing two computations: a value's id, a constant's value."""
-    return ("v", op.id) if isinstance(op, Value) else ("c", getattr(op, "value", None), str(op.type))
 
 
 def _launch_terms(kernel: Kernel, d: _Deps, k: int) -> list[Term]:
@@ -467,47 +422,6 @@ def _product_atoms(kernel: Kernel, s: Term, d: _Deps, strides: list[str]) -> lis
     return out
 
 
-def _offset_atoms(w: _Walker, s: Term, index) -> list[Atom]:
-    """A per-world offset `x[start[w] + k]`, k a thread index component (of launch
-    dimension c): every start leaves room for the launch's k,
-    `vk.all_in_range(start, 0, x.shape[0] - vk.launch_dim(c) + 1)`. The same
-    candidate for a sum with more terms beside the element and the component
-    (`packed[offsets[i] + i + 1 + k]`, a record of `offsets[i + 1] - offsets[i]`
-    ids after one count header per record before it, k below that length): the
-    elements then leave room for the launch's headers (warp-simdata's
-    `_scatter_connectivity_kernel`, `packed.shape[0] - num_cells` ids)."""
-    terms = w.sum_terms(index)
-    if len(terms) < 2:
-        return []
-    for base in terms:
-        start = w.loaded_index_array(base)
-        if start is None or start in w.written:
-            continue
-        for step in terms:
-            c = w.component(step)
-            if step is not base and c is not None and w.offset(step) == 0 \
-                    and w.defs.get(getattr(step, "id", -1)) is not None:
-                room = replace(s, minus=Term("launch", index=c), offset=1)
-                return [Atom("all_in_range", rhs=room, array=start, family=-1)]
-    return []
-
-
-def _next_offset_atoms(w: _Walker, s: Term, index, step: int) -> list[Atom]:
-    """An element plus a constant, `x[idx[i] + o]` (`source_offsets[face_idx + 1]`
-    with `face_idx = face_locations[slot]`: a CSR segment's end for an id read from an
-    index array): every element leaves room for the constant,
-    `vk.all_in_range(idx, 0, x.shape[0] - o)` -- the ids number one fewer than the
-    offsets. Only for an int32 1-d array the kernel does not write and 0 < o < 64."""
-    ins = w.defs.get(index.id) if isinstance(index, Value) else None
-    if not (0 < step < 64 and isinstance(ins, BinOp) and ins.op == "add"):
-        return []
-    base = ins.rhs if isinstance(ins.lhs, Const) else ins.lhs
-    idx = w.loaded_index_array(base)
-    if idx is None or idx in w.written or idx == s.name:
-        return []
-    return [Atom("all_in_range", rhs=replace(s, offset=-step), array=idx, family=-1)]
-
-
 #: The largest int32 value: a product of a launch dimension and a per-thread
 #: count at most this (in int64) does not wrap in int32.
 INT32_MAX = 2 ** 31 - 1
@@ -593,8 +507,8 @@ def candidates(kernel: Kernel, spec: ObligationSpec, walker: "_Walker | None" = 
             _product_atoms(kernel, s, d, w.strides(index))
         if chunked or not w.reads_thread(index):
             out = [_indirect_ranked(a, s, d, tuple(chunked)) for a in out]
-        out = _offset_atoms(w, s, index) + packed_row_atoms(kernel, w, s, index) + chunked + flat + \
-            _next_offset_atoms(w, s, index, step) + out
+        out = offset_atoms(w, s, index) + packed_row_atoms(kernel, w, s, index) + chunked + flat + \
+            next_offset_atoms(w, s, index, step) + out
         if w.sums_indices(index):    # `s * 36 + beta * 12 + ...`: a row of strides, first
             out = stride_length_atoms(s, d.shapes, d.scales) + out
         if isinstance(index, Const) and 0 <= index.value < 2 ** 30:
