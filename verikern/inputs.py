@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterator, Literal, Mapping
 
 import numpy as np
@@ -41,13 +41,16 @@ FLOAT_WIDTHS: dict[int, Literal[16, 32, 64]] = {16: 16, 32: 32, 64: 64}
 
 @dataclass(frozen=True)
 class ArrayContract:
-    """The content contracts of one integer array: bounds are evaluated operands."""
+    """The content contracts of one integer array: bounds are evaluated operands;
+    `more`: the (lo, hi) of further `all_in_range` contracts on the array, which
+    every element meets too (the generated range is their intersection)."""
 
     lo: Operand | None = None
     hi: Operand | None = None
     distinct: bool = False
     loc: Any = None
     sorted: bool = False
+    more: tuple[tuple[Operand, Operand], ...] = ()
 
 
 def array_contracts(kernel: Kernel) -> dict[str, ArrayContract]:
@@ -57,15 +60,14 @@ def array_contracts(kernel: Kernel) -> dict[str, ArrayContract]:
         if isinstance(ins, RequiresArray):
             c = out.get(ins.array.name, ArrayContract(loc=ins.loc))
             if ins.kind == "all_distinct":
-                c = ArrayContract(c.lo, c.hi, True, c.loc, c.sorted)
+                c = replace(c, distinct=True)
             elif ins.kind == "all_sorted":
-                c = ArrayContract(c.lo, c.hi, c.distinct, c.loc, True)
+                c = replace(c, sorted=True)
             elif ins.kind == "all_in_range":
-                if c.lo is not None:
-                    raise InputGenerationError(
-                        f"{ins.loc}: {ins.array.name} has two all_in_range contracts; "
-                        "input generation supports one per array")
-                c = ArrayContract(ins.lo, ins.hi, c.distinct, ins.loc, c.sorted)
+                assert ins.lo is not None and ins.hi is not None   # an all_in_range has both bounds
+                # several ranges (a CSR offset array bounded by two arrays' lengths): each holds
+                c = replace(c, lo=ins.lo, hi=ins.hi, loc=ins.loc) if c.lo is None else \
+                    replace(c, more=c.more + ((ins.lo, ins.hi),))
             else:
                 raise InputGenerationError(f"{ins.loc}: unknown array contract {ins.kind!r}")
             out[ins.array.name] = c
@@ -216,6 +218,8 @@ def _contract_bounds(a: ArrayRef, contract: ArrayContract | None,
         return None
     assert contract.hi is not None   # an all_in_range contract has both bounds
     lo, hi = ev.eval(contract.lo), ev.eval(contract.hi)
+    for more_lo, more_hi in contract.more:
+        lo, hi = max(lo, ev.eval(more_lo)), min(hi, ev.eval(more_hi))
     return max(lo, a.dtype.min_value), min(hi, a.dtype.max_value + 1)
 
 

@@ -40,6 +40,9 @@ from verikern.mir.types import I32
 from verikern.proofs.obligations import ObligationKind, ObligationSpec
 from verikern.proofs.deciding.contract_atoms import ZERO, Atom, Term, param_term
 from verikern.proofs.deciding.contract_compaction import compaction_scans, keeps
+from verikern.proofs.deciding.contract_offsets import (
+    next_offset_atoms, offset_atoms, same_as_core, segment_length_array,
+)
 from verikern.proofs.deciding.contract_packed import packed_row_atoms
 from verikern.proofs.deciding.contract_segments import segment_head_arrays
 from verikern.proofs.deciding.contract_strides import stride_length_atoms
@@ -211,9 +214,9 @@ class _Walker:
         in `cmp` (`i < count[0]`, `k < off[s + 1]`, `count[0] > i`)."""
         below = {"lt": (cmp.lhs, cmp.rhs), "le": (cmp.lhs, cmp.rhs),
                  "gt": (cmp.rhs, cmp.lhs), "ge": (cmp.rhs, cmp.lhs)}.get(cmp.op)
-        if below is None or not (isinstance(below[0], Value) and below[0].id in core):
+        if below is None or not (isinstance(below[0], Value) and same_as_core(self, below[0], core)):
             return set()
-        name = self.loaded_index_array(below[1])
+        name = self.loaded_index_array(below[1]) or segment_length_array(self, below[1])
         return {name} if name is not None else set()
 
     def _capped_index_arrays(self) -> dict[str, set]:
@@ -419,24 +422,6 @@ def _product_atoms(kernel: Kernel, s: Term, d: _Deps, strides: list[str]) -> lis
     return out
 
 
-def _offset_atoms(w: _Walker, s: Term, index) -> list[Atom]:
-    """A per-world offset `x[start[w] + k]`, k a thread index component (of launch
-    dimension c): every start leaves room for the launch's k,
-    `vk.all_in_range(start, 0, x.shape[0] - vk.launch_dim(c) + 1)`."""
-    ins = w.defs.get(index.id) if isinstance(index, Value) else None
-    if not isinstance(ins, BinOp) or ins.op != "add":
-        return []
-    for base, step in ((ins.lhs, ins.rhs), (ins.rhs, ins.lhs)):
-        start = w.loaded_index_array(base)
-        if start is None or start in w.written:
-            continue
-        c = w.component(step)
-        if c is not None and w.offset(step) == 0 and w.defs.get(getattr(step, "id", -1)) is not None:
-            room = replace(s, minus=Term("launch", index=c), offset=1)
-            return [Atom("all_in_range", rhs=room, array=start, family=-1)]
-    return []
-
-
 #: The largest int32 value: a product of a launch dimension and a per-thread
 #: count at most this (in int64) does not wrap in int32.
 INT32_MAX = 2 ** 31 - 1
@@ -522,7 +507,8 @@ def candidates(kernel: Kernel, spec: ObligationSpec, walker: "_Walker | None" = 
             _product_atoms(kernel, s, d, w.strides(index))
         if chunked or not w.reads_thread(index):
             out = [_indirect_ranked(a, s, d, tuple(chunked)) for a in out]
-        out = _offset_atoms(w, s, index) + packed_row_atoms(kernel, w, s, index) + chunked + flat + out
+        out = offset_atoms(w, s, index) + packed_row_atoms(kernel, w, s, index) + chunked + flat + \
+            next_offset_atoms(w, s, index, step) + out
         if w.sums_indices(index):    # `s * 36 + beta * 12 + ...`: a row of strides, first
             out = stride_length_atoms(s, d.shapes, d.scales) + out
         if isinstance(index, Const) and 0 <= index.value < 2 ** 30:

@@ -249,6 +249,35 @@ def test_launch_refuses_unsorted_and_inputs_are_sorted():
     assert off.max() <= values["out"].shape[0]
 
 
+def test_inputs_meet_every_range_of_an_array_with_two():
+    """CSR offsets bounded by two arrays' lengths (`vk.all_in_range(offsets, 0,
+    values.shape[0] + 1)` and `..., out.shape[0] + 1)`, as suggested together):
+    generated offsets lie in both ranges, and the launch checking both accepts them."""
+    src = HEADER + textwrap.dedent("""
+        @vk.kernel
+        def k(offsets: vk.array(dtype=vk.int32), values: vk.array(dtype=vk.float32),
+              out: vk.array(dtype=vk.float32)):
+            vk.requires(vk.launch_dim() < offsets.shape[0])
+            vk.requires(vk.all_in_range(offsets, 0, values.shape[0] + 1))
+            vk.requires(vk.all_in_range(offsets, 0, out.shape[0] - 5))
+            vk.requires(vk.all_sorted(offsets))
+            s = vk.tid()
+            for j in range(offsets[s], offsets[s + 1]):
+                out[j] = values[j]
+        """)
+    k = compile_kernel(src)
+    for seed in range(3):
+        values = make_inputs(k, (40,), 32, np.random.default_rng(seed),
+                             sizes={"offsets": (41,), "values": (10,), "out": (60,)})
+        off = values["offsets"]
+        assert off.min() >= 0 and off.max() <= 10 and (np.diff(off) >= 0).all()
+        values = make_inputs(k, (40,), 32, np.random.default_rng(seed),
+                             sizes={"offsets": (41,), "values": (60,), "out": (12,)})
+        off = values["offsets"]
+        assert off.min() >= 0 and off.max() < 12 - 5
+        simulate(k, LaunchConfig((40,), 32, 2, 40), dict(values), {})
+
+
 def test_all_sorted_needs_a_1d_integer_array():
     res = compile_source(HEADER + "@vk.kernel\ndef k(a: vk.array(dtype=vk.int32, ndim=2)):\n"
                          "    vk.requires(vk.all_sorted(a))\n", "<t>")
