@@ -153,9 +153,10 @@ class Scope:
     mir_sha256: str
     source_sha256: str | None
     max_array_bytes: int = 1 << 40
+    kernel_budget: float | None = None   # --kernel-budget (million units); None: its default
 
     def to_json(self) -> dict:
-        from verikern.proofs.deciding.budget import KERNEL_CHECKS, MEGA, MIN_KERNEL_RLIMIT  # lazy: z3 (deciding.budget)
+        from verikern.proofs.deciding.budget import MEGA, kernel_total_units  # lazy: z3 (deciding.budget)
 
         per_check = int(self.budget * MEGA)
         return {
@@ -168,7 +169,7 @@ class Scope:
             "max_array_bytes": self.max_array_bytes,
             "not_checked": list(NOT_CHECKED),
             "budget": {"per_check_million_units": self.budget,
-                       "kernel_total_units": max(KERNEL_CHECKS * per_check, MIN_KERNEL_RLIMIT),
+                       "kernel_total_units": kernel_total_units(self.kernel_budget, per_check),
                        "exact_search_units": min(10 * MEGA, per_check)},
             "mir_sha256": self.mir_sha256,
             "source_sha256": self.source_sha256,
@@ -181,7 +182,8 @@ class Scope:
                    tuple(launch["dims"]) if launch["dims"] is not None else None,
                    launch["block_dim"], launch["block_dim_from"], launch["launch_ndim"],
                    float(d["budget"]["per_check_million_units"]), d["mir_sha256"], d["source_sha256"],
-                   int(d.get("max_array_bytes", 1 << 40)))
+                   int(d.get("max_array_bytes", 1 << 40)),
+                   int(d["budget"]["kernel_total_units"]) / 1e6 if "kernel_total_units" in d["budget"] else None)
 
     def assumption_lines(self) -> list[str]:
         """The assumptions in words, one per line (text, Markdown and HTML reports)."""
@@ -314,9 +316,10 @@ def _text_at(tree, source: str | None, line: int, col: int) -> str:
 
 
 def scope_of(kernel_mir, *, source: str | None, source_sha256: str | None, dims, block_dim,
-             budget: float | None, max_array_bytes: int | None = None) -> Scope:
-    """The Scope of proving `kernel_mir` with these options (`budget`,
-    `max_array_bytes`: None = the default)."""
+             budget: float | None, max_array_bytes: int | None = None,
+             kernel_budget: float | None = None) -> Scope:
+    """The Scope of proving `kernel_mir` with these options (`budget`, `max_array_bytes`,
+    `kernel_budget` (--kernel-budget): None = the default)."""
     from verikern.encoders.smt.launch import DEFAULT_MAX_ARRAY_BYTES  # lazy: z3 (encoders.smt)
     from verikern.proofs.deciding.budget import DEFAULT_CHECK_RLIMIT, MEGA  # lazy: z3 (deciding.budget)
 
@@ -331,4 +334,5 @@ def scope_of(kernel_mir, *, source: str | None, source_sha256: str | None, dims,
                  fixed, origin, kernel_mir.launch_ndim,
                  float(budget) if budget is not None else DEFAULT_CHECK_RLIMIT / MEGA,
                  sha256_bytes(mir_text(kernel_mir).encode()), source_sha256,
-                 int(max_array_bytes) if max_array_bytes is not None else DEFAULT_MAX_ARRAY_BYTES)
+                 int(max_array_bytes) if max_array_bytes is not None else DEFAULT_MAX_ARRAY_BYTES,
+                 float(kernel_budget) if kernel_budget is not None else None)

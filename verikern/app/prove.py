@@ -432,7 +432,7 @@ def _prove_scoped_with_settings(kernel_mir, file: str, opts: ProofOptions, data:
     source = data.decode("utf-8", "replace") if data is not None else None
     scope = scope_of(kernel_mir, source=source, source_sha256=sha256_bytes(data) if data is not None else None,
                      dims=opts.dims, block_dim=opts.block_dim, budget=opts.budget,
-                     max_array_bytes=opts.max_array_bytes)
+                     max_array_bytes=opts.max_array_bytes, kernel_budget=opts.kernel_budget)
     key = None
     total = current_total()           # the kernel's (budget.kernel_total), None when called alone
     before = total.spent() if total is not None else 0

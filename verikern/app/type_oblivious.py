@@ -93,7 +93,8 @@ def prove_oblivious(kr, file: str, opts, data: bytes | None) -> ObliviousOutcome
                                 suggested_covers=proved[1] if proved is not None else frozenset())
     source = data.decode("utf-8", "replace") if data is not None else None
     scope = scope_of(kr.opaque, source=source, source_sha256=sha256_bytes(data) if data is not None else None,
-                     dims=opts.dims, block_dim=opts.block_dim, budget=opts.budget, max_array_bytes=bound)
+                     dims=opts.dims, block_dim=opts.block_dim, budget=opts.budget, max_array_bytes=bound,
+                     kernel_budget=opts.kernel_budget)
     return ObliviousOutcome(dataclasses.replace(report, kernel=kr.name, scope=scope, covers=kr.covers),
                             "", frozenset(kr.covers))
 

@@ -37,12 +37,26 @@ def test_json_states_contracts_launch_limits_budget_versions_and_hashes(tmp_path
     assert sx["scope"]["launch"] == {"dims": None, "block_dim": 64, "block_dim_from": "option",
                                      "launch_ndim": 1}
     assert sx["scope"]["budget"]["per_check_million_units"] == 7.0
-    assert sx["scope"]["budget"]["kernel_total_units"] == 28_000_000      # 4 checks' worth
+    # the kernel's total the run had: --kernel-budget's default, 9 per-check budgets
+    assert sx["scope"]["budget"]["kernel_total_units"] == 63_000_000
     assert "total thread count < 2**31" in sx["scope"]["hardware_limits"]
     assert "2**31" in sx["scope"]["array_bound"] and "--max-array-bytes" in sx["scope"]["array_bound"]
     assert any(x.startswith("float accuracy") for x in sx["scope"]["not_checked"])
     assert any(x.startswith("termination") for x in sx["scope"]["not_checked"])
     assert sx["cached"] is False
+
+
+def test_the_kernel_total_stated_is_the_one_given(tmp_path):
+    """--kernel-budget N is the total the report states (it once stated a fixed 4 checks'
+    worth whatever the option said), and it survives the report's JSON round trip."""
+    from verikern.proofs.reporting.scope import Scope
+
+    saxpy = copy(SAXPY, tmp_path)
+    code, out, _ = cli("prove", saxpy, "--format", "json", "--kernel-budget", "55", "--no-cache")
+    assert code == 0, out
+    scope = json.loads(out)["kernels"][0]["scope"]
+    assert scope["budget"]["kernel_total_units"] == 55_000_000
+    assert Scope.from_json(scope).to_json()["budget"] == scope["budget"]
 
 
 def test_mir_hash_is_the_hash_of_the_printed_mir(tmp_path):
