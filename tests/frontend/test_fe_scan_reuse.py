@@ -203,3 +203,36 @@ def test_a_star_import_reads_the_module_as_it_is_now_not_as_first_read(tmp_path)
     (pkg / "a.py").write_text("N = 7\n")                            # no __all__: its own names
     vk.launch(compile_file(pkg / "k.py").kernels[0].mir, 2, [out])
     assert out.tolist() == [7, 7]
+
+
+#: struct kernels of every kind the struct rewrite handles: held arrays, a local struct's
+#: array fields (aliases), arrays of structs, a constructor, a generic struct search
+STRUCT_CORPUS = ("ok_struct_held_arrays_block_sizes.py", "bounds_local_struct_domain_arrays_hi_unchecked.py",
+                 "ok_struct_array_bodies_integrate.py", "ok_struct_ctor_face_cursor.py",
+                 "bounds_struct_search_moments_masses_unchecked.py")
+
+
+def test_the_struct_rewrite_in_place_builds_the_mir_of_two_deep_copies(monkeypatch):
+    """struct_body copies each statement once (copy_tree) and rewrites its field
+    chains in place (`rewrite(..., copied=True)`); it used to deep-copy the statement,
+    then deep-copy the result again. The reference is that old way, put back by
+    patching: the same MIR text and errors for every struct kernel of the sample
+    (the generic struct search's too, whose attempts each rewrite the same body)."""
+    from verikern.frontend.check import structs
+    from verikern.mir.printer import format_kernel
+
+    corpus = Path(__file__).resolve().parents[1] / "corpus"
+
+    def outcome(path: Path) -> list[str]:
+        result = compile_file(str(path))
+        return [e.render() for e in result.errors] + \
+            [f"{k.name} {k.error.render() if k.error else ''}\n{format_kernel(k.mir) if k.mir else ''}"
+             for k in result.kernels]
+
+    now = {name: outcome(corpus / name) for name in STRUCT_CORPUS}
+    assert all(any("\n" in part and "kernel" in part for part in parts) for parts in now.values()), now
+    old_rewrite = structs.StructScope.rewrite
+    monkeypatch.setattr(structs, "copy_tree", copy.deepcopy)
+    monkeypatch.setattr(structs.StructScope, "rewrite",
+                        lambda self, body, copied=False: old_rewrite(self, body, copied=False))
+    assert {name: outcome(corpus / name) for name in STRUCT_CORPUS} == now

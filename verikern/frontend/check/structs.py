@@ -36,6 +36,7 @@ from ..scan.annotations import ARRAY_CTORS, parse_annotation
 from ..scan.constants import NotConstant
 from ..scan.class_funcs import qualified_func
 from ..scan.project import module_member
+from ..scan.tree_copy import copy_tree
 from .held_arrays import (
     ROW_SUFFIX, HeldReads, field_struct_arrays, has_held, held_model_refusal, held_requires,
     leaf_paths, row_binding, row_copy,
@@ -114,7 +115,7 @@ class StructChecks(_Host):
             return self.node.body
         refuse_unmodelled(self, self.node.body, self.structs)
         held = HeldReads(self, self.structs.arrays, self.structs.rows)
-        body = self.structs.rewrite([held.visit(copy.deepcopy(s)) for s in self.node.body])
+        body = self.structs.rewrite([held.visit(copy_tree(s)) for s in self.node.body], copied=True)
         aliases = array_field_aliases(self, self.structs.types,   # rows: check/held_arrays.py
                                       set(self.struct_params) | set(self.structs.rows), body)
         if aliases:   # a local struct's array fields: the parameters they alias
@@ -357,9 +358,14 @@ class StructScope:
             t = t.field(attr)
         return t if isinstance(t, StructType) else None
 
-    def rewrite(self, body: list) -> list:
-        """A copy of `body` with every field chain of a struct variable a Name."""
-        return [_FieldNames(self.types, self.arrays).visit(copy.deepcopy(s)) for s in body]
+    def rewrite(self, body: list, copied: bool = False) -> list:
+        """A copy of `body` with every field chain of a struct variable a Name.
+        `copied`: the statements are the caller's own copy, which nothing else
+        holds (struct_body's), rewritten in place rather than copied again: the
+        result is the same, a copy_tree (deepcopy) keeping a statement's shared
+        nodes shared."""
+        fields = _FieldNames(self.types, self.arrays)
+        return [fields.visit(s if copied else copy_tree(s)) for s in body]
 
     def leaf_names(self) -> set[str]:
         """The dotted names of every value (non-array) leaf of a struct variable."""
