@@ -321,7 +321,8 @@ def scope_of(kernel_mir, *, source: str | None, source_sha256: str | None, dims,
     """The Scope of proving `kernel_mir` with these options (`budget`, `max_array_bytes`,
     `kernel_budget` (--kernel-budget): None = the default)."""
     from verikern.encoders.smt.launch import DEFAULT_MAX_ARRAY_BYTES  # lazy: z3 (encoders.smt)
-    from verikern.proofs.deciding.budget import DEFAULT_CHECK_RLIMIT, MEGA  # lazy: z3 (deciding.budget)
+    from verikern.proofs.deciding.budget import (  # lazy: z3 (deciding.budget)
+        DEFAULT_CHECK_RLIMIT, MEGA, kernel_total_units, per_check_units)
 
     if block_dim is not None:
         fixed, origin = int(block_dim), "option"
@@ -335,4 +336,6 @@ def scope_of(kernel_mir, *, source: str | None, source_sha256: str | None, dims,
                  float(budget) if budget is not None else DEFAULT_CHECK_RLIMIT / MEGA,
                  sha256_bytes(mir_text(kernel_mir).encode()), source_sha256,
                  int(max_array_bytes) if max_array_bytes is not None else DEFAULT_MAX_ARRAY_BYTES,
-                 float(kernel_budget) if kernel_budget is not None else None)
+                 # the total the run has, stated as a number (the default's too), so that a
+                 # report read back from JSON or the cache is equal to the one made
+                 kernel_total_units(kernel_budget, per_check_units(budget)) / MEGA)
