@@ -149,9 +149,13 @@ SLOW_FILES = frozenset({
     "tests/warp_compat/test_warp_component_range_typing.py",  # real Warp, 3 compiles, 3 proofs (7 CPU s)
     "tests/proofs/test_suggest_packed_rows.py",  # 2 suggestion searches and re-proofs, 1 proof (about 15 CPU s)
     "tests/warp_compat/test_warp_premise_own_types.py",  # real Warp (compiles a kernel with clang)
+    "tests/warp_compat/test_warp_premise_one_precision.py",  # real Warp (compiles a kernel with clang)
 })
 
 SLOW_TESTS = frozenset({
+    # a kernel with too many typings whose every premise is refused: every candidate compiled and
+    # re-proved (about 4 s); test_too_many_typings_get_the_float32_premise... is the fast one
+    "tests/cli/prove/test_premise_one_precision.py::test_a_bug_at_every_precision_gets_no_typing_premise",
     # a proof's per-query z3 units after other work, and in fresh processes under two hash
     # seeds (about 9 s each); three prove processes over the corpus's kernels nearest a
     # budget, alone, in another order and with --jobs 2 (about 80 s under load)

@@ -9,7 +9,10 @@ built from (a) the typings its `wp.overload`s declare, else -- or when that
 premise does not prove it -- (b) the typings of the instances that are
 proved, else (c) each typing beyond the enumerated ones that `kernel[...]`
 found to type-check (a vec3 for `p[0..2]` of an array of `Any`, a mat33) with
-its float64 twin (vec3d), else that typing alone, is pasted above the kernel exactly as users are told to paste it
+its float64 twin (vec3d), else that typing alone, else -- for a kernel with too many typings to
+enumerate, whose per-parameter premise admits more typings than it was built from (mixed
+precisions, or too many again) -- (d) one precision at a time: each compiled instance's typing
+alone, all-float32 first, then all-float64, is pasted above the kernel exactly as users are told to paste it
 (proofs.reporting.paste), the file compiled again and every instance the
 pasted kernel has proved.
 
@@ -143,13 +146,16 @@ def _sha_without_positions(kernel_mir) -> str:
 
 
 def _proved_under(decorators: list[str], base: str, line: int, file: str, source: str, opts,
-                  proved: dict[str, str], refuted: dict[str, str] | None = None) -> bool:
+                  proved: dict[str, str], refuted: dict[str, str] | None = None,
+                  most: int | None = None, wide: list | None = None) -> bool:
     """Whether `base` pasted with `decorators` above its `def` (at `line`) compiles to
     instances only, every one PROVED (`proved`: this run's proved instances, name ->
     MIR sha256 less source positions (the paste moves the lines), taken as proved when
     the pasted instance's MIR is the same but for them; `refuted`:
     those this run found a bug in that replay confirmed, the same way: a pasted instance
-    with the same MIR has the same bug on the same launch, so nothing is proved again)."""
+    with the same MIR has the same bug on the same launch, so nothing is proved again;
+    `most`: the most instances the pasted kernel may have to be proved here, else False with
+    True appended to `wide`, before any proof: _premise_search puts it off)."""
     text = pasted(source, suggestion_inserts(source, line, decorators))
     try:
         module = compile_source(text, file, project_file=file if Path(file).is_file() else None,
@@ -159,6 +165,11 @@ def _proved_under(decorators: list[str], base: str, line: int, file: str, source
         return False
     charge_pasted_compile(text, module)      # on the kernel's total, as its queries are
     mine = [k for k in module.kernels if definition_of(k.name) == base]
+    if most is not None and len(mine) > most:
+        LOG.info("%s: the premise admits %d instances, more than the %d typings it was built from: "
+                 "put off", base, len(mine), most)
+        (wide if wide is not None else []).append(True)
+        return False
     if not mine or any(k.error is not None or k.mir is None or k.unknown for k in mine):
         return False
     shas = {k.name: _sha_without_positions(k.mir) for k in mine}
@@ -176,6 +187,16 @@ def _proved_under(decorators: list[str], base: str, line: int, file: str, source
         if report.status is not KernelStatus.PROVED:
             return False
     return True
+
+
+def _precision_rank(typing: dict) -> int:
+    """0 for a typing whose every type has float32 components, 1 for float64, 2 otherwise."""
+    scalars = set()
+    for t in typing.values():
+        t = getattr(t, "dtype", t)                                  # an array's element type
+        scalars.add(getattr(t, "dtype", t))                         # a vector's, a matrix's components
+    names = {getattr(s, "name", None) for s in scalars}
+    return 0 if names == {"float32"} else 1 if names == {"float64"} else 2
 
 
 def _confirmed_bug(report: KernelReport) -> bool:
@@ -239,6 +260,13 @@ def suggest_premises(module, reports: list[KernelReport], file: str, opts,
         # every instance that compiled (the typings check/generic_probed.py found among them), each
         # maybe proved only under its own contract, which `own` below adds beside the premise
         candidates.append([dict(k.typing) for k in results if k.error is None and not k.unknown and k.typing])
+        # (d) a kernel with too many typings to enumerate (its `kernel[...]` has no probes): one
+        # precision at a time, each compiled instance's typing alone, all-float32 first, then
+        # all-float64 (how projects instantiate it), tried after the joint premises that admit
+        # no more typings than they were built from (_premise_search)
+        singles = [[t] for t in sorted((dict(k.typing) for k in results if k.error is None and not k.unknown
+                                        and k.typing), key=_precision_rank)] \
+            if any(k.unknown and not k.probes for k in results) else []
         # the contracts the instances were proved under (their own suggestions): with the premise
         own = {d: q for i in mine if out[i].proved_under_suggestion
                for q, d in zip(out[i].suggested_requires, out[i].suggested_decorators)}
@@ -246,7 +274,7 @@ def suggest_premises(module, reports: list[KernelReport], file: str, opts,
         named = file_type_names(source, file) if named is None else named
         with kernel_total(totals(base) if totals is not None else None):
             end = _premise_search(candidates, (alias, named), own, base, line, file, source, opts, proved,
-                                  refuted, own_only=own_only)
+                                  refuted, own_only=own_only, singles=singles)
         if end is not None:
             for i in mine:
                 out[i] = _with_premise(out[i], *end)
@@ -254,25 +282,43 @@ def suggest_premises(module, reports: list[KernelReport], file: str, opts,
 
 
 def _premise_search(candidates, spelling: tuple, own: dict, base: str, line: int, file: str, source: str, opts,
-                    proved: dict, refuted: dict, own_only: int | None = None) -> tuple | None:
+                    proved: dict, refuted: dict, own_only: int | None = None,
+                    singles: list | None = None) -> tuple | None:
     """(requires, decorators) of the first premise of `candidates` (alone, then with the
     instances' own contracts `own`; `spelling`: premise_decorator's alias and named)
-    instances' own contracts `own`) under which `base` is proved; None if none is.
+    under which `base` is proved; None if none is.
     `own_only`: the index of a candidate tried with `own` only (it admits instances
-    that fail as written: alone it cannot be proved)."""
-    tried: set[str] = set()
-    for index, typings in enumerate(candidates):
+    that fail as written: alone it cannot be proved). `singles`: one typing each (one
+    precision at a time, for a kernel with too many typings): when there are some, a
+    candidate whose pasted kernel has more instances than the typings it was built from
+    (the mixed-precision typings its per-parameter premise also admits, or more than
+    verikern enumerates) is put off until after them, so that it does not spend the
+    kernel's total before the one-precision premises are tried."""
+    tried: set[tuple[str, bool]] = set()     # (decorator, tried in full)
+    order: list[tuple[int | None, list, int | None]] = [
+        (i, c, len(c) if singles else None) for i, c in enumerate(candidates)]
+    order += [(None, c, None) for c in singles or ()]
+    k = 0
+    while k < len(order):
+        index, typings, most = order[k]
+        k += 1
         if total_exhausted():     # the kernel's total is spent: no re-proof could prove it
             return None
         found = premise_decorator(typings, *spelling) if typings else None
-        if found is None or found[1] in tried:
+        if found is None or (found[1], most is None) in tried:
             continue
-        tried.add(found[1])
+        tried.add((found[1], most is None))
         ends = [((found[0],), (found[1],))] + ([((found[0], *own.values()), (found[1], *own))] if own else [])
         if index == own_only:
             ends = ends[1:]
-        end = next((e for e in ends if _proved_under(list(e[1]), base, line, file, source, opts, proved,
-                                                     refuted)), None)
-        if end is not None:
-            return end
+        wide: list[bool] = []
+        for end in ends:
+            if _proved_under(list(end[1]), base, line, file, source, opts, proved, refuted, most=most, wide=wide):
+                return end
+            if wide:
+                break
+        if wide:                  # tried again in full after the one-precision premises
+            order.append((index, typings, None))
+        else:
+            tried.add((found[1], True))
     return None
