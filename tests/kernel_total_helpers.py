@@ -6,13 +6,22 @@ from __future__ import annotations
 
 import textwrap
 
+from verikern.app.compile_budget import compile_budget
 from verikern.app.prove import prove_file
-from verikern.proofs.deciding.budget import MEGA
+from verikern.frontend import compile_file
+from verikern.proofs.deciding.budget import COMPILE_UNIT_WEIGHT, MEGA
 from verikern.proofs.obligations import KernelStatus, Status
 
 from shared_helpers import CORPUS
 
 MATMUL = str(CORPUS / "ok_matmul_tiled.py")
+
+
+def compile_charge(path: str) -> int:
+    """The units compiling `path`'s one kernel takes from its total before its parts (a
+    report's `units` are its parts' alone): COMPILE_UNIT_WEIGHT per compile unit."""
+    (compiled,) = compile_file(path, **compile_budget(None)).work.values()
+    return COMPILE_UNIT_WEIGHT * compiled.spent
 
 #: an unguarded shift: fails `src` in bounds, proved under the suggested length contract
 UNGUARDED = textwrap.dedent('''\

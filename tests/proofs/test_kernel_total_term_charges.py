@@ -15,7 +15,7 @@ from verikern.proofs.deciding import budget as work
 from verikern.proofs.deciding.budget import MEGA, fresh_context, kernel_total, new_total
 from verikern.proofs.obligations import KernelStatus, Status
 
-from kernel_total_helpers import MATMUL, UNGUARDED, assert_cut_short_is_unknown
+from kernel_total_helpers import MATMUL, UNGUARDED, assert_cut_short_is_unknown, compile_charge
 CHARGES = ("FORMULA_UNITS", "EVALUATION_UNITS", "INSTRUCTION_UNITS")
 
 
@@ -93,8 +93,7 @@ def test_the_term_charges_are_counts_the_same_on_every_run_and_cut_a_proof_short
         evaluated * work.EVALUATION_UNITS
     assert rest >= 0 and rest % work.FORMULA_UNITS == 0     # queries past QUERY_FORMULAS
     # the report's units are its parts'; compiling the kernel is charged to the total first
-    (compiled,) = compile_file(MATMUL, **compile_budget(None)).work.values()
-    between = ((charged.units + uncharged.units) / 2 + work.COMPILE_UNIT_WEIGHT * compiled.spent) / MEGA
+    between = ((charged.units + uncharged.units) / 2 + compile_charge(MATMUL)) / MEGA
     (fits,), _ = _recorded(monkeypatch, MATMUL, zero=True, kernel_budget=between)
     assert fits.status is KernelStatus.PROVED
     assert_cut_short_is_unknown(MATMUL, between)
