@@ -11,10 +11,15 @@ Invariants:
 - Ctrl-C (SIGINT) reaches Python promptly: z3's own handler, which would turn
   the first Ctrl-C into a cancelled ("unknown") query and let the run go on,
   is switched off (`allow_interrupts`), so the interrupt arrives when the
-  solver call in flight returns (a call is bounded by the --budget).
+  solver call in flight returns (a call is bounded by the --budget);
+- an interrupt is never lost: Python raises it at the next bytecode, and when
+  that bytecode is a finalizer's (a z3 object's `__del__`), the exception is
+  "ignored" -- so the SIGINT handler also records it (`interrupt_pending`), and
+  the next file's progress raises it again (`Progress.__call__`).
 """
 from __future__ import annotations
 
+import signal
 import sys
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,13 +30,37 @@ import click
 EXIT_INTERRUPTED = 130
 
 
+#: A SIGINT arrived during this run (set by `_on_sigint`, cleared by `allow_interrupts`).
+_interrupt_seen = False
+
+
+def _on_sigint(signum, frame) -> None:
+    """Python's own SIGINT handling (raise KeyboardInterrupt), remembered."""
+    global _interrupt_seen
+    _interrupt_seen = True
+    raise KeyboardInterrupt
+
+
+def interrupt_pending() -> bool:
+    """Whether a SIGINT arrived during this run (even one a finalizer swallowed)."""
+    return _interrupt_seen
+
+
 def allow_interrupts() -> None:
     """Let SIGINT raise KeyboardInterrupt instead of cancelling one z3 query
-    (z3's default installs a handler for the length of each check); worker
-    processes started afterwards inherit the setting."""
+    (z3's default installs a handler for the length of each check), and remember
+    it (`interrupt_pending`); worker processes started afterwards inherit the
+    setting. An ignored SIGINT (inherited SIG_IGN) stays ignored."""
     import z3  # lazy: CLI start-up (z3 is loaded by the proofs anyway)
 
+    global _interrupt_seen
+    _interrupt_seen = False
     z3.set_param("ctrl_c", False)
+    if signal.getsignal(signal.SIGINT) in (signal.default_int_handler, _on_sigint):
+        try:
+            signal.signal(signal.SIGINT, _on_sigint)
+        except ValueError:      # not the main thread: Python's handler stays
+            pass
 
 
 def exit_interrupted() -> None:
@@ -70,6 +99,10 @@ class Progress:
     def __call__(self, done: int, total: int, file: str, reports: list) -> None:
         self.reports.extend(reports)
         self.files_done, self.files_total = done, total
+        self._show(done, total, file, reports)
+        self.raise_pending_interrupt()
+
+    def _show(self, done: int, total: int, file: str, reports: list) -> None:
         if self.quiet:
             return
         if self.terminal:
@@ -77,6 +110,13 @@ class Progress:
             return
         for report in reports:
             click.echo(kernel_line(report, done, total), err=True)
+
+    @staticmethod
+    def raise_pending_interrupt() -> None:
+        """Raise KeyboardInterrupt again if a SIGINT arrived and was swallowed (a
+        finalizer ran when it was raised): the run stops after this file."""
+        if interrupt_pending():
+            raise KeyboardInterrupt
 
     def _draw(self, done: int, total: int, file: str) -> None:
         from rich.console import Console  # lazy: CLI start-up
