@@ -194,6 +194,9 @@ def test_a_ctrl_c_a_finalizer_swallows_still_stops_the_run_after_the_file(monkey
     monkeypatch.setattr(sys, "unraisablehook", swallowed.append)
     previous = signal.getsignal(signal.SIGINT)
     try:
+        # as a terminal's run has it (a run started in the background inherits SIG_IGN,
+        # which allow_interrupts keeps)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         progress.allow_interrupts()
         handler = signal.getsignal(signal.SIGINT)
         assert callable(handler) and not progress.interrupt_pending()
