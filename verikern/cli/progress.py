@@ -19,6 +19,7 @@ Invariants:
 """
 from __future__ import annotations
 
+import contextlib
 import signal
 import sys
 from dataclasses import dataclass, field
@@ -57,10 +58,8 @@ def allow_interrupts() -> None:
     _interrupt_seen = False
     z3.set_param("ctrl_c", False)
     if signal.getsignal(signal.SIGINT) in (signal.default_int_handler, _on_sigint):
-        try:
+        with contextlib.suppress(ValueError):   # not the main thread: Python's handler stays
             signal.signal(signal.SIGINT, _on_sigint)
-        except ValueError:      # not the main thread: Python's handler stays
-            pass
 
 
 def exit_interrupted() -> None:
