@@ -342,10 +342,40 @@ def _record_outcome(rec: dict) -> tuple[str, str, str]:
 
 #: the cause of a kernel proved under a suggested typing premise (app/premise_suggestion.py)
 PREMISE = "typing premise"
+#: ... under a premise that admits fewer float precisions than the kernel's instances compiled
+#: at (float32 only, where float64 instances compiled too): it excludes launches the project
+#: makes, so the report counts it apart and gives the rate without it
+PREMISE_NARROW = "typing premise, fewer precisions than compiled"
+_TYPE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_VECTOR_LIKE = re.compile(r"(?:vec\d+|mat\d+|quat|transform|spatial_vector|spatial_matrix)([hfd]?)")
+_SCALAR_BITS = {"float16": 16, "half": 16, "float32": 32, "float": 32, "float64": 64, "double": 64}
 
 
 def _by_premise(rec: dict) -> bool:
     return any(".dtype" in r for r in rec.get("suggested_requires") or ())
+
+
+def precisions(text: str) -> frozenset[int]:
+    """The float widths the Warp type names in `text` have (`wp.vec3d`, `float32`, `vec3` in an
+    instance name: 32); integer types have none."""
+    out = set()
+    for name in _TYPE_NAME.findall(text):
+        if name in _SCALAR_BITS:
+            out.add(_SCALAR_BITS[name])
+        elif (m := _VECTOR_LIKE.fullmatch(name)) is not None:
+            out.add({"h": 16, "d": 64}.get(m.group(1), 32))
+    return frozenset(out)
+
+
+def narrower_premise(records: list[dict]) -> bool:
+    """Whether the typing premise the records carry admits fewer float precisions than the
+    kernel's instances that compiled have (its name's typing, `k[float64, vec3d]`)."""
+    premise = next((r for rec in records for r in rec.get("suggested_requires") or () if ".dtype" in r), None)
+    if premise is None:
+        return False
+    compiled = frozenset().union(*(precisions(rec.get("kernel", "").partition("[")[2]) for rec in records
+                                   if rec.get("status") != "error" and not _is_remainder(rec)))
+    return bool(compiled - precisions(premise))
 
 
 def combine(site: KernelSite, records: list[dict]) -> Outcome:
@@ -355,6 +385,8 @@ def combine(site: KernelSite, records: list[dict]) -> Outcome:
     seconds = sum(float(r.get("seconds") or 0.0) for r in records)
     ends = [_record_outcome(r) for r in records]
     worst = min(ends, key=lambda e: (OUTCOMES.index(e[0]), e[1] != PREMISE))
+    if worst[1] == PREMISE and narrower_premise(records):
+        worst = (worst[0], PREMISE_NARROW, worst[2])
     reached = sum(1 for r, e in zip(records, ends) if e[0] != "error" and not _is_remainder(r))
     return Outcome(site, worst[0], seconds, worst[1], worst[2], len(records), compiled_instances=reached)
 
@@ -485,6 +517,7 @@ class Summary:
     #: remainder, refused): counted as compiled, but nothing of them reached MIR
     no_instance: int = 0
     premise: int = 0    # kernels proved under a suggested typing premise (among `suggested`)
+    narrow: int = 0     # ... of them under one admitting fewer precisions than compiled (PREMISE_NARROW)
 
     @property
     def compiled(self) -> int:
@@ -521,7 +554,8 @@ def summarize(outcomes: list[Outcome], top: int = 12, slowest: int = 5) -> Summa
     return Summary(len(outcomes), dict(counts), causes, median, worst, process, worst_cpu,
                    sum(1 for c in cpus if c > CPU_TARGET_S),
                    sum(1 for o in outcomes if o.outcome == "unknown" and o.compiled_instances == 0),
-                   sum(1 for o in outcomes if o.outcome == "suggested" and o.cause == PREMISE))
+                   sum(1 for o in outcomes if o.outcome == "suggested" and o.cause in (PREMISE, PREMISE_NARROW)),
+                   sum(1 for o in outcomes if o.outcome == "suggested" and o.cause == PREMISE_NARROW))
 
 
 def _pct(n: int, d: int) -> str:
@@ -545,8 +579,12 @@ def render(summary: Summary, by_project: dict[str, Summary]) -> str:
             continue
         lines.append(f"{name}: {s.total} kernels, compiled {s.compiled} ({_pct(s.compiled, s.total)}); "
                      f"proved {c.get('proved', 0)}, proved under the suggestion {c.get('suggested', 0)} "
-                     + (f"({s.premise} under a typing premise) " if s.premise else "") +
-                     f"({_pct(ok, s.compiled)} of compiled), failed {c.get('failed', 0)}, "
+                     + (f"({s.premise} under a typing premise"
+                        + (f", {s.narrow} of them admitting fewer precisions than compiled" if s.narrow else "")
+                        + ") " if s.premise else "") +
+                     f"({_pct(ok, s.compiled)} of compiled"
+                     + (f"; {_pct(ok - s.narrow, s.compiled)} without the narrower premises" if s.narrow else "")
+                     + f"), failed {c.get('failed', 0)}, "
                      f"unknown {c.get('unknown', 0)}, error {c.get('error', 0)}"
                      + (f", timeout {c['timeout']}" if c.get("timeout") else ""))
     lines.append("top causes (outcome, count, cause, e.g.):")

@@ -241,6 +241,11 @@ class KernelReport:
     #: The z3 units the kernel's total was charged for this report (its proof, searches
     #: and re-proofs; 0 outside a total): what a cached copy charges again. Not a verdict.
     units: int = field(default=0, compare=False)
+    #: The sha256 of the kernel's MIR text, less its source positions, with the suggested
+    #: contract pasted, when this run's re-proof proved it (app/suggestion.py): a paste with
+    #: the same MIR (the contract beside a typing premise, whose atoms leave no MIR) has
+    #: that proof. This run's only: not in to_json, never cached (None there: proved again).
+    pasted_mir_sha: str | None = field(default=None, compare=False)
 
     @staticmethod
     def summarize(obligations) -> KernelStatus:

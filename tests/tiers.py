@@ -149,7 +149,7 @@ SLOW_FILES = frozenset({
     "tests/warp_compat/test_warp_component_range_typing.py",  # real Warp, 3 compiles, 3 proofs (7 CPU s)
     "tests/proofs/test_suggest_packed_rows.py",  # 2 suggestion searches and re-proofs, 1 proof (about 15 CPU s)
     "tests/warp_compat/test_warp_premise_own_types.py",  # real Warp (compiles a kernel with clang)
-    "tests/warp_compat/test_warp_premise_one_precision.py",  # real Warp (compiles a kernel with clang)
+    "tests/warp_compat/test_warp_premise_joint.py",  # real Warp (compiles a kernel with clang)
 })
 
 SLOW_TESTS = frozenset({

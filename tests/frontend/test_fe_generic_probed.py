@@ -205,7 +205,8 @@ def test_found_instances_proved_only_under_their_contract_give_a_premise_beside_
     more = reports["half_step[...]"]
     assert more.status is KernelStatus.UNKNOWN and more.proved_under_suggestion
     premise, contract = more.suggested_decorators
-    assert "velocities.dtype in (wp.vec3f, wp.vec3d)" in premise and "cells.dtype in (wp.mat33f, wp.mat33d)" in premise
+    assert ("(velocities.dtype, cells.dtype, dt.dtype, out.dtype) in ((wp.vec3f, wp.mat33f, wp.float32, wp.vec3f), "
+            "(wp.vec3d, wp.mat33d, wp.float64, wp.vec3d))") in premise
     assert ".dtype" not in contract and "shape" in contract
     line = next(n for n, text in enumerate(src.splitlines(), 1) if text.startswith("def half_step("))
     alone = prove_source(pasted(src, suggestion_inserts(src, line, [premise])), "t.py", suggest=False)

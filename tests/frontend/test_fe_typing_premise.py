@@ -160,3 +160,80 @@ def test_vk_launch_refuses_an_array_outside_the_premise(tmp_path, monkeypatch):
         vk.check_launch(mod.centre, 4, [np.zeros((4, 2), np.float32), out])
     with pytest.raises(LaunchError, match="typing premise"):
         vk.launch(mod.centre, 4, [np.zeros(4, np.float32), out])
+
+
+JOINT = "(positions.dtype, out.dtype) in ((wp.vec3f, wp.float32), (wp.vec3d, wp.float64))"
+
+
+def _converting(premise: str) -> str:
+    """The kernel storing through `out.dtype(...)`, so that mixed precisions type-check too."""
+    return _kernel(premise).replace("lambda positions:", "lambda positions, out:").replace(
+        "out[i] = p[0] + p[1] + p[2]", "out[i] = out.dtype(p[0] + p[1] + p[2])")
+
+
+def test_a_joint_premise_enumerates_exactly_its_rows_not_the_mixed_typings():
+    r = compile_text(_converting(JOINT))
+    # the per-parameter premise of the same types also admits [vec3, float64] and [vec3d, float32]
+    assert r.kernel_names == ["centre[vec3, float32]", "centre[vec3d, float64]"]
+    assert not r.all_errors
+    premise = r.kernel("centre[vec3, float32]").mir.typing_premise
+    assert premise.text == JOINT
+    assert premise.admitted == ("centre[vec3, float32]", "centre[vec3d, float64]")
+    wide = _converting("positions.dtype in (wp.vec3f, wp.vec3d) and out.dtype in (wp.float32, wp.float64)")
+    assert compile_text(wide).kernel_names == ["centre[vec3, float32]", "centre[vec3, float64]",
+                                               "centre[vec3d, float32]", "centre[vec3d, float64]"]
+
+
+def test_a_joint_premise_in_the_body_and_beside_another_atom():
+    r = compile_text(_kernel(in_body=JOINT))
+    assert r.kernel_names == ["centre[vec3, float32]", "centre[vec3d, float64]"]
+    # another atom on one of its parameters drops the rows it excludes
+    src = _kernel(JOINT + " and out.dtype == wp.float64").replace("lambda positions:", "lambda positions, out:")
+    assert compile_text(src).kernel_names == ["centre[vec3d, float64]"]
+
+
+def test_declared_overloads_outside_a_joint_premise_are_dropped():
+    src = _kernel(JOINT).replace("lambda positions:", "lambda positions, out:") + (
+        "\n\nfor _v, _t in [(wp.vec3f, wp.float64), (wp.vec3d, wp.float64)]:\n"
+        "    wp.overload(centre, [wp.array(dtype=_v), wp.array(dtype=_t)])\n")
+    assert compile_text(src).kernel_names == ["centre[vec3d, float64]", "centre[vec3, float32]"]
+
+
+@pytest.mark.parametrize("premise, at, words", [
+    ("(positions.dtype, positions.dtype) in ((wp.vec3f, wp.vec3f),)", "(positions.dtype", "a parameter twice"),
+    ("(positions.dtype, out.dtype) in ((wp.vec3f, wp.float32),)", "(positions.dtype", "not an array of Any"),
+    ("(positions.dtype, w.dtype) in ((wp.vec3f,), (wp.vec3d, wp.float64))", "(wp.vec3f,)", "a tuple of 2 types"),
+    ("(positions.dtype, w.dtype) in ((wp.vec3f, wp.nothing),)", "wp.nothing", "not a Warp scalar"),
+    ("(positions.dtype, w.dtype) in ((wp.vec3f, wp.float32),) or n == 0", "positions.dtype", "top-level conjunct"),
+    ("(positions.dtype, w.dtype) in ((wp.vec3f, wp.float32),) and w.dtype == wp.float64", "(positions.dtype",
+     "exclude each other"),
+])
+def test_a_bad_joint_premise_is_a_located_error(premise, at, words):
+    src = HEAD + (f"@vk.requires(lambda positions, out, w, n: {premise})\n@wp.kernel\n"
+                  "def centre(positions: wp.array(dtype=Any), out: wp.array(dtype=wp.float32), "
+                  "w: wp.array(dtype=Any), n: Any):\n"
+                  "    i = wp.tid()\n"
+                  "    if i < positions.shape[0] and i < out.shape[0] and i < w.shape[0]:\n"
+                  "        p = positions[i]\n"
+                  "        out[i] = float(p[0] + p[1] + p[2]) + float(w[i])\n")
+    line_col = (7, src.splitlines()[6].index(at) + 1)
+    errors = compile_text(src).all_errors
+    assert errors, "the premise was accepted"
+    e = errors[0]
+    assert e.rule == "typing-premise", e.render()
+    assert words in e.message, e.render()
+    assert (e.loc.line, e.loc.col) == line_col, e.render()
+
+
+def test_vk_launch_refuses_a_mixed_typing_a_joint_premise_leaves_out(tmp_path, monkeypatch):
+    path = tmp_path / "joint_premise_kernel.py"
+    path.write_text(_kernel(JOINT).replace("lambda positions:", "lambda positions, out:"))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    mod = __import__("joint_premise_kernel")
+    pos = np.arange(12, dtype=np.float64).reshape(4, 3)
+    out = np.zeros(4, np.float64)
+    vk.launch(mod.centre, 4, [pos, out])
+    np.testing.assert_array_equal(out, pos.sum(axis=1))
+    with pytest.raises(LaunchError, match=r"its typing premise \(positions.dtype, out.dtype\) in .* admits "
+                                          r"centre\[vec3, float32\], centre\[vec3d, float64\] only"):
+        vk.check_launch(mod.centre, 4, [pos, np.zeros(4, np.float32)])

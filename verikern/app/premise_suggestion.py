@@ -12,7 +12,16 @@ found to type-check (a vec3 for `p[0..2]` of an array of `Any`, a mat33) with
 its float64 twin (vec3d), else that typing alone, else -- for a kernel with too many typings to
 enumerate, whose per-parameter premise admits more typings than it was built from (mixed
 precisions, or too many again) -- (d) one precision at a time: each compiled instance's typing
-alone, all-float32 first, then all-float64, is pasted above the kernel exactly as users are told to paste it
+alone, all-float32 first, then all-float64. A premise built from several typings whose
+per-parameter form admits other typings too (float32 charges with vec3d positions) is tried
+as the joint premise admitting exactly those typings,
+
+    @vk.requires(lambda positions, masses: (positions.dtype, masses.dtype) in
+                 ((wp.vec3f, wp.float32), (wp.vec3d, wp.float64)))
+
+(both precisions, never mixed, as projects register their overloads): every instance it
+admits is one the per-parameter premise admits, so that one proves no more when it does not.
+Each premise is pasted above the kernel exactly as users are told to paste it
 (proofs.reporting.paste), the file compiled again and every instance the
 pasted kernel has proved.
 
@@ -21,7 +30,9 @@ Invariants:
   alone (no `kernel[...]` remainder, no error instance: every generic
   parameter is pinned) and every one of them is PROVED: by the solver on the
   pasted source, or by this run's own proof of the same instance when its
-  MIR is the same (same name, same MIR sha256); never on a search's word;
+  MIR is the same (same name, same MIR sha256 less source positions): as
+  written, or pasted below its own suggested contract and proved by that
+  suggestion's re-proof (KernelReport.pasted_mir_sha); never on a search's word;
 - only generic array parameters are pinned (a typing of a bare `Any`
   parameter cannot be stated), and only types with a Warp name;
 - when the premise alone does not prove it, the premise with the contracts
@@ -40,11 +51,10 @@ from __future__ import annotations
 import ast
 import dataclasses
 import logging
-import re
 from pathlib import Path
 
 from verikern.app.kernel_names import definition_of, is_generic_instance
-from verikern.app.suggestion import charge_pasted_compile
+from verikern.app.suggestion import charge_pasted_compile, sha_without_positions
 from verikern.frontend import compile_source
 from verikern.app.compile_budget import compile_budget
 from verikern.frontend.check.generic_opaque import float64_twin
@@ -55,7 +65,6 @@ from verikern.proofs.deciding.budget import (
 from verikern.proofs.obligations import KernelReport, KernelStatus, Status
 from verikern.proofs.pipeline import prove_mir
 from verikern.proofs.reporting.paste import pasted, suggestion_inserts
-from verikern.proofs.reporting.scope import mir_text, sha256_bytes
 from verikern.frontend.scan.annotations import value_type
 from verikern.frontend.scan.module import ModuleInfo, scan_module
 
@@ -113,12 +122,18 @@ def _spelled(t, alias: str, named: dict | None = None) -> str | None:
     return None
 
 
-def premise_decorator(typings: list[dict], alias: str, named: dict | None = None) -> tuple[str, str] | None:
+def premise_decorator(typings: list[dict], alias: str, named: dict | None = None,
+                      joint: bool = False) -> tuple[str, str] | None:
     """(the premise, its decorator line) admitting each parameter's types of `typings`
     (param -> HIR array type, in order), or None when one cannot be stated (`named`: the
-    file's own names of types without a Warp name, file_type_names)."""
+    file's own names of types without a Warp name, file_type_names). `joint`: the premise
+    admitting the typings themselves only, `(p.dtype, q.dtype) in ((T, U), ...)` over the
+    parameters whose type varies; None when the per-parameter premise admits no other
+    typing already (every combination of the parameters' types is one of `typings`)."""
     params: dict[str, list[str]] = {}
+    rows: list[dict[str, str]] = []
     for typing in typings:
+        row = {}
         for p, t in typing.items():
             dtype = getattr(t, "dtype", None)
             name = _spelled(dtype, alias, named) if dtype is not None else None
@@ -126,23 +141,26 @@ def premise_decorator(typings: list[dict], alias: str, named: dict | None = None
                 return None        # a bare `Any` (no array) or a type the file cannot name
             if name not in params.setdefault(p, []):
                 params[p].append(name)
+            row[p] = name
+        rows.append(row)
     if not params:
         return None
-    atoms = [f"{p}.dtype == {ts[0]}" if len(ts) == 1 else f"{p}.dtype in ({', '.join(ts)})"
-             for p, ts in params.items()]
+    varying = [p for p, ts in params.items() if len(ts) > 1]
+    if joint:
+        combos = list(dict.fromkeys(tuple(r.get(p, "") for p in varying) for r in rows))
+        product = 1
+        for p in varying:
+            product *= len(params[p])
+        if len(varying) < 2 or any(set(r) != set(params) for r in rows) or len(combos) == product:
+            return None
+        atoms = [f"{p}.dtype == {ts[0]}" for p, ts in params.items() if len(ts) == 1] + [
+            f"({', '.join(p + '.dtype' for p in varying)}) in ("
+            + ", ".join(f"({', '.join(c)})" for c in combos) + ")"]
+    else:
+        atoms = [f"{p}.dtype == {ts[0]}" if len(ts) == 1 else f"{p}.dtype in ({', '.join(ts)})"
+                 for p, ts in params.items()]
     text = " and ".join(atoms)
     return text, f"@vk.requires(lambda {', '.join(params)}: {text})"
-
-
-#: A MIR line's source position (`  ; 12:5`, `  ; t.py:7:1` on the header): pasting a
-#: decorator and an import moves every line of the kernel, and nothing else.
-_POSITION = re.compile(r"  ; (?:[^\n;]*:)?\d+:\d+$", re.MULTILINE)
-
-
-def _sha_without_positions(kernel_mir) -> str:
-    """The sha256 of the kernel's MIR text less its source positions: the same for the
-    kernel as proved and as pasted below a premise, whose lines moved."""
-    return sha256_bytes(_POSITION.sub("", mir_text(kernel_mir)).encode())
 
 
 def _proved_under(decorators: list[str], base: str, line: int, file: str, source: str, opts,
@@ -172,7 +190,7 @@ def _proved_under(decorators: list[str], base: str, line: int, file: str, source
         return False
     if not mine or any(k.error is not None or k.mir is None or k.unknown for k in mine):
         return False
-    shas = {k.name: _sha_without_positions(k.mir) for k in mine}
+    shas = {k.name: sha_without_positions(k.mir) for k in mine}
     if any((refuted or {}).get(k.name) == shas[k.name] for k in mine):
         LOG.info("%s: an instance under the premise is one with a confirmed bug", base)
         return False
@@ -240,9 +258,9 @@ def suggest_premises(module, reports: list[KernelReport], file: str, opts,
                 k.mir is not None and k.mir.typing_premise is not None for k in results):
             continue
         status = {out[i].kernel: out[i] for i in mine}
-        proved = {k.name: _sha_without_positions(k.mir) for k in results
+        proved = {k.name: sha_without_positions(k.mir) for k in results
                   if k.mir is not None and k.name in status and status[k.name].status is KernelStatus.PROVED}
-        refuted = {k.name: _sha_without_positions(k.mir) for k in results
+        refuted = {k.name: sha_without_positions(k.mir) for k in results
                    if k.mir is not None and k.name in status and _confirmed_bug(status[k.name])}
         candidates = [[dict(k.typing) for k in results if k.declared and k.error is None and k.typing],
                       [dict(k.typing) for k in results if k.name in proved and k.typing]]
@@ -273,7 +291,12 @@ def suggest_premises(module, reports: list[KernelReport], file: str, opts,
         line = results[0].loc.line
         named = file_type_names(source, file) if named is None else named
         with kernel_total(totals(base) if totals is not None else None):
-            end = _premise_search(candidates, (alias, named), own, base, line, file, source, opts, proved,
+            # the proofs a pasted instance may reuse: those proved as written, and those proved
+            # under their own suggestion, by its re-proof's MIR, which the premise pasted beside
+            # the same contract gives again (a typing premise leaves no MIR)
+            reusable = {**{k.name: status[k.name].pasted_mir_sha for k in results
+                           if k.name in status and status[k.name].pasted_mir_sha}, **proved}
+            end = _premise_search(candidates, (alias, named), own, base, line, file, source, opts, reusable,
                                   refuted, own_only=own_only, singles=singles)
         if end is not None:
             for i in mine:
@@ -294,17 +317,26 @@ def _premise_search(candidates, spelling: tuple, own: dict, base: str, line: int
     (the mixed-precision typings its per-parameter premise also admits, or more than
     verikern enumerates) is put off until after them, so that it does not spend the
     kernel's total before the one-precision premises are tried."""
+    alias, named = spelling
     tried: set[tuple[str, bool]] = set()     # (decorator, tried in full)
-    order: list[tuple[int | None, list, int | None]] = [
-        (i, c, len(c) if singles else None) for i, c in enumerate(candidates)]
-    order += [(None, c, None) for c in singles or ()]
+    # (candidate index, typings, the most instances proved, the joint form): typings whose
+    # per-parameter premise admits other typings too are tried in the joint form, which admits
+    # them alone (every instance of it is one of the per-parameter premise's, so that one
+    # proves no more when the joint one is not proved, and the mixed typings' instances
+    # would spend the kernel's total first)
+    order: list[tuple[int | None, list, int | None, bool]] = []
+    for i, c in enumerate(candidates):
+        if c:
+            joint = premise_decorator(c, alias, named, joint=True) is not None
+            order.append((i, c, len(c) if singles and not joint else None, joint))
+    order += [(None, c, None, False) for c in singles or ()]
     k = 0
     while k < len(order):
-        index, typings, most = order[k]
+        index, typings, most, joint = order[k]
         k += 1
         if total_exhausted():     # the kernel's total is spent: no re-proof could prove it
             return None
-        found = premise_decorator(typings, *spelling) if typings else None
+        found = premise_decorator(typings, alias, named, joint=joint) if typings else None
         if found is None or (found[1], most is None) in tried:
             continue
         tried.add((found[1], most is None))
@@ -318,7 +350,7 @@ def _premise_search(candidates, spelling: tuple, own: dict, base: str, line: int
             if wide:
                 break
         if wide:                  # tried again in full after the one-precision premises
-            order.append((index, typings, None))
+            order.append((index, typings, None, False))
         else:
             tried.add((found[1], True))
     return None

@@ -37,6 +37,7 @@ from verikern.proofs.deciding.example_launch import example_launch
 from verikern.proofs.obligations import KernelReport, KernelStatus
 from verikern.proofs.pipeline import prove_mir
 from verikern.proofs.reporting.paste import pasted, suggestion_inserts
+from verikern.proofs.reporting.scope import mir_text, sha256_bytes
 
 LOG = logging.getLogger("verikern.app.suggestion")
 #: A name in source text (a superset of the `def` names a compile selects by).
@@ -139,4 +140,16 @@ def _prove_pasted(report: KernelReport, source: str | None, dims, block_dim, bud
         if not proved and total_exhausted():      # undecided, not disproved: say which budget
             return dataclasses.replace(report, proved_under_suggestion=False, suggested_example=example,
                                        suggestion_unknown=total_exhausted_text())
-    return dataclasses.replace(report, proved_under_suggestion=proved, suggested_example=example)
+    return dataclasses.replace(report, proved_under_suggestion=proved, suggested_example=example,
+                               pasted_mir_sha=sha_without_positions(mir) if proved else None)
+
+
+#: A MIR line's source position (`  ; 12:5`, `  ; t.py:7:1` on the header): pasting a
+#: decorator and an import moves every line of the kernel, and nothing else.
+_POSITION = re.compile(r"  ; (?:[^\n;]*:)?\d+:\d+$", re.MULTILINE)
+
+
+def sha_without_positions(kernel_mir) -> str:
+    """The sha256 of the kernel's MIR text less its source positions: the same for the
+    kernel as proved and as pasted below more decorators, whose lines moved."""
+    return sha256_bytes(_POSITION.sub("", mir_text(kernel_mir)).encode())

@@ -25,8 +25,8 @@ OVERLOADS = ("for _v, _t in zip([{}], [wp.float32, wp.float64]):\n"
              "    wp.overload(pressure_trace, [wp.array(dtype=_v), wp.array(dtype=_t)])\n")
 HEAD = "from typing import Any\n\nimport warp as wp\n\n"
 SOURCE = HEAD + ALIASES + "\n\n" + KERNEL + OVERLOADS.format("vec9f, vec9d")
-PREMISE = ("@vk.requires(lambda tensors, out: tensors.dtype in (vec9f, vec9d) "
-           "and out.dtype in (wp.float32, wp.float64))")
+PREMISE = ("@vk.requires(lambda tensors, out: (tensors.dtype, out.dtype) in "
+           "((vec9f, wp.float32), (vec9d, wp.float64)))")
 
 
 def _kernel_line(source: str) -> int:

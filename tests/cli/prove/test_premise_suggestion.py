@@ -32,8 +32,9 @@ def test_the_declared_overloads_become_the_premise_and_the_pasted_kernel_is_prov
     reports = _by_name(prove_source(src, "t.py", suggest=True))
     more = reports["centre[...]"]
     assert more.status is KernelStatus.UNKNOWN          # the verdict as written is unchanged
-    decorator = ("@vk.requires(lambda positions, out: positions.dtype in (wp.vec3f, wp.vec3d) "
-                 "and out.dtype in (wp.float32, wp.float64))")
+    # the typings declared pairwise: the joint premise of exactly those (not vec3f with float64)
+    decorator = ("@vk.requires(lambda positions, out: (positions.dtype, out.dtype) in "
+                 "((wp.vec3f, wp.float32), (wp.vec3d, wp.float64)))")
     assert more.suggested_decorators == (decorator,) and more.proved_under_suggestion is True
     assert "proved under the suggested typing premise" in more.error
     # pasted as users are told to: instances only, every one proved
@@ -149,9 +150,10 @@ def test_no_instance_with_a_confirmed_bug_is_proved_again_under_a_premise(monkey
 def test_a_pasted_instance_is_taken_as_proved_only_when_its_mir_is_a_proved_ones_but_for_positions(monkeypatch):
     # the paste moves every line of the kernel: the proved instances' MIR is matched less its
     # source positions, so the declared premise takes both as proved (before, each was proved
-    # again); with an instance that needs its own contract the pasted MIR differs (the requires
-    # is in it) and is proved again
-    from verikern.app import premise_suggestion
+    # again); an instance that needs its own contract has, pasted below the premise and that
+    # contract, the MIR its suggestion's re-proof proved (a premise leaves no MIR): taken as
+    # proved too (session 26), and proved again when that MIR is not the one proved
+    from verikern.app import premise_suggestion, suggestion
 
     calls = []
     real = premise_suggestion.prove_mir
@@ -168,5 +170,17 @@ def test_a_pasted_instance_is_taken_as_proved_only_when_its_mir_is_a_proved_ones
     near = CENTRE.replace("p[0] + p[1] + p[2]", "p[0] + p[1] + p[2] + type(p[0])(positions[i + 1][0])")
     near += OVERLOADS.format("wp.vec3f", "wp.float32")
     reports = _by_name(prove_source(near, "t.py", suggest=True))
-    assert reports["centre[vec3, float32]"].status is KernelStatus.FAILED
-    assert calls, "the pasted instance with its own contract was taken as proved"
+    r = reports["centre[vec3, float32]"]
+    assert r.status is KernelStatus.FAILED and r.pasted_mir_sha is not None
+    assert r.proved_under_suggestion is True and any(".dtype" in d for d in r.suggested_decorators)
+    assert calls == [], "the pasted instance was proved again though its suggestion's re-proof proved its MIR"
+    # the premise and the contract, pasted and proved from scratch: proved (an independent check)
+    line = near.splitlines().index("@wp.kernel") + 1
+    again = prove_source(pasted(near, suggestion_inserts(near, line, list(r.suggested_decorators))), "t.py",
+                         suggest=False)
+    assert [a.status for a in again] == [KernelStatus.PROVED]
+    # a re-proof's MIR that is not the pasted instance's: proved again, never taken as proved
+    monkeypatch.setattr(suggestion, "sha_without_positions", lambda mir: "0" * 64)
+    reports = _by_name(prove_source(near, "t.py", suggest=True))
+    assert reports["centre[vec3, float32]"].pasted_mir_sha == "0" * 64
+    assert calls == ["centre__vec3_float32"], calls

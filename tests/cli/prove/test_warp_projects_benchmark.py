@@ -293,6 +293,33 @@ def test_a_kernel_proved_under_a_suggested_typing_premise_counts_as_suggested_by
     assert "proved 1, proved under the suggestion 1 (1 under a typing premise)" in text
 
 
+def test_a_premise_admitting_fewer_precisions_than_compiled_is_counted_apart(bench):
+    """A float32-only premise on a kernel whose float64 instance compiled too excludes launches
+    the project makes: its cause says so, and the report gives the rate without it; a joint
+    premise of both precisions (or one precision where only it compiled) is a plain premise."""
+    def records(premise: str, kernels=("k[float32, vec3]", "k[float64, vec3d]")) -> list[dict]:
+        carried = {"suggested_requires": [premise, "vk.launch_dim() <= a.shape[0]"],
+                   "proved_under_suggestion": True}
+        return [*({"kernel": k, "status": "failed", "obligations": [], **carried} for k in kernels),
+                {"kernel": "k[...]", "status": "unknown", "obligations": [], "error": "w", **carried}]
+    site = bench.KernelSite("p", "", "m.py", 3, "k")
+    one = "a.dtype == wp.float32 and p.dtype == wp.vec3f"
+    joint = "(a.dtype, p.dtype) in ((wp.float32, wp.vec3f), (wp.float64, wp.vec3d))"
+    assert bench.combine(site, records(one)).cause == bench.PREMISE_NARROW
+    assert bench.combine(site, records(joint)).cause == bench.PREMISE
+    assert bench.combine(site, records(one, ("k[float32, vec3]",))).cause == bench.PREMISE
+    assert bench.combine(site, records("a.dtype in (wp.float16, wp.float32)", ("k[float16]", "k[float32]",
+                                                                              "k[int32]"))).cause == bench.PREMISE
+    assert bench.precisions("(wp.vec3h, wp.mat33d, wp.quat, wp.int8, float)") == {16, 64, 32}
+    outcomes = [bench.combine(site, records(one)), bench.combine(bench.KernelSite("p", "", "m.py", 9, "j"),
+                                                                 records(joint)),
+                bench.combine(bench.KernelSite("p", "", "m.py", 20, "q"),
+                              [{"kernel": "q", "status": "proved", "obligations": []}])]
+    text = bench.render_outcomes(outcomes)
+    assert ("proved 1, proved under the suggestion 2 (2 under a typing premise, 1 of them admitting fewer "
+            "precisions than compiled) (100.0% of compiled; 66.7% without the narrower premises)") in text
+
+
 def test_a_summary_reads_the_same_from_the_json_whatever_the_times(bench):
     # times at a rounding edge (0.04999 s prints 0.0, its JSON value 0.05 prints 0.1; two
     # CPU times that tie once rounded): the printed summary and the one rendered from the

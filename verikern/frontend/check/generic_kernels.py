@@ -210,6 +210,14 @@ class _Enumerator:
         self.pins = {a.arg: [ArrayType(t, self.ndim(a) or 1) for t in self.premise.pins()[a.arg]]
                      for a in self.generic if self.premise is not None and a.arg in self.premise.pins()}
 
+    def joint_rows(self) -> list[tuple] | None:
+        """The typings of the generic parameters a premise with joint atoms admits (every
+        generic parameter pinned), each in parameter order; None without joint atoms."""
+        if self.premise is None or not self.premise.joint():
+            return None
+        array = {a.arg: {t.dtype: t for t in self.pins[a.arg]} for a in self.generic}
+        return [tuple(array[a.arg][row[a.arg]] for a in self.generic) for row in self.premise.pinned_rows()]
+
     def name_of(self, types: dict) -> str:
         """`kernel[T, ...]`: an array-of-Any parameter by its element type, a bare
         `Any` by its whole type (an array there is `array<float32, 1>`)."""
@@ -302,7 +310,14 @@ class _Enumerator:
     def admits(self, inst: Instance) -> bool:
         """Whether the typing premise admits a declared instance (an unreadable
         declaration, an error instance, is kept: it stays an error)."""
-        return inst.error is not None or all(inst.anns.get(p) in pinned for p, pinned in self.pins.items())
+        return inst.error is not None or (all(inst.anns.get(p) in pinned for p, pinned in self.pins.items())
+                                          and self.premise_admits(inst.anns))
+
+    def premise_admits(self, types: dict) -> bool:
+        """Whether the typing premise's joint atoms admit `types` (param -> HIR type; an array
+        parameter by its element type); True without a premise."""
+        return self.premise is None or self.premise.admits(
+            {p: t.dtype if isinstance(t, ArrayType) else t for p, t in types.items()})
 
     def _typed(self, types: dict) -> Instance:
         full = dict(types)
@@ -329,8 +344,13 @@ class _Enumerator:
         for p in pools:
             total *= len(p)
         more = f"{self.d.node.name}[{MORE}]"
-        limit = MAX_PINNED_ASSIGNMENTS if all(a.arg in self.pins for a in self.generic) else MAX_ASSIGNMENTS
-        combos = itertools.product(*pools) if total <= limit else self.factorised(pools, declared)
+        pinned = all(a.arg in self.pins for a in self.generic)
+        limit = MAX_PINNED_ASSIGNMENTS if pinned else MAX_ASSIGNMENTS
+        rows = self.joint_rows() if pinned else None
+        if rows is not None:      # a joint premise pins every parameter: exactly its rows
+            total = len(rows)
+        combos = (rows if rows is not None else itertools.product(*pools)) if total <= limit \
+            else self.factorised(pools, declared)
         if isinstance(combos, str):
             start = dict(zip((a.arg for a in self.generic), self.typed)) if self.typed is not None else None
             made = self.probed(start, declared, [], seen)
@@ -345,6 +365,8 @@ class _Enumerator:
         every_probe = len(self.generic) == 1     # a few more checks: each probe that type-checks
         for combo in combos:
             types = {a.arg: t for a, t in zip(self.generic, combo)}
+            if not self.premise_admits(types):      # a row a joint premise does not list
+                continue
             scalar_only = all(a.arg in self.pins or (t.dtype if _is_array_of_any(a) and isinstance(t, ArrayType)
                                                      else t) in _SCALARS for a, t in zip(self.generic, combo))
             name = self.name_of(types)
@@ -393,7 +415,7 @@ class _Enumerator:
         made = []
         for types in probed_typings(found, self.pins):
             name = self.name_of(types)
-            if name in seen:
+            if name in seen or not self.premise_admits(types):
                 continue
             hir, err = self.check(types)
             if hir is not None and err is None:

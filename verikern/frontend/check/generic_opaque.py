@@ -80,7 +80,7 @@ from verikern.hir.types import (
 )
 from .generic_scalars import ScalarClasses, converted_places, type_conversions
 from .generic_start import search_typing
-from ..scan.typing_premise import premise_conditions, split
+from ..scan.typing_premise import dtype_nodes, premise_conditions, split
 
 #: Calls that inspect a type (by the called name: `wp.static`, `len`, ...).
 TYPE_INSPECTING_CALLS = frozenset({
@@ -194,8 +194,8 @@ def _reached_funcs(d, registry) -> list[str]:
 
 def structure_refusal(info, d, registry) -> str | None:
     """Conditions 1 and 2 on the kernel `d` and every @func it reaches."""
-    premise = frozenset(id(a.left) for cond in premise_conditions(info, d) for a in split(cond)[0]
-                        if isinstance(a, ast.Compare))
+    premise = frozenset(id(n) for cond in premise_conditions(info, d) for a in split(cond)[0]
+                        for n in dtype_nodes(a))
     for name, node in [(None, d.node)] + [(n, x.node) for n in _reached_funcs(d, registry)
                                           for x in registry.overloads[n]]:
         bad = _type_inspection(node, premise if name is None else frozenset())
