@@ -11,8 +11,9 @@ float64 typing has a bug no contract removes, the premise is one precision's typ
 float32 (candidates (b'), or (d) when the joint premise is not proved). With 5 generic
 parameters (mixed precisions do not type-check, so the per-parameter premise would admit the
 same two instances) the joint premise is suggested too: it names exactly the typings proved.
-The references are independent: the pasted source compiled again and proved as written (every instance), and a kernel with a bug
-no contract removes (a write one past the end, at every precision) gets no typing premise."""
+The references are independent: the pasted source compiled again and proved as written (every
+instance), and a kernel with a bug no contract removes (a write one past the end, at every
+precision) gets no typing premise."""
 from __future__ import annotations
 
 from verikern.app.prove import prove_source
