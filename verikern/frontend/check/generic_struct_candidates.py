@@ -241,7 +241,7 @@ def struct_instances(e, make, mir_name, seen: set) -> list | None:
 
     def add(types: dict) -> None:
         name = _instance_name(e, types)
-        if name in seen:
+        if name in seen or not e.premise_admits(types):     # a row a joint typing premise leaves out
             return
         hir, err = e.check(types)
         if err is not None and err.rule == "component-range":   # Warp builds it: an obligation
