@@ -145,15 +145,22 @@ def test_reports_state_the_premise_and_the_admitted_instances():
     assert "no requires: every 1-D launch and every argument" in lines
 
 
-def test_vk_launch_refuses_an_array_outside_the_premise(tmp_path, monkeypatch):
-    path = tmp_path / "premise_kernel.py"
-    path.write_text(_kernel("positions.dtype in (wp.vec3f, wp.vec3d)"))
+def _launched(tmp_path, monkeypatch, module: str, source: str, scalar):
+    """The kernel module imported from `source`, after one launch of `centre` on 4 positions of
+    `scalar` (vk.launch, checked against numpy), and the positions."""
+    (tmp_path / f"{module}.py").write_text(source)
     monkeypatch.syspath_prepend(str(tmp_path))
-    mod = __import__("premise_kernel")
-    pos = np.arange(12, dtype=np.float32).reshape(4, 3)
-    out = np.zeros(4, np.float32)
+    mod = __import__(module)
+    pos = np.arange(12, dtype=scalar).reshape(4, 3)
+    out = np.zeros(4, scalar)
     vk.launch(mod.centre, 4, [pos, out])
     np.testing.assert_array_equal(out, pos.sum(axis=1))
+    return mod, pos, out
+
+
+def test_vk_launch_refuses_an_array_outside_the_premise(tmp_path, monkeypatch):
+    mod, pos, out = _launched(tmp_path, monkeypatch, "premise_kernel",
+                              _kernel("positions.dtype in (wp.vec3f, wp.vec3d)"), np.float32)
     with pytest.raises(LaunchError, match=r"float32 array of shape \(4, 2\).*its typing premise "
                                           r"positions.dtype in \(wp.vec3f, wp.vec3d\) \(line 7\) admits "
                                           r"centre\[vec3, float32\], centre\[vec3d, float64\] only"):
@@ -226,14 +233,8 @@ def test_a_bad_joint_premise_is_a_located_error(premise, at, words):
 
 
 def test_vk_launch_refuses_a_mixed_typing_a_joint_premise_leaves_out(tmp_path, monkeypatch):
-    path = tmp_path / "joint_premise_kernel.py"
-    path.write_text(_kernel(JOINT).replace("lambda positions:", "lambda positions, out:"))
-    monkeypatch.syspath_prepend(str(tmp_path))
-    mod = __import__("joint_premise_kernel")
-    pos = np.arange(12, dtype=np.float64).reshape(4, 3)
-    out = np.zeros(4, np.float64)
-    vk.launch(mod.centre, 4, [pos, out])
-    np.testing.assert_array_equal(out, pos.sum(axis=1))
+    mod, pos, _ = _launched(tmp_path, monkeypatch, "joint_premise_kernel",
+                            _kernel(JOINT).replace("lambda positions:", "lambda positions, out:"), np.float64)
     with pytest.raises(LaunchError, match=r"its typing premise \(positions.dtype, out.dtype\) in .* admits "
                                           r"centre\[vec3, float32\], centre\[vec3d, float64\] only"):
         vk.check_launch(mod.centre, 4, [pos, np.zeros(4, np.float32)])
