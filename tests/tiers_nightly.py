@@ -258,6 +258,16 @@ NIGHTLY: dict[str, frozenset[str] | None] = {
     # Sabotage: budget._pending charging 0 units -> the kept
     # test_analysis_charges.py::test_noted_work_is_drained_into_the_next_charge_... fails
     "tests/proofs/test_analysis_charges.py::test_the_analysis_and_term_charges_are_counts_and_cut_a_proof_short": None,
+    # Session 26 (issue 29 item 7; CPU s of `pytest -n 0 --cpu-costs` at main cb2c72d, 2026-12-06).
+    # 16.6 (20.2 in session 25's default run): the segment kernel's eleven instances proved,
+    # searched, the premise re-proved and the pasted file proved again. Sabotage:
+    # premise_suggestion.suggest_premises's `if under:` made `if False:` (no (b') candidate)
+    # -> the kept test_two_instances_get_the_one_proved_under_its_contract_as_the_premise (the
+    # same kernel, int8 and float32 alone through the `kernel` filter, 1.5) fails, as this one
+    # does. Left to this test alone: that the (b') premise comes before the typings that fail
+    # spend the kernel's total (eleven instances share it)
+    "tests/cli/prove/test_premise_proved_under_first.py::"
+    "test_the_segment_kernel_gets_its_proved_under_typings_as_the_premise": None,
 }
 
 #: the five cheap suggestion near misses the default run keeps: each fails when the
@@ -415,4 +425,9 @@ NIGHTLY_KEPT: dict[str, tuple[str, ...]] = {
         "tests/proofs/test_analysis_charges.py::"
         "test_noted_work_is_drained_into_the_next_charge_by_kind_and_forgotten_outside_a_total",
         "tests/proofs/test_analysis_charges.py::test_a_near_miss_is_never_proved_whatever_the_total"),
+    # session 26
+    "tests/cli/prove/test_premise_proved_under_first.py::"
+    "test_the_segment_kernel_gets_its_proved_under_typings_as_the_premise": (
+        "tests/cli/prove/test_premise_proved_under_first.py::"
+        "test_two_instances_get_the_one_proved_under_its_contract_as_the_premise",),
 }
