@@ -11,6 +11,8 @@ The whole kernel (eleven instances, about 20 CPU s) is NIGHTLY (tests/tiers_nigh
 default run keeps the same premise step on two of its instances (about 1.5 CPU s)."""
 from __future__ import annotations
 
+import re
+
 from verikern.app.prove import prove_source
 from verikern.proofs.obligations import KernelStatus, Status
 from verikern.proofs.reporting.paste import pasted, suggestion_inserts
@@ -64,8 +66,8 @@ def test_two_instances_get_the_one_proved_under_its_contract_as_the_premise():
     assert reports["seg_div[float32, float32]"].status is not KernelStatus.PROVED
     assert int8.proved_under_suggestion is True
     premise, *contract = int8.suggested_decorators
-    assert premise == ("@vk.requires(lambda numerator, result: numerator.dtype == wp.float32 "
-                       "and result.dtype == wp.float32)")
+    # float32 alone, however the premise is spelled (per parameter or joint)
+    assert "numerator.dtype" in premise and set(re.findall(r"\bwp\.(\w+)", premise)) == {"float32"}, premise
     assert contract and "vk.launch_dim() <= numerator.shape[0]" in contract[0]
     again = prove_source(pasted(SEGMENT_DIV, suggestion_inserts(SEGMENT_DIV, 6, list(int8.suggested_decorators))),
                          "s.py", suggest=False)
