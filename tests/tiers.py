@@ -1,8 +1,12 @@
 """Test tiers: which tests are `slow` (see README.md, "Developer notes").
 
 `pytest` runs everything (CI, `.ci/run`). `pytest -m "not slow"` is the inner
-loop of development: it must finish in under 60 s on 2 cores and still cover
-every layer (frontend, MIR, simulator, native, PTX, prover, replay, CLI).
+loop of development: it stays a fraction of the default run and still covers
+every layer (frontend, MIR, simulator, native, PTX, prover, replay, CLI). It does
+not finish in the 60 s once asked of it: measured with `-n 2`, 300-360 user CPU s
+(session 25, `CI=true`: 296.8 user + 14.3 sys CPU s, 238 s wall on 2 cores at load
+4.5-6; session 26, no CI: 357.0 user + 14.0 sys, 345 s wall at load 2-2.8), where
+the default run takes 830-1050.
 
 The slow marker is added at collection time (tests/conftest.py calls
 `mark_slow`) from the tables below, so that one place says what the fast
@@ -49,8 +53,9 @@ default run leaves to `pytest -m slow` only what repeats coverage:
    without the feature stays in the default run, the others are NIGHTLY with
    the kept case named beside each;
 4. never the only test of a feature or of a soundness near miss (a kernel that
-   must still fail); no test is deleted; `pytest -m "not slow"` stays under
-   60 s and covers every layer; `pytest -m slow` still runs everything.
+   must still fail); no test is deleted; `pytest -m "not slow"` stays the small tier
+   and covers every layer (meant to be under 60 s; it is 300-360 CPU s, measured
+   above); `pytest -m slow` still runs everything.
 5. (the lead's decision, session 23, issue 29 item 7: the default run at or under
    650 user CPU s) first make a test cheaper with the same check (the same
    proof computed once and shared, a smaller kernel or launch where the check
@@ -137,7 +142,8 @@ SLOW_FILES = frozenset({
     "tests/proofs/test_suggest_strides.py",  # 2 suggestion searches and re-proofs (about 10 CPU s)
     "tests/warp_compat/test_warp_struct_generic.py",  # real Warp (compiles kernels with clang)
     "tests/proofs/test_suggest_indirect.py",       # 7 suggestions searched and re-proved, 5-12 s each
-    "tests/cli/prove/test_premise_proved_under_first.py",  # 11 instances and their premise's re-proof (16 CPU s)
+    # 11 instances and their premise's re-proof (16 CPU s; NIGHTLY since session 26), and 2 of them (1.5)
+    "tests/cli/prove/test_premise_proved_under_first.py",
     "tests/warp_compat/test_warp_numpy_constants.py",  # real Warp (compiles kernels with clang)
     "tests/warp_compat/test_warp_dynamic_updates.py",  # real Warp (compiles kernels with clang)
     "tests/warp_compat/test_warp_array_choices.py",  # real Warp (compiles kernels with clang)
