@@ -113,7 +113,7 @@ def corpus_case_agrees(case) -> None:
     """Run a corpus kernel on generated inputs on the simulator and on cuda:0; compare."""
     from verikern.backends.cuda import run as cuda_run
     from verikern.backends.simulator import run as sim_run
-    from corpus_loader import corpus_kernel
+    from corpus_loader import corpus_kernel, generated_input_sizes
     from verikern.inputs import make_inputs, ordered_inputs
     from verikern.runtime import prepare_launch
 
@@ -129,7 +129,8 @@ def corpus_case_agrees(case) -> None:
     for block in blocks:  # the first launch shape the kernel's requires admit
         for dims in shapes:
             try:
-                values = make_inputs(kernel, dims, block, np.random.default_rng(7))
+                values = make_inputs(kernel, dims, block, np.random.default_rng(7),
+                                     sizes=generated_input_sizes(case.name, dims[0]))
                 k, cfg, arrays, scalars = prepare_launch(
                     kernel, dims if len(dims) > 1 else dims[0], ordered_inputs(kernel, values), block)
                 break

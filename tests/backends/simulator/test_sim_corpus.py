@@ -2,7 +2,7 @@
 frontend emits has simulator semantics (no NotImplementedError)."""
 import pytest
 
-from corpus_loader import compiled, corpus_kernel, load_corpus
+from corpus_loader import compiled, corpus_kernel, generated_input_sizes, load_corpus
 from verikern.backends.simulator.program import decode
 
 CASES = load_corpus()
@@ -22,12 +22,6 @@ def test_corpus_kernel_decodes(case):
 
 
 PROVED = [c for c in CASES if c.expect_status == "proved"]
-
-#: array sizes for kernels whose contracts the generator would meet with huge arrays
-#: (a row length that is a multiple of another array's dimension)
-SIZES = {
-    "ok_stride_row_int64_length": {"grad": (256, 3, 4), "contribs": (256, 36), "out": (256, 3)},
-}
 
 
 def _dims(case, kernel):
@@ -53,7 +47,7 @@ def test_proved_corpus_kernels_run_cleanly(case):
     try:
         b, values = make_launch_inputs(kernel, dims, np.random.default_rng(0),
                                        block_dim=int(block) if block else None,
-                                       sizes=SIZES.get(case.name))
+                                       sizes=generated_input_sizes(case.name, 256))
     except InputGenerationError as exc:     # the claim would go unchecked: a failure, not a skip
         pytest.fail(f"no generated inputs satisfy the contracts of {case.name}: {exc}")
     launch(kernel, dims, ordered_inputs(kernel, values), block_dim=b)
