@@ -315,8 +315,9 @@ class _Enumerator:
 
     def premise_admits(self, types: dict) -> bool:
         """Whether the typing premise's joint atoms admit `types` (param -> HIR type; an array
-        parameter by its element type); True without a premise."""
-        return self.premise is None or self.premise.admits(
+        parameter by its element type); True without joint atoms (the per-parameter pins are
+        the candidate pools already: `candidates`, `admits`, probed_typings)."""
+        return self.premise is None or not self.premise.joint() or self.premise.admits(
             {p: t.dtype if isinstance(t, ArrayType) else t for p, t in types.items()})
 
     def _typed(self, types: dict) -> Instance:
