@@ -24,6 +24,24 @@ BENCHMARKS = ROOT / "benchmarks"
 
 #: the import a snippet gets with `header=True`
 HEADER = "import verikern as vk\n\n"
+#: records after one header each (warp-simdata's `_scatter_connectivity_kernel`): record i of
+#: `offsets[i+1] - offsets[i]` ids starts at `offsets[i] + i + 1` in `packed`, after its header
+#: (the suggestion its tests expect: tests/proofs/test_suggest_record_headers.py, pasted under
+#: real Warp: tests/warp_compat/test_warp_record_headers.py)
+SCATTER_RECORDS = '''import warp as wp
+
+
+@wp.kernel
+def scatter_records(packed: wp.array(dtype=wp.int32), offsets: wp.array(dtype=wp.int32),
+                    connectivity: wp.array(dtype=wp.int32)):
+    i = wp.tid()
+    start = offsets[i]
+    point_count = offsets[i + 1] - start
+    src = start + i + 1
+    for k in range(point_count):
+        connectivity[start + k] = packed[src + k]
+'''
+
 
 
 def mir_of(source: str, name: str | None = None, *, filename: str = "kernel_under_test.py",

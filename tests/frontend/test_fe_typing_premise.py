@@ -23,8 +23,8 @@ BODY = ("def centre(positions: wp.array(dtype=Any), out: wp.array(dtype=Any)):\n
         "        out[i] = p[0] + p[1] + p[2]\n")
 
 
-def _kernel(premise: str | None = None, in_body: str | None = None) -> str:
-    deco = f"@vk.requires(lambda positions: {premise})\n" if premise else ""
+def _kernel(premise: str | None = None, in_body: str | None = None, params: str = "positions") -> str:
+    deco = f"@vk.requires(lambda {params}: {premise})\n" if premise else ""
     body = BODY if in_body is None else BODY.replace(
         "    i = wp.tid()\n", f"    vk.requires({in_body})\n    i = wp.tid()\n")
     return HEAD + deco + "@wp.kernel\n" + body
@@ -107,14 +107,20 @@ def test_a_premise_that_pins_nothing_or_admits_nothing_is_a_located_error(premis
     if "q." not in premise:
         src = src.replace(", q:", ":")
     line_col = (10, src.splitlines()[9].index(at) + 1)
-    errors = compile_text(src).all_errors
-    assert errors, "the premise was accepted"
-    e = errors[0]
-    assert e.rule in ("typing-premise", "requires-decorator"), e.render()
-    assert words in e.message, e.render()
+    e = _first_error(src, words, ("typing-premise", "requires-decorator"))
     if e.rule == "typing-premise":
         assert (e.loc.line, e.loc.col) == line_col, e.render()
         assert e.render().startswith(f"t.py:{line_col[0]}:{line_col[1]}: error:")
+
+
+def _first_error(src: str, words: str, rules: tuple[str, ...]):
+    """The first error compiling `src` gives, checked to be one of `rules` and to say `words`."""
+    errors = compile_text(src).all_errors
+    assert errors, "the premise was accepted"
+    e = errors[0]
+    assert e.rule in rules, e.render()
+    assert words in e.message, e.render()
+    return e
 
 
 def test_a_premise_on_a_kernel_that_is_not_generic_is_an_error():
@@ -174,7 +180,7 @@ JOINT = "(positions.dtype, out.dtype) in ((wp.vec3f, wp.float32), (wp.vec3d, wp.
 
 def _converting(premise: str) -> str:
     """The kernel storing through `out.dtype(...)`, so that mixed precisions type-check too."""
-    return _kernel(premise).replace("lambda positions:", "lambda positions, out:").replace(
+    return _kernel(premise, params="positions, out").replace(
         "out[i] = p[0] + p[1] + p[2]", "out[i] = out.dtype(p[0] + p[1] + p[2])")
 
 
@@ -195,12 +201,12 @@ def test_a_joint_premise_in_the_body_and_beside_another_atom():
     r = compile_text(_kernel(in_body=JOINT))
     assert r.kernel_names == ["centre[vec3, float32]", "centre[vec3d, float64]"]
     # another atom on one of its parameters drops the rows it excludes
-    src = _kernel(JOINT + " and out.dtype == wp.float64").replace("lambda positions:", "lambda positions, out:")
+    src = _kernel(JOINT + " and out.dtype == wp.float64", params="positions, out")
     assert compile_text(src).kernel_names == ["centre[vec3d, float64]"]
 
 
 def test_declared_overloads_outside_a_joint_premise_are_dropped():
-    src = _kernel(JOINT).replace("lambda positions:", "lambda positions, out:") + (
+    src = _kernel(JOINT, params="positions, out") + (
         "\n\nfor _v, _t in [(wp.vec3f, wp.float64), (wp.vec3d, wp.float64)]:\n"
         "    wp.overload(centre, [wp.array(dtype=_v), wp.array(dtype=_t)])\n")
     assert compile_text(src).kernel_names == ["centre[vec3d, float64]", "centre[vec3, float32]"]
@@ -224,17 +230,13 @@ def test_a_bad_joint_premise_is_a_located_error(premise, at, words):
                   "        p = positions[i]\n"
                   "        out[i] = float(p[0] + p[1] + p[2]) + float(w[i])\n")
     line_col = (7, src.splitlines()[6].index(at) + 1)
-    errors = compile_text(src).all_errors
-    assert errors, "the premise was accepted"
-    e = errors[0]
-    assert e.rule == "typing-premise", e.render()
-    assert words in e.message, e.render()
+    e = _first_error(src, words, ("typing-premise",))
     assert (e.loc.line, e.loc.col) == line_col, e.render()
 
 
 def test_vk_launch_refuses_a_mixed_typing_a_joint_premise_leaves_out(tmp_path, monkeypatch):
     mod, pos, _ = _launched(tmp_path, monkeypatch, "joint_premise_kernel",
-                            _kernel(JOINT).replace("lambda positions:", "lambda positions, out:"), np.float64)
+                            _kernel(JOINT, params="positions, out"), np.float64)
     with pytest.raises(LaunchError, match=r"its typing premise \(positions.dtype, out.dtype\) in .* admits "
                                           r"centre\[vec3, float32\], centre\[vec3d, float64\] only"):
         vk.check_launch(mod.centre, 4, [pos, np.zeros(4, np.float32)])

@@ -24,23 +24,11 @@ from verikern.mir import facts
 from verikern.proofs.deciding.contract_templates import candidates, walker
 from verikern.proofs.obligations import ObligationKind, enumerate_obligations
 
-from shared_helpers import ROOT, load_text, pasted_proved_and_loaded, suggestion_of_failed
+from shared_helpers import ROOT, SCATTER_RECORDS, load_text, pasted_proved_and_loaded, suggestion_of_failed
 
 DOC = ROOT / "docs/examples/project_contracts.md"
 
-SCATTER = '''import warp as wp
-
-
-@wp.kernel
-def scatter_records(packed: wp.array(dtype=wp.int32), offsets: wp.array(dtype=wp.int32),
-                    connectivity: wp.array(dtype=wp.int32)):
-    i = wp.tid()
-    start = offsets[i]
-    point_count = offsets[i + 1] - start
-    src = start + i + 1
-    for k in range(point_count):
-        connectivity[start + k] = packed[src + k]
-'''
+SCATTER = SCATTER_RECORDS
 
 SEGMENT_COPY = '''import warp as wp
 

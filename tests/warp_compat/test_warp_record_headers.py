@@ -12,21 +12,10 @@ import pytest
 import verikern as vk
 from verikern.errors import ContractError
 from verikern.proofs.reporting.paste import pasted, suggestion_inserts
+from shared_helpers import SCATTER_RECORDS
 from warp_compat.compat_util import warp_module_from_text
 
-SOURCE = """import warp as wp
-
-
-@wp.kernel
-def scatter_records(packed: wp.array(dtype=wp.int32), offsets: wp.array(dtype=wp.int32),
-                    connectivity: wp.array(dtype=wp.int32)):
-    i = wp.tid()
-    start = offsets[i]
-    point_count = offsets[i + 1] - start
-    src = start + i + 1
-    for k in range(point_count):
-        connectivity[start + k] = packed[src + k]
-"""
+SOURCE = SCATTER_RECORDS
 SUGGESTED = (
     "@vk.requires(lambda offsets: vk.launch_dim() < offsets.shape[0])",
     "@vk.requires(lambda packed, offsets: vk.all_in_range(offsets, 0, packed.shape[0] - vk.launch_dim() + 1))",
