@@ -244,7 +244,8 @@ class KernelReport:
     #: The sha256 of the kernel's MIR text, less its source positions, with the suggested
     #: contract pasted, when this run's re-proof proved it (app/suggestion.py): a paste with
     #: the same MIR (the contract beside a typing premise, whose atoms leave no MIR) has
-    #: that proof. This run's only: not in to_json, never cached (None there: proved again).
+    #: that proof. Not in to_json; kept in the proof cache with the verdict it came with, so
+    #: that a cached run's premise search reuses what a fresh run's does (the same units).
     pasted_mir_sha: str | None = field(default=None, compare=False)
 
     @staticmethod

@@ -60,14 +60,16 @@ from verikern.proofs.reporting.render import json_safe
 from verikern.proofs.reporting.scope import Scope
 from verikern.encoders.smt.launch import DEFAULT_MAX_ARRAY_BYTES
 
-FORMAT = 7   # 2: second opinions, disagreements and engines are kept; 3: a suggestion's example;
+FORMAT = 8   # 2: second opinions, disagreements and engines are kept; 3: a suggestion's example;
 #              4: the kernel's total (the units a report charges, suggestion_unknown, allowance);
 #              5: the total charges each query's and recompile's Python work (budget.charge_query):
 #              a report cached before spent its allowance differently; 6: it charges each
 #              formula asserted, evaluated in a model and instruction encoded too (and a model's
 #              launch and truths are evaluated once): the same allowance buys different work;
 #              7: a recompiled copy is charged by its characters and MIR instructions, not per
-#              instance, and a spent total's reason says what spent it (budget_reasons)
+#              instance, and a spent total's reason says what spent it (budget_reasons);
+#              8: a report keeps its suggestion's re-proved MIR (pasted_mir_sha), which a
+#              typing premise's search reuses: a cached run spends what a fresh one does
 
 
 def default_cache_dir() -> Path:
@@ -295,6 +297,7 @@ def report_to_data(r: KernelReport) -> dict:
                                   if r.suggested_example is not None else None),
             "scope": r.scope.to_json() if r.scope is not None else None,
             "suggestion_unknown": r.suggestion_unknown, "units": r.units,
+            "pasted_mir_sha": r.pasted_mir_sha,
             "obligations": [{"kind": ob.kind.value, "loc": _loc_data(ob.loc), "status": ob.status.value,
                              "message": ob.message, "counterexample": _cex_to_data(ob.counterexample),
                              "confirmed": ob.confirmed, "reason": ob.reason,
@@ -323,7 +326,8 @@ def report_from_data(d: dict) -> KernelReport:
                         proved_under_suggestion=d.get("proved_under_suggestion"),
                         suggested_example=(ExampleLaunch.from_json(d["suggested_example"])
                                            if d.get("suggested_example") is not None else None),
-                        suggestion_unknown=d.get("suggestion_unknown"), units=int(d.get("units") or 0))
+                        suggestion_unknown=d.get("suggestion_unknown"), units=int(d.get("units") or 0),
+                        pasted_mir_sha=d.get("pasted_mir_sha"))
 
 
 def with_cached(report: KernelReport, seconds: float) -> KernelReport:

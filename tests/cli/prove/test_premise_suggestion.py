@@ -184,3 +184,33 @@ def test_a_pasted_instance_is_taken_as_proved_only_when_its_mir_is_a_proved_ones
     reports = _by_name(prove_source(near, "t.py", suggest=True))
     assert reports["centre[vec3, float32]"].pasted_mir_sha == "0" * 64
     assert calls == ["centre__vec3_float32"], calls
+
+
+def test_a_cached_run_reuses_the_suggestions_re_proof_as_a_fresh_run_does(tmp_path, monkeypatch):
+    # the premise search reuses an instance's suggestion re-proof by its MIR (pasted_mir_sha):
+    # read back from the proof cache too, so a cached run proves nothing again and ends the same
+    from verikern.app import premise_suggestion
+    from verikern.app.cache import ProofCache
+    from verikern.app.prove import prove_file
+
+    calls = []
+    real = premise_suggestion.prove_mir
+
+    def counting(*args, **kwargs):
+        calls.append(args[0].name)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(premise_suggestion, "prove_mir", counting)
+    path = tmp_path / "t.py"
+    path.write_text(CENTRE.replace("p[0] + p[1] + p[2]", "p[0] + p[1] + p[2] + type(p[0])(positions[i + 1][0])")
+                    + OVERLOADS.format("wp.vec3f", "wp.float32"))
+    cache = ProofCache(str(tmp_path / "cache"))
+    fresh = _by_name(prove_file(path, cache=cache, suggest=True))
+    cached = _by_name(prove_file(path, cache=cache, suggest=True))
+    r = cached["centre[vec3, float32]"]
+    assert r.cached and r.pasted_mir_sha == fresh["centre[vec3, float32]"].pasted_mir_sha is not None
+    assert calls == []
+    for name, a in fresh.items():
+        b = cached[name]
+        assert (a.status, a.suggested_decorators, a.proved_under_suggestion) == \
+            (b.status, b.suggested_decorators, b.proved_under_suggestion), name
