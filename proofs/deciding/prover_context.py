@@ -56,6 +56,14 @@ LAUNCH_ONLY_RLIMIT = MEGA // 10
 #: Work of a probe in the launch of one of the kernel's earlier
 #: counterexamples (its sizes and parameters fixed: a small search).
 EARLY_PROBE_RLIMIT = MEGA // 2
+#: At most this many earlier counterexamples' launches are searched, the latest
+#: first (`ProofContext.earlier_launches`): every earlier one made the early
+#: probes grow with the square of a kernel's failures (a project kernel of 268
+#: obligations asked 2,160 of them, 2 satisfiable, charged 22 million units of
+#: its total, which then had none left for its suggestion's re-proof); with 4,
+#: 6 of 22 project kernels whose total ran out are proved under their
+#: suggestion, with 8 5 (session 27, benchmarks/warp_projects.py rows).
+EARLY_PROBE_LAUNCHES = 4
 
 
 class ProofContext:
@@ -395,16 +403,31 @@ class ProofContext:
         return out + self.monotone.for_formulas(out + _value_terms(encs))
 
     def earlier_launches(self, encs: list[ThreadEncoding], sites, prefer=()) -> list[list]:
-        """The launch (dims, block size, scalars, shapes) of each of the
-        kernel's earlier counterexamples, as equalities, with the threads'
+        """The launch (dims, block size, scalars, shapes) of the kernel's
+        latest earlier counterexamples, as equalities, with the threads'
         earlier accesses (and `prefer`) in bounds: where a later violation
         often is (a read and a write of one element). Its shapes are fixed, so
         a model there that faults first would be one replay cannot confirm,
-        where another launch has a clean one. Search hints only, like probes."""
+        where another launch has a clean one. Search hints only, like probes:
+        each launch once (counterexamples in one launch give the same
+        equalities, which z3 interns: a second probe there would ask the
+        first one's query again), the latest first, and at most
+        EARLY_PROBE_LAUNCHES of them, so that the early probes grow with a
+        kernel's failures and not with their square."""
         if not self.failure_models:
             return []
         clean = self.prior_access_hints(encs, list(sites)) + list(prefer)
-        return [self.launch.launch_of(m) + clean for m in self.failure_models]
+        seen: set[tuple[int, ...]] = set()
+        out = []
+        for m in reversed(self.failure_models):
+            launch = self.launch.launch_of(m)
+            key = tuple(e.get_id() for e in launch)
+            if key not in seen:
+                seen.add(key)
+                out.append(launch + clean)
+                if len(out) == EARLY_PROBE_LAUNCHES:
+                    break
+        return out
 
     def prior_access_hints(self, encs: list[ThreadEncoding], full_sites: list) -> list:
         """For each copy at its site: the accesses it executed before the

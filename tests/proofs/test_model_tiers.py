@@ -220,3 +220,60 @@ def test_an_earlier_failures_launch_is_searched_only_with_a_clean_path(caplog):
     assert len(bad) == 4 and all(o.kind is ObligationKind.BOUNDS for o in bad)
     assert all(o.confirmed for o in bad), [(o.loc.col, o.counterexample.shapes) for o in bad]
     assert any(".early-probe: " in r.getMessage() for r in caplog.records)
+
+
+def _many_stores(n: int) -> str:
+    params = ", ".join(f"a{k}: vk.array(dtype=vk.float32)" for k in range(n))
+    stores = "\n".join(f"    a{k}[i] = {k}.0" for k in range(n))
+    return f"import verikern as vk\n\n\n@vk.kernel\ndef many_stores({params}):\n    i = vk.tid()\n{stores}\n"
+
+
+def test_the_earlier_launches_searched_are_the_latest_distinct_ones_and_at_most_a_few():
+    """Early probes are search hints: each earlier counterexample's launch once (two
+    counterexamples in one launch would give one query twice), the latest first, and
+    at most EARLY_PROBE_LAUNCHES of them, so that a kernel with n failures asks O(n)
+    early probes and not O(n**2) (a project kernel of 268 obligations asked 2,160,
+    each charged to its total, and its suggestion's re-proof found the total spent)."""
+    from verikern.proofs.deciding.prover_context import EARLY_PROBE_LAUNCHES, ProofContext
+
+    (kr,) = compile_source(_many_stores(1), "k.py").kernels
+    ctx = ProofContext(kr.mir, None, None)
+    shape = ctx.launch.shapes[("a0", 0)]
+    models = []
+    for n in range(1, EARLY_PROBE_LAUNCHES + 5):
+        s = z3.Solver()
+        s.add(shape == n)
+        assert s.check() == z3.sat
+        models.append(s.model())
+    ctx.failure_models.extend(models + [models[-2]])    # the latest in a launch seen already
+    launches = ctx.earlier_launches([], [])
+    assert len(launches) == EARLY_PROBE_LAUNCHES
+    ids = [tuple(e.get_id() for e in launch) for launch in launches]
+    # the latest first, each launch once: models[-2]'s, then models[-1]'s, then the others'
+    order = [models[-2], models[-1]] + models[-3::-1]
+    assert ids == [tuple(e.get_id() for e in ctx.launch.launch_of(m)) for m in order][:EARLY_PROBE_LAUNCHES]
+    assert len(set(ids)) == len(ids)
+    ctx.failure_models[:] = [models[0]] * 3         # three counterexamples in one launch: one probe
+    assert len(ctx.earlier_launches([], [])) == 1
+
+
+def test_a_kernel_with_many_failures_asks_each_query_at_most_a_few_early_probes(caplog):
+    """Fourteen unguarded stores fail in fourteen launches (each store's
+    counterexample keeps the earlier stores in bounds, so no earlier model is
+    one of a later query); a later query is searched in at most
+    EARLY_PROBE_LAUNCHES of them, and the last queries reach that cap
+    (every earlier launch would be 13)."""
+    import logging
+    import re
+    from collections import Counter
+
+    from verikern.proofs.deciding.prover_context import EARLY_PROBE_LAUNCHES
+
+    (kr,) = compile_source(_many_stores(14), "k.py").kernels
+    with caplog.at_level(logging.DEBUG, logger="verikern.proofs.solver"):
+        report = prove_mir(kr.mir, file="k.py", replay=False)
+    per_query = Counter(m.group(1) for r in caplog.records if r.name == "verikern.proofs.solver"
+                        for m in [re.search(r"\.\d{5}\.(.*)early-probe: ", r.getMessage())] if m)
+    assert sum(o.status is Status.FAILED and o.kind is ObligationKind.BOUNDS
+               for o in report.obligations) == 14
+    assert max(per_query.values()) == EARLY_PROBE_LAUNCHES, per_query
