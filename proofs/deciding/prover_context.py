@@ -60,9 +60,9 @@ EARLY_PROBE_RLIMIT = MEGA // 2
 #: first (`ProofContext.earlier_launches`): every earlier one made the early
 #: probes grow with the square of a kernel's failures (a project kernel of 268
 #: obligations asked 2,160 of them, 2 satisfiable, charged 22 million units of
-#: its total, which then had none left for its suggestion's re-proof); with 4,
-#: 6 of 22 project kernels whose total ran out are proved under their
-#: suggestion, with 8 5 (session 27, benchmarks/warp_projects.py rows).
+#: its total, which then had none left for its suggestion's re-proof). Of 22
+#: project kernels whose total ran out, 6 are proved under their suggestion
+#: with 4, 5 with 8 and none with no cap (session 27, benchmarks/warp_projects.py).
 EARLY_PROBE_LAUNCHES = 4
 
 
