@@ -27,6 +27,22 @@ def _by_name(reports):
     return {r.kernel: r for r in reports}
 
 
+def _count_premise_re_proofs(monkeypatch) -> list[str]:
+    """The MIR names the typing-premise search proves again (app.premise_suggestion's
+    prove_mir), appended as it calls it."""
+    from verikern.app import premise_suggestion
+
+    calls: list[str] = []
+    real = premise_suggestion.prove_mir
+
+    def counting(*args, **kwargs):
+        calls.append(args[0].name)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(premise_suggestion, "prove_mir", counting)
+    return calls
+
+
 def test_the_declared_overloads_become_the_premise_and_the_pasted_kernel_is_proved():
     src = CENTRE + OVERLOADS.format("wp.vec3f, wp.vec3d", "wp.float32, wp.float64")
     reports = _by_name(prove_source(src, "t.py", suggest=True))
@@ -125,16 +141,8 @@ def test_no_instance_with_a_confirmed_bug_is_proved_again_under_a_premise(monkey
     # both declared instances read positions[i - 1] at thread 0, a bug replay confirms and no
     # contract removes: a premise admitting them pastes the same MIR, which has the same bug
     # on the same launch, so the search proves nothing again (each re-proof cost a kernel's work)
-    from verikern.app import premise_suggestion
 
-    calls = []
-    real = premise_suggestion.prove_mir
-
-    def counting(*args, **kwargs):
-        calls.append(args[0].name)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(premise_suggestion, "prove_mir", counting)
+    calls = _count_premise_re_proofs(monkeypatch)
     src = CENTRE.replace("p = positions[i]", "p = positions[i - 1]")
     src += OVERLOADS.format("wp.vec3f, wp.vec3d", "wp.float32, wp.float64")
     reports = _by_name(prove_source(src, "t.py", suggest=True))
@@ -153,16 +161,9 @@ def test_a_pasted_instance_is_taken_as_proved_only_when_its_mir_is_a_proved_ones
     # again); an instance that needs its own contract has, pasted below the premise and that
     # contract, the MIR its suggestion's re-proof proved (a premise leaves no MIR): taken as
     # proved too (session 26), and proved again when that MIR is not the one proved
-    from verikern.app import premise_suggestion, suggestion
+    from verikern.app import suggestion
 
-    calls = []
-    real = premise_suggestion.prove_mir
-
-    def counting(*args, **kwargs):
-        calls.append(args[0].name)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(premise_suggestion, "prove_mir", counting)
+    calls = _count_premise_re_proofs(monkeypatch)
     src = CENTRE + OVERLOADS.format("wp.vec3f, wp.vec3d", "wp.float32, wp.float64")
     reports = _by_name(prove_source(src, "t.py", suggest=True))
     assert reports["centre[...]"].proved_under_suggestion is True
@@ -189,18 +190,10 @@ def test_a_pasted_instance_is_taken_as_proved_only_when_its_mir_is_a_proved_ones
 def test_a_cached_run_reuses_the_suggestions_re_proof_as_a_fresh_run_does(tmp_path, monkeypatch):
     # the premise search reuses an instance's suggestion re-proof by its MIR (pasted_mir_sha):
     # read back from the proof cache too, so a cached run proves nothing again and ends the same
-    from verikern.app import premise_suggestion
     from verikern.app.cache import ProofCache
     from verikern.app.prove import prove_file
 
-    calls = []
-    real = premise_suggestion.prove_mir
-
-    def counting(*args, **kwargs):
-        calls.append(args[0].name)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(premise_suggestion, "prove_mir", counting)
+    calls = _count_premise_re_proofs(monkeypatch)
     path = tmp_path / "t.py"
     path.write_text(CENTRE.replace("p[0] + p[1] + p[2]", "p[0] + p[1] + p[2] + type(p[0])(positions[i + 1][0])")
                     + OVERLOADS.format("wp.vec3f", "wp.float32"))
