@@ -71,15 +71,23 @@ def total_exhausted_reason(decided: int, total: int) -> str:
     return f"budget exhausted after {decided} of {total} obligations: {total_exhausted_text()}"
 
 
-def exhausted_reason(decided: int, total: int) -> str:
-    """Why an obligation was not decided: the kernel's work ran out first."""
+#: What every `exhausted_reason` says, and no other reason does: the kernel's own work
+#: (its `KernelWork` meter, not its total) was spent before the obligation was decided.
+METER_SPENT = "the kernel's solver budget was exhausted ("
+
+
+def exhausted_reason(decided: int, total: int, floor_run: int | None = None) -> str:
+    """Why an obligation was not decided: the kernel's work ran out first (and, with
+    `floor_run`, it was not tried: that many before it ended undecided on their floor)."""
     meter = budget.current_meter()
     units = f"{meter.limit / budget.MEGA:g} million z3 units" if meter is not None else "its z3 units"
     floor = f"{meter.floor / budget.MEGA:g} million" if meter is not None else "a floor of"
-    return (f"budget exhausted after {decided} of {total} obligations: the kernel's solver budget "
-            f"was exhausted ({units} for its proof, "
+    stop = ("" if floor_run is None else
+            f" until {floor_run} in a row were undecided on it; this one was not tried")
+    return (f"budget exhausted after {decided} of {total} obligations: {METER_SPENT}"
+            f"{units} for its proof, "
             f"{budget.KERNEL_WORK_CHECKS:g} times --budget, then {floor} z3 units for each obligation "
-            f"left; raise --budget to give it more)")
+            f"left{stop}; raise --budget to give it more)")
 
 
 def unknown_reason(solver: "z3.Solver") -> str:
@@ -97,9 +105,17 @@ def unknown_reason(solver: "z3.Solver") -> str:
     return f"the solver answered unknown ({why})"
 
 
+def meter_spent(reason: str | None) -> bool:
+    """Whether `reason` is an `exhausted_reason`: undecided because the kernel's own
+    work ran out (a proof of the same MIR under a meter of the same size, in a context
+    of its own, asks the same queries with the same limits and runs out there again)."""
+    return reason is not None and METER_SPENT in reason
+
+
 def is_safety_net(reason: str) -> bool:
     return reason in ("timeout", "canceled")
 
 
-__all__ = ["CHARGE_KINDS", "exhausted_reason", "is_safety_net", "spent_on", "total_exhausted_reason",
+__all__ = ["CHARGE_KINDS", "exhausted_reason", "is_safety_net", "meter_spent", "METER_SPENT", "spent_on",
+           "total_exhausted_reason",
            "total_exhausted_text", "unknown_reason"]

@@ -30,7 +30,7 @@ from verikern.mir.nodes import Assert, Branch, Const, Kernel, Return
 from verikern.mir.types import I32
 
 from verikern.proofs.deciding.budget import (
-    exhausted_reason, obligation_floor, own_context, total_exhausted, total_exhausted_reason, work_left,
+    FLOOR_RUN, exhausted_reason, obligation_floor, own_context, total_exhausted, total_exhausted_reason, work_left,
 )
 from verikern.proofs.deciding.crosscheck import apply_cross_checks
 from verikern.proofs.deciding.session import SolverSession
@@ -83,6 +83,7 @@ def prove_kernel(kernel: Kernel, *, dims: tuple[int, ...] | None = None,
     shared = list(checks)             # admissibility, invariants: every verdict rests on them
     spent_at = None                   # the obligations decided before the kernel's own work was spent
     total_at = None                   # ... before the kernel's total was spent (budget.kernel_total)
+    undecided_run = 0                 # the obligations in a row undecided on their floor
     for n, spec in enumerate(specs):
         if total_at is None and total_exhausted():
             total_at = n
@@ -92,6 +93,9 @@ def prove_kernel(kernel: Kernel, *, dims: tuple[int, ...] | None = None,
         left = work_left()
         if left is not None and left <= 0 and spent_at is None:
             spent_at = n
+        if undecided_run >= FLOOR_RUN:    # this proof cannot end proved: no more floors
+            out.append(_unknown(spec, exhausted_reason(spent_at, len(specs), floor_run=undecided_run)))
+            continue
         obligation_floor(ctx.budget.per_check)    # each one is still tried, on its floor of work
         t0 = time.perf_counter()
         ctx.budget.topic = obligation_id(spec) + "."
@@ -113,6 +117,9 @@ def prove_kernel(kernel: Kernel, *, dims: tuple[int, ...] | None = None,
                 ob = _unknown(spec, total_exhausted_reason(n, len(specs)))
             elif spent_at is not None:      # undecided on its floor
                 ob = _unknown(spec, exhausted_reason(spent_at, len(specs)))
+                undecided_run += 1
+        elif spent_at is not None:
+            undecided_run = 0
         out.append(replace(ob, seconds=time.perf_counter() - t0))
     return tuple(out)
 

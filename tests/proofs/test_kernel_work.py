@@ -103,6 +103,36 @@ def test_a_small_budget_still_gives_every_obligation_its_floor():
         assert meter.spent() <= 3 * MEGA + len(rep.obligations) * work.OBLIGATION_FLOOR + MEGA
 
 
+def test_after_a_run_of_obligations_undecided_on_their_floor_the_rest_are_not_tried(monkeypatch):
+    # --budget 0.1 (a total of 100 million units, so that the kernel's own work binds): the
+    # laplacian's work is spent after its second obligation; the next FLOOR_RUN are tried on
+    # their floor and stay undecided, so this proof can no longer end proved: the rest are not
+    # tried, each saying so (session 28: a spline kernel's three instances spent 67 floors each,
+    # a third of its 90 million units, deciding 2)
+    from verikern.proofs.deciding import prover
+    from verikern.proofs.deciding.budget_reasons import meter_spent
+
+    laplacian = str(CORPUS / "ok_grid3d_exact_launch_laplacian.py")
+    runs = [prove_file(laplacian, budget=0.1, kernel_budget=100, suggest=False) for _ in range(2)]
+    (rep,) = runs[0]
+    reasons = [o.reason or "" for o in rep.obligations]
+    skipped = [n for n, r in enumerate(reasons) if "this one was not tried" in r]
+    assert skipped and skipped == list(range(skipped[0], len(reasons))), reasons   # the rest, in order
+    run = list(range(skipped[0] - work.FLOOR_RUN, skipped[0]))
+    assert all(meter_spent(reasons[n]) and "not tried" not in reasons[n] for n in run), reasons
+    assert all(rep.obligations[n].status is Status.UNKNOWN and meter_spent(reasons[n])
+               and f"until {work.FLOOR_RUN} in a row were undecided on it" in reasons[n] for n in skipped)
+    assert rep.status is KernelStatus.UNKNOWN
+    assert [(o.status, o.reason) for o in rep.obligations] == \
+        [(o.status, o.reason) for o in runs[1][0].obligations]            # work, not seconds
+    # every floor tried: the same verdict, at three times the units (three of the 24 skipped
+    # end proved on their floor, after 20 in a row undecided: still not a proof)
+    monkeypatch.setattr(prover, "FLOOR_RUN", 10 ** 9)
+    (every,) = prove_file(laplacian, budget=0.1, kernel_budget=100, suggest=False)
+    assert every.status is KernelStatus.UNKNOWN and not any("not tried" in (o.reason or "") for o in every.obligations)
+    assert every.units > 2 * rep.units, (every.units, rep.units)
+
+
 def test_a_bug_out_of_kernel_budget_is_unknown_never_proved():
     buggy = str(CORPUS / "bounds_prefix_offsets_one_short.py")
     (tiny,) = prove_file(buggy, budget=0.01)

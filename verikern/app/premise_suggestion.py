@@ -62,6 +62,7 @@ from verikern.hir.types import MatrixType, ScalarType, VectorType
 from verikern.proofs.deciding.budget import (
     kernel_total, per_check_units, separate_work, total_exhausted,
 )
+from verikern.proofs.deciding.budget_reasons import meter_spent
 from verikern.proofs.obligations import KernelReport, KernelStatus, Status
 from verikern.proofs.pipeline import prove_mir
 from verikern.proofs.reporting.paste import pasted, suggestion_inserts
@@ -164,14 +165,16 @@ def premise_decorator(typings: list[dict], alias: str, named: dict | None = None
 
 
 def _proved_under(decorators: list[str], base: str, line: int, file: str, source: str, opts,
-                  proved: dict[str, str], refuted: dict[str, str] | None = None,
+                  proved: dict[str, str], settled: dict[str, str] | None = None,
                   most: int | None = None, wide: list | None = None) -> bool:
     """Whether `base` pasted with `decorators` above its `def` (at `line`) compiles to
     instances only, every one PROVED (`proved`: this run's proved instances, name ->
     MIR sha256 less source positions (the paste moves the lines), taken as proved when
-    the pasted instance's MIR is the same but for them; `refuted`:
-    those this run found a bug in that replay confirmed, the same way: a pasted instance
-    with the same MIR has the same bug on the same launch, so nothing is proved again;
+    the pasted instance's MIR is the same but for them; `settled`:
+    those this run cannot prove again, the same way: a bug replay confirmed (a pasted instance
+    with the same MIR has the same bug on the same launch) or an obligation left undecided when
+    the instance's own work ran out (budget_reasons.meter_spent: the re-proof below has a meter
+    of the same size and asks the same queries), so nothing is proved again;
     `most`: the most instances the pasted kernel may have to be proved here, else False with
     True appended to `wide`, before any proof: _premise_search puts it off)."""
     text = pasted(source, suggestion_inserts(source, line, decorators))
@@ -191,8 +194,9 @@ def _proved_under(decorators: list[str], base: str, line: int, file: str, source
     if not mine or any(k.error is not None or k.mir is None or k.unknown for k in mine):
         return False
     shas = {k.name: sha_without_positions(k.mir) for k in mine}
-    if any((refuted or {}).get(k.name) == shas[k.name] for k in mine):
-        LOG.info("%s: an instance under the premise is one with a confirmed bug", base)
+    if any((settled or {}).get(k.name) == shas[k.name] for k in mine):
+        LOG.info("%s: an instance under the premise is one with a confirmed bug or one whose "
+                 "own work ran out", base)
         return False
     for k in mine:
         if proved.get(k.name) == shas[k.name]:
@@ -221,6 +225,11 @@ def _confirmed_bug(report: KernelReport) -> bool:
     """`report` is FAILED with a failure replay confirmed (a real launch that violates)."""
     return report.status is KernelStatus.FAILED and any(
         ob.status is Status.FAILED and ob.confirmed is True for ob in report.obligations)
+
+
+def _out_of_work(report: KernelReport) -> bool:
+    """`report` left an obligation undecided because its own work ran out (not its total)."""
+    return any(ob.status is Status.UNKNOWN and meter_spent(ob.reason) for ob in report.obligations)
 
 
 def _needs_one(reports: list[KernelReport]) -> bool:
@@ -260,8 +269,9 @@ def suggest_premises(module, reports: list[KernelReport], file: str, opts,
         status = {out[i].kernel: out[i] for i in mine}
         proved = {k.name: sha_without_positions(k.mir) for k in results
                   if k.mir is not None and k.name in status and status[k.name].status is KernelStatus.PROVED}
-        refuted = {k.name: sha_without_positions(k.mir) for k in results
-                   if k.mir is not None and k.name in status and _confirmed_bug(status[k.name])}
+        settled = {k.name: sha_without_positions(k.mir) for k in results
+                   if k.mir is not None and k.name in status
+                   and (_confirmed_bug(status[k.name]) or _out_of_work(status[k.name]))}
         candidates = [[dict(k.typing) for k in results if k.declared and k.error is None and k.typing],
                       [dict(k.typing) for k in results if k.name in proved and k.typing]]
         # (b') the instances proved as written or under their own contract (a segment kernel's
@@ -297,7 +307,7 @@ def suggest_premises(module, reports: list[KernelReport], file: str, opts,
             reusable = {**{k.name: status[k.name].pasted_mir_sha for k in results
                            if k.name in status and status[k.name].pasted_mir_sha}, **proved}
             end = _premise_search(candidates, (alias, named), own, base, line, file, source, opts, reusable,
-                                  refuted, own_only=own_only, singles=singles)
+                                  settled, own_only=own_only, singles=singles)
         if end is not None:
             for i in mine:
                 out[i] = _with_premise(out[i], *end)
@@ -305,7 +315,7 @@ def suggest_premises(module, reports: list[KernelReport], file: str, opts,
 
 
 def _premise_search(candidates, spelling: tuple, own: dict, base: str, line: int, file: str, source: str, opts,
-                    proved: dict, refuted: dict, own_only: int | None = None,
+                    proved: dict, settled: dict, own_only: int | None = None,
                     singles: list | None = None) -> tuple | None:
     """(requires, decorators) of the first premise of `candidates` (alone, then with the
     instances' own contracts `own`; `spelling`: premise_decorator's alias and named)
@@ -345,7 +355,7 @@ def _premise_search(candidates, spelling: tuple, own: dict, base: str, line: int
             ends = ends[1:]
         wide: list[bool] = []
         for end in ends:
-            if _proved_under(list(end[1]), base, line, file, source, opts, proved, refuted, most=most, wide=wide):
+            if _proved_under(list(end[1]), base, line, file, source, opts, proved, settled, most=most, wide=wide):
                 return end
             if wide:
                 break

@@ -155,6 +155,33 @@ def test_no_instance_with_a_confirmed_bug_is_proved_again_under_a_premise(monkey
     assert calls == []
 
 
+def test_no_instance_whose_own_work_ran_out_is_proved_again_under_a_premise(monkeypatch):
+    # at --budget 0.01 (a total of 100 million units, so that each instance's own work binds,
+    # not the total) both declared instances leave an obligation undecided when their work ran
+    # out: a premise admitting them pastes the same MIR, whose re-proof has a meter of the
+    # same size and asks the same queries, so the search proves nothing again (session 28: a
+    # spline kernel's premise search so spent 25 of its 60 CPU s, and proved nothing)
+    from verikern.proofs.deciding.budget_reasons import meter_spent
+
+    calls = _count_premise_re_proofs(monkeypatch)
+    src = CENTRE + OVERLOADS.format("wp.vec3f, wp.vec3d", "wp.float32, wp.float64")
+    reports = _by_name(prove_source(src, "t.py", suggest=True, budget=0.01, kernel_budget=100))
+    for name in ("centre[vec3, float32]", "centre[vec3d, float64]"):
+        r = reports[name]
+        assert r.status is KernelStatus.UNKNOWN and r.proved_under_suggestion is not True
+        assert any(ob.status.value == "unknown" and meter_spent(ob.reason) for ob in r.obligations)
+    assert reports["centre[...]"].proved_under_suggestion is not True
+    assert calls == []
+    # what the search skipped proves nothing: the declared premise, pasted and proved from
+    # scratch at the same budgets
+    premise = ("@vk.requires(lambda positions, out: (positions.dtype, out.dtype) in "
+               "((wp.vec3f, wp.float32), (wp.vec3d, wp.float64)))")
+    line = src.splitlines().index("@wp.kernel") + 1
+    again = prove_source(pasted(src, suggestion_inserts(src, line, [premise])), "t.py", suggest=False,
+                         budget=0.01, kernel_budget=100)
+    assert len(again) == 2 and all(a.status is KernelStatus.UNKNOWN for a in again), again
+
+
 def test_a_pasted_instance_is_taken_as_proved_only_when_its_mir_is_a_proved_ones_but_for_positions(monkeypatch):
     # the paste moves every line of the kernel: the proved instances' MIR is matched less its
     # source positions, so the declared premise takes both as proved (before, each was proved
