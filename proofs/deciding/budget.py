@@ -44,7 +44,7 @@ Two refinements keep that one meter from starving a part of the work:
 
 Above all of these, the application (verikern.app.prove) counts a kernel's
 total (`kernel_total`, `--kernel-budget`, default KERNEL_TOTAL_CHECKS
-per-check budgets: 90 million units at `--budget 10`), one per kernel definition
+per-check budgets: 120 million units at `--budget 10`), one per kernel definition
 (every configuration and instance of it): compiling the kernel, COMPILE_UNIT_WEIGHT
 units a compile unit (`KernelTotal.charge_compiling`), and every z3 unit of every
 instance of a generic kernel, of its type-oblivious proof, of every meter
@@ -121,17 +121,19 @@ OBLIGATION_FLOOR = MEGA // 2
 #: this many in a row end undecided on it; the rest are not tried (`prove_kernel`), each
 #: ending UNKNOWN with the reason (budget_reasons.exhausted_reason's `floor_run`). Such a proof can no
 #: longer end proved, and those floors found almost nothing: session 28, a spline kernel
-#: of three instances spent 67 floors each, 33 million units of its 90 million total,
+#: of three instances spent 67 floors each, 33 million units of its then 90 million total,
 #: deciding 2 of them.
 FLOOR_RUN = 8
 #: A kernel's total (`kernel_total`) is this many per-check budgets by default
-#: (`--kernel-budget` sets it): 90 million units at the default `--budget 10`, compiling
-#: the kernel counted in it (COMPILE_UNIT_WEIGHT). Chosen by measurement (session 25,
-#: README): on the slowest project kernels the proof costs about 0.4-0.5 CPU us a unit
-#: and compiling about 1.2-1.5 us a compile unit (load 6-9 of a 2-core machine), so a
-#: kernel spends at most about 45 CPU s, however its total divides between compiling
-#: and proving (sessions 19-24: 10, with compiling on top of it, up to 86 CPU s).
-KERNEL_TOTAL_CHECKS = 9
+#: (`--kernel-budget` sets it): 120 million units at the default `--budget 10`, compiling
+#: the kernel counted in it (COMPILE_UNIT_WEIGHT). Chosen by measurement (README, sessions
+#: 25 and 28): 90 until session 28, when FLOOR_RUN and the premise search's skipping of
+#: instances whose own work ran out took the slowest project kernels from 60-115 CPU s to
+#: 30-55 at 90 million; at 120 million the slowest measured took 54 CPU s (a loaded 2-core
+#: machine), and 9 of the 24 sample kernels whose total ran out first at 90 million are
+#: proved under their suggestion, at 21-45 CPU s. A kernel whose total does not run out does
+#: the same work under any larger total (the same queries with the same limits).
+KERNEL_TOTAL_CHECKS = 12
 #: What a compile unit (verikern.mir.work) weighs in the kernel's total, in z3 units: the
 #: compile work a unit stands for took about three times the CPU of a z3 unit of the proof
 #: (session 25: 1.2-1.5 CPU us a compile unit on warpsphcore's largest kernels, 20 million
