@@ -44,7 +44,7 @@ Two refinements keep that one meter from starving a part of the work:
 
 Above all of these, the application (verikern.app.prove) counts a kernel's
 total (`kernel_total`, `--kernel-budget`, default KERNEL_TOTAL_CHECKS
-per-check budgets: 120 million units at `--budget 10`), one per kernel definition
+per-check budgets: 100 million units at `--budget 10`), one per kernel definition
 (every configuration and instance of it): compiling the kernel, COMPILE_UNIT_WEIGHT
 units a compile unit (`KernelTotal.charge_compiling`), and every z3 unit of every
 instance of a generic kernel, of its type-oblivious proof, of every meter
@@ -125,15 +125,16 @@ OBLIGATION_FLOOR = MEGA // 2
 #: deciding 2 of them.
 FLOOR_RUN = 8
 #: A kernel's total (`kernel_total`) is this many per-check budgets by default
-#: (`--kernel-budget` sets it): 120 million units at the default `--budget 10`, compiling
+#: (`--kernel-budget` sets it): 100 million units at the default `--budget 10`, compiling
 #: the kernel counted in it (COMPILE_UNIT_WEIGHT). Chosen by measurement (README, sessions
 #: 25 and 28): 90 until session 28, when FLOOR_RUN and the premise search's skipping of
 #: instances whose own work ran out took the slowest project kernels from 60-115 CPU s to
-#: 30-55 at 90 million; at 120 million the slowest measured took 54 CPU s (a loaded 2-core
-#: machine), and 9 of the 24 sample kernels whose total ran out first at 90 million are
-#: proved under their suggestion, at 21-45 CPU s. A kernel whose total does not run out does
-#: the same work under any larger total (the same queries with the same limits).
-KERNEL_TOTAL_CHECKS = 12
+#: 30-55 at 90 million. At 100 million 7 of the 24 sample kernels whose total ran out first
+#: at 90 million are proved under their suggestion (9 at 120 million), and the slowest
+#: kernels measured stay under 60 CPU s (at 120 million the rho_q double-backward kernels
+#: took about 80). A kernel whose total does not run out does the same work under any
+#: larger total (the same queries with the same limits).
+KERNEL_TOTAL_CHECKS = 10
 #: What a compile unit (verikern.mir.work) weighs in the kernel's total, in z3 units: the
 #: compile work a unit stands for took about three times the CPU of a z3 unit of the proof
 #: (session 25: 1.2-1.5 CPU us a compile unit on warpsphcore's largest kernels, 20 million

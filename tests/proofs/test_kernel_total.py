@@ -35,9 +35,9 @@ def _verdicts(reports) -> list:
              [(o.loc, o.status, o.reason) for o in r.obligations]) for r in reports]
 
 
-def test_the_default_total_is_twelve_checks_and_a_given_one_is_in_million_units():
-    assert work.kernel_total_units(None, work.per_check_units(None)) == 120 * MEGA
-    assert work.kernel_total_units(None, work.per_check_units(2.5)) == 30 * MEGA
+def test_the_default_total_is_ten_checks_and_a_given_one_is_in_million_units():
+    assert work.kernel_total_units(None, work.per_check_units(None)) == 100 * MEGA
+    assert work.kernel_total_units(None, work.per_check_units(2.5)) == 25 * MEGA
     assert work.kernel_total_units(0.5, work.per_check_units(None)) == MEGA // 2
     with pytest.raises(ProveInputError, match="bad kernel budget"):
         prove_file(MATMUL, kernel_budget=-1)

@@ -117,7 +117,7 @@ def proof_options(func):
                      default=None, metavar="N", help="Work for the whole kernel -- compiling it, every "
                      "instance of a generic kernel, its checks, searches and suggested contract's re-proof -- in "
                      "millions of z3 resource units, each solver query and recompiled copy of the file charged "
-                     "for its Python work too, and each unit of compiling as 3. Default: 12 times --budget (120: "
+                     "for its Python work too, and each unit of compiling as 3. Default: 10 times --budget (100: "
                      "under 60 CPU s on the largest project kernels measured). Once it is spent nothing more is "
                      "decided: the obligations left end 'unknown' and the suggested contract is not "
                      "proved, each saying which budget ran out."),

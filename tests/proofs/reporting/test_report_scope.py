@@ -37,8 +37,8 @@ def test_json_states_contracts_launch_limits_budget_versions_and_hashes(tmp_path
     assert sx["scope"]["launch"] == {"dims": None, "block_dim": 64, "block_dim_from": "option",
                                      "launch_ndim": 1}
     assert sx["scope"]["budget"]["per_check_million_units"] == 7.0
-    # the kernel's total the run had: --kernel-budget's default, 12 per-check budgets
-    assert sx["scope"]["budget"]["kernel_total_units"] == 84_000_000
+    # the kernel's total the run had: --kernel-budget's default, 10 per-check budgets
+    assert sx["scope"]["budget"]["kernel_total_units"] == 70_000_000
     assert "total thread count < 2**31" in sx["scope"]["hardware_limits"]
     assert "2**31" in sx["scope"]["array_bound"] and "--max-array-bytes" in sx["scope"]["array_bound"]
     assert any(x.startswith("float accuracy") for x in sx["scope"]["not_checked"])
