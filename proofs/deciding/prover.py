@@ -93,7 +93,7 @@ def prove_kernel(kernel: Kernel, *, dims: tuple[int, ...] | None = None,
         left = work_left()
         if left is not None and left <= 0 and spent_at is None:
             spent_at = n
-        if undecided_run >= FLOOR_RUN:    # this proof cannot end proved: no more floors
+        if spent_at is not None and undecided_run >= FLOOR_RUN:    # it cannot end proved: no more floors
             out.append(_unknown(spec, exhausted_reason(spent_at, len(specs), floor_run=undecided_run)))
             continue
         obligation_floor(ctx.budget.per_check)    # each one is still tried, on its floor of work
