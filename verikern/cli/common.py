@@ -118,7 +118,7 @@ def proof_options(func):
                      "instance of a generic kernel, its checks, searches and suggested contract's re-proof -- in "
                      "millions of z3 resource units, each solver query and recompiled copy of the file charged "
                      "for its Python work too, and each unit of compiling as 3. Default: 10 times --budget (100: "
-                     "under 60 CPU s on the largest project kernels measured). Once it is spent nothing more is "
+                     "under 60 CPU s on every project kernel measured alone). Once it is spent nothing more is "
                      "decided: the obligations left end 'unknown' and the suggested contract is not "
                      "proved, each saying which budget ran out."),
         click.option("--max-array-bytes", "max_array_bytes", metavar="N", callback=parse_bytes,
