@@ -32,6 +32,7 @@ from verikern.mir.types import I32
 from verikern.proofs.deciding.budget import (
     FLOOR_RUN, exhausted_reason, obligation_floor, own_context, total_exhausted, total_exhausted_reason, work_left,
 )
+from verikern.proofs.deciding.covered import CoveringAccesses, covered_obligation
 from verikern.proofs.deciding.crosscheck import apply_cross_checks
 from verikern.proofs.deciding.session import SolverSession
 from verikern.proofs.obligations import (  # noqa: F401  (ObligationSpec, Point re-exported)
@@ -84,7 +85,20 @@ def prove_kernel(kernel: Kernel, *, dims: tuple[int, ...] | None = None,
     spent_at = None                   # the obligations decided before the kernel's own work was spent
     total_at = None                   # ... before the kernel's total was spent (budget.kernel_total)
     undecided_run = 0                 # the obligations in a row undecided on their floor
+    covers = CoveringAccesses(kernel, ctx.runs_before)
+    # by CoveringAccesses.key: what a repeat may rest on, and the records of its queries
+    decided: dict[tuple, tuple[Obligation, tuple]] = {}
     for n, spec in enumerate(specs):
+        ctx.budget.topic = obligation_id(spec) + "."
+        mark = ctx.budget.mark()
+        ob = covered_obligation(spec, covers, decided, _instr(ctx, spec.site))
+        if ob is not None:            # its proof is an earlier access's (proofs.deciding.covered)
+            if ob.status is Status.PROVED:    # it rests on the queries that one rests on
+                ctx.budget.reuse(decided[covers.covering(spec)][1])
+                ob = apply_cross_checks(ob, shared + ctx.budget.records_since(mark)[0])
+            out.append(ob)
+            decided[covers.key(spec)] = (ob, ctx.budget.records_since(mark))
+            continue
         if total_at is None and total_exhausted():
             total_at = n
         if total_at is not None:      # a hard bound: no floor, nothing more decided
@@ -98,7 +112,6 @@ def prove_kernel(kernel: Kernel, *, dims: tuple[int, ...] | None = None,
             continue
         obligation_floor(ctx.budget.per_check)    # each one is still tried, on its floor of work
         t0 = time.perf_counter()
-        ctx.budget.topic = obligation_id(spec) + "."
         first = len(checks)
         try:
             ob = DECIDERS[spec.kind](ctx, spec)
@@ -121,6 +134,8 @@ def prove_kernel(kernel: Kernel, *, dims: tuple[int, ...] | None = None,
         elif spent_at is not None:
             undecided_run = 0
         out.append(replace(ob, seconds=time.perf_counter() - t0))
+        if covers.key(spec) is not None:
+            decided[covers.key(spec)] = (ob, ctx.budget.records_since(mark))
     return tuple(out)
 
 

@@ -28,6 +28,9 @@ Invariants:
   check of the obligations the proof left unknown, which, when the search's
   own units are spent, gets a kernel's work of its own (budget.separate_work,
   within the kernel's total), as the pasted contract's re-proof does;
+- an unknown obligation whose access repeats the element of a searched one's
+  that runs first on every path (proofs.deciding.covered) is proved with it:
+  it is not checked again;
 - obligations the rounds left undecided (waiting for an upstream load when
   the rounds stopped) are decided under the final conjunction before
   `proved` is set.
@@ -48,6 +51,7 @@ from verikern.proofs.deciding.session import SolverSession
 from verikern.proofs.deciding.contract_asserts import asserted_atoms
 from verikern.proofs.deciding.contract_atoms import Atom, Term, holds, shift_spec, with_requires
 from verikern.proofs.deciding.contract_templates import candidates, upstream, walker
+from verikern.proofs.deciding.covered import CoveringAccesses
 from verikern.proofs.obligations import ObligationKind, ObligationSpec, Status
 from verikern.proofs.deciding.prover_context import ProofContext
 from verikern.proofs.deciding.prover import DECIDERS
@@ -281,6 +285,11 @@ def suggest_contract(kernel: Kernel, obligations, *, dims=None, block_dim=None,
     if not any(cands[ob.spec] for ob in failed):
         return None
     unknown += [ob.spec for ob in maybe if not cands[ob.spec]]
+    # an obligation of an access repeating one that runs first on every path (one left
+    # undecided because that one failed: prover._covered) is proved whenever that one
+    # is, so it needs no check of its own once every searched obligation is proved
+    covers, searched = CoveringAccesses.of(kernel), {CoveringAccesses.key(s): s for s in cands}
+    unknown = [s for s in unknown if searched.get(covers.covering(s)) is None]
     for ob in maybe:
         if not cands[ob.spec]:
             del cands[ob.spec]

@@ -128,7 +128,8 @@ def test_a_remainder_whose_vec3_instance_fails_gets_the_premise_only_with_the_in
     assert reports["centre[vec3]"].status is KernelStatus.FAILED
     more = reports["centre[...]"]
     premise = "@vk.requires(lambda positions: positions.dtype in (wp.vec3f, wp.vec3d))"
-    contract = "@vk.requires(lambda positions: vk.launch_dim() < positions.shape[0])"
+    # (the guard's `i < out.shape[0]` bounds i + 1 by out's length: the contract relates them)
+    contract = "@vk.requires(lambda positions, out: out.shape[0] < positions.shape[0])"
     assert more.status is KernelStatus.UNKNOWN and more.suggested_decorators == (premise, contract)
     alone = _by_name(prove_source(pasted(src, suggestion_inserts(src, 7, [premise])), "t.py", suggest=False))
     assert {r.status for r in alone.values()} == {KernelStatus.FAILED}      # the near miss still fails
