@@ -202,6 +202,17 @@ class LaunchModel:
             out = [p + self.small_model_hints(1 << 31, 64, 64)[1:] for p in out[:1]] + out
         return out
 
+    def unit_probe(self) -> list[z3.BoolRef]:
+        """The smallest launch: one thread of one block, every array dim and
+        integer scalar 1 -- every product of dims and counts a constant, so a
+        model needs no multiplier of free values (the admissibility check's
+        first try). Only adds
+        constraints; a dim or block the launch fixes otherwise makes it unsat."""
+        ones = [self.scalars[p.value.id] == z3.BitVecVal(1, p.value.type.bits)
+                for p in self.kernel.scalar_params if p.value.type.is_int and p.value.id in self.scalars]
+        return ([self.block_dim == _u32(1)] + [d == _u32(1) for d in self.dims] +
+                [s == _u32(1) for s in self.shapes.values()] + ones)
+
     def _probe_shapes(self) -> list[z3.BoolRef]:
         """Dims of multi-dimensional arrays at most PROBE_SHAPE_LIMIT[ndim] in
         a probe: within the default array-size bound whatever the other dims

@@ -179,8 +179,11 @@ class ProofContext:
         # model is found without bit-blasting wide products of free values;
         # the full check below still decides when no probe is satisfiable
         small = self.launch.small_model_hints(1 << 31, (1 << 31) - 1, 4096)
-        probes = [(facts + probe + small, ADMISSIBLE_PROBE_RLIMIT)
-                  for probe in self.launch.probes()]
+        # first one thread with every dim 1: every size product a constant, so a
+        # kernel of many multi-dimensional arrays finds its model at once (the probes
+        # below spent the proof's whole meter on some project kernels)
+        probes = [(facts + self.launch.unit_probe() + small, ADMISSIBLE_PROBE_RLIMIT)]
+        probes += [(facts + probe + small, ADMISSIBLE_PROBE_RLIMIT) for probe in self.launch.probes()]
         if first_model(self.budget, probes, "admissible-probe") is not None:
             return                             # a concrete launch: usually quick
         res, _, _ = check(self.budget, facts, None, "admissible")
