@@ -26,6 +26,8 @@ covers nothing otherwise).
 """
 from __future__ import annotations
 
+from typing import Union
+
 from verikern.mir import facts
 from verikern.mir.cfg import dominators
 from verikern.mir.nodes import Atomic, Kernel, Load, Store
@@ -37,6 +39,11 @@ def _kind(ins) -> str:
     if isinstance(ins, Atomic):
         return "atomic"
     return "store" if isinstance(ins, Store) else "load"
+
+
+#: An obligation's key: (site, dimension) of a bounds obligation, the ordered
+#: pair of access sites of a race.
+CoverKey = Union[tuple[Point, int], tuple[Point, Point]]
 
 
 def _race_covers(earlier, later) -> bool:
@@ -69,8 +76,7 @@ class CoveringAccesses:
                 by_index.setdefault(key, []).append(site)
             if barriers or (isinstance(ins, Load) and ins.address_only):
                 continue
-            key = (ins.array, ins.indices)
-            group = by_element.setdefault(key, [])
+            group = by_element.setdefault((ins.array, ins.indices), [])
             found = _first_before([s for s, e in group if _race_covers(e, ins)], site, runs_before)
             if found is not None:
                 self.race[site] = found
@@ -86,7 +92,7 @@ class CoveringAccesses:
             return pp < sp if pl == sl else pl in dom.get(sl, ())
         return cls(kernel, runs_before)
 
-    def covering(self, spec: ObligationSpec) -> tuple[Point, ...] | None:
+    def covering(self, spec: ObligationSpec) -> CoverKey | None:
         """The sites of the obligation whose proof proves `spec`: (site,
         dimension) for bounds, the pair of access sites for a race; None when
         nothing covers it."""
@@ -98,17 +104,21 @@ class CoveringAccesses:
             b = self.race.get(spec.other, spec.other)
             if (a, b) == (spec.site, spec.other):
                 return None
-            return tuple(sorted((a, b)))
+            return _pair(a, b)
         return None
 
     @staticmethod
-    def key(spec: ObligationSpec) -> tuple | None:
+    def key(spec: ObligationSpec) -> CoverKey | None:
         """The key `covering` names for `spec` itself."""
         if spec.kind is ObligationKind.BOUNDS:
             return (spec.site, spec.dim)
         if spec.kind is ObligationKind.RACE and spec.other is not None:
-            return tuple(sorted((spec.site, spec.other)))
+            return _pair(spec.site, spec.other)
         return None
+
+
+def _pair(a: Point, b: Point) -> tuple[Point, Point]:
+    return (a, b) if a <= b else (b, a)
 
 
 #: the most earlier sites of one key tried for a site (a kernel of tens of

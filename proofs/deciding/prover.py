@@ -32,7 +32,7 @@ from verikern.mir.types import I32
 from verikern.proofs.deciding.budget import (
     FLOOR_RUN, exhausted_reason, obligation_floor, own_context, total_exhausted, total_exhausted_reason, work_left,
 )
-from verikern.proofs.deciding.covered import CoveringAccesses, covered_obligation
+from verikern.proofs.deciding.covered import CoverKey, CoveringAccesses, covered_obligation
 from verikern.proofs.deciding.crosscheck import apply_cross_checks
 from verikern.proofs.deciding.session import SolverSession
 from verikern.proofs.obligations import (  # noqa: F401  (ObligationSpec, Point re-exported)
@@ -87,17 +87,18 @@ def prove_kernel(kernel: Kernel, *, dims: tuple[int, ...] | None = None,
     undecided_run = 0                 # the obligations in a row undecided on their floor
     covers = CoveringAccesses(kernel, ctx.runs_before)
     # by CoveringAccesses.key: what a repeat may rest on, and the records of its queries
-    decided: dict[tuple, tuple[Obligation, tuple]] = {}
+    decided: dict[CoverKey, tuple[Obligation, tuple]] = {}
     for n, spec in enumerate(specs):
         ctx.budget.topic = obligation_id(spec) + "."
-        mark = ctx.budget.mark()
+        mark, key, base = ctx.budget.mark(), covers.key(spec), covers.covering(spec)
         ob = covered_obligation(spec, covers, decided, _instr(ctx, spec.site))
         if ob is not None:            # its proof is an earlier access's (proofs.deciding.covered)
-            if ob.status is Status.PROVED:    # it rests on the queries that one rests on
-                ctx.budget.reuse(decided[covers.covering(spec)][1])
+            if ob.status is Status.PROVED and base is not None:   # it rests on that one's queries
+                ctx.budget.reuse(decided[base][1])
                 ob = apply_cross_checks(ob, shared + ctx.budget.records_since(mark)[0])
             out.append(ob)
-            decided[covers.key(spec)] = (ob, ctx.budget.records_since(mark))
+            if key is not None:
+                decided[key] = (ob, ctx.budget.records_since(mark))
             continue
         if total_at is None and total_exhausted():
             total_at = n
@@ -134,8 +135,8 @@ def prove_kernel(kernel: Kernel, *, dims: tuple[int, ...] | None = None,
         elif spent_at is not None:
             undecided_run = 0
         out.append(replace(ob, seconds=time.perf_counter() - t0))
-        if covers.key(spec) is not None:
-            decided[covers.key(spec)] = (ob, ctx.budget.records_since(mark))
+        if key is not None:
+            decided[key] = (ob, ctx.budget.records_since(mark))
     return tuple(out)
 
 
