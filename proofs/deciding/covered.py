@@ -26,10 +26,11 @@ covers nothing otherwise).
 """
 from __future__ import annotations
 
+import functools
 from typing import Union
 
 from verikern.mir import facts
-from verikern.mir.cfg import dominators
+from verikern.mir.cfg import dominators, runs_before
 from verikern.mir.nodes import Atomic, Kernel, Load, Store
 from verikern.proofs.deciding.prover_messages import proved_obligation
 from verikern.proofs.obligations import Obligation, ObligationKind, ObligationSpec, Point, Status
@@ -85,12 +86,7 @@ class CoveringAccesses:
     @classmethod
     def of(cls, kernel: Kernel) -> "CoveringAccesses":
         """The covering accesses of `kernel`, its dominators computed here."""
-        dom = dominators(kernel)
-
-        def runs_before(point: Point, site: Point) -> bool:
-            (pl, pp), (sl, sp) = point, site
-            return pp < sp if pl == sl else pl in dom.get(sl, ())
-        return cls(kernel, runs_before)
+        return cls(kernel, functools.partial(runs_before, dominators(kernel)))
 
     def covering(self, spec: ObligationSpec) -> CoverKey | None:
         """The sites of the obligation whose proof proves `spec`: (site,
@@ -134,16 +130,15 @@ def _first_before(candidates, site: Point, runs_before) -> Point | None:
     return None
 
 
-def covered_obligation(spec: ObligationSpec, covers: CoveringAccesses, decided: dict,
+def covered_obligation(spec: ObligationSpec, key: CoverKey | None, decided: dict,
                        ins) -> Obligation | None:
-    """`spec`'s verdict from the obligation that covers it (`decided`: by
-    `CoveringAccesses.key`, (obligation, query records); `ins`: the instruction at
-    `spec.site`): PROVED when that one
+    """`spec`'s verdict from the obligation that covers it (`key`: its
+    `CoveringAccesses.covering`; `decided`: by `CoveringAccesses.key`,
+    (obligation, query records); `ins`: the instruction at `spec.site`): PROVED when that one
     is; UNKNOWN, not decided on its own, when that one failed on an exact model
     (one replay cannot demote: the kernel stays failed; its counterexample need
     not reach this access); None otherwise -- no covering obligation, or one
     unknown or failed through an abstraction: then `spec` is decided on its own."""
-    key = covers.covering(spec)
     base = decided[key][0] if key in decided else None
     if base is None or base.spec is None or base.status is Status.UNKNOWN:
         return None

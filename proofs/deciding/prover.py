@@ -91,7 +91,7 @@ def prove_kernel(kernel: Kernel, *, dims: tuple[int, ...] | None = None,
     for n, spec in enumerate(specs):
         ctx.budget.topic = obligation_id(spec) + "."
         mark, key, base = ctx.budget.mark(), covers.key(spec), covers.covering(spec)
-        ob = covered_obligation(spec, covers, decided, _instr(ctx, spec.site))
+        ob = covered_obligation(spec, base, decided, _instr(ctx, spec.site))
         if ob is not None:            # its proof is an earlier access's (proofs.deciding.covered)
             if ob.status is Status.PROVED and base is not None:   # it rests on that one's queries
                 ctx.budget.reuse(decided[base][1])

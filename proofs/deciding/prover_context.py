@@ -23,7 +23,7 @@ from verikern.encoders.smt.launch import DEFAULT_MAX_ARRAY_BYTES, LaunchModel
 from verikern.encoders.smt.lemmas import RemainderLemmas
 from verikern.encoders.smt.semantics import UnsupportedConstruct
 from verikern.encoders.smt.semantics import le, lt, widen
-from verikern.mir.cfg import CfgShape, UnstructuredCycle
+from verikern.mir.cfg import CfgShape, UnstructuredCycle, runs_before
 from verikern.mir.facts import (
     accesses_memory, is_barrier, is_int_division, writes_memory,
 )
@@ -493,8 +493,7 @@ class ProofContext:
     def runs_before(self, point, site) -> bool:
         """Every path to `site` runs `point` first: earlier in the same block,
         or in a block that dominates the site's."""
-        (pl, pp), (sl, sp) = point, site
-        return pp < sp if pl == sl else pl in self.dom.get(sl, ())
+        return runs_before(self.dom, point, site)
 
     def abstract(self, formulas: list) -> list:
         """`formulas` with nonlinear terms abstracted (cached per formula)."""

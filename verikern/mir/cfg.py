@@ -216,6 +216,14 @@ def dominators(k: Kernel) -> dict[str, DominatorSet]:
     return {label: DominatorSet(tree, label) for label in tree.every}
 
 
+def runs_before(dom: dict[str, DominatorSet], point: tuple[str, int], site: tuple[str, int]) -> bool:
+    """Every path to `site` runs `point` first (both (block label, instruction
+    index)): earlier in the same block, or in a block that dominates the site's
+    (`dom`: `dominators(kernel)`)."""
+    (pl, pp), (sl, sp) = point, site
+    return pp < sp if pl == sl else pl in dom.get(sl, ())
+
+
 #: the virtual exit every Return jumps to, the root of the post-dominator tree
 _EXIT = "\x00exit"
 
