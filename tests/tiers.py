@@ -93,6 +93,7 @@ from __future__ import annotations
 
 import ast
 import re
+from fractions import Fraction
 from collections import defaultdict
 from pathlib import Path
 
@@ -598,16 +599,20 @@ def covered_items(path: Path) -> frozenset[str]:
 def covering_sample(keys, folder: Path = TESTS_DIR / "corpus") -> set[str]:
     """One case per construct and kind: the keys' FAST_CASES, then, while some
     `covered_items` item of the keys' files is not held yet, the key whose file
-    holds the most of the items still missing (the first in sorted order among
-    equals). A key without a file in `folder` (an example, a case id) is
-    sampled as `sample_keys` samples those keys."""
+    holds the most of the items still missing per line of source (a file's
+    lines stand in for its proof's cost: a short case that brings the same
+    items is the cheaper one to prove; the first in sorted order among equals).
+    A key without a file in `folder` (an example, a case id) is sampled as
+    `sample_keys` samples those keys."""
     keys = sorted(set(keys))
     uses = {k: covered_items(folder / f"{k}.py") for k in keys if (folder / f"{k}.py").is_file()}
+    lines = {k: max(1, len((folder / f"{k}.py").read_text().splitlines())) for k in uses}
     kept = sample_keys([k for k in keys if k not in uses]) | (set(uses) & FAST_CASES)
     held = set().union(*(uses[k] for k in kept if k in uses))
     every = set().union(*uses.values())
     while held != every:
-        best = min(uses, key=lambda k: (-len(uses[k] - held), k))
+        # the most new items per line: compared as fractions (cross-multiplied), exact
+        best = min(uses, key=lambda k: (Fraction(-len(uses[k] - held), lines[k]), k))
         kept.add(best)
         held |= uses[best]
     return kept

@@ -8,6 +8,9 @@ from __future__ import annotations
 import logging
 import re
 
+from verikern.proofs.deciding.budget import own_context
+from verikern.proofs.deciding.prover_context import ProofContext
+from verikern.proofs.deciding.session import SolverSession
 from verikern.proofs.pipeline import prove_mir
 
 from shared_helpers import mir_of
@@ -45,15 +48,17 @@ def wide(a: vk.array(dtype=vk.float32, ndim=2), n: vk.int32):
 def _admissibility(caplog) -> list[tuple[str, int]]:
     out = []
     for r in caplog.records:
-        m = re.search(r"\.\d+\.(admissible[\w+-]*): (\w+) \((\d+) z3 units\)", r.getMessage())
+        m = re.search(r"(?:^|\.)\d+\.(admissible[\w+-]*): (\w+) \((\d+) z3 units\)", r.getMessage())
         if m and ".suggest." not in r.getMessage():
             out.append((m.group(2), int(m.group(3))))
     return out
 
 
 def test_many_multi_dimensional_arrays_are_admitted_by_the_unit_launch(caplog):
-    with caplog.at_level(logging.DEBUG, logger="verikern.proofs.solver"):
-        prove_mir(mir_of(MANY_ARRAYS), file="many.py")
+    # the proof's context alone (it checks admissibility before any obligation is decided),
+    # in a z3 context of its own as a proof's: the units of a fresh process
+    with caplog.at_level(logging.DEBUG, logger="verikern.proofs.solver"), own_context():
+        ProofContext(mir_of(MANY_ARRAYS), None, None, SolverSession())
     asked = _admissibility(caplog)
     # the first probe (67 threads, free dims) is undecided, then the unit launch admits it
     # at once; before, every probe and the full query were undecided (14 million units)
