@@ -108,13 +108,21 @@ def _statuses(source: str, name: str, **launch) -> dict[str, Status]:
     return out
 
 
+#: every array at most SMALL_INPUT elements of 4 bytes: a failure's trace is small
+#: enough to replay as it is, so CBMC is not run again on small launches (VK_SMALL;
+#: that run: race_all_threads_write_slot0's agreement case and
+#: test_a_cbmc_counterexample_replays_on_the_simulator)
+SMALL_ARRAYS = 4 * cbmc.SMALL_INPUT
+
+
 # every launch, except gaps: for every launch, the all_sorted kernel runs z3
 # (CBMC's solver) out of its default units (docs/C_ENCODER.md), so it is
-# checked on a launch of two blocks of two threads
+# checked on a launch of two blocks of two threads (and arrays of SMALL_ARRAYS)
 @pytest.mark.parametrize("name, contract, kind, launch", [
     ("check_range", "vk.requires(vk.all_in_range(idx, 0, 10))", "assert", {}),
     ("scatter", "vk.requires(vk.all_distinct(perm))", "race", {}),
-    ("gaps", "vk.requires(vk.all_sorted(offsets))", "assert", {"dims": (4,), "block_dim": 2}),
+    ("gaps", "vk.requires(vk.all_sorted(offsets))", "assert",
+     {"dims": (4,), "block_dim": 2, "max_array_bytes": SMALL_ARRAYS}),
     ("saxpy", "vk.requires(x.shape[0] == y.shape[0])", "bounds", {}),
 ])
 def test_dropping_a_contract_changes_cbmcs_answer(name, contract, kind, launch):
@@ -247,10 +255,11 @@ def test_an_index_through_sqrt_is_decided(guard, status):
     end ("floatbv expressions should be flattened when using FPA theory"):
     every obligation of such a kernel was `unknown` ("CBMC exited -6").
     Under CBMC the call is now any float (VK_UNMODELLED), so the guarded
-    access is proved, and the unguarded one fails, confirmed by replay."""
+    access is proved, and the unguarded one fails, confirmed by replay (one
+    thread: the checks are `tab[j]`'s, a thread's own)."""
     src = ROOT_INDEX.replace("GUARD", guard)
     k = compile_source(src, "root.py").kernels[0].mir
-    cb = prove_mir(k, file="root.py", dims=(2,), block_dim=2, engine="cbmc")
+    cb = prove_mir(k, file="root.py", dims=(1,), block_dim=1, engine="cbmc")
     bounds = [o for o in cb.obligations if o.kind is ObligationKind.BOUNDS and o.loc.line == 12
               and o.loc.col > 20]
     assert bounds and {o.status for o in bounds} == {status}, [o.reason for o in cb.obligations]
@@ -322,7 +331,8 @@ def write_then_walk(x: vk.array(dtype=vk.int32), y: vk.array(dtype=vk.int32), n:
 
 def test_a_check_before_every_unbounded_loop_is_proved(monkeypatch):
     """`range(n)` has no bound, so CBMC's unwinding assertion of that loop
-    fails at every depth. The div-zero and bounds checks of `x[i] = n // d`
+    fails at every depth (here --unwind 1: a deeper one only costs CBMC more
+    work). The div-zero and bounds checks of `x[i] = n // d`
     come before it on every path: a thread breaking them does so alone,
     before the loop, within the depths CBMC unwound, so CBMC's SUCCESS is a
     proof (cbmc_unwind.blocks_before). `y[i]` after the loop, and the race on
@@ -331,7 +341,7 @@ def test_a_check_before_every_unbounded_loop_is_proved(monkeypatch):
     proves them: tests/proofs/test_cbmc_loops.py)."""
     monkeypatch.setattr(cbmc, "_unbounded_loops", lambda *args: frozenset())
     k = compile_source(BEFORE_LOOP, "loop.py").kernels[0].mir
-    obs = {obligation_key(o): o for o in cbmc.prove_kernel_cbmc(k, dims=(4,), block_dim=2)}
+    obs = {obligation_key(o): o for o in cbmc.prove_kernel_cbmc(k, dims=(4,), block_dim=2, unwind=1)}
     status = {key: o.status for key, o in obs.items()}
     assert status == {"div-zero@11:16": Status.PROVED, "bounds@11:9#0": Status.PROVED,
                       "race@11:9+11:9": Status.UNKNOWN, "bounds@16:9#0": Status.UNKNOWN,
@@ -405,10 +415,12 @@ def test_an_int_min_by_minus_one_failure_names_the_overflow():
     divisor's and INT_MIN / -1's: CBMC's failure says which one failed (the
     overflow here: k is required nonzero), and its counterexample carries
     the fault, so the report's why-line is the overflow's, not a zero
-    divisor's; replay confirms it (DivisionOverflowError)."""
+    divisor's; replay confirms it (DivisionOverflowError). Arrays of at most
+    SMALL_ARRAYS bytes: the trace replays as CBMC gives it."""
     path = CORPUS / "divzero_floordiv_param_int_min_by_minus_one.py"
     k = compile_source(path.read_text(), path.name).kernels[0].mir
-    rep = prove_mir(k, file=path.name, dims=(1,), block_dim=1, engine="cbmc")
+    rep = prove_mir(k, file=path.name, dims=(1,), block_dim=1, engine="cbmc",
+                    max_array_bytes=SMALL_ARRAYS)
     ob = next(o for o in rep.obligations if o.kind is ObligationKind.DIV_ZERO)
     assert ob.status is Status.FAILED and ob.confirmed, ob
     assert "INT_MIN by -1" in ob.reason and "overflows (INT_MIN / -1)" in ob.message, ob

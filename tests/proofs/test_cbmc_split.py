@@ -191,7 +191,9 @@ def test_groups_follow_the_obligations_and_merge_beyond_the_cap():
                     reason="cbmc is not installed (.ci/get-cbmc fetches Debian's; `apt-get install cbmc`)")
 def test_real_cbmc_decides_the_easy_obligations_beside_a_hard_one():
     k = kernel()
-    obs = {o.kind: o for o in cbmc.prove_kernel_cbmc(k, dims=(64,), block_dim=32, budget=0.5)}
+    # 2 million z3 units a call: the hard obligation runs out of them in every call that
+    # asks it, the easy ones fit (a larger budget only burns more units on the hard one)
+    obs = {o.kind: o for o in cbmc.prove_kernel_cbmc(k, dims=(64,), block_dim=32, budget=0.2)}
     assert obs[ObligationKind.ASSERT].status is Status.UNKNOWN
     assert "asked alone" in obs[ObligationKind.ASSERT].reason
     assert obs[ObligationKind.BOUNDS].status is Status.PROVED
