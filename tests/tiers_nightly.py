@@ -85,7 +85,7 @@ NIGHTLY: dict[str, frozenset[str] | None] = {
         None,
     # 21.5 s (three prove processes over six model-rich kernels and a CPU burner). The
     # same whole report under other hash seeds is the kept
-    # test_counterexample_determinism's (five seeds and a perturbed process), the
+    # test_counterexample_determinism's (three seeds and a perturbed process), the
     # verdicts at --jobs 2 test_prove_cli's (test_kernel_filter_and_folder_input);
     # and the default run is itself loaded on CI
     # (.ci/run beside other processes) while test_corpus_verdict expects every
@@ -226,13 +226,6 @@ NIGHTLY: dict[str, frozenset[str] | None] = {
     # fails, and this test does not; a CBMC failure replayed: the kept
     # test_a_cbmc_counterexample_replays_on_the_simulator
     "tests/proofs/test_cbmc_loops.py::test_the_near_miss_still_fails_and_replays": None,
-    # 11.8: the generic literal compare's 133 instances. Sabotage: the opaque kernel lowered with
-    # optimize=True (constant-folded, frontend/driver.py) -> the kept
-    # test_a_literal_of_a_generic_type_is_no_constant_of_the_opaque_proof (0.4: the opaque
-    # kernel and the int32 instance alone) fails, as this case does
-    "tests/cli/prove/test_type_oblivious.py::"
-    "test_a_near_miss_is_not_proved_as_a_whole_and_a_concrete_instantiation_shows_the_bug":
-        frozenset({"generic_literal_compare"}),
     # 10.4: the unguarded index through sqrt, failed under CBMC and replayed. Sabotage:
     # VK_UNMODELLED a constant (encoders/c/prelude.py) -> the kept test_c_golden cases fail
     # (this case does not); sqrt out of ops.UNMODELLED -> the kept guarded case fails
@@ -412,9 +405,6 @@ NIGHTLY_KEPT: dict[str, tuple[str, ...]] = {
     "tests/proofs/test_cbmc_loops.py::test_the_near_miss_still_fails_and_replays": (
         "tests/proofs/test_cbmc_loops.py::test_an_invariant_that_would_hide_a_bug_is_refuted_not_assumed",
         "tests/proofs/test_cbmc_real.py::test_a_cbmc_counterexample_replays_on_the_simulator"),
-    "tests/cli/prove/test_type_oblivious.py::"
-    "test_a_near_miss_is_not_proved_as_a_whole_and_a_concrete_instantiation_shows_the_bug": (
-        "tests/cli/prove/test_type_oblivious.py::test_a_literal_of_a_generic_type_is_no_constant_of_the_opaque_proof",),
     "tests/proofs/test_cbmc_real.py::test_an_index_through_sqrt_is_decided": (
         "tests/proofs/test_cbmc_real.py::test_an_index_through_sqrt_is_decided[j >= 0 and j < tab.shape[0]]",
         "tests/encoders/test_c_golden.py::test_c_golden"),

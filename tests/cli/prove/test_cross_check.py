@@ -137,9 +137,15 @@ def test_failures_found_in_peeled_iterations_are_cross_checked_too(second_solver
 
 @pytest.mark.slow
 def test_a_second_solver_contradicting_a_peeled_query_leaves_no_failure(second_solver, monkeypatch):
+    """The second solver contradicts every sat answer of the peeled kernel's queries
+    (`peeled.` names, proofs.deciding.peeling) and agrees with the others: the race found
+    exactly in a peeled iteration is no failure. (Until session 31 it contradicted every
+    query, which also made every unpeeled verdict unknown first: 3.7 of its 4 CPU s.)"""
     second_solver("cvc5")
 
     def contrary(name, query, smtlib, z3_answer):
+        if not query.startswith("peeled."):
+            return crosscheck.CrossCheck(query, name, z3_answer, z3_answer)
         return crosscheck.CrossCheck(query, name, z3_answer,
                                      "unsat" if z3_answer == "sat" else z3_answer)
     monkeypatch.setattr(crosscheck, "recheck", contrary)

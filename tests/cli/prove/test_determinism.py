@@ -79,9 +79,12 @@ def _verdicts(report: dict) -> list:
 @pytest.mark.slow
 def test_a_proof_does_not_depend_on_earlier_proofs_in_the_process():
     """Verdicts, counterexamples and suggestions never depend on what the
-    process proved before (each proof has a z3 context of its own)."""
+    process proved before (each proof has a z3 context of its own). Two small
+    proofs before (session 31: the tiled transpose, 1.2 of this test's 2.6 CPU s,
+    went; either proof alone changes the counterexample of the second proof when
+    the contexts are shared: `fresh_context` not dropping z3's main context)."""
     first = _report(FILES[2], suggest=True)
-    for other in (FILES[0], str(CORPUS / "ok_matmul_naive.py"), str(CORPUS / "ok_2d_guarded.py")):
+    for other in (str(CORPUS / "ok_matmul_naive.py"), str(CORPUS / "ok_2d_guarded.py")):
         prove_file(other)            # other z3 contexts before this proof's
     again = _report(FILES[2], suggest=True)
     assert _verdicts(again) == _verdicts(first)

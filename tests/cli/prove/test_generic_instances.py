@@ -11,9 +11,12 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 import pytest
+import z3
 from click.testing import CliRunner
 
+import run_shared
 import verikern as vk
+from verikern.app.cache import code_hash
 from verikern.app.prove import prove_source
 from verikern.cli import main
 from verikern.errors import KernelError, OutOfBoundsError
@@ -51,7 +54,15 @@ NUMERIC = ["int32", "int8", "int16", "int64", "uint8", "uint16", "uint32", "uint
 
 
 def _verdicts(src):
-    return {r.kernel: r for r in prove_source(src, "g.py", suggest=False)}
+    return {r.kernel: r for r in _reports(src)}
+
+
+def _reports(src) -> tuple:
+    """`src` proved without suggestions, once per test run (tests/run_shared.py): BUGGY's
+    reports are read by two tests (frozen dataclasses; each test gets a dict of its own)."""
+    key = (code_hash(), z3.get_version_string(), src)
+    return run_shared.shared("generic-instances-verdicts", key,
+                             lambda: tuple(prove_source(src, "g.py", suggest=False)))
 
 
 def test_the_declared_overload_is_proved_but_the_int8_instance_fails():

@@ -12,13 +12,15 @@ from verikern.proofs.deciding import budget as work
 
 from shared_helpers import BENCHMARKS, CORPUS, import_file
 
-MATMUL = str(CORPUS / "ok_matmul_tiled.py")
+#: a kernel compiled and proved (0.55 million units) in a fifth of the tiled one's CPU: the
+#: figures are checked against the same kernel's own counts, whatever its size
+MATMUL = str(CORPUS / "ok_matmul_naive.py")
 
 
 def test_the_figures_are_the_kernels_own_counts(tmp_path):
     bench = import_file(BENCHMARKS / "kernel_units.py", "kernel_units", keep=False)
     out = tmp_path / "units.json"
-    assert bench.main([f"{MATMUL}:matmul_tiled", "--json", str(out)]) == 0
+    assert bench.main([f"{MATMUL}:matmul_naive", "--json", str(out)]) == 0
     (row,) = json.loads(out.read_text())
     (meter,) = compile_file(MATMUL, **compile_budget(None)).work.values()
     assert row["compile_units"] == meter.spent > 0
