@@ -27,6 +27,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 from prover_helpers import compile_kernel, prove_src  # noqa: E402
 
 from verikern.proofs.analysis.intervals import ENTRY  # noqa: E402
+from verikern.proofs.deciding import prover as z3_prover  # noqa: E402
 from verikern.proofs.deciding.prover_context import ProofContext  # noqa: E402
 from verikern.proofs.obligations import KernelStatus, Status  # noqa: E402
 from verikern.proofs.pipeline import prove_mir  # noqa: E402
@@ -44,6 +45,21 @@ def _not_proved(obs) -> list[str]:
 def _settled(src: str):
     """The pipeline's verdicts (prove, then replay) for the kernel of `src`."""
     return prove_mir(compile_kernel(src), file="<test>").obligations
+
+
+def _proved_and_settled(src: str) -> tuple:
+    """(the prover's verdicts, the pipeline's) for the kernel of `src`, from
+    one run of the pipeline: the first are what its prover (the default z3
+    prove_kernel) returned before replay, so the kernel is proved once."""
+    decided = []
+
+    def prover(kernel, **options):
+        decided.append(z3_prover.prove_kernel(kernel, **options))
+        return decided[-1]
+
+    settled = prove_mir(compile_kernel(src), file="<test>", prover=prover).obligations
+    (obligations,) = decided
+    return obligations, settled
 
 
 # ---------------------------------------------------------------- 1. loop exits
@@ -235,10 +251,10 @@ def test_hint_refuted_by_a_shared_entry_value_is_abstracted():
     """Every thread reads back 4: the hint holds. The prover sees an arbitrary
     shared value; its model is marked abstracted and, unconfirmed, the
     pipeline reports `unknown`, not `failed`."""
-    src = HINT_FROM_SHARED.replace("ENTRY", "buf[63 - t]")
-    (inv,) = _of(prove_src(src), "invariant")
+    obs, settled_obs = _proved_and_settled(HINT_FROM_SHARED.replace("ENTRY", "buf[63 - t]"))
+    (inv,) = _of(obs, "invariant")
     assert inv.status is Status.FAILED and inv.counterexample.abstracted, inv.message
-    (settled,) = _of(_settled(src), "invariant")
+    (settled,) = _of(settled_obs, "invariant")
     assert settled.status is Status.UNKNOWN and settled.confirmed is False, settled.message
     assert "not confirmed by replay" in settled.reason
 
@@ -246,10 +262,10 @@ def test_hint_refuted_by_a_shared_entry_value_is_abstracted():
 def test_hint_refuted_by_an_exact_entry_value_is_exact():
     """j starts at the parameter n (exact), and the hint does not read the
     shared value m: the model is exact, and the failure is confirmed."""
-    src = HINT_FROM_SHARED.replace("ENTRY", "n")
-    (inv,) = _of(prove_src(src), "invariant")
+    obs, settled_obs = _proved_and_settled(HINT_FROM_SHARED.replace("ENTRY", "n"))
+    (inv,) = _of(obs, "invariant")
     assert inv.status is Status.FAILED and not inv.counterexample.abstracted, inv.message
-    (settled,) = _of(_settled(src), "invariant")
+    (settled,) = _of(settled_obs, "invariant")
     assert settled.status is Status.FAILED and settled.confirmed, settled.message
     assert settled.counterexample.scalars["n"] > 4
 
@@ -287,8 +303,8 @@ def test_never_written_array_at_an_abstract_index_is_abstracted():
 def test_never_written_array_at_an_exact_index_is_exact():
     """k = t & 1 is exact: the model's table contents are what thread 1 reads,
     the failure is exact and replay confirms it."""
-    src = GATHER.replace("INDEX", "t & 1")
-    (a,) = _of(prove_src(src), "assert")
+    obs, settled_obs = _proved_and_settled(GATHER.replace("INDEX", "t & 1"))
+    (a,) = _of(obs, "assert")
     assert a.status is Status.FAILED and not a.counterexample.abstracted, a.message
-    (a,) = _of(_settled(src), "assert")
+    (a,) = _of(settled_obs, "assert")
     assert a.status is Status.FAILED and a.confirmed, a.message

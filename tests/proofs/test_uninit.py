@@ -15,7 +15,7 @@ import z3
 
 sys.path.insert(0, os.path.dirname(__file__))
 
-from prover_helpers import compile_kernel, prove_src  # noqa: E402
+from prover_helpers import compile_kernel, prove_src, prove_src_only  # noqa: E402
 from verikern.errors import UninitializedReadError  # noqa: E402
 from verikern.proofs.confirming.replay import replay  # noqa: E402
 from verikern.proofs.obligations import ObligationKind, Status, enumerate_obligations  # noqa: E402
@@ -513,11 +513,13 @@ def test_a_block_is_one_row_only_when_the_last_launch_dim_is_a_block_multiple():
     witness thread 31 - t shares the reader's even row when the contract
     aligns rows to blocks; without it a block straddles two rows (dims
     (2, 48): block 1 is j = 32..47 of row 0 and j = 0..15 of row 1, which
-    writes nothing), the simulator shows the read, and it is never proved."""
+    writes nothing), the simulator shows the read, and it is never proved
+    (only its uninit obligations decided: the kernel's race obligation, which
+    this test does not check, would cost four times as much)."""
     aligned = ROWS.replace("REQUIRE", "vk.requires(vk.launch_dim(1) % 32 == 0)")
     straddling = ROWS.replace("REQUIRE", "pass")
     assert _statuses(prove_src(aligned)) == ["proved"]
-    assert "proved" not in _statuses(prove_src(straddling))
+    assert "proved" not in _statuses(prove_src_only(straddling, ObligationKind.UNINIT))
     with pytest.raises(UninitializedReadError) as info:
         launch(compile_kernel(straddling), (2, 48), [np.zeros((2, 48), np.float32)], block_dim=32)
     assert info.value.block == 1 and info.value.detail["index"][0] >= 16

@@ -23,14 +23,17 @@ HERE = Path(__file__).resolve().parent
 
 USER_TESTS = '''
 import numpy as np
-from hypothesis import settings
+from hypothesis import Phase, settings
 
 import verikern.testing as vt
 import kernels_fuzz as k
 
 test_scale_agrees = settings(max_examples=8)(vt.differential(k.scale, backends=["cpu", "cpu:native"]))
 test_scale_matches = settings(max_examples=8)(vt.matches(k.scale, lambda v: {"y": v["x"] * v["a"]}))
-test_relu_matches = settings(max_examples=200)(
+# one bug: shrink the first failure found (no search for others after it),
+# and no explain phase (the failure's text is checked, not hypothesis's notes)
+test_relu_matches = settings(max_examples=200, report_multiple_bugs=False,
+                             phases=[p for p in Phase if p is not Phase.explain])(
     vt.matches(k.relu_buggy, lambda v: {"y": np.maximum(v["x"], 0.0)}))
 '''
 
