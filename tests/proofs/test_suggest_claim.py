@@ -5,6 +5,7 @@ launch that `vk.check_launch` and `vk.launch` accept; a contract that admits
 no launch is never suggested."""
 from __future__ import annotations
 
+import functools
 import importlib.util
 import sys
 
@@ -123,15 +124,28 @@ def _inputs(kernel_params, example, rng):
     return out
 
 
+@functools.lru_cache(maxsize=None)
+def _saxpy_report():
+    """SAXPY_WARP proved with its suggestion: one proof for both cases of the test
+    below (a frozen report, which they only read)."""
+    return _prove(SAXPY_WARP, "saxpy_warp.py")
+
+
+def _pasted_text(report, source) -> str:
+    """The report's suggestion pasted by hand (not proved again: the example's checks
+    below run the pasted file, they do not read its verdict)."""
+    return pasted(source, suggestion_inserts(source, report.line, report.suggested_decorators))
+
+
 @pytest.mark.parametrize("block_dim_given", [True, False])
 def test_the_example_launch_runs_under_check_launch_and_launch(tmp_path, block_dim_given):
-    report = _prove(SAXPY_WARP, "saxpy_warp.py")
+    report = _saxpy_report()
     assert report.proved_under_suggestion is True
     example = report.suggested_example
     assert example is not None and report.to_json()["suggested_example"] == example.to_json()
     n = example.dims[0]
     assert example.shapes["x"][0] >= n and example.shapes["y"][0] >= n
-    _, text = _repaste(report, SAXPY_WARP)
+    text = _pasted_text(report, SAXPY_WARP)
     path = tmp_path / f"saxpy_pasted_{block_dim_given}.py"
     path.write_text(text)
     module = _load(path, path.stem)
@@ -186,7 +200,7 @@ def test_a_factory_kernels_example_launch_runs_with_its_captured_values(tmp_path
     radius, width = example.scalars["@radius"], example.scalars["@width"]
     assert width == 2 * radius + 1
     assert "captured radius=" in example.text()
-    _, text = _repaste(report, FACTORY)
+    text = _pasted_text(report, FACTORY)
     path = tmp_path / "centred_pasted.py"
     path.write_text(text)
     kernel = _load(path, path.stem).make(radius)

@@ -16,9 +16,10 @@ import verikern as vk
 from verikern.app.prove import prove_source
 from verikern.errors import ContractError, OutOfBoundsError
 from verikern.proofs.obligations import KernelStatus
+from verikern.proofs.pipeline import prove_mir
 from verikern.proofs.reporting.paste import pasted, suggestion_inserts
 
-from shared_helpers import ROOT, import_file
+from shared_helpers import ROOT, import_file, mir_of
 
 DOC = ROOT / "docs/examples/project_contracts.md"
 HEAD = "import warp as wp\n\n\n"
@@ -77,7 +78,19 @@ def five_components(x: wp.array(dtype=wp.float32), out: wp.array2d(dtype=wp.floa
 
 
 def _suggested(source: str, name: str):
+    """The report of the whole application (app.prove): the suggestion and its claim,
+    `proved_under_suggestion`, checked by the application's re-proof of the pasted source."""
     (report,) = prove_source(source, f"{name}.py", suggest=True)
+    assert report.status is KernelStatus.FAILED
+    return report
+
+
+def _searched(source: str, name: str):
+    """The kernel proved with the suggestion search (proofs.pipeline): the suggestion and
+    the search's own claim that it proves the kernel. The application's re-proof of the
+    pasted source is left out: where the search claims a proof, a test that takes this
+    report re-proves the pasted source itself (`_pasted_module`), the same proof, made once."""
+    report = prove_mir(mir_of(source, name, filename=f"{name}.py"), file=f"{name}.py", suggest=True)
     assert report.status is KernelStatus.FAILED
     return report
 
@@ -101,11 +114,13 @@ def _pasted_module(report, source: str, tmp_path, stem: str, shown: bool = True)
 
 def _refused_if_proved(source: str, name: str, tmp_path, dim, inputs) -> None:
     """`dim`, `inputs` run the kernel out of bounds on the simulator; a suggestion
-    claimed proved must refuse that launch."""
+    claimed proved must refuse that launch. The claim is the search's (`_searched`): the
+    application claims a proof only where the search does, after re-proving the pasted
+    source, which the test does itself here (`_pasted_module`, asserting it proved)."""
     module = _load(source, tmp_path, f"{name}_plain")
     with pytest.raises(OutOfBoundsError):
         vk.launch(getattr(module, name), dim, inputs=[a.copy() for a in inputs], device="cpu")
-    report = _suggested(source, name)
+    report = _searched(source, name)
     if report.proved_under_suggestion:
         bad = _pasted_module(report, source, tmp_path, f"{name}_pasted_bad", shown=False)
         with pytest.raises(ContractError):
@@ -121,7 +136,7 @@ def _neighbors():
 
 
 def test_a_padded_neighbor_matrix_gets_elements_up_to_the_padding(tmp_path):
-    report = _suggested(NEIGHBORS, "pair_energy")
+    report = _searched(NEIGHBORS, "pair_energy")
     assert "vk.all_in_range(neighbor_matrix, 0, positions.shape[0] + 1)" in report.suggested_requires
     # the 2-d matrix's elements are bounded, not its elements below charges' length
     assert not any("all_in_range(neighbor_matrix, 0, charges" in r for r in report.suggested_requires)
@@ -152,7 +167,7 @@ def test_a_chunked_scatter_through_an_index_array_ties_no_length_to_the_launch(t
     """nvalchemi's `_segmented_max_norm_argmax_kernel`: launched with `ceil(n /
     per_thread)` threads, so no per-element or per-segment array has the launch's
     length; the lengths cover `n` and the segment ids the per-segment arrays."""
-    report = _suggested(ARGMAX, "segment_argmax")
+    report = _searched(ARGMAX, "segment_argmax")
     assert set(report.suggested_requires) == {
         "n <= x.shape[0]", "n <= idx.shape[0]", "per_thread > 0",
         "vk.int64(vk.launch_dim()) * vk.int64(per_thread) <= vk.int64(2147483647)",
@@ -183,7 +198,7 @@ def test_a_loop_over_every_atom_ties_what_it_reads_to_the_atom_count_not_the_lau
     loops over every atom and keeps its system's (`if batch_idx[i] == b`). The
     loop counter is no thread id: the per-atom arrays cover the atom count, not
     a launch dimension, and `batch_idx`, read only by the guard, gets no range."""
-    report = _suggested(PER_SYSTEM, "per_system")
+    report = _searched(PER_SYSTEM, "per_system")
     req = report.suggested_requires
     assert "batch_idx.shape[0] <= cosines.shape[1]" in req and "batch_idx.shape[0] <= positions.shape[0]" in req, req
     assert not any("all_in_range(batch_idx" in r for r in req), req

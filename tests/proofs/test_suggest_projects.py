@@ -18,9 +18,10 @@ import verikern as vk
 from verikern.app.prove import prove_source
 from verikern.errors import ContractError, OutOfBoundsError
 from verikern.proofs.obligations import KernelStatus
+from verikern.proofs.pipeline import prove_mir
 from verikern.proofs.reporting.paste import pasted, suggestion_inserts
 
-from shared_helpers import ROOT, import_file
+from shared_helpers import ROOT, import_file, mir_of
 
 DOC = ROOT / "docs/examples/project_contracts.md"
 HEAD = "import warp as wp\n\n\n"
@@ -115,8 +116,12 @@ def count_runs(idx: wp.array(dtype=wp.int32), out: wp.array(dtype=wp.int32), n: 
     wp.atomic_add(out, s_cur, count)
 '''
 
-def _suggested(source: str, name: str):
-    (report,) = prove_source(source, f"{name}.py", suggest=True)
+def _searched(source: str, name: str):
+    """The kernel proved with the suggestion search (proofs.pipeline): the suggestion and
+    the search's own claim that it proves the kernel. The application's re-proof of the
+    pasted source is left out: where the search claims a proof, a test that takes this
+    report re-proves the pasted source itself (`_pasted_module`), the same proof, made once."""
+    report = prove_mir(mir_of(source, name, filename=f"{name}.py"), file=f"{name}.py", suggest=True)
     assert report.status is KernelStatus.FAILED
     return report
 
@@ -142,11 +147,13 @@ def _load(text: str, tmp_path, stem: str):
 
 def _refused_if_proved(source: str, name: str, tmp_path, dim, inputs) -> None:
     """`dim`, `inputs` run the kernel out of bounds on the simulator; a suggestion
-    claimed proved must refuse that launch."""
+    claimed proved must refuse that launch. The claim is the search's (`_searched`): the
+    application claims a proof only where the search does, after re-proving the pasted
+    source, which the test does itself here (`_pasted_module`, asserting it proved)."""
     module = _load(source, tmp_path, f"{name}_plain")
     with pytest.raises(OutOfBoundsError):
         vk.launch(getattr(module, name), dim, inputs=[a.copy() for a in inputs], device="cpu")
-    report = _suggested(source, name)
+    report = _searched(source, name)
     if report.proved_under_suggestion:
         pasted_module = _pasted_module(report, source, tmp_path, f"{name}_pasted_bad")
         with pytest.raises(ContractError):
@@ -154,7 +161,7 @@ def _refused_if_proved(source: str, name: str, tmp_path, dim, inputs) -> None:
 
 
 def test_a_count_in_a_one_element_array_gets_count_at_most_the_length(tmp_path):
-    report = _suggested(COUNT, "scale_active")
+    report = _searched(COUNT, "scale_active")
     assert "vk.all_in_range(count, 0, x.shape[0] + 1)" in report.suggested_requires
     assert not any("launch_dim" in r for r in report.suggested_requires), report.suggested_requires
     assert report.proved_under_suggestion is True
@@ -175,7 +182,7 @@ def test_a_count_read_one_past_gets_no_contract_admitting_the_bad_launch(tmp_pat
 
 
 def test_csr_offsets_get_the_end_equal_to_the_length_admitted(tmp_path):
-    report = _suggested(CSR, "segment_sum")
+    report = _searched(CSR, "segment_sum")
     assert "vk.all_in_range(offsets, 0, values.shape[0] + 1)" in report.suggested_requires
     assert "vk.launch_dim() < offsets.shape[0]" in report.suggested_requires
     assert report.proved_under_suggestion is True
@@ -196,7 +203,7 @@ def test_csr_reading_one_past_the_segment_gets_no_contract_admitting_the_bad_lau
 
 
 def test_csr_segments_written_get_sorted_offsets(tmp_path):
-    report = _suggested(SEGMENTS, "segment_scale")
+    report = _searched(SEGMENTS, "segment_scale")
     assert "vk.all_sorted(offsets)" in report.suggested_requires
     assert "vk.all_in_range(offsets, 0, out.shape[0] + 1)" in report.suggested_requires
     assert report.proved_under_suggestion is True
@@ -219,7 +226,7 @@ def test_csr_segments_written_one_past_get_no_contract_admitting_the_bad_launch(
 
 
 def test_two_index_arrays_filled_earlier_each_get_their_range(tmp_path):
-    report = _suggested(PAIRS, "pair_force")
+    report = _searched(PAIRS, "pair_force")
     for name in ("pairs_i", "pairs_j"):
         assert f"vk.all_in_range({name}, 0, pos.shape[0])" in report.suggested_requires
         assert f"vk.all_in_range({name}, 0, force.shape[0])" in report.suggested_requires
@@ -244,7 +251,7 @@ def test_pairs_indexing_one_past_get_no_contract_admitting_the_bad_launch(tmp_pa
 
 
 def test_per_world_offsets_leave_room_for_the_launchs_second_index(tmp_path):
-    report = _suggested(WORLDS, "gather_world")
+    report = _searched(WORLDS, "gather_world")
     assert "vk.all_in_range(world_start, 0, x.shape[0] - vk.launch_dim(1) + 1)" in report.suggested_requires
     assert report.proved_under_suggestion is True
     module = _pasted_module(report, WORLDS, tmp_path, "gather_world_pasted")
@@ -265,7 +272,7 @@ def test_a_world_read_one_past_gets_no_contract_admitting_the_bad_launch(tmp_pat
 
 
 def test_a_reduction_written_for_one_thread_gets_the_one_thread_launch(tmp_path):
-    report = _suggested(TOTAL, "total_energy")
+    report = _searched(TOTAL, "total_energy")
     assert "vk.launch_dim() == 1" in report.suggested_requires
     assert "n <= energies.shape[0]" in report.suggested_requires
     assert report.proved_under_suggestion is True
@@ -280,7 +287,7 @@ def test_a_reduction_written_for_one_thread_gets_the_one_thread_launch(tmp_path)
 
 
 def test_a_prefix_sum_into_offsets_gets_one_more_offset_than_counts(tmp_path):
-    report = _suggested(PREFIX, "build_offsets")
+    report = _searched(PREFIX, "build_offsets")
     assert report.suggested_requires == ("sizes.shape[0] < starts.shape[0]",)
     assert report.proved_under_suggestion is True
     module = _pasted_module(report, PREFIX, tmp_path, "build_offsets_pasted")
@@ -302,7 +309,7 @@ def test_a_prefix_sum_one_past_gets_no_contract_admitting_the_bad_launch(tmp_pat
 def test_an_asserted_length_relation_is_suggested_as_the_contract(tmp_path):
     # warp-simdata checks its offsets' length with `assert` (compiled only in Warp's debug
     # builds): the suggestion is the asserted relation, as the kernel states it
-    report = _suggested(ASSERTED, "shift_counts")
+    report = _searched(ASSERTED, "shift_counts")
     assert report.suggested_requires == ("offsets.shape[0] == counts.shape[0] + 1",)
     assert report.proved_under_suggestion is True
     module = _pasted_module(report, ASSERTED, tmp_path, "shift_counts_pasted")
@@ -326,7 +333,7 @@ def test_a_run_length_chunk_per_thread_gets_a_launch_that_fits_int32(tmp_path):
     with `ceil(n / elems_per_thread)` threads): the count is positive and the
     launch times it fits in int32, so neither the chunk's start nor its end
     wraps; sorted segment indices in range; `n` within the index array."""
-    report = _suggested(RUNS, "count_runs")
+    report = _searched(RUNS, "count_runs")
     assert set(report.suggested_requires) == {
         "n <= idx.shape[0]", "per_thread > 0",
         "vk.int64(vk.launch_dim()) * vk.int64(per_thread) <= vk.int64(2147483647)",

@@ -5,6 +5,7 @@ no remainder and every instance is proved; never a premise that admits an
 instance that fails or does not compile."""
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 from verikern.app.prove import prove_source
@@ -21,6 +22,10 @@ CENTRE = HEAD + ("@wp.kernel\n"
 OVERLOADS = ("for _v, _t in zip([{}], [{}]):\n"
              "    wp.overload(centre, [wp.array(dtype=_v), wp.array(dtype=_t)])\n")
 CORPUS = Path(__file__).resolve().parents[2] / "corpus"
+#: the vec3f instance reads positions[i + 1]: it fails as written and is proved under its own
+#: suggested requires beside the premise
+NEAR = CENTRE.replace("p[0] + p[1] + p[2]", "p[0] + p[1] + p[2] + type(p[0])(positions[i + 1][0])") \
+    + OVERLOADS.format("wp.vec3f", "wp.float32")
 
 
 def _by_name(reports):
@@ -41,6 +46,28 @@ def _count_premise_re_proofs(monkeypatch) -> list[str]:
 
     monkeypatch.setattr(premise_suggestion, "prove_mir", counting)
     return calls
+
+
+@functools.lru_cache(maxsize=None)
+def _near_proved():
+    """NEAR proved with suggestions, and the MIR names the typing-premise search proved again
+    meanwhile (as `_count_premise_re_proofs` counts them): the same proof for the two tests
+    that read it, made once (a tuple of frozen reports, which they only read)."""
+    from verikern.app import premise_suggestion
+
+    calls: list[str] = []
+    real = premise_suggestion.prove_mir
+
+    def counting(*args, **kwargs):
+        calls.append(args[0].name)
+        return real(*args, **kwargs)
+
+    premise_suggestion.prove_mir = counting
+    try:
+        reports = tuple(prove_source(NEAR, "t.py", suggest=True))
+    finally:
+        premise_suggestion.prove_mir = real
+    return reports, tuple(calls)
 
 
 def test_the_declared_overloads_become_the_premise_and_the_pasted_kernel_is_proved():
@@ -74,18 +101,16 @@ def test_a_declared_overload_that_does_not_compile_is_left_out_of_the_premise():
 
 
 def test_the_premise_comes_with_the_contract_its_instances_were_proved_under():
-    # the vec3f instance reads positions[i + 1]: it fails as written and is proved under its own
-    # suggested requires; the premise alone proves nothing, the premise with that requires does
-    src = CENTRE.replace("p[0] + p[1] + p[2]", "p[0] + p[1] + p[2] + type(p[0])(positions[i + 1][0])")
-    src += OVERLOADS.format("wp.vec3f", "wp.float32")
-    reports = _by_name(prove_source(src, "t.py", suggest=True))
+    # NEAR's vec3f instance reads positions[i + 1]: it fails as written and is proved under its
+    # own suggested requires; the premise alone proves nothing, the premise with that requires does
+    reports = _by_name(_near_proved()[0])
     inst = reports["centre[vec3, float32]"]
     assert inst.status is KernelStatus.FAILED
     premise = "@vk.requires(lambda positions, out: positions.dtype == wp.vec3f and out.dtype == wp.float32)"
     assert inst.suggested_decorators[0] == premise and len(inst.suggested_decorators) == 2
     assert inst.proved_under_suggestion is True
     assert reports["centre[...]"].suggested_decorators == inst.suggested_decorators
-    again = prove_source(pasted(src, suggestion_inserts(src, 7, list(inst.suggested_decorators))), "t.py",
+    again = prove_source(pasted(NEAR, suggestion_inserts(NEAR, 7, list(inst.suggested_decorators))), "t.py",
                          suggest=False)
     assert [r.status for r in again] == [KernelStatus.PROVED]
 
@@ -196,21 +221,21 @@ def test_a_pasted_instance_is_taken_as_proved_only_when_its_mir_is_a_proved_ones
     reports = _by_name(prove_source(src, "t.py", suggest=True))
     assert reports["centre[...]"].proved_under_suggestion is True
     assert calls == []
-    near = CENTRE.replace("p[0] + p[1] + p[2]", "p[0] + p[1] + p[2] + type(p[0])(positions[i + 1][0])")
-    near += OVERLOADS.format("wp.vec3f", "wp.float32")
-    reports = _by_name(prove_source(near, "t.py", suggest=True))
-    r = reports["centre[vec3, float32]"]
+    # (NEAR proved once for this test and the one above: `_near_proved`, which counts the
+    # premise search's re-proofs as `calls` does)
+    near_reports, near_calls = _near_proved()
+    r = _by_name(near_reports)["centre[vec3, float32]"]
     assert r.status is KernelStatus.FAILED and r.pasted_mir_sha is not None
     assert r.proved_under_suggestion is True and any(".dtype" in d for d in r.suggested_decorators)
-    assert calls == [], "the pasted instance was proved again though its suggestion's re-proof proved its MIR"
+    assert near_calls == (), "the pasted instance was proved again though its suggestion's re-proof proved its MIR"
     # the premise and the contract, pasted and proved from scratch: proved (an independent check)
-    line = near.splitlines().index("@wp.kernel") + 1
-    again = prove_source(pasted(near, suggestion_inserts(near, line, list(r.suggested_decorators))), "t.py",
+    line = NEAR.splitlines().index("@wp.kernel") + 1
+    again = prove_source(pasted(NEAR, suggestion_inserts(NEAR, line, list(r.suggested_decorators))), "t.py",
                          suggest=False)
     assert [a.status for a in again] == [KernelStatus.PROVED]
     # a re-proof's MIR that is not the pasted instance's: proved again, never taken as proved
     monkeypatch.setattr(suggestion, "sha_without_positions", lambda mir: "0" * 64)
-    reports = _by_name(prove_source(near, "t.py", suggest=True))
+    reports = _by_name(prove_source(NEAR, "t.py", suggest=True))
     assert reports["centre[vec3, float32]"].pasted_mir_sha == "0" * 64
     assert calls == ["centre__vec3_float32"], calls
 
