@@ -3,6 +3,8 @@ partial last blocks, 2-D launches, atomics across cores, and reports the
 same errors (bounds, division by zero, asserts, barrier divergence)."""
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -23,6 +25,15 @@ from verikern.runtime import launch
 DEVICES = ("cpu", "cpu:native")
 
 
+@functools.lru_cache(maxsize=None)
+def built(make, *args, **kwargs):
+    """`make(*args, **kwargs)`, built once per process: a MIR Kernel is immutable,
+    and cpu:native compiles each kernel object once (jit.compile_kernel's cache is
+    keyed by the object), so the examples and cases that launch the same kernel
+    share one compile instead of compiling a fresh copy each."""
+    return make(*args, **kwargs)
+
+
 def both(kernel, dim, make_inputs, block_dim):
     """Run on the simulator and natively; return both input lists."""
     out = []
@@ -38,7 +49,7 @@ def test_saxpy_partial_last_block(n, block):
     rng = np.random.default_rng(n)
     x = rng.standard_normal(n).astype(np.float32)
     y0 = rng.standard_normal(n).astype(np.float32)
-    sim, nat = both(saxpy(), n, lambda: [x.copy(), y0.copy(), np.float32(1.5)], block)
+    sim, nat = both(built(saxpy), n, lambda: [x.copy(), y0.copy(), np.float32(1.5)], block)
     expect = np.float32(1.5) * x + y0
     np.testing.assert_array_equal(nat[1], expect)
     np.testing.assert_array_equal(nat[1], sim[1])
@@ -48,7 +59,7 @@ def test_saxpy_partial_last_block(n, block):
 def test_barriers_in_a_loop_keep_values_per_thread(rounds):
     n, block = 256, 64
     src = np.arange(n, dtype=np.int32) * 3 + 1
-    sim, nat = both(block_reverse(), n,
+    sim, nat = both(built(block_reverse), n,
                     lambda: [src.copy(), np.zeros(n, np.int32), rounds], block)
     expect = src.reshape(-1, block)
     if rounds % 2:
@@ -69,7 +80,7 @@ def test_large_launch_runs_on_all_cores_with_atomics():
 
 def test_2d_launch():
     rows, cols = 37, 29
-    sim, nat = both(grid_2d(), (rows, cols), lambda: [np.zeros((rows, cols), np.int32)], 64)
+    sim, nat = both(built(grid_2d), (rows, cols), lambda: [np.zeros((rows, cols), np.int32)], 64)
     i, j = np.meshgrid(np.arange(rows), np.arange(cols), indexing="ij")
     np.testing.assert_array_equal(nat[0], i * 1000 + j)
     np.testing.assert_array_equal(nat[0], sim[0])
@@ -87,7 +98,7 @@ def _errors(kernel, dim, make_inputs, block_dim):
 def test_out_of_bounds_detected_natively_like_the_simulator():
     n = 1000   # threads 1000..1023 read x[i] past the end (no guard)
     x = np.ones(n, np.float32)
-    sim, nat = _errors(saxpy(guarded=False), 1024,
+    sim, nat = _errors(built(saxpy, guarded=False), 1024,
                        lambda: [x.copy(), np.ones(n, np.float32), np.float32(2)], 256)
     assert isinstance(nat, OutOfBoundsError) and isinstance(sim, OutOfBoundsError)
     assert nat.loc == sim.loc and nat.loc.line == 4 and nat.loc.col == 20
@@ -97,7 +108,7 @@ def test_out_of_bounds_detected_natively_like_the_simulator():
 
 
 def test_division_by_zero_detected_natively():
-    k = elementwise("binop", "floordiv", I32)
+    k = built(elementwise, "binop", "floordiv", I32)
     a = np.arange(70, dtype=np.int32)
     b = np.ones(70, np.int32)
     b[45] = 0
@@ -112,7 +123,7 @@ def test_division_by_zero_detected_natively():
 def test_int_min_divided_by_minus_one_is_a_fault_natively(op, t):
     # LLVM's sdiv/srem of INT_MIN by -1 is undefined (x86 idiv traps: SIGFPE would
     # kill this process); native reports the simulator's error at the same thread
-    k = elementwise("binop", op, t)
+    k = built(elementwise, "binop", op, t)
     a = np.arange(70, dtype=t.np_dtype)
     a[45] = t.min_value
     b = np.ones(70, t.np_dtype)
@@ -125,7 +136,7 @@ def test_int_min_divided_by_minus_one_is_a_fault_natively(op, t):
 
 
 def test_int8_min_divided_by_minus_one_wraps_natively_as_simulated():
-    k = elementwise("binop", "floordiv", I8)
+    k = built(elementwise, "binop", "floordiv", I8)
     a = np.array([-128, -128, 7], np.int8)
     b = np.array([-1, 1, -1], np.int8)
     sim, nat = both(k, 3, lambda: [a.copy(), b.copy(), np.zeros(3, np.int8)], 32)
@@ -142,7 +153,7 @@ def test_assert_failure_detected_natively():
 
 
 def test_barrier_divergence_detected_natively():
-    sim, nat = _errors(divergent_barrier(), 64, lambda: [np.zeros(64, np.int32), 5], 32)
+    sim, nat = _errors(built(divergent_barrier), 64, lambda: [np.zeros(64, np.int32), 5], 32)
     assert isinstance(nat, BarrierDivergenceError) and isinstance(sim, BarrierDivergenceError)
     assert nat.loc == sim.loc and nat.loc.line == 43   # first barrier in reverse postorder
     assert (nat.thread, nat.block) == (sim.thread, sim.block) == (0, 0)
@@ -163,7 +174,7 @@ def test_returning_before_a_barrier_is_divergence():
 def test_no_divergence_when_all_threads_agree():
     for cut in (0, 32):
         out = [np.zeros(64, np.int32), cut]
-        launch(divergent_barrier(), 64, out, block_dim=32, device="cpu:native")
+        launch(built(divergent_barrier), 64, out, block_dim=32, device="cpu:native")
         np.testing.assert_array_equal(out[0], np.arange(64) % 32)
 
 
@@ -255,7 +266,7 @@ def test_parallel_launch_reports_the_lowest_failing_block():
     n_threads, n = 1 << 17, 100_000     # threads >= 100000 read past the end
     assert n_threads >= native.PARALLEL_MIN_THREADS
     x = np.ones(n, np.float32)
-    sim, nat = _errors(saxpy(guarded=False), n_threads,
+    sim, nat = _errors(built(saxpy, guarded=False), n_threads,
                        lambda: [x.copy(), np.ones(n, np.float32), np.float32(2)], 256)
     assert isinstance(nat, OutOfBoundsError)
     assert (nat.thread, nat.block) == (sim.thread, sim.block) == (n % 256, n // 256)
@@ -270,10 +281,10 @@ def test_a_fixed_thread_count_changes_neither_results_nor_the_failure_reported(
     rng = np.random.default_rng(3)
     x = rng.standard_normal(n_threads).astype(np.float32)
     y0 = rng.standard_normal(n_threads).astype(np.float32)
-    sim, nat = both(saxpy(), n_threads, lambda: [x.copy(), y0.copy(), np.float32(1.5)], 256)
+    sim, nat = both(built(saxpy), n_threads, lambda: [x.copy(), y0.copy(), np.float32(1.5)], 256)
     np.testing.assert_array_equal(nat[1], np.float32(1.5) * x + y0)
     np.testing.assert_array_equal(nat[1], sim[1])
-    _, err = _errors(saxpy(guarded=False), n_threads,
+    _, err = _errors(built(saxpy, guarded=False), n_threads,
                      lambda: [x[:n].copy(), np.ones(n, np.float32), np.float32(2)], 256)
     assert isinstance(err, OutOfBoundsError)
     assert (err.thread, err.block) == (n % 256, n // 256)
@@ -283,7 +294,7 @@ def test_a_fixed_thread_count_changes_neither_results_nor_the_failure_reported(
 def test_a_bad_thread_count_is_refused_with_what_to_do(monkeypatch, text):
     monkeypatch.setenv(native.THREADS_ENV, text)
     with pytest.raises(LaunchError, match="VERIKERN_NATIVE_THREADS.*positive whole number"):
-        launch(saxpy(), 8, [np.ones(8, np.float32), np.ones(8, np.float32), np.float32(1)],
+        launch(built(saxpy), 8, [np.ones(8, np.float32), np.ones(8, np.float32), np.float32(1)],
                device="cpu:native")
 
 
@@ -294,14 +305,14 @@ def test_launch_shapes_saxpy_hypothesis(n, block, seed):
     rng = np.random.default_rng(seed)
     x = rng.standard_normal(n).astype(np.float32)
     y0 = rng.standard_normal(n).astype(np.float32)
-    sim, nat = both(saxpy(), n, lambda: [x.copy(), y0.copy(), np.float32(-0.5)], block)
+    sim, nat = both(built(saxpy), n, lambda: [x.copy(), y0.copy(), np.float32(-0.5)], block)
     assert sim[1].tobytes() == nat[1].tobytes()
 
 
 @settings(max_examples=10, deadline=None)
 @given(st.integers(1, 40), st.integers(1, 40), st.sampled_from([1, 5, 32, 128]))
 def test_launch_shapes_2d_hypothesis(rows, cols, block):
-    sim, nat = both(grid_2d(), (rows, cols), lambda: [np.zeros((rows, cols), np.int32)], block)
+    sim, nat = both(built(grid_2d), (rows, cols), lambda: [np.zeros((rows, cols), np.int32)], block)
     i, j = np.indices((rows, cols))
     np.testing.assert_array_equal(nat[0], i * 1000 + j)
     assert sim[0].tobytes() == nat[0].tobytes()
@@ -312,7 +323,7 @@ def test_launch_shapes_2d_hypothesis(rows, cols, block):
 def test_barrier_kernel_block_sizes_hypothesis(block, blocks, rounds):
     n = block * blocks
     src = np.arange(n, dtype=np.int32) * 7 - 3
-    sim, nat = both(block_reverse(), n, lambda: [src.copy(), np.zeros(n, np.int32), rounds],
+    sim, nat = both(built(block_reverse), n, lambda: [src.copy(), np.zeros(n, np.int32), rounds],
                     block)
     assert sim[1].tobytes() == nat[1].tobytes()
 
@@ -324,8 +335,8 @@ def test_read_only_arrays():
     x = np.arange(n, dtype=np.float32)
     x.flags.writeable = False                      # read-only input: fine
     y = np.zeros(n, np.float32)
-    launch(saxpy(), n, [x, y, np.float32(2)], device="cpu:native")
+    launch(built(saxpy), n, [x, y, np.float32(2)], device="cpu:native")
     np.testing.assert_array_equal(y, 2 * x)
     y.flags.writeable = False                      # read-only output: refused
     with pytest.raises(LaunchError, match="argument y is a read-only"):
-        launch(saxpy(), n, [x.copy(), y, np.float32(2)], device="cpu:native")
+        launch(built(saxpy), n, [x.copy(), y, np.float32(2)], device="cpu:native")
