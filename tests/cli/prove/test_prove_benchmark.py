@@ -47,20 +47,55 @@ def test_benchmark_reports_kernels_median_and_total(tmp_path):
     assert code == 0, proc.stderr
 
 
-def test_a_kernel_over_the_target_is_proved_again_alone(tmp_path):
+class _Replayed:
+    """A stand-in for `_alone`'s ProcessPoolExecutor that gives back the
+    results of the pool `recorded` (the same kernel's measurement), so a
+    second `_alone` judges that measurement at another scale without
+    starting a worker and measuring it again."""
+
+    def __init__(self, recorded: list):
+        self.recorded = recorded
+
+    def __call__(self, max_workers):
+        return self
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def map(self, fn, items):
+        assert len(items) == len(self.recorded)
+        return iter(self.recorded)
+
+
+def test_a_kernel_over_the_target_is_proved_again_alone(tmp_path, monkeypatch):
     """`_alone`: the kernel proved in one worker between two peer samples;
     its line gives the seconds, the multiple of that peer and the seconds on
-    the reference machine at the run's scale, judged against the target."""
+    the reference machine at the run's scale, judged against the target
+    (scale 1: ok; the same measurement at scale 1e6, replayed: MISSED)."""
     import importlib
 
     (tmp_path / "a_fill.py").write_text(CASE)
     if str(BENCH.parent) not in sys.path:     # the workers import it by name
         sys.path.insert(0, str(BENCH.parent))
     bench = importlib.import_module("prove_corpus")
+    real_pool, recorded = bench.ProcessPoolExecutor, []
+
+    class Recording(real_pool):
+        def map(self, fn, *iterables, **kw):
+            recorded[:] = list(super().map(fn, *iterables, **kw))
+            return iter(recorded)
+
+    monkeypatch.setattr(bench, "ProcessPoolExecutor", Recording)
     (line,) = bench._alone(["a_fill"], tmp_path, scale=1.0)
     m = re.fullmatch(r"a_fill:fill: ([0-9.]+) s = ([0-9.]+) x the peer alone \(([0-9.]+) s\); "
                      r"([0-9.]+) s on the reference machine +ok", line)
     assert m, line
     assert m.group(1) == m.group(4)                       # scale 1: the same seconds
+    assert len(recorded) == 3                             # peer, the kernel, peer
+    monkeypatch.setattr(bench, "ProcessPoolExecutor", _Replayed(recorded))
     (slow,) = bench._alone(["a_fill"], tmp_path, scale=1e6)
     assert slow.endswith("MISSED"), slow
+    assert slow.split(" s = ")[0] == line.split(" s = ")[0]     # the same measurement, judged again
