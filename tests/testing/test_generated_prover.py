@@ -12,7 +12,10 @@ from verikern.proofs.pipeline import prove_mir
 from verikern.testing.generate.campaign import compile_program
 from verikern.testing.generate.program import defects, plant, program_from_seed
 
-SEEDS = (2, 5, 12, 16, 19)   # off-by-one (read), read before write, plain store, removed barrier
+# off-by-one (a read; a shared-atomic phase), read before write, plain store, removed barrier:
+# seeds whose kernels the prover decides at BUDGET (until session 31, 12 and 19, whose kernels
+# both ended unknown there: those cases could not fail)
+SEEDS = (2, 5, 64, 16, 103)
 BUDGET = 2.0
 
 
@@ -30,3 +33,5 @@ def test_a_generated_kernel_never_fails_and_its_planted_defect_is_never_proved(s
     bad = plant(program, seed)
     bad_verdict = _status(bad, tmp_path / "defect")
     assert bad_verdict != "proved", f"a planted defect ({bad.defect}) was proved:\n{bad.source()}"
+    # a case that decides neither kernel checks nothing: its seed must be replaced
+    assert (verdict, bad_verdict) != ("unknown", "unknown"), f"seed {seed}: both kernels unknown"
