@@ -86,7 +86,8 @@ def test_workers_start_with_a_new_folder_given_after_a_space(tmp_path):
     project, costs_dir = tmp_path / "project", tmp_path / "elsewhere" / "costs"
     project.mkdir()
     (project / "conftest.py").write_text('pytest_plugins = ("cpu_costs",)\n')
-    (project / "test_sample.py").write_text(SAMPLE)
+    # the nodeids are what this checks, not the cost: the child runs but burns nothing
+    (project / "test_sample.py").write_text(SAMPLE.replace("< 0.4", "< 0"))
     (project / "pytest.ini").write_text("[pytest]\n")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])}
     env.pop(FOLDER_ENV, None)

@@ -134,10 +134,24 @@ def test_every_relative_link_resolves(doc):
     assert broken_links(doc) == []
 
 
+@functools.cache
+def _repo_texts() -> tuple[tuple[Path, str | None], ...]:
+    """(path, text_of(path)) of every repo_files() file, read once per module: the
+    Markdown-path and machine-path checks each read the whole repository."""
+    return tuple((path, text_of(path)) for path in repo_files())
+
+
+@functools.cache
+def _functions_in(file: str) -> frozenset[str]:
+    """The names of the functions defined in `file` (relative to ROOT), parsed once per
+    module: the tier checks name 160 tests in 90 files."""
+    return frozenset(n.name for n in ast.walk(ast.parse((ROOT / file).read_text()))
+                     if isinstance(n, ast.FunctionDef))
+
+
 def test_markdown_paths_named_anywhere_exist():
     bad = []
-    for path in repo_files():
-        text = text_of(path)
+    for path, text in _repo_texts():
         if text is not None and path != Path(__file__).resolve():  # its examples are deliberate
             bad += unresolved_md_paths(path, text)
     assert bad == [], "Markdown files named but not in the repository:\n" + "\n".join(bad)
@@ -145,8 +159,7 @@ def test_markdown_paths_named_anywhere_exist():
 
 def test_no_absolute_machine_paths():
     found = []
-    for path in repo_files():
-        text = text_of(path)
+    for path, text in _repo_texts():
         if text is None:
             continue
         found += [f"{path.relative_to(ROOT)}:{n}: {line}" for n, line in machine_paths(text)]
@@ -182,10 +195,8 @@ def test_tier_tables_name_existing_tests():
             stale.append(entry)
     for entry in sorted(named):
         file, _, function = entry.partition("::")
-        if (ROOT / file).is_file():
-            tree = ast.parse((ROOT / file).read_text())
-            if function not in {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}:
-                stale.append(entry)
+        if (ROOT / file).is_file() and function not in _functions_in(file):
+            stale.append(entry)
     # a case id is written in its file, or is a corpus kernel or an example (ids a test
     # parametrized over their files takes from the file names)
     for entry, ids in sorted(tiers.NIGHTLY.items()):
@@ -218,7 +229,7 @@ def test_every_nightly_entry_names_kept_tests_the_default_run_runs():
             function, _, case = name.removesuffix("]").partition("[")
             file, _, func = function.partition("::")
             text = (ROOT / file).read_text() if (ROOT / file).is_file() else ""
-            defined = text and func in {n.name for n in ast.walk(ast.parse(text)) if isinstance(n, ast.FunctionDef)}
+            defined = text and func in _functions_in(file)
             if not defined or (case and f'"{case}' not in text and case not in tiers._CASE_NAMES
                                and case not in tiers.FAST_PARAMS.get(function, set())):
                 wrong.append(f"{entry}: {name} does not exist")

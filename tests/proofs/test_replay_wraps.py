@@ -5,6 +5,7 @@ Each confirmation is a real simulated launch (checked again here, run
 directly), and the same counterexample on the fixed kernel is never confirmed."""
 from __future__ import annotations
 
+import functools
 import os
 import sys
 
@@ -52,6 +53,13 @@ def _failed(obs, kind):
     return [o for o in obs if o.kind is kind and o.status is Status.FAILED]
 
 
+@functools.cache
+def _wraps_races() -> tuple:
+    """The failed race obligations of WRAPS's proof, proved once for the two tests that
+    replay them (obligations are frozen)."""
+    return tuple(_failed(prove_src(WRAPS), ObligationKind.RACE))
+
+
 @pytest.mark.parametrize("dtype, sizes", [
     ("int8", [129, 257]), ("uint8", [257]), ("int16", [32769, 65537]), ("uint16", [65537]),
     ("int32", []), ("uint32", []),
@@ -62,7 +70,7 @@ def test_wrap_sizes_are_where_the_counter_turns_negative_or_repeats(dtype, sizes
 
 def test_a_uint16_ticket_race_is_confirmed_on_a_launch_where_the_counter_wraps():
     k = compile_kernel(WRAPS)
-    races = _failed(prove_src(WRAPS), ObligationKind.RACE)
+    races = _wraps_races()
     assert races, "the prover must find the repeated slot"
     ok, why, witness = replay_with_witness(k, races[0])
     assert ok and "65537 threads" in why, why
@@ -76,7 +84,7 @@ def test_the_counterexample_is_not_confirmed_where_the_launch_cannot_wrap():
     """The same obligation replayed on the kernel that limits the launch to
     65,536 threads (no slot repeats): the wrap launch breaks its requires,
     and nothing else shows a race."""
-    races = _failed(prove_src(WRAPS), ObligationKind.RACE)
+    races = _wraps_races()
     assert races
     ok, why, _ = replay_with_witness(compile_kernel(NO_WRAP), races[0])
     assert not ok, why

@@ -11,8 +11,10 @@ entry. An SMT dump is never answered from the cache at all.
 """
 from __future__ import annotations
 
+import functools
 import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -105,13 +107,28 @@ def _solver_available(options: dict) -> None:
         pytest.skip(crosscheck.unavailable(name))
 
 
+@functools.cache
+def _plain_run(kernel) -> tuple:
+    """A plain run of `kernel` into an empty cache: its report (not from the cache) and the
+    entries it wrote (path in the cache folder -> bytes), run once for every MUST_MISS case of
+    the kernel, each of which starts from a copy of those entries."""
+    with tempfile.TemporaryDirectory() as folder:
+        plain = _prove(_plain(kernel), ProofCache(folder))
+        assert not plain.cached
+        entries = {p.relative_to(folder): p.read_bytes() for p in Path(folder).rglob("*") if p.is_file()}
+    assert entries, "the plain run wrote no entry"
+    return plain, entries
+
+
 @pytest.mark.parametrize("name, kernel, options, what", MUST_MISS, ids=[c[0] for c in MUST_MISS])
 def test_a_change_that_can_change_the_report_misses_the_plain_entry(
         name, kernel, options, what, tmp_path, monkeypatch):
     _solver_available(options)
+    plain, entries = _plain_run(kernel)
+    for rel, data in entries.items():           # the plain run's entries, as it left them
+        (tmp_path / "cache" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "cache" / rel).write_bytes(data)
     cache = ProofCache(str(tmp_path / "cache"))
-    plain = _prove(_plain(kernel), cache)
-    assert not plain.cached
     with monkeypatch.context() as patched:
         _change(what, patched, tmp_path)
         changed = _prove(_plain(kernel), cache, **options)
