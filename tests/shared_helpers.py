@@ -121,6 +121,20 @@ def suggestion_of_failed(source: str, filename: str):
     return report
 
 
+def search_of_failed(source: str, filename: str, name: str | None = None):
+    """Kernel `name` (else the first) of `source` proved with the suggestion search
+    (proofs.pipeline): it must fail; its report holds the suggestion and the search's own
+    claim that it proves the kernel. The application's re-proof of the pasted source
+    (`suggestion_of_failed`'s) is left out: a test that takes this report re-proves the
+    pasted source itself where the search claims a proof (`pasted_proved_and_loaded`),
+    the same proof, made once."""
+    from verikern.proofs.obligations import KernelStatus  # lazy: as above
+    from verikern.proofs.pipeline import prove_mir       # lazy: as above
+    report = prove_mir(mir_of(source, name, filename=filename), file=filename, suggest=True)
+    assert report.status is KernelStatus.FAILED
+    return report
+
+
 def pasted_proved_and_loaded(report, source: str, tmp_path: Path, stem: str):
     """The suggestion of `report` pasted into `source` by hand, proved again (it must be
     proved), and the file written as `stem`.py and loaded as project code imports it."""

@@ -18,10 +18,9 @@ import verikern as vk
 from verikern.app.prove import prove_source
 from verikern.errors import ContractError, OutOfBoundsError
 from verikern.proofs.obligations import KernelStatus
-from verikern.proofs.pipeline import prove_mir
 from verikern.proofs.reporting.paste import pasted, suggestion_inserts
 
-from shared_helpers import ROOT, import_file, mir_of
+from shared_helpers import ROOT, import_file, search_of_failed
 
 DOC = ROOT / "docs/examples/project_contracts.md"
 HEAD = "import warp as wp\n\n\n"
@@ -117,13 +116,7 @@ def count_runs(idx: wp.array(dtype=wp.int32), out: wp.array(dtype=wp.int32), n: 
 '''
 
 def _searched(source: str, name: str):
-    """The kernel proved with the suggestion search (proofs.pipeline): the suggestion and
-    the search's own claim that it proves the kernel. The application's re-proof of the
-    pasted source is left out: where the search claims a proof, a test that takes this
-    report re-proves the pasted source itself (`_pasted_module`), the same proof, made once."""
-    report = prove_mir(mir_of(source, name, filename=f"{name}.py"), file=f"{name}.py", suggest=True)
-    assert report.status is KernelStatus.FAILED
-    return report
+    return search_of_failed(source, f"{name}.py", name)
 
 
 def _pasted_module(report, source: str, tmp_path, stem: str):
@@ -147,7 +140,7 @@ def _load(text: str, tmp_path, stem: str):
 
 def _refused_if_proved(source: str, name: str, tmp_path, dim, inputs) -> None:
     """`dim`, `inputs` run the kernel out of bounds on the simulator; a suggestion
-    claimed proved must refuse that launch. The claim is the search's (`_searched`): the
+    claimed proved must refuse that launch. The claim is the search's (`search_of_failed`): the
     application claims a proof only where the search does, after re-proving the pasted
     source, which the test does itself here (`_pasted_module`, asserting it proved)."""
     module = _load(source, tmp_path, f"{name}_plain")

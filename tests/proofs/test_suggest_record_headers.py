@@ -22,10 +22,9 @@ from verikern.errors import ContractError, OutOfBoundsError
 from verikern.frontend import compile_source
 from verikern.mir import facts
 from verikern.proofs.deciding.contract_templates import candidates, walker
-from verikern.proofs.obligations import KernelStatus, ObligationKind, enumerate_obligations
-from verikern.proofs.pipeline import prove_mir
+from verikern.proofs.obligations import ObligationKind, enumerate_obligations
 
-from shared_helpers import ROOT, SCATTER_RECORDS, load_text, mir_of, pasted_proved_and_loaded
+from shared_helpers import ROOT, SCATTER_RECORDS, load_text, pasted_proved_and_loaded, search_of_failed
 
 DOC = ROOT / "docs/examples/project_contracts.md"
 
@@ -46,17 +45,6 @@ def segment_copy(offsets: wp.array(dtype=wp.int32), values: wp.array(dtype=wp.fl
 HEADERS = "vk.all_in_range(offsets, 0, packed.shape[0] - vk.launch_dim() + 1)"
 ENDS = "vk.all_in_range(offsets, 0, connectivity.shape[0] + 1)"
 SORTED = "vk.all_sorted(offsets)"
-
-
-def _searched(source: str, filename: str):
-    """The one kernel of `source` proved with the suggestion search (proofs.pipeline): it
-    must fail; the suggestion and the search's own claim that it proves the kernel. The
-    application's re-proof of the pasted source (shared_helpers.suggestion_of_failed's) is
-    left out: where the search claims a proof, a test that takes this report re-proves the
-    pasted source itself (`pasted_proved_and_loaded`), the same proof, made once."""
-    report = prove_mir(mir_of(source, filename=filename), file=filename, suggest=True)
-    assert report.status is KernelStatus.FAILED
-    return report
 
 
 def project_cells(counts=(3, 0, 2, 4)):
@@ -81,7 +69,7 @@ def project_cells(counts=(3, 0, 2, 4)):
 
 
 def test_records_after_headers_get_room_for_the_headers_and_the_ends(tmp_path):
-    report = _searched(SCATTER, "scatter_records.py")
+    report = search_of_failed(SCATTER, "scatter_records.py")
     for atom in (HEADERS, ENDS, SORTED):
         assert atom in report.suggested_requires, report.suggested_requires
     assert report.proved_under_suggestion is True
@@ -118,9 +106,9 @@ def test_a_record_read_with_two_headers_gets_no_contract_admitting_the_bad_launc
     plain = load_text(bad, tmp_path, "scatter_records_plain")
     with pytest.raises(OutOfBoundsError):
         vk.launch(plain.scatter_records, 1, inputs=[packed, offsets, connectivity.copy()], device="cpu")
-    # the search's claim (`_searched`): the application claims a proof only where the search
+    # the search's claim (`search_of_failed`): the application claims a proof only where the search
     # does, after the re-proof of the pasted source made here
-    report = _searched(bad, "scatter_records.py")
+    report = search_of_failed(bad, "scatter_records.py")
     # (a contract proved here admits only empty records: `packed.shape[0] == vk.launch_dim()`
     # with the room for headers leaves every offset 0 -- it must refuse the project's launch)
     if report.proved_under_suggestion:
@@ -133,7 +121,7 @@ def test_a_segment_walked_by_its_length_gets_offsets_up_to_the_length(tmp_path):
     """`for k in range(offsets[s + 1] - offsets[s])`: the last offset equals the
     values' length, so the range is one past it (`[0, values.shape[0])` would refuse
     every CSR array), and the written segments get sorted offsets."""
-    report = _searched(SEGMENT_COPY, "segment_copy.py")
+    report = search_of_failed(SEGMENT_COPY, "segment_copy.py")
     assert "vk.all_in_range(offsets, 0, values.shape[0] + 1)" in report.suggested_requires
     assert "vk.all_in_range(offsets, 0, out.shape[0] + 1)" in report.suggested_requires
     assert SORTED in report.suggested_requires
@@ -205,7 +193,7 @@ def _listed_inputs(ids=(2, 0, 3, 3)):
 
 
 def test_a_listed_ids_segment_end_gets_ids_one_below_the_offsets(tmp_path):
-    report = _searched(LISTED_COUNTS, "listed_counts.py")
+    report = search_of_failed(LISTED_COUNTS, "listed_counts.py")
     assert LISTED in report.suggested_requires, report.suggested_requires
     assert report.proved_under_suggestion is True
     page = DOC.read_text(encoding="utf-8")
@@ -224,7 +212,7 @@ def test_a_listed_ids_read_two_past_gets_no_contract_admitting_the_bad_launch(tm
     plain = load_text(bad, tmp_path, "listed_counts_plain")
     with pytest.raises(OutOfBoundsError):     # face 3, the last, reads offsets[5] of 5
         vk.launch(plain.listed_counts, 4, inputs=_listed_inputs(), device="cpu")
-    report = _searched(bad, "listed_counts.py")     # the search's claim, as above
+    report = search_of_failed(bad, "listed_counts.py")     # the search's claim, as above
     assert LISTED not in report.suggested_requires or not report.proved_under_suggestion
     if report.proved_under_suggestion:
         module = pasted_proved_and_loaded(report, bad, tmp_path, "listed_counts_pasted_bad")

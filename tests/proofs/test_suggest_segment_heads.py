@@ -19,10 +19,9 @@ import verikern as vk
 from verikern.app.prove import prove_source
 from verikern.errors import ContractError, OutOfBoundsError
 from verikern.proofs.obligations import KernelStatus
-from verikern.proofs.pipeline import prove_mir
 from verikern.trace import find_races, load_trace
 
-from shared_helpers import ROOT, load_text, mir_of, pasted_proved_and_loaded
+from shared_helpers import ROOT, load_text, pasted_proved_and_loaded, search_of_failed
 
 FIRST = '''import warp as wp
 
@@ -40,23 +39,12 @@ def first_atom_energy(batch_idx: wp.array(dtype=wp.int32), atom_energy: wp.array
 IDS = np.array([0, 0, 1, 1, 1, 2], dtype=np.int32)
 
 
-def _searched(source: str, filename: str):
-    """The one kernel of `source` proved with the suggestion search (proofs.pipeline): it
-    must fail; the suggestion and the search's own claim that it proves the kernel. The
-    application's re-proof of the pasted source (shared_helpers.suggestion_of_failed's) is
-    left out: where the search claims a proof, a test that takes this report re-proves the
-    pasted source itself (`pasted_proved_and_loaded`), the same proof, made once."""
-    report = prove_mir(mir_of(source, filename=filename), file=filename, suggest=True)
-    assert report.status is KernelStatus.FAILED
-    return report
-
-
 def _inputs():
     return [IDS.copy(), np.arange(1.0, 7.0, dtype=np.float32), np.zeros(3, dtype=np.float32)]
 
 
 def test_a_segments_first_atom_writing_gets_sorted_ids_in_range(tmp_path):
-    report = _searched(FIRST, "first_atom_energy.py")
+    report = search_of_failed(FIRST, "first_atom_energy.py")
     assert "vk.all_sorted(batch_idx)" in report.suggested_requires
     assert "vk.all_in_range(batch_idx, 0, energy.shape[0])" in report.suggested_requires
     # neither refuses the launch above: one atom per system, as many systems as atoms
@@ -84,7 +72,7 @@ def _races_on_energy(kernel, tmp_path) -> bool:
 def _refused_if_proved(source: str, tmp_path, error=None) -> None:
     """The project's launch shows the bug on the simulator (raises `error`, else
     races on `energy`); a suggestion claimed proved must refuse that launch. The claim is
-    the search's (`_searched`): the application claims a proof only where the search does,
+    the search's (`search_of_failed`): the application claims a proof only where the search does,
     after re-proving the pasted source, which the test does itself here
     (`pasted_proved_and_loaded`, asserting it proved)."""
     plain = load_text(source, tmp_path, "first_atom_energy_plain")
@@ -93,7 +81,7 @@ def _refused_if_proved(source: str, tmp_path, error=None) -> None:
     else:
         with pytest.raises(error):
             vk.launch(plain.first_atom_energy, 6, inputs=_inputs(), device="cpu")
-    report = _searched(source, "first_atom_energy.py")
+    report = search_of_failed(source, "first_atom_energy.py")
     if report.proved_under_suggestion:
         module = pasted_proved_and_loaded(report, source, tmp_path, "first_atom_energy_pasted_bad")
         with pytest.raises(ContractError):

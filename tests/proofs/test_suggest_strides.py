@@ -13,10 +13,8 @@ import pytest
 
 import verikern as vk
 from verikern.errors import ContractError, OutOfBoundsError
-from verikern.proofs.obligations import KernelStatus
-from verikern.proofs.pipeline import prove_mir
 
-from shared_helpers import ROOT, load_text, mir_of, pasted_proved_and_loaded
+from shared_helpers import ROOT, load_text, pasted_proved_and_loaded, search_of_failed
 
 ROWS = '''import warp as wp
 
@@ -37,17 +35,6 @@ def reduce_rows(grad: wp.array3d(dtype=wp.float64), contribs: wp.array2d(dtype=w
 STRIDE = "vk.int64(12) * vk.int64(grad.shape[1]) <= vk.int64(contribs.shape[1])"
 
 
-def _searched(source: str, filename: str):
-    """The one kernel of `source` proved with the suggestion search (proofs.pipeline): it
-    must fail; the suggestion and the search's own claim that it proves the kernel. The
-    application's re-proof of the pasted source (shared_helpers.suggestion_of_failed's) is
-    left out: where the search claims a proof, a test that takes this report re-proves the
-    pasted source itself (`pasted_proved_and_loaded`), the same proof, made once."""
-    report = prove_mir(mir_of(source, filename=filename), file=filename, suggest=True)
-    assert report.status is KernelStatus.FAILED
-    return report
-
-
 def _inputs():
     """Two rows of three basis functions: 36 packed columns."""
     grad = np.arange(24, dtype=np.float64).reshape(2, 3, 4)
@@ -56,7 +43,7 @@ def _inputs():
 
 
 def test_a_row_of_strides_gets_its_length_as_the_stride_times_the_counters_bound(tmp_path):
-    report = _searched(ROWS, "reduce_rows.py")
+    report = search_of_failed(ROWS, "reduce_rows.py")
     assert STRIDE in report.suggested_requires, report.suggested_requires
     assert report.proved_under_suggestion is True
     page = (ROOT / "docs/examples/project_contracts.md").read_text(encoding="utf-8")
@@ -76,9 +63,9 @@ def test_a_column_past_its_stride_gets_no_contract_admitting_the_bad_launch(tmp_
     plain = load_text(bad, tmp_path, "reduce_rows_plain")
     with pytest.raises(OutOfBoundsError):
         vk.launch(plain.reduce_rows, 2, inputs=_inputs(), device="cpu")
-    # the search's claim (`_searched`): the application claims a proof only where the search
+    # the search's claim (`search_of_failed`): the application claims a proof only where the search
     # does, after the re-proof of the pasted source made here
-    report = _searched(bad, "reduce_rows.py")
+    report = search_of_failed(bad, "reduce_rows.py")
     if report.proved_under_suggestion:
         module = pasted_proved_and_loaded(report, bad, tmp_path, "reduce_rows_pasted_bad")
         with pytest.raises(ContractError):
