@@ -17,7 +17,9 @@ import pytest
 import verikern as vk
 from verikern.app.prove import prove_source
 from verikern.errors import ContractError, OutOfBoundsError
-from verikern.proofs.obligations import KernelStatus
+from verikern.frontend import compile_source
+from verikern.proofs.deciding.contract_templates import candidates, walker
+from verikern.proofs.obligations import KernelStatus, ObligationKind, enumerate_obligations
 from verikern.proofs.reporting.paste import pasted, suggestion_inserts
 
 from shared_helpers import ROOT, import_file, search_of_failed
@@ -349,3 +351,52 @@ def test_a_run_length_chunk_read_one_past_gets_no_contract_admitting_the_bad_lau
     inputs = [np.array([0, 0, 1, 1, 1, 2, 2, 2, 2, 3], dtype=np.int32), np.zeros(4, dtype=np.int32),
               np.int32(10), np.int32(4)]
     _refused_if_proved(bad, "count_runs", tmp_path, 3, inputs)
+
+
+#: the suggestion test_a_run_length_chunk_per_thread_gets_a_launch_that_fits_int32 expects,
+#: written by hand as a user would (not the search's text)
+RUNS_CONTRACT = RUNS.replace("import warp as wp\n", "import warp as wp\nimport verikern as vk\n").replace(
+    "@wp.kernel\n", "@vk.requires(lambda idx, n: n <= idx.shape[0])\n"
+    "@vk.requires(lambda per_thread: per_thread > 0 and "
+    "vk.int64(vk.launch_dim()) * vk.int64(per_thread) <= vk.int64(2147483647))\n"
+    "@vk.requires(lambda idx, out: vk.all_in_range(idx, 0, out.shape[0]))\n@wp.kernel\n")
+
+
+def test_a_run_length_chunks_reads_rank_the_int32_fit_first_and_that_contract_refuses_a_wrapping_launch(tmp_path):
+    """The run-length kernel of test_a_run_length_chunk_per_thread_gets_a_launch_that_fits_int32
+    at the template layer (contract_templates.candidates), without its search and re-proof:
+    each read of `idx` (at the chunk's start and in its loop) ranks first the launch times
+    `per_thread` fitting in int32, stated in int64, with the positive count, then the length
+    covering `n` before any length tied to the launch; each atomic on `out` ranks the ids'
+    range first. That contract, written by hand, accepts the project's launch, refuses one
+    whose chunks wrap in int32 and one with no positive count, and runs it against numpy.
+    (The search and proof of the same templates: the chunked scatter of
+    test_suggest_indirect.py, test_a_chunked_scatter_through_an_index_array_ties_no_length_to_the_launch.)"""
+    kernel = compile_source(RUNS, "count_runs.py").kernel("count_runs").mir
+    w = walker(kernel)
+    fit = "vk.int64(vk.launch_dim()) * vk.int64(per_thread) <= vk.int64(2147483647)"
+    texts = {}
+    for spec in enumerate_obligations(kernel):
+        if spec.kind is ObligationKind.BOUNDS:
+            name = kernel.block(spec.site[0]).instrs[spec.site[1]].array.name
+            texts.setdefault(name, []).append([a.text(kernel.launch_ndim) for a in candidates(kernel, spec, w)])
+    assert len(texts["idx"]) == 2 and len(texts["out"]) == 2, texts
+    for ranked in texts["idx"]:
+        assert ranked[:2] == [fit, "per_thread > 0"] and "n <= idx.shape[0]" in ranked, ranked
+        # a length tied to the launch, which such launches do not keep, comes after the count's
+        assert all(ranked.index("n <= idx.shape[0]") < i for i, r in enumerate(ranked[2:], 2)
+                   if "launch_dim" in r), ranked
+    for ranked in texts["out"]:
+        assert ranked[0] == "vk.all_in_range(idx, 0, out.shape[0])", ranked
+    module = _load(RUNS_CONTRACT, tmp_path, "count_runs_contract")
+    idx = np.array([0, 0, 1, 1, 1, 2, 2, 2, 2, 3], dtype=np.int32)
+    out = np.zeros(4, dtype=np.int32)
+    n, per_thread = 10, 4
+    dim = -(-n // per_thread)
+    vk.check_launch(module.count_runs, dim, [idx, out, n, per_thread])
+    with pytest.raises(ContractError):        # a launch whose chunks wrap in int32
+        vk.check_launch(module.count_runs, dim, [idx, out, n, 2 ** 30])
+    with pytest.raises(ContractError):        # a count of 0: no chunk advances
+        vk.check_launch(module.count_runs, dim, [idx, out, n, 0])
+    vk.launch(module.count_runs, dim, inputs=[idx, out, n, per_thread], device="cpu")
+    np.testing.assert_array_equal(out, np.bincount(idx, minlength=4))

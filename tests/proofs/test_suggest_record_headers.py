@@ -136,6 +136,31 @@ def test_a_segment_walked_by_its_length_gets_offsets_up_to_the_length(tmp_path):
     np.testing.assert_array_equal(out, 3.0 * values)
 
 
+def test_a_segment_walked_by_its_length_ranks_the_range_one_past_first_and_sorted_offsets_for_its_race():
+    """The kernel of test_a_segment_walked_by_its_length_gets_offsets_up_to_the_length at the
+    template layer (contract_templates.candidates), without its search and re-proof (whose
+    rule, a length-walked segment's offsets one past its array's length and sorted when
+    written, test_records_after_headers_get_room_for_the_headers_and_the_ends searches and
+    proves on the project's kernel): the read and the write at `offsets[s] + k` rank the range
+    one past each array's length first, before `[0, length)`, which every CSR array breaks
+    (its last offset equals the length), and the writes' race ranks `vk.all_sorted(offsets)` first."""
+    kernel = compile_source(SEGMENT_COPY, "segment_copy.py").kernel("segment_copy").mir
+    w = walker(kernel)
+    ranked = {}
+    for spec in enumerate_obligations(kernel):
+        ins = kernel.block(spec.site[0]).instrs[spec.site[1]]
+        texts = [a.text(kernel.launch_ndim) for a in candidates(kernel, spec, w)]
+        if spec.kind is ObligationKind.RACE or ins.array.name != "offsets":
+            ranked.setdefault((spec.kind, ins.array.name), []).append(texts)
+    assert set(ranked) == {(ObligationKind.BOUNDS, "values"), (ObligationKind.BOUNDS, "out"),
+                           (ObligationKind.RACE, "out")}, ranked
+    for name in ("values", "out"):
+        for texts in ranked[(ObligationKind.BOUNDS, name)]:
+            assert texts[0] == f"vk.all_in_range(offsets, 0, {name}.shape[0] + 1)", texts
+            assert f"vk.all_in_range(offsets, 0, {name}.shape[0])" in texts[1:], texts
+    assert all(texts[0] == SORTED for texts in ranked[(ObligationKind.RACE, "out")]), ranked
+
+
 GUARDED_FILL = '''import warp as wp
 
 

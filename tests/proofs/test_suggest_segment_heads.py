@@ -18,7 +18,9 @@ import pytest
 import verikern as vk
 from verikern.app.prove import prove_source
 from verikern.errors import ContractError, OutOfBoundsError
-from verikern.proofs.obligations import KernelStatus
+from verikern.frontend import compile_source
+from verikern.proofs.deciding.contract_templates import candidates, walker
+from verikern.proofs.obligations import KernelStatus, ObligationKind, enumerate_obligations
 from verikern.trace import find_races, load_trace
 
 from shared_helpers import ROOT, load_text, pasted_proved_and_loaded, search_of_failed
@@ -139,3 +141,29 @@ def test_per_system_arrays_under_the_first_atom_guard_get_the_ids_range_not_the_
         assert f"{name}.shape[0] == vk.launch_dim()" not in report.suggested_requires
     assert "vk.all_sorted(batch_idx)" not in report.suggested_requires
     assert report.proved_under_suggestion is True
+
+
+def test_per_system_arrays_under_the_first_atom_guard_rank_the_ids_range_first():
+    """`_fire_uphill_check_kernel` (UPHILL) at the template layer (contract_templates.candidates),
+    without the search and proofs of
+    test_per_system_arrays_under_the_first_atom_guard_get_the_ids_range_not_the_launch: every
+    access of a per-system array, under the first-atom guard or not, ranks the ids' range
+    `vk.all_in_range(batch_idx, 0, X.shape[0])` first and any length equal to the launch after
+    it, and every race among them has `vk.all_sorted(batch_idx)` and `vk.all_distinct(batch_idx)`.
+    Which of them proves the race is the search's: the same race (every atom reads a per-system
+    value the first writes) is searched by
+    test_a_value_every_atom_reads_while_the_first_writes_stays_a_race_under_sorted_ids."""
+    kernel = compile_source(UPHILL, "uphill_check.py").kernel("uphill_check").mir
+    w = walker(kernel)
+    seen: dict[tuple, int] = {}
+    for spec in enumerate_obligations(kernel):
+        name = kernel.block(spec.site[0]).instrs[spec.site[1]].array.name
+        texts = [a.text(kernel.launch_ndim) for a in candidates(kernel, spec, w)]
+        seen[(spec.kind, name)] = seen.get((spec.kind, name), 0) + 1
+        if spec.kind is ObligationKind.RACE:
+            assert {"vk.all_sorted(batch_idx)", "vk.all_distinct(batch_idx)"} <= set(texts), (spec, texts)
+        elif name != "batch_idx":
+            assert texts[0] == f"vk.all_in_range(batch_idx, 0, {name}.shape[0])", (spec, texts)
+    # every per-system array is read or written at several sites, and races
+    for name in ("energy", "energy_last", "uphill_flag"):
+        assert seen[(ObligationKind.BOUNDS, name)] >= 2 and seen[(ObligationKind.RACE, name)] >= 1, seen

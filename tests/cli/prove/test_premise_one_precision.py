@@ -108,8 +108,12 @@ def test_five_parameters_get_the_joint_premise_of_both_precisions_too():
     reports = {r.kernel: r for r in prove_source(source, "w.py", suggest=True)}
     f32, f64 = F32_FEW, F64_FEW
     assert set(reports) == {f32, f64, "weigh_heights[...]"}
-    premise = reports[f32].suggested_decorators[0]
+    assert reports["weigh_heights[...]"].status is KernelStatus.UNKNOWN      # verdicts as written unchanged
+    assert reports[f32].status is KernelStatus.FAILED and reports[f64].status is KernelStatus.FAILED
+    premise, *contract = reports[f32].suggested_decorators
     assert reports[f32].proved_under_suggestion is True
+    assert contract and "vk.launch_dim() <= heights.shape[0]" in contract[0]
+    assert all(reports[k].suggested_decorators == reports[f32].suggested_decorators for k in reports)
     assert premise == ("@vk.requires(lambda positions, w0, w1, w2, heights: "
                        "(positions.dtype, w0.dtype, w1.dtype, w2.dtype, heights.dtype) in ("
                        "(wp.vec3f, wp.float32, wp.float32, wp.float32, wp.float32), "
