@@ -17,8 +17,8 @@ NIGHTLY: dict[str, frozenset[str] | None] = {
     # every C construct family and obligation kind CBMC decides, each through its cheaper
     # case (CPU s from a profiled `CI=true` run, 2026-12-05 session 15, load about 11):
     # - contract assumptions: gaps (all_sorted, dropped: the assert fails) and the kept
-    #   agreement cases ok_assert_contents_with_contract (all_in_range, every launch),
-    #   ok_scatter_permutation (all_distinct and all_in_range, every launch: the race proved)
+    #   agreement cases ok_assert_contents_with_contract (all_in_range, every launch;
+    #   NIGHTLY since session 32), ok_scatter_permutation (all_distinct and all_in_range, every launch: the race proved)
     #   and bounds_gather_range_off_by_one (an access all_in_range does not cover fails);
     # - every launch: those two, and ok_reduce_tree's halving loop (shared memory, barriers);
     # - fixed launches of 2 and 3 dimensions: ok_2d_guarded, ok_grid3d_fill_guarded;
@@ -36,8 +36,9 @@ NIGHTLY: dict[str, frozenset[str] | None] = {
     # shape relation for every launch, dropped (bounds fail), as gaps' contract is
     "tests/proofs/test_cbmc_real.py::test_dropping_a_contract_changes_cbmcs_answer":
         frozenset({"check_range", "scatter", "saxpy"}),
-    # bounds_off_by_one_le (11.2): the same CBMC proof as the kept
-    # test_a_cbmc_counterexample_replays_on_the_simulator; race_reduce_missing_barrier
+    # bounds_off_by_one_le (11.2): the same CBMC proof as
+    # test_a_cbmc_counterexample_replays_on_the_simulator (NIGHTLY since session 32; a CBMC
+    # failure replayed: the kept bounds_gather_range_off_by_one); race_reduce_missing_barrier
     # (6.1): shared memory and barriers, kept through ok_reduce_tree, a failed race
     # through race_tiles (since session 26 race_all_threads_write_slot0); ok_conv3x3_zero_pad
     # (5.5) and ok_transpose_tiles_1d_column_major (4.6): proofs over 2-D arrays, kept through
@@ -65,18 +66,25 @@ NIGHTLY: dict[str, frozenset[str] | None] = {
                    # for again under VK_SMALL and confirmed by replay, as race_tiles's -- sabotage:
                    # the race check's `!(hit)` made `!(0)` (emitter.py) -> both fail, CBMC proving
                    # the race z3 fails
-                   "race_tiles_1d_overlapping_columns.py"}),
+                   "race_tiles_1d_overlapping_columns.py",
+                   # session 32: ok_assert_contents_with_contract (2.7 CPU s): all_in_range over
+                   # every launch, as the kept ok_scatter_permutation (4.3) with all_distinct.
+                   # Sabotage: contracts.assume_contracts's all_in_range assumed with its lower
+                   # bound only -> both fail (and NIGHTLY's check_range)
+                   "ok_assert_contents_with_contract.py"}),
     # invariant_fails_halving_too_strong (3.5 CPU s): a failed hint confirmed by replay,
     # as the kept invariant_fails_entry_from_shared (its proved twin kept too)
     "tests/proofs/test_cbmc_invariant_obligation.py::test_cbmc_decides_the_invariant_obligation":
         frozenset({"invariant_fails_halving_too_strong.py"}),
-    # 8.1 of the 61 CPU s of the real CBMC's loop tests (2026-12-05 session 16, load ~17):
-    # the prefix-offsets loop proved through its invariant on a fixed launch. The same
-    # kernel's proof through the invariant for every launch is the kept "every-launch"
-    # case, and a fixed launch's proof through an invariant, agreeing with z3, the kept
-    # test_checks_in_and_after_a_loop_over_a_parameter_are_proved (and the near miss's)
+    # The prefix-offsets loop proved through its invariant. Until session 32 the fixed launch
+    # (64,) in blocks of 32 (8.1 CPU s) was left out and every launch kept; since session 32
+    # the fixed launch is the one-thread launch the kernel is written for (3.0) and is kept,
+    # and every launch (10.0) is left out: the same C loop abstraction and invariant checks,
+    # agreeing with z3, as the kept fixed-launch case and
+    # test_checks_in_and_after_a_loop_over_a_parameter_are_proved make. Sabotage: the
+    # `__CPROVER_assume({inv})` line dropped (encoders/c/loops.py) -> all three fail
     "tests/proofs/test_cbmc_loops.py::test_an_unbounded_loop_is_proved_through_its_invariant":
-        frozenset({"fixed-launch"}),
+        frozenset({"every-launch"}),
     # 13.2 s. Proves every example again (test_example_is_proved does) and
     # renders the page in Chromium as the kept
     # test_html_renders_in_headless_chromium does; the page's sections, one
@@ -135,10 +143,14 @@ NIGHTLY: dict[str, frozenset[str] | None] = {
     # the reason's wording, test_cbmc.py's test_a_cbmc_run_out_of_units_is_unknown_and_says_why
     "tests/proofs/test_cbmc_real.py::test_cbmc_is_bounded_by_work_not_by_the_machines_load": None,
     # 17.8 for both wrong invariants on every launch; on the one-thread launch the kernel is
-    # written for, 5.1: the same C loop abstraction and invariant checks; the abstraction on
-    # every launch is the kept test_an_unbounded_loop_is_proved_through_its_invariant[every-launch]
+    # written for, 5.1: the same C loop abstraction and invariant checks; the abstraction is the
+    # kept test_an_unbounded_loop_is_proved_through_its_invariant[fixed-launch] (every launch
+    # until session 32). Session 32: one-thread gt0 (1.6 CPU s), an invariant false on entry,
+    # as the kept test_an_invariant_that_would_hide_a_bug_is_refuted_not_assumed checks (1.7),
+    # the reasons and abstracted traces the kept one-thread le case's. Sabotage: the entry
+    # check dropped (loops.py edge(): `if inv != "1" and back:`) -> gt0 and hide_a_bug fail
     "tests/proofs/test_cbmc_loops.py::test_a_wrong_invariant_fails_cbmcs_check_and_proves_nothing":
-        frozenset({"every-launch"}),
+        frozenset({"every-launch", "one-thread-gt0"}),
     # Session 19: the two checks that need every mutant of the sources compiled (about 1,650,
     # 24 CPU s a run once the fast set's own 121 compile alone in 7: mutation_set.py
     # `_fast_candidates`). Whether each allow-list entry is still generated and compiles,
@@ -304,6 +316,13 @@ NIGHTLY: dict[str, frozenset[str] | None] = {
     # Sabotage: contract_templates._length_atoms `if idx in d.ends:` -> `if False:` -> all fail
     "tests/proofs/test_suggest_record_headers.py::test_a_segment_walked_by_its_length_gets_offsets_up_to_the_length":
         None,
+    # 7.0: a CBMC bounds failure on every launch, found again under VK_SMALL and confirmed by
+    # replay. Kept: the agreement case bounds_gather_range_off_by_one (2.1), a CBMC failure too
+    # large to replay found again under VK_SMALL and confirmed, and the invariant obligation's
+    # invariant_fails_entry_from_shared (1.6), confirmed and marked as CBMC's. Sabotage:
+    # cbmc.py `if all(_replayable(o) ...)` -> `if True:` (no VK_SMALL run) -> the gather case
+    # and this test fail
+    "tests/proofs/test_cbmc_real.py::test_a_cbmc_counterexample_replays_on_the_simulator": None,
 }
 
 #: the five cheap suggestion near misses the default run keeps: each fails when the
@@ -330,10 +349,9 @@ _KEPT_SUGGESTION_NEAR_MISSES = (
 NIGHTLY_KEPT: dict[str, tuple[str, ...]] = {
     "tests/proofs/test_cbmc_real.py::test_dropping_a_contract_changes_cbmcs_answer": (
         "tests/proofs/test_cbmc_real.py::test_dropping_a_contract_changes_cbmcs_answer[gaps]",
-        "tests/proofs/test_cbmc_real.py::test_real_cbmc_decides_and_agrees_with_z3[ok_assert_contents_with_contract.py]",
         "tests/proofs/test_cbmc_real.py::test_real_cbmc_decides_and_agrees_with_z3[ok_scatter_permutation.py]"),
     "tests/proofs/test_cbmc_real.py::test_real_cbmc_decides_and_agrees_with_z3": (
-        "tests/proofs/test_cbmc_real.py::test_a_cbmc_counterexample_replays_on_the_simulator",
+        "tests/proofs/test_cbmc_real.py::test_real_cbmc_decides_and_agrees_with_z3[bounds_gather_range_off_by_one.py]",
         "tests/proofs/test_cbmc_real.py::test_real_cbmc_decides_and_agrees_with_z3[ok_2d_guarded.py]",
         "tests/proofs/test_cbmc_real.py::test_real_cbmc_decides_and_agrees_with_z3[ok_grid3d_fill_guarded.py]",
         "tests/proofs/test_cbmc_real.py::test_real_cbmc_decides_and_agrees_with_z3[race_all_threads_write_slot0.py]",
@@ -342,7 +360,7 @@ NIGHTLY_KEPT: dict[str, tuple[str, ...]] = {
         "tests/proofs/test_cbmc_invariant_obligation.py::test_cbmc_decides_the_invariant_obligation"
         "[invariant_fails_entry_from_shared.py]",),
     "tests/proofs/test_cbmc_loops.py::test_an_unbounded_loop_is_proved_through_its_invariant": (
-        "tests/proofs/test_cbmc_loops.py::test_an_unbounded_loop_is_proved_through_its_invariant[every-launch]",
+        "tests/proofs/test_cbmc_loops.py::test_an_unbounded_loop_is_proved_through_its_invariant[fixed-launch]",
         "tests/proofs/test_cbmc_loops.py::test_checks_in_and_after_a_loop_over_a_parameter_are_proved"),
     "tests/proofs/reporting/test_report_html.py::test_the_examples_report_renders_in_headless_chromium": (
         "tests/proofs/reporting/test_report_html.py::test_html_renders_in_headless_chromium",
@@ -375,7 +393,8 @@ NIGHTLY_KEPT: dict[str, tuple[str, ...]] = {
         "tests/proofs/test_cbmc.py::test_a_cbmc_run_out_of_units_is_unknown_and_says_why"),
     "tests/proofs/test_cbmc_loops.py::test_a_wrong_invariant_fails_cbmcs_check_and_proves_nothing": (
         "tests/proofs/test_cbmc_loops.py::test_a_wrong_invariant_fails_cbmcs_check_and_proves_nothing",
-        "tests/proofs/test_cbmc_loops.py::test_an_unbounded_loop_is_proved_through_its_invariant[every-launch]"),
+        "tests/proofs/test_cbmc_loops.py::test_an_invariant_that_would_hide_a_bug_is_refuted_not_assumed",
+        "tests/proofs/test_cbmc_loops.py::test_an_unbounded_loop_is_proved_through_its_invariant[fixed-launch]"),
     "tests/cli/prove/test_mutation.py::test_allow_list_entries_are_generated_compiled_mutants_with_reasons": (
         "tests/cli/prove/test_mutation.py::test_fast_mutant_is_not_proved",
         "tests/cli/prove/test_mutation.py::test_every_kind_is_in_the_fast_set"),
@@ -430,7 +449,9 @@ NIGHTLY_KEPT: dict[str, tuple[str, ...]] = {
         "tests/proofs/test_total_spent_on.py::test_a_kernel_cut_short_says_what_spent_its_total_and_the_items_add_up"),
     "tests/proofs/test_cbmc_loops.py::test_the_near_miss_still_fails_and_replays": (
         "tests/proofs/test_cbmc_loops.py::test_an_invariant_that_would_hide_a_bug_is_refuted_not_assumed",
-        "tests/proofs/test_cbmc_real.py::test_a_cbmc_counterexample_replays_on_the_simulator"),
+        "tests/proofs/test_cbmc_real.py::test_real_cbmc_decides_and_agrees_with_z3[bounds_gather_range_off_by_one.py]",
+        "tests/proofs/test_cbmc_invariant_obligation.py::test_cbmc_decides_the_invariant_obligation"
+        "[invariant_fails_entry_from_shared.py]"),
     "tests/proofs/test_cbmc_real.py::test_an_index_through_sqrt_is_decided": (
         "tests/proofs/test_cbmc_real.py::test_an_index_through_sqrt_is_decided[j >= 0 and j < tab.shape[0]]",
         "tests/encoders/test_c_golden.py::test_c_golden"),
@@ -484,4 +505,8 @@ NIGHTLY_KEPT: dict[str, tuple[str, ...]] = {
         "test_records_after_headers_get_room_for_the_headers_and_the_ends",
         "tests/proofs/test_suggest_record_headers.py::"
         "test_a_segment_walked_by_its_length_ranks_the_range_one_past_first_and_sorted_offsets_for_its_race"),
+    "tests/proofs/test_cbmc_real.py::test_a_cbmc_counterexample_replays_on_the_simulator": (
+        "tests/proofs/test_cbmc_real.py::test_real_cbmc_decides_and_agrees_with_z3[bounds_gather_range_off_by_one.py]",
+        "tests/proofs/test_cbmc_invariant_obligation.py::test_cbmc_decides_the_invariant_obligation"
+        "[invariant_fails_entry_from_shared.py]"),
 }
