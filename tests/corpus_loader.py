@@ -60,6 +60,8 @@ from typing import Any
 
 import numpy as np
 
+import run_shared
+
 CORPUS_DIR = Path(__file__).parent / "corpus"
 KINDS = frozenset({"bounds", "race", "divergence", "assert", "invariant", "div-zero", "uninit",
                    "unassigned"})
@@ -366,21 +368,25 @@ def _compile_key(path) -> tuple:
 
 
 def compiled(path):
-    """`compile_file(path)` (a ModuleResult), compiled once per process for
-    each `_compile_key`: the layers that sweep the corpus and the examples
-    (simulator, native, PTX, C, trace, headers, lowering) each compiled every
-    file again, a whole corpus compile per test file.
+    """`compile_file(path)` (a ModuleResult), compiled once per test run for
+    each `_compile_key` and the package's code (`run_shared`: one xdist worker
+    compiles, the others load its pickle; a whole corpus compile is about 7 CPU
+    s), and kept per process: the layers that sweep the corpus and the
+    examples (simulator, native, PTX, C, trace, headers, lowering) each
+    compiled every file again, a whole corpus compile per test file.
 
     Invariant: the result is a function of the key (the frontend depends on
-    the file, its folder's files and nothing else); each call returns fresh
-    lists and dict around the shared frozen KernelResults, so a test that
-    changes its list cannot change another's."""
+    the file, its folder's files and its own code, nothing else); each call
+    returns fresh lists and dict around the shared frozen KernelResults, so a
+    test that changes its list cannot change another's."""
+    from verikern.app.cache import code_hash
     from verikern.frontend import compile_file
 
     key = _compile_key(path)
     result = _COMPILED.get(key)
     if result is None:
-        result = _COMPILED[key] = compile_file(path)
+        result = _COMPILED[key] = run_shared.shared("corpus-compiled", (code_hash(),) + key,
+                                                    lambda: compile_file(path))
     return replace(result, kernels=list(result.kernels), errors=list(result.errors),
                    funcs=dict(result.funcs))
 

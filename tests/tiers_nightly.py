@@ -125,9 +125,13 @@ NIGHTLY: dict[str, frozenset[str] | None] = {
     # load 8-11) to the ops: as for uint32, the kept test_native_matches_reference of
     # tests/mir/test_op_table.py runs every op of those two types natively (each its own
     # kernel, the same elementwise MIR) against the independent reference; the kept int32,
-    # uint8, uint64, bool and the floats compare every op with the simulator
+    # uint8, uint64, bool and the floats compare every op with the simulator.
+    # Session 32 adds uint64 (1.3-1.6 CPU s): the 64-bit width natively is the kept int64 of
+    # test_native_matches_reference, the unsigned ops natively its uint32 (sabotage: the LLVM
+    # lowering's unsigned `lshr` made `ashr`, backends/llvm/ops.py -> the kept uint32 fails, as
+    # uint64 and uint8 here do); uint8 stays for the narrow unsigned width, as int8 there
     "tests/backends/native/test_native_semantics.py::test_every_op_matches_simulator":
-        frozenset({"int16", "uint16", "uint32", "int8", "int64"}),
+        frozenset({"int16", "uint16", "uint32", "int8", "int64", "uint64"}),
     "tests/backends/native/test_native_semantics.py::test_every_cast_matches_simulator":
         frozenset({"int16", "uint16", "uint32"}),
     # Session 17 (CPU s of a profiled `CI=true pytest -n 2` with CBMC, 2026-12-05, load 12-14).

@@ -10,7 +10,23 @@ from verikern.mir.nodes import SourceLoc
 
 
 class VerikernError(Exception):
-    """Base of all deliberate verikern errors."""
+    """Base of all deliberate verikern errors.
+
+    Every one pickles (a compile result carrying its errors crosses processes:
+    Dask workers, pytest-xdist's shared results): rebuilt from its class, its
+    `args` and its attributes, not through `__init__`, whose signature a
+    subclass may change (KernelError's location is required)."""
+
+    def __reduce__(self):
+        return _rebuilt_error, (type(self), self.args, dict(self.__dict__))
+
+
+def _rebuilt_error(cls: type, args: tuple, state: dict) -> "VerikernError":
+    """The error `VerikernError.__reduce__` pickled."""
+    err = Exception.__new__(cls)
+    err.args = args
+    err.__dict__.update(state)
+    return err
 
 
 def render_location(loc: SourceLoc | None, kind: str, message: str,

@@ -109,3 +109,29 @@ def test_emit_llvm_reports_missing_backend_clearly(monkeypatch):
     monkeypatch.setitem(sys.modules, "verikern.backends.llvm", None)
     r = _emit(mod.__file__, "--kernel", "inc", "--ir", "llvm")
     assert r.exit_code == 3 and "not available" in r.output
+
+
+def test_a_compile_result_and_its_errors_pickle_as_they_render():
+    """A module's compile result crosses processes (Dask workers, the test run's shared
+    results): pickled and loaded, its kernels print the same MIR and its errors -- a
+    KernelError needs its location to be built -- render the same, with their rule,
+    hint and source line; a runtime error keeps its thread, block and detail."""
+    import pickle
+
+    from verikern.errors import OutOfBoundsError
+    from verikern.frontend import compile_source
+    from verikern.mir.printer import format_kernel
+
+    src = ("import warp as wp\n\n@wp.kernel\ndef good(a: wp.array(dtype=float)):\n    a[wp.tid()] = 1.0\n\n"
+           "@wp.kernel\ndef bad(a: wp.array(dtype=float)):\n    a = a\n")
+    result = compile_source(src, "two.py")
+    assert result.all_errors, "the bad kernel must be refused"
+    back = pickle.loads(pickle.dumps(result))
+    assert [str(e) for e in back.all_errors] == [str(e) for e in result.all_errors]
+    for before, after in zip(result.all_errors, back.all_errors):
+        assert type(after) is type(before)
+        assert (after.rule, after.hint, after.loc) == (before.rule, before.hint, before.loc)
+    assert format_kernel(back.kernel("good").mir) == format_kernel(result.kernel("good").mir)
+    oob = OutOfBoundsError("index 9 of a (length 4)", result.kernel("good").mir.loc, thread=3, block=1, index=9)
+    again = pickle.loads(pickle.dumps(oob))
+    assert (str(again), again.thread, again.block, again.detail) == (str(oob), 3, 1, {"index": 9})
