@@ -23,7 +23,7 @@ class VerikernError(Exception):
 
 def _rebuilt_error(cls: type, args: tuple, state: dict) -> "VerikernError":
     """The error `VerikernError.__reduce__` pickled."""
-    err = Exception.__new__(cls)
+    err: VerikernError = Exception.__new__(cls)
     err.args = args
     err.__dict__.update(state)
     return err
