@@ -229,8 +229,9 @@ def test_sorted_offsets_make_segments_disjoint():
      "    if v == 0:\n        offsets[0] = 0"),
 ])
 def test_no_sorted_facts_where_unsound(case, contract, extra):
+    """Only the race obligations decided (the bounds ones are not checked here)."""
     src = CSR.format(sorted=contract, extra=extra)
-    obs = prove_src(src)
+    obs = prove_src_only(src, ObligationKind.RACE)
     line = _line(src, "out[e] = x[v]")
     assert "proved" not in _status(obs, "race", line), case
 
@@ -418,7 +419,9 @@ def test_strictly_increasing_models_leave_room_and_replay_fills_them():
         assert rows[5] - rows[0] >= 5
         assert rows[5] <= out.shape[0] - rows.shape[0] + 5
     """
-    obs = prove_src(src)
+    # only its assert obligations decided (the kernel's race, not checked here, costs
+    # twice as much as they do)
+    obs = prove_src_only(src, ObligationKind.ASSERT)
     asserts = [o for o in obs if o.kind.value == "assert"]
     assert len(asserts) == 2 and {o.status.value for o in asserts} == {"proved"}, \
         [o.message for o in obs]
@@ -489,11 +492,14 @@ def test_a_row_guard_of_a_2d_launch_bounds_no_caller_count():
         simulate(compile_kernel(src), LaunchConfig((1, 2), 2, 1, 2), arrays, {})
 
 
+#: A run-length loop over each thread's chunk of `per_thread` elements, 4 (a symbolic chunk
+#: made the loop invariants' queries, and the proofs, twice as dear; the range facts below
+#: are checked the same: dropping them, or taking every phi into the range, fails the tests)
 RUNS = """
 @vk.kernel
 def count_runs(idx: vk.array(dtype=vk.int32), out: vk.array(dtype=vk.int32), n: vk.int32,
                per_thread: vk.int32):
-    vk.requires(n <= idx.shape[0] and per_thread > 0)
+    vk.requires(n <= idx.shape[0] and per_thread == 4)
     vk.requires(vk.int64(vk.launch_dim()) * vk.int64(per_thread) <= vk.int64(2147483647))
     vk.requires(vk.all_in_range(idx, 0, out.shape[0]))
     t = vk.tid()

@@ -15,7 +15,7 @@ import z3
 
 sys.path.insert(0, os.path.dirname(__file__))
 
-from prover_helpers import compile_kernel, prove_src, prove_src_only  # noqa: E402
+from prover_helpers import compile_kernel, deciding_only, prove_src, prove_src_only  # noqa: E402
 from verikern.errors import UninitializedReadError  # noqa: E402
 from verikern.proofs.confirming.replay import replay  # noqa: E402
 from verikern.proofs.obligations import ObligationKind, Status, enumerate_obligations  # noqa: E402
@@ -122,12 +122,14 @@ def test_a_read_before_the_missing_barrier_is_found_in_the_races_launch(caplog):
     counterexample first; the uninit claim is then searched in that launch
     (an early probe, with the threads' earlier accesses in bounds) before
     any generic probe, and its model -- small already -- is kept without a
-    second search; replay confirms every failure."""
+    second search; replay confirms every failure (only the race and uninit
+    obligations decided: the others are not checked here)."""
     import logging
 
     path = CORPUS / "race_matmul_tiled_missing_first_barrier.py"
     kernel = compile_file(str(path)).kernels[0].mir
-    with caplog.at_level(logging.DEBUG, logger="verikern.proofs.solver"):
+    with caplog.at_level(logging.DEBUG, logger="verikern.proofs.solver"), \
+            deciding_only(ObligationKind.RACE, ObligationKind.UNINIT):
         report = prove_mir(kernel, file=str(path))
     bad = [o for o in report.obligations if o.kind is ObligationKind.UNINIT]
     assert len(bad) == 2 and all(o.status is Status.FAILED and o.confirmed for o in bad)
@@ -169,11 +171,11 @@ def test_a_tile_read_is_proved_by_the_barrier_after_its_load_alone(caplog):
     """The tile's one write has two candidates (the barrier after the load in
     the same iteration, and the loop's last barrier in the previous one):
     the claim with the first alone is unsat (it implies the whole claim),
-    so no query with both copies is asked."""
+    so no query with both copies is asked (only the uninit obligations decided)."""
     import logging
 
     with caplog.at_level(logging.DEBUG, logger="verikern.proofs.solver"):
-        obs = prove_src(TILE_LOOP.replace("WIDTH", "16"))
+        obs = prove_src_only(TILE_LOOP.replace("WIDTH", "16"), ObligationKind.UNINIT)
     assert _statuses(obs) == ["proved"], [o.message for o in _uninit(obs)]
     names = _uninit_queries(caplog)
     assert any("uninit-first-alone: unsat" in n for n in names), names
@@ -183,12 +185,12 @@ def test_a_tile_read_is_proved_by_the_barrier_after_its_load_alone(caplog):
 def test_a_column_no_thread_writes_fails_after_the_first_candidate_alone(caplog):
     """Column 16 of the tile is never written: the first candidate alone
     does not prove the read, the whole claim is asked and fails, and replay
-    confirms the uninitialised read."""
+    confirms the uninitialised read (only the uninit obligations decided)."""
     import logging
 
     src = TILE_LOOP.replace("WIDTH", "17")
     with caplog.at_level(logging.DEBUG, logger="verikern.proofs.solver"):
-        obs = prove_src(src)
+        obs = prove_src_only(src, ObligationKind.UNINIT)
     (bad,) = _uninit(obs)
     assert bad.status is Status.FAILED and bad.counterexample.facts["index"][1] == 16
     names = _uninit_queries(caplog)
@@ -346,7 +348,8 @@ def test_an_earlier_sample_that_is_not_one_of_this_read_is_not_taken():
     """, "a swizzled store that is no permutation (columns 8..15 unwritten)"),
 ])
 def test_not_proved_where_a_write_may_be_missing(src, why):
-    obs = prove_src(src)
+    """Only the uninit obligations decided (the others are not checked here)."""
+    obs = prove_src_only(src, ObligationKind.UNINIT)
     un = _uninit(obs)
     assert un and all(o.status is Status.FAILED for o in un), (why, [o.message for o in obs])
     ok, how = replay(compile_kernel(src), un[0])
@@ -379,7 +382,8 @@ def test_xor_swizzled_stores_are_proved():
 
 
 def test_staging_loops_with_a_block_stride_are_proved():
-    obs = prove_src("""
+    """Only the uninit obligations decided (the others are not checked here)."""
+    obs = prove_src_only("""
     @vk.kernel(block_dim=64)
     def k(x: vk.array(dtype=vk.float32), out: vk.array(dtype=vk.float32), off: int):
         vk.requires(x.shape[0] == 300)
@@ -393,7 +397,7 @@ def test_staging_loops_with_a_block_stride_are_proved():
         i = vk.tid()
         if i < out.shape[0]:
             out[i] = sh[299 - i % 256]
-    """)
+    """, ObligationKind.UNINIT)
     assert _statuses(obs) == ["proved"], [o.message for o in _uninit(obs)]
 
 
@@ -430,7 +434,8 @@ def test_real_iteration_is_exactly_pythons_range(offset, step, stop, bd):
 
 
 def test_own_earlier_write_and_write_in_previous_iteration_are_proved():
-    obs = prove_src("""
+    """Only the uninit obligations decided (the others are not checked here)."""
+    obs = prove_src_only("""
     @vk.kernel(block_dim=32)
     def k(x: vk.array(dtype=vk.float32), out: vk.array(dtype=vk.float32)):
         vk.requires(out.shape[0] == x.shape[0])
@@ -453,7 +458,7 @@ def test_own_earlier_write_and_write_in_previous_iteration_are_proved():
             step *= 2
         if i < out.shape[0]:
             out[i] = buf[src, t]
-    """)
+    """, ObligationKind.UNINIT)
     assert _statuses(obs) == ["proved"] * 3, [o.message for o in _uninit(obs)]
 
 
