@@ -54,12 +54,14 @@ def test_a_spent_total_leaves_the_rest_unknown_with_which_budget_and_no_floor():
     (rep,) = runs[0]
     assert rep.status is KernelStatus.UNKNOWN
     assert not any(o.status is Status.FAILED for o in rep.obligations)
+    # the report lists obligations by source location, not in the order they were decided:
+    # those decided before the total ran out are proved, every other one is unknown for it
     statuses = [o.status for o in rep.obligations]
-    first_unknown = statuses.index(Status.UNKNOWN)
-    assert first_unknown >= 3 and all(s is Status.UNKNOWN for s in statuses[first_unknown:]), statuses
+    decided = statuses.count(Status.PROVED)
     reasons = _total_reasons(rep)
-    assert len(reasons) == len(statuses) - first_unknown, [o.reason for o in rep.obligations]
-    assert len(set(reasons)) == 1 and reasons[0].startswith("budget exhausted after ")
+    assert decided >= 3 and len(reasons) == len(statuses) - decided, [o.reason for o in rep.obligations]
+    assert len(set(reasons)) == 1
+    assert reasons[0].startswith(f"budget exhausted after {decided} of "), reasons[0]
     assert "(2 million z3 units for the whole kernel" in reasons[0] and "raise --kernel-budget" in reasons[0]
     # a hard bound, no floors on top: the parts' units and compiling the kernel (charged to
     # the total first) together spend the 2 million
