@@ -16,8 +16,8 @@ from click.testing import CliRunner
 
 import run_shared
 import verikern as vk
-from verikern.app.cache import code_hash
-from verikern.app.prove import prove_source
+from verikern.app.cache import ProofCache, code_hash
+from verikern.app.prove import prove_file, prove_source
 from verikern.cli import main
 from verikern.errors import KernelError, OutOfBoundsError
 from verikern.frontend import compile_source
@@ -58,15 +58,32 @@ def _verdicts(src):
 
 
 def _reports(src) -> tuple:
-    """`src` proved without suggestions, once per test run (tests/run_shared.py): BUGGY's
-    reports are read by two tests (frozen dataclasses; each test gets a dict of its own)."""
+    """`src` proved without suggestions, once per test run (tests/run_shared.py; frozen
+    dataclasses, each test gets a dict of its own)."""
     key = (code_hash(), z3.get_version_string(), src)
     return run_shared.shared("generic-instances-verdicts", key,
                              lambda: tuple(prove_source(src, "g.py", suggest=False)))
 
 
-def test_the_declared_overload_is_proved_but_the_int8_instance_fails():
-    reports = _verdicts(BUGGY)
+@pytest.fixture(scope="module")
+def buggy_with_its_cache(tmp_path_factory):
+    """BUGGY in one file, proved once for the module (without suggestions, with `verikern
+    prove`'s default budget) into a proof cache beside it: (the file, the cache, its
+    reports). The verdict tests read the reports; the formats' cases run the
+    CLI with the same options through that cache, so each renders this proof instead of
+    proving the eleven instances again (the reports are frozen dataclasses; each test gets
+    a dict of its own)."""
+    folder = tmp_path_factory.mktemp("generic_formats")
+    path = folder / "g.py"
+    path.write_text(BUGGY)
+    cache = folder / "cache"
+    reports = tuple(prove_file(str(path), kernel="gather_doubled", suggest=False, budget=10.0,
+                               cache=ProofCache(str(cache))))
+    return path, cache, reports
+
+
+def test_the_declared_overload_is_proved_but_the_int8_instance_fails(buggy_with_its_cache):
+    reports = {r.kernel: r for r in buggy_with_its_cache[2]}
     assert list(reports) == [f"gather_doubled[{t}]" for t in NUMERIC]
     assert reports["gather_doubled[int32]"].status.value == "proved"
     for t in ("int8", "int16"):   # k + k wraps in the key's own type
@@ -93,20 +110,9 @@ def test_the_simulator_shows_the_int8_instance_out_of_bounds():
                          np.zeros(1, np.float32)], block_dim=1)
 
 
-@pytest.fixture(scope="module")
-def buggy_with_its_cache(tmp_path_factory):
-    """BUGGY in one file and a proof cache beside it, for the module: the formats'
-    cases render one proof (the first case of a worker proves it, the others read
-    its verdicts from the cache) instead of proving the same instances five times."""
-    folder = tmp_path_factory.mktemp("generic_formats")
-    path = folder / "g.py"
-    path.write_text(BUGGY)
-    return path, folder / "cache"
-
-
 @pytest.mark.parametrize("fmt", ["text", "short", "json", "sarif", "junit"])
 def test_every_format_gives_a_verdict_per_instance(fmt, buggy_with_its_cache):
-    path, cache = buggy_with_its_cache
+    path, cache, _ = buggy_with_its_cache
     result = CliRunner().invoke(main, ["prove", str(path), "--format", fmt, "--cache-dir", str(cache),
                                        "--no-suggest", "--kernel", "gather_doubled"])
     assert result.exit_code == 1, result.output
@@ -186,33 +192,44 @@ def test_one_instance_is_selected_by_its_name_and_its_suggestion_is_proved_paste
     assert names[-1] == "copy_keys[...]"     # it also copies vec3 arrays: not enumerated
 
 
-def test_a_float_instance_is_confirmed_by_a_negative_fraction_and_says_what_ran():
+def test_a_float_instance_is_confirmed_by_a_negative_fraction_and_says_what_ran(buggy_with_its_cache):
     """int(k) truncates toward zero: a float key of -0.75 passes `int(k) >= 0`
     while int(k + k) is -1. The prover's float values are abstract; replay
     confirms on a fill of -0.75, and the message quotes that run (table[-1]),
     not the abstract model's index."""
-    r = _verdicts(BUGGY)["gather_doubled[float32]"]
+    (r,) = [r for r in buggy_with_its_cache[2] if r.kernel == "gather_doubled[float32]"]
     (ob,) = [ob for ob in r.obligations if ob.status is Status.FAILED]
     assert ob.confirmed and (ob.loc.line, ob.loc.col) == (13, 22)
     assert "on the simulator, out-of-bounds access to global array table[-1]" in ob.message, ob.message
     assert ob.counterexample.facts == {"fill": {"keys": -0.75, "table": -0.75, "out": -0.75}}
 
 
-def _prove_guarded_copy(tmp_path, fmt: str, kernels: str):
-    """`verikern prove` of COPY with its access guarded, in format `fmt`."""
-    path = tmp_path / "c.py"
+def _prove_guarded_copy(folder, fmt: str, kernels: str, cache: bool = False):
+    """`verikern prove` of COPY with its access guarded (written to `folder`), in format
+    `fmt`; with `cache`, through the proof cache beside it, else with none."""
+    path = folder / "c.py"
     path.write_text(COPY.replace("    out[i] = keys[i]", "    if i < keys.shape[0] and i < out.shape[0]:\n"
                                                        "        out[i] = keys[i]"))
-    return CliRunner().invoke(main, ["prove", str(path), "--format", fmt, "--no-cache",
+    caching = ["--cache-dir", str(folder / "cache")] if cache else ["--no-cache"]
+    return CliRunner().invoke(main, ["prove", str(path), "--format", fmt, *caching,
                                      "--no-suggest", "--kernel", kernels])
 
 
+@pytest.fixture(scope="module")
+def refused_copy_folder(tmp_path_factory):
+    """A folder for the test below: its five formats' cases render one proof of the int32
+    instance (the first case of a worker proves it, the others read it from the cache
+    there); its own, as the refusal that test patches in is not part of the cache's key."""
+    return tmp_path_factory.mktemp("refused_copy")
+
+
 @pytest.mark.parametrize("fmt", ["text", "short", "json", "sarif", "junit"])
-def test_the_instantiations_not_enumerated_are_unknown_with_the_reason_in_every_format(fmt, tmp_path, monkeypatch):
+def test_the_instantiations_not_enumerated_are_unknown_with_the_reason_in_every_format(
+        fmt, refused_copy_folder, monkeypatch):
     # without the type-oblivious proof (refused here; test_type_oblivious.py has the real refusals)
     monkeypatch.setattr(generic_kernels._Enumerator, "opaque",
                         lambda self: OpaquePlan(refusal="refused by this test"))
-    result = _prove_guarded_copy(tmp_path, fmt, "copy_keys[int32, int32],copy_keys[...]")
+    result = _prove_guarded_copy(refused_copy_folder, fmt, "copy_keys[int32, int32],copy_keys[...]", cache=True)
     out = result.stdout
     assert result.exit_code == 2, result.output      # unknown: no failure, not proved
     why = "may also be instantiated as copy_keys[vec3, vec3]"

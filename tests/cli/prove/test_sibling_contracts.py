@@ -39,21 +39,38 @@ wp.overload(gather_doubled, [wp.array(dtype=wp.int32), wp.array(dtype=float),
 INSTANCES = ("gather_doubled[int32]", "gather_doubled[int8]", "gather_doubled[int64]")
 
 
-@pytest.fixture
-def searches(monkeypatch):
-    """The kernels (MIR names) a contract search ran for, in order; the typing premise
+def _counted(monkeypatch) -> tuple[list[str], list]:
+    """Within `monkeypatch`: (the kernels (MIR names) a contract search ran for, in order;
+    the configurations a suggestion's pasted file was compiled for). The typing premise
     (app.premise_suggestion, which would pin keys to int32 here) is left out, so that
     each instance's own suggestion is what is asserted."""
     ran: list[str] = []
-    search = pipeline.suggest_contract
+    compiles: list = []
+    search, compile_source = pipeline.suggest_contract, suggestion.compile_source
 
     def counted(kernel_mir, *args, **kwargs):
         ran.append(kernel_mir.name)
         return search(kernel_mir, *args, **kwargs)
 
+    def compiled(text, *args, **kwargs):
+        compiles.append(kwargs.get("configuration"))
+        return compile_source(text, *args, **kwargs)
+
     monkeypatch.setattr(pipeline, "suggest_contract", counted)
     monkeypatch.setattr(app_prove, "suggest_premises", lambda module, reports, *a, **k: reports)
-    return ran
+    monkeypatch.setattr(suggestion, "compile_source", compiled)
+    return ran, compiles
+
+
+@pytest.fixture(scope="module")
+def first_run():
+    """INSTANCES proved with suggestions, once for the module's two tests (both read this
+    run; the second compares it with runs of its own, in the same process): (the reports,
+    frozen; the searches and the pasted files' compiles it made, as `_counted` counts them)."""
+    with pytest.MonkeyPatch.context() as mp:
+        ran, compiles = _counted(mp)
+        reports = tuple(prove_source(GATHER, "g.py", kernel=",".join(INSTANCES), suggest=True))
+    return reports, tuple(ran), tuple(compiles)
 
 
 def _as_written_under(decorators, instance: str) -> KernelStatus:
@@ -63,8 +80,9 @@ def _as_written_under(decorators, instance: str) -> KernelStatus:
     return report.status
 
 
-def test_a_sibling_contract_is_proved_under_only_where_its_re_proof_proves(searches):
-    reports = {r.kernel: r for r in prove_source(GATHER, "g.py", kernel=",".join(INSTANCES), suggest=True)}
+def test_a_sibling_contract_is_proved_under_only_where_its_re_proof_proves(first_run):
+    proved, searches, _ = first_run
+    reports = {r.kernel: r for r in proved}
     assert list(reports) == list(INSTANCES)
     first, wraps, wide = (reports[name] for name in INSTANCES)
     assert all(r.status is KernelStatus.FAILED for r in (first, wraps, wide))   # as written: unguarded i
@@ -74,7 +92,7 @@ def test_a_sibling_contract_is_proved_under_only_where_its_re_proof_proves(searc
     # int64 takes int32's contract without a search; int8's re-proof under it fails, so it
     # searches on its own, and nothing it reports is "proved under"
     assert wide.suggested_decorators == contract and wide.proved_under_suggestion is True
-    assert searches == ["gather_doubled__int32", "gather_doubled__int8"]
+    assert searches == ("gather_doubled__int32", "gather_doubled__int8")
     assert wraps.proved_under_suggestion is not True
     # the independent reference: the pasted source, each instance proved again as written
     assert _as_written_under(contract, "gather_doubled[int64]") is KernelStatus.PROVED
@@ -88,29 +106,29 @@ class _Forgets(dict):
         """Drop the entry: the next instance finds nothing and compiles again."""
 
 
+def _summary(reports) -> list:
+    return [(r.kernel, r.status, r.suggested_decorators, r.proved_under_suggestion, r.units) for r in reports]
+
+
 def _run() -> list:
-    return [(r.kernel, r.status, r.suggested_decorators, r.proved_under_suggestion, r.units)
-            for r in prove_source(GATHER, "g.py", kernel=",".join(INSTANCES), suggest=True)]
+    return _summary(prove_source(GATHER, "g.py", kernel=",".join(INSTANCES), suggest=True))
 
 
-def test_the_reused_contract_spends_the_same_units_on_every_run(searches, monkeypatch):
-    compiles: list[str] = []
-    compile_source = suggestion.compile_source
-
-    def counted(text, *args, **kwargs):
-        compiles.append(kwargs.get("configuration"))
-        return compile_source(text, *args, **kwargs)
-
-    monkeypatch.setattr(suggestion, "compile_source", counted)
-    runs = [_run() for _ in range(2)]
-    assert runs[0] == runs[1]
-    assert searches == ["gather_doubled__int32", "gather_doubled__int8"] * 2
+def test_the_reused_contract_spends_the_same_units_on_every_run(first_run, monkeypatch):
+    """The module's first run and a second one, in this process, and a third that
+    forgets every pasted file it compiled."""
+    reports, first_searches, first_compiles = first_run
+    searches, compiles = _counted(monkeypatch)
+    first, second = _summary(reports), _run()
+    assert first == second
+    for ran in (list(first_searches), searches):
+        assert ran == ["gather_doubled__int32", "gather_doubled__int8"]
     # the contract's pasted file is compiled once a run for the four re-proofs under it
-    assert compiles == ["gather_doubled__int32"] * 2
+    assert list(first_compiles) == compiles == ["gather_doubled__int32"]
     # and charged as a compile each time: the units are those of compiling it every time
     monkeypatch.setattr(sibling_contracts.SiblingContracts, "__init__", _forgetful_init)
     compiles.clear()
-    assert _run() == runs[0] and len(compiles) == 4     # int8: its trial and its own search
+    assert _run() == first and len(compiles) == 4     # int8: its trial and its own search
 
 
 def _forgetful_init(self) -> None:
