@@ -4,11 +4,15 @@ same files with `--jobs 2`, under any hash seed: every query's answer and
 unit count (its `-vv` line) is the same, so a kernel at the edge of a budget
 gets the same verdict everywhere, and so does the whole report.
 
-The kernels are the corpus's nearest to a budget (measured with -vv on the
-whole corpus): the 4-d launch whose suggested contract's admissibility takes
-9.7 of its 10 million units per check, the block segments whose proof spends
-11 of its kernel's 15 million, and a spatial wrench race whose exact query is
-the largest of any proof (1.8 million)."""
+The kernels are among the corpus's nearest to a budget (measured with -vv on
+the whole corpus, session 32; the prover's work per query fell since the first
+choice, whose 4-d launch's admissibility took 9.7 of its 10 million units and
+now 0.7): the block segments, whose race probe runs out at its 1.5 million
+cap, and two failing kernels with the most queries whose every query names its
+kernel (a counterexample search's peeled copy logs its queries as `peeled.N`,
+which two jobs interleave): the 3x3 convolution without its pad check (107
+queries, a 1.9 million exact query) and the wrapping window guard (78, 1.9
+million)."""
 from __future__ import annotations
 
 import json
@@ -22,8 +26,8 @@ from determinism import differences, strip_timing  # noqa: E402
 
 CORPUS = ROOT / "tests" / "corpus"
 NEAR_BUDGET = [str(CORPUS / name) for name in (
-    "bounds_grid4d_launch_dims_shifted.py", "ok_block_segments_range.py",
-    "race_spatial_wrench_accumulate_plain.py")]
+    "bounds_conv3x3_missing_pad_check.py", "ok_block_segments_range.py",
+    "bounds_factory_window_guard_wraps.py")]
 #: A query's -vv line: `verikern.proofs.solver: FILE.KERNEL.[PART.]N.TOPIC: ANSWER (N z3 units)`.
 QUERY = re.compile(r"^verikern\.proofs\.solver: (?P<file>[^.]+)\.(?P<kernel>[^.]+)\.(?P<rest>.+ z3 units\))$")
 
@@ -51,12 +55,14 @@ def _prove(paths: list[str], jobs: int, hash_seed: str) -> tuple[dict, dict[tupl
 def test_every_query_costs_the_same_units_alone_in_another_order_and_with_two_jobs():
     together, units = _prove(NEAR_BUDGET, jobs=1, hash_seed="0")
     assert {k["kernel"]: k["status"] for k in together["kernels"]} == {
-        "zero_batch_exact": "failed", "scale_segments": "proved",
-        "accumulate_wrenches_plain": "failed"}
+        "conv3x3_no_pad": "failed", "scale_segments": "proved", "window_mean": "failed"}
     assert len(units) == 3 and all(len(q) > 20 for q in units.values())
-    # the near-edge queries are there: a suggestion's admissibility at 9.7 of 10 million
-    grid4d = units[("bounds_grid4d_launch_dims_shifted", "zero_batch_exact")]
-    assert any(".admissible" in q and int(q.split("(")[-1].split()[0]) > 9_000_000 for q in grid4d)
+    # the near-edge queries are there: a probe that spends its whole 1.5 million cap without
+    # an answer, and exact queries of the suggestion search past 1.5 million units
+    conv = units[("bounds_conv3x3_missing_pad_check", "conv3x3_no_pad")]
+    assert any("suggest.exact" in q and int(q.split("(")[-1].split()[0]) > 1_500_000 for q in conv)
+    segments = units[("ok_block_segments_range", "scale_segments")]
+    assert any(q.endswith("unknown (1500000 z3 units)") for q in segments)
 
     reversed_two_jobs = _prove(NEAR_BUDGET[::-1], jobs=2, hash_seed="1")
     alone = _prove(NEAR_BUDGET[1:2], jobs=1, hash_seed="random")
