@@ -323,6 +323,22 @@ def test_an_asserted_relation_two_past_gets_no_contract_admitting_the_bad_launch
                        [np.array([3, 1, 4], dtype=np.int32), np.zeros(4, dtype=np.int32)])
 
 
+def _check_run_length_launches(count_runs, refused_counts) -> None:
+    """`count_runs` under its contract: the project's launch (ten sorted segment ids, four
+    per thread) is admitted and counts as np.bincount does; each per-thread count in
+    `refused_counts` is refused by the contract."""
+    idx = np.array([0, 0, 1, 1, 1, 2, 2, 2, 2, 3], dtype=np.int32)
+    out = np.zeros(4, dtype=np.int32)
+    n, per_thread = 10, 4
+    dim = -(-n // per_thread)
+    vk.check_launch(count_runs, dim, [idx, out, n, per_thread])
+    for count in refused_counts:
+        with pytest.raises(ContractError):
+            vk.check_launch(count_runs, dim, [idx, out, n, count])
+    vk.launch(count_runs, dim, inputs=[idx, out, n, per_thread], device="cpu")
+    np.testing.assert_array_equal(out, np.bincount(idx, minlength=4))
+
+
 def test_a_run_length_chunk_per_thread_gets_a_launch_that_fits_int32(tmp_path):
     """nvalchemi's run-length kernels (`start = t * elems_per_thread`, launched
     with `ceil(n / elems_per_thread)` threads): the count is positive and the
@@ -334,16 +350,8 @@ def test_a_run_length_chunk_per_thread_gets_a_launch_that_fits_int32(tmp_path):
         "vk.int64(vk.launch_dim()) * vk.int64(per_thread) <= vk.int64(2147483647)",
         "vk.all_in_range(idx, 0, out.shape[0])"}, report.suggested_requires
     assert report.proved_under_suggestion is True
-    module = _pasted_module(report, RUNS, tmp_path, "count_runs_pasted")
-    idx = np.array([0, 0, 1, 1, 1, 2, 2, 2, 2, 3], dtype=np.int32)
-    out = np.zeros(4, dtype=np.int32)
-    n, per_thread = 10, 4
-    dim = -(-n // per_thread)
-    vk.check_launch(module.count_runs, dim, [idx, out, n, per_thread])
-    with pytest.raises(ContractError):        # a launch whose chunks wrap in int32
-        vk.check_launch(module.count_runs, dim, [idx, out, n, 2 ** 30])
-    vk.launch(module.count_runs, dim, inputs=[idx, out, n, per_thread], device="cpu")
-    np.testing.assert_array_equal(out, np.bincount(idx, minlength=4))
+    _check_run_length_launches(_pasted_module(report, RUNS, tmp_path, "count_runs_pasted").count_runs,
+                               refused_counts=(2 ** 30,))
 
 
 def test_a_run_length_chunk_read_one_past_gets_no_contract_admitting_the_bad_launch(tmp_path):
@@ -388,15 +396,6 @@ def test_a_run_length_chunks_reads_rank_the_int32_fit_first_and_that_contract_re
                    if "launch_dim" in r), ranked
     for ranked in texts["out"]:
         assert ranked[0] == "vk.all_in_range(idx, 0, out.shape[0])", ranked
-    module = _load(RUNS_CONTRACT, tmp_path, "count_runs_contract")
-    idx = np.array([0, 0, 1, 1, 1, 2, 2, 2, 2, 3], dtype=np.int32)
-    out = np.zeros(4, dtype=np.int32)
-    n, per_thread = 10, 4
-    dim = -(-n // per_thread)
-    vk.check_launch(module.count_runs, dim, [idx, out, n, per_thread])
-    with pytest.raises(ContractError):        # a launch whose chunks wrap in int32
-        vk.check_launch(module.count_runs, dim, [idx, out, n, 2 ** 30])
-    with pytest.raises(ContractError):        # a count of 0: no chunk advances
-        vk.check_launch(module.count_runs, dim, [idx, out, n, 0])
-    vk.launch(module.count_runs, dim, inputs=[idx, out, n, per_thread], device="cpu")
-    np.testing.assert_array_equal(out, np.bincount(idx, minlength=4))
+    # 2**30: a launch whose chunks wrap in int32; 0: a count with which no chunk advances
+    _check_run_length_launches(_load(RUNS_CONTRACT, tmp_path, "count_runs_contract").count_runs,
+                               refused_counts=(2 ** 30, 0))
